@@ -1,0 +1,43 @@
+# Every target builds .venv itself, so a fresh clone needs only python3 (>= 3.11) and make.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+REFIND := $(VENV)/bin/refind
+DEMO_HOME := $(CURDIR)/.demo-home
+STAMP := $(VENV)/.installed
+
+.PHONY: venv demo test lint format bench clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	rm -rf $(DEMO_HOME)
+	$(REFIND) --home $(DEMO_HOME) import sample_exports/*
+	$(REFIND) --home $(DEMO_HOME) chats
+	$(REFIND) --home $(DEMO_HOME) search "dentist appointment"
+	$(REFIND) --home $(DEMO_HOME) ask --offline "when did I move the dentist appointment?"
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check refind_cli tests bench
+	$(VENV)/bin/ruff format --check refind_cli tests bench
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check refind_cli tests bench
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format refind_cli tests bench
+	$(VENV)/bin/ruff check --fix refind_cli tests bench
+
+bench: $(STAMP)
+	$(PY) bench/import_bench.py
+	$(PY) bench/search_bench.py
+	$(PY) bench/retrieval_eval.py
+
+clean:
+	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache .ruff_cache

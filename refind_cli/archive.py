@@ -1,0 +1,461 @@
+"""The lossless store: chats, messages (with the source's raw record), sessions, turns and the import ledger,
+in one SQLite file. The search index is derived from it and can always be rebuilt from it.
+
+Times are stored as integer microseconds since the epoch, UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Self
+
+from refind_cli.home import ensure_home
+from refind_cli.records import ChatInfo, Turn
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chats (
+    seq INTEGER PRIMARY KEY,
+    uid TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL,
+    key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    raw TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS messages (
+    seq INTEGER PRIMARY KEY,
+    chat_seq INTEGER NOT NULL,
+    uid TEXT NOT NULL,
+    ts INTEGER NOT NULL,
+    local_time TEXT,
+    sender TEXT,
+    sender_id TEXT,
+    text TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    source_id TEXT,
+    thread TEXT,
+    reply_to TEXT,
+    edited INTEGER NOT NULL DEFAULT 0,
+    raw TEXT NOT NULL,
+    import_seq INTEGER,
+    UNIQUE (chat_seq, uid)
+);
+CREATE INDEX IF NOT EXISTS messages_time ON messages (chat_seq, ts);
+CREATE TABLE IF NOT EXISTS sessions (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    chat_seq INTEGER NOT NULL,
+    thread TEXT,
+    start_ts INTEGER NOT NULL,
+    end_ts INTEGER NOT NULL,
+    n_turns INTEGER NOT NULL,
+    n_messages INTEGER NOT NULL,
+    signature TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_chat ON sessions (chat_seq, start_ts);
+-- A turn's id is "<session id>-<ordinal>": derived, not stored, so it needs no index of its own.
+CREATE TABLE IF NOT EXISTS turns (
+    session_seq INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    chat_seq INTEGER NOT NULL,
+    start_ts INTEGER NOT NULL,
+    end_ts INTEGER NOT NULL,
+    speaker TEXT NOT NULL,
+    text TEXT NOT NULL,
+    message_seqs TEXT NOT NULL,
+    PRIMARY KEY (session_seq, ordinal)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS imports (
+    seq INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    format TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT,
+    counts TEXT NOT NULL DEFAULT '{}'
+);
+-- Sessions whose index documents are stale (new, changed or deleted), written in the same transaction as
+-- the change itself, so the index can always catch up after a crash.
+CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
+"""
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def to_us(dt: datetime) -> int:
+    delta = dt.astimezone(UTC) - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_us(us: int) -> datetime:
+    return EPOCH + timedelta(microseconds=us)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSummary:
+    info: ChatInfo
+    messages: int
+    sessions: int
+    turns: int
+    first: datetime | None
+    last: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSession:
+    """A session as written: ``turns`` are (ordinal, start, end, speaker, text, message_seqs)."""
+
+    seq: int
+    id: str
+    chat_seq: int
+    thread: str | None
+    start: int
+    end: int
+    n_messages: int
+    signature: str
+    turns: list[tuple[int, int, int, str, str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    seq: int
+    id: str
+    chat: ChatInfo
+    start: datetime
+    end: datetime
+    n_turns: int
+    n_messages: int
+
+
+_TURN_COLUMNS = "s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker, t.text"
+
+
+def _turn(row: Sequence) -> Turn:
+    return Turn(
+        id=row[0],
+        session_id=row[1],
+        session_seq=row[2],
+        chat_seq=row[3],
+        ordinal=row[4],
+        start=from_us(row[5]),
+        end=from_us(row[6]),
+        speaker=row[7],
+        text=row[8],
+    )
+
+
+class Archive:
+    """One open archive. Writes go through ``transaction()``; reads see the last commit (WAL mode)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=60.0)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        # Forgotten text must not linger in free pages.
+        self.db.execute("PRAGMA secure_delete=ON")
+        self.db.execute("PRAGMA cache_size=-65536")
+        self.db.execute("PRAGMA temp_store=MEMORY")
+        self.db.executescript(SCHEMA)
+        self.db.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+        )
+        self._chats: dict[int, ChatInfo] = {}
+
+    @classmethod
+    def open(cls, home: Path) -> Self:
+        ensure_home(home)
+        return cls(home / "archive.db")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transactions ---------------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        # IMMEDIATE takes the write lock now, so a second writer waits (busy timeout) instead of failing late.
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+        self._chats.clear()
+
+    # -- chats ------------------------------------------------------------------------------------------
+
+    def upsert_chat(self, source: str, key: str, name: str, kind: str, raw: str) -> int:
+        uid = f"{source}:{key}"
+        row = self.db.execute("SELECT seq FROM chats WHERE uid = ?", (uid,)).fetchone()
+        if row:
+            self.db.execute(
+                "UPDATE chats SET name = ?, kind = ?, raw = ? WHERE seq = ?", (name, kind, raw, row[0])
+            )
+            self._chats.pop(row[0], None)
+            return row[0]
+        cur = self.db.execute(
+            "INSERT INTO chats (uid, source, key, name, kind, raw) VALUES (?, ?, ?, ?, ?, ?)",
+            (uid, source, key, name, kind, raw),
+        )
+        return int(cur.lastrowid)
+
+    def chat_uid(self, chat_seq: int) -> str:
+        return self.db.execute("SELECT uid FROM chats WHERE seq = ?", (chat_seq,)).fetchone()[0]
+
+    def chat(self, seq: int) -> ChatInfo:
+        info = self._chats.get(seq)
+        if info is None:
+            row = self.db.execute(
+                "SELECT seq, source, key, name, kind FROM chats WHERE seq = ?", (seq,)
+            ).fetchone()
+            if row is None:
+                raise KeyError(seq)
+            info = self._chats[seq] = ChatInfo(*row)
+        return info
+
+    def chats(self) -> list[ChatSummary]:
+        rows = self.db.execute(
+            """
+            SELECT c.seq, c.source, c.key, c.name, c.kind,
+                   (SELECT count(*) FROM messages m WHERE m.chat_seq = c.seq),
+                   (SELECT count(*) FROM sessions s WHERE s.chat_seq = c.seq),
+                   (SELECT coalesce(sum(n_turns), 0) FROM sessions s WHERE s.chat_seq = c.seq),
+                   (SELECT min(ts) FROM messages m WHERE m.chat_seq = c.seq),
+                   (SELECT max(ts) FROM messages m WHERE m.chat_seq = c.seq)
+            FROM chats c ORDER BY c.seq
+            """
+        ).fetchall()
+        return [
+            ChatSummary(
+                info=ChatInfo(*r[:5]),
+                messages=r[5],
+                sessions=r[6],
+                turns=r[7],
+                first=from_us(r[8]) if r[8] is not None else None,
+                last=from_us(r[9]) if r[9] is not None else None,
+            )
+            for r in rows
+        ]
+
+    def match_chats(self, text: str) -> list[int]:
+        """Chats for ``--chat``: an exact seq, key or name first; otherwise names containing the text."""
+        needle = text.strip().lower()
+        rows = self.db.execute("SELECT seq, key, name FROM chats").fetchall()
+        exact = [seq for seq, key, name in rows if needle in (str(seq), key.lower(), name.lower())]
+        return exact or [seq for seq, _key, name in rows if needle in name.lower()]
+
+    # -- messages ---------------------------------------------------------------------------------------
+
+    def next_message_seq(self) -> int:
+        return self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM messages").fetchone()[0]
+
+    def has_messages(self, chat_seq: int) -> bool:
+        return (
+            self.db.execute("SELECT 1 FROM messages WHERE chat_seq = ? LIMIT 1", (chat_seq,)).fetchone()
+            is not None
+        )
+
+    def insert_messages(self, rows: list[tuple]) -> int:
+        """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
+        reply_to, edited, raw, import_seq); seq may be None. Returns how many were new; known uids are left
+        alone."""
+        before = self.db.total_changes
+        self.db.executemany(
+            "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
+            " source_id, thread, reply_to, edited, raw, import_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        return self.db.total_changes - before
+
+    def segment_rows(
+        self, chat_seq: int, threaded: bool
+    ) -> Iterator[tuple[int, str, int, str, str | None, str]]:
+        """(seq, uid, ts, sender, thread, text) of a chat's messages: unthreaded ones in time order, or threaded
+        ones grouped by thread and in time order within each."""
+        if threaded:
+            sql = (
+                "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
+                " WHERE chat_seq = ? AND thread IS NOT NULL ORDER BY thread, ts, seq"
+            )
+        else:
+            sql = (
+                "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
+                " WHERE chat_seq = ? AND thread IS NULL ORDER BY ts, seq"
+            )
+        return self.db.execute(sql, (chat_seq,))
+
+    # -- sessions and turns -----------------------------------------------------------------------------
+
+    def session_signatures(self, chat_seq: int) -> dict[str, tuple[int, str]]:
+        rows = self.db.execute("SELECT id, seq, signature FROM sessions WHERE chat_seq = ?", (chat_seq,))
+        return {sid: (seq, sig) for sid, seq, sig in rows}
+
+    def next_session_seq(self) -> int:
+        return self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM sessions").fetchone()[0]
+
+    def store_sessions(self, sessions: list[StoredSession], replace: bool) -> None:
+        """Write sessions (with their seqs decided by the caller) and their turns, and queue them for the
+        index. With ``replace``, older versions of the same seqs are replaced."""
+        if replace:
+            for s in sessions:
+                self.db.execute("DELETE FROM turns WHERE session_seq = ?", (s.seq,))
+        self.db.executemany(
+            "INSERT OR REPLACE INTO sessions (seq, id, chat_seq, thread, start_ts, end_ts, n_turns, n_messages,"
+            " signature) VALUES (?,?,?,?,?,?,?,?,?)",
+            [
+                (s.seq, s.id, s.chat_seq, s.thread, s.start, s.end, len(s.turns), s.n_messages, s.signature)
+                for s in sessions
+            ],
+        )
+        self.db.executemany(
+            "INSERT INTO turns (session_seq, ordinal, chat_seq, start_ts, end_ts, speaker, text, message_seqs)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            [(s.seq, t[0], s.chat_seq, *t[1:]) for s in sessions for t in s.turns],
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", [(s.seq,) for s in sessions]
+        )
+
+    def delete_sessions(self, seqs: Iterable[int]) -> None:
+        for seq in seqs:
+            self.db.execute("DELETE FROM turns WHERE session_seq = ?", (seq,))
+            self.db.execute("DELETE FROM sessions WHERE seq = ?", (seq,))
+            self.db.execute("INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", (seq,))
+
+    def iter_turns(self, session_seqs: Iterable[int] | None = None) -> Iterator[Turn]:
+        sql = f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+        if session_seqs is None:
+            for row in self.db.execute(sql + " ORDER BY t.session_seq, t.ordinal"):
+                yield _turn(row)
+            return
+        seqs = sorted(set(session_seqs))
+        for i in range(0, len(seqs), 900):
+            part = seqs[i : i + 900]
+            marks = ",".join("?" * len(part))
+            for row in self.db.execute(
+                sql + f" WHERE t.session_seq IN ({marks}) ORDER BY t.session_seq, t.ordinal", part
+            ):
+                yield _turn(row)
+
+    def window(self, session_seq: int, lo: int, hi: int) -> list[Turn]:
+        rows = self.db.execute(
+            f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+            " WHERE t.session_seq = ? AND t.ordinal BETWEEN ? AND ? ORDER BY t.ordinal",
+            (session_seq, lo, hi),
+        )
+        return [_turn(r) for r in rows]
+
+    def turns(self, turn_ids: Iterable[str]) -> dict[str, Turn]:
+        out: dict[str, Turn] = {}
+        for turn_id in dict.fromkeys(turn_ids):
+            sid, _, ordinal = turn_id.rpartition("-")
+            if not ordinal.isdigit():
+                continue
+            row = self.db.execute(
+                f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+                " WHERE s.id = ? AND t.ordinal = ?",
+                (sid, int(ordinal)),
+            ).fetchone()
+            if row:
+                out[turn_id] = _turn(row)
+        return out
+
+    def session_seqs(self, session_ids: Iterable[str]) -> dict[str, int]:
+        ids = list(dict.fromkeys(session_ids))
+        out: dict[str, int] = {}
+        for i in range(0, len(ids), 900):
+            part = ids[i : i + 900]
+            marks = ",".join("?" * len(part))
+            out.update(self.db.execute(f"SELECT id, seq FROM sessions WHERE id IN ({marks})", part))
+        return out
+
+    def session(self, session_id: str) -> SessionInfo | None:
+        row = self.db.execute(
+            "SELECT seq, id, chat_seq, start_ts, end_ts, n_turns, n_messages FROM sessions WHERE id = ?",
+            (session_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return SessionInfo(
+            row[0], row[1], self.chat(row[2]), from_us(row[3]), from_us(row[4]), row[5], row[6]
+        )
+
+    def session_turns(self, session_id: str) -> list[Turn]:
+        rows = self.db.execute(
+            f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+            " WHERE s.id = ? ORDER BY t.ordinal",
+            (session_id,),
+        )
+        return [_turn(r) for r in rows]
+
+    def time_span(self) -> tuple[datetime, datetime] | None:
+        lo, hi = self.db.execute("SELECT min(start_ts), max(end_ts) FROM sessions").fetchone()
+        return None if lo is None else (from_us(lo), from_us(hi))
+
+    def counts(self) -> dict[str, int]:
+        q = self.db.execute
+        return {
+            "chats": q("SELECT count(*) FROM chats").fetchone()[0],
+            "messages": q("SELECT count(*) FROM messages").fetchone()[0],
+            "sessions": q("SELECT count(*) FROM sessions").fetchone()[0],
+            "turns": q("SELECT count(*) FROM turns").fetchone()[0],
+        }
+
+    # -- index bookkeeping ------------------------------------------------------------------------------
+
+    def index_queue(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT session_seq FROM index_queue ORDER BY session_seq")]
+
+    def clear_index_queue(self, seqs: Iterable[int]) -> None:
+        seqs = list(seqs)
+        own = not self.db.in_transaction
+        if own:
+            self.begin()
+        try:
+            for i in range(0, len(seqs), 900):
+                part = seqs[i : i + 900]
+                self.db.execute(
+                    f"DELETE FROM index_queue WHERE session_seq IN ({','.join('?' * len(part))})", part
+                )
+        except BaseException:
+            if own:
+                self.rollback()
+            raise
+        if own:
+            self.commit()
+
+    def queue_all_sessions(self) -> None:
+        """Mark every session stale: used when the index is found missing or unreadable."""
+        self.db.execute("INSERT OR IGNORE INTO index_queue (session_seq) SELECT seq FROM sessions")
+
+    # -- import ledger ----------------------------------------------------------------------------------
+
+    def start_import(self, path: str, sha256: str, fmt: str, started: str) -> int:
+        cur = self.db.execute(
+            "INSERT INTO imports (path, sha256, format, started) VALUES (?, ?, ?, ?)",
+            (path, sha256, fmt, started),
+        )
+        return int(cur.lastrowid)
+
+    def finish_import(self, import_seq: int, finished: str, counts: dict) -> None:
+        self.db.execute(
+            "UPDATE imports SET finished = ?, counts = ? WHERE seq = ?",
+            (finished, json.dumps(counts), import_seq),
+        )

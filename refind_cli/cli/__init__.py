@@ -1,0 +1,129 @@
+"""The command line: argument parsing and wiring only. Each command calls the library and hands the result
+to a renderer. Heavy modules are imported inside the commands, so ``refind --help`` stays fast and never
+loads litellm."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+from refind_cli import __version__
+from refind_cli.errors import RefindError
+from refind_cli.home import resolve_home
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from refind_cli.archive import Archive
+    from refind_cli.index import Index
+
+app = typer.Typer(
+    name="refind",
+    help="Find things in your own chat history: import WhatsApp, Slack and Telegram exports, search them, ask.",
+    no_args_is_help=True,
+    add_completion=False,
+    # Locals in a traceback could show chat text or API keys.
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
+)
+
+
+@dataclass
+class State:
+    home: Path
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"refind {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    home: Annotated[
+        Path | None,
+        typer.Option("--home", envvar="REFIND_HOME", help="Data folder (default: $XDG_DATA_HOME/refind)."),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    ctx.obj = State(home=resolve_home(home))
+
+
+def state(ctx: typer.Context) -> State:
+    return ctx.ensure_object(State) if ctx.obj is None else ctx.obj
+
+
+def stdout_console() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, *, json_mode: bool = False) -> NoReturn:
+    """One line on stderr (and an error object on stdout for scripts), exit code 2."""
+    if json_mode:
+        print_json({"error": message})
+    sys.stderr.write(f"refind: error: {message}\n")
+    raise typer.Exit(2)
+
+
+@contextlib.contextmanager
+def error_boundary(json_mode: bool = False) -> Iterator[None]:
+    """Turns the library's user-facing errors into the one-line error and exit code 2."""
+    try:
+        yield
+    except RefindError as exc:
+        fail(str(exc), json_mode=json_mode)
+    except KeyboardInterrupt:
+        sys.stderr.write("refind: interrupted\n")
+        raise typer.Exit(130) from None
+
+
+def open_archive(ctx: typer.Context) -> Archive:
+    from refind_cli.archive import Archive
+
+    return Archive.open(state(ctx).home)
+
+
+def open_index(ctx: typer.Context, archive: Archive) -> Index:
+    """The index, caught up with the archive if it fell behind (a crash between the two). Catching up
+    needs the write lock; while another process writes, search answers from the last commit."""
+    from refind_cli.index import Index
+    from refind_cli.ingest import try_write_lock
+
+    home = state(ctx).home
+    index = Index.open(home)
+    if archive.index_queue():
+        with try_write_lock(home) as free:
+            if free:
+                index.sync(archive)
+    return index
+
+
+def main() -> None:
+    # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
+    from refind_cli.cli import ask, imports, search  # noqa: F401
+
+    app()

@@ -1,0 +1,117 @@
+"""`refind import` and `refind chats`."""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import timedelta, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from refind_cli.cli import (
+    app,
+    error_boundary,
+    fail,
+    open_archive,
+    print_json,
+    state,
+    stderr_console,
+    stdout_console,
+)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from refind_cli.archive import Archive
+    from refind_cli.ingest import FileImportResult
+
+FORMAT_CHOICES = ("auto", "whatsapp", "slack", "telegram")
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path], typer.Argument(help="Export files or folders (.txt, .zip, result.json, Slack folder).")
+    ],
+    fmt: Annotated[str, typer.Option("--format", help="auto, whatsapp, slack or telegram.")] = "auto",
+    tz: Annotated[
+        str | None,
+        typer.Option("--tz", help="Zone of times written without an offset (default: the system's)."),
+    ] = None,
+    session_gap: Annotated[
+        str, typer.Option("--session-gap", help="A silence longer than this starts a new session.")
+    ] = "1h",
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
+    from refind_cli.clock import parse_duration, zone
+    from refind_cli.index import Index
+    from refind_cli.ingest import write_lock
+    from refind_cli.render.imports import import_json, print_import
+
+    if fmt not in FORMAT_CHOICES:
+        fail(f"--format: {fmt!r} is not one of {', '.join(FORMAT_CHOICES)}", json_mode=json_out)
+    err = stderr_console()
+    out = stdout_console()
+    results = []
+    with error_boundary(json_out):
+        zone_ = zone(tz)
+        gap = parse_duration(session_gap)
+        home = state(ctx).home
+        archive = open_archive(ctx)
+        with write_lock(home, on_wait=lambda msg: err.print(msg)):
+            for path in paths:
+                result = _import_one(err, archive, path, fmt, zone_, gap)
+                results.append(result)
+                if result.error:
+                    err.print(f"refind: error: {result.error}", markup=False, highlight=False)
+                elif not json_out:
+                    print_import(out, result)
+            with err.status("indexing ...") if err.is_terminal else contextlib.nullcontext():
+                Index.open(home).sync(archive)
+    if json_out:
+        print_json(import_json(results))
+    if any(r.error for r in results):
+        raise typer.Exit(2)
+
+
+def _import_one(
+    err: Console, archive: Archive, path: Path, fmt: str, tz: tzinfo, gap: timedelta
+) -> FileImportResult:
+    """One file, with a live message count on stderr while it runs (shown only on a terminal)."""
+    from refind_cli.ingest import import_file
+
+    if not err.is_terminal:
+        return import_file(archive, path, fmt=fmt, tz=tz, session_gap=gap)
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True
+    ) as p:
+        task = p.add_task(f"{path.name}: reading")
+
+        def progress(n: int) -> None:
+            p.update(task, description=f"{path.name}: {n:,} messages")
+
+        return import_file(archive, path, fmt=fmt, tz=tz, session_gap=gap, progress=progress)
+
+
+@app.command("chats")
+def chats(
+    ctx: typer.Context,
+    tz: Annotated[str | None, typer.Option("--tz", help="Zone for the dates shown.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """List imported chats with their counts and date ranges."""
+    from refind_cli.clock import zone
+    from refind_cli.render.imports import chats_json, print_chats
+
+    with error_boundary(json_out):
+        zone_ = zone(tz)
+        summaries = open_archive(ctx).chats()
+    if json_out:
+        print_json(chats_json(summaries, zone_))
+    else:
+        print_chats(stdout_console(), summaries, zone_)

@@ -1,0 +1,42 @@
+"""Time zones as the user names them."""
+
+from __future__ import annotations
+
+from datetime import timedelta, tzinfo
+
+from refind_cli.errors import RefindError
+
+
+def zone(name: str | None) -> tzinfo:
+    """The named IANA zone, or the system's zone (with its DST rules) when no name is given."""
+    if not name:
+        from dateutil.tz import tzlocal
+
+        return tzlocal()
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise RefindError(
+            f"--tz: unknown time zone {name!r} (use an IANA name such as Europe/Berlin)"
+        ) from None
+
+
+_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400}
+
+
+def parse_duration(text: str, option: str = "--session-gap") -> timedelta:
+    """``90m``, ``1h``, ``1h30m``, ``45min``, ``2d`` or a plain number of minutes."""
+    import re
+
+    s = text.strip().lower().replace(" ", "")
+    if s.isdigit():
+        return timedelta(minutes=int(s))
+    parts = re.findall(r"(\d+(?:\.\d+)?)([a-z]+)", s)
+    if not parts or "".join(n + u for n, u in parts) != s or any(u not in _UNITS for _, u in parts):
+        raise RefindError(f"{option}: cannot read {text!r} as a duration (try 30m, 1h or 1h30m)")
+    total = sum(float(n) * _UNITS[u] for n, u in parts)
+    if total <= 0:
+        raise RefindError(f"{option}: the duration must be positive")
+    return timedelta(seconds=total)

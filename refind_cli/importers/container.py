@@ -1,0 +1,102 @@
+"""Safe access to what an export comes in: a zip, a folder or a plain file.
+
+Nothing is ever extracted to disk, so entry names (``../../etc/passwd``) are only names. What a zip
+*declares* is not trusted: members are read in chunks and stopped when they grow past the limits.
+"""
+
+from __future__ import annotations
+
+import codecs
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from refind_cli.errors import InputError
+
+# A chat export's largest single member is its text or JSON file; a few hundred MB is already a huge one.
+MAX_MEMBER_BYTES = 1 << 30
+# Text compresses about 3-10x; a ratio beyond this, for a member big enough to matter, is a zip bomb.
+MAX_RATIO = 200
+RATIO_FLOOR_BYTES = 64 << 20
+CHUNK = 1 << 20
+
+
+def open_zip(path: Path) -> zipfile.ZipFile:
+    try:
+        zf = zipfile.ZipFile(path)
+        members = zf.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+        raise InputError(path, f"not a readable zip archive ({exc})") from None
+    for info in members:
+        if info.file_size > MAX_MEMBER_BYTES:
+            raise InputError(
+                path,
+                f"declares {info.file_size:,} bytes uncompressed (limit {MAX_MEMBER_BYTES:,}); refusing a possible zip bomb",
+                f"entry {info.filename!r}",
+            )
+    return zf
+
+
+def member_names(zf: zipfile.ZipFile) -> list[str]:
+    """File entries, without folders and macOS resource forks (``__MACOSX/``, ``._name``)."""
+    names = []
+    for info in zf.infolist():
+        name = info.filename
+        if info.is_dir() or name.startswith("__MACOSX/") or Path(name).name.startswith("._"):
+            continue
+        names.append(name)
+    return names
+
+
+def iter_member_chunks(zf: zipfile.ZipFile, name: str, path: Path) -> Iterator[bytes]:
+    """Stream one member, enforcing the size limits on the bytes actually produced."""
+    info = zf.getinfo(name)
+    where = f"entry {name!r}"
+    produced = 0
+    try:
+        with zf.open(info) as fh:
+            while chunk := fh.read(CHUNK):
+                produced += len(chunk)
+                if produced > MAX_MEMBER_BYTES or (
+                    produced > RATIO_FLOOR_BYTES and produced > MAX_RATIO * max(info.compress_size, 1)
+                ):
+                    raise InputError(path, "expands far beyond its compressed size; refusing a zip bomb", where)
+                yield chunk
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+        raise InputError(path, f"cannot read zip entry ({exc})", where) from None
+    except Exception as exc:  # zlib.error and friends from a corrupt stream
+        raise InputError(path, f"corrupt zip entry ({type(exc).__name__}: {exc})", where) from None
+
+
+def read_member(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    return b"".join(iter_member_chunks(zf, name, path))
+
+
+def read_file(path: Path, limit: int = MAX_MEMBER_BYTES) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise InputError(path, f"is {size:,} bytes; larger than the {limit:,} bytes refind reads whole")
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+
+
+def decode_text(data: bytes, path: Path | str, where: str | None = None) -> str:
+    """Decode an export's text: UTF-8 (BOM optional) or UTF-16 with a BOM. Invalid bytes are an error
+    that names the line, never a silent replacement character."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(path, f"invalid UTF-16 at byte {exc.start}", where) from None
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        place = f"{where}, line {line}" if where else f"line {line}"
+        raise InputError(path, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); not a text export", place) from None

@@ -1,0 +1,89 @@
+"""The records that flow between layers: importers produce them, the archive stores them.
+
+Importers yield ``ChatExport`` objects; everything downstream reads ``Chat`` and ``Message`` only, so a
+new export format is one new module in ``importers/`` and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+
+class Kind:
+    """What a message is. Nothing is dropped on import: non-text messages are kept and flagged."""
+
+    TEXT = "text"
+    MEDIA = "media"  # media omitted from the export ("<Media omitted>", "image omitted")
+    ATTACHMENT = "attachment"  # a file that is (or was) attached: WhatsApp "(file attached)", Slack file_share
+    LOCATION = "location"
+    DELETED = "deleted"  # "This message was deleted", Slack tombstones
+    SYSTEM = "system"  # joins, E2E notices, group changes, Telegram service messages
+    BOT = "bot"
+
+    ALL = frozenset({TEXT, MEDIA, ATTACHMENT, LOCATION, DELETED, SYSTEM, BOT})
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """One conversation as the source names it: a WhatsApp chat, a Slack channel or DM, a Telegram dialog."""
+
+    source: str  # "whatsapp" | "slack" | "telegram" | ... (the importer's FORMAT)
+    key: str  # stable identity inside the source: Slack channel id, Telegram chat id, WhatsApp chat name
+    name: str
+    kind: str = "chat"  # "direct" | "group" | "channel" | "chat"
+    raw: str = ""  # the source's own chat record, verbatim JSON where there is one
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message exactly as exported, plus the readable text that gets indexed."""
+
+    timestamp: datetime  # timezone-aware, UTC
+    sender: str | None  # display name; None for system lines without an author
+    text: str  # readable text: markup resolved, direction marks stripped; "" is allowed
+    kind: str = Kind.TEXT
+    source_id: str | None = None  # the source's own id (Slack ts, Telegram message id); None for WhatsApp
+    sender_id: str | None = None  # the source's own sender id (Slack U..., Telegram user123)
+    local_time: str | None = None  # wall-clock text as written, for sources whose times have no offset
+    thread: str | None = None  # an explicit conversation key (Slack thread_ts): one thread, one session
+    reply_to: str | None = None  # source id of the message this one replies to
+    edited: bool = False
+    raw: str = ""  # the source record verbatim: the line(s) of a text export, the JSON object otherwise
+
+
+@dataclass(frozen=True, slots=True)
+class ChatExport:
+    """A chat and its messages. ``messages`` may be a one-shot iterator (large files are streamed):
+    consume it before asking the importer for the next chat."""
+
+    chat: Chat
+    messages: Iterable[Message]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatInfo:
+    """A chat as the archive knows it: ``seq`` is its integer id in the archive."""
+
+    seq: int
+    source: str
+    key: str
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The indexed unit: a burst of consecutive messages by one speaker inside one session (in
+    assistant-style chats, a user message plus the reply). Built by the segmenter, stored by the archive."""
+
+    id: str  # "<session_id>-<ordinal>", stable across re-imports of the same data
+    session_id: str
+    session_seq: int  # the session's integer id in the archive (the index's fast field)
+    chat_seq: int
+    ordinal: int  # 1-based position inside its session
+    start: datetime  # aware UTC: the first message's time
+    end: datetime  # aware UTC: the last message's time
+    speaker: str
+    text: str  # the messages' texts joined by newlines

@@ -1,0 +1,89 @@
+"""Output of `refind import` and `refind chats`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import tzinfo
+
+from rich.console import Console
+from rich.table import Table
+
+from refind_cli.archive import ChatSummary
+from refind_cli.ingest import FileImportResult
+from refind_cli.render import iso, short_time
+
+
+def import_json(results: Sequence[FileImportResult]) -> dict:
+    return {
+        "files": [
+            {
+                "path": r.path,
+                "format": r.format,
+                "chats": [
+                    {
+                        "chat_id": c.chat_id,
+                        "name": c.name,
+                        "messages_added": c.messages_added,
+                        "messages_skipped": c.messages_skipped,
+                        "sessions": c.sessions,
+                        "turns": c.turns,
+                    }
+                    for c in r.chats
+                ],
+                "error": r.error,
+            }
+            for r in results
+        ]
+    }
+
+
+def print_import(console: Console, result: FileImportResult) -> None:
+    if result.error:
+        return
+    table = Table(title=f"{result.path} ({result.format})", title_justify="left", show_edge=False)
+    for column in ("chat", "added", "skipped", "sessions", "turns"):
+        table.add_column(column, justify="left" if column == "chat" else "right")
+    for c in result.chats:
+        table.add_row(
+            c.name, f"{c.messages_added:,}", f"{c.messages_skipped:,}", f"{c.sessions:,}", f"{c.turns:,}"
+        )
+    console.print(table)
+
+
+def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
+    return {
+        "chats": [
+            {
+                "id": c.info.seq,
+                "name": c.info.name,
+                "source": c.info.source,
+                "kind": c.info.kind,
+                "messages": c.messages,
+                "sessions": c.sessions,
+                "turns": c.turns,
+                "first": iso(c.first, tz),
+                "last": iso(c.last, tz),
+            }
+            for c in chats
+        ]
+    }
+
+
+def print_chats(console: Console, chats: Sequence[ChatSummary], tz: tzinfo | None) -> None:
+    if not chats:
+        console.print("No chats yet: import an export with `refind import FILE`.")
+        return
+    table = Table(show_edge=False)
+    for column in ("id", "chat", "source", "messages", "sessions", "first", "last"):
+        table.add_column(column, justify="right" if column in ("id", "messages", "sessions") else "left")
+    for c in chats:
+        table.add_row(
+            str(c.info.seq),
+            c.info.name,
+            c.info.source,
+            f"{c.messages:,}",
+            f"{c.sessions:,}",
+            short_time(c.first, tz) if c.first else "",
+            short_time(c.last, tz) if c.last else "",
+        )
+    console.print(table)
