@@ -31,7 +31,8 @@ def test_exchange_pairs_opener_with_replies():
 
 
 def test_threads_are_sessions_of_their_own():
-    ms = msgs([(0, "a"), (500, "b")], thread="t1") + [
+    ms = [
+        *msgs([(0, "a"), (500, "b")], thread="t1"),
         SegMessage(9, "u9", 1 * MIN, "c", "t2", "x"),
         SegMessage(10, "u10", 2 * MIN, "a", "t2", "y"),
     ]
