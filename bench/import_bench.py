@@ -1,0 +1,166 @@
+"""Import benchmark: a generated WhatsApp export of N messages (default 1,000,000) through `refind import`.
+
+Prints messages/s and peak RSS for: parsing alone, parse + archive, end to end (`refind import`: parse,
+archive and index), and raw tantivy indexing of the same texts with its native analyzer (the limit).
+Every phase runs in a fresh process so that its peak RSS is its own. This is a script that prints
+figures, not a test.
+
+    python bench/import_bench.py [--messages 1000000] [--workdir bench/out]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+WORDS = (
+    "the be to of and a in that have I it for not on with he as you do at this but his by from they we say her she "
+    "or an will my one all would there their what so up out if about who get which go me when make can like time no "
+    "just him know take people into year your good some could them see other than then now look only come its over "
+    "think also back after use two how our work first well way even new want because any these give day most us "
+    "dentist appointment flat move lease van keys lisbon flight airbnb sintra charger job interview offer hamburg "
+    "coffee dinner tonight tomorrow weekend birthday cake train late sorry haha ok yes no maybe call later love "
+    "groceries milk bread cheese wine beer football game movie series book doctor meeting deadline project report"
+).split()
+SENDERS = ["Maya Lindqvist", "Jonas Becker", "Aylin Demir", "\u202a+49 151 2345 6789\u202c"]
+
+
+def generate(path: Path, n: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    weights = [1 / (i + 1) for i in range(len(WORDS))]
+    t = datetime(2019, 1, 1, 8, 0)
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(
+            "01/01/2019, 08:00 - Messages and calls are end-to-end encrypted. No one outside of this chat, "
+            "not even WhatsApp, can read or listen to them. Tap to learn more.\n"
+        )
+        sender = SENDERS[0]
+        for i in range(n - 1):
+            t += timedelta(seconds=rng.choice((10, 30, 60, 120, 600, 3600 * 5)))
+            if rng.random() < 0.45:
+                sender = rng.choice(SENDERS)
+            words = rng.choices(WORDS, weights, k=rng.randint(2, 18))
+            text = " ".join(words)
+            if i % 97 == 0:
+                text += "\n" + " ".join(rng.choices(WORDS, weights, k=6))
+            if i % 500 == 0:
+                text = "<Media omitted>"
+            fh.write(f"{t:%d/%m/%Y, %H:%M} - {sender}: {text}\n")
+
+
+def child(phase: str, export: Path, home: Path) -> None:
+    """One phase in this (fresh) process; prints {"seconds", "messages", "rss_mb"} as JSON."""
+    from datetime import UTC
+
+    start = time.perf_counter()
+    if phase == "parse":
+        from refind_cli.importers import whatsapp
+
+        count = sum(sum(1 for _ in chat.messages) for chat in whatsapp.read(export, tz=UTC))
+    elif phase == "archive":
+        from refind_cli.archive import Archive
+        from refind_cli.ingest import import_file
+
+        with Archive.open(home) as archive:
+            result = import_file(archive, export, fmt="whatsapp", tz=UTC)
+        if result.error:
+            raise SystemExit(result.error)
+        count = sum(c.messages_added for c in result.chats)
+    elif phase == "e2e":
+        from refind_cli.cli import main
+
+        sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", str(export)]
+        try:
+            main()
+        except SystemExit as exc:
+            if exc.code:
+                raise
+        from refind_cli.archive import Archive
+
+        with Archive.open(home) as archive:
+            count = archive.counts()["messages"]
+    elif phase == "tantivy":
+        import tantivy
+
+        from refind_cli.importers import whatsapp
+
+        texts = [m.text for chat in whatsapp.read(export, tz=UTC) for m in chat.messages]
+        start = time.perf_counter()  # the limit: indexing alone, texts already in memory
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("text", tokenizer_name="en_stem", index_option="freq")
+        index_dir = home / "tantivy"
+        index_dir.mkdir(parents=True)
+        index = tantivy.Index(builder.build(), path=str(index_dir))
+        writer = index.writer(heap_size=256_000_000)
+        for text in texts:
+            writer.add_document(tantivy.Document(text=text))
+        writer.commit()
+        writer.wait_merging_threads()
+        count = len(texts)
+    else:
+        raise SystemExit(f"unknown phase {phase}")
+    seconds = time.perf_counter() - start
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "messages": count, "rss_mb": rss_mb}))
+
+
+def run_phase(phase: str, export: Path, home: Path) -> dict:
+    shutil.rmtree(home, ignore_errors=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", phase, "--export", str(export), "--home", str(home)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode:
+        raise SystemExit(f"phase {phase} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--workdir", type=Path, default=Path(__file__).parent / "out")
+    parser.add_argument("--child")
+    parser.add_argument("--export", type=Path)
+    parser.add_argument("--home", type=Path)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.export, args.home)
+        return
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    export = args.workdir / f"WhatsApp Chat with Bench {args.messages}.txt"
+    if not export.exists():
+        t = time.perf_counter()
+        generate(export, args.messages)
+        print(
+            f"generated {export.name}: {export.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - t:.1f} s"
+        )
+    rows = []
+    for phase, label in (
+        ("parse", "parse only (whatsapp.read)"),
+        ("archive", "parse + archive"),
+        ("e2e", "end to end: refind import (parse, archive, index)"),
+        ("tantivy", "raw tantivy indexing, native en_stem, same texts"),
+    ):
+        r = run_phase(phase, export, args.workdir / f"home-{phase}")
+        rows.append((label, r))
+        print(
+            f"{label:<52} {r['messages'] / r['seconds']:>10,.0f} msg/s {r['seconds']:>8.1f} s {r['rss_mb']:>7.0f} MB peak RSS",
+            flush=True,
+        )
+    print(json.dumps({label: r for label, r in rows}))
+
+
+if __name__ == "__main__":
+    main()
