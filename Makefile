@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 REFIND := $(VENV)/bin/refind
 DEMO_HOME := $(CURDIR)/.demo-home
 STAMP := $(VENV)/.installed
+SAMPLES := sample_exports/*.txt sample_exports/*.zip sample_exports/*.json sample_exports/slack-export-acme
 
 .PHONY: venv demo test lint format bench clean
 
@@ -17,7 +18,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	rm -rf $(DEMO_HOME)
-	$(REFIND) --home $(DEMO_HOME) import sample_exports/*
+	$(REFIND) --home $(DEMO_HOME) import $(SAMPLES)
 	$(REFIND) --home $(DEMO_HOME) chats
 	$(REFIND) --home $(DEMO_HOME) search "dentist appointment"
 	$(REFIND) --home $(DEMO_HOME) ask --offline "when did I move the dentist appointment?"

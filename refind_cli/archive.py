@@ -28,7 +28,9 @@ CREATE TABLE IF NOT EXISTS chats (
     key TEXT NOT NULL,
     name TEXT NOT NULL,
     kind TEXT NOT NULL,
-    raw TEXT NOT NULL DEFAULT ''
+    raw TEXT NOT NULL DEFAULT '',
+    -- how the chat was cut into sessions and turns ("burst:<gap in us>"), so re-segmentation repeats it
+    segmenting TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS messages (
     seq INTEGER PRIMARY KEY,
@@ -82,6 +84,10 @@ CREATE TABLE IF NOT EXISTS imports (
     finished TEXT,
     counts TEXT NOT NULL DEFAULT '{}'
 );
+-- Identities of messages the user asked to forget, so that re-importing an export does not bring them back.
+-- Only ids and hashes: no forgotten text is kept.
+CREATE TABLE IF NOT EXISTS forgotten (chat_uid TEXT NOT NULL, uid TEXT NOT NULL, PRIMARY KEY (chat_uid, uid))
+    WITHOUT ROWID;
 -- Sessions whose index documents are stale (new, changed or deleted), written in the same transaction as
 -- the change itself, so the index can always catch up after a crash.
 CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
@@ -201,20 +207,41 @@ class Archive:
 
     # -- chats ------------------------------------------------------------------------------------------
 
-    def upsert_chat(self, source: str, key: str, name: str, kind: str, raw: str) -> int:
+    def upsert_chat(
+        self, source: str, key: str, name: str, kind: str, raw: str, segmenting: str
+    ) -> tuple[int, str]:
+        """The chat's seq, and how it was segmented before (``""`` for a new chat)."""
         uid = f"{source}:{key}"
-        row = self.db.execute("SELECT seq FROM chats WHERE uid = ?", (uid,)).fetchone()
+        row = self.db.execute("SELECT seq, segmenting FROM chats WHERE uid = ?", (uid,)).fetchone()
         if row:
             self.db.execute(
-                "UPDATE chats SET name = ?, kind = ?, raw = ? WHERE seq = ?", (name, kind, raw, row[0])
+                "UPDATE chats SET name = ?, kind = ?, raw = ?, segmenting = ? WHERE seq = ?",
+                (name, kind, raw, segmenting, row[0]),
             )
             self._chats.pop(row[0], None)
-            return row[0]
+            return row[0], row[1]
         cur = self.db.execute(
-            "INSERT INTO chats (uid, source, key, name, kind, raw) VALUES (?, ?, ?, ?, ?, ?)",
-            (uid, source, key, name, kind, raw),
+            "INSERT INTO chats (uid, source, key, name, kind, raw, segmenting) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (uid, source, key, name, kind, raw, segmenting),
         )
-        return int(cur.lastrowid)
+        return int(cur.lastrowid), ""
+
+    def chat_segmenting(self, chat_seq: int) -> tuple[str, str]:
+        """(chat uid, segmenting) of a chat."""
+        return self.db.execute("SELECT uid, segmenting FROM chats WHERE seq = ?", (chat_seq,)).fetchone()
+
+    def forgotten_uids(self, chat_uid: str) -> frozenset[str]:
+        return frozenset(
+            r[0] for r in self.db.execute("SELECT uid FROM forgotten WHERE chat_uid = ?", (chat_uid,))
+        )
+
+    def restore_forgotten(self, chat_uid: str) -> None:
+        self.db.execute("DELETE FROM forgotten WHERE chat_uid = ?", (chat_uid,))
+
+    def delete_chat_if_empty(self, chat_seq: int) -> None:
+        if not self.has_messages(chat_seq):
+            self.db.execute("DELETE FROM chats WHERE seq = ?", (chat_seq,))
+            self._chats.pop(chat_seq, None)
 
     def chat_uid(self, chat_seq: int) -> str:
         return self.db.execute("SELECT uid FROM chats WHERE seq = ?", (chat_seq,)).fetchone()[0]
@@ -338,6 +365,43 @@ class Archive:
             self.db.execute("DELETE FROM turns WHERE session_seq = ?", (seq,))
             self.db.execute("DELETE FROM sessions WHERE seq = ?", (seq,))
             self.db.execute("INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", (seq,))
+
+    def session_message_seqs(self, session_seq: int) -> list[int]:
+        rows = self.db.execute("SELECT message_seqs FROM turns WHERE session_seq = ?", (session_seq,))
+        return [int(x) for (seqs,) in rows for x in seqs.split(",")]
+
+    def sessions_of_messages(self, chat_seqs: Iterable[int], message_seqs: set[int]) -> set[int]:
+        """Sessions (seqs) of the given chats that contain any of the given messages."""
+        found: set[int] = set()
+        for chat_seq in chat_seqs:
+            for session_seq, seqs in self.db.execute(
+                "SELECT session_seq, message_seqs FROM turns WHERE chat_seq = ?", (chat_seq,)
+            ):
+                if session_seq not in found and not message_seqs.isdisjoint(int(x) for x in seqs.split(",")):
+                    found.add(session_seq)
+        return found
+
+    def forget_messages(self, seqs: Sequence[int]) -> None:
+        """Delete messages, remembering only their identities so a re-import skips them."""
+        for i in range(0, len(seqs), 900):
+            part = seqs[i : i + 900]
+            marks = ",".join("?" * len(part))
+            self.db.execute(
+                "INSERT OR IGNORE INTO forgotten (chat_uid, uid) SELECT c.uid, m.uid FROM messages m"
+                f" JOIN chats c ON c.seq = m.chat_seq WHERE m.seq IN ({marks})",
+                part,
+            )
+            self.db.execute(f"DELETE FROM messages WHERE seq IN ({marks})", part)
+
+    def compact(self) -> None:
+        """Rewrite the database file and empty the write-ahead log, so no free page or old frame keeps
+        deleted text."""
+        self.db.execute("VACUUM")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def integrity_problems(self) -> list[str]:
+        rows = [r[0] for r in self.db.execute("PRAGMA integrity_check")]
+        return [] if rows == ["ok"] else rows
 
     def iter_turns(self, session_seqs: Iterable[int] | None = None) -> Iterator[Turn]:
         sql = f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"

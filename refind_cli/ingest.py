@@ -81,14 +81,26 @@ def import_chat(
     pairing: str = "burst",
     import_seq: int | None = None,
     progress: Progress | None = None,
+    restore_forgotten: bool = False,
 ) -> ChatImportResult:
     """Add one chat's messages and bring its sessions and turns up to date. Runs inside the caller's
-    transaction when there is one, else in its own."""
+    transaction when there is one, else in its own. Messages the user forgot stay forgotten unless
+    ``restore_forgotten``."""
+    if pairing not in segment.PAIRINGS:
+        raise ValueError(f"pairing must be one of {segment.PAIRINGS}")
     own = not archive.db.in_transaction
     if own:
         archive.begin()
     try:
-        result = _import_chat(archive, chat, messages, session_gap, pairing, import_seq, progress)
+        result = _import_chat(
+            archive,
+            chat,
+            messages,
+            f"{pairing}:{int(session_gap.total_seconds() * 1_000_000)}",
+            import_seq,
+            progress,
+            restore_forgotten,
+        )
     except BaseException:
         if own:
             archive.rollback()
@@ -102,51 +114,63 @@ def _import_chat(
     archive: Archive,
     chat: Chat,
     messages: Iterable[Message],
-    session_gap: timedelta,
-    pairing: str,
+    segmenting: str,
     import_seq: int | None,
     progress: Progress | None,
+    restore_forgotten: bool,
 ) -> ChatImportResult:
-    if pairing not in segment.PAIRINGS:
-        raise ValueError(f"pairing must be one of {segment.PAIRINGS}")
-    chat_seq = archive.upsert_chat(chat.source, chat.key, chat.name, chat.kind, chat.raw)
+    chat_seq, segmented_before = archive.upsert_chat(
+        chat.source, chat.key, chat.name, chat.kind, chat.raw, segmenting
+    )
     chat_uid = archive.chat_uid(chat_seq)
-    gap_us = int(session_gap.total_seconds() * 1_000_000)
-    existing = archive.session_signatures(chat_seq)
-    feed = _Feed(archive, chat_seq, messages, import_seq, progress)
-    writer = _SessionWriter(archive, chat_seq, existing)
+    if restore_forgotten:
+        archive.restore_forgotten(chat_uid)
+    feed = _Feed(archive, chat_seq, messages, import_seq, progress, archive.forgotten_uids(chat_uid))
     if not archive.has_messages(chat_seq):
         # A new chat: segment while the messages stream in, so the chat is never held in memory or re-read.
+        pairing, gap_us = _segmenting(segmenting)
+        writer = _SessionWriter(archive, chat_seq, {})
         feed.next_seq = archive.next_message_seq()
         writer.write(segment.split_by_gap(chat_uid, feed.in_order(), gap_us, pairing))
         writer.flush()
         if feed.broken:
             # Out-of-order lines or duplicate ids within the file: plan again from the stored, sorted rows.
             archive.delete_sessions(writer.written)
-            writer = _SessionWriter(archive, chat_seq, {})
-            _resegment(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=False)
-        elif feed.threaded:
-            _resegment(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=True)
+            changed = resegment_chat(archive, chat_seq)
+        else:
+            if feed.threaded:
+                _resegment(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=True)
+            changed = writer.changed
     else:
         feed.drain()
-        if feed.added:
-            _resegment(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=False)
-            gone = [seq for sid, (seq, _sig) in existing.items() if sid not in writer.kept]
-            archive.delete_sessions(gone)
-            writer.changed += len(gone)
+        changed = resegment_chat(archive, chat_seq) if feed.added or segmenting != segmented_before else 0
     n_sessions, n_turns = archive.db.execute(
         "SELECT count(*), coalesce(sum(n_turns), 0) FROM sessions WHERE chat_seq = ?", (chat_seq,)
     ).fetchone()
+    if not feed.seen or (feed.forgotten and not n_sessions):
+        # Nothing (left) to keep: a chat whose every message was forgotten does not come back empty.
+        archive.delete_chat_if_empty(chat_seq)
     return ChatImportResult(
-        chat_seq,
-        chat.name,
-        chat.source,
-        feed.added,
-        feed.seen - feed.added,
-        n_sessions,
-        n_turns,
-        writer.changed,
+        chat_seq, chat.name, chat.source, feed.added, feed.seen - feed.added, n_sessions, n_turns, changed
     )
+
+
+def _segmenting(segmenting: str) -> tuple[str, int]:
+    pairing, _, gap = segmenting.partition(":")
+    return pairing, int(gap)
+
+
+def resegment_chat(archive: Archive, chat_seq: int) -> int:
+    """Plan a chat's sessions again from its stored messages, the way it was segmented on import; rewrite
+    only the sessions that differ. Returns how many sessions changed (new, rewritten or gone)."""
+    chat_uid, segmenting = archive.chat_segmenting(chat_seq)
+    pairing, gap_us = _segmenting(segmenting)
+    existing = archive.session_signatures(chat_seq)
+    writer = _SessionWriter(archive, chat_seq, existing)
+    _resegment(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=False)
+    gone = [seq for sid, (seq, _sig) in existing.items() if sid not in writer.kept]
+    archive.delete_sessions(gone)
+    return writer.changed + len(gone)
 
 
 class _Feed:
@@ -159,8 +183,10 @@ class _Feed:
         messages: Iterable[Message],
         import_seq: int | None,
         progress: Progress | None,
+        forgotten: frozenset[str],
     ) -> None:
         self.archive = archive
+        self.forgotten = forgotten
         self.chat_seq = chat_seq
         self.messages = messages
         self.import_seq = import_seq
@@ -172,8 +198,13 @@ class _Feed:
         self.broken = False  # the streamed plan is unusable: out-of-order times or a duplicate identity
         self.threaded = False
 
-    def _row(self, m: Message) -> tuple:
+    def _row(self, m: Message) -> tuple | None:
+        """The message as a row, or None for a message the user forgot (counted as skipped)."""
         ts = to_us(m.timestamp)
+        uid = self.identity.uid(m, ts)
+        if uid in self.forgotten:
+            self.seen += 1
+            return None
         seq = None
         if self.next_seq is not None:
             seq = self.next_seq
@@ -181,7 +212,7 @@ class _Feed:
         return (
             seq,
             self.chat_seq,
-            self.identity.uid(m, ts),
+            uid,
             ts,
             m.local_time,
             m.sender,
@@ -210,7 +241,10 @@ class _Feed:
 
     def drain(self) -> None:
         for m in self.messages:
-            self.batch.append(self._row(m))
+            row = self._row(m)
+            if row is None:
+                continue
+            self.batch.append(row)
             if len(self.batch) >= BATCH:
                 self._flush()
         self._flush()
@@ -220,6 +254,8 @@ class _Feed:
         last = -(1 << 62)
         for m in self.messages:
             row = self._row(m)
+            if row is None:
+                continue
             self.batch.append(row)
             if m.thread is not None:
                 self.threaded = True
@@ -342,6 +378,7 @@ def import_file(
     tz: tzinfo,
     session_gap: timedelta = timedelta(hours=1),
     progress: Progress | None = None,
+    restore_forgotten: bool = False,
 ) -> FileImportResult:
     """Import one export in one transaction. An unreadable export is reported, and leaves nothing behind."""
     from refind_cli.importers import detect
@@ -364,8 +401,15 @@ def import_file(
                 progress(total + n)
 
         for export in read_export(path, fmt, tz):
+            segmenting = f"burst:{int(session_gap.total_seconds() * 1_000_000)}"
             result = _import_chat(
-                archive, export.chat, export.messages, session_gap, "burst", import_seq, chat_progress
+                archive,
+                export.chat,
+                export.messages,
+                segmenting,
+                import_seq,
+                chat_progress,
+                restore_forgotten,
             )
             chats.append(result)
             total += result.messages_added + result.messages_skipped

@@ -16,7 +16,9 @@ class Kind:
 
     TEXT = "text"
     MEDIA = "media"  # media omitted from the export ("<Media omitted>", "image omitted")
-    ATTACHMENT = "attachment"  # a file that is (or was) attached: WhatsApp "(file attached)", Slack file_share
+    ATTACHMENT = (
+        "attachment"  # a file that is (or was) attached: WhatsApp "(file attached)", Slack file_share
+    )
     LOCATION = "location"
     DELETED = "deleted"  # "This message was deleted", Slack tombstones
     SYSTEM = "system"  # joins, E2E notices, group changes, Telegram service messages

@@ -81,11 +81,17 @@ def print_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def print_error(message: str) -> None:
+    """The one-line error, never wrapped (scripts and people grep it)."""
+    sys.stderr.write(f"refind: error: {message}\n")
+    sys.stderr.flush()
+
+
 def fail(message: str, *, json_mode: bool = False) -> NoReturn:
     """One line on stderr (and an error object on stdout for scripts), exit code 2."""
     if json_mode:
         print_json({"error": message})
-    sys.stderr.write(f"refind: error: {message}\n")
+    print_error(message)
     raise typer.Exit(2)
 
 
@@ -124,6 +130,6 @@ def open_index(ctx: typer.Context, archive: Archive) -> Index:
 
 def main() -> None:
     # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
-    from refind_cli.cli import ask, imports, search  # noqa: F401
+    from refind_cli.cli import ask, imports, maintain, search  # noqa: F401
 
     app()

@@ -14,6 +14,7 @@ from refind_cli.cli import (
     error_boundary,
     fail,
     open_archive,
+    print_error,
     print_json,
     state,
     stderr_console,
@@ -43,6 +44,9 @@ def import_(
     session_gap: Annotated[
         str, typer.Option("--session-gap", help="A silence longer than this starts a new session.")
     ] = "1h",
+    restore_forgotten: Annotated[
+        bool, typer.Option("--restore-forgotten", help="Bring back messages removed with `refind forget`.")
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
@@ -63,10 +67,10 @@ def import_(
         archive = open_archive(ctx)
         with write_lock(home, on_wait=lambda msg: err.print(msg)):
             for path in paths:
-                result = _import_one(err, archive, path, fmt, zone_, gap)
+                result = _import_one(err, archive, path, fmt, zone_, gap, restore_forgotten)
                 results.append(result)
                 if result.error:
-                    err.print(f"refind: error: {result.error}", markup=False, highlight=False)
+                    print_error(result.error)
                 elif not json_out:
                     print_import(out, result)
             with err.status("indexing ...") if err.is_terminal else contextlib.nullcontext():
@@ -78,13 +82,13 @@ def import_(
 
 
 def _import_one(
-    err: Console, archive: Archive, path: Path, fmt: str, tz: tzinfo, gap: timedelta
+    err: Console, archive: Archive, path: Path, fmt: str, tz: tzinfo, gap: timedelta, restore: bool
 ) -> FileImportResult:
     """One file, with a live message count on stderr while it runs (shown only on a terminal)."""
     from refind_cli.ingest import import_file
 
     if not err.is_terminal:
-        return import_file(archive, path, fmt=fmt, tz=tz, session_gap=gap)
+        return import_file(archive, path, fmt=fmt, tz=tz, session_gap=gap, restore_forgotten=restore)
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -95,7 +99,9 @@ def _import_one(
         def progress(n: int) -> None:
             p.update(task, description=f"{path.name}: {n:,} messages")
 
-        return import_file(archive, path, fmt=fmt, tz=tz, session_gap=gap, progress=progress)
+        return import_file(
+            archive, path, fmt=fmt, tz=tz, session_gap=gap, progress=progress, restore_forgotten=restore
+        )
 
 
 @app.command("chats")

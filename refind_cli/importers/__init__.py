@@ -11,12 +11,14 @@ Importers know nothing of sessions, storage, search or the CLI.
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Iterator
 from datetime import tzinfo
 from pathlib import Path
 from types import ModuleType
 
 from refind_cli.errors import InputError
+from refind_cli.importers import container
 from refind_cli.records import ChatExport
 
 
@@ -34,6 +36,12 @@ FORMATS = ("whatsapp", "slack", "telegram")
 def detect(path: Path) -> str:
     if not path.exists():
         raise InputError(path, "no such file or folder")
+    if path.is_file():
+        if path.stat().st_size == 0:
+            raise InputError(path, "is empty; not a chat export")
+        if zipfile.is_zipfile(path):
+            # A broken or hostile zip is reported as such, not as an unknown format.
+            container.open_zip(path).close()
     for name, module in _modules().items():
         if module.sniff(path):
             return name

@@ -60,7 +60,9 @@ def iter_member_chunks(zf: zipfile.ZipFile, name: str, path: Path) -> Iterator[b
                 if produced > MAX_MEMBER_BYTES or (
                     produced > RATIO_FLOOR_BYTES and produced > MAX_RATIO * max(info.compress_size, 1)
                 ):
-                    raise InputError(path, "expands far beyond its compressed size; refusing a zip bomb", where)
+                    raise InputError(
+                        path, "expands far beyond its compressed size; refusing a zip bomb", where
+                    )
                 yield chunk
     except InputError:
         raise
@@ -99,4 +101,6 @@ def decode_text(data: bytes, path: Path | str, where: str | None = None) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         place = f"{where}, line {line}" if where else f"line {line}"
-        raise InputError(path, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); not a text export", place) from None
+        raise InputError(
+            path, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); not a text export", place
+        ) from None

@@ -83,7 +83,7 @@ def print_chats(console: Console, chats: Sequence[ChatSummary], tz: tzinfo | Non
             c.info.source,
             f"{c.messages:,}",
             f"{c.sessions:,}",
-            short_time(c.first, tz) if c.first else "",
-            short_time(c.last, tz) if c.last else "",
+            short_time(c.first, tz)[:10] if c.first else "",
+            short_time(c.last, tz)[:10] if c.last else "",
         )
     console.print(table)
