@@ -1,0 +1,444 @@
+"""Slack workspace export, as the downloaded zip or its unpacked folder (FORMATS.md §2).
+
+Top level: ``channels.json``, ``groups.json``, ``dms.json``, ``mpims.json`` and ``users.json`` (or
+``org_users.json`` on Enterprise Grid), all optional, and one folder per conversation holding one
+``YYYY-MM-DD.json`` array of messages per day. A thread's replies are filed under the day they were
+written, so a conversation is read whole and ordered by ``ts`` rather than by file.
+
+Text is Slack's mrkdwn. What the index needs from it: mentions resolved to names, links kept as both label
+and URL (``label (url)``; just the URL when the label only repeats it), special mentions as ``@here``,
+entities unescaped. ``*bold*`` and ``:emoji:`` stay as written: the analyzer drops the punctuation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+from refind_cli.errors import InputError
+from refind_cli.importers.container import decode_text, member_names, open_zip, read_file, read_member
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "slack"
+
+_DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
+# Conversation lists, in the order a folder name is looked up: a DM folder is its id, the others a name.
+_LISTS = (
+    ("channels.json", "channel"),
+    ("groups.json", "channel"),
+    ("mpims.json", "group"),
+    ("dms.json", "direct"),
+)
+_USER_LISTS = ("users.json", "org_users.json")
+_METADATA = frozenset(name for name, _ in _LISTS) | frozenset(_USER_LISTS)
+_SYSTEM_SUBTYPES = frozenset(
+    f"{prefix}_{event}"
+    for prefix in ("channel", "group")
+    for event in ("join", "leave", "topic", "purpose", "name", "archive", "unarchive")
+) | {"bot_add", "bot_remove", "pinned_item", "unpinned_item", "channel_convert_to_private"}
+_TS = re.compile(r"(\d{1,12})(?:\.(\d{1,9}))?")
+_MARKUP = re.compile(r"<([^<>]*)>")
+_ENTITY = re.compile(r"&(amp|lt|gt);")
+_ENTITIES = {"amp": "&", "lt": "<", "gt": ">"}
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?://)?")
+
+
+# --- the export as a tree of named files, zipped or not --------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Tree:
+    """File names relative to the export's top folder, and a reader that raises InputError naming the file."""
+
+    names: frozenset[str]
+    read: Callable[[str], bytes]
+    place: Callable[[str], tuple[Path, str | None]]  # path and "where" for errors about one file
+
+
+def _folder_tree(root: Path) -> _Tree:
+    names: set[str] = set()
+    try:
+        for child in root.iterdir():
+            if child.is_file():
+                names.add(child.name)
+            elif child.is_dir():
+                names.update(f"{child.name}/{f.name}" for f in child.iterdir() if f.is_file())
+    except OSError as exc:
+        raise InputError(root, f"cannot list the folder ({exc.strerror or exc})") from None
+    return _Tree(frozenset(names), lambda name: read_file(root / name), lambda name: (root / name, None))
+
+
+def _zip_tree(path: Path, zf: zipfile.ZipFile) -> _Tree:
+    names = member_names(zf)
+    prefix = _top_folder(names)
+    return _Tree(
+        frozenset(n[len(prefix) :] for n in names if n.startswith(prefix)),
+        lambda name: read_member(zf, prefix + name, path),
+        lambda name: (path, f"entry {prefix + name!r}"),
+    )
+
+
+def _top_folder(names: list[str]) -> str:
+    """A zip made from the export folder, rather than by Slack, holds everything under one folder."""
+    tops = {n.split("/", 1)[0] for n in names}
+    if len(tops) == 1 and all("/" in n for n in names):
+        top = next(iter(tops)) + "/"
+        inner = [n[len(top) :] for n in names]
+        if any(n in _METADATA or _is_day_file(n) for n in inner):
+            return top
+    return ""
+
+
+def _is_day_file(name: str) -> bool:
+    parts = name.split("/")
+    return len(parts) == 2 and bool(_DAY_FILE.fullmatch(parts[1]))
+
+
+def _is_slack(names: frozenset[str] | list[str]) -> bool:
+    return "channels.json" in names or any(_is_day_file(n) for n in names)
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    try:
+        if path.is_dir():
+            return _is_slack(_folder_tree(path).names)
+        if zipfile.is_zipfile(path):
+            with open_zip(path) as zf:
+                return _is_slack(_zip_tree(path, zf).names)
+    except (InputError, OSError, ValueError):
+        return False
+    return False
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    """Slack times are epoch seconds, so ``tz`` is not needed."""
+    if path.is_dir():
+        yield from _read_tree(_folder_tree(path))
+    elif zipfile.is_zipfile(path):
+        with open_zip(path) as zf:
+            yield from _read_tree(_zip_tree(path, zf))
+    else:
+        raise InputError(path, "a Slack export is a zip or a folder of JSON files")
+
+
+@dataclass(frozen=True, slots=True)
+class _Directory:
+    """Who and what ids stand for: users by id, channel names by id, conversation records by folder."""
+
+    users: dict[str, dict[str, Any]]
+    channels: dict[str, str]
+    conversations: dict[str, tuple[str, dict[str, Any]]]  # folder -> (kind, record)
+    me: str | None  # the exporting user, when the DM list shows one
+
+
+def _read_tree(tree: _Tree) -> Iterator[ChatExport]:
+    directory = _directory(tree)
+    folders: dict[str, list[str]] = {}
+    for name in sorted(tree.names):
+        if _is_day_file(name):
+            folder, day = name.split("/")
+            folders.setdefault(folder, []).append(day)
+    for folder, days in folders.items():
+        chat = _chat(folder, directory)
+        yield ChatExport(chat, _conversation(tree, folder, days, directory))
+
+
+def _load_list(tree: _Tree, name: str) -> list[dict[str, Any]]:
+    if name not in tree.names:
+        return []
+    data = _load_json(tree, name)
+    path, where = tree.place(name)
+    if not isinstance(data, list):
+        raise InputError(path, "is not a JSON array", where)
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise InputError(path, "an entry is not a JSON object", _join_where(where, f"item {index}"))
+    return data
+
+
+def _load_json(tree: _Tree, name: str) -> Any:
+    path, where = tree.place(name)
+    text = decode_text(tree.read(name), path, where)
+    try:
+        data = json.loads(text)
+        return _scrub(data) if _SURROGATE_ESCAPE.search(text) else data
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            path, f"invalid JSON ({exc.msg})", _join_where(where, f"line {exc.lineno} column {exc.colno}")
+        ) from None
+    except RecursionError:
+        raise InputError(path, "JSON nested too deeply", where) from None
+
+
+def _scrub(value: Any) -> Any:
+    """Replace lone surrogates (a ``\\ud83d`` whose pair was cut off) with U+FFFD: such strings cannot be
+    stored as UTF-8 at all. Escaped pairs were already joined into one character by the JSON decoder."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    return value
+
+
+def _join_where(where: str | None, detail: str) -> str:
+    return f"{where}, {detail}" if where else detail
+
+
+def _directory(tree: _Tree) -> _Directory:
+    users: dict[str, dict[str, Any]] = {}
+    for name in _USER_LISTS:
+        for record in _load_list(tree, name):
+            if isinstance(record.get("id"), str):
+                users[record["id"]] = record
+    channels: dict[str, str] = {}
+    conversations: dict[str, tuple[str, dict[str, Any]]] = {}
+    dms: list[dict[str, Any]] = []
+    for name, kind in _LISTS:
+        for record in _load_list(tree, name):
+            ident, label = _str(record.get("id")), _str(record.get("name"))
+            if ident and label:
+                channels[ident] = label
+            # Folders are named by channel name (by id for DMs); some tools name them all by id.
+            for folder in (label, ident):
+                if folder and folder not in conversations:
+                    conversations[folder] = (kind, record)
+            if kind == "direct":
+                dms.append(record)
+    return _Directory(users, channels, conversations, _exporter(dms))
+
+
+def _exporter(dms: list[dict[str, Any]]) -> str | None:
+    """A personal export's DMs all include its owner; an admin's export of everyone's DMs has no such user."""
+    common: set[str] | None = None
+    for record in dms:
+        members = {m for m in record.get("members") or [] if isinstance(m, str)}
+        common = members if common is None else common & members
+    return next(iter(common)) if common and len(common) == 1 and len(dms) > 1 else None
+
+
+def _user_name(user: dict[str, Any]) -> str | None:
+    """A users.json record (names under ``profile``) or a message's ``user_profile`` (names at the top)."""
+    profile = user.get("profile") if isinstance(user.get("profile"), dict) else {}
+    candidates = (profile.get("display_name"), profile.get("real_name"), user.get("display_name"))
+    for value in (*candidates, user.get("real_name"), user.get("name")):
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def _name_of(ident: str, directory: _Directory) -> str:
+    user = directory.users.get(ident)
+    return (_user_name(user) if user else None) or ident
+
+
+def _chat(folder: str, directory: _Directory) -> Chat:
+    kind, record = directory.conversations.get(folder, (_guess_kind(folder), {}))
+    key = _str(record.get("id")) or folder
+    members = [m for m in record.get("members") or [] if isinstance(m, str)]
+    if kind == "direct":
+        others = [m for m in dict.fromkeys(members) if m != directory.me] or members[:1]
+        name = ", ".join(_name_of(m, directory) for m in others) or folder
+    elif kind == "group":
+        names = [_name_of(m, directory) for m in members if m != directory.me]
+        name = ", ".join(names) or _mpim_name(folder)
+    else:
+        name = "#" + (_str(record.get("name")) or folder)
+    raw = json.dumps(record, ensure_ascii=False, sort_keys=True) if record else ""
+    return Chat(source=FORMAT, key=key, name=name, kind=kind, raw=raw)
+
+
+def _guess_kind(folder: str) -> str:
+    if folder.startswith("mpdm-"):
+        return "group"
+    if re.fullmatch(r"D[A-Z0-9]{6,}", folder):
+        return "direct"
+    return "channel"
+
+
+def _mpim_name(folder: str) -> str:
+    """``mpdm-alice--bob--carol-1`` -> ``alice, bob, carol``."""
+    core = re.sub(r"-\d+$", "", folder.removeprefix("mpdm-"))
+    return ", ".join(p for p in core.split("--") if p) or folder
+
+
+# --- messages ----------------------------------------------------------------------------------------
+
+
+def _conversation(tree: _Tree, folder: str, days: list[str], directory: _Directory) -> Iterator[Message]:
+    """All of one conversation's day files, in ``ts`` order (a stable sort keeps same-ts messages in file order)."""
+    entries: list[tuple[tuple[int, int], dict[str, Any], datetime, str]] = []
+    for day in days:
+        name = f"{folder}/{day}"
+        data = _load_json(tree, name)
+        path, where = tree.place(name)
+        if not isinstance(data, list):
+            raise InputError(path, "a day file is not a JSON array of messages", where)
+        for index, obj in enumerate(data):
+            place = _join_where(where, f"message {index}")
+            if not isinstance(obj, dict):
+                raise InputError(path, "a message is not a JSON object", place)
+            key, timestamp = _parse_ts(obj.get("ts"), path, place)
+            try:
+                raw = json.dumps(obj, ensure_ascii=False, sort_keys=True)
+            except RecursionError:
+                raise InputError(path, "message nested too deeply", place) from None
+            entries.append((key, obj, timestamp, raw))
+    entries.sort(key=lambda entry: entry[0])
+    replied = {
+        thread
+        for _, obj, _, _ in entries
+        if (thread := _str(obj.get("thread_ts"))) and thread != _str(obj.get("ts"))
+    }
+    for _, obj, timestamp, raw in entries:
+        yield _message(obj, timestamp, raw, replied, directory)
+
+
+def _parse_ts(value: Any, path: Path, where: str) -> tuple[tuple[int, int], datetime]:
+    """``"1736554801.872639"`` -> exact (seconds, microseconds); a float would round the last digit."""
+    match = _TS.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise InputError(path, f"message has no valid ts ({value!r})", where)
+    seconds = int(match.group(1))
+    micros = int((match.group(2) or "0").ljust(6, "0")[:6])
+    try:
+        timestamp = datetime.fromtimestamp(seconds, UTC) + timedelta(microseconds=micros)
+    except (OverflowError, OSError, ValueError):
+        raise InputError(path, f"ts {value!r} is out of range", where) from None
+    return (seconds, int((match.group(2) or "0").ljust(9, "0"))), timestamp
+
+
+def _message(
+    obj: dict[str, Any], timestamp: datetime, raw: str, replied: set[str], directory: _Directory
+) -> Message:
+    ts = obj["ts"]
+    thread_ts = _str(obj.get("thread_ts"))
+    is_reply = thread_ts is not None and thread_ts != ts
+    has_replies = thread_ts == ts and (
+        _positive(obj.get("reply_count")) or bool(obj.get("replies")) or ts in replied
+    )
+    user = _str(obj.get("user"))
+    return Message(
+        timestamp=timestamp,
+        sender=_sender(obj, user, directory),
+        text=_text(obj, directory),
+        kind=_kind(obj),
+        source_id=ts,
+        sender_id=user,
+        thread=thread_ts if is_reply or has_replies else None,
+        reply_to=thread_ts if is_reply else None,
+        edited="edited" in obj,
+        raw=raw,
+    )
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _sender(obj: dict[str, Any], user: str | None, directory: _Directory) -> str | None:
+    known = directory.users.get(user) if user else None
+    if known and (name := _user_name(known)):
+        return name
+    profile = obj.get("user_profile")
+    if isinstance(profile, dict) and (name := _user_name(profile)):
+        return name
+    bot = obj.get("bot_profile")
+    for value in (obj.get("username"), bot.get("name") if isinstance(bot, dict) else None):
+        if isinstance(value, str) and value.strip():
+            return value
+    return user
+
+
+def _kind(obj: dict[str, Any]) -> str:
+    subtype = _str(obj.get("subtype"))
+    if subtype == "tombstone":
+        return Kind.DELETED
+    if subtype in _SYSTEM_SUBTYPES:
+        return Kind.SYSTEM
+    if subtype == "bot_message" or obj.get("bot_id"):
+        return Kind.BOT
+    if subtype == "file_share" or obj.get("files") or obj.get("file"):
+        return Kind.ATTACHMENT
+    return Kind.TEXT
+
+
+def _text(obj: dict[str, Any], directory: _Directory) -> str:
+    text = obj.get("text")
+    if isinstance(text, str) and text:
+        return render(text, directory.users, directory.channels)
+    parts: list[str] = []
+    for attachment in _objects(obj.get("attachments")):
+        body = _str(attachment.get("text")) or _str(attachment.get("fallback"))
+        for part in (_str(attachment.get("pretext")), _str(attachment.get("title")), body):
+            if part:
+                parts.append(render(part, directory.users, directory.channels))
+    files = _objects(obj.get("files")) + _objects([obj.get("file")])
+    parts.extend(name for f in files if (name := _str(f.get("name")) or _str(f.get("title"))))
+    return "\n".join(parts)
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# --- mrkdwn ------------------------------------------------------------------------------------------
+
+
+def _unescape(text: str) -> str:
+    return _ENTITY.sub(lambda m: _ENTITIES[m.group(1)], text)
+
+
+def render(text: str, users: dict[str, dict[str, Any]], channels: dict[str, str]) -> str:
+    """Slack mrkdwn -> searchable plain text. ``users`` maps ids to users.json records, ``channels`` ids
+    to names."""
+    out: list[str] = []
+    last = 0
+    for match in _MARKUP.finditer(text):
+        out.append(_unescape(text[last : match.start()]))
+        out.append(_render_token(match.group(1), users, channels))
+        last = match.end()
+    out.append(_unescape(text[last:]))
+    return "".join(out)
+
+
+def _render_token(token: str, users: dict[str, dict[str, Any]], channels: dict[str, str]) -> str:
+    target, _, label = token.partition("|")
+    label = _unescape(label)
+    if target.startswith("@"):
+        user = users.get(target[1:])
+        name = (_user_name(user) if user else None) or label.removeprefix("@") or target[1:]
+        return "@" + name
+    if target.startswith("#"):
+        return "#" + (channels.get(target[1:]) or label.removeprefix("#") or target[1:])
+    if target.startswith("!"):
+        command = target[1:]
+        if label:
+            return label
+        if command in ("here", "channel", "everyone", "group"):
+            return "@" + command
+        # <!subteam^S123> or <!date^...> without a fallback: the id is all there is.
+        return "@" + command.split("^", 1)[-1] if command.startswith("subteam^") else command
+    url = _unescape(target)
+    if not label or label == url or _SCHEME.sub("", url) == label:
+        return label or url
+    return f"{label} ({url})"

@@ -1,0 +1,550 @@
+"""Telegram Desktop export: ``result.json`` ("Machine-readable JSON"), loose, in a folder or in a zip.
+
+Two shapes (FORMATS.md §3): a single-chat export whose top level is the dialog itself (``{name, type, id,
+messages}``), and a full account export whose dialogs sit under ``chats.list`` and ``left_chats.list``.
+
+Exports reach hundreds of MB, so the file is never loaded whole: ``ijson`` walks it as a stream of parse
+events, each message is built on its own, and every dialog's messages are handed out lazily while the
+parser stands inside that dialog. The exporter writes control characters as ``\\xHH``, which is not JSON;
+``_JsonStream`` rewrites those escapes to ``\\u00HH`` on the way into the parser.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+from refind_cli.errors import InputError
+from refind_cli.importers.container import CHUNK, iter_member_chunks, member_names, open_zip
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "telegram"
+
+RESULT = "result.json"
+_SNIFF_BYTES = 64 << 10
+_DIALOG_TYPES = (
+    "personal_chat",
+    "bot_chat",
+    "saved_messages",
+    "replies",
+    "private_group",
+    "private_supergroup",
+    "public_supergroup",
+    "private_channel",
+    "public_channel",
+)
+_SNIFF_DIALOG = re.compile(rb'"type"\s*:\s*"(?:' + b"|".join(t.encode() for t in _DIALOG_TYPES) + rb')"')
+_SNIFF_ACCOUNT = re.compile(rb'"(?:personal_information|left_chats|frequent_contacts)"\s*:|"chats"\s*:\s*\{')
+_BOM = b"\xef\xbb\xbf"
+_PARSER_BLOCK = 64 << 10
+_STARTS = frozenset({"start_map", "start_array"})
+_ENDS = frozenset({"end_map", "end_array"})
+_DIRECT_TYPES = frozenset({"personal_chat", "bot_chat", "saved_messages"})
+_DELETED = "Deleted account"
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    try:
+        if path.is_dir():
+            head = _file_head(path / RESULT) if (path / RESULT).is_file() else b""
+        elif zipfile.is_zipfile(path):
+            with open_zip(path) as zf:
+                name = _zip_result(zf)
+                head = next(iter_member_chunks(zf, name, path), b"")[:_SNIFF_BYTES] if name else b""
+        else:
+            head = _file_head(path)
+    except (InputError, OSError, ValueError):
+        return False
+    head = head.removeprefix(_BOM).lstrip()
+    return head.startswith(b"{") and bool(_SNIFF_DIALOG.search(head) or _SNIFF_ACCOUNT.search(head))
+
+
+def _file_head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(_SNIFF_BYTES)
+
+
+def _zip_result(zf: zipfile.ZipFile) -> str | None:
+    """The shallowest ``result.json``: zips of an export folder usually add one folder level."""
+    found = [n for n in member_names(zf) if n.rsplit("/", 1)[-1] == RESULT]
+    return min(found, key=lambda n: (n.count("/"), n)) if found else None
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    if path.is_dir():
+        file = path / RESULT
+        if not file.is_file():
+            raise InputError(path, f"no {RESULT} in this folder; not a Telegram Desktop export")
+        yield from _Parser(_file_chunks(file), file, None, tz).chats()
+    elif zipfile.is_zipfile(path):
+        with open_zip(path) as zf:
+            name = _zip_result(zf)
+            if name is None:
+                raise InputError(path, f"no {RESULT} in this zip; not a Telegram Desktop export")
+            yield from _Parser(iter_member_chunks(zf, name, path), path, f"entry {name!r}", tz).chats()
+    else:
+        yield from _Parser(_file_chunks(path), path, None, tz).chats()
+
+
+def _file_chunks(path: Path) -> Iterator[bytes]:
+    try:
+        with path.open("rb") as fh:
+            while chunk := fh.read(CHUNK):
+                yield chunk
+    except OSError as exc:
+        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+
+
+_ESCAPE = re.compile(rb"\\[\\x]")
+
+
+def _fix_escapes(data: bytes) -> bytes:
+    """``\\xHH`` -> ``\\u00HH``. Matching ``\\\\`` as a pair first keeps an escaped backslash followed by
+    ``x`` (``\\\\x41``, the text ``\\x41``) as it is. ``data`` must not end inside an escape."""
+    if b"\\x" not in data:
+        return data
+    return _ESCAPE.sub(lambda m: b"\\u00" if m.group() == b"\\x" else m.group(), data)
+
+
+class _JsonStream:
+    """A read-only binary file over byte chunks, for ijson, with the exporter's escapes repaired.
+
+    A chunk that ends in an unpaired backslash keeps that backslash back until the next chunk, so an
+    escape split across chunks is still seen whole. ``consumed`` counts source bytes taken so far,
+    ``handed`` those passed on to the parser (give or take the two bytes each repaired escape adds)."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._buf = b""
+        self._pos = 0
+        self._carry = b""
+        self._started = False
+        self.consumed = 0
+        self.at_eof = False
+
+    def read(self, size: int = -1) -> bytes:
+        while self._pos >= len(self._buf):
+            if self.at_eof or not self._refill():
+                return b""
+        end = len(self._buf) if size < 0 else self._pos + size
+        out = self._buf[self._pos : end]
+        self._pos += len(out)
+        return out
+
+    @property
+    def handed(self) -> int:
+        return self.consumed - len(self._carry) - (len(self._buf) - self._pos)
+
+    def _refill(self) -> bool:
+        chunk = next(self._chunks, None)
+        if chunk is None:
+            self.at_eof = True
+            # A dangling backslash at the very end is the parser's to reject, with its own message.
+            self._buf, self._pos, self._carry = self._carry, 0, b""
+            return bool(self._buf)
+        self.consumed += len(chunk)
+        data = self._carry + chunk
+        if not self._started:
+            if len(data) < len(_BOM) and _BOM.startswith(data):
+                self._buf, self._pos, self._carry = b"", 0, data  # too short yet to tell a BOM
+                return True
+            self._started = True
+            data = data.removeprefix(_BOM)
+        trailing = len(data) - len(data.rstrip(b"\\")) if data.endswith(b"\\") else 0
+        if trailing % 2:
+            data, self._carry = data[:-1], data[-1:]
+        else:
+            self._carry = b""
+        self._buf, self._pos = _fix_escapes(data), 0
+        return True
+
+
+class _Parser:
+    """Walks the parse events of one ``result.json`` and turns dialogs into ``ChatExport`` records."""
+
+    def __init__(self, chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) -> None:
+        import ijson  # only imports of Telegram exports pay for the parser
+
+        self._ijson = ijson
+        self._stream = _JsonStream(chunks)
+        self._events = ijson.basic_parse(self._stream, use_float=True, buf_size=_PARSER_BLOCK)
+        self._path = path
+        self._entry = entry
+        self._tz = tz
+        self._failed: InputError | None = None
+
+    # errors name the entry (inside a zip) and the place
+    def _error(self, what: str, where: str | None) -> InputError:
+        place = ", ".join(p for p in (self._entry, where) if p) or None
+        return InputError(self._path, what, place)
+
+    def _next(self) -> tuple[str, Any]:
+        try:
+            return next(self._events)
+        except self._ijson.JSONError as exc:
+            raise self._json_error(exc) from None
+        except StopIteration:
+            raise self._error("truncated JSON", f"byte {self._stream.consumed}") from None
+
+    def _json_error(self, exc: Exception) -> InputError:
+        # yajl's message is several lines with a caret drawing; its first line says what went wrong.
+        lines = str(exc).strip().splitlines()
+        detail = lines[0].removeprefix("b'").removeprefix('b"') if lines else type(exc).__name__
+        if self._stream.at_eof and "premature EOF" in detail:
+            return self._error(
+                "truncated JSON: the data stops in the middle", f"byte {self._stream.consumed}"
+            )
+        # The parser reads ahead in blocks of 64 KiB, so the fault lies in the block before this byte.
+        return self._error(f"invalid JSON ({detail})", f"near byte {self._stream.handed}")
+
+    def _finish(self) -> None:
+        """Read on to the end, so that trailing garbage is rejected rather than ignored."""
+        try:
+            for _ in self._events:
+                pass
+        except self._ijson.JSONError as exc:
+            raise self._json_error(exc) from None
+
+    def _skip(self) -> None:
+        """Skip the rest of a container whose opening event was just read."""
+        depth = 1
+        while depth:
+            event, _ = self._next()
+            if event in _STARTS:
+                depth += 1
+            elif event in _ENDS:
+                depth -= 1
+
+    def _build(self, event: str, value: Any) -> Any:
+        """The value whose first event was just read. This loop runs once per event of every message,
+        so it is written flat: one branch per event, no calls."""
+        if event not in _STARTS:
+            return value
+        root: Any = {} if event == "start_map" else []
+        top, containers, keys = root, [root], [None]
+        try:
+            for event, value in self._events:
+                if event == "map_key":
+                    keys[-1] = value
+                elif event == "start_map" or event == "start_array":
+                    new: Any = {} if event == "start_map" else []
+                    if type(top) is dict:
+                        top[keys[-1]] = new
+                    else:
+                        top.append(new)
+                    top = new
+                    containers.append(new)
+                    keys.append(None)
+                elif event == "end_map" or event == "end_array":
+                    containers.pop()
+                    keys.pop()
+                    if not containers:
+                        return root
+                    top = containers[-1]
+                elif type(top) is dict:
+                    top[keys[-1]] = value
+                else:
+                    top.append(value)
+        except self._ijson.JSONError as exc:
+            raise self._json_error(exc) from None
+        raise self._error("truncated JSON", f"byte {self._stream.consumed}")
+
+    def chats(self) -> Iterator[ChatExport]:
+        event, _ = self._next()
+        if event != "start_map":
+            raise self._error("not a Telegram export: the top level is not a JSON object", None)
+        found = yield from self._dialog("", root=True)
+        self._finish()
+        if not found:
+            raise self._error('not a Telegram export: no "messages" and no "chats" list', None)
+
+    def _dialog(self, where: str, *, root: bool) -> Iterator[ChatExport]:
+        """One dialog object, its ``{`` already read, through its ``}``. Returns whether it held chats.
+
+        Real exports put ``name``, ``type`` and ``id`` before ``messages``, so the chat can be announced
+        and its messages streamed. If they come later, this one dialog's messages are buffered."""
+        meta: dict[str, Any] = {}
+        buffered: list[Message] | None = None
+        found = False
+        prefix = f"{where}." if where else ""
+        while True:
+            event, key = self._next()
+            if event == "end_map":
+                break
+            event, value = self._next()
+            if key == "messages":
+                if event != "start_array":
+                    raise self._error("messages is not a list", f"{prefix}messages")
+                found = True
+                messages = self._messages(f"{prefix}messages")
+                if _announced(meta):
+                    yield ChatExport(self._chat(meta, where), messages)
+                    for _ in messages:  # whatever the consumer left unread
+                        pass
+                    if self._failed:
+                        raise self._failed
+                else:
+                    buffered = list(messages)
+            elif root and key in ("chats", "left_chats"):
+                if event != "start_map":
+                    raise self._error(f"{key} is not an object", key)
+                found = True
+                yield from self._section(key)
+            elif event in _STARTS and root:
+                self._skip()  # account-wide sections (contacts, sessions, ...) can be large
+            else:
+                meta[key] = self._build(event, value)
+        if buffered is not None:
+            yield ChatExport(self._chat(meta, where), buffered)
+        return found
+
+    def _section(self, name: str) -> Iterator[ChatExport]:
+        while True:
+            event, key = self._next()
+            if event == "end_map":
+                return
+            event, _ = self._next()
+            if key != "list":
+                if event in _STARTS:
+                    self._skip()
+                continue
+            if event != "start_array":
+                raise self._error("list is not a list", f"{name}.list")
+            index = 0
+            while True:
+                event, _ = self._next()
+                if event == "end_array":
+                    break
+                if event != "start_map":
+                    raise self._error("a dialog is not a JSON object", f"{name}.list[{index}]")
+                yield from self._dialog(f"{name}.list[{index}]", root=False)
+                index += 1
+
+    def _messages(self, where: str) -> Iterator[Message]:
+        index = 0
+        try:
+            while True:
+                event, value = self._next()
+                if event == "end_array":
+                    return
+                obj = self._build(event, value)
+                yield self._message(obj, f"{where}[{index}]")
+                index += 1
+        except InputError as exc:
+            self._failed = exc
+            raise
+
+    def _chat(self, meta: dict[str, Any], where: str) -> Chat:
+        ident = _ident(meta.get("id"))
+        if ident is None:
+            raise self._error("dialog has no id", where or None)
+        kind_name = meta.get("type") if isinstance(meta.get("type"), str) else ""
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            name = _fallback_name(kind_name, ident)
+        return Chat(
+            source=FORMAT,
+            key=ident,
+            name=name,
+            kind=_chat_kind(kind_name),
+            raw=self._dump(meta, where or None),
+        )
+
+    def _message(self, obj: Any, where: str) -> Message:
+        if not isinstance(obj, dict):
+            raise self._error("a message is not a JSON object", where)
+        date = obj.get("date")
+        service = obj.get("type") == "service"
+        text = _text(obj.get("text"), lambda what: self._error(what, f"{where}.text"))
+        if service:
+            sender, sender_id = _str(obj.get("actor")), _ident(obj.get("actor_id"))
+            kind, text = Kind.SYSTEM, _join(_describe_service(obj), text)
+        else:
+            sender = _DELETED if "from" in obj and obj["from"] is None else _str(obj.get("from"))
+            sender_id = _ident(obj.get("from_id"))
+            kind, text = _content(obj, text, lambda what, key: self._error(what, f"{where}.{key}"))
+        return Message(
+            timestamp=self._timestamp(obj, where),
+            sender=sender,
+            text=text,
+            kind=kind,
+            source_id=_ident(obj.get("id")),
+            sender_id=sender_id,
+            local_time=date if isinstance(date, str) else None,
+            reply_to=_ident(obj.get("reply_to_message_id")),
+            edited="edited" in obj or "edited_unixtime" in obj,
+            raw=self._dump(obj, where),
+        )
+
+    def _dump(self, obj: Any, where: str | None) -> str:
+        try:
+            return json.dumps(obj, ensure_ascii=False, sort_keys=True)
+        except RecursionError:
+            raise self._error("nested too deeply", where) from None
+
+    def _timestamp(self, obj: dict[str, Any], where: str) -> datetime:
+        unix, date = obj.get("date_unixtime"), obj.get("date")
+        try:
+            if isinstance(unix, str | int) and not isinstance(unix, bool):
+                return datetime.fromtimestamp(int(unix), UTC)
+            if isinstance(date, str):
+                wall = datetime.fromisoformat(date)
+                return (wall if wall.tzinfo else wall.replace(tzinfo=self._tz)).astimezone(UTC)
+        except (ValueError, OverflowError, OSError):
+            key = "date_unixtime" if unix is not None else "date"
+            raise self._error(f"unreadable time {obj.get(key)!r}", f"{where}.{key}") from None
+        raise self._error("message has no date", where)
+
+
+def _announced(meta: dict[str, Any]) -> bool:
+    """Whether the dialog's identity is complete before its messages: ``name`` is absent only for the
+    two chats Telegram names itself."""
+    return (
+        "id" in meta and "type" in meta and ("name" in meta or meta["type"] in ("saved_messages", "replies"))
+    )
+
+
+def _fallback_name(kind_name: str, ident: str) -> str:
+    if kind_name == "saved_messages":
+        return "Saved Messages"
+    if kind_name == "replies":
+        return "Replies"
+    if kind_name in ("personal_chat", "bot_chat"):
+        return _DELETED
+    return f"Unnamed chat {ident}"
+
+
+def _chat_kind(kind_name: str) -> str:
+    if kind_name in _DIRECT_TYPES:
+        return "direct"
+    if "group" in kind_name:
+        return "group"
+    if "channel" in kind_name:
+        return "channel"
+    return "chat"
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _ident(value: Any) -> str | None:
+    """Ids are ints, or strings such as ``"user123"`` (old exports wrote ints there too)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    return str(value)
+
+
+def _text(value: Any, error: Callable[[str], InputError]) -> str:
+    """``text`` is a string, or a list of strings and ``{type, text, ...}`` parts joined verbatim."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        raise error("text is neither a string nor a list")
+    parts = []
+    for part in value:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str):
+            parts.append(part["text"])
+        else:
+            raise error("a text part is neither a string nor an object with a text")
+    return "".join(parts)
+
+
+def _join(*parts: str | None) -> str:
+    return "\n".join(p for p in parts if p)
+
+
+def _content(obj: dict[str, Any], text: str, error: Callable[[str, str], InputError]) -> tuple[str, str]:
+    """Kind and readable text of an ordinary message."""
+    location = obj.get("location_information")
+    if isinstance(location, dict):
+        place = _join(_str(obj.get("place_name")), _str(obj.get("address")))
+        if not place and location.get("latitude") is not None:
+            place = f"{location.get('latitude')}, {location.get('longitude')}"
+        return Kind.LOCATION, text or place
+    poll = obj.get("poll")
+    if isinstance(poll, dict):
+        answers = poll.get("answers") if isinstance(poll.get("answers"), list) else []
+        lines = [_text(poll.get("question"), lambda what: error(what, "poll.question"))]
+        for answer in answers:
+            if isinstance(answer, dict):
+                lines.append(_text(answer.get("text"), lambda what: error(what, "poll.answers")))
+        return Kind.TEXT, _join(text, *lines)
+    if text:
+        return Kind.TEXT, text
+    contact = obj.get("contact_information")
+    if isinstance(contact, dict):
+        name = " ".join(p for p in (_str(contact.get(k)) for k in ("first_name", "last_name")) if p)
+        return Kind.ATTACHMENT, _join(name, _str(contact.get("phone_number")))
+    media = obj.get("file", obj.get("photo"))
+    if media is not None or "media_type" in obj:
+        # Without media in the export the path is a note such as "(File not included. ...)".
+        included = isinstance(media, str) and not media.startswith("(")
+        label = [_str(obj.get(k)) for k in ("file_name", "title", "performer", "sticker_emoji")]
+        return (Kind.ATTACHMENT if included else Kind.MEDIA), _join(*label)
+    return Kind.TEXT, text
+
+
+def _names(value: Any) -> str:
+    if not isinstance(value, list):
+        return ""
+    return ", ".join(m if isinstance(m, str) else _DELETED for m in value)
+
+
+def _describe_service(obj: dict[str, Any]) -> str:
+    """A readable line for a service message, from its ``action`` and the fields that go with it."""
+    actor = _str(obj.get("actor")) or _DELETED
+    action = _str(obj.get("action"))
+    title = _str(obj.get("title"))
+    members = _names(obj.get("members"))
+    if action is None:
+        return _str(obj.get("information_text")) or ""
+    quoted = f' "{title}"' if title else ""
+    with_members = f" with {members}" if members else ""
+    simple = {
+        "create_group": f"{actor} created group{quoted}{with_members}",
+        "create_channel": f"{actor} created channel{quoted}",
+        "edit_group_title": f"{actor} changed the group name to{quoted}",
+        "edit_group_photo": f"{actor} changed the group photo",
+        "delete_group_photo": f"{actor} removed the group photo",
+        "invite_members": f"{actor} invited {members}",
+        "migrate_to_supergroup": f"{actor} converted this group to a supergroup",
+        "migrate_from_group": f"{actor} converted group{quoted} to this supergroup",
+        "clear_history": f"{actor} cleared the history",
+        "take_screenshot": f"{actor} took a screenshot",
+        "joined_telegram": f"{actor} joined Telegram",
+        "group_call": f"{actor} started a video chat",
+        "invite_to_group_call": f"{actor} invited {members} to the video chat",
+        "topic_created": f"{actor} created topic{quoted}",
+    }
+    if action in simple:
+        return simple[action]
+    if action == "remove_members":
+        return f"{actor} left" if members == actor else f"{actor} removed {members}"
+    if action == "join_group_by_link":
+        inviter = _str(obj.get("inviter"))
+        return f"{actor} joined the group via an invite link" + (f" from {inviter}" if inviter else "")
+    if action == "pin_message":
+        pinned = _ident(obj.get("message_id"))
+        return f"{actor} pinned message {pinned}" if pinned else f"{actor} pinned a message"
+    if action == "phone_call":
+        seconds = obj.get("duration_seconds")
+        details = [f"{seconds} s"] if isinstance(seconds, int) and not isinstance(seconds, bool) else []
+        details += [reason] if (reason := _str(obj.get("discard_reason"))) else []
+        return f"{actor} called" + (f" ({', '.join(details)})" if details else "")
+    return f"{actor} {action.replace('_', ' ')}{quoted}" + (f": {members}" if members else "")
