@@ -469,6 +469,9 @@ class Archive:
         )
         return [_turn(r) for r in rows]
 
+    def has_turns(self) -> bool:
+        return self.db.execute("SELECT 1 FROM turns LIMIT 1").fetchone() is not None
+
     def time_span(self) -> tuple[datetime, datetime] | None:
         lo, hi = self.db.execute("SELECT min(start_ts), max(end_ts) FROM sessions").fetchone()
         return None if lo is None else (from_us(lo), from_us(hi))

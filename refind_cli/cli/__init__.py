@@ -114,14 +114,14 @@ def open_archive(ctx: typer.Context) -> Archive:
 
 
 def open_index(ctx: typer.Context, archive: Archive) -> Index:
-    """The index, caught up with the archive if it fell behind (a crash between the two). Catching up
-    needs the write lock; while another process writes, search answers from the last commit."""
+    """The index, caught up with the archive if it fell behind (a crash between the two) or was lost.
+    Catching up needs the write lock; while another process writes, search answers from the last commit."""
     from refind_cli.index import Index
     from refind_cli.ingest import try_write_lock
 
     home = state(ctx).home
     index = Index.open(home)
-    if archive.index_queue():
+    if archive.index_queue() or (index.num_docs == 0 and archive.has_turns()):
         with try_write_lock(home) as free:
             if free:
                 index.sync(archive)
