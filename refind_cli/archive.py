@@ -469,6 +469,18 @@ class Archive:
         )
         return [_turn(r) for r in rows]
 
+    def turn_source_ids(self) -> dict[str, frozenset[str]]:
+        """Each turn's messages' own source ids (benchmarks map their evidence ids through this)."""
+        sources = dict(self.db.execute("SELECT seq, source_id FROM messages"))
+        rows = self.db.execute(
+            "SELECT s.id || '-' || t.ordinal, t.message_seqs FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+        )
+        return {tid: frozenset(sources[int(m)] for m in seqs.split(",") if m) for tid, seqs in rows}
+
+    def session_threads(self) -> dict[str, str | None]:
+        """Session id -> the explicit thread key it was built from (None for silence-split sessions)."""
+        return dict(self.db.execute("SELECT id, thread FROM sessions"))
+
     def has_turns(self) -> bool:
         return self.db.execute("SELECT 1 FROM turns LIMIT 1").fetchone() is not None
 

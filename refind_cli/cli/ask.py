@@ -1,0 +1,174 @@
+"""`refind ask` and `refind eval`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from refind_cli.cli import (
+    app,
+    error_boundary,
+    fail,
+    open_archive,
+    open_index,
+    print_json,
+    stderr_console,
+    stdout_console,
+)
+
+PROTOCOLS = ("auto", "tools", "text")
+
+
+@app.command("ask")
+def ask_command(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Argument(help="The question, in your own words.")],
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="litellm model name, e.g. openai/gpt-4o-mini (env REFIND_MODEL)."),
+    ] = None,
+    answer_model: Annotated[
+        str | None, typer.Option("--answer-model", help="Model for the answer (default: --model).")
+    ] = None,
+    api_base: Annotated[
+        str | None,
+        typer.Option("--api-base", help="Server URL, e.g. http://localhost:11434/v1 (env REFIND_API_BASE)."),
+    ] = None,
+    offline: Annotated[
+        bool,
+        typer.Option("--offline", help="No model: deterministic search rounds and an extractive answer."),
+    ] = False,
+    protocol: Annotated[
+        str,
+        typer.Option("--protocol", help="auto, tools (native tool calls) or text (JSON actions in text)."),
+    ] = "auto",
+    max_rounds: Annotated[int, typer.Option("--max-rounds", min=1, help="Searches per question.")] = 4,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", min=1, help="Stop searching after this many tokens.")
+    ] = None,
+    max_cost: Annotated[
+        float | None, typer.Option("--max-cost", min=0.0, help="Stop searching after this many US dollars.")
+    ] = None,
+    now: Annotated[
+        str | None, typer.Option("--now", help="When the question is asked, ISO date-time (default: now).")
+    ] = None,
+    tz: Annotated[
+        str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")
+    ] = None,
+    chat: Annotated[
+        list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print the search rounds.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+) -> None:
+    """Answer a question from your chats: a search agent looks in rounds, keeps notes, and answers from them."""
+    from datetime import datetime
+
+    from refind_cli.agent import Budget, ask, resolve_config
+    from refind_cli.agent.llm import ModelConfig
+    from refind_cli.clock import zone
+    from refind_cli.render.ask import AskTrace, ask_json, print_answer, print_details
+    from refind_cli.timeexpr import parse_instant
+
+    if protocol not in PROTOCOLS:
+        fail(f"--protocol: {protocol!r} is not one of {', '.join(PROTOCOLS)}", json_mode=json_out)
+    if not question.strip():
+        fail("the question is empty", json_mode=json_out)
+    with error_boundary(json_out):
+        zone_ = zone(tz)
+        try:
+            asked = parse_instant(now, tz=zone_) if now else datetime.now(zone_)
+        except ValueError as err:
+            fail(f"--now: {err}", json_mode=json_out)
+        config = None if offline else resolve_config(model, api_base, os.environ)
+        answer_config = None
+        if answer_model and not offline:
+            if config is None:
+                fail("--answer-model needs --model (or REFIND_MODEL)", json_mode=json_out)
+            answer_config = ModelConfig(answer_model, config.api_base, config.api_key, config.timeout)
+        terminal = sys.stdout.isatty() and not json_out
+        trace = AskTrace(stderr_console(), tz=zone_, rounds=not quiet and not json_out)
+        with open_archive(ctx) as archive:
+            chats = None
+            if chat:
+                chats = sorted({seq for name in chat for seq in archive.match_chats(name)})
+                if not chats:
+                    fail(f"--chat: no chat matches {', '.join(map(repr, chat))}", json_mode=json_out)
+            index = open_index(ctx, archive)
+            result = ask(
+                archive,
+                index,
+                question.strip(),
+                chats=chats,
+                now=asked,
+                tz=zone_,
+                config=config,
+                answer_config=answer_config,
+                offline=offline,
+                protocol=protocol,
+                budget=Budget(max_rounds, max_tokens, max_cost),
+                on_event=trace,
+            )
+    if json_out:
+        print_json(ask_json(result, tz=zone_))
+    elif terminal:
+        print_answer(result, stdout_console(), tz=zone_)
+    else:
+        sys.stdout.write(result.answer + "\n")
+        sys.stdout.flush()
+        if not quiet:
+            print_details(result, stderr_console(), tz=zone_)
+    raise typer.Exit(0 if result.found else 1)
+
+
+@app.command("eval")
+def eval_command(
+    file: Annotated[Path, typer.Argument(help="LongMemEval .json/.jsonl[.gz] or LoCoMo .json file.")],
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="Run the agent with this model (default: the offline planner)."),
+    ] = None,
+    judge_model: Annotated[
+        str | None, typer.Option("--judge-model", help="Model that grades the answers (default: --model).")
+    ] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base", help="Server URL for the models.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
+    max_rounds: Annotated[int, typer.Option("--max-rounds", min=1, help="Searches per question.")] = 4,
+    k: Annotated[int, typer.Option("-k", min=1, help="Hits of the single-search baseline.")] = 5,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Measure retrieval (and, with a model, judged answer accuracy) on LongMemEval or LoCoMo data."""
+    from datetime import UTC
+
+    from refind_cli.agent import resolve_config
+    from refind_cli.agent.llm import ModelConfig
+    from refind_cli.evaluate import evaluate, load_questions
+    from refind_cli.render.ask import AskTrace, eval_json, eval_progress, print_eval
+
+    if judge_model and not model:
+        fail("--judge-model needs --model", json_mode=json_out)
+    with error_boundary(json_out):
+        # Only an explicit --model spends money here: REFIND_MODEL alone keeps eval offline.
+        config = resolve_config(model, api_base, os.environ) if model else None
+        judge = ModelConfig(judge_model, config.api_base, config.api_key) if judge_model and config else None
+        questions = load_questions(file, limit=limit)
+        err = stderr_console()
+        with eval_progress(err, len(questions)) as tick:
+            report = evaluate(
+                questions,
+                file=str(file),
+                config=config,
+                judge_config=judge,
+                max_rounds=max_rounds,
+                k=k,
+                on_question=tick,
+                on_event=AskTrace(err, tz=UTC, rounds=False),
+            )
+    if json_out:
+        print_json(eval_json(report))
+    else:
+        print_eval(report, stdout_console())

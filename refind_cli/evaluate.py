@@ -1,0 +1,524 @@
+"""`refind eval`: retrieval recall (and, with a model, judged answer accuracy) on LongMemEval and LoCoMo.
+
+Each haystack becomes a throwaway archive and index in a temporary folder, built with the same importer
+path as real chats: LongMemEval sessions are user/assistant threads (``pairing="exchange"``: a turn is a
+user message plus the reply), LoCoMo sessions are human chats with burst turns, each session one thread
+with its own date. Benchmark ids are kept on the messages (``source_id``, ``thread``), so every turn and
+session maps back to the dia_ids and session ids the gold evidence names.
+
+Metrics, as /work/shared/data/README.md defines them:
+- LoCoMo evidence recall: the share of a question's evidence turns inside the retrieved turns (the
+  windows of one search; the turns of the agent's notes), categories 1-4.
+- LongMemEval session recall_any@k / recall_all@k over ``answer_session_ids`` (one search: the sessions
+  of its k hits; the agent: the sessions of its notes), abstention questions excluded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from statistics import mean
+from typing import TYPE_CHECKING, Any
+
+from refind_cli.agent import Budget, run
+from refind_cli.agent.answer import estimate_tokens, evidence
+from refind_cli.agent.events import Event, EventSink, RemoteNotice, ignore
+from refind_cli.agent.loop import Notifier
+from refind_cli.archive import Archive
+from refind_cli.errors import InputError
+from refind_cli.index import Index
+from refind_cli.ingest import import_chat
+from refind_cli.records import Chat, Message
+from refind_cli.search import SearchResult, search
+
+if TYPE_CHECKING:
+    from refind_cli.agent.llm import LLMClient, ModelConfig
+
+LONGMEMEVAL = "longmemeval"
+LOCOMO = "locomo"
+
+
+@dataclass(frozen=True, slots=True)
+class Haystack:
+    key: str
+    chat: Chat
+    messages: tuple[Message, ...]
+    pairing: str
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    qid: str
+    benchmark: str
+    question: str
+    answer: str
+    category: str
+    asked_at: datetime
+    haystack: Haystack
+    evidence: tuple[str, ...]  # LoCoMo dia_ids, or LongMemEval answer session ids
+    abstention: bool
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResult:
+    qid: str
+    benchmark: str
+    category: str
+    abstention: bool
+    metrics: dict[str, float]  # recall values; absent when the question does not count for that metric
+    evidence_tokens: int  # estimate of what stage 2 reads (4 characters per token)
+    notes: int
+    searches: int
+    llm_tokens: int
+    judge_tokens: int
+    seconds: float
+    answer: str
+    correct: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class EvalReport:
+    file: str
+    benchmark: str
+    mode: str  # "offline" | the model name
+    k: int
+    results: tuple[QuestionResult, ...]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+# ---- reading the files ----------------------------------------------------------------------------------------
+
+
+def _lme_time(text: str, path: Path, where: str) -> datetime:
+    """LongMemEval dates like "2023/05/28 (Sun) 19:47", read as UTC."""
+    try:
+        return datetime.strptime(re.sub(r"\s*\(\w+\)\s*", " ", text).strip(), "%Y/%m/%d %H:%M").replace(
+            tzinfo=UTC
+        )
+    except (TypeError, ValueError):
+        raise InputError(path, f"unreadable date {text!r}", where) from None
+
+
+def _locomo_time(text: str, path: Path, where: str) -> datetime:
+    """LoCoMo dates like "1:56 pm on 8 May, 2023", read as UTC."""
+    try:
+        return datetime.strptime(" ".join(str(text).split()), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    except (TypeError, ValueError):
+        raise InputError(path, f"unreadable session date {text!r}", where) from None
+
+
+def _records(path: Path) -> Iterator[tuple[str, Any]]:
+    """(where, object) for every top-level record of a .json (a list) or .jsonl file, gzipped or not."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    name = path.name.removesuffix(".gz")
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            if name.endswith(".jsonl"):
+                for n, line in enumerate(fh, 1):
+                    if line.strip():
+                        try:
+                            yield f"line {n}", json.loads(line)
+                        except json.JSONDecodeError as err:
+                            raise InputError(path, f"invalid JSON ({err.msg})", f"line {n}") from None
+                return
+            try:
+                data = json.load(fh)
+            except json.JSONDecodeError as err:
+                raise InputError(path, f"invalid JSON ({err.msg})", f"line {err.lineno}") from None
+    except OSError as err:
+        raise InputError(path, f"cannot read ({err.strerror or err})") from None
+    items = data if isinstance(data, list) else [data]
+    for i, item in enumerate(items):
+        yield f"[{i}]", item
+
+
+def load_questions(path: Path, *, limit: int | None = None) -> list[Question]:
+    """Every question of a LongMemEval or LoCoMo file, in file order (the first ``limit``)."""
+    out: list[Question] = []
+    for where, record in _records(path):
+        if not isinstance(record, dict):
+            raise InputError(path, "expected a JSON object", where)
+        if "question_id" in record:
+            out.append(_longmemeval(record, path, where))
+        elif "conversation" in record and "qa" in record:
+            out.extend(_locomo(record, path, where))
+        else:
+            raise InputError(path, "neither a LongMemEval question nor a LoCoMo conversation", where)
+        if limit is not None and len(out) >= limit:
+            return out[:limit]
+    if not out:
+        raise InputError(path, "no questions")
+    return out
+
+
+def _field(record: dict, key: str, kind: type, path: Path, where: str) -> Any:
+    value = record.get(key)
+    if not isinstance(value, kind):
+        raise InputError(path, f"missing or invalid {key!r}", where)
+    return value
+
+
+def _longmemeval(record: dict, path: Path, where: str) -> Question:
+    qid = str(_field(record, "question_id", str, path, where))
+    ids = _field(record, "haystack_session_ids", list, path, where)
+    dates = _field(record, "haystack_dates", list, path, where)
+    sessions = _field(record, "haystack_sessions", list, path, where)
+    if not len(ids) == len(dates) == len(sessions):
+        raise InputError(path, "haystack ids, dates and sessions differ in length", where)
+    messages: list[Message] = []
+    for n, (sid, day, turns) in enumerate(zip(ids, dates, sessions, strict=True)):
+        at = _lme_time(day, path, f"{where}.haystack_dates[{n}]")
+        if not isinstance(turns, list):
+            raise InputError(path, "a session must be a list of messages", f"{where}.haystack_sessions[{n}]")
+        for i, m in enumerate(turns):
+            if not isinstance(m, dict) or not isinstance(m.get("content"), str):
+                raise InputError(
+                    path, "a message needs role and content", f"{where}.haystack_sessions[{n}][{i}]"
+                )
+            messages.append(
+                Message(
+                    at + timedelta(minutes=i),
+                    str(m.get("role") or "user"),
+                    m["content"],
+                    source_id=f"{sid}#{i}",
+                    thread=str(sid),
+                )
+            )
+    haystack = Haystack(qid, Chat(LONGMEMEVAL, qid, "assistant chats"), tuple(messages), "exchange")
+    return Question(
+        qid=qid,
+        benchmark=LONGMEMEVAL,
+        question=str(_field(record, "question", str, path, where)),
+        answer=str(record.get("answer", "")),
+        category=str(record.get("question_type", "")),
+        asked_at=_lme_time(record.get("question_date", ""), path, f"{where}.question_date"),
+        haystack=haystack,
+        evidence=tuple(str(s) for s in record.get("answer_session_ids") or ()),
+        abstention=qid.endswith("_abs"),
+    )
+
+
+def _locomo(record: dict, path: Path, where: str) -> list[Question]:
+    conv = _field(record, "conversation", dict, path, where)
+    key = str(record.get("sample_id") or where)
+    numbers = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
+    messages: list[Message] = []
+    last = None
+    for n in numbers:
+        turns = conv[f"session_{n}"]
+        if not isinstance(turns, list):
+            raise InputError(path, "a session must be a list of turns", f"{where}.conversation.session_{n}")
+        at = _locomo_time(
+            conv.get(f"session_{n}_date_time", ""), path, f"{where}.conversation.session_{n}_date_time"
+        )
+        last = at
+        for i, t in enumerate(turns):
+            if not isinstance(t, dict) or not isinstance(t.get("text"), str):
+                raise InputError(
+                    path, "a turn needs speaker and text", f"{where}.conversation.session_{n}[{i}]"
+                )
+            text = t["text"]
+            if t.get("blip_caption"):
+                text += f" [image: {t['blip_caption']}]"
+            messages.append(
+                Message(
+                    at + timedelta(minutes=i),
+                    str(t.get("speaker") or ""),
+                    text,
+                    source_id=str(t.get("dia_id") or f"D{n}:{i + 1}"),
+                    thread=f"session_{n}",
+                )
+            )
+    if last is None:
+        raise InputError(path, "a conversation without sessions", where)
+    name = f"{conv.get('speaker_a', '?')} and {conv.get('speaker_b', '?')}"
+    haystack = Haystack(key, Chat(LOCOMO, key, name), tuple(messages), "burst")
+    out = []
+    for i, qa in enumerate(_field(record, "qa", list, path, where)):
+        if not isinstance(qa, dict) or not isinstance(qa.get("question"), str):
+            raise InputError(path, "a question needs 'question'", f"{where}.qa[{i}]")
+        category = str(qa.get("category", ""))
+        out.append(
+            Question(
+                qid=f"{key}/{i}",
+                benchmark=LOCOMO,
+                question=qa["question"],
+                answer=str(qa.get("answer", qa.get("adversarial_answer", ""))),
+                category=category,
+                asked_at=last + timedelta(days=1),
+                haystack=haystack,
+                evidence=tuple(str(e) for e in qa.get("evidence") or ()),
+                abstention=category == "5",
+            )
+        )
+    return out
+
+
+# ---- the throwaway archive ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Built:
+    archive: Archive
+    index: Index
+    turn_sources: dict[str, frozenset[str]]  # our turn id -> benchmark message ids (LoCoMo dia_ids)
+    session_names: dict[str, str]  # our session id -> benchmark session id (the thread)
+
+
+def build(haystack: Haystack, home: Path) -> Built:
+    archive = Archive.open(home)
+    import_chat(archive, haystack.chat, haystack.messages, pairing=haystack.pairing)
+    index = Index.open(home)
+    index.sync(archive)
+    turn_sources = archive.turn_source_ids()
+    session_names = archive.session_threads()
+    return Built(archive, index, turn_sources, session_names)
+
+
+# ---- scoring --------------------------------------------------------------------------------------------------
+
+
+def recall(gold: Iterable[str], found: Iterable[str]) -> float:
+    gold = set(gold)
+    return len(gold & set(found)) / len(gold)
+
+
+def retrieval_metrics(
+    q: Question,
+    built: Built,
+    hits: list[tuple[str, list[str]]],
+    note_turns: Iterable[str],
+    note_sessions: Iterable[str],
+    k: int,
+) -> dict[str, float]:
+    """``hits``: the single search's hits, best first, as (session id, turn ids of the window)."""
+    if q.abstention:
+        return {}
+    if q.benchmark == LOCOMO:
+        known = set().union(*built.turn_sources.values())
+        gold = [e for e in q.evidence if e in known]  # malformed or missing evidence ids are skipped
+        if not gold:
+            return {}
+        seen = {d for _, window in hits for t in window for d in built.turn_sources.get(t, ())}
+        noted = {d for t in note_turns for d in built.turn_sources.get(t, ())}
+        return {"search_recall": recall(gold, seen), "notes_recall": recall(gold, noted)}
+    gold = set(q.evidence)
+    if not gold:
+        return {}
+    sessions: list[str] = []
+    for session_id, _ in hits:
+        name = built.session_names.get(session_id)
+        if name is not None and name not in sessions:
+            sessions.append(name)
+    top = set(sessions[:k])
+    noted = {built.session_names.get(s) for s in note_sessions}
+    return {
+        f"search_any@{k}": float(bool(gold & top)),
+        f"search_all@{k}": float(gold <= top),
+        "notes_any": float(bool(gold & noted)),
+        "notes_all": float(gold <= noted),
+    }
+
+
+JUDGE_BASE = (
+    "I will give you a question, a correct answer, and a response from a model. Answer yes if the response "
+    "contains the correct answer, otherwise answer no. If the response is equivalent to the correct answer or "
+    "contains all the intermediate steps to get it, also answer yes. If the response contains only a subset of "
+    "the information the answer requires, answer no."
+)
+JUDGE_EXTRA = {
+    "temporal-reasoning": " Do not penalize off-by-one errors in numbers of days, weeks or months.",
+    "knowledge-update": (
+        " If the response mentions earlier information along with the updated answer, it is correct as long as"
+        " the updated answer is the required one."
+    ),
+}
+JUDGE_PREFERENCE = (
+    "I will give you a question, a rubric for the desired personalized response, and a response from a model. "
+    "Answer yes if the response satisfies the rubric, otherwise no. The response need not cover every point; it "
+    "is correct as long as it recalls and uses the user's personal information correctly."
+)
+JUDGE_ABSTENTION = (
+    "I will give you an unanswerable question, an explanation, and a response from a model. Answer yes if the "
+    "model correctly says the question cannot be answered from what it knows (for example that the information "
+    "is missing or incomplete), otherwise no."
+)
+
+
+def judge_prompt(q: Question, response: str) -> str:
+    """LongMemEval's yes/no judging (its task-specific variants), used for LoCoMo as well."""
+    if q.abstention:
+        head, label = JUDGE_ABSTENTION, "Explanation"
+    elif q.category == "single-session-preference":
+        head, label = JUDGE_PREFERENCE, "Rubric"
+    else:
+        head, label = JUDGE_BASE + JUDGE_EXTRA.get(q.category, ""), "Correct Answer"
+    return (
+        f"{head}\n\nQuestion: {q.question}\n\n{label}: {q.answer}\n\nModel Response: {response}\n\n"
+        "Is the model response correct? Answer yes or no only."
+    )
+
+
+def judge(client: LLMClient, q: Question, response: str) -> tuple[bool, int]:
+    completion = client.complete([{"role": "user", "content": judge_prompt(q, response)}])
+    verdict = completion.content.strip().lower()
+    return verdict.startswith("yes"), completion.prompt_tokens + completion.completion_tokens
+
+
+# ---- the run --------------------------------------------------------------------------------------------------
+
+
+def evaluate(
+    questions: list[Question],
+    *,
+    file: str = "",
+    config: ModelConfig | None = None,
+    judge_config: ModelConfig | None = None,
+    max_rounds: int = 4,
+    k: int = 5,
+    on_question: Callable[[int, int], None] | None = None,
+    on_event: EventSink = ignore,
+    client_factory: Callable[[ModelConfig], LLMClient] | None = None,
+) -> EvalReport:
+    """Run every question; haystacks shared by several questions (LoCoMo) are built once. ``on_event`` sees
+    the agent's warnings and, once per model, the notice that chat text goes to a remote provider."""
+    told: set[RemoteNotice] = set()
+
+    def sink(event: Event) -> None:
+        if isinstance(event, RemoteNotice):
+            if event in told:
+                return
+            told.add(event)
+        on_event(event)
+
+    judge_client = None
+    if config is not None:
+        if client_factory is None:
+            from refind_cli.agent.llm import LLMClient
+
+            client_factory = LLMClient
+        judge_client = client_factory(judge_config or config)
+    by_haystack: dict[str, list[Question]] = defaultdict(list)
+    for q in questions:
+        by_haystack[q.haystack.key].append(q)
+    results: list[QuestionResult] = []
+    for group in by_haystack.values():
+        with tempfile.TemporaryDirectory(prefix="refind-eval-") as tmp:
+            built = build(group[0].haystack, Path(tmp) / "home")
+            try:
+                for q in group:
+                    results.append(_one(q, built, config, judge_client, max_rounds, k, client_factory, sink))
+                    if on_question:
+                        on_question(len(results), len(questions))
+            finally:
+                built.archive.close()
+    benchmark = questions[0].benchmark if questions else ""
+    mode = config.model if config else "offline"
+    return EvalReport(file, benchmark, mode, k, tuple(results), summarize(results))
+
+
+def _one(
+    q: Question,
+    built: Built,
+    config: ModelConfig | None,
+    judge_client: LLMClient | None,
+    max_rounds: int,
+    k: int,
+    client_factory: Callable[[ModelConfig], LLMClient] | None,
+    on_event: EventSink,
+) -> QuestionResult:
+    single = search(built.archive, built.index, q.question, k=k)
+    hits = [(h.turn.session_id, [h.turn.id, *(w.turn.id for w in h.window)]) for h in single.hits]
+
+    def search_fn(
+        query: str,
+        *,
+        k: int,
+        since: datetime | None,
+        until: datetime | None,
+        exclude_sessions: Collection[str],
+    ) -> SearchResult:
+        return search(
+            built.archive,
+            built.index,
+            query,
+            k=k,
+            since=since,
+            until=until,
+            exclude_sessions=exclude_sessions,
+        )
+
+    started = time.perf_counter()
+    result = run(
+        q.question,
+        search_fn=search_fn,
+        span=built.archive.time_span(),
+        config=config,
+        offline=config is None,
+        budget=Budget(max_rounds=max_rounds),
+        now=q.asked_at,
+        tz=UTC,
+        on_event=on_event,
+        client_factory=client_factory,
+    )
+    seconds = time.perf_counter() - started
+    note_turns = [t for n in result.notes for t in n.turn_ids]
+    metrics = retrieval_metrics(q, built, hits, note_turns, [n.session_id for n in result.notes], k)
+    correct = None
+    judge_tokens = 0
+    if judge_client is not None:
+        Notifier(on_event).before_call(judge_client)
+        correct, judge_tokens = judge(judge_client, q, result.answer)
+    return QuestionResult(
+        qid=q.qid,
+        benchmark=q.benchmark,
+        category=q.category,
+        abstention=q.abstention,
+        metrics=metrics,
+        evidence_tokens=estimate_tokens(evidence(result.notes, UTC)[0]) if result.notes else 0,
+        notes=len(result.notes),
+        searches=sum(1 for r in result.rounds if r.tool == "search_chat"),
+        llm_tokens=result.usage.tokens,
+        judge_tokens=judge_tokens,
+        seconds=seconds,
+        answer=result.answer,
+        correct=correct,
+    )
+
+
+def _means(results: list[QuestionResult]) -> dict[str, Any]:
+    keys = sorted({m for r in results for m in r.metrics})
+    out: dict[str, Any] = {"questions": len(results)}
+    for key in keys:
+        values = [r.metrics[key] for r in results if key in r.metrics]
+        out[key] = round(mean(values), 4)
+        out[f"{key}_n"] = len(values)
+    judged = [r.correct for r in results if r.correct is not None]
+    if judged:
+        out["accuracy"] = round(mean(judged), 4)
+    if results:
+        out["evidence_tokens"] = round(mean(r.evidence_tokens for r in results), 1)
+        out["notes"] = round(mean(r.notes for r in results), 2)
+        out["searches"] = round(mean(r.searches for r in results), 2)
+        out["llm_tokens"] = round(mean(r.llm_tokens for r in results), 1)
+        out["seconds"] = round(mean(r.seconds for r in results), 3)
+    return out
+
+
+def summarize(results: Iterable[QuestionResult]) -> dict[str, Any]:
+    results = list(results)
+    categories: dict[str, list[QuestionResult]] = defaultdict(list)
+    for r in results:
+        categories[r.category].append(r)
+    return {
+        "overall": _means(results),
+        "by_category": {c: _means(rs) for c, rs in sorted(categories.items())},
+    }

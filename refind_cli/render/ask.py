@@ -1,0 +1,256 @@
+"""`refind ask` output: the live trace of rounds and notes, the answer with its citations, the usage line, and
+the JSON object scripts rely on. Chat text is printed as plain ``Text``, never as rich markup: a message
+containing ``[bold]`` or ``[1]`` must print as written."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from datetime import tzinfo
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.text import Text
+
+from refind_cli.agent.events import (
+    AgentWarning,
+    AskResult,
+    Event,
+    NoteTaken,
+    RemoteNotice,
+    SearchDone,
+    SearchFinished,
+    Thought,
+    ToolError,
+    Usage,
+)
+from refind_cli.render import iso, short_time
+
+if TYPE_CHECKING:
+    from refind_cli.evaluate import EvalReport
+
+QUOTE_CHARS = 160
+STOP_REASONS = {
+    "finish_search": "the search was finished",
+    "max_rounds": "the round budget was used up",
+    "max_tokens": "the token budget was used up",
+    "max_cost": "the cost budget was used up",
+    "max_calls": "the call limit was reached",
+    "malformed": "the model's tool calls were malformed",
+}
+
+
+def clip(text: str, limit: int = QUOTE_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def notice_line(event: RemoteNotice) -> str:
+    return f"refind: sending chat text to {event.provider} (model {event.model})"
+
+
+class AskTrace:
+    """An event sink that prints each step as it happens. With ``rounds=False`` (``-q``) only what must never
+    be hidden is printed: that chat text leaves the machine, and warnings."""
+
+    def __init__(self, console: Console, *, tz: tzinfo, rounds: bool = True) -> None:
+        self.console = console
+        self.tz = tz
+        self.rounds = rounds
+
+    def _line(self, *parts: tuple[str, str] | str) -> None:
+        self.console.print(Text.assemble(*parts), soft_wrap=True)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RemoteNotice):
+            self._line((notice_line(event), "yellow"))
+        elif isinstance(event, AgentWarning):
+            self._line((f"refind: warning: {event.message}", "yellow"))
+        elif not self.rounds:
+            return
+        elif isinstance(event, SearchDone):
+            self._search(event)
+        elif isinstance(event, NoteTaken):
+            for note in event.notes:
+                hit = next(t for t in note.turns if t.id == note.hit_turn_id)
+                self._line(
+                    ("  noted ", "green"),
+                    f"{note.chat.name} · {short_time(hit.start, self.tz)} · {hit.speaker}: ",
+                    (clip(hit.text, 100), "dim"),
+                )
+            if not event.notes:
+                self._line(("  noted nothing new", "dim"))
+        elif isinstance(event, Thought):
+            self._line(("  thought: ", "dim"), (clip(event.text, 200), "dim italic"))
+        elif isinstance(event, ToolError):
+            self._line(("  tool error: ", "yellow"), f"{event.tool}: {event.message}")
+        elif isinstance(event, SearchFinished):
+            why = STOP_REASONS.get(event.reason, event.reason)
+            self._line((f"search ended: {why}; {event.searches} searches, {event.notes} notes", "dim"))
+
+    def _search(self, e: SearchDone) -> None:
+        dates = ""
+        if e.date_from or e.date_to:
+            dates = f" {e.date_from or '…'} to {e.date_to or '…'}"
+        chats = ", ".join(dict.fromkeys(h.chat for h in e.hits))
+        sessions = len({h.session_id for h in e.hits})
+        self._line(
+            (f"round {e.n}: ", "bold"),
+            "search_chat ",
+            (repr(e.keywords), "cyan"),
+            dates,
+            f" → {len(e.hits)} hits" + (f" ({e.total} matching)" if e.total else ""),
+            (f" in {sessions} sessions: {chats}" if e.hits else ""),
+            ((f"; {e.excluded_sessions} seen sessions excluded") if e.excluded_sessions else "", "dim"),
+        )
+
+
+def usage_line(result: AskResult) -> str:
+    if result.mode != "model":
+        return "offline extractive answer · no model calls"
+    u: Usage = result.usage
+    cost = f" · ${u.cost_usd:.4f}" if u.cost_usd is not None else " · cost unknown"
+    return (
+        f"{result.model} · {u.llm_calls} calls · {u.tokens:,} tokens ({u.prompt_tokens:,} in, "
+        f"{u.completion_tokens:,} out){cost}"
+    )
+
+
+def print_answer(result: AskResult, console: Console, *, tz: tzinfo) -> None:
+    """The answer, its numbered citations and the usage line (terminal mode)."""
+    console.print(Text(result.answer), soft_wrap=True)
+    if result.citations:
+        console.print()
+        for k, c in enumerate(result.citations, 1):
+            console.print(
+                Text.assemble(
+                    (f"[{k}] ", "bold"),
+                    (f"{c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: ", "cyan"),
+                    clip(c.text),
+                ),
+                soft_wrap=True,
+            )
+    console.print()
+    console.print(Text(usage_line(result), style="dim"), soft_wrap=True)
+
+
+def print_details(result: AskResult, console: Console, *, tz: tzinfo) -> None:
+    """Piped mode: the citations and usage go beside the answer, on stderr."""
+    for k, c in enumerate(result.citations, 1):
+        console.print(
+            Text(f"[{k}] {c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: {clip(c.text)}"),
+            soft_wrap=True,
+        )
+    console.print(Text(usage_line(result), style="dim"), soft_wrap=True)
+
+
+def ask_json(result: AskResult, *, tz: tzinfo | None = None) -> dict[str, Any]:
+    """The `ask --json` object of DESIGN.md (keys may be added, never removed)."""
+    u = result.usage
+    return {
+        "question": result.question,
+        "answer": result.answer,
+        "citations": [
+            {
+                "session_id": c.session_id,
+                "turn_id": c.turn_id,
+                "chat": c.chat,
+                "timestamp": iso(c.timestamp, tz),
+                "speaker": c.speaker,
+                "text": c.text,
+            }
+            for c in result.citations
+        ],
+        "rounds": [
+            {"n": r.n, "tool": r.tool, "arguments": r.arguments, "result_turn_ids": list(r.result_turn_ids)}
+            for r in result.rounds
+        ],
+        "notes": [
+            {"session_id": n.session_id, "turn_ids": list(n.turn_ids), "text": n.text, "chat": n.chat.name}
+            for n in result.notes
+        ],
+        "model": result.model,
+        "usage": {
+            "llm_calls": u.llm_calls,
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "cost_usd": u.cost_usd,
+        },
+        "mode": result.mode,
+        "stop_reason": result.stop_reason,
+        "asked_at": iso(result.asked_at, tz),
+    }
+
+
+# ---- refind eval ---------------------------------------------------------------------------------------------
+
+TOKEN_ESTIMATE = "characters / 4"
+
+
+@contextlib.contextmanager
+def eval_progress(console: Console, total: int) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (rich draws nothing when stderr is not a terminal); yields the tick."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("questions"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console
+    ) as progress:
+        task = progress.add_task("eval", total=total)
+        yield lambda done, _total: progress.update(task, completed=done)
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def print_eval(report: EvalReport, console: Console) -> None:
+    from rich.table import Table
+
+    summary = report.summary
+    overall = summary["overall"]
+    metrics = [m for m in overall if not m.endswith("_n") and m != "questions"]
+    table = Table(title=f"{report.benchmark} · {report.mode} · k={report.k}", title_justify="left")
+    table.add_column("category")
+    table.add_column("questions", justify="right")
+    for m in metrics:
+        table.add_column(m, justify="right")
+    rows = [("all", overall), *summary["by_category"].items()]
+    for name, values in rows:
+        table.add_row(name, str(values["questions"]), *(_fmt(values.get(m, "")) for m in metrics))
+    console.print(table)
+    console.print(
+        Text(
+            f"evidence_tokens: tokens of notes stage 2 reads, estimated as {TOKEN_ESTIMATE}; "
+            "search_*: one search of the question; notes_*: the agent's notes.",
+            style="dim",
+        ),
+        soft_wrap=True,
+    )
+
+
+def eval_json(report: EvalReport) -> dict[str, Any]:
+    return {
+        "file": report.file,
+        "benchmark": report.benchmark,
+        "mode": report.mode,
+        "k": report.k,
+        "token_estimate": TOKEN_ESTIMATE,
+        "summary": report.summary,
+        "questions": [
+            {
+                "id": r.qid,
+                "category": r.category,
+                "abstention": r.abstention,
+                "metrics": r.metrics,
+                "evidence_tokens": r.evidence_tokens,
+                "notes": r.notes,
+                "searches": r.searches,
+                "llm_tokens": r.llm_tokens,
+                "judge_tokens": r.judge_tokens,
+                "seconds": round(r.seconds, 3),
+                "correct": r.correct,
+                "answer": r.answer,
+            }
+            for r in report.results
+        ],
+    }
