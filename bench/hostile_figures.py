@@ -1,0 +1,293 @@
+"""Figures for hostile input: what each importer costs in peak memory and time on inputs built to hurt,
+and what the last fuzz run found.
+
+    python bench/hostile_figures.py [--telegram-mb 200] [--fuzz-summary fuzz/out/summary.json]
+
+Each file is imported in a fresh child process (``read`` drained to the end, as the ingest does) and
+the child reports its own ``ru_maxrss``. On Linux that figure also counts the high-water mark of the
+process that started the child, so the inputs are built in a child of their own and this process stays
+small; the baseline rows (a child that imports the importer and reads nothing) show the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MB = 1 << 20
+DEPTH = 100_000
+# Well past the ratio guard's 64 MB floor and far below the 1 GB declared-size limit, so that it is the
+# bytes actually produced that stop the read.
+BOMB_BYTES = 256 * MB
+TEN_MB_LINE = "all work and no play makes jack a dull boy " * 240_000
+
+CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from zoneinfo import ZoneInfo
+from refind_cli.errors import InputError
+from refind_cli.importers import {module} as importer
+path = Path(sys.argv[1])
+started = time.perf_counter()
+count, error = 0, None
+if path.name != "baseline":
+    try:
+        for export in importer.read(path, tz=ZoneInfo("Europe/Berlin")):
+            for _ in export.messages:
+                count += 1
+    except InputError as exc:
+        error = str(exc).removeprefix(str(path)).lstrip(": ")
+print(json.dumps({{
+    "seconds": time.perf_counter() - started,
+    "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "messages": count,
+    "error": error,
+}}))
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    importer: str
+    name: str
+    build: Callable[[Path], Path]
+
+
+def measure(importer: str, path: Path) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD.format(module=importer), str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        # A traceback here is a finding in itself: report its last line instead of a figure.
+        return {"crash": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(proc.stdout)
+
+
+# --- inputs ----------------------------------------------------------------------------------------
+
+
+def _baseline(folder: Path) -> Path:
+    return folder / "baseline"
+
+
+def _write_bomb(path: Path, member: str, head: bytes, fill: bytes, extra: dict[str, bytes]) -> Path:
+    """A zip whose one big member declares its true size (under the limit) but compresses ~1000:1."""
+    block = fill * (MB // len(fill))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for name, data in extra.items():
+            zf.writestr(name, data)
+        with zf.open(member, "w", force_zip64=True) as fh:
+            fh.write(head)
+            for _ in range(BOMB_BYTES // MB):
+                fh.write(block)
+    return path
+
+
+def wa_long_line(folder: Path) -> Path:
+    path = folder / "WhatsApp Chat with Jack.txt"
+    path.write_text("01/02/2024, 11:00 - Jack: " + TEN_MB_LINE + "\n")
+    return path
+
+
+def wa_bomb(folder: Path) -> Path:
+    return _write_bomb(
+        folder / "WhatsApp Chat - Bomb.zip", "_chat.txt", b"01/02/2024, 11:00 - Jack: ", b"a", {}
+    )
+
+
+def slack_folder(folder: Path, day: bytes, users: bytes = b"[]") -> Path:
+    root = folder / "slack"
+    (root / "general").mkdir(parents=True)
+    (root / "channels.json").write_text('[{"id": "C1", "name": "general"}]')
+    (root / "users.json").write_bytes(users)
+    (root / "general" / "2024-01-01.json").write_bytes(day)
+    return root
+
+
+def slack_nested(folder: Path) -> Path:
+    return slack_folder(folder, b"[" * DEPTH + b"]" * DEPTH)
+
+
+def slack_long_line(folder: Path) -> Path:
+    return slack_folder(
+        folder, json.dumps([{"ts": "1704099600.000100", "user": "U1", "text": TEN_MB_LINE}]).encode()
+    )
+
+
+def slack_many_users(folder: Path) -> Path:
+    users = [
+        {"id": f"U{i:07d}", "name": f"user{i}", "profile": {"real_name": f"User {i}"}} for i in range(50_000)
+    ]
+    day = [{"ts": "1704099600.000100", "user": "U0049999", "text": "hi <@U0000001>"}]
+    return slack_folder(folder, json.dumps(day).encode(), json.dumps(users).encode())
+
+
+def slack_bomb(folder: Path) -> Path:
+    return _write_bomb(
+        folder / "slack.zip",
+        "general/2024-01-01.json",
+        b'[{"ts": "1704099600.000100", "text": "',
+        b"a",
+        {"channels.json": b'[{"id": "C1", "name": "general"}]'},
+    )
+
+
+_TG_HEAD = b'{"name": "Ann", "type": "personal_chat", "id": 7, "messages": ['
+
+
+def _tg_message(i: int, text: str) -> str:
+    return json.dumps(
+        {"id": i, "type": "message", "date": "2024-01-01T10:00:00", "date_unixtime": str(1704099600 + i)}
+        | {"from": "Ann", "from_id": "user7", "text": text}
+    )
+
+
+def tg_nested(folder: Path) -> Path:
+    path = folder / "result.json"
+    nested = "[" * DEPTH + "]" * DEPTH
+    path.write_bytes(_TG_HEAD + _tg_message(1, "hi")[:-1].encode() + f', "reactions": {nested}}}]}}'.encode())
+    return path
+
+
+def tg_long_string(folder: Path) -> Path:
+    path = folder / "result.json"
+    path.write_bytes(_TG_HEAD + _tg_message(1, TEN_MB_LINE).encode() + b"]}")
+    return path
+
+
+def tg_bomb(folder: Path) -> Path:
+    return _write_bomb(folder / "telegram.zip", "result.json", _TG_HEAD + b'{"id": 1, "text": "', b"a", {})
+
+
+def tg_big(megabytes: int) -> Callable[[Path], Path]:
+    def build(folder: Path) -> Path:
+        path = folder / "result.json"
+        target = megabytes * MB
+        with path.open("wb") as fh:
+            fh.write(_TG_HEAD)
+            written, i = len(_TG_HEAD), 0
+            while written < target:
+                batch = ",\n".join(
+                    _tg_message(i + j, f"message {i + j} about the flat in lisbon") for j in range(1000)
+                )
+                data = (",\n" if i else "") + batch
+                fh.write(data.encode())
+                written += len(data)
+                i += 1000
+            fh.write(b"]}")
+        return path
+
+    build.__name__ = f"tg_big_{megabytes}mb"
+    return build
+
+
+def cases(telegram_mb: int) -> list[Case]:
+    return [
+        Case("whatsapp", "baseline (imports only)", _baseline),
+        Case("whatsapp", "10-MB single line", wa_long_line),
+        Case("whatsapp", "zip member 256 MB, ratio ~1000:1", wa_bomb),
+        Case("slack", "baseline (imports only)", _baseline),
+        Case("slack", f"day file nested {DEPTH:,} deep", slack_nested),
+        Case("slack", "10-MB message text", slack_long_line),
+        Case("slack", "users.json with 50,000 users", slack_many_users),
+        Case("slack", "zip member 256 MB, ratio ~1000:1", slack_bomb),
+        Case("telegram", "baseline (imports only)", _baseline),
+        Case("telegram", f"message nested {DEPTH:,} deep", tg_nested),
+        Case("telegram", "10-MB string", tg_long_string),
+        Case("telegram", "zip member 256 MB, ratio ~1000:1", tg_bomb),
+        Case("telegram", f"{telegram_mb} MB result.json", tg_big(telegram_mb)),
+    ]
+
+
+# --- output ----------------------------------------------------------------------------------------
+
+
+def build_in_child(index: int, folder: Path, telegram_mb: int) -> Path:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--build", str(index), str(folder), "--telegram-mb", str(telegram_mb)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return Path(proc.stdout.strip())
+
+
+def print_import_figures(telegram_mb: int) -> None:
+    print("peak RSS per importer on hostile files (fresh child process each)")
+    print(f"{'importer':<9} {'input':<36} {'size':>9} {'peak RSS':>9} {'time':>8}  outcome")
+    for index, case in enumerate(cases(telegram_mb)):
+        with tempfile.TemporaryDirectory(prefix="refind-hostile-") as tmp:
+            path = build_in_child(index, Path(tmp), telegram_mb)
+            size = _size(path)
+            result = measure(case.importer, path)
+        if "crash" in result:
+            print(
+                f"{case.importer:<9} {case.name:<36} {size / MB:>7.1f}MB {'-':>9} {'-':>8}  CRASH: {result['crash']}"
+            )
+            continue
+        outcome = (
+            f"{result['messages']:,} messages" if result["error"] is None else f"error: {result['error']}"
+        )
+        print(
+            f"{case.importer:<9} {case.name:<36} {size / MB:>7.1f}MB {result['rss_mb']:>7.0f}MB "
+            f"{result['seconds']:>7.2f}s  {outcome[:90]}",
+            flush=True,
+        )
+
+
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size if path.exists() else 0
+
+
+def print_fuzz_figures(summary_path: Path) -> None:
+    print(f"\nfuzzing (from {summary_path})")
+    if not summary_path.is_file():
+        print("  no fuzz run recorded; run `python fuzz/run.py` first")
+        return
+    summary = json.loads(summary_path.read_text())
+    print(f"  run finished {summary['finished']}")
+    print(f"  {'target':<9} {'executions':>11} {'seconds':>8} {'exec/s':>7} {'findings':>9}")
+    for target in summary["targets"]:
+        seconds = target["seconds"] or 1
+        print(
+            f"  {target['target']:<9} {target['executions']:>11,} {target['seconds']:>8.0f} "
+            f"{target['executions'] / seconds:>7.0f} {len(target['findings']):>9}"
+        )
+        distinct: dict[tuple[str, str], int] = {}
+        for finding in target["findings"]:
+            key = (finding["kind"].split(":")[0], finding["where"])
+            distinct[key] = distinct.get(key, 0) + 1
+        for (kind, where), times in distinct.items():
+            print(f"      {kind} at {where or '?'} (x{times})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--telegram-mb", type=int, default=200, help="size of the big Telegram file")
+    parser.add_argument("--fuzz-summary", type=Path, default=ROOT / "fuzz" / "out" / "summary.json")
+    parser.add_argument("--fuzz-only", action="store_true", help="print only the fuzz figures")
+    parser.add_argument("--build", nargs=2, metavar=("CASE", "DIR"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.build:
+        print(cases(args.telegram_mb)[int(args.build[0])].build(Path(args.build[1])))
+        return
+    if not args.fuzz_only:
+        print_import_figures(args.telegram_mb)
+    print_fuzz_figures(args.fuzz_summary)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""How fuzz bytes become an export on disk, the seeds each target starts from, and the checks every
+input must pass. Pure Python without atheris, so the runner can build and verify seeds before fuzzing.
+
+The importer contract (``refind_cli/importers/__init__.py``): any input yields records or raises
+``InputError``. The records must also be storable: the archive keeps text as UTF-8 and times as aware
+UTC, so a lone surrogate or a naive datetime that escapes an importer is a bug as real as a traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Iterable
+from datetime import timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from refind_cli.records import ChatExport, Kind
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
+# A zone with clock changes, so that the DST paths of the text importers are reached.
+TZ = ZoneInfo("Europe/Berlin")
+
+# Separates the files of a multi-file export (Slack) inside one fuzz input. Mutations keep it where the
+# seeds put it often enough, and an input without it is simply a day file alone.
+SEPARATOR = b"\n\x00--\x00\n"
+
+WHATSAPP_MODES = ("txt", "zip-member", "raw-zip")
+SLACK_FOLDER = "general"
+SLACK_FILES = (
+    f"{SLACK_FOLDER}/2024-01-01.json",
+    "channels.json",
+    "users.json",
+    f"{SLACK_FOLDER}/2024-01-02.json",
+)
+# Telegram reads its file in chunks of this size; the fuzzer picks smaller ones to put escapes and
+# multi-byte characters across chunk boundaries.
+TELEGRAM_BIG_CHUNK = 1 << 20
+
+
+def write_whatsapp(data: bytes, folder: Path) -> Path:
+    """First byte: the shape (a loose .txt, a zip holding ``_chat.txt``, or the bytes as a zip file)."""
+    mode = WHATSAPP_MODES[data[0] % len(WHATSAPP_MODES)] if data else "txt"
+    body = data[1:]
+    if mode == "txt":
+        path = folder / "WhatsApp Chat with Fuzz.txt"
+        path.write_bytes(body)
+    elif mode == "zip-member":
+        path = folder / "WhatsApp Chat - Fuzz.zip"
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("_chat.txt", body)
+        path.write_bytes(buffer.getvalue())
+    else:
+        path = folder / "WhatsApp Chat - Raw.zip"
+        path.write_bytes(body)
+    return path
+
+
+def write_slack(data: bytes, folder: Path) -> Path:
+    """Parts split at SEPARATOR: a day file, channels.json, users.json, a second day file. Absent parts
+    leave their file out, so every combination of present metadata is reachable."""
+    root = folder / "slack"
+    (root / SLACK_FOLDER).mkdir(parents=True, exist_ok=True)
+    parts = data.split(SEPARATOR, len(SLACK_FILES) - 1)
+    for index, name in enumerate(SLACK_FILES):
+        target = root / name
+        if index < len(parts):
+            target.write_bytes(parts[index])
+        else:
+            target.unlink(missing_ok=True)
+    return root
+
+
+def telegram_chunk(data: bytes) -> int:
+    """First byte below 128 picks a small chunk size (1..128 bytes), otherwise the importer's own."""
+    return data[0] + 1 if data and data[0] < 128 else TELEGRAM_BIG_CHUNK
+
+
+def write_telegram(data: bytes, folder: Path) -> Path:
+    path = folder / "result.json"
+    path.write_bytes(data[1:])
+    return path
+
+
+def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
+    """Consume every chat and message, checking what the archive relies on. Returns a comparable summary
+    of what was read."""
+    seen: list[tuple] = []
+    for export in exports:
+        chat = export.chat
+        assert chat.source == source, chat.source
+        assert chat.kind in ("direct", "group", "channel", "chat"), chat.kind
+        for value in (chat.key, chat.name, chat.raw):
+            _storable(value)
+        seen.append(("chat", chat.key, chat.name, chat.kind))
+        for m in export.messages:
+            assert m.timestamp.utcoffset() == timedelta(0), m.timestamp
+            assert m.kind in Kind.ALL, m.kind
+            for value in (
+                m.text,
+                m.raw,
+                m.sender,
+                m.source_id,
+                m.sender_id,
+                m.local_time,
+                m.thread,
+                m.reply_to,
+            ):
+                if value is not None:
+                    _storable(value)
+            seen.append((m.timestamp, m.sender, m.text, m.kind, m.source_id, m.reply_to, m.edited))
+    return seen
+
+
+def _storable(value: str) -> None:
+    assert isinstance(value, str), type(value)
+    value.encode("utf-8")  # a lone surrogate raises UnicodeEncodeError: not storable in SQLite as text
+
+
+# --- seeds ---------------------------------------------------------------------------------------------
+
+
+def whatsapp_seeds() -> list[bytes]:
+    loose = (SAMPLES / "WhatsApp Chat with Jonas Becker.txt").read_bytes()
+    family = SAMPLES / "WhatsApp Chat - Family.zip"
+    with zipfile.ZipFile(family) as zf:
+        ios = zf.read("_chat.txt")
+    seeds = [bytes([0]) + loose, bytes([1]) + ios, bytes([2]) + family.read_bytes()]
+    # Short slices fuzz faster than whole files: the first lines of each, loose and zipped.
+    for text in (loose, ios):
+        head = b"".join(text.splitlines(keepends=True)[:12])
+        seeds += [bytes([0]) + head, bytes([1]) + head]
+    return seeds
+
+
+def slack_seeds() -> list[bytes]:
+    root = SAMPLES / "slack-export-acme"
+    channels = (root / "channels.json").read_bytes()
+    users = (root / "users.json").read_bytes()
+    days = sorted(p for p in root.glob("*/*.json"))
+    seeds = [SEPARATOR.join([day.read_bytes(), channels, users]) for day in days[:: max(1, len(days) // 8)]]
+    seeds.append(SEPARATOR.join([days[0].read_bytes(), channels, users, days[1].read_bytes()]))
+    seeds.append(days[0].read_bytes())  # a day file alone, no metadata
+    return seeds
+
+
+def telegram_seeds() -> list[bytes]:
+    raw = (SAMPLES / "telegram-result.json").read_bytes()
+    dialog = json.loads(raw)
+    small = dict(dialog, messages=dialog["messages"][:8])
+    account = {"about": "fuzz", "chats": {"about": "", "list": [small]}, "left_chats": {"list": []}}
+    bodies = [raw, json.dumps(small, ensure_ascii=False, indent=1).encode(), json.dumps(account).encode()]
+    # Each body twice: with the importer's own chunk size and with a tiny one.
+    return [bytes([selector]) + body for body in bodies for selector in (255, 6)]
+
+
+SEEDS = {"whatsapp": whatsapp_seeds, "slack": slack_seeds, "telegram": telegram_seeds}
