@@ -374,7 +374,7 @@ def test_hex_escapes_are_read(tmp_path: Path) -> None:
 
 
 def _fixed(chunks: list[bytes]) -> bytes:
-    stream = telegram._JsonStream(iter(chunks))
+    stream = telegram._JsonStream(iter(chunks), lambda what, where: InputError("x.json", what, where))
     out = []
     while piece := stream.read(7):
         out.append(piece)

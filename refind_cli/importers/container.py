@@ -25,7 +25,14 @@ def open_zip(path: Path) -> zipfile.ZipFile:
     try:
         zf = zipfile.ZipFile(path)
         members = zf.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        ValueError,
+        EOFError,
+        NotImplementedError,
+    ) as exc:
         raise InputError(path, f"not a readable zip archive ({exc})") from None
     for info in members:
         if info.file_size > MAX_MEMBER_BYTES:
@@ -42,7 +49,8 @@ def member_names(zf: zipfile.ZipFile) -> list[str]:
     names = []
     for info in zf.infolist():
         name = info.filename
-        if info.is_dir() or name.startswith("__MACOSX/") or Path(name).name.startswith("._"):
+        # Not info.is_dir(): it fails on an empty name, which a hostile zip can carry.
+        if not name or name.endswith("/") or name.startswith("__MACOSX/") or Path(name).name.startswith("._"):
             continue
         names.append(name)
     return names
@@ -74,6 +82,16 @@ def iter_member_chunks(zf: zipfile.ZipFile, name: str, path: Path) -> Iterator[b
 
 def read_member(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
     return b"".join(iter_member_chunks(zf, name, path))
+
+
+def iter_file_chunks(path: Path) -> Iterator[bytes]:
+    """Stream a loose file, for formats that parse as they read."""
+    try:
+        with path.open("rb") as fh:
+            while chunk := fh.read(CHUNK):
+                yield chunk
+    except OSError as exc:
+        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
 
 
 def read_file(path: Path, limit: int = MAX_MEMBER_BYTES) -> bytes:

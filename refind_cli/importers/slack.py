@@ -127,10 +127,10 @@ def sniff(path: Path) -> bool:
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     """Slack times are epoch seconds, so ``tz`` is not needed."""
     if path.is_dir():
-        yield from _read_tree(_folder_tree(path))
+        yield from _read_tree(path, _folder_tree(path))
     elif zipfile.is_zipfile(path):
         with open_zip(path) as zf:
-            yield from _read_tree(_zip_tree(path, zf))
+            yield from _read_tree(path, _zip_tree(path, zf))
     else:
         raise InputError(path, "a Slack export is a zip or a folder of JSON files")
 
@@ -145,13 +145,17 @@ class _Directory:
     me: str | None  # the exporting user, when the DM list shows one
 
 
-def _read_tree(tree: _Tree) -> Iterator[ChatExport]:
+def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
     directory = _directory(tree)
     folders: dict[str, list[str]] = {}
     for name in sorted(tree.names):
         if _is_day_file(name):
             folder, day = name.split("/")
             folders.setdefault(folder, []).append(day)
+    if not folders and not (directory.users or directory.channels or directory.conversations):
+        raise InputError(
+            path, "no Slack conversations: no channels.json or users.json, no <channel>/YYYY-MM-DD.json"
+        )
     for folder, days in folders.items():
         chat = _chat(folder, directory)
         yield ChatExport(chat, _conversation(tree, folder, days, directory))

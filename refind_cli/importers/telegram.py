@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import CHUNK, iter_member_chunks, member_names, open_zip
+from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "telegram"
@@ -42,6 +42,7 @@ _SNIFF_DIALOG = re.compile(rb'"type"\s*:\s*"(?:' + b"|".join(t.encode() for t in
 _SNIFF_ACCOUNT = re.compile(rb'"(?:personal_information|left_chats|frequent_contacts)"\s*:|"chats"\s*:\s*\{')
 _BOM = b"\xef\xbb\xbf"
 _PARSER_BLOCK = 64 << 10
+MAX_TOKEN = 8 << 20
 _STARTS = frozenset({"start_map", "start_array"})
 _ENDS = frozenset({"end_map", "end_array"})
 _DIRECT_TYPES = frozenset({"personal_chat", "bot_chat", "saved_messages"})
@@ -86,7 +87,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         file = path / RESULT
         if not file.is_file():
             raise InputError(path, f"no {RESULT} in this folder; not a Telegram Desktop export")
-        yield from _Parser(_file_chunks(file), file, None, tz).chats()
+        yield from _Parser(iter_file_chunks(file), file, None, tz).chats()
     elif zipfile.is_zipfile(path):
         with open_zip(path) as zf:
             name = _zip_result(zf)
@@ -94,16 +95,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
                 raise InputError(path, f"no {RESULT} in this zip; not a Telegram Desktop export")
             yield from _Parser(iter_member_chunks(zf, name, path), path, f"entry {name!r}", tz).chats()
     else:
-        yield from _Parser(_file_chunks(path), path, None, tz).chats()
-
-
-def _file_chunks(path: Path) -> Iterator[bytes]:
-    try:
-        with path.open("rb") as fh:
-            while chunk := fh.read(CHUNK):
-                yield chunk
-    except OSError as exc:
-        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+        yield from _Parser(iter_file_chunks(path), path, None, tz).chats()
 
 
 _ESCAPE = re.compile(rb"\\[\\x]")
@@ -124,8 +116,10 @@ class _JsonStream:
     escape split across chunks is still seen whole. ``consumed`` counts source bytes taken so far,
     ``handed`` those passed on to the parser (give or take the two bytes each repaired escape adds)."""
 
-    def __init__(self, chunks: Iterator[bytes]) -> None:
+    def __init__(self, chunks: Iterator[bytes], error: Callable[[str, str | None], InputError]) -> None:
         self._chunks = chunks
+        self._error = error
+        self._since_quote = 0
         self._buf = b""
         self._pos = 0
         self._carry = b""
@@ -154,6 +148,15 @@ class _JsonStream:
             self._buf, self._pos, self._carry = self._carry, 0, b""
             return bool(self._buf)
         self.consumed += len(chunk)
+        # yajl re-scans a token that spans its read blocks, so its time grows with the square of a token's
+        # length; Telegram caps a message at 4,096 characters, so a run this long is no real export.
+        last_quote = chunk.rfind(b'"')
+        self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
+        if self._since_quote > MAX_TOKEN:
+            raise self._error(
+                f"a single JSON value runs past {MAX_TOKEN >> 20} MB; not a Telegram Desktop export",
+                f"byte {self.consumed}",
+            )
         data = self._carry + chunk
         if not self._started:
             if len(data) < len(_BOM) and _BOM.startswith(data):
@@ -177,7 +180,7 @@ class _Parser:
         import ijson  # only imports of Telegram exports pay for the parser
 
         self._ijson = ijson
-        self._stream = _JsonStream(chunks)
+        self._stream = _JsonStream(chunks, self._error)
         self._events = ijson.basic_parse(self._stream, use_float=True, buf_size=_PARSER_BLOCK)
         self._path = path
         self._entry = entry
@@ -192,7 +195,7 @@ class _Parser:
     def _next(self) -> tuple[str, Any]:
         try:
             return next(self._events)
-        except self._ijson.JSONError as exc:
+        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
             raise self._json_error(exc) from None
         except StopIteration:
             raise self._error("truncated JSON", f"byte {self._stream.consumed}") from None
@@ -213,7 +216,7 @@ class _Parser:
         try:
             for _ in self._events:
                 pass
-        except self._ijson.JSONError as exc:
+        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
             raise self._json_error(exc) from None
 
     def _skip(self) -> None:
@@ -256,7 +259,7 @@ class _Parser:
                     top[keys[-1]] = value
                 else:
                     top.append(value)
-        except self._ijson.JSONError as exc:
+        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
             raise self._json_error(exc) from None
         raise self._error("truncated JSON", f"byte {self._stream.consumed}")
 

@@ -45,7 +45,9 @@ _AMPM_AFTER = (
 )
 _DATE = (
     rf"(?P<date>(?P<d1>\d{{1,4}}){_M}(?P<ds>[./-]){_WS}?{_M}(?P<d2>\d{{1,2}}){_M}(?P=ds){_WS}?{_M}"
-    rf"(?P<d3>[RHST]?\d{{1,4}})(?P<be>{_WS}?B\.?E\.?)?){_M}\.?"
+    # The marks before a trailing dot are bound to it: a bare run of marks is left to the next part, since
+    # two adjacent mark runs backtrack quadratically on a line made of marks.
+    rf"(?P<d3>[RHST]?\d{{1,4}})(?P<be>{_WS}?B\.?E\.?)?)(?:{_M}\.)?"
 )
 _TIME = (
     rf"(?P<time>(?:(?P<ap0>{_AMPM_BEFORE}){_WS}?)?"
@@ -55,8 +57,8 @@ _TIME = (
 _BETWEEN = rf"{_M}(?:[,،]{_WS}?|{_WS})(?:klo{_WS})?{_M}"
 # "] " after a bracketed stamp; " - " on Android; ": " on iOS before 2017.
 _END = rf"{_M}(?(br)\]{_WS}?|(?:{_WS}[-–]{_WS}?|:{_WS}))"
-_HEADER_DATE_FIRST = re.compile(rf"{_M}(?P<br>\[)?{_M}(?P<stamp>{_DATE}{_BETWEEN}{_TIME}){_END}")
-_HEADER_TIME_FIRST = re.compile(rf"{_M}(?P<br>\[)?{_M}(?P<stamp>{_TIME}{_BETWEEN}{_DATE}){_END}")
+_HEADER_DATE_FIRST = re.compile(rf"{_M}(?:(?P<br>\[){_M})?(?P<stamp>{_DATE}{_BETWEEN}{_TIME}){_END}")
+_HEADER_TIME_FIRST = re.compile(rf"{_M}(?:(?P<br>\[){_M})?(?P<stamp>{_TIME}{_BETWEEN}{_DATE}){_END}")
 
 # Besides digits, what a header line can start with; other lines never reach the general patterns.
 _NON_DIGIT_STARTS = "[" + _MARKS
@@ -166,7 +168,7 @@ _ATTACHED = re.compile(
     r"|ficheiro anexado|file allegato|файл добавлен|załączony plik|dosya ekli|bifogad fil|vedlagt fil"
     r"|fil vedhæftet|soubor byl přiložen|file terlampir|tệp đính kèm)\)$"
     # iOS: "<attached: 00000035-PHOTO-2022-03-27-21-41-55.jpg>", older "2015-08-04-PHOTO-0476.jpg <attached>".
-    r"|<(?:attached|adjunto|anexo|Anhang|angehängt|pièce jointe|allegato|bijgevoegd|прикреплено)(?::[^>]*)?>$"
+    r"|<(?:attached|adjunto|anexo|Anhang|angehängt|pièce jointe|allegato|bijgevoegd|прикреплено)(?::[^<>]*)?>$"
 )
 _LOCATION = re.compile(
     r"(?:location|Location|Standort|ubicación|Ubicación|localização|Localização|posizione|Posizione"
@@ -435,7 +437,8 @@ def _specialise(m: re.Match[str]) -> re.Pattern[str]:
         inner = re.escape(m[name]) if name == "be" else _LEAF_PATTERNS[name]
         events += [(start, 5, f"(?P<{name}>{inner}"), (end, 0, ")")]
     # Invisible marks before the stamp vary from line to line (iOS prefixes media and system lines with LRM).
-    parts = ["\n", _M, r"\[" if m["br"] else "", _M]
+    # (One mark run without a bracket: two adjacent runs would backtrack quadratically on a line of marks.)
+    parts = ["\n", _M, r"\[", _M] if m["br"] else ["\n", _M]
     pos = m.start("stamp")
     in_leaf = False
     for position, order, fragment in sorted(events):
