@@ -1,0 +1,207 @@
+"""`refind search`, `refind show` and `refind reindex`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from refind_cli.cli import (
+    app,
+    error_boundary,
+    fail,
+    open_archive,
+    open_index,
+    print_json,
+    state,
+    stderr_console,
+    stdout_console,
+)
+
+if TYPE_CHECKING:
+    from datetime import datetime, tzinfo
+
+    from refind_cli.archive import Archive
+
+
+def _bound(
+    option: str, text: str | None, *, tz: tzinfo, now: datetime, end: bool, json_mode: bool
+) -> datetime | None:
+    from refind_cli.timeexpr import parse_bound
+
+    if text is None:
+        return None
+    try:
+        return parse_bound(text, now=now, tz=tz, end=end)
+    except ValueError as err:
+        fail(f"{option}: {err}", json_mode=json_mode)
+
+
+def _chat_ids(archive: Archive, names: list[str], json_mode: bool) -> tuple[int, ...]:
+    ids: dict[int, None] = {}
+    for name in names:
+        found = archive.match_chats(name)
+        if not found:
+            fail(f"--chat: no chat matches {name!r} (see `refind chats`)", json_mode=json_mode)
+        ids.update(dict.fromkeys(found))
+    return tuple(ids)
+
+
+@app.command("search")
+def search_command(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="Words to look for; '-' reads one query per line from stdin.")],
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Only turns from then on: 2023-05-04, 2023-05, last week, ..."),
+    ] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Only turns until then (inclusive).")] = None,
+    chat: Annotated[
+        list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
+    ] = None,
+    k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = 5,
+    window: Annotated[int, typer.Option("--window", min=0, help="Turns of context either side.")] = 2,
+    exclude_session: Annotated[
+        list[str] | None, typer.Option("--exclude-session", help="Skip this session id; repeatable.")
+    ] = None,
+    no_session_rank: Annotated[
+        bool, typer.Option("--no-session-rank", help="Plain BM25 order, without session fusion.")
+    ] = False,
+    tz: Annotated[
+        str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    jsonl_out: Annotated[
+        bool, typer.Option("--jsonl", help="One JSON object per line, one per query.")
+    ] = False,
+) -> None:
+    """Search the chats: BM25 over turns, ranked with their conversations, each hit with its context.
+    Exit status 0 when something was found, 1 when nothing was, 2 on error."""
+    from datetime import datetime
+
+    from refind_cli.clock import zone
+    from refind_cli.render.search import SearchFilters, print_result, to_json
+    from refind_cli.search import search
+
+    json_mode = json_out or jsonl_out
+    if json_out and jsonl_out:
+        fail("--json and --jsonl cannot be used together", json_mode=True)
+    with error_boundary(json_mode):
+        zone_ = zone(tz)
+        now = datetime.now(zone_)
+        lo = _bound("--since", since, tz=zone_, now=now, end=False, json_mode=json_mode)
+        hi = _bound("--until", until, tz=zone_, now=now, end=True, json_mode=json_mode)
+        if lo is not None and hi is not None and lo > hi:
+            fail(f"--since {since!r} is after --until {until!r}", json_mode=json_mode)
+        archive = open_archive(ctx)
+        chat_ids = _chat_ids(archive, chat, json_mode) if chat else None
+        index = open_index(ctx, archive)
+        queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
+        filters = SearchFilters(
+            since=lo,
+            until=hi,
+            chat=tuple(chat) if chat else None,
+            chat_ids=chat_ids,
+            exclude_sessions=tuple(exclude_session or ()),
+        )
+        found = False
+        out = stdout_console()
+        objects = []
+        for q in queries:
+            result = search(
+                archive,
+                index,
+                q,
+                k=k,
+                window=window,
+                since=lo,
+                until=hi,
+                chats=chat_ids,
+                exclude_sessions=filters.exclude_sessions,
+                session_rank=not no_session_rank,
+            )
+            found = found or bool(result.hits)
+            if jsonl_out:
+                # Written as each query finishes, so a pipeline can consume answers while asking more.
+                sys.stdout.write(json.dumps(to_json(result, filters, zone_), ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+            elif json_out:
+                objects.append(to_json(result, filters, zone_))
+            else:
+                print_result(out, result, zone_, heading=query == "-")
+        if json_out:
+            print_json(objects if query == "-" else objects[0])
+    raise typer.Exit(0 if found else 1)
+
+
+@app.command("show")
+def show_command(
+    ctx: typer.Context,
+    session_id: Annotated[
+        str,
+        typer.Argument(help="A session id or a turn id (shown around that turn), as `refind search` prints."),
+    ],
+    around: Annotated[
+        str | None, typer.Option("--around", help="Mark this turn id and show only the turns near it.")
+    ] = None,
+    context: Annotated[int, typer.Option("--context", min=0, help="With --around: turns either side.")] = 10,
+    tz: Annotated[
+        str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the session as JSON.")] = False,
+) -> None:
+    """Show one conversation the way the chat app shows it."""
+    from refind_cli.clock import zone
+    from refind_cli.render.search import print_session, session_json
+
+    with error_boundary(json_out):
+        zone_ = zone(tz)
+        archive = open_archive(ctx)
+        session = archive.session(session_id)
+        if session is None:
+            # A turn id names its session and the place in it.
+            turn = archive.turns([session_id]).get(session_id)
+            if turn is None:
+                fail(
+                    f"no session or turn {session_id!r} in {state(ctx).home} (ids are in `refind search` output)",
+                    json_mode=json_out,
+                )
+            session = archive.session(turn.session_id)
+            around = around or turn.id
+        turns = archive.session_turns(session.id)
+        if around is not None:
+            at = next((i for i, t in enumerate(turns) if t.id == around), None)
+            if at is None:
+                fail(f"--around: turn {around!r} is not in session {session.id!r}", json_mode=json_out)
+            turns = turns[max(at - context, 0) : at + context + 1]
+    if json_out:
+        print_json(session_json(session, turns, around, zone_))
+    else:
+        print_session(stdout_console(), session, turns, around, zone_)
+
+
+@app.command("reindex")
+def reindex_command(
+    ctx: typer.Context,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Rebuild the search index from the archive (exact statistics again after many changes)."""
+    import time
+
+    from refind_cli.index import Index
+    from refind_cli.ingest import write_lock
+
+    err = stderr_console()
+    with error_boundary(json_out):
+        home = state(ctx).home
+        archive = open_archive(ctx)
+        started = time.perf_counter()
+        with write_lock(home, on_wait=lambda msg: err.print(msg, markup=False)):
+            turns = Index.open(home, on_wait=lambda msg: err.print(msg, markup=False)).rebuild(archive)
+        seconds = round(time.perf_counter() - started, 3)
+    if json_out:
+        print_json({"turns": turns, "seconds": seconds})
+    else:
+        stdout_console().print(f"indexed {turns:,} turns in {seconds:.1f} s", markup=False)

@@ -1,0 +1,287 @@
+"""The BM25 turn index: tantivy on disk under ``$REFIND_HOME/index``, derived from the archive.
+
+Every turn is one document. Its text is analysed in Python (``analysis.py``: true Porter, our stop words,
+CJK bigrams) and handed to tantivy already tokenized, joined by spaces, for the ``whitespace`` tokenizer;
+term frequencies are kept, positions are not (BM25 needs no positions). The turn's text itself stays in the
+archive. Integer fast fields carry what the search needs per hit: session, time, chat and ordinal.
+
+Layout: ``index/CURRENT`` names the live generation folder (``index/g-<n>``) and the format it was built
+with. A rebuild writes a new generation and swaps ``CURRENT`` with one atomic rename, so readers never see a
+half-built index. Writers (sync, rebuild) serialize on ``index/write.lock``; readers never take it.
+
+The archive's index queue says which sessions are stale. ``sync`` deletes their documents and adds their
+current turns in one commit, then clears those queue entries: a crash anywhere leaves the queue set, and the
+next sync redoes the same work, so it is idempotent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import math
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Self
+
+import tantivy
+
+from refind_cli.analysis import DEFAULT_ANALYZER, Analyzer
+from refind_cli.errors import BusyError
+from refind_cli.home import ensure_home
+from refind_cli.records import Turn
+
+if TYPE_CHECKING:
+    from refind_cli.archive import Archive
+
+FORMAT_VERSION = 2
+INDEX_DIR = "index"
+CURRENT = "CURRENT"
+LOCK = "write.lock"
+
+# A full build wants a large arena: fewer, bigger segments and fewer flushes. tantivy takes the pages only
+# as it fills them, so small syncs do not pay for it.
+BULK_HEAP = 512_000_000
+SYNC_HEAP = 64_000_000
+
+INDEX_THREADS = max(1, min(4, (os.cpu_count() or 2) - 1))
+
+OnWait = Callable[[str], None]
+
+
+def build_schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("text", stored=False, tokenizer_name="whitespace", index_option="freq")
+    # Nothing is stored: (sess, turn) names the turn in the archive. A stored, raw-indexed turn id cost about
+    # a quarter of the indexing time (measured) for a value the search can look up from two fast fields.
+    # i64, not date or u64: fast_field_values reads only numeric columns, and Python ints are i64.
+    for name in ("sess", "ts", "chat", "turn"):
+        sb.add_integer_field(name, stored=False, indexed=True, fast=True)
+    return sb.build()
+
+
+def epoch_seconds(turn: Turn) -> int:
+    return math.floor(turn.start.timestamp())
+
+
+class Index:
+    """An open turn index. ``searcher()`` is cheap; call it again after ``sync`` to see new documents."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        analyzer: Analyzer,
+        speaker_in_text: bool,
+        on_wait: OnWait | None,
+        wait_timeout: float,
+    ) -> None:
+        self.root = root
+        self.analyzer = analyzer
+        self.speaker_in_text = speaker_in_text
+        self.on_wait = on_wait
+        self.wait_timeout = wait_timeout
+        self.schema = build_schema()
+        # What the documents mean: an index built with another analyzer or text recipe is not reused.
+        self.format = f"v{FORMAT_VERSION}:porter:{analyzer.name}:{'speaker' if speaker_in_text else 'text'}"
+        self.generation: str | None = None
+        # Until the first sync creates one on disk, searches run against an empty in-memory index.
+        self._index = tantivy.Index(self.schema)
+        self._attach()
+
+    @classmethod
+    def open(
+        cls,
+        home: Path,
+        *,
+        analyzer: Analyzer = DEFAULT_ANALYZER,
+        speaker_in_text: bool = True,
+        on_wait: OnWait | None = None,
+        wait_timeout: float = 60.0,
+    ) -> Self:
+        """Open the index of ``home`` for reading. Nothing is written: a missing, foreign or outdated index
+        reads as empty, and the next ``sync`` builds it from the archive."""
+        ensure_home(home)
+        root = home / INDEX_DIR
+        root.mkdir(mode=0o700, exist_ok=True)
+        return cls(
+            root,
+            analyzer=analyzer,
+            speaker_in_text=speaker_in_text,
+            on_wait=on_wait,
+            wait_timeout=wait_timeout,
+        )
+
+    # -- reading ----------------------------------------------------------------------------------------
+
+    def _current(self) -> str | None:
+        """The live generation, if CURRENT names one built in this index's format."""
+        try:
+            meta = json.loads((self.root / CURRENT).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(meta, dict) or meta.get("format") != self.format:
+            return None
+        gen = meta.get("generation")
+        if not isinstance(gen, str) or not (self.root / gen).is_dir():
+            return None
+        return gen
+
+    def _attach(self) -> None:
+        """Point at the generation CURRENT names (a rebuild by another process may have replaced ours)."""
+        gen = self._current()
+        if gen is None or gen == self.generation:
+            return
+        try:
+            index = tantivy.Index(self.schema, path=str(self.root / gen), reuse=True)
+        except ValueError:
+            # Unreadable or of another schema: treated like a missing index; sync writes a fresh one.
+            return
+        self._index = index
+        self.generation = gen
+
+    def searcher(self) -> tantivy.Searcher:
+        return self._index.searcher()
+
+    @property
+    def num_docs(self) -> int:
+        return self._index.searcher().num_docs
+
+    def indexed_text(self, turn: Turn) -> str:
+        """The text a turn is indexed under (before analysis). With the speaker's name, "what did Caroline say
+        about ..." finds Caroline's turns (LoCoMo evidence recall 0.746 against 0.730 without)."""
+        return f"{turn.speaker}\n{turn.text}" if self.speaker_in_text else turn.text
+
+    # -- writing ----------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """Exclusive writing across processes. Waits and retries, telling ``on_wait`` once, then gives up."""
+        fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline = time.monotonic() + self.wait_timeout
+            told = False
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise BusyError(
+                            f"{self.root}: another refind process is writing the index; "
+                            f"gave up after {self.wait_timeout:g} s"
+                        ) from None
+                    if not told and self.on_wait is not None:
+                        self.on_wait("waiting for another refind process to finish writing the index")
+                        told = True
+                    time.sleep(0.1)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
+
+    def _new_generation(self) -> tuple[str, tantivy.Index]:
+        gen = f"g-{time.time_ns()}"
+        path = self.root / gen
+        path.mkdir(mode=0o700)
+        return gen, tantivy.Index(self.schema, path=str(path), reuse=False)
+
+    def _publish(self, gen: str, index: tantivy.Index) -> None:
+        """Make ``gen`` the live generation (atomic rename) and remove the others."""
+        tmp = self.root / f"{CURRENT}.tmp"
+        tmp.write_text(json.dumps({"generation": gen, "format": self.format}), encoding="utf-8")
+        os.replace(tmp, self.root / CURRENT)
+        self._index = index
+        self.generation = gen
+        for old in self.root.glob("g-*"):
+            if old.name != gen:
+                # Readers that still have the old files mapped keep reading them (POSIX unlink semantics).
+                shutil.rmtree(old, ignore_errors=True)
+
+    def _add(self, writer: tantivy.IndexWriter, turns: Iterable[Turn]) -> int:
+        # The hot loop of a bulk build: attribute lookups hoisted, and add_* calls, which measured twice as
+        # fast as Document(**fields).
+        index_text = self.analyzer.index_text
+        text_of = self.indexed_text
+        add = writer.add_document
+        document = tantivy.Document
+        n = 0
+        for t in turns:
+            doc = document()
+            doc.add_text("text", index_text(text_of(t)))
+            doc.add_integer("sess", t.session_seq)
+            doc.add_integer("ts", epoch_seconds(t))
+            doc.add_integer("chat", t.chat_seq)
+            doc.add_integer("turn", t.ordinal)
+            add(doc)
+            n += 1
+        return n
+
+    def _write(self, index: tantivy.Index, heap: int, work: Callable[[tantivy.IndexWriter], int]) -> int:
+        # Python (archive reads, analysis) keeps one core busy; tantivy's indexing threads get the others.
+        writer = index.writer(heap_size=heap, num_threads=INDEX_THREADS)
+        try:
+            n = work(writer)
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+        writer.wait_merging_threads()
+        index.reload()
+        return n
+
+    def sync(self, archive: Archive) -> int:
+        """Bring the index up to date with the archive's index queue. Returns the number of turns added."""
+        queue = archive.index_queue()
+        if not queue and self.generation is not None and self.num_docs > 0:
+            return 0
+        with self._write_lock():
+            self._attach()
+            queue = archive.index_queue()
+            if self.generation is None or self.num_docs == 0:
+                # Nothing indexed yet (first use, or the index was lost): index every turn, not just the queue.
+                turns = archive.iter_turns(None)
+                first = next(turns, None)
+                if first is None:
+                    archive.clear_index_queue(queue)
+                    return 0
+                if self.generation is None:
+                    gen, index = self._new_generation()
+                    n = self._write(index, BULK_HEAP, lambda w: self._add(w, _chain(first, turns)))
+                    self._publish(gen, index)
+                else:
+                    n = self._write(self._index, BULK_HEAP, lambda w: self._add(w, _chain(first, turns)))
+            else:
+                if not queue:
+                    return 0
+
+                def upsert(w: tantivy.IndexWriter) -> int:
+                    for seq in queue:
+                        w.delete_documents_by_term("sess", seq)
+                    return self._add(w, archive.iter_turns(queue))
+
+                n = self._write(self._index, SYNC_HEAP, upsert)
+            archive.clear_index_queue(queue)
+            return n
+
+    def rebuild(self, archive: Archive) -> int:
+        """A fresh index of every turn, swapped in when complete. Also the way to exact BM25 statistics:
+        deleted documents keep counting in tantivy's N and df until a merge. Returns the number of turns."""
+        with self._write_lock():
+            queue = archive.index_queue()
+            gen, index = self._new_generation()
+            try:
+                n = self._write(index, BULK_HEAP, lambda w: self._add(w, archive.iter_turns(None)))
+            except BaseException:
+                shutil.rmtree(self.root / gen, ignore_errors=True)
+                raise
+            self._publish(gen, index)
+            archive.clear_index_queue(queue)
+            return n
+
+
+def _chain(first: Turn, rest: Iterator[Turn]) -> Iterator[Turn]:
+    yield first
+    yield from rest

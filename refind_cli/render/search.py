@@ -1,0 +1,176 @@
+"""Output of `refind search` and `refind show`: rich blocks for people, the documented JSON for scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from refind_cli.records import ChatInfo, Turn
+from refind_cli.render import iso
+from refind_cli.search import Hit, SearchResult, highlight_spans
+
+if TYPE_CHECKING:
+    # Only for annotations: rich.console is the heavy half of rich, and JSON output never needs it.
+    from rich.console import Console
+
+    from refind_cli.archive import SessionInfo
+
+HIGHLIGHT = "bold yellow"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """The filters as the user gave them (and as resolved), echoed back in JSON output."""
+
+    since: datetime | None = None
+    until: datetime | None = None
+    chat: tuple[str, ...] | None = None  # the --chat values as typed
+    chat_ids: tuple[int, ...] | None = None  # the chats they matched
+    exclude_sessions: tuple[str, ...] = ()
+
+
+def _chat_json(chat: ChatInfo) -> dict:
+    return {"id": chat.seq, "name": chat.name, "source": chat.source}
+
+
+def _turn_json(turn: Turn, tz: tzinfo | None) -> dict:
+    return {"turn_id": turn.id, "timestamp": iso(turn.start, tz), "speaker": turn.speaker, "text": turn.text}
+
+
+def hit_json(hit: Hit, tz: tzinfo | None = None) -> dict:
+    return {
+        "rank": hit.rank,
+        "score": hit.score,
+        "bm25": hit.bm25,
+        "chat": _chat_json(hit.chat),
+        "session_id": hit.turn.session_id,
+        **_turn_json(hit.turn, tz),
+        "matched_terms": list(hit.terms),
+        "window": [{**_turn_json(w.turn, tz), "hit": w.hit} for w in hit.window],
+    }
+
+
+def to_json(result: SearchResult, filters: SearchFilters, tz: tzinfo | None = None) -> dict:
+    """The `refind search --json` object (DESIGN.md); times ISO 8601 with their offset in ``tz``."""
+    return {
+        "query": result.query,
+        "filters": {
+            "since": iso(filters.since, tz),
+            "until": iso(filters.until, tz),
+            "chat": list(filters.chat) if filters.chat is not None else None,
+            "chat_ids": list(filters.chat_ids) if filters.chat_ids is not None else None,
+            "exclude_sessions": list(filters.exclude_sessions),
+        },
+        "total": result.total,
+        "results": [hit_json(h, tz) for h in result.hits],
+    }
+
+
+def _local(dt: datetime, tz: tzinfo | None) -> datetime:
+    return dt.astimezone(tz) if tz else dt
+
+
+def _body(text: str, terms: Sequence[str], indent: int) -> Text:
+    """A turn's text with the matched words highlighted; continuation lines indented under the first."""
+    body = Text(text.replace("\n", "\n" + " " * indent))
+    if terms:
+        # Offsets shift by the indent inserted before each earlier line break.
+        shift = [0] * (len(text) + 1)
+        extra = 0
+        for i, ch in enumerate(text):
+            shift[i] = extra
+            if ch == "\n":
+                extra += indent
+        shift[len(text)] = extra
+        for s, e in highlight_spans(text, terms):
+            body.stylize(HIGHLIGHT, s + shift[s], e + shift[e])
+    return body
+
+
+def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None, with_date: bool) -> Text:
+    when = _local(turn.start, tz).strftime("%Y-%m-%d %H:%M" if with_date else "%H:%M")
+    line = Text("> " if hit else "  ", style="bold" if hit else "dim")
+    line.append(when, style="cyan")
+    line.append("  ")
+    line.append(turn.speaker or "?", style="bold" if hit else "green")
+    line.append(": ")
+    indent = len(line.plain)
+    body = _body(turn.text, terms if hit else (), indent)
+    if not hit:
+        body.stylize("dim")
+    line.append_text(body)
+    return line
+
+
+def print_result(
+    console: Console, result: SearchResult, tz: tzinfo | None = None, *, heading: bool = False
+) -> None:
+    if heading:
+        console.print(Text(f"query: {result.query}", style="bold underline"))
+    if not result.hits:
+        console.print(Text("no matching turns", style="dim"))
+        return
+    for hit in result.hits:
+        head = Text(f"{hit.rank}. ", style="bold")
+        head.append(hit.chat.name, style="bold magenta")
+        head.append(f" ({hit.chat.source})  ", style="magenta")
+        head.append(_local(hit.turn.start, tz).strftime("%a %Y-%m-%d"), style="cyan")
+        # The turn id also names the session: `refind show <turn id>` opens the conversation there.
+        head.append(f"  {hit.turn.id}", style="dim")
+        console.print(head)
+        # The header carries the hit's date; a context turn from another day shows its own.
+        day = _local(hit.turn.start, tz).date()
+        for w in hit.window:
+            this_day = _local(w.turn.start, tz).date()
+            console.print(_turn_line(w.turn, hit=w.hit, terms=hit.terms, tz=tz, with_date=this_day != day))
+            day = this_day
+        console.print()
+    console.print(Text(f"{len(result.hits)} of {result.total:,} matching turns", style="dim"))
+
+
+def session_json(
+    session: SessionInfo, turns: Sequence[Turn], around: str | None, tz: tzinfo | None = None
+) -> dict:
+    """`refind show --json`: the session and its turns (all, or those around ``around``)."""
+    return {
+        "session_id": session.id,
+        "chat": _chat_json(session.chat),
+        "start": iso(session.start, tz),
+        "end": iso(session.end, tz),
+        "turns": [{**_turn_json(t, tz), "hit": t.id == around} for t in turns],
+    }
+
+
+def print_session(
+    console: Console,
+    session: SessionInfo,
+    turns: Sequence[Turn],
+    around: str | None,
+    tz: tzinfo | None = None,
+) -> None:
+    """The session the way a chat app shows it: a header, then the turns under a line for each day."""
+    head = Text(session.chat.name, style="bold magenta")
+    head.append(f" ({session.chat.source})", style="magenta")
+    head.append(
+        f"  session {session.id}  {session.n_turns} turns, {session.n_messages} messages", style="dim"
+    )
+    console.print(head)
+    day = None
+    for t in turns:
+        local = _local(t.start, tz)
+        if local.date() != day:
+            day = local.date()
+            console.rule(Text(local.strftime("%A %d %B %Y"), style="cyan"), style="dim")
+        line = Text("> " if t.id == around else "  ", style="bold")
+        line.append(local.strftime("%H:%M"), style="cyan")
+        line.append("  ")
+        line.append(t.speaker or "?", style="bold green")
+        line.append(": ")
+        line.append(
+            t.text.replace("\n", "\n" + " " * len(line.plain)), style="bold" if t.id == around else ""
+        )
+        console.print(line)

@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from refind_cli.analysis import (
+    DEFAULT_ANALYZER,
+    FULL_STOPWORDS,
+    LUCENE_STOPWORDS,
+    MAX_TOKEN_CHARS,
+    Analyzer,
+    analyze,
+)
+
+
+def test_lowercase_split_stem() -> None:
+    assert analyze("Running DENTISTS' e-mail, 3.14!") == ["run", "dentist", "e", "mail", "3", "14"]
+
+
+def test_porter_not_porter2() -> None:
+    # Porter2 (tantivy's "english") keeps "generous" and "news"; the paper's Porter does not.
+    assert analyze("generously news") == ["gener", "new"]
+
+
+def test_lucene_stopwords_removed_but_not_others() -> None:
+    lucene = Analyzer(LUCENE_STOPWORDS, name="lucene")
+    assert len(LUCENE_STOPWORDS) == 33
+    assert lucene.analyze("the cat and the hat") == ["cat", "hat"]
+    assert lucene.analyze("how about") == ["how", "about"]
+
+
+def test_full_stopword_list_is_the_default() -> None:
+    assert LUCENE_STOPWORDS < FULL_STOPWORDS
+    assert DEFAULT_ANALYZER.stopwords == FULL_STOPWORDS
+    assert analyze("how about the dentist") == ["dentist"]
+    # Contractions split at the apostrophe; their fragments are stop words too.
+    assert analyze("I don't know") == ["know"]
+
+
+def test_porter_empty_stem_dropped() -> None:
+    # Porter stems "s" to "", which must not become an (empty) index term.
+    assert Analyzer(LUCENE_STOPWORDS).analyze("Bob's s") == ["bob"]
+    assert "" not in analyze("s s s")
+
+
+def test_query_syntax_is_plain_text() -> None:
+    assert analyze("what's C++: (paris") == ["c", "pari"]
+    assert analyze("-foo") == ["foo"]
+    assert analyze('" * : ( ) -') == []
+
+
+def test_unicode_letters_and_decomposed_accents() -> None:
+    composed = "café naïve"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert analyze(decomposed) == analyze(composed) == ["café", "naïv"]
+    assert analyze("İstanbul") == analyze("istanbul")
+
+
+def test_combining_marks_stay_inside_words() -> None:
+    assert analyze("नमस्ते दोस्त") == ["नमस्ते", "दोस्त"]
+
+
+def test_cjk_bigrams() -> None:
+    assert analyze("東京タワー") == ["東京", "京タ", "タワ", "ワー"]
+    assert analyze("日") == ["日"]
+    assert analyze("한국어 공부") == ["한국", "국어", "공부"]
+    # A CJK run next to Latin letters is cut off from them.
+    assert analyze("iPhone東京") == ["iphon", "東京"]
+
+
+def test_long_tokens_dropped() -> None:
+    assert analyze("x" * (MAX_TOKEN_CHARS + 1) + " dentist") == ["dentist"]
+    assert analyze("y" * MAX_TOKEN_CHARS) != []
+
+
+def test_index_text_is_space_joined_terms() -> None:
+    text = "Meet me at the dentist on Tuesday 東京"
+    assert DEFAULT_ANALYZER.index_text(text) == " ".join(analyze(text))
+
+
+def test_words_offsets_point_into_original_text() -> None:
+    text = "Hi İlker, DENTISTS 東京タワー"
+    words = list(Analyzer(stopwords=()).words(text))
+    assert [t for _, _, t in words] == Analyzer(stopwords=()).analyze(text)
+    assert [text[s:e] for s, e, _ in words] == ["Hi", "İlker", "DENTISTS", "東京", "京タ", "タワ", "ワー"]
+
+
+_text = st.text(
+    alphabet=st.one_of(
+        st.characters(codec="utf-8", exclude_categories=("Cs",)),
+        st.sampled_from(list("abc XYZ'-.東京タワー한국\u0301\u093fन् ")),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_text)
+def test_terms_are_clean_and_consistent(text: str) -> None:
+    terms = analyze(text)
+    assert all(t and not any(c.isspace() for c in t) for t in terms)
+    # The fast ASCII path and the full Unicode path split the same way, and the cache changes nothing.
+    assert Analyzer().analyze(text) == terms
+    assert [t for _, _, t in DEFAULT_ANALYZER.words(text)] == terms
+
+
+@pytest.mark.parametrize("name", ["lucene", "full"])
+def test_stopwords_are_never_terms(name: str) -> None:
+    stop = LUCENE_STOPWORDS if name == "lucene" else FULL_STOPWORDS
+    a = Analyzer(stop, name=name)
+    assert a.analyze(" ".join(sorted(stop))) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_ascii_fast_path_splits_like_the_regex(text: str) -> None:
+    # ASCII text takes the byte-table path in index_text; words() always uses the Unicode regex.
+    assert analyze(text) == [t for _, _, t in DEFAULT_ANALYZER.words(text)]

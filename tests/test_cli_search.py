@@ -1,0 +1,181 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import refind_cli.cli.search  # noqa: F401  (registers the commands on the app)
+from refind_cli.archive import Archive
+from refind_cli.cli import app
+from refind_cli.ingest import import_chat
+from refind_cli.records import Chat, Message
+
+T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+runner = CliRunner()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """Two chats; nothing indexed yet (the first command catches the index up)."""
+    home = tmp_path / "home"
+    with Archive.open(home) as arch:
+        import_chat(
+            arch,
+            Chat("test", "c1", "Alice"),
+            [
+                Message(T0, "Alice", "I need a dentist"),
+                Message(T0 + timedelta(minutes=1), "Bob", "try Dr. Paris\nshe is great"),
+                Message(T0 + timedelta(minutes=2), "Alice", "thanks"),
+                Message(T0 + timedelta(days=4, hours=9), "Alice", "the dentist was great"),
+                Message(T0 + timedelta(days=4, hours=9, minutes=5), "Bob", "told you"),
+            ],
+        )
+        import_chat(
+            arch,
+            Chat("test", "c2", "Book club"),
+            [Message(T0 + timedelta(days=9), "Carol", "dentist memoir")],
+        )
+    return home
+
+
+def run(home: Path, *args: str, input: str | None = None):
+    return runner.invoke(app, ["--home", str(home), *args], input=input)
+
+
+def test_search_json_shape(home: Path) -> None:
+    r = run(home, "search", "dentists", "--json", "--tz", "Europe/Berlin", "-k", "2", "--window", "1")
+    assert r.exit_code == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["query"] == "dentists"
+    assert out["filters"] == {
+        "since": None,
+        "until": None,
+        "chat": None,
+        "chat_ids": None,
+        "exclude_sessions": [],
+    }
+    assert out["total"] == 3 and len(out["results"]) == 2
+    first = out["results"][0]
+    for key in ("rank", "score", "chat", "session_id", "turn_id", "timestamp", "speaker", "text", "window"):
+        assert key in first
+    assert set(first["chat"]) == {"id", "name", "source"}
+    assert first["rank"] == 1
+    assert first["timestamp"].endswith("+01:00")
+    for w in first["window"]:
+        assert set(w) == {"turn_id", "timestamp", "speaker", "text", "hit"}
+    assert [w["hit"] for w in first["window"]].count(True) == 1
+    assert any(w["turn_id"] == first["turn_id"] and w["hit"] for w in first["window"])
+
+
+def test_exit_one_when_nothing_found(home: Path) -> None:
+    r = run(home, "search", "zebra", "--json")
+    assert r.exit_code == 1
+    assert json.loads(r.stdout)["results"] == []
+    assert run(home, "search", "the of and").exit_code == 1
+
+
+def test_human_output(home: Path) -> None:
+    r = run(home, "search", "paris", "--tz", "UTC")
+    assert r.exit_code == 0
+    assert "Alice (test)" in r.stdout
+    assert "> 09:01  Bob: try Dr. Paris" in r.stdout
+    assert "she is great" in r.stdout
+    assert "1 of 1 matching turns" in r.stdout
+
+
+def test_bad_date_names_the_option(home: Path) -> None:
+    r = run(home, "search", "dentist", "--since", "the day after never")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("refind: error: --since: ")
+    assert r.stderr.count("\n") == 1
+    r = run(home, "search", "dentist", "--until", "blah", "--json")
+    assert r.exit_code == 2
+    assert json.loads(r.stdout)["error"].startswith("--until: ")
+
+
+def test_other_errors(home: Path) -> None:
+    assert run(home, "search", "dentist", "--json", "--jsonl").exit_code == 2
+    r = run(home, "search", "dentist", "--chat", "nobody")
+    assert r.exit_code == 2 and "--chat" in r.stderr
+    r = run(home, "search", "dentist", "--tz", "Mars/Olympus")
+    assert r.exit_code == 2 and "--tz" in r.stderr
+    r = run(home, "search", "dentist", "--since", "2026-02-01", "--until", "2026-01-01")
+    assert r.exit_code == 2 and "after" in r.stderr
+    assert run(home, "search", "dentist", "-k", "0").exit_code == 2
+
+
+def test_filters(home: Path) -> None:
+    def turns(*args: str) -> list[str]:
+        r = run(home, "search", "dentist", "--json", "--tz", "UTC", "-k", "10", *args)
+        assert r.exit_code in (0, 1), r.stderr
+        return [h["text"] for h in json.loads(r.stdout)["results"]]
+
+    assert len(turns()) == 3
+    # Date-only bounds are whole days, inclusive at both ends.
+    assert turns("--since", "2026-01-05", "--until", "2026-01-05") == ["the dentist was great"]
+    assert turns("--until", "2026-01-01") == ["I need a dentist"]
+    assert turns("--chat", "book") == ["dentist memoir"]
+    r = run(home, "search", "dentist", "--json", "--chat", "book")
+    assert json.loads(r.stdout)["filters"]["chat"] == ["book"]
+    first = json.loads(run(home, "search", "dentist", "--json").stdout)["results"][0]["session_id"]
+    assert len(turns("--exclude-session", first)) == 2
+
+
+def test_stdin_queries_jsonl_in_order(home: Path) -> None:
+    r = run(home, "search", "-", "--jsonl", "-k", "1", input="paris\nzebra\n\nmemoir\n")
+    assert r.exit_code == 0
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [o["query"] for o in lines] == ["paris", "zebra", "", "memoir"]
+    assert [len(o["results"]) for o in lines] == [1, 0, 0, 1]
+    r = run(home, "search", "-", "--json", input="paris\nmemoir\n")
+    assert [o["query"] for o in json.loads(r.stdout)] == ["paris", "memoir"]
+    assert run(home, "search", "-", input="zebra\nunicorn\n").exit_code == 1
+
+
+def test_no_session_rank_is_plain_bm25(home: Path) -> None:
+    r = run(home, "search", "dentist great", "--json", "--no-session-rank", "-k", "10")
+    results = json.loads(r.stdout)["results"]
+    assert [h["score"] for h in results] == [h["bm25"] for h in results]
+
+
+def test_show_session_and_turn(home: Path) -> None:
+    hit = json.loads(run(home, "search", "paris", "--json").stdout)["results"][0]
+    r = run(home, "show", hit["session_id"], "--tz", "UTC")
+    assert r.exit_code == 0
+    assert "I need a dentist" in r.stdout and "thanks" in r.stdout
+    assert "Thursday 01 January 2026" in r.stdout
+    r = run(home, "show", hit["session_id"], "--around", hit["turn_id"], "--context", "0", "--json")
+    shown = json.loads(r.stdout)
+    assert shown["session_id"] == hit["session_id"]
+    assert [(t["turn_id"], t["hit"]) for t in shown["turns"]] == [(hit["turn_id"], True)]
+    by_turn = json.loads(run(home, "show", hit["turn_id"], "--json").stdout)
+    assert len(by_turn["turns"]) == 3 and [t["hit"] for t in by_turn["turns"]] == [False, True, False]
+    r = run(home, "show", "no-such-session", "--json")
+    assert r.exit_code == 2 and "no session" in json.loads(r.stdout)["error"]
+    assert run(home, "show", hit["session_id"], "--around", "nope").exit_code == 2
+
+
+def test_reindex(home: Path) -> None:
+    assert run(home, "search", "dentist").exit_code == 0
+    r = run(home, "reindex", "--json")
+    assert r.exit_code == 0
+    assert json.loads(r.stdout)["turns"] == 6
+    assert len(json.loads(run(home, "search", "dentist", "--json", "-k", "9").stdout)["results"]) == 3
+
+
+def test_search_never_imports_litellm(home: Path) -> None:
+    code = (
+        "import sys\n"
+        "from refind_cli.cli import main\n"
+        f"sys.argv = ['refind', '--home', {str(home)!r}, 'search', 'dentist', '--json']\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    status = e.code\n"
+        "sys.stderr.write(f'STATUS={status} LITELLM={\"litellm\" in sys.modules}\\n')\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "STATUS=0 LITELLM=False" in p.stderr, p.stderr
+    assert json.loads(p.stdout)["results"]

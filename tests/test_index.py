@@ -1,0 +1,173 @@
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from refind_cli.analysis import LUCENE_STOPWORDS, Analyzer
+from refind_cli.archive import Archive
+from refind_cli.errors import BusyError
+from refind_cli.index import Index
+from refind_cli.ingest import import_chat
+from refind_cli.records import Chat, Message
+from refind_cli.search import search
+
+T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+CHAT = Chat("test", "c1", "Alice")
+
+
+def msgs(*specs: tuple[float, str, str]) -> list[Message]:
+    """(hours after T0, sender, text)."""
+    return [Message(T0 + timedelta(hours=h), who, text) for h, who, text in specs]
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def archive(home: Path) -> Iterator[Archive]:
+    with Archive.open(home) as arch:
+        import_chat(
+            arch,
+            CHAT,
+            msgs(
+                (0, "Alice", "I need a dentist"),
+                (0.1, "Bob", "try Dr. Paris"),
+                (0.2, "Alice", "thanks"),
+                (5, "Alice", "the dentist was great"),
+                (5.1, "Bob", "told you"),
+            ),
+        )
+        yield arch
+
+
+def test_open_is_read_only_and_empty(home: Path, archive: Archive) -> None:
+    idx = Index.open(home)
+    assert idx.generation is None and idx.num_docs == 0
+    assert not list((home / "index").glob("g-*"))
+    assert search(archive, idx, "dentist").hits == ()
+
+
+def test_sync_indexes_every_turn_and_is_idempotent(home: Path, archive: Archive) -> None:
+    idx = Index.open(home)
+    assert idx.sync(archive) == archive.counts()["turns"] == 5
+    assert archive.index_queue() == []
+    assert idx.sync(archive) == 0
+    assert idx.num_docs == 5
+    # A second process sees the same generation.
+    again = Index.open(home)
+    assert again.generation == idx.generation and again.num_docs == 5
+
+
+def test_sync_upserts_changed_sessions(home: Path, archive: Archive) -> None:
+    idx = Index.open(home)
+    idx.sync(archive)
+    import_chat(archive, CHAT, msgs((0.15, "Carol", "root canal tomorrow")))
+    assert archive.index_queue() != []
+    idx.sync(archive)
+    assert idx.num_docs == archive.counts()["turns"] == 6
+    assert [h.turn.text for h in search(archive, idx, "root canal").hits] == ["root canal tomorrow"]
+
+
+def test_deleted_sessions_leave_the_index(home: Path, archive: Archive) -> None:
+    idx = Index.open(home)
+    idx.sync(archive)
+    first = search(archive, idx, "paris").hits[0].turn
+    archive.begin()
+    archive.delete_sessions([first.session_seq])
+    archive.commit()
+    idx.sync(archive)
+    assert idx.num_docs == archive.counts()["turns"] == 2
+    assert search(archive, idx, "paris").total == 0
+
+
+def test_crash_before_queue_cleared_is_repaired(home: Path, archive: Archive, monkeypatch) -> None:
+    idx = Index.open(home)
+    idx.sync(archive)
+    import_chat(archive, CHAT, msgs((0.15, "Carol", "root canal tomorrow")))
+    queued = archive.index_queue()
+
+    def crash(seqs: object) -> None:
+        raise RuntimeError("killed")
+
+    with monkeypatch.context() as m:
+        m.setattr(archive, "clear_index_queue", crash)
+        with pytest.raises(RuntimeError):
+            idx.sync(archive)
+    # The documents were committed but the queue still says stale: the next sync redoes the same work.
+    assert archive.index_queue() == queued
+    idx.sync(archive)
+    assert archive.index_queue() == []
+    assert idx.num_docs == archive.counts()["turns"] == 6
+    assert search(archive, idx, "root canal").total == 1
+
+
+def test_failed_write_commits_nothing(home: Path, archive: Archive, monkeypatch) -> None:
+    idx = Index.open(home)
+    idx.sync(archive)
+    import_chat(archive, CHAT, msgs((9, "Bob", "orthodontist next week")))
+
+    def broken(*_: object) -> str:
+        raise RuntimeError("disk on fire")
+
+    with monkeypatch.context() as m:
+        m.setattr(idx, "indexed_text", broken)
+        with pytest.raises(RuntimeError):
+            idx.sync(archive)
+    # The deletes of the failed sync were rolled back too.
+    assert Index.open(home).num_docs == 5
+    idx.sync(archive)
+    assert idx.num_docs == 6
+
+
+def test_lost_index_is_rebuilt_by_sync(home: Path, archive: Archive) -> None:
+    Index.open(home).sync(archive)
+    shutil.rmtree(home / "index")
+    idx = Index.open(home)
+    assert archive.index_queue() == []
+    assert idx.sync(archive) == 5
+    assert search(archive, idx, "dentist").total == 2
+
+
+def test_other_format_is_not_reused(home: Path, archive: Archive) -> None:
+    Index.open(home).sync(archive)
+    lucene = Index.open(home, analyzer=Analyzer(LUCENE_STOPWORDS, name="lucene"))
+    assert lucene.generation is None
+    assert lucene.sync(archive) == 5
+    assert Index.open(home).generation is None  # and back: the default format is gone now
+    no_speaker = Index.open(home, analyzer=Analyzer(LUCENE_STOPWORDS, name="lucene"), speaker_in_text=False)
+    assert no_speaker.generation is None
+    assert len(list((home / "index").glob("g-*"))) == 1
+
+
+def test_rebuild_swaps_generation_and_other_handles_follow(home: Path, archive: Archive) -> None:
+    a = Index.open(home)
+    a.sync(archive)
+    old = a.generation
+    b = Index.open(home)
+    assert b.rebuild(archive) == 5
+    assert b.generation != old
+    assert [p.name for p in (home / "index").glob("g-*")] == [b.generation]
+    # `a` still points at the removed generation; its next write must land in the live one.
+    import_chat(archive, CHAT, msgs((9, "Bob", "orthodontist next week")))
+    a.sync(archive)
+    assert a.generation == b.generation
+    fresh = Index.open(home)
+    assert fresh.num_docs == 6
+    assert search(archive, fresh, "orthodontist").total == 1
+
+
+def test_second_writer_waits_then_gives_up(home: Path, archive: Archive) -> None:
+    holder = Index.open(home)
+    messages: list[str] = []
+    waiter = Index.open(home, on_wait=messages.append, wait_timeout=0.3)
+    with holder._write_lock(), pytest.raises(BusyError, match="another refind process"):
+        waiter.sync(archive)
+    assert len(messages) == 1
+    # Readers are never blocked, and once the lock is free the writer proceeds.
+    assert waiter.sync(archive) == 5

@@ -1,0 +1,298 @@
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from refind_cli.analysis import analyze
+from refind_cli.archive import Archive
+from refind_cli.index import Index
+from refind_cli.ingest import import_chat
+from refind_cli.records import Chat, Message, Turn
+from refind_cli.search import highlight_spans, search
+
+T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+
+
+def build(home: Path, chats: dict[Chat, list[Message]]) -> tuple[Archive, Index]:
+    arch = Archive.open(home)
+    for chat, messages in chats.items():
+        import_chat(arch, chat, messages)
+    idx = Index.open(home)
+    idx.sync(arch)
+    return arch, idx
+
+
+def session(start: datetime, lines: list[str], speakers: tuple[str, str] = ("Alice", "Bob")) -> list[Message]:
+    """One session: alternating speakers one minute apart, so every message is its own turn."""
+    return [Message(start + timedelta(minutes=i), speakers[i % 2], text) for i, text in enumerate(lines)]
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Iterator[tuple[Archive, Index]]:
+    """Three sessions in one chat, one in another. Session X has the single best 'dentist' turn; Y and Z
+    have many weaker ones, so fusion must prefer them."""
+    x = session(T0, ["dentist dentist appointment", "ok", "bye"])
+    y = session(
+        T0 + timedelta(days=10), ["my dentist", "which dentist", "the dentist downtown", "fine", "ok"]
+    )
+    z = session(T0 + timedelta(days=20), ["dentist again", "another dentist", "lunch", "soup"])
+    other = session(T0 + timedelta(days=30), ["paris trip", "dentist in paris"], ("Carol", "Dan"))
+    arch, idx = build(
+        tmp_path / "home",
+        {Chat("test", "c1", "Alice"): x + y + z, Chat("test", "c2", "Carol"): other},
+    )
+    yield arch, idx
+    arch.close()
+
+
+def test_session_fusion_reorders(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    flat = search(arch, idx, "dentist", k=1, session_rank=False)
+    fused = search(arch, idx, "dentist", k=1)
+    assert flat.hits[0].turn.text == "dentist dentist appointment"
+    assert fused.hits[0].turn.text != "dentist dentist appointment"
+    assert fused.hits[0].turn.session_id == search(arch, idx, "dentist downtown", k=1).hits[0].turn.session_id
+    assert flat.total == fused.total == 7
+
+
+def test_rrf_formula_and_order(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    res = search(arch, idx, "dentist paris", k=100)
+    assert len(res.hits) == res.total
+    bm25 = [h.bm25 for h in res.hits]
+    r1 = {h.turn.id: 1 + sum(b > h.bm25 for b in bm25) for h in res.hits}
+    sums: dict[str, float] = defaultdict(float)
+    for h in res.hits:
+        sums[h.turn.session_id] += h.bm25
+    r2 = {sid: 1 + sum(v > s for v in sums.values()) for sid, s in sums.items()}
+    for h in res.hits:
+        assert h.score == pytest.approx(
+            1 / (60 + r1[h.turn.id]) + 1 / (60 + r2[h.turn.session_id]), rel=1e-12
+        )
+    assert [h.score for h in res.hits] == sorted((h.score for h in res.hits), reverse=True)
+    assert [h.rank for h in res.hits] == list(range(1, len(res.hits) + 1))
+
+
+def _random_corpus(rng: random.Random) -> list[list[str]]:
+    vocab = [f"w{i}" for i in range(40)]
+    weights = [1 / (i + 1) for i in range(40)]
+    sessions = []
+    for _ in range(12):
+        sessions.append(
+            [" ".join(rng.choices(vocab, weights, k=rng.randint(1, 30))) for _ in range(rng.randint(1, 8))]
+        )
+    return sessions
+
+
+def _bm25(docs: dict[str, list[str]], query: list[str]) -> dict[str, float]:
+    """Textbook BM25 with Lucene idf, k1=1.2, b=0.75 (tantivy's is exact for documents of <= 40 terms)."""
+    n = len(docs)
+    avgdl = sum(len(d) for d in docs.values()) / n
+    df = Counter(t for d in docs.values() for t in set(d))
+    out = {}
+    for tid, d in docs.items():
+        tf = Counter(d)
+        s = 0.0
+        for t in query:
+            if tf[t]:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                s += idf * tf[t] * 2.2 / (tf[t] + 1.2 * (0.25 + 0.75 * len(d) / avgdl))
+        if s:
+            out[tid] = s
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_scores_and_session_sums_match_brute_force(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    corpus = _random_corpus(rng)
+    messages = []
+    for i, lines in enumerate(corpus):
+        messages += session(T0 + timedelta(days=i), lines, ("A", "B"))
+    arch, idx = build(tmp_path / "home", {Chat("test", "c", "C"): messages})
+    turns = list(arch.iter_turns())
+    docs = {t.id: analyze(idx.indexed_text(t)) for t in turns}
+    by_id: dict[str, Turn] = {t.id: t for t in turns}
+    for _ in range(10):
+        query = " ".join(rng.sample([f"w{i}" for i in range(40)], rng.randint(1, 4)))
+        expected = _bm25(docs, analyze(query))
+        res = search(arch, idx, query, k=1000, window=0)
+        assert res.total == len(expected) == len(res.hits)
+        for h in res.hits:
+            assert h.bm25 == pytest.approx(expected[h.turn.id], rel=1e-5)
+        want_sums: dict[str, float] = defaultdict(float)
+        for tid, s in expected.items():
+            want_sums[by_id[tid].session_id] += s
+        got_sums: dict[str, float] = defaultdict(float)
+        for h in res.hits:
+            got_sums[h.turn.session_id] += h.bm25
+        assert got_sums == pytest.approx(dict(want_sums), rel=1e-5)
+        # With k=1 the winner is the best fused turn over all matches, not over a top slice.
+        top = search(arch, idx, query, k=1, window=0)
+        assert top.hits[0].turn.id == res.hits[0].turn.id
+    arch.close()
+
+
+def test_window_clipped_at_both_session_ends(tmp_path: Path) -> None:
+    lines = ["alpha", "one", "two", "middle", "three", "four", "omega"]
+    arch, idx = build(
+        tmp_path / "home",
+        {Chat("test", "c", "C"): session(T0, lines) + session(T0 + timedelta(days=1), ["before", "next"])},
+    )
+
+    def window(q: str, w: int = 2) -> list[tuple[str, bool]]:
+        return [(t.turn.text, t.hit) for t in search(arch, idx, q, k=1, window=w).hits[0].window]
+
+    assert window("alpha") == [("alpha", True), ("one", False), ("two", False)]
+    assert window("omega") == [("three", False), ("four", False), ("omega", True)]
+    assert window("middle") == [
+        ("one", False),
+        ("two", False),
+        ("middle", True),
+        ("three", False),
+        ("four", False),
+    ]
+    assert window("middle", 0) == [("middle", True)]
+    # The next session is never pulled into a window.
+    assert window("omega", 10) == [(t, t == "omega") for t in lines]
+    arch.close()
+
+
+def test_filters_restrict_without_changing_scores(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    everything = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist", k=100).hits}
+    since, until = T0 + timedelta(days=5), T0 + timedelta(days=25)
+    window = search(arch, idx, "dentist", k=100, since=since, until=until)
+    assert window.total == 5
+    assert all(since <= h.turn.start <= until for h in window.hits)
+    assert {h.turn.id: h.bm25 for h in window.hits} == {
+        i: everything[i] for i in (h.turn.id for h in window.hits)
+    }
+    carol = arch.match_chats("Carol")
+    in_chat = search(arch, idx, "dentist", k=100, chats=carol)
+    assert [h.chat.name for h in in_chat.hits] == ["Carol"]
+    assert in_chat.hits[0].bm25 == everything[in_chat.hits[0].turn.id]
+    assert search(arch, idx, "dentist", chats=[]).total == 0
+
+
+def test_date_bounds_are_inclusive(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    turn = search(arch, idx, "appointment").hits[0].turn
+    at = turn.start
+    assert search(arch, idx, "appointment", since=at, until=at).total == 1
+    assert search(arch, idx, "appointment", since=at + timedelta(seconds=1)).total == 0
+    assert search(arch, idx, "appointment", until=at - timedelta(seconds=1)).total == 0
+
+
+def test_excluded_sessions_never_return(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    before = search(arch, idx, "dentist", k=100)
+    seen = {before.hits[0].turn.session_id, before.hits[1].turn.session_id}
+    after = search(arch, idx, "dentist", k=100, exclude_sessions=seen | {"no-such-session"})
+    assert not seen & {h.turn.session_id for h in after.hits}
+    gone = sum(1 for h in before.hits if h.turn.session_id in seen)
+    assert after.total == before.total - gone
+    flat_before = {h.turn.id: h.bm25 for h in before.hits}
+    assert all(flat_before[h.turn.id] == h.bm25 for h in after.hits)
+
+
+@pytest.mark.parametrize("query", ['"', "*", "", "   ", "the and of", "( ) : -", "AND OR NOT"])
+def test_queries_without_terms_return_nothing(small: tuple[Archive, Index], query: str) -> None:
+    arch, idx = small
+    res = search(arch, idx, query)
+    assert res.hits == () and res.total == 0 and res.query == query
+
+
+def test_query_syntax_is_ordinary_text(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    assert search(arch, idx, "what's C++: (paris").hits[0].turn.text in {"paris trip", "dentist in paris"}
+    # "-foo" is not a negation: the turns with "paris" match.
+    assert search(arch, idx, "-paris").total == 2
+    assert search(arch, idx, "text:paris").total == 2
+    # Repeating a word does not weigh it twice.
+    assert [h.bm25 for h in search(arch, idx, "paris paris PARIS").hits] == [
+        h.bm25 for h in search(arch, idx, "paris").hits
+    ]
+
+
+def test_matched_terms_reported(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    hit = search(arch, idx, "dentists in Paris", k=1, session_rank=False).hits[0]
+    assert hit.turn.text == "dentist in paris"
+    assert hit.terms == ("dentist", "pari")
+
+
+def test_ties_are_deterministic_newest_first(tmp_path: Path) -> None:
+    arch, idx = build(
+        tmp_path / "home",
+        {
+            Chat("test", "c", "C"): session(T0, ["same words here"])
+            + session(T0 + timedelta(days=3), ["same words here"])
+        },
+    )
+    for fused in (True, False):
+        res = search(arch, idx, "same words", session_rank=fused)
+        assert res.hits[0].score == res.hits[1].score
+        assert [h.turn.start for h in res.hits] == [T0 + timedelta(days=3), T0]
+    arch.close()
+
+
+def test_cjk_search(tmp_path: Path) -> None:
+    arch, idx = build(
+        tmp_path / "home",
+        {Chat("test", "c", "C"): session(T0, ["東京タワーに行きました", "京都はきれい", "서울 여행"])},
+    )
+    assert [h.turn.text for h in search(arch, idx, "東京").hits] == ["東京タワーに行きました"]
+    assert [h.turn.text for h in search(arch, idx, "京").hits] == []  # a unigram query matches no bigram
+    assert [h.turn.text for h in search(arch, idx, "서울").hits] == ["서울 여행"]
+    arch.close()
+
+
+def test_bad_arguments(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    with pytest.raises(ValueError):
+        search(arch, idx, "dentist", k=0)
+    with pytest.raises(ValueError):
+        search(arch, idx, "dentist", window=-1)
+
+
+def test_highlight_spans() -> None:
+    text = "My DENTIST's name is Dr. Paris; dentists love Paris."
+    spans = highlight_spans(text, ["dentist", "pari"])
+    assert [text[s:e] for s, e in spans] == ["DENTIST", "Paris", "dentists", "Paris"]
+    assert highlight_spans(text, []) == []
+    cjk = "私は東京タワーへ"
+    assert [cjk[s:e] for s, e in highlight_spans(cjk, ["東京", "京タ"])] == ["東京タ"]
+    # Stop words are highlighted only if asked for, whatever list the index used.
+    assert ["To the dentist"[s:e] for s, e in highlight_spans("To the dentist", ["the"])] == ["the"]
+
+
+def test_speaker_names_are_searchable(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    res = search(arch, idx, "Carol", k=10)
+    assert res.total == 1 and res.hits[0].turn.speaker == "Carol"
+    assert res.hits[0].terms == ("carol",)
+
+
+def test_numpy_and_python_fusion_agree_to_the_bit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import refind_cli.search as search_module
+
+    rng = random.Random(11)
+    messages = []
+    for i, lines in enumerate(_random_corpus(rng) * 3):
+        messages += session(T0 + timedelta(days=i), lines, ("A", "B"))
+    arch, idx = build(tmp_path / "home", {Chat("test", "c", "C"): messages})
+    for query in ("w0 w3", "w1", "w5 w7 w11 w2", "w30"):
+        got = {}
+        for threshold in (0, 10**9):
+            monkeypatch.setattr(search_module, "NUMPY_FROM", threshold)
+            res = search(arch, idx, query, k=7, window=0)
+            got[threshold] = [(h.turn.id, h.score, h.bm25) for h in res.hits]
+        assert got[0] == got[10**9] and got[0]
+    arch.close()
