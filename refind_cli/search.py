@@ -228,7 +228,7 @@ def _hits(
         if turn is None:
             # Forgotten by another process after this index was last synced.
             continue
-        own = set(index.analyzer.analyze(index.indexed_text(turn)))
+        own = set(index.analyzer.analyze(index.indexed_text(turn.speaker, turn.text)))
         out.append(
             Hit(
                 rank=len(out) + 1,

@@ -117,7 +117,7 @@ def test_scores_and_session_sums_match_brute_force(tmp_path: Path, seed: int) ->
         messages += session(T0 + timedelta(days=i), lines, ("A", "B"))
     arch, idx = build(tmp_path / "home", {Chat("test", "c", "C"): messages})
     turns = list(arch.iter_turns())
-    docs = {t.id: analyze(idx.indexed_text(t)) for t in turns}
+    docs = {t.id: analyze(idx.indexed_text(t.speaker, t.text)) for t in turns}
     by_id: dict[str, Turn] = {t.id: t for t in turns}
     for _ in range(10):
         query = " ".join(rng.sample([f"w{i}" for i in range(40)], rng.randint(1, 4)))
