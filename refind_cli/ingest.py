@@ -12,7 +12,6 @@ import fcntl
 import hashlib
 import os
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -56,20 +55,22 @@ class FileImportResult:
 class _Identity:
     """Message identity: the source's id where one exists, else (timestamp, sender, text, occurrence)."""
 
-    recent: OrderedDict[int, dict[bytes, int]] = field(default_factory=OrderedDict)
+    recent: dict[int, dict[str, int]] = field(default_factory=dict)  # insertion-ordered: oldest first
 
     def uid(self, m: Message, ts: int) -> str:
         if m.source_id is not None:
             return "id:" + m.source_id
-        digest = hashlib.blake2b(f"{ts}\x00{m.sender or ''}\x00{m.text}".encode(), digest_size=10).digest()
+        digest = hashlib.blake2b(f"{ts}\x00{m.sender or ''}\x00{m.text}".encode(), digest_size=10).hexdigest()
         seen = self.recent.get(ts)
         if seen is None:
-            seen = self.recent[ts] = {}
+            # The common case: a timestamp not met yet, so the first occurrence.
+            self.recent[ts] = {digest: 1}
             if len(self.recent) > RECENT_STAMPS:
-                self.recent.popitem(last=False)
+                del self.recent[next(iter(self.recent))]
+            return "h:" + digest
         n = seen.get(digest, 0)
         seen[digest] = n + 1
-        return "h:" + digest.hex() + (f":{n}" if n else "")
+        return f"h:{digest}:{n}" if n else "h:" + digest
 
 
 def import_chat(
