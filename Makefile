@@ -18,10 +18,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	rm -rf $(DEMO_HOME)
-	$(REFIND) --home $(DEMO_HOME) import $(SAMPLES)
-	$(REFIND) --home $(DEMO_HOME) chats
-	$(REFIND) --home $(DEMO_HOME) search "dentist appointment"
-	$(REFIND) --home $(DEMO_HOME) ask --offline "when did I move the dentist appointment?"
+	$(REFIND) --home $(DEMO_HOME) import --tz Europe/Berlin $(SAMPLES)
+	$(REFIND) --home $(DEMO_HOME) chats --tz Europe/Berlin
+	$(REFIND) --home $(DEMO_HOME) search "dentist appointment" --tz Europe/Berlin -k 3
+	$(REFIND) --home $(DEMO_HOME) ask --offline --tz Europe/Berlin "when did I move the dentist appointment?"
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check refind_cli tests bench fuzz
