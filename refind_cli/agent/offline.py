@@ -30,7 +30,7 @@ QUESTION_WORDS = frozenset(
 WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 EXPANSION_TERMS = 3
 FEEDBACK_HITS = 3
-ANSWER_QUOTES = 3
+ANSWER_QUOTES = 4
 QUOTE_CHARS = 300
 EXTRACTIVE_LABEL = (
     "Extractive answer (offline, no language model): the messages that best match the question."
@@ -149,9 +149,18 @@ def extractive_answer(
         turn = next(t for t in note.turns if t.id == note.hit_turn_id)
         scored.append((-coverage(analyze(turn.text), terms), order, Numbered(0, turn, note.chat)))
     scored.sort(key=lambda s: (s[0], s[1]))
+    # One quote per day, best first: a question about something that changed over time ("when did I move
+    # the appointment?") wants evidence from each point of the timeline, not three lines from one day.
+    chosen: dict[str, Numbered] = {}
+    for _, _, item in scored:
+        day = item.turn.start.astimezone(tz).date().isoformat()
+        if day not in chosen:
+            chosen[day] = item
+            if len(chosen) == ANSWER_QUOTES:
+                break
     lines = [EXTRACTIVE_LABEL]
     citations = []
-    for k, (_, _, item) in enumerate(scored[:ANSWER_QUOTES], 1):
+    for k, item in enumerate(sorted(chosen.values(), key=lambda i: i.turn.start), 1):
         t = item.turn
         quote = " ".join(t.text.split())
         if len(quote) > QUOTE_CHARS:
