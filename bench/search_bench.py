@@ -162,6 +162,46 @@ def build_fts(home: Path, db_path: Path) -> float:
     return time.perf_counter() - t0
 
 
+class Bm25sPeer:
+    """bm25s (numpy, method "lucene", k1=1.2, b=0.75) over the same token streams, with the same pipeline:
+    dense scores, then the time filter and exclusions as a mask, session sums, RRF, top 5, windows. It has no
+    incremental add, so it is built once from the archive."""
+
+    def __init__(self, home: Path) -> None:
+        import bm25s
+
+        t0 = time.perf_counter()
+        tokens, sess, ords, ts = [], [], [], []
+        with Archive.open(home) as arch:
+            for t in arch.iter_turns():
+                tokens.append(DEFAULT_ANALYZER.analyze(t.text))
+                sess.append(t.session_seq)
+                ords.append(t.ordinal)
+                ts.append(int(t.start.timestamp()))
+        self.retriever = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
+        self.retriever.index(tokens, show_progress=False)
+        self.sess, self.ord, self.ts = np.array(sess), np.array(ords), np.array(ts)
+        self.build_s = time.perf_counter() - t0
+
+    def search(self, arch: Archive, query: str, lo: int, hi: int, excluded: list[int]) -> int:
+        terms = list(dict.fromkeys(DEFAULT_ANALYZER.analyze(query)))
+        if not terms:
+            return 0
+        scores = self.retriever.get_scores(terms)
+        mask = scores > 0
+        if lo > -(2**62):
+            mask &= (self.ts >= lo) & (self.ts <= hi) & ~np.isin(self.sess, excluded)
+        hits = np.flatnonzero(mask)
+        if not len(hits):
+            return 0
+        s, sess = scores[hits].astype(np.float64), self.sess[hits]
+        totals = np.bincount(sess, weights=s)[sess]
+        fused = 1.0 / (60 + _ranks(s)) + 1.0 / (60 + _ranks(totals))
+        for i in np.argsort(-fused, kind="stable")[:5]:
+            arch.window(int(sess[i]), int(self.ord[hits[i]]) - 2, int(self.ord[hits[i]]) + 2)
+        return len(hits)
+
+
 FTS_SQL = """
 WITH h AS MATERIALIZED (SELECT rowid AS id, -bm25(fts) AS s FROM fts WHERE fts MATCH :q),
 f AS MATERIALIZED (
@@ -269,6 +309,8 @@ def main() -> None:
         seq_of = arch.session_seqs(s for f in filters for s in f[2])
 
         fts = sqlite3.connect(fts_path)
+        peer = Bm25sPeer(home)
+        print(f"bm25s build (same tokens, numpy backend): {peer.build_s:.1f} s", flush=True)
         print(f"\n{n_turns:,} turns, {len(session_ids):,} sessions, {len(queries)} queries of 2-5 words")
         for q in queries[:20]:  # page the index and the FTS tables in
             search(arch, index, q)
@@ -276,7 +318,7 @@ def main() -> None:
         results: dict[str, list[float]] = {}
         totals: dict[str, list[int]] = {"unfiltered": [], "filtered": []}
         for mode in ("unfiltered", "filtered"):
-            ours, theirs = [], []
+            ours, theirs, bm = [], [], []
             for q, (since, until, excluded) in zip(queries, filters, strict=True):
                 kw = (
                     {"since": since, "until": until, "exclude_sessions": excluded}
@@ -294,17 +336,25 @@ def main() -> None:
                 t0 = time.perf_counter()
                 n = fts_search(fts, arch, q, lo, hi, ex)
                 theirs.append((time.perf_counter() - t0) * 1000)
-                if n != r.total:
-                    print(f"  match count differs for {q!r}: refind {r.total}, FTS5 {n}", flush=True)
+                t0 = time.perf_counter()
+                n_bm = peer.search(arch, q, lo, hi, ex)
+                bm.append((time.perf_counter() - t0) * 1000)
+                if n != r.total or n_bm != r.total:
+                    print(
+                        f"  match count differs for {q!r}: refind {r.total}, FTS5 {n}, bm25s {n_bm}",
+                        flush=True,
+                    )
             results[f"refind {mode}"] = ours
             results[f"fts5 {mode}"] = theirs
+            results[f"bm25s {mode}"] = bm
         print("\nfull pipeline (all matches, session sums, RRF, top 5, +-2 windows), ms p50 / p95:")
         for mode in ("unfiltered", "filtered"):
-            a, b = results[f"refind {mode}"], results[f"fts5 {mode}"]
+            a, b, c = results[f"refind {mode}"], results[f"fts5 {mode}"], results[f"bm25s {mode}"]
             m = totals[mode]
             print(
-                f"  {mode:10s}  refind {percentiles(a)}   FTS5 {percentiles(b)}   "
+                f"  {mode:10s}  refind {percentiles(a)}   FTS5 {percentiles(b)}   bm25s {percentiles(c)}   "
                 f"FTS5/refind p50 {statistics.median(b) / statistics.median(a):4.1f}x   "
+                f"bm25s/refind p50 {statistics.median(c) / statistics.median(a):4.1f}x   "
                 f"matches mean {statistics.mean(m):,.0f} max {max(m):,}"
             )
 
