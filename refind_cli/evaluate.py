@@ -21,7 +21,7 @@ import re
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING, Any
 from refind_cli.agent import Budget, run
 from refind_cli.agent.answer import estimate_tokens, evidence
 from refind_cli.agent.events import Event, EventSink, RemoteNotice, ignore
-from refind_cli.agent.loop import Notifier
+from refind_cli.agent.loop import Notifier, archive_search
 from refind_cli.archive import Archive
 from refind_cli.errors import InputError
 from refind_cli.index import Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
-from refind_cli.search import SearchResult, search
+from refind_cli.search import search
 
 if TYPE_CHECKING:
     from refind_cli.agent.llm import LLMClient, ModelConfig
@@ -438,24 +438,7 @@ def _one(
     single = search(built.archive, built.index, q.question, k=k)
     hits = [(h.turn.session_id, [h.turn.id, *(w.turn.id for w in h.window)]) for h in single.hits]
 
-    def search_fn(
-        query: str,
-        *,
-        k: int,
-        since: datetime | None,
-        until: datetime | None,
-        exclude_sessions: Collection[str],
-    ) -> SearchResult:
-        return search(
-            built.archive,
-            built.index,
-            query,
-            k=k,
-            since=since,
-            until=until,
-            exclude_sessions=exclude_sessions,
-        )
-
+    search_fn = archive_search(built.archive, built.index)
     started = time.perf_counter()
     result = run(
         q.question,

@@ -551,22 +551,9 @@ def run(
     return result
 
 
-def ask(
-    archive: Archive,
-    index: Index,
-    question: str,
-    *,
-    chats: Sequence[int] | None = None,
-    now: datetime | None = None,
-    tz: tzinfo | None = None,
-    **options: Any,
-) -> AskResult:
-    """``run`` over an archive and its index, optionally limited to some chats. ``options`` are ``run``'s."""
+def archive_search(archive: Archive, index: Index, chats: Sequence[int] | None = None) -> SearchFn:
+    """The agent's search tool over a real archive and index, optionally limited to some chats."""
     from refind_cli.search import search
-
-    zone = tz or datetime.now().astimezone().tzinfo
-    assert zone is not None
-    asked = (now or datetime.now(zone)).astimezone(zone)
 
     def search_fn(
         query: str,
@@ -587,4 +574,22 @@ def ask(
             exclude_sessions=exclude_sessions,
         )
 
+    return search_fn
+
+
+def ask(
+    archive: Archive,
+    index: Index,
+    question: str,
+    *,
+    chats: Sequence[int] | None = None,
+    now: datetime | None = None,
+    tz: tzinfo | None = None,
+    **options: Any,
+) -> AskResult:
+    """``run`` over an archive and its index, optionally limited to some chats. ``options`` are ``run``'s."""
+    zone = tz or datetime.now().astimezone().tzinfo
+    assert zone is not None
+    asked = (now or datetime.now(zone)).astimezone(zone)
+    search_fn = archive_search(archive, index, chats)
     return run(question, search_fn=search_fn, span=archive.time_span(), now=asked, tz=zone, **options)
