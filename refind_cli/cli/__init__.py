@@ -19,6 +19,8 @@ from refind_cli.errors import RefindError
 from refind_cli.home import resolve_home
 
 if TYPE_CHECKING:
+    from datetime import datetime, tzinfo
+
     from rich.console import Console
 
     from refind_cli.archive import Archive
@@ -105,6 +107,31 @@ def error_boundary(json_mode: bool = False) -> Iterator[None]:
     except KeyboardInterrupt:
         sys.stderr.write("refind: interrupted\n")
         raise typer.Exit(130) from None
+
+
+def time_option(option: str, text: str | None, *, tz: tzinfo, now: datetime, end: bool) -> datetime | None:
+    """A --since/--until/--before value as an instant (the start or the inclusive end of what it names)."""
+    if text is None:
+        return None
+    from refind_cli.timeexpr import parse_bound
+
+    try:
+        return parse_bound(text, now=now, tz=tz, end=end)
+    except ValueError as exc:
+        raise RefindError(f"{option}: {exc}") from None
+
+
+def chat_option(archive: Archive, names: list[str] | None) -> tuple[int, ...] | None:
+    """The chats --chat names (each name must match at least one), or None when none is given."""
+    if not names:
+        return None
+    ids: dict[int, None] = {}
+    for name in names:
+        found = archive.match_chats(name)
+        if not found:
+            raise RefindError(f"--chat: no chat matches {name!r} (see `refind chats`)")
+        ids.update(dict.fromkeys(found))
+    return tuple(ids)
 
 
 def open_archive(ctx: typer.Context) -> Archive:

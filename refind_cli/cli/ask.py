@@ -11,6 +11,7 @@ import typer
 
 from refind_cli.cli import (
     app,
+    chat_option,
     error_boundary,
     fail,
     open_archive,
@@ -93,11 +94,7 @@ def ask_command(
         terminal = sys.stdout.isatty() and not json_out
         trace = AskTrace(stderr_console(), tz=zone_, rounds=not quiet and not json_out)
         with open_archive(ctx) as archive:
-            chats = None
-            if chat:
-                chats = sorted({seq for name in chat for seq in archive.match_chats(name)})
-                if not chats:
-                    fail(f"--chat: no chat matches {', '.join(map(repr, chat))}", json_mode=json_out)
+            chats = chat_option(archive, chat)
             index = open_index(ctx, archive)
             result = ask(
                 archive,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime, tzinfo
+from datetime import datetime
 from typing import Annotated
 
 import typer
@@ -16,6 +16,7 @@ from refind_cli.cli import (
     state,
     stderr_console,
     stdout_console,
+    time_option,
 )
 from refind_cli.errors import RefindError
 
@@ -52,9 +53,9 @@ def forget(
         selection = Selection(
             chat=chat,
             session=session,
-            since=_bound("--since", since, now, zone_, end=False),
-            until=_bound("--until", until, now, zone_, end=True),
-            before=_bound("--before", before, now, zone_, end=False),
+            since=time_option("--since", since, tz=zone_, now=now, end=False),
+            until=time_option("--until", until, tz=zone_, now=now, end=True),
+            before=time_option("--before", before, tz=zone_, now=now, end=False),
             matching=matching,
         )
         home = state(ctx).home
@@ -77,17 +78,6 @@ def forget(
         print_json(plan_json(planned, zone_, forgotten=go))
     if not planned.message_seqs:
         raise typer.Exit(1)
-
-
-def _bound(option: str, text: str | None, now: datetime, tz: tzinfo, *, end: bool) -> datetime | None:
-    if text is None:
-        return None
-    from refind_cli.timeexpr import parse_bound
-
-    try:
-        return parse_bound(text, now=now, tz=tz, end=end)
-    except ValueError as exc:
-        raise RefindError(f"{option}: {exc}") from None
 
 
 @app.command()

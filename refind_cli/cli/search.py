@@ -10,6 +10,7 @@ import typer
 
 from refind_cli.cli import (
     app,
+    chat_option,
     error_boundary,
     fail,
     open_archive,
@@ -18,35 +19,11 @@ from refind_cli.cli import (
     state,
     stderr_console,
     stdout_console,
+    time_option,
 )
 
 if TYPE_CHECKING:
-    from datetime import datetime, tzinfo
-
-    from refind_cli.archive import Archive
-
-
-def _bound(
-    option: str, text: str | None, *, tz: tzinfo, now: datetime, end: bool, json_mode: bool
-) -> datetime | None:
-    from refind_cli.timeexpr import parse_bound
-
-    if text is None:
-        return None
-    try:
-        return parse_bound(text, now=now, tz=tz, end=end)
-    except ValueError as err:
-        fail(f"{option}: {err}", json_mode=json_mode)
-
-
-def _chat_ids(archive: Archive, names: list[str], json_mode: bool) -> tuple[int, ...]:
-    ids: dict[int, None] = {}
-    for name in names:
-        found = archive.match_chats(name)
-        if not found:
-            fail(f"--chat: no chat matches {name!r} (see `refind chats`)", json_mode=json_mode)
-        ids.update(dict.fromkeys(found))
-    return tuple(ids)
+    pass
 
 
 @app.command("search")
@@ -91,12 +68,12 @@ def search_command(
     with error_boundary(json_mode):
         zone_ = zone(tz)
         now = datetime.now(zone_)
-        lo = _bound("--since", since, tz=zone_, now=now, end=False, json_mode=json_mode)
-        hi = _bound("--until", until, tz=zone_, now=now, end=True, json_mode=json_mode)
+        lo = time_option("--since", since, tz=zone_, now=now, end=False)
+        hi = time_option("--until", until, tz=zone_, now=now, end=True)
         if lo is not None and hi is not None and lo > hi:
             fail(f"--since {since!r} is after --until {until!r}", json_mode=json_mode)
         archive = open_archive(ctx)
-        chat_ids = _chat_ids(archive, chat, json_mode) if chat else None
+        chat_ids = chat_option(archive, chat)
         index = open_index(ctx, archive)
         queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
         filters = SearchFilters(
