@@ -17,7 +17,7 @@ import atheris
 
 with atheris.instrument_imports(include=["refind_cli"]):
     from refind_cli.errors import InputError
-    from refind_cli.importers import telegram
+    from refind_cli.importers import container, telegram
 
 import shapes
 
@@ -25,8 +25,9 @@ _FOLDER = Path(tempfile.mkdtemp(prefix="refind-fuzz-telegram-"))
 
 
 def _read(path: Path, chunk: int) -> list[tuple] | None:
-    # The importer reads the module-level CHUNK on every call, so the harness can set it per input.
-    telegram.CHUNK = chunk
+    # Loose files are read through container.iter_file_chunks, which reads the module-level CHUNK on every
+    # call, so the harness can set it per input.
+    container.CHUNK = chunk
     try:
         return shapes.drain(telegram.read(path, tz=shapes.TZ), telegram.FORMAT)
     except InputError:

@@ -11,6 +11,8 @@ parser stands inside that dialog. The exporter writes control characters as ``\\
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import re
 import zipfile
@@ -87,15 +89,22 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         file = path / RESULT
         if not file.is_file():
             raise InputError(path, f"no {RESULT} in this folder; not a Telegram Desktop export")
-        yield from _Parser(iter_file_chunks(file), file, None, tz).chats()
+        yield from _parse(iter_file_chunks(file), file, None, tz)
     elif zipfile.is_zipfile(path):
         with open_zip(path) as zf:
             name = _zip_result(zf)
             if name is None:
                 raise InputError(path, f"no {RESULT} in this zip; not a Telegram Desktop export")
-            yield from _Parser(iter_member_chunks(zf, name, path), path, f"entry {name!r}", tz).chats()
+            yield from _parse(iter_member_chunks(zf, name, path), path, f"entry {name!r}", tz)
     else:
-        yield from _Parser(iter_file_chunks(path), path, None, tz).chats()
+        yield from _parse(iter_file_chunks(path), path, None, tz)
+
+
+def _parse(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) -> Iterator[ChatExport]:
+    # Closed here, not by the garbage collector: an error's traceback keeps the parser (and the open file)
+    # alive in a reference cycle, and a caller that reads many bad files ran out of file descriptors.
+    with contextlib.closing(chunks):
+        yield from _Parser(chunks, path, entry, tz).chats()
 
 
 _ESCAPE = re.compile(rb"\\[\\x]")
@@ -173,6 +182,11 @@ class _JsonStream:
         return True
 
 
+def _input_error(path: Path, entry: str | None, what: str, where: str | None) -> InputError:
+    place = ", ".join(p for p in (entry, where) if p) or None
+    return InputError(path, what, place)
+
+
 class _Parser:
     """Walks the parse events of one ``result.json`` and turns dialogs into ``ChatExport`` records."""
 
@@ -180,7 +194,9 @@ class _Parser:
         import ijson  # only imports of Telegram exports pay for the parser
 
         self._ijson = ijson
-        self._stream = _JsonStream(chunks, self._error)
+        # A plain function, not the bound method: the stream must not point back at the parser (a cycle
+        # that only the garbage collector would break).
+        self._stream = _JsonStream(chunks, functools.partial(_input_error, path, entry))
         self._events = ijson.basic_parse(self._stream, use_float=True, buf_size=_PARSER_BLOCK)
         self._path = path
         self._entry = entry
@@ -189,8 +205,7 @@ class _Parser:
 
     # errors name the entry (inside a zip) and the place
     def _error(self, what: str, where: str | None) -> InputError:
-        place = ", ".join(p for p in (self._entry, where) if p) or None
-        return InputError(self._path, what, place)
+        return _input_error(self._path, self._entry, what, where)
 
     def _next(self) -> tuple[str, Any]:
         try:
