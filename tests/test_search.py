@@ -292,6 +292,7 @@ def test_numpy_and_python_fusion_agree_to_the_bit(tmp_path: Path, monkeypatch: p
         got = {}
         for threshold in (0, 10**9):
             monkeypatch.setattr(search_module, "NUMPY_FROM", threshold)
+            monkeypatch.setattr(search_module, "NUMPY_COLD_FROM", threshold)
             res = search(arch, idx, query, k=7, window=0)
             got[threshold] = [(h.turn.id, h.score, h.bm25) for h in res.hits]
         assert got[0] == got[10**9] and got[0]
