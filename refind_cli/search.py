@@ -21,6 +21,7 @@ import sys
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import tantivy
 
@@ -126,6 +127,15 @@ def _fuse_python(scores: list[float], sess: list[int], k: int) -> list[tuple[int
     return [(i, f) for i, f in enumerate(fused) if f >= cut]
 
 
+def _competition_ranks_np(np: Any, sorted_desc: Any) -> Any:
+    """``_competition_ranks`` for a descending numpy array."""
+    n = len(sorted_desc)
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.not_equal(sorted_desc[1:], sorted_desc[:-1], out=starts[1:])
+    return np.maximum.accumulate(np.where(starts, np.arange(n), 0)) + 1
+
+
 def _fuse_numpy(scores: list[float], sess: list[int], k: int) -> list[tuple[int, float]]:
     """``_fuse_python`` for many hits, vectorized; the same float64 operations in the same order, so the
     same results to the bit."""
@@ -134,15 +144,12 @@ def _fuse_numpy(scores: list[float], sess: list[int], k: int) -> list[tuple[int,
     n = len(scores)
     score = np.asarray(scores, dtype=np.float64)
     session = np.asarray(sess, dtype=np.int64)
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(score[1:], score[:-1], out=starts[1:])
-    r1 = np.maximum.accumulate(np.where(starts, np.arange(n), 0)) + 1
+    r1 = _competition_ranks_np(np, score)
     sums = np.bincount(session, weights=score)  # sequential float64 sums, as the dict above
     present = np.flatnonzero(sums)  # Lucene idf is positive, so every matching session sums to more than 0
     by_sum = present[np.argsort(-sums[present], kind="stable")]
     r2 = np.zeros(len(sums), dtype=np.int64)
-    r2[by_sum] = _competition_ranks(sums[by_sum].tolist())
+    r2[by_sum] = _competition_ranks_np(np, sums[by_sum])
     fused = 1.0 / (RRF_K + r1) + 1.0 / (RRF_K + r2[session])
     cut = np.partition(fused, n - k)[n - k]
     idx = np.flatnonzero(fused >= cut)
