@@ -119,7 +119,8 @@ def usage_line(result: AskResult) -> str:
 def print_answer(result: AskResult, console: Console, *, tz: tzinfo) -> None:
     """The answer, its numbered citations and the usage line (terminal mode)."""
     console.print(Text(result.answer), soft_wrap=True)
-    if result.citations:
+    # An extractive answer is its citations, quoted already; a model's answer points at them by number.
+    if result.citations and result.mode == "model":
         console.print()
         for k, c in enumerate(result.citations, 1):
             console.print(
@@ -136,7 +137,7 @@ def print_answer(result: AskResult, console: Console, *, tz: tzinfo) -> None:
 
 def print_details(result: AskResult, console: Console, *, tz: tzinfo) -> None:
     """Piped mode: the citations and usage go beside the answer, on stderr."""
-    for k, c in enumerate(result.citations, 1):
+    for k, c in enumerate(result.citations if result.mode == "model" else (), 1):
         console.print(
             Text(f"[{k}] {c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: {clip(c.text)}"),
             soft_wrap=True,
