@@ -324,8 +324,7 @@ class _SessionWriter:
 
 
 def _rows(rows: Iterable[tuple]) -> Iterator[segment.SegMessage]:
-    for r in rows:
-        yield segment.SegMessage(*r)
+    return map(segment.SegMessage._make, rows)
 
 
 def _turn_text(turn: tuple[segment.SegMessage, ...]) -> str:

@@ -161,6 +161,8 @@ def _fuse_numpy(scores: list[float], sess: list[int], k: int) -> list[tuple[int,
 # `refind search` imports numpy only for very broad queries; a process that has it already uses it early.
 NUMPY_FROM = 2_000
 NUMPY_COLD_FROM = 60_000
+# Hits collected by the first, counting pass (tantivy allocates a buffer of twice this per segment).
+FIRST_PASS = 16_384
 
 
 def search(
@@ -186,10 +188,14 @@ def search(
     exclude_seqs = set(archive.session_seqs(exclude_sessions).values()) if exclude_sessions else set()
     q = build_query(index, terms, since=since, until=until, chats=chats, exclude_seqs=exclude_seqs)
     searcher = index.searcher()
-    total = searcher.search(q, 1, count=True).count
+    # One pass counts the matches and collects the best FIRST_PASS of them; most queries match fewer, and
+    # then that pass is all the work (tantivy scores every match on every pass).
+    first = searcher.search(q, FIRST_PASS, count=True)
+    total = first.count
     if total == 0:
         return SearchResult(query, (), 0)
-    picked = (_fused_top if session_rank else _bm25_top)(searcher, q, total, k)
+    hits = first.hits  # read .hits once: every access rebuilds the list
+    picked = (_fused_top if session_rank else _bm25_top)(searcher, q, hits, total, k)
     return SearchResult(query, _hits(archive, index, picked, terms, window), total)
 
 
@@ -209,18 +215,21 @@ def _order(
     return [(cands[i][0], cands[i][1], sess[i], ordinal[i]) for i in keyed[:k]]
 
 
-def _bm25_top(searcher: tantivy.Searcher, q: tantivy.Query, total: int, k: int) -> _Picked:
-    # Fetch a little beyond k so that ties at the k-th score are usually all in hand; fetch all if not.
-    limit = min(total, 2 * k + 16)
-    hits = searcher.search(q, limit, count=False).hits
-    if limit < total and hits[-1][0] == hits[k - 1][0]:
-        hits = searcher.search(q, total, count=False).hits
+def _all_hits(searcher: tantivy.Searcher, q: tantivy.Query, hits: list, total: int) -> list:
+    return hits if len(hits) >= total else searcher.search(q, total, count=False).hits
+
+
+def _bm25_top(searcher: tantivy.Searcher, q: tantivy.Query, hits: list, total: int, k: int) -> _Picked:
+    # The first pass holds the best hits; only when ties at the k-th score run past it are all fetched.
+    if len(hits) < total and hits[-1][0] == hits[min(k, len(hits)) - 1][0]:
+        hits = _all_hits(searcher, q, hits, total)
     cut = hits[min(k, len(hits)) - 1][0]
     return _order(searcher, [(s, s, a) for s, a in hits if s >= cut], k)
 
 
-def _fused_top(searcher: tantivy.Searcher, q: tantivy.Query, total: int, k: int) -> _Picked:
-    hits = searcher.search(q, total, count=False).hits  # read .hits once: every access rebuilds the list
+def _fused_top(searcher: tantivy.Searcher, q: tantivy.Query, hits: list, total: int, k: int) -> _Picked:
+    # Session sums need every match, not a top-N sample.
+    hits = _all_hits(searcher, q, hits, total)
     scores = [h[0] for h in hits]
     addrs = [h[1] for h in hits]
     sess = searcher.fast_field_values("sess", addrs)

@@ -297,3 +297,25 @@ def test_numpy_and_python_fusion_agree_to_the_bit(tmp_path: Path, monkeypatch: p
             got[threshold] = [(h.turn.id, h.score, h.bm25) for h in res.hits]
         assert got[0] == got[10**9] and got[0]
     arch.close()
+
+
+def test_results_do_not_depend_on_the_first_pass_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first, counting pass collects only FIRST_PASS hits; when more match, the rest are fetched.
+    import refind_cli.search as search_module
+
+    rng = random.Random(5)
+    messages = []
+    for i, lines in enumerate(_random_corpus(rng) * 3):
+        messages += session(T0 + timedelta(days=i), lines, ("A", "B"))
+    arch, idx = build(tmp_path / "home", {Chat("test", "c", "C"): messages})
+    for query in ("w0 w3", "w1", "w5 w7 w11 w2"):
+        for session_rank in (True, False):
+            got = {}
+            for first_pass in (1, 3, 10**6):
+                monkeypatch.setattr(search_module, "FIRST_PASS", first_pass)
+                res = search(arch, idx, query, k=4, window=0, session_rank=session_rank)
+                got[first_pass] = (res.total, [(h.turn.id, h.score) for h in res.hits])
+            assert got[1] == got[3] == got[10**6] and got[1][0] > 3
+    arch.close()
