@@ -161,8 +161,9 @@ def _fuse_numpy(scores: list[float], sess: list[int], k: int) -> list[tuple[int,
 # `refind search` imports numpy only for very broad queries; a process that has it already uses it early.
 NUMPY_FROM = 2_000
 NUMPY_COLD_FROM = 60_000
-# Hits collected by the first, counting pass (tantivy allocates a buffer of twice this per segment).
-FIRST_PASS = 16_384
+# The most hits one counting pass collects (tantivy allocates a buffer of twice the limit per segment);
+# 65,536 measured best among 16K, 64K and 256K on 1M turns.
+FIRST_PASS = 65_536
 
 
 def search(
@@ -188,9 +189,11 @@ def search(
     exclude_seqs = set(archive.session_seqs(exclude_sessions).values()) if exclude_sessions else set()
     q = build_query(index, terms, since=since, until=until, chats=chats, exclude_seqs=exclude_seqs)
     searcher = index.searcher()
-    # One pass counts the matches and collects the best FIRST_PASS of them; most queries match fewer, and
-    # then that pass is all the work (tantivy scores every match on every pass).
-    first = searcher.search(q, FIRST_PASS, count=True)
+    # tantivy scores every match on every pass, so one pass should collect them all: no more turns match
+    # than the sum of the terms' document frequencies (a bound that ignores the filters). Above FIRST_PASS
+    # the buffer tantivy allocates for the bound would cost more than a second pass.
+    bound = sum(searcher.doc_freq("text", t) for t in terms)
+    first = searcher.search(q, max(1, min(bound, FIRST_PASS)), count=True)
     total = first.count
     if total == 0:
         return SearchResult(query, (), 0)
