@@ -157,6 +157,7 @@ def open_index(ctx: typer.Context, archive: Archive) -> Index:
 
 def main() -> None:
     # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
-    from refind_cli.cli import ask, imports, maintain, search  # noqa: F401
+    # Registration order is the order `refind --help` lists them in.
+    from refind_cli.cli import imports, search, ask, maintain  # noqa: F401  # isort: skip
 
     app()
