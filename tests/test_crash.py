@@ -3,6 +3,7 @@ imports at once, search during an import."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import signal
@@ -47,6 +48,23 @@ def start(home: Path, *args: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def wait_until_writing(home: Path, proc: subprocess.Popen) -> None:
+    """Until ``proc`` holds the home's write lock, so that what follows really runs beside a writer."""
+    lock = home / ".write.lock"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the import ended before it was seen writing"
+        if lock.exists():
+            with lock.open("a") as fh:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(fh, fcntl.LOCK_UN)
+                except BlockingIOError:
+                    return
+        time.sleep(0.02)
+    raise AssertionError("the import never took the write lock")
 
 
 def state_of(home: Path) -> tuple[int, list]:
@@ -99,7 +117,7 @@ def test_two_imports_at_once_and_a_search_during_them(export: Path, clean, tmp_p
     sample = Path(__file__).parent.parent / "sample_exports" / "WhatsApp Chat with Jonas Becker.txt"
     assert refind(home, "import", "--tz", "UTC", str(sample)).returncode == 0
     first = start(home, "import", "--tz", "UTC", str(export))
-    time.sleep(0.3)
+    wait_until_writing(home, first)
     second = start(home, "import", "--tz", "UTC", str(sample), "--json")
     # A search while the big import writes: answers from the last commit, at once, without an error.
     t = time.monotonic()
