@@ -17,20 +17,19 @@ next sync redoes the same work, so it is idempotent.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import itertools
 import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 import tantivy
 
+from refind_cli import locks
 from refind_cli.analysis import DEFAULT_ANALYZER, Analyzer
-from refind_cli.errors import BusyError
 from refind_cli.home import ensure_home
 
 if TYPE_CHECKING:
@@ -152,30 +151,15 @@ class Index:
 
     # -- writing ----------------------------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def _write_lock(self) -> Iterator[None]:
+    def _write_lock(self) -> contextlib.AbstractContextManager[None]:
         """Exclusive writing across processes. Waits and retries, telling ``on_wait`` once, then gives up."""
-        fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            deadline = time.monotonic() + self.wait_timeout
-            told = False
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise BusyError(
-                            f"{self.root}: another refind process is writing the index; "
-                            f"gave up after {self.wait_timeout:g} s"
-                        ) from None
-                    if not told and self.on_wait is not None:
-                        self.on_wait("waiting for another refind process to finish writing the index")
-                        told = True
-                    time.sleep(0.1)
-            yield
-        finally:
-            os.close(fd)  # closing the descriptor releases the lock
+        return locks.exclusive(
+            self.root / LOCK,
+            timeout=self.wait_timeout,
+            waiting="waiting for another refind process to finish writing the index",
+            busy=f"{self.root}: another refind process is writing the index; gave up after {self.wait_timeout:g} s",
+            on_wait=self.on_wait,
+        )
 
     def _new_generation(self) -> tuple[str, tantivy.Index]:
         gen = f"g-{time.time_ns()}"

@@ -7,22 +7,20 @@ re-segments the chats that changed and rewrites only the sessions whose turns ac
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
-import os
-import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 
-from refind_cli import segment
+from refind_cli import locks, segment
 from refind_cli.archive import Archive, StoredSession, to_us
-from refind_cli.errors import BusyError, InputError
+from refind_cli.errors import InputError
 from refind_cli.importers import read_export
 from refind_cli.records import Chat, Message
 
+WRITE_LOCK = ".write.lock"
 BATCH = 20_000
 # Duplicate identities are told apart by their order of occurrence; duplicates share a timestamp, so only
 # the counts of recent timestamps are kept, which bounds memory on a million-message file.
@@ -97,7 +95,7 @@ def import_chat(
             archive,
             chat,
             messages,
-            f"{pairing}:{int(session_gap.total_seconds() * 1_000_000)}",
+            _segmenting_key(pairing, session_gap),
             import_seq,
             progress,
             restore_forgotten,
@@ -154,6 +152,11 @@ def _import_chat(
     return ChatImportResult(
         chat_seq, chat.name, chat.source, feed.added, feed.seen - feed.added, n_sessions, n_turns, changed
     )
+
+
+def _segmenting_key(pairing: str, session_gap: timedelta) -> str:
+    """How a chat is cut, as stored with it: "<pairing>:<gap in microseconds>"."""
+    return f"{pairing}:{int(session_gap.total_seconds() * 1_000_000)}"
 
 
 def _segmenting(segmenting: str) -> tuple[str, int]:
@@ -355,18 +358,15 @@ def _resegment(
 
 
 def file_digest(path: Path) -> str:
+    """SHA-256 of an export: of the file, or of a folder's files with their relative names."""
     h = hashlib.sha256()
-    if path.is_dir():
-        for p in sorted(path.rglob("*")):
-            if p.is_file():
-                h.update(str(p.relative_to(path)).encode() + b"\x00")
-                with p.open("rb") as fh:
-                    while chunk := fh.read(1 << 20):
-                        h.update(chunk)
-        return h.hexdigest()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
+    files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
+    for p in files:
+        if p != path:
+            h.update(str(p.relative_to(path)).encode() + b"\x00")
+        with p.open("rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
     return h.hexdigest()
 
 
@@ -400,8 +400,8 @@ def import_file(
             if progress:
                 progress(total + n)
 
+        segmenting = _segmenting_key("burst", session_gap)
         for export in read_export(path, fmt, tz):
-            segmenting = f"burst:{int(session_gap.total_seconds() * 1_000_000)}"
             result = _import_chat(
                 archive,
                 export.chat,
@@ -433,43 +433,19 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@contextlib.contextmanager
-def write_lock(home: Path, *, on_wait: Callable[[str], None] | None = None, timeout: float = 600.0):
+def write_lock(
+    home: Path, *, on_wait: Callable[[str], None] | None = None, timeout: float = 600.0
+) -> AbstractContextManager[None]:
     """One writer at a time per home: a second import waits (saying so once) instead of failing."""
-    path = home / ".write.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + timeout
-        told = False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise BusyError(
-                        f"{home}: another refind process is writing; gave up after {timeout:.0f} s"
-                    ) from None
-                if not told and on_wait:
-                    on_wait(f"waiting for another refind process writing to {home} ...")
-                    told = True
-                time.sleep(0.1)
-        yield
-    finally:
-        os.close(fd)
+    return locks.exclusive(
+        home / WRITE_LOCK,
+        timeout=timeout,
+        waiting=f"waiting for another refind process writing to {home} ...",
+        busy=f"{home}: another refind process is writing; gave up after {timeout:.0f} s",
+        on_wait=on_wait,
+    )
 
 
-@contextlib.contextmanager
-def try_write_lock(home: Path):
-    """The write lock if it is free right now, else None: readers never wait for a writer."""
-    path = home / ".write.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)
+def try_write_lock(home: Path) -> AbstractContextManager[bool]:
+    """The write lock if it is free right now (True), else False: readers never wait for a writer."""
+    return locks.exclusive_if_free(home / WRITE_LOCK)

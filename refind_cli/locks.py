@@ -1,0 +1,56 @@
+"""Cross-process locks on files under the home folder (POSIX ``flock``): one writer at a time, readers free.
+
+The lock belongs to the open descriptor, so a killed process releases it at once, and closing the
+descriptor releases it."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from refind_cli.errors import BusyError
+
+
+@contextlib.contextmanager
+def exclusive(
+    path: Path, *, timeout: float, waiting: str, busy: str, on_wait: Callable[[str], None] | None = None
+) -> Iterator[None]:
+    """Hold ``path`` exclusively, waiting for another holder (``on_wait(waiting)`` once) up to ``timeout``
+    seconds, then raising ``BusyError(busy)``."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise BusyError(busy) from None
+                if not told and on_wait is not None:
+                    on_wait(waiting)
+                    told = True
+                time.sleep(0.1)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive_if_free(path: Path) -> Iterator[bool]:
+    """Hold ``path`` if nobody does right now (yields True), else yield False without waiting."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
