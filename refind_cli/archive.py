@@ -143,6 +143,17 @@ class SessionInfo:
     n_messages: int
 
 
+# Older SQLite builds cap a statement at 999 variables.
+_MAX_VARIABLES = 900
+
+
+def _in_chunks(values: Sequence) -> Iterator[tuple[list, str]]:
+    """Slices of ``values`` small enough for one statement, each with its ``?,?,...`` placeholders."""
+    for i in range(0, len(values), _MAX_VARIABLES):
+        part = list(values[i : i + _MAX_VARIABLES])
+        yield part, ",".join("?" * len(part))
+
+
 _TURN_COLUMNS = "s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker, t.text"
 
 
@@ -384,9 +395,7 @@ class Archive:
 
     def forget_messages(self, seqs: Sequence[int]) -> None:
         """Delete messages, remembering only their identities so a re-import skips them."""
-        for i in range(0, len(seqs), 900):
-            part = seqs[i : i + 900]
-            marks = ",".join("?" * len(part))
+        for part, marks in _in_chunks(seqs):
             self.db.execute(
                 "INSERT OR IGNORE INTO forgotten (chat_uid, uid) SELECT c.uid, m.uid FROM messages m"
                 f" JOIN chats c ON c.seq = m.chat_seq WHERE m.seq IN ({marks})",
@@ -406,18 +415,7 @@ class Archive:
 
     def iter_turns(self, session_seqs: Iterable[int] | None = None) -> Iterator[Turn]:
         sql = f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
-        if session_seqs is None:
-            for row in self.db.execute(sql + " ORDER BY t.session_seq, t.ordinal"):
-                yield _turn(row)
-            return
-        seqs = sorted(set(session_seqs))
-        for i in range(0, len(seqs), 900):
-            part = seqs[i : i + 900]
-            marks = ",".join("?" * len(part))
-            for row in self.db.execute(
-                sql + f" WHERE t.session_seq IN ({marks}) ORDER BY t.session_seq, t.ordinal", part
-            ):
-                yield _turn(row)
+        return map(_turn, self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs))
 
     def index_rows(
         self, session_seqs: Iterable[int] | None = None
@@ -425,16 +423,18 @@ class Archive:
         """What the index needs of each turn, as plain tuples (session_seq, ordinal, chat_seq, start in epoch
         seconds, speaker, text): building ``Turn`` records with datetimes cost more than the indexing."""
         sql = "SELECT session_seq, ordinal, chat_seq, start_ts / 1000000, speaker, text FROM turns"
+        return self._of_sessions(sql, "session_seq", "ordinal", session_seqs)
+
+    def _of_sessions(
+        self, sql: str, session_column: str, ordinal_column: str, session_seqs: Iterable[int] | None
+    ) -> Iterator[tuple]:
+        """Rows of ``sql`` for all sessions or the given ones, in session and turn order."""
+        order = f" ORDER BY {session_column}, {ordinal_column}"
         if session_seqs is None:
-            yield from self.db.execute(sql + " ORDER BY session_seq, ordinal")
+            yield from self.db.execute(sql + order)
             return
-        seqs = sorted(set(session_seqs))
-        for i in range(0, len(seqs), 900):
-            part = seqs[i : i + 900]
-            yield from self.db.execute(
-                sql + f" WHERE session_seq IN ({','.join('?' * len(part))}) ORDER BY session_seq, ordinal",
-                part,
-            )
+        for part, marks in _in_chunks(sorted(set(session_seqs))):
+            yield from self.db.execute(f"{sql} WHERE {session_column} IN ({marks}){order}", part)
 
     def window(self, session_seq: int, lo: int, hi: int) -> list[Turn]:
         rows = self.db.execute(
@@ -462,9 +462,7 @@ class Archive:
     def session_seqs(self, session_ids: Iterable[str]) -> dict[str, int]:
         ids = list(dict.fromkeys(session_ids))
         out: dict[str, int] = {}
-        for i in range(0, len(ids), 900):
-            part = ids[i : i + 900]
-            marks = ",".join("?" * len(part))
+        for part, marks in _in_chunks(ids):
             out.update(self.db.execute(f"SELECT id, seq FROM sessions WHERE id IN ({marks})", part))
         return out
 
@@ -526,11 +524,8 @@ class Archive:
         if own:
             self.begin()
         try:
-            for i in range(0, len(seqs), 900):
-                part = seqs[i : i + 900]
-                self.db.execute(
-                    f"DELETE FROM index_queue WHERE session_seq IN ({','.join('?' * len(part))})", part
-                )
+            for part, marks in _in_chunks(seqs):
+                self.db.execute(f"DELETE FROM index_queue WHERE session_seq IN ({marks})", part)
         except BaseException:
             if own:
                 self.rollback()
