@@ -19,6 +19,10 @@ class InputError(RefindError):
         place = f"{self.path}: {where}" if where else self.path
         super().__init__(f"{place}: {what}")
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str, str | None]]:
+        # An import worker process sends it to the writer as it is.
+        return InputError, (self.path, self.what, self.where)
+
 
 class BusyError(RefindError):
     """Another refind process holds the archive or the index for writing, and waiting timed out."""

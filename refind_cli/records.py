@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 
 class Kind:
@@ -38,9 +39,11 @@ class Chat:
     raw: str = ""  # the source's own chat record, verbatim JSON where there is one
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One message exactly as exported, plus the readable text that gets indexed."""
+class Message(NamedTuple):
+    """One message exactly as exported, plus the readable text that gets indexed.
+
+    A named tuple, not a frozen dataclass like the other records: importers build one per message, a
+    million for a large export, and an 11-field frozen dataclass cost 3.2 us to build against 0.6 us."""
 
     timestamp: datetime  # timezone-aware, UTC
     sender: str | None  # display name; None for system lines without an author

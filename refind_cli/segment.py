@@ -12,6 +12,8 @@ million-message chat never sits in memory as a whole.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import operator
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -31,6 +33,9 @@ class SegMessage(NamedTuple):
     text: str
 
 
+_SENDER = operator.attrgetter("sender")
+
+
 @dataclass(frozen=True, slots=True)
 class PlannedSession:
     id: str
@@ -41,12 +46,17 @@ class PlannedSession:
 
     @property
     def signature(self) -> str:
-        """Identifies the session's turn structure: equal signatures mean nothing to re-store or re-index."""
-        h = hashlib.blake2b(digest_size=12)
-        for turn in self.turns:
-            h.update(",".join(str(m.seq) for m in turn).encode())
-            h.update(b";")
-        return h.hexdigest()
+        return signature([turn_seqs(t) for t in self.turns])
+
+
+def turn_seqs(turn: tuple[SegMessage, ...]) -> str:
+    """A turn's message seqs as stored: "12,13,14"."""
+    return str(turn[0].seq) if len(turn) == 1 else ",".join([str(m.seq) for m in turn])
+
+
+def signature(turn_seqs: list[str]) -> str:
+    """Identifies a session's turn structure: equal signatures mean nothing to re-store or re-index."""
+    return hashlib.blake2b("".join([s + ";" for s in turn_seqs]).encode(), digest_size=12).hexdigest()
 
 
 def session_id(chat_uid: str, first_uid: str) -> str:
@@ -55,6 +65,8 @@ def session_id(chat_uid: str, first_uid: str) -> str:
 
 
 def split_turns(messages: list[SegMessage], pairing: str) -> tuple[tuple[SegMessage, ...], ...]:
+    if pairing == "burst":
+        return tuple(tuple(burst) for _, burst in itertools.groupby(messages, _SENDER))
     turns: list[list[SegMessage]] = []
     opener = messages[0].sender
     previous: str | None = None

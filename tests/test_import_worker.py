@@ -1,0 +1,147 @@
+"""Large exports are read in a worker process while this one writes: the archive must come out exactly as
+when everything runs in one process, for every format and for the awkward cases (out-of-order lines,
+identical messages, threads, re-imports, forgotten messages, unreadable files)."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import UTC
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import refind_cli.cli.imports  # noqa: F401  (registers the command)
+from refind_cli import ingest
+from refind_cli.archive import Archive
+from refind_cli.cli import app
+from refind_cli.ingest import import_file
+
+SAMPLES = Path(__file__).parent.parent / "sample_exports"
+EXPORTS = [
+    SAMPLES / "WhatsApp Chat with Jonas Becker.txt",
+    SAMPLES / "WhatsApp Chat - Family.zip",
+    SAMPLES / "slack-export-acme",
+    SAMPLES / "telegram-result.json",
+]
+
+AWKWARD = (
+    "01/03/2024, 09:00 - Ana: first\n"
+    "01/03/2024, 09:01 - Ben: same words\n"
+    "01/03/2024, 09:01 - Ben: same words\n"
+    "01/03/2024, 08:59 - Ana: a line out of order\n"
+    "01/03/2024, 12:30 - Ana: a new session\n"
+    "that goes on\n"
+    "over lines\n"
+    "01/03/2024, 12:31 - Ben: <Media omitted>\n"
+)
+IN_ORDER = "".join(f"02/03/2024, 10:{i:02d} - {'Ana' if i % 3 else 'Ben'}: message {i}\n" for i in range(60))
+
+
+def dump(home: Path) -> dict[str, list[tuple]]:
+    """Everything the import wrote, but for the ledger's clock times."""
+    with Archive.open(home) as archive:
+        q = archive.db.execute
+        return {
+            "chats": q("SELECT * FROM chats ORDER BY seq").fetchall(),
+            "messages": q("SELECT * FROM messages ORDER BY seq").fetchall(),
+            "sessions": q("SELECT * FROM sessions ORDER BY seq").fetchall(),
+            "turns": q("SELECT * FROM turns ORDER BY session_seq, ordinal").fetchall(),
+            "queue": q("SELECT * FROM index_queue ORDER BY session_seq").fetchall(),
+            "imports": q("SELECT path, sha256, format, counts FROM imports ORDER BY seq").fetchall(),
+        }
+
+
+def import_all(home: Path, paths: list[Path], worker: bool) -> list[ingest.FileImportResult]:
+    with Archive.open(home) as archive:
+        return [import_file(archive, p, tz=UTC, worker=worker) for p in paths]
+
+
+def test_every_format_comes_out_the_same(tmp_path: Path):
+    here = import_all(tmp_path / "here", EXPORTS, worker=False)
+    there = import_all(tmp_path / "there", EXPORTS, worker=True)
+    assert [r.error for r in there] == [None] * len(EXPORTS)
+    assert there == here
+    assert dump(tmp_path / "there") == dump(tmp_path / "here")
+
+
+def test_awkward_lines_and_reimports_come_out_the_same(tmp_path: Path):
+    awkward = tmp_path / "WhatsApp Chat with Ana.txt"
+    awkward.write_text(AWKWARD + IN_ORDER, encoding="utf-8")
+    older = tmp_path / "WhatsApp Chat with Ben.txt"
+    older.write_text("".join(IN_ORDER.splitlines(keepends=True)[:30]), encoding="utf-8")
+    newer = tmp_path / "WhatsApp Chat with Ben (newer).txt"
+    newer.write_text(IN_ORDER, encoding="utf-8")
+    # The newer Ben export names another chat; import it under Ben's name through a copy.
+    ben = tmp_path / "again" / "WhatsApp Chat with Ben.txt"
+    ben.parent.mkdir()
+    ben.write_bytes(newer.read_bytes())
+    sequence = [awkward, older, ben, awkward]
+    here = import_all(tmp_path / "here", sequence, worker=False)
+    there = import_all(tmp_path / "there", sequence, worker=True)
+    assert there == here
+    assert [c.messages_added for r in there for c in r.chats] == [66, 30, 30, 0]
+    assert dump(tmp_path / "there") == dump(tmp_path / "here")
+
+
+def test_forgotten_messages_stay_forgotten(tmp_path: Path):
+    export = EXPORTS[0]
+    with Archive.open(tmp_path / "home") as archive:
+        import_file(archive, export, tz=UTC, worker=False)
+        seq = archive.db.execute("SELECT min(seq) FROM messages").fetchone()[0]
+        archive.begin()
+        archive.forget_messages([seq])
+        archive.commit()
+        result = import_file(archive, export, tz=UTC, worker=True)
+        assert result.chats[0].messages_added == 0
+        assert archive.db.execute("SELECT count(*) FROM messages WHERE seq = ?", (seq,)).fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("WhatsApp Chat with X.txt", "this is not a chat\n"),
+        ("result.json", '{"name": "x", "type": "personal_chat", "id": 1, "messages": [{"id": 1, '),
+    ],
+)
+def test_an_unreadable_export_gives_the_same_error_and_writes_nothing(
+    tmp_path: Path, name: str, content: str
+):
+    export = tmp_path / name
+    export.write_text(content, encoding="utf-8")
+    fmt = "telegram" if name.endswith(".json") else "whatsapp"
+    with Archive.open(tmp_path / "home") as archive:
+        here = import_file(archive, export, fmt=fmt, tz=UTC, worker=False)
+        there = import_file(archive, export, fmt=fmt, tz=UTC, worker=True)
+        assert here.error and there == here
+        assert archive.counts() == {"chats": 0, "messages": 0, "sessions": 0, "turns": 0}
+        assert archive.db.execute("SELECT count(*) FROM imports").fetchone()[0] == 0
+
+
+def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch):
+    started = []
+    popen = subprocess.Popen
+
+    def spy(*args, **kwargs):
+        started.append(args[0])
+        return popen(*args, **kwargs)
+
+    monkeypatch.setattr(ingest, "WORKER_MIN_BYTES", 0)
+    monkeypatch.setattr(subprocess, "Popen", spy)
+    monkeypatch.setattr(ingest, "_cores", lambda: 2)
+    result = CliRunner().invoke(
+        app, ["--home", str(tmp_path / "home"), "import", "--tz", "UTC", str(EXPORTS[0])]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(started) == 1 and "serve_worker" in started[0][-1]
+    with Archive.open(tmp_path / "home") as archive:
+        assert archive.counts()["messages"] > 0
+
+
+def test_small_exports_and_single_cores_stay_in_process(tmp_path: Path, monkeypatch):
+    export = EXPORTS[0]
+    assert not ingest._worth_a_worker(export)  # a few kilobytes
+    monkeypatch.setattr(ingest, "WORKER_MIN_BYTES", 0)
+    assert ingest._worth_a_worker(export) == (ingest._cores() > 1)
+    monkeypatch.setattr(ingest, "_cores", lambda: 1)
+    assert not ingest._worth_a_worker(export)
