@@ -532,7 +532,7 @@ def _cores() -> int:
 
 
 def _worth_a_worker(path: Path) -> bool:
-    if _cores() < 2:
+    if _cores() < 2 or not sys.executable:  # an embedded interpreter cannot start another one
         return False
     files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
     return sum(p.stat().st_size for p in files) >= WORKER_MIN_BYTES
@@ -553,20 +553,24 @@ def serve_worker() -> None:
     send = _sender(os.fdopen(os.dup(1), "wb", buffering=_PIPE_BUFFER))
     os.dup2(2, 1)
     requests = sys.stdin.buffer
-    path, fmt, tz = pickle.load(requests)
     try:
-        for export in read_export(path, fmt, tz):
-            send(("chat", export.chat))
-            rows = _Rows(pickle.load(requests), export.messages)
-            for batch in rows:
-                send(("messages", batch))
-            send(("end", rows.seen))
-    except InputError as exc:
-        send(("error", exc))
-    except Exception:
-        send(("crash", traceback.format_exc()))
-    else:
-        send(("done", None))
+        path, fmt, tz = pickle.load(requests)
+        try:
+            for export in read_export(path, fmt, tz):
+                send(("chat", export.chat))
+                rows = _Rows(pickle.load(requests), export.messages)
+                for batch in rows:
+                    send(("messages", batch))
+                send(("end", rows.seen))
+        except InputError as exc:
+            send(("error", exc))
+        except Exception:
+            send(("crash", traceback.format_exc()))
+        else:
+            send(("done", None))
+    except (BrokenPipeError, EOFError):
+        # The writer is gone (it gave up, or was killed): there is nobody to tell.
+        os._exit(1)
 
 
 class _Received:
