@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from samples import EXPORTS, SAMPLES
 from typer.testing import CliRunner
 
 import refind_cli.cli.imports
@@ -15,13 +16,6 @@ from refind_cli.archive import Archive
 from refind_cli.cli import app
 from refind_cli.importers import container
 
-SAMPLES = Path(__file__).parent.parent / "sample_exports"
-EXPORTS = [
-    SAMPLES / "WhatsApp Chat with Jonas Becker.txt",
-    SAMPLES / "WhatsApp Chat - Family.zip",
-    SAMPLES / "slack-export-acme",
-    SAMPLES / "telegram-result.json",
-]
 runner = CliRunner()
 
 

@@ -9,6 +9,7 @@ from datetime import UTC
 from pathlib import Path
 
 import pytest
+from samples import EXPORTS
 from typer.testing import CliRunner
 
 import refind_cli.cli.imports  # noqa: F401  (registers the command)
@@ -16,14 +17,6 @@ from refind_cli import ingest
 from refind_cli.archive import Archive
 from refind_cli.cli import app
 from refind_cli.ingest import import_file
-
-SAMPLES = Path(__file__).parent.parent / "sample_exports"
-EXPORTS = [
-    SAMPLES / "WhatsApp Chat with Jonas Becker.txt",
-    SAMPLES / "WhatsApp Chat - Family.zip",
-    SAMPLES / "slack-export-acme",
-    SAMPLES / "telegram-result.json",
-]
 
 AWKWARD = (
     "01/03/2024, 09:00 - Ana: first\n"

@@ -1,0 +1,10 @@
+"""The demo exports in sample_exports/, one of each family, for tests that import them."""
+
+from pathlib import Path
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
+JONAS = SAMPLES / "WhatsApp Chat with Jonas Becker.txt"
+FAMILY = SAMPLES / "WhatsApp Chat - Family.zip"
+SLACK = SAMPLES / "slack-export-acme"
+TELEGRAM = SAMPLES / "telegram-result.json"
+EXPORTS = [JONAS, FAMILY, SLACK, TELEGRAM]
