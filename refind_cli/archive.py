@@ -101,12 +101,12 @@ CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
 sqlite3.register_adapter(type(None), lambda value: value)
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-MICROSECOND = timedelta(microseconds=1)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def to_us(dt: datetime) -> int:
     """Microseconds since the epoch of an aware datetime."""
-    return (dt - EPOCH) // MICROSECOND
+    return (dt - EPOCH) // _MICROSECOND
 
 
 def from_us(us: int) -> datetime:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from refind_cli import locks, segment
-from refind_cli.archive import EPOCH, MICROSECOND, Archive, StoredSession
+from refind_cli.archive import Archive, StoredSession, to_us
 from refind_cli.errors import InputError
 from refind_cli.importers import read_export
 from refind_cli.records import Chat, Message
@@ -209,12 +209,11 @@ def _write_chat(
             archive.delete_sessions(writer.written)
             changed = resegment_chat(archive, chat_seq)
         else:
-            changed = writer.changed
             if unthreaded.threaded:
                 _resegment(
                     archive, plan.chat_uid, chat_seq, writer, plan.gap_us, plan.pairing, threaded_only=True
                 )
-                changed = writer.changed
+            changed = writer.changed
     n_sessions, n_turns = archive.db.execute(
         "SELECT count(*), coalesce(sum(n_turns), 0) FROM sessions WHERE chat_seq = ?", (chat_seq,)
     ).fetchone()
@@ -268,7 +267,7 @@ class _Rows:
         seq = plan.next_message_seq if plan.fresh else None
         batch: list[tuple] = []
         for m in self.messages:
-            ts = (m.timestamp - EPOCH) // MICROSECOND
+            ts = to_us(m.timestamp)
             identity = uid(m, ts)
             self.seen += 1
             if identity in forgotten:
