@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import traceback
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from typing import Any, BinaryIO, Protocol
 from refind_cli import locks, segment
 from refind_cli.archive import Archive, StoredSession, to_us
 from refind_cli.errors import InputError
-from refind_cli.importers import read_export
+from refind_cli.importers import container, read_export
 from refind_cli.records import Chat, Message
 
 WRITE_LOCK = ".write.lock"
@@ -38,7 +39,10 @@ BATCH = 20_000
 # the counts of recent timestamps are kept, which bounds memory on a million-message file.
 RECENT_STAMPS = 256
 
-Progress = Callable[[int], None]
+# (messages read so far, the share of the export read: 0..1, or None where there is no file to measure)
+Progress = Callable[[int, float | None], None]
+# Within one chat: (messages stored so far, characters of their raw records)
+_ChatProgress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +113,7 @@ def import_chat(
             messages,
             _segmenting_key(pairing, session_gap),
             import_seq,
-            progress,
+            (lambda n, _read: progress(n, None)) if progress else None,
             restore_forgotten,
         )
     except BaseException:
@@ -139,9 +143,11 @@ class _Plan:
 
 
 class _Batches(Protocol):
-    """A chat's rows in batches; ``seen`` counts the messages read (forgotten ones too) once exhausted."""
+    """A chat's rows in batches. ``seen`` counts the messages read (forgotten ones too) once exhausted;
+    ``read`` is how much of the export they came from, in characters of their raw records, so far."""
 
     seen: int
+    read: int
 
     def __iter__(self) -> Iterator[list[tuple]]: ...
 
@@ -152,7 +158,7 @@ def _import_chat(
     messages: Iterable[Message],
     segmenting: str,
     import_seq: int | None,
-    progress: Progress | None,
+    progress: _ChatProgress | None,
     restore_forgotten: bool,
 ) -> ChatImportResult:
     plan, segmented_before = _open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
@@ -190,7 +196,7 @@ def _write_chat(
     chat: Chat,
     plan: _Plan,
     batches: _Batches,
-    progress: Progress | None,
+    progress: _ChatProgress | None,
     resegmenting: bool,
 ) -> ChatImportResult:
     """Store a chat's rows; plan a fresh chat's sessions while the rows stream past, an updated one's after."""
@@ -256,7 +262,7 @@ class _Rows:
     def __init__(self, plan: _Plan, messages: Iterable[Message]) -> None:
         self.plan = plan
         self.messages = messages
-        self.seen = 0
+        self.seen = self.read = 0
 
     def __iter__(self) -> Iterator[list[tuple]]:
         # The import's hottest loop: one pass per message, with everything it touches in locals.
@@ -270,6 +276,7 @@ class _Rows:
             ts = to_us(m.timestamp)
             identity = uid(m, ts)
             self.seen += 1
+            self.read += len(m.raw)
             if identity in forgotten:
                 continue
             batch.append(
@@ -303,7 +310,7 @@ class _Rows:
 class _Stored:
     """Rows, stored batch by batch as they pass; counts what was new."""
 
-    def __init__(self, archive: Archive, batches: Iterable[list[tuple]], progress: Progress | None) -> None:
+    def __init__(self, archive: Archive, batches: _Batches, progress: _ChatProgress | None) -> None:
         self.archive = archive
         self.batches = batches
         self.progress = progress
@@ -317,7 +324,7 @@ class _Stored:
             self.added += n
             self.rows += len(batch)
             if self.progress:
-                self.progress(self.rows)
+                self.progress(self.rows, self.batches.read)
             yield from batch
 
 
@@ -460,8 +467,9 @@ def import_file(
     try:
         fmt = detect(path) if fmt == "auto" else fmt
         digest = file_digest(path)
+        size = _export_size(path)
         if worker is None:
-            worker = _worth_a_worker(path)
+            worker = size >= WORKER_MIN_BYTES and _can_use_a_worker()
     except InputError as exc:
         return FileImportResult(str(path), None if fmt == "auto" else fmt, error=str(exc))
     except OSError as exc:
@@ -470,12 +478,8 @@ def import_file(
     try:
         import_seq = archive.start_import(str(path.resolve()), digest, fmt, _now())
         chats: list[ChatImportResult] = []
-        total = 0
-
-        def chat_progress(n: int) -> None:
-            if progress:
-                progress(total + n)
-
+        report = _FileProgress(progress, size)
+        chat_progress = report.chat if progress else None
         segmenting = _segmenting_key("burst", session_gap)
         if worker:
             results = _import_in_worker(
@@ -491,7 +495,7 @@ def import_file(
         with contextlib.closing(results):
             for result in results:
                 chats.append(result)
-                total += result.messages_added + result.messages_skipped
+                report.chat_done()
         counts = {
             "chats": len(chats),
             "messages_added": sum(c.messages_added for c in chats),
@@ -514,7 +518,8 @@ def import_file(
 # and planning sessions is SQLite plus Python. For a large export a worker process does the first while this
 # one does the second, which splits the work about evenly. They talk in pickles over the worker's stdin and
 # stdout. The writer sends (path, format, zone); the worker sends, per chat, ("chat", Chat) and waits for
-# the chat's _Plan, then ("messages", rows) batches and ("end", messages seen). At the end ("done", None),
+# the chat's _Plan, then ("messages", (rows, characters of raw records read so far)) batches and ("end",
+# messages seen). At the end ("done", None),
 # or ("error", InputError) for an unreadable export, or ("crash", traceback) for a bug.
 #
 # A plain subprocess rather than multiprocessing: its "spawn" re-runs the caller's main module, which a
@@ -530,11 +535,9 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _worth_a_worker(path: Path) -> bool:
-    if _cores() < 2 or not sys.executable:  # an embedded interpreter cannot start another one
-        return False
-    files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
-    return sum(p.stat().st_size for p in files) >= WORKER_MIN_BYTES
+def _can_use_a_worker() -> bool:
+    # One core gains nothing; an embedded interpreter cannot start another one.
+    return _cores() > 1 and bool(sys.executable)
 
 
 def _sender(stream: BinaryIO) -> Callable[[object], None]:
@@ -559,7 +562,7 @@ def serve_worker() -> None:
                 send(("chat", export.chat))
                 rows = _Rows(pickle.load(requests), export.messages)
                 for batch in rows:
-                    send(("messages", batch))
+                    send(("messages", (batch, rows.read)))
                 send(("end", rows.seen))
         except InputError as exc:
             send(("error", exc))
@@ -577,11 +580,12 @@ class _Received:
 
     def __init__(self, receive: Callable[[], tuple[str, Any]]) -> None:
         self.receive = receive
-        self.seen = 0
+        self.seen = self.read = 0
 
     def __iter__(self) -> Iterator[list[tuple]]:
         while (event := self.receive())[0] == "messages":
-            yield event[1]
+            batch, self.read = event[1]
+            yield batch
         self.seen = event[1]
 
 
@@ -592,7 +596,7 @@ def _import_in_worker(
     tz: tzinfo,
     segmenting: str,
     import_seq: int,
-    progress: Progress,
+    progress: _ChatProgress | None,
     restore_forgotten: bool,
 ) -> Iterator[ChatImportResult]:
     """Each chat's result, written here as a worker process reads the export."""
@@ -637,6 +641,40 @@ def _import_in_worker(
         process.wait()
         process.stdin.close()
         events.close()
+
+
+class _FileProgress:
+    """Each chat's progress as the file's: messages so far, and the share of the export's text read."""
+
+    def __init__(self, report: Progress | None, size: int) -> None:
+        self.report = report
+        self.size = size
+        self.messages = self.read = 0
+        self.current = (0, 0)
+
+    def chat(self, messages: int, read: int) -> None:
+        self.current = (messages, read)
+        if self.report:
+            share = min(1.0, (self.read + read) / self.size) if self.size else None
+            self.report(self.messages + messages, share)
+
+    def chat_done(self) -> None:
+        self.messages += self.current[0]
+        self.read += self.current[1]
+        self.current = (0, 0)
+
+
+def _export_size(path: Path) -> int:
+    """How much text an export holds, in bytes: a file's size, a folder's files, a zip's text and JSON
+    entries uncompressed (its photos and videos are not read)."""
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    if zipfile.is_zipfile(path):
+        with container.open_zip(path) as zf:
+            return sum(
+                info.file_size for info in zf.infolist() if info.filename.lower().endswith((".txt", ".json"))
+            )
+    return path.stat().st_size
 
 
 def _now() -> str:

@@ -111,7 +111,7 @@ def test_an_unreadable_export_gives_the_same_error_and_writes_nothing(
         assert archive.db.execute("SELECT count(*) FROM imports").fetchone()[0] == 0
 
 
-def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch):
+def spy_on_workers(monkeypatch) -> list:
     started = []
     popen = subprocess.Popen
 
@@ -119,8 +119,13 @@ def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch
         started.append(args[0])
         return popen(*args, **kwargs)
 
-    monkeypatch.setattr(ingest, "WORKER_MIN_BYTES", 0)
     monkeypatch.setattr(subprocess, "Popen", spy)
+    return started
+
+
+def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch):
+    started = spy_on_workers(monkeypatch)
+    monkeypatch.setattr(ingest, "WORKER_MIN_BYTES", 0)
     monkeypatch.setattr(ingest, "_cores", lambda: 2)
     result = CliRunner().invoke(
         app, ["--home", str(tmp_path / "home"), "import", "--tz", "UTC", str(EXPORTS[0])]
@@ -131,10 +136,45 @@ def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch
         assert archive.counts()["messages"] > 0
 
 
-def test_small_exports_and_single_cores_stay_in_process(tmp_path: Path, monkeypatch):
-    export = EXPORTS[0]
-    assert not ingest._worth_a_worker(export)  # a few kilobytes
-    monkeypatch.setattr(ingest, "WORKER_MIN_BYTES", 0)
-    assert ingest._worth_a_worker(export) == (ingest._cores() > 1)
-    monkeypatch.setattr(ingest, "_cores", lambda: 1)
-    assert not ingest._worth_a_worker(export)
+@pytest.mark.parametrize("cores", [1, 2])
+def test_small_exports_and_single_cores_stay_in_process(tmp_path: Path, monkeypatch, cores: int):
+    started = spy_on_workers(monkeypatch)
+    monkeypatch.setattr(ingest, "_cores", lambda: cores)
+    with Archive.open(tmp_path / "home") as archive:
+        import_file(archive, EXPORTS[0], tz=UTC)  # a few kilobytes
+        monkeypatch.setattr(ingest, "WORKER_MIN_BYTES", 0)
+        import_file(archive, EXPORTS[3], tz=UTC)
+    assert len(started) == (1 if cores > 1 else 0)
+
+
+def check_progress(seen: list[tuple[int, float | None]], total: int) -> None:
+    counts = [n for n, _ in seen]
+    shares = [share for _, share in seen]
+    assert len(seen) > 2 and counts[-1] == total
+    assert all(share is not None and 0 < share <= 1 for share in shares)
+    assert shares == sorted(shares) and counts == sorted(counts)
+    assert shares[-1] > 0.5  # most of an export is its messages
+
+
+@pytest.mark.parametrize("export", EXPORTS[1:], ids=["whatsapp-zip", "slack", "telegram"])
+def test_progress_counts_messages_and_the_share_of_the_export_read(tmp_path: Path, monkeypatch, export: Path):
+    monkeypatch.setattr(ingest, "BATCH", 7)  # several reports even for a small export
+    seen: list[tuple[int, float | None]] = []
+    with Archive.open(tmp_path / "home") as archive:
+        result = import_file(archive, export, tz=UTC, progress=lambda n, share: seen.append((n, share)))
+    check_progress(seen, sum(c.messages_added for c in result.chats))
+
+
+def test_progress_from_a_worker(tmp_path: Path):
+    export = tmp_path / "WhatsApp Chat with Ana.txt"
+    lines = (
+        f"02/03/2024, {i // 60 % 24:02d}:{i % 60:02d} - Ana: message {i}\n" for i in range(3 * ingest.BATCH)
+    )
+    export.write_text("".join(lines), encoding="utf-8")
+    seen: list[tuple[int, float | None]] = []
+    with Archive.open(tmp_path / "home") as archive:
+        result = import_file(
+            archive, export, tz=UTC, worker=True, progress=lambda n, share: seen.append((n, share))
+        )
+    check_progress(seen, 3 * ingest.BATCH)
+    assert result.chats[0].messages_added == 3 * ingest.BATCH

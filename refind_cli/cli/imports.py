@@ -84,20 +84,40 @@ def import_(
 def _import_one(
     err: Console, archive: Archive, path: Path, fmt: str, tz: tzinfo, gap: timedelta, restore: bool
 ) -> FileImportResult:
-    """One file, with a live message count on stderr while it runs (shown only on a terminal)."""
+    """One file, with a progress bar on stderr while it runs (messages, share of the export read, time
+    left; shown only on a terminal)."""
     from refind_cli.ingest import import_file
 
     if not err.is_terminal:
         return import_file(archive, path, fmt=fmt, tz=tz, session_gap=gap, restore_forgotten=restore)
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
     ) as p:
-        task = p.add_task(f"{path.name}: reading")
+        task = p.add_task(f"{path.name}: reading", total=None)
 
-        def progress(n: int) -> None:
-            p.update(task, description=f"{path.name}: {n:,} messages")
+        def progress(n: int, share: float | None) -> None:
+            # Without a share the bar pulses; with one it fills and estimates the time left.
+            p.update(
+                task,
+                description=f"{path.name}: {n:,} messages",
+                total=None if share is None else 1.0,
+                completed=share or 0,
+            )
 
         return import_file(
             archive, path, fmt=fmt, tz=tz, session_gap=gap, progress=progress, restore_forgotten=restore
