@@ -5,7 +5,7 @@ other files of the same command still import. Re-importing adds only messages wh
 re-segments the chats that changed and rewrites only the sessions whose turns actually differ.
 
 A large export is read in a worker process (parsing, identities, rows) while this process stores the rows
-and plans the sessions: on two cores that takes about a third less time than doing both here.
+and plans the sessions: on two cores that took 40 % less time than doing both here (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -478,8 +478,8 @@ def import_file(
     try:
         import_seq = archive.start_import(str(path.resolve()), digest, fmt, _now())
         chats: list[ChatImportResult] = []
-        report = _FileProgress(progress, size)
-        chat_progress = report.chat if progress else None
+        report = _FileProgress(progress, size) if progress else None
+        chat_progress = report.chat if report else None
         segmenting = _segmenting_key("burst", session_gap)
         if worker:
             results = _import_in_worker(
@@ -495,7 +495,8 @@ def import_file(
         with contextlib.closing(results):
             for result in results:
                 chats.append(result)
-                report.chat_done()
+                if report:
+                    report.chat_done()
         counts = {
             "chats": len(chats),
             "messages_added": sum(c.messages_added for c in chats),
@@ -517,16 +518,16 @@ def import_file(
 # Reading an export and turning its messages into rows (parsing, identities) is pure Python; storing them
 # and planning sessions is SQLite plus Python. For a large export a worker process does the first while this
 # one does the second, which splits the work about evenly. They talk in pickles over the worker's stdin and
-# stdout. The writer sends (path, format, zone); the worker sends, per chat, ("chat", Chat) and waits for
-# the chat's _Plan, then ("messages", (rows, characters of raw records read so far)) batches and ("end",
-# messages seen). At the end ("done", None),
-# or ("error", InputError) for an unreadable export, or ("crash", traceback) for a bug.
+# stdout. The writer sends (path, format, zone). The worker sends, per chat, ("chat", Chat) and waits for
+# the chat's _Plan; then batches of ("messages", (rows, characters of raw records read so far)); then
+# ("end", messages seen). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
+# ("crash", traceback) for a bug.
 #
 # A plain subprocess rather than multiprocessing: its "spawn" re-runs the caller's main module, which a
 # script without an ``if __name__ == "__main__"`` guard does not survive, and "fork" would copy whatever
 # threads (a progress display) this process runs.
 
-# Below this size the worker's start-up (a fresh interpreter, about 0.2 s) costs more than it saves.
+# Below this much text the worker's start-up (a fresh interpreter, about 0.2 s) costs more than it saves.
 WORKER_MIN_BYTES = 4 << 20
 _PIPE_BUFFER = 1 << 20
 
@@ -646,7 +647,7 @@ def _import_in_worker(
 class _FileProgress:
     """Each chat's progress as the file's: messages so far, and the share of the export's text read."""
 
-    def __init__(self, report: Progress | None, size: int) -> None:
+    def __init__(self, report: Progress, size: int) -> None:
         self.report = report
         self.size = size
         self.messages = self.read = 0
@@ -654,9 +655,8 @@ class _FileProgress:
 
     def chat(self, messages: int, read: int) -> None:
         self.current = (messages, read)
-        if self.report:
-            share = min(1.0, (self.read + read) / self.size) if self.size else None
-            self.report(self.messages + messages, share)
+        share = min(1.0, (self.read + read) / self.size) if self.size else None
+        self.report(self.messages + messages, share)
 
     def chat_done(self) -> None:
         self.messages += self.current[0]

@@ -67,15 +67,12 @@ def session_id(chat_uid: str, first_uid: str) -> str:
 def split_turns(messages: list[SegMessage], pairing: str) -> tuple[tuple[SegMessage, ...], ...]:
     if pairing == "burst":
         return tuple(tuple(burst) for _, burst in itertools.groupby(messages, _SENDER))
+    # "exchange": a turn starts where the opener speaks again after someone else.
     turns: list[list[SegMessage]] = []
     opener = messages[0].sender
     previous: str | None = None
     for m in messages:
-        if pairing == "exchange":
-            starts = not turns or (m.sender == opener and previous != opener)
-        else:
-            starts = m.sender != previous
-        if starts:
+        if not turns or (m.sender == opener and previous != opener):
             turns.append([m])
         else:
             turns[-1].append(m)
