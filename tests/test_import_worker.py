@@ -63,13 +63,10 @@ def test_awkward_lines_and_reimports_come_out_the_same(tmp_path: Path):
     awkward.write_text(AWKWARD + IN_ORDER, encoding="utf-8")
     older = tmp_path / "WhatsApp Chat with Ben.txt"
     older.write_text("".join(IN_ORDER.splitlines(keepends=True)[:30]), encoding="utf-8")
-    newer = tmp_path / "WhatsApp Chat with Ben (newer).txt"
+    newer = tmp_path / "newer" / "WhatsApp Chat with Ben.txt"  # the same chat, exported later
+    newer.parent.mkdir()
     newer.write_text(IN_ORDER, encoding="utf-8")
-    # The newer Ben export names another chat; import it under Ben's name through a copy.
-    ben = tmp_path / "again" / "WhatsApp Chat with Ben.txt"
-    ben.parent.mkdir()
-    ben.write_bytes(newer.read_bytes())
-    sequence = [awkward, older, ben, awkward]
+    sequence = [awkward, older, newer, awkward]
     here = import_all(tmp_path / "here", sequence, worker=False)
     there = import_all(tmp_path / "there", sequence, worker=True)
     assert there == here
