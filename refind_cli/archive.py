@@ -101,6 +101,7 @@ CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
 sqlite3.register_adapter(type(None), lambda value: value)
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_BEFORE_ALL = -(1 << 62)  # microseconds earlier than any stored time
 _MICROSECOND = timedelta(microseconds=1)
 
 
@@ -330,27 +331,38 @@ class Archive:
         return self.db.total_changes - before
 
     def segment_rows(
-        self, chat_seq: int, threaded: bool
+        self, chat_seq: int, threaded: bool, start: int | None = None
     ) -> Iterator[tuple[int, str, int, str, str | None, str]]:
-        """(seq, uid, ts, sender, thread, text) of a chat's messages: unthreaded ones in time order, or threaded
-        ones grouped by thread and in time order within each."""
+        """(seq, uid, ts, sender, thread, text) of a chat's messages: unthreaded ones in time order (from
+        ``start`` on, if given), or threaded ones grouped by thread and in time order within each."""
+        columns = "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
         if threaded:
-            sql = (
-                "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
-                " WHERE chat_seq = ? AND thread IS NOT NULL ORDER BY thread, ts, seq"
-            )
-        else:
-            sql = (
-                "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
-                " WHERE chat_seq = ? AND thread IS NULL ORDER BY ts, seq"
-            )
-        return self.db.execute(sql, (chat_seq,))
+            sql = f"{columns} WHERE chat_seq = ? AND thread IS NOT NULL ORDER BY thread, ts, seq"
+            return self.db.execute(sql, (chat_seq,))
+        sql = f"{columns} WHERE chat_seq = ? AND thread IS NULL AND ts >= ? ORDER BY ts, seq"
+        return self.db.execute(sql, (chat_seq, _BEFORE_ALL if start is None else start))
 
     # -- sessions and turns -----------------------------------------------------------------------------
 
-    def session_signatures(self, chat_seq: int) -> dict[str, tuple[int, str]]:
-        rows = self.db.execute("SELECT id, seq, signature FROM sessions WHERE chat_seq = ?", (chat_seq,))
+    def session_signatures(self, chat_seq: int, start: int | None = None) -> dict[str, tuple[int, str]]:
+        """id -> (seq, signature) of a chat's sessions; with ``start``, its threads and the unthreaded
+        sessions that begin at ``start`` or later."""
+        rows = self.db.execute(
+            "SELECT id, seq, signature FROM sessions WHERE chat_seq = ? AND (thread IS NOT NULL OR start_ts >= ?)",
+            (chat_seq, _BEFORE_ALL if start is None else start),
+        )
         return {sid: (seq, sig) for sid, seq, sig in rows}
+
+    def replan_start(self, chat_seq: int, first_new_seq: int) -> int | None:
+        """Where re-planning a chat's unthreaded sessions must begin once messages were added to it (those
+        with seqs from ``first_new_seq`` on): the start of the last session that begins no later than the
+        earliest of them. Sessions before it end more than a session gap before it, so nothing added after
+        can change them. None: from the chat's beginning."""
+        return self.db.execute(
+            "SELECT max(start_ts) FROM sessions WHERE chat_seq = ? AND thread IS NULL AND start_ts <="
+            " (SELECT min(ts) FROM messages WHERE chat_seq = ? AND seq >= ?)",
+            (chat_seq, chat_seq, first_new_seq),
+        ).fetchone()[0]
 
     def next_session_seq(self) -> int:
         return self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM sessions").fetchone()[0]

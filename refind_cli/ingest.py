@@ -204,7 +204,12 @@ def _write_chat(
     stored = _Stored(archive, batches, progress)
     if not plan.fresh:
         collections.deque(stored, maxlen=0)
-        changed = resegment_chat(archive, chat_seq) if stored.added or resegmenting else 0
+        changed = 0
+        if resegmenting:
+            changed = resegment_chat(archive, chat_seq)
+        elif stored.added:
+            # New rows got seqs from next_message_seq on; only what follows the earliest of them can change.
+            changed = resegment_chat(archive, chat_seq, archive.replan_start(chat_seq, plan.next_message_seq))
     else:
         unthreaded = _Unthreaded(stored)
         writer = _SessionWriter(archive, chat_seq, {})
@@ -242,14 +247,15 @@ def _segmenting(segmenting: str) -> tuple[str, int]:
     return pairing, int(gap)
 
 
-def resegment_chat(archive: Archive, chat_seq: int) -> int:
+def resegment_chat(archive: Archive, chat_seq: int, start: int | None = None) -> int:
     """Plan a chat's sessions again from its stored messages, the way it was segmented on import; rewrite
-    only the sessions that differ. Returns how many sessions changed (new, rewritten or gone)."""
+    only the sessions that differ. With ``start``, the unthreaded sessions that begin before it are known
+    to be unchanged and are left as they are. Returns how many sessions changed (new, rewritten or gone)."""
     chat_uid, segmenting = archive.chat_segmenting(chat_seq)
     pairing, gap_us = _segmenting(segmenting)
-    existing = archive.session_signatures(chat_seq)
+    existing = archive.session_signatures(chat_seq, start)
     writer = _SessionWriter(archive, chat_seq, existing)
-    _resegment(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=False)
+    _resegment(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=False, start=start)
     gone = [seq for sid, (seq, _sig) in existing.items() if sid not in writer.kept]
     archive.delete_sessions(gone)
     return writer.changed + len(gone)
@@ -423,11 +429,13 @@ def _resegment(
     pairing: str,
     *,
     threaded_only: bool,
+    start: int | None = None,
 ) -> None:
-    """Re-plan a chat's sessions from the stored rows and write the ones that differ."""
+    """Re-plan a chat's sessions from the stored rows (the unthreaded ones from ``start`` on, if given) and
+    write the ones that differ."""
     # Streamed: sessions are written while the plan is still being read (other tables, same connection).
     if not threaded_only:
-        rows = archive.segment_rows(chat_seq, threaded=False)
+        rows = archive.segment_rows(chat_seq, threaded=False, start=start)
         writer.write(segment.split_by_gap(chat_uid, _rows(rows), gap_us, pairing))
     writer.write(
         segment.split_by_thread(chat_uid, _rows(archive.segment_rows(chat_seq, threaded=True)), pairing)

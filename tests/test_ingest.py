@@ -4,6 +4,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from refind_cli import ingest
 from refind_cli.archive import Archive
@@ -88,6 +90,42 @@ def test_newer_export_adds_only_new_and_rewrites_only_changed_sessions(archive: 
     queued = set(archive.index_queue())
     assert archive.session_seqs([first_session])[first_session] not in queued
     assert len(queued) == 2
+
+
+def test_a_newer_export_replans_only_from_its_earliest_new_message(archive: Archive):
+    import_chat(archive, CHAT, conversation())
+    first_session = next(archive.iter_turns()).session_id
+    # A stale signature is what a full re-plan would notice and rewrite: its surviving shows that the session
+    # before the new message was not planned again. (The archive is never changed like this otherwise.)
+    archive.db.execute("UPDATE sessions SET signature = 'stale' WHERE id = ?", (first_session,))
+    r = import_chat(archive, CHAT, [*conversation(), m(24 * 60 + 6, "Maya", "see you")])
+    assert (r.messages_added, r.sessions_changed) == (1, 1)
+    signature = archive.db.execute("SELECT signature FROM sessions WHERE id = ?", (first_session,)).fetchone()
+    assert signature == ("stale",)
+
+
+MESSAGES = st.lists(
+    st.tuples(
+        st.integers(0, 600),  # minutes: gaps on either side of the one-hour session gap
+        st.sampled_from(["Maya", "Jonas", ""]),
+        st.sampled_from(["ok", "dentist", "see you"]),
+        st.sampled_from([None, None, None, "t1", "t2"]),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(older=MESSAGES, newer=MESSAGES)
+def test_replanning_from_the_first_new_message_equals_replanning_everything(
+    tmp_path_factory: pytest.TempPathFactory, older: list, newer: list
+):
+    with Archive.open(tmp_path_factory.mktemp("home")) as archive:
+        for batch in (older, newer):
+            msgs = [m(minute, sender, text, thread=thread) for minute, sender, text, thread in batch]
+            import_chat(archive, CHAT, msgs)
+        for (chat_seq,) in archive.db.execute("SELECT seq FROM chats").fetchall():
+            assert ingest.resegment_chat(archive, chat_seq) == 0
 
 
 def test_identical_messages_in_one_minute_are_both_kept(archive: Archive):
