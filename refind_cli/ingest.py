@@ -135,7 +135,6 @@ class _Plan:
     # memory or read back.
     fresh: bool
     next_message_seq: int
-    next_session_seq: int
     forgotten: frozenset[str]
     import_seq: int | None
     pairing: str
@@ -182,7 +181,6 @@ def _open_chat(
         chat_uid,
         not archive.has_messages(chat_seq),
         archive.next_message_seq(),
-        archive.next_session_seq(),
         archive.forgotten_uids(chat_uid),
         import_seq,
         pairing,
