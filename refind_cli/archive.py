@@ -83,7 +83,10 @@ CREATE TABLE IF NOT EXISTS imports (
     format TEXT NOT NULL,
     started TEXT NOT NULL,
     finished TEXT,
-    counts TEXT NOT NULL DEFAULT '{}'
+    counts TEXT NOT NULL DEFAULT '{}',
+    -- what else decides what an import of this content writes (refind's version, the zone, the segmenting):
+    -- the same content with the same settings need not be read again
+    settings TEXT NOT NULL DEFAULT ''
 );
 -- Identities of messages the user asked to forget, so that re-importing an export does not bring them back.
 -- Only ids and hashes: no forgotten text is kept.
@@ -191,6 +194,9 @@ class Archive:
         self.db.execute("PRAGMA cache_size=-65536")
         self.db.execute("PRAGMA temp_store=MEMORY")
         self.db.executescript(SCHEMA)
+        if "settings" not in {row[1] for row in self.db.execute("PRAGMA table_info(imports)")}:
+            # An archive from before the ledger kept settings: its imports never count as unchanged.
+            self.db.execute("ALTER TABLE imports ADD COLUMN settings TEXT NOT NULL DEFAULT ''")
         self.db.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
         )
@@ -244,6 +250,16 @@ class Archive:
             (uid, source, key, name, kind, raw, segmenting),
         )
         return int(cur.lastrowid), ""
+
+    def chat_by_uid(self, uid: str) -> tuple[int, str] | None:
+        """(seq, segmenting) of the chat with this uid, if there is one."""
+        return self.db.execute("SELECT seq, segmenting FROM chats WHERE uid = ?", (uid,)).fetchone()
+
+    def session_counts(self, chat_seq: int) -> tuple[int, int]:
+        """(sessions, turns) of a chat."""
+        return self.db.execute(
+            "SELECT count(*), coalesce(sum(n_turns), 0) FROM sessions WHERE chat_seq = ?", (chat_seq,)
+        ).fetchone()
 
     def chat_segmenting(self, chat_seq: int) -> tuple[str, str]:
         """(chat uid, segmenting) of a chat."""
@@ -558,12 +574,21 @@ class Archive:
 
     # -- import ledger ----------------------------------------------------------------------------------
 
-    def start_import(self, path: str, sha256: str, fmt: str, started: str) -> int:
+    def start_import(self, path: str, sha256: str, fmt: str, started: str, settings: str) -> int:
         cur = self.db.execute(
-            "INSERT INTO imports (path, sha256, format, started) VALUES (?, ?, ?, ?)",
-            (path, sha256, fmt, started),
+            "INSERT INTO imports (path, sha256, format, started, settings) VALUES (?, ?, ?, ?, ?)",
+            (path, sha256, fmt, started, settings),
         )
         return int(cur.lastrowid)
+
+    def earlier_import(self, sha256: str, fmt: str, settings: str) -> tuple[int, dict] | None:
+        """(seq, counts) of the latest finished import of the same content, format and settings."""
+        row = self.db.execute(
+            "SELECT seq, counts FROM imports WHERE sha256 = ? AND format = ? AND settings = ?"
+            " AND finished IS NOT NULL ORDER BY seq DESC LIMIT 1",
+            (sha256, fmt, settings),
+        ).fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
 
     def finish_import(self, import_seq: int, finished: str, counts: dict) -> None:
         self.db.execute(

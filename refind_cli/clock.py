@@ -40,3 +40,20 @@ def parse_duration(text: str, option: str = "--session-gap") -> timedelta:
     if total <= 0:
         raise RefindError(f"{option}: the duration must be positive")
     return timedelta(seconds=total)
+
+
+def zone_fingerprint(tz: tzinfo) -> str:
+    """A name for what a zone does, stable from run to run: the IANA key where there is one, else the
+    zone's UTC offsets at noon once a week from 1970 to 2040 (the system zone has no name to go by; 13 ms)."""
+    key = getattr(tz, "key", None)
+    if isinstance(key, str):
+        return key
+    import hashlib
+    from datetime import datetime
+
+    day = datetime(1970, 1, 1, 12, tzinfo=tz)
+    offsets = []
+    while day.year < 2041:
+        offsets.append(str(day.utcoffset()))
+        day += timedelta(days=7)
+    return "offsets:" + hashlib.blake2b(",".join(offsets).encode(), digest_size=12).hexdigest()

@@ -27,8 +27,9 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
-from refind_cli import locks, segment
+from refind_cli import __version__, locks, segment
 from refind_cli.archive import Archive, StoredSession, to_us
+from refind_cli.clock import zone_fingerprint
 from refind_cli.errors import InputError
 from refind_cli.importers import container, read_export
 from refind_cli.records import Chat, Message
@@ -55,6 +56,7 @@ class ChatImportResult:
     sessions: int  # sessions of the chat after the import
     turns: int
     sessions_changed: int
+    chat_uid: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,9 @@ class FileImportResult:
     format: str | None
     chats: tuple[ChatImportResult, ...] = ()
     error: str | None = None
+    # The ledger entry of an earlier import of the same content with the same settings, when this one
+    # therefore did not read the export again.
+    unchanged_since: int | None = None
 
 
 @dataclass
@@ -223,15 +228,21 @@ def _write_chat(
                     archive, plan.chat_uid, chat_seq, writer, plan.gap_us, plan.pairing, threaded_only=True
                 )
             changed = writer.changed
-    n_sessions, n_turns = archive.db.execute(
-        "SELECT count(*), coalesce(sum(n_turns), 0) FROM sessions WHERE chat_seq = ?", (chat_seq,)
-    ).fetchone()
+    n_sessions, n_turns = archive.session_counts(chat_seq)
     seen = batches.seen
     if not seen or (plan.forgotten and not n_sessions):
         # Nothing (left) to keep: a chat whose every message was forgotten does not come back empty.
         archive.delete_chat_if_empty(chat_seq)
     return ChatImportResult(
-        chat_seq, chat.name, chat.source, stored.added, seen - stored.added, n_sessions, n_turns, changed
+        chat_seq,
+        chat.name,
+        chat.source,
+        stored.added,
+        seen - stored.added,
+        n_sessions,
+        n_turns,
+        changed,
+        plan.chat_uid,
     )
 
 
@@ -464,8 +475,11 @@ def import_file(
     progress: Progress | None = None,
     restore_forgotten: bool = False,
     worker: bool | None = None,
+    reread: bool = False,
 ) -> FileImportResult:
     """Import one export in one transaction. An unreadable export is reported, and leaves nothing behind.
+    Content imported before with the same settings is not read again (its result says so), unless
+    ``reread``; reading it again would add nothing.
     ``worker``: read the export and build its rows in a second process while this one writes (default: for
     large exports on a machine with more than one core)."""
     from refind_cli.importers import detect
@@ -480,34 +494,45 @@ def import_file(
         return FileImportResult(str(path), None if fmt == "auto" else fmt, error=str(exc))
     except OSError as exc:
         return FileImportResult(str(path), fmt, error=f"{path}: cannot read ({exc.strerror or exc})")
+    segmenting = _segmenting_key("burst", session_gap)
+    settings = f"refind {__version__}; zone {zone_fingerprint(tz)}; segmenting {segmenting}"
     archive.begin()
     try:
-        import_seq = archive.start_import(str(path.resolve()), digest, fmt, _now())
-        chats: list[ChatImportResult] = []
-        report = _FileProgress(progress, size) if progress else None
-        chat_progress = report.chat if report else None
-        segmenting = _segmenting_key("burst", session_gap)
-        if worker:
-            results = _import_in_worker(
-                archive, path, fmt, tz, segmenting, import_seq, chat_progress, restore_forgotten
-            )
+        import_seq = archive.start_import(str(path.resolve()), digest, fmt, _now(), settings)
+        unchanged = (
+            None if reread or restore_forgotten else _unchanged(archive, digest, fmt, settings, segmenting)
+        )
+        if unchanged is not None:
+            chats = unchanged[1]
         else:
-            results = (
-                _import_chat(
-                    archive, e.chat, e.messages, segmenting, import_seq, chat_progress, restore_forgotten
+            chats = []
+            report = _FileProgress(progress, size) if progress else None
+            chat_progress = report.chat if report else None
+            if worker:
+                results = _import_in_worker(
+                    archive, path, fmt, tz, segmenting, import_seq, chat_progress, restore_forgotten
                 )
-                for e in read_export(path, fmt, tz)
-            )
-        with contextlib.closing(results):
-            for result in results:
-                chats.append(result)
-                if report:
-                    report.chat_done()
+            else:
+                results = (
+                    _import_chat(
+                        archive, e.chat, e.messages, segmenting, import_seq, chat_progress, restore_forgotten
+                    )
+                    for e in read_export(path, fmt, tz)
+                )
+            with contextlib.closing(results):
+                for result in results:
+                    chats.append(result)
+                    if report:
+                        report.chat_done()
         counts = {
             "chats": len(chats),
             "messages_added": sum(c.messages_added for c in chats),
             "messages_skipped": sum(c.messages_skipped for c in chats),
+            # Messages read per chat that holds any: what a later import of the same content reports.
+            "seen": {c.chat_uid: c.messages_added + c.messages_skipped for c in chats if c.sessions},
         }
+        if unchanged is not None:
+            counts["unchanged_since"] = unchanged[0]
         archive.finish_import(import_seq, _now(), counts)
     except InputError as exc:
         archive.rollback()
@@ -516,7 +541,29 @@ def import_file(
         archive.rollback()
         raise
     archive.commit()
-    return FileImportResult(str(path), fmt, tuple(chats))
+    return FileImportResult(str(path), fmt, tuple(chats), unchanged_since=unchanged[0] if unchanged else None)
+
+
+def _unchanged(
+    archive: Archive, digest: str, fmt: str, settings: str, segmenting: str
+) -> tuple[int, list[ChatImportResult]] | None:
+    """When the same content was imported before with the same settings, and every chat it filled is
+    still there, cut the same way: the earlier import's ledger entry, and what reading the export again
+    would report (nothing added; every message skipped, as stored or forgotten). Else None."""
+    earlier = archive.earlier_import(digest, fmt, settings)
+    if earlier is None or "seen" not in earlier[1]:
+        return None
+    results = []
+    for chat_uid, seen in earlier[1]["seen"].items():
+        found = archive.chat_by_uid(chat_uid)
+        if found is None or found[1] != segmenting:
+            return None
+        info = archive.chat(found[0])
+        n_sessions, n_turns = archive.session_counts(info.seq)
+        results.append(
+            ChatImportResult(info.seq, info.name, info.source, 0, seen, n_sessions, n_turns, 0, chat_uid)
+        )
+    return earlier[0], results
 
 
 # --- reading in a second process ----------------------------------------------------------------------

@@ -47,7 +47,7 @@ def dump(home: Path) -> dict[str, list[tuple]]:
 
 def import_all(home: Path, paths: list[Path], worker: bool) -> list[ingest.FileImportResult]:
     with Archive.open(home) as archive:
-        return [import_file(archive, p, tz=UTC, worker=worker) for p in paths]
+        return [import_file(archive, p, tz=UTC, worker=worker, reread=True) for p in paths]
 
 
 def test_every_format_comes_out_the_same(tmp_path: Path):
@@ -82,7 +82,7 @@ def test_forgotten_messages_stay_forgotten(tmp_path: Path):
         archive.begin()
         archive.forget_messages([seq])
         archive.commit()
-        result = import_file(archive, export, tz=UTC, worker=True)
+        result = import_file(archive, export, tz=UTC, worker=True, reread=True)
         assert result.chats[0].messages_added == 0
         assert archive.db.execute("SELECT count(*) FROM messages WHERE seq = ?", (seq,)).fetchone()[0] == 0
 

@@ -31,6 +31,8 @@ def import_json(results: Sequence[FileImportResult]) -> dict:
                     for c in r.chats
                 ],
                 "error": r.error,
+                # the same content was imported before with the same settings, so it was not read again
+                "unchanged": r.unchanged_since is not None,
             }
             for r in results
         ]
@@ -40,7 +42,14 @@ def import_json(results: Sequence[FileImportResult]) -> dict:
 def print_import(console: Console, result: FileImportResult) -> None:
     if result.error:
         return
-    table = Table(title=f"{result.path} ({result.format})", title_justify="left", show_edge=False)
+    caption = "imported before, unchanged: not read again" if result.unchanged_since is not None else None
+    table = Table(
+        title=f"{result.path} ({result.format})",
+        title_justify="left",
+        caption=caption,
+        caption_justify="left",
+        show_edge=False,
+    )
     for column in ("chat", "added", "skipped", "sessions", "turns"):
         table.add_column(column, justify="left" if column == "chat" else "right")
     for c in result.chats:
