@@ -7,12 +7,13 @@ Times are stored as integer microseconds since the epoch, UTC.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Self
+
+import apsw
 
 from refind_cli.home import ensure_home
 from refind_cli.records import ChatInfo, Turn
@@ -98,11 +99,6 @@ CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
 """
 
 
-# Python 3.11's sqlite3 binds None only after a failed search for an adapter (two attribute look-ups that
-# raise and swallow AttributeError): 0.7 us per None, and a WhatsApp message row has four. Registering the
-# identity adapter makes None a plain dictionary hit: the same NULL, measured 3.3 us a row against 6.1.
-sqlite3.register_adapter(type(None), lambda value: value)
-
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _BEFORE_ALL = -(1 << 62)  # microseconds earlier than any stored time
 _MICROSECOND = timedelta(microseconds=1)
@@ -186,14 +182,18 @@ class Archive:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=60.0)
+        # apsw rather than the standard library's sqlite3: it binds parameters in about half the time, which on
+        # a large import is a third of what SQLite costs (bench/RESULTS.md). Like sqlite3 with
+        # isolation_level=None, it opens no transaction by itself.
+        self.db = apsw.Connection(str(path))
+        self.db.setbusytimeout(60_000)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         # Forgotten text must not linger in free pages.
         self.db.execute("PRAGMA secure_delete=ON")
         self.db.execute("PRAGMA cache_size=-65536")
         self.db.execute("PRAGMA temp_store=MEMORY")
-        self.db.executescript(SCHEMA)
+        self.db.execute(SCHEMA)
         if "settings" not in {row[1] for row in self.db.execute("PRAGMA table_info(imports)")}:
             # An archive from before the ledger kept settings: its imports never count as unchanged.
             self.db.execute("ALTER TABLE imports ADD COLUMN settings TEXT NOT NULL DEFAULT ''")
@@ -245,11 +245,11 @@ class Archive:
             )
             self._chats.pop(row[0], None)
             return row[0], row[1]
-        cur = self.db.execute(
+        self.db.execute(
             "INSERT INTO chats (uid, source, key, name, kind, raw, segmenting) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (uid, source, key, name, kind, raw, segmenting),
         )
-        return int(cur.lastrowid), ""
+        return self.db.last_insert_rowid(), ""
 
     def chat_by_uid(self, uid: str) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat with this uid, if there is one."""
@@ -338,13 +338,13 @@ class Archive:
         """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
         reply_to, edited, raw, import_seq); seq may be None. Returns how many were new; known uids are left
         alone."""
-        before = self.db.total_changes
+        before = self.db.total_changes()
         self.db.executemany(
             "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
             " source_id, thread, reply_to, edited, raw, import_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        return self.db.total_changes - before
+        return self.db.total_changes() - before
 
     def segment_rows(
         self, chat_seq: int, threaded: bool, start: int | None = None
@@ -575,11 +575,11 @@ class Archive:
     # -- import ledger ----------------------------------------------------------------------------------
 
     def start_import(self, path: str, sha256: str, fmt: str, started: str, settings: str) -> int:
-        cur = self.db.execute(
+        self.db.execute(
             "INSERT INTO imports (path, sha256, format, started, settings) VALUES (?, ?, ?, ?, ?)",
             (path, sha256, fmt, started, settings),
         )
-        return int(cur.lastrowid)
+        return self.db.last_insert_rowid()
 
     def earlier_import(self, sha256: str, fmt: str, settings: str) -> tuple[int, dict] | None:
         """(seq, counts) of the latest finished import of the same content, format and settings."""

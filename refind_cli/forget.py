@@ -81,7 +81,7 @@ def plan(archive: Archive, selection: Selection) -> ForgetPlan:
     if selection.matching is not None:
         if not selection.matching.strip():
             raise RefindError("--matching: give some text")
-        archive.db.create_function("refind_contains", 2, _contains, deterministic=True)
+        archive.db.create_scalar_function("refind_contains", _contains, 2, deterministic=True)
         where.append("refind_contains(text, ?)")
         args.append(selection.matching.casefold())
     rows = archive.db.execute(
