@@ -22,20 +22,18 @@ import sys
 import traceback
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
-from refind_cli import __version__, locks, segment
+from refind_cli import __version__, segment
 from refind_cli.archive import Archive, StoredSession, to_us
 from refind_cli.clock import zone_fingerprint
 from refind_cli.errors import InputError
 from refind_cli.importers import container, read_export
 from refind_cli.records import Chat, Message
 
-WRITE_LOCK = ".write.lock"
 # Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
 BATCH = 5_000
 # Duplicate identities are told apart by their order of occurrence; duplicates share a timestamp, so only
@@ -738,21 +736,3 @@ def _export_size(path: Path) -> int:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def write_lock(
-    home: Path, *, on_wait: Callable[[str], None] | None = None, timeout: float = 600.0
-) -> AbstractContextManager[None]:
-    """One writer at a time per home: a second import waits (saying so once) instead of failing."""
-    return locks.exclusive(
-        home / WRITE_LOCK,
-        timeout=timeout,
-        waiting=f"waiting for another refind process writing to {home} ...",
-        busy=f"{home}: another refind process is writing; gave up after {timeout:.0f} s",
-        on_wait=on_wait,
-    )
-
-
-def try_write_lock(home: Path) -> AbstractContextManager[bool]:
-    """The write lock if it is free right now (True), else False: readers never wait for a writer."""
-    return locks.exclusive_if_free(home / WRITE_LOCK)

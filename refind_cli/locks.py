@@ -54,3 +54,25 @@ def exclusive_if_free(path: Path) -> Iterator[bool]:
         yield True
     finally:
         os.close(fd)
+
+
+# The archive's lock: one writer per home (imports, forget, reindex), across processes.
+WRITE_LOCK = ".write.lock"
+
+
+def write_lock(
+    home: Path, *, on_wait: Callable[[str], None] | None = None, timeout: float = 600.0
+) -> contextlib.AbstractContextManager[None]:
+    """One writer at a time per home: a second import waits (saying so once) instead of failing."""
+    return exclusive(
+        home / WRITE_LOCK,
+        timeout=timeout,
+        waiting=f"waiting for another refind process writing to {home} ...",
+        busy=f"{home}: another refind process is writing; gave up after {timeout:.0f} s",
+        on_wait=on_wait,
+    )
+
+
+def try_write_lock(home: Path) -> contextlib.AbstractContextManager[bool]:
+    """The write lock if it is free right now (True), else False: readers never wait for a writer."""
+    return exclusive_if_free(home / WRITE_LOCK)

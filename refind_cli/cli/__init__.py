@@ -144,7 +144,7 @@ def open_index(ctx: typer.Context, archive: Archive) -> Index:
     """The index, caught up with the archive if it fell behind (a crash between the two) or was lost.
     Catching up needs the write lock; while another process writes, search answers from the last commit."""
     from refind_cli.index import Index
-    from refind_cli.ingest import try_write_lock
+    from refind_cli.locks import try_write_lock
 
     home = state(ctx).home
     index = Index.open(home)

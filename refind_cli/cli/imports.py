@@ -52,7 +52,7 @@ def import_(
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
     from refind_cli.clock import parse_duration, zone
     from refind_cli.index import Index
-    from refind_cli.ingest import write_lock
+    from refind_cli.locks import write_lock
     from refind_cli.render.imports import import_json, print_import
 
     if fmt not in FORMAT_CHOICES:

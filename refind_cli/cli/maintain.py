@@ -42,7 +42,7 @@ def forget(
     from refind_cli.clock import zone
     from refind_cli.forget import Selection, forget, plan
     from refind_cli.index import Index
-    from refind_cli.ingest import write_lock
+    from refind_cli.locks import write_lock
     from refind_cli.render.maintain import plan_json, print_plan
 
     out = stdout_console()
@@ -88,7 +88,7 @@ def doctor(
     """Check the archive's integrity and that the index agrees with it; rebuild the index if it does not."""
     from refind_cli.doctor import check, repair
     from refind_cli.index import Index
-    from refind_cli.ingest import write_lock
+    from refind_cli.locks import write_lock
     from refind_cli.render.maintain import health_json, print_health
 
     out = stdout_console()

@@ -168,7 +168,7 @@ def reindex_command(
     import time
 
     from refind_cli.index import Index
-    from refind_cli.ingest import write_lock
+    from refind_cli.locks import write_lock
 
     err = stderr_console()
     with error_boundary(json_out):
