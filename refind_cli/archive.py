@@ -15,6 +15,7 @@ from typing import Self
 
 import apsw
 
+from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home
 from refind_cli.records import ChatInfo, Turn
 
@@ -185,26 +186,33 @@ class Archive:
         # apsw rather than the standard library's sqlite3: it binds parameters in about half the time, which on
         # a large import is a third of what SQLite costs (bench/RESULTS.md). Like sqlite3 with
         # isolation_level=None, it opens no transaction by itself.
-        self.db = apsw.Connection(str(path))
-        self.db.setbusytimeout(60_000)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        # Forgotten text must not linger in free pages.
-        self.db.execute("PRAGMA secure_delete=ON")
-        self.db.execute("PRAGMA cache_size=-65536")
-        self.db.execute("PRAGMA temp_store=MEMORY")
-        self.db.execute(SCHEMA)
-        if "settings" not in {row[1] for row in self.db.execute("PRAGMA table_info(imports)")}:
-            # An archive from before the ledger kept settings: its imports never count as unchanged.
-            self.db.execute("ALTER TABLE imports ADD COLUMN settings TEXT NOT NULL DEFAULT ''")
-        self.db.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-        )
+        try:
+            self.db = apsw.Connection(str(path))
+            self.db.setbusytimeout(60_000)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            # Forgotten text must not linger in free pages.
+            self.db.execute("PRAGMA secure_delete=ON")
+            self.db.execute("PRAGMA cache_size=-65536")
+            self.db.execute("PRAGMA temp_store=MEMORY")
+            self.db.execute(SCHEMA)
+            if "settings" not in {row[1] for row in self.db.execute("PRAGMA table_info(imports)")}:
+                # An archive from before the ledger kept settings: its imports never count as unchanged.
+                self.db.execute("ALTER TABLE imports ADD COLUMN settings TEXT NOT NULL DEFAULT ''")
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        except apsw.Error as exc:
+            # Not an SQLite file, or one this user cannot open or write: the user's to fix, not a crash.
+            raise RefindError(f"{path}: cannot open the archive ({exc})") from None
         self._chats: dict[int, ChatInfo] = {}
 
     @classmethod
     def open(cls, home: Path) -> Self:
-        ensure_home(home)
+        try:
+            ensure_home(home)
+        except OSError as exc:
+            raise RefindError(f"{home}: cannot use this as the home folder ({exc.strerror or exc})") from None
         return cls(home / "archive.db")
 
     def close(self) -> None:

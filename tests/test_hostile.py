@@ -21,6 +21,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from samples import JONAS
 from typer.testing import CliRunner
 
 import refind_cli.cli.imports
@@ -423,3 +424,31 @@ def test_telegram_overlong_string_is_refused_quickly(tmp_path: Path):
     with pytest.raises(InputError, match="runs past 8 MB"):
         messages(telegram.read(path, tz=TZ))
     assert time.perf_counter() - started < 5
+
+
+# --- a home that is not one ---------------------------------------------------------------------------
+
+
+def test_an_archive_file_that_is_not_a_database_is_a_clean_error(tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "archive.db").write_bytes(b"not a database, just some bytes " * 100)
+    for args in (["search", "x"], ["chats"]):
+        r = runner.invoke(app, ["--home", str(home), *args])
+        assert r.exit_code == 2 and "Traceback" not in r.stderr
+        assert (
+            r.stderr
+            == f"refind: error: {home / 'archive.db'}: cannot open the archive (file is not a database)\n"
+        )
+    code, out, stderr = refind_import(home, JONAS)
+    assert code == 2 and len(stderr.splitlines()) == 1
+    assert out == {"error": f"{home / 'archive.db'}: cannot open the archive (file is not a database)"}
+
+
+def test_a_home_that_is_a_file_is_a_clean_error(tmp_path: Path):
+    home = tmp_path / "a-file"
+    home.write_text("x")
+    r = runner.invoke(app, ["--home", str(home / "sub"), "chats"])
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"refind: error: {home / 'sub'}: cannot use this as the home folder")
+    assert len(r.stderr.splitlines()) == 1
