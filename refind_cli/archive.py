@@ -183,8 +183,8 @@ class Archive:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        # apsw rather than the standard library's sqlite3: it binds parameters in about half the time, which on
-        # a large import is a third of what SQLite costs (bench/RESULTS.md). Like sqlite3 with
+        # apsw rather than the standard library's sqlite3: it binds parameters in about half the time (writing a
+        # million messages' rows: 9.8 s against 11-15, bench/RESULTS.md). Like sqlite3 with
         # isolation_level=None, it opens no transaction by itself.
         try:
             self.db = apsw.Connection(str(path))
@@ -245,7 +245,7 @@ class Archive:
     ) -> tuple[int, str]:
         """The chat's seq, and how it was segmented before (``""`` for a new chat)."""
         uid = f"{source}:{key}"
-        row = self.db.execute("SELECT seq, segmenting FROM chats WHERE uid = ?", (uid,)).fetchone()
+        row = self.chat_by_uid(uid)
         if row:
             self.db.execute(
                 "UPDATE chats SET name = ?, kind = ?, raw = ?, segmenting = ? WHERE seq = ?",
