@@ -166,3 +166,6 @@ def test_the_command_says_when_an_export_was_not_read_again(tmp_path: Path):
     shown = runner.invoke(app, args, terminal_width=200)
     assert shown.exit_code == 0
     assert "imported before, unchanged: not read again" in shown.stdout
+    reread = runner.invoke(app, [*args, "--reread", "--json"])
+    assert json.loads(reread.stdout)["files"][0]["unchanged"] is False
+    assert json.loads(reread.stdout)["files"][0]["chats"] == json.loads(again.stdout)["files"][0]["chats"]

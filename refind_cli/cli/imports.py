@@ -47,6 +47,10 @@ def import_(
     restore_forgotten: Annotated[
         bool, typer.Option("--restore-forgotten", help="Bring back messages removed with `refind forget`.")
     ] = False,
+    reread: Annotated[
+        bool,
+        typer.Option("--reread", help="Read exports even when they were imported before, unchanged."),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
@@ -67,7 +71,7 @@ def import_(
         archive = open_archive(ctx)
         with write_lock(home, on_wait=lambda msg: err.print(msg)):
             for path in paths:
-                result = _import_one(err, archive, path, fmt, zone_, gap, restore_forgotten)
+                result = _import_one(err, archive, path, fmt, zone_, gap, restore_forgotten, reread)
                 results.append(result)
                 if result.error:
                     print_error(result.error)
@@ -82,14 +86,23 @@ def import_(
 
 
 def _import_one(
-    err: Console, archive: Archive, path: Path, fmt: str, tz: tzinfo, gap: timedelta, restore: bool
+    err: Console,
+    archive: Archive,
+    path: Path,
+    fmt: str,
+    tz: tzinfo,
+    gap: timedelta,
+    restore: bool,
+    reread: bool,
 ) -> FileImportResult:
     """One file, with a progress bar on stderr while it runs (messages, share of the export read, time
     left; shown only on a terminal)."""
     from refind_cli.ingest import import_file
 
     if not err.is_terminal:
-        return import_file(archive, path, fmt=fmt, tz=tz, session_gap=gap, restore_forgotten=restore)
+        return import_file(
+            archive, path, fmt=fmt, tz=tz, session_gap=gap, restore_forgotten=restore, reread=reread
+        )
     from rich.progress import (
         BarColumn,
         Progress,
@@ -120,7 +133,14 @@ def _import_one(
             )
 
         return import_file(
-            archive, path, fmt=fmt, tz=tz, session_gap=gap, progress=progress, restore_forgotten=restore
+            archive,
+            path,
+            fmt=fmt,
+            tz=tz,
+            session_gap=gap,
+            progress=progress,
+            restore_forgotten=restore,
+            reread=reread,
         )
 
 
