@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from datetime import timedelta, tzinfo
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -24,7 +25,6 @@ from refind_cli.cli import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from refind_cli.archive import Archive
     from refind_cli.ingest import FileImportResult
 
 FORMAT_CHOICES = ("auto", "whatsapp", "slack", "telegram")
@@ -56,6 +56,7 @@ def import_(
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
     from refind_cli.clock import parse_duration, zone
     from refind_cli.index import Index
+    from refind_cli.ingest import import_file
     from refind_cli.locks import write_lock
     from refind_cli.render.imports import import_json, print_import
 
@@ -69,9 +70,18 @@ def import_(
         gap = parse_duration(session_gap)
         home = state(ctx).home
         archive = open_archive(ctx)
+        read = functools.partial(
+            import_file,
+            archive,
+            fmt=fmt,
+            tz=zone_,
+            session_gap=gap,
+            restore_forgotten=restore_forgotten,
+            reread=reread,
+        )
         with write_lock(home, on_wait=lambda msg: err.print(msg)):
             for path in paths:
-                result = _import_one(err, archive, path, fmt, zone_, gap, restore_forgotten, reread)
+                result = _import_one(err, path, read)
                 results.append(result)
                 if result.error:
                     print_error(result.error)
@@ -85,24 +95,11 @@ def import_(
         raise typer.Exit(2)
 
 
-def _import_one(
-    err: Console,
-    archive: Archive,
-    path: Path,
-    fmt: str,
-    tz: tzinfo,
-    gap: timedelta,
-    restore: bool,
-    reread: bool,
-) -> FileImportResult:
-    """One file, with a progress bar on stderr while it runs (messages, share of the export read, time
-    left; shown only on a terminal)."""
-    from refind_cli.ingest import import_file
-
+def _import_one(err: Console, path: Path, read: Callable[..., FileImportResult]) -> FileImportResult:
+    """One file, read with ``read(path, progress=...)``, with a progress bar on stderr while it runs
+    (messages, share of the export read, time left; shown only on a terminal)."""
     if not err.is_terminal:
-        return import_file(
-            archive, path, fmt=fmt, tz=tz, session_gap=gap, restore_forgotten=restore, reread=reread
-        )
+        return read(path)
     from rich.progress import (
         BarColumn,
         Progress,
@@ -132,16 +129,7 @@ def _import_one(
                 completed=share or 0,
             )
 
-        return import_file(
-            archive,
-            path,
-            fmt=fmt,
-            tz=tz,
-            session_gap=gap,
-            progress=progress,
-            restore_forgotten=restore,
-            reread=reread,
-        )
+        return read(path, progress=progress)
 
 
 @app.command("chats")
