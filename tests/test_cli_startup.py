@@ -1,0 +1,65 @@
+"""`refind COMMAND` imports only the module that registers COMMAND (typer builds every registered command on
+every start); --help and anything unknown still see them all."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import refind_cli.cli.ask
+import refind_cli.cli.imports
+import refind_cli.cli.maintain
+import refind_cli.cli.search  # noqa: F401  (the imports register the commands)
+from refind_cli.cli import COMMAND_MODULES, app, named_command
+
+
+def test_the_table_names_the_module_of_every_command():
+    registered = {
+        c.name or c.callback.__name__.replace("_", "-"): c.callback.__module__.rpartition(".")[2]
+        for c in app.registered_commands
+    }
+    assert registered == COMMAND_MODULES
+
+
+@pytest.mark.parametrize(
+    ("args", "command"),
+    [
+        (["search", "dentist"], "search"),
+        (["--home", "/tmp/h", "search", "x"], "search"),
+        (["--home=/tmp/h", "import", "a.txt"], "import"),
+        (["--home", "search", "show", "x"], "show"),  # a home folder named "search"
+        (["--version"], None),
+        (["--help"], None),
+        ([], None),
+    ],
+)
+def test_named_command(args: list[str], command: str | None):
+    assert named_command(args) == command
+
+
+def loaded_after(*args: str) -> tuple[str, list[str]]:
+    code = (
+        "import sys\n"
+        "from refind_cli.cli import main\n"
+        f"sys.argv = ['refind', *{list(args)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.cli.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    text, _, modules = out.rpartition("MODULES")
+    return text, modules.split()
+
+
+def test_a_named_command_loads_only_its_module(tmp_path):
+    _, modules = loaded_after("--home", str(tmp_path / "home"), "chats", "--json")
+    assert modules == ["refind_cli.cli.imports"]
+
+
+@pytest.mark.parametrize("args", [("--help",), ("serch", "x")])
+def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
+    text, modules = loaded_after(*args)
+    assert modules == [f"refind_cli.cli.{m}" for m in ("ask", "imports", "maintain", "search")]
+    if args == ("--help",):
+        assert all(command in text for command in COMMAND_MODULES)
