@@ -42,12 +42,21 @@ def parse_duration(text: str, option: str = "--session-gap") -> timedelta:
     return timedelta(seconds=total)
 
 
+# Zone objects fingerprinted so far, by identity: one import command asks once per file with the same zone,
+# and dateutil's system zone is not hashable. The zone is kept with its fingerprint, so its id stays its own.
+_FINGERPRINTS: dict[int, tuple[tzinfo, str]] = {}
+
+
 def zone_fingerprint(tz: tzinfo) -> str:
     """A name for what a zone does, stable from run to run: the IANA key where there is one, else the
-    zone's UTC offsets at noon once a week from 1970 to 2040 (the system zone has no name to go by; 13 ms)."""
+    zone's UTC offsets at noon once a week from 1970 to 2040 (the system zone has no name to go by; 13-40 ms,
+    once per zone object)."""
     key = getattr(tz, "key", None)
     if isinstance(key, str):
         return key
+    known = _FINGERPRINTS.get(id(tz))
+    if known is not None:
+        return known[1]
     import hashlib
     from datetime import datetime
 
@@ -56,4 +65,6 @@ def zone_fingerprint(tz: tzinfo) -> str:
     while day.year < 2041:
         offsets.append(str(day.utcoffset()))
         day += timedelta(days=7)
-    return "offsets:" + hashlib.blake2b(",".join(offsets).encode(), digest_size=12).hexdigest()
+    fingerprint = "offsets:" + hashlib.blake2b(",".join(offsets).encode(), digest_size=12).hexdigest()
+    _FINGERPRINTS[id(tz)] = (tz, fingerprint)
+    return fingerprint

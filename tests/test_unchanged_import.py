@@ -153,6 +153,8 @@ def test_zone_fingerprints():
     assert zone_fingerprint(UTC) == zone_fingerprint(timezone(timedelta(0)))
     assert zone_fingerprint(UTC) != zone_fingerprint(timezone(timedelta(hours=1)))
     assert zone_fingerprint(tzlocal()) == zone_fingerprint(tzlocal())
+    system = tzlocal()
+    assert zone_fingerprint(system) is zone_fingerprint(system)  # worked out once per zone object
 
 
 def test_the_command_says_when_an_export_was_not_read_again(tmp_path: Path):
