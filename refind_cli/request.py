@@ -1,0 +1,73 @@
+"""A search request: what to look for and where, built once from what the user (or the agent) typed and
+carried whole to the engine. Results carry their request, so renderers echo the filters from the result.
+
+The since/until rule lives here and only here: each bound is read with ``timeexpr.parse_bound`` (the start,
+or the inclusive end, of what the text names), and a range whose start is after its end is refused. The
+command line, the agent's ``search_chat`` and the offline planner all go through ``time_range``; the planner
+and the agent hand datetimes on, never date strings, so no time of day is lost on the way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, tzinfo
+
+from refind_cli.errors import RefindError
+
+DEFAULT_K = 5
+DEFAULT_WINDOW = 2
+
+
+def time_range(
+    since: str | None,
+    until: str | None,
+    *,
+    now: datetime,
+    tz: tzinfo,
+    names: tuple[str, str] = ("--since", "--until"),
+) -> tuple[datetime | None, datetime | None]:
+    """The instants ``since`` and ``until`` name (either may be None), read against ``now`` in ``tz``.
+    ``names`` are how the caller calls the two values, for the error message (``RefindError``)."""
+    lo = _bound(names[0], since, now=now, tz=tz, end=False)
+    hi = _bound(names[1], until, now=now, tz=tz, end=True)
+    if lo is not None and hi is not None and lo > hi:
+        raise RefindError(f"{names[0]} {since!r} is after {names[1]} {until!r}")
+    return lo, hi
+
+
+def _bound(name: str, text: str | None, *, now: datetime, tz: tzinfo, end: bool) -> datetime | None:
+    if text is None or not text.strip():
+        return None
+    from refind_cli.timeexpr import parse_bound
+
+    try:
+        return parse_bound(text, now=now, tz=tz, end=end)
+    except ValueError as exc:
+        raise RefindError(f"{name}: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """One search. ``since``/``until`` are inclusive bounds on a turn's start time; ``chats`` are chat seqs
+    (None: every chat; empty: none); ``chat_names`` are the ``--chat`` values as typed, kept to echo them;
+    ``exclude_sessions`` are session ids to skip; ``session_rank`` False ranks by plain BM25."""
+
+    query: str
+    k: int = DEFAULT_K
+    window: int = DEFAULT_WINDOW
+    since: datetime | None = None
+    until: datetime | None = None
+    chats: tuple[int, ...] | None = None
+    chat_names: tuple[str, ...] | None = None
+    exclude_sessions: tuple[str, ...] = ()
+    session_rank: bool = True
+
+    def __post_init__(self) -> None:
+        if self.k < 1 or self.window < 0:
+            raise ValueError("k must be at least 1 and window at least 0")
+        if self.since is not None and self.until is not None and self.since > self.until:
+            raise ValueError("since is after until")
+
+    def for_query(self, query: str) -> SearchRequest:
+        """The same filters for another query (``refind search -`` reads many)."""
+        return replace(self, query=query)
