@@ -20,6 +20,7 @@ import json
 import re
 import tempfile
 import time
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -135,6 +136,11 @@ def _records(path: Path) -> Iterator[tuple[str, Any]]:
                 raise InputError(path, f"invalid JSON ({err.msg})", f"line {err.lineno}") from None
     except OSError as err:
         raise InputError(path, f"cannot read ({err.strerror or err})") from None
+    except (EOFError, zlib.error):
+        # gzip raises these (not OSError) for a download cut short or a damaged file.
+        raise InputError(path, "the compressed data is cut short or damaged") from None
+    except UnicodeDecodeError as err:
+        raise InputError(path, f"not UTF-8 text (byte {err.start} of a chunk)") from None
     items = data if isinstance(data, list) else [data]
     for i, item in enumerate(items):
         yield f"[{i}]", item

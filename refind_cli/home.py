@@ -18,7 +18,14 @@ def resolve_home(explicit: str | Path | None = None) -> Path:
 
 
 def ensure_home(home: Path) -> Path:
-    """Create the home folder private to the user (0700), and tighten it if it already exists."""
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(home, 0o700)
+    """The home folder, created private to the user (0700) when it does not exist. An existing folder keeps
+    its mode: refind did not create it (it may be a shared /tmp or the current folder), and the files refind
+    puts in it are private anyway (``cli.main`` sets the umask)."""
+    try:
+        home.mkdir(parents=True, mode=0o700)
+    except FileExistsError:
+        if not home.is_dir():
+            raise NotADirectoryError(f"{home} is not a folder") from None
+        return home
+    os.chmod(home, 0o700)  # mkdir's mode is narrowed by the umask, never widened: make it exact
     return home

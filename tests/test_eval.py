@@ -182,3 +182,19 @@ def test_eval_command_json_and_table(tmp_path: Path) -> None:
     assert table.exit_code == 0 and "search_recall" in table.stdout
     missing = CliRunner().invoke(app, ["eval", str(tmp_path / "nope.json"), "--json"])
     assert missing.exit_code == 2 and "cannot read" in json.loads(missing.stdout)["error"]
+
+
+def test_a_truncated_or_binary_file_is_a_one_line_error(tmp_path: Path) -> None:
+    import gzip
+
+    whole = gzip.compress(json.dumps(LOCOMO).encode())
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00garbage\n")
+    for path, says in ((cut, "cut short or damaged"), (binary, "not UTF-8")):
+        result = CliRunner().invoke(app, ["eval", str(path), "--json"])
+        assert result.exit_code == 2, result.output
+        error = json.loads(result.stdout)["error"]
+        assert error.startswith(str(path)) and says in error
+        assert result.stderr.count("\n") == 1

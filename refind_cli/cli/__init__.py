@@ -7,13 +7,16 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
+import click
 import typer
+from typer.core import TyperGroup
 
 from refind_cli import __version__
 from refind_cli.errors import RefindError
@@ -27,8 +30,34 @@ if TYPE_CHECKING:
     from refind_cli.archive import Archive
     from refind_cli.index import Index
 
+
+class RefindGroup(TyperGroup):
+    """The command group, run the way ripgrep behaves: every failure is one line (with ``--json``, also an
+    ``{"error": ...}`` object on stdout), exit 2; a closed pipe ends the run quietly with 0."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: list[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        code = run(self, sys.argv[1:] if args is None else list(args), **extra)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # click already suggests a close command name; typer's override would add the suggestion again.
+        return click.Group.resolve_command(self, ctx, args)
+
+
 app = typer.Typer(
     name="refind",
+    cls=RefindGroup,
     help="Find things in your own chat history: import WhatsApp, Slack and Telegram exports, search them, ask.",
     no_args_is_help=True,
     add_completion=False,
@@ -53,13 +82,21 @@ def _version(value: bool) -> None:
 def root(
     ctx: typer.Context,
     home: Annotated[
-        Path | None,
-        typer.Option("--home", envvar="REFIND_HOME", help="Data folder (default: $XDG_DATA_HOME/refind)."),
+        str | None,
+        typer.Option(
+            "--home",
+            envvar="REFIND_HOME",
+            metavar="DIR",
+            help="Data folder (default: $XDG_DATA_HOME/refind).",
+        ),
     ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
 ) -> None:
+    if home is not None and not home.strip():
+        # An empty value would be the current folder, which refind would then make private.
+        raise click.BadParameter("give a folder (an empty value is not one)", param_hint="--home")
     ctx.obj = State(home=resolve_home(home))
 
 
@@ -70,7 +107,14 @@ def state(ctx: typer.Context) -> State:
 def stdout_console() -> Console:
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    console = Console(highlight=False, soft_wrap=False)
+    # rich ends the process with status 1 when the reader goes away; `run` makes that a quiet 0.
+    console.on_broken_pipe = _pipe_closed  # type: ignore[method-assign]
+    return console
+
+
+def _pipe_closed() -> None:
+    raise BrokenPipeError
 
 
 def stderr_console() -> Console:
@@ -108,6 +152,41 @@ def error_boundary(json_mode: bool = False) -> Iterator[None]:
     except KeyboardInterrupt:
         sys.stderr.write("refind: interrupted\n")
         raise typer.Exit(130) from None
+
+
+def run(group: click.Group, args: list[str], **extra: Any) -> int:
+    """Run one command line and return its exit code."""
+    json_mode = "--json" in args or "--jsonl" in args
+    try:
+        with group.make_context("refind", args, **extra) as ctx:
+            group.invoke(ctx)
+        return 0
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()
+        return 2
+    except click.ClickException as exc:
+        where = exc.ctx.command_path.removeprefix("refind").strip() if getattr(exc, "ctx", None) else ""
+        message = exc.format_message().replace("\n", " ")
+        if isinstance(exc, click.UsageError):
+            hint = f"refind {where} --help" if where else "refind --help"
+            message = f"{message.rstrip('.')} (see `{hint}`)"
+        if where:
+            message = f"{where}: {message}"
+        if json_mode:
+            print_json({"error": message})
+        print_error(message)
+        return 2
+    except (KeyboardInterrupt, click.Abort):
+        sys.stderr.write("refind: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`refind search x | head -1`): what it wanted was written. Further writes
+        # (the interpreter's final flush) go nowhere instead of raising again.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def time_option(option: str, text: str | None, *, tz: tzinfo, now: datetime, end: bool) -> datetime | None:
@@ -187,6 +266,12 @@ def named_command(args: list[str]) -> str | None:
 
 
 def main() -> None:
+    # Everything refind writes is personal data: files and folders it creates are the user's alone.
+    os.umask(0o077)
+    # A terminal or pipe that cannot encode a character (ASCII, Latin-1) shows it escaped, not a traceback.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
     module = COMMAND_MODULES.get(named_command(sys.argv[1:]) or "")
     if module is not None:
