@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -124,13 +123,18 @@ def stderr_console() -> Console:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    from refind_cli.render import json_text
+
+    sys.stdout.write(json_text(obj, indent=2) + "\n")
     sys.stdout.flush()
 
 
 def print_error(message: str) -> None:
-    """The one-line error, never wrapped (scripts and people grep it)."""
-    sys.stderr.write(f"refind: error: {message}\n")
+    """The one-line error, never wrapped (scripts and people grep it). It may quote a file name or chat text:
+    their control characters and line breaks are shown as escapes."""
+    from refind_cli.render import visible
+
+    sys.stderr.write(f"refind: error: {visible(message).replace(chr(10), chr(92) + 'n')}\n")
     sys.stderr.flush()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -59,6 +58,7 @@ def search_command(
     from datetime import datetime
 
     from refind_cli.clock import zone
+    from refind_cli.render import json_text
     from refind_cli.render.search import SearchFilters, print_result, to_json
     from refind_cli.search import search
 
@@ -102,7 +102,7 @@ def search_command(
             found = found or bool(result.hits)
             if jsonl_out:
                 # Written as each query finishes, so a pipeline can consume answers while asking more.
-                sys.stdout.write(json.dumps(to_json(result, filters, zone_), ensure_ascii=False) + "\n")
+                sys.stdout.write(json_text(to_json(result, filters, zone_)) + "\n")
                 sys.stdout.flush()
             elif json_out:
                 objects.append(to_json(result, filters, zone_))

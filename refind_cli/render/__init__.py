@@ -3,7 +3,39 @@ storage: they receive the library's result records."""
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import datetime, tzinfo
+from typing import Any
+
+# What chat text must not send to a terminal: C0 controls but tab and newline (ESC starts every escape
+# sequence, BEL ends OSC titles and hyperlinks, CR overwrites a line), DEL, C1 controls (U+009B is a
+# one-character CSI on some terminals), and the bidirectional overrides and isolates that can make text
+# read differently from what it is.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# JSON escapes C0 controls by itself; these it leaves raw when not ASCII-only.
+_JSON_CONTROL = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` safe to print on a terminal: control characters become visible escapes (``\\x1b``), so a
+    message cannot clear the screen, retitle the window or plant a disguised link."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_text(obj: Any, *, indent: int | None = None) -> str:
+    """JSON for stdout: readable UTF-8, with every control character escaped (JSON's ``\\u`` escapes, so
+    the data read back is exactly the data)."""
+    return _JSON_CONTROL.sub(_json_escape, json.dumps(obj, ensure_ascii=False, indent=indent))
 
 
 def iso(dt: datetime | None, tz: tzinfo | None = None) -> str | None:

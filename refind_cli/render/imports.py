@@ -7,10 +7,11 @@ from datetime import tzinfo
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from refind_cli.archive import ChatSummary
 from refind_cli.ingest import FileImportResult
-from refind_cli.render import iso, short_time
+from refind_cli.render import iso, short_time, visible
 
 
 def import_json(results: Sequence[FileImportResult]) -> dict:
@@ -44,7 +45,7 @@ def print_import(console: Console, result: FileImportResult) -> None:
         return
     caption = "imported before, unchanged: not read again" if result.unchanged_since is not None else None
     table = Table(
-        title=f"{result.path} ({result.format})",
+        title=Text(f"{visible(result.path)} ({result.format})"),
         title_justify="left",
         caption=caption,
         caption_justify="left",
@@ -54,7 +55,11 @@ def print_import(console: Console, result: FileImportResult) -> None:
         table.add_column(column, justify="left" if column == "chat" else "right")
     for c in result.chats:
         table.add_row(
-            c.name, f"{c.messages_added:,}", f"{c.messages_skipped:,}", f"{c.sessions:,}", f"{c.turns:,}"
+            Text(visible(c.name)),
+            f"{c.messages_added:,}",
+            f"{c.messages_skipped:,}",
+            f"{c.sessions:,}",
+            f"{c.turns:,}",
         )
     console.print(table)
 
@@ -88,7 +93,7 @@ def print_chats(console: Console, chats: Sequence[ChatSummary], tz: tzinfo | Non
     for c in chats:
         table.add_row(
             str(c.info.seq),
-            c.info.name,
+            Text(visible(c.info.name)),
             c.info.source,
             f"{c.messages:,}",
             f"{c.sessions:,}",

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from refind_cli.doctor import Health
 from refind_cli.forget import ForgetPlan
-from refind_cli.render import iso, short_time
+from refind_cli.render import iso, short_time, visible
 
 
 def plan_json(plan: ForgetPlan, tz: tzinfo | None, *, forgotten: bool) -> dict:
@@ -34,7 +34,7 @@ def print_plan(console: Console, plan: ForgetPlan, tz: tzinfo | None) -> None:
     emptied = {c.seq for c in plan.emptied}
     for c in plan.chats:
         note = " (the whole chat)" if c.seq in emptied else ""
-        console.print(f"  {c.name} [{c.source}]{note}", markup=False)
+        console.print(f"  {visible(c.name)} [{c.source}]{note}", markup=False)
 
 
 def health_json(health: Health) -> dict:
@@ -50,7 +50,8 @@ def health_json(health: Health) -> dict:
 
 def print_health(console: Console, health: Health) -> None:
     console.print(
-        f"archive integrity: {'ok' if not health.integrity else '; '.join(health.integrity)}", markup=False
+        f"archive integrity: {'ok' if not health.integrity else visible('; '.join(health.integrity))}",
+        markup=False,
     )
     console.print(
         f"index: {health.index_docs:,} turns indexed, {health.archive_turns:,} in the archive, "
