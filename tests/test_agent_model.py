@@ -13,10 +13,9 @@ import pytest
 from scripted_llm import Reply, ScriptedLLM, error, text, tool, tools
 from test_agent_unit import BERLIN, T0, build_archive
 
-from refind_cli.agent import AskResult, Budget
+from refind_cli.agent import AskResult, Budget, ask
 from refind_cli.agent.events import AgentWarning, Collector, RemoteNotice, SearchDone, SearchFinished
 from refind_cli.agent.llm import LLMClient, ModelConfig
-from refind_cli.agent.loop import ask
 from refind_cli.archive import Archive
 from refind_cli.errors import ModelError
 from refind_cli.index import Index
