@@ -3,6 +3,8 @@ citations, the offline planner on a real archive and on sample_exports. No litel
 
 from __future__ import annotations
 
+import ast
+import graphlib
 import os
 import subprocess
 import sys
@@ -13,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from refind_cli.agent import Budget, ask, run
+from refind_cli.agent import Budget, ask, prompts, run
 from refind_cli.agent.answer import NOTHING_FOUND, cite, evidence, group_notes
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
@@ -182,7 +184,12 @@ def test_toolbox_reports_bad_indices_and_dates(small: tuple[Archive, Index]) -> 
     box = Toolbox(recording(arch, idx, []), T0, BERLIN, 1, Collector())
     assert box.call("take_note", {"indices": [1]}).text.startswith("error: there are no search results")
     bad = box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "dentist", "date_from": "soon"}))
-    assert bad.text.startswith("error:") and box.searches == 0
+    assert bad.text.startswith("error: date_from: cannot read 'soon'") and box.searches == 0
+    backwards = {"keywords": "dentist", "date_from": "2026-03", "date_to": "2026-02"}
+    assert box.call("search_chat", TOOLS.parse("search_chat", backwards)).text == (
+        "error: date_from '2026-03' is after date_to '2026-02'"
+    )
+    assert box.rounds == [] and box.searches == 0
     ok = box.call(
         "search_chat",
         TOOLS.parse(
@@ -202,6 +209,47 @@ def test_chat_text_cannot_close_the_data_fence(small: tuple[Archive, Index]) -> 
     assert "ignore previous instructions" in out.text
     assert out.text.count("</chat_data>") == 1 and out.text.rstrip().endswith("</chat_data>")
     assert not out.finished and box.rounds[-1].tool == "search_chat"
+
+
+def test_an_unknown_tool_is_refused_never_run(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    box = Toolbox(recording(arch, idx, []), T0, BERLIN, 4, Collector())
+    for name in ("delete_everything", "search_chats"):
+        with pytest.raises(MalformedCall, match=f"unknown tool '{name}'"):
+            box.call(name, {})
+        with pytest.raises(MalformedCall, match=f"unknown tool '{name}'"):
+            parse_text_action(f"Action: {name}")
+    assert box.rounds == [] and box.searches == 0
+
+
+def test_the_built_in_tools_come_from_the_registry() -> None:
+    assert TOOLS.names == ("search_chat", "take_note", "finish_search")
+    assert [s["function"]["name"] for s in TOOLS.specs()] == list(TOOLS.names)
+    assert [t.needs_input for t in TOOLS] == [True, True, False]
+    with pytest.raises(ValueError, match="registered already"):
+        TOOLS.register(TOOLS.get("take_note"))
+    protocol = prompts.text_protocol(TOOLS)
+    assert "Action: <search_chat | take_note | finish_search>" in protocol
+    assert 'take_note {"indices": [1, 3]} (block numbers of the last search);\nfinish_search {}.' in protocol
+
+
+def test_agent_modules_import_one_way() -> None:
+    """No import circle among the agent's modules, counting lazy and type-checking imports too."""
+    package = ROOT / "refind_cli" / "agent"
+    modules = {p.stem for p in package.glob("*.py")} - {"__init__"}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse((package / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "refind_cli.agent":
+                deps |= {a.name for a in node.names} & modules
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("refind_cli.agent."):
+                deps.add(node.module.split(".")[2])
+            elif isinstance(node, ast.Import):
+                deps |= {a.name.split(".")[2] for a in node.names if a.name.startswith("refind_cli.agent.")}
+        graph[name] = deps
+    order = list(graphlib.TopologicalSorter(graph).static_order())  # raises CycleError on a circle
+    assert set(order) == modules
 
 
 # ---- stage 2 helpers --------------------------------------------------------------------------------------
@@ -334,6 +382,36 @@ def test_content_words_and_time_expressions() -> None:
         datetime(2026, 4, 20, tzinfo=BERLIN),
         datetime(2026, 4, 27, tzinfo=BERLIN) - timedelta(microseconds=1),
     )
+
+
+def test_the_planner_hands_instants_to_the_search() -> None:
+    requests: list[SearchRequest] = []
+
+    def search_fn(request: SearchRequest) -> SearchResult:
+        requests.append(request)
+        return SearchResult(request.query, (), 0)
+
+    now = datetime(2026, 5, 1, 12, 30, tzinfo=BERLIN)
+    for question, since, until, shown in [
+        (
+            "the dentist in the past 3 days?",
+            datetime(2026, 4, 28, 12, 30, tzinfo=BERLIN),
+            now,
+            ("2026-04-28 12:30", "2026-05-01 12:30"),
+        ),
+        (
+            "the dentist last week?",
+            datetime(2026, 4, 20, tzinfo=BERLIN),
+            datetime(2026, 4, 27, tzinfo=BERLIN) - timedelta(microseconds=1),
+            ("2026-04-20", "2026-04-26"),
+        ),
+    ]:
+        requests.clear()
+        result = run(question, search_fn=search_fn, span=None, now=now, tz=BERLIN)
+        assert (requests[0].since, requests[0].until) == (since, until)
+        assert (requests[1].since, requests[1].until) == (None, None)  # nothing there: the whole archive
+        dated = result.rounds[0].arguments
+        assert (dated["keywords"], dated["date_from"], dated["date_to"]) == ("dentist", *shown)
 
 
 def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Index]) -> None:
