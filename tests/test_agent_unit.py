@@ -17,17 +17,18 @@ import pytest
 
 from refind_cli.agent import Budget, ask, prompts, run
 from refind_cli.agent.answer import NOTHING_FOUND, cite, evidence, group_notes
+from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
 from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, plan
 from refind_cli.agent.text_protocol import parse_text_action
-from refind_cli.agent.tools import TOOLS, MalformedCall, Toolbox
+from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
 from refind_cli.index import Index
 from refind_cli.ingest import import_chat, import_file
 from refind_cli.records import Chat, Message
 from refind_cli.request import SearchRequest
-from refind_cli.search import SearchResult, search
+from refind_cli.search import SearchResult
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_exports"
@@ -92,20 +93,15 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Ar
     arch.close()
 
 
-def recording(arch: Archive, idx: Index, calls: list[frozenset[str]]):
-    def search_fn(request: SearchRequest) -> SearchResult:
-        calls.append(frozenset(request.exclude_sessions))
-        return search(
-            arch,
-            idx,
-            request.query,
-            k=request.k,
-            since=request.since,
-            until=request.until,
-            exclude_sessions=request.exclude_sessions,
-        )
+def recording(arch: Archive, idx: Index, calls: list[frozenset[str]]) -> SearchFn:
+    """The archive's search function, noting the sessions each request excludes."""
+    search_fn = archive_search(arch, idx)
 
-    return search_fn
+    def recorded(request: SearchRequest) -> SearchResult:
+        calls.append(frozenset(request.exclude_sessions))
+        return search_fn(request)
+
+    return recorded
 
 
 # ---- parsing --------------------------------------------------------------------------------------------
