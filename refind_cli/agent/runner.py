@@ -8,7 +8,6 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from refind_cli.agent import answer as answering
-from refind_cli.agent import offline as planner
 from refind_cli.agent.budget import DEFAULT_BUDGET, Budget, Meter
 from refind_cli.agent.events import Answered, AskResult, EventSink, SearchFinished, ignore
 from refind_cli.agent.model_loop import run_model_search
@@ -49,6 +48,8 @@ def run(
     toolbox = Toolbox(search_fn, now, tz, budget.max_rounds, on_event, tools, scope)
     meter = Meter(budget, on_event)
     if offline or config is None:
+        from refind_cli.agent import offline as planner  # loads the stemmer: only when the planner runs
+
         reason = planner.run_planner(question, toolbox, now=now, tz=tz)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
         text, citations = planner.extractive_answer(question, toolbox.notes, now=now, tz=tz)
