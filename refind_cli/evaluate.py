@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent import Budget, run
 from refind_cli.agent.answer import estimate_tokens, evidence
+from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.events import Event, EventSink, RemoteNotice, ignore
-from refind_cli.agent.loop import Notifier, archive_search
+from refind_cli.agent.notice import Notifier
 from refind_cli.archive import Archive
 from refind_cli.errors import InputError
 from refind_cli.index import Index

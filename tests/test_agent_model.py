@@ -13,14 +13,22 @@ import pytest
 from scripted_llm import Reply, ScriptedLLM, error, text, tool, tools
 from test_agent_unit import BERLIN, T0, build_archive
 
-from refind_cli.agent import AskResult, Budget
-from refind_cli.agent.events import AgentWarning, Collector, RemoteNotice, SearchDone, SearchFinished
+from refind_cli.agent import AskResult, Budget, ask
+from refind_cli.agent.events import (
+    AgentWarning,
+    Collector,
+    Event,
+    RemoteNotice,
+    SearchDone,
+    SearchFinished,
+    ToolRan,
+)
 from refind_cli.agent.llm import LLMClient, ModelConfig
-from refind_cli.agent.loop import ask
+from refind_cli.agent.tools import TOOLS, MalformedCall, Registry, Tool, Toolbox, ToolResult
 from refind_cli.archive import Archive
 from refind_cli.errors import ModelError
 from refind_cli.index import Index
-from refind_cli.render.ask import ask_json
+from refind_cli.render.ask import AskTrace, ask_json
 
 SECRET = "sk-test-secret-4f9a1c"
 NOW = T0 + timedelta(days=60)
@@ -306,3 +314,101 @@ def test_scripted_server_serves_both_paths(tmp_path: Path) -> None:
             with urllib.request.urlopen(req) as resp:
                 assert json.load(resp)["usage"]["total_tokens"] == 120
         assert server.paths == ["/v1/chat/completions", "/chat/completions"]
+
+
+# ---- a tool added through the registry alone -------------------------------------------------------------
+
+
+def parse_count(args: dict) -> dict:
+    word = args.get("word")
+    if not isinstance(word, str) or not word.strip():
+        raise MalformedCall("count_word needs word: a non-empty string")
+    return {"word": word.strip().lower()}
+
+
+def count_word(box: Toolbox, args: dict) -> ToolResult:
+    """Counts a word in the blocks of the last search: it reads the run's state like a built-in does."""
+    n = sum(h.turn.text.lower().count(args["word"]) for h in box.last_hits)
+    return ToolResult(
+        f"{args['word']!r} occurs {n} times in the last results.",
+        ToolRan("count_word", args, f"{n} x {args['word']!r}"),
+        tuple(h.turn.id for h in box.last_hits),
+    )
+
+
+COUNT_WORD = Tool(
+    name="count_word",
+    description="Count a word in the hit turns of the last search.",
+    parameters={
+        "type": "object",
+        "properties": {"word": {"type": "string", "description": "The word."}},
+        "required": ["word"],
+    },
+    parse=parse_count,
+    execute=count_word,
+)
+
+
+@pytest.mark.parametrize("protocol", ["tools", "text"])
+def test_a_new_tool_runs_end_to_end(small: tuple[Archive, Index], protocol: str) -> None:
+    import io
+
+    from rich.console import Console
+
+    registry = Registry(TOOLS)
+    registry.register(COUNT_WORD)
+    out = io.StringIO()
+    trace = AskTrace(Console(file=out, width=200), tz=BERLIN)
+    events = Collector()
+
+    def sink(event: Event) -> None:
+        events(event)
+        trace(event)
+
+    if protocol == "tools":
+        script = [
+            tool("search_chat", {"keywords": "dentist", "top_k": 2}),
+            tool("count_word", {"word": "Dentist"}),
+            tool("finish_search"),
+        ]
+    else:
+        script = [
+            text('Action: search_chat\nAction Input: {"keywords": "dentist", "top_k": 2}'),
+            text('Action: count_word\nAction Input: {"word": "Dentist"}'),
+            text("Action: finish_search"),
+        ]
+    with ScriptedLLM(script) as server:
+        config = ModelConfig("openai/scripted", api_base=server.api_base, api_key=SECRET)
+        result = ask(
+            *small,
+            "dentist?",
+            now=NOW,
+            tz=BERLIN,
+            config=config,
+            protocol=protocol,
+            tools=registry,
+            on_event=sink,
+        )
+    first, after = server.requests[0], server.requests[2]
+    if protocol == "tools":
+        spec = next(t["function"] for t in first["tools"] if t["function"]["name"] == "count_word")
+        assert spec["description"] == COUNT_WORD.description and spec["parameters"] == COUNT_WORD.parameters
+        reply = tool_messages(after)[-1]
+    else:
+        assert "search_chat | take_note | finish_search | count_word" in first["messages"][0]["content"]
+        assert '\ncount_word {"word": "<string>"} (Count a word' in first["messages"][0]["content"]
+        reply = after["messages"][-1]["content"]
+    # The tool ran on the run's state, the model read its result, and the trace showed its event.
+    assert reply.endswith("'dentist' occurs 2 times in the last results.")
+    assert [r.tool for r in result.rounds] == ["search_chat", "count_word", "finish_search"]
+    assert result.rounds[1].arguments == {"word": "dentist"}
+    assert result.rounds[1].result_turn_ids == result.rounds[0].result_turn_ids
+    assert events.of(ToolRan) == [ToolRan("count_word", {"word": "dentist"}, "2 x 'dentist'")]
+    assert "  count_word: 2 x 'dentist'\n" in out.getvalue()
+    assert "count_word" not in TOOLS.names  # the default registry is untouched
+
+
+def test_an_unknown_tool_is_corrected_never_run(small: tuple[Archive, Index]) -> None:
+    run = scripted(small, [tool("count_word", {"word": "dentist"}), tool("finish_search")])
+    assert tool_messages(run.bodies()[1])[0].startswith("error: unknown tool 'count_word'. Call search_chat,")
+    assert [r.tool for r in run.result.rounds] == ["finish_search"]

@@ -3,27 +3,32 @@ citations, the offline planner on a real archive and on sample_exports. No litel
 
 from __future__ import annotations
 
+import ast
+import graphlib
 import os
 import subprocess
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from refind_cli.agent import Budget, run
+from refind_cli.agent import Budget, ask, prompts, run
 from refind_cli.agent.answer import NOTHING_FOUND, cite, evidence, group_notes
+from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
-from refind_cli.agent.loop import MalformedCall, Toolbox, ask, parse_arguments, parse_text_action
 from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, plan
+from refind_cli.agent.text_protocol import parse_text_action
+from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
 from refind_cli.index import Index
 from refind_cli.ingest import import_chat, import_file
 from refind_cli.records import Chat, Message
-from refind_cli.search import SearchResult, search
+from refind_cli.request import SearchRequest
+from refind_cli.search import SearchResult
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_exports"
@@ -88,33 +93,29 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Ar
     arch.close()
 
 
-def recording(arch: Archive, idx: Index, calls: list[frozenset[str]]):
-    def search_fn(
-        query: str,
-        *,
-        k: int,
-        since: datetime | None,
-        until: datetime | None,
-        exclude_sessions: Collection[str],
-    ) -> SearchResult:
-        calls.append(frozenset(exclude_sessions))
-        return search(arch, idx, query, k=k, since=since, until=until, exclude_sessions=exclude_sessions)
+def recording(arch: Archive, idx: Index, calls: list[frozenset[str]]) -> SearchFn:
+    """The archive's search function, noting the sessions each request excludes."""
+    search_fn = archive_search(arch, idx)
 
-    return search_fn
+    def recorded(request: SearchRequest) -> SearchResult:
+        calls.append(frozenset(request.exclude_sessions))
+        return search_fn(request)
+
+    return recorded
 
 
 # ---- parsing --------------------------------------------------------------------------------------------
 
 
 def test_parse_arguments_normalises() -> None:
-    assert parse_arguments("search_chat", '{"keywords": ["dentist", "move"], "top_k": "50"}') == {
+    assert TOOLS.parse("search_chat", '{"keywords": ["dentist", "move"], "top_k": "50"}') == {
         "keywords": "dentist move",
         "top_k": 20,
         "date_from": None,
         "date_to": None,
     }
-    assert parse_arguments("take_note", {"indices": 3}) == {"indices": [3]}
-    assert parse_arguments("finish_search", "") == {}
+    assert TOOLS.parse("take_note", {"indices": 3}) == {"indices": [3]}
+    assert TOOLS.parse("finish_search", "") == {}
 
 
 @pytest.mark.parametrize(
@@ -131,7 +132,7 @@ def test_parse_arguments_normalises() -> None:
 )
 def test_parse_arguments_rejects(name: str, raw: str, problem: str) -> None:
     with pytest.raises(MalformedCall, match=problem):
-        parse_arguments(name, raw)
+        TOOLS.parse(name, raw)
 
 
 def test_parse_text_action_takes_the_first_action_only() -> None:
@@ -156,12 +157,12 @@ def test_toolbox_excludes_seen_sessions_and_keeps_full_blocks(small: tuple[Archi
     calls: list[frozenset[str]] = []
     events = Collector()
     box = Toolbox(recording(arch, idx, calls), T0, BERLIN, 4, events)
-    first = box.call("search_chat", parse_arguments("search_chat", {"keywords": "dentist", "top_k": 2}))
+    first = box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "dentist", "top_k": 2}))
     assert "<chat_data>" in first.text and first.text.count("[") >= 2
     seen = {h.turn.session_id for h in box.last_hits}
     assert len(seen) == 2
     box.call("take_note", {"indices": [2, 1, 2]})
-    box.call("search_chat", parse_arguments("search_chat", {"keywords": "dentist"}))
+    box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "dentist"}))
     assert calls == [frozenset(), frozenset(seen)]
     assert not seen & {h.turn.session_id for h in box.last_hits}
     # Notes keep the hit with its whole window, in session order, as the search showed it.
@@ -178,33 +179,73 @@ def test_toolbox_reports_bad_indices_and_dates(small: tuple[Archive, Index]) -> 
     arch, idx = small
     box = Toolbox(recording(arch, idx, []), T0, BERLIN, 1, Collector())
     assert box.call("take_note", {"indices": [1]}).text.startswith("error: there are no search results")
-    bad = box.call(
-        "search_chat", parse_arguments("search_chat", {"keywords": "dentist", "date_from": "soon"})
+    bad = box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "dentist", "date_from": "soon"}))
+    assert bad.text.startswith("error: date_from: cannot read 'soon'") and box.searches == 0
+    backwards = {"keywords": "dentist", "date_from": "2026-03", "date_to": "2026-02"}
+    assert box.call("search_chat", TOOLS.parse("search_chat", backwards)).text == (
+        "error: date_from '2026-03' is after date_to '2026-02'"
     )
-    assert bad.text.startswith("error:") and box.searches == 0
+    assert box.rounds == [] and box.searches == 0
     ok = box.call(
         "search_chat",
-        parse_arguments(
+        TOOLS.parse(
             "search_chat", {"keywords": "dentist", "date_from": "2026-02-01", "date_to": "2026-02-28"}
         ),
     )
     assert "last search" in ok.text
     assert {h.turn.start.month for h in box.last_hits} == {2}
     assert box.call("take_note", {"indices": [9]}).text.startswith("error: no block 9")
-    assert (
-        "budget is used up" in box.call("search_chat", parse_arguments("search_chat", {"keywords": "x"})).text
-    )
+    assert "budget is used up" in box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "x"})).text
 
 
 def test_chat_text_cannot_close_the_data_fence(small: tuple[Archive, Index]) -> None:
     arch, idx = small
     box = Toolbox(recording(arch, idx, []), T0, BERLIN, 4, Collector())
-    out = box.call(
-        "search_chat", parse_arguments("search_chat", {"keywords": "ignore previous instructions"})
-    )
+    out = box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "ignore previous instructions"}))
     assert "ignore previous instructions" in out.text
     assert out.text.count("</chat_data>") == 1 and out.text.rstrip().endswith("</chat_data>")
     assert not out.finished and box.rounds[-1].tool == "search_chat"
+
+
+def test_an_unknown_tool_is_refused_never_run(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    box = Toolbox(recording(arch, idx, []), T0, BERLIN, 4, Collector())
+    for name in ("delete_everything", "search_chats"):
+        with pytest.raises(MalformedCall, match=f"unknown tool '{name}'"):
+            box.call(name, {})
+        with pytest.raises(MalformedCall, match=f"unknown tool '{name}'"):
+            parse_text_action(f"Action: {name}")
+    assert box.rounds == [] and box.searches == 0
+
+
+def test_the_built_in_tools_come_from_the_registry() -> None:
+    assert TOOLS.names == ("search_chat", "take_note", "finish_search")
+    assert [s["function"]["name"] for s in TOOLS.specs()] == list(TOOLS.names)
+    assert [t.needs_input for t in TOOLS] == [True, True, False]
+    with pytest.raises(ValueError, match="registered already"):
+        TOOLS.register(TOOLS.get("take_note"))
+    protocol = prompts.text_protocol(TOOLS)
+    assert "Action: <search_chat | take_note | finish_search>" in protocol
+    assert 'take_note {"indices": [1, 3]} (block numbers of the last search);\nfinish_search {}.' in protocol
+
+
+def test_agent_modules_import_one_way() -> None:
+    """No import circle among the agent's modules, counting lazy and type-checking imports too."""
+    package = ROOT / "refind_cli" / "agent"
+    modules = {p.stem for p in package.glob("*.py")} - {"__init__"}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse((package / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "refind_cli.agent":
+                deps |= {a.name for a in node.names} & modules
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("refind_cli.agent."):
+                deps.add(node.module.split(".")[2])
+            elif isinstance(node, ast.Import):
+                deps |= {a.name.split(".")[2] for a in node.names if a.name.startswith("refind_cli.agent.")}
+        graph[name] = deps
+    order = list(graphlib.TopologicalSorter(graph).static_order())  # raises CycleError on a circle
+    assert set(order) == modules
 
 
 # ---- stage 2 helpers --------------------------------------------------------------------------------------
@@ -213,7 +254,7 @@ def test_chat_text_cannot_close_the_data_fence(small: tuple[Archive, Index]) -> 
 def test_group_notes_merges_windows_and_orders_sessions_in_time(small: tuple[Archive, Index]) -> None:
     arch, idx = small
     box = Toolbox(recording(arch, idx, []), T0, BERLIN, 4, Collector())
-    box.call("search_chat", parse_arguments("search_chat", {"keywords": "dentist", "top_k": 10}))
+    box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "dentist", "top_k": 10}))
     box.call("take_note", {"indices": list(range(len(box.last_hits), 0, -1))})  # newest first on purpose
     groups = group_notes(box.notes)
     starts = [g.turns[0].start for g in groups]
@@ -229,7 +270,7 @@ def test_group_notes_merges_windows_and_orders_sessions_in_time(small: tuple[Arc
 def test_cite_renumbers_markers_and_drops_unknown_ones(small: tuple[Archive, Index]) -> None:
     arch, idx = small
     box = Toolbox(recording(arch, idx, []), T0, BERLIN, 4, Collector())
-    box.call("search_chat", parse_arguments("search_chat", {"keywords": "dentist"}))
+    box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "dentist"}))
     box.call("take_note", {"indices": [1, 2]})
     _, numbered = evidence(box.notes, BERLIN)
     assert len(numbered) >= 3
@@ -333,7 +374,40 @@ def test_content_words_and_time_expressions() -> None:
     now = datetime(2026, 5, 1, 12, tzinfo=BERLIN)
     p = plan("what did Jonas say about the dentist last week?", now=now, tz=BERLIN)
     assert p.keywords == ("jonas", "dentist")
-    assert (p.date_from, p.date_to) == ("2026-04-20", "2026-04-26")
+    assert (p.since, p.until) == (
+        datetime(2026, 4, 20, tzinfo=BERLIN),
+        datetime(2026, 4, 27, tzinfo=BERLIN) - timedelta(microseconds=1),
+    )
+
+
+def test_the_planner_hands_instants_to_the_search() -> None:
+    requests: list[SearchRequest] = []
+
+    def search_fn(request: SearchRequest) -> SearchResult:
+        requests.append(request)
+        return SearchResult(request.query, (), 0)
+
+    now = datetime(2026, 5, 1, 12, 30, tzinfo=BERLIN)
+    for question, since, until, shown in [
+        (
+            "the dentist in the past 3 days?",
+            datetime(2026, 4, 28, 12, 30, tzinfo=BERLIN),
+            now,
+            ("2026-04-28 12:30", "2026-05-01 12:30"),
+        ),
+        (
+            "the dentist last week?",
+            datetime(2026, 4, 20, tzinfo=BERLIN),
+            datetime(2026, 4, 27, tzinfo=BERLIN) - timedelta(microseconds=1),
+            ("2026-04-20", "2026-04-26"),
+        ),
+    ]:
+        requests.clear()
+        result = run(question, search_fn=search_fn, span=None, now=now, tz=BERLIN)
+        assert (requests[0].since, requests[0].until) == (since, until)
+        assert (requests[1].since, requests[1].until) == (None, None)  # nothing there: the whole archive
+        dated = result.rounds[0].arguments
+        assert (dated["keywords"], dated["date_from"], dated["date_to"]) == ("dentist", *shown)
 
 
 def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Index]) -> None:

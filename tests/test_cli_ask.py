@@ -171,3 +171,55 @@ def test_terminal_rendering_and_remote_notice() -> None:
     assert lines[0] == "On Thursday [1]."
     assert lines[2] == "[1] Jonas · 2026-01-05 09:00 · Maya: moved to [red]Thursday[/red]"
     assert lines[-1] == "m · 2 calls · 1,050 tokens (1,000 in, 50 out) · $0.0012"
+
+
+def test_chat_limits_every_search_to_those_chats(home: Path, clean_env: None) -> None:
+    everywhere = json.loads(ask(home, "--json").stdout)
+    assert len({n["chat"] for n in everywhere["notes"]}) > 1
+    family = ask(home, "--chat", "Family", "--json")
+    data = json.loads(family.stdout)
+    assert family.exit_code == 0 and data["notes"]
+    assert {n["chat"] for n in data["notes"]} == {c["chat"] for c in data["citations"]} == {"Family"}
+    elsewhere = ask(home, "--chat", "#random", "--json")
+    assert elsewhere.exit_code == 1 and json.loads(elsewhere.stdout)["notes"] == []
+
+
+def test_answer_model_answers(home: Path, clean_env: None) -> None:
+    script = [
+        tool("search_chat", {"keywords": "dentist appointment moved"}),
+        tools(("take_note", {"indices": [1]}), ("finish_search", {})),
+        text("You moved it to 28 April [1]."),
+    ]
+    with ScriptedLLM(script) as server:
+        result = ask(
+            home,
+            *("--model", "openai/searcher", "--answer-model", "openai/answerer"),
+            *("--api-base", server.api_base, "--json"),
+            env={"REFIND_API_KEY": SECRET},
+        )
+    assert result.exit_code == 0, result.stderr
+    assert [body["model"] for body in server.requests] == ["searcher", "searcher", "answerer"]
+    data = json.loads(result.stdout)
+    assert data["model"] == "openai/answerer" and data["usage"]["llm_calls"] == 3
+
+
+def test_max_cost_stops_the_search(home: Path, clean_env: None) -> None:
+    # gpt-4o-mini is in litellm's bundled price map: 100 tokens in and 20 out cost $0.000027 a call, so a
+    # budget of $0.00004 is spent by the second search call, and stage 2 still answers from the notes.
+    script = [
+        tool("search_chat", {"keywords": "dentist appointment moved"}),
+        tool("take_note", {"indices": [1]}),
+        text("You moved it to 28 April [1]."),
+    ]
+    with ScriptedLLM(script) as server:
+        result = ask(
+            home,
+            *("--model", "openai/gpt-4o-mini", "--api-base", server.api_base),
+            *("--max-cost", "0.00004", "--json"),
+            env={"REFIND_API_KEY": SECRET},
+        )
+        assert server.remaining == 0
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["stop_reason"] == "max_cost" and data["citations"]
+    assert data["usage"]["cost_usd"] == pytest.approx(3 * 0.000027)

@@ -143,6 +143,16 @@ class NoteTaken:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolRan:
+    """A call of a tool the renderers need not know: its name, its arguments and one line on what it did.
+    A new tool emits this (or its own subclass), so every trace shows it without knowing it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolError:
     """A tool call that was understood but could not run (bad index, bad date): the model is told why."""
 
@@ -184,6 +194,7 @@ Event = (
     RemoteNotice
     | SearchDone
     | NoteTaken
+    | ToolRan
     | ToolError
     | Thought
     | ModelCall

@@ -13,13 +13,17 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
 
 from refind_cli.agent import prompts
 from refind_cli.agent.answer import Numbered, citation
+from refind_cli.agent.builtin_tools import DEFAULT_TOP_K, search_between
 from refind_cli.agent.events import Citation, Note
-from refind_cli.agent.loop import Toolbox
 from refind_cli.analysis import FULL_STOPWORDS, analyze
+
+if TYPE_CHECKING:
+    from refind_cli.agent.tools import Toolbox
 
 # Words that shape a question but never appear in the answer's messages.
 QUESTION_WORDS = frozenset(
@@ -41,8 +45,8 @@ EXTRACTIVE_LABEL = (
 class Plan:
     keywords: tuple[str, ...]
     terms: frozenset[str]  # the analysed keywords: what a hit must cover to be noted
-    date_from: str | None
-    date_to: str | None
+    since: datetime | None  # the question's first time expression, as instants (inclusive)
+    until: datetime | None
 
 
 def content_words(text: str) -> list[str]:
@@ -60,21 +64,16 @@ def content_words(text: str) -> list[str]:
 
 
 def plan(question: str, *, now: datetime, tz: tzinfo) -> Plan:
-    """Keywords and an optional day range from the question alone."""
+    """Keywords and an optional time range from the question alone."""
     from refind_cli.timeexpr import find_ranges
 
     ranges = find_ranges(question, now=now, tz=tz)
     rest = question
-    date_from = date_to = None
-    if ranges:
-        first = ranges[0]
-        for r in ranges:
-            rest = rest.replace(r.text, " ")
-        date_from = first.start.astimezone(tz).date().isoformat()
-        # An exclusive end at midnight belongs to the day before; an inclusive end stays on its day.
-        date_to = (first.end - timedelta(microseconds=1)).astimezone(tz).date().isoformat()
+    for r in ranges:
+        rest = rest.replace(r.text, " ")
+    since, until = (ranges[0].start, ranges[0].end) if ranges else (None, None)
     words = content_words(rest) or content_words(question) or question.split()
-    return Plan(tuple(words), frozenset(analyze(" ".join(words))), date_from, date_to)
+    return Plan(tuple(words), frozenset(analyze(" ".join(words))), since, until)
 
 
 def coverage(hit_terms: Sequence[str], terms: frozenset[str]) -> int:
@@ -107,17 +106,14 @@ def run_planner(question: str, toolbox: Toolbox, *, now: datetime, tz: tzinfo) -
     p = plan(question, now=now, tz=tz)
     used = set(p.terms)
     keywords = list(p.keywords)
-    date_from, date_to = p.date_from, p.date_to
+    since, until = p.since, p.until
     while not toolbox.exhausted:
-        toolbox.call(
-            "search_chat",
-            {"keywords": " ".join(keywords), "top_k": 5, "date_from": date_from, "date_to": date_to},
-        )
+        search_between(toolbox, " ".join(keywords), DEFAULT_TOP_K, since, until)
         hits = toolbox.last_hits
         if not hits:
-            if toolbox.searches == 1 and (date_from or date_to):
+            if toolbox.searches == 1 and (since or until):
                 # The time expression may be read too narrowly: try the whole archive before giving up.
-                date_from = date_to = None
+                since = until = None
                 continue
             break
         # The first round's hits are the question's own best matches: all of them are kept, as one search

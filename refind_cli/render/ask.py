@@ -22,6 +22,7 @@ from refind_cli.agent.events import (
     SearchFinished,
     Thought,
     ToolError,
+    ToolRan,
     Usage,
 )
 from refind_cli.render import iso, short_time
@@ -82,6 +83,9 @@ class AskTrace:
                 self._line(("  noted nothing new", "dim"))
         elif isinstance(event, Thought):
             self._line(("  thought: ", "dim"), (clip(event.text, 200), "dim italic"))
+        elif isinstance(event, ToolRan):
+            # Any tool this renderer does not know: its name and its own one-line summary.
+            self._line((f"  {event.tool}: ", "green"), clip(event.summary, 200))
         elif isinstance(event, ToolError):
             self._line(("  tool error: ", "yellow"), f"{event.tool}: {event.message}")
         elif isinstance(event, SearchFinished):

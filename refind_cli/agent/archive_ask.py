@@ -1,0 +1,58 @@
+"""The agent over a real archive and index: the search adapter, and ``ask``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING, Any
+
+from refind_cli.agent.events import AskResult
+from refind_cli.agent.runner import run
+from refind_cli.agent.tools import SearchFn
+
+if TYPE_CHECKING:
+    from refind_cli.archive import Archive
+    from refind_cli.index import Index
+    from refind_cli.request import SearchRequest
+    from refind_cli.search import SearchResult
+
+
+def archive_search(archive: Archive, index: Index) -> SearchFn:
+    """The agent's search function over a real archive and index: each request runs whole."""
+    from refind_cli.search import search
+
+    def search_fn(request: SearchRequest) -> SearchResult:
+        return search(
+            archive,
+            index,
+            request.query,
+            k=request.k,
+            window=request.window,
+            since=request.since,
+            until=request.until,
+            chats=request.chats,
+            exclude_sessions=request.exclude_sessions,
+            session_rank=request.session_rank,
+        )
+
+    return search_fn
+
+
+def ask(
+    archive: Archive,
+    index: Index,
+    question: str,
+    *,
+    chats: Sequence[int] | None = None,
+    now: datetime | None = None,
+    tz: tzinfo | None = None,
+    **options: Any,
+) -> AskResult:
+    """``run`` over an archive and its index, optionally limited to some chats. ``options`` are ``run``'s."""
+    zone = tz or datetime.now().astimezone().tzinfo
+    assert zone is not None
+    asked = (now or datetime.now(zone)).astimezone(zone)
+    search_fn = archive_search(archive, index)
+    return run(
+        question, search_fn=search_fn, span=archive.time_span(), now=asked, tz=zone, chats=chats, **options
+    )

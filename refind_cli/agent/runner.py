@@ -1,0 +1,98 @@
+"""``run``: both stages over any search function. Stage 1 is the model loop, or the offline planner when no
+model is configured; stage 2 answers from the notes (a model, or the extractive answer offline)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
+
+from refind_cli.agent import answer as answering
+from refind_cli.agent.budget import DEFAULT_BUDGET, Budget, Meter
+from refind_cli.agent.events import Answered, AskResult, EventSink, SearchFinished, ignore
+from refind_cli.agent.model_loop import run_model_search
+from refind_cli.agent.notice import Notifier
+from refind_cli.agent.tools import TOOLS, Registry, SearchFn, Toolbox
+
+if TYPE_CHECKING:
+    from refind_cli.agent.llm import LLMClient, ModelConfig
+
+PROTOCOLS = ("auto", "tools", "text")
+
+
+def run(
+    question: str,
+    *,
+    search_fn: SearchFn,
+    span: tuple[datetime, datetime] | None,
+    config: ModelConfig | None = None,
+    answer_config: ModelConfig | None = None,
+    offline: bool = False,
+    protocol: str = "auto",
+    budget: Budget = DEFAULT_BUDGET,
+    now: datetime,
+    tz: tzinfo,
+    chats: Sequence[int] | None = None,
+    tools: Registry = TOOLS,
+    on_event: EventSink = ignore,
+    client_factory: Callable[[ModelConfig], LLMClient] | None = None,
+) -> AskResult:
+    """Both stages over any search function. ``config`` None or ``offline`` runs the deterministic planner
+    and never imports litellm. ``chats`` limits every search to those chat seqs; ``tools`` are the tools a
+    model is offered."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}")
+    if budget.max_rounds < 1:
+        raise ValueError("max_rounds must be at least 1")
+    scope = None if chats is None else tuple(chats)
+    toolbox = Toolbox(search_fn, now, tz, budget.max_rounds, on_event, tools, scope)
+    meter = Meter(budget, on_event)
+    if offline or config is None:
+        from refind_cli.agent import offline as planner  # loads the stemmer: only when the planner runs
+
+        reason = planner.run_planner(question, toolbox, now=now, tz=tz)
+        on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
+        text, citations = planner.extractive_answer(question, toolbox.notes, now=now, tz=tz)
+        model, mode = None, "offline-extractive"
+    else:
+        if client_factory is None:
+            from refind_cli.agent.llm import LLMClient
+
+            client_factory = LLMClient
+        notifier = Notifier(on_event)
+        client = client_factory(config)
+        reason = run_model_search(
+            client,
+            toolbox,
+            question=question,
+            asked_at=now,
+            span=span,
+            protocol=protocol,
+            meter=meter,
+            notifier=notifier,
+        )
+        on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
+        answerer = (
+            client if answer_config is None or answer_config == config else client_factory(answer_config)
+        )
+        if toolbox.notes:
+            notifier.before_call(answerer)
+            text, citations, completion = answering.answer(answerer, question, now, tz, toolbox.notes)
+            meter.record("answer", answerer.model, completion)
+        else:
+            text, citations = answering.NOTHING_FOUND, ()
+        model, mode = answerer.model, "model"
+    result = AskResult(
+        question=question,
+        answer=text,
+        citations=tuple(citations),
+        rounds=tuple(toolbox.rounds),
+        notes=tuple(toolbox.notes),
+        model=model,
+        usage=meter.usage,
+        mode=mode,
+        stop_reason=reason,
+        asked_at=now,
+    )
+    on_event(Answered(result))
+    return result
