@@ -18,8 +18,10 @@ from dateutil import tz as dateutil_tz
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from refind_cli.archive import Archive
 from refind_cli.errors import InputError
 from refind_cli.importers import whatsapp
+from refind_cli.ingest import import_chat, import_file
 from refind_cli.records import Chat, Kind, Message
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -456,6 +458,45 @@ def test_ios_zip_with_macosx_and_media(tmp_path: Path) -> None:
     chat_record, msgs = load(path)
     assert chat_record.name == "Dmitry S" and chat_record.key == "Dmitry S"
     assert [m.text for m in msgs] == ["Hello World"]
+
+
+@pytest.mark.parametrize("folder", ["WhatsApp Chat - Alice", "Alice"])
+def test_unzipped_ios_chat_is_named_by_its_folder(tmp_path: Path, folder: str) -> None:
+    # macOS unzips "WhatsApp Chat - Alice.zip" into "WhatsApp Chat - Alice/_chat.txt": the same chat, by
+    # name and key, as the zip.
+    chat = b"[3/27/22, 21:41:35] Alice: Hello\r\n"
+    (tmp_path / folder).mkdir()
+    loose = tmp_path / folder / "_chat.txt"
+    loose.write_bytes(chat)
+    zipped = make_zip(tmp_path / "WhatsApp Chat - Alice.zip", {"_chat.txt": chat})
+    assert (load(loose)[0].name, load(loose)[0].key) == ("Alice", "Alice")
+    assert load(zipped)[0].key == "Alice"
+
+
+def test_two_unzipped_ios_chats_are_two_chats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    keys = []
+    for name in ("Alice", "Bob"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "_chat.txt").write_bytes(f"[3/27/22, 21:41:35] {name}: hi\r\n".encode())
+        keys.append(load(tmp_path / name / "_chat.txt")[0].key)
+    assert keys == ["Alice", "Bob"]
+    monkeypatch.chdir(tmp_path / "Bob")  # a relative path still has a folder
+    assert load(Path("_chat.txt"))[0].name == "Bob"
+
+
+def test_reimporting_an_ios_chat_stored_as_chat_by_an_earlier_release(tmp_path: Path) -> None:
+    """Earlier releases stored every unzipped iOS chat as one chat "_chat" (several chats merged). It is
+    not adopted, which would keep them merged: the chat comes in under its own name, and "_chat" stays
+    until the user forgets it (`refind forget --chat _chat`)."""
+    (tmp_path / "Alice").mkdir()
+    export = tmp_path / "Alice" / "_chat.txt"
+    export.write_bytes(b"[3/27/22, 21:41:35] Alice: Hello\r\n[3/27/22, 21:42:00] Me: Hi\r\n")
+    with Archive.open(tmp_path / "home") as archive:
+        old = Chat(source="whatsapp", key="_chat", name="_chat")
+        import_chat(archive, old, load(export)[1])
+        result = import_file(archive, export, tz=UTC)
+        assert [(c.name, c.messages_added) for c in result.chats] == [("Alice", 2)]
+        assert sorted(c.info.key for c in archive.chats()) == ["Alice", "_chat"]
 
 
 def test_android_zip_prefers_shortest_chat_name(tmp_path: Path) -> None:

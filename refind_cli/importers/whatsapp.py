@@ -337,6 +337,8 @@ def _load(path: Path) -> tuple[str, str, str | None]:
     if path.suffix.lower() != ".zip":
         data = container.read_file(path)
         if not data.startswith(b"PK\x03\x04"):
+            if path.name == _IOS_CHAT_FILE:
+                return container.decode_text(data, path), _ios_chat_name(path.absolute().parent.name), None
             return container.decode_text(data, path), chat_name(path.name), None
         del data
     with container.open_zip(path) as zf:
@@ -346,8 +348,14 @@ def _load(path: Path) -> tuple[str, str, str | None]:
         where = f"entry {member!r}"
         text = container.decode_text(container.read_member(zf, member, path), path, where)
     base = member.rsplit("/", 1)[-1]
-    name = chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
+    name = _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
     return text, name, where
+
+
+def _ios_chat_name(container: str) -> str:
+    """iOS writes every chat as ``_chat.txt``: the chat is named by what holds it, the zip
+    ``WhatsApp Chat - Alice.zip`` or the folder macOS unzips it into, ``WhatsApp Chat - Alice/``."""
+    return chat_name(container) or _IOS_CHAT_FILE.removesuffix(".txt")
 
 
 def _chat_member(names: list[str]) -> str | None:
