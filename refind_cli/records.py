@@ -24,8 +24,11 @@ class Kind:
     DELETED = "deleted"  # "This message was deleted", Slack tombstones
     SYSTEM = "system"  # joins, E2E notices, group changes, Telegram service messages
     BOT = "bot"
+    # A record the importer could not fully read: a header-shaped line whose date cannot be (31/02/9999).
+    # Its text is the line(s) as written, with no sender; its time is that of the record before.
+    MALFORMED = "malformed"
 
-    ALL = frozenset({TEXT, MEDIA, ATTACHMENT, LOCATION, DELETED, SYSTEM, BOT})
+    ALL = frozenset({TEXT, MEDIA, ATTACHMENT, LOCATION, DELETED, SYSTEM, BOT, MALFORMED})
 
 
 @dataclass(frozen=True, slots=True)
