@@ -40,6 +40,9 @@ class Chat:
     name: str
     kind: str = "chat"  # "direct" | "group" | "channel" | "chat"
     raw: str = ""  # the source's own chat record, verbatim JSON where there is one
+    # The key an earlier release gave this chat, where it changed: an archive holding the chat under it
+    # keeps it there (re-importing adds nothing), and what was forgotten under it stays forgotten.
+    former_key: str | None = None
 
 
 class Message(NamedTuple):
