@@ -241,11 +241,23 @@ class Archive:
     # -- chats ------------------------------------------------------------------------------------------
 
     def upsert_chat(
-        self, source: str, key: str, name: str, kind: str, raw: str, segmenting: str
+        self,
+        source: str,
+        key: str,
+        name: str,
+        kind: str,
+        raw: str,
+        segmenting: str,
+        former_key: str | None = None,
     ) -> tuple[int, str]:
-        """The chat's seq, and how it was segmented before (``""`` for a new chat)."""
+        """The chat's seq, and how it was segmented before (``""`` for a new chat). A chat stored under
+        ``former_key`` (an earlier release's key for it) is adopted, uid and all; a new chat inherits what
+        was forgotten under it."""
         uid = f"{source}:{key}"
+        former = None if former_key is None else f"{source}:{former_key}"
         row = self.chat_by_uid(uid)
+        if row is None and former is not None:
+            row = self.chat_by_uid(former)
         if row:
             self.db.execute(
                 "UPDATE chats SET name = ?, kind = ?, raw = ?, segmenting = ? WHERE seq = ?",
@@ -257,7 +269,13 @@ class Archive:
             "INSERT INTO chats (uid, source, key, name, kind, raw, segmenting) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (uid, source, key, name, kind, raw, segmenting),
         )
-        return self.db.last_insert_rowid(), ""
+        seq = self.db.last_insert_rowid()
+        if former is not None:
+            self.db.execute(
+                "INSERT OR IGNORE INTO forgotten (chat_uid, uid) SELECT ?, uid FROM forgotten WHERE chat_uid = ?",
+                (uid, former),
+            )
+        return seq, ""
 
     def chat_by_uid(self, uid: str) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat with this uid, if there is one."""
@@ -353,6 +371,16 @@ class Archive:
             rows,
         )
         return self.db.total_changes() - before
+
+    def stored_texts(self, chat_seq: int, keys: list[tuple[int, str]]) -> list[str | None]:
+        """The stored text of each (ts, uid) of a chat, None where there is none."""
+        found = dict(
+            self.db.executemany(
+                "SELECT ?, text FROM messages WHERE chat_seq = ? AND ts = ? AND uid = ?",
+                [(i, chat_seq, ts, uid) for i, (ts, uid) in enumerate(keys)],
+            )
+        )
+        return [found.get(i) for i in range(len(keys))]
 
     def segment_rows(
         self, chat_seq: int, threaded: bool, start: int | None = None

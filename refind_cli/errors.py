@@ -16,12 +16,23 @@ class InputError(RefindError):
         self.path = str(path)
         self.what = what
         self.where = where
-        place = f"{self.path}: {where}" if where else self.path
-        super().__init__(f"{place}: {what}")
+        super().__init__(_located(self.path, what, where))
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str, str, str | None]]:
         # An import worker process sends it to the writer as it is.
         return InputError, (self.path, self.what, self.where)
+
+
+class InputWarning(UserWarning):
+    """Part of an export read with a doubt and kept, flagged (e.g. a line whose date cannot be read): issued
+    with ``warnings.warn`` while the import goes on, named like an InputError."""
+
+    def __init__(self, path: Path | str, what: str, where: str | None = None) -> None:
+        super().__init__(_located(str(path), what, where))
+
+
+def _located(path: str, what: str, where: str | None) -> str:
+    return f"{path}: {where}: {what}" if where else f"{path}: {what}"
 
 
 class BusyError(RefindError):

@@ -175,7 +175,7 @@ def _open_chat(
 ) -> tuple[_Plan, str]:
     """The chat's row in the archive, and its plan; also how it was segmented before (``""`` if new)."""
     chat_seq, segmented_before = archive.upsert_chat(
-        chat.source, chat.key, chat.name, chat.kind, chat.raw, segmenting
+        chat.source, chat.key, chat.name, chat.kind, chat.raw, segmenting, chat.former_key
     )
     chat_uid = archive.chat_uid(chat_seq)
     if restore_forgotten:
@@ -204,7 +204,7 @@ def _write_chat(
 ) -> ChatImportResult:
     """Store a chat's rows; plan a fresh chat's sessions while the rows stream past, an updated one's after."""
     chat_seq = plan.chat_seq
-    stored = _Stored(archive, batches, progress)
+    stored = _Stored(archive, batches, progress, plan.forgotten)
     if not plan.fresh:
         collections.deque(stored, maxlen=0)
         changed = 0
@@ -325,22 +325,44 @@ class _Rows:
 class _Stored:
     """Rows, stored batch by batch as they pass; counts what was new."""
 
-    def __init__(self, archive: Archive, batches: _Batches, progress: _ChatProgress | None) -> None:
+    def __init__(
+        self, archive: Archive, batches: _Batches, progress: _ChatProgress | None, forgotten: frozenset[str]
+    ) -> None:
         self.archive = archive
         self.batches = batches
         self.progress = progress
+        self.forgotten = forgotten
         self.added = self.rows = 0
         self.duplicates = False  # a row's identity was stored already: the seqs planned for the rest are off
 
     def __iter__(self) -> Iterator[tuple]:
         for batch in self.batches:
             n = self.archive.insert_messages(batch)
-            self.duplicates |= n != len(batch)
+            if n != len(batch):
+                self.duplicates = True
+                n += self._keep_changed(batch)
             self.added += n
             self.rows += len(batch)
             if self.progress:
                 self.progress(self.rows, self.batches.read)
             yield from batch
+
+    def _keep_changed(self, batch: list[tuple]) -> int:
+        """A row whose identity is the source's id, stored already with another text (a Slack message
+        edited between two exports, two messages sharing an id) is kept as a message of its own, flagged
+        edited, never dropped. (A hashed identity covers the text, so only source ids can differ.)"""
+        sourced = [row for row in batch if row[9] is not None]
+        if not sourced:
+            return 0
+        stored = self.archive.stored_texts(sourced[0][1], [(row[3], row[2]) for row in sourced])
+        changed = []
+        for row, text in zip(sourced, stored, strict=True):
+            if text != row[7]:
+                uid = f"{row[2]}~{hashlib.blake2b(row[7].encode(), digest_size=6).hexdigest()}"
+                if uid not in self.forgotten:
+                    # The row's planned seq is free: the row itself was not stored.
+                    changed.append((*row[:2], uid, *row[3:12], 1, *row[13:]))
+        return self.archive.insert_messages(changed) if changed else 0
 
 
 class _Unthreaded:

@@ -24,8 +24,11 @@ class Kind:
     DELETED = "deleted"  # "This message was deleted", Slack tombstones
     SYSTEM = "system"  # joins, E2E notices, group changes, Telegram service messages
     BOT = "bot"
+    # A record the importer could not fully read: a header-shaped line whose date cannot be (31/02/9999).
+    # Its text is the line(s) as written, with no sender; its time is that of the record before.
+    MALFORMED = "malformed"
 
-    ALL = frozenset({TEXT, MEDIA, ATTACHMENT, LOCATION, DELETED, SYSTEM, BOT})
+    ALL = frozenset({TEXT, MEDIA, ATTACHMENT, LOCATION, DELETED, SYSTEM, BOT, MALFORMED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +40,9 @@ class Chat:
     name: str
     kind: str = "chat"  # "direct" | "group" | "channel" | "chat"
     raw: str = ""  # the source's own chat record, verbatim JSON where there is one
+    # The key an earlier release gave this chat, where it changed: an archive holding the chat under it
+    # keeps it there (re-importing adds nothing), and what was forgotten under it stays forgotten.
+    former_key: str | None = None
 
 
 class Message(NamedTuple):

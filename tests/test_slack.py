@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zipfile
 from datetime import UTC, datetime
@@ -12,8 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from refind_cli.archive import Archive
 from refind_cli.errors import InputError
 from refind_cli.importers import slack
+from refind_cli.ingest import import_chat, import_file
 from refind_cli.records import ChatExport, Kind
 
 TZ = UTC
@@ -340,6 +343,92 @@ def test_zip_matches_folder(tmp_path: Path, prefix: str) -> None:
     from_folder = [(e.chat, ms) for e, ms in read_all(folder)]
     assert from_zip == from_folder
     assert len(from_zip) == 5
+
+
+# --- identity in an archive -------------------------------------------------------------------------
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_exports" / "slack-export-acme"
+
+
+def workspace_export(root: Path, team: str, texts: list[str]) -> Path:
+    users = [{"id": "U1", "team_id": team, "name": "ann"}]
+    days = {"chat/2020-09-13.json": [msg(f"16000000{i:02d}.000100", t) for i, t in enumerate(texts)]}
+    return write_folder(root, export_files(days, users=users, channels=[{"id": "C0CHAT", "name": "chat"}]))
+
+
+def stored(archive: Archive) -> list[tuple[str, str, str, int]]:
+    sql = "SELECT c.key, m.uid, m.text, m.edited FROM messages m JOIN chats c ON c.seq = m.chat_seq"
+    return sorted(archive.db.execute(sql).fetchall())
+
+
+def test_exports_of_workspaces_reusing_a_channel_id_stay_apart(tmp_path: Path) -> None:
+    with Archive.open(tmp_path / "home") as archive:
+        for n in range(5):
+            export = workspace_export(tmp_path / f"ws{n}", f"T{n}", [f"ws{n} says {i}" for i in range(6)])
+            [chat] = import_file(archive, export, tz=UTC).chats
+            assert (chat.name, chat.messages_added) == ("#chat", 6)
+        assert sorted(c.info.key for c in archive.chats()) == [f"T{n}/C0CHAT" for n in range(5)]
+        assert len(stored(archive)) == 30
+
+
+def test_workspace_is_the_team_of_most_users() -> None:
+    users = {u: {"team_id": t} for u, t in [("U1", "T2"), ("U2", "T2"), ("U3", "T1"), ("U4", "")]}
+    assert slack._workspace(users) == "T2"
+    assert slack._workspace({"U1": {"team_id": "T2"}, "U2": {"team_id": "T1"}}) == "T1"
+    assert slack._workspace({"U1": {"name": "no team"}}) is None
+
+
+def read_old_way(path: Path) -> list[ChatExport]:
+    """The chats as earlier releases keyed them: by channel or DM id alone."""
+    return [
+        ChatExport(dataclasses.replace(e.chat, key=e.chat.former_key, former_key=None), list(e.messages))
+        for e in slack.read(path, tz=UTC)
+    ]
+
+
+@pytest.mark.parametrize("worker", [False, True])
+def test_reimporting_into_an_archive_of_an_earlier_release_adds_nothing(tmp_path: Path, worker: bool) -> None:
+    with Archive.open(tmp_path / "home") as archive:
+        old = read_old_way(SAMPLE)
+        for export in old:
+            import_chat(archive, export.chat, export.messages)
+        before = stored(archive), archive.counts()
+        result = import_file(archive, SAMPLE, tz=UTC, worker=worker)
+        assert [c.messages_added for c in result.chats] == [0] * len(old)
+        assert (stored(archive), archive.counts()) == before
+        assert {c.info.key for c in archive.chats()} == {e.chat.key for e in old}
+
+
+def test_a_chat_forgotten_under_its_former_key_stays_forgotten(tmp_path: Path) -> None:
+    export = workspace_export(tmp_path / "ws", "T1", ["one", "two"])
+    with Archive.open(tmp_path / "home") as archive:
+        [old] = read_old_way(export)
+        import_chat(archive, old.chat, old.messages)
+        archive.forget_messages([seq for (seq,) in archive.db.execute("SELECT seq FROM messages")])
+        archive.delete_chat_if_empty(1)
+        [chat] = import_file(archive, export, tz=UTC).chats
+        assert (chat.messages_added, stored(archive)) == (0, [])
+
+
+def test_a_message_stored_with_another_text_is_kept_flagged_edited(tmp_path: Path) -> None:
+    with Archive.open(tmp_path / "home") as archive:
+        import_file(archive, workspace_export(tmp_path / "a", "T1", ["one", "two"]), tz=UTC)
+        # The same message ids, one text changed (edited in Slack), and two messages sharing an id.
+        later = workspace_export(tmp_path / "b", "T1", ["one", "two, edited", "three"])
+        day = later / "chat" / "2020-09-13.json"
+        day.write_text(json.dumps([*json.loads(day.read_text()), msg("1600000002.000100", "three too")]))
+        [chat] = import_file(archive, later, tz=UTC).chats
+        assert chat.messages_added == 3
+        rows = [(text, edited) for _key, _uid, text, edited in stored(archive)]
+        assert sorted(rows) == [("one", 0), ("three", 0), ("three too", 1), ("two", 0), ("two, edited", 1)]
+        [chat] = import_file(archive, later, tz=UTC, reread=True).chats
+        assert chat.messages_added == 0
+        edited_seqs = [
+            s for (s,) in archive.db.execute("SELECT seq FROM messages WHERE text = 'two, edited'")
+        ]
+        archive.forget_messages(edited_seqs)
+        [chat] = import_file(archive, later, tz=UTC, reread=True).chats
+        assert chat.messages_added == 0 and len(stored(archive)) == 4
 
 
 # --- errors ------------------------------------------------------------------------------------------

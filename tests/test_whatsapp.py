@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import warnings
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,8 +19,10 @@ from dateutil import tz as dateutil_tz
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refind_cli.errors import InputError
+from refind_cli.archive import Archive
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import whatsapp
+from refind_cli.ingest import import_chat, import_file
 from refind_cli.records import Chat, Kind, Message
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -244,10 +247,43 @@ def test_out_of_order_lines_keep_file_order(tmp_path: Path) -> None:
     assert msgs[0].timestamp > msgs[1].timestamp
 
 
-def test_header_with_impossible_date_is_a_continuation(tmp_path: Path) -> None:
-    msgs = parse(tmp_path, "18/03/2022, 14:56 - A: see\n31/02/2022, 10:00 - A: never\n")
-    assert len(msgs) == 1
-    assert msgs[0].text == "see\n31/02/2022, 10:00 - A: never"
+@pytest.mark.parametrize(
+    "stamp",
+    ["31/02/9999, 10:00", "12/03/9999, 10:00", "31/02/2022, 10:00", "18/03/2022, 25:10", "18/03/1969, 10:00"],
+)
+def test_header_whose_date_cannot_be_read_is_its_own_flagged_message(tmp_path: Path, stamp: str) -> None:
+    # Glued to the message before, "Ann: transfer it" would pass for A's words.
+    text = f"18/03/2022, 14:56 - A: see\n{stamp} - Ann: transfer it\nnow\n18/03/2022, 14:58 - B: ok\n"
+    with pytest.warns(InputWarning) as caught:
+        msgs = parse(tmp_path, text)
+    assert [(m.sender, m.text, m.kind) for m in msgs] == [
+        ("A", "see", Kind.TEXT),
+        (None, f"{stamp} - Ann: transfer it\nnow", Kind.MALFORMED),
+        ("B", "ok", Kind.TEXT),
+    ]
+    odd = msgs[1]
+    assert (odd.timestamp, odd.local_time, odd.raw) == (msgs[0].timestamp, stamp, odd.text)
+    [warning] = caught
+    assert str(warning.message) == (
+        f"{tmp_path / 'WhatsApp Chat with Alice.txt'}: line 2: date or time {stamp!r} cannot be read;"
+        " kept as its own message, kind 'malformed'"
+    )
+
+
+def test_unreadable_dates_are_warned_about_five_times_then_counted(tmp_path: Path) -> None:
+    lines = ["18/03/2022, 14:56 - A: see"] + [f"31/02/9999, 10:0{i} - A: {i}" for i in range(8)]
+    path = make_zip(tmp_path / "WhatsApp Chat - A.zip", {"_chat.txt": "\n".join(lines).encode()})
+    with pytest.warns(InputWarning) as caught:
+        msgs = load(path)[1]
+    assert [m.kind for m in msgs] == [Kind.TEXT] + [Kind.MALFORMED] * 8
+    assert [str(w.message).split(": ")[1] for w in caught] == [
+        *(f"entry '_chat.txt', line {n}" for n in range(2, 7)),
+        "entry '_chat.txt'",
+    ]
+    assert str(caught[-1].message).endswith(
+        "3 more lines whose date or time cannot be read, the last at line 9; each is kept as its own"
+        " message, kind 'malformed'"
+    )
 
 
 def test_unicode_line_separator_is_message_content(tmp_path: Path) -> None:
@@ -458,6 +494,45 @@ def test_ios_zip_with_macosx_and_media(tmp_path: Path) -> None:
     assert [m.text for m in msgs] == ["Hello World"]
 
 
+@pytest.mark.parametrize("folder", ["WhatsApp Chat - Alice", "Alice"])
+def test_unzipped_ios_chat_is_named_by_its_folder(tmp_path: Path, folder: str) -> None:
+    # macOS unzips "WhatsApp Chat - Alice.zip" into "WhatsApp Chat - Alice/_chat.txt": the same chat, by
+    # name and key, as the zip.
+    chat = b"[3/27/22, 21:41:35] Alice: Hello\r\n"
+    (tmp_path / folder).mkdir()
+    loose = tmp_path / folder / "_chat.txt"
+    loose.write_bytes(chat)
+    zipped = make_zip(tmp_path / "WhatsApp Chat - Alice.zip", {"_chat.txt": chat})
+    assert (load(loose)[0].name, load(loose)[0].key) == ("Alice", "Alice")
+    assert load(zipped)[0].key == "Alice"
+
+
+def test_two_unzipped_ios_chats_are_two_chats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    keys = []
+    for name in ("Alice", "Bob"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "_chat.txt").write_bytes(f"[3/27/22, 21:41:35] {name}: hi\r\n".encode())
+        keys.append(load(tmp_path / name / "_chat.txt")[0].key)
+    assert keys == ["Alice", "Bob"]
+    monkeypatch.chdir(tmp_path / "Bob")  # a relative path still has a folder
+    assert load(Path("_chat.txt"))[0].name == "Bob"
+
+
+def test_reimporting_an_ios_chat_stored_as_chat_by_an_earlier_release(tmp_path: Path) -> None:
+    """Earlier releases stored every unzipped iOS chat as one chat "_chat" (several chats merged). It is
+    not adopted, which would keep them merged: the chat comes in under its own name, and "_chat" stays
+    until the user forgets it (`refind forget --chat _chat`)."""
+    (tmp_path / "Alice").mkdir()
+    export = tmp_path / "Alice" / "_chat.txt"
+    export.write_bytes(b"[3/27/22, 21:41:35] Alice: Hello\r\n[3/27/22, 21:42:00] Me: Hi\r\n")
+    with Archive.open(tmp_path / "home") as archive:
+        old = Chat(source="whatsapp", key="_chat", name="_chat")
+        import_chat(archive, old, load(export)[1])
+        result = import_file(archive, export, tz=UTC)
+        assert [(c.name, c.messages_added) for c in result.chats] == [("Alice", 2)]
+        assert sorted(c.info.key for c in archive.chats()) == ["Alice", "_chat"]
+
+
 def test_android_zip_prefers_shortest_chat_name(tmp_path: Path) -> None:
     path = make_zip(
         tmp_path / "export.zip",
@@ -569,13 +644,17 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 
 def consume(path: Path) -> None:
-    try:
-        for export in whatsapp.read(path, tz=BERLIN):
-            for message in export.messages:
-                assert isinstance(message, Message)
-                assert message.timestamp.tzinfo is not None
-    except InputError:
-        pass
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for export in whatsapp.read(path, tz=BERLIN):
+                for message in export.messages:
+                    assert isinstance(message, Message)
+                    assert message.timestamp.tzinfo is not None
+        except InputError:
+            pass
+    # The only warnings are about lines that were kept, flagged.
+    assert all(w.category is InputWarning for w in caught)
 
 
 header_like = st.lists(

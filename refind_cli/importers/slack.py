@@ -12,6 +12,7 @@ entities unescaped. ``*bold*`` and ``:emoji:`` stay as written: the analyzer dro
 
 from __future__ import annotations
 
+import collections
 import json
 import re
 import zipfile
@@ -143,6 +144,7 @@ class _Directory:
     channels: dict[str, str]
     conversations: dict[str, tuple[str, dict[str, Any]]]  # folder -> (kind, record)
     me: str | None  # the exporting user, when the DM list shows one
+    workspace: str | None  # the team id most users belong to, when the user lists name teams
 
 
 def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
@@ -224,7 +226,7 @@ def _directory(tree: _Tree) -> _Directory:
                     conversations[folder] = (kind, record)
             if kind == "direct":
                 dms.append(record)
-    return _Directory(users, channels, conversations, _exporter(dms))
+    return _Directory(users, channels, conversations, _exporter(dms), _workspace(users))
 
 
 def _exporter(dms: list[dict[str, Any]]) -> str | None:
@@ -234,6 +236,14 @@ def _exporter(dms: list[dict[str, Any]]) -> str | None:
         members = {m for m in record.get("members") or [] if isinstance(m, str)}
         common = members if common is None else common & members
     return next(iter(common)) if common and len(common) == 1 and len(dms) > 1 else None
+
+
+def _workspace(users: dict[str, dict[str, Any]]) -> str | None:
+    """The workspace the export comes from: the team of most of its users (guests from other teams of a
+    shared channel are few); the smallest id on a tie, so the same export always gives the same answer.
+    Channel ids are unique only within a workspace, and exports of two workspaces can reuse them."""
+    teams = collections.Counter(t for u in users.values() if (t := _str(u.get("team_id"))))
+    return min(teams, key=lambda team: (-teams[team], team)) if teams else None
 
 
 def _user_name(user: dict[str, Any]) -> str | None:
@@ -253,7 +263,9 @@ def _name_of(ident: str, directory: _Directory) -> str:
 
 def _chat(folder: str, directory: _Directory) -> Chat:
     kind, record = directory.conversations.get(folder, (_guess_kind(folder), {}))
-    key = _str(record.get("id")) or folder
+    ident = _str(record.get("id")) or folder
+    # Earlier releases keyed a chat by its id alone; where the workspace cannot be told, that is still all.
+    key, former_key = (f"{directory.workspace}/{ident}", ident) if directory.workspace else (ident, None)
     members = [m for m in record.get("members") or [] if isinstance(m, str)]
     if kind == "direct":
         others = [m for m in dict.fromkeys(members) if m != directory.me] or members[:1]
@@ -264,7 +276,7 @@ def _chat(folder: str, directory: _Directory) -> Chat:
     else:
         name = "#" + (_str(record.get("name")) or folder)
     raw = json.dumps(record, ensure_ascii=False, sort_keys=True) if record else ""
-    return Chat(source=FORMAT, key=key, name=name, kind=kind, raw=raw)
+    return Chat(source=FORMAT, key=key, name=name, kind=kind, raw=raw, former_key=former_key)
 
 
 def _guess_kind(folder: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import cache
@@ -23,7 +24,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -283,7 +284,10 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     if parse(first) is None:
         raise _not_a_header(path, where, text, start)
     chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
-    yield ChatExport(chat=chat, messages=_messages(text, _headers(text, first, special), parse))
+    warn = _Warnings(path, where)
+    yield ChatExport(
+        chat=chat, messages=warn.after(_messages(text, _headers(text, first, special), parse, warn))
+    )
 
 
 def chat_name(file_name: str) -> str:
@@ -337,6 +341,8 @@ def _load(path: Path) -> tuple[str, str, str | None]:
     if path.suffix.lower() != ".zip":
         data = container.read_file(path)
         if not data.startswith(b"PK\x03\x04"):
+            if path.name == _IOS_CHAT_FILE:
+                return container.decode_text(data, path), _ios_chat_name(path.absolute().parent.name), None
             return container.decode_text(data, path), chat_name(path.name), None
         del data
     with container.open_zip(path) as zf:
@@ -346,8 +352,14 @@ def _load(path: Path) -> tuple[str, str, str | None]:
         where = f"entry {member!r}"
         text = container.decode_text(container.read_member(zf, member, path), path, where)
     base = member.rsplit("/", 1)[-1]
-    name = chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
+    name = _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
     return text, name, where
+
+
+def _ios_chat_name(container: str) -> str:
+    """iOS writes every chat as ``_chat.txt``: the chat is named by what holds it, the zip
+    ``WhatsApp Chat - Alice.zip`` or the folder macOS unzips it into, ``WhatsApp Chat - Alice/``."""
+    return chat_name(container) or _IOS_CHAT_FILE.removesuffix(".txt")
 
 
 def _chat_member(names: list[str]) -> str | None:
@@ -397,6 +409,34 @@ def _not_a_header(path: Path, where: str | None, text: str, start: int) -> Input
         "not a WhatsApp chat export: expected a message header like '18/03/2022, 14:56 - Name: text'",
         f"{where}, line {line}" if where else f"line {line}",
     )
+
+
+class _Warnings:
+    """InputWarnings for the lines whose date or time cannot be read: one each for the first few, then
+    one that counts the rest, so a hostile file cannot flood the terminal."""
+
+    SHOWN = 5
+
+    def __init__(self, path: Path, where: str | None) -> None:
+        self.path, self.where = path, where
+        self.count = self.last = 0
+
+    def __call__(self, line: int, stamp: str) -> None:
+        self.count += 1
+        self.last = line
+        if self.count <= self.SHOWN:
+            place = f"{self.where}, line {line}" if self.where else f"line {line}"
+            what = f"date or time {stamp!r} cannot be read; kept as its own message, kind 'malformed'"
+            warnings.warn(InputWarning(self.path, what, place), stacklevel=2)
+
+    def after(self, messages: Iterator[Message]) -> Iterator[Message]:
+        yield from messages
+        if self.count > self.SHOWN:
+            what = (
+                f"{self.count - self.SHOWN:,} more lines whose date or time cannot be read, the last at line"
+                f" {self.last:,}; each is kept as its own message, kind 'malformed'"
+            )
+            warnings.warn(InputWarning(self.path, what, self.where), stacklevel=2)
 
 
 # --- finding headers ----------------------------------------------------------------------------------
@@ -708,26 +748,54 @@ def _message(header: _Header, raw: str, rest: str, senders: dict[str, str | None
     return Message(header[0], sender, text, kind, None, None, header[1], None, None, edited, raw)
 
 
+def _malformed(header: _Header, raw: str) -> Message:
+    text = _normalise(raw).rstrip("\n")
+    return Message(header[0], None, text, Kind.MALFORMED, None, None, header[1], None, None, False, raw)
+
+
 def _messages(
-    text: str, headers: Iterator[re.Match[str]], parse: Callable[[re.Match[str]], _Header | None]
+    text: str,
+    headers: Iterator[re.Match[str]],
+    parse: Callable[[re.Match[str]], _Header | None],
+    warn: Callable[[int, str], None],
 ) -> Iterator[Message]:
     """Second pass: one message per header, with the lines up to the next header. A header-shaped line
-    with an impossible date stays part of the message before it."""
+    whose date or time cannot be read (31/02, the year 9999) starts a record of its own, kind MALFORMED,
+    reported through ``warn(line number, stamp)``: glued to the message before, it would pass for that
+    sender's words."""
     senders: dict[str, str | None] = {}
     current: _Header | None = None
+    malformed = False
     start = rest_start = 0
+    line_number, counted_to = 1, 0  # line numbers are counted only up to malformed lines
     for m in headers:
         header = parse(m)
-        if header is None:
-            continue
         line_start = m.start()
         if text[line_start] == "\n":  # the specialised pattern's hits begin at the newline before
             line_start += 1
         if current is not None:
-            yield _message(current, text[start : line_start - 1], text[rest_start : line_start - 1], senders)
+            raw = text[start : line_start - 1]
+            yield (
+                _malformed(current, raw)
+                if malformed
+                else _message(current, raw, text[rest_start : line_start - 1], senders)
+            )
+        malformed = header is None
+        if malformed:
+            # The first header always reads (read() checks it), so there is a time before to borrow.
+            assert current is not None
+            line_number += text.count("\n", counted_to, line_start)
+            counted_to = line_start
+            stamp = m["stamp"]
+            warn(line_number, stamp)
+            header = (current[0], stamp if stamp.isascii() else _normalise(stamp))
         current = header
         start = line_start
         rest_start = m.end()
     if current is not None:
         end = len(text) - 1 if text.endswith("\n") else len(text)
-        yield _message(current, text[start:end], text[rest_start:end], senders)
+        yield (
+            _malformed(current, text[start:end])
+            if malformed
+            else _message(current, text[start:end], text[rest_start:end], senders)
+        )
