@@ -328,7 +328,17 @@ def print_huge_figures(megabytes: int, burst: int, source: Path) -> None:
         with tempfile.TemporaryDirectory(prefix="refind-huge-") as tmp:
             path = Path(
                 subprocess.run(
-                    [sys.executable, __file__, "--build-huge", str(index), tmp, "--huge-mb", str(megabytes), "--burst", str(burst)],
+                    [
+                        sys.executable,
+                        __file__,
+                        "--build-huge",
+                        str(index),
+                        tmp,
+                        "--huge-mb",
+                        str(megabytes),
+                        "--burst",
+                        str(burst),
+                    ],
                     capture_output=True,
                     text=True,
                     check=True,

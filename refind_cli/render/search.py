@@ -52,6 +52,7 @@ def _bounded_text(turn: Turn, terms: Sequence[str]) -> dict:
 
 
 def hit_json(hit: Hit, tz: tzinfo | None = None) -> dict:
+    own = _bounded_text(hit.turn, hit.terms)  # once: the hit is in its window too
     return {
         "rank": hit.rank,
         "score": hit.score,
@@ -59,10 +60,10 @@ def hit_json(hit: Hit, tz: tzinfo | None = None) -> dict:
         "chat": _chat_json(hit.chat),
         "session_id": hit.turn.session_id,
         **_turn_json(hit.turn, tz),
-        **_bounded_text(hit.turn, hit.terms),
+        **own,
         "matched_terms": list(hit.terms),
         "window": [
-            {**_turn_json(w.turn, tz), **_bounded_text(w.turn, hit.terms if w.hit else ()), "hit": w.hit}
+            {**_turn_json(w.turn, tz), **(own if w.hit else _bounded_text(w.turn, ())), "hit": w.hit}
             for w in hit.window
         ],
     }
