@@ -23,7 +23,7 @@ TERMINAL_CHARS = 4_000
 # gives it whole.
 JSON_CHARS = 100_000
 
-_CHUNK = 1 << 16
+_CHUNK = 1 << 16  # at least _SLACK
 # How far a chunk boundary may move to fall on whitespace, or failing that on any non-word character. A
 # token longer than this on both sides of a boundary is cut there: analysis drops words over 40 characters,
 # so only a CJK bigram across the cut is lost.
@@ -43,9 +43,9 @@ class Snippet:
 
 
 def _cut(text: str, at: int) -> int:
-    """A chunk boundary near ``at``: after a whitespace (else a non-word character) within the slack ahead,
-    else before one within the slack behind, else ``at`` itself."""
-    if at >= len(text):
+    """A chunk boundary near ``at``: the end of the text or after a whitespace (else a non-word character)
+    within the slack ahead, else after one within the slack behind, else ``at`` itself."""
+    if at + _SLACK >= len(text):
         return len(text)
     ahead = text[at : at + _SLACK]
     space = next((i for i, ch in enumerate(ahead) if ch.isspace()), None)
