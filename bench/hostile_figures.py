@@ -1,7 +1,8 @@
 """Figures for hostile input: what each importer costs in peak memory and time on inputs built to hurt,
-and what the last fuzz run found.
+what `refind import` and `refind search` cost end to end on huge turns, and what the last fuzz run found.
 
     python bench/hostile_figures.py [--telegram-mb 200] [--fuzz-summary fuzz/out/summary.json]
+    python bench/hostile_figures.py --huge-only [--huge-mb 50] [--burst 400000] [--source CHECKOUT]
 
 Each file is imported in a fresh child process (``read`` drained to the end, as the ingest does) and
 the child reports its own ``ru_maxrss``. On Linux that figure also counts the high-water mark of the
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -252,6 +254,111 @@ def _size(path: Path) -> int:
     return path.stat().st_size if path.exists() else 0
 
 
+# --- huge turns, end to end ------------------------------------------------------------------------
+
+# One command in a child of its own; the wrapper reports the child's peak RSS (RUSAGE_CHILDREN), its time and
+# how much it printed, so neither the builder nor this process counts.
+RUN = """
+import json, resource, subprocess, sys, time
+started = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], capture_output=True, check=False)
+print(json.dumps({
+    "seconds": time.perf_counter() - started,
+    "rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    "stdout_bytes": len(proc.stdout),
+    "rc": proc.returncode,
+    "stderr": proc.stderr.decode(errors="replace").strip().splitlines()[-1:],
+}))
+"""
+
+
+def wa_one_huge_message(megabytes: int) -> Callable[[Path], Path]:
+    def build(folder: Path) -> Path:
+        path = folder / "WhatsApp Chat with Jack.txt"
+        words = "all work and no play makes jack a dull boy "
+        half = words * (megabytes * MB // len(words) // 2)
+        path.write_text("01/02/2024, 11:00 - Jack: " + half + "abc " + half + "\n")
+        return path
+
+    build.__name__ = f"wa_one_{megabytes}mb_message"
+    return build
+
+
+def wa_one_sender_burst(count: int) -> Callable[[Path], Path]:
+    """``count`` messages by one sender a second apart (iOS headers carry seconds); every 1000th says abc."""
+
+    def build(folder: Path) -> Path:
+        path = folder / "WhatsApp Chat - Jack.txt"
+        with path.open("w") as fh:
+            for i in range(count):
+                t = 11 * 3600 + i
+                day, t = divmod(t, 86_400)
+                word = "abc" if i % 1000 == 0 else "lisbon"
+                fh.write(
+                    f"[{1 + day:02d}/02/2024, {t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}] Jack: "
+                    f"message {i} about the flat in {word}\n"
+                )
+        return path
+
+    build.__name__ = f"wa_{count}_one_sender_messages"
+    return build
+
+
+def huge_cases(megabytes: int, burst: int) -> list[tuple[str, Callable[[Path], Path]]]:
+    return [
+        (f"WhatsApp, one {megabytes}-MB message", wa_one_huge_message(megabytes)),
+        (f"WhatsApp, {burst:,} messages by one sender 1 s apart", wa_one_sender_burst(burst)),
+    ]
+
+
+def run_measured(argv: list[str], source: Path) -> dict:
+    # `python -m` puts the working folder first on the path, ahead of PYTHONPATH and an editable install.
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN, *argv], capture_output=True, text=True, check=True, env=env, cwd=source
+    )
+    return json.loads(proc.stdout)
+
+
+def print_huge_figures(megabytes: int, burst: int, source: Path) -> None:
+    print(f"refind import + search on huge turns (code from {source}; fresh child process each)")
+    print(f"{'input':<48} {'command':<24} {'time':>8} {'peak RSS':>9} {'stdout':>10}  exit")
+    refind = [sys.executable, "-m", "refind_cli"]
+    for index, (name, _build) in enumerate(huge_cases(megabytes, burst)):
+        with tempfile.TemporaryDirectory(prefix="refind-huge-") as tmp:
+            path = Path(
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--build-huge",
+                        str(index),
+                        tmp,
+                        "--huge-mb",
+                        str(megabytes),
+                        "--burst",
+                        str(burst),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.strip()
+            )
+            home = ["--home", str(Path(tmp) / "home")]
+            commands = {
+                "import": [*home, "import", str(path)],
+                "search abc -k 1": [*home, "search", "abc", "-k", "1"],
+                "search abc -k 1 --json": [*home, "search", "abc", "-k", "1", "--json"],
+            }
+            for label, argv in commands.items():
+                r = run_measured([*refind, *argv], source)
+                print(
+                    f"{name:<48} {label:<24} {r['seconds']:>7.2f}s {r['rss_mb']:>7.0f}MB "
+                    f"{r['stdout_bytes']:>10,}  {r['rc']} {' '.join(r['stderr'])[:60]}",
+                    flush=True,
+                )
+
+
 def print_fuzz_figures(summary_path: Path) -> None:
     print(f"\nfuzzing (from {summary_path})")
     if not summary_path.is_file():
@@ -279,13 +386,28 @@ def main() -> None:
     parser.add_argument("--telegram-mb", type=int, default=200, help="size of the big Telegram file")
     parser.add_argument("--fuzz-summary", type=Path, default=ROOT / "fuzz" / "out" / "summary.json")
     parser.add_argument("--fuzz-only", action="store_true", help="print only the fuzz figures")
+    parser.add_argument("--huge-only", action="store_true", help="print only the huge-turn figures")
+    parser.add_argument("--huge-mb", type=int, default=50, help="size of the one huge message")
+    parser.add_argument("--burst", type=int, default=400_000, help="messages in the one-sender burst")
+    parser.add_argument(
+        "--source", type=Path, default=ROOT, help="checkout whose refind_cli the huge-turn figures run"
+    )
     parser.add_argument("--build", nargs=2, metavar=("CASE", "DIR"), help=argparse.SUPPRESS)
+    parser.add_argument("--build-huge", nargs=2, metavar=("CASE", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build:
         print(cases(args.telegram_mb)[int(args.build[0])].build(Path(args.build[1])))
         return
+    if args.build_huge:
+        print(huge_cases(args.huge_mb, args.burst)[int(args.build_huge[0])][1](Path(args.build_huge[1])))
+        return
+    if args.huge_only:
+        print_huge_figures(args.huge_mb, args.burst, args.source.resolve())
+        return
     if not args.fuzz_only:
         print_import_figures(args.telegram_mb)
+        print()
+        print_huge_figures(args.huge_mb, args.burst, ROOT)
     print_fuzz_figures(args.fuzz_summary)
 
 

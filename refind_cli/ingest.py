@@ -247,12 +247,13 @@ def _write_chat(
 
 
 def _segmenting_key(pairing: str, session_gap: timedelta) -> str:
-    """How a chat is cut, as stored with it: "<pairing>:<gap in microseconds>"."""
-    return f"{pairing}:{int(session_gap.total_seconds() * 1_000_000)}"
+    """How a chat is cut, as stored with it: "<pairing>:<gap in microseconds>:<caps>"."""
+    return f"{pairing}:{int(session_gap.total_seconds() * 1_000_000)}:{segment.CAPS.key}"
 
 
 def _segmenting(segmenting: str) -> tuple[str, int]:
-    pairing, _, gap = segmenting.partition(":")
+    # Keys stored before caps existed have no third part: cutting such a chat again applies today's caps.
+    pairing, gap = segmenting.split(":")[:2]
     return pairing, int(gap)
 
 

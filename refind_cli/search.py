@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import heapq
 import sys
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import tantivy
 
-from refind_cli.analysis import Analyzer
 from refind_cli.archive import Archive
 from refind_cli.index import Index
 from refind_cli.records import ChatInfo, Turn
+from refind_cli.snippet import terms_in
 
 RRF_K = 60
 _I64_MIN = -(2**63)
@@ -251,7 +251,8 @@ def _hits(
         if turn is None:
             # Forgotten by another process after this index was last synced.
             continue
-        own = set(index.analyzer.analyze(index.indexed_text(turn.speaker, turn.text)))
+        # Bounded by what it takes to find the terms, not by the analysed turn: one may be a 50 MB message.
+        own = terms_in(index.analyzer, index.indexed_text(turn.speaker, turn.text), terms)
         out.append(
             Hit(
                 rank=len(out) + 1,
@@ -264,25 +265,3 @@ def _hits(
             )
         )
     return tuple(out)
-
-
-def highlight_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
-    """Character spans of the words of ``text`` whose analysed form is one of ``terms``, merged where they
-    touch or overlap (CJK bigrams overlap)."""
-    wanted = set(terms)
-    if not wanted:
-        return []
-    spans: list[tuple[int, int]] = []
-    for start, end, term in _HIGHLIGHTER.words(text):
-        if term not in wanted:
-            continue
-        if spans and start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
-        else:
-            spans.append((start, end))
-    return spans
-
-
-# Stems do not depend on the stop word list, and stop words never reach ``terms``: one highlighter, no stop
-# words, serves indexes built with either list.
-_HIGHLIGHTER = Analyzer(stopwords=(), name="highlight")

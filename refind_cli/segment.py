@@ -5,6 +5,11 @@ other messages of a chat are split wherever a silence is longer than the session
 consecutive messages by one sender inside a session; with ``pairing="exchange"`` (assistant-style chats) a
 turn is the session opener's burst plus the replies up to the opener's next burst.
 
+Both are capped (``CAPS``), so that hostile or machine-made input (400,000 messages by one sender a second
+apart) cannot make one turn or one session of everything: a turn closes at a number of messages or of
+characters, a session at a number of messages. The caps lie far beyond anything real conversations reach, so
+under them segmentation is exactly the uncapped one, and so are the ids of sessions and turns.
+
 Segmentation streams: it walks messages in time order and yields each session as soon as it closes, so a
 million-message chat never sits in memory as a whole.
 """
@@ -34,6 +39,28 @@ class SegMessage(NamedTuple):
 
 
 _SENDER = operator.attrgetter("sender")
+_TEXT = operator.attrgetter("text")
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """Bounds on a turn and a session. Measured on real and benchmark chats (the sample exports, LoCoMo,
+    LongMemEval-S with and without its session boundaries), the largest turn held 10 messages and 42,885
+    characters, the largest session 365 messages: each cap is ten times or more beyond that."""
+
+    turn_messages: int = 100
+    turn_chars: int = 100_000  # characters of message text, separators not counted
+    # A session closes at this many messages, at the first later timestamp: a re-plan starts at a stored
+    # session's start time, so a session never ends inside a run of equal timestamps.
+    session_messages: int = 10_000
+
+    @property
+    def key(self) -> str:
+        """Part of how a chat was cut, as stored with it: other caps mean planning the chat again."""
+        return f"{self.turn_messages}/{self.turn_chars}/{self.session_messages}"
+
+
+CAPS = Caps()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,19 +92,47 @@ def session_id(chat_uid: str, first_uid: str) -> str:
 
 
 def split_turns(messages: list[SegMessage], pairing: str) -> tuple[tuple[SegMessage, ...], ...]:
+    caps = CAPS
     if pairing == "burst":
-        return tuple(tuple(burst) for _, burst in itertools.groupby(messages, _SENDER))
-    # "exchange": a turn starts where the opener speaks again after someone else.
-    turns: list[list[SegMessage]] = []
-    opener = messages[0].sender
-    previous: str | None = None
-    for m in messages:
-        if not turns or (m.sender == opener and previous != opener):
-            turns.append([m])
-        else:
-            turns[-1].append(m)
-        previous = m.sender
-    return tuple(tuple(t) for t in turns)
+        turns = [tuple(burst) for _, burst in itertools.groupby(messages, _SENDER)]
+    else:
+        # "exchange": a turn starts where the opener speaks again after someone else.
+        grown: list[list[SegMessage]] = []
+        opener = messages[0].sender
+        previous: str | None = None
+        for m in messages:
+            if not grown or (m.sender == opener and previous != opener):
+                grown.append([m])
+            else:
+                grown[-1].append(m)
+            previous = m.sender
+        turns = [tuple(t) for t in grown]
+    return tuple(
+        piece
+        for t in turns
+        for piece in (
+            (t,)
+            if len(t) == 1
+            or (len(t) <= caps.turn_messages and sum(map(len, map(_TEXT, t))) <= caps.turn_chars)
+            else _cap_turn(t, caps)
+        )
+    )
+
+
+def _cap_turn(turn: tuple[SegMessage, ...], caps: Caps) -> list[tuple[SegMessage, ...]]:
+    """An over-cap turn cut into consecutive pieces within the caps (a message longer than the character cap
+    is a piece of its own: a message is never cut)."""
+    pieces: list[tuple[SegMessage, ...]] = []
+    piece: list[SegMessage] = []
+    chars = 0
+    for m in turn:
+        if piece and (len(piece) >= caps.turn_messages or chars + len(m.text) > caps.turn_chars):
+            pieces.append(tuple(piece))
+            piece, chars = [], 0
+        piece.append(m)
+        chars += len(m.text)
+    pieces.append(tuple(piece))
+    return pieces
 
 
 def _session(chat_uid: str, messages: list[SegMessage], thread: str | None, pairing: str) -> PlannedSession:
@@ -90,13 +145,18 @@ def _session(chat_uid: str, messages: list[SegMessage], thread: str | None, pair
     )
 
 
+def _full(current: list[SegMessage], m: SegMessage, cap: int) -> bool:
+    return len(current) >= cap and m.ts > current[-1].ts
+
+
 def split_by_gap(
     chat_uid: str, ordered: Iterable[SegMessage], gap_us: int, pairing: str = "burst"
 ) -> Iterator[PlannedSession]:
     """Sessions of messages given in time order: a new one after each silence longer than ``gap_us``."""
+    cap = CAPS.session_messages
     current: list[SegMessage] = []
     for m in ordered:
-        if current and m.ts - current[-1].ts > gap_us:
+        if current and (m.ts - current[-1].ts > gap_us or _full(current, m, cap)):
             yield _session(chat_uid, current, None, pairing)
             current = []
         current.append(m)
@@ -107,10 +167,12 @@ def split_by_gap(
 def split_by_thread(
     chat_uid: str, ordered_by_thread: Iterable[SegMessage], pairing: str = "burst"
 ) -> Iterator[PlannedSession]:
-    """One session per thread; messages must come grouped by thread and in time order within it."""
+    """One session per thread (more for a thread beyond the session cap); messages must come grouped by
+    thread and in time order within it."""
+    cap = CAPS.session_messages
     current: list[SegMessage] = []
     for m in ordered_by_thread:
-        if current and m.thread != current[-1].thread:
+        if current and (m.thread != current[-1].thread or _full(current, m, cap)):
             yield _session(chat_uid, current, current[-1].thread, pairing)
             current = []
         current.append(m)

@@ -11,7 +11,8 @@ from rich.text import Text
 
 from refind_cli.records import ChatInfo, Turn
 from refind_cli.render import iso
-from refind_cli.search import Hit, SearchResult, highlight_spans
+from refind_cli.search import Hit, SearchResult
+from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
 if TYPE_CHECKING:
     # Only for annotations: rich.console is the heavy half of rich, and JSON output never needs it.
@@ -41,7 +42,17 @@ def _turn_json(turn: Turn, tz: tzinfo | None) -> dict:
     return {"turn_id": turn.id, "timestamp": iso(turn.start, tz), "speaker": turn.speaker, "text": turn.text}
 
 
+def _bounded_text(turn: Turn, terms: Sequence[str]) -> dict:
+    """A search result's ``text``: whole, or for a turn over JSON_CHARS a window around the match, marked
+    ``truncated`` with where it starts and the whole length (`refind show --json` has the whole text)."""
+    view = snippet(turn.text, terms, JSON_CHARS)
+    if not view.truncated:
+        return {}
+    return {"text": view.text, "truncated": True, "text_offset": view.start, "text_length": view.length}
+
+
 def hit_json(hit: Hit, tz: tzinfo | None = None) -> dict:
+    own = _bounded_text(hit.turn, hit.terms)  # once: the hit is in its window too
     return {
         "rank": hit.rank,
         "score": hit.score,
@@ -49,8 +60,12 @@ def hit_json(hit: Hit, tz: tzinfo | None = None) -> dict:
         "chat": _chat_json(hit.chat),
         "session_id": hit.turn.session_id,
         **_turn_json(hit.turn, tz),
+        **own,
         "matched_terms": list(hit.terms),
-        "window": [{**_turn_json(w.turn, tz), "hit": w.hit} for w in hit.window],
+        "window": [
+            {**_turn_json(w.turn, tz), **(own if w.hit else _bounded_text(w.turn, ())), "hit": w.hit}
+            for w in hit.window
+        ],
     }
 
 
@@ -99,10 +114,21 @@ def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None
     line.append(turn.speaker or "?", style="bold" if hit else "green")
     line.append(": ")
     indent = len(line.plain)
-    body = _body(turn.text, terms if hit else (), indent)
+    # A huge turn shows a window around the match: highlighting and layout cost what the window costs.
+    view = snippet(turn.text, terms if hit else (), TERMINAL_CHARS)
+    if view.start:
+        line.append("…")
+    body = _body(view.text, terms if hit else (), indent)
     if not hit:
         body.stylize("dim")
     line.append_text(body)
+    if view.truncated:
+        end = view.start + len(view.text)
+        line.append("…" if end < view.length else "")
+        line.append(
+            f"  [characters {view.start + 1:,}-{end:,} of {view.length:,}; all: refind show {turn.id} --json]",
+            style="dim",
+        )
     return line
 
 
