@@ -191,10 +191,12 @@ def exports_in(path: Path, fmt: str = "auto") -> Iterator[Path]:
     """The exports ``refind import PATH`` reads: the path itself, unless it is a folder that is not one export
     (a Slack or Telegram export folder is one); then each export below it, depth first by name, without
     descending into a folder that is one export. In a folder only files some importer names are taken
-    (``Importer.names``): photos, voice notes and hidden files are passed over silently, while a file named
-    like an export that turns out not to be one is yielded, so that its import reports it. A folder holding
-    nothing named like an export yields itself, for the same reason. With ``fmt``, only that importer's
-    exports are looked for."""
+    (``Importer.names``): photos, voice notes and hidden files are never exports, so they are passed over
+    without a word. A file named like an export is yielded even if no importer will recognise it, so that its
+    import reports it as an error (exit code 2) like a bad file named on the command line: in a folder kept
+    for exports it is most likely an export gone wrong (a truncated download), which a script re-running the
+    import should hear of. A folder holding nothing named like an export yields itself, for the same reason.
+    With ``fmt``, only that importer's exports are looked for."""
     importers = list(_REGISTRY.values()) if fmt == "auto" else [_REGISTRY[fmt]] if fmt in _REGISTRY else []
     if not importers or not path.is_dir() or _one_export(path, importers):
         yield path
