@@ -2,7 +2,8 @@
 
     python fuzz/run.py [--seconds 120] [--targets whatsapp,slack,telegram] [--out fuzz/out]
 
-Per target: seeds are generated from ``sample_exports/`` into ``OUT/corpus/<target>`` (checked first:
+One target per registered importer (``refind_cli.importers``), each a run of ``fuzz_importer.py NAME``. Per
+target: seeds are generated from ``sample_exports/`` into ``OUT/corpus/<target>`` (checked first:
 each seed must import cleanly, or the harness itself is wrong), then libFuzzer runs until the time is
 spent. A finding stops libFuzzer, so the run is restarted on the grown corpus with the time that is
 left; every finding's input is kept under ``OUT/artifacts/``. ``OUT/summary.json`` holds executions,
@@ -23,11 +24,10 @@ from pathlib import Path
 
 import shapes
 
+from refind_cli import importers
 from refind_cli.errors import InputError
-from refind_cli.importers import slack, telegram, whatsapp
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("whatsapp", "slack", "telegram")
 # One input may take this long before libFuzzer calls it a hang; sample-sized inputs take milliseconds.
 TIMEOUT_S = 10
 RSS_LIMIT_MB = 2048
@@ -59,23 +59,18 @@ class TargetResult:
     findings: list[Finding] = field(default_factory=list)
 
 
-def check_seeds(target: str, seeds: list[bytes]) -> None:
+def check_seeds(importer: importers.Importer, shape: shapes.Shape, seeds: list[bytes]) -> None:
     """Every seed must import without error: a seed that fails means the shape code is wrong, and the
     fuzzer would spend its time on the error path."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for index, seed in enumerate(seeds):
             try:
-                if target == "whatsapp":
-                    path = shapes.write_whatsapp(seed, folder)
-                    shapes.drain(whatsapp.read(path, tz=shapes.TZ), "whatsapp")
-                elif target == "slack":
-                    shapes.drain(slack.read(shapes.write_slack(seed, folder), tz=shapes.TZ), "slack")
-                else:
-                    path = shapes.write_telegram(seed, folder)
-                    shapes.drain(telegram.read(path, tz=shapes.TZ), "telegram")
+                shapes.drain(importer.read(shape.write(seed, folder), shapes.TZ), importer.name)
             except InputError as exc:
-                raise SystemExit(f"fuzz/run.py: seed {index} of {target} does not import: {exc}") from None
+                raise SystemExit(
+                    f"fuzz/run.py: seed {index} of {importer.name} does not import: {exc}"
+                ) from None
 
 
 def run_target(target: str, seconds: int, out: Path) -> TargetResult:
@@ -83,8 +78,10 @@ def run_target(target: str, seconds: int, out: Path) -> TargetResult:
     artifacts = out / "artifacts"
     corpus.mkdir(parents=True, exist_ok=True)
     artifacts.mkdir(parents=True, exist_ok=True)
-    seeds = shapes.SEEDS[target]()
-    check_seeds(target, seeds)
+    importer = importers.get(target)
+    shape = shapes.shape(importer)
+    seeds = shape.seeds()
+    check_seeds(importer, shape, seeds)
     for index, seed in enumerate(seeds):
         (corpus / f"seed-{index:02d}").write_bytes(seed)
     result = TargetResult(target)
@@ -96,7 +93,8 @@ def run_target(target: str, seconds: int, out: Path) -> TargetResult:
             proc = subprocess.run(
                 [
                     sys.executable,
-                    str(HERE / f"fuzz_{target}.py"),
+                    str(HERE / "fuzz_importer.py"),
+                    target,
                     str(corpus),
                     f"-max_total_time={left}",
                     f"-timeout={TIMEOUT_S}",
@@ -145,11 +143,15 @@ def _finding(output: str, artifact: str) -> Finding:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=120, help="fuzzing time per target")
-    parser.add_argument("--targets", default=",".join(TARGETS), help="comma-separated: " + ", ".join(TARGETS))
+    parser.add_argument(
+        "--targets",
+        default=",".join(importers.names()),
+        help="comma-separated: " + ", ".join(importers.names()),
+    )
     parser.add_argument("--out", type=Path, default=HERE / "out", help="corpus, artifacts, logs, summary")
     args = parser.parse_args()
     targets = [t for t in args.targets.split(",") if t]
-    unknown = set(targets) - set(TARGETS)
+    unknown = set(targets) - set(importers.names())
     if unknown:
         parser.error(f"unknown targets: {', '.join(sorted(unknown))}")
     out = args.out.resolve()

@@ -1,5 +1,5 @@
-"""How fuzz bytes become an export on disk, the seeds each target starts from, and the checks every
-input must pass. Pure Python without atheris, so the runner can build and verify seeds before fuzzing.
+"""How fuzz bytes become an export on disk, the seeds each importer's target starts from, and the checks
+every input must pass. Pure Python without atheris, so the runner can build and verify seeds before fuzzing.
 
 The importer contract (``refind_cli/importers/__init__.py``): any input yields records or raises
 ``InputError``. The records must also be storable: the archive keeps text as UTF-8 and times as aware
@@ -8,14 +8,18 @@ UTC, so a lone surrogate or a naive datetime that escapes an importer is a bug a
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from refind_cli.errors import InputError
+from refind_cli.importers import Importer, container
 from refind_cli.records import ChatExport, Kind
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
@@ -156,4 +160,67 @@ def telegram_seeds() -> list[bytes]:
     return [bytes([selector]) + body for body in bodies for selector in (255, 6)]
 
 
-SEEDS = {"whatsapp": whatsapp_seeds, "slack": slack_seeds, "telegram": telegram_seeds}
+# --- per importer ----------------------------------------------------------------------------------------
+
+
+def read_or_input_error(importer: Importer, path: Path, data: bytes) -> None:
+    """The contract alone: records, or InputError."""
+    with contextlib.suppress(InputError):
+        drain(importer.read(path, TZ), importer.name)
+
+
+def same_reading_in_any_chunk_size(importer: Importer, path: Path, data: bytes) -> None:
+    """Telegram's property besides the contract: the chunk size the file is read in does not change what is
+    read. An input read in small chunks is read again in the importer's own chunk size, and both readings
+    must agree on success and, when both succeed, on every chat and message."""
+    chunk = telegram_chunk(data)
+    small = _read_in_chunks(importer, path, chunk)
+    if chunk != TELEGRAM_BIG_CHUNK:
+        whole = _read_in_chunks(importer, path, TELEGRAM_BIG_CHUNK)
+        if small != whole:
+            raise AssertionError(f"chunk size {chunk} changes the result: {small!r:.300} != {whole!r:.300}")
+
+
+def _read_in_chunks(importer: Importer, path: Path, chunk: int) -> list[tuple] | None:
+    # Loose files are read through container.iter_file_chunks, which reads the module-level CHUNK on every
+    # call, so the harness can set it per input.
+    container.CHUNK = chunk
+    try:
+        return drain(importer.read(path, TZ), importer.name)
+    except InputError:
+        return None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How one importer is fuzzed: what a fuzz input becomes on disk, the seeds, and what is checked."""
+
+    write: Callable[[bytes, Path], Path]
+    seeds: Callable[[], list[bytes]]
+    check: Callable[[Importer, Path, bytes], None] = read_or_input_error
+
+
+SHAPES = {
+    "whatsapp": Shape(write_whatsapp, whatsapp_seeds),
+    "slack": Shape(write_slack, slack_seeds),
+    "telegram": Shape(write_telegram, telegram_seeds, same_reading_in_any_chunk_size),
+}
+
+
+def shape(importer: Importer) -> Shape:
+    """The importer's own shape, or for a format without one: the input as one file named like its exports
+    (in a folder, if it reads only folders), fuzzed from an empty corpus."""
+    if importer.name in SHAPES:
+        return SHAPES[importer.name]
+    name = "export" + (importer.names[0].lstrip("*") if importer.names else "")
+
+    def write(data: bytes, folder: Path) -> Path:
+        if "folder" in importer.takes and not {"file", "zip"} & set(importer.takes):
+            folder = folder / "export"
+            folder.mkdir(exist_ok=True)
+            (folder / name).write_bytes(data)
+            return folder
+        (folder / name).write_bytes(data)
+        return folder / name
+
+    return Shape(write, list)

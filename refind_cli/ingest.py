@@ -505,10 +505,11 @@ def import_file(
     ``reread``; reading it again would add nothing.
     ``worker``: read the export and build its rows in a second process while this one writes (default: for
     large exports on a machine with more than one core)."""
-    from refind_cli.importers import detect
+    from refind_cli.importers import resolve
 
     try:
-        fmt = detect(path) if fmt == "auto" else fmt
+        importer = resolve(path, fmt)
+        fmt = importer.name
         digest = file_digest(path)
         size = _export_size(path)
         if worker is None:
@@ -517,7 +518,7 @@ def import_file(
         return FileImportResult(str(path), None if fmt == "auto" else fmt, error=str(exc))
     except OSError as exc:
         return FileImportResult(str(path), fmt, error=f"{path}: cannot read ({exc.strerror or exc})")
-    segmenting = _segmenting_key("burst", session_gap)
+    segmenting = _segmenting_key(importer.pairing, session_gap)
     settings = f"refind {__version__}; zone {zone_fingerprint(tz)}; segmenting {segmenting}"
     archive.begin()
     try:

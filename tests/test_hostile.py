@@ -344,7 +344,7 @@ def test_latin1_in_a_slack_day_file_is_an_error_naming_the_file(tmp_path: Path):
     assert_clean_error(code, out, stderr, root / "general" / "2024-01-01.json", "line 1", "invalid UTF-8")
 
 
-# --- regressions from fuzzing (fuzz/fuzz_*.py) ---------------------------------------------------------
+# --- regressions from fuzzing (fuzz/fuzz_importer.py) ---------------------------------------------------
 
 
 def _zip_with_empty_name() -> bytes:

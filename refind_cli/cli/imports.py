@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from refind_cli import importers
 from refind_cli.cli import (
     app,
     error_boundary,
@@ -27,16 +28,24 @@ if TYPE_CHECKING:
 
     from refind_cli.ingest import FileImportResult
 
-FORMAT_CHOICES = ("auto", "whatsapp", "slack", "telegram")
+
+def _format_help() -> str:
+    *first, last = ("auto", *importers.names())
+    return f"{', '.join(first)} or {last}."
 
 
 @app.command("import")
 def import_(
     ctx: typer.Context,
     paths: Annotated[
-        list[Path], typer.Argument(help="Export files or folders (.txt, .zip, result.json, Slack folder).")
+        list[Path],
+        typer.Argument(
+            help="Export files or folders (.txt, .zip, result.json, Slack folder), or folders of exports.",
+            # Checked per file by the import, so one unreadable file is one error line, not a usage error.
+            readable=False,
+        ),
     ],
-    fmt: Annotated[str, typer.Option("--format", help="auto, whatsapp, slack or telegram.")] = "auto",
+    fmt: Annotated[str, typer.Option("--format", help=_format_help())] = "auto",
     tz: Annotated[
         str | None,
         typer.Option("--tz", help="Zone of times written without an offset (default: the system's)."),
@@ -60,8 +69,9 @@ def import_(
     from refind_cli.locks import write_lock
     from refind_cli.render.imports import import_json, print_import
 
-    if fmt not in FORMAT_CHOICES:
-        fail(f"--format: {fmt!r} is not one of {', '.join(FORMAT_CHOICES)}", json_mode=json_out)
+    choices = ("auto", *importers.names())
+    if fmt not in choices:
+        fail(f"--format: {fmt!r} is not one of {', '.join(choices)}", json_mode=json_out)
     err = stderr_console()
     out = stdout_console()
     results = []
@@ -80,8 +90,8 @@ def import_(
             reread=reread,
         )
         with write_lock(home, on_wait=lambda msg: err.print(msg)):
-            for path in paths:
-                result = _import_one(err, path, read)
+            for export in (e for path in paths for e in importers.exports_in(path, fmt)):
+                result = _import_one(err, export, read)
                 results.append(result)
                 if result.error:
                     print_error(result.error)

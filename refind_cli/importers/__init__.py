@@ -1,60 +1,277 @@
-"""Export readers, one module per format. Each module exposes:
+"""Export readers, one module per format, and the registry that knows them.
 
-- ``FORMAT``: its name (``"whatsapp"``),
+An importer module exposes:
+
+- ``FORMAT``: its name (``"whatsapp"``), stored as each chat's source,
 - ``sniff(path) -> bool``: a cheap look at the content (a zip's entry names, a folder's files, a file's
   first bytes) that says whether the export is this format; it never raises for foreign input,
 - ``read(path, *, tz) -> Iterator[ChatExport]``: the chats and their messages, exactly as written. Times
   without an offset are read in ``tz``. Unreadable input raises ``InputError`` naming the place.
+
+and is known through one ``register(Importer(...))`` call, which says what else refind needs of it: the kinds of
+path it reads, the file names its exports carry, and how its chats pair into turns. Everything that lists
+formats (``--format``, the "supported: ..." errors, the fuzz targets) reads the registry. A registration names
+the module rather than holding it, so that listing formats imports no parser.
 
 Importers know nothing of sessions, storage, search or the CLI.
 """
 
 from __future__ import annotations
 
-import zipfile
+import contextlib
+import importlib
+import os
+import stat
 from collections.abc import Iterator
-from datetime import tzinfo
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from refind_cli.errors import InputError
-from refind_cli.importers import container
-from refind_cli.records import ChatExport
+
+if TYPE_CHECKING:
+    from datetime import tzinfo
+
+    from refind_cli.records import ChatExport
+
+# What a path can be to an importer: a plain file, a zip archive, or a folder.
+PATH_KINDS = ("file", "zip", "folder")
 
 
-def _modules() -> dict[str, ModuleType]:
-    # Imported on demand: `refind --help` should not pay for parsers it does not run.
-    from refind_cli.importers import slack, telegram, whatsapp
+@dataclass(frozen=True, slots=True)
+class Importer:
+    name: str  # the --format name; the module's FORMAT
+    module: str  # dotted name of the module with sniff() and read(), imported on first use
+    takes: tuple[str, ...]  # the PATH_KINDS it reads
+    # Name patterns (lower case) of its export files, by which a folder of exports is searched: a file no
+    # importer names is passed over without being opened (a WhatsApp folder's photos and voice notes).
+    names: tuple[str, ...] = ()
+    # How its chats pair into turns (segment.PAIRINGS): "burst", consecutive messages by one sender, for
+    # people talking; "exchange", a message and its reply, for chats with an assistant.
+    pairing: str = "burst"
 
-    # Order matters only for sniffing: the JSON formats have unmistakable shapes, WhatsApp text is the fallback.
-    return {m.FORMAT: m for m in (telegram, slack, whatsapp)}
+    def load(self) -> ModuleType:
+        from refind_cli.segment import PAIRINGS
+
+        if self.pairing not in PAIRINGS:
+            raise ValueError(
+                f"importer {self.name!r}: pairing must be one of {PAIRINGS}, not {self.pairing!r}"
+            )
+        return importlib.import_module(self.module)
+
+    def sniff(self, path: Path) -> bool:
+        return bool(self.load().sniff(path))
+
+    def read(self, path: Path, tz: tzinfo) -> Iterator[ChatExport]:
+        return self.load().read(path, tz=tz)
+
+    def names_file(self, name: str) -> bool:
+        import fnmatch
+
+        folded = name.lower()
+        return any(fnmatch.fnmatchcase(folded, pattern) for pattern in self.names)
 
 
-FORMATS = ("whatsapp", "slack", "telegram")
+_REGISTRY: dict[str, Importer] = {}
+
+
+def register(importer: Importer) -> None:
+    """Make a format known. Registration order is the order formats are listed and detected in, so every
+    sniff must say no to the other formats' exports. Built-in formats register below; a registration made
+    at run time is known only to this process (a large export read in the import worker process needs the
+    registration below, so its reading works the same). The pairing is checked when the importer is first
+    used: segment.py is not worth importing to start `refind --help`."""
+    if importer.name in _REGISTRY or importer.name == "auto":
+        raise ValueError(f"an importer named {importer.name!r} is registered already")
+    if not importer.takes or not set(importer.takes) <= set(PATH_KINDS):
+        raise ValueError(f"takes must name some of {PATH_KINDS}, not {importer.takes}")
+    _REGISTRY[importer.name] = importer
+
+
+def unregister(name: str) -> None:
+    del _REGISTRY[name]
+
+
+@contextlib.contextmanager
+def registered(importer: Importer) -> Iterator[Importer]:
+    """``importer`` registered for the length of a ``with`` block (tests, experiments)."""
+    register(importer)
+    try:
+        yield importer
+    finally:
+        unregister(importer.name)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def get(name: str) -> Importer:
+    """The importer called ``name``; KeyError if there is none."""
+    return _REGISTRY[name]
+
+
+def _supported() -> str:
+    return ", ".join(_REGISTRY)
+
+
+# --- which paths are exports ---------------------------------------------------------------------------
+
+_NOT_REGULAR = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def path_kind(path: Path) -> str:
+    """``"file"``, ``"zip"`` or ``"folder"``, once the path is known to be a regular file or a folder that can
+    be read. Anything else (missing, a FIFO, a device, a socket, no permission) raises ``InputError`` before
+    a byte is read: a FIFO or ``/dev/zero`` named like an export would otherwise be read forever."""
+    import zipfile
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(path, "no such file or folder") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        what = _NOT_REGULAR.get(stat.S_IFMT(mode), "not a regular file")
+        raise InputError(path, f"is {what}, not a regular file or folder")
+    try:
+        if stat.S_ISDIR(mode):
+            os.scandir(path).close()
+            return "folder"
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+    return "zip" if zipfile.is_zipfile(path) else "file"
+
+
+def resolve(path: Path, fmt: str = "auto") -> Importer:
+    """The importer for an export: the one named ``fmt``, or with ``"auto"`` the one ``detect`` finds. The
+    path is checked first (``path_kind``), so nothing unreadable or endless reaches an importer."""
+    if fmt == "auto":
+        return _REGISTRY[detect(path)]
+    if fmt not in _REGISTRY:
+        raise InputError(path, f"unknown format {fmt!r}; supported: {_supported()}")
+    importer = _REGISTRY[fmt]
+    kind = path_kind(path)
+    if kind not in importer.takes:
+        raise InputError(path, f"is a {kind}; a {fmt} export is a {' or a '.join(importer.takes)}")
+    return importer
 
 
 def detect(path: Path) -> str:
-    if not path.exists():
-        raise InputError(path, "no such file or folder")
-    if path.is_file():
-        if path.stat().st_size == 0:
-            raise InputError(path, "is empty; not a chat export")
-        if zipfile.is_zipfile(path):
-            # A broken or hostile zip is reported as such, not as an unknown format.
-            container.open_zip(path).close()
-    for name, module in _modules().items():
-        if module.sniff(path):
-            return name
-    raise InputError(path, f"unknown export format; supported: {', '.join(FORMATS)}")
+    """The name of the first importer that reads this kind of path and recognises the export."""
+    kind = path_kind(path)
+    if kind == "file" and path.stat().st_size == 0:
+        raise InputError(path, "is empty; not a chat export")
+    if kind == "zip":
+        from refind_cli.importers import container
+
+        # A broken or hostile zip is reported as such, not as an unknown format.
+        container.open_zip(path).close()
+    for importer in _REGISTRY.values():
+        if kind in importer.takes and importer.sniff(path):
+            return importer.name
+    raise InputError(path, f"unknown export format; supported: {_supported()}")
 
 
 def read_export(path: Path, fmt: str, tz: tzinfo) -> Iterator[ChatExport]:
-    """Chats of one export. ``fmt`` is a name from FORMATS or ``"auto"``."""
-    if fmt == "auto":
-        fmt = detect(path)
-    modules = _modules()
-    if fmt not in modules:
-        raise InputError(path, f"unknown format {fmt!r}; supported: {', '.join(FORMATS)}")
-    if not path.exists():
-        raise InputError(path, "no such file or folder")
-    return modules[fmt].read(path, tz=tz)
+    """Chats of one export. ``fmt`` is a registered name or ``"auto"``."""
+    return resolve(path, fmt).read(path, tz)
+
+
+def exports_in(path: Path, fmt: str = "auto") -> Iterator[Path]:
+    """The exports ``refind import PATH`` reads: the path itself, unless it is a folder that is not one export
+    (a Slack or Telegram export folder is one); then each export below it, depth first by name, without
+    descending into a folder that is one export. In a folder only files some importer names are taken
+    (``Importer.names``): photos, voice notes and hidden files are never exports, so they are passed over
+    without a word. A file named like an export is yielded even if no importer will recognise it, so that its
+    import reports it as an error (exit code 2) like a bad file named on the command line: in a folder kept
+    for exports it is most likely an export gone wrong (a truncated download), which a script re-running the
+    import should hear of. A folder holding nothing named like an export yields itself, for the same reason.
+    With ``fmt``, only that importer's exports are looked for."""
+    importers = list(_REGISTRY.values()) if fmt == "auto" else [_REGISTRY[fmt]] if fmt in _REGISTRY else []
+    if not importers or not path.is_dir() or _one_export(path, importers):
+        yield path
+        return
+    found = False
+    for export in _walk(path, importers, {path.resolve()}):
+        found = True
+        yield export
+    if not found:
+        yield path
+
+
+def _walk(folder: Path, importers: list[Importer], seen: set[Path]) -> Iterator[Path]:
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        yield folder  # its import names the problem
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = Path(entry.path)
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            real = path.resolve()
+            if real in seen:  # a symbolic link back up the tree
+                continue
+            seen.add(real)
+            if _one_export(path, importers):
+                yield path
+            else:
+                yield from _walk(path, importers, seen)
+        elif any(i.names_file(entry.name) for i in importers):
+            yield path
+
+
+def _one_export(folder: Path, importers: list[Importer]) -> bool:
+    """Whether a folder is one export: an importer that reads folders recognises it, and no file directly in
+    it is an export of another format. The second part tells a folder of exports that holds a loose Telegram
+    result.json (which makes it look like a Telegram export folder) from the export folder itself."""
+    claims = [i for i in importers if "folder" in i.takes and _recognises(i, folder)]
+    if not claims:
+        return False
+    others = [i for i in importers if i not in claims]
+    try:
+        with os.scandir(folder) as it:
+            files = [Path(e.path) for e in it if not e.name.startswith(".") and e.is_file()]
+    except OSError:
+        return True
+    return not any(o.names_file(f.name) and _recognises(o, f) for f in files for o in others)
+
+
+def _recognises(importer: Importer, path: Path) -> bool:
+    try:
+        kind = path_kind(path)
+    except InputError:
+        return False
+    return kind in importer.takes and importer.sniff(path)
+
+
+# --- the built-in formats --------------------------------------------------------------------------------
+
+register(
+    Importer("whatsapp", "refind_cli.importers.whatsapp", takes=("file", "zip"), names=("*.txt", "*.zip"))
+)
+register(Importer("slack", "refind_cli.importers.slack", takes=("zip", "folder"), names=("*.zip",)))
+register(
+    Importer(
+        "telegram",
+        "refind_cli.importers.telegram",
+        takes=("file", "zip", "folder"),
+        names=("*.json", "*.zip"),
+    )
+)
