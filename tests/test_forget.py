@@ -129,10 +129,8 @@ def test_forget_a_session_keeps_the_rest(home: Path):
 def test_doctor_repairs_an_index_that_fell_behind(home: Path):
     r = run(home, "doctor", "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["ok"] is True
-    with Archive.open(home) as archive:
-        archive.begin()
+    with Archive.open(home) as archive, archive.transaction():
         archive.queue_all_sessions()
-        archive.commit()
     r = run(home, "doctor", "--json")
     out = json.loads(r.stdout)
     assert r.exit_code == 0 and out["ok"] is True and out["queued_sessions"] == 0

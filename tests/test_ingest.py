@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from refind_cli import ingest
 from refind_cli.archive import Archive
 from refind_cli.errors import InputError
-from refind_cli.ingest import import_chat, import_file
+from refind_cli.ingest import files, import_chat, import_file
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -186,7 +186,7 @@ def test_a_file_that_fails_midway_writes_nothing(archive: Archive, tmp_path: Pat
         raise InputError(export, "bad header", "line 4")
 
     monkeypatch.setattr(
-        ingest, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, broken_messages())])
+        files, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, broken_messages())])
     )
     monkeypatch.setattr("refind_cli.importers.detect", lambda path: "whatsapp")
     result = import_file(archive, export, tz=UTC)
@@ -199,7 +199,7 @@ def test_a_file_that_fails_midway_writes_nothing(archive: Archive, tmp_path: Pat
 def test_ledger_records_successful_imports(archive: Archive, tmp_path: Path, monkeypatch):
     export = tmp_path / "chat.txt"
     export.write_text("whatever")
-    monkeypatch.setattr(ingest, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, conversation())]))
+    monkeypatch.setattr(files, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, conversation())]))
     monkeypatch.setattr("refind_cli.importers.detect", lambda path: "whatsapp")
     result = import_file(archive, export, tz=UTC)
     assert result.error is None and result.chats[0].messages_added == 6
