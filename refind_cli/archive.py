@@ -284,8 +284,8 @@ def _connect_readonly(path: Path) -> apsw.Connection:
         return db
     uri = f"file:{quote(str(path))}?mode=ro"
     db = apsw.Connection(uri, flags=_READONLY)
-    _tune(db)
     try:
+        _tune(db)
         db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         return db
     except (apsw.ReadOnlyError, apsw.CantOpenError):
@@ -388,6 +388,9 @@ class Archive:
     @classmethod
     def open(cls, home: Path, *, readonly: bool = False) -> Self:
         if not readonly:
+            _ensure_home(home)
+        elif not home.exists():
+            # A first command creates the (private) home as it always did; a reader never makes the archive.
             _ensure_home(home)
         return cls(home / "archive.db", readonly=readonly)
 
