@@ -205,3 +205,26 @@ def test_ledger_records_successful_imports(archive: Archive, tmp_path: Path, mon
     assert result.error is None and result.chats[0].messages_added == 6
     path, fmt, counts = archive.db.execute("SELECT path, format, counts FROM imports").fetchone()
     assert path == str(export.resolve()) and fmt == "whatsapp" and '"messages_added": 6' in counts
+
+
+def test_a_transaction_commits_rolls_back_on_any_exception_and_nested_ones_join(tmp_path: Path):
+    with Archive.open(tmp_path / "home") as archive:
+
+        def ledger() -> int:
+            return archive.db.execute("SELECT count(*) FROM imports").fetchone()[0]
+
+        with pytest.raises(KeyboardInterrupt), archive.transaction():
+            archive.start_import("a", "x", "whatsapp", "now", "")
+            raise KeyboardInterrupt
+        assert ledger() == 0 and not archive.db.in_transaction
+        with pytest.raises(ValueError), archive.transaction():
+            archive.start_import("a", "x", "whatsapp", "now", "")
+            with archive.transaction():  # joins: its failure undoes the outer one's work too
+                archive.start_import("b", "y", "whatsapp", "now", "")
+                raise ValueError
+        assert ledger() == 0
+        with archive.transaction():
+            with archive.transaction():
+                archive.start_import("b", "y", "whatsapp", "now", "")
+            assert archive.db.in_transaction  # the inner one did not commit the outer
+        assert ledger() == 1
