@@ -666,16 +666,18 @@ class Archive:
     def message_count(self, chat_seq: int) -> int:
         return self.db.execute("SELECT count(*) FROM messages WHERE chat_seq = ?", (chat_seq,)).fetchone()[0]
 
-    def known_uids(self, chat_seq: int, lo: int, hi: int) -> set[str]:
-        """Uids of a chat's messages stored with times from ``lo - CROSS_ZONE`` to ``hi + CROSS_ZONE``: where
-        the same message read in another zone would be."""
-        return {
-            r[0]
-            for r in self.db.execute(
-                "SELECT uid FROM messages WHERE chat_seq = ? AND ts BETWEEN ? AND ?",
-                (chat_seq, lo - CROSS_ZONE, hi + CROSS_ZONE),
+    def known_uids(self, chat_seq: int, lo: int, hi: int, among: Sequence[str] | None = None) -> set[str]:
+        """Uids of a chat's messages stored with times from ``lo`` to ``hi`` (only those ``among`` the given
+        uids, if given)."""
+        sql = "SELECT uid FROM messages WHERE chat_seq = ? AND ts BETWEEN ? AND ?"
+        if among is None:
+            return {r[0] for r in self.db.execute(sql, (chat_seq, lo, hi))}
+        found: set[str] = set()
+        for part, marks in _in_chunks(among):
+            found.update(
+                r[0] for r in self.db.execute(f"{sql} AND uid IN ({marks})", (chat_seq, lo, hi, *part))
             )
-        }
+        return found
 
     def forget_messages(self, seqs: Sequence[int]) -> None:
         """Delete messages, remembering only their identities (under a hash of their chat's uid) so a

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from refind_cli import segment
-from refind_cli.archive import Archive
+from refind_cli.archive import CROSS_ZONE, Archive
 from refind_cli.ingest.progress import ChatProgress, Progress
 from refind_cli.ingest.rows import Batches, ChatPlan, Rows
 from refind_cli.records import Chat, Message
@@ -181,9 +181,16 @@ class _Stored:
 
     def _unknown(self, batch: list[tuple]) -> list[tuple]:
         """The rows whose uid the chat does not hold yet at any time the same message could have: a file
-        read in another zone gives the same uids at other instants."""
+        read in another zone gives the same uids at other instants. The rows' own time span first (a
+        re-import finds its rows there), then the few left within a zone change of it."""
         if not batch:
             return batch
         times = [row[3] for row in batch]
-        known = self.archive.known_uids(self.plan.chat_seq, min(times), max(times))
-        return [row for row in batch if row[2] not in known] if known else batch
+        lo, hi = min(times), max(times)
+        known = self.archive.known_uids(self.plan.chat_seq, lo, hi)
+        rest = [row for row in batch if row[2] not in known]
+        if rest:
+            uids = [row[2] for row in rest]
+            elsewhere = self.archive.known_uids(self.plan.chat_seq, lo - CROSS_ZONE, hi + CROSS_ZONE, uids)
+            rest = [row for row in rest if row[2] not in elsewhere]
+        return rest
