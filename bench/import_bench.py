@@ -153,30 +153,27 @@ def child(phase: str, export: Path, home: Path) -> None:
         messages, sessions = _written_rows(export, home / "source")
         start = time.perf_counter()  # the floor: SQLite alone, rows already built
         from refind_cli.archive import Archive
-        from refind_cli.ingest import BATCH
+        from refind_cli.ingest.rows import BATCH
 
-        with Archive.open(home / "floor") as archive:
-            archive.begin()
+        with Archive.open(home / "floor") as archive, archive.transaction():
             for i in range(0, len(messages), BATCH):
                 archive.insert_messages(messages[i : i + BATCH])
             for i in range(0, len(sessions), 2_000):
                 archive.store_sessions(sessions[i : i + 2_000], replace=False)
-            archive.commit()
         count = len(messages)
     elif phase == "sqlite-messages":
         messages, _sessions = _written_rows(export, home / "source")
         # Any schema's floor: the message rows alone, into a table without an index.
         start = time.perf_counter()
         from refind_cli.archive import Archive
-        from refind_cli.ingest import BATCH
+        from refind_cli.ingest.rows import BATCH
 
         with Archive.open(home / "floor") as archive:
             archive.db.execute("CREATE TABLE bare AS SELECT * FROM messages WHERE 0")
             insert = f"INSERT INTO bare VALUES ({','.join('?' * len(messages[0]))})"
-            archive.begin()
-            for i in range(0, len(messages), BATCH):
-                archive.db.executemany(insert, messages[i : i + BATCH])
-            archive.commit()
+            with archive.transaction():
+                for i in range(0, len(messages), BATCH):
+                    archive.db.executemany(insert, messages[i : i + BATCH])
         count = len(messages)
     elif phase == "tantivy":
         import tantivy

@@ -6,23 +6,27 @@ Times are stored as integer microseconds since the epoch, UTC.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Self
+from urllib.parse import quote
 
 import apsw
 
 from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home
+from refind_cli.identity import Identity, chat_key, path_key
 from refind_cli.records import ChatInfo, Turn
+from refind_cli.segment import session_id
 
-SCHEMA_VERSION = 1
+# The schema grows by named migrations, each applied once and recorded (name, time) in the table
+# ``migrations``. The first is the schema of the release before them, so its archives upgrade in place.
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INITIAL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS chats (
     seq INTEGER PRIMARY KEY,
     uid TEXT NOT NULL UNIQUE,
@@ -51,7 +55,8 @@ CREATE TABLE IF NOT EXISTS messages (
     raw TEXT NOT NULL,
     import_seq INTEGER,
     -- Identity, and the chat's time order in one index: keyed by time first, a chat's messages arrive as
-    -- near-appends rather than random inserts (measured 6 us a row against 12 with a hash-first key).
+    -- near-appends rather than random inserts (measured 6 us a row against 12 with a hash-first key). The
+    -- same uid at another time (a file read in another zone) is found by known_uids.
     UNIQUE (chat_seq, ts, uid)
 );
 CREATE TABLE IF NOT EXISTS sessions (
@@ -85,13 +90,8 @@ CREATE TABLE IF NOT EXISTS imports (
     format TEXT NOT NULL,
     started TEXT NOT NULL,
     finished TEXT,
-    counts TEXT NOT NULL DEFAULT '{}',
-    -- what else decides what an import of this content writes (refind's version, the zone, the segmenting):
-    -- the same content with the same settings need not be read again
-    settings TEXT NOT NULL DEFAULT ''
+    counts TEXT NOT NULL DEFAULT '{}'
 );
--- Identities of messages the user asked to forget, so that re-importing an export does not bring them back.
--- Only ids and hashes: no forgotten text is kept.
 CREATE TABLE IF NOT EXISTS forgotten (chat_uid TEXT NOT NULL, uid TEXT NOT NULL, PRIMARY KEY (chat_uid, uid))
     WITHOUT ROWID;
 -- Sessions whose index documents are stale (new, changed or deleted), written in the same transaction as
@@ -100,7 +100,139 @@ CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
 """
 
 
+def _m001_initial(db: apsw.Connection) -> None:
+    db.execute(INITIAL_SCHEMA)
+
+
+def _m002_import_settings(db: apsw.Connection) -> None:
+    # What else decides what an import of this content writes (refind's version, the zone, the segmenting):
+    # the same content with the same settings need not be read again. Earlier imports never count as
+    # unchanged. (The release before named migrations may have added the column already.)
+    if "settings" not in {row[1] for row in db.execute("PRAGMA table_info(imports)")}:
+        db.execute("ALTER TABLE imports ADD COLUMN settings TEXT NOT NULL DEFAULT ''")
+
+
+def _m003_drop_schema_version(db: apsw.Connection) -> None:
+    # The release before named migrations wrote a schema version it never read; the migrations table says it.
+    db.execute("DROP TABLE IF EXISTS meta")
+
+
+def _m004_wall_clock_identity(db: apsw.Connection) -> None:
+    """Identities of messages without a source id hashed their instant, which depends on the zone the file
+    was read in; they hash the written time now (refind_cli.identity). Sessions are named after their first
+    message, so their ids follow."""
+    chats = db.execute(
+        "SELECT DISTINCT m.chat_seq, c.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq"
+        " WHERE m.source_id IS NULL AND m.local_time IS NOT NULL"
+    ).fetchall()
+    for chat_seq, chat_uid in chats:
+        identity = Identity()
+        rows = db.execute(
+            "SELECT seq, uid, local_time, ts, sender, text FROM messages"
+            " WHERE chat_seq = ? AND source_id IS NULL ORDER BY seq",
+            (chat_seq,),
+        ).fetchall()
+        renamed = {}
+        for seq, old, local_time, ts, sender, text in rows:
+            new = identity.uid(None, local_time, ts, sender, text)
+            if new != old:
+                renamed[seq] = new
+        db.executemany("UPDATE messages SET uid = ? WHERE seq = ?", [(u, s) for s, u in renamed.items()])
+        firsts = db.execute(
+            "SELECT s.seq, t.message_seqs FROM sessions s JOIN turns t ON t.session_seq = s.seq"
+            " WHERE s.chat_seq = ? AND t.ordinal = 1",
+            (chat_seq,),
+        ).fetchall()
+        db.executemany(
+            "UPDATE sessions SET id = ? WHERE seq = ?",
+            [
+                (session_id(chat_uid, renamed[first]), session_seq)
+                for session_seq, seqs in firsts
+                if (first := int(seqs.split(",")[0])) in renamed
+            ],
+        )
+
+
+def _m005_forgotten_chats_hashed(db: apsw.Connection) -> None:
+    """Forgotten entries were keyed by the chat's uid, which holds its name, and the ledger kept the name and
+    the export's path of a chat forgotten whole: keep hashes of them instead."""
+    db.execute("ALTER TABLE forgotten RENAME COLUMN chat_uid TO chat_key")
+    keys = [r[0] for r in db.execute("SELECT DISTINCT chat_key FROM forgotten")]
+    db.executemany("UPDATE forgotten SET chat_key = ? WHERE chat_key = ?", [(chat_key(k), k) for k in keys])
+    present = {r[0] for r in db.execute("SELECT uid FROM chats")}
+    _hide_chats_in_ledger(db, lambda chat_uid: chat_uid not in present)
+
+
+def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
+    """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
+    rows = db.execute("SELECT seq, path, counts FROM imports").fetchall()
+    for seq, path, counts in rows:
+        data = json.loads(counts)
+        seen = data.get("seen")
+        if not isinstance(seen, dict) or not any(gone(uid) for uid in seen):
+            continue
+        data["seen"] = {(chat_key(uid) if gone(uid) else uid): n for uid, n in seen.items()}
+        hidden = path if path.startswith("p:") else path_key(path)
+        db.execute("UPDATE imports SET path = ?, counts = ? WHERE seq = ?", (hidden, json.dumps(data), seq))
+
+
+MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
+    ("m001_initial", _m001_initial),
+    ("m002_import_settings", _m002_import_settings),
+    ("m003_drop_schema_version", _m003_drop_schema_version),
+    ("m004_wall_clock_identity", _m004_wall_clock_identity),
+    ("m005_forgotten_chats_hashed", _m005_forgotten_chats_hashed),
+)
+
+
+def applied_migrations(db: apsw.Connection) -> list[str]:
+    """Names of the migrations an archive has had, in the order applied."""
+    if (
+        db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'").fetchone()
+        is None
+    ):
+        return []
+    return [r[0] for r in db.execute("SELECT name FROM migrations ORDER BY rowid")]
+
+
+def _migrate(db: apsw.Connection) -> None:
+    """Apply the migrations an archive has not had, each in its own transaction with its record. An archive
+    that has them all is not written to (so opening it does not wait for a writer)."""
+    if len(applied_migrations(db)) == len(MIGRATIONS):
+        return
+    for name, step in MIGRATIONS:
+        with _immediate(db):
+            # Checked again under the write lock: another process may have applied it meanwhile.
+            db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied TEXT NOT NULL)")
+            if db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
+                step(db)
+                db.execute(
+                    "INSERT INTO migrations (name, applied) VALUES (?, ?)",
+                    (name, datetime.now(UTC).isoformat(timespec="seconds")),
+                )
+
+
+@contextlib.contextmanager
+def _immediate(db: apsw.Connection) -> Iterator[None]:
+    """One transaction, or a part of the one already open. IMMEDIATE takes the write lock at once, so a
+    second writer waits (busy timeout) instead of failing late."""
+    if db.in_transaction:
+        yield
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# More than any two zones' offsets differ (UTC-12 to UTC+14), in microseconds: how far apart the same
+# wall-clock time read in two zones can be.
+CROSS_ZONE = 27 * 3600 * 1_000_000
 _BEFORE_ALL = -(1 << 62)  # microseconds earlier than any stored time
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -112,6 +244,74 @@ def to_us(dt: datetime) -> int:
 
 def from_us(us: int) -> datetime:
     return EPOCH + timedelta(microseconds=us)
+
+
+def _ensure_home(home: Path) -> None:
+    try:
+        ensure_home(home)
+    except OSError as exc:
+        raise RefindError(f"{home}: cannot use this as the home folder ({exc.strerror or exc})") from None
+
+
+def _tune(db: apsw.Connection) -> None:
+    db.setbusytimeout(60_000)
+    db.execute("PRAGMA cache_size=-65536")
+    db.execute("PRAGMA temp_store=MEMORY")
+
+
+def _connect(path: Path) -> apsw.Connection:
+    # apsw rather than the standard library's sqlite3: it binds parameters in about half the time (writing a
+    # million messages' rows: 9.8 s against 11-15, bench/RESULTS.md). Like sqlite3 with
+    # isolation_level=None, it opens no transaction by itself.
+    db = apsw.Connection(str(path))
+    _tune(db)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    # Forgotten text must not linger in free pages.
+    db.execute("PRAGMA secure_delete=ON")
+    _migrate(db)
+    return db
+
+
+_READONLY = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+
+
+def _empty() -> apsw.Connection:
+    db = apsw.Connection(":memory:")
+    _migrate(db)
+    return db
+
+
+def _connect_readonly(path: Path) -> apsw.Connection:
+    """The archive for reading only. Where there is none yet, an empty one in memory (nothing is created);
+    so too where the file holds no tables yet (its first import was stopped before it committed)."""
+    if not path.exists():
+        return _empty()
+    uri = f"file:{quote(str(path))}?mode=ro"
+    db = apsw.Connection(uri, flags=_READONLY)
+    try:
+        _tune(db)
+        return _schema_or_empty(db)
+    except (apsw.ReadOnlyError, apsw.CantOpenError):
+        # A WAL archive in a folder this user cannot write: SQLite cannot create the shared-memory file
+        # readers coordinate through. Nobody can be writing there either (a writer needs that file), so
+        # the file is read as it stands, unless a write-ahead log holds commits not yet in it.
+        db.close()
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size:
+        raise RefindError(
+            f"{path}: cannot read the archive here: its write-ahead log needs a folder this user can write"
+        )
+    db = apsw.Connection(uri + "&immutable=1", flags=_READONLY)
+    _tune(db)
+    return _schema_or_empty(db)
+
+
+def _schema_or_empty(db: apsw.Connection) -> apsw.Connection:
+    if db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'chats'").fetchone():
+        return db
+    db.close()
+    return _empty()
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,41 +379,31 @@ def _turn(row: Sequence) -> Turn:
 
 
 class Archive:
-    """One open archive. Writes go through ``transaction()``; reads see the last commit (WAL mode)."""
+    """One open archive. Writes go through ``transaction()``; reads see the last commit (WAL mode).
 
-    def __init__(self, path: Path) -> None:
+    Opened ``readonly``, it writes nothing and takes no lock, so a reader never waits for a writer and a
+    home on read-only media can be read; an archive the migrations have not reached yet is read as it is.
+    The first write (a transaction; the CLI writes only under the home's write lock) opens it for writing,
+    which applies the migrations."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
-        # apsw rather than the standard library's sqlite3: it binds parameters in about half the time (writing a
-        # million messages' rows: 9.8 s against 11-15, bench/RESULTS.md). Like sqlite3 with
-        # isolation_level=None, it opens no transaction by itself.
+        self.readonly = readonly
+        self._chats: dict[int, ChatInfo] = {}
         try:
-            self.db = apsw.Connection(str(path))
-            self.db.setbusytimeout(60_000)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            # Forgotten text must not linger in free pages.
-            self.db.execute("PRAGMA secure_delete=ON")
-            self.db.execute("PRAGMA cache_size=-65536")
-            self.db.execute("PRAGMA temp_store=MEMORY")
-            self.db.execute(SCHEMA)
-            if "settings" not in {row[1] for row in self.db.execute("PRAGMA table_info(imports)")}:
-                # An archive from before the ledger kept settings: its imports never count as unchanged.
-                self.db.execute("ALTER TABLE imports ADD COLUMN settings TEXT NOT NULL DEFAULT ''")
-            self.db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
+            self.db = _connect_readonly(path) if readonly else _connect(path)
         except apsw.Error as exc:
             # Not an SQLite file, or one this user cannot open or write: the user's to fix, not a crash.
             raise RefindError(f"{path}: cannot open the archive ({exc})") from None
-        self._chats: dict[int, ChatInfo] = {}
 
     @classmethod
-    def open(cls, home: Path) -> Self:
-        try:
-            ensure_home(home)
-        except OSError as exc:
-            raise RefindError(f"{home}: cannot use this as the home folder ({exc.strerror or exc})") from None
-        return cls(home / "archive.db")
+    def open(cls, home: Path, *, readonly: bool = False) -> Self:
+        if not readonly:
+            _ensure_home(home)
+        elif not home.exists():
+            # A first command creates the (private) home as it always did; a reader never makes the archive.
+            _ensure_home(home)
+        return cls(home / "archive.db", readonly=readonly)
 
     def close(self) -> None:
         self.db.close()
@@ -224,19 +414,33 @@ class Archive:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _writable(self) -> None:
+        """Reopen a read-only archive for writing (migrating it first)."""
+        if not self.readonly:
+            return
+        _ensure_home(self.path.parent)
+        try:
+            db = _connect(self.path)
+        except apsw.Error as exc:
+            raise RefindError(f"{self.path}: cannot open the archive for writing ({exc})") from None
+        self.db.close()
+        self.db = db
+        self.readonly = False
+        self._chats.clear()
+
     # -- transactions ---------------------------------------------------------------------------------
 
-    def begin(self) -> None:
-        # IMMEDIATE takes the write lock now, so a second writer waits (busy timeout) instead of failing late.
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def commit(self) -> None:
-        self.db.execute("COMMIT")
-
-    def rollback(self) -> None:
-        if self.db.in_transaction:
-            self.db.execute("ROLLBACK")
-        self._chats.clear()
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception. Used inside another, it joins it."""
+        self._writable()
+        try:
+            with _immediate(self.db):
+                yield
+        except BaseException:
+            # Chats cached in a rolled-back transaction may not exist.
+            self._chats.clear()
+            raise
 
     # -- chats ------------------------------------------------------------------------------------------
 
@@ -272,8 +476,8 @@ class Archive:
         seq = self.db.last_insert_rowid()
         if former is not None:
             self.db.execute(
-                "INSERT OR IGNORE INTO forgotten (chat_uid, uid) SELECT ?, uid FROM forgotten WHERE chat_uid = ?",
-                (uid, former),
+                "INSERT OR IGNORE INTO forgotten (chat_key, uid) SELECT ?, uid FROM forgotten WHERE chat_key = ?",
+                (chat_key(uid), chat_key(former)),
             )
         return seq, ""
 
@@ -293,11 +497,12 @@ class Archive:
 
     def forgotten_uids(self, chat_uid: str) -> frozenset[str]:
         return frozenset(
-            r[0] for r in self.db.execute("SELECT uid FROM forgotten WHERE chat_uid = ?", (chat_uid,))
+            r[0]
+            for r in self.db.execute("SELECT uid FROM forgotten WHERE chat_key = ?", (chat_key(chat_uid),))
         )
 
     def restore_forgotten(self, chat_uid: str) -> None:
-        self.db.execute("DELETE FROM forgotten WHERE chat_uid = ?", (chat_uid,))
+        self.db.execute("DELETE FROM forgotten WHERE chat_key = ?", (chat_key(chat_uid),))
 
     def delete_chat_if_empty(self, chat_seq: int) -> None:
         if not self.has_messages(chat_seq):
@@ -464,19 +669,80 @@ class Archive:
                     found.add(session_seq)
         return found
 
+    def select_messages(
+        self,
+        *,
+        chat_seq: int | None = None,
+        message_seqs: Sequence[int] | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        before: int | None = None,
+        matching: str | None = None,
+    ) -> list[tuple[int, int, int]]:
+        """(seq, chat_seq, ts) of the messages that meet every criterion given, in time order: of a chat,
+        among ``message_seqs``, at or after ``since``, at or before ``until``, before ``before`` (times in
+        microseconds), whose text contains ``matching`` (case-insensitive)."""
+        where: list[str] = []
+        args: list[object] = []
+        if chat_seq is not None:
+            where.append("chat_seq = ?")
+            args.append(chat_seq)
+        if message_seqs is not None:
+            where.append(f"seq IN ({','.join('?' * len(message_seqs))})")
+            args.extend(message_seqs)
+        for column, op, value in (("ts", ">=", since), ("ts", "<=", until), ("ts", "<", before)):
+            if value is not None:
+                where.append(f"{column} {op} ?")
+                args.append(value)
+        if matching is not None:
+            self.db.create_scalar_function("refind_contains", _contains, 2, deterministic=True)
+            where.append("refind_contains(text, ?)")
+            args.append(matching.casefold())
+        return self.db.execute(
+            f"SELECT seq, chat_seq, ts FROM messages WHERE {' AND '.join(where) or '1'} ORDER BY ts", args
+        ).fetchall()
+
+    def message_count(self, chat_seq: int) -> int:
+        return self.db.execute("SELECT count(*) FROM messages WHERE chat_seq = ?", (chat_seq,)).fetchone()[0]
+
+    def known_uids(self, chat_seq: int, lo: int, hi: int, among: Sequence[str] | None = None) -> set[str]:
+        """Uids of a chat's messages stored with times from ``lo`` to ``hi`` (only those ``among`` the given
+        uids, if given)."""
+        sql = "SELECT uid FROM messages WHERE chat_seq = ? AND ts BETWEEN ? AND ?"
+        if among is None:
+            return {r[0] for r in self.db.execute(sql, (chat_seq, lo, hi))}
+        found: set[str] = set()
+        for part, marks in _in_chunks(among):
+            found.update(
+                r[0] for r in self.db.execute(f"{sql} AND uid IN ({marks})", (chat_seq, lo, hi, *part))
+            )
+        return found
+
     def forget_messages(self, seqs: Sequence[int]) -> None:
-        """Delete messages, remembering only their identities so a re-import skips them."""
+        """Delete messages, remembering only their identities (under a hash of their chat's uid) so a
+        re-import skips them."""
         for part, marks in _in_chunks(seqs):
-            self.db.execute(
-                "INSERT OR IGNORE INTO forgotten (chat_uid, uid) SELECT c.uid, m.uid FROM messages m"
-                f" JOIN chats c ON c.seq = m.chat_seq WHERE m.seq IN ({marks})",
+            rows = self.db.execute(
+                f"SELECT c.uid, m.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq WHERE m.seq IN ({marks})",
                 part,
+            ).fetchall()
+            self.db.executemany(
+                "INSERT OR IGNORE INTO forgotten (chat_key, uid) VALUES (?, ?)",
+                [(chat_key(chat_uid), uid) for chat_uid, uid in rows],
             )
             self.db.execute(f"DELETE FROM messages WHERE seq IN ({marks})", part)
+
+    def hide_forgotten_chats(self, chat_uids: Iterable[str]) -> None:
+        """After chats were forgotten whole: the import ledger keeps only hashes of their uids and of the
+        paths of the exports that held them."""
+        gone = set(chat_uids)
+        if gone:
+            _hide_chats_in_ledger(self.db, gone.__contains__)
 
     def compact(self) -> None:
         """Rewrite the database file and empty the write-ahead log, so no free page or old frame keeps
         deleted text."""
+        self._writable()
         self.db.execute("VACUUM")
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -591,18 +857,9 @@ class Archive:
 
     def clear_index_queue(self, seqs: Iterable[int]) -> None:
         seqs = list(seqs)
-        own = not self.db.in_transaction
-        if own:
-            self.begin()
-        try:
+        with self.transaction():
             for part, marks in _in_chunks(seqs):
                 self.db.execute(f"DELETE FROM index_queue WHERE session_seq IN ({marks})", part)
-        except BaseException:
-            if own:
-                self.rollback()
-            raise
-        if own:
-            self.commit()
 
     def queue_all_sessions(self) -> None:
         """Mark every session stale: used when the index is found missing or unreadable."""
@@ -631,3 +888,7 @@ class Archive:
             "UPDATE imports SET finished = ?, counts = ? WHERE seq = ?",
             (finished, json.dumps(counts), import_seq),
         )
+
+
+def _contains(text: str | None, needle: str) -> bool:
+    return text is not None and needle in text.casefold()

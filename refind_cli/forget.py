@@ -3,8 +3,9 @@
 Messages are deleted (SQLite ``secure_delete`` zeroes their pages), the sessions they were part of are cut
 again from what is left, the database is vacuumed and its write-ahead log truncated, and the index is
 rebuilt from the archive, because tantivy deletes leave text and statistics on disk until segments merge.
-The identities of forgotten messages (source ids or hashes, never text) are remembered, so that importing
-the same export again does not bring them back.
+The identities of forgotten messages (source ids or hashes, never text) are remembered, under a hash of their
+chat's uid, so that importing the same export again does not bring them back; of a chat forgotten whole, the
+import ledger keeps only hashes of its uid and of its export's path.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from datetime import datetime
 
 from refind_cli.archive import Archive, from_us, to_us
 from refind_cli.errors import RefindError
-from refind_cli.ingest import resegment_chat
 from refind_cli.records import ChatInfo
+from refind_cli.sessions import resegment_chat
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +52,7 @@ def plan(archive: Archive, selection: Selection) -> ForgetPlan:
         raise RefindError(
             "forget: name what to forget (--chat, --session, --since/--until, --before or --matching)"
         )
-    where: list[str] = []
-    args: list[object] = []
+    chat_seq = None
     if selection.chat is not None:
         matches = archive.match_chats(selection.chat)
         if not matches:
@@ -60,44 +60,29 @@ def plan(archive: Archive, selection: Selection) -> ForgetPlan:
         if len(matches) > 1:
             names = ", ".join(f"{archive.chat(s).name} (id {s})" for s in matches)
             raise RefindError(f"--chat: {selection.chat!r} matches several chats: {names}; give the id")
-        where.append("chat_seq = ?")
-        args.append(matches[0])
+        chat_seq = matches[0]
+    message_seqs = None
     if selection.session is not None:
         session = archive.session(selection.session)
         if session is None:
             raise RefindError(f"--session: no session {selection.session!r}")
-        seqs = archive.session_message_seqs(session.seq)
-        where.append(f"seq IN ({','.join('?' * len(seqs))})")
-        args.extend(seqs)
-    if selection.since is not None:
-        where.append("ts >= ?")
-        args.append(to_us(selection.since))
-    if selection.until is not None:
-        where.append("ts <= ?")
-        args.append(to_us(selection.until))
-    if selection.before is not None:
-        where.append("ts < ?")
-        args.append(to_us(selection.before))
-    if selection.matching is not None:
-        if not selection.matching.strip():
-            raise RefindError("--matching: give some text")
-        archive.db.create_scalar_function("refind_contains", _contains, 2, deterministic=True)
-        where.append("refind_contains(text, ?)")
-        args.append(selection.matching.casefold())
-    rows = archive.db.execute(
-        f"SELECT seq, chat_seq, ts FROM messages WHERE {' AND '.join(where)} ORDER BY ts", args
-    ).fetchall()
+        message_seqs = archive.session_message_seqs(session.seq)
+    if selection.matching is not None and not selection.matching.strip():
+        raise RefindError("--matching: give some text")
+    rows = archive.select_messages(
+        chat_seq=chat_seq,
+        message_seqs=message_seqs,
+        since=_us(selection.since),
+        until=_us(selection.until),
+        before=_us(selection.before),
+        matching=selection.matching,
+    )
     seqs = tuple(r[0] for r in rows)
     chat_seqs = sorted({r[1] for r in rows})
     per_chat = dict.fromkeys(chat_seqs, 0)
     for r in rows:
         per_chat[r[1]] += 1
-    emptied = tuple(
-        archive.chat(c)
-        for c in chat_seqs
-        if archive.db.execute("SELECT count(*) FROM messages WHERE chat_seq = ?", (c,)).fetchone()[0]
-        == per_chat[c]
-    )
+    emptied = tuple(archive.chat(c) for c in chat_seqs if archive.message_count(c) == per_chat[c])
     return ForgetPlan(
         message_seqs=seqs,
         chats=tuple(archive.chat(c) for c in chat_seqs),
@@ -108,21 +93,18 @@ def plan(archive: Archive, selection: Selection) -> ForgetPlan:
     )
 
 
-def _contains(text: str | None, needle: str) -> bool:
-    return text is not None and needle in text.casefold()
+def _us(instant: datetime | None) -> int | None:
+    return None if instant is None else to_us(instant)
 
 
 def forget(archive: Archive, planned: ForgetPlan) -> None:
     """Remove the planned messages for good, and compact the database so no page keeps their text.
     The caller rebuilds the index afterwards (``Index.rebuild``)."""
-    archive.begin()
-    try:
+    with archive.transaction():
+        emptied = [archive.chat_uid(chat.seq) for chat in planned.emptied]
         archive.forget_messages(planned.message_seqs)
         for chat in planned.chats:
             resegment_chat(archive, chat.seq)
             archive.delete_chat_if_empty(chat.seq)
-    except BaseException:
-        archive.rollback()
-        raise
-    archive.commit()
+        archive.hide_forgotten_chats(emptied)
     archive.compact()

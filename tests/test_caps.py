@@ -8,9 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refind_cli import ingest, segment
+from refind_cli import segment
 from refind_cli.archive import Archive
-from refind_cli.ingest import import_chat, import_file
+from refind_cli.ingest import files as ingest_files
+from refind_cli.ingest import import_chat, import_file, resegment_chat
 from refind_cli.records import Chat, Message
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -54,7 +55,7 @@ def test_capped_plans_agree_streamed_replanned_and_incremental(
         import_chat(b, CHAT, sorted(old + new, key=lambda m: m.timestamp))
         assert turns(a) == turns(b)
         for (chat_seq,) in a.db.execute("SELECT seq FROM chats").fetchall():
-            assert ingest.resegment_chat(a, chat_seq) == 0
+            assert resegment_chat(a, chat_seq) == 0
 
 
 def whatsapp(path: Path, lines: list[str]) -> Path:
@@ -76,7 +77,9 @@ def test_reimporting_an_archive_from_before_the_caps_changes_only_over_cap_sessi
             # What an archive made before the caps holds: uncapped plans, stored under the old key.
             mp.setattr(segment, "CAPS", segment.Caps(10**9, 10**9, 10**9))
             mp.setattr(
-                ingest, "_segmenting_key", lambda pairing, gap: f"{pairing}:{int(gap.total_seconds() * 1e6)}"
+                ingest_files,
+                "segmenting_key",
+                lambda pairing, gap: f"{pairing}:{int(gap.total_seconds() * 1e6)}",
             )
             import_file(archive, a, tz=tz)
             import_file(archive, b, tz=tz)

@@ -129,10 +129,41 @@ def test_forget_a_session_keeps_the_rest(home: Path):
 def test_doctor_repairs_an_index_that_fell_behind(home: Path):
     r = run(home, "doctor", "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["ok"] is True
-    with Archive.open(home) as archive:
-        archive.begin()
+    with Archive.open(home) as archive, archive.transaction():
         archive.queue_all_sessions()
-        archive.commit()
     r = run(home, "doctor", "--json")
     out = json.loads(r.stdout)
     assert r.exit_code == 0 and out["ok"] is True and out["queued_sessions"] == 0
+
+
+def test_forgetting_a_chat_leaves_neither_its_name_nor_its_exports_path(home: Path):
+    assert files_containing(home, b"Jonas Becker") and files_containing(home, JONAS.name.encode())
+    r = run(home, "forget", "--chat", "Jonas Becker", "--yes")
+    assert r.exit_code == 0, r.stderr
+    # The chat's uid holds its name, and the WhatsApp file is named after the chat.
+    for needle in [b"Jonas Becker", JONAS.name.encode(), str(JONAS.resolve()).encode()]:
+        assert files_containing(home, needle) == [], needle
+    # Still forgotten: the same export read again adds nothing and the chat does not come back.
+    r = run(home, "import", "--tz", "Europe/Berlin", "--json", str(JONAS))
+    assert json.loads(r.stdout)["files"][0]["chats"][0]["messages_added"] == 0
+    with Archive.open(home) as archive:
+        assert [c.info.name for c in archive.chats()] == ["Aylin Demir"]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_a_forgotten_chat_stays_forgotten_when_read_in_another_zone(home: Path, zone: str):
+    assert run(home, "forget", "--chat", "Jonas Becker", "--yes").exit_code == 0
+    r = run(home, "import", "--tz", zone, "--json", str(JONAS))
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["files"][0]["chats"][0]["messages_added"] == 0
+    assert run(home, "search", "FOREWORD").exit_code == 1
+
+
+def test_reading_an_export_in_another_zone_adds_no_duplicates(home: Path):
+    with Archive.open(home) as archive:
+        before = archive.counts()
+    r = run(home, "import", "--tz", "UTC", "--json", str(JONAS), str(TELEGRAM))
+    assert r.exit_code == 0, r.stderr
+    assert sum(c["messages_added"] for f in json.loads(r.stdout)["files"] for c in f["chats"]) == 0
+    with Archive.open(home) as archive:
+        assert archive.counts() == before

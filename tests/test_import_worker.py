@@ -17,6 +17,8 @@ from refind_cli import ingest
 from refind_cli.archive import Archive
 from refind_cli.cli import app
 from refind_cli.ingest import import_file
+from refind_cli.ingest import rows as ingest_rows
+from refind_cli.ingest import worker as ingest_worker
 
 AWKWARD = (
     "01/03/2024, 09:00 - Ana: first\n"
@@ -79,9 +81,8 @@ def test_forgotten_messages_stay_forgotten(tmp_path: Path):
     with Archive.open(tmp_path / "home") as archive:
         import_file(archive, export, tz=UTC, worker=False)
         seq = archive.db.execute("SELECT min(seq) FROM messages").fetchone()[0]
-        archive.begin()
-        archive.forget_messages([seq])
-        archive.commit()
+        with archive.transaction():
+            archive.forget_messages([seq])
         result = import_file(archive, export, tz=UTC, worker=True, reread=True)
         assert result.chats[0].messages_added == 0
         assert archive.db.execute("SELECT count(*) FROM messages WHERE seq = ?", (seq,)).fetchone()[0] == 0
@@ -122,8 +123,8 @@ def spy_on_workers(monkeypatch) -> list:
 
 def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch):
     started = spy_on_workers(monkeypatch)
-    monkeypatch.setattr(ingest, "WORKER_MIN_BYTES", 0)
-    monkeypatch.setattr(ingest, "_cores", lambda: 2)
+    monkeypatch.setattr(ingest_worker, "WORKER_MIN_BYTES", 0)
+    monkeypatch.setattr(ingest_worker, "cores", lambda: 2)
     result = CliRunner().invoke(
         app, ["--home", str(tmp_path / "home"), "import", "--tz", "UTC", str(EXPORTS[0])]
     )
@@ -136,10 +137,10 @@ def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch
 @pytest.mark.parametrize("cores", [1, 2])
 def test_small_exports_and_single_cores_stay_in_process(tmp_path: Path, monkeypatch, cores: int):
     started = spy_on_workers(monkeypatch)
-    monkeypatch.setattr(ingest, "_cores", lambda: cores)
+    monkeypatch.setattr(ingest_worker, "cores", lambda: cores)
     with Archive.open(tmp_path / "home") as archive:
         import_file(archive, EXPORTS[0], tz=UTC)  # a few kilobytes
-        monkeypatch.setattr(ingest, "WORKER_MIN_BYTES", 0)
+        monkeypatch.setattr(ingest_worker, "WORKER_MIN_BYTES", 0)
         import_file(archive, EXPORTS[3], tz=UTC)
     assert len(started) == (1 if cores > 1 else 0)
 
@@ -155,7 +156,7 @@ def check_progress(seen: list[tuple[int, float | None]], total: int) -> None:
 
 @pytest.mark.parametrize("export", EXPORTS[1:], ids=["whatsapp-zip", "slack", "telegram"])
 def test_progress_counts_messages_and_the_share_of_the_export_read(tmp_path: Path, monkeypatch, export: Path):
-    monkeypatch.setattr(ingest, "BATCH", 7)  # several reports even for a small export
+    monkeypatch.setattr(ingest_rows, "BATCH", 7)  # several reports even for a small export
     seen: list[tuple[int, float | None]] = []
     with Archive.open(tmp_path / "home") as archive:
         result = import_file(archive, export, tz=UTC, progress=lambda n, share: seen.append((n, share)))
@@ -165,7 +166,8 @@ def test_progress_counts_messages_and_the_share_of_the_export_read(tmp_path: Pat
 def test_progress_from_a_worker(tmp_path: Path):
     export = tmp_path / "WhatsApp Chat with Ana.txt"
     lines = (
-        f"02/03/2024, {i // 60 % 24:02d}:{i % 60:02d} - Ana: message {i}\n" for i in range(3 * ingest.BATCH)
+        f"02/03/2024, {i // 60 % 24:02d}:{i % 60:02d} - Ana: message {i}\n"
+        for i in range(3 * ingest_rows.BATCH)
     )
     export.write_text("".join(lines), encoding="utf-8")
     seen: list[tuple[int, float | None]] = []
@@ -173,5 +175,5 @@ def test_progress_from_a_worker(tmp_path: Path):
         result = import_file(
             archive, export, tz=UTC, worker=True, progress=lambda n, share: seen.append((n, share))
         )
-    check_progress(seen, 3 * ingest.BATCH)
-    assert result.chats[0].messages_added == 3 * ingest.BATCH
+    check_progress(seen, 3 * ingest_rows.BATCH)
+    assert result.chats[0].messages_added == 3 * ingest_rows.BATCH

@@ -78,9 +78,8 @@ def test_deleted_sessions_leave_the_index(home: Path, archive: Archive) -> None:
     idx = Index.open(home)
     idx.sync(archive)
     first = search(archive, idx, "paris").hits[0].turn
-    archive.begin()
-    archive.delete_sessions([first.session_seq])
-    archive.commit()
+    with archive.transaction():
+        archive.delete_sessions([first.session_seq])
     idx.sync(archive)
     assert idx.num_docs == archive.counts()["turns"] == 2
     assert search(archive, idx, "paris").total == 0

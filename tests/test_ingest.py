@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from refind_cli import ingest
 from refind_cli.archive import Archive
 from refind_cli.errors import InputError
-from refind_cli.ingest import import_chat, import_file
+from refind_cli.ingest import files, import_chat, import_file
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -186,7 +186,7 @@ def test_a_file_that_fails_midway_writes_nothing(archive: Archive, tmp_path: Pat
         raise InputError(export, "bad header", "line 4")
 
     monkeypatch.setattr(
-        ingest, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, broken_messages())])
+        files, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, broken_messages())])
     )
     monkeypatch.setattr("refind_cli.importers.detect", lambda path: "whatsapp")
     result = import_file(archive, export, tz=UTC)
@@ -199,9 +199,32 @@ def test_a_file_that_fails_midway_writes_nothing(archive: Archive, tmp_path: Pat
 def test_ledger_records_successful_imports(archive: Archive, tmp_path: Path, monkeypatch):
     export = tmp_path / "chat.txt"
     export.write_text("whatever")
-    monkeypatch.setattr(ingest, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, conversation())]))
+    monkeypatch.setattr(files, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, conversation())]))
     monkeypatch.setattr("refind_cli.importers.detect", lambda path: "whatsapp")
     result = import_file(archive, export, tz=UTC)
     assert result.error is None and result.chats[0].messages_added == 6
     path, fmt, counts = archive.db.execute("SELECT path, format, counts FROM imports").fetchone()
     assert path == str(export.resolve()) and fmt == "whatsapp" and '"messages_added": 6' in counts
+
+
+def test_a_transaction_commits_rolls_back_on_any_exception_and_nested_ones_join(tmp_path: Path):
+    with Archive.open(tmp_path / "home") as archive:
+
+        def ledger() -> int:
+            return archive.db.execute("SELECT count(*) FROM imports").fetchone()[0]
+
+        with pytest.raises(KeyboardInterrupt), archive.transaction():
+            archive.start_import("a", "x", "whatsapp", "now", "")
+            raise KeyboardInterrupt
+        assert ledger() == 0 and not archive.db.in_transaction
+        with pytest.raises(ValueError), archive.transaction():
+            archive.start_import("a", "x", "whatsapp", "now", "")
+            with archive.transaction():  # joins: its failure undoes the outer one's work too
+                archive.start_import("b", "y", "whatsapp", "now", "")
+                raise ValueError
+        assert ledger() == 0
+        with archive.transaction():
+            with archive.transaction():
+                archive.start_import("b", "y", "whatsapp", "now", "")
+            assert archive.db.in_transaction  # the inner one did not commit the outer
+        assert ledger() == 1

@@ -221,7 +221,7 @@ def chat_option(archive: Archive, names: list[str] | None) -> tuple[int, ...] | 
 def open_archive(ctx: typer.Context) -> Archive:
     from refind_cli.archive import Archive
 
-    return Archive.open(state(ctx).home)
+    return Archive.open(state(ctx).home, readonly=True)
 
 
 def open_index(ctx: typer.Context, archive: Archive) -> Index:

@@ -1,0 +1,63 @@
+"""Message identity: what makes two readings of an export the same message, so a re-import adds only what
+is new and a forgotten message stays forgotten.
+
+The source's own id where there is one. Otherwise a hash of what the file says: the wall-clock time as
+written (WhatsApp's times have no offset, so the instant depends on the zone used to read the file, and the
+identity must not), the sender and the text, and the occurrence among identical ones. Only a message with
+neither an id nor a written time falls back to its instant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+# Duplicate identities are told apart by their order of occurrence; duplicates share a time, so only the
+# counts of recent times are kept, which bounds memory on a million-message file.
+RECENT_STAMPS = 256
+
+# Archives before named migrations hashed the instant of every message without a source id; their
+# forgotten entries are such hashes, and cannot be rewritten (no text is kept to hash again).
+LEGACY_PREFIX = "h:"
+
+
+@dataclass
+class Identity:
+    """Identities of one chat's messages, in the order the export lists them. ``legacy``: the identity the
+    archive used before named migrations (the instant, not the written time), to recognise old forgotten
+    entries."""
+
+    legacy: bool = False
+    recent: dict[str, dict[str, int]] = field(default_factory=dict)  # insertion-ordered: oldest first
+
+    def uid(
+        self, source_id: str | None, local_time: str | None, ts: int, sender: str | None, text: str
+    ) -> str:
+        if source_id is not None:
+            return "id:" + source_id
+        if local_time is None or self.legacy:
+            prefix, when = LEGACY_PREFIX, str(ts)
+        else:
+            prefix, when = "w:", local_time
+        digest = hashlib.blake2b(f"{when}\x00{sender or ''}\x00{text}".encode(), digest_size=10).hexdigest()
+        seen = self.recent.get(when)
+        if seen is None:
+            # The common case: a time not met yet, so the first occurrence.
+            self.recent[when] = {digest: 1}
+            if len(self.recent) > RECENT_STAMPS:
+                del self.recent[next(iter(self.recent))]
+            return prefix + digest
+        n = seen.get(digest, 0)
+        seen[digest] = n + 1
+        return f"{prefix}{digest}:{n}" if n else prefix + digest
+
+
+def chat_key(chat_uid: str) -> str:
+    """What the archive keeps of a chat it forgot (its forgotten messages' ids, its ledger entries): a hash,
+    since the chat's uid holds its name."""
+    return "c:" + hashlib.blake2b(chat_uid.encode(), digest_size=16).hexdigest()
+
+
+def path_key(path: str) -> str:
+    """What the import ledger keeps of the path of an export whose chat was forgotten: a hash."""
+    return "p:" + hashlib.blake2b(path.encode(), digest_size=16).hexdigest()

@@ -1,0 +1,215 @@
+"""One chat into the archive: its row, its new messages, and its sessions brought up to date."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+
+from refind_cli import segment
+from refind_cli.archive import CROSS_ZONE, Archive
+from refind_cli.ingest.progress import ChatProgress, Progress
+from refind_cli.ingest.rows import Batches, ChatPlan, Rows
+from refind_cli.records import Chat, Message
+from refind_cli.sessions import (
+    SessionWriter,
+    Unthreaded,
+    parse_segmenting,
+    replan,
+    resegment_chat,
+    segmenting_key,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatImportResult:
+    chat_id: int
+    name: str
+    source: str
+    messages_added: int
+    messages_skipped: int
+    sessions: int  # sessions of the chat after the import
+    turns: int
+    sessions_changed: int
+    chat_uid: str
+
+
+def import_chat(
+    archive: Archive,
+    chat: Chat,
+    messages: Iterable[Message],
+    *,
+    session_gap: timedelta = timedelta(hours=1),
+    pairing: str = "burst",
+    import_seq: int | None = None,
+    progress: Progress | None = None,
+    restore_forgotten: bool = False,
+) -> ChatImportResult:
+    """Add one chat's messages and bring its sessions and turns up to date. Runs inside the caller's
+    transaction when there is one, else in its own. Messages the user forgot stay forgotten unless
+    ``restore_forgotten``."""
+    if pairing not in segment.PAIRINGS:
+        raise ValueError(f"pairing must be one of {segment.PAIRINGS}")
+    with archive.transaction():
+        return import_chat_rows(
+            archive,
+            chat,
+            messages,
+            segmenting_key(pairing, session_gap),
+            import_seq,
+            (lambda n, _read: progress(n, None)) if progress else None,
+            restore_forgotten,
+        )
+
+
+def import_chat_rows(
+    archive: Archive,
+    chat: Chat,
+    messages: Iterable[Message],
+    segmenting: str,
+    import_seq: int | None,
+    progress: ChatProgress | None,
+    restore_forgotten: bool,
+) -> ChatImportResult:
+    """``import_chat`` inside the caller's transaction, with the rows made here."""
+    plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
+    rows = Rows(plan, messages)
+    return write_chat(archive, chat, plan, rows, progress, segmenting != segmented_before)
+
+
+def open_chat(
+    archive: Archive, chat: Chat, segmenting: str, import_seq: int | None, restore_forgotten: bool
+) -> tuple[ChatPlan, str]:
+    """The chat's row in the archive, and its plan; also how it was segmented before (``""`` if new)."""
+    chat_seq, segmented_before = archive.upsert_chat(
+        chat.source, chat.key, chat.name, chat.kind, chat.raw, segmenting, chat.former_key
+    )
+    chat_uid = archive.chat_uid(chat_seq)
+    if restore_forgotten:
+        archive.restore_forgotten(chat_uid)
+    pairing, gap_us = parse_segmenting(segmenting)
+    plan = ChatPlan(
+        chat_seq,
+        chat_uid,
+        not archive.has_messages(chat_seq),
+        archive.next_message_seq(),
+        archive.forgotten_uids(chat_uid),
+        import_seq,
+        pairing,
+        gap_us,
+    )
+    return plan, segmented_before
+
+
+def write_chat(
+    archive: Archive,
+    chat: Chat,
+    plan: ChatPlan,
+    batches: Batches,
+    progress: ChatProgress | None,
+    resegmenting: bool,
+) -> ChatImportResult:
+    """Store a chat's rows; plan a fresh chat's sessions while the rows stream past, an updated one's after."""
+    chat_seq = plan.chat_seq
+    stored = _Stored(archive, plan, batches, progress)
+    if not plan.fresh:
+        collections.deque(stored, maxlen=0)
+        changed = 0
+        if resegmenting:
+            changed = resegment_chat(archive, chat_seq)
+        elif stored.added:
+            # New rows got seqs from next_message_seq on; only what follows the earliest of them can change.
+            changed = resegment_chat(archive, chat_seq, archive.replan_start(chat_seq, plan.next_message_seq))
+    else:
+        unthreaded = Unthreaded(stored)
+        writer = SessionWriter(archive, chat_seq, {})
+        writer.write(segment.split_by_gap(plan.chat_uid, unthreaded, plan.gap_us, plan.pairing))
+        writer.flush()
+        if unthreaded.out_of_order or stored.duplicates:
+            # Out-of-order lines or duplicate ids within the file: plan again from the stored, sorted rows.
+            archive.delete_sessions(writer.written)
+            changed = resegment_chat(archive, chat_seq)
+        else:
+            if unthreaded.threaded:
+                replan(
+                    archive, plan.chat_uid, chat_seq, writer, plan.gap_us, plan.pairing, threaded_only=True
+                )
+            changed = writer.changed
+    n_sessions, n_turns = archive.session_counts(chat_seq)
+    seen = batches.seen
+    if not seen or (plan.forgotten and not n_sessions):
+        # Nothing (left) to keep: a chat whose every message was forgotten does not come back empty.
+        archive.delete_chat_if_empty(chat_seq)
+    return ChatImportResult(
+        chat_seq,
+        chat.name,
+        chat.source,
+        stored.added,
+        seen - stored.added,
+        n_sessions,
+        n_turns,
+        changed,
+        plan.chat_uid,
+    )
+
+
+class _Stored:
+    """Rows, stored batch by batch as they pass; counts what was new."""
+
+    def __init__(
+        self, archive: Archive, plan: ChatPlan, batches: Batches, progress: ChatProgress | None
+    ) -> None:
+        self.archive = archive
+        self.plan = plan
+        self.batches = batches
+        self.progress = progress
+        self.added = self.rows = 0
+        self.duplicates = False  # a row's identity was stored already: the seqs planned for the rest are off
+
+    def __iter__(self) -> Iterator[tuple]:
+        for batch in self.batches:
+            self.rows += len(batch)
+            new = batch if self.plan.fresh else self._unknown(batch)
+            n = self.archive.insert_messages(new)
+            self.duplicates |= n != len(new)
+            if n != len(batch):
+                n += self._keep_changed(batch)
+            self.added += n
+            if self.progress:
+                self.progress(self.rows, self.batches.read)
+            yield from new
+
+    def _keep_changed(self, batch: list[tuple]) -> int:
+        """A row whose identity is the source's id, stored already with another text (a Slack message
+        edited between two exports, two messages sharing an id) is kept as a message of its own, flagged
+        edited, never dropped. (A hashed identity covers the text, so only source ids can differ.)"""
+        sourced = [row for row in batch if row[9] is not None]
+        if not sourced:
+            return 0
+        stored = self.archive.stored_texts(self.plan.chat_seq, [(row[3], row[2]) for row in sourced])
+        changed = []
+        for row, text in zip(sourced, stored, strict=True):
+            if text is not None and text != row[7]:
+                uid = f"{row[2]}~{hashlib.blake2b(row[7].encode(), digest_size=6).hexdigest()}"
+                if uid not in self.plan.forgotten:
+                    # The row's planned seq (a fresh chat's) is free: the row itself was not stored.
+                    changed.append((*row[:2], uid, *row[3:12], 1, *row[13:]))
+        return self.archive.insert_messages(changed) if changed else 0
+
+    def _unknown(self, batch: list[tuple]) -> list[tuple]:
+        """The rows whose uid the chat does not hold yet at any time the same message could have: a file
+        read in another zone gives the same uids at other instants. The rows' own time span first (a
+        re-import finds its rows there), then the few left within a zone change of it."""
+        if not batch:
+            return batch
+        times = [row[3] for row in batch]
+        lo, hi = min(times), max(times)
+        known = self.archive.known_uids(self.plan.chat_seq, lo, hi)
+        rest = [row for row in batch if row[2] not in known]
+        if rest:
+            uids = [row[2] for row in rest]
+            elsewhere = self.archive.known_uids(self.plan.chat_seq, lo - CROSS_ZONE, hi + CROSS_ZONE, uids)
+            rest = [row for row in rest if row[2] not in elsewhere]
+        return rest

@@ -1,0 +1,57 @@
+"""The import ledger: what content was imported with which settings, so unchanged content is not read again."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+
+from refind_cli import __version__
+from refind_cli.archive import Archive
+from refind_cli.clock import zone_fingerprint
+from refind_cli.ingest.chats import ChatImportResult
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of an export: of the file, or of a folder's files with their relative names."""
+    h = hashlib.sha256()
+    files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
+    for p in files:
+        if p != path:
+            h.update(str(p.relative_to(path)).encode() + b"\x00")
+        with p.open("rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def import_settings(tz: tzinfo, segmenting: str) -> str:
+    """What besides the content decides what an import writes. The zone stays in it although message
+    identities no longer depend on it: content read in another zone is read again, and adds nothing."""
+    return f"refind {__version__}; zone {zone_fingerprint(tz)}; segmenting {segmenting}"
+
+
+def unchanged(
+    archive: Archive, digest: str, fmt: str, settings: str, segmenting: str
+) -> tuple[int, list[ChatImportResult]] | None:
+    """When the same content was imported before with the same settings, and every chat it filled is
+    still there, cut the same way: the earlier import's ledger entry, and what reading the export again
+    would report (nothing added; every message skipped, as stored or forgotten). Else None."""
+    earlier = archive.earlier_import(digest, fmt, settings)
+    if earlier is None or "seen" not in earlier[1]:
+        return None
+    results = []
+    for chat_uid, seen in earlier[1]["seen"].items():
+        found = archive.chat_by_uid(chat_uid)
+        if found is None or found[1] != segmenting:
+            return None
+        info = archive.chat(found[0])
+        n_sessions, n_turns = archive.session_counts(info.seq)
+        results.append(
+            ChatImportResult(info.seq, info.name, info.source, 0, seen, n_sessions, n_turns, 0, chat_uid)
+        )
+    return earlier[0], results
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

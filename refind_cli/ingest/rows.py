@@ -1,0 +1,107 @@
+"""A chat's messages as archive rows: identities, forgotten ones left out, in batches. Pure: runs in the
+writing process or in the import worker."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from refind_cli.archive import to_us
+from refind_cli.identity import LEGACY_PREFIX, Identity
+from refind_cli.records import Message
+
+# Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
+BATCH = 5_000
+
+
+@dataclass(frozen=True, slots=True)
+class ChatPlan:
+    """What importing a chat needs to know of the archive."""
+
+    chat_seq: int
+    chat_uid: str
+    # No stored messages: sessions are planned while the messages stream in, so the chat is never held in
+    # memory or read back.
+    fresh: bool
+    next_message_seq: int
+    forgotten: frozenset[str]
+    import_seq: int | None
+    pairing: str
+    gap_us: int
+
+    @property
+    def legacy_forgotten(self) -> bool:
+        """Some forgotten entries are identities of the archive before named migrations (which hashed the
+        instant); a message forgotten then is recognised by that identity too, when read in the same zone."""
+        return any(uid.startswith(LEGACY_PREFIX) for uid in self.forgotten)
+
+
+class Batches(Protocol):
+    """A chat's rows in batches. ``seen`` counts the messages read (forgotten ones too) once exhausted;
+    ``read`` is how much of the export they came from, in characters of their raw records, so far."""
+
+    seen: int
+    read: int
+
+    def __iter__(self) -> Iterator[list[tuple]]: ...
+
+
+class Rows:
+    """A chat's messages as archive rows, in batches. A fresh chat's rows get their seqs here, so its
+    sessions can be planned before the rows are stored."""
+
+    def __init__(self, plan: ChatPlan, messages: Iterable[Message]) -> None:
+        self.plan = plan
+        self.messages = messages
+        self.seen = self.read = 0
+
+    def __iter__(self) -> Iterator[list[tuple]]:
+        # The import's hottest loop: one pass per message, with everything it touches in locals.
+        plan = self.plan
+        forgotten = plan.forgotten
+        chat_seq, import_seq = plan.chat_seq, plan.import_seq
+        uid = Identity().uid
+        legacy_uid = Identity(legacy=True).uid if plan.legacy_forgotten else None
+        seq = plan.next_message_seq if plan.fresh else None
+        batch: list[tuple] = []
+        for m in self.messages:
+            ts = to_us(m.timestamp)
+            identity = uid(m.source_id, m.local_time, ts, m.sender, m.text)
+            self.seen += 1
+            self.read += len(m.raw)
+            if identity in forgotten:
+                if legacy_uid is not None:
+                    legacy_uid(m.source_id, m.local_time, ts, m.sender, m.text)  # counts the occurrence
+                continue
+            if (
+                legacy_uid is not None
+                and legacy_uid(m.source_id, m.local_time, ts, m.sender, m.text) in forgotten
+            ):
+                continue
+            batch.append(
+                (
+                    seq,
+                    chat_seq,
+                    identity,
+                    ts,
+                    m.local_time,
+                    m.sender,
+                    m.sender_id,
+                    m.text,
+                    m.kind,
+                    m.source_id,
+                    m.thread,
+                    m.reply_to,
+                    int(m.edited),
+                    m.raw,
+                    import_seq,
+                )
+            )
+            if seq is not None:
+                seq += 1
+            if len(batch) >= BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
