@@ -303,7 +303,7 @@ def test_results_do_not_depend_on_the_first_pass_size(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The first, counting pass collects only FIRST_PASS hits; when more match, the rest are fetched.
-    import refind_cli.search as search_module
+    from refind_cli.index import tantivy_backend
 
     rng = random.Random(5)
     messages = []
@@ -314,7 +314,7 @@ def test_results_do_not_depend_on_the_first_pass_size(
         for session_rank in (True, False):
             got = {}
             for first_pass in (1, 3, 10**6):
-                monkeypatch.setattr(search_module, "FIRST_PASS", first_pass)
+                monkeypatch.setattr(tantivy_backend, "FIRST_PASS", first_pass)
                 res = search(arch, idx, query, k=4, window=0, session_rank=session_rank)
                 got[first_pass] = (res.total, [(h.turn.id, h.score) for h in res.hits])
             assert got[1] == got[3] == got[10**6] and got[1][0] > 3

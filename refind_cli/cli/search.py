@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -19,11 +19,7 @@ from refind_cli.cli import (
     state,
     stderr_console,
     stdout_console,
-    time_option,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command("search")
@@ -59,7 +55,8 @@ def search_command(
     from datetime import datetime
 
     from refind_cli.clock import zone
-    from refind_cli.render.search import SearchFilters, print_result, to_json
+    from refind_cli.render.search import print_result, to_json
+    from refind_cli.request import SearchRequest, time_range
     from refind_cli.search import search
 
     json_mode = json_out or jsonl_out
@@ -67,45 +64,33 @@ def search_command(
         fail("--json and --jsonl cannot be used together", json_mode=True)
     with error_boundary(json_mode):
         zone_ = zone(tz)
-        now = datetime.now(zone_)
-        lo = time_option("--since", since, tz=zone_, now=now, end=False)
-        hi = time_option("--until", until, tz=zone_, now=now, end=True)
-        if lo is not None and hi is not None and lo > hi:
-            fail(f"--since {since!r} is after --until {until!r}", json_mode=json_mode)
+        lo, hi = time_range(since, until, now=datetime.now(zone_), tz=zone_)
         archive = open_archive(ctx)
-        chat_ids = chat_option(archive, chat)
-        index = open_index(ctx, archive)
-        queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
-        filters = SearchFilters(
+        request = SearchRequest(
+            query,
+            k=k,
+            window=window,
             since=lo,
             until=hi,
-            chat=tuple(chat) if chat else None,
-            chat_ids=chat_ids,
+            chats=chat_option(archive, chat),
+            chat_names=tuple(chat) if chat else None,
             exclude_sessions=tuple(exclude_session or ()),
+            session_rank=not no_session_rank,
         )
+        index = open_index(ctx, archive)
+        queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
         found = False
         out = stdout_console()
         objects = []
         for q in queries:
-            result = search(
-                archive,
-                index,
-                q,
-                k=k,
-                window=window,
-                since=lo,
-                until=hi,
-                chats=chat_ids,
-                exclude_sessions=filters.exclude_sessions,
-                session_rank=not no_session_rank,
-            )
+            result = search(archive, index, request.for_query(q))
             found = found or bool(result.hits)
             if jsonl_out:
                 # Written as each query finishes, so a pipeline can consume answers while asking more.
-                sys.stdout.write(json.dumps(to_json(result, filters, zone_), ensure_ascii=False) + "\n")
+                sys.stdout.write(json.dumps(to_json(result, zone_), ensure_ascii=False) + "\n")
                 sys.stdout.flush()
             elif json_out:
-                objects.append(to_json(result, filters, zone_))
+                objects.append(to_json(result, zone_))
             else:
                 print_result(out, result, zone_, heading=query == "-")
         if json_out:
