@@ -194,6 +194,7 @@ class TantivyIndex:
             lo = epoch_seconds(since) if since is not None else _I64_MIN
             hi = epoch_seconds(until) if until is not None else _I64_MAX
             rng = Q.range_query(schema, "ts", tantivy.FieldType.Integer, lo, hi)
+            # Under Must a filter would add 1.0 to every score; the wrapper makes it a pure restriction.
             clauses.append((Occur.Must, Q.const_score_query(rng, 0.0)))
         if chats is not None:
             chat_q = Q.term_set_query(schema, "chat", list(chats))
