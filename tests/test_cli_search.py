@@ -126,6 +126,28 @@ def test_filters(home: Path) -> None:
     assert len(turns("--exclude-session", first)) == 2
 
 
+def test_json_echoes_the_filters_by_value(home: Path) -> None:
+    first = json.loads(run(home, "search", "need dentist", "--json", "-k", "1").stdout)["results"][0]
+    filters = [
+        *("--since", "2026-01-02", "--until", "2026-01-05", "--tz", "Europe/Berlin"),
+        *("--chat", "alice", "--chat", "book", "--exclude-session", first["session_id"]),
+    ]
+    echo = {
+        "since": "2026-01-02T00:00:00+01:00",
+        "until": "2026-01-05T23:59:59.999999+01:00",
+        "chat": ["alice", "book"],
+        "chat_ids": [1, 2],
+        "exclude_sessions": [first["session_id"]],
+    }
+    r = run(home, "search", "dentist", "--json", *filters)
+    assert r.exit_code == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["filters"] == echo
+    assert [h["text"] for h in out["results"]] == ["the dentist was great"]
+    r = run(home, "search", "-", "--jsonl", *filters, input="dentist\nzebra\n")
+    assert [json.loads(line)["filters"] for line in r.stdout.splitlines()] == [echo, echo]
+
+
 def test_stdin_queries_jsonl_in_order(home: Path) -> None:
     r = run(home, "search", "-", "--jsonl", "-k", "1", input="paris\nzebra\n\nmemoir\n")
     assert r.exit_code == 0

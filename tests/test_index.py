@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fake_index import MemoryIndex
 
 from refind_cli.analysis import LUCENE_STOPWORDS, Analyzer
 from refind_cli.archive import Archive
@@ -64,8 +67,13 @@ def test_sync_indexes_every_turn_and_is_idempotent(home: Path, archive: Archive)
     assert again.generation == idx.generation and again.num_docs == 5
 
 
-def test_sync_upserts_changed_sessions(home: Path, archive: Archive) -> None:
-    idx = Index.open(home)
+# The fake engine follows the archive's index queue as tantivy does.
+ENGINES = {"tantivy": Index.open, "memory": lambda home: MemoryIndex()}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sync_upserts_changed_sessions(home: Path, archive: Archive, engine: str) -> None:
+    idx = ENGINES[engine](home)
     idx.sync(archive)
     import_chat(archive, CHAT, msgs((0.15, "Carol", "root canal tomorrow")))
     assert archive.index_queue() != []
@@ -74,8 +82,9 @@ def test_sync_upserts_changed_sessions(home: Path, archive: Archive) -> None:
     assert [h.turn.text for h in search(archive, idx, "root canal").hits] == ["root canal tomorrow"]
 
 
-def test_deleted_sessions_leave_the_index(home: Path, archive: Archive) -> None:
-    idx = Index.open(home)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_deleted_sessions_leave_the_index(home: Path, archive: Archive, engine: str) -> None:
+    idx = ENGINES[engine](home)
     idx.sync(archive)
     first = search(archive, idx, "paris").hits[0].turn
     with archive.transaction():
@@ -170,3 +179,17 @@ def test_second_writer_waits_then_gives_up(home: Path, archive: Archive) -> None
     assert len(messages) == 1
     # Readers are never blocked, and once the lock is free the writer proceeds.
     assert waiter.sync(archive) == 5
+
+
+def test_the_method_never_imports_the_engine() -> None:
+    code = (
+        "import sys\n"
+        "import refind_cli.search, refind_cli.render.search, refind_cli.index\n"
+        "sys.path.insert(0, 'tests')\n"
+        "import fake_index\n"
+        "print('tantivy' in sys.modules)\n"
+        "from refind_cli.index import Index\n"
+        "print('tantivy' in sys.modules, Index.__name__)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.stdout.split() == ["False", "True", "TantivyIndex"], p.stderr

@@ -8,13 +8,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fake_index import MemoryIndex, stored_length
 
 from refind_cli.analysis import analyze
 from refind_cli.archive import Archive
-from refind_cli.index import Index
+from refind_cli.index import Index, TurnIndex
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message, Turn
-from refind_cli.search import search
+from refind_cli.request import SearchRequest
+from refind_cli.search import SearchResult, search
 from refind_cli.snippet import highlight_spans
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -34,10 +36,10 @@ def session(start: datetime, lines: list[str], speakers: tuple[str, str] = ("Ali
     return [Message(start + timedelta(minutes=i), speakers[i % 2], text) for i, text in enumerate(lines)]
 
 
-@pytest.fixture
-def small(tmp_path: Path) -> Iterator[tuple[Archive, Index]]:
+@pytest.fixture(params=["tantivy", "memory"])
+def small(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Archive, TurnIndex]]:
     """Three sessions in one chat, one in another. Session X has the single best 'dentist' turn; Y and Z
-    have many weaker ones, so fusion must prefer them."""
+    have many weaker ones, so fusion must prefer them. The method runs on tantivy and on the fake engine."""
     x = session(T0, ["dentist dentist appointment", "ok", "bye"])
     y = session(
         T0 + timedelta(days=10), ["my dentist", "which dentist", "the dentist downtown", "fine", "ok"]
@@ -48,11 +50,16 @@ def small(tmp_path: Path) -> Iterator[tuple[Archive, Index]]:
         tmp_path / "home",
         {Chat("test", "c1", "Alice"): x + y + z, Chat("test", "c2", "Carol"): other},
     )
-    yield arch, idx
+    if request.param == "memory":
+        memory = MemoryIndex()
+        memory.sync(arch)
+        yield arch, memory
+    else:
+        yield arch, idx
     arch.close()
 
 
-def test_session_fusion_reorders(small: tuple[Archive, Index]) -> None:
+def test_session_fusion_reorders(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     flat = search(arch, idx, "dentist", k=1, session_rank=False)
     fused = search(arch, idx, "dentist", k=1)
@@ -62,7 +69,7 @@ def test_session_fusion_reorders(small: tuple[Archive, Index]) -> None:
     assert flat.total == fused.total == 7
 
 
-def test_rrf_formula_and_order(small: tuple[Archive, Index]) -> None:
+def test_rrf_formula_and_order(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     res = search(arch, idx, "dentist paris", k=100)
     assert len(res.hits) == res.total
@@ -165,7 +172,7 @@ def test_window_clipped_at_both_session_ends(tmp_path: Path) -> None:
     arch.close()
 
 
-def test_filters_restrict_without_changing_scores(small: tuple[Archive, Index]) -> None:
+def test_filters_restrict_without_changing_scores(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     everything = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist", k=100).hits}
     since, until = T0 + timedelta(days=5), T0 + timedelta(days=25)
@@ -182,7 +189,7 @@ def test_filters_restrict_without_changing_scores(small: tuple[Archive, Index]) 
     assert search(arch, idx, "dentist", chats=[]).total == 0
 
 
-def test_date_bounds_are_inclusive(small: tuple[Archive, Index]) -> None:
+def test_date_bounds_are_inclusive(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     turn = search(arch, idx, "appointment").hits[0].turn
     at = turn.start
@@ -191,7 +198,7 @@ def test_date_bounds_are_inclusive(small: tuple[Archive, Index]) -> None:
     assert search(arch, idx, "appointment", until=at - timedelta(seconds=1)).total == 0
 
 
-def test_excluded_sessions_never_return(small: tuple[Archive, Index]) -> None:
+def test_excluded_sessions_never_return(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     before = search(arch, idx, "dentist", k=100)
     seen = {before.hits[0].turn.session_id, before.hits[1].turn.session_id}
@@ -204,13 +211,13 @@ def test_excluded_sessions_never_return(small: tuple[Archive, Index]) -> None:
 
 
 @pytest.mark.parametrize("query", ['"', "*", "", "   ", "the and of", "( ) : -", "AND OR NOT"])
-def test_queries_without_terms_return_nothing(small: tuple[Archive, Index], query: str) -> None:
+def test_queries_without_terms_return_nothing(small: tuple[Archive, TurnIndex], query: str) -> None:
     arch, idx = small
     res = search(arch, idx, query)
     assert res.hits == () and res.total == 0 and res.query == query
 
 
-def test_query_syntax_is_ordinary_text(small: tuple[Archive, Index]) -> None:
+def test_query_syntax_is_ordinary_text(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     assert search(arch, idx, "what's C++: (paris").hits[0].turn.text in {"paris trip", "dentist in paris"}
     # "-foo" is not a negation: the turns with "paris" match.
@@ -222,7 +229,7 @@ def test_query_syntax_is_ordinary_text(small: tuple[Archive, Index]) -> None:
     ]
 
 
-def test_matched_terms_reported(small: tuple[Archive, Index]) -> None:
+def test_matched_terms_reported(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     hit = search(arch, idx, "dentists in Paris", k=1, session_rank=False).hits[0]
     assert hit.turn.text == "dentist in paris"
@@ -255,7 +262,7 @@ def test_cjk_search(tmp_path: Path) -> None:
     arch.close()
 
 
-def test_bad_arguments(small: tuple[Archive, Index]) -> None:
+def test_bad_arguments(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     with pytest.raises(ValueError):
         search(arch, idx, "dentist", k=0)
@@ -274,7 +281,7 @@ def test_highlight_spans() -> None:
     assert ["To the dentist"[s:e] for s, e in highlight_spans("To the dentist", ["the"])] == ["the"]
 
 
-def test_speaker_names_are_searchable(small: tuple[Archive, Index]) -> None:
+def test_speaker_names_are_searchable(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     res = search(arch, idx, "Carol", k=10)
     assert res.total == 1 and res.hits[0].turn.speaker == "Carol"
@@ -304,7 +311,7 @@ def test_results_do_not_depend_on_the_first_pass_size(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The first, counting pass collects only FIRST_PASS hits; when more match, the rest are fetched.
-    import refind_cli.search as search_module
+    from refind_cli.index import tantivy_backend
 
     rng = random.Random(5)
     messages = []
@@ -315,8 +322,78 @@ def test_results_do_not_depend_on_the_first_pass_size(
         for session_rank in (True, False):
             got = {}
             for first_pass in (1, 3, 10**6):
-                monkeypatch.setattr(search_module, "FIRST_PASS", first_pass)
+                monkeypatch.setattr(tantivy_backend, "FIRST_PASS", first_pass)
                 res = search(arch, idx, query, k=4, window=0, session_rank=session_rank)
                 got[first_pass] = (res.total, [(h.turn.id, h.score) for h in res.hits])
             assert got[1] == got[3] == got[10**6] and got[1][0] > 3
     arch.close()
+
+
+def _hits(result: SearchResult) -> list[tuple]:
+    return [(h.rank, h.turn.id, h.terms, tuple((w.turn.id, w.hit) for w in h.window)) for h in result.hits]
+
+
+def test_the_method_ranks_alike_on_tantivy_and_the_fake_engine(tmp_path: Path) -> None:
+    """Same archive, same requests: the same turns in the same order, the same totals, and scores equal
+    within float tolerance (tantivy's are float32). Turns of up to 120 terms exercise tantivy's rounded
+    lengths; three chats, three months and exclusions exercise the filters."""
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(60)]
+    weights = [1 / (i + 1) for i in range(60)]
+    chats: dict[Chat, list[Message]] = {}
+    for c in range(3):
+        messages = []
+        for day in range(0, 90, 3):
+            lines = [
+                " ".join(
+                    rng.choices(vocab, weights, k=rng.choice([rng.randint(1, 30), rng.randint(41, 120)]))
+                )
+                for _ in range(rng.randint(1, 9))
+            ]
+            messages += session(T0 + timedelta(days=day + c, hours=c), lines, ("A", "B"))
+        chats[Chat("test", f"c{c}", f"Chat {c}")] = messages
+    arch, tv = build(tmp_path / "home", chats)
+    memory = MemoryIndex()
+    assert memory.sync(arch) == tv.num_docs == memory.num_docs
+    assert any(stored_length(len(analyze(t.text))) != len(analyze(t.text)) for t in arch.iter_turns())
+    sessions = [h.turn.session_id for h in search(arch, tv, "w0 w1 w2", k=1000).hits]
+    requests = []
+    for _ in range(40):
+        query = " ".join(rng.sample(vocab, rng.randint(1, 4)))
+        since = T0 + timedelta(days=rng.randint(0, 60))
+        requests += [
+            SearchRequest(query, k=rng.choice([1, 5, 50]), window=rng.randint(0, 2)),
+            SearchRequest(query, k=10, session_rank=False),
+            SearchRequest(query, k=10, since=since, until=since + timedelta(days=rng.randint(0, 30))),
+            SearchRequest(query, k=10, since=since),
+            SearchRequest(query, k=10, chats=tuple(rng.sample([1, 2, 3], rng.randint(1, 2)))),
+            SearchRequest(query, k=10, exclude_sessions=tuple(rng.sample(sessions, 5))),
+            SearchRequest(
+                query, k=3, since=since, chats=(2,), exclude_sessions=tuple(sessions[:3]), session_rank=False
+            ),
+        ]
+    matched = 0
+    for request in requests:
+        want, got = search(arch, tv, request), search(arch, memory, request)
+        assert got.total == want.total, request
+        assert _hits(got) == _hits(want), request
+        assert [h.score for h in got.hits] == pytest.approx([h.score for h in want.hits], rel=1e-6)
+        assert [h.bm25 for h in got.hits] == pytest.approx([h.bm25 for h in want.hits], rel=1e-5)
+        matched += bool(want.hits)
+    assert matched > len(requests) // 2
+    arch.close()
+
+
+def test_a_request_or_a_query_with_keywords(small: tuple[Archive, TurnIndex]) -> None:
+    arch, idx = small
+    since = T0 + timedelta(days=5)
+    request = SearchRequest("dentist", k=2, window=0, since=since, chats=(1,), exclude_sessions=("x",))
+    result = search(arch, idx, request)
+    assert result.request is request and result.query == "dentist"
+    by_keywords = search(arch, idx, "dentist", k=2, window=0, since=since, chats=[1], exclude_sessions={"x"})
+    assert by_keywords.request == request
+    assert by_keywords.hits == result.hits and result.hits
+    with pytest.raises(TypeError):
+        search(arch, idx, request, k=3)
+    with pytest.raises(TypeError):
+        search(arch, idx, "dentist", top_k=3)

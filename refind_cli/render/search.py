@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
@@ -21,17 +20,6 @@ if TYPE_CHECKING:
     from refind_cli.archive import SessionInfo
 
 HIGHLIGHT = "bold yellow"
-
-
-@dataclass(frozen=True, slots=True)
-class SearchFilters:
-    """The filters as the user gave them (and as resolved), echoed back in JSON output."""
-
-    since: datetime | None = None
-    until: datetime | None = None
-    chat: tuple[str, ...] | None = None  # the --chat values as typed
-    chat_ids: tuple[int, ...] | None = None  # the chats they matched
-    exclude_sessions: tuple[str, ...] = ()
 
 
 def _chat_json(chat: ChatInfo) -> dict:
@@ -69,16 +57,18 @@ def hit_json(hit: Hit, tz: tzinfo | None = None) -> dict:
     }
 
 
-def to_json(result: SearchResult, filters: SearchFilters, tz: tzinfo | None = None) -> dict:
-    """The `refind search --json` object (DESIGN.md); times ISO 8601 with their offset in ``tz``."""
+def to_json(result: SearchResult, tz: tzinfo | None = None) -> dict:
+    """The `refind search --json` object (DESIGN.md); times ISO 8601 with their offset in ``tz``. The filters
+    are echoed from the request: ``chat`` as typed, ``chat_ids`` the chats they matched."""
+    request = result.request
     return {
         "query": result.query,
         "filters": {
-            "since": iso(filters.since, tz),
-            "until": iso(filters.until, tz),
-            "chat": list(filters.chat) if filters.chat is not None else None,
-            "chat_ids": list(filters.chat_ids) if filters.chat_ids is not None else None,
-            "exclude_sessions": list(filters.exclude_sessions),
+            "since": iso(request.since, tz),
+            "until": iso(request.until, tz),
+            "chat": list(request.chat_names) if request.chat_names is not None else None,
+            "chat_ids": list(request.chats) if request.chats is not None else None,
+            "exclude_sessions": list(request.exclude_sessions),
         },
         "total": result.total,
         "results": [hit_json(h, tz) for h in result.hits],
