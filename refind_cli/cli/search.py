@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from refind_cli.cli import (
     app,
-    chat_option,
     error_boundary,
     fail,
-    open_archive,
-    open_index,
+    open_home,
     print_json,
-    state,
-    stderr_console,
     stdout_console,
-    time_option,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command("search")
@@ -59,53 +51,38 @@ def search_command(
 
     from refind_cli.clock import zone
     from refind_cli.render import json_text
-    from refind_cli.render.search import SearchFilters, print_result, to_json
-    from refind_cli.search import search
+    from refind_cli.render.search import print_result, to_json
 
     json_mode = json_out or jsonl_out
     if json_out and jsonl_out:
         fail("--json and --jsonl cannot be used together", json_mode=True)
-    with error_boundary(json_mode):
+    found = False
+    with error_boundary(json_mode), open_home(ctx) as home:
         zone_ = zone(tz)
-        now = datetime.now(zone_)
-        lo = time_option("--since", since, tz=zone_, now=now, end=False)
-        hi = time_option("--until", until, tz=zone_, now=now, end=True)
-        if lo is not None and hi is not None and lo > hi:
-            fail(f"--since {since!r} is after --until {until!r}", json_mode=json_mode)
-        archive = open_archive(ctx)
-        chat_ids = chat_option(archive, chat)
-        index = open_index(ctx, archive)
-        queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
-        filters = SearchFilters(
-            since=lo,
-            until=hi,
-            chat=tuple(chat) if chat else None,
-            chat_ids=chat_ids,
+        request = home.request(
+            query,
+            since=since,
+            until=until,
+            chats=chat,
+            now=datetime.now(zone_),
+            tz=zone_,
+            k=k,
+            window=window,
             exclude_sessions=tuple(exclude_session or ()),
+            session_rank=not no_session_rank,
         )
-        found = False
+        queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
         out = stdout_console()
         objects = []
         for q in queries:
-            result = search(
-                archive,
-                index,
-                q,
-                k=k,
-                window=window,
-                since=lo,
-                until=hi,
-                chats=chat_ids,
-                exclude_sessions=filters.exclude_sessions,
-                session_rank=not no_session_rank,
-            )
+            result = home.search(request.for_query(q))
             found = found or bool(result.hits)
             if jsonl_out:
                 # Written as each query finishes, so a pipeline can consume answers while asking more.
-                sys.stdout.write(json_text(to_json(result, filters, zone_)) + "\n")
+                sys.stdout.write(json_text(to_json(result, zone_)) + "\n")
                 sys.stdout.flush()
             elif json_out:
-                objects.append(to_json(result, filters, zone_))
+                objects.append(to_json(result, zone_))
             else:
                 print_result(out, result, zone_, heading=query == "-")
         if json_out:
@@ -133,30 +110,13 @@ def show_command(
     from refind_cli.clock import zone
     from refind_cli.render.search import print_session, session_json
 
-    with error_boundary(json_out):
+    with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
-        archive = open_archive(ctx)
-        session = archive.session(session_id)
-        if session is None:
-            # A turn id names its session and the place in it.
-            turn = archive.turns([session_id]).get(session_id)
-            if turn is None:
-                fail(
-                    f"no session or turn {session_id!r} in {state(ctx).home} (ids are in `refind search` output)",
-                    json_mode=json_out,
-                )
-            session = archive.session(turn.session_id)
-            around = around or turn.id
-        turns = archive.session_turns(session.id)
-        if around is not None:
-            at = next((i for i, t in enumerate(turns) if t.id == around), None)
-            if at is None:
-                fail(f"--around: turn {around!r} is not in session {session.id!r}", json_mode=json_out)
-            turns = turns[max(at - context, 0) : at + context + 1]
+        view = home.show(session_id, around=around, context=context)
     if json_out:
-        print_json(session_json(session, turns, around, zone_))
+        print_json(session_json(view, zone_))
     else:
-        print_session(stdout_console(), session, turns, around, zone_)
+        print_session(stdout_console(), view, zone_)
 
 
 @app.command("reindex")
@@ -165,20 +125,9 @@ def reindex_command(
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Rebuild the search index from the archive (exact statistics again after many changes)."""
-    import time
-
-    from refind_cli.index import Index
-    from refind_cli.locks import write_lock
-
-    err = stderr_console()
-    with error_boundary(json_out):
-        home = state(ctx).home
-        archive = open_archive(ctx)
-        started = time.perf_counter()
-        with write_lock(home, on_wait=lambda msg: err.print(msg, markup=False)):
-            turns = Index.open(home, on_wait=lambda msg: err.print(msg, markup=False)).rebuild(archive)
-        seconds = round(time.perf_counter() - started, 3)
+    with error_boundary(json_out), open_home(ctx) as home:
+        done = home.reindex()
     if json_out:
-        print_json({"turns": turns, "seconds": seconds})
+        print_json({"turns": done.turns, "seconds": done.seconds})
     else:
-        stdout_console().print(f"indexed {turns:,} turns in {seconds:.1f} s", markup=False)
+        stdout_console().print(f"indexed {done.turns:,} turns in {done.seconds:.1f} s", markup=False)
