@@ -28,14 +28,15 @@ def time_range(
 ) -> tuple[datetime | None, datetime | None]:
     """The instants ``since`` and ``until`` name (either may be None), read against ``now`` in ``tz``.
     ``names`` are how the caller calls the two values, for the error message (``RefindError``)."""
-    lo = _bound(names[0], since, now=now, tz=tz, end=False)
-    hi = _bound(names[1], until, now=now, tz=tz, end=True)
+    lo = time_bound(names[0], since, now=now, tz=tz, end=False)
+    hi = time_bound(names[1], until, now=now, tz=tz, end=True)
     if lo is not None and hi is not None and lo > hi:
         raise RefindError(f"{names[0]} {since!r} is after {names[1]} {until!r}")
     return lo, hi
 
 
-def _bound(name: str, text: str | None, *, now: datetime, tz: tzinfo, end: bool) -> datetime | None:
+def time_bound(name: str, text: str | None, *, now: datetime, tz: tzinfo, end: bool) -> datetime | None:
+    """The start (or, with ``end``, the inclusive end) of what ``text`` names; ``name`` is the option's."""
     if text is None or not text.strip():
         return None
     from refind_cli.timeexpr import parse_bound

@@ -12,35 +12,24 @@ from refind_cli.agent.tools import SearchFn
 
 if TYPE_CHECKING:
     from refind_cli.archive import Archive
-    from refind_cli.index import Index
+    from refind_cli.index import TurnIndex
     from refind_cli.request import SearchRequest
     from refind_cli.search import SearchResult
 
 
-def archive_search(archive: Archive, index: Index) -> SearchFn:
+def archive_search(archive: Archive, index: TurnIndex) -> SearchFn:
     """The agent's search function over a real archive and index: each request runs whole."""
     from refind_cli.search import search
 
     def search_fn(request: SearchRequest) -> SearchResult:
-        return search(
-            archive,
-            index,
-            request.query,
-            k=request.k,
-            window=request.window,
-            since=request.since,
-            until=request.until,
-            chats=request.chats,
-            exclude_sessions=request.exclude_sessions,
-            session_rank=request.session_rank,
-        )
+        return search(archive, index, request)
 
     return search_fn
 
 
 def ask(
     archive: Archive,
-    index: Index,
+    index: TurnIndex,
     question: str,
     *,
     chats: Sequence[int] | None = None,

@@ -22,12 +22,9 @@ from refind_cli.errors import RefindError
 from refind_cli.home import resolve_home
 
 if TYPE_CHECKING:
-    from datetime import datetime, tzinfo
-
     from rich.console import Console
 
-    from refind_cli.archive import Archive
-    from refind_cli.index import Index
+    from refind_cli.facade import Home
 
 
 class RefindGroup(TyperGroup):
@@ -193,50 +190,11 @@ def run(group: click.Group, args: list[str], **extra: Any) -> int:
         return 0
 
 
-def time_option(option: str, text: str | None, *, tz: tzinfo, now: datetime, end: bool) -> datetime | None:
-    """A --since/--until/--before value as an instant (the start or the inclusive end of what it names)."""
-    if text is None:
-        return None
-    from refind_cli.timeexpr import parse_bound
+def open_home(ctx: typer.Context) -> Home:
+    """The home folder the command line names; lock waits are said once on stderr."""
+    from refind_cli.facade import Home
 
-    try:
-        return parse_bound(text, now=now, tz=tz, end=end)
-    except ValueError as exc:
-        raise RefindError(f"{option}: {exc}") from None
-
-
-def chat_option(archive: Archive, names: list[str] | None) -> tuple[int, ...] | None:
-    """The chats --chat names (each name must match at least one), or None when none is given."""
-    if not names:
-        return None
-    ids: dict[int, None] = {}
-    for name in names:
-        found = archive.match_chats(name)
-        if not found:
-            raise RefindError(f"--chat: no chat matches {name!r} (see `refind chats`)")
-        ids.update(dict.fromkeys(found))
-    return tuple(ids)
-
-
-def open_archive(ctx: typer.Context) -> Archive:
-    from refind_cli.archive import Archive
-
-    return Archive.open(state(ctx).home, readonly=True)
-
-
-def open_index(ctx: typer.Context, archive: Archive) -> Index:
-    """The index, caught up with the archive if it fell behind (a crash between the two) or was lost.
-    Catching up needs the write lock; while another process writes, search answers from the last commit."""
-    from refind_cli.index import Index
-    from refind_cli.locks import try_write_lock
-
-    home = state(ctx).home
-    index = Index.open(home)
-    if archive.index_queue() or (index.num_docs == 0 and archive.has_turns()):
-        with try_write_lock(home) as free:
-            if free:
-                index.sync(archive)
-    return index
+    return Home(state(ctx).home, on_wait=lambda msg: stderr_console().print(msg, markup=False))
 
 
 # The module that registers each command. Typer builds every registered command on every start (it reads

@@ -9,17 +9,7 @@ from typing import Annotated
 
 import typer
 
-from refind_cli.cli import (
-    app,
-    chat_option,
-    error_boundary,
-    fail,
-    open_archive,
-    open_index,
-    print_json,
-    stderr_console,
-    stdout_console,
-)
+from refind_cli.cli import app, error_boundary, fail, open_home, print_json, stderr_console, stdout_console
 
 PROTOCOLS = ("auto", "tools", "text")
 
@@ -69,7 +59,7 @@ def ask_command(
     """Answer a question from your chats: a search agent looks in rounds, keeps notes, and answers from them."""
     from datetime import datetime
 
-    from refind_cli.agent import Budget, ask, resolve_config
+    from refind_cli.agent import Budget, resolve_config
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.clock import zone
     from refind_cli.render.ask import AskTrace, ask_json, print_answer, print_details
@@ -93,14 +83,10 @@ def ask_command(
             answer_config = ModelConfig(answer_model, config.api_base, config.api_key, config.timeout)
         terminal = sys.stdout.isatty() and not json_out
         trace = AskTrace(stderr_console(), tz=zone_, rounds=not quiet and not json_out)
-        with open_archive(ctx) as archive:
-            chats = chat_option(archive, chat)
-            index = open_index(ctx, archive)
-            result = ask(
-                archive,
-                index,
+        with open_home(ctx) as home:
+            result = home.ask(
                 question.strip(),
-                chats=chats,
+                chats=chat,
                 now=asked,
                 tz=zone_,
                 config=config,
@@ -143,7 +129,7 @@ def eval_command(
 
     from refind_cli.agent import resolve_config
     from refind_cli.agent.llm import ModelConfig
-    from refind_cli.evaluate import evaluate, load_questions
+    from refind_cli.facade import benchmark_questions, evaluate
     from refind_cli.render.ask import AskTrace, eval_json, eval_progress, print_eval
 
     if judge_model and not model:
@@ -152,12 +138,12 @@ def eval_command(
         # Only an explicit --model spends money here: REFIND_MODEL alone keeps eval offline.
         config = resolve_config(model, api_base, os.environ) if model else None
         judge = ModelConfig(judge_model, config.api_base, config.api_key) if judge_model and config else None
-        questions = load_questions(file, limit=limit)
+        questions = benchmark_questions(file, limit=limit)
         err = stderr_console()
         with eval_progress(err, len(questions)) as tick:
             report = evaluate(
                 questions,
-                file=str(file),
+                file=file,
                 config=config,
                 judge_config=judge,
                 max_rounds=max_rounds,

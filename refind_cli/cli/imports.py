@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,10 +15,9 @@ from refind_cli.cli import (
     app,
     error_boundary,
     fail,
-    open_archive,
+    open_home,
     print_error,
     print_json,
-    state,
     stderr_console,
     stdout_console,
 )
@@ -26,7 +25,7 @@ from refind_cli.cli import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from refind_cli.ingest import FileImportResult
+    from refind_cli.facade import Progress
 
 
 def _format_help() -> str:
@@ -64,9 +63,7 @@ def import_(
 ) -> None:
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
     from refind_cli.clock import parse_duration, zone
-    from refind_cli.index import Index
-    from refind_cli.ingest import import_file
-    from refind_cli.locks import write_lock
+    from refind_cli.facade import ImportOptions
     from refind_cli.render.imports import import_json, print_import
 
     choices = ("auto", *importers.names())
@@ -75,41 +72,30 @@ def import_(
     err = stderr_console()
     out = stdout_console()
     results = []
-    with error_boundary(json_out):
-        zone_ = zone(tz)
-        gap = parse_duration(session_gap)
-        home = state(ctx).home
-        archive = open_archive(ctx)
-        read = functools.partial(
-            import_file,
-            archive,
-            fmt=fmt,
-            tz=zone_,
-            session_gap=gap,
-            restore_forgotten=restore_forgotten,
-            reread=reread,
-        )
-        with write_lock(home, on_wait=lambda msg: err.print(msg)):
-            for export in (e for path in paths for e in importers.exports_in(path, fmt)):
-                result = _import_one(err, export, read)
-                results.append(result)
-                if result.error:
-                    print_error(result.error)
-                elif not json_out:
-                    print_import(out, result)
-            with err.status("indexing ...") if err.is_terminal else contextlib.nullcontext():
-                Index.open(home).sync(archive)
+    with error_boundary(json_out), open_home(ctx) as home:
+        options = ImportOptions(fmt, zone(tz), parse_duration(session_gap), restore_forgotten, reread)
+        indexing = (lambda: err.status("indexing ...")) if err.is_terminal else contextlib.nullcontext
+        for result in home.import_files(
+            paths, options, progress=functools.partial(_progress, err), indexing=indexing
+        ):
+            results.append(result)
+            if result.error:
+                print_error(result.error)
+            elif not json_out:
+                print_import(out, result)
     if json_out:
         print_json(import_json(results))
     if any(r.error for r in results):
         raise typer.Exit(2)
 
 
-def _import_one(err: Console, path: Path, read: Callable[..., FileImportResult]) -> FileImportResult:
-    """One file, read with ``read(path, progress=...)``, with a progress bar on stderr while it runs
-    (messages, share of the export read, time left; shown only on a terminal)."""
+@contextlib.contextmanager
+def _progress(err: Console, path: Path) -> Iterator[Progress | None]:
+    """A progress bar on stderr while one export is read (messages, share of the export read, time left;
+    shown only on a terminal), and the callback that moves it."""
     if not err.is_terminal:
-        return read(path)
+        yield None
+        return
     from rich.progress import (
         BarColumn,
         Progress,
@@ -139,7 +125,7 @@ def _import_one(err: Console, path: Path, read: Callable[..., FileImportResult])
                 completed=share or 0,
             )
 
-        return read(path, progress=progress)
+        yield progress
 
 
 @app.command("chats")
@@ -152,9 +138,9 @@ def chats(
     from refind_cli.clock import zone
     from refind_cli.render.imports import chats_json, print_chats
 
-    with error_boundary(json_out):
+    with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
-        summaries = open_archive(ctx).chats()
+        summaries = home.chats()
     if json_out:
         print_json(chats_json(summaries, zone_))
     else:

@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from refind_cli.cli import (
-    app,
-    error_boundary,
-    open_archive,
-    print_json,
-    state,
-    stderr_console,
-    stdout_console,
-    time_option,
-)
+from refind_cli.cli import app, error_boundary, open_home, print_json, stderr_console, stdout_console
 from refind_cli.errors import RefindError
+
+if TYPE_CHECKING:
+    from refind_cli.doctor import Health
+    from refind_cli.forget import ForgetPlan
 
 
 @app.command()
@@ -40,43 +35,40 @@ def forget(
     """Erase messages for good: from the archive, the index and every file under the home folder.
     Criteria combine; re-importing the same export does not bring forgotten messages back."""
     from refind_cli.clock import zone
-    from refind_cli.forget import Selection, forget, plan
-    from refind_cli.index import Index
-    from refind_cli.locks import write_lock
+    from refind_cli.forget import Selection
     from refind_cli.render.maintain import plan_json, print_plan
+    from refind_cli.request import time_bound, time_range
 
     out = stdout_console()
     err = stderr_console()
-    with error_boundary(json_out):
+
+    def confirm(planned: ForgetPlan) -> bool:
+        if not json_out:
+            print_plan(out if dry_run or yes else err, planned, zone_)
+        if not planned.message_seqs or dry_run or yes:
+            return not dry_run
+        if not sys.stdin.isatty():
+            raise RefindError("forget: not asking without a terminal; add --yes to confirm")
+        return typer.confirm(f"Forget {len(planned.message_seqs):,} messages for good?", err=True)
+
+    with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
         now = datetime.now(zone_)
+        lo, hi = time_range(since, until, now=now, tz=zone_)
         selection = Selection(
             chat=chat,
             session=session,
-            since=time_option("--since", since, tz=zone_, now=now, end=False),
-            until=time_option("--until", until, tz=zone_, now=now, end=True),
-            before=time_option("--before", before, tz=zone_, now=now, end=False),
+            since=lo,
+            until=hi,
+            before=time_bound("--before", before, now=now, tz=zone_, end=False),
             matching=matching,
         )
-        home = state(ctx).home
-        with write_lock(home, on_wait=lambda msg: err.print(msg)):
-            archive = open_archive(ctx)
-            planned = plan(archive, selection)
-            if not json_out:
-                print_plan(out if dry_run or yes else err, planned, zone_)
-            go = bool(planned.message_seqs) and not dry_run
-            if go and not yes:
-                if not sys.stdin.isatty():
-                    raise RefindError("forget: not asking without a terminal; add --yes to confirm")
-                go = typer.confirm(f"Forget {len(planned.message_seqs):,} messages for good?", err=True)
-            if go:
-                forget(archive, planned)
-                Index.open(home).rebuild(archive)
-                if not json_out:
-                    out.print(f"Forgot {len(planned.message_seqs):,} messages.")
+        outcome = home.forget(selection, confirm=confirm)
+        if outcome.forgotten and not json_out:
+            out.print(f"Forgot {len(outcome.plan.message_seqs):,} messages.")
     if json_out:
-        print_json(plan_json(planned, zone_, forgotten=go))
-    if not planned.message_seqs:
+        print_json(plan_json(outcome.plan, zone_, forgotten=outcome.forgotten))
+    if not outcome.plan.message_seqs:
         raise typer.Exit(1)
 
 
@@ -86,23 +78,17 @@ def doctor(
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Check the archive's integrity and that the index agrees with it; rebuild the index if it does not."""
-    from refind_cli.doctor import check, repair
-    from refind_cli.index import Index
-    from refind_cli.locks import write_lock
     from refind_cli.render.maintain import health_json, print_health
 
     out = stdout_console()
-    with error_boundary(json_out):
-        home = state(ctx).home
-        with write_lock(home, on_wait=lambda msg: stderr_console().print(msg)):
-            archive = open_archive(ctx)
-            index = Index.open(home)
-            health = check(archive, index)
-            if not health.index_agrees:
-                if not json_out:
-                    print_health(out, health)
-                    out.print("rebuilding the index from the archive ...")
-                health = repair(archive, index)
+
+    def repairing(health: Health) -> None:
+        if not json_out:
+            print_health(out, health)
+            out.print("rebuilding the index from the archive ...")
+
+    with error_boundary(json_out), open_home(ctx) as home:
+        health = home.doctor(repairing=repairing)
     if json_out:
         print_json(health_json(health))
     else:

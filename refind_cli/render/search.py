@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     # Only for annotations: rich.console is the heavy half of rich, and JSON output never needs it.
     from rich.console import Console
 
-    from refind_cli.archive import SessionInfo
+    from refind_cli.facade import SessionView
 
 HIGHLIGHT = "bold yellow"
 
@@ -148,27 +148,21 @@ def print_result(
     console.print(Text(f"{len(result.hits)} of {result.total:,} matching turns", style="dim"))
 
 
-def session_json(
-    session: SessionInfo, turns: Sequence[Turn], around: str | None, tz: tzinfo | None = None
-) -> dict:
-    """`refind show --json`: the session and its turns (all, or those around ``around``)."""
+def session_json(view: SessionView, tz: tzinfo | None = None) -> dict:
+    """`refind show --json`: the session and its turns (all, or those around the marked one)."""
+    session, around = view.session, view.around
     return {
         "session_id": session.id,
         "chat": _chat_json(session.chat),
         "start": iso(session.start, tz),
         "end": iso(session.end, tz),
-        "turns": [{**_turn_json(t, tz), "hit": t.id == around} for t in turns],
+        "turns": [{**_turn_json(t, tz), "hit": t.id == around} for t in view.turns],
     }
 
 
-def print_session(
-    console: Console,
-    session: SessionInfo,
-    turns: Sequence[Turn],
-    around: str | None,
-    tz: tzinfo | None = None,
-) -> None:
+def print_session(console: Console, view: SessionView, tz: tzinfo | None = None) -> None:
     """The session the way a chat app shows it: a header, then the turns under a line for each day."""
+    session, around = view.session, view.around
     head = Text(session.chat.name, style="bold magenta")
     head.append(f" ({session.chat.source})", style="magenta")
     head.append(
@@ -176,7 +170,7 @@ def print_session(
     )
     console.print(head)
     day = None
-    for t in turns:
+    for t in view.turns:
         local = _local(t.start, tz)
         if local.date() != day:
             day = local.date()

@@ -1,0 +1,314 @@
+"""The library's front door: one home folder and every whole operation on it.
+
+``Home`` opens what an operation needs and nothing more, takes the right lock, and catches the index up
+before a read, so a front end (the typer CLI, the MCP server, a script) parses its input, makes one call and
+hands the result to a renderer or a protocol. Nothing here prints or parses command lines.
+
+Locks: readers never wait. A read opens the archive and the index and answers from the last commit; if the
+index fell behind the archive (a crash between the two, or a lost index folder), the read catches it up
+only when the home's write lock is free at that moment. Writers (import, forget, doctor, reindex) hold the
+write lock for the whole operation; a second writer waits, saying so once through ``on_wait``.
+
+Heavy modules (the archive and index engines, the agent, the importers) are imported inside the methods
+that use them: ``refind --help`` and the argument errors of every command never load them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from refind_cli.errors import RefindError
+from refind_cli.home import ensure_home, resolve_home
+from refind_cli.request import SearchRequest, time_range
+
+if TYPE_CHECKING:
+    from refind_cli.agent.events import AskResult
+    from refind_cli.archive import Archive, ChatSummary, SessionInfo
+    from refind_cli.doctor import Health
+    from refind_cli.evaluate import EvalReport, Question
+    from refind_cli.forget import ForgetPlan, Selection
+    from refind_cli.index import Index
+    from refind_cli.ingest import FileImportResult, Progress
+    from refind_cli.records import Turn
+    from refind_cli.search import SearchResult
+
+OnWait = Callable[[str], None]
+# Opens the progress display of one export and gives the callback the import reports to (or None).
+ProgressFor = Callable[[Path], contextlib.AbstractContextManager["Progress | None"]]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    fmt: str = "auto"
+    tz: tzinfo | None = None  # zone of times written without an offset; None: the system's
+    session_gap: timedelta = timedelta(hours=1)
+    restore_forgotten: bool = False
+    reread: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    """A session, the turns to show of it, and the turn to mark (``refind show``)."""
+
+    session: SessionInfo
+    turns: tuple[Turn, ...]
+    around: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetOutcome:
+    plan: ForgetPlan
+    forgotten: bool  # False: nothing matched, a dry run, or the user said no
+
+
+@dataclass(frozen=True, slots=True)
+class Reindexed:
+    turns: int
+    seconds: float
+
+
+def _no_progress(_path: Path) -> contextlib.AbstractContextManager[None]:
+    return contextlib.nullcontext()
+
+
+@dataclass
+class Home:
+    """A refind home folder. Use as a context manager, or call ``close``."""
+
+    path: Path
+    on_wait: OnWait | None = None
+    _archive: Archive | None = field(default=None, repr=False)
+    _index: Index | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(cls, path: str | Path | None = None, *, on_wait: OnWait | None = None) -> Home:
+        """The home at ``path``, else ``$REFIND_HOME``, else ``$XDG_DATA_HOME/refind``."""
+        return cls(resolve_home(path), on_wait)
+
+    def close(self) -> None:
+        if self._archive is not None:
+            self._archive.close()
+            self._archive = None
+        self._index = None
+
+    def __enter__(self) -> Home:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- opening ----------------------------------------------------------------------------------------
+
+    def archive(self) -> Archive:
+        if self._archive is None:
+            from refind_cli.archive import Archive
+
+            # Read-only until the first write: a reader never waits for a writer, and a home on read-only
+            # media can be read. A write (under the write lock) reopens it for writing.
+            self._archive = Archive.open(self.path, readonly=True)
+        return self._archive
+
+    def index(self) -> Index:
+        """The index, caught up with the archive if it fell behind and nobody is writing right now."""
+        if self._index is None:
+            from refind_cli.index import Index
+            from refind_cli.locks import try_write_lock
+
+            archive = self.archive()
+            index = Index.open(self.path)
+            if archive.index_queue() or (index.num_docs == 0 and archive.has_turns()):
+                try:
+                    with try_write_lock(self.path) as free:
+                        if free:
+                            index.sync(archive)
+                except OSError:
+                    pass  # a home this user cannot write (a backup disk): answer from the index as it is
+            self._index = index
+        return self._index
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Archive]:
+        """The archive, under the home's write lock for the whole block."""
+        from refind_cli.locks import write_lock
+
+        with contextlib.ExitStack() as stack:
+            try:
+                ensure_home(self.path)
+                stack.enter_context(write_lock(self.path, on_wait=self.on_wait))
+            except OSError as exc:
+                # A home on read-only media, or someone else's folder: it can be read, not changed.
+                raise RefindError(f"{self.path}: cannot write here ({exc.strerror or exc})") from None
+            yield self.archive()
+
+    # -- reading ----------------------------------------------------------------------------------------
+
+    def chats(self) -> list[ChatSummary]:
+        return self.archive().chats()
+
+    def chat_ids(self, names: Sequence[str] | None, *, option: str = "--chat") -> tuple[int, ...] | None:
+        """The chats ``names`` name (each must match at least one), or None when none is given."""
+        if not names:
+            return None
+        archive = self.archive()
+        ids: dict[int, None] = {}
+        for name in names:
+            found = archive.match_chats(name)
+            if not found:
+                raise RefindError(f"{option}: no chat matches {name!r} (see `refind chats`)")
+            ids.update(dict.fromkeys(found))
+        return tuple(ids)
+
+    def request(
+        self,
+        query: str,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        chats: Sequence[str] | None = None,
+        now: datetime,
+        tz: tzinfo,
+        **options: Any,
+    ) -> SearchRequest:
+        """A search request from what the user typed: ``since``/``until`` as ``--since`` takes them, chats
+        by name, id or number. ``options`` are the other ``SearchRequest`` fields."""
+        lo, hi = time_range(since, until, now=now, tz=tz)
+        return SearchRequest(
+            query,
+            since=lo,
+            until=hi,
+            chats=self.chat_ids(chats),
+            chat_names=tuple(chats) if chats else None,
+            **options,
+        )
+
+    def search(self, request: SearchRequest) -> SearchResult:
+        from refind_cli.search import search
+
+        return search(self.archive(), self.index(), request)
+
+    def show(self, turn_or_session: str, *, around: str | None = None, context: int = 10) -> SessionView:
+        """A whole session, or (given a turn id, or ``around``) the ``context`` turns either side of a turn."""
+        archive = self.archive()
+        session = archive.session(turn_or_session)
+        if session is None:
+            turn = archive.turns([turn_or_session]).get(turn_or_session)
+            if turn is None:
+                raise RefindError(
+                    f"no session or turn {turn_or_session!r} in {self.path} (ids are in `refind search` output)"
+                )
+            session = archive.session(turn.session_id)
+            assert session is not None
+            around = around or turn.id
+        turns = archive.session_turns(session.id)
+        if around is not None:
+            at = next((i for i, t in enumerate(turns) if t.id == around), None)
+            if at is None:
+                raise RefindError(f"--around: turn {around!r} is not in session {session.id!r}")
+            turns = turns[max(at - context, 0) : at + context + 1]
+        return SessionView(session, tuple(turns), around)
+
+    def ask(
+        self, question: str, *, chats: Sequence[str] | None = None, now: datetime, tz: tzinfo, **options: Any
+    ) -> AskResult:
+        """The ReFind agent over this home. ``options`` are ``agent.run``'s (config, budget, on_event, ...)."""
+        from refind_cli.agent import ask
+
+        return ask(
+            self.archive(), self.index(), question, chats=self.chat_ids(chats), now=now, tz=tz, **options
+        )
+
+    # -- writing ----------------------------------------------------------------------------------------
+
+    def import_files(
+        self,
+        paths: Sequence[Path],
+        options: ImportOptions,
+        *,
+        progress: ProgressFor = _no_progress,
+        indexing: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
+    ) -> Iterator[FileImportResult]:
+        """Import each export in its own transaction, yielding its result as it finishes (a bad file is a
+        result with an error; the others still import), then bring the index up to date. A folder that is
+        not itself one export stands for every export below it."""
+        from refind_cli.clock import zone
+        from refind_cli.importers import exports_in
+        from refind_cli.ingest import import_file
+
+        tz = options.tz or zone(None)
+        with self._writing() as archive:
+            for path in (export for given in paths for export in exports_in(given, options.fmt)):
+                with progress(path) as report:
+                    yield import_file(
+                        archive,
+                        path,
+                        fmt=options.fmt,
+                        tz=tz,
+                        session_gap=options.session_gap,
+                        progress=report,
+                        restore_forgotten=options.restore_forgotten,
+                        reread=options.reread,
+                    )
+            with indexing():
+                self._open_index_for_writing().sync(archive)
+
+    def forget(self, selection: Selection, *, confirm: Callable[[ForgetPlan], bool]) -> ForgetOutcome:
+        """Plan what ``selection`` names and ask ``confirm(plan)`` (also when nothing matches, so a front end
+        can say so); if it agrees, erase the messages from the archive and rebuild the index, so that no
+        file under the home keeps them."""
+        from refind_cli import forget
+
+        with self._writing() as archive:
+            planned = forget.plan(archive, selection)
+            if not confirm(planned) or not planned.message_seqs:
+                return ForgetOutcome(planned, False)
+            forget.forget(archive, planned)
+            self._open_index_for_writing().rebuild(archive)
+        return ForgetOutcome(planned, True)
+
+    def doctor(self, *, repairing: Callable[[Health], None] | None = None) -> Health:
+        """Check the archive's integrity and the index's agreement with it; rebuild the index when they
+        disagree (``repairing(health)`` is told first)."""
+        from refind_cli import doctor
+
+        with self._writing() as archive:
+            index = self._open_index_for_writing()
+            health = doctor.check(archive, index)
+            if not health.index_agrees:
+                if repairing is not None:
+                    repairing(health)
+                health = doctor.repair(archive, index)
+        return health
+
+    def reindex(self) -> Reindexed:
+        """Rebuild the index from the archive (exact statistics again after many changes)."""
+        started = time.perf_counter()
+        with self._writing() as archive:
+            turns = self._open_index_for_writing().rebuild(archive)
+        return Reindexed(turns, round(time.perf_counter() - started, 3))
+
+    def _open_index_for_writing(self) -> Index:
+        from refind_cli.index import Index
+
+        self._index = Index.open(self.path, on_wait=self.on_wait)
+        return self._index
+
+
+def benchmark_questions(file: Path, *, limit: int | None = None) -> list[Question]:
+    """The questions of a LongMemEval or LoCoMo file (the first ``limit``), for ``evaluate``."""
+    from refind_cli.evaluate import load_questions
+
+    return load_questions(file, limit=limit)
+
+
+def evaluate(questions: Sequence[Question], *, file: Path, **options: Any) -> EvalReport:
+    """``refind eval``: each question's haystack in a throwaway archive of its own. ``options`` are
+    ``evaluate.evaluate``'s (config, judge_config, max_rounds, k, on_question, on_event)."""
+    from refind_cli.evaluate import evaluate as run
+
+    return run(questions, file=str(file), **options)
