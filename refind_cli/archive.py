@@ -21,6 +21,7 @@ from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home
 from refind_cli.identity import Identity, chat_key, path_key
 from refind_cli.records import ChatInfo, Turn
+from refind_cli.results import ChatSummary, SessionInfo
 from refind_cli.segment import session_id
 
 # The schema grows by named migrations, each applied once and recorded (name, time) in the table
@@ -315,16 +316,6 @@ def _schema_or_empty(db: apsw.Connection) -> apsw.Connection:
 
 
 @dataclass(frozen=True, slots=True)
-class ChatSummary:
-    info: ChatInfo
-    messages: int
-    sessions: int
-    turns: int
-    first: datetime | None
-    last: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
 class StoredSession:
     """A session as written: ``turns`` are (ordinal, start, end, speaker, text, message_seqs)."""
 
@@ -337,17 +328,6 @@ class StoredSession:
     n_messages: int
     signature: str
     turns: list[tuple[int, int, int, str, str, str]]
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    seq: int
-    id: str
-    chat: ChatInfo
-    start: datetime
-    end: datetime
-    n_turns: int
-    n_messages: int
 
 
 # Older SQLite builds cap a statement at 999 variables.

@@ -2,26 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from refind_cli.archive import Archive
 from refind_cli.index import Index
-
-
-@dataclass(frozen=True, slots=True)
-class Health:
-    integrity: tuple[str, ...]  # SQLite's integrity_check complaints; empty when the archive is sound
-    archive_turns: int
-    index_docs: int
-    queued_sessions: int  # sessions the index has not caught up with yet
-
-    @property
-    def index_agrees(self) -> bool:
-        return self.queued_sessions == 0 and self.archive_turns == self.index_docs
-
-    @property
-    def ok(self) -> bool:
-        return not self.integrity and self.index_agrees
+from refind_cli.results import Health
 
 
 def check(archive: Archive, index: Index) -> Health:

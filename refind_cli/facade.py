@@ -25,18 +25,23 @@ from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home, resolve_home
-from refind_cli.request import SearchRequest, time_range
+from refind_cli.request import SearchRequest, Selection, time_range
 
 if TYPE_CHECKING:
     from refind_cli.agent.events import AskResult
-    from refind_cli.archive import Archive, ChatSummary, SessionInfo
-    from refind_cli.doctor import Health
+    from refind_cli.archive import Archive
     from refind_cli.evaluate import EvalReport, Question
-    from refind_cli.forget import ForgetPlan, Selection
     from refind_cli.index import Index
-    from refind_cli.ingest import FileImportResult, Progress
+    from refind_cli.ingest import Progress
     from refind_cli.records import Turn
-    from refind_cli.search import SearchResult
+    from refind_cli.results import (
+        ChatSummary,
+        FileImportResult,
+        ForgetPlan,
+        Health,
+        SearchResult,
+        SessionInfo,
+    )
 
 OnWait = Callable[[str], None]
 # Opens the progress display of one export and gives the callback the import reports to (or None).

@@ -10,40 +10,13 @@ import ledger keeps only hashes of its uid and of its export's path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from refind_cli.archive import Archive, from_us, to_us
 from refind_cli.errors import RefindError
-from refind_cli.records import ChatInfo
+from refind_cli.request import Selection
+from refind_cli.results import ForgetPlan
 from refind_cli.sessions import resegment_chat
-
-
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """What to forget; the criteria given are combined (all must hold)."""
-
-    chat: str | None = None
-    session: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    before: datetime | None = None
-    matching: str | None = None
-
-    def is_empty(self) -> bool:
-        return all(
-            v is None for v in (self.chat, self.session, self.since, self.until, self.before, self.matching)
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class ForgetPlan:
-    message_seqs: tuple[int, ...]
-    chats: tuple[ChatInfo, ...]  # chats that lose messages
-    emptied: tuple[ChatInfo, ...]  # chats that lose all of them
-    sessions: int  # sessions that lose messages
-    first: datetime | None
-    last: datetime | None
 
 
 def plan(archive: Archive, selection: Selection) -> ForgetPlan:

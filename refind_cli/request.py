@@ -37,7 +37,7 @@ def time_range(
 
 def time_bound(name: str, text: str | None, *, now: datetime, tz: tzinfo, end: bool) -> datetime | None:
     """The start (or, with ``end``, the inclusive end) of what ``text`` names; ``name`` is the option's."""
-    if text is None or not text.strip():
+    if text is None:
         return None
     from refind_cli.timeexpr import parse_bound
 
@@ -72,3 +72,20 @@ class SearchRequest:
     def for_query(self, query: str) -> SearchRequest:
         """The same filters for another query (``refind search -`` reads many)."""
         return replace(self, query=query)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What ``refind forget`` erases; the criteria given are combined (all must hold)."""
+
+    chat: str | None = None
+    session: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    before: datetime | None = None
+    matching: str | None = None
+
+    def is_empty(self) -> bool:
+        return all(
+            v is None for v in (self.chat, self.session, self.since, self.until, self.before, self.matching)
+        )

@@ -18,44 +18,15 @@ from __future__ import annotations
 import heapq
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from refind_cli.archive import Archive
 from refind_cli.index import Matches, TurnIndex
-from refind_cli.records import ChatInfo, Turn
 from refind_cli.request import SearchRequest
+from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.snippet import terms_in
 
 RRF_K = 60
-
-
-@dataclass(frozen=True, slots=True)
-class WindowTurn:
-    turn: Turn
-    hit: bool  # the result's own turn (the others are context)
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    rank: int  # 1-based
-    score: float  # the fused RRF score, or BM25 when fusion is off
-    turn: Turn
-    chat: ChatInfo
-    window: tuple[WindowTurn, ...]
-    bm25: float  # the turn's own BM25 score
-    terms: tuple[str, ...]  # the query terms this turn contains (analysed form), for highlighting
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    request: SearchRequest
-    hits: tuple[Hit, ...]
-    total: int  # turns that match the query and pass the filters
-
-    @property
-    def query(self) -> str:
-        return self.request.query
 
 
 def query_terms(index: TurnIndex, query: str) -> list[str]:

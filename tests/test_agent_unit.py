@@ -28,7 +28,7 @@ from refind_cli.index import Index
 from refind_cli.ingest import import_chat, import_file
 from refind_cli.records import Chat, Message
 from refind_cli.request import SearchRequest
-from refind_cli.search import SearchResult
+from refind_cli.results import SearchResult
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_exports"

@@ -16,7 +16,8 @@ from refind_cli.index import Index, TurnIndex
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message, Turn
 from refind_cli.request import SearchRequest
-from refind_cli.search import SearchResult, search
+from refind_cli.results import SearchResult
+from refind_cli.search import search
 from refind_cli.snippet import highlight_spans
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)

@@ -21,6 +21,7 @@ from refind_cli.archive import Archive
 from refind_cli.cli import app
 from refind_cli.clock import zone_fingerprint
 from refind_cli.ingest import files, import_file, ledger, worker
+from refind_cli.request import Selection
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -125,7 +126,7 @@ def test_forgotten_messages_stay_forgotten_unless_restored(archive: Archive):
 
 def test_a_chat_forgotten_whole_is_read_again(archive: Archive):
     import_file(archive, JONAS, tz=BERLIN)
-    selection = forget.Selection(chat="Jonas Becker")
+    selection = Selection(chat="Jonas Becker")
     forget.forget(archive, forget.plan(archive, selection))
     assert archive.counts()["chats"] == 0
     again = import_file(archive, JONAS, tz=BERLIN)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from refind_cli.archive import Archive
     from refind_cli.index import TurnIndex
     from refind_cli.request import SearchRequest
-    from refind_cli.search import SearchResult
+    from refind_cli.results import SearchResult
 
 
 def archive_search(archive: Archive, index: TurnIndex) -> SearchFn:

@@ -24,7 +24,7 @@ from refind_cli.agent.events import Event, EventSink, Note, Round, ToolError, ig
 
 if TYPE_CHECKING:
     from refind_cli.request import SearchRequest
-    from refind_cli.search import Hit, SearchResult
+    from refind_cli.results import Hit, SearchResult
 
 
 class MalformedCall(ValueError):

@@ -12,8 +12,7 @@ from refind_cli.cli import app, error_boundary, open_home, print_json, stderr_co
 from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:
-    from refind_cli.doctor import Health
-    from refind_cli.forget import ForgetPlan
+    from refind_cli.results import ForgetPlan, Health
 
 
 @app.command()
@@ -35,9 +34,8 @@ def forget(
     """Erase messages for good: from the archive, the index and every file under the home folder.
     Criteria combine; re-importing the same export does not bring forgotten messages back."""
     from refind_cli.clock import zone
-    from refind_cli.forget import Selection
     from refind_cli.render.maintain import plan_json, print_plan
-    from refind_cli.request import time_bound, time_range
+    from refind_cli.request import Selection, time_bound, time_range
 
     out = stdout_console()
     err = stderr_console()

@@ -12,10 +12,11 @@ Modules: ``files`` (one export, its transaction), ``chats`` (one chat), ``rows``
 ``ledger`` (the unchanged-content check), ``worker`` (the second process), ``progress``.
 """
 
-from refind_cli.ingest.chats import ChatImportResult, import_chat
-from refind_cli.ingest.files import FileImportResult, import_file
+from refind_cli.ingest.chats import import_chat
+from refind_cli.ingest.files import import_file
 from refind_cli.ingest.ledger import file_digest
 from refind_cli.ingest.worker import serve_worker
+from refind_cli.results import ChatImportResult, FileImportResult
 from refind_cli.sessions import resegment_chat
 
 __all__ = [

@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import hashlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import timedelta
 
 from refind_cli import segment
@@ -13,6 +12,7 @@ from refind_cli.archive import CROSS_ZONE, Archive
 from refind_cli.ingest.progress import ChatProgress, Progress
 from refind_cli.ingest.rows import Batches, ChatPlan, Rows
 from refind_cli.records import Chat, Message
+from refind_cli.results import ChatImportResult
 from refind_cli.sessions import (
     SessionWriter,
     Unthreaded,
@@ -21,19 +21,6 @@ from refind_cli.sessions import (
     resegment_chat,
     segmenting_key,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ChatImportResult:
-    chat_id: int
-    name: str
-    source: str
-    messages_added: int
-    messages_skipped: int
-    sessions: int  # sessions of the chat after the import
-    turns: int
-    sessions_changed: int
-    chat_uid: str
 
 
 def import_chat(

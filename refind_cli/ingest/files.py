@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from datetime import timedelta, tzinfo
 from pathlib import Path
 
@@ -11,21 +10,11 @@ from refind_cli.archive import Archive
 from refind_cli.errors import InputError
 from refind_cli.importers import read_export
 from refind_cli.ingest import worker as _worker
-from refind_cli.ingest.chats import ChatImportResult, import_chat_rows
+from refind_cli.ingest.chats import import_chat_rows
 from refind_cli.ingest.ledger import file_digest, import_settings, now, unchanged
 from refind_cli.ingest.progress import FileProgress, Progress, export_size
+from refind_cli.results import FileImportResult
 from refind_cli.sessions import segmenting_key
-
-
-@dataclass(frozen=True, slots=True)
-class FileImportResult:
-    path: str
-    format: str | None
-    chats: tuple[ChatImportResult, ...] = ()
-    error: str | None = None
-    # The ledger entry of an earlier import of the same content with the same settings, when this one
-    # therefore did not read the export again.
-    unchanged_since: int | None = None
 
 
 def import_file(

@@ -9,9 +9,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from refind_cli.archive import ChatSummary
-from refind_cli.ingest import FileImportResult
 from refind_cli.render import iso, short_time, visible
+from refind_cli.results import ChatSummary, FileImportResult
 
 
 def import_json(results: Sequence[FileImportResult]) -> dict:

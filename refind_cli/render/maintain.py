@@ -6,9 +6,8 @@ from datetime import tzinfo
 
 from rich.console import Console
 
-from refind_cli.doctor import Health
-from refind_cli.forget import ForgetPlan
 from refind_cli.render import iso, short_time, visible
+from refind_cli.results import ForgetPlan, Health
 
 
 def plan_json(plan: ForgetPlan, tz: tzinfo | None, *, forgotten: bool) -> dict:

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from refind_cli.records import ChatInfo, Turn
 from refind_cli.render import iso
-from refind_cli.search import Hit, SearchResult
+from refind_cli.results import Hit, SearchResult
 from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
 if TYPE_CHECKING:

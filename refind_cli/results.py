@@ -1,0 +1,110 @@
+"""What the library's operations return: search hits, imports, chats and sessions, forget plans, health.
+Records only, importing nothing heavy, so renderers and front ends can take them without loading the
+archive, the index engine or the importers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from refind_cli.records import ChatInfo, Turn
+from refind_cli.request import SearchRequest
+
+
+@dataclass(frozen=True, slots=True)
+class WindowTurn:
+    turn: Turn
+    hit: bool  # the result's own turn (the others are context)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    rank: int  # 1-based
+    score: float  # the fused RRF score, or BM25 when fusion is off
+    turn: Turn
+    chat: ChatInfo
+    window: tuple[WindowTurn, ...]
+    bm25: float  # the turn's own BM25 score
+    terms: tuple[str, ...]  # the query terms this turn contains (analysed form), for highlighting
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    request: SearchRequest
+    hits: tuple[Hit, ...]
+    total: int  # turns that match the query and pass the filters
+
+    @property
+    def query(self) -> str:
+        return self.request.query
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSummary:
+    info: ChatInfo
+    messages: int
+    sessions: int
+    turns: int
+    first: datetime | None
+    last: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    seq: int
+    id: str
+    chat: ChatInfo
+    start: datetime
+    end: datetime
+    n_turns: int
+    n_messages: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChatImportResult:
+    chat_id: int
+    name: str
+    source: str
+    messages_added: int
+    messages_skipped: int
+    sessions: int  # sessions of the chat after the import
+    turns: int
+    sessions_changed: int
+    chat_uid: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileImportResult:
+    path: str
+    format: str | None
+    chats: tuple[ChatImportResult, ...] = ()
+    error: str | None = None
+    # The ledger entry of an earlier import of the same content with the same settings, when this one
+    # therefore did not read the export again.
+    unchanged_since: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetPlan:
+    message_seqs: tuple[int, ...]
+    chats: tuple[ChatInfo, ...]  # chats that lose messages
+    emptied: tuple[ChatInfo, ...]  # chats that lose all of them
+    sessions: int  # sessions that lose messages
+    first: datetime | None
+    last: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    integrity: tuple[str, ...]  # SQLite's integrity_check complaints; empty when the archive is sound
+    archive_turns: int
+    index_docs: int
+    queued_sessions: int  # sessions the index has not caught up with yet
+
+    @property
+    def index_agrees(self) -> bool:
+        return self.queued_sessions == 0 and self.archive_turns == self.index_docs
+
+    @property
+    def ok(self) -> bool:
+        return not self.integrity and self.index_agrees
