@@ -115,3 +115,46 @@ def test_a_new_home_is_private(tmp_path: Path):
     home = tmp_path / "a" / "home"
     assert refind("--home", str(home), "chats").returncode == 0
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
+
+
+HOSTILE = "\x1b]0;PWNED\x07\x1b[2J\x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\ \x9b31m \u202eevil"
+
+
+def test_chat_text_cannot_drive_the_terminal(tmp_path: Path):
+    """Escape sequences in a chat's name, a sender, a message or a file name reach no output raw."""
+    home = tmp_path / "home"
+    in_name = HOSTILE.replace("/", "_")
+    export = tmp_path / f"WhatsApp Chat with Mallory{in_name}.txt"
+    export.write_text(
+        f"05/03/2026, 10:00 - Mallory{HOSTILE}: dentist {HOSTILE} tomorrow\n05/03/2026, 10:01 - Maya: ok\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "COLUMNS": "200"}
+    imported = refind("--home", str(home), "import", "--tz", "UTC", str(export), env=env)
+    assert imported.returncode == 0, imported.stderr
+    hit = json.loads(refind("--home", str(home), "search", "dentist", "--json").stdout)["results"][0]
+    assert "\x1b]0;PWNED\x07" in hit["text"]  # the data itself is kept as written
+    runs = [
+        imported,
+        refind(
+            "--home", str(home), "import", "--tz", "UTC", str(tmp_path / f"missing{in_name}.txt"), env=env
+        ),
+        *(
+            refind("--home", str(home), *args, env=env)
+            for args in (
+                ["chats"],
+                ["chats", "--json"],
+                ["search", "dentist"],
+                ["search", "dentist", "--json"],
+                ["search", "dentist", "--jsonl"],
+                ["show", hit["turn_id"]],
+                ["show", hit["turn_id"], "--json"],
+                ["ask", "--offline", "when is the dentist?"],
+                ["ask", "--offline", "when is the dentist?", "--json"],
+            )
+        ),
+    ]
+    for p in runs:
+        for stream in (p.stdout, p.stderr):
+            assert not set(stream) & {"\x1b", "\x07", "\x9b", "\u202e"}, (p.args, stream[:300])
+    assert "\\x1b]0;PWNED" in runs[4].stdout  # shown, escaped, where the text would be

@@ -62,6 +62,7 @@ def ask_command(
     from refind_cli.agent import Budget, resolve_config
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.clock import zone
+    from refind_cli.render import visible
     from refind_cli.render.ask import AskTrace, ask_json, print_answer, print_details
     from refind_cli.timeexpr import parse_instant
 
@@ -101,7 +102,7 @@ def ask_command(
     elif terminal:
         print_answer(result, stdout_console(), tz=zone_)
     else:
-        sys.stdout.write(result.answer + "\n")
+        sys.stdout.write(visible(result.answer) + "\n")
         sys.stdout.flush()
         if not quiet:
             print_details(result, stderr_console(), tz=zone_)

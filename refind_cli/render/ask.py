@@ -25,7 +25,7 @@ from refind_cli.agent.events import (
     ToolRan,
     Usage,
 )
-from refind_cli.render import iso, short_time
+from refind_cli.render import iso, short_time, visible
 
 if TYPE_CHECKING:
     from refind_cli.evaluate import EvalReport
@@ -60,7 +60,9 @@ class AskTrace:
         self.rounds = rounds
 
     def _line(self, *parts: tuple[str, str] | str) -> None:
-        self.console.print(Text.assemble(*parts), soft_wrap=True)
+        # Parts carry chat text and model output: their control characters are shown as escapes.
+        shown = [(visible(p[0]), p[1]) if isinstance(p, tuple) else visible(p) for p in parts]
+        self.console.print(Text.assemble(*shown), soft_wrap=True)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, RemoteNotice):
@@ -122,7 +124,7 @@ def usage_line(result: AskResult) -> str:
 
 def print_answer(result: AskResult, console: Console, *, tz: tzinfo) -> None:
     """The answer, its numbered citations and the usage line (terminal mode)."""
-    console.print(Text(result.answer), soft_wrap=True)
+    console.print(Text(visible(result.answer)), soft_wrap=True)
     # An extractive answer is its citations, quoted already; a model's answer points at them by number.
     if result.citations and result.mode == "model":
         console.print()
@@ -130,8 +132,8 @@ def print_answer(result: AskResult, console: Console, *, tz: tzinfo) -> None:
             console.print(
                 Text.assemble(
                     (f"[{k}] ", "bold"),
-                    (f"{c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: ", "cyan"),
-                    clip(c.text),
+                    (visible(f"{c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: "), "cyan"),
+                    visible(clip(c.text)),
                 ),
                 soft_wrap=True,
             )
@@ -143,7 +145,7 @@ def print_details(result: AskResult, console: Console, *, tz: tzinfo) -> None:
     """Piped mode: the citations and usage go beside the answer, on stderr."""
     for k, c in enumerate(result.citations if result.mode == "model" else (), 1):
         console.print(
-            Text(f"[{k}] {c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: {clip(c.text)}"),
+            Text(visible(f"[{k}] {c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: {clip(c.text)}")),
             soft_wrap=True,
         )
     console.print(Text(usage_line(result), style="dim"), soft_wrap=True)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from refind_cli.records import ChatInfo, Turn
-from refind_cli.render import iso
+from refind_cli.render import iso, visible
 from refind_cli.results import Hit, SearchResult
 from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
@@ -80,20 +80,21 @@ def _local(dt: datetime, tz: tzinfo | None) -> datetime:
 
 
 def _body(text: str, terms: Sequence[str], indent: int) -> Text:
-    """A turn's text with the matched words highlighted; continuation lines indented under the first."""
-    body = Text(text.replace("\n", "\n" + " " * indent))
-    if terms:
-        # Offsets shift by the indent inserted before each earlier line break.
-        shift = [0] * (len(text) + 1)
-        extra = 0
-        for i, ch in enumerate(text):
-            shift[i] = extra
-            if ch == "\n":
-                extra += indent
-        shift[len(text)] = extra
-        for s, e in highlight_spans(text, terms):
-            body.stylize(HIGHLIGHT, s + shift[s], e + shift[e])
+    """A turn's text with the matched words highlighted, continuation lines indented under the first, and
+    control characters shown as escapes (chat text must not drive the terminal)."""
+    pad = "\n" + " " * indent
+    body = Text()
+    at = 0
+    for start, end in highlight_spans(text, terms) if terms else ():
+        body.append(_shown(text[at:start], pad))
+        body.append(_shown(text[start:end], pad), style=HIGHLIGHT)
+        at = end
+    body.append(_shown(text[at:], pad))
     return body
+
+
+def _shown(text: str, pad: str) -> str:
+    return visible(text).replace("\n", pad)
 
 
 def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None, with_date: bool) -> Text:
@@ -101,7 +102,7 @@ def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None
     line = Text("> " if hit else "  ", style="bold" if hit else "dim")
     line.append(when, style="cyan")
     line.append("  ")
-    line.append(turn.speaker or "?", style="bold" if hit else "green")
+    line.append(visible(turn.speaker or "?"), style="bold" if hit else "green")
     line.append(": ")
     indent = len(line.plain)
     # A huge turn shows a window around the match: highlighting and layout cost what the window costs.
@@ -126,13 +127,13 @@ def print_result(
     console: Console, result: SearchResult, tz: tzinfo | None = None, *, heading: bool = False
 ) -> None:
     if heading:
-        console.print(Text(f"query: {result.query}", style="bold underline"))
+        console.print(Text(f"query: {visible(result.query)}", style="bold underline"))
     if not result.hits:
         console.print(Text("no matching turns", style="dim"))
         return
     for hit in result.hits:
         head = Text(f"{hit.rank}. ", style="bold")
-        head.append(hit.chat.name, style="bold magenta")
+        head.append(visible(hit.chat.name), style="bold magenta")
         head.append(f" ({hit.chat.source})  ", style="magenta")
         head.append(_local(hit.turn.start, tz).strftime("%a %Y-%m-%d"), style="cyan")
         # The turn id also names the session: `refind show <turn id>` opens the conversation there.
@@ -163,7 +164,7 @@ def session_json(view: SessionView, tz: tzinfo | None = None) -> dict:
 def print_session(console: Console, view: SessionView, tz: tzinfo | None = None) -> None:
     """The session the way a chat app shows it: a header, then the turns under a line for each day."""
     session, around = view.session, view.around
-    head = Text(session.chat.name, style="bold magenta")
+    head = Text(visible(session.chat.name), style="bold magenta")
     head.append(f" ({session.chat.source})", style="magenta")
     head.append(
         f"  session {session.id}  {session.n_turns} turns, {session.n_messages} messages", style="dim"
@@ -178,9 +179,7 @@ def print_session(console: Console, view: SessionView, tz: tzinfo | None = None)
         line = Text("> " if t.id == around else "  ", style="bold")
         line.append(local.strftime("%H:%M"), style="cyan")
         line.append("  ")
-        line.append(t.speaker or "?", style="bold green")
+        line.append(visible(t.speaker or "?"), style="bold green")
         line.append(": ")
-        line.append(
-            t.text.replace("\n", "\n" + " " * len(line.plain)), style="bold" if t.id == around else ""
-        )
+        line.append(_shown(t.text, "\n" + " " * len(line.plain)), style="bold" if t.id == around else "")
         console.print(line)
