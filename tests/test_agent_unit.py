@@ -475,3 +475,22 @@ def test_offline_path_never_imports_litellm(samples: tuple[Path, Archive, Index]
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60
     )
     assert out.stdout.strip().splitlines()[-1] == "CLEAN 0", out.stderr
+
+
+def test_a_huge_turn_reaches_the_model_as_a_bounded_window_around_its_match():
+    from refind_cli.agent import prompts
+    from refind_cli.agent.answer import evidence
+    from refind_cli.agent.events import Note
+    from refind_cli.records import ChatInfo, Turn
+    from refind_cli.results import Hit, WindowTurn
+
+    start = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
+    text = "filler " * 200_000 + "the dentist moved to the 28th " + "more " * 200_000
+    turn = Turn("s1-1", "s1", 1, 1, 1, start, start, "Maya", text)
+    chat = ChatInfo(1, "whatsapp", "Jonas", "Jonas", "direct")
+    block = prompts.format_block(Hit(1, 1.0, turn, chat, (WindowTurn(turn, True),), 1.0, ("dentist",)), UTC)
+    assert "dentist moved to the 28th" in block
+    assert len(block) < prompts.MODEL_CHARS + 500
+    assert "characters before" in block and "characters after" in block
+    stage_two, _ = evidence([Note("s1", "s1-1", chat, (turn,), block)], UTC)
+    assert len(stage_two) < prompts.MODEL_CHARS + 500

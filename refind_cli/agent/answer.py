@@ -65,7 +65,7 @@ def evidence(notes: Iterable[Note], tz: tzinfo) -> tuple[str, list[Numbered]]:
         )
         for turn in group.turns:
             numbered.append(Numbered(len(numbered) + 1, turn, group.chat))
-            body = prompts.quote_data(turn.text).replace("\n", "\n    ")
+            body = prompts.turn_text(turn.text).replace("\n", "\n    ")
             parts.append(
                 f"[{len(numbered)}] {prompts.fmt_time(turn.start, tz)} {prompts.quote_data(turn.speaker)}: {body}"
             )

@@ -36,6 +36,26 @@ def quote_data(text: str) -> str:
     return text.replace("</chat_data", "<\\/chat_data").replace("<chat_data", "<\\chat_data")
 
 
+# A turn as a model reads it, at most: about 2,000 tokens. A 50 MB message would be 12 million tokens; a
+# note needs the part around the match (bench figures: no turn of the human-chat data comes near this).
+MODEL_CHARS = 8_000
+
+
+def turn_text(text: str, terms: Iterable[str] = ()) -> str:
+    """A turn's text for a model: whole, or a window of ``MODEL_CHARS`` around its first match with the cut
+    said in brackets; fenced-data safe."""
+    from refind_cli.snippet import snippet
+
+    view = snippet(text, terms, MODEL_CHARS)
+    body = quote_data(view.text)
+    if not view.truncated:
+        return body
+    end = view.start + len(view.text)
+    before = f"[… {view.start:,} characters before …] " if view.start else ""
+    after = f" [… {view.length - end:,} characters after …]" if end < view.length else ""
+    return before + body + after
+
+
 def fence(body: str) -> str:
     return f"{DATA_NOTE}\n<chat_data>\n{body}\n</chat_data>"
 
@@ -107,15 +127,15 @@ def format_block(hit: Hit, tz: tzinfo) -> str:
     )
     lines = [head]
     for w in hit.window or ():
-        lines.append(_turn_line(w.turn, tz, hit=w.hit))
+        lines.append(_turn_line(w.turn, tz, hit=w.hit, terms=hit.terms))
     if not hit.window:
-        lines.append(_turn_line(hit.turn, tz, hit=True))
+        lines.append(_turn_line(hit.turn, tz, hit=True, terms=hit.terms))
     return "\n".join(lines)
 
 
-def _turn_line(turn: Turn, tz: tzinfo, *, hit: bool) -> str:
+def _turn_line(turn: Turn, tz: tzinfo, *, hit: bool, terms: Sequence[str]) -> str:
     mark = ">>" if hit else "  "
-    body = quote_data(turn.text).replace("\n", "\n      ")
+    body = turn_text(turn.text, terms if hit else ()).replace("\n", "\n      ")
     return f"{mark} {fmt_time(turn.start, tz)} {quote_data(turn.speaker)}: {body}"
 
 
