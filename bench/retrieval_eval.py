@@ -32,7 +32,8 @@ sys.path.insert(0, str(REPO))
 
 from refind_cli.analysis import FULL_STOPWORDS, LUCENE_STOPWORDS, Analyzer
 from refind_cli.archive import Archive
-from refind_cli.evaluate import Built, Question, load_questions, retrieval_metrics
+from refind_cli.benchmarks import Question, load_questions
+from refind_cli.evaluate import Built, retrieval_metrics
 from refind_cli.index import Index
 from refind_cli.ingest import import_chat
 from refind_cli.search import search

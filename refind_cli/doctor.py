@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from refind_cli.archive import Archive
-from refind_cli.index import Index
+from typing import TYPE_CHECKING
+
 from refind_cli.results import Health
 
+if TYPE_CHECKING:
+    from refind_cli.archive import Archive
+    from refind_cli.index import TurnIndex
 
-def check(archive: Archive, index: Index) -> Health:
+
+def check(archive: Archive, index: TurnIndex) -> Health:
     return Health(
         integrity=tuple(archive.integrity_problems()),
         archive_turns=archive.counts()["turns"],
@@ -16,7 +20,7 @@ def check(archive: Archive, index: Index) -> Health:
     )
 
 
-def repair(archive: Archive, index: Index) -> Health:
+def repair(archive: Archive, index: TurnIndex) -> Health:
     """Rebuild the index from the archive (the archive is the source of truth), then check again."""
     index.rebuild(archive)
     return check(archive, index)

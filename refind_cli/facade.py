@@ -30,7 +30,8 @@ from refind_cli.request import SearchRequest, Selection, time_range
 if TYPE_CHECKING:
     from refind_cli.agent.events import AskResult
     from refind_cli.archive import Archive
-    from refind_cli.evaluate import EvalReport, Question
+    from refind_cli.benchmarks import Question
+    from refind_cli.evaluate import EvalReport
     from refind_cli.index import Index
     from refind_cli.ingest import Progress
     from refind_cli.records import Turn
@@ -306,7 +307,7 @@ class Home:
 
 def benchmark_questions(file: Path, *, limit: int | None = None) -> list[Question]:
     """The questions of a LongMemEval or LoCoMo file (the first ``limit``), for ``evaluate``."""
-    from refind_cli.evaluate import load_questions
+    from refind_cli.benchmarks import load_questions
 
     return load_questions(file, limit=limit)
 

@@ -131,7 +131,8 @@ def eval_command(
     from refind_cli.agent import resolve_config
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.facade import benchmark_questions, evaluate
-    from refind_cli.render.ask import AskTrace, eval_json, eval_progress, print_eval
+    from refind_cli.render.ask import AskTrace
+    from refind_cli.render.evaluate import eval_json, eval_progress, print_eval
 
     if judge_model and not model:
         fail("--judge-model needs --model", json_mode=json_out)

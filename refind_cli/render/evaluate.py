@@ -1,0 +1,84 @@
+"""Output of `refind eval`: a progress bar while questions run, the table of figures, and the JSON report."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from refind_cli.evaluate import EvalReport
+
+TOKEN_ESTIMATE = "characters / 4"
+
+
+@contextlib.contextmanager
+def eval_progress(console: Console, total: int) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (rich draws nothing when stderr is not a terminal); yields the tick."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("questions"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console
+    ) as progress:
+        task = progress.add_task("eval", total=total)
+        yield lambda done, _total: progress.update(task, completed=done)
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def print_eval(report: EvalReport, console: Console) -> None:
+    from rich.table import Table
+
+    summary = report.summary
+    overall = summary["overall"]
+    metrics = [m for m in overall if not m.endswith("_n") and m != "questions"]
+    table = Table(title=f"{report.benchmark} · {report.mode} · k={report.k}", title_justify="left")
+    table.add_column("category")
+    table.add_column("questions", justify="right")
+    for m in metrics:
+        table.add_column(m, justify="right")
+    rows = [("all", overall), *summary["by_category"].items()]
+    for name, values in rows:
+        table.add_row(name, str(values["questions"]), *(_fmt(values.get(m, "")) for m in metrics))
+    console.print(table)
+    console.print(
+        Text(
+            f"evidence_tokens: tokens of notes stage 2 reads, estimated as {TOKEN_ESTIMATE}; "
+            "search_*: one search of the question; notes_*: the agent's notes.",
+            style="dim",
+        ),
+        soft_wrap=True,
+    )
+
+
+def eval_json(report: EvalReport) -> dict[str, Any]:
+    return {
+        "file": report.file,
+        "benchmark": report.benchmark,
+        "mode": report.mode,
+        "k": report.k,
+        "token_estimate": TOKEN_ESTIMATE,
+        "summary": report.summary,
+        "questions": [
+            {
+                "id": r.qid,
+                "category": r.category,
+                "abstention": r.abstention,
+                "metrics": r.metrics,
+                "evidence_tokens": r.evidence_tokens,
+                "notes": r.notes,
+                "searches": r.searches,
+                "llm_tokens": r.llm_tokens,
+                "judge_tokens": r.judge_tokens,
+                "seconds": round(r.seconds, 3),
+                "correct": r.correct,
+                "answer": r.answer,
+            }
+            for r in report.results
+        ],
+    }
