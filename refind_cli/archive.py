@@ -315,6 +315,20 @@ def _schema_or_empty(db: apsw.Connection) -> apsw.Connection:
     return _empty()
 
 
+@contextlib.contextmanager
+def storage_errors(path: Path) -> Iterator[None]:
+    """SQLite failures that are the file's or the machine's, not refind's: one line naming the file. A write
+    that fails this way was inside a transaction, which rolled back: nothing of it is in the archive."""
+    try:
+        yield
+    except (apsw.CorruptError, apsw.NotADBError) as exc:
+        raise RefindError(f"{path}: the archive is damaged ({exc}); `refind doctor` says where") from None
+    except apsw.FullError:
+        raise RefindError(f"{path}: the disk is full; what was being written was not kept") from None
+    except (apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError, apsw.PermissionsError) as exc:
+        raise RefindError(f"{path}: cannot read or write the archive ({exc})") from None
+
+
 @dataclass(frozen=True, slots=True)
 class StoredSession:
     """A session as written: ``turns`` are (ordinal, start, end, speaker, text, message_seqs)."""
@@ -727,7 +741,10 @@ class Archive:
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def integrity_problems(self) -> list[str]:
-        rows = [r[0] for r in self.db.execute("PRAGMA integrity_check")]
+        try:
+            rows = [r[0] for r in self.db.execute("PRAGMA integrity_check")]
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            return [str(exc)]  # damaged where even the check cannot read
         return [] if rows == ["ok"] else rows
 
     def iter_turns(self, session_seqs: Iterable[int] | None = None) -> Iterator[Turn]:

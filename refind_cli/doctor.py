@@ -12,8 +12,12 @@ if TYPE_CHECKING:
 
 
 def check(archive: Archive, index: TurnIndex) -> Health:
+    problems = tuple(archive.integrity_problems())
+    if problems:
+        # Counting a damaged archive may fail or mislead: what is known is that it is damaged.
+        return Health(problems, None, index.num_docs, None)
     return Health(
-        integrity=tuple(archive.integrity_problems()),
+        integrity=problems,
         archive_turns=archive.counts()["turns"],
         index_docs=index.num_docs,
         queued_sessions=len(archive.index_queue()),

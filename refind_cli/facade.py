@@ -150,12 +150,22 @@ class Home:
             except OSError as exc:
                 # A home on read-only media, or someone else's folder: it can be read, not changed.
                 raise RefindError(f"{self.path}: cannot write here ({exc.strerror or exc})") from None
-            yield self.archive()
+            with self._storage():
+                yield self.archive()
+
+    @contextlib.contextmanager
+    def _storage(self) -> Iterator[None]:
+        """A damaged archive, a full disk, a file this user cannot open: one line, never a traceback."""
+        from refind_cli.archive import storage_errors
+
+        with storage_errors(self.path / "archive.db"):
+            yield
 
     # -- reading ----------------------------------------------------------------------------------------
 
     def chats(self) -> list[ChatSummary]:
-        return self.archive().chats()
+        with self._storage():
+            return self.archive().chats()
 
     def chat_ids(self, names: Sequence[str] | None, *, option: str = "--chat") -> tuple[int, ...] | None:
         """The chats ``names`` name (each must match at least one), or None when none is given."""
@@ -196,10 +206,15 @@ class Home:
     def search(self, request: SearchRequest) -> SearchResult:
         from refind_cli.search import search
 
-        return search(self.archive(), self.index(), request)
+        with self._storage():
+            return search(self.archive(), self.index(), request)
 
     def show(self, turn_or_session: str, *, around: str | None = None, context: int = 10) -> SessionView:
         """A whole session, or (given a turn id, or ``around``) the ``context`` turns either side of a turn."""
+        with self._storage():
+            return self._show(turn_or_session, around, context)
+
+    def _show(self, turn_or_session: str, around: str | None, context: int) -> SessionView:
         archive = self.archive()
         session = archive.session(turn_or_session)
         if session is None:
@@ -225,9 +240,10 @@ class Home:
         """The ReFind agent over this home. ``options`` are ``agent.run``'s (config, budget, on_event, ...)."""
         from refind_cli.agent import ask
 
-        return ask(
-            self.archive(), self.index(), question, chats=self.chat_ids(chats), now=now, tz=tz, **options
-        )
+        with self._storage():
+            return ask(
+                self.archive(), self.index(), question, chats=self.chat_ids(chats), now=now, tz=tz, **options
+            )
 
     # -- writing ----------------------------------------------------------------------------------------
 
@@ -279,13 +295,14 @@ class Home:
 
     def doctor(self, *, repairing: Callable[[Health], None] | None = None) -> Health:
         """Check the archive's integrity and the index's agreement with it; rebuild the index when they
-        disagree (``repairing(health)`` is told first)."""
+        disagree and the archive is sound (``repairing(health)`` is told first)."""
         from refind_cli import doctor
 
         with self._writing() as archive:
             index = self._open_index_for_writing()
             health = doctor.check(archive, index)
-            if not health.index_agrees:
+            # A damaged archive is reported, never used to rebuild the index.
+            if not health.integrity and not health.index_agrees:
                 if repairing is not None:
                     repairing(health)
                 health = doctor.repair(archive, index)

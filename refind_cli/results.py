@@ -97,9 +97,9 @@ class ForgetPlan:
 @dataclass(frozen=True, slots=True)
 class Health:
     integrity: tuple[str, ...]  # SQLite's integrity_check complaints; empty when the archive is sound
-    archive_turns: int
+    archive_turns: int | None  # None: the archive is damaged and was not counted
     index_docs: int
-    queued_sessions: int  # sessions the index has not caught up with yet
+    queued_sessions: int | None  # sessions the index has not caught up with yet
 
     @property
     def index_agrees(self) -> bool:

@@ -27,7 +27,9 @@ import itertools
 import json
 import os
 import shutil
+import tempfile
 import time
+import weakref
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
@@ -164,13 +166,32 @@ class TantivyIndex:
         gen = self._current()
         if gen is None or gen == self.generation:
             return
+        path = self.root / gen
         try:
-            index = tantivy.Index(self.schema, path=str(self.root / gen), reuse=True)
+            index = tantivy.Index(self.schema, path=str(path), reuse=True)
         except ValueError:
-            # Unreadable or of another schema: treated like a missing index; sync writes a fresh one.
-            return
+            # Unreadable or of another schema: treated like a missing index; sync writes a fresh one. Or a
+            # folder this user cannot write, where tantivy cannot take the lock it takes even to read
+            # (tantivy #557): read it through links in a private folder instead.
+            found = None if os.access(path, os.W_OK) else self._through_links(path)
+            if found is None:
+                return
+            index = found
         self._index = index
         self.generation = gen
+
+    def _through_links(self, path: Path) -> tantivy.Index | None:
+        """The generation at ``path`` opened from a temporary folder of links to its files (its lock files
+        left out, so tantivy makes its own there). The folder goes when this index object does."""
+        shadow = Path(tempfile.mkdtemp(prefix="refind-index-"))
+        weakref.finalize(self, shutil.rmtree, shadow, True)
+        for file in path.iterdir():
+            if not file.name.endswith(".lock"):
+                (shadow / file.name).symlink_to(file)
+        try:
+            return tantivy.Index(self.schema, path=str(shadow), reuse=True)
+        except ValueError:
+            return None
 
     @property
     def num_docs(self) -> int:

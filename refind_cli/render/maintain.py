@@ -52,6 +52,12 @@ def print_health(console: Console, health: Health) -> None:
         f"archive integrity: {'ok' if not health.integrity else visible('; '.join(health.integrity))}",
         markup=False,
     )
+    if health.archive_turns is None or health.queued_sessions is None:
+        console.print(
+            f"index: {health.index_docs:,} turns indexed; the archive is damaged, so it was neither counted nor"
+            " used to rebuild the index. Import your exports again into a new home (--home DIR)."
+        )
+        return
     console.print(
         f"index: {health.index_docs:,} turns indexed, {health.archive_turns:,} in the archive, "
         f"{health.queued_sessions:,} sessions waiting: {'in agreement' if health.index_agrees else 'out of step'}"
