@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 
 class RefindError(Exception):
@@ -29,6 +33,24 @@ class InputWarning(UserWarning):
 
     def __init__(self, path: Path | str, what: str, where: str | None = None) -> None:
         super().__init__(_located(str(path), what, where))
+
+
+@contextlib.contextmanager
+def input_warnings(report: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, every ``InputWarning`` goes to ``report`` as its one line (each one, not only the
+    first of a place), instead of Python's warning format on stderr; other warnings go on as before."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", InputWarning)
+        show = warnings.showwarning
+
+        def divert(message: Warning | str, category: type[Warning], *rest: Any, **kw: Any) -> None:
+            if issubclass(category, InputWarning):
+                report(str(message))
+            else:
+                show(message, category, *rest, **kw)
+
+        warnings.showwarning = divert
+        yield
 
 
 def _located(path: str, what: str, where: str | None) -> str:

@@ -82,6 +82,8 @@ class FileImportResult:
     # The ledger entry of an earlier import of the same content with the same settings, when this one
     # therefore did not read the export again.
     unchanged_since: int | None = None
+    # What was read with a doubt and kept, flagged (a line whose date cannot be read), one line each.
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

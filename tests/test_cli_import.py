@@ -137,3 +137,37 @@ def test_bad_options_are_one_line_errors(tmp_path: Path):
     assert r.exit_code == 2 and "--session-gap" in r.stderr
     r = run(tmp_path / "home", "import", str(tmp_path / "missing.txt"))
     assert r.exit_code == 2 and "no such file" in r.stderr
+
+
+@pytest.mark.parametrize("worker", [False, True])
+def test_what_is_read_with_a_doubt_is_reported_once_per_line_in_and_out_of_the_worker(
+    tmp_path: Path, worker: bool
+):
+    from zoneinfo import ZoneInfo
+
+    from refind_cli.ingest import import_file
+
+    export = tmp_path / "WhatsApp Chat with Ann.txt"
+    lines = [
+        "05/03/2026, 10:00 - Ann: hello",
+        "31/02/9999, 10:00 - Ann: not a date",
+        "05/03/2026, 10:05 - Bob: ok",
+    ]
+    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with Archive.open(tmp_path / "home") as archive:
+        result = import_file(archive, export, tz=ZoneInfo("UTC"), worker=worker)
+    assert result.error is None
+    assert result.warnings == (
+        f"{export}: line 2: date or time '31/02/9999, 10:00' cannot be read; kept as its own message, kind 'malformed'",
+    )
+
+
+def test_the_command_prints_warnings_as_one_line_each_and_lists_them_in_json(tmp_path: Path):
+    export = tmp_path / "WhatsApp Chat with Ann.txt"
+    export.write_text("05/03/2026, 10:00 - Ann: hello\n31/02/9999, 10:00 - Ann: x\n", encoding="utf-8")
+    r = run(tmp_path / "home", "import", "--tz", "UTC", "--json", str(export))
+    assert r.exit_code == 0
+    assert r.stderr.startswith("refind: warning: ") and r.stderr.count("\n") == 1 and "line 2" in r.stderr
+    assert json.loads(r.stdout)["files"][0]["warnings"] == [
+        r.stderr.removeprefix("refind: warning: ").strip()
+    ]

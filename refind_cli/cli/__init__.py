@@ -135,6 +135,14 @@ def print_error(message: str) -> None:
     sys.stderr.flush()
 
 
+def print_warning(message: str) -> None:
+    """One line on stderr for something done with a doubt (the work went on)."""
+    from refind_cli.render import visible
+
+    sys.stderr.write(f"refind: warning: {visible(message).replace(chr(10), chr(92) + 'n')}\n")
+    sys.stderr.flush()
+
+
 def fail(message: str, *, json_mode: bool = False) -> NoReturn:
     """One line on stderr (and an error object on stdout for scripts), exit code 2."""
     if json_mode:

@@ -18,6 +18,7 @@ from refind_cli.cli import (
     open_home,
     print_error,
     print_json,
+    print_warning,
     stderr_console,
     stdout_console,
 )
@@ -79,6 +80,8 @@ def import_(
             paths, options, progress=functools.partial(_progress, err), indexing=indexing
         ):
             results.append(result)
+            for warning in result.warnings:
+                print_warning(warning)
             if result.error:
                 print_error(result.error)
             elif not json_out:

@@ -7,7 +7,7 @@ from datetime import timedelta, tzinfo
 from pathlib import Path
 
 from refind_cli.archive import Archive
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows
@@ -49,6 +49,7 @@ def import_file(
         return FileImportResult(str(path), fmt, error=f"{path}: cannot read ({exc.strerror or exc})")
     segmenting = segmenting_key(importer.pairing, session_gap)
     settings = import_settings(tz, segmenting)
+    warned: list[str] = []
     try:
         with archive.transaction():
             import_seq = archive.start_import(str(path.resolve()), digest, fmt, now(), settings)
@@ -63,7 +64,15 @@ def import_file(
                 chat_progress = report.chat if report else None
                 if worker:
                     results = _worker.import_in_worker(
-                        archive, path, fmt, tz, segmenting, import_seq, chat_progress, restore_forgotten
+                        archive,
+                        path,
+                        fmt,
+                        tz,
+                        segmenting,
+                        import_seq,
+                        chat_progress,
+                        restore_forgotten,
+                        warned.append,
                     )
                 else:
                     results = (
@@ -78,7 +87,7 @@ def import_file(
                         )
                         for e in read_export(path, fmt, tz)
                     )
-                with contextlib.closing(results):
+                with contextlib.closing(results), input_warnings(warned.append):
                     for result in results:
                         chats.append(result)
                         if report:
@@ -95,4 +104,6 @@ def import_file(
             archive.finish_import(import_seq, now(), counts)
     except InputError as exc:
         return FileImportResult(str(path), fmt, error=str(exc))
-    return FileImportResult(str(path), fmt, tuple(chats), unchanged_since=earlier[0] if earlier else None)
+    return FileImportResult(
+        str(path), fmt, tuple(chats), unchanged_since=earlier[0] if earlier else None, warnings=tuple(warned)
+    )

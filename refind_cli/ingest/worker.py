@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from refind_cli.archive import Archive
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest.chats import open_chat, write_chat
 from refind_cli.ingest.progress import ChatProgress
@@ -68,12 +68,13 @@ def serve_worker() -> None:
     try:
         path, fmt, tz = pickle.load(requests)
         try:
-            for export in read_export(path, fmt, tz):
-                send(("chat", export.chat))
-                rows = Rows(pickle.load(requests), export.messages)
-                for batch in rows:
-                    send(("messages", (batch, rows.read)))
-                send(("end", rows.seen))
+            with input_warnings(lambda text: send(("warning", text))):
+                for export in read_export(path, fmt, tz):
+                    send(("chat", export.chat))
+                    rows = Rows(pickle.load(requests), export.messages)
+                    for batch in rows:
+                        send(("messages", (batch, rows.read)))
+                    send(("end", rows.seen))
         except InputError as exc:
             send(("error", exc))
         except Exception:
@@ -108,8 +109,10 @@ def import_in_worker(
     import_seq: int,
     progress: ChatProgress | None,
     restore_forgotten: bool,
+    warn: Callable[[str], None],
 ) -> Iterator[ChatImportResult]:
-    """Each chat's result, written here as a worker process reads the export."""
+    """Each chat's result, written here as a worker process reads the export; the worker's input warnings
+    go to ``warn``."""
     package_root = str(Path(__file__).resolve().parent.parent.parent)
     env = {
         **os.environ,
@@ -133,6 +136,9 @@ def import_in_worker(
     def receive() -> tuple[str, Any]:
         try:
             kind, payload = pickle.load(events)
+            while kind == "warning":
+                warn(payload)
+                kind, payload = pickle.load(events)
         except EOFError:
             raise RuntimeError(f"{path}: the import worker stopped (exit code {process.wait()})") from None
         if kind == "error":

@@ -31,6 +31,7 @@ def import_json(results: Sequence[FileImportResult]) -> dict:
                     for c in r.chats
                 ],
                 "error": r.error,
+                "warnings": list(r.warnings),
                 # the same content was imported before with the same settings, so it was not read again
                 "unchanged": r.unchanged_since is not None,
             }
