@@ -18,7 +18,7 @@ from samples import JONAS, TELEGRAM
 from typer.testing import CliRunner
 
 import refind_cli.archive
-import refind_cli.cli.imports  # noqa: F401  (registers the commands on the app)
+import refind_cli.cli.imports
 from refind_cli.cli import app
 
 PAGE = 4096
