@@ -356,7 +356,8 @@ def test_the_method_ranks_alike_on_tantivy_and_the_fake_engine(tmp_path: Path) -
     arch, tv = build(tmp_path / "home", chats)
     memory = MemoryIndex()
     assert memory.sync(arch) == tv.num_docs == memory.num_docs
-    assert any(stored_length(len(analyze(t.text))) != len(analyze(t.text)) for t in arch.iter_turns())
+    lengths = [len(analyze(memory.indexed_text(t.speaker, t.text))) for t in arch.iter_turns()]
+    assert any(stored_length(n) != n for n in lengths)
     sessions = [h.turn.session_id for h in search(arch, tv, "w0 w1 w2", k=1000).hits]
     requests = []
     for _ in range(40):

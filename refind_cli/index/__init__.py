@@ -12,7 +12,8 @@ The contract, for any engine:
   seconds, ``Archive.index_rows``). The archive is the source of truth: ``sync`` catches up with its index
   queue, ``rebuild`` starts again from every turn.
 - A turn matches when it contains at least one of the terms. Its score is BM25 summed over the terms it
-  contains: k1 = 1.2, b = 0.75, Lucene idf ln(1 + (N - n + 0.5) / (n + 0.5)). Filters restrict the matches
+  contains: k1 = 1.2, b = 0.75, Lucene idf ln(1 + (N - n + 0.5) / (n + 0.5)), the turn's length as the
+  engine stores it (tantivy rounds lengths above 40 terms to one of 256 values). Filters restrict the matches
   and never change a score: ``request.since``/``until`` are inclusive bounds on the time at whole seconds
   (``epoch_seconds``), ``request.chats`` the chat seqs to keep (None: all), ``exclude`` the session seqs to drop.
 - ``matching`` holds every match; ``best`` holds at least every match scoring at least as high as the
