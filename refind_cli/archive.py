@@ -517,17 +517,20 @@ class Archive:
             info = self._chats[seq] = ChatInfo(*row)
         return info
 
-    def chats(self) -> list[ChatSummary]:
+    def chats(self, sources: Sequence[str] | None = None) -> list[ChatSummary]:
+        """Every chat (of these sources, if given) with its counts and time span, in import order."""
+        where = f"WHERE c.source IN ({','.join('?' * len(sources))})" if sources is not None else ""
         rows = self.db.execute(
-            """
+            f"""
             SELECT c.seq, c.source, c.key, c.name, c.kind,
                    (SELECT count(*) FROM messages m WHERE m.chat_seq = c.seq),
                    (SELECT count(*) FROM sessions s WHERE s.chat_seq = c.seq),
                    (SELECT coalesce(sum(n_turns), 0) FROM sessions s WHERE s.chat_seq = c.seq),
                    (SELECT min(ts) FROM messages m WHERE m.chat_seq = c.seq),
                    (SELECT max(ts) FROM messages m WHERE m.chat_seq = c.seq)
-            FROM chats c ORDER BY c.seq
-            """
+            FROM chats c {where} ORDER BY c.seq
+            """,
+            tuple(sources or ()),
         ).fetchall()
         return [
             ChatSummary(
@@ -539,6 +542,12 @@ class Archive:
                 last=from_us(r[9]) if r[9] is not None else None,
             )
             for r in rows
+        ]
+
+    def chats_of_sources(self, sources: Sequence[str]) -> list[int]:
+        marks = ",".join("?" * len(sources))
+        return [
+            r[0] for r in self.db.execute(f"SELECT seq FROM chats WHERE source IN ({marks})", tuple(sources))
         ]
 
     def match_chats(self, text: str) -> list[int]:

@@ -79,6 +79,28 @@ class Reindexed:
     seconds: float
 
 
+# How `refind chats --sort` orders chats: by id (import order), most recent activity first, name, size.
+CHAT_ORDERS: dict[str, Callable[[ChatSummary], Any]] = {
+    "id": lambda c: c.info.seq,
+    "recent": lambda c: -(c.last.timestamp() if c.last else float("-inf")),
+    "name": lambda c: (c.info.name.casefold(), c.info.seq),
+    "messages": lambda c: (-c.messages, c.info.seq),
+}
+
+
+def _checked_sources(sources: Sequence[str] | None) -> tuple[str, ...] | None:
+    """``--source`` values: importer names (``refind import --help`` lists them)."""
+    if not sources:
+        return None
+    from refind_cli.importers import names
+
+    known = names()
+    for source in sources:
+        if source not in known:
+            raise RefindError(f"--source: {source!r} is not one of {', '.join(known)}")
+    return tuple(dict.fromkeys(sources))
+
+
 def _no_progress(_path: Path) -> contextlib.AbstractContextManager[None]:
     return contextlib.nullcontext()
 
@@ -163,22 +185,33 @@ class Home:
 
     # -- reading ----------------------------------------------------------------------------------------
 
-    def chats(self) -> list[ChatSummary]:
+    def chats(self, *, sources: Sequence[str] | None = None, order: str = "id") -> list[ChatSummary]:
+        """The chats (of ``sources`` only, if given), ordered by ``order``: one of ``CHAT_ORDERS``."""
+        if order not in CHAT_ORDERS:
+            raise RefindError(f"--sort: {order!r} is not one of {', '.join(CHAT_ORDERS)}")
         with self._storage():
-            return self.archive().chats()
+            found = self.archive().chats(_checked_sources(sources))
+        return sorted(found, key=CHAT_ORDERS[order])
 
-    def chat_ids(self, names: Sequence[str] | None, *, option: str = "--chat") -> tuple[int, ...] | None:
-        """The chats ``names`` name (each must match at least one), or None when none is given."""
-        if not names:
+    def chat_ids(
+        self, names: Sequence[str] | None, sources: Sequence[str] | None = None
+    ) -> tuple[int, ...] | None:
+        """The chats ``names`` name (each must match at least one) that are of ``sources``; None when
+        neither is given (every chat)."""
+        if not names and not sources:
             return None
         archive = self.archive()
         ids: dict[int, None] = {}
-        for name in names:
+        for name in names or ():
             found = archive.match_chats(name)
             if not found:
-                raise RefindError(f"{option}: no chat matches {name!r} (see `refind chats`)")
+                raise RefindError(f"--chat: no chat matches {name!r} (see `refind chats`)")
             ids.update(dict.fromkeys(found))
-        return tuple(ids)
+        checked = _checked_sources(sources)
+        if checked is None:
+            return tuple(ids)
+        of_sources = archive.chats_of_sources(checked)
+        return tuple(i for i in ids if i in set(of_sources)) if names else tuple(of_sources)
 
     def request(
         self,
@@ -187,19 +220,23 @@ class Home:
         since: str | None = None,
         until: str | None = None,
         chats: Sequence[str] | None = None,
+        sources: Sequence[str] | None = None,
         now: datetime,
         tz: tzinfo,
         **options: Any,
     ) -> SearchRequest:
         """A search request from what the user typed: ``since``/``until`` as ``--since`` takes them, chats
-        by name, id or number. ``options`` are the other ``SearchRequest`` fields."""
+        by name, id or number, sources by importer name. ``options`` are the other ``SearchRequest`` fields."""
         lo, hi = time_range(since, until, now=now, tz=tz)
+        with self._storage():
+            chat_ids = self.chat_ids(chats, sources)
         return SearchRequest(
             query,
             since=lo,
             until=hi,
-            chats=self.chat_ids(chats),
+            chats=chat_ids,
             chat_names=tuple(chats) if chats else None,
+            sources=tuple(sources) if sources else None,
             **options,
         )
 
@@ -235,15 +272,22 @@ class Home:
         return SessionView(session, tuple(turns), around)
 
     def ask(
-        self, question: str, *, chats: Sequence[str] | None = None, now: datetime, tz: tzinfo, **options: Any
+        self,
+        question: str,
+        *,
+        chats: Sequence[str] | None = None,
+        sources: Sequence[str] | None = None,
+        now: datetime,
+        tz: tzinfo,
+        **options: Any,
     ) -> AskResult:
-        """The ReFind agent over this home. ``options`` are ``agent.run``'s (config, budget, on_event, ...)."""
+        """The ReFind agent over this home (some chats or sources only, if given). ``options`` are
+        ``agent.run``'s (config, budget, on_event, ...)."""
         from refind_cli.agent import ask
 
         with self._storage():
-            return ask(
-                self.archive(), self.index(), question, chats=self.chat_ids(chats), now=now, tz=tz, **options
-            )
+            scope = self.chat_ids(chats, sources)
+            return ask(self.archive(), self.index(), question, chats=scope, now=now, tz=tz, **options)
 
     # -- writing ----------------------------------------------------------------------------------------
 

@@ -60,6 +60,9 @@ class SearchRequest:
     until: datetime | None = None
     chats: tuple[int, ...] | None = None
     chat_names: tuple[str, ...] | None = None
+    sources: tuple[str, ...] | None = (
+        None  # the --source values, kept to echo them (``chats`` holds their chats)
+    )
     exclude_sessions: tuple[str, ...] = ()
     session_rank: bool = True
 

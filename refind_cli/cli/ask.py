@@ -53,6 +53,10 @@ def ask_command(
     chat: Annotated[
         list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
     ] = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print the search rounds.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
@@ -88,6 +92,7 @@ def ask_command(
             result = home.ask(
                 question.strip(),
                 chats=chat,
+                sources=source,
                 now=asked,
                 tz=zone_,
                 config=config,

@@ -134,6 +134,13 @@ def _progress(err: Console, path: Path) -> Iterator[Progress | None]:
 @app.command("chats")
 def chats(
     ctx: typer.Context,
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
+    ] = None,
+    sort: Annotated[
+        str, typer.Option("--sort", help="id (import order), recent (last message first), name or messages.")
+    ] = "id",
     tz: Annotated[str | None, typer.Option("--tz", help="Zone for the dates shown.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
@@ -143,8 +150,8 @@ def chats(
 
     with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
-        summaries = home.chats()
+        summaries = home.chats(sources=source, order=sort)
     if json_out:
         print_json(chats_json(summaries, zone_))
     else:
-        print_chats(stdout_console(), summaries, zone_)
+        print_chats(stdout_console(), summaries, zone_, filtered=bool(source))

@@ -29,6 +29,10 @@ def search_command(
     chat: Annotated[
         list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
     ] = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
+    ] = None,
     k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = 5,
     window: Annotated[int, typer.Option("--window", min=0, help="Turns of context either side.")] = 2,
     exclude_session: Annotated[
@@ -64,6 +68,7 @@ def search_command(
             since=since,
             until=until,
             chats=chat,
+            sources=source,
             now=datetime.now(zone_),
             tz=zone_,
             k=k,

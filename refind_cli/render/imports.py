@@ -66,6 +66,7 @@ def print_import(console: Console, result: FileImportResult) -> None:
 
 def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
     return {
+        "count": len(chats),
         "chats": [
             {
                 "id": c.info.seq,
@@ -79,15 +80,21 @@ def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
                 "last": iso(c.last, tz),
             }
             for c in chats
-        ]
+        ],
     }
 
 
-def print_chats(console: Console, chats: Sequence[ChatSummary], tz: tzinfo | None) -> None:
+def print_chats(
+    console: Console, chats: Sequence[ChatSummary], tz: tzinfo | None, *, filtered: bool = False
+) -> None:
     if not chats:
-        console.print("No chats yet: import an export with `refind import FILE`.")
+        console.print(
+            "No chats from that source."
+            if filtered
+            else "No chats yet: import an export with `refind import FILE`."
+        )
         return
-    table = Table(show_edge=False)
+    table = Table(show_edge=False, caption=f"{len(chats):,} chats", caption_justify="left")
     for column in ("id", "chat", "source", "messages", "sessions", "first", "last"):
         table.add_column(column, justify="right" if column in ("id", "messages", "sessions") else "left")
     for c in chats:

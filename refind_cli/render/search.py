@@ -68,6 +68,7 @@ def to_json(result: SearchResult, tz: tzinfo | None = None) -> dict:
             "until": iso(request.until, tz),
             "chat": list(request.chat_names) if request.chat_names is not None else None,
             "chat_ids": list(request.chats) if request.chats is not None else None,
+            "source": list(request.sources) if request.sources is not None else None,
             "exclude_sessions": list(request.exclude_sessions),
         },
         "total": result.total,
