@@ -6,7 +6,7 @@ user message plus the reply), LoCoMo sessions are human chats with burst turns, 
 with its own date. Benchmark ids are kept on the messages (``source_id``, ``thread``), so every turn and
 session maps back to the dia_ids and session ids the gold evidence names.
 
-Metrics, as /work/shared/data/README.md defines them:
+Metrics, as the benchmarks define them:
 - LoCoMo evidence recall: the share of a question's evidence turns inside the retrieved turns (the
   windows of one search; the turns of the agent's notes), categories 1-4.
 - LongMemEval session recall_any@k / recall_all@k over ``answer_session_ids`` (one search: the sessions

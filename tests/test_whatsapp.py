@@ -1,4 +1,4 @@
-"""The WhatsApp importer, one test per header family and body marker of FORMATS.md section 1.
+"""The WhatsApp importer, one test per header family and body marker it reads.
 
 Every export is built inside the test from the shapes the format notes record, written to tmp_path and
 read back through the module's public functions (``sniff``, ``read``).

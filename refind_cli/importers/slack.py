@@ -1,4 +1,4 @@
-"""Slack workspace export, as the downloaded zip or its unpacked folder (FORMATS.md §2).
+"""Slack workspace export, as the downloaded zip or its unpacked folder.
 
 Top level: ``channels.json``, ``groups.json``, ``dms.json``, ``mpims.json`` and ``users.json`` (or
 ``org_users.json`` on Enterprise Grid), all optional, and one folder per conversation holding one

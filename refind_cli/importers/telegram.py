@@ -1,6 +1,6 @@
 """Telegram Desktop export: ``result.json`` ("Machine-readable JSON"), loose, in a folder or in a zip.
 
-Two shapes (FORMATS.md §3): a single-chat export whose top level is the dialog itself (``{name, type, id,
+Two shapes: a single-chat export whose top level is the dialog itself (``{name, type, id,
 messages}``), and a full account export whose dialogs sit under ``chats.list`` and ``left_chats.list``.
 
 Exports reach hundreds of MB, so the file is never loaded whole: ``ijson`` walks it as a stream of parse

@@ -2,8 +2,8 @@
 
 A file is a sequence of records. A record starts with a header line (date, time, optional author) and
 every following line that is not a header belongs to it. The header has no fixed layout: it depends on
-the phone's platform, locale and app version, so one tolerant pattern covers the families listed in
-FORMATS.md section 1.2. Which number is the day and which the month is not written anywhere: it is
+the phone's platform, locale and app version, so one tolerant pattern covers the families (bracketed
+iOS stamps, dashed Android ones, dotted, year-first and time-first dates, 12 and 24 hours). Which number is the day and which the month is not written anywhere: it is
 inferred once per file from all its dates.
 
 The decoded text is kept whole and searched, not split into lines: a pattern specialised to the file's
@@ -71,7 +71,7 @@ _BUDDHIST_FROM = 2400
 # keeping to it keeps every UTC conversion inside datetime's range.
 _YEARS = (1970, 2199)
 
-# FORMATS.md 1.5: strip the marks, then NFKC, which also turns NBSP, narrow NBSP and thin space into spaces.
+# Exports carry invisible direction marks around names and stamps: strip them, then NFKC, which also turns NBSP, narrow NBSP and thin space into spaces.
 # (str.translate would do both, but it is ten times slower on non-ASCII text.)
 _INVISIBLE = re.compile(f"[{_MARKS}]")
 

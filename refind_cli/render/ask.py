@@ -147,7 +147,7 @@ def print_details(result: AskResult, console: Console, *, tz: tzinfo) -> None:
 
 
 def ask_json(result: AskResult, *, tz: tzinfo | None = None) -> dict[str, Any]:
-    """The `ask --json` object of DESIGN.md (keys may be added, never removed)."""
+    """The `ask --json` object (README, "JSON for scripts": keys may be added, never removed)."""
     u = result.usage
     return {
         "question": result.question,

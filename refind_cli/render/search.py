@@ -58,7 +58,7 @@ def hit_json(hit: Hit, tz: tzinfo | None = None) -> dict:
 
 
 def to_json(result: SearchResult, tz: tzinfo | None = None) -> dict:
-    """The `refind search --json` object (DESIGN.md); times ISO 8601 with their offset in ``tz``. The filters
+    """The `refind search --json` object (README, "JSON for scripts"); times ISO 8601 with their offset in ``tz``. The filters
     are echoed from the request: ``chat`` as typed, ``chat_ids`` the chats they matched."""
     request = result.request
     return {
