@@ -376,25 +376,33 @@ def _chat(first: _Loaded, thread: str, source: str) -> Chat:
 
 
 def _thread_messages(src: _Source, files: list[_File], first: _Loaded) -> Iterator[Message]:
-    """The thread's messages, file after file; a message an earlier file of the same number held is left out."""
-    number = first.file.number
-    held: Counter[tuple[datetime, str]] = Counter()
+    """The thread's messages, one file number after another (the highest, oldest, first). A file's copies
+    and namesakes in other categories share its number and may repeat its messages: such a group is merged
+    in time order, and a message an earlier file of the group held is left out."""
     loaded: _Loaded | None = first
     del first  # held in ``loaded`` until its messages are out, and no longer
-    for file in files:
-        current = loaded or _load(src, file)
-        loaded = None
-        if file.number != number:
-            number, held = file.number, Counter()
-        here: Counter[tuple[datetime, str]] = Counter()
-        for m in current.messages:
-            key = (m.timestamp, m.raw)
-            here[key] += 1
-            if here[key] > held[key]:
-                yield m
-        for key, n in here.items():
-            if n > held[key]:
-                held[key] = n
+    start = 0
+    while start < len(files):
+        end = start + 1
+        while end < len(files) and files[end].number == files[start].number:
+            end += 1
+        group = []
+        held: Counter[tuple[datetime, str]] = Counter()
+        for file in files[start:end]:
+            current = loaded or _load(src, file)
+            loaded = None
+            here: Counter[tuple[datetime, str]] = Counter()
+            for m in current.messages:
+                key = (m.timestamp, m.raw)
+                here[key] += 1
+                if here[key] > held[key]:
+                    group.append(m)
+            held |= here
+            del current
+        if end - start > 1:
+            group.sort(key=lambda m: m.timestamp)
+        yield from group
+        start = end
 
 
 def _message(obj: dict[str, Any], timestamp: datetime, raw: str, fix: Callable[[str], str]) -> Message:
