@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from samples import INSTAGRAM, MESSENGER, SAMPLES
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports  # noqa: F401  (registers the command)
+import refind_cli.cli.imports  # registers the commands (and search below)
 import refind_cli.cli.search  # noqa: F401
 from refind_cli import importers
 from refind_cli.archive import Archive
@@ -27,7 +27,7 @@ from refind_cli.ingest import import_file
 from refind_cli.records import Kind
 
 sys.path.insert(0, str(SAMPLES))
-import generate_meta  # noqa: E402
+import generate_meta
 
 runner = CliRunner()
 T0 = 1_783_000_000_000  # 2026-07-02, in milliseconds
