@@ -295,9 +295,15 @@ def test_lone_surrogates_and_huge_strings_are_stored_or_refused(tmp_path: Path, 
             for value in (m.text, m.raw, m.sender or ""):
                 value.encode("utf-8")
     monkeypatch.setattr(meta, "MAX_FILE_BYTES", 1000)
-    big = write(tmp_path / "big", {"message_1.json": thread([msg(T0, "x" * 2000)])})
+    body = thread([msg(T0, "x" * 2000)])
+    big = write(tmp_path / "big", {"message_1.json": body})
     with pytest.raises(InputError, match="larger than"):
         read(big)
+    zipped = tmp_path / "big.zip"
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("messages/inbox/aylin_1/message_1.json", body)
+    with pytest.raises(InputError, match="larger than"):
+        read(zipped)
 
 
 def test_a_broken_export_is_one_error_line_and_exit_code_2(tmp_path: Path):
