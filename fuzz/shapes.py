@@ -88,6 +88,42 @@ def write_telegram(data: bytes, folder: Path) -> Path:
     return path
 
 
+META_MODES = ("file", "folder", "zip", "raw-zip")
+
+
+def meta_writer(activity: str) -> Callable[[bytes, Path], Path]:
+    """Messenger and Instagram: the first byte picks the shape (a loose ``message_1.json``, an export folder
+    or zip whose thread has two files split at SEPARATOR, or the bytes as a zip file); ``activity`` is the
+    layout's top folder, which says the service."""
+
+    def write(data: bytes, folder: Path) -> Path:
+        mode = META_MODES[data[0] % len(META_MODES)] if data else "file"
+        parts = data[1:].split(SEPARATOR, 1)
+        thread = f"{activity}/messages/inbox/fuzz_1"
+        entries = {f"{thread}/message_{n}.json": part for n, part in enumerate(parts, start=1)}
+        if mode == "file":
+            path = folder / "message_1.json"
+            path.write_bytes(parts[0])
+        elif mode == "folder":
+            path = folder / "meta"
+            for name, body in entries.items():
+                (path / name).parent.mkdir(parents=True, exist_ok=True)
+                (path / name).write_bytes(body)
+        else:
+            path = folder / "meta.zip"
+            if mode == "raw-zip":
+                path.write_bytes(data[1:])
+            else:
+                buffer = io.BytesIO()
+                with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+                    for name, body in entries.items():
+                        zf.writestr(name, body)
+                path.write_bytes(buffer.getvalue())
+        return path
+
+    return write
+
+
 def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
     """Consume every chat and message, checking what the archive relies on. Returns a comparable summary
     of what was read."""
@@ -160,6 +196,16 @@ def telegram_seeds() -> list[bytes]:
     return [bytes([selector]) + body for body in bodies for selector in (255, 6)]
 
 
+def meta_seeds(export: Path) -> list[bytes]:
+    """Every message file of a sample export, alone and as a thread's two files, in each shape."""
+    files = sorted(p.read_bytes() for p in export.rglob("message_*.json")) if export.is_dir() else []
+    if not files:
+        with zipfile.ZipFile(export) as zf:
+            files = [zf.read(n) for n in sorted(zf.namelist()) if n.endswith(".json")]
+    bodies = [*files, SEPARATOR.join(files[:2])]
+    return [bytes([mode]) + body for body in bodies for mode in range(3)]
+
+
 # --- per importer ----------------------------------------------------------------------------------------
 
 
@@ -204,6 +250,14 @@ SHAPES = {
     "whatsapp": Shape(write_whatsapp, whatsapp_seeds),
     "slack": Shape(write_slack, slack_seeds),
     "telegram": Shape(write_telegram, telegram_seeds, same_reading_in_any_chunk_size),
+    "messenger": Shape(
+        meta_writer("your_facebook_activity"),
+        lambda: meta_seeds(SAMPLES / "facebook-mayalindqvist-2026-10-05-Kq3vT8.zip"),
+    ),
+    "instagram": Shape(
+        meta_writer("your_instagram_activity"),
+        lambda: meta_seeds(SAMPLES / "instagram-maya.lindqvist-2026-10-05"),
+    ),
 }
 
 

@@ -8,3 +8,6 @@ FAMILY = SAMPLES / "WhatsApp Chat - Family.zip"
 SLACK = SAMPLES / "slack-export-acme"
 TELEGRAM = SAMPLES / "telegram-result.json"
 EXPORTS = [JONAS, FAMILY, SLACK, TELEGRAM]
+# Messenger and Instagram (sample_exports/generate_meta.py): not in EXPORTS, which the older tests count.
+MESSENGER = SAMPLES / "facebook-mayalindqvist-2026-10-05-Kq3vT8.zip"
+INSTAGRAM = SAMPLES / "instagram-maya.lindqvist-2026-10-05"

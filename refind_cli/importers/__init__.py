@@ -275,3 +275,20 @@ register(
         names=("*.json", "*.zip"),
     )
 )
+# Messenger and Instagram: one reader (meta.py), two sources; an export's paths say which service it is.
+register(
+    Importer(
+        "messenger",
+        "refind_cli.importers.messenger",
+        takes=("file", "zip", "folder"),
+        names=("message_*.json", "*.zip"),
+    )
+)
+register(
+    Importer(
+        "instagram",
+        "refind_cli.importers.instagram",
+        takes=("file", "zip", "folder"),
+        names=("message_*.json", "*.zip"),
+    )
+)
