@@ -57,6 +57,7 @@ def test_search_json_shape(home: Path) -> None:
         "until": None,
         "chat": None,
         "chat_ids": None,
+        "source": None,
         "exclude_sessions": [],
     }
     assert out["total"] == 3 and len(out["results"]) == 2
@@ -137,6 +138,7 @@ def test_json_echoes_the_filters_by_value(home: Path) -> None:
         "until": "2026-01-05T23:59:59.999999+01:00",
         "chat": ["alice", "book"],
         "chat_ids": [1, 2],
+        "source": None,
         "exclude_sessions": [first["session_id"]],
     }
     r = run(home, "search", "dentist", "--json", *filters)
