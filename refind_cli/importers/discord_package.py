@@ -42,6 +42,7 @@ USER = "account/user.json"
 ONLY_YOURS = " (only your messages)"
 # index.json, channel.json and user.json are small; a larger one is no package.
 MAX_SMALL = 64 << 20
+_TOO_LARGE = f"is larger than {MAX_SMALL >> 20} MB; not a Discord data package"
 _CHANNEL_FOLDER = re.compile(r"c?(\d{1,20})")
 _MENTION = re.compile(r"<@!?(\d{1,20})>")
 _EMOJI = re.compile(r"<a?:(\w{1,64}):\d{1,20}>")
@@ -171,25 +172,29 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
 
 
 def _small_json(package: _Package, relative_or_stored: str) -> Any:
+    """A whole small file (index, channel, account), read under the same limits as the messages."""
     stored = package.files.get(relative_or_stored, relative_or_stored)
-    data = bytearray()
     with contextlib.closing(package.chunks(stored)) as chunks:
-        for chunk in chunks:
-            data += chunk
-            if len(data) > MAX_SMALL:
-                raise package.error(
-                    stored, f"is larger than {MAX_SMALL >> 20} MB; not a Discord data package", None
-                )
-    try:
-        return json.loads(bytes(data).decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise package.error(stored, f"invalid UTF-8 at byte {exc.start}", None) from None
-    except json.JSONDecodeError as exc:
-        raise package.error(
-            stored, f"invalid JSON ({exc.msg})", f"line {exc.lineno} column {exc.colno}"
-        ) from None
-    except RecursionError:
-        raise package.error(stored, "JSON nested too deeply", None) from None
+        events = JsonEvents(
+            _at_most(chunks, lambda: package.error(stored, _TOO_LARGE, None)), _errors(package, stored)
+        )
+        event, value = events.next()
+        value = events.value(event, value, "")
+        events.finish()
+        return value
+
+
+def _at_most(chunks: Iterator[bytes], error: Callable[[], InputError]) -> Iterator[bytes]:
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > MAX_SMALL:
+            raise error()
+        yield chunk
+
+
+def _errors(package: _Package, stored: str) -> Callable[[str, str | None], InputError]:
+    return lambda what, where: package.error(stored, what, where or None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +295,7 @@ class _ChunkReader(io.RawIOBase):
 
 def _json_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], str, str]]:
     with contextlib.closing(package.chunks(stored)) as chunks:
-        events = JsonEvents(chunks, lambda what, where: package.error(stored, what, where))
+        events = JsonEvents(chunks, _errors(package, stored))
         event, _ = events.next()
         if event != "start_array":
             raise events.error("not a list of messages", None)
