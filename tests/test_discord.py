@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import copy
 import csv
+import importlib.util
 import io
 import json
 import shutil
+import sys
 import time
 import zipfile
 from datetime import UTC, datetime, timedelta
@@ -454,3 +456,25 @@ def test_sniffs_tell_the_discord_formats_from_each_other_and_the_rest():
     assert importers.detect(PACKAGE) == "discord-package"
     assert not discord.sniff(SAMPLES / "telegram-result.json")
     assert not discord_package.sniff(SAMPLES / "slack-export-acme")
+
+
+def test_samples_regenerate_byte_for_byte_and_are_named_in_the_readme(tmp_path: Path):
+    spec = importlib.util.spec_from_file_location(
+        "sample_exports_generate_discord", SAMPLES / "generate_discord.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class body runs
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    committed = sorted(
+        [GENERAL.relative_to(SAMPLES), DM.relative_to(SAMPLES)]
+        + [p.relative_to(SAMPLES) for p in PACKAGE.rglob("*") if p.is_file()]
+    )
+    assert produced == committed
+    for rel in produced:
+        assert (tmp_path / rel).read_bytes() == (SAMPLES / rel).read_bytes(), rel
+    readme = (SAMPLES / "README.md").read_text(encoding="utf-8")
+    for name in (GENERAL.name, DM.name, PACKAGE.name, "generate_discord.py"):
+        assert name in readme
