@@ -206,6 +206,58 @@ def meta_seeds(export: Path) -> list[bytes]:
     return [bytes([mode]) + body for body in bodies for mode in range(3)]
 
 
+DISCORD_EXPORT = "general.json"
+# One channel of a Discord data package, cut at SEPARATOR like a Slack folder; absent parts leave their file out.
+DISCORD_PACKAGE_FILES = (
+    "messages/c42/messages.csv",
+    "messages/index.json",
+    "messages/c42/channel.json",
+    "account/user.json",
+    "messages/c43/messages.json",
+)
+
+
+def write_discord(data: bytes, folder: Path) -> Path:
+    path = folder / DISCORD_EXPORT
+    path.write_bytes(data)
+    return path
+
+
+def write_discord_package(data: bytes, folder: Path) -> Path:
+    root = folder / "package"
+    parts = data.split(SEPARATOR, len(DISCORD_PACKAGE_FILES) - 1)
+    for index, name in enumerate(DISCORD_PACKAGE_FILES):
+        target = root / name
+        if index < len(parts):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(parts[index])
+        else:
+            target.unlink(missing_ok=True)
+    return root
+
+
+def discord_seeds() -> list[bytes]:
+    seeds = []
+    for name in ("discord-dm-noah.json", "discord-kletterkiez-general.json"):
+        export = json.loads((SAMPLES / name).read_bytes())
+        seeds.append(json.dumps(dict(export, messages=export["messages"][:8]), ensure_ascii=False).encode())
+    return seeds
+
+
+def discord_package_seeds() -> list[bytes]:
+    package = SAMPLES / "discord-package"
+    general = next(package.glob("messages/c*/messages.csv"))
+    channel = (general.parent / "channel.json").read_bytes()
+    index = json.dumps({"42": "general in Crag", "43": None}).encode()
+    user = (package / "account" / "user.json").read_bytes()
+    newer = next(package.glob("messages/c*/messages.json")).read_bytes()
+    head = b"".join(general.read_bytes().splitlines(keepends=True)[:6])
+    return [
+        SEPARATOR.join([head, index, channel, user, newer]),
+        SEPARATOR.join([head, index]),  # no channel.json, no account: names and sender fall back
+    ]
+
+
 # --- per importer ----------------------------------------------------------------------------------------
 
 
@@ -258,6 +310,8 @@ SHAPES = {
         meta_writer("your_instagram_activity"),
         lambda: meta_seeds(SAMPLES / "instagram-maya.lindqvist-2026-10-05"),
     ),
+    "discord": Shape(write_discord, discord_seeds),
+    "discord-package": Shape(write_discord_package, discord_package_seeds),
 }
 
 

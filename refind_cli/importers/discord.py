@@ -1,0 +1,384 @@
+"""DiscordChatExporter JSON: one file per channel or thread (FORMATS.md §4, §4b).
+
+The root is ``{guild, channel, dateRange, exportedAt, messages[], messageCount}``; each message carries its
+snowflake id, a type (``Default`` and ``Reply`` are people talking, the other types are system events: joins,
+pins, calls, renames), an ISO time with its offset, the author (``nickname`` is the name shown in the server),
+attachments, embeds, stickers, reactions and a ``reference`` to the message it replies to. Every message is
+kept; system and bot messages and those that are only a file or a sticker are flagged by their kind.
+
+The tool's other outputs (CSV, HTML, plain text) lack message ids and write times in the exporting
+machine's own format, so they are recognised only to say so: export the channel again as JSON.
+
+Exports of busy channels run to hundreds of MB, so the file is streamed: ``ijson``'s events are built into
+one message at a time. Not ``ijson.items``: it builds a prefix string for every nesting level of every
+event, and a deeply nested hostile file then needs memory that grows with the square of its depth.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+from refind_cli.errors import InputError
+from refind_cli.importers.container import iter_file_chunks
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "discord"
+
+_SNIFF_BYTES = 64 << 10
+_BOM = b"\xef\xbb\xbf"
+_SNIFF_JSON = (re.compile(rb'"guild"\s*:\s*\{'), re.compile(rb'"channel"\s*:\s*\{'))
+# The exporter's other outputs, by their first bytes: told apart only to name them in the error.
+_OTHER_OUTPUTS = (
+    ("CSV", re.compile(rb"AuthorID[,;]Author[,;]Date[,;]Content")),
+    ("plain-text", re.compile(rb"={40,}\r?\nGuild: ")),
+    ("HTML", re.compile(rb"<!DOCTYPE html>.*class=\"(?:preamble|chatlog)", re.S | re.I)),
+)
+# A Discord message holds at most 4,000 characters and an embed 6,000, so a string this long is no real
+# export; yajl re-scans a token that spans its read blocks, so its time grows with the square of the length.
+MAX_TOKEN = 8 << 20
+# Real exports nest six levels deep (message, embed, author); a deeper value is refused before it is built.
+MAX_DEPTH = 64
+_PARSER_BLOCK = 64 << 10
+_STARTS = frozenset({"start_map", "start_array"})
+_ENDS = frozenset({"end_map", "end_array"})
+_SNOWFLAKE = re.compile(r"\d{1,20}")
+_DISCORD_EPOCH_MS = 1420070400000
+_PEOPLE = frozenset({"Default", "Reply", "0", "19"})
+# What a system message says when the exporter left its content empty.
+_SYSTEM_TEXT = {
+    "RecipientAdd": "added someone to the group",
+    "RecipientRemove": "removed someone from the group",
+    "Call": "started a call",
+    "ChannelNameChange": "changed the channel name",
+    "ChannelIconChange": "changed the channel icon",
+    "ChannelPinnedMessage": "pinned a message",
+    "GuildMemberJoin": "joined the server",
+    "ThreadCreated": "started a thread",
+}
+_DIRECT = "DirectTextChat"
+_GROUP = "DirectGroupTextChat"
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    try:
+        head = _head(path)
+    except OSError:
+        return False
+    return _is_json_export(head) or _other_output(head) is not None
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(_SNIFF_BYTES).removeprefix(_BOM)
+
+
+def _is_json_export(head: bytes) -> bool:
+    return head.lstrip().startswith(b"{") and all(p.search(head) for p in _SNIFF_JSON)
+
+
+def _other_output(head: bytes) -> str | None:
+    return next((name for name, pattern in _OTHER_OUTPUTS if pattern.match(head.lstrip())), None)
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    try:
+        other = _other_output(_head(path))
+    except OSError as exc:
+        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+    if other:
+        raise InputError(
+            path,
+            f"a DiscordChatExporter {other} export; refind reads its JSON output: export the channel again "
+            "as JSON (--format Json)",
+        )
+    with contextlib.closing(iter_file_chunks(path)) as chunks:
+        yield from _Reader(JsonEvents(chunks, lambda what, where: InputError(path, what, where)), tz).chats()
+
+
+class JsonEvents:
+    """ijson's basic parse events over byte chunks, with the limits every Discord JSON file is read under:
+    strings of at most MAX_TOKEN bytes, values nested at most MAX_DEPTH deep. Errors are made by ``error``
+    (what, where) so that they name the file, or the zip entry, the caller reads."""
+
+    def __init__(self, chunks: Iterator[bytes], error: Callable[[str, str | None], InputError]) -> None:
+        import ijson  # only imports of JSON exports pay for the parser
+
+        self._ijson = ijson
+        self.error = error
+        self._stream = _GuardedStream(chunks, error)
+        self._events = ijson.basic_parse(self._stream, use_float=True, buf_size=_PARSER_BLOCK)
+
+    def next(self) -> tuple[str, Any]:
+        try:
+            return next(self._events)
+        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
+            raise self._json_error(exc) from None
+        except StopIteration:
+            raise self.error("truncated JSON", f"byte {self._stream.consumed}") from None
+
+    def finish(self) -> None:
+        """Read on to the end, so that trailing garbage is rejected rather than ignored."""
+        try:
+            for _ in self._events:
+                pass
+        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
+            raise self._json_error(exc) from None
+
+    def _json_error(self, exc: Exception) -> InputError:
+        # yajl's message is several lines with a caret drawing; its first line says what went wrong.
+        lines = str(exc).strip().splitlines()
+        detail = lines[0].removeprefix("b'").removeprefix('b"') if lines else type(exc).__name__
+        if self._stream.at_eof and "premature EOF" in detail:
+            return self.error("truncated JSON: the data stops in the middle", f"byte {self._stream.consumed}")
+        return self.error(f"invalid JSON ({detail})", f"near byte {self._stream.consumed}")
+
+    def value(self, event: str, value: Any, where: str) -> Any:
+        """The whole value whose first event was just read. Runs once per event of every message, so the
+        loop is flat: one branch per event, no calls."""
+        if event not in _STARTS:
+            return value
+        root: Any = {} if event == "start_map" else []
+        top, containers, keys = root, [root], [None]
+        try:
+            for event, value in self._events:
+                if event == "map_key":
+                    keys[-1] = value
+                elif event == "start_map" or event == "start_array":
+                    if len(containers) >= MAX_DEPTH:
+                        raise self.error(f"nested more than {MAX_DEPTH} levels deep", where)
+                    new: Any = {} if event == "start_map" else []
+                    if type(top) is dict:
+                        top[keys[-1]] = new
+                    else:
+                        top.append(new)
+                    top = new
+                    containers.append(new)
+                    keys.append(None)
+                elif event == "end_map" or event == "end_array":
+                    containers.pop()
+                    keys.pop()
+                    if not containers:
+                        return root
+                    top = containers[-1]
+                elif type(top) is dict:
+                    top[keys[-1]] = value
+                else:
+                    top.append(value)
+        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
+            raise self._json_error(exc) from None
+        raise self.error("truncated JSON", f"byte {self._stream.consumed}")
+
+    def array(self, where: str) -> Iterator[tuple[Any, str]]:
+        """The items of the array whose ``[`` was just read, each with its place."""
+        index = 0
+        while True:
+            event, value = self.next()
+            if event == "end_array":
+                return
+            place = f"{where}[{index}]"
+            yield self.value(event, value, place), place
+            index += 1
+
+
+class _GuardedStream:
+    """A read-only binary file over byte chunks, for ijson, that refuses an overlong string."""
+
+    def __init__(self, chunks: Iterator[bytes], error: Callable[[str, str | None], InputError]) -> None:
+        self._chunks = chunks
+        self._error = error
+        self._since_quote = 0
+        self._buf = b""
+        self._pos = 0
+        self.consumed = 0
+        self.at_eof = False
+
+    def read(self, size: int = -1) -> bytes:
+        while self._pos >= len(self._buf):
+            if self.at_eof or not self._refill():
+                return b""
+        end = len(self._buf) if size < 0 else self._pos + size
+        out = self._buf[self._pos : end]
+        self._pos += len(out)
+        return out
+
+    def _refill(self) -> bool:
+        chunk = next(self._chunks, None)
+        if chunk is None:
+            self.at_eof = True
+            return False
+        if not self.consumed:
+            chunk = chunk.removeprefix(_BOM)
+        self.consumed += len(chunk)
+        last_quote = chunk.rfind(b'"')
+        self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
+        if self._since_quote > MAX_TOKEN:
+            raise self._error(
+                f"a single JSON value runs past {MAX_TOKEN >> 20} MB; not a Discord export",
+                f"byte {self.consumed}",
+            )
+        self._buf, self._pos = chunk, 0
+        return True
+
+
+class _Reader:
+    """One exported channel: its ``guild`` and ``channel``, then its messages one at a time."""
+
+    def __init__(self, events: JsonEvents, tz: tzinfo) -> None:
+        self._events = events
+        self._tz = tz
+
+    def chats(self) -> Iterator[ChatExport]:
+        events = self._events
+        event, _ = events.next()
+        if event != "start_map":
+            raise events.error("not a DiscordChatExporter export: the top level is not a JSON object", None)
+        meta: dict[str, Any] = {}
+        buffered: list[Message] | None = None
+        found = False
+        while True:
+            event, key = events.next()
+            if event == "end_map":
+                break
+            event, value = events.next()
+            if key != "messages":
+                meta[key] = events.value(event, value, key)
+                continue
+            if event != "start_array":
+                raise events.error("messages is not a list", "messages")
+            found = True
+            messages = (self._message(obj, where) for obj, where in events.array("messages"))
+            if "guild" in meta and "channel" in meta:
+                yield ChatExport(self._chat(meta), messages)
+                for _ in messages:  # whatever the consumer left unread
+                    pass
+            else:  # not the exporter's order: hold this channel's messages until it is named
+                buffered = list(messages)
+        events.finish()
+        if not found:
+            raise events.error('not a DiscordChatExporter export: no "messages" list', None)
+        if buffered is not None:
+            yield ChatExport(self._chat(meta), buffered)
+
+    def _chat(self, meta: dict[str, Any]) -> Chat:
+        channel, guild = meta.get("channel"), meta.get("guild")
+        if not isinstance(channel, dict):
+            raise self._events.error("no channel object", "channel")
+        key = snowflake(channel.get("id"))
+        if key is None:
+            raise self._events.error("the channel has no id", "channel.id")
+        guild = guild if isinstance(guild, dict) else {}
+        kind_name = _str(channel.get("type"))
+        kind = "direct" if kind_name == _DIRECT else "group" if kind_name == _GROUP else "channel"
+        name = _str(channel.get("name")) or f"channel {key}"
+        guild_name = _str(guild.get("name"))
+        if kind == "channel" and guild_name:
+            name = f"{name} in {guild_name}"  # as Discord's own data package names server channels
+        return Chat(FORMAT, key, name, kind, dump(self._events, {"guild": guild, "channel": channel}, None))
+
+    def _message(self, obj: Any, where: str) -> Message:
+        if not isinstance(obj, dict):
+            raise self._events.error("a message is not a JSON object", where)
+        ident = snowflake(obj.get("id"))
+        author = obj.get("author") if isinstance(obj.get("author"), dict) else {}
+        sender = _str(author.get("nickname")) or _str(author.get("name")) or None
+        content = _str(obj.get("content")) or ""
+        kind_name = _str(obj.get("type")) or "Default"
+        files = [_str(a.get("fileName")) for a in _objects(obj.get("attachments"))]
+        stickers = [_str(s.get("name")) for s in _objects(obj.get("stickers"))]
+        if kind_name not in _PEOPLE:
+            kind = Kind.SYSTEM
+            content = content or f"{sender or 'Someone'} {_SYSTEM_TEXT.get(kind_name, kind_name)}"
+        elif author.get("isBot") is True:
+            kind = Kind.BOT
+        elif files:
+            kind = Kind.ATTACHMENT
+        elif stickers and not content:
+            kind = Kind.MEDIA
+        else:
+            kind = Kind.TEXT
+        reference = obj.get("reference") if isinstance(obj.get("reference"), dict) else {}
+        return Message(
+            timestamp=timestamp(
+                obj.get("timestamp"),
+                ident,
+                self._tz,
+                lambda what: self._events.error(what, f"{where}.timestamp"),
+            ),
+            sender=sender,
+            text=join(content, *files, *stickers, *_embed_texts(obj.get("embeds"))),
+            kind=kind,
+            source_id=ident,
+            sender_id=snowflake(author.get("id")),
+            reply_to=snowflake(reference.get("messageId")),
+            edited=bool(obj.get("timestampEdited")),
+            raw=dump(self._events, obj, where),
+        )
+
+
+def _embed_texts(embeds: Any) -> Iterator[str | None]:
+    """What a link preview or a bot's card says: its author, title, description and fields."""
+    for embed in _objects(embeds):
+        author = embed.get("author")
+        yield _str(author.get("name")) if isinstance(author, dict) else None
+        yield _str(embed.get("title"))
+        yield _str(embed.get("description"))
+        for field in _objects(embed.get("fields")):
+            yield _str(field.get("name"))
+            yield _str(field.get("value"))
+
+
+# --- shared with the data package (discord_package.py) -------------------------------------------------
+
+
+def timestamp(value: Any, ident: str | None, tz: tzinfo, error: Callable[[str], InputError]) -> datetime:
+    """An ISO time (its offset kept; read in ``tz`` without one), or else the instant the snowflake id
+    holds (milliseconds since 2015 in its top 42 bits)."""
+    if isinstance(value, str) and value:
+        try:
+            when = datetime.fromisoformat(value)
+            return (when if when.tzinfo else when.replace(tzinfo=tz)).astimezone(UTC)
+        except (ValueError, OverflowError):
+            if ident is None:
+                raise error(f"unreadable time {value!r}") from None
+    if ident is not None:
+        with contextlib.suppress(ValueError, OverflowError, OSError):
+            return datetime.fromtimestamp(((int(ident) >> 22) + _DISCORD_EPOCH_MS) / 1000, UTC)
+    raise error("the message has no time")
+
+
+def dump(events: JsonEvents, obj: Any, where: str | None) -> str:
+    try:
+        return json.dumps(obj, ensure_ascii=False, sort_keys=True)
+    except RecursionError:
+        raise events.error("nested too deeply", where) from None
+
+
+def join(*parts: str | None) -> str:
+    return "\n".join(p for p in parts if p)
+
+
+def snowflake(value: Any) -> str | None:
+    """A Discord id: a string of digits (an int in hand-made files)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)
+    return value if isinstance(value, str) and _SNOWFLAKE.fullmatch(value) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []

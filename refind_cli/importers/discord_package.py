@@ -1,0 +1,339 @@
+"""Discord's own data package (Settings > Data & Privacy > Request data), as its zip or unpacked folder
+(FORMATS.md §4b).
+
+``messages/index.json`` maps each channel id to a name ("Direct Message with aylin", "general in Some
+Server"); each channel has a folder ``messages/c<id>/`` (``Messages/<id>/`` in older packages) with
+``channel.json`` and its messages in ``messages.csv`` (``ID,Timestamp,Contents,Attachments``) or, in newer
+packages, ``messages.json`` (a list of objects with the same keys). ``account/user.json`` names the account.
+
+The package holds only the account owner's own messages: every chat it makes says so in its name, so that a
+reader of a hit (or the agent) does not take a channel's silence for everyone else's. Its chats are a
+source of their own, apart from DiscordChatExporter's, for the same reason.
+
+Contents are Discord markdown as typed: mentions of friends (``<@id>``) are resolved from the account's
+relationships, custom emoji (``<:name:id>``) become ``:name:``. Times are written by Discord's servers in
+UTC, so a time without an offset is UTC whatever ``tz`` says.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, tzinfo
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from refind_cli.errors import InputError
+from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
+from refind_cli.importers.discord import JsonEvents, dump, join, snowflake, timestamp
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "discord-package"
+
+INDEX = "messages/index.json"
+USER = "account/user.json"
+ONLY_YOURS = " (only your messages)"
+# index.json, channel.json and user.json are small; a larger one is no package.
+MAX_SMALL = 64 << 20
+_TOO_LARGE = f"is larger than {MAX_SMALL >> 20} MB; not a Discord data package"
+_CHANNEL_FOLDER = re.compile(r"c?(\d{1,20})")
+_MENTION = re.compile(r"<@!?(\d{1,20})>")
+_EMOJI = re.compile(r"<a?:(\w{1,64}):\d{1,20}>")
+_KINDS = {1: "direct", 3: "group"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Package:
+    """The package's files by lower-cased path relative to its top (``messages/c1/channel.json``), each
+    with what reads it and what an error about it names."""
+
+    files: dict[str, str]  # lower-cased relative path -> path as stored (zip entry or file path)
+    chunks: Callable[[str], Iterator[bytes]]
+    error: Callable[[str, str, str | None], InputError]  # stored path, what, where
+
+
+def _folder_package(root: Path) -> _Package | None:
+    """The package whose top is ``root``, or whose ``messages`` folder ``root`` is; None if neither."""
+    messages = _child(root, "messages")
+    if messages is None and _CHANNEL_FOLDER.fullmatch(next(iter(_folders(root)), "-")):
+        messages = root
+    if messages is None or not (messages / "index.json").is_file():
+        return None
+    files: dict[str, str] = {}
+    with os.scandir(messages) as entries:
+        for entry in entries:
+            if entry.is_file():
+                files[f"messages/{entry.name.lower()}"] = entry.path
+    for folder in _folders(messages):
+        if _CHANNEL_FOLDER.fullmatch(folder):
+            with os.scandir(messages / folder) as entries:
+                for entry in entries:
+                    if entry.is_file():
+                        files[f"messages/{folder.lower()}/{entry.name.lower()}"] = entry.path
+    account = _child(messages.parent, "account")
+    if account is not None:
+        with os.scandir(account) as entries:
+            files.update((f"account/{e.name.lower()}", e.path) for e in entries if e.is_file())
+    return _Package(files, lambda stored: iter_file_chunks(Path(stored)), InputError)
+
+
+def _folders(folder: Path) -> list[str]:
+    with os.scandir(folder) as entries:
+        return sorted(e.name for e in entries if e.is_dir())
+
+
+def _child(folder: Path, name: str) -> Path | None:
+    """A subfolder by its name in any case: packages write ``messages/`` or ``Messages/``."""
+    return next((folder / n for n in _folders(folder) if n.lower() == name), None)
+
+
+def _zip_package(path: Path, zf: zipfile.ZipFile) -> _Package | None:
+    names = member_names(zf)
+    found = [n for n in names if n.lower() == INDEX or n.lower().endswith("/" + INDEX)]
+    if not found:
+        return None
+    # A zip made from the unpacked folder adds a folder level; the shallowest index is the package's.
+    index = min(found, key=lambda n: (n.count("/"), n))
+    prefix = index[: len(index) - len(INDEX)]
+    files: dict[str, str] = {}
+    for name in names:
+        relative = name[len(prefix) :].lower()
+        if name.startswith(prefix) and relative.startswith(("messages/", "account/")):
+            files.setdefault(relative, name)
+
+    def error(stored: str, what: str, where: str | None) -> InputError:
+        return InputError(path, what, ", ".join(p for p in (f"entry {stored!r}", where) if p))
+
+    return _Package(files, lambda stored: iter_member_chunks(zf, stored, path), error)
+
+
+@contextlib.contextmanager
+def _opened(path: Path) -> Iterator[_Package | None]:
+    if path.is_dir():
+        try:
+            yield _folder_package(path)
+        except OSError as exc:
+            raise InputError(path, f"cannot list the folder ({exc.strerror or exc})") from None
+    elif zipfile.is_zipfile(path):
+        with open_zip(path) as zf:
+            yield _zip_package(path, zf)
+    else:
+        yield None
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    try:
+        with _opened(path) as package:
+            return package is not None
+    except (InputError, OSError, ValueError):
+        return False
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    """Discord writes UTC, so ``tz`` is not needed."""
+    with _opened(path) as package:
+        if package is None:
+            raise InputError(path, f"no {INDEX}; not a Discord data package")
+        index = _small_json(package, INDEX)
+        if not isinstance(index, dict):
+            raise package.error(package.files[INDEX], "is not a JSON object of channel names", None)
+        account = _account(package)
+        channels: dict[str, dict[str, str]] = {}
+        for relative, stored in package.files.items():
+            parts = relative.split("/")
+            if len(parts) == 3 and (m := _CHANNEL_FOLDER.fullmatch(parts[1])):
+                channels.setdefault(m[1], {})[parts[2]] = stored
+        for ident in sorted(channels, key=int):
+            files = channels[ident]
+            stored = files.get("messages.json") or files.get("messages.csv")
+            if stored is None:
+                continue  # a channel folder without messages
+            info = _small_json(package, files["channel.json"]) if "channel.json" in files else {}
+            chat = _chat(package, ident, index.get(ident), info if isinstance(info, dict) else {})
+            rows = (
+                _json_rows(package, stored)
+                if stored == files.get("messages.json")
+                else _csv_rows(package, stored)
+            )
+            yield ChatExport(chat, _messages(rows, account, package, stored))
+
+
+def _small_json(package: _Package, relative_or_stored: str) -> Any:
+    """A whole small file (index, channel, account), read under the same limits as the messages."""
+    stored = package.files.get(relative_or_stored, relative_or_stored)
+    with contextlib.closing(package.chunks(stored)) as chunks:
+        events = JsonEvents(
+            _at_most(chunks, lambda: package.error(stored, _TOO_LARGE, None)), _errors(package, stored)
+        )
+        event, value = events.next()
+        value = events.value(event, value, "")
+        events.finish()
+        return value
+
+
+def _at_most(chunks: Iterator[bytes], error: Callable[[], InputError]) -> Iterator[bytes]:
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > MAX_SMALL:
+            raise error()
+        yield chunk
+
+
+def _errors(package: _Package, stored: str) -> Callable[[str, str | None], InputError]:
+    return lambda what, where: package.error(stored, what, where or None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Account:
+    """Who wrote every message of the package, and the names of the account's friends (for mentions)."""
+
+    name: str
+    ident: str | None
+    names: dict[str, str]
+
+
+def _account(package: _Package) -> _Account:
+    user = _small_json(package, USER) if USER in package.files else {}
+    user = user if isinstance(user, dict) else {}
+    names: dict[str, str] = {}
+    relations = user.get("relationships") if isinstance(user.get("relationships"), list) else []
+    for relation in relations:
+        other = relation.get("user") if isinstance(relation, dict) else None
+        if isinstance(other, dict) and (ident := snowflake(other.get("id"))) and (name := _name(other)):
+            names[ident] = name
+    my_id = snowflake(user.get("id"))
+    me = _name(user) or "me"
+    if my_id:
+        names[my_id] = me
+    return _Account(me, my_id, names)
+
+
+def _name(user: dict[str, Any]) -> str | None:
+    for key in ("global_name", "username"):
+        if isinstance(user.get(key), str) and user[key]:
+            return user[key]
+    return None
+
+
+def _chat(package: _Package, ident: str, indexed: Any, info: dict[str, Any]) -> Chat:
+    guild = info.get("guild") if isinstance(info.get("guild"), dict) else {}
+    name = indexed if isinstance(indexed, str) and indexed else None
+    if name is None and isinstance(info.get("name"), str) and info["name"]:
+        name = info["name"] + (f" in {guild['name']}" if isinstance(guild.get("name"), str) else "")
+    kind_code = info.get("type")
+    if isinstance(kind_code, int) and not isinstance(kind_code, bool):
+        kind = _KINDS.get(kind_code, "channel")
+    else:
+        kind = "direct" if (name or "").startswith("Direct Message with") else "channel"
+    raw = json.dumps({"id": ident, "index": indexed, "channel": info}, ensure_ascii=False, sort_keys=True)
+    return Chat(FORMAT, ident, (name or f"channel {ident}") + ONLY_YOURS, kind, raw)
+
+
+def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], str, str]]:
+    with contextlib.closing(package.chunks(stored)) as chunks:
+        text = io.TextIOWrapper(io.BufferedReader(_ChunkReader(chunks)), encoding="utf-8-sig", newline="")
+        reader = csv.reader(text, strict=True)
+        try:
+            header = next(reader, None)
+            if header is None:
+                return  # an empty file: a channel without messages
+            header = [h.strip() for h in header]
+            if "ID" not in header or "Timestamp" not in header:
+                raise package.error(
+                    stored, "no ID and Timestamp columns; not a Discord messages.csv", "line 1"
+                )
+            for row in reader:
+                if row:
+                    fields = dict(zip(header, row, strict=False))
+                    raw = json.dumps(fields, ensure_ascii=False, sort_keys=True)
+                    yield fields, f"line {reader.line_num}", raw
+        except csv.Error as exc:
+            # A message holds at most 4,000 characters, so a field past the csv module's limit (128 KiB) is
+            # a quote that never closes: refused there rather than read to the end of the file.
+            raise package.error(stored, f"invalid CSV ({exc})", f"line {reader.line_num}") from None
+        except UnicodeDecodeError as exc:
+            raise package.error(
+                stored, f"invalid UTF-8 (byte 0x{exc.object[exc.start]:02x})", f"line {reader.line_num}"
+            ) from None
+
+
+class _ChunkReader(io.RawIOBase):
+    """Byte chunks as a raw binary file, so that the csv module reads a zip entry through its limits."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._rest = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._rest:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return 0
+            self._rest = chunk
+        n = min(len(buffer), len(self._rest))
+        buffer[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+
+def _json_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], str, str]]:
+    with contextlib.closing(package.chunks(stored)) as chunks:
+        events = JsonEvents(chunks, _errors(package, stored))
+        event, _ = events.next()
+        if event != "start_array":
+            raise events.error("not a list of messages", None)
+        for obj, where in events.array(""):
+            if not isinstance(obj, dict):
+                raise events.error("a message is not a JSON object", where)
+            yield obj, where, dump(events, obj, where)
+        events.finish()
+
+
+def _messages(
+    rows: Iterator[tuple[dict[str, Any], str, str]], account: _Account, package: _Package, stored: str
+) -> Iterator[Message]:
+    for row, where, raw in rows:
+        ident = snowflake(row.get("ID"))
+        contents = row.get("Contents") if isinstance(row.get("Contents"), str) else ""
+        attachments = row.get("Attachments")
+        urls = attachments.split() if isinstance(attachments, str) else []
+        yield Message(
+            timestamp=timestamp(
+                row.get("Timestamp"),
+                ident,
+                UTC,
+                lambda what, where=where: package.error(stored, what, f"{where}.Timestamp"),
+            ),
+            sender=account.name,
+            text=join(_readable(contents, account.names), *(_file_name(url) for url in urls)),
+            kind=Kind.ATTACHMENT if urls else Kind.TEXT,
+            source_id=ident,
+            sender_id=account.ident,
+            raw=raw,
+        )
+
+
+def _file_name(url: str) -> str:
+    return PurePosixPath(url.split("?", 1)[0]).name
+
+
+def _readable(text: str, names: dict[str, str]) -> str:
+    text = _EMOJI.sub(r":\1:", text)
+    return _MENTION.sub(lambda m: f"@{names[m[1]]}" if m[1] in names else m[0], text)
