@@ -40,12 +40,13 @@ INDEX_DIR = "index"
 CURRENT = "CURRENT"
 LOCK = "write.lock"
 
-# A full build wants a large arena: fewer, bigger segments and fewer flushes. tantivy takes the pages only
-# as it fills them, so small syncs do not pay for it.
-BULK_HEAP = 512_000_000
-SYNC_HEAP = 64_000_000
-
 INDEX_THREADS = max(1, min(4, (os.cpu_count() or 2) - 1))
+
+# A full build's arena: tantivy fills it before it writes a segment. 512 MB made the first index of a
+# million messages take 150 MB more memory than 32 MB for the same CPU time (more segments, merged in the
+# background; bench/RESULTS.md). tantivy wants at least 15 MB per indexing thread.
+BULK_HEAP = max(32_000_000, 16_000_000 * INDEX_THREADS)
+SYNC_HEAP = 64_000_000
 
 OnWait = Callable[[str], None]
 
