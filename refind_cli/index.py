@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -42,11 +42,11 @@ LOCK = "write.lock"
 
 INDEX_THREADS = max(1, min(4, (os.cpu_count() or 2) - 1))
 
-# A full build's arena: tantivy fills it before it writes a segment. 512 MB made the first index of a
-# million messages take 150 MB more memory than 32 MB for the same CPU time (more segments, merged in the
-# background; bench/RESULTS.md). tantivy wants at least 15 MB per indexing thread.
-BULK_HEAP = max(32_000_000, 16_000_000 * INDEX_THREADS)
-SYNC_HEAP = 64_000_000
+# A writer's arena: tantivy fills it before it writes a segment, on a first build and on the update after a
+# second large export alike. 512 MB made the first index of a million messages take 90 MB more memory than
+# 32 MB for the same CPU time (more segments, merged in the background; bench/RESULTS.md). tantivy wants at
+# least 15 MB per indexing thread.
+WRITER_HEAP = max(32_000_000, 16_000_000 * INDEX_THREADS)
 
 OnWait = Callable[[str], None]
 
@@ -230,23 +230,27 @@ class Index:
                 if self.generation is None:
                     gen, index = self._new_generation()
                     n = self._write(
-                        index, BULK_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
+                        index, WRITER_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
                     )
                     self._publish(gen, index)
                 else:
                     n = self._write(
-                        self._index, BULK_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
+                        self._index, WRITER_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
                     )
             else:
                 if not queue:
                     return 0
 
                 def upsert(w: tantivy.IndexWriter) -> int:
-                    for seq in queue:
-                        w.delete_documents_by_term("sess", seq)
+                    # One delete per run of consecutive sessions: tantivy holds each delete until the commit,
+                    # and one a session took 200 MB for the 166,794 sessions of a second large export.
+                    for lo, hi in _runs(queue):
+                        w.delete_documents_by_query(
+                            tantivy.Query.range_query(self.schema, "sess", tantivy.FieldType.Integer, lo, hi)
+                        )
                     return self._add(w, archive.index_rows(queue))
 
-                n = self._write(self._index, SYNC_HEAP, upsert)
+                n = self._write(self._index, WRITER_HEAP, upsert)
             archive.clear_index_queue(queue)
             return n
 
@@ -257,10 +261,19 @@ class Index:
             queue = archive.index_queue()
             gen, index = self._new_generation()
             try:
-                n = self._write(index, BULK_HEAP, lambda w: self._add(w, archive.index_rows(None)))
+                n = self._write(index, WRITER_HEAP, lambda w: self._add(w, archive.index_rows(None)))
             except BaseException:
                 shutil.rmtree(self.root / gen, ignore_errors=True)
                 raise
             self._publish(gen, index)
             archive.clear_index_queue(queue)
             return n
+
+
+def _runs(seqs: list[int]) -> Iterator[tuple[int, int]]:
+    """Ascending ``seqs`` as runs of consecutive numbers, each (first, last)."""
+    start = 0
+    for i in range(1, len(seqs) + 1):
+        if i == len(seqs) or seqs[i] != seqs[i - 1] + 1:
+            yield seqs[start], seqs[i - 1]
+            start = i

@@ -385,7 +385,7 @@ class _SessionWriter:
         for s in sessions:
             old = self.existing.get(s.id)
             if old is not None:
-                # Only stored sessions can be gone. Keeping every id of a fresh chat held 17 MB for a
+                # Only stored sessions can be gone. Keeping every id of a fresh chat held about 15 MB for a
                 # million messages (bench/RESULTS.md).
                 self.kept.add(s.id)
             seqs = [segment.turn_seqs(t) for t in s.turns]

@@ -10,7 +10,7 @@ import pytest
 from refind_cli.analysis import LUCENE_STOPWORDS, Analyzer
 from refind_cli.archive import Archive
 from refind_cli.errors import BusyError
-from refind_cli.index import Index
+from refind_cli.index import Index, _runs
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
 from refind_cli.search import search
@@ -171,3 +171,10 @@ def test_second_writer_waits_then_gives_up(home: Path, archive: Archive) -> None
     assert len(messages) == 1
     # Readers are never blocked, and once the lock is free the writer proceeds.
     assert waiter.sync(archive) == 5
+
+
+def test_runs_of_consecutive_sessions() -> None:
+    # The sync deletes each run's documents with one range query, so a run must never bridge a gap.
+    assert list(_runs([1, 2, 3, 5, 7, 8, 10])) == [(1, 3), (5, 5), (7, 8), (10, 10)]
+    assert list(_runs([4])) == [(4, 4)]
+    assert list(_runs([])) == []
