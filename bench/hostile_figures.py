@@ -3,11 +3,17 @@ what `refind import` and `refind search` cost end to end on huge turns, and what
 
     python bench/hostile_figures.py [--telegram-mb 200] [--fuzz-summary fuzz/out/summary.json]
     python bench/hostile_figures.py --huge-only [--huge-mb 50] [--burst 400000] [--source CHECKOUT]
+    python bench/hostile_figures.py --memory-only [--memory-telegram-mb 300] [--memory-messages 1000000]
 
 Each file is imported in a fresh child process (``read`` drained to the end, as the ingest does) and
 the child reports its own ``ru_maxrss``. On Linux that figure also counts the high-water mark of the
 process that started the child, so the inputs are built in a child of their own and this process stays
 small; the baseline rows (a child that imports the importer and reads nothing) show the floor.
+
+With ``--memory`` (or ``--memory-only``) it also runs whole ``refind import`` commands (archive and index)
+on large ordinary exports, each in a fresh child, and prints the peak RSS (VmHWM) of the importing process
+and, apart, of its import worker (sampled from /proc every 20 ms): the two peaks are of different processes
+at different times, so neither is the sum.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -212,6 +219,134 @@ def cases(telegram_mb: int) -> list[Case]:
     ]
 
 
+# --- whole imports of large ordinary exports ------------------------------------------------------
+
+IMPORT_CHILD = """
+import json, os, sys, threading, time
+from pathlib import Path
+def hwm_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return next((int(line.split()[1]) for line in fh if line.startswith("VmHWM:")), 0)
+    except OSError:
+        return 0  # a process that ended while it was read
+workers, done = {}, threading.Event()
+def sample():
+    # VmHWM only grows, so the last reading of each child before it ends is its peak, give or take 20 ms.
+    while not done.wait(0.02):
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            try:
+                children = (task / "children").read_text().split()
+            except OSError:
+                continue
+            for child in children:
+                workers[child] = max(workers.get(child, 0), hwm_kb(child))
+threading.Thread(target=sample, daemon=True).start()
+from refind_cli.cli import main
+started = time.perf_counter()
+sys.argv = ["refind", "--home", sys.argv[2], "import", "--json", "--tz", "UTC", sys.argv[1]]
+try:
+    main()
+except SystemExit as exc:
+    if exc.code:
+        raise
+done.set()
+print(json.dumps({
+    "seconds": time.perf_counter() - started,
+    "main_mb": hwm_kb(os.getpid()) / 1024,
+    "worker_mb": max(workers.values(), default=0) / 1024,
+}))
+"""
+
+
+def measure_import(path: Path, home: Path) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", IMPORT_CHILD, str(path), str(home)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return {"crash": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def tg_export(megabytes: int, *, one_line: bool) -> Callable[[Path], Path]:
+    """A single-chat result.json of ordinary messages, laid out as Telegram Desktop writes it (one key a
+    line, one-space indents), or all on one line."""
+
+    def build(folder: Path) -> Path:
+        from import_bench import SENDERS, WORDS
+
+        rng = random.Random(7)
+        weights = [1 / (i + 1) for i in range(len(WORDS))]
+        indent, newline = (None, "") if one_line else (1, "\n")
+        path = folder / "result.json"
+        with path.open("w", encoding="utf-8") as fh:
+            head = f'{{{newline} "name": "Bench",{newline} "type": "private_group",{newline} "id": 42,'
+            head += f'{newline} "messages": [{newline}'
+            fh.write(head)
+            written, stamp, i = len(head), 1546329600, 0
+            while written < megabytes * MB:
+                stamp += rng.choice((10, 30, 60, 120, 600, 3600 * 5))
+                sender = rng.randrange(len(SENDERS))
+                text = " ".join(rng.choices(WORDS, weights, k=rng.randint(2, 18)))
+                message = {"id": i + 1, "type": "message", "date": "2019-01-01T08:00:00"}
+                message |= {"date_unixtime": str(stamp), "from": SENDERS[sender], "from_id": f"user{sender}"}
+                message |= {"text": text, "text_entities": [{"type": "plain", "text": text}]}
+                data = ("," + newline if i else "") + json.dumps(message, indent=indent, ensure_ascii=False)
+                fh.write(data)
+                written += len(data.encode())
+                i += 1
+            fh.write(f"{newline}]{newline}}}")
+        return path
+
+    return build
+
+
+def wa_export(messages: int) -> Callable[[Path], Path]:
+    def build(folder: Path) -> Path:
+        from import_bench import generate
+
+        path = folder / f"WhatsApp Chat with Bench {messages}.txt"
+        generate(path, messages)
+        return path
+
+    return build
+
+
+def memory_cases(telegram_mb: int, messages: int) -> list[tuple[str, Callable[[Path], Path]]]:
+    one_line = min(74, telegram_mb)  # the size of the one-line export that issue 15 measured
+    return [
+        (f"Telegram result.json, {telegram_mb} MB", tg_export(telegram_mb, one_line=False)),
+        (f"Telegram result.json, {one_line} MB on one line", tg_export(one_line, one_line=True)),
+        (f"WhatsApp .txt, {messages:,} messages", wa_export(messages)),
+    ]
+
+
+def print_memory_figures(telegram_mb: int, messages: int) -> None:
+    print("\npeak RSS of whole imports (refind import: archive and index; fresh child process each)")
+    print(f"{'input':<40} {'size':>9} {'messages':>10} {'importer':>9} {'worker':>8} {'time':>8}")
+    for name, build in memory_cases(telegram_mb, messages):
+        with tempfile.TemporaryDirectory(prefix="refind-memory-") as tmp:
+            path = build(Path(tmp))
+            result = measure_import(path, Path(tmp) / "home")
+            if "crash" not in result:
+                from refind_cli.archive import Archive
+
+                with Archive.open(Path(tmp) / "home") as archive:
+                    result["messages"] = archive.counts()["messages"]
+            size = _size(path)
+        if "crash" in result:
+            print(f"{name:<40} {size / MB:>7.1f}MB  CRASH: {result['crash']}")
+            continue
+        print(
+            f"{name:<40} {size / MB:>7.1f}MB {result['messages']:>10,} {result['main_mb']:>7.0f}MB "
+            f"{result['worker_mb']:>6.0f}MB {result['seconds']:>7.1f}s",
+            flush=True,
+        )
+
+
 # --- output ----------------------------------------------------------------------------------------
 
 
@@ -392,6 +527,10 @@ def main() -> None:
     parser.add_argument(
         "--source", type=Path, default=ROOT, help="checkout whose refind_cli the huge-turn figures run"
     )
+    parser.add_argument("--memory", action="store_true", help="also measure whole imports (minutes)")
+    parser.add_argument("--memory-only", action="store_true", help="print only the whole-import figures")
+    parser.add_argument("--memory-telegram-mb", type=int, default=300)
+    parser.add_argument("--memory-messages", type=int, default=1_000_000)
     parser.add_argument("--build", nargs=2, metavar=("CASE", "DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--build-huge", nargs=2, metavar=("CASE", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -408,6 +547,13 @@ def main() -> None:
         print_import_figures(args.telegram_mb)
         print()
         print_huge_figures(args.huge_mb, args.burst, ROOT)
+    if args.memory_only:
+        print_memory_figures(args.memory_telegram_mb, args.memory_messages)
+        return
+    if not args.fuzz_only:
+        print_import_figures(args.telegram_mb)
+        if args.memory:
+            print_memory_figures(args.memory_telegram_mb, args.memory_messages)
     print_fuzz_figures(args.fuzz_summary)
 
 

@@ -256,7 +256,9 @@ def _ensure_home(home: Path) -> None:
 
 def _tune(db: apsw.Connection) -> None:
     db.setbusytimeout(60_000)
-    db.execute("PRAGMA cache_size=-65536")
+    # 16 MB: an import appends to its tables, so a bigger cache only held more of the import's memory
+    # (64 MB: main process 141 MB at the peak, 16 MB: 87 MB, the same CPU time; bench/RESULTS.md).
+    db.execute("PRAGMA cache_size=-16384")
     db.execute("PRAGMA temp_store=MEMORY")
 
 

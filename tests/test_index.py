@@ -14,6 +14,7 @@ from refind_cli.analysis import LUCENE_STOPWORDS, Analyzer
 from refind_cli.archive import Archive
 from refind_cli.errors import BusyError
 from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import _runs
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
 from refind_cli.search import search
@@ -193,3 +194,10 @@ def test_the_method_never_imports_the_engine() -> None:
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.stdout.split() == ["False", "True", "TantivyIndex"], p.stderr
+
+
+def test_runs_of_consecutive_sessions() -> None:
+    # The sync deletes each run's documents with one range query, so a run must never bridge a gap.
+    assert list(_runs([1, 2, 3, 5, 7, 8, 10])) == [(1, 3), (5, 5), (7, 8), (10, 10)]
+    assert list(_runs([4])) == [(4, 4)]
+    assert list(_runs([])) == []

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
+import tracemalloc
 import zipfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -595,3 +597,30 @@ def test_any_field_values_give_records_or_input_error(
     path = tmp_path_factory.mktemp("tg") / "result.json"
     write(path, account([{**meta, "messages": messages}]))
     _drain(telegram.read(path, tz=TZ))
+
+
+def _peak_traced_bytes(path: Path) -> int:
+    """The most memory Python objects held at once while every message of ``path`` was read."""
+    tracemalloc.start()
+    try:
+        for export in telegram.read(path, tz=TZ):
+            collections.deque(export.messages, maxlen=0)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_memory_does_not_grow_with_the_number_of_messages(tmp_path: Path) -> None:
+    # One line, as some exporters write it: the parser must not wait for a newline to hand out events.
+    def export(n: int) -> Path:
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        path = folder / "result.json"
+        messages = [message(i, f"text {i} " * 30) for i in range(n)]
+        path.write_text(json.dumps(dialog(1, "Ann", "personal_chat", messages)), encoding="utf-8")
+        return path
+
+    small, large = export(3_000), export(12_000)
+    assert large.stat().st_size > 4 << 20  # well past the 1 MB read chunks
+    # Holding the 9,000 extra messages, or their raw records, would take several MB more.
+    assert _peak_traced_bytes(large) < _peak_traced_bytes(small) + (1 << 20)

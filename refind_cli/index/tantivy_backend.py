@@ -30,7 +30,7 @@ import shutil
 import tempfile
 import time
 import weakref
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -50,11 +50,6 @@ INDEX_DIR = "index"
 CURRENT = "CURRENT"
 LOCK = "write.lock"
 
-# A full build wants a large arena: fewer, bigger segments and fewer flushes. tantivy takes the pages only
-# as it fills them, so small syncs do not pay for it.
-BULK_HEAP = 512_000_000
-SYNC_HEAP = 64_000_000
-
 INDEX_THREADS = max(1, min(4, (os.cpu_count() or 2) - 1))
 
 # The most hits one counting pass collects (tantivy allocates a buffer of twice the limit per segment);
@@ -62,6 +57,11 @@ INDEX_THREADS = max(1, min(4, (os.cpu_count() or 2) - 1))
 FIRST_PASS = 65_536
 _I64_MIN = -(2**63)
 _I64_MAX = 2**63 - 1
+# A writer's arena: tantivy fills it before it writes a segment, on a first build and on the update after a
+# second large export alike. 512 MB made the first index of a million messages take 90 MB more memory than
+# 32 MB for the same CPU time (more segments, merged in the background; bench/RESULTS.md). tantivy wants at
+# least 15 MB per indexing thread.
+WRITER_HEAP = max(32_000_000, 16_000_000 * INDEX_THREADS)
 
 OnWait = Callable[[str], None]
 
@@ -339,23 +339,27 @@ class TantivyIndex:
                 if self.generation is None:
                     gen, index = self._new_generation()
                     n = self._write(
-                        index, BULK_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
+                        index, WRITER_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
                     )
                     self._publish(gen, index)
                 else:
                     n = self._write(
-                        self._index, BULK_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
+                        self._index, WRITER_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
                     )
             else:
                 if not queue:
                     return 0
 
                 def upsert(w: tantivy.IndexWriter) -> int:
-                    for seq in queue:
-                        w.delete_documents_by_term("sess", seq)
+                    # One delete per run of consecutive sessions: tantivy holds each delete until the commit,
+                    # and one a session took 200 MB for the 166,794 sessions of a second large export.
+                    for lo, hi in _runs(queue):
+                        w.delete_documents_by_query(
+                            tantivy.Query.range_query(self.schema, "sess", tantivy.FieldType.Integer, lo, hi)
+                        )
                     return self._add(w, archive.index_rows(queue))
 
-                n = self._write(self._index, SYNC_HEAP, upsert)
+                n = self._write(self._index, WRITER_HEAP, upsert)
             archive.clear_index_queue(queue)
             return n
 
@@ -366,10 +370,19 @@ class TantivyIndex:
             queue = archive.index_queue()
             gen, index = self._new_generation()
             try:
-                n = self._write(index, BULK_HEAP, lambda w: self._add(w, archive.index_rows(None)))
+                n = self._write(index, WRITER_HEAP, lambda w: self._add(w, archive.index_rows(None)))
             except BaseException:
                 shutil.rmtree(self.root / gen, ignore_errors=True)
                 raise
             self._publish(gen, index)
             archive.clear_index_queue(queue)
             return n
+
+
+def _runs(seqs: list[int]) -> Iterator[tuple[int, int]]:
+    """Ascending ``seqs`` as runs of consecutive numbers, each (first, last)."""
+    start = 0
+    for i in range(1, len(seqs) + 1):
+        if i == len(seqs) or seqs[i] != seqs[i - 1] + 1:
+            yield seqs[start], seqs[i - 1]
+            start = i
