@@ -275,3 +275,21 @@ register(
         names=("*.json", "*.zip"),
     )
 )
+register(
+    Importer(
+        "chatgpt",
+        "refind_cli.importers.chatgpt",
+        takes=("file", "zip", "folder"),
+        names=("conversations.json", "*.zip"),
+        pairing="exchange",
+    )
+)
+register(
+    Importer(
+        "claude",
+        "refind_cli.importers.claude",
+        takes=("file", "zip", "folder"),
+        names=("conversations.json", "*.zip"),
+        pairing="exchange",
+    )
+)
