@@ -71,7 +71,7 @@ def test_a_registered_format_is_a_format_choice_and_listed_as_supported(tmp_path
     notes = tmp_path / "notes.txt"
     notes.write_text("not a chat\n")
     r = runner.invoke(app, ["--home", str(tmp_path / "home"), "import", str(notes)])
-    assert "supported: whatsapp, slack, telegram, toy" in r.stderr
+    assert "supported: whatsapp, slack, telegram, chatgpt, claude, toy" in r.stderr
 
 
 def test_a_registration_ends_with_its_block():
@@ -79,7 +79,7 @@ def test_a_registration_ends_with_its_block():
         assert importers.names()[-1] == "toy"
         with pytest.raises(ValueError, match="registered already"):
             importers.register(toy_importer.IMPORTER)
-    assert importers.names() == ("whatsapp", "slack", "telegram")
+    assert importers.names() == ("whatsapp", "slack", "telegram", "chatgpt", "claude")
 
 
 def test_a_format_with_an_unknown_pairing_fails_on_first_use(tmp_path: Path):
@@ -129,7 +129,7 @@ def test_a_folder_of_exports_imports_each_and_reports_what_is_not_one(tmp_path: 
     # The one file named like an export that is not one is an error line; photos and voice notes are not.
     assert r.stderr.splitlines() == [
         f"refind: error: {root}/WhatsApp Chat - Family/notes.txt: unknown export format; "
-        "supported: whatsapp, slack, telegram"
+        "supported: whatsapp, slack, telegram, chatgpt, claude"
     ]
     assert r.exit_code == 2
 

@@ -17,6 +17,12 @@ files' names as text.
 
 Times are epoch seconds, and some messages have none: such a message takes its nearest ancestor's time, else
 the conversation's creation time; never the time of the import.
+
+A conversation is a chat of its own, cut into sessions by silences like any chat: a conversation taken up
+again days later is a new session, dated when it was taken up. Measured with LongMemEval-S standing in for
+assistant chats (bench/assistant_sessions.py): with resumed conversations of 6 of its sessions each, one
+session per conversation found all answer sessions in the top 5 for 0.729 of the questions, silences 0.797
+(the sessions as the benchmark cuts them: 0.847).
 """
 
 from __future__ import annotations
@@ -91,9 +97,10 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
         when = times[nid] or started
         if when is None:
             raise reader.error(
-                "a message without a time, in a conversation without one", f"{where}.mapping.{nid}"
+                "a message without a time, in a conversation without one",
+                f"{where}.mapping.{nid}".lstrip("."),
             )
-        messages.append(_message(nid, node, message, when, nid in shown, key, parents.get(nid), nodes))
+        messages.append(_message(nid, node, message, when, nid in shown, parents.get(nid), nodes))
     return ChatExport(chat, messages)
 
 
@@ -155,7 +162,6 @@ def _message(
     message: dict[str, Any],
     when: datetime,
     shown: bool,
-    conversation: str,
     parent: str | None,
     nodes: dict[str, dict],
 ) -> Message:
@@ -192,7 +198,6 @@ def _message(
         kind=kind,
         source_id=nid,
         sender_id=role or None,
-        thread=conversation,
         reply_to=replied,
         raw=dump(node),
     )

@@ -11,7 +11,7 @@ attachments or files is ``Kind.ATTACHMENT``. A ``thinking`` block is kept as a m
 before its reply, as ``Kind.HIDDEN`` (neither shown nor indexed), with the reply's id plus ``:thinking``.
 
 Times are ISO-8601 in UTC. A message without one takes the time of the message before it, else the
-conversation's; never the time of the import.
+conversation's; never the time of the import. Sessions are cut by silences, as for ChatGPT (see there).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
     if entries is None:
         entries = []
     if not isinstance(entries, list):
-        raise reader.error("chat_messages is not a list", f"{where}.chat_messages")
+        raise reader.error("chat_messages is not a list", f"{where}.chat_messages".lstrip("."))
     name = text_of(conv.get("name")).strip()
     meta = {k: v for k, v in conv.items() if k != "chat_messages"}
     chat = Chat(FORMAT, key, name or UNTITLED, kind="direct", raw=dump(meta))
@@ -61,7 +61,7 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
     for index, entry in enumerate(entries):
         if entry is None:
             continue
-        place = f"{where}.chat_messages[{index}]"
+        place = f"{where}.chat_messages[{index}]".lstrip(".")
         if not isinstance(entry, dict):
             raise reader.error("a message is not a JSON object", place)
         ident = entry.get("uuid")
@@ -71,11 +71,11 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
         if when is None:
             raise reader.error("a message without a time, in a conversation without one", place)
         last = when
-        messages += _messages(entry, ident, when, key)
+        messages += _messages(entry, ident, when)
     return ChatExport(chat, messages)
 
 
-def _messages(entry: dict[str, Any], ident: str, when: datetime, conversation: str) -> list[Message]:
+def _messages(entry: dict[str, Any], ident: str, when: datetime) -> list[Message]:
     """The message, preceded by its thinking blocks, each a hidden message of its own."""
     role = text_of(entry.get("sender"))
     sender = _SENDERS.get(role) or role or "unknown"
@@ -97,7 +97,6 @@ def _messages(entry: dict[str, Any], ident: str, when: datetime, conversation: s
                     kind=Kind.HIDDEN,
                     source_id=f"{ident}:thinking" + (f":{n + 1}" if n else ""),
                     sender_id=role or None,
-                    thread=conversation,
                     reply_to=reply_to,
                     raw=dump(block),
                 )
@@ -128,7 +127,6 @@ def _messages(entry: dict[str, Any], ident: str, when: datetime, conversation: s
         kind=Kind.ATTACHMENT if attached else Kind.TEXT,
         source_id=ident,
         sender_id=role or None,
-        thread=conversation,
         reply_to=reply_to,
         raw=dump(entry),
     )

@@ -127,6 +127,9 @@ class _Stream:
         chunk = next(self._chunks, None)
         if chunk is None:
             self.at_eof = True
+            if not self._started and self._buf:  # a file of one or two bytes
+                self._started, self._pos = True, 0
+                return True
             return False
         self.consumed += len(chunk)
         last_quote = chunk.rfind(b'"')
@@ -134,7 +137,10 @@ class _Stream:
         if self._since_quote > MAX_TOKEN:
             raise self._error(f"a single JSON value runs past {MAX_TOKEN >> 20} MB", f"byte {self.consumed}")
         if not self._started:
-            # Chunks are a MB, so the first holds the whole BOM unless the file is shorter than one.
+            chunk = self._buf + chunk
+            if len(chunk) < len(_BOM) and _BOM.startswith(chunk):
+                self._buf, self._pos = chunk, len(chunk)  # too short yet to tell a BOM; held back
+                return True
             self._started = True
             chunk = chunk.removeprefix(_BOM)
         self._buf, self._pos = chunk, 0
