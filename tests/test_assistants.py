@@ -243,11 +243,16 @@ CHATGPT_HEAD = '[{"id": "c1", "title": "t", "create_time": 1.0, "mapping": {'
         ("claude", '[{"uuid": "u", "chat_messages": [{"uuid": "m", "text": "hi"}]}]', "without a time"),
         ("claude", '[{"uuid": "u", "chat_messages": {"a": 1}}]', "[0].chat_messages: chat_messages is not a"),
         ("claude", '{"chat_messages": [] "x"}', "invalid JSON"),
+        (
+            "claude",
+            b'[{"uuid": "u", "chat_messages": [{"text": "\xff"}]}]',
+            "(lexical error: invalid bytes in UTF8 string)",
+        ),
     ],
 )
-def test_broken_files_are_one_error_line(tmp_path: Path, fmt: str, body: str, phrase: str):
+def test_broken_files_are_one_error_line(tmp_path: Path, fmt: str, body: str | bytes, phrase: str):
     path = tmp_path / "conversations.json"
-    path.write_text(body, encoding="utf-8")
+    path.write_bytes(body.encode() if isinstance(body, str) else body)
     code, stderr = import_cli(tmp_path / "home", path, "--format", fmt)
     assert code == 2
     assert stderr.splitlines() == [stderr.strip()] and stderr.startswith(f"refind: error: {path}: ")

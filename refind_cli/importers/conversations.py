@@ -177,8 +177,9 @@ class Reader:
         if isinstance(exc, UnicodeDecodeError):
             return self.error("invalid UTF-8 in the JSON text", f"near byte {self._stream.consumed}")
         # yajl's message is several lines with a caret drawing; its first line says what went wrong.
-        lines = str(exc).strip().splitlines()
-        detail = lines[0].removeprefix("b'").removeprefix('b"') if lines else type(exc).__name__
+        # It can come as the repr of bytes, with its line breaks written as "\\n".
+        lines = str(exc).strip().removeprefix("b'").removeprefix('b"').replace("\\n", "\n").splitlines()
+        detail = lines[0].strip().rstrip(".") if lines else type(exc).__name__
         if self._stream.at_eof and "premature EOF" in detail:
             return self.error("truncated JSON: the data stops in the middle", f"byte {self._stream.consumed}")
         # The parser reads ahead a block at a time, so the fault lies in the block before this byte.
