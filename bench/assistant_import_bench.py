@@ -186,8 +186,8 @@ def main() -> None:
         big = work / f"chatgpt-{args.stream_mb}mb" / "conversations.json"
         big.parent.mkdir(exist_ok=True)
         if not big.exists():
-            # About 470 bytes of JSON a message in the generated shape.
-            generate_chatgpt(big, args.stream_mb * 1_000_000 // 470)
+            # About 800 bytes of JSON a message in the generated shape.
+            generate_chatgpt(big, args.stream_mb * 1_000_000 // 800)
         r = run_phase("parse", "chatgpt", big, work / "home-stream")
         print(
             f"chatgpt parse of {big.stat().st_size / 1e6:.0f} MB: {r['messages']:,} messages, "
