@@ -124,6 +124,13 @@ def meta_writer(activity: str) -> Callable[[bytes, Path], Path]:
     return write
 
 
+def write_conversations(data: bytes, folder: Path) -> Path:
+    """ChatGPT's and Claude's ``conversations.json``; the first byte picks the chunk size, as for Telegram."""
+    path = folder / "conversations.json"
+    path.write_bytes(data[1:])
+    return path
+
+
 def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
     """Consume every chat and message, checking what the archive relies on. Returns a comparable summary
     of what was read."""
@@ -258,6 +265,28 @@ def discord_package_seeds() -> list[bytes]:
     ]
 
 
+def _conversations_seeds(raw: bytes) -> list[bytes]:
+    """The sample's conversations.json, its first conversation alone, the same as an object, and wrapped as
+    ``{"conversations": [...]}``, each in the importer's chunk size and a tiny one."""
+    first = json.loads(raw)[0]
+    bodies = [
+        raw,
+        json.dumps([first], ensure_ascii=False, indent=1).encode(),
+        json.dumps(first).encode(),
+        json.dumps({"conversations": [first, None]}).encode(),
+    ]
+    return [bytes([selector]) + body for body in bodies for selector in (255, 6)]
+
+
+def chatgpt_seeds() -> list[bytes]:
+    with zipfile.ZipFile(SAMPLES / "chatgpt-export.zip") as zf:
+        return _conversations_seeds(zf.read("conversations.json"))
+
+
+def claude_seeds() -> list[bytes]:
+    return _conversations_seeds((SAMPLES / "claude-export" / "conversations.json").read_bytes())
+
+
 # --- per importer ----------------------------------------------------------------------------------------
 
 
@@ -268,8 +297,8 @@ def read_or_input_error(importer: Importer, path: Path, data: bytes) -> None:
 
 
 def same_reading_in_any_chunk_size(importer: Importer, path: Path, data: bytes) -> None:
-    """Telegram's property besides the contract: the chunk size the file is read in does not change what is
-    read. An input read in small chunks is read again in the importer's own chunk size, and both readings
+    """The streamed JSON formats' property besides the contract: the chunk size the file is read in does not
+    change what is read. An input read in small chunks is read again in the importer's own chunk size, and both readings
     must agree on success and, when both succeed, on every chat and message."""
     chunk = telegram_chunk(data)
     small = _read_in_chunks(importer, path, chunk)
@@ -312,6 +341,8 @@ SHAPES = {
     ),
     "discord": Shape(write_discord, discord_seeds),
     "discord-package": Shape(write_discord_package, discord_package_seeds),
+    "chatgpt": Shape(write_conversations, chatgpt_seeds, same_reading_in_any_chunk_size),
+    "claude": Shape(write_conversations, claude_seeds, same_reading_in_any_chunk_size),
 }
 
 

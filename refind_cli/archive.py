@@ -20,7 +20,7 @@ import apsw
 from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home
 from refind_cli.identity import Identity, chat_key, path_key
-from refind_cli.records import ChatInfo, Turn
+from refind_cli.records import ChatInfo, Kind, Turn
 from refind_cli.results import ChatSummary, SessionInfo
 from refind_cli.segment import session_id
 
@@ -595,13 +595,17 @@ class Archive:
     def segment_rows(
         self, chat_seq: int, threaded: bool, start: int | None = None
     ) -> Iterator[tuple[int, str, int, str, str | None, str]]:
-        """(seq, uid, ts, sender, thread, text) of a chat's messages: unthreaded ones in time order (from
-        ``start`` on, if given), or threaded ones grouped by thread and in time order within each."""
-        columns = "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
+        """(seq, uid, ts, sender, thread, text) of a chat's messages that sessions hold (hidden ones are
+        not): unthreaded ones in time order (from ``start`` on, if given), or threaded ones grouped by thread
+        and in time order within each."""
+        columns = (
+            "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
+            f" WHERE kind != '{Kind.HIDDEN}'"
+        )
         if threaded:
-            sql = f"{columns} WHERE chat_seq = ? AND thread IS NOT NULL ORDER BY thread, ts, seq"
+            sql = f"{columns} AND chat_seq = ? AND thread IS NOT NULL ORDER BY thread, ts, seq"
             return self.db.execute(sql, (chat_seq,))
-        sql = f"{columns} WHERE chat_seq = ? AND thread IS NULL AND ts >= ? ORDER BY ts, seq"
+        sql = f"{columns} AND chat_seq = ? AND thread IS NULL AND ts >= ? ORDER BY ts, seq"
         return self.db.execute(sql, (chat_seq, _BEFORE_ALL if start is None else start))
 
     # -- sessions and turns -----------------------------------------------------------------------------

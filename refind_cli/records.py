@@ -27,8 +27,12 @@ class Kind:
     # A record the importer could not fully read: a header-shaped line whose date cannot be (31/02/9999).
     # Its text is the line(s) as written, with no sender; its time is that of the record before.
     MALFORMED = "malformed"
+    # Kept in the archive but not part of the conversation as its app shows it, so left out of sessions and
+    # turns (neither shown nor indexed): an assistant chat's system prompts and context, its reasoning, and
+    # the answers on branches the person did not keep.
+    HIDDEN = "hidden"
 
-    ALL = frozenset({TEXT, MEDIA, ATTACHMENT, LOCATION, DELETED, SYSTEM, BOT, MALFORMED})
+    ALL = frozenset({TEXT, MEDIA, ATTACHMENT, LOCATION, DELETED, SYSTEM, BOT, MALFORMED, HIDDEN})
 
 
 @dataclass(frozen=True, slots=True)

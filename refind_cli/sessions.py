@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from refind_cli import segment
 from refind_cli.archive import Archive, StoredSession
+from refind_cli.records import Kind
 
 
 def segmenting_key(pairing: str, session_gap: timedelta) -> str:
@@ -37,7 +38,8 @@ def resegment_chat(archive: Archive, chat_seq: int, start: int | None = None) ->
 
 
 class Unthreaded:
-    """What segmentation needs of a fresh chat's unthreaded rows, while they come in time order."""
+    """What segmentation needs of a fresh chat's unthreaded rows, while they come in time order. Hidden
+    messages are stored but held by no session."""
 
     def __init__(self, rows: Iterable[tuple]) -> None:
         self.rows = rows
@@ -46,8 +48,11 @@ class Unthreaded:
 
     def __iter__(self) -> Iterator[segment.SegMessage]:
         seg_message = segment.SegMessage
+        hidden = Kind.HIDDEN
         last = -(1 << 62)
-        for seq, _c, uid, ts, _l, sender, _si, text, _k, _so, thread, _r, _e, _ra, _i in self.rows:
+        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i in self.rows:
+            if kind == hidden:
+                continue
             if thread is not None:
                 self.threaded = True
             elif not self.out_of_order:
@@ -76,10 +81,13 @@ class SessionWriter:
 
     def write(self, sessions: Iterable[segment.PlannedSession]) -> None:
         for s in sessions:
-            self.kept.add(s.id)
+            old = self.existing.get(s.id)
+            if old is not None:
+                # Only stored sessions can be gone. Keeping every id of a fresh chat held about 15 MB for a
+                # million messages (bench/RESULTS.md).
+                self.kept.add(s.id)
             seqs = [segment.turn_seqs(t) for t in s.turns]
             signature = segment.signature(seqs)
-            old = self.existing.get(s.id)
             if old is not None and old[1] == signature:
                 continue
             if old is None:

@@ -275,6 +275,25 @@ register(
         names=("*.json", "*.zip"),
     )
 )
+# ChatGPT and Claude.ai: assistant chats, so a turn is a question with its answer.
+register(
+    Importer(
+        "chatgpt",
+        "refind_cli.importers.chatgpt",
+        takes=("file", "zip", "folder"),
+        names=("conversations.json", "*.zip"),
+        pairing="exchange",
+    )
+)
+register(
+    Importer(
+        "claude",
+        "refind_cli.importers.claude",
+        takes=("file", "zip", "folder"),
+        names=("conversations.json", "*.zip"),
+        pairing="exchange",
+    )
+)
 # Messenger and Instagram: one reader (meta.py), two sources; an export's paths say which service it is.
 register(
     Importer(

@@ -1,0 +1,155 @@
+"""Claude.ai data export (Settings -> Privacy -> Export data): the zip, its unpacked folder, or the
+``conversations.json`` in it (FORMATS.md §4, §4b). ``users.json``, ``projects.json`` and ``memories.json`` beside
+it are not conversations and are not read.
+
+One chat per conversation, named by its ``name`` (often empty: then "Untitled conversation"). Each entry of
+``chat_messages`` is a message (``null`` entries are skipped); its text is that of its ``content`` blocks, or of
+its ``text`` where older exports have no blocks. Tool calls and their results are part of the text, marked
+``[tool use: NAME]`` and ``[tool result: NAME]``. An attachment's ``extracted_content`` (the text of a PDF, a
+pasted document) is searchable text of its message, after ``[attachment: FILE NAME]``; a message with
+attachments or files is ``Kind.ATTACHMENT``. A ``thinking`` block is kept as a message of its own, right
+before its reply, as ``Kind.HIDDEN`` (neither shown nor indexed), with the reply's id plus ``:thinking``.
+
+Times are ISO-8601 in UTC. A message without one takes the time of the message before it, else the
+conversation's; never the time of the import. Sessions are cut by silences, as for ChatGPT (see there).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+from refind_cli.importers import conversations
+from refind_cli.importers.conversations import Reader, as_list, dump, iso_time, join, text_of
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "claude"
+WHAT = "a Claude.ai data export"
+UNTITLED = "Untitled conversation"
+
+_SNIFF = re.compile(rb'"chat_messages"\s*:\s*\[')
+_SENDERS = {"human": "You", "assistant": "Claude"}
+
+
+def sniff(path: Path) -> bool:
+    head = conversations.head(path)
+    return head[:1] in (b"[", b"{") and bool(_SNIFF.search(head))
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    for where, conv, reader in conversations.read(path, WHAT):
+        yield _conversation(conv, where, reader)
+
+
+def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExport:
+    key = conv.get("uuid")
+    if not isinstance(key, str) or not key:
+        raise reader.error("a conversation without a uuid", where or None)
+    entries = conv.get("chat_messages")
+    if entries is None:
+        entries = []
+    if not isinstance(entries, list):
+        raise reader.error("chat_messages is not a list", f"{where}.chat_messages".lstrip("."))
+    name = text_of(conv.get("name")).strip()
+    meta = {k: v for k, v in conv.items() if k != "chat_messages"}
+    chat = Chat(FORMAT, key, name or UNTITLED, kind="direct", raw=dump(meta))
+    last = iso_time(conv.get("created_at")) or iso_time(conv.get("updated_at"))
+    messages: list[Message] = []
+    for index, entry in enumerate(entries):
+        if entry is None:
+            continue
+        place = f"{where}.chat_messages[{index}]".lstrip(".")
+        if not isinstance(entry, dict):
+            raise reader.error("a message is not a JSON object", place)
+        ident = entry.get("uuid")
+        if not isinstance(ident, str) or not ident:
+            raise reader.error("a message without a uuid", place)
+        when = iso_time(entry.get("created_at")) or iso_time(entry.get("updated_at")) or last
+        if when is None:
+            raise reader.error("a message without a time, in a conversation without one", place)
+        last = when
+        messages += _messages(entry, ident, when)
+    return ChatExport(chat, messages)
+
+
+def _messages(entry: dict[str, Any], ident: str, when: datetime) -> list[Message]:
+    """The message, preceded by its thinking blocks, each a hidden message of its own."""
+    role = text_of(entry.get("sender"))
+    sender = _SENDERS.get(role) or role or "unknown"
+    parent = entry.get("parent_message_uuid")
+    reply_to = parent if isinstance(parent, str) and parent else None
+    pieces: list[str] = []
+    thinking: list[Message] = []
+    for block in as_list(entry.get("content")):
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "thinking":
+            n = len(thinking)
+            thinking.append(
+                Message(
+                    timestamp=iso_time(block.get("start_timestamp")) or when,
+                    sender=sender,
+                    text=text_of(block.get("thinking")),
+                    kind=Kind.HIDDEN,
+                    source_id=f"{ident}:thinking" + (f":{n + 1}" if n else ""),
+                    sender_id=role or None,
+                    reply_to=reply_to,
+                    raw=dump(block),
+                )
+            )
+        elif kind == "tool_use":
+            tool = text_of(block.get("name")) or "tool"
+            pieces.append(join(f"[tool use: {tool}]", _input(block.get("input"))))
+        elif kind == "tool_result":
+            tool = text_of(block.get("name")) or "tool"
+            pieces.append(join(f"[tool result: {tool}]", _block_text(block.get("content"))))
+        else:  # text, and whatever later block types carry a text
+            pieces.append(text_of(block.get("text")))
+    text = join(*pieces) or text_of(entry.get("text"))
+    attached = False
+    for attachment in as_list(entry.get("attachments")):
+        if isinstance(attachment, dict):
+            attached = True
+            label = text_of(attachment.get("file_name")) or "file"
+            text = join(text, f"[attachment: {label}]", text_of(attachment.get("extracted_content")))
+    for file in as_list(entry.get("files")):
+        if isinstance(file, dict):
+            attached = True
+            text = join(text, f"[file: {text_of(file.get('file_name')) or 'file'}]")
+    message = Message(
+        timestamp=when,
+        sender=sender,
+        text=text,
+        kind=Kind.ATTACHMENT if attached else Kind.TEXT,
+        source_id=ident,
+        sender_id=role or None,
+        reply_to=reply_to,
+        raw=dump(entry),
+    )
+    return [*thinking, message]
+
+
+def _input(value: Any) -> str:
+    """A tool call's input: its string values (a search query, a file's content), else the JSON."""
+    if isinstance(value, dict):
+        strings = [v for v in value.values() if isinstance(v, str)]
+        if strings:
+            return join(*strings)
+    return "" if value in (None, {}, []) else dump(value)
+
+
+def _block_text(value: Any) -> str:
+    """A tool result's content: a string, or a list of blocks with texts (search results carry a title)."""
+    if isinstance(value, str):
+        return value
+    pieces = []
+    for block in as_list(value):
+        if isinstance(block, str):
+            pieces.append(block)
+        elif isinstance(block, dict):
+            pieces += [text_of(block.get("title")), text_of(block.get("text"))]
+    return join(*pieces)
