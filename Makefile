@@ -5,7 +5,6 @@ PY := $(VENV)/bin/python
 REFIND := $(VENV)/bin/refind
 DEMO_HOME := $(CURDIR)/.demo-home
 STAMP := $(VENV)/.installed
-SAMPLES := sample_exports/*.txt sample_exports/*.zip sample_exports/*.json sample_exports/slack-export-acme
 
 .PHONY: venv demo test lint format bench fuzz clean
 
@@ -21,9 +20,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	rm -rf $(DEMO_HOME)
-	$(REFIND) --home $(DEMO_HOME) import --tz Europe/Berlin $(SAMPLES)
-	$(REFIND) --home $(DEMO_HOME) chats --tz Europe/Berlin
+	$(REFIND) --home $(DEMO_HOME) import --tz Europe/Berlin sample_exports
+	$(REFIND) --home $(DEMO_HOME) chats --tz Europe/Berlin --sort recent
 	$(REFIND) --home $(DEMO_HOME) search "dentist appointment" --tz Europe/Berlin -k 3
+	$(REFIND) --home $(DEMO_HOME) search "email reschedule dentist" --source chatgpt --source claude --tz Europe/Berlin -k 1
 	$(REFIND) --home $(DEMO_HOME) ask --offline --tz Europe/Berlin "when did I move the dentist appointment?"
 
 test: $(STAMP)

@@ -102,3 +102,10 @@ class Turn:
     end: datetime  # aware UTC: the last message's time
     speaker: str
     text: str  # the messages' texts joined by newlines
+
+
+def said(speaker: str, text: str) -> str:
+    """A turn's text for showing after its speaker's name: a turn of several speakers (a question with its
+    answer) names each one in its text, the first too, which the name in front already says."""
+    prefix = f"{speaker}: "
+    return text[len(prefix) :] if text.startswith(prefix) else text

@@ -203,3 +203,28 @@ def test_search_never_imports_litellm(home: Path) -> None:
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "STATUS=0 LITELLM=False" in p.stderr, p.stderr
     assert json.loads(p.stdout)["results"]
+
+
+def test_a_turn_of_several_speakers_does_not_repeat_the_first_name(tmp_path: Path):
+    """An exchange turn (a question with its answer) names each speaker in its text; shown after the
+    speaker's name, the first is not said twice, in the terminal and to a model."""
+    from refind_cli.agent import prompts
+    from refind_cli.records import said
+
+    assert said("You", "You: when?\nChatGPT: at 8") == "when?\nChatGPT: at 8"
+    assert said("Maya", "You: not hers") == "You: not hers"
+    home = tmp_path / "home"
+    with Archive.open(home) as arch:
+        import_chat(
+            arch,
+            Chat("chatgpt", "c1", "Dentist email"),
+            [Message(T0, "You", "draft an email to the dentist"), Message(T0, "ChatGPT", "Dear Dr. Okafor")],
+            pairing="exchange",
+        )
+    out = run(home, "search", "dentist").stdout
+    assert "You: draft an email" in out and "You: You:" not in out
+    shown = run(
+        home, "show", json.loads(run(home, "search", "dentist", "--json").stdout)["results"][0]["turn_id"]
+    )
+    assert "You: You:" not in shown.stdout
+    assert prompts.turn_text(said("You", "You: x")) == "x"

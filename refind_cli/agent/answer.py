@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from refind_cli.agent import prompts
 from refind_cli.agent.events import Citation, Note
-from refind_cli.records import ChatInfo, Turn
+from refind_cli.records import ChatInfo, Turn, said
 
 if TYPE_CHECKING:
     from refind_cli.agent.llm import Completion, LLMClient
@@ -65,7 +65,7 @@ def evidence(notes: Iterable[Note], tz: tzinfo) -> tuple[str, list[Numbered]]:
         )
         for turn in group.turns:
             numbered.append(Numbered(len(numbered) + 1, turn, group.chat))
-            body = prompts.turn_text(turn.text).replace("\n", "\n    ")
+            body = prompts.turn_text(said(turn.speaker, turn.text)).replace("\n", "\n    ")
             parts.append(
                 f"[{len(numbered)}] {prompts.fmt_time(turn.start, tz)} {prompts.quote_data(turn.speaker)}: {body}"
             )

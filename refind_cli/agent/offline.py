@@ -21,6 +21,7 @@ from refind_cli.agent.answer import Numbered, citation
 from refind_cli.agent.builtin_tools import DEFAULT_TOP_K, search_between
 from refind_cli.agent.events import Citation, Note
 from refind_cli.analysis import FULL_STOPWORDS, analyze
+from refind_cli.records import said
 
 if TYPE_CHECKING:
     from refind_cli.agent.tools import Toolbox
@@ -158,7 +159,7 @@ def extractive_answer(
     citations = []
     for k, item in enumerate(sorted(chosen.values(), key=lambda i: i.turn.start), 1):
         t = item.turn
-        quote = " ".join(t.text.split())
+        quote = " ".join(said(t.speaker, t.text).split())
         if len(quote) > QUOTE_CHARS:
             quote = quote[: QUOTE_CHARS - 1] + "…"
         lines.append(f"[{k}] {prompts.fmt_time(t.start, tz)} {t.speaker} in {item.chat.name}: {quote}")

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
+from refind_cli.records import said
+
 if TYPE_CHECKING:
     from refind_cli.agent.tools import Tool
     from refind_cli.records import Turn
@@ -135,7 +137,7 @@ def format_block(hit: Hit, tz: tzinfo) -> str:
 
 def _turn_line(turn: Turn, tz: tzinfo, *, hit: bool, terms: Sequence[str]) -> str:
     mark = ">>" if hit else "  "
-    body = turn_text(turn.text, terms if hit else ()).replace("\n", "\n      ")
+    body = turn_text(said(turn.speaker, turn.text), terms if hit else ()).replace("\n", "\n      ")
     return f"{mark} {fmt_time(turn.start, tz)} {quote_data(turn.speaker)}: {body}"
 
 

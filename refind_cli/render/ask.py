@@ -23,6 +23,7 @@ from refind_cli.agent.events import (
     ToolRan,
     Usage,
 )
+from refind_cli.records import said
 from refind_cli.render import iso, short_time, visible
 
 QUOTE_CHARS = 160
@@ -74,7 +75,7 @@ class AskTrace:
                 self._line(
                     ("  noted ", "green"),
                     f"{note.chat.name} · {short_time(hit.start, self.tz)} · {hit.speaker}: ",
-                    (clip(hit.text, 100), "dim"),
+                    (clip(said(hit.speaker, hit.text), 100), "dim"),
                 )
             if not event.notes:
                 self._line(("  noted nothing new", "dim"))
@@ -128,7 +129,7 @@ def print_answer(result: AskResult, console: Console, *, tz: tzinfo) -> None:
                 Text.assemble(
                     (f"[{k}] ", "bold"),
                     (visible(f"{c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: "), "cyan"),
-                    visible(clip(c.text)),
+                    visible(clip(said(c.speaker, c.text))),
                 ),
                 soft_wrap=True,
             )
@@ -140,7 +141,11 @@ def print_details(result: AskResult, console: Console, *, tz: tzinfo) -> None:
     """Piped mode: the citations and usage go beside the answer, on stderr."""
     for k, c in enumerate(result.citations if result.mode == "model" else (), 1):
         console.print(
-            Text(visible(f"[{k}] {c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: {clip(c.text)}")),
+            Text(
+                visible(
+                    f"[{k}] {c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: {clip(said(c.speaker, c.text))}"
+                )
+            ),
             soft_wrap=True,
         )
     console.print(Text(usage_line(result), style="dim"), soft_wrap=True)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from refind_cli.records import ChatInfo, Turn
+from refind_cli.records import ChatInfo, Turn, said
 from refind_cli.render import iso, visible
 from refind_cli.results import Hit, SearchResult
 from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
@@ -107,7 +107,7 @@ def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None
     line.append(": ")
     indent = len(line.plain)
     # A huge turn shows a window around the match: highlighting and layout cost what the window costs.
-    view = snippet(turn.text, terms if hit else (), TERMINAL_CHARS)
+    view = snippet(said(turn.speaker, turn.text), terms if hit else (), TERMINAL_CHARS)
     if view.start:
         line.append("…")
     body = _body(view.text, terms if hit else (), indent)
@@ -182,5 +182,6 @@ def print_session(console: Console, view: SessionView, tz: tzinfo | None = None)
         line.append("  ")
         line.append(visible(t.speaker or "?"), style="bold green")
         line.append(": ")
-        line.append(_shown(t.text, "\n" + " " * len(line.plain)), style="bold" if t.id == around else "")
+        text = said(t.speaker, t.text)
+        line.append(_shown(text, "\n" + " " * len(line.plain)), style="bold" if t.id == around else "")
         console.print(line)
