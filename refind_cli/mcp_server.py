@@ -149,13 +149,18 @@ SEARCH_INPUT = {
     **SEARCH_CHAT.parameters,
     "properties": {**SEARCH_CHAT.parameters["properties"], **_SEARCH_EXTRA},
 }
-_CONTEXT_SIDE = "Turns {} the given one in its conversation (0-%d, default 10)." % MAX_CONTEXT
+
+
+def _side(which: str) -> str:
+    return f"Turns {which} the given one in its conversation (0-{MAX_CONTEXT}, default 10)."
+
+
 CONTEXT_INPUT = {
     "type": "object",
     "properties": {
         "turn_id": {"type": "string", "description": "A turn id, as search_chat returns them."},
-        "before": {"type": "integer", "default": 10, "description": _CONTEXT_SIDE.format("before")},
-        "after": {"type": "integer", "default": 10, "description": _CONTEXT_SIDE.format("after")},
+        "before": {"type": "integer", "default": 10, "description": _side("before")},
+        "after": {"type": "integer", "default": 10, "description": _side("after")},
     },
     "required": ["turn_id"],
 }
@@ -357,10 +362,14 @@ def call(tools: ArchiveTools, name: str, arguments: dict[str, Any] | None) -> ty
             result = run(tools, dict(arguments or {}))
     except (ToolError, RefindError) as err:
         return types.CallToolResult(content=[types.TextContent(text=str(err))], is_error=True)
-    return types.CallToolResult(content=[types.TextContent(text=json_text(result))], structured_content=result)
+    return types.CallToolResult(
+        content=[types.TextContent(text=json_text(result))], structured_content=result
+    )
 
 
-def build(home: Home, *, tz: tzinfo, scope: Sequence[int] | None, scope_names: Sequence[str] | None) -> Server:
+def build(
+    home: Home, *, tz: tzinfo, scope: Sequence[int] | None, scope_names: Sequence[str] | None
+) -> Server:
     """The server over ``home``; each connection gets its own tools (and its own seen sessions)."""
 
     @contextlib.asynccontextmanager
