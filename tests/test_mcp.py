@@ -216,7 +216,7 @@ def test_list_chats_is_refind_chats(client: Client, home: Path) -> None:
     assert "unknown tool 'forget'" in client.error("forget", chat="Family")
 
 
-def test_an_import_in_another_process_is_seen_by_the_next_call(client: Client, home: Path) -> None:
+def test_an_import_or_forget_in_another_process_is_seen_by_the_next_call(client: Client, home: Path) -> None:
     assert client.result("search_chat", keywords="zeppelin")["total"] == 0
     export = home.parent / "WhatsApp Chat with Eve.txt"
     export.write_text("05/01/2026, 10:00 - Eve: a zeppelin over the lake!\n", encoding="utf-8")
@@ -232,6 +232,16 @@ def test_an_import_in_another_process_is_seen_by_the_next_call(client: Client, h
         ("Eve", "a zeppelin over the lake!")
     ]
     assert "Eve" in {chat["name"] for chat in client.result("list_chats")["chats"]}
+    # Forgetting rebuilds the index as a new generation: the server follows it.
+    forgot = subprocess.run(
+        [sys.executable, "-m", "refind_cli", "--home", str(home), "forget", "--chat", "Eve", "--yes"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert forgot.returncode == 0, forgot.stderr
+    assert client.result("search_chat", keywords="zeppelin", include_seen=True)["total"] == 0
+    assert "Eve" not in {chat["name"] for chat in client.result("list_chats")["chats"]}
 
 
 def test_two_concurrent_calls(client: Client) -> None:
