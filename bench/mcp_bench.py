@@ -50,18 +50,28 @@ async def first_answer(home: Path, query: str) -> float:
     return seconds
 
 
-async def per_call(home: Path, queries: list[str], include_seen: bool) -> list[float]:
-    """Milliseconds of each search_chat call over one connection (after 20 warm-up calls)."""
+async def per_call(home: Path, queries: list[str]) -> dict[str, list[float]]:
+    """Milliseconds of each search_chat call over one connection, interleaved query by query with the
+    library's search in this process, so that both see the same machine load: search_chat with
+    include_seen (the plain search), ``Home.search`` (no MCP), then search_chat excluding the sessions
+    this connection was shown (up to 5 more each call)."""
+    ms: dict[str, list[float]] = {"mcp": [], "library": [], "mcp seen": []}
     async with stdio_client(server(home)) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        for q in queries[:20]:
-            await session.call_tool("search_chat", {"keywords": q, "include_seen": True})
-        ms = []
-        for q in queries:
-            t0 = time.perf_counter()
-            result = await session.call_tool("search_chat", {"keywords": q, "include_seen": include_seen})
-            ms.append((time.perf_counter() - t0) * 1000)
-            assert not result.is_error, result.content
+        with Home(home) as lib:
+            for q in queries[:20]:  # page the index in, on both sides
+                await session.call_tool("search_chat", {"keywords": q, "include_seen": True})
+                lib.search(SearchRequest(q))
+            for q in queries:
+                for what in ms:
+                    t0 = time.perf_counter()
+                    if what == "library":
+                        lib.search(SearchRequest(q))
+                    else:
+                        arguments = {"keywords": q, "include_seen": what == "mcp"}
+                        result = await session.call_tool("search_chat", arguments)
+                        assert not result.is_error, result.content
+                    ms[what].append((time.perf_counter() - t0) * 1000)
     return ms
 
 
@@ -80,19 +90,6 @@ def main() -> None:
         queries = sample_queries(arch, args.queries, np.random.default_rng(args.seed + 1))
         turns = arch.counts()["turns"]
     print(f"{turns:,} turns, {len(queries)} queries of 2-5 words (bench/search_bench.py's)\n", flush=True)
-
-    with Home(home) as lib:
-        for q in queries[:20]:
-            lib.search(SearchRequest(q))
-        in_process, reading = [], []
-        for q in queries:
-            t0 = time.perf_counter()
-            lib.search(SearchRequest(q))
-            in_process.append((time.perf_counter() - t0) * 1000)
-            t0 = time.perf_counter()
-            with lib.reading():
-                lib.search(SearchRequest(q))
-            reading.append((time.perf_counter() - t0) * 1000)
 
     starts = [anyio.run(first_answer, home, q) for q in queries[: args.starts]]
     cold = []
@@ -113,15 +110,13 @@ def main() -> None:
         flush=True,
     )
 
-    fresh = anyio.run(per_call, home, queries, True)
-    seen = anyio.run(per_call, home, queries, False)
+    ms = anyio.run(per_call, home, queries)
     print("per call, ms p50 / p95:")
-    print(f"  search_chat over MCP, include_seen=true           {percentiles(fresh)}")
+    print(f"  search_chat over MCP, include_seen=true          {percentiles(ms['mcp'])}")
+    print(f"  Home.search in this process (no MCP)             {percentiles(ms['library'])}")
     print(
-        f"  search_chat over MCP, seen sessions excluded      {percentiles(seen)}  (up to {5 * len(queries)})"
+        f"  search_chat over MCP, seen sessions excluded     {percentiles(ms['mcp seen'])}  (up to {5 * len(queries)})"
     )
-    print(f"  Home.search in this process (no MCP)              {percentiles(in_process)}")
-    print(f"  Home.search inside Home.reading() (as the server) {percentiles(reading)}")
 
 
 if __name__ == "__main__":
