@@ -250,6 +250,28 @@ def percentiles(ms: list[float]) -> str:
     return f"{statistics.median(ms):7.2f} / {q[94]:7.2f}"
 
 
+def sample_queries(arch: Archive, n: int, rng: np.random.Generator) -> list[str]:
+    """``n`` queries of 2-5 distinct content words, each from a random turn (bench/mcp_bench.py too)."""
+    sessions = arch.db.execute("SELECT seq, n_turns FROM sessions").fetchall()
+    texts = []
+    for i in rng.integers(0, len(sessions), n * 3):
+        seq, turns = sessions[int(i)]
+        row = arch.db.execute(
+            "SELECT text FROM turns WHERE session_seq = ? AND ordinal = ?",
+            (seq, int(rng.integers(1, turns + 1))),
+        ).fetchone()
+        texts.append(row[0])
+    queries = []
+    for text in texts:
+        content = [w for w in dict.fromkeys(text.split()) if w not in FULL_STOPWORDS]
+        if len(content) >= 2:
+            words = int(rng.integers(2, min(5, len(content)) + 1))
+            queries.append(" ".join(rng.choice(content, words, replace=False)))
+        if len(queries) == n:
+            break
+    return queries
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--turns", type=int, default=1_000_000)
@@ -281,24 +303,7 @@ def main() -> None:
         span = arch.time_span()
         assert span is not None
         session_ids = [r[0] for r in arch.db.execute("SELECT id FROM sessions")]
-        # Queries: 2-5 distinct content words of a random turn.
-        sessions = arch.db.execute("SELECT seq, n_turns FROM sessions").fetchall()
-        texts = []
-        for i in rng.integers(0, len(sessions), args.queries * 3):
-            seq, n = sessions[int(i)]
-            row = arch.db.execute(
-                "SELECT text FROM turns WHERE session_seq = ? AND ordinal = ?",
-                (seq, int(rng.integers(1, n + 1))),
-            ).fetchone()
-            texts.append(row[0])
-        queries = []
-        for text in texts:
-            content = [w for w in dict.fromkeys(text.split()) if w not in FULL_STOPWORDS]
-            if len(content) >= 2:
-                n = int(rng.integers(2, min(5, len(content)) + 1))
-                queries.append(" ".join(rng.choice(content, n, replace=False)))
-            if len(queries) == args.queries:
-                break
+        queries = sample_queries(arch, args.queries, rng)
         lo_all = span[0]
         window = timedelta(days=182)
         filters = []

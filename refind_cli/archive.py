@@ -427,6 +427,28 @@ class Archive:
     # -- transactions ---------------------------------------------------------------------------------
 
     @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside the block see one commit, the latest when it begins, whatever other processes commit
+        meanwhile: for a reader that lives on (the MCP server). An archive that was not there when this one
+        was opened read-only (an empty one in memory stood in) is opened now."""
+        if self.readonly and not self.db.filename and self.path.exists():
+            try:
+                db = _connect_readonly(self.path)
+            except apsw.Error as exc:
+                raise RefindError(f"{self.path}: cannot open the archive ({exc})") from None
+            self.db.close()
+            self.db = db
+        self._chats.clear()  # a re-import may have renamed a chat
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
+    @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception. Used inside another, it joins it."""
         self._writable()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
@@ -146,19 +146,35 @@ class Home:
         """The index, caught up with the archive if it fell behind and nobody is writing right now."""
         if self._index is None:
             from refind_cli.index import Index
-            from refind_cli.locks import try_write_lock
 
-            archive = self.archive()
-            index = Index.open(self.path)
-            if archive.index_queue() or (index.num_docs == 0 and archive.has_turns()):
-                try:
-                    with try_write_lock(self.path) as free:
-                        if free:
-                            index.sync(archive)
-                except OSError:
-                    pass  # a home this user cannot write (a backup disk): answer from the index as it is
-            self._index = index
+            self._index = Index.open(self.path)
+            self._catch_up(self._index)
         return self._index
+
+    def _catch_up(self, index: Index) -> None:
+        from refind_cli.locks import try_write_lock
+
+        archive = self.archive()
+        if archive.index_queue() or (index.num_docs == 0 and archive.has_turns()):
+            try:
+                with try_write_lock(self.path) as free:
+                    if free:
+                        index.sync(archive)
+            except OSError:
+                pass  # a home this user cannot write (a backup disk): answer from the index as it is
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """For a front end that lives on (the MCP server): what is read inside the block is the latest
+        commit: the index at its newest (caught up as ``index`` does), the archive read at one commit
+        throughout, whatever another process imports or forgets meanwhile."""
+        if self._index is None:
+            self.index()
+        else:
+            self._index.refresh()
+            self._catch_up(self._index)
+        with self.archive().snapshot():
+            yield
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[Archive]:
@@ -194,18 +210,25 @@ class Home:
         return sorted(found, key=CHAT_ORDERS[order])
 
     def chat_ids(
-        self, names: Sequence[str] | None, sources: Sequence[str] | None = None
+        self,
+        names: Sequence[str] | None,
+        sources: Sequence[str] | None = None,
+        *,
+        option: str = "--chat",
+        within: Collection[int] | None = None,
+        listing: str = "`refind chats`",
     ) -> tuple[int, ...] | None:
         """The chats ``names`` name (each must match at least one) that are of ``sources``; None when
-        neither is given (every chat)."""
+        neither is given (every chat). Only the chats ``within`` count, when given (a server limited to some
+        chats); ``listing`` is where the error sends the user to see them."""
         if not names and not sources:
             return None
         archive = self.archive()
         ids: dict[int, None] = {}
         for name in names or ():
-            found = archive.match_chats(name)
+            found = [seq for seq in archive.match_chats(name) if within is None or seq in within]
             if not found:
-                raise RefindError(f"--chat: no chat matches {name!r} (see `refind chats`)")
+                raise RefindError(f"{option}: no chat matches {name!r} (see {listing})")
             ids.update(dict.fromkeys(found))
         checked = _checked_sources(sources)
         if checked is None:

@@ -11,6 +11,7 @@ import pytest
 import refind_cli.cli.ask
 import refind_cli.cli.imports
 import refind_cli.cli.maintain
+import refind_cli.cli.mcp
 import refind_cli.cli.search  # noqa: F401  (the imports register the commands)
 from refind_cli.cli import COMMAND_MODULES, app, named_command
 
@@ -45,6 +46,7 @@ def loaded_after(*args: str) -> tuple[str, list[str]]:
         "from refind_cli.cli import main\n"
         f"sys.argv = ['refind', *{list(args)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('SDK' if 'mcp' in sys.modules else 'NO-SDK')\n"
         "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.cli.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
@@ -60,6 +62,13 @@ def test_a_named_command_loads_only_its_module(tmp_path):
 @pytest.mark.parametrize("args", [("--help",), ("serch", "x")])
 def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
     text, modules = loaded_after(*args)
-    assert modules == [f"refind_cli.cli.{m}" for m in ("ask", "imports", "maintain", "search")]
+    assert modules == [f"refind_cli.cli.{m}" for m in ("ask", "imports", "maintain", "mcp", "search")]
+    assert "NO-SDK" in text
     if args == ("--help",):
         assert all(command in text for command in COMMAND_MODULES)
+
+
+def test_search_does_not_import_the_mcp_sdk(tmp_path):
+    text, modules = loaded_after("--home", str(tmp_path / "home"), "search", "dentist", "--json")
+    assert modules == ["refind_cli.cli.search"]
+    assert "NO-SDK" in text

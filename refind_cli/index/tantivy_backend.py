@@ -193,6 +193,18 @@ class TantivyIndex:
         except ValueError:
             return None
 
+    def refresh(self) -> None:
+        """See the latest commit now, and a generation another process's rebuild swapped in, rather than
+        when tantivy's reader notices the commit by itself (a process that lives on: the MCP server).
+        Costs ~0.05 ms at 1M turns; reopening the index instead costs ~0.3 ms and its warm caches (~2 ms of
+        the next search)."""
+        self._attach()
+        try:
+            self._index.reload()
+        except ValueError:
+            # A rebuild swapped this generation out (and removed it) after CURRENT was read: follow it.
+            self._attach()
+
     @property
     def num_docs(self) -> int:
         return self._index.searcher().num_docs
