@@ -22,7 +22,7 @@ import tempfile
 import time
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -277,7 +277,7 @@ class Built:
     archive: Archive
     index: Index
     turn_sources: dict[str, frozenset[str]]  # our turn id -> benchmark message ids (LoCoMo dia_ids)
-    session_names: dict[str, str]  # our session id -> benchmark session id (the thread)
+    session_names: dict[str, str | None]  # our session id -> benchmark session id (the thread)
 
 
 def build(haystack: Haystack, home: Path) -> Built:
@@ -311,12 +311,12 @@ def retrieval_metrics(
         return {}
     if q.benchmark == LOCOMO:
         known = set().union(*built.turn_sources.values())
-        gold = [e for e in q.evidence if e in known]  # malformed or missing evidence ids are skipped
-        if not gold:
+        gold_ids = [e for e in q.evidence if e in known]  # malformed or missing evidence ids are skipped
+        if not gold_ids:
             return {}
         seen = {d for _, window in hits for t in window for d in built.turn_sources.get(t, ())}
-        noted = {d for t in note_turns for d in built.turn_sources.get(t, ())}
-        return {"search_recall": recall(gold, seen), "notes_recall": recall(gold, noted)}
+        noted_ids = {d for t in note_turns for d in built.turn_sources.get(t, ())}
+        return {"search_recall": recall(gold_ids, seen), "notes_recall": recall(gold_ids, noted_ids)}
     gold = set(q.evidence)
     if not gold:
         return {}
@@ -384,7 +384,7 @@ def judge(client: LLMClient, q: Question, response: str) -> tuple[bool, int]:
 
 
 def evaluate(
-    questions: list[Question],
+    questions: Sequence[Question],
     *,
     file: str = "",
     config: ModelConfig | None = None,

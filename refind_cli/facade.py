@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from refind_cli.archive import Archive
     from refind_cli.evaluate import EvalReport, Question
     from refind_cli.index import Index
-    from refind_cli.ingest import Progress
+    from refind_cli.ingest.progress import Progress
     from refind_cli.records import Turn
     from refind_cli.results import (
         ChatSummary,
