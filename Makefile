@@ -6,7 +6,7 @@ REFIND := $(VENV)/bin/refind
 DEMO_HOME := $(CURDIR)/.demo-home
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint format bench fuzz clean
+.PHONY: venv demo test lint typecheck format bench fuzz clean
 
 venv: $(STAMP)
 
@@ -29,10 +29,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check refind_cli tests bench fuzz
 	$(VENV)/bin/ruff format --check refind_cli tests bench fuzz
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check refind_cli tests bench fuzz
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format refind_cli tests bench fuzz
@@ -49,4 +53,4 @@ fuzz: $(STAMP)
 	$(PY) fuzz/run.py --seconds 120
 
 clean:
-	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache .ruff_cache .mypy_cache

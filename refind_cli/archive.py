@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Self
+from typing import Any, Self, TypeVar, cast
 from urllib.parse import quote
 
 import apsw
@@ -23,6 +23,24 @@ from refind_cli.identity import Identity, chat_key, path_key
 from refind_cli.records import ChatInfo, Kind, Turn
 from refind_cli.results import ChatSummary, SessionInfo
 from refind_cli.segment import session_id
+
+# apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
+# once, next to the SQL (``shape`` is only read by the type checker).
+_Row = TypeVar("_Row", bound=tuple[Any, ...])
+
+
+def _rows(cursor: apsw.Cursor, shape: type[_Row]) -> list[_Row]:
+    return cast(list[_Row], cursor.fetchall())
+
+
+def _row(cursor: apsw.Cursor, shape: type[_Row]) -> _Row | None:
+    return cast("_Row | None", cursor.fetchone())
+
+
+def _first(cursor: apsw.Cursor, shape: type[_Row]) -> _Row:
+    """The row a query always has: an aggregate's, or one of a key the caller holds."""
+    return cast(_Row, cursor.fetchone())
+
 
 # The schema grows by named migrations, each applied once and recorded (name, time) in the table
 # ``migrations``. The first is the schema of the release before them, so its archives upgrade in place.
@@ -122,28 +140,37 @@ def _m004_wall_clock_identity(db: apsw.Connection) -> None:
     """Identities of messages without a source id hashed their instant, which depends on the zone the file
     was read in; they hash the written time now (refind_cli.identity). Sessions are named after their first
     message, so their ids follow."""
-    chats = db.execute(
-        "SELECT DISTINCT m.chat_seq, c.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq"
-        " WHERE m.source_id IS NULL AND m.local_time IS NOT NULL"
-    ).fetchall()
+    chats = _rows(
+        db.execute(
+            "SELECT DISTINCT m.chat_seq, c.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq"
+            " WHERE m.source_id IS NULL AND m.local_time IS NOT NULL"
+        ),
+        tuple[int, str],
+    )
     for chat_seq, chat_uid in chats:
         identity = Identity()
-        rows = db.execute(
-            "SELECT seq, uid, local_time, ts, sender, text FROM messages"
-            " WHERE chat_seq = ? AND source_id IS NULL ORDER BY seq",
-            (chat_seq,),
-        ).fetchall()
+        rows = _rows(
+            db.execute(
+                "SELECT seq, uid, local_time, ts, sender, text FROM messages"
+                " WHERE chat_seq = ? AND source_id IS NULL ORDER BY seq",
+                (chat_seq,),
+            ),
+            tuple[int, str, str | None, int, str | None, str],
+        )
         renamed = {}
         for seq, old, local_time, ts, sender, text in rows:
             new = identity.uid(None, local_time, ts, sender, text)
             if new != old:
                 renamed[seq] = new
         db.executemany("UPDATE messages SET uid = ? WHERE seq = ?", [(u, s) for s, u in renamed.items()])
-        firsts = db.execute(
-            "SELECT s.seq, t.message_seqs FROM sessions s JOIN turns t ON t.session_seq = s.seq"
-            " WHERE s.chat_seq = ? AND t.ordinal = 1",
-            (chat_seq,),
-        ).fetchall()
+        firsts = _rows(
+            db.execute(
+                "SELECT s.seq, t.message_seqs FROM sessions s JOIN turns t ON t.session_seq = s.seq"
+                " WHERE s.chat_seq = ? AND t.ordinal = 1",
+                (chat_seq,),
+            ),
+            tuple[int, str],
+        )
         db.executemany(
             "UPDATE sessions SET id = ? WHERE seq = ?",
             [
@@ -166,7 +193,7 @@ def _m005_forgotten_chats_hashed(db: apsw.Connection) -> None:
 
 def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
     """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
-    rows = db.execute("SELECT seq, path, counts FROM imports").fetchall()
+    rows = _rows(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
     for seq, path, counts in rows:
         data = json.loads(counts)
         seen = data.get("seen")
@@ -224,8 +251,9 @@ def _immediate(db: apsw.Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
+        # mypy keeps in_transaction narrowed to False from the check above, though BEGIN set it.
         if db.in_transaction:
-            db.execute("ROLLBACK")
+            db.execute("ROLLBACK")  # type: ignore[unreachable]
         raise
     db.execute("COMMIT")
 
@@ -501,17 +529,24 @@ class Archive:
 
     def chat_by_uid(self, uid: str) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat with this uid, if there is one."""
-        return self.db.execute("SELECT seq, segmenting FROM chats WHERE uid = ?", (uid,)).fetchone()
+        return _row(
+            self.db.execute("SELECT seq, segmenting FROM chats WHERE uid = ?", (uid,)), tuple[int, str]
+        )
 
     def session_counts(self, chat_seq: int) -> tuple[int, int]:
         """(sessions, turns) of a chat."""
-        return self.db.execute(
-            "SELECT count(*), coalesce(sum(n_turns), 0) FROM sessions WHERE chat_seq = ?", (chat_seq,)
-        ).fetchone()
+        return _first(
+            self.db.execute(
+                "SELECT count(*), coalesce(sum(n_turns), 0) FROM sessions WHERE chat_seq = ?", (chat_seq,)
+            ),
+            tuple[int, int],
+        )
 
     def chat_segmenting(self, chat_seq: int) -> tuple[str, str]:
         """(chat uid, segmenting) of a chat."""
-        return self.db.execute("SELECT uid, segmenting FROM chats WHERE seq = ?", (chat_seq,)).fetchone()
+        return _first(
+            self.db.execute("SELECT uid, segmenting FROM chats WHERE seq = ?", (chat_seq,)), tuple[str, str]
+        )
 
     def forgotten_uids(self, chat_uid: str) -> frozenset[str]:
         return frozenset(
@@ -528,14 +563,15 @@ class Archive:
             self._chats.pop(chat_seq, None)
 
     def chat_uid(self, chat_seq: int) -> str:
-        return self.db.execute("SELECT uid FROM chats WHERE seq = ?", (chat_seq,)).fetchone()[0]
+        return _first(self.db.execute("SELECT uid FROM chats WHERE seq = ?", (chat_seq,)), tuple[str])[0]
 
     def chat(self, seq: int) -> ChatInfo:
         info = self._chats.get(seq)
         if info is None:
-            row = self.db.execute(
-                "SELECT seq, source, key, name, kind FROM chats WHERE seq = ?", (seq,)
-            ).fetchone()
+            row = _row(
+                self.db.execute("SELECT seq, source, key, name, kind FROM chats WHERE seq = ?", (seq,)),
+                tuple[int, str, str, str, str],
+            )
             if row is None:
                 raise KeyError(seq)
             info = self._chats[seq] = ChatInfo(*row)
@@ -544,8 +580,9 @@ class Archive:
     def chats(self, sources: Sequence[str] | None = None) -> list[ChatSummary]:
         """Every chat (of these sources, if given) with its counts and time span, in import order."""
         where = f"WHERE c.source IN ({','.join('?' * len(sources))})" if sources is not None else ""
-        rows = self.db.execute(
-            f"""
+        rows = _rows(
+            self.db.execute(
+                f"""
             SELECT c.seq, c.source, c.key, c.name, c.kind,
                    (SELECT count(*) FROM messages m WHERE m.chat_seq = c.seq),
                    (SELECT count(*) FROM sessions s WHERE s.chat_seq = c.seq),
@@ -554,8 +591,10 @@ class Archive:
                    (SELECT max(ts) FROM messages m WHERE m.chat_seq = c.seq)
             FROM chats c {where} ORDER BY c.seq
             """,
-            tuple(sources or ()),
-        ).fetchall()
+                tuple(sources or ()),
+            ),
+            tuple[int, str, str, str, str, int, int, int, int | None, int | None],
+        )
         return [
             ChatSummary(
                 info=ChatInfo(*r[:5]),
@@ -577,14 +616,14 @@ class Archive:
     def match_chats(self, text: str) -> list[int]:
         """Chats for ``--chat``: an exact seq, key or name first; otherwise names containing the text."""
         needle = text.strip().lower()
-        rows = self.db.execute("SELECT seq, key, name FROM chats").fetchall()
+        rows = _rows(self.db.execute("SELECT seq, key, name FROM chats"), tuple[int, str, str])
         exact = [seq for seq, key, name in rows if needle in (str(seq), key.lower(), name.lower())]
         return exact or [seq for seq, _key, name in rows if needle in name.lower()]
 
     # -- messages ---------------------------------------------------------------------------------------
 
     def next_message_seq(self) -> int:
-        return self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM messages").fetchone()[0]
+        return _first(self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM messages"), tuple[int])[0]
 
     def has_messages(self, chat_seq: int) -> bool:
         return (
@@ -646,14 +685,17 @@ class Archive:
         with seqs from ``first_new_seq`` on): the start of the last session that begins no later than the
         earliest of them. Sessions before it end more than a session gap before it, so nothing added after
         can change them. None: from the chat's beginning."""
-        return self.db.execute(
-            "SELECT max(start_ts) FROM sessions WHERE chat_seq = ? AND thread IS NULL AND start_ts <="
-            " (SELECT min(ts) FROM messages WHERE chat_seq = ? AND seq >= ?)",
-            (chat_seq, chat_seq, first_new_seq),
-        ).fetchone()[0]
+        return _first(
+            self.db.execute(
+                "SELECT max(start_ts) FROM sessions WHERE chat_seq = ? AND thread IS NULL AND start_ts <="
+                " (SELECT min(ts) FROM messages WHERE chat_seq = ? AND seq >= ?)",
+                (chat_seq, chat_seq, first_new_seq),
+            ),
+            tuple[int | None],
+        )[0]
 
     def next_session_seq(self) -> int:
-        return self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM sessions").fetchone()[0]
+        return _first(self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM sessions"), tuple[int])[0]
 
     def store_sessions(self, sessions: list[StoredSession], replace: bool) -> None:
         """Write sessions (with their seqs decided by the caller) and their turns, and queue them for the
@@ -726,15 +768,22 @@ class Archive:
                 where.append(f"{column} {op} ?")
                 args.append(value)
         if matching is not None:
-            self.db.create_scalar_function("refind_contains", _contains, 2, deterministic=True)
+            # apsw types a scalar function as taking any SQLite values; this one is only called with a text
+            # column and a bound str.
+            self.db.create_scalar_function("refind_contains", _contains, 2, deterministic=True)  # type: ignore[arg-type]
             where.append("refind_contains(text, ?)")
             args.append(matching.casefold())
-        return self.db.execute(
-            f"SELECT seq, chat_seq, ts FROM messages WHERE {' AND '.join(where) or '1'} ORDER BY ts", args
-        ).fetchall()
+        return _rows(
+            self.db.execute(
+                f"SELECT seq, chat_seq, ts FROM messages WHERE {' AND '.join(where) or '1'} ORDER BY ts", args
+            ),
+            tuple[int, int, int],
+        )
 
     def message_count(self, chat_seq: int) -> int:
-        return self.db.execute("SELECT count(*) FROM messages WHERE chat_seq = ?", (chat_seq,)).fetchone()[0]
+        return _first(
+            self.db.execute("SELECT count(*) FROM messages WHERE chat_seq = ?", (chat_seq,)), tuple[int]
+        )[0]
 
     def known_uids(self, chat_seq: int, lo: int, hi: int, among: Sequence[str] | None = None) -> set[str]:
         """Uids of a chat's messages stored with times from ``lo`` to ``hi`` (only those ``among`` the given
@@ -753,10 +802,13 @@ class Archive:
         """Delete messages, remembering only their identities (under a hash of their chat's uid) so a
         re-import skips them."""
         for part, marks in _in_chunks(seqs):
-            rows = self.db.execute(
-                f"SELECT c.uid, m.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq WHERE m.seq IN ({marks})",
-                part,
-            ).fetchall()
+            rows = _rows(
+                self.db.execute(
+                    f"SELECT c.uid, m.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq WHERE m.seq IN ({marks})",
+                    part,
+                ),
+                tuple[str, str],
+            )
             self.db.executemany(
                 "INSERT OR IGNORE INTO forgotten (chat_key, uid) VALUES (?, ?)",
                 [(chat_key(chat_uid), uid) for chat_uid, uid in rows],
@@ -872,16 +924,20 @@ class Archive:
         return self.db.execute("SELECT 1 FROM turns LIMIT 1").fetchone() is not None
 
     def time_span(self) -> tuple[datetime, datetime] | None:
-        lo, hi = self.db.execute("SELECT min(start_ts), max(end_ts) FROM sessions").fetchone()
-        return None if lo is None else (from_us(lo), from_us(hi))
+        lo, hi = _first(
+            self.db.execute("SELECT min(start_ts), max(end_ts) FROM sessions"), tuple[int | None, int | None]
+        )
+        return None if lo is None or hi is None else (from_us(lo), from_us(hi))
 
     def counts(self) -> dict[str, int]:
-        q = self.db.execute
+        def q(sql: str) -> int:
+            return _first(self.db.execute(sql), tuple[int])[0]
+
         return {
-            "chats": q("SELECT count(*) FROM chats").fetchone()[0],
-            "messages": q("SELECT count(*) FROM messages").fetchone()[0],
-            "sessions": q("SELECT count(*) FROM sessions").fetchone()[0],
-            "turns": q("SELECT count(*) FROM turns").fetchone()[0],
+            "chats": q("SELECT count(*) FROM chats"),
+            "messages": q("SELECT count(*) FROM messages"),
+            "sessions": q("SELECT count(*) FROM sessions"),
+            "turns": q("SELECT count(*) FROM turns"),
         }
 
     # -- index bookkeeping ------------------------------------------------------------------------------

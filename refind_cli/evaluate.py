@@ -18,7 +18,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
@@ -75,7 +75,7 @@ class Built:
     archive: Archive
     index: Index
     turn_sources: dict[str, frozenset[str]]  # our turn id -> benchmark message ids (LoCoMo dia_ids)
-    session_names: dict[str, str]  # our session id -> benchmark session id (the thread)
+    session_names: dict[str, str | None]  # our session id -> benchmark session id (the thread)
 
 
 def build(haystack: Haystack, home: Path) -> Built:
@@ -109,12 +109,12 @@ def retrieval_metrics(
         return {}
     if q.benchmark == LOCOMO:
         known = set().union(*built.turn_sources.values())
-        gold = [e for e in q.evidence if e in known]  # malformed or missing evidence ids are skipped
-        if not gold:
+        gold_ids = [e for e in q.evidence if e in known]  # malformed or missing evidence ids are skipped
+        if not gold_ids:
             return {}
         seen = {d for _, window in hits for t in window for d in built.turn_sources.get(t, ())}
-        noted = {d for t in note_turns for d in built.turn_sources.get(t, ())}
-        return {"search_recall": recall(gold, seen), "notes_recall": recall(gold, noted)}
+        noted_ids = {d for t in note_turns for d in built.turn_sources.get(t, ())}
+        return {"search_recall": recall(gold_ids, seen), "notes_recall": recall(gold_ids, noted_ids)}
     gold = set(q.evidence)
     if not gold:
         return {}
@@ -182,7 +182,7 @@ def judge(client: LLMClient, q: Question, response: str) -> tuple[bool, int]:
 
 
 def evaluate(
-    questions: list[Question],
+    questions: Sequence[Question],
     *,
     file: str = "",
     config: ModelConfig | None = None,

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from refind_cli.benchmarks import Question
     from refind_cli.evaluate import EvalReport
     from refind_cli.index import Index
-    from refind_cli.ingest import Progress
+    from refind_cli.ingest.progress import Progress
     from refind_cli.records import Turn
     from refind_cli.results import (
         ChatSummary,

@@ -330,7 +330,8 @@ def _rolling(m: re.Match[str], ctx: _Ctx) -> _Wall:
     n = _number(m["n"]) if m.groupdict().get("n") else 1
     unit = _key(m["unit"]).rstrip("s")
     now = ctx.now_utc.replace(tzinfo=None)
-    return _Wall(now - relativedelta(**{unit + "s": n}), now + _US, UTC, "span")
+    # The unit is one of relativedelta's int fields (days, weeks, months, years), not its dt1/dt2.
+    return _Wall(now - relativedelta(**{unit + "s": n}), now + _US, UTC, "span")  # type: ignore[arg-type]
 
 
 def _day_word(m: re.Match[str], ctx: _Ctx) -> _Wall:

@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from cli_runs import run, runner
 from rich.console import Console
 from scripted_llm import ScriptedLLM, text, tool, tools
-from test_agent_unit import BERLIN, SAMPLES, T0
-from typer.testing import CliRunner
+from test_agent_unit import BERLIN, T0
 
 import refind_cli.cli.ask
 import refind_cli.cli.imports  # noqa: F401
@@ -25,15 +25,6 @@ QUESTION = "when did I move the dentist appointment?"
 SECRET = "sk-test-secret-77aa"
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("cli") / "home"
-    exports = [str(p) for p in sorted(SAMPLES.iterdir()) if p.suffix not in (".py", ".md")]
-    result = CliRunner().invoke(app, ["--home", str(home), "import", "--tz", "Europe/Berlin", *exports])
-    assert result.exit_code == 0, result.stderr
-    return home
-
-
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for var in ("REFIND_MODEL", "REFIND_API_BASE", "REFIND_API_KEY"):
@@ -43,22 +34,22 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def ask(home: Path, *args: str, env: dict[str, str] | None = None):
     base = ["--home", str(home), "ask", QUESTION, "--now", "2026-05-01T12:00", "--tz", "Europe/Berlin"]
-    return CliRunner().invoke(app, [*base, *args], env=env)
+    return runner.invoke(app, [*base, *args], env=env)
 
 
-def test_piped_output_is_the_answer_only(home: Path, clean_env: None) -> None:
-    result = ask(home)
+def test_piped_output_is_the_answer_only(sample_home: Path, clean_env: None) -> None:
+    result = ask(sample_home)
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("Extractive answer (offline")
     assert "28 April" in result.stdout and "round 1" not in result.stdout
     assert "round 1: search_chat 'move dentist appointment'" in result.stderr
     assert "noted" in result.stderr and "offline extractive answer" in result.stderr
-    quiet = ask(home, "-q")
+    quiet = ask(sample_home, "-q")
     assert quiet.stdout == result.stdout and quiet.stderr == ""
 
 
-def test_json_output_has_the_documented_shape(home: Path, clean_env: None) -> None:
-    result = ask(home, "--json", "--max-rounds", "2")
+def test_json_output_has_the_documented_shape(sample_home: Path, clean_env: None) -> None:
+    result = ask(sample_home, "--json", "--max-rounds", "2")
     assert result.exit_code == 0 and "round 1" not in result.stderr
     data = json.loads(result.stdout)
     assert {"question", "answer", "citations", "rounds", "notes", "model", "usage"} <= set(data)
@@ -74,31 +65,31 @@ def test_json_output_has_the_documented_shape(home: Path, clean_env: None) -> No
     assert all(set(n) >= {"session_id", "turn_ids", "text"} for n in data["notes"])
 
 
-def test_nothing_found_exits_1(home: Path, clean_env: None) -> None:
-    result = CliRunner().invoke(app, ["--home", str(home), "ask", "xylophone quartz zeppelin", "--json"])
+def test_nothing_found_exits_1(sample_home: Path, clean_env: None) -> None:
+    result = run(sample_home, "ask", "xylophone quartz zeppelin", "--json")
     assert result.exit_code == 1
     assert json.loads(result.stdout)["citations"] == []
 
 
-def test_errors_exit_2_with_json(home: Path, clean_env: None) -> None:
-    bad_now = ask(home, "--now", "someday", "--json")
+def test_errors_exit_2_with_json(sample_home: Path, clean_env: None) -> None:
+    bad_now = ask(sample_home, "--now", "someday", "--json")
     assert bad_now.exit_code == 2 and "--now" in json.loads(bad_now.stdout)["error"]
     assert bad_now.stderr.startswith("refind: error: --now")
-    bad_protocol = ask(home, "--protocol", "smoke")
+    bad_protocol = ask(sample_home, "--protocol", "smoke")
     assert bad_protocol.exit_code == 2 and "--protocol" in bad_protocol.stderr
-    no_chat = ask(home, "--chat", "nonexistent-chat-name", "--json")
+    no_chat = ask(sample_home, "--chat", "nonexistent-chat-name", "--json")
     assert no_chat.exit_code == 2 and "--chat" in json.loads(no_chat.stdout)["error"]
 
 
-def test_missing_key_is_one_line_and_leaks_nothing(home: Path, clean_env: None, monkeypatch) -> None:
+def test_missing_key_is_one_line_and_leaks_nothing(sample_home: Path, clean_env: None, monkeypatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    result = ask(home, "--model", "gpt-4o-mini", "--json")
+    result = ask(sample_home, "--model", "gpt-4o-mini", "--json")
     assert result.exit_code == 2
     assert "no API key for gpt-4o-mini" in json.loads(result.stdout)["error"]
     assert result.stderr.count("\n") == 1
 
 
-def test_model_run_over_http(home: Path, clean_env: None) -> None:
+def test_model_run_over_http(sample_home: Path, clean_env: None) -> None:
     script = [
         tool("search_chat", {"keywords": "dentist appointment moved"}),
         tools(("take_note", {"indices": [1, 2]}), ("finish_search", {})),
@@ -110,7 +101,7 @@ def test_model_run_over_http(home: Path, clean_env: None) -> None:
             "REFIND_API_BASE": server.api_base,
             "REFIND_API_KEY": SECRET,
         }
-        piped = ask(home, env=env)
+        piped = ask(sample_home, env=env)
         assert server.requests[0]["model"] == "scripted"
     assert piped.exit_code == 0, piped.stderr
     assert piped.stdout == "You moved it to 28 April [1].\n"
@@ -120,7 +111,9 @@ def test_model_run_over_http(home: Path, clean_env: None) -> None:
     assert SECRET not in piped.stdout + piped.stderr
     with ScriptedLLM(list(script)) as server:
         env = {"REFIND_API_KEY": SECRET}
-        as_json = ask(home, "--model", "openai/scripted", "--api-base", server.api_base, "--json", env=env)
+        as_json = ask(
+            sample_home, "--model", "openai/scripted", "--api-base", server.api_base, "--json", env=env
+        )
     data = json.loads(as_json.stdout)
     assert data["model"] == "openai/scripted" and data["usage"]["llm_calls"] == 3
     assert data["citations"][0]["turn_id"] in data["notes"][0]["turn_ids"] + data["notes"][1]["turn_ids"]
@@ -173,18 +166,18 @@ def test_terminal_rendering_and_remote_notice() -> None:
     assert lines[-1] == "m · 2 calls · 1,050 tokens (1,000 in, 50 out) · $0.0012"
 
 
-def test_chat_limits_every_search_to_those_chats(home: Path, clean_env: None) -> None:
-    everywhere = json.loads(ask(home, "--json").stdout)
+def test_chat_limits_every_search_to_those_chats(sample_home: Path, clean_env: None) -> None:
+    everywhere = json.loads(ask(sample_home, "--json").stdout)
     assert len({n["chat"] for n in everywhere["notes"]}) > 1
-    family = ask(home, "--chat", "Family", "--json")
+    family = ask(sample_home, "--chat", "Family", "--json")
     data = json.loads(family.stdout)
     assert family.exit_code == 0 and data["notes"]
     assert {n["chat"] for n in data["notes"]} == {c["chat"] for c in data["citations"]} == {"Family"}
-    elsewhere = ask(home, "--chat", "#random", "--json")
+    elsewhere = ask(sample_home, "--chat", "#random", "--json")
     assert elsewhere.exit_code == 1 and json.loads(elsewhere.stdout)["notes"] == []
 
 
-def test_answer_model_answers(home: Path, clean_env: None) -> None:
+def test_answer_model_answers(sample_home: Path, clean_env: None) -> None:
     script = [
         tool("search_chat", {"keywords": "dentist appointment moved"}),
         tools(("take_note", {"indices": [1]}), ("finish_search", {})),
@@ -192,7 +185,7 @@ def test_answer_model_answers(home: Path, clean_env: None) -> None:
     ]
     with ScriptedLLM(script) as server:
         result = ask(
-            home,
+            sample_home,
             *("--model", "openai/searcher", "--answer-model", "openai/answerer"),
             *("--api-base", server.api_base, "--json"),
             env={"REFIND_API_KEY": SECRET},
@@ -203,7 +196,7 @@ def test_answer_model_answers(home: Path, clean_env: None) -> None:
     assert data["model"] == "openai/answerer" and data["usage"]["llm_calls"] == 3
 
 
-def test_max_cost_stops_the_search(home: Path, clean_env: None) -> None:
+def test_max_cost_stops_the_search(sample_home: Path, clean_env: None) -> None:
     # gpt-4o-mini is in litellm's bundled price map: 100 tokens in and 20 out cost $0.000027 a call, so a
     # budget of $0.00004 is spent by the second search call, and stage 2 still answers from the notes.
     script = [
@@ -213,7 +206,7 @@ def test_max_cost_stops_the_search(home: Path, clean_env: None) -> None:
     ]
     with ScriptedLLM(script) as server:
         result = ask(
-            home,
+            sample_home,
             *("--model", "openai/gpt-4o-mini", "--api-base", server.api_base),
             *("--max-cost", "0.00004", "--json"),
             env={"REFIND_API_KEY": SECRET},

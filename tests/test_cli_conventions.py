@@ -12,24 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runs import refind, runner
 from samples import JONAS
-from typer.testing import CliRunner
 
-import refind_cli.cli.imports
-import refind_cli.cli.search  # noqa: F401  (registers the commands on the app)
 from refind_cli.cli import app
-
-runner = CliRunner()
-
-
-def refind(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "refind_cli", *args], capture_output=True, text=True, timeout=120, **kw
-    )
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def jonas_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("conventions") / "home"
     assert refind("--home", str(home), "import", "--tz", "Europe/Berlin", str(JONAS)).returncode == 0
     return home
@@ -66,10 +56,21 @@ def test_the_one_line_error_also_holds_in_process():
     assert r.stderr.startswith("refind: error: search: No such option")
 
 
-def test_a_reader_that_goes_away_is_not_a_failure(home: Path):
+def test_a_reader_that_goes_away_is_not_a_failure(jonas_home: Path):
     for extra in ([], ["--json"]):
         proc = subprocess.Popen(
-            [sys.executable, "-m", "refind_cli", "--home", str(home), "search", "Jonas", "-k", "20", *extra],
+            [
+                sys.executable,
+                "-m",
+                "refind_cli",
+                "--home",
+                str(jonas_home),
+                "search",
+                "Jonas",
+                "-k",
+                "20",
+                *extra,
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
@@ -80,12 +81,12 @@ def test_a_reader_that_goes_away_is_not_a_failure(home: Path):
         assert b"Traceback" not in err
 
 
-def test_output_a_terminal_cannot_encode_is_escaped(home: Path, tmp_path: Path):
+def test_output_a_terminal_cannot_encode_is_escaped(jonas_home: Path, tmp_path: Path):
     chat = tmp_path / "WhatsApp Chat with Zoë.txt"
     chat.write_text("05/03/2026, 10:00 - Zoë: café ☕ naïve\n", encoding="utf-8")
-    assert refind("--home", str(home), "import", "--tz", "UTC", str(chat)).returncode == 0
+    assert refind("--home", str(jonas_home), "import", "--tz", "UTC", str(chat)).returncode == 0
     env = {**os.environ, "PYTHONIOENCODING": "ascii", "COLUMNS": "200"}
-    p = refind("--home", str(home), "search", "café", env=env)
+    p = refind("--home", str(jonas_home), "search", "café", env=env)
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     assert "caf\\xe9" in p.stdout

@@ -7,20 +7,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from cli_runs import run
 from samples import EXPORTS, SAMPLES
-from typer.testing import CliRunner
 
-import refind_cli.cli.imports
-import refind_cli.cli.search  # noqa: F401
 from refind_cli.archive import Archive
-from refind_cli.cli import app
 from refind_cli.importers import container
-
-runner = CliRunner()
-
-
-def run(home: Path, *args: str):
-    return runner.invoke(app, ["--home", str(home), *args])
 
 
 def import_json(home: Path, *paths: Path) -> tuple[int, dict]:

@@ -7,20 +7,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from cli_runs import run
 
-import refind_cli.cli.search  # noqa: F401  (registers the commands on the app)
 from refind_cli.archive import Archive
-from refind_cli.cli import app
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
-runner = CliRunner()
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def two_chat_home(tmp_path: Path) -> Path:
     """Two chats; nothing indexed yet (the first command catches the index up)."""
     home = tmp_path / "home"
     with Archive.open(home) as arch:
@@ -43,12 +40,10 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
-def run(home: Path, *args: str, input: str | None = None):
-    return runner.invoke(app, ["--home", str(home), *args], input=input)
-
-
-def test_search_json_shape(home: Path) -> None:
-    r = run(home, "search", "dentists", "--json", "--tz", "Europe/Berlin", "-k", "2", "--window", "1")
+def test_search_json_shape(two_chat_home: Path) -> None:
+    r = run(
+        two_chat_home, "search", "dentists", "--json", "--tz", "Europe/Berlin", "-k", "2", "--window", "1"
+    )
     assert r.exit_code == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["query"] == "dentists"
@@ -73,15 +68,15 @@ def test_search_json_shape(home: Path) -> None:
     assert any(w["turn_id"] == first["turn_id"] and w["hit"] for w in first["window"])
 
 
-def test_exit_one_when_nothing_found(home: Path) -> None:
-    r = run(home, "search", "zebra", "--json")
+def test_exit_one_when_nothing_found(two_chat_home: Path) -> None:
+    r = run(two_chat_home, "search", "zebra", "--json")
     assert r.exit_code == 1
     assert json.loads(r.stdout)["results"] == []
-    assert run(home, "search", "the of and").exit_code == 1
+    assert run(two_chat_home, "search", "the of and").exit_code == 1
 
 
-def test_human_output(home: Path) -> None:
-    r = run(home, "search", "paris", "--tz", "UTC")
+def test_human_output(two_chat_home: Path) -> None:
+    r = run(two_chat_home, "search", "paris", "--tz", "UTC")
     assert r.exit_code == 0
     assert "Alice (test)" in r.stdout
     assert "> 09:01  Bob: try Dr. Paris" in r.stdout
@@ -89,30 +84,30 @@ def test_human_output(home: Path) -> None:
     assert "1 of 1 matching turns" in r.stdout
 
 
-def test_bad_date_names_the_option(home: Path) -> None:
-    r = run(home, "search", "dentist", "--since", "the day after never")
+def test_bad_date_names_the_option(two_chat_home: Path) -> None:
+    r = run(two_chat_home, "search", "dentist", "--since", "the day after never")
     assert r.exit_code == 2
     assert r.stderr.startswith("refind: error: --since: ")
     assert r.stderr.count("\n") == 1
-    r = run(home, "search", "dentist", "--until", "blah", "--json")
+    r = run(two_chat_home, "search", "dentist", "--until", "blah", "--json")
     assert r.exit_code == 2
     assert json.loads(r.stdout)["error"].startswith("--until: ")
 
 
-def test_other_errors(home: Path) -> None:
-    assert run(home, "search", "dentist", "--json", "--jsonl").exit_code == 2
-    r = run(home, "search", "dentist", "--chat", "nobody")
+def test_other_errors(two_chat_home: Path) -> None:
+    assert run(two_chat_home, "search", "dentist", "--json", "--jsonl").exit_code == 2
+    r = run(two_chat_home, "search", "dentist", "--chat", "nobody")
     assert r.exit_code == 2 and "--chat" in r.stderr
-    r = run(home, "search", "dentist", "--tz", "Mars/Olympus")
+    r = run(two_chat_home, "search", "dentist", "--tz", "Mars/Olympus")
     assert r.exit_code == 2 and "--tz" in r.stderr
-    r = run(home, "search", "dentist", "--since", "2026-02-01", "--until", "2026-01-01")
+    r = run(two_chat_home, "search", "dentist", "--since", "2026-02-01", "--until", "2026-01-01")
     assert r.exit_code == 2 and "after" in r.stderr
-    assert run(home, "search", "dentist", "-k", "0").exit_code == 2
+    assert run(two_chat_home, "search", "dentist", "-k", "0").exit_code == 2
 
 
-def test_filters(home: Path) -> None:
+def test_filters(two_chat_home: Path) -> None:
     def turns(*args: str) -> list[str]:
-        r = run(home, "search", "dentist", "--json", "--tz", "UTC", "-k", "10", *args)
+        r = run(two_chat_home, "search", "dentist", "--json", "--tz", "UTC", "-k", "10", *args)
         assert r.exit_code in (0, 1), r.stderr
         return [h["text"] for h in json.loads(r.stdout)["results"]]
 
@@ -121,14 +116,14 @@ def test_filters(home: Path) -> None:
     assert turns("--since", "2026-01-05", "--until", "2026-01-05") == ["the dentist was great"]
     assert turns("--until", "2026-01-01") == ["I need a dentist"]
     assert turns("--chat", "book") == ["dentist memoir"]
-    r = run(home, "search", "dentist", "--json", "--chat", "book")
+    r = run(two_chat_home, "search", "dentist", "--json", "--chat", "book")
     assert json.loads(r.stdout)["filters"]["chat"] == ["book"]
-    first = json.loads(run(home, "search", "dentist", "--json").stdout)["results"][0]["session_id"]
+    first = json.loads(run(two_chat_home, "search", "dentist", "--json").stdout)["results"][0]["session_id"]
     assert len(turns("--exclude-session", first)) == 2
 
 
-def test_json_echoes_the_filters_by_value(home: Path) -> None:
-    first = json.loads(run(home, "search", "need dentist", "--json", "-k", "1").stdout)["results"][0]
+def test_json_echoes_the_filters_by_value(two_chat_home: Path) -> None:
+    first = json.loads(run(two_chat_home, "search", "need dentist", "--json", "-k", "1").stdout)["results"][0]
     filters = [
         *("--since", "2026-01-02", "--until", "2026-01-05", "--tz", "Europe/Berlin"),
         *("--chat", "alice", "--chat", "book", "--exclude-session", first["session_id"]),
@@ -141,62 +136,64 @@ def test_json_echoes_the_filters_by_value(home: Path) -> None:
         "source": None,
         "exclude_sessions": [first["session_id"]],
     }
-    r = run(home, "search", "dentist", "--json", *filters)
+    r = run(two_chat_home, "search", "dentist", "--json", *filters)
     assert r.exit_code == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["filters"] == echo
     assert [h["text"] for h in out["results"]] == ["the dentist was great"]
-    r = run(home, "search", "-", "--jsonl", *filters, input="dentist\nzebra\n")
+    r = run(two_chat_home, "search", "-", "--jsonl", *filters, input="dentist\nzebra\n")
     assert [json.loads(line)["filters"] for line in r.stdout.splitlines()] == [echo, echo]
 
 
-def test_stdin_queries_jsonl_in_order(home: Path) -> None:
-    r = run(home, "search", "-", "--jsonl", "-k", "1", input="paris\nzebra\n\nmemoir\n")
+def test_stdin_queries_jsonl_in_order(two_chat_home: Path) -> None:
+    r = run(two_chat_home, "search", "-", "--jsonl", "-k", "1", input="paris\nzebra\n\nmemoir\n")
     assert r.exit_code == 0
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     assert [o["query"] for o in lines] == ["paris", "zebra", "", "memoir"]
     assert [len(o["results"]) for o in lines] == [1, 0, 0, 1]
-    r = run(home, "search", "-", "--json", input="paris\nmemoir\n")
+    r = run(two_chat_home, "search", "-", "--json", input="paris\nmemoir\n")
     assert [o["query"] for o in json.loads(r.stdout)] == ["paris", "memoir"]
-    assert run(home, "search", "-", input="zebra\nunicorn\n").exit_code == 1
+    assert run(two_chat_home, "search", "-", input="zebra\nunicorn\n").exit_code == 1
 
 
-def test_no_session_rank_is_plain_bm25(home: Path) -> None:
-    r = run(home, "search", "dentist great", "--json", "--no-session-rank", "-k", "10")
+def test_no_session_rank_is_plain_bm25(two_chat_home: Path) -> None:
+    r = run(two_chat_home, "search", "dentist great", "--json", "--no-session-rank", "-k", "10")
     results = json.loads(r.stdout)["results"]
     assert [h["score"] for h in results] == [h["bm25"] for h in results]
 
 
-def test_show_session_and_turn(home: Path) -> None:
-    hit = json.loads(run(home, "search", "paris", "--json").stdout)["results"][0]
-    r = run(home, "show", hit["session_id"], "--tz", "UTC")
+def test_show_session_and_turn(two_chat_home: Path) -> None:
+    hit = json.loads(run(two_chat_home, "search", "paris", "--json").stdout)["results"][0]
+    r = run(two_chat_home, "show", hit["session_id"], "--tz", "UTC")
     assert r.exit_code == 0
     assert "I need a dentist" in r.stdout and "thanks" in r.stdout
     assert "Thursday 01 January 2026" in r.stdout
-    r = run(home, "show", hit["session_id"], "--around", hit["turn_id"], "--context", "0", "--json")
+    r = run(two_chat_home, "show", hit["session_id"], "--around", hit["turn_id"], "--context", "0", "--json")
     shown = json.loads(r.stdout)
     assert shown["session_id"] == hit["session_id"]
     assert [(t["turn_id"], t["hit"]) for t in shown["turns"]] == [(hit["turn_id"], True)]
-    by_turn = json.loads(run(home, "show", hit["turn_id"], "--json").stdout)
+    by_turn = json.loads(run(two_chat_home, "show", hit["turn_id"], "--json").stdout)
     assert len(by_turn["turns"]) == 3 and [t["hit"] for t in by_turn["turns"]] == [False, True, False]
-    r = run(home, "show", "no-such-session", "--json")
+    r = run(two_chat_home, "show", "no-such-session", "--json")
     assert r.exit_code == 2 and "no session" in json.loads(r.stdout)["error"]
-    assert run(home, "show", hit["session_id"], "--around", "nope").exit_code == 2
+    assert run(two_chat_home, "show", hit["session_id"], "--around", "nope").exit_code == 2
 
 
-def test_reindex(home: Path) -> None:
-    assert run(home, "search", "dentist").exit_code == 0
-    r = run(home, "reindex", "--json")
+def test_reindex(two_chat_home: Path) -> None:
+    assert run(two_chat_home, "search", "dentist").exit_code == 0
+    r = run(two_chat_home, "reindex", "--json")
     assert r.exit_code == 0
     assert json.loads(r.stdout)["turns"] == 6
-    assert len(json.loads(run(home, "search", "dentist", "--json", "-k", "9").stdout)["results"]) == 3
+    assert (
+        len(json.loads(run(two_chat_home, "search", "dentist", "--json", "-k", "9").stdout)["results"]) == 3
+    )
 
 
-def test_search_never_imports_litellm(home: Path) -> None:
+def test_search_never_imports_litellm(two_chat_home: Path) -> None:
     code = (
         "import sys\n"
         "from refind_cli.cli import main\n"
-        f"sys.argv = ['refind', '--home', {str(home)!r}, 'search', 'dentist', '--json']\n"
+        f"sys.argv = ['refind', '--home', {str(two_chat_home)!r}, 'search', 'dentist', '--json']\n"
         "try:\n    main()\nexcept SystemExit as e:\n    status = e.code\n"
         "sys.stderr.write(f'STATUS={status} LITELLM={\"litellm\" in sys.modules}\\n')\n"
     )

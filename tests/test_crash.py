@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from cli_runs import refind
 
 WORDS = "dentist flat lisbon keys van coffee train job offer sintra charger dinner cake lease party".split()
 
@@ -31,14 +32,9 @@ def write_export(path: Path, n: int) -> Path:
     return path
 
 
-def refind(home: Path, *args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "refind_cli", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        **kw,
-    )
+def refind_on(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``refind --home HOME ARGS...``, with time for an import of 15,000 messages on a busy machine."""
+    return refind("--home", str(home), *args, timeout=300)
 
 
 def start(home: Path, *args: str) -> subprocess.Popen:
@@ -68,10 +64,10 @@ def wait_until_writing(home: Path, proc: subprocess.Popen) -> None:
 
 
 def state_of(home: Path) -> tuple[int, list]:
-    chats = json.loads(refind(home, "chats", "--json").stdout)["chats"]
+    chats = json.loads(refind_on(home, "chats", "--json").stdout)["chats"]
     results = []
     for query in ("dentist keys", "lisbon charger", "note 4242"):
-        r = refind(home, "search", query, "--json", "-k", "5")
+        r = refind_on(home, "search", query, "--json", "-k", "5")
         assert r.returncode in (0, 1), r.stderr
         results.append([(h["turn_id"], round(h["score"], 6)) for h in json.loads(r.stdout)["results"]])
     return sum(c["messages"] for c in chats), results
@@ -86,7 +82,7 @@ def export(tmp_path_factory) -> Path:
 def clean(export: Path, tmp_path_factory) -> tuple[float, tuple[int, list]]:
     home = tmp_path_factory.mktemp("clean") / "home"
     t = time.monotonic()
-    r = refind(home, "import", "--tz", "UTC", str(export))
+    r = refind_on(home, "import", "--tz", "UTC", str(export))
     took = time.monotonic() - t
     assert r.returncode == 0, r.stderr
     return took, state_of(home)
@@ -106,7 +102,7 @@ def test_sigkill_during_import_loses_and_duplicates_nothing(
     messages, _ = state_of(home) if (home / "archive.db").exists() else (0, None)
     assert messages in (0, clean_messages)
     # The next import completes it; the index catches up by itself; nothing is lost or doubled.
-    r = refind(home, "import", "--tz", "UTC", str(export))
+    r = refind_on(home, "import", "--tz", "UTC", str(export))
     assert r.returncode == 0, r.stderr
     assert state_of(home) == (clean_messages, clean_results)
 
@@ -115,13 +111,13 @@ def test_two_imports_at_once_and_a_search_during_them(export: Path, clean, tmp_p
     _, (clean_messages, _) = clean
     home = tmp_path / "home"
     sample = Path(__file__).parent.parent / "sample_exports" / "WhatsApp Chat with Jonas Becker.txt"
-    assert refind(home, "import", "--tz", "UTC", str(sample)).returncode == 0
+    assert refind_on(home, "import", "--tz", "UTC", str(sample)).returncode == 0
     first = start(home, "import", "--tz", "UTC", str(export))
     wait_until_writing(home, first)
     second = start(home, "import", "--tz", "UTC", str(sample), "--json")
     # A search while the big import writes: answers from the last commit, at once, without an error.
     t = time.monotonic()
-    r = refind(home, "search", "dentist", "--json")
+    r = refind_on(home, "search", "dentist", "--json")
     assert r.returncode == 0, r.stderr
     assert time.monotonic() - t < 10
     _, err1 = first.communicate(timeout=300)
@@ -137,9 +133,9 @@ def test_two_imports_at_once_and_a_search_during_them(export: Path, clean, tmp_p
 def test_index_lost_entirely_is_rebuilt_by_the_next_command(export: Path, tmp_path: Path):
     home = tmp_path / "home"
     sample = Path(__file__).parent.parent / "sample_exports" / "WhatsApp Chat with Jonas Becker.txt"
-    assert refind(home, "import", "--tz", "UTC", str(sample)).returncode == 0
-    before = refind(home, "search", "dentist", "--json").stdout
+    assert refind_on(home, "import", "--tz", "UTC", str(sample)).returncode == 0
+    before = refind_on(home, "search", "dentist", "--json").stdout
     shutil.rmtree(home / "index")
-    after = refind(home, "search", "dentist", "--json")
+    after = refind_on(home, "search", "dentist", "--json")
     assert after.returncode == 0, after.stderr
     assert json.loads(after.stdout)["results"] == json.loads(before)["results"]

@@ -6,22 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from cli_runs import run
+from samples import JONAS, TELEGRAM
 
-import refind_cli.cli.imports
-import refind_cli.cli.maintain
-import refind_cli.cli.search  # noqa: F401  (the imports register the commands)
 from refind_cli.archive import Archive
-from refind_cli.cli import app
-
-SAMPLES = Path(__file__).parent.parent / "sample_exports"
-JONAS = SAMPLES / "WhatsApp Chat with Jonas Becker.txt"
-TELEGRAM = SAMPLES / "telegram-result.json"
-runner = CliRunner()
-
-
-def run(home: Path, *args: str, input: str | None = None):
-    return runner.invoke(app, ["--home", str(home), *args], input=input)
 
 
 def files_containing(home: Path, needle: bytes) -> list[str]:
@@ -33,55 +21,64 @@ def files_containing(home: Path, needle: bytes) -> list[str]:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def jonas_telegram_home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     r = run(home, "import", "--tz", "Europe/Berlin", str(JONAS), str(TELEGRAM))
     assert r.exit_code == 0, r.stderr
     return home
 
 
-def test_forgotten_text_leaves_no_byte_on_disk_and_stays_forgotten(home: Path):
-    assert files_containing(home, b"Wellenwerk"), "the token must be on disk before forgetting"
-    r = run(home, "forget", "--matching", "wellenwerk", "--yes", "--json")
+def test_forgotten_text_leaves_no_byte_on_disk_and_stays_forgotten(jonas_telegram_home: Path):
+    assert files_containing(jonas_telegram_home, b"Wellenwerk"), "the token must be on disk before forgetting"
+    r = run(jonas_telegram_home, "forget", "--matching", "wellenwerk", "--yes", "--json")
     assert r.exit_code == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["forgotten"] is True and out["messages"] > 0
-    assert files_containing(home, b"Wellenwerk") == []
-    assert run(home, "search", "Wellenwerk").exit_code == 1
+    assert files_containing(jonas_telegram_home, b"Wellenwerk") == []
+    assert run(jonas_telegram_home, "search", "Wellenwerk").exit_code == 1
     # Re-importing the same exports does not bring it back ...
-    r = run(home, "import", "--tz", "Europe/Berlin", "--json", str(JONAS), str(TELEGRAM))
+    r = run(jonas_telegram_home, "import", "--tz", "Europe/Berlin", "--json", str(JONAS), str(TELEGRAM))
     assert sum(c["messages_added"] for f in json.loads(r.stdout)["files"] for c in f["chats"]) == 0
-    assert run(home, "search", "Wellenwerk").exit_code == 1
+    assert run(jonas_telegram_home, "search", "Wellenwerk").exit_code == 1
     # ... unless asked to.
     r = run(
-        home, "import", "--tz", "Europe/Berlin", "--restore-forgotten", "--json", str(JONAS), str(TELEGRAM)
+        jonas_telegram_home,
+        "import",
+        "--tz",
+        "Europe/Berlin",
+        "--restore-forgotten",
+        "--json",
+        str(JONAS),
+        str(TELEGRAM),
     )
     assert (
         sum(c["messages_added"] for f in json.loads(r.stdout)["files"] for c in f["chats"]) == out["messages"]
     )
-    assert run(home, "search", "Wellenwerk").exit_code == 0
+    assert run(jonas_telegram_home, "search", "Wellenwerk").exit_code == 0
 
 
-def test_forget_a_whole_chat(home: Path):
-    with Archive.open(home) as archive:
+def test_forget_a_whole_chat(jonas_telegram_home: Path):
+    with Archive.open(jonas_telegram_home) as archive:
         before = archive.counts()
-    r = run(home, "forget", "--chat", "Aylin Demir", "--yes", "--json")
+    r = run(jonas_telegram_home, "forget", "--chat", "Aylin Demir", "--yes", "--json")
     assert r.exit_code == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["chats"][0]["emptied"] is True
-    with Archive.open(home) as archive:
+    with Archive.open(jonas_telegram_home) as archive:
         after = archive.counts()
         assert [c.info.name for c in archive.chats()] == ["Jonas Becker"]
     assert after["messages"] == before["messages"] - out["messages"]
-    assert files_containing(home, b"Aylin Demir") == []
-    assert json.loads(run(home, "chats", "--json").stdout)["chats"][0]["name"] == "Jonas Becker"
+    assert files_containing(jonas_telegram_home, b"Aylin Demir") == []
+    assert (
+        json.loads(run(jonas_telegram_home, "chats", "--json").stdout)["chats"][0]["name"] == "Jonas Becker"
+    )
 
 
-def test_dry_run_changes_nothing_and_time_bounds_combine(home: Path):
-    with Archive.open(home) as archive:
+def test_dry_run_changes_nothing_and_time_bounds_combine(jonas_telegram_home: Path):
+    with Archive.open(jonas_telegram_home) as archive:
         before = archive.counts()
     r = run(
-        home,
+        jonas_telegram_home,
         "forget",
         "--chat",
         "Jonas",
@@ -96,74 +93,76 @@ def test_dry_run_changes_nothing_and_time_bounds_combine(home: Path):
     out = json.loads(r.stdout)
     assert out["forgotten"] is False and out["messages"] > 0
     assert out["first"] >= "2026-04-01" and out["last"] < "2026-05-01"
-    with Archive.open(home) as archive:
+    with Archive.open(jonas_telegram_home) as archive:
         assert archive.counts() == before
 
 
-def test_forget_asks_and_refuses_without_a_terminal(home: Path):
-    r = run(home, "forget", "--matching", "dentist")
+def test_forget_asks_and_refuses_without_a_terminal(jonas_telegram_home: Path):
+    r = run(jonas_telegram_home, "forget", "--matching", "dentist")
     assert r.exit_code == 2
     assert "--yes" in r.stderr
 
 
-def test_forget_errors(home: Path):
-    assert run(home, "forget").exit_code == 2
-    r = run(home, "forget", "--chat", "nobody", "--yes")
+def test_forget_errors(jonas_telegram_home: Path):
+    assert run(jonas_telegram_home, "forget").exit_code == 2
+    r = run(jonas_telegram_home, "forget", "--chat", "nobody", "--yes")
     assert r.exit_code == 2 and "no chat matches" in r.stderr
-    r = run(home, "forget", "--since", "the day after never", "--yes")
+    r = run(jonas_telegram_home, "forget", "--since", "the day after never", "--yes")
     assert r.exit_code == 2 and r.stderr.startswith("refind: error: --since:")
-    assert run(home, "forget", "--matching", "zzzz-not-there", "--yes").exit_code == 1
+    assert run(jonas_telegram_home, "forget", "--matching", "zzzz-not-there", "--yes").exit_code == 1
 
 
-def test_forget_a_session_keeps_the_rest(home: Path):
-    hit = json.loads(run(home, "search", "dentist", "--json", "-k", "1").stdout)["results"][0]
-    r = run(home, "forget", "--session", hit["session_id"], "--yes", "--json")
+def test_forget_a_session_keeps_the_rest(jonas_telegram_home: Path):
+    hit = json.loads(run(jonas_telegram_home, "search", "dentist", "--json", "-k", "1").stdout)["results"][0]
+    r = run(jonas_telegram_home, "forget", "--session", hit["session_id"], "--yes", "--json")
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["sessions"] == 1
-    assert run(home, "show", hit["session_id"]).exit_code != 0
-    with Archive.open(home) as archive:
+    assert run(jonas_telegram_home, "show", hit["session_id"]).exit_code != 0
+    with Archive.open(jonas_telegram_home) as archive:
         assert archive.session(hit["session_id"]) is None
         assert archive.counts()["sessions"] > 0
 
 
-def test_doctor_repairs_an_index_that_fell_behind(home: Path):
-    r = run(home, "doctor", "--json")
+def test_doctor_repairs_an_index_that_fell_behind(jonas_telegram_home: Path):
+    r = run(jonas_telegram_home, "doctor", "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["ok"] is True
-    with Archive.open(home) as archive, archive.transaction():
+    with Archive.open(jonas_telegram_home) as archive, archive.transaction():
         archive.queue_all_sessions()
-    r = run(home, "doctor", "--json")
+    r = run(jonas_telegram_home, "doctor", "--json")
     out = json.loads(r.stdout)
     assert r.exit_code == 0 and out["ok"] is True and out["queued_sessions"] == 0
 
 
-def test_forgetting_a_chat_leaves_neither_its_name_nor_its_exports_path(home: Path):
-    assert files_containing(home, b"Jonas Becker") and files_containing(home, JONAS.name.encode())
-    r = run(home, "forget", "--chat", "Jonas Becker", "--yes")
+def test_forgetting_a_chat_leaves_neither_its_name_nor_its_exports_path(jonas_telegram_home: Path):
+    assert files_containing(jonas_telegram_home, b"Jonas Becker") and files_containing(
+        jonas_telegram_home, JONAS.name.encode()
+    )
+    r = run(jonas_telegram_home, "forget", "--chat", "Jonas Becker", "--yes")
     assert r.exit_code == 0, r.stderr
     # The chat's uid holds its name, and the WhatsApp file is named after the chat.
     for needle in [b"Jonas Becker", JONAS.name.encode(), str(JONAS.resolve()).encode()]:
-        assert files_containing(home, needle) == [], needle
+        assert files_containing(jonas_telegram_home, needle) == [], needle
     # Still forgotten: the same export read again adds nothing and the chat does not come back.
-    r = run(home, "import", "--tz", "Europe/Berlin", "--json", str(JONAS))
+    r = run(jonas_telegram_home, "import", "--tz", "Europe/Berlin", "--json", str(JONAS))
     assert json.loads(r.stdout)["files"][0]["chats"][0]["messages_added"] == 0
-    with Archive.open(home) as archive:
+    with Archive.open(jonas_telegram_home) as archive:
         assert [c.info.name for c in archive.chats()] == ["Aylin Demir"]
 
 
 @pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
-def test_a_forgotten_chat_stays_forgotten_when_read_in_another_zone(home: Path, zone: str):
-    assert run(home, "forget", "--chat", "Jonas Becker", "--yes").exit_code == 0
-    r = run(home, "import", "--tz", zone, "--json", str(JONAS))
+def test_a_forgotten_chat_stays_forgotten_when_read_in_another_zone(jonas_telegram_home: Path, zone: str):
+    assert run(jonas_telegram_home, "forget", "--chat", "Jonas Becker", "--yes").exit_code == 0
+    r = run(jonas_telegram_home, "import", "--tz", zone, "--json", str(JONAS))
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["files"][0]["chats"][0]["messages_added"] == 0
-    assert run(home, "search", "FOREWORD").exit_code == 1
+    assert run(jonas_telegram_home, "search", "FOREWORD").exit_code == 1
 
 
-def test_reading_an_export_in_another_zone_adds_no_duplicates(home: Path):
-    with Archive.open(home) as archive:
+def test_reading_an_export_in_another_zone_adds_no_duplicates(jonas_telegram_home: Path):
+    with Archive.open(jonas_telegram_home) as archive:
         before = archive.counts()
-    r = run(home, "import", "--tz", "UTC", "--json", str(JONAS), str(TELEGRAM))
+    r = run(jonas_telegram_home, "import", "--tz", "UTC", "--json", str(JONAS), str(TELEGRAM))
     assert r.exit_code == 0, r.stderr
     assert sum(c["messages_added"] for f in json.loads(r.stdout)["files"] for c in f["chats"]) == 0
-    with Archive.open(home) as archive:
+    with Archive.open(jonas_telegram_home) as archive:
         assert archive.counts() == before

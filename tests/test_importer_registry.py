@@ -8,13 +8,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC
 from pathlib import Path
 
 import pytest
 import toy_importer
+from cli_runs import refind
 from samples import FAMILY, JONAS, SLACK, TELEGRAM
 from typer.testing import CliRunner
 
@@ -163,16 +163,9 @@ def test_exports_in_a_folder_are_found_without_descending_into_exports(tmp_path:
 # --- paths that are not regular files -------------------------------------------------------------------
 
 
-def refind(*args: str, unprivileged: bool = False) -> subprocess.CompletedProcess[str]:
-    """refind in a process of its own, so that a hang is a failed test (timeout) and not a stuck suite.
-    ``unprivileged``: without the capabilities that let root read any file, so that permissions apply."""
-    return subprocess.run(
-        [sys.executable, "-m", "refind_cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=_drop_root_file_access if unprivileged and os.geteuid() == 0 else None,
-    )
+def refind_unprivileged(*args: str) -> subprocess.CompletedProcess[str]:
+    """refind without the capabilities that let root read any file, so that permissions apply."""
+    return refind(*args, timeout=60, preexec_fn=_drop_root_file_access if os.geteuid() == 0 else None)
 
 
 def _drop_root_file_access() -> None:
@@ -207,7 +200,7 @@ def test_an_unreadable_file_is_one_error_line_and_the_others_import(tmp_path: Pa
     shutil.copy(JONAS, locked)
     locked.chmod(0)
     home = tmp_path / "home"
-    r = refind("--home", str(home), "import", "--tz", "UTC", str(locked), str(FAMILY), unprivileged=True)
+    r = refind_unprivileged("--home", str(home), "import", "--tz", "UTC", str(locked), str(FAMILY))
     assert r.returncode == 2
     assert r.stderr.splitlines() == [f"refind: error: {locked}: cannot read (Permission denied)"]
     with Archive.open(home) as archive:

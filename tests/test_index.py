@@ -29,13 +29,8 @@ def msgs(*specs: tuple[float, str, str]) -> list[Message]:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def archive(home: Path) -> Iterator[Archive]:
-    with Archive.open(home) as arch:
+def archive(empty_home: Path) -> Iterator[Archive]:
+    with Archive.open(empty_home) as arch:
         import_chat(
             arch,
             CHAT,
@@ -50,21 +45,21 @@ def archive(home: Path) -> Iterator[Archive]:
         yield arch
 
 
-def test_open_is_read_only_and_empty(home: Path, archive: Archive) -> None:
-    idx = Index.open(home)
+def test_open_is_read_only_and_empty(empty_home: Path, archive: Archive) -> None:
+    idx = Index.open(empty_home)
     assert idx.generation is None and idx.num_docs == 0
-    assert not list((home / "index").glob("g-*"))
+    assert not list((empty_home / "index").glob("g-*"))
     assert search(archive, idx, "dentist").hits == ()
 
 
-def test_sync_indexes_every_turn_and_is_idempotent(home: Path, archive: Archive) -> None:
-    idx = Index.open(home)
+def test_sync_indexes_every_turn_and_is_idempotent(empty_home: Path, archive: Archive) -> None:
+    idx = Index.open(empty_home)
     assert idx.sync(archive) == archive.counts()["turns"] == 5
     assert archive.index_queue() == []
     assert idx.sync(archive) == 0
     assert idx.num_docs == 5
     # A second process sees the same generation.
-    again = Index.open(home)
+    again = Index.open(empty_home)
     assert again.generation == idx.generation and again.num_docs == 5
 
 
@@ -73,8 +68,8 @@ ENGINES = {"tantivy": Index.open, "memory": lambda home: MemoryIndex()}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_sync_upserts_changed_sessions(home: Path, archive: Archive, engine: str) -> None:
-    idx = ENGINES[engine](home)
+def test_sync_upserts_changed_sessions(empty_home: Path, archive: Archive, engine: str) -> None:
+    idx = ENGINES[engine](empty_home)
     idx.sync(archive)
     import_chat(archive, CHAT, msgs((0.15, "Carol", "root canal tomorrow")))
     assert archive.index_queue() != []
@@ -84,8 +79,8 @@ def test_sync_upserts_changed_sessions(home: Path, archive: Archive, engine: str
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_deleted_sessions_leave_the_index(home: Path, archive: Archive, engine: str) -> None:
-    idx = ENGINES[engine](home)
+def test_deleted_sessions_leave_the_index(empty_home: Path, archive: Archive, engine: str) -> None:
+    idx = ENGINES[engine](empty_home)
     idx.sync(archive)
     first = search(archive, idx, "paris").hits[0].turn
     with archive.transaction():
@@ -95,8 +90,8 @@ def test_deleted_sessions_leave_the_index(home: Path, archive: Archive, engine: 
     assert search(archive, idx, "paris").total == 0
 
 
-def test_crash_before_queue_cleared_is_repaired(home: Path, archive: Archive, monkeypatch) -> None:
-    idx = Index.open(home)
+def test_crash_before_queue_cleared_is_repaired(empty_home: Path, archive: Archive, monkeypatch) -> None:
+    idx = Index.open(empty_home)
     idx.sync(archive)
     import_chat(archive, CHAT, msgs((0.15, "Carol", "root canal tomorrow")))
     queued = archive.index_queue()
@@ -116,8 +111,8 @@ def test_crash_before_queue_cleared_is_repaired(home: Path, archive: Archive, mo
     assert search(archive, idx, "root canal").total == 1
 
 
-def test_failed_write_commits_nothing(home: Path, archive: Archive, monkeypatch) -> None:
-    idx = Index.open(home)
+def test_failed_write_commits_nothing(empty_home: Path, archive: Archive, monkeypatch) -> None:
+    idx = Index.open(empty_home)
     idx.sync(archive)
     import_chat(archive, CHAT, msgs((9, "Bob", "orthodontist next week")))
 
@@ -129,52 +124,54 @@ def test_failed_write_commits_nothing(home: Path, archive: Archive, monkeypatch)
         with pytest.raises(RuntimeError):
             idx.sync(archive)
     # The deletes of the failed sync were rolled back too.
-    assert Index.open(home).num_docs == 5
+    assert Index.open(empty_home).num_docs == 5
     idx.sync(archive)
     assert idx.num_docs == 6
 
 
-def test_lost_index_is_rebuilt_by_sync(home: Path, archive: Archive) -> None:
-    Index.open(home).sync(archive)
-    shutil.rmtree(home / "index")
-    idx = Index.open(home)
+def test_lost_index_is_rebuilt_by_sync(empty_home: Path, archive: Archive) -> None:
+    Index.open(empty_home).sync(archive)
+    shutil.rmtree(empty_home / "index")
+    idx = Index.open(empty_home)
     assert archive.index_queue() == []
     assert idx.sync(archive) == 5
     assert search(archive, idx, "dentist").total == 2
 
 
-def test_other_format_is_not_reused(home: Path, archive: Archive) -> None:
-    Index.open(home).sync(archive)
-    lucene = Index.open(home, analyzer=Analyzer(LUCENE_STOPWORDS, name="lucene"))
+def test_other_format_is_not_reused(empty_home: Path, archive: Archive) -> None:
+    Index.open(empty_home).sync(archive)
+    lucene = Index.open(empty_home, analyzer=Analyzer(LUCENE_STOPWORDS, name="lucene"))
     assert lucene.generation is None
     assert lucene.sync(archive) == 5
-    assert Index.open(home).generation is None  # and back: the default format is gone now
-    no_speaker = Index.open(home, analyzer=Analyzer(LUCENE_STOPWORDS, name="lucene"), speaker_in_text=False)
+    assert Index.open(empty_home).generation is None  # and back: the default format is gone now
+    no_speaker = Index.open(
+        empty_home, analyzer=Analyzer(LUCENE_STOPWORDS, name="lucene"), speaker_in_text=False
+    )
     assert no_speaker.generation is None
-    assert len(list((home / "index").glob("g-*"))) == 1
+    assert len(list((empty_home / "index").glob("g-*"))) == 1
 
 
-def test_rebuild_swaps_generation_and_other_handles_follow(home: Path, archive: Archive) -> None:
-    a = Index.open(home)
+def test_rebuild_swaps_generation_and_other_handles_follow(empty_home: Path, archive: Archive) -> None:
+    a = Index.open(empty_home)
     a.sync(archive)
     old = a.generation
-    b = Index.open(home)
+    b = Index.open(empty_home)
     assert b.rebuild(archive) == 5
     assert b.generation != old
-    assert [p.name for p in (home / "index").glob("g-*")] == [b.generation]
+    assert [p.name for p in (empty_home / "index").glob("g-*")] == [b.generation]
     # `a` still points at the removed generation; its next write must land in the live one.
     import_chat(archive, CHAT, msgs((9, "Bob", "orthodontist next week")))
     a.sync(archive)
     assert a.generation == b.generation
-    fresh = Index.open(home)
+    fresh = Index.open(empty_home)
     assert fresh.num_docs == 6
     assert search(archive, fresh, "orthodontist").total == 1
 
 
-def test_second_writer_waits_then_gives_up(home: Path, archive: Archive) -> None:
-    holder = Index.open(home)
+def test_second_writer_waits_then_gives_up(empty_home: Path, archive: Archive) -> None:
+    holder = Index.open(empty_home)
     messages: list[str] = []
-    waiter = Index.open(home, on_wait=messages.append, wait_timeout=0.3)
+    waiter = Index.open(empty_home, on_wait=messages.append, wait_timeout=0.3)
     with holder._write_lock(), pytest.raises(BusyError, match="another refind process"):
         waiter.sync(archive)
     assert len(messages) == 1

@@ -23,15 +23,15 @@ COUNTS = {"chats": 6, "messages": 434, "sessions": 120, "turns": 364}
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def release1_home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     shutil.copyfile(FIXTURE, home / "archive.db")
     return home
 
 
-def test_an_archive_of_the_last_release_upgrades_once(home: Path):
-    with Archive.open(home) as archive:
+def test_an_archive_of_the_last_release_upgrades_once(release1_home: Path):
+    with Archive.open(release1_home) as archive:
         names = [name for name, _ in MIGRATIONS]
         assert applied_migrations(archive.db) == names
         recorded = archive.db.execute("SELECT name, applied FROM migrations").fetchall()
@@ -41,14 +41,14 @@ def test_an_archive_of_the_last_release_upgrades_once(home: Path):
         assert "meta" not in tables
         uids = [r[0] for r in archive.db.execute("SELECT uid FROM messages WHERE source_id IS NULL")]
         assert uids and all(u.startswith("w:") for u in uids)
-    with Archive.open(home) as archive:
+    with Archive.open(release1_home) as archive:
         assert archive.db.execute("SELECT count(*) FROM migrations").fetchone()[0] == len(MIGRATIONS)
 
 
-def test_the_upgraded_archive_reads_searches_and_reimports_as_before(home: Path):
-    with Archive.open(home) as archive:
-        Index.open(home).sync(archive)
-        hits = search(archive, Index.open(home), "karaoke").hits
+def test_the_upgraded_archive_reads_searches_and_reimports_as_before(release1_home: Path):
+    with Archive.open(release1_home) as archive:
+        Index.open(release1_home).sync(archive)
+        hits = search(archive, Index.open(release1_home), "karaoke").hits
         assert hits and "karaoke" in hits[0].turn.text.lower()
         assert {c.info.name for c in archive.chats()} >= {"Jonas Becker", "Aylin Demir"}
         for export in [JONAS, FAMILY, SLACK, TELEGRAM]:
@@ -59,29 +59,29 @@ def test_the_upgraded_archive_reads_searches_and_reimports_as_before(home: Path)
             assert sum(c.messages_added for c in result.chats) == 0, export.name
             assert sum(c.sessions_changed for c in result.chats) == 0, export.name
         assert archive.counts() == COUNTS
-        assert not search(archive, Index.open(home), "laminated").hits
+        assert not search(archive, Index.open(release1_home), "laminated").hits
         # Read in another zone, the same export is the same messages; only the message forgotten under the
         # old identity (a hash of its instant in the zone of that import) is not recognised there.
         assert import_file(archive, JONAS, tz=ZoneInfo("UTC")).chats[0].messages_added == 1
 
 
-def test_the_upgrade_hides_the_chat_the_old_release_forgot(home: Path):
-    assert b"whatsapp:Family" in (home / "archive.db").read_bytes()
-    with Archive.open(home) as archive:
+def test_the_upgrade_hides_the_chat_the_old_release_forgot(release1_home: Path):
+    assert b"whatsapp:Family" in (release1_home / "archive.db").read_bytes()
+    with Archive.open(release1_home) as archive:
         ledger = archive.db.execute("SELECT path, counts FROM imports").fetchall()
         assert not [p for p, _ in ledger if p.endswith(FAMILY.name)]
         assert all("whatsapp:Family" not in json.loads(c).get("seen", {}) for _, c in ledger)
         keys = {r[0] for r in archive.db.execute("SELECT DISTINCT chat_key FROM forgotten")}
         assert len(keys) == 2 and all(k.startswith("c:") for k in keys)
         archive.compact()
-    assert b"whatsapp:Family" not in (home / "archive.db").read_bytes()
+    assert b"whatsapp:Family" not in (release1_home / "archive.db").read_bytes()
 
 
-def test_a_read_only_open_reads_the_old_archive_without_upgrading_it(home: Path):
-    digest = hashlib.sha256((home / "archive.db").read_bytes()).hexdigest()
-    with Archive.open(home, readonly=True) as archive:
+def test_a_read_only_open_reads_the_old_archive_without_upgrading_it(release1_home: Path):
+    digest = hashlib.sha256((release1_home / "archive.db").read_bytes()).hexdigest()
+    with Archive.open(release1_home, readonly=True) as archive:
         assert archive.counts() == COUNTS
         assert applied_migrations(archive.db) == []
         session = archive.chats()[0]
         assert session.messages > 0
-    assert hashlib.sha256((home / "archive.db").read_bytes()).hexdigest() == digest
+    assert hashlib.sha256((release1_home / "archive.db").read_bytes()).hexdigest() == digest

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-SAMPLES = Path(__file__).parent.parent / "sample_exports"
+from samples import SAMPLES, TELEGRAM
 
 GUARD = """
 import socket, sys
@@ -47,7 +46,7 @@ def guarded(home: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Path:
+def guarded_home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("privacy") / "home"
     r = guarded(
         home,
@@ -55,7 +54,7 @@ def home(tmp_path_factory) -> Path:
         "--tz",
         "Europe/Berlin",
         *map(str, sorted(SAMPLES.glob("*.txt"))),
-        str(SAMPLES / "telegram-result.json"),
+        str(TELEGRAM),
     )
     assert r.returncode == 0, r.stderr
     assert "NETWORK-ATTEMPTS 0" in r.stderr
@@ -72,8 +71,8 @@ def home(tmp_path_factory) -> Path:
     ],
     ids=["search", "ask-no-model", "ask-offline", "chats"],
 )
-def test_no_network_without_a_remote_model(home: Path, args: tuple[str, ...]):
-    r = guarded(home, *args)
+def test_no_network_without_a_remote_model(guarded_home: Path, args: tuple[str, ...]):
+    r = guarded(guarded_home, *args)
     assert r.returncode in (0, 1), r.stderr
     json.loads(r.stdout)
     assert "NETWORK-ATTEMPTS 0" in r.stderr
@@ -81,7 +80,7 @@ def test_no_network_without_a_remote_model(home: Path, args: tuple[str, ...]):
     assert "LITELLM-IMPORTED False" in r.stderr
 
 
-def test_help_does_not_load_the_model_client(home: Path):
-    r = guarded(home, "--help")
+def test_help_does_not_load_the_model_client(guarded_home: Path):
+    r = guarded(guarded_home, "--help")
     assert r.returncode == 0
     assert "LITELLM-IMPORTED False" in r.stderr

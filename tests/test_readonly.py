@@ -24,7 +24,7 @@ BERLIN = ZoneInfo("Europe/Berlin")
 
 
 @pytest.fixture
-def home() -> Iterator[Path]:
+def readable_home() -> Iterator[Path]:
     # Outside pytest's own folders (private to their owner), so another user can reach it.
     top = Path(tempfile.mkdtemp())
     top.chmod(0o755)
@@ -53,12 +53,12 @@ def read_everything(home: Path) -> int:
         return chat.messages
 
 
-def test_a_read_only_home_can_be_read_and_is_left_as_it_was(home: Path):
-    before = snapshot(home)
-    for path in [home, *home.rglob("*")]:
+def test_a_read_only_home_can_be_read_and_is_left_as_it_was(readable_home: Path):
+    before = snapshot(readable_home)
+    for path in [readable_home, *readable_home.rglob("*")]:
         path.chmod(0o555 if path.is_dir() else 0o444)
     if os.getuid() != 0:
-        assert read_everything(home) == 209
+        assert read_everything(readable_home) == 209
     else:
         # root writes anywhere: read as another user, for whom the folder is read-only.
         pid = os.fork()
@@ -67,28 +67,28 @@ def test_a_read_only_home_can_be_read_and_is_left_as_it_was(home: Path):
             try:
                 os.setgid(65534)
                 os.setuid(65534)
-                code = 0 if read_everything(home) == 209 else 3
+                code = 0 if read_everything(readable_home) == 209 else 3
             except BaseException as exc:
                 sys.stderr.write(f"reading as another user: {exc!r}\n")
             finally:
                 os._exit(code)
         assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
-    assert snapshot(home) == before
+    assert snapshot(readable_home) == before
 
 
-def test_a_read_only_open_does_not_write_the_archive(home: Path):
-    before = snapshot(home)["archive.db"]
-    assert read_everything(home) == 209
-    assert snapshot(home)["archive.db"] == before
+def test_a_read_only_open_does_not_write_the_archive(readable_home: Path):
+    before = snapshot(readable_home)["archive.db"]
+    assert read_everything(readable_home) == 209
+    assert snapshot(readable_home)["archive.db"] == before
 
 
-def test_a_reader_does_not_wait_for_a_writer(home: Path):
-    writer = apsw.Connection(str(home / "archive.db"))
+def test_a_reader_does_not_wait_for_a_writer(readable_home: Path):
+    writer = apsw.Connection(str(readable_home / "archive.db"))
     writer.execute("BEGIN IMMEDIATE")
     writer.execute("DELETE FROM messages")
     try:
         r = subprocess.run(
-            [sys.executable, "-m", "refind_cli", "--home", str(home), "chats", "--json"],
+            [sys.executable, "-m", "refind_cli", "--home", str(readable_home), "chats", "--json"],
             capture_output=True,
             text=True,
             timeout=20,
@@ -100,8 +100,8 @@ def test_a_reader_does_not_wait_for_a_writer(home: Path):
     assert json.loads(r.stdout)["chats"][0]["messages"] == 209
 
 
-def test_writing_through_a_read_only_open_reopens_it_for_writing(home: Path):
-    with Archive.open(home, readonly=True) as archive:
+def test_writing_through_a_read_only_open_reopens_it_for_writing(readable_home: Path):
+    with Archive.open(readable_home, readonly=True) as archive:
         assert archive.readonly
         with archive.transaction():
             archive.queue_all_sessions()

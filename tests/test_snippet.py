@@ -7,22 +7,19 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from cli_runs import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-import refind_cli.cli.search  # noqa: F401  (registers the commands on the app)
 from refind_cli import snippet
 from refind_cli.analysis import Analyzer
 from refind_cli.archive import Archive
-from refind_cli.cli import app
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
 from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, first_match, highlight_spans, terms_in
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 FILLER = "all work and no play makes jack a dull boy "
-runner = CliRunner()
 
 WORDS = st.sampled_from(["Paris", "dentist", "dentists", "the", "東京タワー", "x" * 50, "naïve", "jack", "A"])
 TEXT = st.lists(st.tuples(WORDS, st.sampled_from([" ", "\n", ", ", "", "_"])), max_size=40).map(
@@ -77,7 +74,7 @@ def test_a_huge_hit_prints_a_window_around_the_match(huge: tuple[Path, str], mon
     read: list[int] = []
     words = snippet.HIGHLIGHTER.words
     monkeypatch.setattr(snippet.HIGHLIGHTER, "words", lambda t: read.append(len(t)) or words(t))
-    r = runner.invoke(app, ["--home", str(home), "search", "tuesday", "-k", "2"])
+    r = run(home, "search", "tuesday", "-k", "2")
     assert r.exit_code == 0, r.stderr
     assert len(r.stdout) < 3 * TERMINAL_CHARS  # not 2 MB
     flat = " ".join(r.stdout.split())  # as rich wrapped it, unwrapped
@@ -89,7 +86,7 @@ def test_a_huge_hit_prints_a_window_around_the_match(huge: tuple[Path, str], mon
 
 def test_a_huge_hit_in_json_is_cut_and_says_so(huge: tuple[Path, str]) -> None:
     home, text = huge
-    r = runner.invoke(app, ["--home", str(home), "search", "tuesday", "-k", "2", "--json"])
+    r = run(home, "search", "tuesday", "-k", "2", "--json")
     assert r.exit_code == 0, r.stderr
     small, big = sorted(json.loads(r.stdout)["results"], key=lambda h: "text_length" in h)
     assert big["truncated"] is True and big["text_length"] == len(text) and len(big["text"]) <= JSON_CHARS
@@ -103,5 +100,5 @@ def test_a_huge_hit_in_json_is_cut_and_says_so(huge: tuple[Path, str]) -> None:
     assert "truncated" not in small and small["text"] == "dentist on tuesday then"
     assert small["window"][1]["text_offset"] == 0 and small["window"][1]["truncated"] is True
     # `refind show --json` gives the whole message.
-    shown = runner.invoke(app, ["--home", str(home), "show", big["turn_id"], "--json"])
+    shown = run(home, "show", big["turn_id"], "--json")
     assert [t["text"] for t in json.loads(shown.stdout)["turns"] if t["hit"]] == [text]

@@ -97,9 +97,9 @@ def _apply_tool_calls(
         toolbox.on_event(Thought(completion.content.strip()))
     if not completion.tool_calls:
         messages.append({"role": "assistant", "content": completion.content or ""})
-        problem = "the reply called no tool"
-        messages.append({"role": "user", "content": prompts.tool_correction(problem, names)})
-        return problem, False
+        no_call = "the reply called no tool"
+        messages.append({"role": "user", "content": prompts.tool_correction(no_call, names)})
+        return no_call, False
     messages.append(completion.assistant_message())
     problem: str | None = None
     finished = False

@@ -80,7 +80,7 @@ def run(
             text, citations, completion = answering.answer(answerer, question, now, tz, toolbox.notes)
             meter.record("answer", answerer.model, completion)
         else:
-            text, citations = answering.NOTHING_FOUND, ()
+            text, citations = answering.NOTHING_FOUND, []
         model, mode = answerer.model, "model"
     result = AskResult(
         question=question,

@@ -176,7 +176,9 @@ def run(group: click.Group, args: list[str], **extra: Any) -> int:
         exc.show()
         return 2
     except click.ClickException as exc:
-        where = exc.ctx.command_path.removeprefix("refind").strip() if getattr(exc, "ctx", None) else ""
+        # Only a UsageError carries a context, and it may be None.
+        usage_ctx = getattr(exc, "ctx", None)
+        where = usage_ctx.command_path.removeprefix("refind").strip() if usage_ctx else ""
         message = exc.format_message().replace("\n", " ")
         if isinstance(exc, click.UsageError):
             hint = f"refind {where} --help" if where else "refind --help"

@@ -25,8 +25,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
 from refind_cli.errors import InputError
 
@@ -34,6 +33,18 @@ if TYPE_CHECKING:
     from datetime import tzinfo
 
     from refind_cli.records import ChatExport
+
+
+class ImporterModule(Protocol):
+    """What an importer module exposes (above); modules are imported by name, so the checker takes this on
+    trust."""
+
+    FORMAT: str
+
+    def sniff(self, path: Path) -> bool: ...
+
+    def read(self, path: Path, *, tz: tzinfo) -> Iterator[ChatExport]: ...
+
 
 # What a path can be to an importer: a plain file, a zip archive, or a folder.
 PATH_KINDS = ("file", "zip", "folder")
@@ -51,14 +62,14 @@ class Importer:
     # people talking; "exchange", a message and its reply, for chats with an assistant.
     pairing: str = "burst"
 
-    def load(self) -> ModuleType:
+    def load(self) -> ImporterModule:
         from refind_cli.segment import PAIRINGS
 
         if self.pairing not in PAIRINGS:
             raise ValueError(
                 f"importer {self.name!r}: pairing must be one of {PAIRINGS}, not {self.pairing!r}"
             )
-        return importlib.import_module(self.module)
+        return cast(ImporterModule, importlib.import_module(self.module))
 
     def sniff(self, path: Path) -> bool:
         return bool(self.load().sniff(path))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import codecs
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 
 from refind_cli.errors import InputError
@@ -56,7 +56,7 @@ def member_names(zf: zipfile.ZipFile) -> list[str]:
     return names
 
 
-def iter_member_chunks(zf: zipfile.ZipFile, name: str, path: Path) -> Iterator[bytes]:
+def iter_member_chunks(zf: zipfile.ZipFile, name: str, path: Path) -> Generator[bytes, None, None]:
     """Stream one member, enforcing the size limits on the bytes actually produced."""
     info = zf.getinfo(name)
     where = f"entry {name!r}"
@@ -84,7 +84,7 @@ def read_member(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
     return b"".join(iter_member_chunks(zf, name, path))
 
 
-def iter_file_chunks(path: Path) -> Iterator[bytes]:
+def iter_file_chunks(path: Path) -> Generator[bytes, None, None]:
     """Stream a loose file, for formats that parse as they read."""
     try:
         with path.open("rb") as fh:

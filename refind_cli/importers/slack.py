@@ -248,7 +248,7 @@ def _workspace(users: dict[str, dict[str, Any]]) -> str | None:
 
 def _user_name(user: dict[str, Any]) -> str | None:
     """A users.json record (names under ``profile``) or a message's ``user_profile`` (names at the top)."""
-    profile = user.get("profile") if isinstance(user.get("profile"), dict) else {}
+    profile = found if isinstance(found := user.get("profile"), dict) else {}
     candidates = (profile.get("display_name"), profile.get("real_name"), user.get("display_name"))
     for value in (*candidates, user.get("real_name"), user.get("name")):
         if isinstance(value, str) and value.strip():

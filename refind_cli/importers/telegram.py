@@ -16,7 +16,7 @@ import functools
 import json
 import re
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -100,7 +100,9 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         yield from _parse(iter_file_chunks(path), path, None, tz)
 
 
-def _parse(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) -> Iterator[ChatExport]:
+def _parse(
+    chunks: Generator[bytes, None, None], path: Path, entry: str | None, tz: tzinfo
+) -> Iterator[ChatExport]:
     # Closed here, not by the garbage collector: an error's traceback keeps the parser (and the open file)
     # alive in a reference cycle, and a caller that reads many bad files ran out of file descriptors.
     with contextlib.closing(chunks):
@@ -197,7 +199,9 @@ class _Parser:
         # A plain function, not the bound method: the stream must not point back at the parser (a cycle
         # that only the garbage collector would break).
         self._stream = _JsonStream(chunks, functools.partial(_input_error, path, entry))
-        self._events = ijson.basic_parse(self._stream, use_float=True, buf_size=_PARSER_BLOCK)
+        self._events: Iterator[tuple[str, Any]] = ijson.basic_parse(
+            self._stream, use_float=True, buf_size=_PARSER_BLOCK
+        )
         self._path = path
         self._entry = entry
         self._tz = tz
@@ -287,7 +291,7 @@ class _Parser:
         if not found:
             raise self._error('not a Telegram export: no "messages" and no "chats" list', None)
 
-    def _dialog(self, where: str, *, root: bool) -> Iterator[ChatExport]:
+    def _dialog(self, where: str, *, root: bool) -> Generator[ChatExport, None, bool]:
         """One dialog object, its ``{`` already read, through its ``}``. Returns whether it held chats.
 
         Real exports put ``name``, ``type`` and ``id`` before ``messages``, so the chat can be announced
@@ -367,7 +371,7 @@ class _Parser:
         ident = _ident(meta.get("id"))
         if ident is None:
             raise self._error("dialog has no id", where or None)
-        kind_name = meta.get("type") if isinstance(meta.get("type"), str) else ""
+        kind_name = kind if isinstance(kind := meta.get("type"), str) else ""
         name = meta.get("name")
         if not isinstance(name, str) or not name:
             name = _fallback_name(kind_name, ident)
@@ -497,7 +501,7 @@ def _content(obj: dict[str, Any], text: str, error: Callable[[str, str], InputEr
         return Kind.LOCATION, text or place
     poll = obj.get("poll")
     if isinstance(poll, dict):
-        answers = poll.get("answers") if isinstance(poll.get("answers"), list) else []
+        answers = listed if isinstance(listed := poll.get("answers"), list) else []
         lines = [_text(poll.get("question"), lambda what: error(what, "poll.question"))]
         for answer in answers:
             if isinstance(answer, dict):

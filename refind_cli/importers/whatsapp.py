@@ -648,6 +648,7 @@ def _on_clock_change(naive: datetime, tz: tzinfo, previous: datetime) -> datetim
 
 def _time_of_day(m: re.Match[str]) -> timedelta | None:
     hour_text, minute_text, second_text, ampm, ampm_before = m.group("h", "mi", "s", "ap", "ap0")
+    hour: int | None
     hour = int(hour_text)
     if ampm or ampm_before:
         hour = _hour24(hour, ampm or ampm_before)
@@ -722,7 +723,8 @@ def _message(header: _Header, raw: str, rest: str, senders: dict[str, str | None
     sender = None
     cut = rest.find(": ")
     if 0 < cut <= _AUTHOR_MAX:  # the usual "Name: text"
-        author: str | None = rest[:cut]
+        author: str | None
+        author = rest[:cut]
         sender = senders.get(author, _MISSING)
         if sender is _MISSING:
             sender = senders[author] = _sender(author)

@@ -32,7 +32,7 @@ import time
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Self, cast
 
 import tantivy
 
@@ -89,12 +89,16 @@ class TantivyMatches:
         self._addrs = [h[1] for h in hits]
 
     def sessions(self) -> list[int]:
-        return self._searcher.fast_field_values("sess", self._addrs)
+        return self._values("sess", self._addrs)
 
     def turns(self, which: Sequence[int]) -> list[TurnKey]:
         addrs = [self._addrs[i] for i in which]
-        values = self._searcher.fast_field_values
+        values = self._values
         return list(zip(values("ts", addrs), values("sess", addrs), values("turn", addrs), strict=True))
+
+    def _values(self, field: str, addrs: list[tantivy.DocAddress]) -> list[int]:
+        # tantivy types a fast field's values as any field type's; ours (ts, sess, turn) are integers.
+        return cast(list[int], self._searcher.fast_field_values(field, addrs))
 
 
 class TantivyIndex:
@@ -247,7 +251,8 @@ class TantivyIndex:
         q = self._query(terms, request, exclude)
         bound = sum(searcher.doc_freq("text", t) for t in terms)
         first = searcher.search(q, max(1, min(bound, FIRST_PASS)), count=True)
-        return searcher, q, first.count, first.hits  # read .hits once: every access rebuilds the list
+        # read .hits once: every access rebuilds the list. tantivy's stub leaves out .count (set by count=True).
+        return searcher, q, first.count, first.hits  # type: ignore[attr-defined]
 
     def matching(
         self, terms: Sequence[str], request: SearchRequest, exclude: Collection[int]

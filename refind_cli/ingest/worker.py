@@ -23,10 +23,10 @@ import signal
 import subprocess
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import tzinfo
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from refind_cli.archive import Archive
 from refind_cli.errors import InputError, input_warnings
@@ -50,7 +50,7 @@ def can_use_a_worker() -> bool:
     return cores() > 1 and bool(sys.executable)
 
 
-def _sender(stream: BinaryIO) -> Callable[[object], None]:
+def _sender(stream: IO[bytes]) -> Callable[[object], None]:
     def send(obj: object) -> None:
         pickle.dump(obj, stream, pickle.HIGHEST_PROTOCOL)
         stream.flush()
@@ -110,7 +110,7 @@ def import_in_worker(
     progress: ChatProgress | None,
     restore_forgotten: bool,
     warn: Callable[[str], None],
-) -> Iterator[ChatImportResult]:
+) -> Generator[ChatImportResult, None, None]:
     """Each chat's result, written here as a worker process reads the export; the worker's input warnings
     go to ``warn``."""
     package_root = str(Path(__file__).resolve().parent.parent.parent)

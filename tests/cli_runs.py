@@ -1,0 +1,29 @@
+"""refind's command line, run two ways: in this process (``run``, typer's CliRunner: fast, sees
+monkeypatching) and in a process of its own (``refind``: the real entry point, exit status and streams)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from click.testing import Result
+from typer.testing import CliRunner
+
+# Every command registered, as `refind --help` has them.
+from refind_cli.cli import app, ask, imports, maintain, search  # noqa: F401  # isort: skip
+
+runner = CliRunner()
+
+
+def run(home: Path, *args: str, input: str | None = None) -> Result:
+    """``refind --home HOME ARGS...`` in this process."""
+    return runner.invoke(app, ["--home", str(home), *args], input=input)
+
+
+def refind(*args: str, timeout: float = 120, **kw: Any) -> subprocess.CompletedProcess[str]:
+    """refind in a process of its own, so that a hang is a failed test (timeout) and not a stuck suite."""
+    return subprocess.run(
+        [sys.executable, "-m", "refind_cli", *args], capture_output=True, text=True, timeout=timeout, **kw
+    )
