@@ -1,3 +1,3 @@
 """refind: find things in your own chat history."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
