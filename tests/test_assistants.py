@@ -263,6 +263,26 @@ def test_broken_files_are_one_error_line(tmp_path: Path, fmt: str, body: str | b
     assert phrase in stderr, stderr
 
 
+def test_a_chatgpt_content_type_that_is_not_a_string_is_no_type(tmp_path: Path):
+    # A list or an object is not hashable: the check against the hidden types once raised TypeError.
+    mapping = {
+        f"n{i}": {
+            "parent": f"n{i - 1}" if i else None,
+            "message": {
+                "author": {"role": "user"},
+                "create_time": 1.7e9 + i,
+                "content": {"content_type": odd, "parts": [f"part {i}"]},
+            },
+        }
+        for i, odd in enumerate((["thoughts"], {"a": 1}, 7))
+    }
+    path = write_json(
+        tmp_path / "conversations.json", [{"id": "c", "current_node": "n2", "mapping": mapping}]
+    )
+    (export,) = list(chatgpt.read(path, tz=UTC))
+    assert [(m.text, m.kind) for m in export.messages] == [(f"part {i}", Kind.TEXT) for i in range(3)]
+
+
 def test_an_overlong_string_is_refused_quickly(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(conversations, "MAX_TOKEN", 2 << 20)
     path = tmp_path / "conversations.json"

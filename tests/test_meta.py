@@ -284,6 +284,14 @@ def test_a_broken_file_is_one_error_naming_the_place(tmp_path: Path, body: bytes
     assert caught.value.path.endswith("message_1.json")
 
 
+def test_a_type_that_is_not_a_string_is_no_type(tmp_path: Path):
+    # A list or an object is not hashable: the check against the system types once raised TypeError.
+    odd = [msg(T0, "one", type=["Subscribe"]), msg(T0 + 1000, "two", type={"a": 1}), msg(T0 + 2000, type=[])]
+    root = write(tmp_path / "t", {"messages/inbox/aylin_1/message_1.json": thread(odd)})
+    [(_, _, messages)] = read(root)
+    assert [(m.text, m.kind) for m in messages] == [("one", Kind.TEXT), ("two", Kind.TEXT), ("", Kind.MEDIA)]
+
+
 def test_lone_surrogates_and_huge_strings_are_stored_or_refused(tmp_path: Path, monkeypatch):
     body = b'{"participants": [{"name": "\\ud83d"}], "messages": [{"sender_name": "\\ud83d", "timestamp_ms": '
     body += str(T0).encode() + b', "content": "a\\udc00b"}], "title": "\\udfff"}'

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.importers import conversations
-from refind_cli.importers.conversations import Reader, as_list, dump, epoch_time, join, text_of
+from refind_cli.importers.conversations import Reader, as_dict, as_list, dump, epoch_time, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "chatgpt"
@@ -165,10 +165,11 @@ def _message(
     parent: str | None,
     nodes: dict[str, dict],
 ) -> Message:
-    author = message.get("author") if isinstance(message.get("author"), dict) else {}
+    author = as_dict(message.get("author"))
     role = text_of(author.get("role"))
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
-    content = message.get("content") if isinstance(message.get("content"), dict) else {}
+    metadata = as_dict(message.get("metadata"))
+    content = as_dict(message.get("content"))
+    content_type = text_of(content.get("content_type"))  # a string: a list would not even be hashable
     text, attached = _content(content)
     files = [text_of(a.get("name")) for a in as_list(metadata.get("attachments")) if isinstance(a, dict)]
     if files:
@@ -178,14 +179,14 @@ def _message(
         not shown
         or role == "system"
         or metadata.get("is_visually_hidden_from_conversation") is True
-        or content.get("content_type") in _HIDDEN_TYPES
+        or content_type in _HIDDEN_TYPES
         or not (text or attached)
     )
     if hidden:
         kind = Kind.HIDDEN
     elif attached:
         kind = Kind.ATTACHMENT
-    elif content.get("content_type") == "system_error":
+    elif content_type == "system_error":
         kind = Kind.SYSTEM
     else:
         kind = Kind.TEXT

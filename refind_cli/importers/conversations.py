@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -88,7 +88,7 @@ def read(path: Path, what: str) -> Iterator[tuple[str, dict[str, Any], Reader]]:
 
 
 def _read(
-    chunks: Iterator[bytes], path: Path, entry: str | None, what: str
+    chunks: Generator[bytes, None, None], path: Path, entry: str | None, what: str
 ) -> Iterator[tuple[str, dict[str, Any], Reader]]:
     # Closed here, not by the garbage collector, so that a run over many bad files keeps no files open.
     with contextlib.closing(chunks):
@@ -158,7 +158,9 @@ class Reader:
         self.entry = entry
         self.what = what
         self._stream = _Stream(chunks, self.error)
-        self._events = ijson.basic_parse(self._stream, use_float=True, buf_size=PARSER_BLOCK)
+        self._events: Iterator[tuple[str, Any]] = ijson.basic_parse(
+            self._stream, use_float=True, buf_size=PARSER_BLOCK
+        )
 
     def error(self, what: str, where: str | None = None) -> InputError:
         """An InputError naming the file, the zip entry if any, and the place."""
@@ -311,6 +313,11 @@ def join(*parts: str) -> str:
 def as_list(value: Any) -> list[Any]:
     """A list value, or [] for anything else."""
     return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """An object value, or {} for anything else."""
+    return value if isinstance(value, dict) else {}
 
 
 def dump(obj: Any) -> str:

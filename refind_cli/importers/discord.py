@@ -118,7 +118,9 @@ class JsonEvents:
         self._ijson = ijson
         self.error = error
         self._stream = _GuardedStream(chunks, error)
-        self._events = ijson.basic_parse(self._stream, use_float=True, buf_size=_PARSER_BLOCK)
+        self._events: Iterator[tuple[str, Any]] = ijson.basic_parse(
+            self._stream, use_float=True, buf_size=_PARSER_BLOCK
+        )
 
     def next(self) -> tuple[str, Any]:
         try:
@@ -291,7 +293,7 @@ class _Reader:
         if not isinstance(obj, dict):
             raise self._events.error("a message is not a JSON object", where)
         ident = snowflake(obj.get("id"))
-        author = obj.get("author") if isinstance(obj.get("author"), dict) else {}
+        author = found if isinstance(found := obj.get("author"), dict) else {}
         sender = _str(author.get("nickname")) or _str(author.get("name")) or None
         content = _str(obj.get("content")) or ""
         kind_name = _str(obj.get("type")) or "Default"
@@ -308,7 +310,7 @@ class _Reader:
             kind = Kind.MEDIA
         else:
             kind = Kind.TEXT
-        reference = obj.get("reference") if isinstance(obj.get("reference"), dict) else {}
+        reference = found if isinstance(found := obj.get("reference"), dict) else {}
         return Message(
             timestamp=timestamp(
                 obj.get("timestamp"),

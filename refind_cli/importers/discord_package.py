@@ -24,7 +24,7 @@ import json
 import os
 import re
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, tzinfo
 from pathlib import Path, PurePosixPath
@@ -55,7 +55,7 @@ class _Package:
     with what reads it and what an error about it names."""
 
     files: dict[str, str]  # lower-cased relative path -> path as stored (zip entry or file path)
-    chunks: Callable[[str], Iterator[bytes]]
+    chunks: Callable[[str], Generator[bytes, None, None]]  # closed by the reader, not the collector
     error: Callable[[str, str, str | None], InputError]  # stored path, what, where
 
 
@@ -158,17 +158,17 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
                 channels.setdefault(m[1], {})[parts[2]] = stored
         for ident in sorted(channels, key=int):
             files = channels[ident]
-            stored = files.get("messages.json") or files.get("messages.csv")
-            if stored is None:
+            messages = files.get("messages.json") or files.get("messages.csv")
+            if messages is None:
                 continue  # a channel folder without messages
             info = _small_json(package, files["channel.json"]) if "channel.json" in files else {}
             chat = _chat(package, ident, index.get(ident), info if isinstance(info, dict) else {})
             rows = (
-                _json_rows(package, stored)
-                if stored == files.get("messages.json")
-                else _csv_rows(package, stored)
+                _json_rows(package, messages)
+                if messages == files.get("messages.json")
+                else _csv_rows(package, messages)
             )
-            yield ChatExport(chat, _messages(rows, account, package, stored))
+            yield ChatExport(chat, _messages(rows, account, _errors(package, messages)))
 
 
 def _small_json(package: _Package, relative_or_stored: str) -> Any:
@@ -210,7 +210,7 @@ def _account(package: _Package) -> _Account:
     user = _small_json(package, USER) if USER in package.files else {}
     user = user if isinstance(user, dict) else {}
     names: dict[str, str] = {}
-    relations = user.get("relationships") if isinstance(user.get("relationships"), list) else []
+    relations = found if isinstance(found := user.get("relationships"), list) else []
     for relation in relations:
         other = relation.get("user") if isinstance(relation, dict) else None
         if isinstance(other, dict) and (ident := snowflake(other.get("id"))) and (name := _name(other)):
@@ -224,13 +224,13 @@ def _account(package: _Package) -> _Account:
 
 def _name(user: dict[str, Any]) -> str | None:
     for key in ("global_name", "username"):
-        if isinstance(user.get(key), str) and user[key]:
-            return user[key]
+        if isinstance(value := user.get(key), str) and value:
+            return value
     return None
 
 
 def _chat(package: _Package, ident: str, indexed: Any, info: dict[str, Any]) -> Chat:
-    guild = info.get("guild") if isinstance(info.get("guild"), dict) else {}
+    guild = found if isinstance(found := info.get("guild"), dict) else {}
     name = indexed if isinstance(indexed, str) and indexed else None
     if name is None and isinstance(info.get("name"), str) and info["name"]:
         name = info["name"] + (f" in {guild['name']}" if isinstance(guild.get("name"), str) else "")
@@ -307,27 +307,34 @@ def _json_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any],
 
 
 def _messages(
-    rows: Iterator[tuple[dict[str, Any], str, str]], account: _Account, package: _Package, stored: str
+    rows: Iterator[tuple[dict[str, Any], str, str]],
+    account: _Account,
+    error: Callable[[str, str | None], InputError],
 ) -> Iterator[Message]:
     for row, where, raw in rows:
-        ident = snowflake(row.get("ID"))
-        contents = row.get("Contents") if isinstance(row.get("Contents"), str) else ""
-        attachments = row.get("Attachments")
-        urls = attachments.split() if isinstance(attachments, str) else []
-        yield Message(
-            timestamp=timestamp(
-                row.get("Timestamp"),
-                ident,
-                UTC,
-                lambda what, where=where: package.error(stored, what, f"{where}.Timestamp"),
-            ),
-            sender=account.name,
-            text=join(_readable(contents, account.names), *(_file_name(url) for url in urls)),
-            kind=Kind.ATTACHMENT if urls else Kind.TEXT,
-            source_id=ident,
-            sender_id=account.ident,
-            raw=raw,
-        )
+        yield _message(row, where, raw, account, error)
+
+
+def _message(
+    row: dict[str, Any],
+    where: str,
+    raw: str,
+    account: _Account,
+    error: Callable[[str, str | None], InputError],
+) -> Message:
+    ident = snowflake(row.get("ID"))
+    contents = found if isinstance(found := row.get("Contents"), str) else ""
+    attachments = row.get("Attachments")
+    urls = attachments.split() if isinstance(attachments, str) else []
+    return Message(
+        timestamp=timestamp(row.get("Timestamp"), ident, UTC, lambda what: error(what, f"{where}.Timestamp")),
+        sender=account.name,
+        text=join(_readable(contents, account.names), *(_file_name(url) for url in urls)),
+        kind=Kind.ATTACHMENT if urls else Kind.TEXT,
+        source_id=ident,
+        sender_id=account.ident,
+        raw=raw,
+    )
 
 
 def _file_name(url: str) -> str:

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from refind_cli.errors import InputError
 from refind_cli.importers.container import (
@@ -325,7 +325,7 @@ def _scale(messages: list[Any]) -> int:
     return 1_000_000 if largest and largest < _SECONDS_BELOW else 1_000
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -427,7 +427,8 @@ def _message(obj: dict[str, Any], timestamp: datetime, raw: str, fix: Callable[[
             if text and text not in lines:
                 lines.append(text)
     call = obj.get("call_duration")
-    kind_name = obj.get("type")
+    # A string or nothing: a list or an object here would not even be hashable.
+    kind_name = found if isinstance(found := obj.get("type"), str) else None
     if obj.get("is_unsent") is True:
         kind = Kind.DELETED
     elif _number(call) or kind_name == "Call":
