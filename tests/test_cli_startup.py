@@ -47,7 +47,7 @@ def loaded_after(*args: str) -> tuple[str, list[str]]:
         f"sys.argv = ['refind', *{list(args)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('SDK' if 'mcp' in sys.modules else 'NO-SDK')\n"
-        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.cli.')))\n"
+        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.cli.') and m != 'refind_cli.cli.common'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
     text, _, modules = out.rpartition("MODULES")

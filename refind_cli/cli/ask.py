@@ -9,7 +9,15 @@ from typing import Annotated
 
 import typer
 
-from refind_cli.cli import app, error_boundary, fail, open_home, print_json, stderr_console, stdout_console
+from refind_cli.cli.common import (
+    app,
+    error_boundary,
+    fail,
+    open_home,
+    print_json,
+    stderr_console,
+    stdout_console,
+)
 
 PROTOCOLS = ("auto", "tools", "text")
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from refind_cli import importers
-from refind_cli.cli import (
+from refind_cli.cli.common import (
     app,
     error_boundary,
     fail,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from refind_cli.cli import app, error_boundary, open_home, print_json, stderr_console, stdout_console
+from refind_cli.cli.common import app, error_boundary, open_home, print_json, stderr_console, stdout_console
 from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from refind_cli.cli import app, error_boundary, fail, open_home
+from refind_cli.cli.common import app, error_boundary, fail, open_home
 
 INSTALL = "refind mcp needs the MCP SDK (2.x): pip install 'refind-cli[mcp]'"
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from refind_cli.cli import (
+from refind_cli.cli.common import (
     app,
     error_boundary,
     fail,

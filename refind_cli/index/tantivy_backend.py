@@ -39,7 +39,7 @@ import tantivy
 from refind_cli import locks
 from refind_cli.analysis import DEFAULT_ANALYZER, Analyzer
 from refind_cli.home import ensure_home
-from refind_cli.index import TurnKey, epoch_seconds, turn_text
+from refind_cli.index.contract import TurnKey, epoch_seconds, turn_text
 
 if TYPE_CHECKING:
     from refind_cli.archive import Archive

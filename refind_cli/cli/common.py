@@ -1,0 +1,206 @@
+"""What every command shares: the typer app and its group (one-line errors, quiet broken pipes), the global
+options, the consoles and the error, warning and JSON output. Heavy modules are imported inside the
+commands, so ``refind --help`` stays fast and never loads litellm."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from refind_cli import __version__
+from refind_cli.errors import RefindError
+from refind_cli.home import resolve_home
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from refind_cli.facade import Home
+
+
+class RefindGroup(TyperGroup):
+    """The command group, run the way ripgrep behaves: every failure is one line (with ``--json``, also an
+    ``{"error": ...}`` object on stdout), exit 2; a closed pipe ends the run quietly with 0."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: list[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        code = run(self, sys.argv[1:] if args is None else list(args), **extra)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # click already suggests a close command name; typer's override would add the suggestion again.
+        return click.Group.resolve_command(self, ctx, args)
+
+
+app = typer.Typer(
+    name="refind",
+    cls=RefindGroup,
+    help="Find things in your own chat history: import WhatsApp, Slack and Telegram exports, search them, ask.",
+    no_args_is_help=True,
+    add_completion=False,
+    # Locals in a traceback could show chat text or API keys.
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
+)
+
+
+@dataclass
+class State:
+    home: Path
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"refind {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    home: Annotated[
+        str | None,
+        typer.Option(
+            "--home",
+            envvar="REFIND_HOME",
+            metavar="DIR",
+            help="Data folder (default: $XDG_DATA_HOME/refind).",
+        ),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    if home is not None and not home.strip():
+        # An empty value would be the current folder, which refind would then make private.
+        raise click.BadParameter("give a folder (an empty value is not one)", param_hint="--home")
+    ctx.obj = State(home=resolve_home(home))
+
+
+def state(ctx: typer.Context) -> State:
+    return ctx.ensure_object(State) if ctx.obj is None else ctx.obj
+
+
+def stdout_console() -> Console:
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=False)
+    # rich ends the process with status 1 when the reader goes away; `run` makes that a quiet 0.
+    console.on_broken_pipe = _pipe_closed  # type: ignore[method-assign]
+    return console
+
+
+def _pipe_closed() -> None:
+    raise BrokenPipeError
+
+
+def stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def print_json(obj: Any) -> None:
+    from refind_cli.render import json_text
+
+    sys.stdout.write(json_text(obj, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def print_error(message: str) -> None:
+    """The one-line error, never wrapped (scripts and people grep it). It may quote a file name or chat text:
+    their control characters and line breaks are shown as escapes."""
+    from refind_cli.render import visible
+
+    sys.stderr.write(f"refind: error: {visible(message).replace(chr(10), chr(92) + 'n')}\n")
+    sys.stderr.flush()
+
+
+def print_warning(message: str) -> None:
+    """One line on stderr for something done with a doubt (the work went on)."""
+    from refind_cli.render import visible
+
+    sys.stderr.write(f"refind: warning: {visible(message).replace(chr(10), chr(92) + 'n')}\n")
+    sys.stderr.flush()
+
+
+def fail(message: str, *, json_mode: bool = False) -> NoReturn:
+    """One line on stderr (and an error object on stdout for scripts), exit code 2."""
+    if json_mode:
+        print_json({"error": message})
+    print_error(message)
+    raise typer.Exit(2)
+
+
+@contextlib.contextmanager
+def error_boundary(json_mode: bool = False) -> Iterator[None]:
+    """Turns the library's user-facing errors into the one-line error and exit code 2."""
+    try:
+        yield
+    except RefindError as exc:
+        fail(str(exc), json_mode=json_mode)
+    except KeyboardInterrupt:
+        sys.stderr.write("refind: interrupted\n")
+        raise typer.Exit(130) from None
+
+
+def run(group: click.Group, args: list[str], **extra: Any) -> int:
+    """Run one command line and return its exit code."""
+    json_mode = "--json" in args or "--jsonl" in args
+    try:
+        with group.make_context("refind", args, **extra) as ctx:
+            group.invoke(ctx)
+        return 0
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()
+        return 2
+    except click.ClickException as exc:
+        # Only a UsageError carries a context, and it may be None.
+        usage_ctx = getattr(exc, "ctx", None)
+        where = usage_ctx.command_path.removeprefix("refind").strip() if usage_ctx else ""
+        message = exc.format_message().replace("\n", " ")
+        if isinstance(exc, click.UsageError):
+            hint = f"refind {where} --help" if where else "refind --help"
+            message = f"{message.rstrip('.')} (see `{hint}`)"
+        if where:
+            message = f"{where}: {message}"
+        if json_mode:
+            print_json({"error": message})
+        print_error(message)
+        return 2
+    except (KeyboardInterrupt, click.Abort):
+        sys.stderr.write("refind: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`refind search x | head -1`): what it wanted was written. Further writes
+        # (the interpreter's final flush) go nowhere instead of raising again.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def open_home(ctx: typer.Context) -> Home:
+    """The home folder the command line names; lock waits are said once on stderr."""
+    from refind_cli.facade import Home
+
+    return Home(state(ctx).home, on_wait=lambda msg: stderr_console().print(msg, markup=False))

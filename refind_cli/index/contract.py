@@ -1,0 +1,121 @@
+"""The seam between the ReFind method (``search.py``) and a BM25 engine.
+
+The method (query analysis, session sums, RRF, competition ranks, ties, windows) asks an engine for little:
+the turns that match any of some analysed terms under filters, each with its BM25 score and session, then,
+for the few turns it keeps, their time and ordinal. ``TurnIndex`` is that contract; ``tantivy_backend`` is
+the one engine refind ships, and the only module that imports tantivy. ``tests/fake_index.py`` holds a pure
+Python engine with the same BM25, against which the method is tested.
+
+The contract, for any engine:
+- A turn is indexed under ``indexed_text(speaker, text)`` analysed by ``analyzer`` (terms joined by spaces,
+  term frequencies kept), with integer fields: session seq, ordinal, chat seq and time (the archive's epoch
+  seconds, ``Archive.index_rows``). The archive is the source of truth: ``sync`` catches up with its index
+  queue, ``rebuild`` starts again from every turn.
+- A turn matches when it contains at least one of the terms. Its score is BM25 summed over the terms it
+  contains: k1 = 1.2, b = 0.75, Lucene idf ln(1 + (N - n + 0.5) / (n + 0.5)), the turn's length as the
+  engine stores it (tantivy rounds lengths above 40 terms to one of 256 values). Filters restrict the matches
+  and never change a score: ``request.since``/``until`` are inclusive bounds on the time at whole seconds
+  (``epoch_seconds``), ``request.chats`` the chat seqs to keep (None: all), ``exclude`` the session seqs to drop.
+- ``matching`` holds every match; ``best`` holds at least every match scoring at least as high as the
+  ``request.k``-th best, so a plain BM25 top k need not fetch every match. Both know ``total``, the number of
+  matches; both hold their scores best first, in any order among equal scores (the method breaks ties).
+
+How other engines would implement it (none is built):
+- OpenSearch / Elasticsearch: a ``text`` field with the ``whitespace`` analyzer (``index_options: freqs``)
+  fed our analysed text, and integer fields ``sess``, ``turn``, ``chat``, ``ts`` with doc values.
+  The query is a ``bool`` of ``should`` term queries on ``text`` (never ``query_string``: any user text must
+  be a valid query), ``filter`` clauses for the ``range`` on ``ts`` and the ``terms`` on ``chat`` (filters do
+  not score there), and ``must_not`` ``terms`` on ``sess``. ``track_total_hits: true`` gives ``total``;
+  ``matching`` pages through every hit with a point in time and ``search_after`` (``_source: false``,
+  ``docvalue_fields: [sess, ts, turn]``); ``best`` asks for ``size: k`` and pages on while the last score
+  equals the k-th. The session sums could come from the engine instead of from every hit, as a ``terms``
+  aggregation on ``sess`` with a ``sum`` sub-aggregation over the script ``_score``, but the turn ranks of
+  RRF still need every hit's score. Lucene's BM25 drops the constant (k1 + 1) factor (the same ranks) and
+  quantizes lengths differently from tantivy (scores of long turns differ by a few percent); one shard, or
+  ``dfs_query_then_fetch``, keeps N and n global. ``sync`` is a bulk request (delete by query on ``sess``,
+  then index) with a refresh; ``rebuild`` writes a new index and swaps an alias, as ``CURRENT`` does here.
+- Quickwit: the same query and filters; it is tantivy underneath, so, as here, aggregations cannot read the
+  score and the sums come from the hits (``sess`` a fast field, hits sorted by ``_score``, paged). Its
+  ingestion is append-only with delete tasks, so ``sync`` would delete by query on ``sess`` and re-ingest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from refind_cli.analysis import Analyzer
+    from refind_cli.archive import Archive
+    from refind_cli.request import SearchRequest
+
+# (time in epoch seconds, session seq, ordinal): where a turn is, and what breaks ties between equal scores.
+TurnKey = tuple[int, int, int]
+
+
+class Matches(Protocol):
+    """The turns that match a query under its filters, best BM25 score first."""
+
+    @property
+    def total(self) -> int:
+        """Every match under the filters, held here or not."""
+        ...
+
+    @property
+    def scores(self) -> Sequence[float]:
+        """The BM25 scores of the matches held, in descending order."""
+        ...
+
+    def sessions(self) -> Sequence[int]:
+        """The session seq of each match held, in the order of ``scores``."""
+        ...
+
+    def turns(self, which: Sequence[int]) -> list[TurnKey]:
+        """Time, session and ordinal of the matches at these positions of ``scores``."""
+        ...
+
+
+class TurnIndex(Protocol):
+    """A BM25 index of the archive's turns (see the module docstring for the contract)."""
+
+    analyzer: Analyzer
+    speaker_in_text: bool
+
+    @property
+    def num_docs(self) -> int: ...
+
+    def indexed_text(self, speaker: str, text: str) -> str:
+        """The text a turn is indexed under, before analysis."""
+        ...
+
+    def sync(self, archive: Archive) -> int:
+        """Catch up with the archive's index queue (everything, when nothing is indexed yet); returns the
+        number of turns added."""
+        ...
+
+    def rebuild(self, archive: Archive) -> int:
+        """Index every turn afresh; returns the number of turns."""
+        ...
+
+    def matching(self, terms: Sequence[str], request: SearchRequest, exclude: Collection[int]) -> Matches:
+        """Every turn containing one of ``terms`` (distinct, analysed) under the request's filters, outside
+        the ``exclude``d session seqs."""
+        ...
+
+    def best(self, terms: Sequence[str], request: SearchRequest, exclude: Collection[int]) -> Matches:
+        """As ``matching``, holding at least the matches that score as high as the ``request.k``-th best."""
+        ...
+
+
+def turn_text(speaker: str, text: str, *, speaker_in_text: bool) -> str:
+    """The text a turn is indexed under. With the speaker's name, "what did Caroline say about ..." finds
+    Caroline's turns (LoCoMo evidence recall 0.746 against 0.730 without)."""
+    return f"{speaker}\n{text}" if speaker_in_text else text
+
+
+def epoch_seconds(dt: datetime) -> int:
+    """A time filter bound as the indexes compare it: floored epoch seconds, a naive datetime taken as UTC."""
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return int(dt.timestamp() // 1)

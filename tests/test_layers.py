@@ -1,0 +1,91 @@
+"""The package's layers, read from its own source: imports flow one way (no circle, counting imports inside
+functions and for type checking too), the CLI reaches storage only through the facade, and each engine or
+SDK is imported by the one module that wraps it."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "refind_cli"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.with_suffix("").relative_to(PACKAGE.parent).parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def imported(path: Path) -> set[str]:
+    """Every module name an ``import`` or ``from ... import`` in the file names, wherever it stands."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # ``from package import submodule`` depends on the submodule; any other name, on the module.
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                names.add(full if full in MODULES else node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+def own_imports(path: Path) -> set[str]:
+    return {name for name in imported(path) if name in MODULES}
+
+
+def test_imports_flow_one_way() -> None:
+    graph = {name: own_imports(path) - {name} for name, path in MODULES.items()}
+    order = list(graphlib.TopologicalSorter(graph).static_order())  # raises CycleError on a circle
+    assert set(order) == set(MODULES)
+
+
+def test_the_cli_reaches_storage_only_through_the_facade() -> None:
+    forbidden = ("refind_cli.archive", "refind_cli.index", "refind_cli.locks", "refind_cli.ingest")
+    for name, path in MODULES.items():
+        if name.startswith("refind_cli.cli"):
+            bad = {i for i in imported(path) if i.startswith(forbidden)}
+            assert not bad, f"{name} imports {bad}"
+
+
+def test_each_engine_is_imported_by_the_module_that_wraps_it() -> None:
+    owners = {
+        "tantivy": {"refind_cli.index.tantivy_backend"},
+        "litellm": {"refind_cli.agent.llm"},
+        "mcp": {"refind_cli.mcp_server"},
+        "apsw": {"refind_cli.archive"},
+    }
+    for library, allowed in owners.items():
+        users = {
+            name
+            for name, path in MODULES.items()
+            if any(i == library or i.startswith(library + ".") for i in imported(path))
+        }
+        assert users == allowed, f"{library} is imported by {users - allowed}"
+
+
+def test_importers_and_search_know_nothing_of_the_layers_after_them() -> None:
+    rules = {
+        "refind_cli.importers": (
+            "refind_cli.archive",
+            "refind_cli.index",
+            "refind_cli.search",
+            "refind_cli.cli",
+        ),
+        "refind_cli.search": ("refind_cli.cli", "refind_cli.agent", "refind_cli.render", "refind_cli.facade"),
+        "refind_cli.agent": ("refind_cli.cli", "refind_cli.render", "refind_cli.facade"),
+        "refind_cli.render": (
+            "refind_cli.archive",
+            "refind_cli.index",
+            "refind_cli.ingest",
+            "refind_cli.cli",
+        ),
+    }
+    for name, path in MODULES.items():
+        for layer, after in rules.items():
+            if name == layer or name.startswith(layer + "."):
+                bad = {i for i in own_imports(path) if i.startswith(after)}
+                assert not bad, f"{name} imports {bad}"
