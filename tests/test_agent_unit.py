@@ -88,11 +88,13 @@ def sample_archive(sample_home: Path) -> Iterator[tuple[Archive, Index]]:
 
 
 def recording(arch: Archive, idx: Index, calls: list[frozenset[str]]) -> SearchFn:
-    """The archive's search function, noting the sessions each request excludes."""
+    """The archive's search function, noting the sessions each search excludes (the planner's look-ups of
+    how many turns hold a term ask for one hit without context, and are not searches)."""
     search_fn = archive_search(arch, idx)
 
     def recorded(request: SearchRequest) -> SearchResult:
-        calls.append(frozenset(request.exclude_sessions))
+        if (request.k, request.window) != (1, 0):
+            calls.append(frozenset(request.exclude_sessions))
         return search_fn(request)
 
     return recorded
@@ -374,34 +376,59 @@ def test_content_words_and_time_expressions() -> None:
     )
 
 
-def test_the_planner_hands_instants_to_the_search() -> None:
+def test_a_time_filter_that_finds_nothing_is_widened_then_dropped(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
     requests: list[SearchRequest] = []
+    search_fn = archive_search(arch, idx)
 
-    def search_fn(request: SearchRequest) -> SearchResult:
-        requests.append(request)
-        return SearchResult(request.query, (), 0)
+    def recorded(request: SearchRequest) -> SearchResult:
+        if (request.k, request.window) != (1, 0):  # not a term-frequency look-up
+            requests.append(request)
+        return search_fn(request)
 
-    now = datetime(2026, 5, 1, 12, 30, tzinfo=BERLIN)
-    for question, since, until, shown in [
-        (
-            "the dentist in the past 3 days?",
-            datetime(2026, 4, 28, 12, 30, tzinfo=BERLIN),
-            now,
-            ("2026-04-28 12:30", "2026-05-01 12:30"),
-        ),
-        (
-            "the dentist last week?",
-            datetime(2026, 4, 20, tzinfo=BERLIN),
-            datetime(2026, 4, 27, tzinfo=BERLIN) - timedelta(microseconds=1),
-            ("2026-04-20", "2026-04-26"),
-        ),
-    ]:
-        requests.clear()
-        result = run(question, search_fn=search_fn, span=None, now=now, tz=BERLIN)
-        assert (requests[0].since, requests[0].until) == (since, until)
-        assert (requests[1].since, requests[1].until) == (None, None)  # nothing there: the whole archive
-        dated = result.rounds[0].arguments
-        assert (dated["keywords"], dated["date_from"], dated["date_to"]) == ("dentist", *shown)
+    now = datetime(2026, 3, 1, 12, tzinfo=BERLIN)  # last week, 16-22 February, holds no dentist
+    result = run(
+        "the dentist last week?",
+        search_fn=recorded,
+        span=arch.time_span(),
+        now=now,
+        tz=BERLIN,
+        budget=Budget(max_rounds=4),
+    )
+    week = (
+        datetime(2026, 2, 16, tzinfo=BERLIN),
+        datetime(2026, 2, 23, tzinfo=BERLIN) - timedelta(microseconds=1),
+    )
+    wide = (week[0] - timedelta(days=7), week[1] + timedelta(days=7))
+    # Round 1 is the question's words over everything; then the week, the week widened, and no filter.
+    assert [(r.since, r.until) for r in requests] == [(None, None), week, wide, (None, None)]
+    assert [r.query for r in requests] == ["dentist"] * 4
+    searches = [r for r in result.rounds if r.tool == "search_chat"]
+    assert searches[1].arguments["date_from"] == "2026-02-16"
+    assert result.notes  # round 1 found the dentist
+
+
+def test_a_time_expression_outside_the_archive_stays_words() -> None:
+    now = datetime(2024, 5, 1, 12, tzinfo=UTC)
+    span = (datetime(2023, 1, 1, tzinfo=UTC), datetime(2024, 4, 1, tzinfo=UTC))
+    outside = plan("what did we plan in 2010?", now=now, tz=UTC, span=span)
+    assert (outside.since, outside.until) == (None, None) and "2010" in outside.keywords
+    inside = plan("what did we plan in 2023?", now=now, tz=UTC, span=span)
+    assert inside.since == datetime(2023, 1, 1, tzinfo=UTC) and "2023" not in inside.keywords
+
+
+def test_the_week_before_a_date_is_anchored_to_that_date() -> None:
+    now = datetime(2024, 5, 1, 12, tzinfo=UTC)
+    for question in (
+        "what did Nate win the week before 23 January, 2023?",
+        "what did Nate win last week before 23 January 2023?",
+    ):
+        p = plan(question, now=now, tz=UTC)
+        assert (p.since, p.until) == (datetime(2023, 1, 16, tzinfo=UTC), datetime(2023, 1, 23, tzinfo=UTC))
+        assert p.keywords == ("nate", "win")
+    after = plan("where did Nate go two days after 3 May 2023?", now=now, tz=UTC)
+    assert after.since == datetime(2023, 5, 4, tzinfo=UTC) - timedelta(microseconds=1)
+    assert after.until == datetime(2023, 5, 6, tzinfo=UTC) - timedelta(microseconds=1)
 
 
 def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Index]) -> None:

@@ -53,10 +53,16 @@ def search_chat(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 
 def search_between(
-    box: Toolbox, keywords: str, top_k: int, since: datetime | None, until: datetime | None
+    box: Toolbox,
+    keywords: str,
+    top_k: int,
+    since: datetime | None,
+    until: datetime | None,
+    *,
+    session_rank: bool = True,
 ) -> ToolResult:
     """``search_chat`` from bounds already resolved. Its round and event show them as date_from/date_to
-    would name them."""
+    would name them. ``session_rank`` False ranks by plain BM25 (the offline planner's measured choice)."""
     arguments = {
         "keywords": keywords,
         "top_k": top_k,
@@ -66,7 +72,7 @@ def search_between(
 
     def execute() -> ToolResult:
         _check_budget(box)
-        return _search(box, arguments, since, until)
+        return _search(box, arguments, since, until, session_rank=session_rank)
 
     return box.apply(SEARCH_CHAT.name, arguments, execute)
 
@@ -86,7 +92,14 @@ def _check_budget(box: Toolbox) -> None:
         raise ToolFailed("the search budget is used up; call take_note or finish_search")
 
 
-def _search(box: Toolbox, args: dict[str, Any], since: datetime | None, until: datetime | None) -> ToolResult:
+def _search(
+    box: Toolbox,
+    args: dict[str, Any],
+    since: datetime | None,
+    until: datetime | None,
+    *,
+    session_rank: bool = True,
+) -> ToolResult:
     keywords, top_k = args["keywords"], args["top_k"]
     request = SearchRequest(
         keywords,
@@ -95,6 +108,7 @@ def _search(box: Toolbox, args: dict[str, Any], since: datetime | None, until: d
         until=until,
         chats=box.chats,
         exclude_sessions=tuple(sorted(box.seen_sessions)),
+        session_rank=session_rank,
     )
     result = box.search_fn(request)
     box.searches += 1

@@ -1,19 +1,23 @@
 """The offline planner: the same search rounds without a model, and an extractive answer. No network, and
 nothing here imports litellm.
 
-Round 1 searches the question's content words, narrowed to any time expression the question contains
-("last week", "in March"). Later rounds add the most frequent new words of the previous round's best hits
-(query expansion from pseudo-relevance feedback); the toolbox's seen-session exclusion sends each round to
-new conversations. A block is noted when its hit turn matches at least half of the question's terms.
+Round 1 searches the question's content words over the whole archive and notes every hit, as one search
+would show them. A time expression the question contains ("last week", "in March", "the week before 23
+January 2023", anchored to the date it names) becomes a filter only where the archive has messages; one that
+finds nothing is widened once, then dropped, and never ends the search. A how many / which / how often
+question repeats its words, so the seen-session exclusion spreads it over sessions; other questions add the
+new words of the previous round's best hits that are rare in the archive and are no speaker's name (query
+expansion from pseudo-relevance feedback). A later block is noted when its hit turn matches at least half of
+the question's terms.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from refind_cli.agent import prompts
@@ -22,19 +26,25 @@ from refind_cli.agent.builtin_tools import DEFAULT_TOP_K, search_between
 from refind_cli.agent.events import Citation, Note
 from refind_cli.analysis import FULL_STOPWORDS, analyze
 from refind_cli.records import said
+from refind_cli.timeexpr import TimeRange
 
 if TYPE_CHECKING:
     from refind_cli.agent.tools import Toolbox
+    from refind_cli.results import Hit
 
 # Words that shape a question but never appear in the answer's messages.
 QUESTION_WORDS = frozenset(
     "what when where who whom whose which why how whats tell remind remember know knew say said mention"
-    " mentioned ever anything something someone anyone please could would should might may shall also"
-    " recall recently".split()
+    " mentioned many much often ever anything something someone anyone please could would should might may"
+    " shall also recall recently".split()
 )
 WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 EXPANSION_TERMS = 3
 FEEDBACK_HITS = 3
+# Expansion words held by more turns than this are too common to lead anywhere new.
+RARE_MAX = 50
+# Ranges this long are dropped, not widened, when they find nothing: a wider one would be most of a chat.
+WIDEN_UNDER = timedelta(days=60)
 ANSWER_QUOTES = 4
 QUOTE_CHARS = 300
 EXTRACTIVE_LABEL = (
@@ -45,9 +55,10 @@ EXTRACTIVE_LABEL = (
 @dataclass(frozen=True, slots=True)
 class Plan:
     keywords: tuple[str, ...]
-    terms: frozenset[str]  # the analysed keywords: what a hit must cover to be noted
-    since: datetime | None  # the question's first time expression, as instants (inclusive)
+    terms: frozenset[str]  # the analysed keywords: what a later hit must cover to be noted
+    since: datetime | None  # the question's time range, as instants (inclusive); None: no filter
     until: datetime | None
+    spread: bool = False  # a how many / which ones / how often question: the answer spans sessions
 
 
 def content_words(text: str) -> list[str]:
@@ -64,17 +75,67 @@ def content_words(text: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-def plan(question: str, *, now: datetime, tz: tzinfo) -> Plan:
-    """Keywords and an optional time range from the question alone."""
+# "the week before 23 January 2023", "two days after my birthday on 3 May": a span measured from a date the
+# question names, not from the day it is asked.
+ANCHORED_RE = re.compile(
+    r"\b(?:the\s+)?(?:(?:last|previous|past|first|next)\s+)?(?:(?P<n>[0-9]{1,2}|a|one|two|three|four|few|couple"
+    r"(?:\s+of)?)\s+)?(?P<unit>days?|weeks?|weekends?|months?|years?)\s+(?P<dir>before|after|prior\s+to|following)"
+    r"\s+",
+    re.IGNORECASE,
+)
+_UNIT_DAYS = {"day": 1, "week": 7, "weekend": 7, "month": 31, "year": 366}
+_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "few": 3, "couple": 2, "couple of": 2}
+
+
+def _anchored(question: str, *, now: datetime, tz: tzinfo) -> list[TimeRange]:
     from refind_cli.timeexpr import find_ranges
 
-    ranges = find_ranges(question, now=now, tz=tz)
+    found = []
+    for m in ANCHORED_RE.finditer(question):
+        after = find_ranges(question[m.end() :], now=now, tz=tz)
+        if not after or question.find(after[0].text, m.end()) > m.end() + 3:
+            continue
+        anchor = after[0]
+        n = m["n"].lower() if m["n"] else "1"
+        count = int(n) if n.isdigit() else _COUNTS.get(" ".join(n.split()), 1)
+        span = timedelta(days=count * _UNIT_DAYS[m["unit"].lower().rstrip("s")])
+        if m["dir"].lower() in ("after", "following"):
+            start, end = anchor.end, anchor.end + span
+        else:
+            start, end = anchor.start - span, anchor.start
+        text = question[m.start() : question.find(anchor.text, m.end()) + len(anchor.text)]
+        found.append(TimeRange(start, end, text))
+    return found
+
+
+def _overlaps(r: TimeRange, span: tuple[datetime, datetime] | None) -> bool:
+    return span is None or (r.start <= span[1] and r.end >= span[0])
+
+
+SPREAD_RE = re.compile(
+    r"\b(?:how\s+many|how\s+often|how\s+much|which\s+\w+s\b|what\s+\w+s\b|list|all|every)\b", re.I
+)
+
+
+def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, datetime] | None = None) -> Plan:
+    """Keywords and an optional time range from the question alone. A time range is kept only where the
+    archive (``span``) has messages; one outside it stays words ("in 2010")."""
+    from refind_cli.timeexpr import find_ranges
+
+    anchored = _anchored(question, now=now, tz=tz)
+    ranges = [*anchored]
+    for r in find_ranges(question, now=now, tz=tz):
+        if not any(r.text in a.text for a in anchored):
+            ranges.append(r)
+    ranges = [r for r in ranges if _overlaps(r, span)]
     rest = question
     for r in ranges:
         rest = rest.replace(r.text, " ")
     since, until = (ranges[0].start, ranges[0].end) if ranges else (None, None)
     words = content_words(rest) or content_words(question) or question.split()
-    return Plan(tuple(words), frozenset(analyze(" ".join(words))), since, until)
+    return Plan(
+        tuple(words), frozenset(analyze(" ".join(words))), since, until, bool(SPREAD_RE.search(question))
+    )
 
 
 def coverage(hit_terms: Sequence[str], terms: frozenset[str]) -> int:
@@ -85,51 +146,120 @@ def worth_noting(hit_terms: Sequence[str], terms: frozenset[str]) -> bool:
     return coverage(hit_terms, terms) >= max(1, math.ceil(len(terms) / 2))
 
 
-def expansion(hits: Sequence, used: set[str], limit: int = EXPANSION_TERMS) -> list[str]:
-    """New words from the best hits, weighted by 1/rank and counted once per hit; ties keep text order."""
+def expansion(
+    hits: Sequence[Hit], used: set[str], rare: Callable[[str], float], limit: int = EXPANSION_TERMS
+) -> list[str]:
+    """New words from the best hits, weighted by 1/rank and by ``rare`` (0 drops a word); never a speaker's
+    name or a chat's, which match everything that person said."""
+    names: set[str] = set()
+    for hit in hits:
+        names.update(analyze(hit.chat.name))
+        for w in hit.window:
+            names.update(analyze(w.turn.speaker))
     score: dict[str, float] = {}
     for rank, hit in enumerate(hits[:FEEDBACK_HITS], 1):
         for word in dict.fromkeys(content_words(hit.turn.text)):
-            if len(word) < 3 or word.isdigit():
+            if len(word) < 4 or word.isdigit():
                 continue
             stems = analyze(word)
-            if not stems or any(s in used for s in stems):
+            if not stems or any(s in used or s in names for s in stems):
                 continue
             score[word] = score.get(word, 0.0) + 1.0 / rank
-    best = sorted(score, key=lambda w: -score[w])[:limit]
+    for word in list(score):
+        score[word] *= rare(word)
+    best = [w for w in sorted(score, key=lambda w: -score[w]) if score[w] > 0][:limit]
     for word in best:
         used.update(analyze(word))
     return best
 
 
-def run_planner(question: str, toolbox: Toolbox, *, now: datetime, tz: tzinfo) -> str:
-    """Drive the toolbox like a model would. Returns why the search stopped."""
-    p = plan(question, now=now, tz=tz)
+def run_planner(
+    question: str,
+    toolbox: Toolbox,
+    *,
+    now: datetime,
+    tz: tzinfo,
+    span: tuple[datetime, datetime] | None = None,
+) -> str:
+    """Drive the toolbox like a model would. ``span`` is the archive's first and last message. Returns why
+    the search stopped."""
+    p = plan(question, now=now, tz=tz, span=span)
+    rarity = _Rarity(toolbox)
     used = set(p.terms)
-    keywords = list(p.keywords)
-    since, until = p.since, p.until
+    keywords = " ".join(p.keywords)
+    search_between(toolbox, keywords, DEFAULT_TOP_K, None, None)
+    if not toolbox.last_hits:
+        toolbox.call("finish_search", {})
+        return "finish_search"
+    # The first round's hits are the question's own best matches: all of them are kept, as one search
+    # would show them. Later rounds drift, so their hits must cover half of the question's terms.
+    toolbox.call("take_note", {"indices": list(range(1, len(toolbox.last_hits) + 1))})
+    queue: list[tuple[str, datetime | None, datetime | None, bool]] = []  # query, range, widened already
+    if p.since or p.until:
+        queue.append((keywords, p.since, p.until, False))
+    last_hits = toolbox.last_hits
     while not toolbox.exhausted:
-        search_between(toolbox, " ".join(keywords), DEFAULT_TOP_K, since, until)
+        if queue:
+            query, since, until, widened = queue.pop(0)
+        elif p.spread:
+            # The same words again: the seen-session exclusion sends them to the next sessions, where the
+            # other occurrences are.
+            query, since, until, widened = keywords, None, None, False
+        else:
+            extra = expansion(last_hits, used, rarity)
+            if not extra:
+                break
+            query, since, until, widened = " ".join([*p.keywords, *extra]), None, None, False
+        # Later rounds rank by plain BM25: measured better than session fusion for these rounds.
+        search_between(toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False)
         hits = toolbox.last_hits
         if not hits:
-            if toolbox.searches == 1 and (since or until):
-                # The time expression may be read too narrowly: try the whole archive before giving up.
-                since = until = None
-                continue
-            break
-        # The first round's hits are the question's own best matches: all of them are kept, as one search
-        # would show them. Expansion rounds drift, so their hits must cover half of the question's terms.
-        first = not toolbox.notes
-        picks = [i for i, h in enumerate(hits, 1) if first or worth_noting(h.terms, p.terms)]
+            if since is not None and until is not None:
+                # Widened once, then dropped: a filter is never the reason the search ends.
+                wider = not widened and until - since < WIDEN_UNDER
+                queue.insert(
+                    0, (query, *_widened(since, until), True) if wider else (query, None, None, True)
+                )
+            continue
+        picks = [i for i, h in enumerate(hits, 1) if worth_noting(h.terms, p.terms)]
         if picks:
             toolbox.call("take_note", {"indices": picks})
-        extra = expansion(hits, used)
-        if not extra:
-            break
-        keywords = [*p.keywords, *extra]
+        last_hits = hits
     reason = "max_rounds" if toolbox.exhausted else "finish_search"
     toolbox.call("finish_search", {})
     return reason
+
+
+def _widened(since: datetime, until: datetime) -> tuple[datetime, datetime]:
+    """A range with nothing in it may be read too narrowly ("last week" may mean the one before): the range
+    grown by its own length on both sides, at least a day."""
+    pad = max(until - since + timedelta(microseconds=1), timedelta(days=1))
+    return since - pad, until + pad
+
+
+class _Rarity:
+    """How rare a word is in the archive, from the search's own count of the turns that hold it."""
+
+    def __init__(self, toolbox: Toolbox) -> None:
+        self.toolbox = toolbox
+        self._df: dict[str, int] = {}
+
+    def df(self, term: str) -> int:
+        if term not in self._df:
+            from refind_cli.request import SearchRequest
+
+            request = SearchRequest(term, k=1, window=0, chats=self.toolbox.chats, session_rank=False)
+            self._df[term] = self.toolbox.search_fn(request).total
+        return self._df[term]
+
+    def __call__(self, word: str) -> float:
+        """0 for a word only one turn holds (it leads nowhere new) or a common one; else the rarer, the
+        higher."""
+        stems = analyze(word)
+        n = self.df(stems[0]) if stems else 0
+        if n < 2 or n > RARE_MAX:
+            return 0.0
+        return 1.0 / math.log2(1 + n)
 
 
 def extractive_answer(

@@ -50,7 +50,7 @@ def run(
     if offline or config is None:
         from refind_cli.agent import offline as planner  # loads the stemmer: only when the planner runs
 
-        reason = planner.run_planner(question, toolbox, now=now, tz=tz)
+        reason = planner.run_planner(question, toolbox, now=now, tz=tz, span=span)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
         text, citations = planner.extractive_answer(question, toolbox.notes, now=now, tz=tz)
         model, mode = None, "offline-extractive"
