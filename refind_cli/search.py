@@ -2,7 +2,8 @@
 
 The method lives here; the engine behind ``refind_cli.index.TurnIndex`` only finds and scores turns, and this
 module never imports it. One call:
-1. The query is analysed like the turns were; its distinct terms are what the engine matches (any of them).
+1. The query is parsed (``query.py``: phrases, exclusions, prefixes) and analysed like the turns were; its
+   distinct terms are what the engine matches (any of them) and scores, phrases and exclusions restrict.
 2. Filters restrict the candidates without touching scores: time range, chat set, excluded sessions.
 3. Session fusion: every matching turn is scored, the BM25 scores are summed per session, and each turn's
    rank r1 and its session's rank r2 fuse by reciprocal rank: 1/(60+r1)+1/(60+r2).
@@ -17,21 +18,50 @@ from __future__ import annotations
 
 import heapq
 import sys
+import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from refind_cli.archive import Archive
 from refind_cli.index import Matches, TurnIndex
+from refind_cli.query import parse
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.snippet import terms_in
 
 RRF_K = 60
+# The most index words one ``word*`` stands for, the most common first: enough for the forms of a word
+# ("meet*": meet, meetup, meetinghous, ...) while a one-letter prefix stays a query of bounded cost.
+PREFIX_TERMS = 64
 
 
-def query_terms(index: TurnIndex, query: str) -> list[str]:
-    """The distinct analysed terms of ``query``, in order. Duplicates would count twice in a boolean OR."""
-    return list(dict.fromkeys(index.analyzer.analyze(query)))
+@dataclass(frozen=True, slots=True)
+class QueryTerms:
+    """A query analysed for the engine: the distinct terms it scores (plain words, phrase words, prefix
+    expansions; duplicates would count twice in a boolean OR), the phrases a turn must hold and the
+    phrases (or single terms) it must not."""
+
+    terms: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...] = ()
+    without: tuple[tuple[str, ...], ...] = ()
+
+
+def query_terms(index: TurnIndex, query: str) -> QueryTerms:
+    """``query`` parsed and analysed like the turns were. A query without syntax gives the terms it always
+    gave, in the same order."""
+    analyze = index.analyzer.analyze
+    parsed = parse(query)
+    phrases = [tuple(t) for p in parsed.phrases if (t := analyze(p))]
+    terms = analyze(parsed.text) + [t for p in phrases for t in p]
+    for prefix in parsed.prefixes:
+        # The word itself ("happy" is indexed as "happi"), then the indexed words it begins.
+        folded = unicodedata.normalize("NFC", prefix.lower())
+        terms += analyze(prefix) + index.expand(folded, PREFIX_TERMS)
+    without = [tuple(t) for e in parsed.excluded if (t := analyze(e))]
+    return QueryTerms(
+        tuple(dict.fromkeys(terms)), tuple(dict.fromkeys(phrases)), tuple(dict.fromkeys(without))
+    )
 
 
 def _competition_ranks(sorted_desc: Sequence[float]) -> list[int]:
@@ -102,17 +132,18 @@ def search(archive: Archive, index: TurnIndex, request: SearchRequest | str, **o
         request = _request(request, **options)
     elif options:
         raise TypeError("search() takes keyword options only with a query text, not with a SearchRequest")
-    terms = query_terms(index, request.query)
+    query = query_terms(index, request.query)
+    terms = query.terms
     if not terms or (request.chats is not None and not request.chats):
         return SearchResult(request, (), 0)
     exclude = (
         set(archive.session_seqs(request.exclude_sessions).values()) if request.exclude_sessions else set()
     )
     if request.session_rank:
-        matches = index.matching(terms, request, exclude)
+        matches = index.matching(terms, request, exclude, phrases=query.phrases, without=query.without)
         picked = _fused_top(matches, request.k) if matches.total else []
     else:
-        matches = index.best(terms, request, exclude)
+        matches = index.best(terms, request, exclude, phrases=query.phrases, without=query.without)
         picked = _bm25_top(matches, request.k) if matches.total else []
     return SearchResult(request, _hits(archive, index, picked, terms, request.window), matches.total)
 
