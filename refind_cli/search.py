@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from refind_cli.archive import Archive
+from refind_cli.errors import RefindError
 from refind_cli.index import Matches, TurnIndex
 from refind_cli.query import parse
 from refind_cli.request import SearchRequest
@@ -134,18 +135,44 @@ def search(archive: Archive, index: TurnIndex, request: SearchRequest | str, **o
         raise TypeError("search() takes keyword options only with a query text, not with a SearchRequest")
     query = query_terms(index, request.query)
     terms = query.terms
+    speakers = None if request.speakers is None else speakers_named(archive.speakers(), request.speakers)
     if not terms or (request.chats is not None and not request.chats):
         return SearchResult(request, (), 0)
     exclude = (
         set(archive.session_seqs(request.exclude_sessions).values()) if request.exclude_sessions else set()
     )
-    if request.session_rank:
-        matches = index.matching(terms, request, exclude, phrases=query.phrases, without=query.without)
+    restrict: dict[str, Any] = {"phrases": query.phrases, "without": query.without, "speakers": speakers}
+    if request.sort == "time":
+        matches = index.matching(terms, request, exclude, **restrict)
+        picked = _newest(matches, request.k) if matches.total else []
+    elif request.session_rank:
+        matches = index.matching(terms, request, exclude, **restrict)
         picked = _fused_top(matches, request.k) if matches.total else []
     else:
-        matches = index.best(terms, request, exclude, phrases=query.phrases, without=query.without)
+        matches = index.best(terms, request, exclude, **restrict)
         picked = _bm25_top(matches, request.k) if matches.total else []
     return SearchResult(request, _hits(archive, index, picked, terms, request.window), matches.total)
+
+
+def speakers_named(known: Sequence[tuple[str, str | None]], wanted: Sequence[str]) -> tuple[str, ...]:
+    """The speaker names ``wanted`` stand for, from the archive's (name, sender id) pairs: each is a name (in
+    any case) or a sender id, else the start of exactly one name. RefindError for one that matches none, or
+    the start of several (which are named)."""
+    found: dict[str, None] = {}
+    for text in wanted:
+        needle = text.strip().casefold()
+        exact = [name for name, sid in known if needle in (name.casefold(), (sid or "").casefold())]
+        if not exact:
+            exact = list(dict.fromkeys(name for name, _sid in known if name.casefold().startswith(needle)))
+            if len(exact) > 1:
+                some = ", ".join(repr(n) for n in sorted(exact)[:5]) + (", ..." if len(exact) > 5 else "")
+                raise RefindError(
+                    f"from {text!r}: the start of {len(exact)} speakers' names ({some}); say which"
+                )
+        if not exact or not needle:
+            raise RefindError(f"from {text!r}: no speaker is called that")
+        found.update(dict.fromkeys(exact))
+    return tuple(found)
 
 
 def _request(
@@ -178,6 +205,14 @@ def _bm25_top(matches: Matches, k: int) -> _Picked:
     scores = matches.scores
     cut = scores[min(k, len(scores)) - 1]
     return _order(matches, [(s, s, i) for i, s in enumerate(scores) if s >= cut], k)
+
+
+def _newest(matches: Matches, k: int) -> _Picked:
+    """The newest ``k`` matches, each with its BM25 score; equal times by session and position."""
+    scores = matches.scores
+    keys = matches.turns(range(len(scores)))
+    newest = heapq.nsmallest(k, range(len(keys)), key=lambda i: (-keys[i][0], keys[i][1], keys[i][2]))
+    return [(scores[i], scores[i], keys[i][1], keys[i][2]) for i in newest]
 
 
 def _fused_top(matches: Matches, k: int) -> _Picked:

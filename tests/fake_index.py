@@ -53,6 +53,7 @@ class _Turn:
     tf: Counter[str]
     length: int  # terms after analysis, exact
     terms: tuple[str, ...]  # in order, for phrases
+    speaker: str
 
     def holds(self, phrase: Sequence[str]) -> bool:
         n = len(phrase)
@@ -94,7 +95,7 @@ class MemoryIndex:
         for session, ordinal, chat, ts, speaker, text in rows:
             terms = self.analyzer.analyze(self.indexed_text(speaker, text))
             self._turns[session, ordinal] = _Turn(
-                session, ordinal, chat, ts, Counter(terms), len(terms), tuple(terms)
+                session, ordinal, chat, ts, Counter(terms), len(terms), tuple(terms), speaker
             )
             n += 1
         return n
@@ -125,6 +126,7 @@ class MemoryIndex:
         *,
         phrases: Sequence[Sequence[str]] = (),
         without: Sequence[Sequence[str]] = (),
+        speakers: Collection[str] | None = None,
     ) -> MemoryMatches:
         n_docs = len(self._turns)
         if not n_docs:
@@ -140,6 +142,8 @@ class MemoryIndex:
             if not lo <= t.ts <= hi or (chats is not None and t.chat not in chats) or t.session in exclude:
                 continue
             if not all(t.holds(p) for p in phrases) or any(t.holds(w) for w in without):
+                continue
+            if speakers is not None and t.speaker not in speakers:
                 continue
             norm = K1 * (1 - B + B * stored_length(t.length) / avgdl)
             score = sum(

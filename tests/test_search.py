@@ -12,12 +12,13 @@ from fake_index import MemoryIndex, stored_length
 
 from refind_cli.analysis import analyze
 from refind_cli.archive import Archive
+from refind_cli.errors import RefindError
 from refind_cli.index import Index, TurnIndex
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message, Turn
 from refind_cli.request import SearchRequest
 from refind_cli.results import SearchResult
-from refind_cli.search import search
+from refind_cli.search import search, speakers_named
 from refind_cli.snippet import highlight_spans
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -413,6 +414,8 @@ def test_the_method_ranks_alike_on_tantivy_and_the_fake_engine(tmp_path: Path) -
             SearchRequest(
                 query, k=3, since=since, chats=(2,), exclude_sessions=tuple(sessions[:3]), session_rank=False
             ),
+            SearchRequest(query, k=10, speakers=(rng.choice("AB"),), session_rank=rng.random() < 0.5),
+            SearchRequest(query, k=rng.choice([1, 10]), sort="time", speakers=("a", "b")),
         ]
     matched = 0
     for request in requests:
@@ -439,3 +442,39 @@ def test_a_request_or_a_query_with_keywords(small: tuple[Archive, TurnIndex]) ->
         search(arch, idx, request, k=3)
     with pytest.raises(TypeError):
         search(arch, idx, "dentist", top_k=3)
+
+
+def test_from_keeps_the_turns_of_some_speakers(small: tuple[Archive, TurnIndex]) -> None:
+    arch, idx = small
+    everyone = search(arch, idx, "dentist", k=50)
+    bob = search(arch, idx, "dentist", k=50, speakers=("bob",))
+    assert {h.turn.speaker for h in bob.hits} == {"Bob"} and 0 < bob.total < everyone.total
+    assert bob.total == sum(1 for h in everyone.hits if h.turn.speaker == "Bob")
+    # The filter never rescores; the start of one name is enough; several are one filter.
+    bm25 = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist", k=50, session_rank=False).hits}
+    plain_bob = search(arch, idx, "dentist", k=50, speakers=("Bo",), session_rank=False)
+    assert all(bm25[h.turn.id] == h.bm25 for h in plain_bob.hits) and plain_bob.total == bob.total
+    both = search(arch, idx, "dentist", k=50, speakers=("bob", "DAN"))
+    assert {h.turn.speaker for h in both.hits} == {"Bob", "Dan"}
+
+
+def test_from_names_one_speaker_or_fails() -> None:
+    known = [("Alice", None), ("Alan", "U02"), ("Bob", "U01"), ("Bob", None)]
+    assert speakers_named(known, ["u01", "alice", "Ala"]) == ("Bob", "Alice", "Alan")
+    with pytest.raises(RefindError, match=r"'Al'.*2 speakers.*'Alan', 'Alice'"):
+        speakers_named(known, ["Al"])
+    for missing in ("Carol", "", "  "):
+        with pytest.raises(RefindError, match="no speaker"):
+            speakers_named(known, [missing])
+
+
+def test_sort_by_time_gives_the_newest_matches(small: tuple[Archive, TurnIndex]) -> None:
+    arch, idx = small
+    newest = search(arch, idx, "dentist", k=3, sort="time")
+    every = search(arch, idx, "dentist", k=50)
+    want = sorted(every.hits, key=lambda h: h.turn.start, reverse=True)[:3]
+    assert [h.turn.id for h in newest.hits] == [h.turn.id for h in want]
+    assert [h.rank for h in newest.hits] == [1, 2, 3] and newest.total == every.total
+    assert all(h.score == h.bm25 for h in newest.hits)
+    with pytest.raises(ValueError, match="sort"):
+        SearchRequest("x", sort="random")

@@ -8,7 +8,8 @@ Python engine with the same BM25, against which the method is tested.
 
 The contract, for any engine:
 - A turn is indexed under ``indexed_text(speaker, text)`` analysed by ``analyzer`` (terms joined by spaces,
-  term frequencies kept), with integer fields: session seq, ordinal, chat seq and time (the archive's epoch
+  term frequencies and positions kept), with its speaker as one keyword and integer fields: session seq,
+  ordinal, chat seq and time (the archive's epoch
   seconds, ``Archive.index_rows``). The archive is the source of truth: ``sync`` catches up with its index
   queue, ``rebuild`` starts again from every turn.
 - A turn matches when it contains at least one of the terms, every one of the ``phrases`` (analysed terms
@@ -17,7 +18,8 @@ The contract, for any engine:
   exclusions never change a score): k1 = 1.2, b = 0.75, Lucene idf ln(1 + (N - n + 0.5) / (n + 0.5)), the turn's length as the
   engine stores it (tantivy rounds lengths above 40 terms to one of 256 values). Filters restrict the matches
   and never change a score: ``request.since``/``until`` are inclusive bounds on the time at whole seconds
-  (``epoch_seconds``), ``request.chats`` the chat seqs to keep (None: all), ``exclude`` the session seqs to drop.
+  (``epoch_seconds``), ``request.chats`` the chat seqs to keep (None: all), ``exclude`` the session seqs to drop,
+  ``speakers`` the speaker names to keep, exactly as the archive holds them (None: all).
 - ``expand`` lists the index's terms that start with a prefix, the ones in most turns first (for ``word*``).
 - ``matching`` holds every match; ``best`` holds at least every match scoring at least as high as the
   ``request.k``-th best, so a plain BM25 top k need not fetch every match. Both know ``total``, the number of
@@ -27,7 +29,8 @@ How other engines would implement it (none is built):
 - OpenSearch / Elasticsearch: a ``text`` field with the ``whitespace`` analyzer (``index_options: positions``)
   fed our analysed text, and integer fields ``sess``, ``turn``, ``chat``, ``ts`` with doc values.
   The query is a ``bool`` of ``should`` term queries on ``text`` (never ``query_string``: any user text must
-  be a valid query), ``filter`` clauses for the ``range`` on ``ts``, the ``terms`` on ``chat`` and a
+  be a valid query), ``filter`` clauses for the ``range`` on ``ts``, the ``terms`` on ``chat`` and ``speaker`` (a
+  ``keyword`` field) and a
   ``match_phrase`` per phrase (filters do not score there), and ``must_not`` ``terms`` on ``sess`` and
   ``match_phrase`` per exclusion. ``expand`` is a ``terms`` aggregation with an ``include`` prefix pattern.
   ``track_total_hits: true`` gives ``total``; ``matching`` pages through every hit with a point in time and
@@ -113,6 +116,7 @@ class TurnIndex(Protocol):
         *,
         phrases: Sequence[Sequence[str]] = (),
         without: Sequence[Sequence[str]] = (),
+        speakers: Collection[str] | None = None,
     ) -> Matches:
         """Every turn containing one of ``terms`` (distinct, analysed) and each of the ``phrases``, and none
         of the ``without`` phrases, under the request's filters, outside the ``exclude``d session seqs."""
@@ -126,6 +130,7 @@ class TurnIndex(Protocol):
         *,
         phrases: Sequence[Sequence[str]] = (),
         without: Sequence[Sequence[str]] = (),
+        speakers: Collection[str] | None = None,
     ) -> Matches:
         """As ``matching``, holding at least the matches that score as high as the ``request.k``-th best."""
         ...

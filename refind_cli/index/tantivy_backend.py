@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from refind_cli.archive import Archive
     from refind_cli.request import SearchRequest
 
-FORMAT_VERSION = 3  # 3: positions
+FORMAT_VERSION = 4  # 3: positions; 4: the speaker field
 INDEX_DIR = "index"
 CURRENT = "CURRENT"
 LOCK = "write.lock"
@@ -75,6 +75,8 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("text", stored=False, tokenizer_name="whitespace", index_option="position")
     # Nothing is stored: (sess, turn) names the turn in the archive. A stored, raw-indexed turn id cost about
     # a quarter of the indexing time (measured) for a value the search can look up from two fast fields.
+    # The speaker as one term, for --from: a filter, never scored (the name is in "text" too, for that).
+    sb.add_text_field("speaker", stored=False, tokenizer_name="raw", index_option="basic")
     # i64, not date or u64: fast_field_values reads only numeric columns, and Python ints are i64.
     for name in ("sess", "ts", "chat", "turn"):
         sb.add_integer_field(name, stored=False, indexed=True, fast=True)
@@ -232,6 +234,7 @@ class TantivyIndex:
         exclude: Collection[int],
         phrases: Sequence[Sequence[str]],
         without: Sequence[Sequence[str]],
+        speakers: Collection[str] | None,
     ) -> tantivy.Query:
         schema = self.schema
         Q, Occur = tantivy.Query, tantivy.Occur
@@ -255,6 +258,9 @@ class TantivyIndex:
         if chats is not None:
             chat_q = Q.term_set_query(schema, "chat", list(chats))
             clauses.append((Occur.Must, Q.const_score_query(chat_q, 0.0)))
+        if speakers is not None:
+            speaker_q = Q.term_set_query(schema, "speaker", list(speakers))
+            clauses.append((Occur.Must, Q.const_score_query(speaker_q, 0.0)))
         if exclude:
             clauses.append((Occur.MustNot, Q.term_set_query(schema, "sess", sorted(exclude))))
         return Q.boolean_query(clauses) if len(clauses) > 1 else text_q
@@ -266,13 +272,14 @@ class TantivyIndex:
         exclude: Collection[int],
         phrases: Sequence[Sequence[str]],
         without: Sequence[Sequence[str]],
+        speakers: Collection[str] | None,
     ) -> tuple[tantivy.Searcher, tantivy.Query, int, list]:
         """(searcher, query, total, hits) of one counting pass. tantivy scores every match on every pass, so
         one pass should collect them all: no more turns match than the sum of the terms' document frequencies
         (a bound that ignores the filters). Above FIRST_PASS the buffer tantivy allocates for the bound
         would cost more than a second pass."""
         searcher = self._index.searcher()
-        q = self._query(terms, request, exclude, phrases, without)
+        q = self._query(terms, request, exclude, phrases, without, speakers)
         bound = sum(searcher.doc_freq("text", t) for t in terms)
         first = searcher.search(q, max(1, min(bound, FIRST_PASS)), count=True)
         # read .hits once: every access rebuilds the list. tantivy's stub leaves out .count (set by count=True).
@@ -286,8 +293,9 @@ class TantivyIndex:
         *,
         phrases: Sequence[Sequence[str]] = (),
         without: Sequence[Sequence[str]] = (),
+        speakers: Collection[str] | None = None,
     ) -> TantivyMatches:
-        searcher, q, total, hits = self._first_pass(terms, request, exclude, phrases, without)
+        searcher, q, total, hits = self._first_pass(terms, request, exclude, phrases, without, speakers)
         if len(hits) < total:
             hits = searcher.search(q, total, count=False).hits
         return TantivyMatches(searcher, total, hits)
@@ -300,8 +308,9 @@ class TantivyIndex:
         *,
         phrases: Sequence[Sequence[str]] = (),
         without: Sequence[Sequence[str]] = (),
+        speakers: Collection[str] | None = None,
     ) -> TantivyMatches:
-        searcher, q, total, hits = self._first_pass(terms, request, exclude, phrases, without)
+        searcher, q, total, hits = self._first_pass(terms, request, exclude, phrases, without, speakers)
         if not hits:
             return TantivyMatches(searcher, total, hits)
         # The first pass holds the best hits; only when ties at the k-th score run past it are all fetched.
@@ -360,6 +369,7 @@ class TantivyIndex:
         for sess, ordinal, chat, ts, speaker, text in rows:
             doc = document()
             doc.add_text("text", index_text(text_of(speaker, text)))
+            doc.add_text("speaker", speaker)
             doc.add_integer("sess", sess)
             doc.add_integer("ts", ts)
             doc.add_integer("chat", chat)
