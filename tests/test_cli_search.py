@@ -60,6 +60,20 @@ def test_from_sort_and_newest(two_chat_home: Path) -> None:
         assert r.exit_code == 2 and r.stderr == f"refind: error: {problem}\n"
 
 
+def test_tz_takes_an_offset_and_refuses_nothing(two_chat_home: Path) -> None:
+    r = run(two_chat_home, "search", "dentist", "--json", "--tz", "+05:30", "--since", "2026/01/05")
+    out = json.loads(r.stdout)
+    assert out["filters"]["since"] == "2026-01-05T00:00:00+05:30"
+    assert sorted(h["timestamp"] for h in out["results"]) == [
+        "2026-01-05T23:30:00+05:30",
+        "2026-01-10T14:30:00+05:30",
+    ]
+    r = run(two_chat_home, "search", "dentist", "--tz", "")
+    assert (
+        r.exit_code == 2 and r.stderr == "refind: error: --tz: empty (leave --tz out for the system's zone)\n"
+    )
+
+
 def test_search_json_shape(two_chat_home: Path) -> None:
     r = run(
         two_chat_home, "search", "dentists", "--json", "--tz", "Europe/Berlin", "-k", "2", "--window", "1"
