@@ -620,6 +620,14 @@ class Archive:
         exact = [seq for seq, key, name in rows if needle in (str(seq), key.lower(), name.lower())]
         return exact or [seq for seq, _key, name in rows if needle in name.lower()]
 
+    def speakers(self) -> list[tuple[str, str | None]]:
+        """Every (name, sender id) the messages are from, as turns name their speakers: what ``--from``
+        matches. A scan of the messages, paid only by a search that asks for speakers."""
+        return _rows(
+            self.db.execute("SELECT DISTINCT coalesce(sender, ''), sender_id FROM messages"),
+            tuple[str, str | None],
+        )
+
     # -- messages ---------------------------------------------------------------------------------------
 
     def next_message_seq(self) -> int:

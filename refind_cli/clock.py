@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
-from datetime import timedelta, tzinfo
+from datetime import timedelta, timezone, tzinfo
 
 from refind_cli.errors import RefindError
 
 
 def zone(name: str | None) -> tzinfo:
-    """The named IANA zone, or the system's zone (with its DST rules) when no name is given."""
-    if not name:
+    """The named IANA zone or fixed UTC offset (``+05:30``, ``-0800``, ``UTC+2``), or the system's zone
+    (with its DST rules) when no name is given. An empty name is a mistake, not the system's zone."""
+    if name is None:
         from dateutil.tz import tzlocal
 
         return tzlocal()
+    if not name.strip():
+        raise RefindError("--tz: empty (leave --tz out for the system's zone)")
+    import re
+
+    offset = re.fullmatch(r"(?:UTC|GMT)?([+-])([0-9]{1,2})(?::?([0-9]{2}))?", name.strip(), re.IGNORECASE)
+    if offset is not None:
+        sign, hours, minutes = offset[1], int(offset[2]), int(offset[3] or 0)
+        if hours > 23 or minutes > 59:
+            raise RefindError(f"--tz: there is no UTC offset {name!r}")
+        delta = timedelta(hours=hours, minutes=minutes)
+        return timezone(-delta if sign == "-" else delta)
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
-        return ZoneInfo(name)
+        return ZoneInfo(name.strip())
     except (ZoneInfoNotFoundError, ValueError):
         raise RefindError(
-            f"--tz: unknown time zone {name!r} (use an IANA name such as Europe/Berlin)"
+            f"--tz: unknown time zone {name!r} (use an IANA name such as Europe/Berlin or an offset such as"
+            " +05:30)"
         ) from None
 
 

@@ -300,17 +300,22 @@ class Home:
         *,
         chats: Sequence[str] | None = None,
         sources: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
         now: datetime,
         tz: tzinfo,
         **options: Any,
     ) -> AskResult:
-        """The ReFind agent over this home (some chats or sources only, if given). ``options`` are
-        ``agent.run``'s (config, budget, on_event, ...)."""
+        """The ReFind agent over this home (some chats or sources only, what some speakers said only, if
+        given). ``options`` are ``agent.run``'s (config, budget, on_event, ...)."""
         from refind_cli.agent import ask
+        from refind_cli.search import speakers_named
 
         with self._storage():
             scope = self.chat_ids(chats, sources)
-            return ask(self.archive(), self.index(), question, chats=scope, now=now, tz=tz, **options)
+            said = speakers_named(self.archive().speakers(), speakers) if speakers else None
+            return ask(
+                self.archive(), self.index(), question, chats=scope, speakers=said, now=now, tz=tz, **options
+            )
 
     # -- writing ----------------------------------------------------------------------------------------
 

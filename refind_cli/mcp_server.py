@@ -80,7 +80,8 @@ SEARCH_SCHEMA = _obj(
                 "chat": {"type": ["array", "null"], "items": _STR},
                 "chat_ids": {"type": ["array", "null"], "items": _INT},
                 "exclude_sessions": {"type": "array", "items": _STR},
-            }
+            },
+            {"from": {"type": ["array", "null"], "items": _STR}, "sort": _STR},
         ),
         "total": _INT,
         "results": {
@@ -213,6 +214,7 @@ class ArchiveTools:
             chats=ids,
             chat_names=names,
             exclude_sessions=() if include_seen else tuple(sorted(self.seen)),
+            speakers=tuple(parsed["from"]) if "from" in parsed else None,
         )
         result = self.home.search(request)
         self.seen.update(hit.turn.session_id for hit in result.hits)

@@ -16,6 +16,8 @@ from refind_cli.errors import RefindError
 
 DEFAULT_K = 5
 DEFAULT_WINDOW = 2
+# How hits are ordered: by the ReFind score (fused or BM25), or the newest matches first.
+SORTS = ("score", "time")
 
 
 def time_range(
@@ -51,7 +53,9 @@ def time_bound(name: str, text: str | None, *, now: datetime, tz: tzinfo, end: b
 class SearchRequest:
     """One search. ``since``/``until`` are inclusive bounds on a turn's start time; ``chats`` are chat seqs
     (None: every chat; empty: none); ``chat_names`` are the ``--chat`` values as typed, kept to echo them;
-    ``exclude_sessions`` are session ids to skip; ``session_rank`` False ranks by plain BM25."""
+    ``exclude_sessions`` are session ids to skip; ``session_rank`` False ranks by plain BM25; ``speakers``
+    are the ``--from`` values as typed (the search resolves them: a name, a sender id, or the start of one
+    name); ``sort`` "time" returns the newest ``k`` matches instead of the best."""
 
     query: str
     k: int = DEFAULT_K
@@ -65,10 +69,14 @@ class SearchRequest:
     )
     exclude_sessions: tuple[str, ...] = ()
     session_rank: bool = True
+    speakers: tuple[str, ...] | None = None
+    sort: str = "score"
 
     def __post_init__(self) -> None:
         if self.k < 1 or self.window < 0:
             raise ValueError("k must be at least 1 and window at least 0")
+        if self.sort not in SORTS:
+            raise ValueError(f"sort must be one of {', '.join(SORTS)}")
         if self.since is not None and self.until is not None and self.since > self.until:
             raise ValueError("since is after until")
 

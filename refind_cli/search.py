@@ -2,7 +2,8 @@
 
 The method lives here; the engine behind ``refind_cli.index.TurnIndex`` only finds and scores turns, and this
 module never imports it. One call:
-1. The query is analysed like the turns were; its distinct terms are what the engine matches (any of them).
+1. The query is parsed (``query.py``: phrases, exclusions, prefixes) and analysed like the turns were; its
+   distinct terms are what the engine matches (any of them) and scores, phrases and exclusions restrict.
 2. Filters restrict the candidates without touching scores: time range, chat set, excluded sessions.
 3. Session fusion: every matching turn is scored, the BM25 scores are summed per session, and each turn's
    rank r1 and its session's rank r2 fuse by reciprocal rank: 1/(60+r1)+1/(60+r2).
@@ -17,21 +18,51 @@ from __future__ import annotations
 
 import heapq
 import sys
+import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from refind_cli.archive import Archive
+from refind_cli.errors import RefindError
 from refind_cli.index import Matches, TurnIndex
+from refind_cli.query import parse
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.snippet import terms_in
 
 RRF_K = 60
+# The most index words one ``word*`` stands for, the most common first: enough for the forms of a word
+# ("meet*": meet, meetup, meetinghous, ...) while a one-letter prefix stays a query of bounded cost.
+PREFIX_TERMS = 64
 
 
-def query_terms(index: TurnIndex, query: str) -> list[str]:
-    """The distinct analysed terms of ``query``, in order. Duplicates would count twice in a boolean OR."""
-    return list(dict.fromkeys(index.analyzer.analyze(query)))
+@dataclass(frozen=True, slots=True)
+class QueryTerms:
+    """A query analysed for the engine: the distinct terms it scores (plain words, phrase words, prefix
+    expansions; duplicates would count twice in a boolean OR), the phrases a turn must hold and the
+    phrases (or single terms) it must not."""
+
+    terms: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...] = ()
+    without: tuple[tuple[str, ...], ...] = ()
+
+
+def query_terms(index: TurnIndex, query: str) -> QueryTerms:
+    """``query`` parsed and analysed like the turns were. A query without syntax gives the terms it always
+    gave, in the same order."""
+    analyze = index.analyzer.analyze
+    parsed = parse(query)
+    phrases = [tuple(t) for p in parsed.phrases if (t := analyze(p))]
+    terms = analyze(parsed.text) + [t for p in phrases for t in p]
+    for prefix in parsed.prefixes:
+        # The word itself ("happy" is indexed as "happi"), then the indexed words it begins.
+        folded = unicodedata.normalize("NFC", prefix.lower())
+        terms += analyze(prefix) + index.expand(folded, PREFIX_TERMS)
+    without = [tuple(t) for e in parsed.excluded if (t := analyze(e))]
+    return QueryTerms(
+        tuple(dict.fromkeys(terms)), tuple(dict.fromkeys(phrases)), tuple(dict.fromkeys(without))
+    )
 
 
 def _competition_ranks(sorted_desc: Sequence[float]) -> list[int]:
@@ -102,19 +133,46 @@ def search(archive: Archive, index: TurnIndex, request: SearchRequest | str, **o
         request = _request(request, **options)
     elif options:
         raise TypeError("search() takes keyword options only with a query text, not with a SearchRequest")
-    terms = query_terms(index, request.query)
+    query = query_terms(index, request.query)
+    terms = query.terms
+    speakers = None if request.speakers is None else speakers_named(archive.speakers(), request.speakers)
     if not terms or (request.chats is not None and not request.chats):
         return SearchResult(request, (), 0)
     exclude = (
         set(archive.session_seqs(request.exclude_sessions).values()) if request.exclude_sessions else set()
     )
-    if request.session_rank:
-        matches = index.matching(terms, request, exclude)
+    restrict: dict[str, Any] = {"phrases": query.phrases, "without": query.without, "speakers": speakers}
+    if request.sort == "time":
+        matches = index.matching(terms, request, exclude, **restrict)
+        picked = _newest(matches, request.k) if matches.total else []
+    elif request.session_rank:
+        matches = index.matching(terms, request, exclude, **restrict)
         picked = _fused_top(matches, request.k) if matches.total else []
     else:
-        matches = index.best(terms, request, exclude)
+        matches = index.best(terms, request, exclude, **restrict)
         picked = _bm25_top(matches, request.k) if matches.total else []
     return SearchResult(request, _hits(archive, index, picked, terms, request.window), matches.total)
+
+
+def speakers_named(known: Sequence[tuple[str, str | None]], wanted: Sequence[str]) -> tuple[str, ...]:
+    """The speaker names ``wanted`` stand for, from the archive's (name, sender id) pairs: each is a name (in
+    any case) or a sender id, else the start of exactly one name. RefindError for one that matches none, or
+    the start of several (which are named)."""
+    found: dict[str, None] = {}
+    for text in wanted:
+        needle = text.strip().casefold()
+        exact = [name for name, sid in known if needle in (name.casefold(), (sid or "").casefold())]
+        if not exact:
+            exact = list(dict.fromkeys(name for name, _sid in known if name.casefold().startswith(needle)))
+            if len(exact) > 1:
+                some = ", ".join(repr(n) for n in sorted(exact)[:5]) + (", ..." if len(exact) > 5 else "")
+                raise RefindError(
+                    f"from {text!r}: the start of {len(exact)} speakers' names ({some}); say which"
+                )
+        if not exact or not needle:
+            raise RefindError(f"from {text!r}: no speaker is called that")
+        found.update(dict.fromkeys(exact))
+    return tuple(found)
 
 
 def _request(
@@ -147,6 +205,14 @@ def _bm25_top(matches: Matches, k: int) -> _Picked:
     scores = matches.scores
     cut = scores[min(k, len(scores)) - 1]
     return _order(matches, [(s, s, i) for i, s in enumerate(scores) if s >= cut], k)
+
+
+def _newest(matches: Matches, k: int) -> _Picked:
+    """The newest ``k`` matches, each with its BM25 score; equal times by session and position."""
+    scores = matches.scores
+    keys = matches.turns(range(len(scores)))
+    newest = heapq.nsmallest(k, range(len(keys)), key=lambda i: (-keys[i][0], keys[i][1], keys[i][2]))
+    return [(scores[i], scores[i], keys[i][1], keys[i][2]) for i in newest]
 
 
 def _fused_top(matches: Matches, k: int) -> _Picked:

@@ -78,7 +78,9 @@ _MONTHS = {name: i for i, name in enumerate(_MONTHS_FULL, 1)} | _MONTH_ABBR
 _WEEKDAYS_ALL = _WEEKDAYS | _WEEKDAY_ABBR
 _SEASONS = {"winter": 0, "spring": 1, "summer": 2, "autumn": 3, "fall": 3}
 _OFFSETS = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1, "coming": 1}
-_PARTS = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
+# early/mid/late are thirds; "the beginning/start of" and "the end of" are the first or last days (_part).
+_FIRST, _LAST = 3, 4
+_PARTS = {"early": 0, "beginning": _FIRST, "start": _FIRST, "mid": 1, "middle": 1, "late": 2, "end": _LAST}
 
 
 def _alt(words: Iterable[str]) -> str:
@@ -166,7 +168,15 @@ def _season(index: int, tz: tzinfo) -> _Wall:
 
 
 def _part(wall: _Wall, part: int) -> _Wall | None:
-    """Early/mid/late third of a month (days 1-10, 11-20, 21-end), a season (by month) or a year (by 4 months)."""
+    """Early/mid/late third of a month (days 1-10, 11-20, 21-end), a season (by month) or a year (by 4 months);
+    its start or end: the first or last 7 days of a month, the first or last month of a season or year."""
+    if part in (_FIRST, _LAST):
+        if wall.unit not in ("month", "season", "year"):
+            return None
+        edge = timedelta(days=7) if wall.unit == "month" else relativedelta(months=1)
+        if part == _FIRST:
+            return _Wall(wall.start, wall.start + edge, wall.tz, "span")
+        return _Wall(wall.stop - edge, wall.stop, wall.tz, "span")
     if wall.unit == "month":
         cuts = [wall.start, wall.start.replace(day=11), wall.start.replace(day=21), wall.stop]
     elif wall.unit in ("season", "year"):
@@ -325,6 +335,25 @@ def _ago(m: re.Match[str], ctx: _Ctx) -> _Wall:
     return _year(today.year - n, ctx.tz)
 
 
+def _clock_ago(m: re.Match[str], ctx: _Ctx) -> _Wall:
+    """The clock minute or hour that contains the moment n minutes or hours ago."""
+    hours = _key(m["unit"]).startswith("h")
+    unit = timedelta(hours=1) if hours else timedelta(minutes=1)
+    then = (ctx.now_utc - _number(m["n"]) * unit).astimezone(ctx.tz).replace(tzinfo=None)
+    start = then.replace(minute=0 if hours else then.minute, second=0, microsecond=0)
+    return _Wall(start, start + unit, ctx.tz, "span")
+
+
+def _slashed(m: re.Match[str], ctx: _Ctx) -> _Wall:
+    """2026/04/07 and 20260407: a day, year first."""
+    return _days(_check_day(int(m["y"]), int(m["m"]), int(m["d"])), 1, ctx.tz)
+
+
+def _quarter(m: re.Match[str], ctx: _Ctx) -> _Wall:
+    start = datetime(int(m["y"]), 3 * int(m["q"]) - 2, 1)
+    return _Wall(start, start + relativedelta(months=3), ctx.tz, "season")  # a season: its parts are months
+
+
 def _rolling(m: re.Match[str], ctx: _Ctx) -> _Wall:
     """'the past 3 days', 'the past month': a window ending now, not a calendar unit."""
     n = _number(m["n"]) if m.groupdict().get("n") else 1
@@ -427,6 +456,12 @@ _PATTERNS = (
     _p(r"\b(?:the\s+)?(?P<unit>week|month|year|weekend)\s+(?P<before_last>before\s+last)\b", _relative_unit),
     _p(r"\bweekend\b", _weekend_bare, "context"),
     _p(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", _ago),
+    _p(rf"\b{_NUM}\s+(?P<unit>minutes?|mins?|hours?|hrs?)\s+ago\b", _clock_ago),
+    _p(r"(?<![\w./:+-])(?P<y>[0-9]{4})/(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![\w/]|[.,:-][0-9])", _slashed),
+    # Eight digits are a date only as a whole --since/--until value: in a question they are any number.
+    _p(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[01][0-9])(?P<d>[0-3][0-9])", _slashed, "no"),
+    _p(r"\bQ(?P<q>[1-4])(?:\s+|\s*[-/]\s*)(?P<y>[0-9]{4})\b", _quarter),
+    _p(r"\b(?P<y>[0-9]{4})(?:\s+|\s*[-/]\s*)Q(?P<q>[1-4])\b", _quarter),
     _p(rf"\b(?:the\s+)?(?:past|last|previous)\s+{_NUM}\s+{_UNIT}\b", _rolling),
     _p(r"\b(?:the\s+)?past\s+(?P<unit>day|week|month|year)\b", _rolling),
     _p(r"\b(?:(?:the\s+)?day\s+(?P<two>before|after)\s+)?(?P<w>today|yesterday|tomorrow)\b", _day_word),

@@ -52,6 +52,14 @@ class _Turn:
     ts: int
     tf: Counter[str]
     length: int  # terms after analysis, exact
+    terms: tuple[str, ...]  # in order, for phrases
+    speaker: str
+
+    def holds(self, phrase: Sequence[str]) -> bool:
+        n = len(phrase)
+        return all(t in self.tf for t in phrase) and any(
+            self.terms[i : i + n] == tuple(phrase) for i in range(len(self.terms) - n + 1)
+        )
 
 
 class MemoryMatches:
@@ -86,7 +94,9 @@ class MemoryIndex:
         n = 0
         for session, ordinal, chat, ts, speaker, text in rows:
             terms = self.analyzer.analyze(self.indexed_text(speaker, text))
-            self._turns[session, ordinal] = _Turn(session, ordinal, chat, ts, Counter(terms), len(terms))
+            self._turns[session, ordinal] = _Turn(
+                session, ordinal, chat, ts, Counter(terms), len(terms), tuple(terms), speaker
+            )
             n += 1
         return n
 
@@ -109,7 +119,14 @@ class MemoryIndex:
         return n
 
     def matching(
-        self, terms: Sequence[str], request: SearchRequest, exclude: Collection[int]
+        self,
+        terms: Sequence[str],
+        request: SearchRequest,
+        exclude: Collection[int],
+        *,
+        phrases: Sequence[Sequence[str]] = (),
+        without: Sequence[Sequence[str]] = (),
+        speakers: Collection[str] | None = None,
     ) -> MemoryMatches:
         n_docs = len(self._turns)
         if not n_docs:
@@ -124,6 +141,10 @@ class MemoryIndex:
         for t in self._turns.values():
             if not lo <= t.ts <= hi or (chats is not None and t.chat not in chats) or t.session in exclude:
                 continue
+            if not all(t.holds(p) for p in phrases) or any(t.holds(w) for w in without):
+                continue
+            if speakers is not None and t.speaker not in speakers:
+                continue
             norm = K1 * (1 - B + B * stored_length(t.length) / avgdl)
             score = sum(
                 idf[term] * (K1 + 1) * t.tf[term] / (t.tf[term] + norm) for term in terms if term in t.tf
@@ -134,3 +155,7 @@ class MemoryIndex:
         return MemoryMatches(scored)
 
     best = matching
+
+    def expand(self, prefix: str, limit: int) -> list[str]:
+        df = Counter(term for t in self._turns.values() for term in t.tf if term.startswith(prefix))
+        return sorted(df, key=lambda term: (-df[term], term))[:limit]

@@ -194,6 +194,19 @@ def test_toolbox_reports_bad_indices_and_dates(small: tuple[Archive, Index]) -> 
     assert "budget is used up" in box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "x"})).text
 
 
+def test_search_chat_from_keeps_to_those_speakers(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    box = Toolbox(recording(arch, idx, []), T0, BERLIN, 4, Collector())
+    args = TOOLS.parse("search_chat", {"keywords": "dentist", "from": "jon", "top_k": 20})
+    assert args["from"] == ["jon"]
+    box.call("search_chat", args)
+    assert box.last_hits and {h.turn.speaker for h in box.last_hits} == {"Jonas"}
+    out = box.call("search_chat", TOOLS.parse("search_chat", {"keywords": "dentist", "from": ["Zed"]}))
+    assert out.text == "error: from 'Zed': no speaker is called that"
+    with pytest.raises(MalformedCall, match="from must be a list"):
+        TOOLS.parse("search_chat", {"keywords": "x", "from": [1]})
+
+
 def test_chat_text_cannot_close_the_data_fence(small: tuple[Archive, Index]) -> None:
     arch, idx = small
     box = Toolbox(recording(arch, idx, []), T0, BERLIN, 4, Collector())

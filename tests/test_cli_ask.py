@@ -177,6 +177,15 @@ def test_chat_limits_every_search_to_those_chats(sample_home: Path, clean_env: N
     assert elsewhere.exit_code == 1 and json.loads(elsewhere.stdout)["notes"] == []
 
 
+def test_from_limits_every_search_to_those_speakers(sample_home: Path, clean_env: None) -> None:
+    everyone = json.loads(ask(sample_home, "--json").stdout)
+    assert len({c["speaker"] for c in everyone["citations"]}) > 1
+    data = json.loads(ask(sample_home, "--from", "jonas b", "--json").stdout)
+    assert data["citations"] and {c["speaker"] for c in data["citations"]} == {"Jonas Becker"}
+    nobody = ask(sample_home, "--from", "nobody at all", "--json")
+    assert nobody.exit_code == 2 and "no speaker is called that" in json.loads(nobody.stdout)["error"]
+
+
 def test_answer_model_answers(sample_home: Path, clean_env: None) -> None:
     script = [
         tool("search_chat", {"keywords": "dentist appointment moved"}),

@@ -40,6 +40,40 @@ def two_chat_home(tmp_path: Path) -> Path:
     return home
 
 
+def test_from_sort_and_newest(two_chat_home: Path) -> None:
+    r = run(two_chat_home, "search", "dentist great", "--from", "car", "--from", "alice", "--json")
+    out = json.loads(r.stdout)
+    assert out["filters"]["from"] == ["car", "alice"] and out["total"] == 3
+    assert {h["speaker"] for h in out["results"]} == {"Carol", "Alice"}
+    newest = json.loads(run(two_chat_home, "search", "dentist great", "--newest", "--json").stdout)
+    times = [h["timestamp"] for h in newest["results"]]
+    assert newest["filters"]["sort"] == "time" and times == sorted(times, reverse=True) and len(times) == 4
+    assert json.loads(run(two_chat_home, "search", "dentist", "--sort", "time", "--json").stdout) == {
+        **json.loads(run(two_chat_home, "search", "dentist", "--newest", "--json").stdout)
+    }
+    for args, problem in [
+        (["--from", "zed"], "from 'zed': no speaker is called that"),
+        (["--sort", "size"], "--sort: 'size' is not one of score, time"),
+        (["--newest", "--sort", "score"], "--newest and --sort score cannot be used together"),
+    ]:
+        r = run(two_chat_home, "search", "dentist", *args)
+        assert r.exit_code == 2 and r.stderr == f"refind: error: {problem}\n"
+
+
+def test_tz_takes_an_offset_and_refuses_nothing(two_chat_home: Path) -> None:
+    r = run(two_chat_home, "search", "dentist", "--json", "--tz", "+05:30", "--since", "2026/01/05")
+    out = json.loads(r.stdout)
+    assert out["filters"]["since"] == "2026-01-05T00:00:00+05:30"
+    assert sorted(h["timestamp"] for h in out["results"]) == [
+        "2026-01-05T23:30:00+05:30",
+        "2026-01-10T14:30:00+05:30",
+    ]
+    r = run(two_chat_home, "search", "dentist", "--tz", "")
+    assert (
+        r.exit_code == 2 and r.stderr == "refind: error: --tz: empty (leave --tz out for the system's zone)\n"
+    )
+
+
 def test_search_json_shape(two_chat_home: Path) -> None:
     r = run(
         two_chat_home, "search", "dentists", "--json", "--tz", "Europe/Berlin", "-k", "2", "--window", "1"
@@ -54,6 +88,8 @@ def test_search_json_shape(two_chat_home: Path) -> None:
         "chat_ids": None,
         "source": None,
         "exclude_sessions": [],
+        "from": None,
+        "sort": "score",
     }
     assert out["total"] == 3 and len(out["results"]) == 2
     first = out["results"][0]
@@ -127,6 +163,7 @@ def test_json_echoes_the_filters_by_value(two_chat_home: Path) -> None:
     filters = [
         *("--since", "2026-01-02", "--until", "2026-01-05", "--tz", "Europe/Berlin"),
         *("--chat", "alice", "--chat", "book", "--exclude-session", first["session_id"]),
+        *("--from", "ALICE", "--newest"),
     ]
     echo = {
         "since": "2026-01-02T00:00:00+01:00",
@@ -135,6 +172,8 @@ def test_json_echoes_the_filters_by_value(two_chat_home: Path) -> None:
         "chat_ids": [1, 2],
         "source": None,
         "exclude_sessions": [first["session_id"]],
+        "from": ["ALICE"],
+        "sort": "time",
     }
     r = run(two_chat_home, "search", "dentist", "--json", *filters)
     assert r.exit_code == 0, r.stderr

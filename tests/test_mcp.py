@@ -172,6 +172,9 @@ def test_dates_and_chats_filter_like_refind_search(client: Client, home: Path) -
     family = client.result("search_chat", keywords="piano", chats=["fam"], include_seen=True)
     assert family == cli_json(home, "search", "piano", "--chat", "fam", "--tz", "UTC")
     assert {hit["chat"]["name"] for hit in family["results"]} == {"Family"}
+    said = client.result("search_chat", keywords="piano", include_seen=True, **{"from": ["ann", "Ce"]})
+    assert said == cli_json(home, "search", "piano", "--from", "ann", "--from", "Ce", "--tz", "UTC")
+    assert {hit["speaker"] for hit in said["results"]} == {"Ann", "Cem"} and said["total"] == 3
 
 
 @pytest.mark.parametrize(
@@ -186,6 +189,8 @@ def test_dates_and_chats_filter_like_refind_search(client: Client, home: Path) -
         ({}, "search_chat needs keywords"),
         ({"keywords": "piano", "chats": ["Nowhere"]}, "chats: no chat matches 'Nowhere' (see list_chats)"),
         ({"keywords": "piano", "include_seen": "yes"}, "include_seen must be true or false"),
+        ({"keywords": "piano", "from": ["Nobody"]}, "from 'Nobody': no speaker is called that"),
+        ({"keywords": "piano", "from": 3}, "from must be a list of speaker names"),
         ({"keywords": "piano", "since": "2026-01"}, "search_chat has no argument 'since'"),
     ],
 )

@@ -12,12 +12,13 @@ from fake_index import MemoryIndex, stored_length
 
 from refind_cli.analysis import analyze
 from refind_cli.archive import Archive
+from refind_cli.errors import RefindError
 from refind_cli.index import Index, TurnIndex
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message, Turn
 from refind_cli.request import SearchRequest
 from refind_cli.results import SearchResult
-from refind_cli.search import search
+from refind_cli.search import search, speakers_named
 from refind_cli.snippet import highlight_spans
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -221,13 +222,50 @@ def test_queries_without_terms_return_nothing(small: tuple[Archive, TurnIndex], 
 def test_query_syntax_is_ordinary_text(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     assert search(arch, idx, "what's C++: (paris").hits[0].turn.text in {"paris trip", "dentist in paris"}
-    # "-foo" is not a negation: the turns with "paris" match.
-    assert search(arch, idx, "-paris").total == 2
+    # Query syntax counts only at the start of a word: these are plain words.
+    assert search(arch, idx, "--paris").total == 2
+    assert search(arch, idx, "dentist-paris*x").total == search(arch, idx, "dentist paris x").total
     assert search(arch, idx, "text:paris").total == 2
     # Repeating a word does not weigh it twice.
     assert [h.bm25 for h in search(arch, idx, "paris paris PARIS").hits] == [
         h.bm25 for h in search(arch, idx, "paris").hits
     ]
+
+
+def test_a_phrase_needs_its_words_in_a_row(small: tuple[Archive, TurnIndex]) -> None:
+    arch, idx = small
+    # "in" is a stop word: the analysed turn is "dentist paris", so the phrase holds.
+    assert [h.turn.text for h in search(arch, idx, '"dentist paris"').hits] == ["dentist in paris"]
+    assert search(arch, idx, '"paris dentist"').total == 0
+    assert [h.turn.text for h in search(arch, idx, 'ok "dentist downtown"').hits] == ["the dentist downtown"]
+    # A phrase restricts and never rescores: its turn scores as the plain words do.
+    plain = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist downtown", k=50, session_rank=False).hits}
+    (hit,) = search(arch, idx, '"dentist downtown"', session_rank=False).hits
+    assert hit.bm25 == plain[hit.turn.id]
+    # An unclosed quote is plain words.
+    assert search(arch, idx, '"paris dentist').total == search(arch, idx, "paris dentist").total
+
+
+def test_excluded_words_and_phrases(small: tuple[Archive, TurnIndex]) -> None:
+    arch, idx = small
+    every = search(arch, idx, "dentist", k=50)
+    texts = {h.turn.text for h in search(arch, idx, "dentist -paris -DOWNTOWN", k=50).hits}
+    assert texts == {h.turn.text for h in every.hits} - {"dentist in paris", "the dentist downtown"}
+    assert search(arch, idx, "dentist -paris").total == every.total - 1
+    assert search(arch, idx, 'dentist -"dentist downtown"').total == every.total - 1
+    assert search(arch, idx, 'dentist -"downtown dentist"').total == every.total
+    # Only exclusions: nothing to look for.
+    assert search(arch, idx, "-paris").total == 0
+    kept = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist -paris", k=50).hits}
+    assert all(kept[h.turn.id] == h.bm25 for h in every.hits if h.turn.id in kept)
+
+
+def test_prefixes(small: tuple[Archive, TurnIndex]) -> None:
+    arch, idx = small
+    assert {h.turn.text for h in search(arch, idx, "PAR*", k=50).hits} == {"paris trip", "dentist in paris"}
+    assert search(arch, idx, "dent*").total == search(arch, idx, "dentist").total
+    assert search(arch, idx, "appointment*").hits[0].turn.text == "dentist dentist appointment"
+    assert search(arch, idx, "zzz*").total == 0
 
 
 def test_matched_terms_reported(small: tuple[Archive, TurnIndex]) -> None:
@@ -360,8 +398,11 @@ def test_the_method_ranks_alike_on_tantivy_and_the_fake_engine(tmp_path: Path) -
     assert any(stored_length(n) != n for n in lengths)
     sessions = [h.turn.session_id for h in search(arch, tv, "w0 w1 w2", k=1000).hits]
     requests = []
-    for _ in range(40):
+    for i in range(40):
         query = " ".join(rng.sample(vocab, rng.randint(1, 4)))
+        if i % 2:  # the query syntax: a phrase, an excluded word or phrase, a prefix (w1* is w1, w10-w19)
+            a, b, c = rng.sample(vocab, 3)
+            query += rng.choice([f' "{a} {b}"', f" -{c}", f' -"{a} {b}"', f" {c[:2]}*"])
         since = T0 + timedelta(days=rng.randint(0, 60))
         requests += [
             SearchRequest(query, k=rng.choice([1, 5, 50]), window=rng.randint(0, 2)),
@@ -373,6 +414,8 @@ def test_the_method_ranks_alike_on_tantivy_and_the_fake_engine(tmp_path: Path) -
             SearchRequest(
                 query, k=3, since=since, chats=(2,), exclude_sessions=tuple(sessions[:3]), session_rank=False
             ),
+            SearchRequest(query, k=10, speakers=(rng.choice("AB"),), session_rank=rng.random() < 0.5),
+            SearchRequest(query, k=rng.choice([1, 10]), sort="time", speakers=("a", "b")),
         ]
     matched = 0
     for request in requests:
@@ -399,3 +442,39 @@ def test_a_request_or_a_query_with_keywords(small: tuple[Archive, TurnIndex]) ->
         search(arch, idx, request, k=3)
     with pytest.raises(TypeError):
         search(arch, idx, "dentist", top_k=3)
+
+
+def test_from_keeps_the_turns_of_some_speakers(small: tuple[Archive, TurnIndex]) -> None:
+    arch, idx = small
+    everyone = search(arch, idx, "dentist", k=50)
+    bob = search(arch, idx, "dentist", k=50, speakers=("bob",))
+    assert {h.turn.speaker for h in bob.hits} == {"Bob"} and 0 < bob.total < everyone.total
+    assert bob.total == sum(1 for h in everyone.hits if h.turn.speaker == "Bob")
+    # The filter never rescores; the start of one name is enough; several are one filter.
+    bm25 = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist", k=50, session_rank=False).hits}
+    plain_bob = search(arch, idx, "dentist", k=50, speakers=("Bo",), session_rank=False)
+    assert all(bm25[h.turn.id] == h.bm25 for h in plain_bob.hits) and plain_bob.total == bob.total
+    both = search(arch, idx, "dentist", k=50, speakers=("bob", "DAN"))
+    assert {h.turn.speaker for h in both.hits} == {"Bob", "Dan"}
+
+
+def test_from_names_one_speaker_or_fails() -> None:
+    known = [("Alice", None), ("Alan", "U02"), ("Bob", "U01"), ("Bob", None)]
+    assert speakers_named(known, ["u01", "alice", "Ala"]) == ("Bob", "Alice", "Alan")
+    with pytest.raises(RefindError, match=r"'Al'.*2 speakers.*'Alan', 'Alice'"):
+        speakers_named(known, ["Al"])
+    for missing in ("Carol", "", "  "):
+        with pytest.raises(RefindError, match="no speaker"):
+            speakers_named(known, [missing])
+
+
+def test_sort_by_time_gives_the_newest_matches(small: tuple[Archive, TurnIndex]) -> None:
+    arch, idx = small
+    newest = search(arch, idx, "dentist", k=3, sort="time")
+    every = search(arch, idx, "dentist", k=50)
+    want = sorted(every.hits, key=lambda h: h.turn.start, reverse=True)[:3]
+    assert [h.turn.id for h in newest.hits] == [h.turn.id for h in want]
+    assert [h.rank for h in newest.hits] == [1, 2, 3] and newest.total == every.total
+    assert all(h.score == h.bm25 for h in newest.hits)
+    with pytest.raises(ValueError, match="sort"):
+        SearchRequest("x", sort="random")

@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from refind_cli.clock import zone
+from refind_cli.errors import RefindError
 from refind_cli.timeexpr import TimeRange, find_ranges, parse_bound, parse_instant, parse_range
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -81,7 +83,7 @@ TABLE = [
     ("next march", "2027-02-28T23:00", "2027-03-31T21:59:59.999999"),
     ("early june", "2026-05-31T22:00", "2026-06-10T21:59:59.999999"),
     ("mid-June", "2026-06-10T22:00", "2026-06-20T21:59:59.999999"),
-    ("the end of February 2024", "2024-02-20T23:00", "2024-02-29T22:59:59.999999"),
+    ("the end of February 2024", "2024-02-22T23:00", "2024-02-29T22:59:59.999999"),
     # days of a month
     ("3 May", "2026-05-02T22:00", "2026-05-03T21:59:59.999999"),
     ("the 3rd of May 2023", "2023-05-02T22:00", "2023-05-03T21:59:59.999999"),
@@ -93,7 +95,20 @@ TABLE = [
     ("last year", "2024-12-31T23:00", "2025-12-31T22:59:59.999999"),
     ("a year ago", "2024-12-31T23:00", "2025-12-31T22:59:59.999999"),
     ("late 2024", "2024-08-31T22:00", "2024-12-31T22:59:59.999999"),
-    ("the beginning of 2024", "2023-12-31T23:00", "2024-04-30T21:59:59.999999"),
+    # "the beginning/end of": its first or last days (7 of a month, one month of a year or quarter)
+    ("the beginning of 2024", "2023-12-31T23:00", "2024-01-31T22:59:59.999999"),
+    ("end of 2025", "2025-11-30T23:00", "2025-12-31T22:59:59.999999"),
+    ("end of April", "2026-04-23T22:00", "2026-04-30T21:59:59.999999"),
+    ("the start of May 2025", "2025-04-30T22:00", "2025-05-07T21:59:59.999999"),
+    ("late April", "2026-04-20T22:00", "2026-04-30T21:59:59.999999"),
+    # what people type besides ISO
+    ("5 minutes ago", "2026-11-30T13:55", "2026-11-30T13:55:59.999999"),
+    ("an hour ago", "2026-11-30T13:00", "2026-11-30T13:59:59.999999"),
+    ("2026/04/07", "2026-04-06T22:00", "2026-04-07T21:59:59.999999"),
+    ("20260407", "2026-04-06T22:00", "2026-04-07T21:59:59.999999"),
+    ("Q2 2026", "2026-03-31T22:00", "2026-06-30T21:59:59.999999"),
+    ("2025-Q4", "2025-09-30T22:00", "2025-12-31T22:59:59.999999"),
+    ("the end of Q1 2026", "2026-02-28T23:00", "2026-03-31T21:59:59.999999"),
     # seasons, northern hemisphere; a winter belongs to the year of its January
     ("last spring", "2026-02-28T23:00", "2026-05-31T21:59:59.999999"),
     ("spring", "2026-02-28T23:00", "2026-05-31T21:59:59.999999"),
@@ -267,6 +282,10 @@ QUESTIONS = [
         "2022-12-31T23:00",
         "2024-12-31T22:59:59.999999",
     ),
+    ("what did he say 2 hours ago?", "2 hours ago", "2026-11-30T12:00", "2026-11-30T12:59:59.999999"),
+    ("files from 2026/04/07", "from 2026/04/07", "2026-04-06T22:00", "2026-04-07T21:59:59.999999"),
+    ("sales in Q3 2026", "in Q3 2026", "2026-06-30T22:00", "2026-09-30T21:59:59.999999"),
+    ("at the end of April", "at the end of April", "2026-04-23T22:00", "2026-04-30T21:59:59.999999"),
     ("plans for mid-2025", "mid-2025", "2025-04-30T22:00", "2025-08-31T21:59:59.999999"),
     ("between March and may", "between March and may", "2026-02-28T23:00", "2026-05-31T21:59:59.999999"),
     ("spring to fall 2025", "spring to fall 2025", "2025-02-28T23:00", "2025-11-30T22:59:59.999999"),
@@ -289,6 +308,7 @@ def test_find_ranges(question: str, text: str, start: str, end: str) -> None:
         "may I ask you something",
         "you may want to fall back",
         "I paid 2000 euros for it",
+        "invoice 20260407 is paid",
         "the 1999 people there",
         "",
         "nothing here at all",
@@ -397,3 +417,19 @@ def test_calendar_units_contain_now_and_tile(tz: ZoneInfo, now: datetime) -> Non
     if (last_spring.start, last_spring.end) != (spring.start, spring.end):  # now is in spring
         assert spring.start <= now <= spring.end
         assert timedelta(days=364) < spring.start - last_spring.start < timedelta(days=367)
+
+
+def test_tz_names_offsets_and_nothing() -> None:
+    assert zone("+05:30").utcoffset(None) == timedelta(hours=5, minutes=30)
+    assert zone("-0800").utcoffset(None) == timedelta(hours=-8)
+    assert zone("UTC+2").utcoffset(None) == timedelta(hours=2)
+    assert zone("Europe/Berlin") == BERLIN
+    assert zone(None) is not None  # the system's
+    for bad, problem in [
+        ("", "--tz: empty"),
+        ("  ", "--tz: empty"),
+        ("+25:00", "no UTC offset"),
+        ("Mars/Base", "unknown"),
+    ]:
+        with pytest.raises(RefindError, match=re.escape(problem)):
+            zone(bad)

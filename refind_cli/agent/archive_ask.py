@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
@@ -33,15 +34,27 @@ def ask(
     question: str,
     *,
     chats: Sequence[int] | None = None,
+    speakers: Sequence[str] | None = None,
     now: datetime | None = None,
     tz: tzinfo | None = None,
     **options: Any,
 ) -> AskResult:
-    """``run`` over an archive and its index, optionally limited to some chats. ``options`` are ``run``'s."""
+    """``run`` over an archive and its index, optionally limited to some chats and to what some speakers
+    said (names as the archive holds them; every search keeps to them, whatever ``from`` a model asks
+    for). ``options`` are ``run``'s."""
     zone = tz or datetime.now().astimezone().tzinfo
     assert zone is not None
     asked = (now or datetime.now(zone)).astimezone(zone)
     search_fn = archive_search(archive, index)
+    if speakers is not None:
+        search_fn = _only_from(search_fn, tuple(speakers))
     return run(
         question, search_fn=search_fn, span=archive.time_span(), now=asked, tz=zone, chats=chats, **options
     )
+
+
+def _only_from(search_fn: SearchFn, speakers: tuple[str, ...]) -> SearchFn:
+    def said_by(request: SearchRequest) -> SearchResult:
+        return search_fn(replace(request, speakers=speakers))
+
+    return said_by

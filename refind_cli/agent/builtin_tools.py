@@ -30,6 +30,9 @@ def parse_search(args: dict[str, Any]) -> dict[str, Any]:
     top_k = args.get("top_k")
     top_k = DEFAULT_TOP_K if top_k is None else as_int(top_k, "top_k")
     out: dict[str, Any] = {"keywords": keywords.strip(), "top_k": min(max(top_k, 1), MAX_TOP_K)}
+    speakers = _speakers(args.get("from"))
+    if speakers is not None:  # only when given: the rounds record the arguments
+        out["from"] = speakers
     for key in ("date_from", "date_to"):
         value = args.get(key)
         if value in (None, ""):
@@ -39,6 +42,17 @@ def parse_search(args: dict[str, Any]) -> dict[str, Any]:
         else:
             raise MalformedCall(f"{key} must be a date string YYYY-MM-DD")
     return out
+
+
+def _speakers(value: Any) -> list[str] | None:
+    """The ``from`` argument: speaker names (one alone is taken as a list of one); None or empty: everyone."""
+    if value in (None, "", []):
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise MalformedCall("from must be a list of speaker names")
+    return [v.strip() for v in value]
 
 
 def search_chat(box: Toolbox, args: dict[str, Any]) -> ToolResult:
@@ -109,8 +123,12 @@ def _search(
         chats=box.chats,
         exclude_sessions=tuple(sorted(box.seen_sessions)),
         session_rank=session_rank,
+        speakers=tuple(args["from"]) if "from" in args else None,
     )
-    result = box.search_fn(request)
+    try:
+        result = box.search_fn(request)
+    except RefindError as err:  # a speaker nobody is called
+        raise ToolFailed(str(err)) from None
     box.searches += 1
     box.last_hits = hits = tuple(result.hits)
     box.seen_sessions.update(h.turn.session_id for h in hits)
@@ -198,6 +216,11 @@ SEARCH_CHAT = register(
                 },
                 "date_from": {"type": "string", "description": "Optional first day, YYYY-MM-DD (inclusive)."},
                 "date_to": {"type": "string", "description": "Optional last day, YYYY-MM-DD (inclusive)."},
+                "from": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Optional: only what these people said (names as results show them).",
+                },
             },
             "required": ["keywords"],
         },

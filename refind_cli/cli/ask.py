@@ -65,6 +65,12 @@ def ask_command(
         list[str] | None,
         typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
     ] = None,
+    speaker: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--from", help="Only what this person said (a name, the start of one, or an id); repeatable."
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print the search rounds.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
@@ -101,6 +107,7 @@ def ask_command(
                 question.strip(),
                 chats=chat,
                 sources=source,
+                speakers=speaker,
                 now=asked,
                 tz=zone_,
                 config=config,

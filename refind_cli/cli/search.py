@@ -33,6 +33,19 @@ def search_command(
         list[str] | None,
         typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
     ] = None,
+    speaker: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--from", help="Only what this person said (a name, the start of one, or an id); repeatable."
+        ),
+    ] = None,
+    sort: Annotated[
+        str | None,
+        typer.Option(
+            "--sort", help="Order hits by 'score' (best first, the default) or 'time' (newest first)."
+        ),
+    ] = None,
+    newest: Annotated[bool, typer.Option("--newest", help="The newest matches first: --sort time.")] = False,
     k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = 5,
     window: Annotated[int, typer.Option("--window", min=0, help="Turns of context either side.")] = 2,
     exclude_session: Annotated[
@@ -56,10 +69,15 @@ def search_command(
     from refind_cli.clock import zone
     from refind_cli.render import json_text
     from refind_cli.render.search import print_result, to_json
+    from refind_cli.request import SORTS
 
     json_mode = json_out or jsonl_out
     if json_out and jsonl_out:
         fail("--json and --jsonl cannot be used together", json_mode=True)
+    if sort is not None and sort not in SORTS:
+        fail(f"--sort: {sort!r} is not one of {', '.join(SORTS)}", json_mode=json_mode)
+    if newest and sort == "score":
+        fail("--newest and --sort score cannot be used together", json_mode=json_mode)
     found = False
     with error_boundary(json_mode), open_home(ctx) as home:
         zone_ = zone(tz)
@@ -75,6 +93,8 @@ def search_command(
             window=window,
             exclude_sessions=tuple(exclude_session or ()),
             session_rank=not no_session_rank,
+            speakers=tuple(speaker) if speaker else None,
+            sort="time" if newest else sort or "score",
         )
         queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
         out = stdout_console()

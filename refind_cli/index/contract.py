@@ -8,27 +8,34 @@ Python engine with the same BM25, against which the method is tested.
 
 The contract, for any engine:
 - A turn is indexed under ``indexed_text(speaker, text)`` analysed by ``analyzer`` (terms joined by spaces,
-  term frequencies kept), with integer fields: session seq, ordinal, chat seq and time (the archive's epoch
+  term frequencies and positions kept), with its speaker as one keyword and integer fields: session seq,
+  ordinal, chat seq and time (the archive's epoch
   seconds, ``Archive.index_rows``). The archive is the source of truth: ``sync`` catches up with its index
   queue, ``rebuild`` starts again from every turn.
-- A turn matches when it contains at least one of the terms. Its score is BM25 summed over the terms it
-  contains: k1 = 1.2, b = 0.75, Lucene idf ln(1 + (N - n + 0.5) / (n + 0.5)), the turn's length as the
+- A turn matches when it contains at least one of the terms, every one of the ``phrases`` (analysed terms
+  one after another, at consecutive positions of its analysed text) and none of the ``without`` entries (a
+  term, or terms one after another). Its score is BM25 summed over the terms it contains (phrases and
+  exclusions never change a score): k1 = 1.2, b = 0.75, Lucene idf ln(1 + (N - n + 0.5) / (n + 0.5)), the turn's length as the
   engine stores it (tantivy rounds lengths above 40 terms to one of 256 values). Filters restrict the matches
   and never change a score: ``request.since``/``until`` are inclusive bounds on the time at whole seconds
-  (``epoch_seconds``), ``request.chats`` the chat seqs to keep (None: all), ``exclude`` the session seqs to drop.
+  (``epoch_seconds``), ``request.chats`` the chat seqs to keep (None: all), ``exclude`` the session seqs to drop,
+  ``speakers`` the speaker names to keep, exactly as the archive holds them (None: all).
+- ``expand`` lists the index's terms that start with a prefix, the ones in most turns first (for ``word*``).
 - ``matching`` holds every match; ``best`` holds at least every match scoring at least as high as the
   ``request.k``-th best, so a plain BM25 top k need not fetch every match. Both know ``total``, the number of
   matches; both hold their scores best first, in any order among equal scores (the method breaks ties).
 
 How other engines would implement it (none is built):
-- OpenSearch / Elasticsearch: a ``text`` field with the ``whitespace`` analyzer (``index_options: freqs``)
+- OpenSearch / Elasticsearch: a ``text`` field with the ``whitespace`` analyzer (``index_options: positions``)
   fed our analysed text, and integer fields ``sess``, ``turn``, ``chat``, ``ts`` with doc values.
   The query is a ``bool`` of ``should`` term queries on ``text`` (never ``query_string``: any user text must
-  be a valid query), ``filter`` clauses for the ``range`` on ``ts`` and the ``terms`` on ``chat`` (filters do
-  not score there), and ``must_not`` ``terms`` on ``sess``. ``track_total_hits: true`` gives ``total``;
-  ``matching`` pages through every hit with a point in time and ``search_after`` (``_source: false``,
-  ``docvalue_fields: [sess, ts, turn]``); ``best`` asks for ``size: k`` and pages on while the last score
-  equals the k-th. The session sums could come from the engine instead of from every hit, as a ``terms``
+  be a valid query), ``filter`` clauses for the ``range`` on ``ts``, the ``terms`` on ``chat`` and ``speaker`` (a
+  ``keyword`` field) and a
+  ``match_phrase`` per phrase (filters do not score there), and ``must_not`` ``terms`` on ``sess`` and
+  ``match_phrase`` per exclusion. ``expand`` is a ``terms`` aggregation with an ``include`` prefix pattern.
+  ``track_total_hits: true`` gives ``total``; ``matching`` pages through every hit with a point in time and
+  ``search_after`` (``_source: false``, ``docvalue_fields: [sess, ts, turn]``); ``best`` asks for ``size: k``
+  and pages on while the last score equals the k-th. The session sums could come from the engine instead of from every hit, as a ``terms``
   aggregation on ``sess`` with a ``sum`` sub-aggregation over the script ``_score``, but the turn ranks of
   RRF still need every hit's score. Lucene's BM25 drops the constant (k1 + 1) factor (the same ranks) and
   quantizes lengths differently from tantivy (scores of long turns differ by a few percent); one shard, or
@@ -98,13 +105,35 @@ class TurnIndex(Protocol):
         """Index every turn afresh; returns the number of turns."""
         ...
 
-    def matching(self, terms: Sequence[str], request: SearchRequest, exclude: Collection[int]) -> Matches:
-        """Every turn containing one of ``terms`` (distinct, analysed) under the request's filters, outside
-        the ``exclude``d session seqs."""
+    def matching(
+        self,
+        terms: Sequence[str],
+        request: SearchRequest,
+        exclude: Collection[int],
+        *,
+        phrases: Sequence[Sequence[str]] = (),
+        without: Sequence[Sequence[str]] = (),
+        speakers: Collection[str] | None = None,
+    ) -> Matches:
+        """Every turn containing one of ``terms`` (distinct, analysed) and each of the ``phrases``, and none
+        of the ``without`` phrases, under the request's filters, outside the ``exclude``d session seqs."""
         ...
 
-    def best(self, terms: Sequence[str], request: SearchRequest, exclude: Collection[int]) -> Matches:
+    def best(
+        self,
+        terms: Sequence[str],
+        request: SearchRequest,
+        exclude: Collection[int],
+        *,
+        phrases: Sequence[Sequence[str]] = (),
+        without: Sequence[Sequence[str]] = (),
+        speakers: Collection[str] | None = None,
+    ) -> Matches:
         """As ``matching``, holding at least the matches that score as high as the ``request.k``-th best."""
+        ...
+
+    def expand(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` indexed terms starting with ``prefix``, those in the most turns first."""
         ...
 
 

@@ -70,6 +70,8 @@ def to_json(result: SearchResult, tz: tzinfo | None = None) -> dict:
             "chat_ids": list(request.chats) if request.chats is not None else None,
             "source": list(request.sources) if request.sources is not None else None,
             "exclude_sessions": list(request.exclude_sessions),
+            "from": list(request.speakers) if request.speakers is not None else None,
+            "sort": request.sort,
         },
         "total": result.total,
         "results": [hit_json(h, tz) for h in result.hits],
