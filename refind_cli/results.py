@@ -9,6 +9,7 @@ from datetime import datetime
 
 from refind_cli.records import ChatInfo, Turn
 from refind_cli.request import SearchRequest
+from refind_cli.timeline import Timeline
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,7 @@ class SearchResult:
     request: SearchRequest
     hits: tuple[Hit, ...]
     total: int  # turns that match the query and pass the filters
+    timeline: Timeline | None = None  # how every match spreads over time, when asked for
 
     @property
     def query(self) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 import sys
 from collections.abc import Iterable, Sequence
+from datetime import tzinfo
 from typing import Any
 
 from refind_cli.archive import Archive
@@ -25,6 +26,7 @@ from refind_cli.index import Matches, TurnIndex
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.snippet import terms_in
+from refind_cli.timeline import timeline
 
 RRF_K = 60
 
@@ -95,26 +97,38 @@ NUMPY_FROM = 2_000
 NUMPY_COLD_FROM = 60_000
 
 
-def search(archive: Archive, index: TurnIndex, request: SearchRequest | str, **options: Any) -> SearchResult:
+def search(
+    archive: Archive,
+    index: TurnIndex,
+    request: SearchRequest | str,
+    *,
+    timeline_tz: tzinfo | None = None,
+    **options: Any,
+) -> SearchResult:
     """Search the turns for ``request``: a ``SearchRequest``, or, for convenience, the query text with the
-    request's other fields as keyword arguments (``search(archive, index, "dentist", k=3, chats=[2])``)."""
+    request's other fields as keyword arguments (``search(archive, index, "dentist", k=3, chats=[2])``).
+    With ``timeline_tz``, the result also says how every match spreads over time in that zone."""
     if isinstance(request, str):
         request = _request(request, **options)
     elif options:
         raise TypeError("search() takes keyword options only with a query text, not with a SearchRequest")
     terms = query_terms(index, request.query)
     if not terms or (request.chats is not None and not request.chats):
-        return SearchResult(request, (), 0)
+        return SearchResult(request, (), 0, None if timeline_tz is None else timeline((), timeline_tz))
     exclude = (
         set(archive.session_seqs(request.exclude_sessions).values()) if request.exclude_sessions else set()
     )
-    if request.session_rank:
-        matches = index.matching(terms, request, exclude)
-        picked = _fused_top(matches, request.k) if matches.total else []
-    else:
-        matches = index.best(terms, request, exclude)
-        picked = _bm25_top(matches, request.k) if matches.total else []
-    return SearchResult(request, _hits(archive, index, picked, terms, request.window), matches.total)
+    # Fusion, and a timeline, need every match; a plain BM25 top k only the best.
+    every = request.session_rank or timeline_tz is not None
+    matches = (index.matching if every else index.best)(terms, request, exclude)
+    top = _fused_top if request.session_rank else _bm25_top
+    picked = top(matches, request.k) if matches.total else []
+    spread = None
+    if timeline_tz is not None:
+        # The same matches the ranking used: one query, their times read from the index's fast fields.
+        spread = timeline([key[0] for key in matches.turns(range(len(matches.scores)))], timeline_tz)
+    hits = _hits(archive, index, picked, terms, request.window)
+    return SearchResult(request, hits, matches.total, spread)
 
 
 def _request(

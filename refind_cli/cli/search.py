@@ -48,6 +48,10 @@ def search_command(
     jsonl_out: Annotated[
         bool, typer.Option("--jsonl", help="One JSON object per line, one per query.")
     ] = False,
+    timeline: Annotated[
+        bool,
+        typer.Option("--timeline", help="First chart how all the matches spread over time, then the hits."),
+    ] = False,
 ) -> None:
     """Search the chats: BM25 over turns, ranked with their conversations, each hit with its context.
     Exit status 0 when something was found, 1 when nothing was, 2 on error."""
@@ -80,7 +84,7 @@ def search_command(
         out = stdout_console()
         objects = []
         for q in queries:
-            result = home.search(request.for_query(q))
+            result = home.search(request.for_query(q), timeline=zone_ if timeline else None)
             found = found or bool(result.hits)
             if jsonl_out:
                 # Written as each query finishes, so a pipeline can consume answers while asking more.

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from refind_cli.records import ChatInfo, Turn, said
 from refind_cli.render import iso, visible
+from refind_cli.render.charts import print_timeline, timeline_json
 from refind_cli.results import Hit, SearchResult
 from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
@@ -73,6 +74,8 @@ def to_json(result: SearchResult, tz: tzinfo | None = None) -> dict:
         },
         "total": result.total,
         "results": [hit_json(h, tz) for h in result.hits],
+        # only with --timeline: the spread of every match, not just of the results
+        **({"timeline": timeline_json(result.timeline)} if result.timeline is not None else {}),
     }
 
 
@@ -125,10 +128,18 @@ def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None
 
 
 def print_result(
-    console: Console, result: SearchResult, tz: tzinfo | None = None, *, heading: bool = False
+    console: Console,
+    result: SearchResult,
+    tz: tzinfo | None = None,
+    *,
+    heading: bool = False,
 ) -> None:
     if heading:
         console.print(Text(f"query: {visible(result.query)}", style="bold underline"))
+    if result.timeline is not None and result.timeline.buckets:
+        console.print(Text(f"{result.total:,} matching turns by {result.timeline.unit}", style="bold"))
+        print_timeline(console, result.timeline)
+        console.print()
     if not result.hits:
         console.print(Text("no matching turns", style="dim"))
         return
