@@ -940,6 +940,114 @@ class Archive:
             "turns": q("SELECT count(*) FROM turns"),
         }
 
+    # -- statistics (`refind stats`) --------------------------------------------------------------------
+    # Each is one pass over the messages, grouped in SQL, so a million messages come back as a few thousand
+    # rows. Times are read in a zone through ``offsets``: (from epoch second, UTC offset in seconds) in time
+    # order, the first applying before the second too. Assistant chats' hidden records are left out.
+
+    def _stats_where(
+        self, chats: Sequence[int] | None, since: int | None, until: int | None
+    ) -> tuple[str, list[object]]:
+        where, args = [f"kind != '{Kind.HIDDEN}'"], list[object]()
+        if chats is not None:
+            where.append(f"chat_seq IN ({','.join('?' * len(chats))})")
+            args.extend(chats)
+        for op, value in ((">=", since), ("<=", until)):
+            if value is not None:
+                where.append(f"ts {op} ?")
+                args.append(value)
+        return " AND ".join(where), args
+
+    @staticmethod
+    def _local_seconds(offsets: Sequence[tuple[int, int]]) -> str:
+        """SQL for a message's local time in epoch seconds. Only integers reach the SQL. The zone's changes
+        are searched as a balanced tree of CASEs, so a row costs log2(changes) comparisons: forty changes
+        (twenty years of summer time) in 6, not 20 on average."""
+
+        def shift(part: Sequence[tuple[int, int]]) -> str:
+            if len(part) == 1:
+                return str(part[0][1])
+            mid = len(part) // 2
+            return f"CASE WHEN ts < {part[mid][0] * 1_000_000} THEN {shift(part[:mid])} ELSE {shift(part[mid:])} END"
+
+        return f"(ts / 1000000 + {shift(offsets) if offsets else 0})"
+
+    def message_span(
+        self, chats: Sequence[int] | None, since: int | None, until: int | None
+    ) -> tuple[int, int] | None:
+        """(first, last) time in microseconds of the messages selected, if any."""
+        where, args = self._stats_where(chats, since, until)
+        lo, hi = _first(
+            self.db.execute(f"SELECT min(ts), max(ts) FROM messages WHERE {where}", args),
+            tuple[int | None, int | None],
+        )
+        return None if lo is None or hi is None else (lo, hi)
+
+    def messages_per_day(
+        self,
+        chats: Sequence[int] | None,
+        since: int | None,
+        until: int | None,
+        offsets: Sequence[tuple[int, int]],
+    ) -> list[tuple[int, str | None, str, int]]:
+        """(local day as days since the epoch, sender, kind, messages) of the messages selected."""
+        where, args = self._stats_where(chats, since, until)
+        local = self._local_seconds(offsets)
+        return _rows(
+            self.db.execute(
+                f"SELECT {local} / 86400 AS day, sender, kind, count(*) FROM messages WHERE {where}"
+                " GROUP BY day, sender, kind",
+                args,
+            ),
+            tuple[int, str | None, str, int],
+        )
+
+    def messages_per_hour(
+        self,
+        chats: Sequence[int] | None,
+        since: int | None,
+        until: int | None,
+        offsets: Sequence[tuple[int, int]],
+    ) -> list[tuple[int, int]]:
+        """(local hour of the week, 0 at Monday 00:00, messages) of the messages selected."""
+        where, args = self._stats_where(chats, since, until)
+        # One expression, so the zone's CASE runs once a row; 1970-01-01 was a Thursday, 72 hours past Monday.
+        return _rows(
+            self.db.execute(
+                f"SELECT ({self._local_seconds(offsets)} / 3600 + 72) % 168 AS h, count(*)"
+                f" FROM messages WHERE {where} GROUP BY h",
+                args,
+            ),
+            tuple[int, int],
+        )
+
+    def longest_silences(
+        self, chats: Sequence[int] | None, since: int | None, until: int | None, limit: int
+    ) -> list[tuple[int, int, int]]:
+        """(chat seq, end of the talk before, start of the talk after) in microseconds, of the ``limit``
+        longest silences of one chat, longest first. Read from the sessions, which the segmenter already cut
+        at every silence longer than the session gap (an hour by default), so this passes over sessions,
+        not messages; threads may overlap, so a silence starts at the latest end so far."""
+        where, args = ["1"], list[object]()
+        if chats is not None:
+            where.append(f"chat_seq IN ({','.join('?' * len(chats))})")
+            args.extend(chats)
+        for clause, value in (("end_ts >= ?", since), ("start_ts <= ?", until)):
+            if value is not None:
+                where.append(clause)
+                args.append(value)
+        return _rows(
+            self.db.execute(
+                f"""SELECT chat_seq, prev, start_ts FROM (
+                    SELECT chat_seq, start_ts, max(end_ts) OVER (PARTITION BY chat_seq ORDER BY start_ts
+                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
+                    FROM sessions WHERE {" AND ".join(where)})
+                WHERE prev IS NOT NULL AND start_ts > prev ORDER BY start_ts - prev DESC, start_ts LIMIT ?""",
+                [*args, limit],
+            ),
+            tuple[int, int, int],
+        )
+
     # -- index bookkeeping ------------------------------------------------------------------------------
 
     def index_queue(self) -> list[int]:

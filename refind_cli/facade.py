@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         Health,
         SearchResult,
         SessionInfo,
+        Stats,
     )
 
 OnWait = Callable[[str], None]
@@ -294,6 +295,31 @@ class Home:
                 raise RefindError(f"--around: turn {around!r} is not in session {session.id!r}")
             turns = turns[max(at - context, 0) : at + context + 1]
         return SessionView(session, tuple(turns), around)
+
+    def stats(
+        self,
+        *,
+        chats: Sequence[str] | None = None,
+        sources: Sequence[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        now: datetime,
+        tz: tzinfo,
+    ) -> Stats:
+        """`refind stats` of some chats (by name, id or number) or sources, from ``since`` to ``until`` as
+        ``--since`` takes them (None: everything), in ``tz``."""
+        from refind_cli.archive import to_us
+        from refind_cli.stats import stats
+
+        lo, hi = time_range(since, until, now=now, tz=tz)
+        with self._storage():
+            return stats(
+                self.archive(),
+                chats=self.chat_ids(chats, sources),
+                since=None if lo is None else to_us(lo),
+                until=None if hi is None else to_us(hi),
+                tz=tz,
+            )
 
     def ask(
         self,

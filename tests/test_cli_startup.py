@@ -12,7 +12,8 @@ import refind_cli.cli.ask
 import refind_cli.cli.imports
 import refind_cli.cli.maintain
 import refind_cli.cli.mcp
-import refind_cli.cli.search  # noqa: F401  (the imports register the commands)
+import refind_cli.cli.search
+import refind_cli.cli.stats  # noqa: F401  (the imports register the commands)
 from refind_cli.cli import COMMAND_MODULES, app, named_command
 
 
@@ -62,7 +63,9 @@ def test_a_named_command_loads_only_its_module(tmp_path):
 @pytest.mark.parametrize("args", [("--help",), ("serch", "x")])
 def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
     text, modules = loaded_after(*args)
-    assert modules == [f"refind_cli.cli.{m}" for m in ("ask", "imports", "maintain", "mcp", "search")]
+    assert modules == [
+        f"refind_cli.cli.{m}" for m in ("ask", "imports", "maintain", "mcp", "search", "stats")
+    ]
     assert "NO-SDK" in text
     if args == ("--help",):
         assert all(command in text for command in COMMAND_MODULES)

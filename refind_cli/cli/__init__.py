@@ -221,6 +221,7 @@ COMMAND_MODULES = {
     "forget": "maintain",
     "doctor": "maintain",
     "mcp": "mcp",
+    "stats": "stats",
 }
 _GLOBAL_OPTIONS_WITH_A_VALUE = ("--home",)
 
@@ -251,5 +252,5 @@ def main() -> None:
         importlib.import_module(f"refind_cli.cli.{module}")
     else:
         # --help, no command, or a misspelt one: all of them, in the order `refind --help` lists them.
-        from refind_cli.cli import imports, search, ask, maintain, mcp  # noqa: F401  # isort: skip
+        from refind_cli.cli import imports, search, stats, ask, maintain, mcp  # noqa: F401  # isort: skip
     app()
