@@ -900,6 +900,36 @@ class Archive:
             row[0], row[1], self.chat(row[2]), from_us(row[3]), from_us(row[4]), row[5], row[6]
         )
 
+    def first_session_from(self, chat_seqs: Sequence[int], since: int) -> str | None:
+        """The id of the first session of these chats that is still going at ``since`` (microseconds) or
+        starts after it: a talk that began the evening before counts for the morning."""
+        marks = ",".join("?" * len(chat_seqs))
+        row = _row(
+            self.db.execute(
+                f"SELECT id FROM sessions WHERE chat_seq IN ({marks}) AND end_ts >= ?"
+                " ORDER BY start_ts, seq LIMIT 1",
+                (*chat_seqs, since),
+            ),
+            tuple[str],
+        )
+        return None if row is None else row[0]
+
+    def neighbour_sessions(self, session_id: str) -> tuple[str | None, str | None]:
+        """The ids of the sessions of the same chat just before and just after this one, in time order."""
+        found = []
+        for op, order in (("<", "DESC"), (">", "ASC")):
+            row = _row(
+                self.db.execute(
+                    f"""SELECT n.id FROM sessions s JOIN sessions n ON n.chat_seq = s.chat_seq
+                    WHERE s.id = ? AND (n.start_ts, n.seq) {op} (s.start_ts, s.seq)
+                    ORDER BY n.start_ts {order}, n.seq {order} LIMIT 1""",
+                    (session_id,),
+                ),
+                tuple[str],
+            )
+            found.append(None if row is None else row[0])
+        return found[0], found[1]
+
     def session_turns(self, session_id: str) -> list[Turn]:
         rows = self.db.execute(
             f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"

@@ -66,6 +66,8 @@ class SessionView:
     session: SessionInfo
     turns: tuple[Turn, ...]
     around: str | None
+    previous: str | None = None  # the ids of the chat's sessions before and after this one, to browse on
+    next: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +296,21 @@ class Home:
             if at is None:
                 raise RefindError(f"--around: turn {around!r} is not in session {session.id!r}")
             turns = turns[max(at - context, 0) : at + context + 1]
-        return SessionView(session, tuple(turns), around)
+        return SessionView(session, tuple(turns), around, *archive.neighbour_sessions(session.id))
+
+    def show_day(self, chats: Sequence[str], day: str, *, now: datetime, tz: tzinfo) -> SessionView:
+        """The first session of these chats (by name, id or number) on ``day`` (as ``--since`` takes it; one
+        that began before and went on into it counts), or, when they were silent then, the first one after."""
+        from refind_cli.archive import to_us
+
+        lo, _ = time_range(day, None, now=now, tz=tz, names=("--date", "--date"))
+        assert lo is not None
+        with self._storage():
+            ids = self.chat_ids(chats) or ()
+            found = self.archive().first_session_from(ids, to_us(lo))
+            if found is None:
+                raise RefindError(f"--date: no session on or after {day!r} in {', '.join(map(repr, chats))}")
+            return self._show(found, None, 0)
 
     def stats(
         self,

@@ -170,6 +170,8 @@ def session_json(view: SessionView, tz: tzinfo | None = None) -> dict:
         "start": iso(session.start, tz),
         "end": iso(session.end, tz),
         "turns": [{**_turn_json(t, tz), "hit": t.id == around} for t in view.turns],
+        "previous_session_id": view.previous,
+        "next_session_id": view.next,
     }
 
 
@@ -196,3 +198,9 @@ def print_session(console: Console, view: SessionView, tz: tzinfo | None = None)
         text = said(t.speaker, t.text)
         line.append(_shown(text, "\n" + " " * len(line.plain)), style="bold" if t.id == around else "")
         console.print(line)
+    # Where to go on from here: `refind show ID` with either id.
+    ends = Text("previous: ", style="dim")
+    ends.append(view.previous or "(none)")
+    ends.append("  next: ", style="dim")
+    ends.append(view.next or "(none)")
+    console.print(ends)
