@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import refind_cli.cli.ask
+import refind_cli.cli.completion
 import refind_cli.cli.imports
 import refind_cli.cli.maintain
 import refind_cli.cli.mcp
@@ -64,7 +65,7 @@ def test_a_named_command_loads_only_its_module(tmp_path):
 def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
     text, modules = loaded_after(*args)
     assert modules == [
-        f"refind_cli.cli.{m}" for m in ("ask", "imports", "maintain", "mcp", "search", "stats")
+        f"refind_cli.cli.{m}" for m in ("ask", "completion", "imports", "maintain", "mcp", "search", "stats")
     ]
     assert "NO-SDK" in text
     if args == ("--help",):

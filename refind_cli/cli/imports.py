@@ -143,15 +143,23 @@ def chats(
     ] = "id",
     tz: Annotated[str | None, typer.Option("--tz", help="Zone for the dates shown.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="Print the table as CSV.")] = False,
+    tsv_out: Annotated[
+        bool, typer.Option("--tsv", help="Print the table as TSV (what a pipe gets by default).")
+    ] = False,
 ) -> None:
     """List imported chats with their counts and date ranges."""
     from refind_cli.clock import zone
-    from refind_cli.render.imports import chats_json, print_chats
+    from refind_cli.render.imports import chats_json, print_chats, write_chats
+    from refind_cli.render.rows import table_format
 
     with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
         summaries = home.chats(sources=source, order=sort)
+    fmt = table_format(csv_out=csv_out, tsv_out=tsv_out)
     if json_out:
         print_json(chats_json(summaries, zone_))
+    elif fmt != "table" and summaries:
+        write_chats(summaries, zone_, fmt)
     else:
         print_chats(stdout_console(), summaries, zone_, filtered=bool(source))

@@ -13,6 +13,7 @@ from refind_cli.cli import (
     fail,
     open_home,
     print_json,
+    stderr_console,
     stdout_console,
 )
 
@@ -93,7 +94,7 @@ def search_command(
             elif json_out:
                 objects.append(to_json(result, zone_))
             else:
-                print_result(out, result, zone_, heading=query == "-")
+                print_result(out, result, zone_, heading=query == "-", err=stderr_console())
         if json_out:
             print_json(objects if query == "-" else objects[0])
     raise typer.Exit(0 if found else 1)

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from refind_cli.render import iso, short_time, visible
+from refind_cli.render.rows import write_rows
 from refind_cli.results import ChatSummary, FileImportResult
 
 
@@ -82,6 +83,26 @@ def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
             for c in chats
         ],
     }
+
+
+def write_chats(chats: Sequence[ChatSummary], tz: tzinfo | None, fmt: str) -> None:
+    """`refind chats --tsv/--csv` (and piped): the table's columns, numbers without separators."""
+    write_rows(
+        ("id", "chat", "source", "messages", "sessions", "first", "last"),
+        (
+            (
+                c.info.seq,
+                c.info.name,
+                c.info.source,
+                c.messages,
+                c.sessions,
+                short_time(c.first, tz)[:10] if c.first else "",
+                short_time(c.last, tz)[:10] if c.last else "",
+            )
+            for c in chats
+        ),
+        fmt,
+    )
 
 
 def print_chats(

@@ -133,7 +133,9 @@ def print_result(
     tz: tzinfo | None = None,
     *,
     heading: bool = False,
+    err: Console | None = None,
 ) -> None:
+    """The hits as blocks; "no matching turns" goes to ``err`` (stderr), so that `| wc -l` counts hits."""
     if heading:
         console.print(Text(f"query: {visible(result.query)}", style="bold underline"))
     if result.timeline is not None and result.timeline.buckets:
@@ -141,7 +143,7 @@ def print_result(
         print_timeline(console, result.timeline)
         console.print()
     if not result.hits:
-        console.print(Text("no matching turns", style="dim"))
+        (err or console).print(Text("no matching turns", style="dim"))
         return
     for hit in result.hits:
         head = Text(f"{hit.rank}. ", style="bold")
