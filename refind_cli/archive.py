@@ -191,6 +191,16 @@ def _m005_forgotten_chats_hashed(db: apsw.Connection) -> None:
     _hide_chats_in_ledger(db, lambda chat_uid: chat_uid not in present)
 
 
+def _m006_chat_repairs(db: apsw.Connection) -> None:
+    """`refind chats rename` and `merge`: a name the user gave is kept through re-imports (``renamed``), and
+    a chat merged into another is found there when its export is imported again (``chat_aliases``, keyed by
+    the hash of the merged chat's uid, as ``forgotten`` is)."""
+    db.execute("ALTER TABLE chats ADD COLUMN renamed INTEGER NOT NULL DEFAULT 0")
+    db.execute(
+        "CREATE TABLE chat_aliases (chat_key TEXT PRIMARY KEY, chat_seq INTEGER NOT NULL) WITHOUT ROWID"
+    )
+
+
 def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
     """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
     rows = _rows(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
@@ -210,6 +220,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m003_drop_schema_version", _m003_drop_schema_version),
     ("m004_wall_clock_identity", _m004_wall_clock_identity),
     ("m005_forgotten_chats_hashed", _m005_forgotten_chats_hashed),
+    ("m006_chat_repairs", _m006_chat_repairs),
 )
 
 
@@ -508,9 +519,16 @@ class Archive:
         row = self.chat_by_uid(uid)
         if row is None and former is not None:
             row = self.chat_by_uid(former)
+        if row is None:
+            merged = self._merged_into(uid)
+            if merged is not None:
+                # A chat the user merged into another: its messages go there; the other keeps its own row.
+                return merged
         if row:
+            # The name the user gave (`refind chats rename`) wins over the export's, every time.
             self.db.execute(
-                "UPDATE chats SET name = ?, kind = ?, raw = ?, segmenting = ? WHERE seq = ?",
+                "UPDATE chats SET name = CASE WHEN renamed THEN name ELSE ? END, kind = ?, raw = ?,"
+                " segmenting = ? WHERE seq = ?",
                 (name, kind, raw, segmenting, row[0]),
             )
             self._chats.pop(row[0], None)
@@ -526,6 +544,49 @@ class Archive:
                 (chat_key(uid), chat_key(former)),
             )
         return seq, ""
+
+    def _merged_into(self, uid: str) -> tuple[int, str] | None:
+        """(seq, segmenting) of the chat the chat with this uid was merged into, if it was and that one is
+        still there."""
+        return _row(
+            self.db.execute(
+                "SELECT c.seq, c.segmenting FROM chat_aliases a JOIN chats c ON c.seq = a.chat_seq"
+                " WHERE a.chat_key = ?",
+                (chat_key(uid),),
+            ),
+            tuple[int, str],
+        )
+
+    def rename_chat(self, seq: int, name: str) -> None:
+        """Give a chat the user's name for it; a re-import of its export keeps it."""
+        with self.transaction():
+            self.db.execute("UPDATE chats SET name = ?, renamed = 1 WHERE seq = ?", (name, seq))
+            self._chats.pop(seq, None)
+
+    def merge_chats(self, into: int, other: int) -> None:
+        """Move ``other``'s messages into ``into`` (a message both hold is kept once) and drop ``other``,
+        which from now on stands for ``into``: a re-import of its export adds to ``into``, and what was
+        forgotten in it stays forgotten. Both chats' sessions are planned again by the caller
+        (``sessions.resegment_chat``), inside this transaction."""
+        with self.transaction():
+            into_uid, other_uid = self.chat_uid(into), self.chat_uid(other)
+            self.db.execute("UPDATE OR IGNORE messages SET chat_seq = ? WHERE chat_seq = ?", (into, other))
+            self.db.execute("DELETE FROM messages WHERE chat_seq = ?", (other,))
+            self.delete_sessions(
+                [r[0] for r in self.db.execute("SELECT seq FROM sessions WHERE chat_seq = ?", (other,))]
+            )
+            self.db.execute(
+                "INSERT OR IGNORE INTO forgotten (chat_key, uid) SELECT ?, uid FROM forgotten WHERE chat_key = ?",
+                (chat_key(into_uid), chat_key(other_uid)),
+            )
+            # Chats merged into ``other`` before now stand for ``into`` too.
+            self.db.execute("UPDATE chat_aliases SET chat_seq = ? WHERE chat_seq = ?", (into, other))
+            self.db.execute(
+                "INSERT OR REPLACE INTO chat_aliases (chat_key, chat_seq) VALUES (?, ?)",
+                (chat_key(other_uid), into),
+            )
+            self.db.execute("DELETE FROM chats WHERE seq = ?", (other,))
+            self._chats.pop(other, None)
 
     def chat_by_uid(self, uid: str) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat with this uid, if there is one."""

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from refind_cli.evaluate import EvalReport
     from refind_cli.index import Index
     from refind_cli.ingest.progress import Progress
-    from refind_cli.records import Turn
+    from refind_cli.records import ChatInfo, Turn
     from refind_cli.results import (
         ChatSummary,
         FileImportResult,
@@ -402,6 +402,44 @@ class Home:
             forget.forget(archive, planned)
             self._open_index_for_writing().rebuild(archive)
         return ForgetOutcome(planned, True)
+
+    def rename_chat(self, chat: str, name: str) -> ChatInfo:
+        """Give one chat (by name, id or number) the user's name for it. Re-importing its export keeps this
+        name: the user's word wins over the export's, until the chat is renamed again."""
+        if not name.strip():
+            raise RefindError("chats rename: give a name (an empty one is not)")
+        with self._writing() as archive:
+            seq = self._one_chat(archive, chat)
+            archive.rename_chat(seq, name)
+            return archive.chat(seq)
+
+    def merge_chats(self, into: str, other: str) -> ChatSummary:
+        """Move the messages of chat ``other`` into chat ``into`` (each by name, id or number), plan the
+        sessions of ``into`` again and bring the index up to date. ``into`` keeps its name; importing
+        ``other``'s export again adds to ``into``."""
+        from refind_cli.sessions import resegment_chat
+
+        with self._writing() as archive:
+            a, b = self._one_chat(archive, into), self._one_chat(archive, other)
+            if a == b:
+                raise RefindError(f"chats merge: {into!r} and {other!r} are the same chat")
+            with archive.transaction():
+                archive.merge_chats(a, b)
+                resegment_chat(archive, a)
+            self._open_index_for_writing().sync(archive)
+            return next(c for c in archive.chats() if c.info.seq == a)
+
+    @staticmethod
+    def _one_chat(archive: Archive, text: str) -> int:
+        """The one chat a repair names: a number is an id and nothing else (a chat named "+49 151 ..." must
+        not be renamed for a mistyped id); a name must match a single chat."""
+        found = archive.match_chats(text)
+        if text.strip().isdigit():
+            found = [seq for seq in found if str(seq) == text.strip()]
+        if len(found) != 1:
+            many = f"{len(found)} chats match" if found else "no chat matches"
+            raise RefindError(f"chats: {many} {text!r}; give one chat's id (see `refind chats`)")
+        return found[0]
 
     def doctor(self, *, repairing: Callable[[Health], None] | None = None) -> Health:
         """Check the archive's integrity and the index's agreement with it; rebuild the index when they

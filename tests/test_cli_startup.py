@@ -23,6 +23,10 @@ def test_the_table_names_the_module_of_every_command():
         c.name or c.callback.__name__.replace("_", "-"): c.callback.__module__.rpartition(".")[2]
         for c in app.registered_commands
     }
+    for group in app.registered_groups:  # commands with commands of their own (`refind chats rename`)
+        sub = group.typer_instance
+        assert sub is not None and sub.registered_callback is not None and sub.registered_callback.callback
+        registered[sub.info.name] = sub.registered_callback.callback.__module__.rpartition(".")[2]
     assert registered == COMMAND_MODULES
 
 
