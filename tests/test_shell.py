@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_runs import refind, run, runner
+from samples import JONAS
 
 import refind_cli.cli.mcp  # noqa: F401  (registers `refind mcp`, which cli_runs leaves out)
 from refind_cli.archive import Archive
@@ -89,3 +90,10 @@ def test_tables_into_a_pipe_are_tsv(home: Path) -> None:
 def test_no_hits_is_said_on_stderr(home: Path) -> None:
     done = run(home, "search", "zebra")
     assert done.exit_code == 1 and done.stdout == "" and "no matching turns" in done.stderr
+
+
+def test_import_into_a_pipe_is_tsv(tmp_path: Path) -> None:
+    done = run(tmp_path / "home", "import", "--tz", "UTC", str(JONAS))
+    rows = list(csv.reader(io.StringIO(done.stdout), dialect="excel-tab"))
+    assert rows[0] == ["path", "format", "chat", "added", "skipped", "sessions", "turns", "unchanged"]
+    assert rows[1][1:5] == ["whatsapp", "Jonas Becker", "209", "0"] and len(rows) == 2

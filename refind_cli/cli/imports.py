@@ -65,13 +65,15 @@ def import_(
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
     from refind_cli.clock import parse_duration, zone
     from refind_cli.facade import ImportOptions
-    from refind_cli.render.imports import import_json, print_import
+    from refind_cli.render.imports import import_json, print_import, write_imports
+    from refind_cli.render.rows import table_format
 
     choices = ("auto", *importers.names())
     if fmt not in choices:
         fail(f"--format: {fmt!r} is not one of {', '.join(choices)}", json_mode=json_out)
     err = stderr_console()
     out = stdout_console()
+    fmt_out = table_format(csv_out=False, tsv_out=False)  # into a pipe the tables are TSV
     results = []
     with error_boundary(json_out), open_home(ctx) as home:
         options = ImportOptions(fmt, zone(tz), parse_duration(session_gap), restore_forgotten, reread)
@@ -84,10 +86,12 @@ def import_(
                 print_warning(warning)
             if result.error:
                 print_error(result.error)
-            elif not json_out:
+            elif not json_out and fmt_out == "table":
                 print_import(out, result)
     if json_out:
         print_json(import_json(results))
+    elif fmt_out != "table":
+        write_imports(results, fmt_out)
     if any(r.error for r in results):
         raise typer.Exit(2)
 

@@ -41,6 +41,29 @@ def import_json(results: Sequence[FileImportResult]) -> dict:
     }
 
 
+def write_imports(results: Sequence[FileImportResult], fmt: str) -> None:
+    """`refind import` into a pipe: one row per chat read, the table's columns after the file's own."""
+    write_rows(
+        ("path", "format", "chat", "added", "skipped", "sessions", "turns", "unchanged"),
+        (
+            (
+                r.path,
+                r.format,
+                c.name,
+                c.messages_added,
+                c.messages_skipped,
+                c.sessions,
+                c.turns,
+                int(r.unchanged_since is not None),
+            )
+            for r in results
+            if not r.error
+            for c in r.chats
+        ),
+        fmt,
+    )
+
+
 def print_import(console: Console, result: FileImportResult) -> None:
     if result.error:
         return
