@@ -1066,10 +1066,23 @@ class Archive:
     def message_span(
         self, chats: Sequence[int] | None, since: int | None, until: int | None
     ) -> tuple[int, int] | None:
-        """(first, last) time in microseconds of the messages selected, if any."""
-        where, args = self._stats_where(chats, since, until)
+        """(first, last) time in microseconds of the messages of these chats in the range, if any. Each
+        chat's ends are read off the (chat_seq, ts) index, not by a pass over the messages (500,000: 1 ms
+        against 140)."""
+        args: dict[str, int] = {"lo": _BEFORE_ALL if since is None else since, "hi": -_BEFORE_ALL}
+        if until is not None:
+            args["hi"] = until
+        where = ""
+        if chats is not None:
+            args |= {f"c{i}": seq for i, seq in enumerate(chats)}
+            where = f"WHERE seq IN ({','.join(f':c{i}' for i in range(len(chats)))})"
+        in_range = "FROM messages WHERE chat_seq = c.seq AND ts BETWEEN :lo AND :hi"
         lo, hi = _first(
-            self.db.execute(f"SELECT min(ts), max(ts) FROM messages WHERE {where}", args),
+            self.db.execute(
+                f"SELECT min(first), max(last) FROM (SELECT (SELECT min(ts) {in_range}) AS first,"
+                f" (SELECT max(ts) {in_range}) AS last FROM chats c {where})",
+                args,
+            ),
             tuple[int | None, int | None],
         )
         return None if lo is None or hi is None else (lo, hi)
