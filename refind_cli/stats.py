@@ -6,38 +6,14 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, tzinfo
+from datetime import date, tzinfo
 
 from refind_cli.archive import Archive, from_us
 from refind_cli.results import Silence, Stats
-from refind_cli.timeline import from_days
+from refind_cli.timeline import from_days, zone_offsets
 
 SILENCES = 5
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
-
-
-def _offset(second: int, tz: tzinfo) -> int:
-    delta = datetime.fromtimestamp(second, UTC).astimezone(tz).utcoffset()
-    return int(delta.total_seconds()) if delta else 0
-
-
-def zone_offsets(lo: int, hi: int, tz: tzinfo) -> list[tuple[int, int]]:
-    """(from epoch second, UTC offset in seconds) of ``tz`` from ``lo`` to ``hi`` (epoch seconds): its
-    offset at ``lo`` and every change after. Zones change at most once a day, so the offset is sampled daily
-    and each change found to the second by bisection."""
-    changes = [(lo, _offset(lo, tz))]
-    at = lo
-    while at < hi:
-        step = min(at + 86_400, hi)
-        after = _offset(step, tz)
-        if after != changes[-1][1]:
-            a, b = at, step  # the offset at a is the old one, at b the new
-            while b - a > 1:
-                mid = (a + b) // 2
-                a, b = (mid, b) if _offset(mid, tz) == changes[-1][1] else (a, mid)
-            changes.append((b, after))
-        at = step
-    return changes
 
 
 def _most_first(counts: Counter[str]) -> tuple[tuple[str, int], ...]:

