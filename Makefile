@@ -24,6 +24,8 @@ demo: $(STAMP)
 	$(REFIND) --home $(DEMO_HOME) chats --tz Europe/Berlin --sort recent
 	$(REFIND) --home $(DEMO_HOME) search "dentist appointment" --tz Europe/Berlin -k 3
 	$(REFIND) --home $(DEMO_HOME) search "email reschedule dentist" --source chatgpt --source claude --tz Europe/Berlin -k 1
+	$(REFIND) --home $(DEMO_HOME) search "dentist" --timeline --tz Europe/Berlin -k 1
+	$(REFIND) --home $(DEMO_HOME) stats --chat team-data --tz Europe/Berlin
 	$(REFIND) --home $(DEMO_HOME) ask --offline --tz Europe/Berlin "when did I move the dentist appointment?"
 
 test: $(STAMP)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from refind_cli.evaluate import EvalReport
     from refind_cli.index import Index
     from refind_cli.ingest.progress import Progress
-    from refind_cli.records import Turn
+    from refind_cli.records import ChatInfo, Turn
     from refind_cli.results import (
         ChatSummary,
         FileImportResult,
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         Health,
         SearchResult,
         SessionInfo,
+        Stats,
     )
 
 OnWait = Callable[[str], None]
@@ -65,6 +66,8 @@ class SessionView:
     session: SessionInfo
     turns: tuple[Turn, ...]
     around: str | None
+    previous: str | None = None  # the ids of the chat's sessions before and after this one, to browse on
+    next: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,11 +266,12 @@ class Home:
             **options,
         )
 
-    def search(self, request: SearchRequest) -> SearchResult:
+    def search(self, request: SearchRequest, *, timeline: tzinfo | None = None) -> SearchResult:
+        """The ReFind search; with ``timeline`` (a zone), also how every match spreads over time there."""
         from refind_cli.search import search
 
         with self._storage():
-            return search(self.archive(), self.index(), request)
+            return search(self.archive(), self.index(), request, timeline_tz=timeline)
 
     def show(self, turn_or_session: str, *, around: str | None = None, context: int = 10) -> SessionView:
         """A whole session, or (given a turn id, or ``around``) the ``context`` turns either side of a turn."""
@@ -292,7 +296,46 @@ class Home:
             if at is None:
                 raise RefindError(f"--around: turn {around!r} is not in session {session.id!r}")
             turns = turns[max(at - context, 0) : at + context + 1]
-        return SessionView(session, tuple(turns), around)
+        return SessionView(session, tuple(turns), around, *archive.neighbour_sessions(session.id))
+
+    def show_day(self, chats: Sequence[str], day: str, *, now: datetime, tz: tzinfo) -> SessionView:
+        """The first session of these chats (by name, id or number) on ``day`` (as ``--since`` takes it; one
+        that began before and went on into it counts), or, when they were silent then, the first one after."""
+        from refind_cli.archive import to_us
+
+        lo, _ = time_range(day, None, now=now, tz=tz, names=("--date", "--date"))
+        assert lo is not None
+        with self._storage():
+            ids = self.chat_ids(chats) or ()
+            found = self.archive().first_session_from(ids, to_us(lo))
+            if found is None:
+                raise RefindError(f"--date: no session on or after {day!r} in {', '.join(map(repr, chats))}")
+            return self._show(found, None, 0)
+
+    def stats(
+        self,
+        *,
+        chats: Sequence[str] | None = None,
+        sources: Sequence[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        now: datetime,
+        tz: tzinfo,
+    ) -> Stats:
+        """`refind stats` of some chats (by name, id or number) or sources, from ``since`` to ``until`` as
+        ``--since`` takes them (None: everything), in ``tz``."""
+        from refind_cli.archive import to_us
+        from refind_cli.stats import stats
+
+        lo, hi = time_range(since, until, now=now, tz=tz)
+        with self._storage():
+            return stats(
+                self.archive(),
+                chats=self.chat_ids(chats, sources),
+                since=None if lo is None else to_us(lo),
+                until=None if hi is None else to_us(hi),
+                tz=tz,
+            )
 
     def ask(
         self,
@@ -364,6 +407,44 @@ class Home:
             forget.forget(archive, planned)
             self._open_index_for_writing().rebuild(archive)
         return ForgetOutcome(planned, True)
+
+    def rename_chat(self, chat: str, name: str) -> ChatInfo:
+        """Give one chat (by name, id or number) the user's name for it. Re-importing its export keeps this
+        name: the user's word wins over the export's, until the chat is renamed again."""
+        if not name.strip():
+            raise RefindError("chats rename: give a name (an empty one is not)")
+        with self._writing() as archive:
+            seq = self._one_chat(archive, chat)
+            archive.rename_chat(seq, name)
+            return archive.chat(seq)
+
+    def merge_chats(self, into: str, other: str) -> ChatSummary:
+        """Move the messages of chat ``other`` into chat ``into`` (each by name, id or number), plan the
+        sessions of ``into`` again and bring the index up to date. ``into`` keeps its name; importing
+        ``other``'s export again adds to ``into``."""
+        from refind_cli.sessions import resegment_chat
+
+        with self._writing() as archive:
+            a, b = self._one_chat(archive, into), self._one_chat(archive, other)
+            if a == b:
+                raise RefindError(f"chats merge: {into!r} and {other!r} are the same chat")
+            with archive.transaction():
+                archive.merge_chats(a, b)
+                resegment_chat(archive, a)
+            self._open_index_for_writing().sync(archive)
+            return next(c for c in archive.chats() if c.info.seq == a)
+
+    @staticmethod
+    def _one_chat(archive: Archive, text: str) -> int:
+        """The one chat a repair names: a number is an id and nothing else (a chat named "+49 151 ..." must
+        not be renamed for a mistyped id); a name must match a single chat."""
+        found = archive.match_chats(text)
+        if text.strip().isdigit():
+            found = [seq for seq in found if str(seq) == text.strip()]
+        if len(found) != 1:
+            many = f"{len(found)} chats match" if found else "no chat matches"
+            raise RefindError(f"chats: {many} {text!r}; give one chat's id (see `refind chats`)")
+        return found[0]
 
     def doctor(self, *, repairing: Callable[[Health], None] | None = None) -> Health:
         """Check the archive's integrity and the index's agreement with it; rebuild the index when they

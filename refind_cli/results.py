@@ -5,10 +5,11 @@ archive, the index engine or the importers."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from refind_cli.records import ChatInfo, Turn
 from refind_cli.request import SearchRequest
+from refind_cli.timeline import Timeline
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,7 @@ class SearchResult:
     request: SearchRequest
     hits: tuple[Hit, ...]
     total: int  # turns that match the query and pass the filters
+    timeline: Timeline | None = None  # how every match spreads over time, when asked for
 
     @property
     def query(self) -> str:
@@ -110,3 +112,25 @@ class Health:
     @property
     def ok(self) -> bool:
         return not self.integrity and self.index_agrees
+
+
+@dataclass(frozen=True, slots=True)
+class Silence:
+    chat: ChatInfo
+    start: datetime  # the last message before it
+    end: datetime  # the first message after it
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """`refind stats`: who wrote how much, when, and what (of some chats, in some time range)."""
+
+    messages: int
+    first: datetime | None
+    last: datetime | None
+    people: tuple[tuple[str, int], ...]  # (sender, messages), most first; messages without a sender left out
+    # Every month from the first to the last (empty ones too), with its messages per person, most first.
+    months: tuple[tuple[date, tuple[tuple[str, int], ...]], ...]
+    heatmap: tuple[tuple[int, ...], ...]  # messages by local weekday (Monday first) and hour (0-23)
+    silences: tuple[Silence, ...]  # longest first
+    kinds: tuple[tuple[str, int], ...]  # messages per kind (records.Kind), most first

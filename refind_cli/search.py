@@ -21,6 +21,7 @@ import sys
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import tzinfo
 from typing import Any
 
 from refind_cli.archive import Archive
@@ -30,6 +31,7 @@ from refind_cli.query import parse
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.snippet import terms_in
+from refind_cli.timeline import timeline
 
 RRF_K = 60
 # The most index words one ``word*`` stands for, the most common first: enough for the forms of a word
@@ -126,9 +128,17 @@ NUMPY_FROM = 2_000
 NUMPY_COLD_FROM = 60_000
 
 
-def search(archive: Archive, index: TurnIndex, request: SearchRequest | str, **options: Any) -> SearchResult:
+def search(
+    archive: Archive,
+    index: TurnIndex,
+    request: SearchRequest | str,
+    *,
+    timeline_tz: tzinfo | None = None,
+    **options: Any,
+) -> SearchResult:
     """Search the turns for ``request``: a ``SearchRequest``, or, for convenience, the query text with the
-    request's other fields as keyword arguments (``search(archive, index, "dentist", k=3, chats=[2])``)."""
+    request's other fields as keyword arguments (``search(archive, index, "dentist", k=3, chats=[2])``).
+    With ``timeline_tz``, the result also says how every match spreads over time in that zone."""
     if isinstance(request, str):
         request = _request(request, **options)
     elif options:
@@ -137,21 +147,25 @@ def search(archive: Archive, index: TurnIndex, request: SearchRequest | str, **o
     terms = query.terms
     speakers = None if request.speakers is None else speakers_named(archive.speakers(), request.speakers)
     if not terms or (request.chats is not None and not request.chats):
-        return SearchResult(request, (), 0)
+        return SearchResult(request, (), 0, None if timeline_tz is None else timeline((), timeline_tz))
     exclude = (
         set(archive.session_seqs(request.exclude_sessions).values()) if request.exclude_sessions else set()
     )
     restrict: dict[str, Any] = {"phrases": query.phrases, "without": query.without, "speakers": speakers}
+    # Fusion, the newest first and a timeline need every match; a plain BM25 top k only the best.
+    every = request.sort == "time" or request.session_rank or timeline_tz is not None
+    matches = (index.matching if every else index.best)(terms, request, exclude, **restrict)
     if request.sort == "time":
-        matches = index.matching(terms, request, exclude, **restrict)
         picked = _newest(matches, request.k) if matches.total else []
-    elif request.session_rank:
-        matches = index.matching(terms, request, exclude, **restrict)
-        picked = _fused_top(matches, request.k) if matches.total else []
     else:
-        matches = index.best(terms, request, exclude, **restrict)
-        picked = _bm25_top(matches, request.k) if matches.total else []
-    return SearchResult(request, _hits(archive, index, picked, terms, request.window), matches.total)
+        top = _fused_top if request.session_rank else _bm25_top
+        picked = top(matches, request.k) if matches.total else []
+    spread = None
+    if timeline_tz is not None:
+        # The same matches the ranking used: one query, their times read from the index's fast fields.
+        spread = timeline([key[0] for key in matches.turns(range(len(matches.scores)))], timeline_tz)
+    hits = _hits(archive, index, picked, terms, request.window)
+    return SearchResult(request, hits, matches.total, spread)
 
 
 def speakers_named(known: Sequence[tuple[str, str | None]], wanted: Sequence[str]) -> tuple[str, ...]:

@@ -162,7 +162,7 @@ def test_terminal_rendering_and_remote_notice() -> None:
     print_answer(result, Console(file=out, width=200), tz=UTC)
     lines = out.getvalue().splitlines()
     assert lines[0] == "On Thursday [1]."
-    assert lines[2] == "[1] Jonas · 2026-01-05 09:00 · Maya: moved to [red]Thursday[/red]"
+    assert lines[2] == "[1] Jonas · 2026-01-05 09:00 · Maya: moved to [red]Thursday[/red]  s-1"
     assert lines[-1] == "m · 2 calls · 1,050 tokens (1,000 in, 50 out) · $0.0012"
 
 

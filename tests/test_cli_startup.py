@@ -9,10 +9,12 @@ import sys
 import pytest
 
 import refind_cli.cli.ask
+import refind_cli.cli.completion
 import refind_cli.cli.imports
 import refind_cli.cli.maintain
 import refind_cli.cli.mcp
-import refind_cli.cli.search  # noqa: F401  (the imports register the commands)
+import refind_cli.cli.search
+import refind_cli.cli.stats  # noqa: F401  (the imports register the commands)
 from refind_cli.cli import COMMAND_MODULES, app, named_command
 
 
@@ -21,6 +23,10 @@ def test_the_table_names_the_module_of_every_command():
         c.name or c.callback.__name__.replace("_", "-"): c.callback.__module__.rpartition(".")[2]
         for c in app.registered_commands
     }
+    for group in app.registered_groups:  # commands with commands of their own (`refind chats rename`)
+        sub = group.typer_instance
+        assert sub is not None and sub.registered_callback is not None and sub.registered_callback.callback
+        registered[sub.info.name] = sub.registered_callback.callback.__module__.rpartition(".")[2]
     assert registered == COMMAND_MODULES
 
 
@@ -62,7 +68,9 @@ def test_a_named_command_loads_only_its_module(tmp_path):
 @pytest.mark.parametrize("args", [("--help",), ("serch", "x")])
 def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
     text, modules = loaded_after(*args)
-    assert modules == [f"refind_cli.cli.{m}" for m in ("ask", "imports", "maintain", "mcp", "search")]
+    assert modules == [
+        f"refind_cli.cli.{m}" for m in ("ask", "completion", "imports", "maintain", "mcp", "search", "stats")
+    ]
     assert "NO-SDK" in text
     if args == ("--help",):
         assert all(command in text for command in COMMAND_MODULES)

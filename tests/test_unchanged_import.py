@@ -160,7 +160,7 @@ def test_zone_fingerprints():
     assert zone_fingerprint(system) is zone_fingerprint(system)  # worked out once per zone object
 
 
-def test_the_command_says_when_an_export_was_not_read_again(tmp_path: Path):
+def test_the_command_says_when_an_export_was_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     runner = CliRunner()
     home = str(tmp_path / "home")
     args = ["--home", home, "import", "--tz", "Europe/Berlin", str(JONAS)]
@@ -168,6 +168,9 @@ def test_the_command_says_when_an_export_was_not_read_again(tmp_path: Path):
     assert json.loads(first.stdout)["files"][0]["unchanged"] is False
     again = runner.invoke(app, [*args, "--json"])
     assert json.loads(again.stdout)["files"][0]["unchanged"] is True
+    piped = runner.invoke(app, args)
+    assert piped.exit_code == 0 and piped.stdout.splitlines()[1].endswith("\t1")  # TSV: unchanged
+    monkeypatch.setattr("refind_cli.render.rows.table_format", lambda **_: "table")  # as on a terminal
     shown = runner.invoke(app, args, terminal_width=200)
     assert shown.exit_code == 0
     assert "imported before, unchanged: not read again" in shown.stdout

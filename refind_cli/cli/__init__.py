@@ -8,7 +8,7 @@ import importlib
 import os
 import sys
 
-from refind_cli.cli.common import app
+from refind_cli.cli.common import COMPLETE_VAR, app
 
 __all__ = ["COMMAND_MODULES", "app", "main", "named_command"]
 
@@ -27,8 +27,10 @@ COMMAND_MODULES = {
     "forget": "maintain",
     "doctor": "maintain",
     "mcp": "mcp",
+    "stats": "stats",
+    "completion": "completion",
 }
-_GLOBAL_OPTIONS_WITH_A_VALUE = ("--home",)
+_GLOBAL_OPTIONS_WITH_A_VALUE = ("--home", "--color")
 
 
 def named_command(args: list[str]) -> str | None:
@@ -53,9 +55,10 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
     module = COMMAND_MODULES.get(named_command(sys.argv[1:]) or "")
-    if module is not None:
+    if module is not None and COMPLETE_VAR not in os.environ:
         importlib.import_module(f"refind_cli.cli.{module}")
     else:
-        # --help, no command, or a misspelt one: all of them, in the order `refind --help` lists them.
-        from refind_cli.cli import imports, search, ask, maintain, mcp  # noqa: F401  # isort: skip
+        # --help, no command, a misspelt one, or a completion: all of them, in the order `refind --help`
+        # lists them.
+        from refind_cli.cli import imports, search, stats, ask, maintain, mcp, completion  # noqa: F401  # isort: skip
     app()

@@ -1,13 +1,13 @@
-"""What every command shares: the typer app and its group (one-line errors, quiet broken pipes), the global
-options, the consoles and the error, warning and JSON output. Heavy modules are imported inside the
-commands, so ``refind --help`` stays fast and never loads litellm."""
+"""What every command shares: the typer app and its group (one-line errors, quiet broken pipes, completion,
+examples in every --help), the global options, the consoles and the error, warning and JSON output. Heavy
+modules are imported inside the commands, so ``refind --help`` stays fast and never loads litellm."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -38,6 +38,10 @@ class RefindGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        if COMPLETE_VAR in os.environ:
+            # A shell asking for completions (the script `refind completion SHELL` printed): click answers
+            # and exits. click's own answer, matching its scripts (typer's needs typer's completion set up).
+            click.Command._main_shell_completion(self, extra, "refind", COMPLETE_VAR)
         code = run(self, sys.argv[1:] if args is None else list(args), **extra)
         if standalone_mode:
             sys.exit(code)
@@ -49,11 +53,65 @@ class RefindGroup(TyperGroup):
         # click already suggests a close command name; typer's override would add the suggestion again.
         return click.Group.resolve_command(self, ctx, args)
 
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and command.epilog is None and cmd_name in EXAMPLES:
+            command.epilog = examples(EXAMPLES[cmd_name])
+        return command
+
+
+COMPLETE_VAR = "_REFIND_COMPLETE"
+
+# A few command lines for each command's --help, the way they are typed. One table, so every command has
+# them and `refind --help` can show the common ones.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "import": (
+        "refind import ~/Downloads/WhatsApp-Chat-with-Mum.zip",
+        "refind import --tz Europe/Berlin slack-export/ telegram/result.json",
+    ),
+    "chats": ("refind chats --sort recent", "refind chats --source whatsapp --tsv | cut -f2"),
+    "search": (
+        "refind search 'dentist appointment'",
+        "refind search flat lease --chat Mum --since 2024-01 --until 2024-06",
+        "refind search dentist --timeline",
+        "refind search dentist --json | jq '.results[].text'",
+    ),
+    "show": (
+        "refind show 3f2a9c1d0b7e-4",
+        "refind show --chat Mum --date 2024-03-01",
+    ),
+    "stats": ("refind stats", "refind stats --chat Mum --since 2024 --json"),
+    "ask": (
+        "refind ask 'when did I move the dentist appointment?'",
+        "refind ask --offline --chat Mum 'what was the name of the plumber?'",
+    ),
+    "eval": ("refind eval longmemeval_s.json --limit 20",),
+    "forget": (
+        "refind forget --chat Mum --before 2020-01-01 --dry-run",
+        "refind forget --matching 'PIN' --yes",
+    ),
+    "doctor": ("refind doctor",),
+    "reindex": ("refind reindex",),
+    "mcp": ("refind mcp",),
+    "completion": (
+        "refind completion bash > ~/.local/share/bash-completion/completions/refind",
+        "refind completion zsh > ~/.zfunc/_refind",
+        "refind completion fish > ~/.config/fish/completions/refind.fish",
+    ),
+}
+
+
+def examples(lines: Sequence[str]) -> str:
+    # \b keeps click from rewrapping the block into one paragraph.
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
 
 app = typer.Typer(
     name="refind",
     cls=RefindGroup,
     help="Find things in your own chat history: import WhatsApp, Slack and Telegram exports, search them, ask.",
+    epilog=examples((EXAMPLES["import"][0], EXAMPLES["search"][0], EXAMPLES["show"][1], EXAMPLES["ask"][0])),
+    context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
     add_completion=False,
     # Locals in a traceback could show chat text or API keys.
@@ -65,6 +123,11 @@ app = typer.Typer(
 @dataclass
 class State:
     home: Path
+
+
+COLOR_CHOICES = ("auto", "always", "never")
+# The --color choice for this run, set by the root options before any command prints.
+_color = "auto"
 
 
 def _version(value: bool) -> None:
@@ -85,10 +148,20 @@ def root(
             help="Data folder (default: $XDG_DATA_HOME/refind).",
         ),
     ] = None,
+    color: Annotated[
+        str,
+        typer.Option(
+            "--color",
+            click_type=click.Choice(COLOR_CHOICES),
+            help="Colour the output: auto (on a terminal, unless NO_COLOR is set), always or never.",
+        ),
+    ] = "auto",
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
 ) -> None:
+    global _color
+    _color = color
     if home is not None and not home.strip():
         # An empty value would be the current folder, which refind would then make private.
         raise click.BadParameter("give a folder (an empty value is not one)", param_hint="--home")
@@ -99,10 +172,22 @@ def state(ctx: typer.Context) -> State:
     return ctx.ensure_object(State) if ctx.obj is None else ctx.obj
 
 
+def _colors() -> dict[str, Any]:
+    """rich Console settings for --color: auto leaves rich to decide (a terminal, and NO_COLOR unset)."""
+    if _color == "always":
+        return {"force_terminal": True, "no_color": False}
+    if _color == "never":
+        return {"no_color": True, "color_system": None}
+    return {}
+
+
 def stdout_console() -> Console:
     from rich.console import Console
 
-    console = Console(highlight=False, soft_wrap=False)
+    # Into a pipe nothing is wrapped to a made-up width: one line per line, continuation lines indented,
+    # so grep and cut see whole messages.
+    piped = not sys.stdout.isatty()
+    console = Console(highlight=False, soft_wrap=piped, **_colors())
     # rich ends the process with status 1 when the reader goes away; `run` makes that a quiet 0.
     console.on_broken_pipe = _pipe_closed  # type: ignore[method-assign]
     return console
@@ -115,7 +200,7 @@ def _pipe_closed() -> None:
 def stderr_console() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, **_colors())
 
 
 def print_json(obj: Any) -> None:

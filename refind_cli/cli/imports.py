@@ -65,13 +65,15 @@ def import_(
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
     from refind_cli.clock import parse_duration, zone
     from refind_cli.facade import ImportOptions
-    from refind_cli.render.imports import import_json, print_import
+    from refind_cli.render.imports import import_json, print_import, write_imports
+    from refind_cli.render.rows import table_format
 
     choices = ("auto", *importers.names())
     if fmt not in choices:
         fail(f"--format: {fmt!r} is not one of {', '.join(choices)}", json_mode=json_out)
     err = stderr_console()
     out = stdout_console()
+    fmt_out = table_format(csv_out=False, tsv_out=False)  # into a pipe the tables are TSV
     results = []
     with error_boundary(json_out), open_home(ctx) as home:
         options = ImportOptions(fmt, zone(tz), parse_duration(session_gap), restore_forgotten, reread)
@@ -84,10 +86,12 @@ def import_(
                 print_warning(warning)
             if result.error:
                 print_error(result.error)
-            elif not json_out:
+            elif not json_out and fmt_out == "table":
                 print_import(out, result)
     if json_out:
         print_json(import_json(results))
+    elif fmt_out != "table":
+        write_imports(results, fmt_out)
     if any(r.error for r in results):
         raise typer.Exit(2)
 
@@ -131,7 +135,19 @@ def _progress(err: Console, path: Path) -> Iterator[Progress | None]:
         yield progress
 
 
-@app.command("chats")
+# `refind chats` lists; `refind chats rename` and `refind chats merge` repair what an import got wrong.
+chats_app = typer.Typer(
+    name="chats",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(chats_app)
+
+
+@chats_app.callback()
 def chats(
     ctx: typer.Context,
     source: Annotated[
@@ -143,15 +159,68 @@ def chats(
     ] = "id",
     tz: Annotated[str | None, typer.Option("--tz", help="Zone for the dates shown.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="Print the table as CSV.")] = False,
+    tsv_out: Annotated[
+        bool, typer.Option("--tsv", help="Print the table as TSV (what a pipe gets by default).")
+    ] = False,
 ) -> None:
-    """List imported chats with their counts and date ranges."""
+    """List imported chats with their counts and date ranges; rename or merge them."""
+    if ctx.invoked_subcommand is not None:
+        return
     from refind_cli.clock import zone
-    from refind_cli.render.imports import chats_json, print_chats
+    from refind_cli.render.imports import chats_json, print_chats, write_chats
+    from refind_cli.render.rows import table_format
 
     with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
         summaries = home.chats(sources=source, order=sort)
+    fmt = table_format(csv_out=csv_out, tsv_out=tsv_out)
     if json_out:
         print_json(chats_json(summaries, zone_))
+    elif fmt != "table" and summaries:
+        write_chats(summaries, zone_, fmt)
     else:
         print_chats(stdout_console(), summaries, zone_, filtered=bool(source))
+
+
+@chats_app.command("rename")
+def rename(
+    ctx: typer.Context,
+    chat: Annotated[str, typer.Argument(help="The chat: its id (see `refind chats`) or name.", metavar="ID")],
+    name: Annotated[str, typer.Argument(help="Its new name.")],
+    json_out: Annotated[bool, typer.Option("--json", help="Print the chat as JSON.")] = False,
+) -> None:
+    """Rename a chat. The name stays when the chat's export is imported again."""
+    from refind_cli.render import visible
+
+    with error_boundary(json_out), open_home(ctx) as home:
+        info = home.rename_chat(chat, name)
+    if json_out:
+        print_json({"id": info.seq, "name": info.name, "source": info.source})
+    else:
+        stdout_console().print(f"chat {info.seq} is now {visible(info.name)!r}", markup=False)
+
+
+@chats_app.command("merge")
+def merge(
+    ctx: typer.Context,
+    into: Annotated[str, typer.Argument(help="The chat that stays (id or name).", metavar="ID")],
+    other: Annotated[str, typer.Argument(help="The chat whose messages move into it.", metavar="OTHER")],
+    json_out: Annotated[bool, typer.Option("--json", help="Print the merged chat as JSON.")] = False,
+) -> None:
+    """Merge two chats that are one (say, one conversation imported from two exports under two names):
+    OTHER's messages move into ID, which is cut into sessions again; importing OTHER's export later adds
+    to ID."""
+    from refind_cli.render import visible
+    from refind_cli.render.imports import chats_json
+
+    with error_boundary(json_out), open_home(ctx) as home:
+        merged = home.merge_chats(into, other)
+    if json_out:
+        print_json(chats_json([merged], None)["chats"][0])
+    else:
+        stdout_console().print(
+            f"chat {merged.info.seq} ({visible(merged.info.name)}) now has {merged.messages:,} messages in"
+            f" {merged.sessions:,} sessions",
+            markup=False,
+        )

@@ -13,6 +13,7 @@ from refind_cli.cli.common import (
     fail,
     open_home,
     print_json,
+    stderr_console,
     stdout_console,
 )
 
@@ -61,6 +62,10 @@ def search_command(
     jsonl_out: Annotated[
         bool, typer.Option("--jsonl", help="One JSON object per line, one per query.")
     ] = False,
+    timeline: Annotated[
+        bool,
+        typer.Option("--timeline", help="First chart how all the matches spread over time, then the hits."),
+    ] = False,
 ) -> None:
     """Search the chats: BM25 over turns, ranked with their conversations, each hit with its context.
     Exit status 0 when something was found, 1 when nothing was, 2 on error."""
@@ -100,7 +105,7 @@ def search_command(
         out = stdout_console()
         objects = []
         for q in queries:
-            result = home.search(request.for_query(q))
+            result = home.search(request.for_query(q), timeline=zone_ if timeline else None)
             found = found or bool(result.hits)
             if jsonl_out:
                 # Written as each query finishes, so a pipeline can consume answers while asking more.
@@ -109,7 +114,7 @@ def search_command(
             elif json_out:
                 objects.append(to_json(result, zone_))
             else:
-                print_result(out, result, zone_, heading=query == "-")
+                print_result(out, result, zone_, heading=query == "-", err=stderr_console())
         if json_out:
             print_json(objects if query == "-" else objects[0])
     raise typer.Exit(0 if found else 1)
@@ -119,25 +124,45 @@ def search_command(
 def show_command(
     ctx: typer.Context,
     session_id: Annotated[
-        str,
+        str | None,
         typer.Argument(help="A session id or a turn id (shown around that turn), as `refind search` prints."),
-    ],
+    ] = None,
     around: Annotated[
         str | None, typer.Option("--around", help="Mark this turn id and show only the turns near it.")
     ] = None,
     context: Annotated[int, typer.Option("--context", min=0, help="With --around: turns either side.")] = 10,
+    chat: Annotated[
+        list[str] | None,
+        typer.Option("--chat", help="With --date: the chat (name, id or number); repeatable."),
+    ] = None,
+    date: Annotated[
+        str | None,
+        typer.Option(
+            "--date", help="With --chat: open the first session of that day (or the next one after)."
+        ),
+    ] = None,
     tz: Annotated[
         str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the session as JSON.")] = False,
 ) -> None:
-    """Show one conversation the way the chat app shows it."""
+    """Show one conversation the way the chat app shows it, ending with the ids of the chat's previous and
+    next sessions."""
+    from datetime import datetime
+
     from refind_cli.clock import zone
     from refind_cli.render.search import print_session, session_json
 
+    if (session_id is None) == (date is None):
+        fail("give a session or turn id, or --chat NAME --date DAY", json_mode=json_out)
+    if date is not None and not chat:
+        fail("--date needs --chat (the chat to open)", json_mode=json_out)
     with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
-        view = home.show(session_id, around=around, context=context)
+        if session_id is not None:
+            view = home.show(session_id, around=around, context=context)
+        else:
+            view = home.show_day(chat or (), date or "", now=datetime.now(zone_), tz=zone_)
     if json_out:
         print_json(session_json(view, zone_))
     else:

@@ -118,6 +118,11 @@ def usage_line(result: AskResult) -> str:
     )
 
 
+def _turn_ids(result: AskResult) -> str:
+    """The quoted turns' ids by number: `refind show ID` opens the conversation at one."""
+    return "turns: " + "  ".join(f"[{k}] {c.turn_id}" for k, c in enumerate(result.citations, 1))
+
+
 def print_answer(result: AskResult, console: Console, *, tz: tzinfo) -> None:
     """The answer, its numbered citations and the usage line (terminal mode)."""
     console.print(Text(visible(result.answer)), soft_wrap=True)
@@ -130,9 +135,12 @@ def print_answer(result: AskResult, console: Console, *, tz: tzinfo) -> None:
                     (f"[{k}] ", "bold"),
                     (visible(f"{c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: "), "cyan"),
                     visible(clip(said(c.speaker, c.text))),
+                    (f"  {c.turn_id}", "dim"),
                 ),
                 soft_wrap=True,
             )
+    elif result.citations:
+        console.print(Text(_turn_ids(result), style="dim"), soft_wrap=True)
     console.print()
     console.print(Text(usage_line(result), style="dim"), soft_wrap=True)
 
@@ -144,10 +152,13 @@ def print_details(result: AskResult, console: Console, *, tz: tzinfo) -> None:
             Text(
                 visible(
                     f"[{k}] {c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: {clip(said(c.speaker, c.text))}"
+                    f"  {c.turn_id}"
                 )
             ),
             soft_wrap=True,
         )
+    if result.citations and result.mode != "model":
+        console.print(Text(_turn_ids(result), style="dim"), soft_wrap=True)
     console.print(Text(usage_line(result), style="dim"), soft_wrap=True)
 
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from refind_cli.render import iso, short_time, visible
+from refind_cli.render.rows import write_rows
 from refind_cli.results import ChatSummary, FileImportResult
 
 
@@ -38,6 +39,29 @@ def import_json(results: Sequence[FileImportResult]) -> dict:
             for r in results
         ]
     }
+
+
+def write_imports(results: Sequence[FileImportResult], fmt: str) -> None:
+    """`refind import` into a pipe: one row per chat read, the table's columns after the file's own."""
+    write_rows(
+        ("path", "format", "chat", "added", "skipped", "sessions", "turns", "unchanged"),
+        (
+            (
+                r.path,
+                r.format,
+                c.name,
+                c.messages_added,
+                c.messages_skipped,
+                c.sessions,
+                c.turns,
+                int(r.unchanged_since is not None),
+            )
+            for r in results
+            if not r.error
+            for c in r.chats
+        ),
+        fmt,
+    )
 
 
 def print_import(console: Console, result: FileImportResult) -> None:
@@ -82,6 +106,26 @@ def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
             for c in chats
         ],
     }
+
+
+def write_chats(chats: Sequence[ChatSummary], tz: tzinfo | None, fmt: str) -> None:
+    """`refind chats --tsv/--csv` (and piped): the table's columns, numbers without separators."""
+    write_rows(
+        ("id", "chat", "source", "messages", "sessions", "first", "last"),
+        (
+            (
+                c.info.seq,
+                c.info.name,
+                c.info.source,
+                c.messages,
+                c.sessions,
+                short_time(c.first, tz)[:10] if c.first else "",
+                short_time(c.last, tz)[:10] if c.last else "",
+            )
+            for c in chats
+        ),
+        fmt,
+    )
 
 
 def print_chats(

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from refind_cli.records import ChatInfo, Turn, said
 from refind_cli.render import iso, visible
+from refind_cli.render.charts import print_timeline, timeline_json
 from refind_cli.results import Hit, SearchResult
 from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
@@ -75,6 +76,8 @@ def to_json(result: SearchResult, tz: tzinfo | None = None) -> dict:
         },
         "total": result.total,
         "results": [hit_json(h, tz) for h in result.hits],
+        # only with --timeline: the spread of every match, not just of the results
+        **({"timeline": timeline_json(result.timeline)} if result.timeline is not None else {}),
     }
 
 
@@ -127,12 +130,22 @@ def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None
 
 
 def print_result(
-    console: Console, result: SearchResult, tz: tzinfo | None = None, *, heading: bool = False
+    console: Console,
+    result: SearchResult,
+    tz: tzinfo | None = None,
+    *,
+    heading: bool = False,
+    err: Console | None = None,
 ) -> None:
+    """The hits as blocks; "no matching turns" goes to ``err`` (stderr), so that `| wc -l` counts hits."""
     if heading:
         console.print(Text(f"query: {visible(result.query)}", style="bold underline"))
+    if result.timeline is not None and result.timeline.buckets:
+        console.print(Text(f"{result.total:,} matching turns by {result.timeline.unit}", style="bold"))
+        print_timeline(console, result.timeline)
+        console.print()
     if not result.hits:
-        console.print(Text("no matching turns", style="dim"))
+        (err or console).print(Text("no matching turns", style="dim"))
         return
     for hit in result.hits:
         head = Text(f"{hit.rank}. ", style="bold")
@@ -161,6 +174,8 @@ def session_json(view: SessionView, tz: tzinfo | None = None) -> dict:
         "start": iso(session.start, tz),
         "end": iso(session.end, tz),
         "turns": [{**_turn_json(t, tz), "hit": t.id == around} for t in view.turns],
+        "previous_session_id": view.previous,
+        "next_session_id": view.next,
     }
 
 
@@ -187,3 +202,9 @@ def print_session(console: Console, view: SessionView, tz: tzinfo | None = None)
         text = said(t.speaker, t.text)
         line.append(_shown(text, "\n" + " " * len(line.plain)), style="bold" if t.id == around else "")
         console.print(line)
+    # Where to go on from here: `refind show ID` with either id.
+    ends = Text("previous: ", style="dim")
+    ends.append(view.previous or "(none)")
+    ends.append("  next: ", style="dim")
+    ends.append(view.next or "(none)")
+    console.print(ends)

@@ -1,0 +1,128 @@
+"""How some moments spread over time: counts per day, week, month or year in a time zone, every bucket from
+the first to the last (empty ones too, so a chart shows the gaps). Pure: ``refind search --timeline`` hands
+it the time of every matching turn, ``refind stats`` its monthly counts per person."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
+
+# The finest unit that keeps a chart within about a screen: a few weeks by day, half a year by week, a few
+# years by month, more by year.
+DAYS_BY_DAY = 45
+DAYS_BY_WEEK = 200
+DAYS_BY_MONTH = 6 * 366
+UNITS = ("day", "week", "month", "year")
+
+
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    start: date  # the first day of the bucket, in the zone the timeline was made in
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    unit: str  # one of UNITS
+    buckets: tuple[Bucket, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(b.count for b in self.buckets)
+
+
+def unit_for(first: date, last: date) -> str:
+    days = (last - first).days
+    if days <= DAYS_BY_DAY:
+        return "day"
+    if days <= DAYS_BY_WEEK:
+        return "week"
+    return "month" if days <= DAYS_BY_MONTH else "year"
+
+
+def bucket_start(day: date, unit: str) -> date:
+    """The first day of the ``unit`` that holds ``day`` (weeks start on Monday, as ISO weeks do)."""
+    if unit == "day":
+        return day
+    if unit == "week":
+        return day - timedelta(days=day.weekday())
+    if unit == "month":
+        return day.replace(day=1)
+    return date(day.year, 1, 1)
+
+
+def next_start(start: date, unit: str) -> date:
+    if unit == "day":
+        return start + timedelta(days=1)
+    if unit == "week":
+        return start + timedelta(days=7)
+    if unit == "month":
+        return date(start.year + start.month // 12, start.month % 12 + 1, 1)
+    return date(start.year + 1, 1, 1)
+
+
+def from_days(days: Counter[date], unit: str | None = None) -> Timeline:
+    """The timeline of counts per local day, in ``unit`` (default: ``unit_for`` the days' span)."""
+    if not days:
+        return Timeline(unit or "day", ())
+    first, last = min(days), max(days)
+    unit = unit or unit_for(first, last)
+    counts: Counter[date] = Counter()
+    for day, n in days.items():
+        counts[bucket_start(day, unit)] += n
+    buckets = []
+    at, end = bucket_start(first, unit), bucket_start(last, unit)
+    while at <= end:
+        buckets.append(Bucket(at, counts[at]))
+        at = next_start(at, unit)
+    return Timeline(unit, tuple(buckets))
+
+
+def timeline(epoch_seconds: Iterable[int], tz: tzinfo) -> Timeline:
+    """The timeline of these moments (epoch seconds) in ``tz``."""
+    return from_days(local_days(epoch_seconds, tz))
+
+
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+
+def _offset(second: int, tz: tzinfo) -> int:
+    delta = datetime.fromtimestamp(second, UTC).astimezone(tz).utcoffset()
+    return int(delta.total_seconds()) if delta else 0
+
+
+def zone_offsets(lo: int, hi: int, tz: tzinfo) -> list[tuple[int, int]]:
+    """(from epoch second, UTC offset in seconds) of ``tz`` from ``lo`` to ``hi`` (epoch seconds): its
+    offset at ``lo`` and every change after. Zones change at most once a day, so the offset is sampled daily
+    and each change found to the second by bisection."""
+    changes = [(lo, _offset(lo, tz))]
+    at = lo
+    while at < hi:
+        step = min(at + 86_400, hi)
+        after = _offset(step, tz)
+        if after != changes[-1][1]:
+            a, b = at, step  # the offset at a is the old one, at b the new
+            while b - a > 1:
+                mid = (a + b) // 2
+                a, b = (mid, b) if _offset(mid, tz) == changes[-1][1] else (a, mid)
+            changes.append((b, after))
+        at = step
+    return changes
+
+
+def local_days(epoch_seconds: Iterable[int], tz: tzinfo) -> Counter[date]:
+    """How many of these moments fall on each local day in ``tz``."""
+    moments = list(epoch_seconds)
+    if not moments:
+        return Counter()
+    # The zone's changes over the moments' span, then a bisection a moment: 100,000 moments spread over six
+    # years in 26 ms, against 150 ms converting each with astimezone (the same days, checked for Berlin,
+    # Kolkata and St John's).
+    changes = zone_offsets(min(moments), max(moments), tz)
+    starts = [start for start, _ in changes]
+    offsets = [offset for _, offset in changes]
+    per_day = Counter((ts + offsets[bisect_right(starts, ts) - 1]) // 86400 for ts in moments)
+    return Counter({date.fromordinal(_EPOCH_ORDINAL + d): n for d, n in per_day.items()})

@@ -1,0 +1,94 @@
+"""`refind stats`: per month and person, the weekday x hour heatmap, silences, media share, in a zone."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from cli_runs import run
+
+from refind_cli.archive import Archive
+from refind_cli.ingest import import_chat
+from refind_cli.records import Chat, Kind, Message
+from refind_cli.stats import stats
+from refind_cli.timeline import zone_offsets
+
+BERLIN = ZoneInfo("Europe/Berlin")
+T0 = datetime(2024, 1, 31, 22, 30, tzinfo=UTC)  # 23:30 on Wednesday 31 January in Berlin
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    family = [
+        Message(T0, "Ann", "hi"),
+        Message(T0 + timedelta(minutes=40), "Bo", "hello"),  # 00:10 on Thursday 1 February in Berlin
+        Message(T0 + timedelta(minutes=41), "Bo", "<Media omitted>", Kind.MEDIA),
+        Message(T0 + timedelta(days=70), "Ann", "back"),  # April: March is empty
+        Message(T0 + timedelta(days=70, minutes=1), None, "Ann changed the subject", Kind.SYSTEM),
+    ]
+    work = [Message(T0 + timedelta(days=d), "Cy", f"day {d}") for d in (1, 3, 4)]
+    with Archive.open(home) as archive:
+        import_chat(archive, Chat("test", "f", "Family"), family)
+        import_chat(archive, Chat("test", "w", "Work"), work)
+    return home
+
+
+def test_zone_changes_found_to_the_second() -> None:
+    lo = int(datetime(2024, 1, 1, tzinfo=UTC).timestamp())
+    hi = int(datetime(2024, 12, 31, tzinfo=UTC).timestamp())
+    spring = int(datetime(2024, 3, 31, 1, tzinfo=UTC).timestamp())
+    autumn = int(datetime(2024, 10, 27, 1, tzinfo=UTC).timestamp())
+    assert zone_offsets(lo, hi, BERLIN) == [(lo, 3600), (spring, 7200), (autumn, 3600)]
+    assert zone_offsets(lo, hi, UTC) == [(lo, 0)]
+
+
+def test_stats_in_the_zone(home: Path) -> None:
+    with Archive.open(home) as archive:
+        s = stats(archive, tz=BERLIN)
+        assert s.messages == 8
+        assert s.people == (("Cy", 3), ("Ann", 2), ("Bo", 2))
+        months = [(m.isoformat(), dict(p)) for m, p in s.months]
+        assert months == [
+            ("2024-01-01", {"Ann": 1}),
+            ("2024-02-01", {"Bo": 2, "Cy": 3}),
+            ("2024-03-01", {}),
+            ("2024-04-01", {"Ann": 1}),
+        ]
+        assert s.heatmap[2][23] == 1  # Wednesday 23:00 in Berlin, not 22:00 (UTC)
+        # Thursday just after midnight: Bo's two in winter (+1), and 22:30 UTC in April, summer time (+2).
+        assert s.heatmap[3][0] == 4
+        assert sum(map(sum, s.heatmap)) == 8
+        assert dict(s.kinds) == {"text": 6, "media": 1, "system": 1}
+        # The longest silence is Family's, January to April, then Work's two days.
+        assert [(x.chat.name, (x.end - x.start).days) for x in s.silences][:2] == [
+            ("Family", 69),
+            ("Work", 2),
+        ]
+        in_utc = stats(archive, tz=UTC)
+        assert in_utc.months[0] == (date(2024, 1, 1), (("Bo", 2), ("Ann", 1)))
+        one = stats(archive, chats=[2], tz=BERLIN)
+        assert one.people == (("Cy", 3),) and one.messages == 3
+        late = stats(archive, since=int((T0 + timedelta(days=2)).timestamp()) * 1_000_000, tz=BERLIN)
+        assert late.messages == 4 and late.first is not None and late.first > T0 + timedelta(days=2)
+
+
+def test_cli_stats_json_and_text(home: Path) -> None:
+    done = run(home, "stats", "--json", "--tz", "Europe/Berlin", "--chat", "Family")
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["messages"] == 5 and data["media_share"] == 0.2
+    assert [m["month"] for m in data["months"]] == ["2024-01", "2024-02", "2024-03", "2024-04"]
+    assert data["people"] == [{"name": "Ann", "messages": 2}, {"name": "Bo", "messages": 2}]
+    assert data["heatmap"]["hours"][3][0] == 4
+    assert data["silences"][0]["chat"]["name"] == "Family"
+    text = run(home, "stats", "--tz", "Europe/Berlin").stdout
+    for heading in ("Who writes most", "Messages per month", "When (weekday x hour)", "Longest silences"):
+        assert heading in text
+    assert "media and attachments 12.5%" in text
+    empty = run(home, "stats", "--since", "2030-01-01", "--json")
+    assert empty.exit_code == 0 and json.loads(empty.stdout)["messages"] == 0
+    assert run(home, "stats", "--chat", "nobody").exit_code == 2
