@@ -248,7 +248,7 @@ class ArchiveTools:
             if firsts and lasts
             else "The archive is empty."
         )
-        return f"""Answer a question about my own chat history (WhatsApp, Slack, Telegram, ...) from the messages themselves, found with the refind tools.
+        return f"""Answer a question about my own chat history (messaging apps and AI assistant chats) from the messages themselves, found with the refind tools.
 
 Today is {fmt_day(now, self.tz)}, {now.strftime("%H:%M")} ({self.tz}). {archive}
 

@@ -70,7 +70,7 @@ def search_system_prompt(
         if span
         else "The archive is empty."
     )
-    return f"""You search a person's own chat archive (WhatsApp, Slack, Telegram) to collect evidence for a question.
+    return f"""You search a person's own chat archive (messaging apps and AI assistant chats) to collect evidence for a question.
 You do NOT answer the question: a later step answers it from your notes alone, so anything you do not save is lost.
 
 Today is {fmt_day(asked_at, tz)}, {asked_at.astimezone(tz).strftime("%H:%M")} ({tz}). {archive}

@@ -109,7 +109,7 @@ def examples(lines: Sequence[str]) -> str:
 app = typer.Typer(
     name="refind",
     cls=RefindGroup,
-    help="Find things in your own chat history: import WhatsApp, Slack and Telegram exports, search them, ask.",
+    help="Find things in your own chat history: import chat exports (`refind import --help` lists the formats), search them, ask.",
     epilog=examples((EXAMPLES["import"][0], EXAMPLES["search"][0], EXAMPLES["show"][1], EXAMPLES["ask"][0])),
     context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
