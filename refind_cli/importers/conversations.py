@@ -15,12 +15,13 @@ from __future__ import annotations
 import contextlib
 import json
 import zipfile
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
+from refind_cli.importers import jsonstream
 from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
 
 FILE = "conversations.json"
@@ -34,8 +35,6 @@ MAX_TOKEN = 32 << 20
 # hostile file.
 MAX_DEPTH = 100
 _BOM = b"\xef\xbb\xbf"
-_STARTS = frozenset({"start_map", "start_array"})
-_ENDS = frozenset({"end_map", "end_array"})
 
 
 # --- where the file is -----------------------------------------------------------------------------------
@@ -97,176 +96,64 @@ def _read(
             yield where, obj, reader
 
 
-# --- the stream ------------------------------------------------------------------------------------------
-
-
-class _Stream:
-    """A read-only binary file over byte chunks, for ijson: strips a BOM, counts the bytes taken, and stops
-    a single value that runs past MAX_TOKEN."""
-
-    def __init__(self, chunks: Iterator[bytes], error: Callable[[str, str | None], InputError]) -> None:
-        self._chunks = chunks
-        self._error = error
-        self._started = False
-        self._since_quote = 0
-        self._buf = b""
-        self._pos = 0
-        self.consumed = 0
-        self.at_eof = False
-
-    def read(self, size: int = -1) -> bytes:
-        while self._pos >= len(self._buf):
-            if self.at_eof or not self._refill():
-                return b""
-        end = len(self._buf) if size < 0 else self._pos + size
-        out = self._buf[self._pos : end]
-        self._pos += len(out)
-        return out
-
-    def _refill(self) -> bool:
-        chunk = next(self._chunks, None)
-        if chunk is None:
-            self.at_eof = True
-            if not self._started and self._buf:  # a file of one or two bytes
-                self._started, self._pos = True, 0
-                return True
-            return False
-        self.consumed += len(chunk)
-        last_quote = chunk.rfind(b'"')
-        self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
-        if self._since_quote > MAX_TOKEN:
-            raise self._error(f"a single JSON value runs past {MAX_TOKEN >> 20} MB", f"byte {self.consumed}")
-        if not self._started:
-            chunk = self._buf + chunk
-            if len(chunk) < len(_BOM) and _BOM.startswith(chunk):
-                self._buf, self._pos = chunk, len(chunk)  # too short yet to tell a BOM; held back
-                return True
-            self._started = True
-            chunk = chunk.removeprefix(_BOM)
-        self._buf, self._pos = chunk, 0
-        return True
+# --- reading ---------------------------------------------------------------------------------------------
 
 
 class Reader:
     """Walks the parse events of one conversations file and builds each conversation object."""
 
     def __init__(self, chunks: Iterator[bytes], path: Path, entry: str | None, what: str) -> None:
-        import ijson  # only imports of these exports pay for the parser
-
-        self._ijson = ijson
         self.path = path
         self.entry = entry
         self.what = what
-        self._stream = _Stream(chunks, self.error)
-        self._events: Iterator[tuple[str, Any]] = ijson.basic_parse(
-            self._stream, use_float=True, buf_size=PARSER_BLOCK
+        # Read at each import, so that a test can lower the caps.
+        rules = jsonstream.Rules(
+            block=PARSER_BLOCK,
+            max_token=MAX_TOKEN,
+            max_depth=MAX_DEPTH,
+            utf8_fault="invalid UTF-8 in the JSON text",
+            full_stop=False,
         )
+        self._events = jsonstream.JsonEvents(jsonstream.Stream(chunks, self.error, rules))
 
     def error(self, what: str, where: str | None = None) -> InputError:
         """An InputError naming the file, the zip entry if any, and the place."""
         place = ", ".join(p for p in (self.entry, where) if p) or None
         return InputError(self.path, what, place)
 
-    def _next(self) -> tuple[str, Any]:
-        try:
-            return next(self._events)
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
-        except StopIteration:
-            raise self.error("truncated JSON", f"byte {self._stream.consumed}") from None
-
-    def _json_error(self, exc: Exception) -> InputError:
-        if isinstance(exc, UnicodeDecodeError):
-            return self.error("invalid UTF-8 in the JSON text", f"near byte {self._stream.consumed}")
-        # yajl's message is several lines with a caret drawing; its first line says what went wrong.
-        # It can come as the repr of bytes, with its line breaks written as "\\n".
-        lines = str(exc).strip().removeprefix("b'").removeprefix('b"').replace("\\n", "\n").splitlines()
-        detail = lines[0].strip().rstrip(".") if lines else type(exc).__name__
-        if self._stream.at_eof and "premature EOF" in detail:
-            return self.error("truncated JSON: the data stops in the middle", f"byte {self._stream.consumed}")
-        # The parser reads ahead a block at a time, so the fault lies in the block before this byte.
-        return self.error(f"invalid JSON ({detail})", f"near byte {self._stream.consumed}")
-
     def conversations(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        event, _ = self._next()
+        event, _ = self._events.next()
         if event == "start_array":
             yield from self._items("")
         elif event == "start_map":
             yield from self._object()
         else:
             raise self.error(f"not {self.what}: the top level is neither a list nor an object")
-        try:
-            for _ in self._events:  # the rest, so that trailing garbage is an error rather than ignored
-                pass
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
+        self._events.finish()
 
     def _items(self, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        index = 0
-        while True:
-            event, value = self._next()
-            if event == "end_array":
-                return
-            place = f"{where}[{index}]"
-            obj = self._build(event, value, place)
+        for obj, place in self._events.array(where):
             if obj is not None:  # Claude exports hold null entries
                 if not isinstance(obj, dict):
                     raise self.error("a conversation is not a JSON object", place)
                 yield place, obj
-            index += 1
 
     def _object(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """A top-level object: ``{"conversations": [...]}``, or one conversation alone."""
         meta: dict[str, Any] = {}
         wrapped = False
         while True:
-            event, key = self._next()
+            event, key = self._events.next()
             if event == "end_map":
                 break
-            event, value = self._next()
+            event, value = self._events.next()
             if key == "conversations" and event == "start_array":
                 wrapped = True
                 yield from self._items("conversations")
             else:
-                meta[key] = self._build(event, value, key)
+                meta[key] = self._events.value(event, value, key)
         if not wrapped:
             yield "", meta
-
-    def _build(self, event: str, value: Any, where: str) -> Any:
-        """The value whose first event was just read. This loop runs once per event of every message, so it
-        is written flat: one branch per event, no calls."""
-        if event not in _STARTS:
-            return value
-        root: Any = {} if event == "start_map" else []
-        top, containers, keys = root, [root], [None]
-        try:
-            for event, value in self._events:
-                if event == "map_key":
-                    keys[-1] = value
-                elif event == "start_map" or event == "start_array":
-                    new: Any = {} if event == "start_map" else []
-                    if type(top) is dict:
-                        top[keys[-1]] = new
-                    else:
-                        top.append(new)
-                    top = new
-                    containers.append(new)
-                    keys.append(None)
-                    if len(containers) > MAX_DEPTH:
-                        raise self.error(f"nested more than {MAX_DEPTH} levels deep", where)
-                elif event == "end_map" or event == "end_array":
-                    containers.pop()
-                    keys.pop()
-                    if not containers:
-                        return root
-                    top = containers[-1]
-                elif type(top) is dict:
-                    top[keys[-1]] = value
-                else:
-                    top.append(value)
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
-        raise self.error("truncated JSON", f"byte {self._stream.consumed}")
 
 
 # --- values ----------------------------------------------------------------------------------------------

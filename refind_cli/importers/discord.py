@@ -9,15 +9,13 @@ kept; system and bot messages and those that are only a file or a sticker are fl
 The tool's other outputs (CSV, HTML, plain text) lack message ids and write times in the exporting
 machine's own format, so they are recognised only to say so: export the channel again as JSON.
 
-Exports of busy channels run to hundreds of MB, so the file is streamed: ``ijson``'s events are built into
-one message at a time. Not ``ijson.items``: it builds a prefix string for every nesting level of every
-event, and a deeply nested hostile file then needs memory that grows with the square of its depth.
+Exports of busy channels run to hundreds of MB, so the file is streamed (``jsonstream``): one message is
+built at a time.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, tzinfo
@@ -25,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
+from refind_cli.importers import jsonstream
 from refind_cli.importers.container import iter_file_chunks
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -44,9 +43,9 @@ _OTHER_OUTPUTS = (
 MAX_TOKEN = 8 << 20
 # Real exports nest six levels deep (message, embed, author); a deeper value is refused before it is built.
 MAX_DEPTH = 64
-_PARSER_BLOCK = 64 << 10
-_STARTS = frozenset({"start_map", "start_array"})
-_ENDS = frozenset({"end_map", "end_array"})
+_RULES = jsonstream.Rules(
+    block=64 << 10, max_token=MAX_TOKEN, max_depth=MAX_DEPTH, not_this="; not a Discord export"
+)
 _SNOWFLAKE = re.compile(r"\d{1,20}")
 _DISCORD_EPOCH_MS = 1420070400000
 _PEOPLE = frozenset({"Default", "Reply", "0", "19"})
@@ -104,140 +103,19 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             "as JSON (--format Json)",
         )
     with contextlib.closing(iter_file_chunks(path)) as chunks:
-        yield from _Reader(JsonEvents(chunks, lambda what, where: InputError(path, what, where)), tz).chats()
+        yield from _Reader(json_events(chunks, lambda what, where: InputError(path, what, where)), tz).chats()
 
 
-class JsonEvents:
-    """ijson's basic parse events over byte chunks, with the limits every Discord JSON file is read under:
-    strings of at most MAX_TOKEN bytes, values nested at most MAX_DEPTH deep. Errors are made by ``error``
-    (what, where) so that they name the file, or the zip entry, the caller reads."""
-
-    def __init__(self, chunks: Iterator[bytes], error: Callable[[str, str | None], InputError]) -> None:
-        import ijson  # only imports of JSON exports pay for the parser
-
-        self._ijson = ijson
-        self.error = error
-        self._stream = _GuardedStream(chunks, error)
-        self._events: Iterator[tuple[str, Any]] = ijson.basic_parse(
-            self._stream, use_float=True, buf_size=_PARSER_BLOCK
-        )
-
-    def next(self) -> tuple[str, Any]:
-        try:
-            return next(self._events)
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
-        except StopIteration:
-            raise self.error("truncated JSON", f"byte {self._stream.consumed}") from None
-
-    def finish(self) -> None:
-        """Read on to the end, so that trailing garbage is rejected rather than ignored."""
-        try:
-            for _ in self._events:
-                pass
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
-
-    def _json_error(self, exc: Exception) -> InputError:
-        # yajl's message is several lines with a caret drawing; its first line says what went wrong.
-        lines = str(exc).strip().splitlines()
-        detail = lines[0].removeprefix("b'").removeprefix('b"') if lines else type(exc).__name__
-        if self._stream.at_eof and "premature EOF" in detail:
-            return self.error("truncated JSON: the data stops in the middle", f"byte {self._stream.consumed}")
-        return self.error(f"invalid JSON ({detail})", f"near byte {self._stream.consumed}")
-
-    def value(self, event: str, value: Any, where: str) -> Any:
-        """The whole value whose first event was just read. Runs once per event of every message, so the
-        loop is flat: one branch per event, no calls."""
-        if event not in _STARTS:
-            return value
-        root: Any = {} if event == "start_map" else []
-        top, containers, keys = root, [root], [None]
-        try:
-            for event, value in self._events:
-                if event == "map_key":
-                    keys[-1] = value
-                elif event == "start_map" or event == "start_array":
-                    if len(containers) >= MAX_DEPTH:
-                        raise self.error(f"nested more than {MAX_DEPTH} levels deep", where)
-                    new: Any = {} if event == "start_map" else []
-                    if type(top) is dict:
-                        top[keys[-1]] = new
-                    else:
-                        top.append(new)
-                    top = new
-                    containers.append(new)
-                    keys.append(None)
-                elif event == "end_map" or event == "end_array":
-                    containers.pop()
-                    keys.pop()
-                    if not containers:
-                        return root
-                    top = containers[-1]
-                elif type(top) is dict:
-                    top[keys[-1]] = value
-                else:
-                    top.append(value)
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
-        raise self.error("truncated JSON", f"byte {self._stream.consumed}")
-
-    def array(self, where: str) -> Iterator[tuple[Any, str]]:
-        """The items of the array whose ``[`` was just read, each with its place."""
-        index = 0
-        while True:
-            event, value = self.next()
-            if event == "end_array":
-                return
-            place = f"{where}[{index}]"
-            yield self.value(event, value, place), place
-            index += 1
-
-
-class _GuardedStream:
-    """A read-only binary file over byte chunks, for ijson, that refuses an overlong string."""
-
-    def __init__(self, chunks: Iterator[bytes], error: Callable[[str, str | None], InputError]) -> None:
-        self._chunks = chunks
-        self._error = error
-        self._since_quote = 0
-        self._buf = b""
-        self._pos = 0
-        self.consumed = 0
-        self.at_eof = False
-
-    def read(self, size: int = -1) -> bytes:
-        while self._pos >= len(self._buf):
-            if self.at_eof or not self._refill():
-                return b""
-        end = len(self._buf) if size < 0 else self._pos + size
-        out = self._buf[self._pos : end]
-        self._pos += len(out)
-        return out
-
-    def _refill(self) -> bool:
-        chunk = next(self._chunks, None)
-        if chunk is None:
-            self.at_eof = True
-            return False
-        if not self.consumed:
-            chunk = chunk.removeprefix(_BOM)
-        self.consumed += len(chunk)
-        last_quote = chunk.rfind(b'"')
-        self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
-        if self._since_quote > MAX_TOKEN:
-            raise self._error(
-                f"a single JSON value runs past {MAX_TOKEN >> 20} MB; not a Discord export",
-                f"byte {self.consumed}",
-            )
-        self._buf, self._pos = chunk, 0
-        return True
+def json_events(chunks: Iterator[bytes], error: jsonstream.ErrorMaker) -> jsonstream.JsonEvents:
+    """ijson's events over byte chunks, with the limits every Discord JSON file is read under. Errors are
+    made by ``error`` (what, where) so that they name the file, or the zip entry, the caller reads."""
+    return jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
 
 
 class _Reader:
     """One exported channel: its ``guild`` and ``channel``, then its messages one at a time."""
 
-    def __init__(self, events: JsonEvents, tz: tzinfo) -> None:
+    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo) -> None:
         self._events = events
         self._tz = tz
 
@@ -287,7 +165,7 @@ class _Reader:
         guild_name = _str(guild.get("name"))
         if kind == "channel" and guild_name:
             name = f"{name} in {guild_name}"  # as Discord's own data package names server channels
-        return Chat(FORMAT, key, name, kind, dump(self._events, {"guild": guild, "channel": channel}, None))
+        return Chat(FORMAT, key, name, kind, self._events.dump({"guild": guild, "channel": channel}, None))
 
     def _message(self, obj: Any, where: str) -> Message:
         if not isinstance(obj, dict):
@@ -325,7 +203,7 @@ class _Reader:
             sender_id=snowflake(author.get("id")),
             reply_to=snowflake(reference.get("messageId")),
             edited=bool(obj.get("timestampEdited")),
-            raw=dump(self._events, obj, where),
+            raw=self._events.dump(obj, where),
         )
 
 
@@ -358,13 +236,6 @@ def timestamp(value: Any, ident: str | None, tz: tzinfo, error: Callable[[str], 
         with contextlib.suppress(ValueError, OverflowError, OSError):
             return datetime.fromtimestamp(((int(ident) >> 22) + _DISCORD_EPOCH_MS) / 1000, UTC)
     raise error("the message has no time")
-
-
-def dump(events: JsonEvents, obj: Any, where: str | None) -> str:
-    try:
-        return json.dumps(obj, ensure_ascii=False, sort_keys=True)
-    except RecursionError:
-        raise events.error("nested too deeply", where) from None
 
 
 def join(*parts: str | None) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
-from refind_cli.importers.discord import JsonEvents, dump, join, snowflake, timestamp
+from refind_cli.importers.discord import join, json_events, snowflake, timestamp
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "discord-package"
@@ -175,7 +175,7 @@ def _small_json(package: _Package, relative_or_stored: str) -> Any:
     """A whole small file (index, channel, account), read under the same limits as the messages."""
     stored = package.files.get(relative_or_stored, relative_or_stored)
     with contextlib.closing(package.chunks(stored)) as chunks:
-        events = JsonEvents(
+        events = json_events(
             _at_most(chunks, lambda: package.error(stored, _TOO_LARGE, None)), _errors(package, stored)
         )
         event, value = events.next()
@@ -295,14 +295,14 @@ class _ChunkReader(io.RawIOBase):
 
 def _json_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], str, str]]:
     with contextlib.closing(package.chunks(stored)) as chunks:
-        events = JsonEvents(chunks, _errors(package, stored))
+        events = json_events(chunks, _errors(package, stored))
         event, _ = events.next()
         if event != "start_array":
             raise events.error("not a list of messages", None)
         for obj, where in events.array(""):
             if not isinstance(obj, dict):
                 raise events.error("a message is not a JSON object", where)
-            yield obj, where, dump(events, obj, where)
+            yield obj, where, events.dump(obj, where)
         events.finish()
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import re
 import zipfile
 from collections.abc import Callable, Generator, Iterator
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
+from refind_cli.importers import jsonstream
 from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -46,7 +46,6 @@ _BOM = b"\xef\xbb\xbf"
 _PARSER_BLOCK = 64 << 10
 MAX_TOKEN = 8 << 20
 _STARTS = frozenset({"start_map", "start_array"})
-_ENDS = frozenset({"end_map", "end_array"})
 _DIRECT_TYPES = frozenset({"personal_chat", "bot_chat", "saved_messages"})
 _DELETED = "Deleted account"
 
@@ -120,68 +119,18 @@ def _fix_escapes(data: bytes) -> bytes:
     return _ESCAPE.sub(lambda m: b"\\u00" if m.group() == b"\\x" else m.group(), data)
 
 
-class _JsonStream:
-    """A read-only binary file over byte chunks, for ijson, with the exporter's escapes repaired.
-
-    A chunk that ends in an unpaired backslash keeps that backslash back until the next chunk, so an
-    escape split across chunks is still seen whole. ``consumed`` counts source bytes taken so far,
-    ``handed`` those passed on to the parser (give or take the two bytes each repaired escape adds)."""
-
-    def __init__(self, chunks: Iterator[bytes], error: Callable[[str, str | None], InputError]) -> None:
-        self._chunks = chunks
-        self._error = error
-        self._since_quote = 0
-        self._buf = b""
-        self._pos = 0
-        self._carry = b""
-        self._started = False
-        self.consumed = 0
-        self.at_eof = False
-
-    def read(self, size: int = -1) -> bytes:
-        while self._pos >= len(self._buf):
-            if self.at_eof or not self._refill():
-                return b""
-        end = len(self._buf) if size < 0 else self._pos + size
-        out = self._buf[self._pos : end]
-        self._pos += len(out)
-        return out
-
-    @property
-    def handed(self) -> int:
-        return self.consumed - len(self._carry) - (len(self._buf) - self._pos)
-
-    def _refill(self) -> bool:
-        chunk = next(self._chunks, None)
-        if chunk is None:
-            self.at_eof = True
-            # A dangling backslash at the very end is the parser's to reject, with its own message.
-            self._buf, self._pos, self._carry = self._carry, 0, b""
-            return bool(self._buf)
-        self.consumed += len(chunk)
-        # yajl re-scans a token that spans its read blocks, so its time grows with the square of a token's
-        # length; Telegram caps a message at 4,096 characters, so a run this long is no real export.
-        last_quote = chunk.rfind(b'"')
-        self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
-        if self._since_quote > MAX_TOKEN:
-            raise self._error(
-                f"a single JSON value runs past {MAX_TOKEN >> 20} MB; not a Telegram Desktop export",
-                f"byte {self.consumed}",
-            )
-        data = self._carry + chunk
-        if not self._started:
-            if len(data) < len(_BOM) and _BOM.startswith(data):
-                self._buf, self._pos, self._carry = b"", 0, data  # too short yet to tell a BOM
-                return True
-            self._started = True
-            data = data.removeprefix(_BOM)
-        trailing = len(data) - len(data.rstrip(b"\\")) if data.endswith(b"\\") else 0
-        if trailing % 2:
-            data, self._carry = data[:-1], data[-1:]
-        else:
-            self._carry = b""
-        self._buf, self._pos = _fix_escapes(data), 0
-        return True
+# yajl's time on a token spanning its read blocks grows with the square of the token's length; Telegram caps a
+# message at 4,096 characters, so a run of MAX_TOKEN is no real export. Nesting is not capped: a value too
+# deep to store is refused when it is dumped.
+_RULES = jsonstream.Rules(
+    block=_PARSER_BLOCK,
+    max_token=MAX_TOKEN,
+    max_depth=None,
+    not_this="; not a Telegram Desktop export",
+    repair=_fix_escapes,
+)
+# The byte stream the parser reads: a BOM stripped, the exporter's escapes repaired.
+_JsonStream = functools.partial(jsonstream.Stream, rules=_RULES)
 
 
 def _input_error(path: Path, entry: str | None, what: str, where: str | None) -> InputError:
@@ -193,101 +142,21 @@ class _Parser:
     """Walks the parse events of one ``result.json`` and turns dialogs into ``ChatExport`` records."""
 
     def __init__(self, chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) -> None:
-        import ijson  # only imports of Telegram exports pay for the parser
-
-        self._ijson = ijson
-        # A plain function, not the bound method: the stream must not point back at the parser (a cycle
-        # that only the garbage collector would break).
-        self._stream = _JsonStream(chunks, functools.partial(_input_error, path, entry))
-        self._events: Iterator[tuple[str, Any]] = ijson.basic_parse(
-            self._stream, use_float=True, buf_size=_PARSER_BLOCK
+        # A plain function, not a bound method, makes the errors: the stream must not point back at the
+        # parser (a cycle that only the garbage collector would break).
+        self._events = jsonstream.JsonEvents(
+            _JsonStream(chunks, functools.partial(_input_error, path, entry))
         )
-        self._path = path
-        self._entry = entry
+        self._error = self._events.error
         self._tz = tz
         self._failed: InputError | None = None
 
-    # errors name the entry (inside a zip) and the place
-    def _error(self, what: str, where: str | None) -> InputError:
-        return _input_error(self._path, self._entry, what, where)
-
-    def _next(self) -> tuple[str, Any]:
-        try:
-            return next(self._events)
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
-        except StopIteration:
-            raise self._error("truncated JSON", f"byte {self._stream.consumed}") from None
-
-    def _json_error(self, exc: Exception) -> InputError:
-        # yajl's message is several lines with a caret drawing; its first line says what went wrong.
-        lines = str(exc).strip().splitlines()
-        detail = lines[0].removeprefix("b'").removeprefix('b"') if lines else type(exc).__name__
-        if self._stream.at_eof and "premature EOF" in detail:
-            return self._error(
-                "truncated JSON: the data stops in the middle", f"byte {self._stream.consumed}"
-            )
-        # The parser reads ahead in blocks of 64 KiB, so the fault lies in the block before this byte.
-        return self._error(f"invalid JSON ({detail})", f"near byte {self._stream.handed}")
-
-    def _finish(self) -> None:
-        """Read on to the end, so that trailing garbage is rejected rather than ignored."""
-        try:
-            for _ in self._events:
-                pass
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
-
-    def _skip(self) -> None:
-        """Skip the rest of a container whose opening event was just read."""
-        depth = 1
-        while depth:
-            event, _ = self._next()
-            if event in _STARTS:
-                depth += 1
-            elif event in _ENDS:
-                depth -= 1
-
-    def _build(self, event: str, value: Any) -> Any:
-        """The value whose first event was just read. This loop runs once per event of every message,
-        so it is written flat: one branch per event, no calls."""
-        if event not in _STARTS:
-            return value
-        root: Any = {} if event == "start_map" else []
-        top, containers, keys = root, [root], [None]
-        try:
-            for event, value in self._events:
-                if event == "map_key":
-                    keys[-1] = value
-                elif event == "start_map" or event == "start_array":
-                    new: Any = {} if event == "start_map" else []
-                    if type(top) is dict:
-                        top[keys[-1]] = new
-                    else:
-                        top.append(new)
-                    top = new
-                    containers.append(new)
-                    keys.append(None)
-                elif event == "end_map" or event == "end_array":
-                    containers.pop()
-                    keys.pop()
-                    if not containers:
-                        return root
-                    top = containers[-1]
-                elif type(top) is dict:
-                    top[keys[-1]] = value
-                else:
-                    top.append(value)
-        except (self._ijson.JSONError, UnicodeDecodeError) as exc:
-            raise self._json_error(exc) from None
-        raise self._error("truncated JSON", f"byte {self._stream.consumed}")
-
     def chats(self) -> Iterator[ChatExport]:
-        event, _ = self._next()
+        event, _ = self._events.next()
         if event != "start_map":
             raise self._error("not a Telegram export: the top level is not a JSON object", None)
         found = yield from self._dialog("", root=True)
-        self._finish()
+        self._events.finish()
         if not found:
             raise self._error('not a Telegram export: no "messages" and no "chats" list', None)
 
@@ -301,10 +170,10 @@ class _Parser:
         found = False
         prefix = f"{where}." if where else ""
         while True:
-            event, key = self._next()
+            event, key = self._events.next()
             if event == "end_map":
                 break
-            event, value = self._next()
+            event, value = self._events.next()
             if key == "messages":
                 if event != "start_array":
                     raise self._error("messages is not a list", f"{prefix}messages")
@@ -324,28 +193,28 @@ class _Parser:
                 found = True
                 yield from self._section(key)
             elif event in _STARTS and root:
-                self._skip()  # account-wide sections (contacts, sessions, ...) can be large
+                self._events.skip()  # account-wide sections (contacts, sessions, ...) can be large
             else:
-                meta[key] = self._build(event, value)
+                meta[key] = self._events.value(event, value, f"{prefix}{key}")
         if buffered is not None:
             yield ChatExport(self._chat(meta, where), buffered)
         return found
 
     def _section(self, name: str) -> Iterator[ChatExport]:
         while True:
-            event, key = self._next()
+            event, key = self._events.next()
             if event == "end_map":
                 return
-            event, _ = self._next()
+            event, _ = self._events.next()
             if key != "list":
                 if event in _STARTS:
-                    self._skip()
+                    self._events.skip()
                 continue
             if event != "start_array":
                 raise self._error("list is not a list", f"{name}.list")
             index = 0
             while True:
-                event, _ = self._next()
+                event, _ = self._events.next()
                 if event == "end_array":
                     break
                 if event != "start_map":
@@ -354,15 +223,9 @@ class _Parser:
                 index += 1
 
     def _messages(self, where: str) -> Iterator[Message]:
-        index = 0
         try:
-            while True:
-                event, value = self._next()
-                if event == "end_array":
-                    return
-                obj = self._build(event, value)
-                yield self._message(obj, f"{where}[{index}]")
-                index += 1
+            for obj, place in self._events.array(where):
+                yield self._message(obj, place)
         except InputError as exc:
             self._failed = exc
             raise
@@ -380,7 +243,7 @@ class _Parser:
             key=ident,
             name=name,
             kind=_chat_kind(kind_name),
-            raw=self._dump(meta, where or None),
+            raw=self._events.dump(meta, where or None),
         )
 
     def _message(self, obj: Any, where: str) -> Message:
@@ -406,14 +269,8 @@ class _Parser:
             local_time=date if isinstance(date, str) else None,
             reply_to=_ident(obj.get("reply_to_message_id")),
             edited="edited" in obj or "edited_unixtime" in obj,
-            raw=self._dump(obj, where),
+            raw=self._events.dump(obj, where),
         )
-
-    def _dump(self, obj: Any, where: str | None) -> str:
-        try:
-            return json.dumps(obj, ensure_ascii=False, sort_keys=True)
-        except RecursionError:
-            raise self._error("nested too deeply", where) from None
 
     def _timestamp(self, obj: dict[str, Any], where: str) -> datetime:
         unix, date = obj.get("date_unixtime"), obj.get("date")

@@ -1,0 +1,222 @@
+"""Streaming JSON for the exports that run to hundreds of MB (Telegram, ChatGPT/Claude, Discord).
+
+Such a file is never loaded whole: ``ijson``'s low-level events (``basic_parse``) are read over the file's
+byte chunks and built into one value at a time. Not ``ijson.items``: it builds a prefix string for every
+nesting level of every event, so a deeply nested hostile file needs memory that grows with the square of
+its depth; here nesting is counted instead, and refused past a format's cap. Every fault of the parser or of
+the UTF-8 becomes the importer's one-line ``InputError`` with a place.
+
+Each format reads under its own ``Rules``: the caps differ with what its real exports hold, and the
+wording of a few errors with what its importer has always said.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from refind_cli.errors import InputError
+
+ErrorMaker = Callable[[str, str | None], InputError]
+"""Makes an importer's error from what went wrong and where (None: nowhere in particular)."""
+
+_BOM = b"\xef\xbb\xbf"
+_STARTS = frozenset({"start_map", "start_array"})
+_ENDS = frozenset({"end_map", "end_array"})
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """How one format's JSON is read, and how a few of its faults are worded.
+
+    yajl re-scans a token that spans its read blocks, so a token's time grows with its square over
+    ``block``; ``max_token`` refuses a single value longer than any real export holds before that bites."""
+
+    block: int  # bytes the parser reads at a time
+    max_token: int  # the longest single value, in bytes
+    max_depth: int | None  # the deepest nesting of a built value; None: as deep as it comes
+    not_this: str = ""  # the overlong value's error ends with it: "; not a Discord export"
+    utf8_fault: str | None = None  # what bad UTF-8 is called; None: "invalid JSON (<the codec's words>)"
+    full_stop: bool = True  # whether the parser's words keep their closing "."
+    # Rewrites the bytes on their way into the parser; never given a chunk that ends in an unpaired backslash.
+    repair: Callable[[bytes], bytes] | None = None
+
+
+class Stream:
+    """A read-only binary file over byte chunks, for ijson: strips a BOM, refuses an overlong value, applies
+    ``rules.repair``. ``consumed`` counts the source bytes taken so far, ``handed`` those passed on to the
+    parser (give or take what a repair adds)."""
+
+    def __init__(self, chunks: Iterator[bytes], error: ErrorMaker, rules: Rules) -> None:
+        self.error = error
+        self.rules = rules
+        self._chunks = chunks
+        self._since_quote = 0
+        self._buf = b""
+        self._pos = 0
+        self._carry = b""  # held back: a start too short to tell a BOM, or a backslash before its escape
+        self._started = False
+        self.consumed = 0
+        self.at_eof = False
+
+    def read(self, size: int = -1) -> bytes:
+        while self._pos >= len(self._buf):
+            if self.at_eof or not self._refill():
+                return b""
+        end = len(self._buf) if size < 0 else self._pos + size
+        out = self._buf[self._pos : end]
+        self._pos += len(out)
+        return out
+
+    @property
+    def handed(self) -> int:
+        return self.consumed - len(self._carry) - (len(self._buf) - self._pos)
+
+    def _refill(self) -> bool:
+        chunk = next(self._chunks, None)
+        if chunk is None:
+            self.at_eof = True
+            # What was held back goes to the parser as it is: a dangling backslash is the parser's to reject.
+            self._buf, self._pos, self._carry = self._carry, 0, b""
+            return bool(self._buf)
+        self.consumed += len(chunk)
+        last_quote = chunk.rfind(b'"')
+        self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
+        if self._since_quote > self.rules.max_token:
+            raise self.error(
+                f"a single JSON value runs past {self.rules.max_token >> 20} MB{self.rules.not_this}",
+                f"byte {self.consumed}",
+            )
+        data = self._carry + chunk
+        if not self._started:
+            if len(data) < len(_BOM) and _BOM.startswith(data):
+                self._buf, self._pos, self._carry = b"", 0, data
+                return True
+            self._started = True
+            data = data.removeprefix(_BOM)
+        repair = self.rules.repair
+        if repair is None:
+            self._buf, self._pos, self._carry = data, 0, b""
+            return True
+        trailing = len(data) - len(data.rstrip(b"\\")) if data.endswith(b"\\") else 0
+        if trailing % 2:  # an escape cut in two by the chunk boundary: repaired once it is whole
+            data, self._carry = data[:-1], data[-1:]
+        else:
+            self._carry = b""
+        self._buf, self._pos = repair(data), 0
+        return True
+
+
+class JsonEvents:
+    """ijson's basic parse events over a ``Stream``, read under its rules; errors are made by its ``error``,
+    so that they name the file, or the zip entry, the caller reads."""
+
+    def __init__(self, stream: Stream) -> None:
+        import ijson  # only imports of JSON exports pay for the parser
+
+        self.error = stream.error
+        self._stream = stream
+        self._rules = stream.rules
+        self._max_depth = sys.maxsize if stream.rules.max_depth is None else stream.rules.max_depth
+        self._faults: tuple[type[Exception], ...] = (ijson.JSONError, UnicodeDecodeError)
+        self._events: Iterator[tuple[str, Any]] = ijson.basic_parse(
+            stream, use_float=True, buf_size=stream.rules.block
+        )
+
+    def next(self) -> tuple[str, Any]:
+        try:
+            return next(self._events)
+        except self._faults as exc:
+            raise self._fault(exc) from None
+        except StopIteration:
+            raise self.error("truncated JSON", f"byte {self._stream.consumed}") from None
+
+    def finish(self) -> None:
+        """Read on to the end, so that trailing garbage is rejected rather than ignored."""
+        try:
+            for _ in self._events:
+                pass
+        except self._faults as exc:
+            raise self._fault(exc) from None
+
+    def skip(self) -> None:
+        """Skip the rest of a container whose opening event was just read."""
+        depth = 1
+        while depth:
+            event, _ = self.next()
+            if event in _STARTS:
+                depth += 1
+            elif event in _ENDS:
+                depth -= 1
+
+    def value(self, event: str, value: Any, where: str) -> Any:
+        """The whole value whose first event was just read; ``where`` names it if it nests too deeply. Runs
+        once per event of every message, so the loop is flat: one branch per event, no calls."""
+        if event not in _STARTS:
+            return value
+        max_depth = self._max_depth
+        root: Any = {} if event == "start_map" else []
+        top, containers, keys = root, [root], [None]
+        try:
+            for event, value in self._events:
+                if event == "map_key":
+                    keys[-1] = value
+                elif event == "start_map" or event == "start_array":
+                    if len(containers) >= max_depth:
+                        raise self.error(f"nested more than {max_depth} levels deep", where)
+                    new: Any = {} if event == "start_map" else []
+                    if type(top) is dict:
+                        top[keys[-1]] = new
+                    else:
+                        top.append(new)
+                    top = new
+                    containers.append(new)
+                    keys.append(None)
+                elif event == "end_map" or event == "end_array":
+                    containers.pop()
+                    keys.pop()
+                    if not containers:
+                        return root
+                    top = containers[-1]
+                elif type(top) is dict:
+                    top[keys[-1]] = value
+                else:
+                    top.append(value)
+        except self._faults as exc:
+            raise self._fault(exc) from None
+        raise self.error("truncated JSON", f"byte {self._stream.consumed}")
+
+    def array(self, where: str) -> Iterator[tuple[Any, str]]:
+        """The items of the array whose ``[`` was just read, each with its place (``where[3]``)."""
+        index = 0
+        while True:
+            event, value = self.next()
+            if event == "end_array":
+                return
+            place = f"{where}[{index}]"
+            yield self.value(event, value, place), place
+            index += 1
+
+    def dump(self, obj: Any, where: str | None) -> str:
+        """A record's raw JSON as the archive keeps it."""
+        try:
+            return json.dumps(obj, ensure_ascii=False, sort_keys=True)
+        except RecursionError:  # only where the rules set no depth cap
+            raise self.error("nested too deeply", where) from None
+
+    def _fault(self, exc: Exception) -> InputError:
+        stream = self._stream
+        if isinstance(exc, UnicodeDecodeError) and self._rules.utf8_fault:
+            return self.error(self._rules.utf8_fault, f"near byte {stream.handed}")
+        # yajl's message is several lines with a caret drawing; its first line says what went wrong. It can
+        # come as the repr of bytes, with its line breaks written as "\\n".
+        lines = str(exc).strip().removeprefix("b'").removeprefix('b"').replace("\\n", "\n").splitlines()
+        detail = lines[0].strip() if lines else type(exc).__name__
+        detail = detail if self._rules.full_stop else detail.rstrip(".")
+        if stream.at_eof and "premature EOF" in detail:
+            return self.error("truncated JSON: the data stops in the middle", f"byte {stream.consumed}")
+        # The parser reads ahead a block at a time, so the fault lies in the block before this byte.
+        return self.error(f"invalid JSON ({detail})", f"near byte {stream.handed}")
