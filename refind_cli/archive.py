@@ -19,10 +19,8 @@ import apsw
 
 from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home
-from refind_cli.identity import Identity, chat_key, path_key
 from refind_cli.records import ChatInfo, Kind, Turn
 from refind_cli.results import ChatSummary, SessionInfo
-from refind_cli.segment import session_id
 
 # apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
 # once, next to the SQL (``shape`` is only read by the type checker).
@@ -140,6 +138,9 @@ def _m004_wall_clock_identity(db: apsw.Connection) -> None:
     """Identities of messages without a source id hashed their instant, which depends on the zone the file
     was read in; they hash the written time now (refind_cli.identity). Sessions are named after their first
     message, so their ids follow."""
+    from refind_cli import segment
+    from refind_cli.identity import Identity
+
     chats = _rows(
         db.execute(
             "SELECT DISTINCT m.chat_seq, c.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq"
@@ -174,7 +175,7 @@ def _m004_wall_clock_identity(db: apsw.Connection) -> None:
         db.executemany(
             "UPDATE sessions SET id = ? WHERE seq = ?",
             [
-                (session_id(chat_uid, renamed[first]), session_seq)
+                (segment.session_id(chat_uid, renamed[first]), session_seq)
                 for session_seq, seqs in firsts
                 if (first := int(seqs.split(",")[0])) in renamed
             ],
@@ -186,7 +187,7 @@ def _m005_forgotten_chats_hashed(db: apsw.Connection) -> None:
     the export's path of a chat forgotten whole: keep hashes of them instead."""
     db.execute("ALTER TABLE forgotten RENAME COLUMN chat_uid TO chat_key")
     keys = [r[0] for r in db.execute("SELECT DISTINCT chat_key FROM forgotten")]
-    db.executemany("UPDATE forgotten SET chat_key = ? WHERE chat_key = ?", [(chat_key(k), k) for k in keys])
+    db.executemany("UPDATE forgotten SET chat_key = ? WHERE chat_key = ?", [(_chat_key(k), k) for k in keys])
     present = {r[0] for r in db.execute("SELECT uid FROM chats")}
     _hide_chats_in_ledger(db, lambda chat_uid: chat_uid not in present)
 
@@ -209,8 +210,8 @@ def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> N
         seen = data.get("seen")
         if not isinstance(seen, dict) or not any(gone(uid) for uid in seen):
             continue
-        data["seen"] = {(chat_key(uid) if gone(uid) else uid): n for uid, n in seen.items()}
-        hidden = path if path.startswith("p:") else path_key(path)
+        data["seen"] = {(_chat_key(uid) if gone(uid) else uid): n for uid, n in seen.items()}
+        hidden = path if path.startswith("p:") else _path_key(path)
         db.execute("UPDATE imports SET path = ?, counts = ? WHERE seq = ?", (hidden, json.dumps(data), seq))
 
 
@@ -267,6 +268,19 @@ def _immediate(db: apsw.Connection) -> Iterator[None]:
             db.execute("ROLLBACK")  # type: ignore[unreachable]
         raise
     db.execute("COMMIT")
+
+
+def _chat_key(chat_uid: str) -> str:
+    # Imported where an id is computed: identity loads hashlib (OpenSSL, ~2 ms), which a search never needs.
+    from refind_cli.identity import chat_key
+
+    return chat_key(chat_uid)
+
+
+def _path_key(path: str) -> str:
+    from refind_cli.identity import path_key
+
+    return path_key(path)
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -541,7 +555,7 @@ class Archive:
         if former is not None:
             self.db.execute(
                 "INSERT OR IGNORE INTO forgotten (chat_key, uid) SELECT ?, uid FROM forgotten WHERE chat_key = ?",
-                (chat_key(uid), chat_key(former)),
+                (_chat_key(uid), _chat_key(former)),
             )
         return seq, ""
 
@@ -552,7 +566,7 @@ class Archive:
             self.db.execute(
                 "SELECT c.seq, c.segmenting FROM chat_aliases a JOIN chats c ON c.seq = a.chat_seq"
                 " WHERE a.chat_key = ?",
-                (chat_key(uid),),
+                (_chat_key(uid),),
             ),
             tuple[int, str],
         )
@@ -577,13 +591,13 @@ class Archive:
             )
             self.db.execute(
                 "INSERT OR IGNORE INTO forgotten (chat_key, uid) SELECT ?, uid FROM forgotten WHERE chat_key = ?",
-                (chat_key(into_uid), chat_key(other_uid)),
+                (_chat_key(into_uid), _chat_key(other_uid)),
             )
             # Chats merged into ``other`` before now stand for ``into`` too.
             self.db.execute("UPDATE chat_aliases SET chat_seq = ? WHERE chat_seq = ?", (into, other))
             self.db.execute(
                 "INSERT OR REPLACE INTO chat_aliases (chat_key, chat_seq) VALUES (?, ?)",
-                (chat_key(other_uid), into),
+                (_chat_key(other_uid), into),
             )
             self.db.execute("DELETE FROM chats WHERE seq = ?", (other,))
             self._chats.pop(other, None)
@@ -612,11 +626,11 @@ class Archive:
     def forgotten_uids(self, chat_uid: str) -> frozenset[str]:
         return frozenset(
             r[0]
-            for r in self.db.execute("SELECT uid FROM forgotten WHERE chat_key = ?", (chat_key(chat_uid),))
+            for r in self.db.execute("SELECT uid FROM forgotten WHERE chat_key = ?", (_chat_key(chat_uid),))
         )
 
     def restore_forgotten(self, chat_uid: str) -> None:
-        self.db.execute("DELETE FROM forgotten WHERE chat_key = ?", (chat_key(chat_uid),))
+        self.db.execute("DELETE FROM forgotten WHERE chat_key = ?", (_chat_key(chat_uid),))
 
     def delete_chat_if_empty(self, chat_seq: int) -> None:
         if not self.has_messages(chat_seq):
@@ -880,7 +894,7 @@ class Archive:
             )
             self.db.executemany(
                 "INSERT OR IGNORE INTO forgotten (chat_key, uid) VALUES (?, ?)",
-                [(chat_key(chat_uid), uid) for chat_uid, uid in rows],
+                [(_chat_key(chat_uid), uid) for chat_uid, uid in rows],
             )
             self.db.execute(f"DELETE FROM messages WHERE seq IN ({marks})", part)
 

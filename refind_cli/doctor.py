@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from refind_cli.results import Health
+from refind_cli.reports import Health
 
 if TYPE_CHECKING:
     from refind_cli.archive import Archive

@@ -19,13 +19,13 @@ import contextlib
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home, resolve_home
-from refind_cli.request import SearchRequest, Selection, time_range
+from refind_cli.request import ImportOptions, SearchRequest, Selection, time_range
 
 if TYPE_CHECKING:
     from refind_cli.agent.events import AskResult
@@ -34,52 +34,21 @@ if TYPE_CHECKING:
     from refind_cli.evaluate import EvalReport
     from refind_cli.index import Index
     from refind_cli.ingest.progress import Progress
-    from refind_cli.records import ChatInfo, Turn
-    from refind_cli.results import (
-        ChatSummary,
+    from refind_cli.records import ChatInfo
+    from refind_cli.reports import (
         FileImportResult,
+        ForgetOutcome,
         ForgetPlan,
         Health,
-        SearchResult,
-        SessionInfo,
+        Reindexed,
+        SessionView,
         Stats,
     )
+    from refind_cli.results import ChatSummary, SearchResult
 
 OnWait = Callable[[str], None]
 # Opens the progress display of one export and gives the callback the import reports to (or None).
 ProgressFor = Callable[[Path], contextlib.AbstractContextManager["Progress | None"]]
-
-
-@dataclass(frozen=True, slots=True)
-class ImportOptions:
-    fmt: str = "auto"
-    tz: tzinfo | None = None  # zone of times written without an offset; None: the system's
-    session_gap: timedelta = timedelta(hours=1)
-    restore_forgotten: bool = False
-    reread: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SessionView:
-    """A session, the turns to show of it, and the turn to mark (``refind show``)."""
-
-    session: SessionInfo
-    turns: tuple[Turn, ...]
-    around: str | None
-    previous: str | None = None  # the ids of the chat's sessions before and after this one, to browse on
-    next: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ForgetOutcome:
-    plan: ForgetPlan
-    forgotten: bool  # False: nothing matched, a dry run, or the user said no
-
-
-@dataclass(frozen=True, slots=True)
-class Reindexed:
-    turns: int
-    seconds: float
 
 
 # How `refind chats --sort` orders chats: by id (import order), most recent activity first, name, size.
@@ -296,6 +265,8 @@ class Home:
             if at is None:
                 raise RefindError(f"--around: turn {around!r} is not in session {session.id!r}")
             turns = turns[max(at - context, 0) : at + context + 1]
+        from refind_cli.reports import SessionView
+
         return SessionView(session, tuple(turns), around, *archive.neighbour_sessions(session.id))
 
     def show_day(self, chats: Sequence[str], day: str, *, now: datetime, tz: tzinfo) -> SessionView:
@@ -399,6 +370,7 @@ class Home:
         can say so); if it agrees, erase the messages from the archive and rebuild the index, so that no
         file under the home keeps them."""
         from refind_cli import forget
+        from refind_cli.reports import ForgetOutcome
 
         with self._writing() as archive:
             planned = forget.plan(archive, selection)
@@ -463,6 +435,8 @@ class Home:
 
     def reindex(self) -> Reindexed:
         """Rebuild the index from the archive (exact statistics again after many changes)."""
+        from refind_cli.reports import Reindexed
+
         started = time.perf_counter()
         with self._writing() as archive:
             turns = self._open_index_for_writing().rebuild(archive)

@@ -14,8 +14,8 @@ from datetime import datetime
 
 from refind_cli.archive import Archive, from_us, to_us
 from refind_cli.errors import RefindError
+from refind_cli.reports import ForgetPlan
 from refind_cli.request import Selection
-from refind_cli.results import ForgetPlan
 from refind_cli.sessions import resegment_chat
 
 

@@ -10,7 +10,7 @@ and the agent hand datetimes on, never date strings, so no time of day is lost o
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 
 from refind_cli.errors import RefindError
 
@@ -100,3 +100,12 @@ class Selection:
         return all(
             v is None for v in (self.chat, self.session, self.since, self.until, self.before, self.matching)
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    fmt: str = "auto"
+    tz: tzinfo | None = None  # zone of times written without an offset; None: the system's
+    session_gap: timedelta = timedelta(hours=1)
+    restore_forgotten: bool = False
+    reread: bool = False

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refind_cli.archive import Archive
 from refind_cli.errors import RefindError
@@ -31,7 +31,9 @@ from refind_cli.query import parse
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.snippet import terms_in
-from refind_cli.timeline import timeline
+
+if TYPE_CHECKING:
+    from refind_cli.timeline import Timeline
 
 RRF_K = 60
 # The most index words one ``word*`` stands for, the most common first: enough for the forms of a word
@@ -65,6 +67,12 @@ def query_terms(index: TurnIndex, query: str) -> QueryTerms:
     return QueryTerms(
         tuple(dict.fromkeys(terms)), tuple(dict.fromkeys(phrases)), tuple(dict.fromkeys(without))
     )
+
+
+def _timeline(times: Iterable[int], tz: tzinfo) -> Timeline:
+    from refind_cli.timeline import timeline  # only for --timeline
+
+    return timeline(times, tz)
 
 
 def _competition_ranks(sorted_desc: Sequence[float]) -> list[int]:
@@ -147,7 +155,7 @@ def search(
     terms = query.terms
     speakers = None if request.speakers is None else speakers_named(archive.speakers(), request.speakers)
     if not terms or (request.chats is not None and not request.chats):
-        return SearchResult(request, (), 0, None if timeline_tz is None else timeline((), timeline_tz))
+        return SearchResult(request, (), 0, None if timeline_tz is None else _timeline((), timeline_tz))
     exclude = (
         set(archive.session_seqs(request.exclude_sessions).values()) if request.exclude_sessions else set()
     )
@@ -163,7 +171,7 @@ def search(
     spread = None
     if timeline_tz is not None:
         # The same matches the ranking used: one query, their times read from the index's fast fields.
-        spread = timeline([key[0] for key in matches.turns(range(len(matches.scores)))], timeline_tz)
+        spread = _timeline([key[0] for key in matches.turns(range(len(matches.scores)))], timeline_tz)
     hits = _hits(archive, index, picked, terms, request.window)
     return SearchResult(request, hits, matches.total, spread)
 

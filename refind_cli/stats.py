@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import date, tzinfo
 
 from refind_cli.archive import Archive, from_us
-from refind_cli.results import Silence, Stats
+from refind_cli.reports import Silence, Stats
 from refind_cli.timeline import from_days, zone_offsets
 
 SILENCES = 5

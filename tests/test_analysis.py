@@ -119,3 +119,14 @@ def test_stopwords_are_never_terms(name: str) -> None:
 def test_ascii_fast_path_splits_like_the_regex(text: str) -> None:
     # ASCII text takes the byte-table path in index_text; words() always uses the Unicode regex.
     assert analyze(text) == [t for _, _, t in DEFAULT_ANALYZER.words(text)]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+def test_ascii_words_are_found_as_the_unicode_pattern_finds_them(text: str) -> None:
+    from refind_cli.analysis import _unicode_patterns
+
+    token, _, _ = _unicode_patterns()
+    expected = [
+        (m.start(), m.end(), t) for m in token.finditer(text) for t in DEFAULT_ANALYZER.analyze(m.group())
+    ]
+    assert list(DEFAULT_ANALYZER.words(text)) == expected

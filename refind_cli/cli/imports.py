@@ -64,9 +64,9 @@ def import_(
 ) -> None:
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
     from refind_cli.clock import parse_duration, zone
-    from refind_cli.facade import ImportOptions
     from refind_cli.render.imports import import_json, print_import, write_imports
     from refind_cli.render.rows import table_format
+    from refind_cli.request import ImportOptions
 
     choices = ("auto", *importers.names())
     if fmt not in choices:

@@ -12,7 +12,7 @@ from refind_cli.cli.common import app, error_boundary, open_home, print_json, st
 from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:
-    from refind_cli.results import ForgetPlan, Health
+    from refind_cli.reports import ForgetPlan, Health
 
 
 @app.command()

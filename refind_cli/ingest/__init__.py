@@ -16,7 +16,7 @@ from refind_cli.ingest.chats import import_chat
 from refind_cli.ingest.files import import_file
 from refind_cli.ingest.ledger import file_digest
 from refind_cli.ingest.worker import serve_worker
-from refind_cli.results import ChatImportResult, FileImportResult
+from refind_cli.reports import ChatImportResult, FileImportResult
 from refind_cli.sessions import resegment_chat
 
 __all__ = [

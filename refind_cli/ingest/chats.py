@@ -12,7 +12,7 @@ from refind_cli.archive import CROSS_ZONE, Archive
 from refind_cli.ingest.progress import ChatProgress, Progress
 from refind_cli.ingest.rows import Batches, ChatPlan, Rows
 from refind_cli.records import Chat, Message
-from refind_cli.results import ChatImportResult
+from refind_cli.reports import ChatImportResult
 from refind_cli.sessions import (
     SessionWriter,
     Unthreaded,

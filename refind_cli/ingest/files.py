@@ -13,7 +13,7 @@ from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows
 from refind_cli.ingest.ledger import file_digest, import_settings, now, unchanged
 from refind_cli.ingest.progress import FileProgress, Progress, export_size
-from refind_cli.results import FileImportResult
+from refind_cli.reports import FileImportResult
 from refind_cli.sessions import segmenting_key
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from refind_cli import __version__
 from refind_cli.archive import Archive
 from refind_cli.clock import zone_fingerprint
-from refind_cli.results import ChatImportResult
+from refind_cli.reports import ChatImportResult
 
 
 def file_digest(path: Path) -> str:

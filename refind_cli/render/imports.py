@@ -11,7 +11,8 @@ from rich.text import Text
 
 from refind_cli.render import iso, short_time, visible
 from refind_cli.render.rows import write_rows
-from refind_cli.results import ChatSummary, FileImportResult
+from refind_cli.reports import FileImportResult
+from refind_cli.results import ChatSummary
 
 
 def import_json(results: Sequence[FileImportResult]) -> dict:

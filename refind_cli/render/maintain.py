@@ -7,7 +7,7 @@ from datetime import tzinfo
 from rich.console import Console
 
 from refind_cli.render import iso, short_time, visible
-from refind_cli.results import ForgetPlan, Health
+from refind_cli.reports import ForgetPlan, Health
 
 
 def plan_json(plan: ForgetPlan, tz: tzinfo | None, *, forgotten: bool) -> dict:

@@ -10,7 +10,6 @@ from rich.text import Text
 
 from refind_cli.records import ChatInfo, Turn, said
 from refind_cli.render import iso, visible
-from refind_cli.render.charts import print_timeline, timeline_json
 from refind_cli.results import Hit, SearchResult
 from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
@@ -18,7 +17,7 @@ if TYPE_CHECKING:
     # Only for annotations: rich.console is the heavy half of rich, and JSON output never needs it.
     from rich.console import Console
 
-    from refind_cli.facade import SessionView
+    from refind_cli.reports import SessionView
 
 HIGHLIGHT = "bold yellow"
 
@@ -77,8 +76,15 @@ def to_json(result: SearchResult, tz: tzinfo | None = None) -> dict:
         "total": result.total,
         "results": [hit_json(h, tz) for h in result.hits],
         # only with --timeline: the spread of every match, not just of the results
-        **({"timeline": timeline_json(result.timeline)} if result.timeline is not None else {}),
+        **({"timeline": _timeline_json(result)} if result.timeline is not None else {}),
     }
+
+
+def _timeline_json(result: SearchResult) -> dict:
+    from refind_cli.render.charts import timeline_json
+
+    assert result.timeline is not None
+    return timeline_json(result.timeline)
 
 
 def _local(dt: datetime, tz: tzinfo | None) -> datetime:
@@ -142,6 +148,8 @@ def print_result(
         console.print(Text(f"query: {visible(result.query)}", style="bold underline"))
     if result.timeline is not None and result.timeline.buckets:
         console.print(Text(f"{result.total:,} matching turns by {result.timeline.unit}", style="bold"))
+        from refind_cli.render.charts import print_timeline
+
         print_timeline(console, result.timeline)
         console.print()
     if not result.hits:

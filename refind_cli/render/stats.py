@@ -11,7 +11,7 @@ from rich.text import Text
 from refind_cli.records import Kind
 from refind_cli.render import iso, short_time, visible
 from refind_cli.render.charts import BAR_WIDTH, bar
-from refind_cli.results import Stats
+from refind_cli.reports import Stats
 
 if TYPE_CHECKING:
     from rich.console import Console
