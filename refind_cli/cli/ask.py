@@ -10,6 +10,9 @@ from typing import Annotated
 import typer
 
 from refind_cli.cli.common import (
+    ChatsOption,
+    SourcesOption,
+    TzOption,
     app,
     error_boundary,
     fail,
@@ -55,16 +58,9 @@ def ask_command(
     now: Annotated[
         str | None, typer.Option("--now", help="When the question is asked, ISO date-time (default: now).")
     ] = None,
-    tz: Annotated[
-        str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")
-    ] = None,
-    chat: Annotated[
-        list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
-    ] = None,
-    source: Annotated[
-        list[str] | None,
-        typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
-    ] = None,
+    tz: TzOption = None,
+    chat: ChatsOption = None,
+    source: SourcesOption = None,
     speaker: Annotated[
         list[str] | None,
         typer.Option(

@@ -120,6 +120,18 @@ app = typer.Typer(
 )
 
 
+# Options that several commands take, declared once (as sqlite-utils declares its output options once).
+ChatsOption = Annotated[
+    list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
+]
+SourcesOption = Annotated[
+    list[str] | None,
+    typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
+]
+TzOption = Annotated[str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
 @dataclass
 class State:
     home: Path

@@ -12,6 +12,8 @@ import typer
 
 from refind_cli import importers
 from refind_cli.cli.common import (
+    JsonOption,
+    SourcesOption,
     app,
     error_boundary,
     fail,
@@ -60,7 +62,7 @@ def import_(
         bool,
         typer.Option("--reread", help="Read exports even when they were imported before, unchanged."),
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
     from refind_cli.clock import parse_duration, zone
@@ -150,15 +152,12 @@ app.add_typer(chats_app)
 @chats_app.callback()
 def chats(
     ctx: typer.Context,
-    source: Annotated[
-        list[str] | None,
-        typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
-    ] = None,
+    source: SourcesOption = None,
     sort: Annotated[
         str, typer.Option("--sort", help="id (import order), recent (last message first), name or messages.")
     ] = "id",
     tz: Annotated[str | None, typer.Option("--tz", help="Zone for the dates shown.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_out: JsonOption = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="Print the table as CSV.")] = False,
     tsv_out: Annotated[
         bool, typer.Option("--tsv", help="Print the table as TSV (what a pipe gets by default).")

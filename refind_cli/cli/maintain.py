@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from refind_cli.cli.common import app, error_boundary, open_home, print_json, stderr_console, stdout_console
+from refind_cli.cli.common import (
+    JsonOption,
+    app,
+    error_boundary,
+    open_home,
+    print_json,
+    stderr_console,
+    stdout_console,
+)
 from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:
@@ -29,7 +37,7 @@ def forget(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would go, change nothing.")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     tz: Annotated[str | None, typer.Option("--tz", help="Zone for dates (default: the system's).")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Erase messages for good: from the archive, the index and every file under the home folder.
     Criteria combine; re-importing the same export does not bring forgotten messages back."""
@@ -73,7 +81,7 @@ def forget(
 @app.command()
 def doctor(
     ctx: typer.Context,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Check the archive's integrity and that the index agrees with it; rebuild the index if it does not."""
     from refind_cli.render.maintain import health_json, print_health

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from refind_cli.cli.common import app, error_boundary, fail, open_home
+from refind_cli.cli.common import TzOption, app, error_boundary, fail, open_home
 
 INSTALL = "refind mcp needs the MCP SDK (2.x): pip install 'refind-cli[mcp]'"
 
@@ -19,9 +19,7 @@ def mcp_command(
         list[str] | None,
         typer.Option("--chat", help="Serve only these chats (name, id or number); repeatable."),
     ] = None,
-    tz: Annotated[
-        str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")
-    ] = None,
+    tz: TzOption = None,
 ) -> None:
     """Serve the chats to AI assistants over the Model Context Protocol (stdio), read-only: tools
     search_chat, get_context and list_chats, and the refind prompt. Configure it in an MCP client as the

@@ -8,6 +8,10 @@ from typing import Annotated
 import typer
 
 from refind_cli.cli.common import (
+    ChatsOption,
+    JsonOption,
+    SourcesOption,
+    TzOption,
     app,
     error_boundary,
     fail,
@@ -27,13 +31,8 @@ def search_command(
         typer.Option("--since", help="Only turns from then on: 2023-05-04, 2023-05, last week, ..."),
     ] = None,
     until: Annotated[str | None, typer.Option("--until", help="Only turns until then (inclusive).")] = None,
-    chat: Annotated[
-        list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
-    ] = None,
-    source: Annotated[
-        list[str] | None,
-        typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
-    ] = None,
+    chat: ChatsOption = None,
+    source: SourcesOption = None,
     speaker: Annotated[
         list[str] | None,
         typer.Option(
@@ -55,10 +54,8 @@ def search_command(
     no_session_rank: Annotated[
         bool, typer.Option("--no-session-rank", help="Plain BM25 order, without session fusion.")
     ] = False,
-    tz: Annotated[
-        str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")
-    ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    tz: TzOption = None,
+    json_out: JsonOption = False,
     jsonl_out: Annotated[
         bool, typer.Option("--jsonl", help="One JSON object per line, one per query.")
     ] = False,
@@ -141,9 +138,7 @@ def show_command(
             "--date", help="With --chat: open the first session of that day (or the next one after)."
         ),
     ] = None,
-    tz: Annotated[
-        str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")
-    ] = None,
+    tz: TzOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the session as JSON.")] = False,
 ) -> None:
     """Show one conversation the way the chat app shows it, ending with the ids of the chat's previous and
@@ -172,7 +167,7 @@ def show_command(
 @app.command("reindex")
 def reindex_command(
     ctx: typer.Context,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Rebuild the search index from the archive (exact statistics again after many changes)."""
     with error_boundary(json_out), open_home(ctx) as home:

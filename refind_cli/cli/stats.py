@@ -6,19 +6,22 @@ from typing import Annotated
 
 import typer
 
-from refind_cli.cli.common import app, error_boundary, open_home, print_json, stdout_console
+from refind_cli.cli.common import (
+    ChatsOption,
+    SourcesOption,
+    app,
+    error_boundary,
+    open_home,
+    print_json,
+    stdout_console,
+)
 
 
 @app.command("stats")
 def stats_command(
     ctx: typer.Context,
-    chat: Annotated[
-        list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
-    ] = None,
-    source: Annotated[
-        list[str] | None,
-        typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
-    ] = None,
+    chat: ChatsOption = None,
+    source: SourcesOption = None,
     since: Annotated[
         str | None,
         typer.Option("--since", help="Only messages from then on: 2023-05-04, 2023-05, last year, ..."),
