@@ -51,6 +51,8 @@ _MARKS = (
     "\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0900-\u0963\u0966-\u0dff"
     "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff\u200c\u200d\u20d0-\u20ff\ufe20-\ufe2f"
 )
+# Emoji and pictographs: each one a term of its own (`refind search 🎂` finds the birthday messages).
+_EMOJI = "\u2600-\u27bf\U0001f000-\U0001faff"
 _WORD = f"[^\\W_{_CJK}]"  # a letter or digit that is not CJK
 _SIMPLE_RE = re.compile(r"[^\W_]+")
 
@@ -63,8 +65,35 @@ def _unicode_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[st
     token: a word (letters and digits with their combining marks), or a CJK run. special: a character that
     needs the token pattern; text without any splits the same way with ``_SIMPLE_RE``, twice as fast.
     """
-    token = re.compile(f"{_WORD}+(?:[{_MARKS}]+{_WORD}*)*|[{_CJK}]+|[{_MARKS}]+(?:{_WORD}+[{_MARKS}]*)*")
-    return token, re.compile(f"[{_CJK}{_MARKS}]"), re.compile(f"[{_CJK}]")
+    token = re.compile(
+        f"{_WORD}+(?:[{_MARKS}]+{_WORD}*)*|[{_CJK}]+|[{_MARKS}]+(?:{_WORD}+[{_MARKS}]*)*|[{_EMOJI}]"
+    )
+    return token, re.compile(f"[{_CJK}{_MARKS}{_EMOJI}]"), re.compile(f"[{_CJK}]")
+
+
+def _is_emoji(ch: str) -> bool:
+    return "\u2600" <= ch <= "\u27bf" or "\U0001f000" <= ch <= "\U0001faff"
+
+
+# Latin letters that no decomposition takes apart: written as their usual plain spellings.
+_LATIN_PLAIN = str.maketrans(
+    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
+)
+
+
+def _latin(ch: str) -> bool:
+    # Basic Latin to Latin Extended-B, IPA, and Latin Extended Additional (Vietnamese).
+    return ch < "\u0250" or "\u1e00" <= ch <= "\u1eff"
+
+
+def fold(word: str) -> str:
+    """A lowercased Latin-script word without its diacritics ("remédios" → "remedios", "straße" →
+    "strasse"), as people type them; a word in another script (Greek, Cyrillic, Devanagari, ...) is left as
+    it is, since its marks are letters there. ASCII words never change."""
+    if word.isascii() or not all(_latin(ch) for ch in word if ch.isalpha()):
+        return word
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", bare).translate(_LATIN_PLAIN)
 
 
 # ASCII text (most of it) is lowercased and split by one byte-table pass, four times faster than the regex:
@@ -93,12 +122,14 @@ class Analyzer:
         """The space-joined terms for one lowercased token ("" when it yields none), cached."""
         if not word.isascii() and _unicode_patterns()[2].match(word):
             terms = word if len(word) == 1 else " ".join(word[i : i + 2] for i in range(len(word) - 1))
-        elif len(word) > MAX_TOKEN_CHARS or word in self.stopwords:
-            terms = ""
+        elif len(word) == 1 and _is_emoji(word):
+            terms = word
+        elif len(word) > MAX_TOKEN_CHARS or word in self.stopwords or not any(ch.isalnum() for ch in word):
+            terms = ""  # too long to be typed, a stop word, or joiners and marks alone (between two emoji)
         else:
             # Porter stems "s" to "": an empty term would be indexed and matched as a word.
             # NFC so that a decomposed "é" stems like a composed one; "İ".lower() leaves a combining dot.
-            terms = self._stem(unicodedata.normalize("NFC", word).replace("i\u0307", "i"))
+            terms = self._stem(fold(unicodedata.normalize("NFC", word).replace("i\u0307", "i")))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[word] = terms

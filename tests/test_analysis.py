@@ -55,7 +55,7 @@ def test_query_syntax_is_plain_text() -> None:
 def test_unicode_letters_and_decomposed_accents() -> None:
     composed = "café naïve"
     decomposed = unicodedata.normalize("NFD", composed)
-    assert analyze(decomposed) == analyze(composed) == ["café", "naïv"]
+    assert analyze(decomposed) == analyze(composed) == ["cafe", "naiv"]  # folded, as people type them
     assert analyze("İstanbul") == analyze("istanbul")
 
 
@@ -130,3 +130,18 @@ def test_ascii_words_are_found_as_the_unicode_pattern_finds_them(text: str) -> N
         (m.start(), m.end(), t) for m in token.finditer(text) for t in DEFAULT_ANALYZER.analyze(m.group())
     ]
     assert list(DEFAULT_ANALYZER.words(text)) == expected
+
+
+def test_latin_diacritics_fold_as_people_type_them() -> None:
+    assert analyze("Rua dos Remédios") == analyze("rua dos remedios")
+    assert analyze("Weserstraße") == analyze("weserstrasse")
+    assert analyze("Cześć, Zoë, façade, Ærø") == analyze("czesc zoe facade aero")
+    # Other scripts keep their marks: they are letters there.
+    assert analyze("नमस्ते") == ["नमस्ते"]
+    assert analyze("Привет") == ["привет"]
+
+
+def test_emoji_are_terms_and_joiners_are_not() -> None:
+    assert analyze("happy birthday 🎂🎉") == ["happi", "birthdai", "🎂", "🎉"]
+    assert analyze("👨\u200d👩\u200d👧") == ["👨", "👩", "👧"]
+    assert list(DEFAULT_ANALYZER.words("cake 🎂!")) == [(0, 4, "cake"), (5, 6, "🎂")]

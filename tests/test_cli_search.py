@@ -264,3 +264,20 @@ def test_a_turn_of_several_speakers_does_not_repeat_the_first_name(tmp_path: Pat
     )
     assert "You: You:" not in shown.stdout
     assert prompts.turn_text(said("You", "You: x")) == "x"
+
+
+def test_emoji_and_unaccented_spellings_find_what_was_written(tmp_path: Path):
+    home = tmp_path / "home"
+    with Archive.open(home) as arch:
+        import_chat(
+            arch,
+            Chat("test", "c1", "Family"),
+            [
+                Message(T0, "Mum", "Happy birthday darling 🎂🎉"),
+                Message(T0 + timedelta(hours=3), "Maya", "the key box is on Rua dos Remédios"),
+                Message(T0 + timedelta(hours=6), "Maya", "new flat: Weserstraße 12"),
+            ],
+        )
+    for query, said in (("🎂", "birthday"), ("remedios", "Remédios"), ("weserstrasse", "Weserstraße")):
+        hits = json.loads(run(home, "search", query, "--json").stdout)["results"]
+        assert hits and said in hits[0]["text"], query

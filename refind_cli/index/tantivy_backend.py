@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from refind_cli.archive import Archive
     from refind_cli.request import SearchRequest
 
-FORMAT_VERSION = 4  # 3: positions; 4: the speaker field
+FORMAT_VERSION = 5  # 3: positions; 4: the speaker field; 5: emoji terms, Latin diacritics folded
 INDEX_DIR = "index"
 CURRENT = "CURRENT"
 LOCK = "write.lock"
