@@ -288,23 +288,27 @@ class Home:
         *,
         chats: Sequence[str] | None = None,
         sources: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
         since: str | None = None,
         until: str | None = None,
         now: datetime,
         tz: tzinfo,
     ) -> Stats:
-        """`refind stats` of some chats (by name, id or number) or sources, from ``since`` to ``until`` as
-        ``--since`` takes them (None: everything), in ``tz``."""
+        """`refind stats` of some chats (by name, id or number) or sources, of some speakers (as ``--from``
+        names them), from ``since`` to ``until`` as ``--since`` takes them (None: everything), in ``tz``."""
         from refind_cli.archive import to_us
+        from refind_cli.search import speakers_named
         from refind_cli.stats import stats
 
         lo, hi = time_range(since, until, now=now, tz=tz)
         with self._storage():
+            archive = self.archive()
             return stats(
-                self.archive(),
+                archive,
                 chats=self.chat_ids(chats, sources),
                 since=None if lo is None else to_us(lo),
                 until=None if hi is None else to_us(hi),
+                senders=speakers_named(archive.speakers(), speakers) if speakers else None,
                 tz=tz,
             )
 

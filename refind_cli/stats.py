@@ -26,11 +26,13 @@ def stats(
     chats: Sequence[int] | None = None,
     since: int | None = None,
     until: int | None = None,
+    senders: Sequence[str] | None = None,
     tz: tzinfo,
 ) -> Stats:
     """The statistics of the messages of ``chats`` (None: every chat) from ``since`` to ``until``
-    (microseconds, inclusive), in ``tz``."""
-    span = archive.message_span(chats, since, until)
+    (microseconds, inclusive), by ``senders`` only if given, in ``tz``. Silences are the chats' own,
+    whoever wrote."""
+    span = archive.message_span(chats, since, until, senders)
     if span is None:
         return Stats(0, None, None, (), (), tuple((0,) * 24 for _ in range(7)), (), ())
     offsets = zone_offsets(span[0] // 1_000_000, span[1] // 1_000_000 + 1, tz)
@@ -38,7 +40,7 @@ def stats(
     kinds: Counter[str] = Counter()
     per_day: Counter[date] = Counter()
     month_people: defaultdict[date, Counter[str]] = defaultdict(Counter)
-    for day, sender, kind, n in archive.messages_per_day(chats, since, until, offsets):
+    for day, sender, kind, n in archive.messages_per_day(chats, since, until, offsets, senders):
         local = date.fromordinal(_EPOCH_ORDINAL + day)
         kinds[kind] += n
         per_day[local] += n
@@ -46,7 +48,7 @@ def stats(
             people[sender] += n
             month_people[local.replace(day=1)][sender] += n
     heat = [[0] * 24 for _ in range(7)]
-    for hour, n in archive.messages_per_hour(chats, since, until, offsets):
+    for hour, n in archive.messages_per_hour(chats, since, until, offsets, senders):
         heat[hour // 24][hour % 24] += n
     months = from_days(per_day, "month").buckets
     silences = tuple(

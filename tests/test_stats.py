@@ -92,3 +92,12 @@ def test_cli_stats_json_and_text(home: Path) -> None:
     empty = run(home, "stats", "--since", "2030-01-01", "--json")
     assert empty.exit_code == 0 and json.loads(empty.stdout)["messages"] == 0
     assert run(home, "stats", "--chat", "nobody").exit_code == 2
+
+
+def test_stats_of_one_speaker(home: Path) -> None:
+    data = json.loads(run(home, "stats", "--json", "--tz", "Europe/Berlin", "--from", "bo").stdout)
+    assert data["messages"] == 2 and data["people"] == [{"name": "Bo", "messages": 2}]
+    assert data["first"].startswith("2024-02-01T00:10") and data["media_share"] == 0.5
+    assert sum(map(sum, data["heatmap"]["hours"])) == 2
+    unknown = run(home, "stats", "--from", "zed")
+    assert unknown.exit_code == 2 and "zed" in unknown.stderr

@@ -22,6 +22,12 @@ def stats_command(
     ctx: typer.Context,
     chat: ChatsOption = None,
     source: SourcesOption = None,
+    speaker: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--from", help="Only what this person wrote (a name, the start of one, or an id); repeatable."
+        ),
+    ] = None,
     since: Annotated[
         str | None,
         typer.Option("--since", help="Only messages from then on: 2023-05-04, 2023-05, last year, ..."),
@@ -44,7 +50,13 @@ def stats_command(
     with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
         result = home.stats(
-            chats=chat, sources=source, since=since, until=until, now=datetime.now(zone_), tz=zone_
+            chats=chat,
+            sources=source,
+            speakers=speaker,
+            since=since,
+            until=until,
+            now=datetime.now(zone_),
+            tz=zone_,
         )
     if json_out:
         print_json(stats_json(result, zone_))
