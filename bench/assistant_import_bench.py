@@ -15,11 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -27,7 +23,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 # ruff: noqa: E402  (the imports below need the path above)
 
-from import_bench import WORDS, PeakSampler
+from import_bench import WORDS, format_child, run_format_phase
 from import_bench import generate as generate_whatsapp
 
 PER_CONVERSATION = 20
@@ -91,64 +87,6 @@ def generate_chatgpt(path: Path, n: int, seed: int = 7) -> None:
         fh.write("]")
 
 
-def child(phase: str, fmt: str, export: Path, home: Path) -> None:
-    """One phase in this (fresh) process; prints {"seconds", "messages", "rss_mb"} as JSON."""
-    from datetime import UTC
-
-    from refind_cli import importers
-
-    sampler = PeakSampler()
-    sampler.start()
-    start = time.perf_counter()
-    if phase == "parse":
-        count = sum(sum(1 for _ in chat.messages) for chat in importers.get(fmt).read(export, UTC))
-    else:
-        from refind_cli.archive import Archive
-        from refind_cli.cli import main
-
-        sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", "--format", fmt, str(export)]
-        try:
-            main()
-        except SystemExit as exc:
-            if exc.code:
-                raise
-        with Archive.open(home) as archive:
-            count = archive.counts()["messages"]
-    seconds = time.perf_counter() - start
-    sampler.done.set()
-    sampler.join()
-    rss_kb = max(
-        sampler.peak_kb,
-        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
-    )
-    print(json.dumps({"seconds": seconds, "messages": count, "rss_mb": rss_kb / 1024}))
-
-
-def run_phase(phase: str, fmt: str, export: Path, home: Path) -> dict:
-    shutil.rmtree(home, ignore_errors=True)
-    out = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--child",
-            phase,
-            "--format",
-            fmt,
-            "--export",
-            str(export),
-            "--home",
-            str(home),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if out.returncode:
-        raise SystemExit(f"{fmt} {phase} failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -162,7 +100,7 @@ def main() -> None:
     parser.add_argument("--home", type=Path)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.format, args.export, args.home)
+        format_child(args.child, args.format, args.export, args.home)
         return
     work = args.workdir
     work.mkdir(parents=True, exist_ok=True)
@@ -177,7 +115,7 @@ def main() -> None:
         print(f"{fmt}: {export.name}, {export.stat().st_size / 1e6:.0f} MB, {args.messages:,} messages")
     for fmt, export in exports.items():
         for phase in ("parse", "e2e"):
-            r = run_phase(phase, fmt, export, work / f"home-{fmt}-{phase}")
+            r = run_format_phase(__file__, phase, fmt, export, work / f"home-{fmt}-{phase}")
             print(
                 f"{fmt:<9} {phase:<6} {r['messages'] / r['seconds']:>10,.0f} msg/s {r['seconds']:>7.1f} s "
                 f"{r['rss_mb']:>6.0f} MB peak RSS"
@@ -188,7 +126,7 @@ def main() -> None:
         if not big.exists():
             # About 800 bytes of JSON a message in the generated shape.
             generate_chatgpt(big, args.stream_mb * 1_000_000 // 800)
-        r = run_phase("parse", "chatgpt", big, work / "home-stream")
+        r = run_format_phase(__file__, "parse", "chatgpt", big, work / "home-stream")
         print(
             f"chatgpt parse of {big.stat().st_size / 1e6:.0f} MB: {r['messages']:,} messages, "
             f"{r['messages'] / r['seconds']:,.0f} msg/s, {r['rss_mb']:.0f} MB peak RSS"

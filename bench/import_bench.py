@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 WORDS = (
@@ -92,7 +92,6 @@ class PeakSampler(threading.Thread):
 def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
     """Every row an import of ``export`` writes (messages; sessions with their turns), read back into memory."""
     from collections import defaultdict
-    from datetime import UTC
 
     from refind_cli.archive import Archive, StoredSession
     from refind_cli.ingest import import_file
@@ -118,7 +117,6 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
 
 def child(phase: str, export: Path, home: Path) -> None:
     """One phase in this (fresh) process; prints {"seconds", "messages", "rss_mb"} as JSON."""
-    from datetime import UTC
 
     sampler = PeakSampler()
     sampler.start()
@@ -221,6 +219,50 @@ def run_phase(phase: str, export: Path, home: Path) -> dict:
     )
     if out.returncode:
         raise SystemExit(f"phase {phase} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def format_child(phase: str, fmt: str, export: Path, home: Path) -> None:
+    """One phase for any registered format, in this (fresh) process: ``parse`` reads the export with its
+    importer; ``e2e`` runs ``refind import --format FMT``. Prints messages, seconds and peak RSS as JSON."""
+    sampler = PeakSampler()
+    sampler.start()
+    start = time.perf_counter()
+    if phase == "parse":
+        from refind_cli import importers
+
+        count = sum(sum(1 for _ in chat.messages) for chat in importers.read_export(export, fmt, UTC))
+    else:
+        from refind_cli.archive import Archive
+        from refind_cli.cli import main
+
+        sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", "--format", fmt, str(export)]
+        try:
+            main()
+        except SystemExit as exc:
+            if exc.code:
+                raise
+        with Archive.open(home) as archive:
+            count = archive.counts()["messages"]
+    seconds = time.perf_counter() - start
+    sampler.done.set()
+    sampler.join()
+    rss_kb = max(
+        sampler.peak_kb,
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
+    print(json.dumps({"seconds": seconds, "messages": count, "rss_mb": rss_kb / 1024}))
+
+
+def run_format_phase(script: str, phase: str, fmt: str, export: Path, home: Path) -> dict:
+    """``format_child`` in a fresh process started from ``script`` (which passes ``--child PHASE --format
+    FMT --export PATH --home PATH`` to it); its figures."""
+    shutil.rmtree(home, ignore_errors=True)
+    args = ["--child", phase, "--format", fmt, "--export", str(export), "--home", str(home)]
+    out = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"{fmt} {phase} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

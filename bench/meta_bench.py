@@ -11,14 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-from import_bench import SENDERS, WORDS, PeakSampler, generate
+from import_bench import SENDERS, WORDS, format_child, generate, run_format_phase
 
 PER_FILE = 10_000
 # A share of the words with letters outside ASCII, so that most messages need their mojibake repaired.
@@ -68,40 +63,6 @@ def generate_messenger(root: Path, n: int, seed: int = 7) -> None:
         (thread / f"message_{number}.json").write_text(json.dumps(data, indent=2), encoding="ascii")
 
 
-def child(phase: str, export: Path, home: Path, fmt: str) -> None:
-    from datetime import UTC
-
-    sampler = PeakSampler()
-    sampler.start()
-    start = time.perf_counter()
-    if phase == "parse":
-        from refind_cli import importers
-
-        count = sum(sum(1 for _ in chat.messages) for chat in importers.read_export(export, fmt, UTC))
-    else:
-        from refind_cli.cli import main
-
-        sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", "--format", fmt, str(export)]
-        try:
-            main()
-        except SystemExit as exc:
-            if exc.code:
-                raise
-        from refind_cli.archive import Archive
-
-        with Archive.open(home) as archive:
-            count = archive.counts()["messages"]
-    seconds = time.perf_counter() - start
-    sampler.done.set()
-    sampler.join()
-    rss_kb = max(
-        sampler.peak_kb,
-        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
-    )
-    print(json.dumps({"seconds": seconds, "messages": count, "rss_mb": rss_kb / 1024}))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -114,7 +75,7 @@ def main() -> None:
     parser.add_argument("--format")
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.export, args.home, args.format)
+        format_child(args.child, args.format, args.export, args.home)
         return
     args.workdir.mkdir(parents=True, exist_ok=True)
     messenger = args.workdir / f"facebook-bench-{args.messages}"
@@ -125,28 +86,7 @@ def main() -> None:
         generate(whatsapp, args.messages)
     for fmt, export in (("messenger", messenger), ("whatsapp", whatsapp)):
         for phase in ("parse", "e2e"):
-            home = args.workdir / f"home-meta-{fmt}-{phase}"
-            shutil.rmtree(home, ignore_errors=True)
-            out = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--child",
-                    phase,
-                    "--export",
-                    str(export),
-                    "--home",
-                    str(home),
-                    "--format",
-                    fmt,
-                ],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if out.returncode:
-                raise SystemExit(f"{fmt} {phase} failed:\n{out.stderr[-2000:]}")
-            r = json.loads(out.stdout.strip().splitlines()[-1])
+            r = run_format_phase(__file__, phase, fmt, export, args.workdir / f"home-meta-{fmt}-{phase}")
             print(
                 f"{fmt:<10} {phase:<6} {r['messages']:>8,} messages {r['messages'] / r['seconds']:>9,.0f} msg/s"
                 f" {r['seconds']:>6.1f} s {r['rss_mb']:>6.0f} MB peak RSS",
