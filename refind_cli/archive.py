@@ -202,6 +202,16 @@ def _m006_chat_repairs(db: apsw.Connection) -> None:
     )
 
 
+def _m007_chat_language(db: apsw.Connection) -> None:
+    """The language of each chat (ISO 639-1, or "und"), told from its text at import (refind_cli.language)
+    or given with `refind import --lang` (``lang_given``: kept through re-imports). ``lang_basis``: the
+    chat's message count when it was decided, so a re-import decides again only once the chat has doubled.
+    Chats imported before are decided at their next import ('' until then)."""
+    db.execute("ALTER TABLE chats ADD COLUMN lang TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE chats ADD COLUMN lang_basis INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE chats ADD COLUMN lang_given INTEGER NOT NULL DEFAULT 0")
+
+
 def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
     """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
     rows = _rows(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
@@ -222,6 +232,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m004_wall_clock_identity", _m004_wall_clock_identity),
     ("m005_forgotten_chats_hashed", _m005_forgotten_chats_hashed),
     ("m006_chat_repairs", _m006_chat_repairs),
+    ("m007_chat_language", _m007_chat_language),
 )
 
 
@@ -655,6 +666,8 @@ class Archive:
     def chats(self, sources: Sequence[str] | None = None) -> list[ChatSummary]:
         """Every chat (of these sources, if given) with its counts and time span, in import order."""
         where = f"WHERE c.source IN ({','.join('?' * len(sources))})" if sources is not None else ""
+        # An archive opened read-only before m007 has no languages yet.
+        has_lang = "lang" in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}
         rows = _rows(
             self.db.execute(
                 f"""
@@ -663,12 +676,13 @@ class Archive:
                    (SELECT count(*) FROM sessions s WHERE s.chat_seq = c.seq),
                    (SELECT coalesce(sum(n_turns), 0) FROM sessions s WHERE s.chat_seq = c.seq),
                    (SELECT min(ts) FROM messages m WHERE m.chat_seq = c.seq),
-                   (SELECT max(ts) FROM messages m WHERE m.chat_seq = c.seq)
+                   (SELECT max(ts) FROM messages m WHERE m.chat_seq = c.seq),
+                   {"c.lang" if has_lang else "''"}
             FROM chats c {where} ORDER BY c.seq
             """,
                 tuple(sources or ()),
             ),
-            tuple[int, str, str, str, str, int, int, int, int | None, int | None],
+            tuple[int, str, str, str, str, int, int, int, int | None, int | None, str],
         )
         return [
             ChatSummary(
@@ -678,9 +692,33 @@ class Archive:
                 turns=r[7],
                 first=from_us(r[8]) if r[8] is not None else None,
                 last=from_us(r[9]) if r[9] is not None else None,
+                lang=r[10],
             )
             for r in rows
         ]
+
+    def chat_language(self, chat_seq: int) -> tuple[str, int, bool] | None:
+        """The chat's language, its message count when that was decided, and whether the user gave it
+        (None: no such chat, e.g. one deleted as empty)."""
+        row = _row(
+            self.db.execute("SELECT lang, lang_basis, lang_given FROM chats WHERE seq = ?", (chat_seq,)),
+            tuple[str, int, int],
+        )
+        return None if row is None else (row[0], row[1], bool(row[2]))
+
+    def set_chat_language(self, chat_seq: int, lang: str, basis: int, given: bool) -> None:
+        self.db.execute(
+            "UPDATE chats SET lang = ?, lang_basis = ?, lang_given = ? WHERE seq = ?",
+            (lang, basis, int(given), chat_seq),
+        )
+
+    def latest_texts(self, chat_seq: int) -> Iterator[str]:
+        """The chat's text messages (no system, media or hidden records), latest first."""
+        for row in self.db.execute(
+            "SELECT text FROM messages WHERE chat_seq = ? AND kind = ? ORDER BY ts DESC",
+            (chat_seq, Kind.TEXT),
+        ):
+            yield row[0]
 
     def chats_of_sources(self, sources: Sequence[str]) -> list[int]:
         marks = ",".join("?" * len(sources))

@@ -365,6 +365,7 @@ class Home:
                         progress=report,
                         restore_forgotten=options.restore_forgotten,
                         reread=options.reread,
+                        lang=options.lang,
                     )
             with indexing():
                 self._open_index_for_writing().sync(archive)

@@ -109,3 +109,4 @@ class ImportOptions:
     session_gap: timedelta = timedelta(hours=1)
     restore_forgotten: bool = False
     reread: bool = False
+    lang: str | None = None  # ISO 639-1 code of the imported chats' language; None: told from their text

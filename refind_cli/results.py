@@ -52,6 +52,7 @@ class ChatSummary:
     turns: int
     first: datetime | None
     last: datetime | None
+    lang: str = ""  # ISO 639-1, "und" (too little text), "" (imported before languages were told)
 
 
 @dataclass(frozen=True, slots=True)

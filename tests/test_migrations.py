@@ -41,6 +41,8 @@ def test_an_archive_of_the_last_release_upgrades_once(release1_home: Path):
         assert "meta" not in tables
         uids = [r[0] for r in archive.db.execute("SELECT uid FROM messages WHERE source_id IS NULL")]
         assert uids and all(u.startswith("w:") for u in uids)
+        # m007: chats imported before languages were told have none until their next import.
+        assert {c.lang for c in archive.chats()} == {""}
     with Archive.open(release1_home) as archive:
         assert archive.db.execute("SELECT count(*) FROM migrations").fetchone()[0] == len(MIGRATIONS)
 
@@ -58,6 +60,9 @@ def test_the_upgraded_archive_reads_searches_and_reimports_as_before(release1_ho
             # not the chat it forgot whole; session ids followed the new identities, so nothing is re-cut.
             assert sum(c.messages_added for c in result.chats) == 0, export.name
             assert sum(c.sessions_changed for c in result.chats) == 0, export.name
+        # The re-import told each re-read chat's language (the samples are English).
+        langs = {c.info.name: c.lang for c in archive.chats()}
+        assert langs["Jonas Becker"] == "en", langs
         assert archive.counts() == COUNTS
         assert not search(archive, Index.open(release1_home), "laminated").hits
         # Read in another zone, the same export is the same messages; only the message forgotten under the

@@ -62,6 +62,14 @@ def import_(
         bool,
         typer.Option("--reread", help="Read exports even when they were imported before, unchanged."),
     ] = False,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            help="Language of the imported chats (ISO 639-1, e.g. de), kept through re-imports;"
+            " default: told from each chat's text.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
@@ -73,12 +81,18 @@ def import_(
     choices = ("auto", *importers.names())
     if fmt not in choices:
         fail(f"--format: {fmt!r} is not one of {', '.join(choices)}", json_mode=json_out)
+    if lang is not None:
+        from refind_cli.language import ISO_639_1
+
+        lang = lang.lower()
+        if lang not in ISO_639_1:
+            fail(f"--lang: {lang!r} is not an ISO 639-1 language code (e.g. en, de, es)", json_mode=json_out)
     err = stderr_console()
     out = stdout_console()
     fmt_out = table_format(csv_out=False, tsv_out=False)  # into a pipe the tables are TSV
     results = []
     with error_boundary(json_out), open_home(ctx) as home:
-        options = ImportOptions(fmt, zone(tz), parse_duration(session_gap), restore_forgotten, reread)
+        options = ImportOptions(fmt, zone(tz), parse_duration(session_gap), restore_forgotten, reread, lang)
         indexing = (lambda: err.status("indexing ...")) if err.is_terminal else contextlib.nullcontext
         for result in home.import_files(
             paths, options, progress=functools.partial(_progress, err), indexing=indexing

@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
 
-from refind_cli import segment
+from refind_cli import language, segment
 from refind_cli.archive import CROSS_ZONE, Archive
 from refind_cli.ingest.progress import ChatProgress, Progress
 from refind_cli.ingest.rows import Batches, ChatPlan, Rows
@@ -140,6 +140,24 @@ def write_chat(
         changed,
         plan.chat_uid,
     )
+
+
+def settle_language(archive: Archive, chat_seq: int, given: str | None) -> None:
+    """Decide the chat's language after an import. A language the user gave (``given``, or at an earlier
+    import) stays until another is given. Otherwise it is told from the chat's latest text when the chat has
+    none yet, or has at least doubled its messages since it was told: a chat's language rarely changes, and
+    telling it again on every import would cost a read of its text each time for the same answer."""
+    state = archive.chat_language(chat_seq)
+    if state is None:
+        return
+    messages = archive.message_count(chat_seq)
+    if given is not None:
+        archive.set_chat_language(chat_seq, given, messages, True)
+        return
+    lang, basis, was_given = state
+    if was_given or (lang and messages < 2 * basis):
+        return
+    archive.set_chat_language(chat_seq, language.detect(archive.latest_texts(chat_seq)), messages, False)
 
 
 class _Stored:

@@ -10,7 +10,7 @@ from refind_cli.archive import Archive
 from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest import worker as _worker
-from refind_cli.ingest.chats import import_chat_rows
+from refind_cli.ingest.chats import import_chat_rows, settle_language
 from refind_cli.ingest.ledger import file_digest, import_settings, now, unchanged
 from refind_cli.ingest.progress import FileProgress, Progress, export_size
 from refind_cli.reports import FileImportResult
@@ -28,10 +28,12 @@ def import_file(
     restore_forgotten: bool = False,
     worker: bool | None = None,
     reread: bool = False,
+    lang: str | None = None,
 ) -> FileImportResult:
     """Import one export in one transaction. An unreadable export is reported, and leaves nothing behind.
     Content imported before with the same settings is not read again (its result says so), unless
-    ``reread``; reading it again would add nothing.
+    ``reread``; reading it again would add nothing. ``lang``: the language of its chats (ISO 639-1), given
+    by the user; else each chat's is told from its text (``settle_language``).
     ``worker``: read the export and build its rows in a second process while this one writes (default: for
     large exports on a machine with more than one core)."""
     from refind_cli.importers import resolve
@@ -92,6 +94,8 @@ def import_file(
                         chats.append(result)
                         if report:
                             report.chat_done()
+            for chat in chats:
+                settle_language(archive, chat.chat_id, lang)
             counts = {
                 "chats": len(chats),
                 "messages_added": sum(c.messages_added for c in chats),

@@ -103,6 +103,7 @@ def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
                 "turns": c.turns,
                 "first": iso(c.first, tz),
                 "last": iso(c.last, tz),
+                "lang": c.lang or None,
             }
             for c in chats
         ],
@@ -112,7 +113,7 @@ def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
 def write_chats(chats: Sequence[ChatSummary], tz: tzinfo | None, fmt: str) -> None:
     """`refind chats --tsv/--csv` (and piped): the table's columns, numbers without separators."""
     write_rows(
-        ("id", "chat", "source", "messages", "sessions", "first", "last"),
+        ("id", "chat", "source", "messages", "sessions", "first", "last", "lang"),
         (
             (
                 c.info.seq,
@@ -122,6 +123,7 @@ def write_chats(chats: Sequence[ChatSummary], tz: tzinfo | None, fmt: str) -> No
                 c.sessions,
                 short_time(c.first, tz)[:10] if c.first else "",
                 short_time(c.last, tz)[:10] if c.last else "",
+                c.lang,
             )
             for c in chats
         ),
@@ -140,7 +142,7 @@ def print_chats(
         )
         return
     table = Table(show_edge=False, caption=f"{len(chats):,} chats", caption_justify="left")
-    for column in ("id", "chat", "source", "messages", "sessions", "first", "last"):
+    for column in ("id", "chat", "source", "messages", "sessions", "first", "last", "lang"):
         table.add_column(column, justify="right" if column in ("id", "messages", "sessions") else "left")
     for c in chats:
         table.add_row(
@@ -151,5 +153,6 @@ def print_chats(
             f"{c.sessions:,}",
             short_time(c.first, tz)[:10] if c.first else "",
             short_time(c.last, tz)[:10] if c.last else "",
+            c.lang,
         )
     console.print(table)
