@@ -180,8 +180,8 @@ def test_a_reimport_tells_again_only_once_the_chat_doubled(tmp_path: Path):
     german = CHATS["de"].splitlines() * 3
     assert run(home, "import", "--tz", "Europe/Berlin", str(_whatsapp(export, english))).exit_code == 0
     assert [c["lang"] for c in _chats(home)] == ["en"]
-    # A few German lines more (not doubled): the language stays.
-    _whatsapp(export, english + german[:5])
+    # Nine long German messages more (not doubled, though most of the words now): the language stays.
+    _whatsapp(export, [*english, *[" ".join(german)] * 9])
     assert run(home, "import", "--tz", "Europe/Berlin", str(export)).exit_code == 0
     assert [c["lang"] for c in _chats(home)] == ["en"]
     # Now the chat has more than doubled, mostly in German lately: told again.
