@@ -1,8 +1,8 @@
 """The offline planner: the same search rounds without a model, and an extractive answer. No network, and
 nothing here imports litellm.
 
-Round 1 searches the question's content words over the whole archive and notes every hit, as one search
-would show them. A time expression the question contains ("last week", "in March", "the week before 23
+Round 1 searches the question's content words over the whole archive and notes every hit that adds turns,
+as one search would show them. A time expression the question contains ("last week", "in March", "the week before 23
 January 2023", anchored to the date it names) becomes a filter only where the archive has messages; one that
 finds nothing is widened once, then dropped, and never ends the search. A how many / which / how often
 question repeats its words, so the seen-session exclusion spreads it over sessions; other questions add the
@@ -200,8 +200,8 @@ def run_planner(
     if not toolbox.last_hits:
         toolbox.call("finish_search", {})
         return "finish_search"
-    # The first round's hits are the question's own best matches: all of them are kept, as one search
-    # would show them. Later rounds drift, so their hits must cover half of the question's terms.
+    # The first round's hits are the question's own best matches: all that add turns are kept, as one
+    # search would show them. Later rounds drift, so their hits must cover half of the question's terms.
     note_best(toolbox, range(1, len(toolbox.last_hits) + 1), p.terms)
     queue: list[tuple[str, datetime | None, datetime | None, bool]] = []  # query, range, widened already
     if p.since or p.until:
