@@ -9,18 +9,20 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from refind_cli.agent import Budget, ask, prompts, run
+from refind_cli.agent import Budget, ask, offline, prompts, run
 from refind_cli.agent.answer import NOTHING_FOUND, cite, evidence, group_notes
 from refind_cli.agent.archive_ask import archive_search
+from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
-from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, plan
+from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best, plan
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
@@ -466,6 +468,40 @@ def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Inde
     assert result.answer.startswith(EXTRACTIVE_LABEL)
     assert "Thursday 8 January" in result.answer and result.citations[0].speaker == "Maya"
     assert result.rounds[-1].tool == "finish_search"
+
+
+def test_a_block_whose_turns_are_noted_already_is_not_noted_again(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    box = Toolbox(archive_search(arch, idx), T0, BERLIN, 4, Collector())
+    search_between(box, "dentist", 5, None, None)
+    first = box.last_hits[0]
+    assert len(first.window) >= 2
+    # The same window around another of its turns: a neighbour of the noted hit, nothing new to note.
+    neighbour = replace(first, turn=next(w.turn for w in first.window if w.turn.id != first.turn.id))
+    box.last_hits = (first, neighbour, *box.last_hits[1:])
+    note_best(box, [1, 2, 3], frozenset({"dentist"}))
+    assert [n.hit_turn_id for n in box.notes] == [first.turn.id, box.last_hits[2].turn.id]
+
+
+def test_the_planner_keeps_at_most_note_cap_notes(
+    small: tuple[Archive, Index], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arch, idx = small
+
+    def notes() -> int:
+        ran = run(
+            "dentist",
+            search_fn=archive_search(arch, idx),
+            span=arch.time_span(),
+            now=T0,
+            tz=BERLIN,
+            budget=Budget(max_rounds=4),
+        )
+        return len(ran.notes)
+
+    assert notes() > 2
+    monkeypatch.setattr(offline, "NOTE_CAP", 2)
+    assert notes() == 2
 
 
 def test_offline_nothing_found(small: tuple[Archive, Index]) -> None:
