@@ -12,6 +12,7 @@ import typer
 from refind_cli.cli.common import (
     ChatsOption,
     SourcesOption,
+    SpeakersOption,
     TzOption,
     app,
     error_boundary,
@@ -61,12 +62,7 @@ def ask_command(
     tz: TzOption = None,
     chat: ChatsOption = None,
     source: SourcesOption = None,
-    speaker: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--from", help="Only what this person said (a name, the start of one, or an id); repeatable."
-        ),
-    ] = None,
+    speaker: SpeakersOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print the search rounds.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:

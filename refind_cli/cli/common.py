@@ -128,6 +128,12 @@ SourcesOption = Annotated[
     list[str] | None,
     typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
 ]
+SpeakersOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--from", help="Only what this person said (a name, the start of one, or an id); repeatable."
+    ),
+]
 TzOption = Annotated[str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 

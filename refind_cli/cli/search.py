@@ -11,6 +11,7 @@ from refind_cli.cli.common import (
     ChatsOption,
     JsonOption,
     SourcesOption,
+    SpeakersOption,
     TzOption,
     app,
     error_boundary,
@@ -33,12 +34,7 @@ def search_command(
     until: Annotated[str | None, typer.Option("--until", help="Only turns until then (inclusive).")] = None,
     chat: ChatsOption = None,
     source: SourcesOption = None,
-    speaker: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--from", help="Only what this person said (a name, the start of one, or an id); repeatable."
-        ),
-    ] = None,
+    speaker: SpeakersOption = None,
     sort: Annotated[
         str | None,
         typer.Option(

@@ -9,6 +9,7 @@ import typer
 from refind_cli.cli.common import (
     ChatsOption,
     SourcesOption,
+    SpeakersOption,
     app,
     error_boundary,
     open_home,
@@ -22,12 +23,7 @@ def stats_command(
     ctx: typer.Context,
     chat: ChatsOption = None,
     source: SourcesOption = None,
-    speaker: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--from", help="Only what this person wrote (a name, the start of one, or an id); repeatable."
-        ),
-    ] = None,
+    speaker: SpeakersOption = None,
     since: Annotated[
         str | None,
         typer.Option("--since", help="Only messages from then on: 2023-05-04, 2023-05, last year, ..."),
