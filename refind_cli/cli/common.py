@@ -229,19 +229,21 @@ def print_json(obj: Any) -> None:
 
 
 def print_error(message: str) -> None:
-    """The one-line error, never wrapped (scripts and people grep it). It may quote a file name or chat text:
-    their control characters and line breaks are shown as escapes."""
-    from refind_cli.render import visible
-
-    sys.stderr.write(f"refind: error: {visible(message).replace(chr(10), chr(92) + 'n')}\n")
-    sys.stderr.flush()
+    """The one-line error, never wrapped (scripts and people grep it)."""
+    _stderr_line("error", message)
 
 
 def print_warning(message: str) -> None:
     """One line on stderr for something done with a doubt (the work went on)."""
+    _stderr_line("warning", message)
+
+
+def _stderr_line(label: str, message: str) -> None:
+    # The message may quote a file name or chat text: its control characters and line breaks are shown as
+    # escapes, so it stays one line and cannot drive the terminal.
     from refind_cli.render import visible
 
-    sys.stderr.write(f"refind: warning: {visible(message).replace(chr(10), chr(92) + 'n')}\n")
+    sys.stderr.write(f"refind: {label}: {visible(message).replace(chr(10), chr(92) + 'n')}\n")
     sys.stderr.flush()
 
 
