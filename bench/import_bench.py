@@ -10,6 +10,10 @@ in a worker process, the peak is of the two together (sampled every 20 ms from /
 that prints figures, not a test.
 
     python bench/import_bench.py [--messages 1000000] [--workdir bench/out]
+    python bench/import_bench.py --messages 100000 --languages en,de   # the same chat in English and German
+
+``--languages`` runs parse + archive and end to end only, once per language, on exports generated the same
+way from each language's word list: what analysing a chat in its own language costs against English.
 """
 
 from __future__ import annotations
@@ -36,12 +40,25 @@ WORDS = (
     "coffee dinner tonight tomorrow weekend birthday cake train late sorry haha ok yes no maybe call later love "
     "groceries milk bread cheese wine beer football game movie series book doctor meeting deadline project report"
 ).split()
+# The same mix in German: function words first (so the chat is told German), then chat vocabulary with
+# the inflected forms a German chat has (Wohnung/Wohnungen, besichtigt/besichtigen).
+WORDS_DE = (
+    "der die das und ist nicht ich du er sie es wir ihr ein eine einen zu mit auf für von im in sind war habe "
+    "hast hat haben auch aber noch schon so wie was wer wo wann ja nein doch mal nur dann wenn weil dass oder "
+    "kann muss will bin mich dich mir dir uns euch kein gut heute morgen jetzt gleich nach bei über alles viel "
+    "sehr gerade echt nichts geht machen Zahnarzt Termin Termine Wohnung Wohnungen Umzug Mietvertrag Transporter "
+    "Schlüssel Lissabon Flug Ferienwohnung Ladegerät Vorstellungsgespräch Angebot Hamburg Kaffee Abendessen "
+    "heute Abend Wochenende Geburtstag Kuchen Zug verspätet sorry haha okay vielleicht später anrufen Einkäufe "
+    "Milch Brot Käse Wein Bier Fußball Spiel Film Serie Buch Arzt Besprechung Frist Projekt Bericht besichtigt "
+    "besichtigen Kinder Kindergarten abholen Häuser Straße Samstag Sonntag Mädels Freunde Freundin gekauft"
+).split()
+WORDS_BY_LANG = {"en": WORDS, "de": WORDS_DE}
 SENDERS = ["Maya Lindqvist", "Jonas Becker", "Aylin Demir", "\u202a+49 151 2345 6789\u202c"]
 
 
-def generate(path: Path, n: int, seed: int = 7) -> None:
+def generate(path: Path, n: int, seed: int = 7, words: list[str] = WORDS) -> None:
     rng = random.Random(seed)
-    weights = [1 / (i + 1) for i in range(len(WORDS))]
+    weights = [1 / (i + 1) for i in range(len(words))]
     t = datetime(2019, 1, 1, 8, 0)
     with path.open("w", encoding="utf-8") as fh:
         fh.write(
@@ -53,10 +70,9 @@ def generate(path: Path, n: int, seed: int = 7) -> None:
             t += timedelta(seconds=rng.choice((10, 30, 60, 120, 600, 3600 * 5)))
             if rng.random() < 0.45:
                 sender = rng.choice(SENDERS)
-            words = rng.choices(WORDS, weights, k=rng.randint(2, 18))
-            text = " ".join(words)
+            text = " ".join(rng.choices(words, weights, k=rng.randint(2, 18)))
             if i % 97 == 0:
-                text += "\n" + " ".join(rng.choices(WORDS, weights, k=6))
+                text += "\n" + " ".join(rng.choices(words, weights, k=6))
             if i % 500 == 0:
                 text = "<Media omitted>"
             fh.write(f"{t:%d/%m/%Y, %H:%M} - {sender}: {text}\n")
@@ -275,11 +291,15 @@ def main() -> None:
     parser.add_argument("--child")
     parser.add_argument("--export", type=Path)
     parser.add_argument("--home", type=Path)
+    parser.add_argument("--languages", help="e.g. en,de: parse + archive and end to end per language")
     args = parser.parse_args()
     if args.child:
         child(args.child, args.export, args.home)
         return
     args.workdir.mkdir(parents=True, exist_ok=True)
+    if args.languages:
+        compare_languages(args.languages.split(","), args.messages, args.workdir)
+        return
     export = args.workdir / f"WhatsApp Chat with Bench {args.messages}.txt"
     if not export.exists():
         t = time.perf_counter()
@@ -303,6 +323,34 @@ def main() -> None:
             flush=True,
         )
     print(json.dumps({label: r for label, r in rows}))
+
+
+def compare_languages(langs: list[str], n: int, workdir: Path) -> None:
+    """The same generated chat in each language, imported in turn, twice each (interleaved)."""
+    exports = {}
+    for lang in langs:
+        exports[lang] = workdir / f"WhatsApp Chat with Bench {lang} {n}.txt"
+        if not exports[lang].exists():
+            generate(exports[lang], n, words=WORDS_BY_LANG[lang])
+    results: dict[tuple[str, str], list[dict]] = {}
+    for _round in range(2):
+        for lang in langs:
+            for phase in ("archive", "e2e"):
+                r = run_phase(phase, exports[lang], workdir / f"home-{lang}-{phase}")
+                results.setdefault((lang, phase), []).append(r)
+                print(
+                    f"{lang} {phase:<8} {r['messages'] / r['seconds']:>10,.0f} msg/s {r['seconds']:>7.1f} s"
+                    f" {r['rss_mb']:>6.0f} MB peak RSS",
+                    flush=True,
+                )
+    with_lang = workdir / f"home-{langs[-1]}-e2e"
+    out = subprocess.run(
+        [sys.executable, "-m", "refind_cli", "--home", str(with_lang), "chats", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print(f"told language of the last import: {[c['lang'] for c in json.loads(out.stdout)['chats']]}")
 
 
 if __name__ == "__main__":
