@@ -43,12 +43,12 @@ def quote_data(text: str) -> str:
 MODEL_CHARS = 8_000
 
 
-def turn_text(text: str, terms: Iterable[str] = ()) -> str:
-    """A turn's text for a model: whole, or a window of ``MODEL_CHARS`` around its first match with the cut
-    said in brackets; fenced-data safe."""
+def turn_text(text: str, terms: Iterable[str] = (), lang: str = "") -> str:
+    """A turn's text (of a chat in ``lang``) for a model: whole, or a window of ``MODEL_CHARS`` around its
+    first match with the cut said in brackets; fenced-data safe."""
     from refind_cli.snippet import snippet
 
-    view = snippet(text, terms, MODEL_CHARS)
+    view = snippet(text, terms, MODEL_CHARS, lang)
     body = quote_data(view.text)
     if not view.truncated:
         return body
@@ -129,15 +129,15 @@ def format_block(hit: Hit, tz: tzinfo) -> str:
     )
     lines = [head]
     for w in hit.window or ():
-        lines.append(_turn_line(w.turn, tz, hit=w.hit, terms=hit.terms))
+        lines.append(_turn_line(w.turn, tz, hit=w.hit, terms=hit.terms, lang=hit.chat.lang))
     if not hit.window:
-        lines.append(_turn_line(hit.turn, tz, hit=True, terms=hit.terms))
+        lines.append(_turn_line(hit.turn, tz, hit=True, terms=hit.terms, lang=hit.chat.lang))
     return "\n".join(lines)
 
 
-def _turn_line(turn: Turn, tz: tzinfo, *, hit: bool, terms: Sequence[str]) -> str:
+def _turn_line(turn: Turn, tz: tzinfo, *, hit: bool, terms: Sequence[str], lang: str) -> str:
     mark = ">>" if hit else "  "
-    body = turn_text(said(turn.speaker, turn.text), terms if hit else ()).replace("\n", "\n      ")
+    body = turn_text(said(turn.speaker, turn.text), terms if hit else (), lang).replace("\n", "\n      ")
     return f"{mark} {fmt_time(turn.start, tz)} {quote_data(turn.speaker)}: {body}"
 
 
