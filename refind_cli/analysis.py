@@ -151,7 +151,13 @@ class Analyzer:
             # NFC so that a decomposed "é" stems like a composed one; "İ".lower() leaves a combining dot.
             plain = unicodedata.normalize("NFC", word).replace("i\u0307", "i")
             # Russian "ё" is written "е" as often as not.
-            terms = self._stem(fold(plain)) if self._fold_first else fold(self._stem(plain.replace("ё", "е")))
+            if self._fold_first:
+                terms = self._stem(fold(plain))
+            elif fold(plain) in self.stopwords:
+                terms = ""  # a stop word with an accent its list writes without ("cuándo", "cuando")
+            else:
+                # Russian "ё" is written "е" as often as not.
+                terms = fold(self._stem(plain.replace("ё", "е")))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[word] = terms

@@ -174,6 +174,7 @@ def test_stems_are_folded_after_stemming_so_accents_typed_or_not_meet() -> None:
     es, fr, de = analyzer_for("es"), analyzer_for("fr"), analyzer_for("de")
     assert es.analyze("médicos") == es.analyze("medico") == ["medic"]
     assert es.analyze("tambien") == es.analyze("también") == []  # a stop word typed without its accent
+    assert es.analyze("cuándo") == es.analyze("cuando") == []  # and one typed with an accent its list lacks
     assert fr.analyze("réservé") == fr.analyze("reserve")
     assert de.analyze("Häuser") == de.analyze("Haeuser") == de.analyze("Haus") == ["haus"]
     assert de.analyze("Straße") == de.analyze("Strasse")
