@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 import snowballstemmer
 
@@ -180,8 +180,12 @@ class Analyzer:
             cache = self._cache
             return " ".join([t for t in (cache[w] if w in cache else learn(w) for w in words) if t])
 
-    def analyze(self, text: str) -> list[str]:
-        return self.index_text(text).split()
+    def analyze(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        """The terms of ``text``; with ``drop``, leaving out the words in it (lowercased, folded): a query's
+        function words in its own language, which another language's analysis would read as content."""
+        if not drop:
+            return self.index_text(text).split()
+        return [term for start, end, term in self.words(text) if fold(text[start:end].lower()) not in drop]
 
     def words(self, text: str) -> Iterator[tuple[int, int, str]]:
         """(start, end, term) for each term of ``text``, with offsets into ``text`` itself: a word's span, or
@@ -250,6 +254,10 @@ def _stopwords(lang: str) -> frozenset[str]:
         listed = stop_words.get_stop_words(lang)
     except stop_words.StopWordError:
         listed = []
+    if lang == "tr":
+        # The package's Turkish list was read as Latin-1 from Windows-1254 ("þey" for "şey", "nasýl" for
+        # "nasıl"); those two agree on every other letter the list uses, so encoding back repairs it.
+        listed = [w.encode("latin-1").decode("cp1254") if max(w, default="") <= "\xff" else w for w in listed]
     out: set[str] = set(ELISIONS.get(lang, "").split())
     for entry in listed:
         word = unicodedata.normalize("NFC", entry.lower()).strip("'’.\" ")

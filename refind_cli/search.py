@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import re
 import sys
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
@@ -57,10 +58,16 @@ class QueryTerms:
     without: tuple[tuple[str, ...], ...] = ()
 
 
-def query_terms(index: TurnIndex, query: str, analyzer: Analyzer | None = None) -> QueryTerms:
-    """``query`` parsed and analysed like the turns were (by ``analyzer``, by default the index's own). A
-    query without syntax gives the terms it always gave, in the same order."""
-    analyze = (analyzer or index.analyzer).analyze
+def query_terms(
+    index: TurnIndex, query: str, analyzer: Analyzer | None = None, drop: Collection[str] = ()
+) -> QueryTerms:
+    """``query`` parsed and analysed like the turns were (by ``analyzer``, by default the index's own),
+    without the words in ``drop``. A query without syntax gives the terms it always gave, in the same order."""
+    analyzer = analyzer or index.analyzer
+
+    def analyze(text: str) -> list[str]:
+        return analyzer.analyze(text, drop)
+
     parsed = parse(query)
     phrases = [tuple(t) for p in parsed.phrases if (t := analyze(p))]
     terms = analyze(parsed.text) + [t for p in phrases for t in p]
@@ -157,10 +164,12 @@ def search(
         request = _request(request, **options)
     elif options:
         raise TypeError("search() takes keyword options only with a query text, not with a SearchRequest")
+    languages = language_groups(archive, index, request.chats)
+    drop = query_language_stopwords(request.query, [a for a, _ in languages]) if len(languages) > 1 else ()
     groups = [
         (analyzer, chats, q)
-        for analyzer, chats in language_groups(archive, index, request.chats)
-        if (q := query_terms(index, request.query, analyzer)).terms
+        for analyzer, chats in languages
+        if (q := query_terms(index, request.query, analyzer, drop)).terms
     ]
     speakers = None if request.speakers is None else speakers_named(archive.speakers(), request.speakers)
     if not groups or (request.chats is not None and not request.chats):
@@ -211,6 +220,20 @@ def language_groups(
     if len(covered) <= 1:
         return [(next(iter(covered), index.analyzer), chats)]
     return [(analyzer, tuple(seqs)) for analyzer, seqs in covered.items()]
+
+
+def query_language_stopwords(query: str, analyzers: Sequence[Analyzer]) -> frozenset[str]:
+    """The stop words of the language ``query`` is written in, told among ``analyzers`` by which one's stop
+    words it uses most (none on a tie or when it uses none). Searching chats in several languages, each
+    analysis must leave these out: read as English, "wann war die Besichtigung" would keep "war" and "die",
+    content words there, and rank an English message about a war first (bench/RESULTS.md, Languages)."""
+    words = {fold(w) for w in _QUERY_WORD.findall(query.lower())}
+    used = sorted(((len(words & a.stopwords), i) for i, a in enumerate(analyzers)), reverse=True)
+    best, runner_up = used[0][0], used[1][0] if len(used) > 1 else 0
+    return analyzers[used[0][1]].stopwords if best > runner_up else frozenset()
+
+
+_QUERY_WORD = re.compile(r"[^\W_]+")
 
 
 class _Merged:

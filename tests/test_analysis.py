@@ -208,3 +208,26 @@ def test_scripts_without_spaces_become_bigrams_in_every_analyzer() -> None:
     # A query of one word of the run shares its bigrams.
     assert set(DEFAULT_ANALYZER.analyze("อาหาร")) <= set(bigrams)
     assert DEFAULT_ANALYZER.analyze("ກິນເຂົ້າ") and DEFAULT_ANALYZER.analyze("ញ៉ាំបាយ")
+
+
+def test_the_turkish_list_is_repaired_from_its_windows_1254_mojibake() -> None:
+    tr = analyzer_for("tr")
+    assert {"şey", "nasıl", "mı", "sey", "nasil"} <= tr.stopwords
+    assert not any(ch in word for word in tr.stopwords for ch in "þýð")
+    assert tr.analyze("nasıl bir şey çok güzel") == ["guzel"]
+
+
+def test_a_querys_own_function_words_are_dropped_from_every_languages_analysis() -> None:
+    from refind_cli.search import query_language_stopwords
+
+    de, es = analyzer_for("de"), analyzer_for("es")
+    drop = query_language_stopwords("wann war die Besichtigung der Wohnungen", [DEFAULT_ANALYZER, de])
+    assert drop is de.stopwords
+    # Read as English, the German question keeps only what it is about.
+    assert DEFAULT_ANALYZER.analyze("wann war die Besichtigung", drop) == ["besichtigung"]
+    assert query_language_stopwords("when did we book the flat", [DEFAULT_ANALYZER, de, es]) is (
+        DEFAULT_ANALYZER.stopwords
+    )
+    # No function words, or as many of two languages: nothing is dropped.
+    assert query_language_stopwords("Wohnung Berlin", [DEFAULT_ANALYZER, de]) == frozenset()
+    assert DEFAULT_ANALYZER.analyze("the dentist", frozenset()) == ["dentist"]
