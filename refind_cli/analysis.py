@@ -1,9 +1,11 @@
-"""The one analyzer: the same tokens are indexed and searched for, so a query matches exactly what a turn says.
+"""The analyzers: the same tokens are indexed and searched for, so a query matches exactly what a turn says.
 
-Lowercase, split on anything that is not a letter or a digit, drop stop words, Porter-stem (the original
-Porter algorithm, as in the ReFind paper, not tantivy's Porter2). Chinese, Japanese and Korean runs have no
-spaces between words, so they become overlapping character bigrams (a lone character stays a unigram),
-which is what Lucene's CJK analyzer does.
+Lowercase, split on anything that is not a letter or a digit, drop stop words, stem. English (and a chat whose
+language is unknown) gets the original Porter algorithm, as in the ReFind paper, with NLTK's stop words; a chat
+in another language with a Snowball stemmer gets that stemmer and that language's stop words (``analyzer_for``).
+Chinese, Japanese and Korean runs have no spaces between words, so they become overlapping character bigrams (a
+lone character stays a unigram), which is what Lucene's CJK analyzer does; so do Thai, Lao, Khmer and Myanmar,
+which write without spaces too and have no dictionary here.
 """
 
 from __future__ import annotations
@@ -37,11 +39,14 @@ FULL_STOPWORDS: frozenset[str] = frozenset(
 STOPWORD_LISTS: dict[str, frozenset[str]] = {"lucene": LUCENE_STOPWORDS, "full": FULL_STOPWORDS}
 
 # Han (with CJK radicals, iteration marks and compatibility ideographs), Hiragana, Katakana (not the
-# middle dot U+30FB or the double hyphen U+30A0, which are punctuation), Hangul.
+# middle dot U+30FB or the double hyphen U+30A0, which are punctuation), Hangul; and the scripts written
+# without spaces that need a dictionary to split into words: Thai, Lao, Myanmar, Khmer (their vowel signs
+# and tone marks included, so a run is never cut inside a syllable).
 _CJK = (
     "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3041-\u309f\u30a1-\u30fa\u30fc-\u30ff"
     "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\U00020000-\U0002fa1f"
+    "\u0e01-\u0e3a\u0e40-\u0e4e\u0e81-\u0ecd\u1000-\u103f\u1050-\u108f\u1780-\u17d3"
 )
 # Combining marks and joiners that belong inside a word although they are not "alphanumeric" to Python:
 # generic diacritics (text that NFC cannot compose), Hebrew and Arabic vowel points, Indic and Thai vowel
@@ -109,13 +114,28 @@ _CACHE_LIMIT = 500_000
 
 
 class Analyzer:
-    """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word."""
+    """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word.
 
-    def __init__(self, stopwords: Iterable[str] = FULL_STOPWORDS, name: str = "full") -> None:
+    ``stemmer`` names a Snowball algorithm. Porter (English) stems the folded word, as it always has; every
+    other stemmer sees the word with its accents (their rules read them: French "-é", Turkish vowel harmony)
+    and the stem is folded after, so "médicos" and "medicos" both end as "medic"."""
+
+    def __init__(
+        self,
+        stopwords: Iterable[str] = FULL_STOPWORDS,
+        name: str = "full",
+        *,
+        stemmer: str = "porter",
+        lang: str = "en",
+    ) -> None:
         self.stopwords = frozenset(stopwords)
         # Part of the index's identity: an index built with other stop words must not be reused.
         self.name = name
-        self._stem = snowballstemmer.stemmer("porter").stemWord
+        self.lang = lang
+        self._stem = snowballstemmer.stemmer(stemmer).stemWord
+        self._fold_first = stemmer == "porter"
+        # Turkish writes the capital of "ı" as "I" and of "i" as "İ"; Python's lower() knows neither.
+        self._turkish = lang in {"tr", "az"}
         self._cache: dict[str, str] = {}
 
     def _learn(self, word: str) -> str:
@@ -129,7 +149,9 @@ class Analyzer:
         else:
             # Porter stems "s" to "": an empty term would be indexed and matched as a word.
             # NFC so that a decomposed "é" stems like a composed one; "İ".lower() leaves a combining dot.
-            terms = self._stem(fold(unicodedata.normalize("NFC", word).replace("i\u0307", "i")))
+            plain = unicodedata.normalize("NFC", word).replace("i\u0307", "i")
+            # Russian "ё" is written "е" as often as not.
+            terms = self._stem(fold(plain)) if self._fold_first else fold(self._stem(plain.replace("ё", "е")))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[word] = terms
@@ -137,6 +159,8 @@ class Analyzer:
 
     def index_text(self, text: str) -> str:
         """The terms of ``text`` joined by single spaces: the form handed to tantivy's whitespace tokenizer."""
+        if self._turkish:
+            text = text.replace("I", "ı").replace("İ", "i")
         if text.isascii():
             words = text.encode().translate(_ASCII_TABLE).decode().split()
         else:
@@ -185,3 +209,55 @@ DEFAULT_ANALYZER = Analyzer(FULL_STOPWORDS, name="full")
 def analyze(text: str) -> list[str]:
     """The terms of ``text`` under the default analyzer (the full stop word list, Porter)."""
     return DEFAULT_ANALYZER.analyze(text)
+
+
+# Bumped whenever an analyzer of another language changes (its stop words, stemmer or folding): part of the
+# index format, so the index is rebuilt rather than mixing old and new terms.
+ANALYSIS_VERSION = 1
+
+# ISO 639-1 -> the Snowball algorithm for that language (snowballstemmer has each; English keeps Porter).
+SNOWBALL: dict[str, str] = {
+    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech", "da": "danish",
+    "nl": "dutch", "eo": "esperanto", "et": "estonian", "fi": "finnish", "fr": "french", "de": "german",
+    "el": "greek", "hi": "hindi", "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian",
+    "lt": "lithuanian", "ne": "nepali", "no": "norwegian", "nb": "norwegian", "nn": "norwegian",
+    "fa": "persian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian",
+    "st": "sesotho", "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
+}  # fmt: skip
+
+# Articles and pronouns that elide before a vowel ("l'appartement", "dell'anno"). The tokenizer splits at the
+# apostrophe, so dropping them as stop words is the elision filter (Lucene's lists).
+ELISIONS: dict[str, str] = {
+    "fr": "l m t qu n s j d c jusqu quoiqu lorsqu puisqu",
+    "it": "c l all dall dell nell sull coll pell gl agl dagl degl negl sugl un m t s v d",
+    "ca": "d l m n s t",
+}
+
+
+def _stopwords(lang: str) -> frozenset[str]:
+    """The stop words of ``lang`` from the stop-words package (none if it has no list), as the tokenizer
+    would meet them: apostrophes and dots cut off, and also without accents and with "ё" as "е", the way
+    people type them."""
+    import stop_words  # only for a chat in another language: a search of English chats never loads it
+
+    try:
+        listed = stop_words.get_stop_words(lang)
+    except stop_words.StopWordError:
+        listed = []
+    out: set[str] = set(ELISIONS.get(lang, "").split())
+    for entry in listed:
+        word = unicodedata.normalize("NFC", entry.lower()).strip("'’.\" ")
+        if word and all(ch.isalnum() for ch in word):
+            out.update((word, fold(word), word.replace("ё", "е")))
+    return frozenset(out)
+
+
+@functools.cache
+def analyzer_for(lang: str) -> Analyzer:
+    """The analyzer of a chat in ``lang`` (ISO 639-1): its Snowball stemmer and stop words. English, an
+    undetermined language ("und", "") and a language without a Snowball stemmer get the default analyzer:
+    Porter leaves words of other scripts as they are, so they stay searchable as written."""
+    stemmer = SNOWBALL.get(lang)
+    if stemmer is None:
+        return DEFAULT_ANALYZER
+    return Analyzer(_stopwords(lang), name=lang, stemmer=stemmer, lang=lang)

@@ -654,9 +654,12 @@ class Archive:
     def chat(self, seq: int) -> ChatInfo:
         info = self._chats.get(seq)
         if info is None:
+            lang = "lang" if self._has_lang() else "''"
             row = _row(
-                self.db.execute("SELECT seq, source, key, name, kind FROM chats WHERE seq = ?", (seq,)),
-                tuple[int, str, str, str, str],
+                self.db.execute(
+                    f"SELECT seq, source, key, name, kind, {lang} FROM chats WHERE seq = ?", (seq,)
+                ),
+                tuple[int, str, str, str, str, str],
             )
             if row is None:
                 raise KeyError(seq)
@@ -666,8 +669,7 @@ class Archive:
     def chats(self, sources: Sequence[str] | None = None) -> list[ChatSummary]:
         """Every chat (of these sources, if given) with its counts and time span, in import order."""
         where = f"WHERE c.source IN ({','.join('?' * len(sources))})" if sources is not None else ""
-        # An archive opened read-only before m007 has no languages yet.
-        has_lang = "lang" in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}
+        has_lang = self._has_lang()
         rows = _rows(
             self.db.execute(
                 f"""
@@ -686,7 +688,7 @@ class Archive:
         )
         return [
             ChatSummary(
-                info=ChatInfo(*r[:5]),
+                info=ChatInfo(*r[:5], lang=r[10]),
                 messages=r[5],
                 sessions=r[6],
                 turns=r[7],
@@ -696,6 +698,23 @@ class Archive:
             )
             for r in rows
         ]
+
+    def _has_lang(self) -> bool:
+        """Whether chats have a language column: an archive opened read-only before m007 has none yet."""
+        return "lang" in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}
+
+    def chat_languages(self) -> dict[int, str]:
+        """Each chat's language (seq -> ISO 639-1, "und" or ""), which decides how its turns are analysed."""
+        if not self._has_lang():
+            return {}
+        return dict(_rows(self.db.execute("SELECT seq, lang FROM chats"), tuple[int, str]))
+
+    def queue_chat(self, chat_seq: int) -> None:
+        """Mark every session of the chat for re-indexing (its analysis changed)."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO index_queue (session_seq) SELECT seq FROM sessions WHERE chat_seq = ?",
+            (chat_seq,),
+        )
 
     def chat_language(self, chat_seq: int) -> tuple[str, int, bool] | None:
         """The chat's language, its message count when that was decided, and whether the user gave it

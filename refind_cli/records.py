@@ -86,6 +86,7 @@ class ChatInfo:
     key: str
     name: str
     kind: str
+    lang: str = ""  # ISO 639-1, "und" (too little text to tell), "" (not told yet): decides its analysis
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,9 @@ The method lives here; the engine behind ``refind_cli.index.TurnIndex`` only fin
 module never imports it. One call:
 1. The query is parsed (``query.py``: phrases, exclusions, prefixes) and analysed like the turns were; its
    distinct terms are what the engine matches (any of them) and scores, phrases and exclusions restrict.
+   Chats in different languages are analysed differently: the query is analysed once per language among the
+   searched chats and each analysis matches only its own chats; the engine's matches of all of them are
+   merged by score. One index, one N and one average length, so BM25 scores stay comparable across them.
 2. Filters restrict the candidates without touching scores: time range, chat set, excluded sessions.
 3. Session fusion: every matching turn is scored, the BM25 scores are summed per session, and each turn's
    rank r1 and its session's rank r2 fuse by reciprocal rank: 1/(60+r1)+1/(60+r2).
@@ -16,6 +19,7 @@ ordered by BM25, then newest first, then by session and position.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import sys
 import unicodedata
@@ -24,9 +28,10 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
+from refind_cli.analysis import Analyzer, fold
 from refind_cli.archive import Archive
 from refind_cli.errors import RefindError
-from refind_cli.index import Matches, TurnIndex
+from refind_cli.index import Matches, TurnIndex, TurnKey, analyzer_of
 from refind_cli.query import parse
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
@@ -52,16 +57,17 @@ class QueryTerms:
     without: tuple[tuple[str, ...], ...] = ()
 
 
-def query_terms(index: TurnIndex, query: str) -> QueryTerms:
-    """``query`` parsed and analysed like the turns were. A query without syntax gives the terms it always
-    gave, in the same order."""
-    analyze = index.analyzer.analyze
+def query_terms(index: TurnIndex, query: str, analyzer: Analyzer | None = None) -> QueryTerms:
+    """``query`` parsed and analysed like the turns were (by ``analyzer``, by default the index's own). A
+    query without syntax gives the terms it always gave, in the same order."""
+    analyze = (analyzer or index.analyzer).analyze
     parsed = parse(query)
     phrases = [tuple(t) for p in parsed.phrases if (t := analyze(p))]
     terms = analyze(parsed.text) + [t for p in phrases for t in p]
     for prefix in parsed.prefixes:
-        # The word itself ("happy" is indexed as "happi"), then the indexed words it begins.
-        folded = unicodedata.normalize("NFC", prefix.lower())
+        # The word itself ("happy" is indexed as "happi"), then the indexed words it begins (folded, as the
+        # index holds them: "médic*" finds "medic").
+        folded = fold(unicodedata.normalize("NFC", prefix.lower()))
         terms += analyze(prefix) + index.expand(folded, PREFIX_TERMS)
     without = [tuple(t) for e in parsed.excluded if (t := analyze(e))]
     return QueryTerms(
@@ -151,18 +157,33 @@ def search(
         request = _request(request, **options)
     elif options:
         raise TypeError("search() takes keyword options only with a query text, not with a SearchRequest")
-    query = query_terms(index, request.query)
-    terms = query.terms
+    groups = [
+        (analyzer, chats, q)
+        for analyzer, chats in language_groups(archive, index, request.chats)
+        if (q := query_terms(index, request.query, analyzer)).terms
+    ]
     speakers = None if request.speakers is None else speakers_named(archive.speakers(), request.speakers)
-    if not terms or (request.chats is not None and not request.chats):
+    if not groups or (request.chats is not None and not request.chats):
         return SearchResult(request, (), 0, None if timeline_tz is None else _timeline((), timeline_tz))
+    terms = tuple(dict.fromkeys(t for _, _, q in groups for t in q.terms))
     exclude = (
         set(archive.session_seqs(request.exclude_sessions).values()) if request.exclude_sessions else set()
     )
-    restrict: dict[str, Any] = {"phrases": query.phrases, "without": query.without, "speakers": speakers}
     # Fusion, the newest first and a timeline need every match; a plain BM25 top k only the best.
     every = request.sort == "time" or request.session_rank or timeline_tz is not None
-    matches = (index.matching if every else index.best)(terms, request, exclude, **restrict)
+    find = index.matching if every else index.best
+    parts = [
+        find(
+            q.terms,
+            request if chats is request.chats else dataclasses.replace(request, chats=chats),
+            exclude,
+            phrases=q.phrases,
+            without=q.without,
+            speakers=speakers,
+        )
+        for _, chats, q in groups
+    ]
+    matches = parts[0] if len(parts) == 1 else _Merged(parts)
     if request.sort == "time":
         picked = _newest(matches, request.k) if matches.total else []
     else:
@@ -172,8 +193,52 @@ def search(
     if timeline_tz is not None:
         # The same matches the ranking used: one query, their times read from the index's fast fields.
         spread = _timeline([key[0] for key in matches.turns(range(len(matches.scores)))], timeline_tz)
-    hits = _hits(archive, index, picked, terms, request.window)
+    analyzers = {chat: analyzer for analyzer, chats, _ in groups for chat in chats or ()}
+    hits = _hits(archive, index, picked, terms, request.window, analyzers)
     return SearchResult(request, hits, matches.total, spread)
+
+
+def language_groups(
+    archive: Archive, index: TurnIndex, chats: tuple[int, ...] | None
+) -> list[tuple[Analyzer, tuple[int, ...] | None]]:
+    """The analyzers the searched chats (``chats``, None: all) were indexed with, each with the chats it
+    covers; a single one keeps ``chats`` as it is, so a search of chats in one language adds no filter."""
+    wanted = None if chats is None else set(chats)
+    covered: dict[Analyzer, list[int]] = {}
+    for chat, lang in archive.chat_languages().items():
+        if wanted is None or chat in wanted:
+            covered.setdefault(analyzer_of(index, lang), []).append(chat)
+    if len(covered) <= 1:
+        return [(next(iter(covered), index.analyzer), chats)]
+    return [(analyzer, tuple(seqs)) for analyzer, seqs in covered.items()]
+
+
+class _Merged:
+    """The matches of several engine calls over disjoint chats, as one ``Matches``, best score first."""
+
+    def __init__(self, parts: list[Matches]) -> None:
+        ranked = sorted(
+            ((score, part, i) for part, m in enumerate(parts) for i, score in enumerate(m.scores)),
+            key=lambda item: -item[0],
+        )
+        self._parts = parts
+        self._where = [(part, i) for _, part, i in ranked]
+        self.scores = [score for score, _, _ in ranked]
+        self.total = sum(m.total for m in parts)
+
+    def sessions(self) -> list[int]:
+        each = [m.sessions() for m in self._parts]
+        return [each[part][i] for part, i in self._where]
+
+    def turns(self, which: Sequence[int]) -> list[TurnKey]:
+        wanted = [self._where[j] for j in which]
+        asked: dict[int, list[int]] = {}
+        for part, i in wanted:
+            asked.setdefault(part, []).append(i)
+        found = {
+            part: dict(zip(held, self._parts[part].turns(held), strict=True)) for part, held in asked.items()
+        }
+        return [found[part][i] for part, i in wanted]
 
 
 def speakers_named(known: Sequence[tuple[str, str | None]], wanted: Sequence[str]) -> tuple[str, ...]:
@@ -247,7 +312,12 @@ def _fused_top(matches: Matches, k: int) -> _Picked:
 
 
 def _hits(
-    archive: Archive, index: TurnIndex, picked: _Picked, terms: Sequence[str], window: int
+    archive: Archive,
+    index: TurnIndex,
+    picked: _Picked,
+    terms: Sequence[str],
+    window: int,
+    analyzers: dict[int, Analyzer],
 ) -> tuple[Hit, ...]:
     out: list[Hit] = []
     for score, bm25, sess, ordinal in picked:
@@ -257,7 +327,8 @@ def _hits(
             # Forgotten by another process after this index was last synced.
             continue
         # Bounded by what it takes to find the terms, not by the analysed turn: one may be a 50 MB message.
-        own = terms_in(index.analyzer, index.indexed_text(turn.speaker, turn.text), terms)
+        analyzer = analyzers.get(turn.chat_seq) or analyzer_of(index, archive.chat(turn.chat_seq).lang)
+        own = terms_in(analyzer, index.indexed_text(turn.speaker, turn.text), terms)
         out.append(
             Hit(
                 rank=len(out) + 1,

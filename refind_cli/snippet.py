@@ -9,11 +9,12 @@ that holds the match goes through the slow word-by-word highlighter. Memory stay
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
-from refind_cli.analysis import Analyzer
+from refind_cli.analysis import SNOWBALL, Analyzer
 
 # A hit printed in the terminal: about one 80 x 50 screen. Longer turns are rare in real chats (none in the
 # sample exports or LoCoMo; 1% of LongMemEval's assistant exchanges) and get a window around the match.
@@ -87,14 +88,14 @@ def terms_in(analyzer: Analyzer, text: str, terms: Collection[str]) -> set[str]:
     return found
 
 
-def highlight_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
-    """Character spans of the words of ``text`` whose analysed form is one of ``terms``, merged where they
-    touch or overlap (CJK bigrams overlap)."""
+def highlight_spans(text: str, terms: Iterable[str], lang: str = "") -> list[tuple[int, int]]:
+    """Character spans of the words of ``text`` (of a chat in ``lang``) whose analysed form is one of
+    ``terms``, merged where they touch or overlap (CJK bigrams overlap)."""
     wanted = set(terms)
     if not wanted:
         return []
     spans: list[tuple[int, int]] = []
-    for start, end, term in HIGHLIGHTER.words(text):
+    for start, end, term in highlighter(lang).words(text):
         if term not in wanted:
             continue
         if spans and start <= spans[-1][1]:
@@ -104,25 +105,26 @@ def highlight_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def first_match(text: str, terms: Iterable[str]) -> int | None:
+def first_match(text: str, terms: Iterable[str], lang: str = "") -> int | None:
     """Where the first word of ``text`` that highlights for ``terms`` begins."""
     wanted = set(terms)
     if not wanted:
         return None
     for offset, chunk in _chunks(text):
-        if wanted & _terms(HIGHLIGHTER, chunk):
-            spans = highlight_spans(chunk, wanted)
+        if wanted & _terms(highlighter(lang), chunk):
+            spans = highlight_spans(chunk, wanted, lang)
             if spans:
                 return offset + spans[0][0]
     return None
 
 
-def snippet(text: str, terms: Iterable[str], limit: int) -> Snippet:
-    """``text`` whole if it is at most ``limit`` characters, else a window of about that many around its
-    first match (a quarter of it before the match), or its beginning if nothing matches."""
+def snippet(text: str, terms: Iterable[str], limit: int, lang: str = "") -> Snippet:
+    """``text`` (of a chat in ``lang``) whole if it is at most ``limit`` characters, else a window of about
+    that many around its first match (a quarter of it before the match), or its beginning if nothing
+    matches."""
     if len(text) <= limit:
         return Snippet(text, 0, len(text))
-    at = first_match(text, terms) or 0
+    at = first_match(text, terms, lang) or 0
     start = max(0, min(at - limit // 4, len(text) - limit))
     if start:
         start = min(_cut(text, start), at)
@@ -133,6 +135,16 @@ def snippet(text: str, terms: Iterable[str], limit: int) -> Snippet:
     return Snippet(text[start:end], start, len(text))
 
 
-# Stems do not depend on the stop word list, and stop words never reach ``terms``: one highlighter, no stop
-# words, serves indexes built with either list.
+# Stems do not depend on the stop word list, and stop words never reach ``terms``: one highlighter per
+# stemmer, without stop words, serves indexes built with either list.
 HIGHLIGHTER = Analyzer(stopwords=(), name="highlight")
+
+
+def highlighter(lang: str) -> Analyzer:
+    """The highlighter of a chat in ``lang``: English's for every language without a stemmer of its own."""
+    return _highlighter(lang) if lang in SNOWBALL else HIGHLIGHTER
+
+
+@functools.cache
+def _highlighter(lang: str) -> Analyzer:
+    return Analyzer(stopwords=(), name="highlight", stemmer=SNOWBALL[lang], lang=lang)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from refind_cli.analysis import DEFAULT_ANALYZER, Analyzer
 from refind_cli.archive import Archive
-from refind_cli.index import TurnKey, epoch_seconds, turn_text
+from refind_cli.index import TurnKey, chat_analyzers, epoch_seconds, turn_text
 from refind_cli.request import SearchRequest
 
 K1 = 1.2
@@ -90,10 +90,11 @@ class MemoryIndex:
     def indexed_text(self, speaker: str, text: str) -> str:
         return turn_text(speaker, text, speaker_in_text=self.speaker_in_text)
 
-    def _add(self, rows: Iterable[tuple[int, int, int, int, str, str]]) -> int:
+    def _add(self, archive: Archive, rows: Iterable[tuple[int, int, int, int, str, str]]) -> int:
         n = 0
+        others = chat_analyzers(self, archive)
         for session, ordinal, chat, ts, speaker, text in rows:
-            terms = self.analyzer.analyze(self.indexed_text(speaker, text))
+            terms = others.get(chat, self.analyzer).analyze(self.indexed_text(speaker, text))
             self._turns[session, ordinal] = _Turn(
                 session, ordinal, chat, ts, Counter(terms), len(terms), tuple(terms), speaker
             )
@@ -103,18 +104,18 @@ class MemoryIndex:
     def sync(self, archive: Archive) -> int:
         queue = archive.index_queue()
         if not self._turns:
-            n = self._add(archive.index_rows(None))
+            n = self._add(archive, archive.index_rows(None))
         else:
             stale = set(queue)
             self._turns = {key: t for key, t in self._turns.items() if t.session not in stale}
-            n = self._add(archive.index_rows(queue))
+            n = self._add(archive, archive.index_rows(queue))
         archive.clear_index_queue(queue)
         return n
 
     def rebuild(self, archive: Archive) -> int:
         queue = archive.index_queue()
         self._turns = {}
-        n = self._add(archive.index_rows(None))
+        n = self._add(archive, archive.index_rows(None))
         archive.clear_index_queue(queue)
         return n
 

@@ -13,6 +13,7 @@ from refind_cli.analysis import (
     MAX_TOKEN_CHARS,
     Analyzer,
     analyze,
+    analyzer_for,
 )
 
 
@@ -145,3 +146,64 @@ def test_emoji_are_terms_and_joiners_are_not() -> None:
     assert analyze("happy birthday 🎂🎉") == ["happi", "birthdai", "🎂", "🎉"]
     assert analyze("👨\u200d👩\u200d👧") == ["👨", "👩", "👧"]
     assert list(DEFAULT_ANALYZER.words("cake 🎂!")) == [(0, 4, "cake"), (5, 6, "🎂")]
+
+
+# -- analysis per language (issue 14) ------------------------------------------------------------------------
+
+
+def test_english_and_unknown_languages_keep_the_default_analyzer() -> None:
+    for lang in ("en", "und", "", "zh", "xx"):
+        assert analyzer_for(lang) is DEFAULT_ANALYZER
+
+
+def test_a_language_gets_its_snowball_stemmer_and_the_packages_stop_words() -> None:
+    de = analyzer_for("de")
+    assert de.analyze("Die Wohnungen haben wir besichtigt") == ["wohnung", "besichtigt"]
+    assert de.analyze("Wohnung") == ["wohnung"]
+    # "die", "haben", "wir" come from the stop-words package's German list, not from a list of ours.
+    import stop_words
+
+    assert {"die", "haben", "wir"} <= set(stop_words.get_stop_words("de"))
+    # English stop words are content in German: "the" is not dropped there ...
+    assert de.analyze("the") == ["the"]
+    # ... and German ones are content in English.
+    assert DEFAULT_ANALYZER.analyze("wir") == ["wir"]
+
+
+def test_stems_are_folded_after_stemming_so_accents_typed_or_not_meet() -> None:
+    es, fr, de = analyzer_for("es"), analyzer_for("fr"), analyzer_for("de")
+    assert es.analyze("médicos") == es.analyze("medico") == ["medic"]
+    assert es.analyze("tambien") == es.analyze("también") == []  # a stop word typed without its accent
+    assert fr.analyze("réservé") == fr.analyze("reserve")
+    assert de.analyze("Häuser") == de.analyze("Haeuser") == de.analyze("Haus") == ["haus"]
+    assert de.analyze("Straße") == de.analyze("Strasse")
+
+
+def test_turkish_dotted_and_dotless_i() -> None:
+    tr = analyzer_for("tr")
+    # "IŞIK" is "ışık" in Turkish (Python's lower() would make it "işik"); both spellings of the capital
+    # İstanbul meet the lower-case one.
+    assert tr.analyze("IŞIK") == tr.analyze("ışık") == ["isik"]
+    assert tr.analyze("İSTANBUL") == tr.analyze("istanbul") == tr.analyze("İstanbul")
+
+
+def test_russian_yo_is_e() -> None:
+    ru = analyzer_for("ru")
+    assert ru.analyze("ёлка") == ru.analyze("елки") == ru.analyze("Ёлку")
+
+
+def test_elided_articles_are_dropped() -> None:
+    assert analyzer_for("fr").analyze("l'appartement d'Anne qu'on") == ["appart", "anne"]
+    assert analyzer_for("it").analyze("dell'appuntamento, l'anno") == analyzer_for("it").analyze(
+        "appuntamento anno"
+    )
+
+
+def test_scripts_without_spaces_become_bigrams_in_every_analyzer() -> None:
+    thai = "ร้านอาหาร"  # "restaurant"
+    bigrams = DEFAULT_ANALYZER.analyze(thai)
+    assert bigrams[0] == "ร้" and len(bigrams) == len(thai) - 1
+    assert analyzer_for("de").analyze(thai) == bigrams
+    # A query of one word of the run shares its bigrams.
+    assert set(DEFAULT_ANALYZER.analyze("อาหาร")) <= set(bigrams)
+    assert DEFAULT_ANALYZER.analyze("ກິນເຂົ້າ") and DEFAULT_ANALYZER.analyze("ញ៉ាំបាយ")

@@ -13,6 +13,7 @@ import pytest
 from samples import FAMILY, JONAS, SLACK, TELEGRAM
 
 from refind_cli.archive import MIGRATIONS, Archive, applied_migrations
+from refind_cli.facade import Home
 from refind_cli.index import Index
 from refind_cli.ingest import import_file
 from refind_cli.search import search
@@ -90,3 +91,33 @@ def test_a_read_only_open_reads_the_old_archive_without_upgrading_it(release1_ho
         session = archive.chats()[0]
         assert session.messages > 0
     assert hashlib.sha256((release1_home / "archive.db").read_bytes()).hexdigest() == digest
+
+
+def test_reindex_tells_the_language_of_chats_imported_before_languages(release1_home: Path):
+    with Home.open(release1_home) as home:
+        assert {c.lang for c in home.chats()} == {""}
+        home.reindex()
+        langs = {c.info.name: c.lang for c in home.chats()}
+    # The samples are English (the shortest chats have too little text to tell: "und").
+    assert langs["Jonas Becker"] == "en", langs
+    assert set(langs.values()) <= {"en", "und"}
+
+
+def test_a_chat_whose_language_changes_is_queued_for_reindexing(release1_home: Path):
+    from refind_cli.ingest.chats import settle_language
+
+    with Archive.open(release1_home) as archive:
+        Index.open(release1_home).sync(archive)
+        chat = next(c for c in archive.chats() if c.info.name == "Jonas Becker")
+        with archive.transaction():
+            settle_language(archive, chat.info.seq, "en")  # "" -> en: analysed the same, nothing to redo
+        assert archive.index_queue() == []
+        with archive.transaction():
+            settle_language(archive, chat.info.seq, "de")
+        queued = set(archive.index_queue())
+        assert len(queued) == chat.sessions
+        index = Index.open(release1_home)
+        index.sync(archive)
+        assert archive.index_queue() == []
+        # Its turns now hold German terms: "the" is no stop word in German, so it matches there alone.
+        assert {h.chat.seq for h in search(archive, index, "the", k=50).hits} == {chat.info.seq}

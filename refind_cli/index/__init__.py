@@ -6,12 +6,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from refind_cli.index.contract import Matches, TurnIndex, TurnKey, epoch_seconds, turn_text
+from refind_cli.index.contract import (
+    Matches,
+    TurnIndex,
+    TurnKey,
+    analyzer_of,
+    chat_analyzers,
+    epoch_seconds,
+    turn_text,
+)
 
 if TYPE_CHECKING:
     from refind_cli.index.tantivy_backend import TantivyIndex as Index
 
-__all__ = ["Index", "Matches", "TurnIndex", "TurnKey", "epoch_seconds", "turn_text"]
+__all__ = [
+    "Index",
+    "Matches",
+    "TurnIndex",
+    "TurnKey",
+    "analyzer_of",
+    "chat_analyzers",
+    "epoch_seconds",
+    "turn_text",
+]
 
 
 def __getattr__(name: str) -> Any:

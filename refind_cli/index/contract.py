@@ -7,7 +7,9 @@ the one engine refind ships, and the only module that imports tantivy. ``tests/f
 Python engine with the same BM25, against which the method is tested.
 
 The contract, for any engine:
-- A turn is indexed under ``indexed_text(speaker, text)`` analysed by ``analyzer`` (terms joined by spaces,
+- A turn is indexed under ``indexed_text(speaker, text)`` analysed by its chat's analyzer (``chat_analyzers``:
+  ``analyzer`` for English and undetermined chats, ``analysis.analyzer_for`` of the chat's language for others;
+  terms joined by spaces,
   term frequencies and positions kept), with its speaker as one keyword and integer fields: session seq,
   ordinal, chat seq and time (the archive's epoch
   seconds, ``Archive.index_rows``). The archive is the source of truth: ``sync`` catches up with its index
@@ -135,6 +137,24 @@ class TurnIndex(Protocol):
     def expand(self, prefix: str, limit: int) -> list[str]:
         """Up to ``limit`` indexed terms starting with ``prefix``, those in the most turns first."""
         ...
+
+
+def analyzer_of(index: TurnIndex, lang: str) -> Analyzer:
+    """How ``index`` analyses a chat in ``lang``: with its own analyzer when the language has none of its own
+    (English, undetermined), else with that language's."""
+    from refind_cli.analysis import DEFAULT_ANALYZER, analyzer_for
+
+    found = analyzer_for(lang)
+    return index.analyzer if found is DEFAULT_ANALYZER else found
+
+
+def chat_analyzers(index: TurnIndex, archive: Archive) -> dict[int, Analyzer]:
+    """The chats whose turns ``index`` analyses with another analyzer than its own: chat seq -> analyzer."""
+    return {
+        chat: analyzer
+        for chat, lang in archive.chat_languages().items()
+        if (analyzer := analyzer_of(index, lang)) is not index.analyzer
+    }
 
 
 def turn_text(speaker: str, text: str, *, speaker_in_text: bool) -> str:

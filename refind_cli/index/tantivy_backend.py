@@ -41,15 +41,17 @@ from typing import TYPE_CHECKING, Self, cast
 import tantivy
 
 from refind_cli import locks
-from refind_cli.analysis import DEFAULT_ANALYZER, Analyzer
+from refind_cli.analysis import ANALYSIS_VERSION, DEFAULT_ANALYZER, Analyzer
 from refind_cli.home import ensure_home
-from refind_cli.index.contract import TurnKey, epoch_seconds, turn_text
+from refind_cli.index.contract import TurnKey, chat_analyzers, epoch_seconds, turn_text
 
 if TYPE_CHECKING:
     from refind_cli.archive import Archive
     from refind_cli.request import SearchRequest
 
-FORMAT_VERSION = 5  # 3: positions; 4: the speaker field; 5: emoji terms, Latin diacritics folded
+# 3: positions; 4: the speaker field; 5: emoji terms, Latin diacritics folded; 6: each chat analysed in its
+# language, Thai/Lao/Khmer/Myanmar as bigrams
+FORMAT_VERSION = 6
 INDEX_DIR = "index"
 CURRENT = "CURRENT"
 LOCK = "write.lock"
@@ -127,7 +129,10 @@ class TantivyIndex:
         self.wait_timeout = wait_timeout
         self.schema = build_schema()
         # What the documents mean: an index built with another analyzer or text recipe is not reused.
-        self.format = f"v{FORMAT_VERSION}:porter:{analyzer.name}:{'speaker' if speaker_in_text else 'text'}"
+        self.format = (
+            f"v{FORMAT_VERSION}:porter:{analyzer.name}:{'speaker' if speaker_in_text else 'text'}"
+            f":languages-{ANALYSIS_VERSION}"
+        )
         self.generation: str | None = None
         # Until the first sync creates one on disk, searches run against an empty in-memory index.
         self._index = tantivy.Index(self.schema)
@@ -358,17 +363,24 @@ class TantivyIndex:
                 # Readers that still have the old files mapped keep reading them (POSIX unlink semantics).
                 shutil.rmtree(old, ignore_errors=True)
 
-    def _add(self, writer: tantivy.IndexWriter, rows: Iterable[tuple[int, int, int, int, str, str]]) -> int:
+    def _add(
+        self,
+        writer: tantivy.IndexWriter,
+        archive: Archive,
+        rows: Iterable[tuple[int, int, int, int, str, str]],
+    ) -> int:
         # The hot loop of a bulk build: attribute lookups hoisted, and add_* calls, which measured twice as
         # fast as Document(**fields).
         index_text = self.analyzer.index_text
+        other = {chat: a.index_text for chat, a in chat_analyzers(self, archive).items()}
         text_of = self.indexed_text
         add = writer.add_document
         document = tantivy.Document
         n = 0
         for sess, ordinal, chat, ts, speaker, text in rows:
             doc = document()
-            doc.add_text("text", index_text(text_of(speaker, text)))
+            analyze = other.get(chat, index_text) if other else index_text
+            doc.add_text("text", analyze(text_of(speaker, text)))
             doc.add_text("speaker", speaker)
             doc.add_integer("sess", sess)
             doc.add_integer("ts", ts)
@@ -406,16 +418,13 @@ class TantivyIndex:
                 if first is None:
                     archive.clear_index_queue(queue)
                     return 0
+                every = itertools.chain((first,), turns)
                 if self.generation is None:
                     gen, index = self._new_generation()
-                    n = self._write(
-                        index, WRITER_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
-                    )
+                    n = self._write(index, WRITER_HEAP, lambda w: self._add(w, archive, every))
                     self._publish(gen, index)
                 else:
-                    n = self._write(
-                        self._index, WRITER_HEAP, lambda w: self._add(w, itertools.chain((first,), turns))
-                    )
+                    n = self._write(self._index, WRITER_HEAP, lambda w: self._add(w, archive, every))
             else:
                 if not queue:
                     return 0
@@ -427,7 +436,7 @@ class TantivyIndex:
                         w.delete_documents_by_query(
                             tantivy.Query.range_query(self.schema, "sess", tantivy.FieldType.Integer, lo, hi)
                         )
-                    return self._add(w, archive.index_rows(queue))
+                    return self._add(w, archive, archive.index_rows(queue))
 
                 n = self._write(self._index, WRITER_HEAP, upsert)
             archive.clear_index_queue(queue)
@@ -440,7 +449,7 @@ class TantivyIndex:
             queue = archive.index_queue()
             gen, index = self._new_generation()
             try:
-                n = self._write(index, WRITER_HEAP, lambda w: self._add(w, archive.index_rows(None)))
+                n = self._write(index, WRITER_HEAP, lambda w: self._add(w, archive, archive.index_rows(None)))
             except BaseException:
                 shutil.rmtree(self.root / gen, ignore_errors=True)
                 raise

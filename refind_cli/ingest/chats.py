@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from datetime import timedelta
 
 from refind_cli import language, segment
+from refind_cli.analysis import analyzer_for
 from refind_cli.archive import CROSS_ZONE, Archive
 from refind_cli.ingest.progress import ChatProgress, Progress
 from refind_cli.ingest.rows import Batches, ChatPlan, Rows
@@ -151,13 +152,21 @@ def settle_language(archive: Archive, chat_seq: int, given: str | None) -> None:
     if state is None:
         return
     messages = archive.message_count(chat_seq)
-    if given is not None:
-        archive.set_chat_language(chat_seq, given, messages, True)
-        return
     lang, basis, was_given = state
+    if given is not None:
+        _set_language(archive, chat_seq, lang, given, messages, True)
+        return
     if was_given or (lang and messages < 2 * basis):
         return
-    archive.set_chat_language(chat_seq, language.detect(archive.latest_texts(chat_seq)), messages, False)
+    told = language.detect(archive.latest_texts(chat_seq))
+    _set_language(archive, chat_seq, lang, told, messages, False)
+
+
+def _set_language(archive: Archive, chat_seq: int, old: str, new: str, basis: int, given: bool) -> None:
+    archive.set_chat_language(chat_seq, new, basis, given)
+    if analyzer_for(new) is not analyzer_for(old):
+        # Its turns were indexed under the other language's stems and stop words.
+        archive.queue_chat(chat_seq)
 
 
 class _Stored:

@@ -30,17 +30,17 @@ def _turn_json(turn: Turn, tz: tzinfo | None) -> dict:
     return {"turn_id": turn.id, "timestamp": iso(turn.start, tz), "speaker": turn.speaker, "text": turn.text}
 
 
-def _bounded_text(turn: Turn, terms: Sequence[str]) -> dict:
+def _bounded_text(turn: Turn, terms: Sequence[str], lang: str = "") -> dict:
     """A search result's ``text``: whole, or for a turn over JSON_CHARS a window around the match, marked
     ``truncated`` with where it starts and the whole length (`refind show --json` has the whole text)."""
-    view = snippet(turn.text, terms, JSON_CHARS)
+    view = snippet(turn.text, terms, JSON_CHARS, lang)
     if not view.truncated:
         return {}
     return {"text": view.text, "truncated": True, "text_offset": view.start, "text_length": view.length}
 
 
 def hit_json(hit: Hit, tz: tzinfo | None = None) -> dict:
-    own = _bounded_text(hit.turn, hit.terms)  # once: the hit is in its window too
+    own = _bounded_text(hit.turn, hit.terms, hit.chat.lang)  # once: the hit is in its window too
     return {
         "rank": hit.rank,
         "score": hit.score,
@@ -91,13 +91,13 @@ def _local(dt: datetime, tz: tzinfo | None) -> datetime:
     return dt.astimezone(tz) if tz else dt
 
 
-def _body(text: str, terms: Sequence[str], indent: int) -> Text:
+def _body(text: str, terms: Sequence[str], indent: int, lang: str) -> Text:
     """A turn's text with the matched words highlighted, continuation lines indented under the first, and
     control characters shown as escapes (chat text must not drive the terminal)."""
     pad = "\n" + " " * indent
     body = Text()
     at = 0
-    for start, end in highlight_spans(text, terms) if terms else ():
+    for start, end in highlight_spans(text, terms, lang) if terms else ():
         body.append(_shown(text[at:start], pad))
         body.append(_shown(text[start:end], pad), style=HIGHLIGHT)
         at = end
@@ -109,7 +109,9 @@ def _shown(text: str, pad: str) -> str:
     return visible(text).replace("\n", pad)
 
 
-def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None, with_date: bool) -> Text:
+def _turn_line(
+    turn: Turn, *, hit: bool, terms: Sequence[str], lang: str, tz: tzinfo | None, with_date: bool
+) -> Text:
     when = _local(turn.start, tz).strftime("%Y-%m-%d %H:%M" if with_date else "%H:%M")
     line = Text("> " if hit else "  ", style="bold" if hit else "dim")
     line.append(when, style="cyan")
@@ -118,10 +120,10 @@ def _turn_line(turn: Turn, *, hit: bool, terms: Sequence[str], tz: tzinfo | None
     line.append(": ")
     indent = len(line.plain)
     # A huge turn shows a window around the match: highlighting and layout cost what the window costs.
-    view = snippet(said(turn.speaker, turn.text), terms if hit else (), TERMINAL_CHARS)
+    view = snippet(said(turn.speaker, turn.text), terms if hit else (), TERMINAL_CHARS, lang)
     if view.start:
         line.append("…")
-    body = _body(view.text, terms if hit else (), indent)
+    body = _body(view.text, terms if hit else (), indent, lang)
     if not hit:
         body.stylize("dim")
     line.append_text(body)
@@ -167,7 +169,10 @@ def print_result(
         day = _local(hit.turn.start, tz).date()
         for w in hit.window:
             this_day = _local(w.turn.start, tz).date()
-            console.print(_turn_line(w.turn, hit=w.hit, terms=hit.terms, tz=tz, with_date=this_day != day))
+            line = _turn_line(
+                w.turn, hit=w.hit, terms=hit.terms, lang=hit.chat.lang, tz=tz, with_date=this_day != day
+            )
+            console.print(line)
             day = this_day
         console.print()
     console.print(Text(f"{len(result.hits)} of {result.total:,} matching turns", style="dim"))
