@@ -5,7 +5,7 @@ Each language has a family or friends chat as people type it (lower case, their 
 a few queries. In each case the query and the answer meet only through forms the language's Snowball stemmer
 joins (plural and singular, tense and person, case endings, diminutives), which the first test checks on the
 stemmer itself; distractors share the query's question words or one of its content words. Under the English
-analysis most of these cases rank a distractor first (the module docstring of the report says how many)."""
+analysis (each chat imported with --lang en) 30 of the 41 cases rank a distractor first or find nothing."""
 
 from __future__ import annotations
 
@@ -83,6 +83,7 @@ Mama: noch nicht, mach ich am wochenende
 Jonas: welche pizza hatten wir letztes mal beim italiener? die war so gut
 Lena: die mit trüffel glaub ich
 Jonas: ah stimmt 🤤
+Jonas: ich hol mir morgen früh nen flat white, will wer was?
 Mama: wann war die letzte stromrechnung? die war ja echt heftig letztes jahr
 Lena: keine ahnung, frag papa
 Lena: wo sind eigentlich die autoschlüssel? find sie nirgends
@@ -557,6 +558,11 @@ Mehmet: olamaz""",
             (("arabamın", "araban"), ("tamiri", "tamirden")),
         ),
         Case(
+            "biletleri aldın mı",
+            "İzmir'e bilet aldık, cuma sabah 7 uçağı ✈️",
+            (("biletleri", "bilet"), ("aldın", "aldık")),
+        ),
+        Case(
             "izmir biletler",
             "İzmir'e bilet aldık, cuma sabah 7 uçağı ✈️",
             (("izmir", "İzmir"), ("biletler", "bilet")),
@@ -564,7 +570,9 @@ Mehmet: olamaz""",
     ),
 )
 
-LANGUAGES = {lang.code: lang for lang in (GERMAN, SPANISH, FRENCH, PORTUGUESE, ITALIAN, DUTCH, RUSSIAN, TURKISH)}
+LANGUAGES = {
+    lang.code: lang for lang in (GERMAN, SPANISH, FRENCH, PORTUGUESE, ITALIAN, DUTCH, RUSSIAN, TURKISH)
+}
 CASES = [(code, case) for code, lang in LANGUAGES.items() for case in lang.cases]
 
 ENGLISH_CHAT = """Sam: booked the flat in cornwall for the first week of august 🏖️
@@ -595,6 +603,9 @@ Sam: that was ONE time"""
 ENGLISH_CASE = Case("when did we book the holiday flat", "booked the flat in cornwall", ())
 
 
+FAMILY = "WhatsApp Chat with Family.txt"
+
+
 def whatsapp_export(path: Path, chat: str) -> Path:
     """``chat`` as an Android WhatsApp export: each session on a day of its own, messages two minutes apart."""
     lines = []
@@ -607,8 +618,8 @@ def whatsapp_export(path: Path, chat: str) -> Path:
     return path
 
 
-def imported(home: Path, export: Path, *args: str) -> Path:
-    r = run(home, "import", "--tz", "Europe/Berlin", *args, str(export))
+def imported(home: Path, *exports: Path, lang: str | None = None) -> Path:
+    r = run(home, "import", "--tz", "Europe/Berlin", *(["--lang", lang] if lang else []), *map(str, exports))
     assert r.exit_code == 0, r.output
     return home
 
@@ -620,7 +631,7 @@ def home_of(tmp_path_factory: pytest.TempPathFactory):
     @functools.cache
     def home(code: str) -> Path:
         folder = tmp_path_factory.mktemp(code)
-        return imported(folder / "home", whatsapp_export(folder / "WhatsApp Chat with Family.txt", LANGUAGES[code].chat))
+        return imported(folder / "home", whatsapp_export(folder / FAMILY, LANGUAGES[code].chat))
 
     return home
 
@@ -657,7 +668,141 @@ def test_the_chat_is_told_as_its_language(code: str, home_of):
     assert chat_langs(home_of(code)) == {"Family": code}
 
 
-@pytest.mark.parametrize("code, case", CASES, ids=[f"{code}-{case.query}" for code, case in CASES])
+# Cases the analysis does not pass yet, each with why; strict, so that a fix shows up as a failure to unmark.
+MISSED_ALONE = {
+    "cuándo reservamos los vuelos": "the stop-words Spanish list has 'cuando' but not the interrogative 'cuándo'"
+    " (nor 'dónde', 'cómo'): 'cuand' stays a term and '¿cuándo reservamos mesa...?' matches two of three",
+}
+MISSED_MIXED = {
+    "wann war die besichtigung der wohnungen": "read as English, the German query keeps 'war' and 'die', which"
+    " the English chat's 'the war movie ... i'd die' matches; raw BM25 across analyses ranks it first",
+}
+
+
+def known(cases: list[tuple[str, Case]], missed: dict[str, str]) -> list:
+    return [
+        pytest.param(
+            code,
+            case,
+            id=f"{code}-{case.query}",
+            marks=[pytest.mark.xfail(reason=missed[case.query], strict=True)] if case.query in missed else [],
+        )
+        for code, case in cases
+    ]
+
+
+@pytest.mark.parametrize("code, case", known(CASES, MISSED_ALONE))
 def test_a_native_query_finds_the_message_in_other_forms_first(code: str, case: Case, home_of):
     hits = top(home_of(code), case.query)
     assert hits and case.answer in hits[0], hits
+
+
+@pytest.fixture(scope="module")
+def german_and_english(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("mixed")
+    return imported(
+        folder / "home",
+        whatsapp_export(folder / FAMILY, GERMAN.chat),
+        whatsapp_export(folder / "WhatsApp Chat with Sam.txt", ENGLISH_CHAT),
+    )
+
+
+def test_a_mixed_archive_shows_each_chats_language(german_and_english: Path):
+    assert chat_langs(german_and_english) == {"Family": "de", "Sam": "en"}
+
+
+@pytest.mark.parametrize(
+    "code, case", known([*(("de", case) for case in GERMAN.cases), ("en", ENGLISH_CASE)], MISSED_MIXED)
+)
+def test_a_german_and_an_english_chat_each_answer_in_their_own_language(
+    code: str, case: Case, german_and_english: Path
+):
+    """Each query is analysed both ways: the German ones meet the English chat's "war" and "die" as English
+    words, the English one meets the German chat's "flat white" as German; each finds its own message."""
+    hits = top(german_and_english, case.query)
+    assert hits and case.answer in hits[0], hits
+
+
+def test_lang_on_import_decides_how_a_chat_is_analysed(tmp_path: Path, home_of):
+    """The German chat imported as English ranks as all chats did before languages: the distractor with the
+    query's "wann war die" first. Told from its text, it is German and the answer comes first."""
+    case = GERMAN.cases[0]
+    as_english = imported(tmp_path / "home", whatsapp_export(tmp_path / FAMILY, GERMAN.chat), lang="en")
+    assert chat_langs(as_english) == {"Family": "en"}
+    assert case.answer not in top(as_english, case.query)[0]
+    assert case.answer in top(home_of("de"), case.query)[0]
+
+
+SHORT_GERMAN = """Anna: die impfungen für die katzen sind durch 👍
+Ben: super, danke dir!
+Anna: die katze schläft jetzt den ganzen tag 😴
+Ben: die arme"""
+
+
+def test_lang_gives_a_chat_too_short_to_tell_its_language(tmp_path: Path):
+    export = whatsapp_export(tmp_path / "WhatsApp Chat with Anna.txt", SHORT_GERMAN)
+    told = imported(tmp_path / "told", export)
+    given = imported(tmp_path / "given", export, lang="de")
+    assert chat_langs(told) == {"Anna": "und"} and chat_langs(given) == {"Anna": "de"}
+    answer = "die impfungen für die katzen sind durch 👍"
+    assert top(told, "impfung katze") == ["die katze schläft jetzt den ganzen tag 😴"]  # English: katze only
+    assert top(given, "impfung katze")[0] == answer
+
+
+# English as people type it, with the characters the analysis treats specially: apostrophes, accents,
+# the Turkish dotted capital I, emoji, digits, CJK.
+ENGLISH_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(
+            "the a I'm don't we've they're dentist's appointments appointment booked booking running ran"
+            " flights flight's café naïve résumé İstanbul Zoë straße 2024-05-04 30th 🎂 😂 東京で ok!! ..."
+            " grandma's birthday presents wedding invitations cats vaccinated when did where are".split()
+        ),
+        st.text(max_size=8),
+    ),
+    max_size=20,
+).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ENGLISH_TEXT)
+def test_english_and_undetermined_chats_analyse_as_before(text: str):
+    expected = analysis.DEFAULT_ANALYZER.analyze(text)
+    for lang in ("en", "und"):
+        assert analyzer_for(lang).analyze(text) == expected
+        assert list(analyzer_for(lang).words(text)) == list(analysis.DEFAULT_ANALYZER.words(text))
+
+
+@pytest.mark.parametrize(
+    "text, terms",
+    [
+        (
+            "Don't forget the dentist's appointments on Tuesday, they're rescheduling again!!",
+            ["forget", "dentist", "appoint", "tuesdai", "reschedul"],
+        ),
+        (
+            "Booked the café in İstanbul for Zoë's 30th 🎂🎂 — naïve résumé, straße",
+            ["book", "cafe", "istanbul", "zoe", "30th", "🎂", "🎂", "naiv", "resum", "strass"],
+        ),
+        (
+            "we've been running late since 2024-05-04, the trains were cancelled",
+            ["run", "late", "sinc", "2024", "05", "04", "train", "cancel"],
+        ),
+        (
+            "東京で会いましょう, the flights are booked",
+            ["東京", "京で", "で会", "会い", "いま", "まし", "しょ", "ょう", "flight", "book"],
+        ),
+    ],
+)
+def test_english_terms_are_the_ones_before_languages(text: str, terms: list[str]):
+    """Terms written down from the analysis before issue 14 (d5cad6e): English chats keep their index."""
+    assert analyzer_for("en").analyze(text) == terms
+
+
+@pytest.mark.xfail(
+    reason="the stop-words package's Turkish list is mis-encoded (cp1254 read as latin-1: 'þey' for 'şey',"
+    " 'nasýl' for 'nasıl', 'mý' for 'mı'), so Turkish function words typed natively stay terms",
+    strict=True,
+)
+def test_turkish_function_words_are_stop_words():
+    assert analyzer_for("tr").analyze("şey nasıl mı") == []
