@@ -669,31 +669,7 @@ def test_the_chat_is_told_as_its_language(code: str, home_of: Callable[[str], Pa
     assert chat_langs(home_of(code)) == {"Family": code}
 
 
-# Cases the analysis does not pass yet, each with why; strict, so that a fix shows up as a failure to unmark.
-MISSED_ALONE = {
-    "cuándo reservamos los vuelos": "the stop-words Spanish list has 'cuando' but not the interrogative 'cuándo'"
-    " (nor 'dónde'): 'cuand' stays a term and '¿cuándo reservamos mesa...?' matches two of three",
-}
-MISSED_MIXED = {
-    "wann war die besichtigung der wohnungen": "read as English, the German query keeps 'war' and 'die', which"
-    " the English chat's 'the war movie ... i'd die' matches: fused scores tie and its BM25 under the English"
-    " reading (5.7) beats the answer's under the German one (4.75)",
-}
-
-
-def known(cases: list[tuple[str, Case]], missed: dict[str, str]) -> list:
-    return [
-        pytest.param(
-            code,
-            case,
-            id=f"{code}-{case.query}",
-            marks=[pytest.mark.xfail(reason=missed[case.query], strict=True)] if case.query in missed else [],
-        )
-        for code, case in cases
-    ]
-
-
-@pytest.mark.parametrize("code, case", known(CASES, MISSED_ALONE))
+@pytest.mark.parametrize("code, case", CASES, ids=[f"{code}-{case.query}" for code, case in CASES])
 def test_a_native_query_finds_the_message_in_other_forms_first(
     code: str, case: Case, home_of: Callable[[str], Path]
 ):
@@ -715,9 +691,10 @@ def test_a_mixed_archive_shows_each_chats_language(german_and_english: Path):
     assert chat_langs(german_and_english) == {"Family": "de", "Sam": "en"}
 
 
-@pytest.mark.parametrize(
-    "code, case", known([*(("de", case) for case in GERMAN.cases), ("en", ENGLISH_CASE)], MISSED_MIXED)
-)
+MIXED = [*(("de", case) for case in GERMAN.cases), ("en", ENGLISH_CASE)]
+
+
+@pytest.mark.parametrize("code, case", MIXED, ids=[f"{code}-{case.query}" for code, case in MIXED])
 def test_a_german_and_an_english_chat_each_answer_in_their_own_language(
     code: str, case: Case, german_and_english: Path
 ):
@@ -803,10 +780,7 @@ def test_english_terms_are_the_ones_before_languages(text: str, terms: list[str]
     assert analyzer_for("en").analyze(text) == terms
 
 
-@pytest.mark.xfail(
-    reason="the stop-words package's Turkish list is mis-encoded (cp1254 read as latin-1: 'þey' for 'şey',"
-    " 'nasýl' for 'nasıl', 'mý' for 'mı'), so Turkish function words typed natively stay terms",
-    strict=True,
-)
 def test_turkish_function_words_are_stop_words():
+    """The stop-words package's Turkish list is mis-encoded (Windows-1254 read as Latin-1: 'þey' for 'şey',
+    'nasýl' for 'nasıl'); the analysis repairs it."""
     assert analyzer_for("tr").analyze("şey nasıl mı") == []
