@@ -69,6 +69,7 @@ COMMON_WORDS: dict[str, frozenset[str]] = {
 
 LANGUAGES = tuple(COMMON_WORDS)
 
+_OWN_LETTERS = re.compile("[ışğ]")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
@@ -96,6 +97,11 @@ def detect(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> str:
             for lang, share in _SHARES.get(word, {}).items():
                 scores[lang] += share
                 hits[lang] += 1
+            if _OWN_LETTERS.search(word):
+                # Turkish carries its grammar in suffixes, so it has few function words to count; its
+                # dotless ı, ş and ğ, which no other language here writes, count instead.
+                scores["tr"] += 1
+                hits["tr"] += 1
         if words >= sample_words:
             break
     best = max(LANGUAGES, key=scores.__getitem__)

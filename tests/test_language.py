@@ -200,3 +200,13 @@ def test_an_unknown_lang_is_one_line_exit_2(tmp_path: Path):
     ]
     with Archive.open(home) as archive:
         assert archive.chats() == []
+
+
+def test_a_chat_with_a_third_of_its_messages_in_english_keeps_its_language() -> None:
+    from language_chats import ENGLISH_CHAT, LANGUAGES
+
+    english = [line.split(": ", 1)[1] for line in ENGLISH_CHAT.splitlines() if line]
+    for code, lang in LANGUAGES.items():
+        own = [line.split(": ", 1)[1] for line in lang.chat.splitlines() if line]
+        mixed = [english[i % len(english)] if i % 3 == 2 else text for i, text in enumerate(own)]
+        assert detect(mixed) == code, code
