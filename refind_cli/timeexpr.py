@@ -491,9 +491,13 @@ _ISO = _p(_ISO_RE, _iso)
 _YEAR_ALONE_BEFORE = r"(?:(?<![\w.,:/+$€£#-])|(?<=mid-)|(?<=early-)|(?<=late-))"
 _YEAR_ALONE_AFTER = r"(?![\w%$€£]|[.,:/-][0-9])"
 # Patterns of digits, shared by every language.
-_YEAR_IN_CONTEXT = _p(rf"{_YEAR_ALONE_BEFORE}(?P<y>(?:19|20)[0-9]{{2}}){_YEAR_ALONE_AFTER}", _year_only, "context")
+_YEAR_IN_CONTEXT = _p(
+    rf"{_YEAR_ALONE_BEFORE}(?P<y>(?:19|20)[0-9]{{2}}){_YEAR_ALONE_AFTER}", _year_only, "context"
+)
 _YEAR_WHOLE = _p(rf"{_YEAR_ALONE_BEFORE}(?P<y>[0-9]{{4}}){_YEAR_ALONE_AFTER}", _year_only, "no")
-_SLASHED = _p(r"(?<![\w./:+-])(?P<y>[0-9]{4})/(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![\w/]|[.,:-][0-9])", _slashed)
+_SLASHED = _p(
+    r"(?<![\w./:+-])(?P<y>[0-9]{4})/(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![\w/]|[.,:-][0-9])", _slashed
+)
 # Eight digits are a date only as a whole --since/--until value: in a question they are any number.
 _EIGHT_DIGITS = _p(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[01][0-9])(?P<d>[0-3][0-9])", _slashed, "no")
 _QUARTERS = (
@@ -572,7 +576,11 @@ _ENGLISH = _Grammar(
     numbers=_NUMBER_WORDS,
     days={"today": 0, "yesterday": -1, "tomorrow": 1},
     units={
-        **{f"{unit}{s}": unit for unit in ("day", "week", "month", "year", "minute", "hour") for s in ("", "s")},
+        **{
+            f"{unit}{s}": unit
+            for unit in ("day", "week", "month", "year", "minute", "hour")
+            for s in ("", "s")
+        },
         **{"weekend": "weekend", "min": "minute", "mins": "minute", "hr": "hour", "hrs": "hour"},
     },
     parts=_PARTS,
@@ -592,19 +600,25 @@ def _spellings(word: str) -> set[str]:
     return forms | {f.replace("'", "’") for f in forms}
 
 
-def _table(*tables: dict[str, T]) -> dict[str, T]:
-    return {_fold(form): value for table in tables for word, value in table.items() for form in _spellings(word)}
-
-
-def _any(words: Iterable[str]) -> str:
-    """An alternation of every spelling of ``words``, longest first; it must not be empty."""
-    forms = {form for word in words for form in _spellings(word)}
-    assert forms
-    return "|".join(sorted((re.escape(f).replace(r"\ ", r"\s+") for f in forms), key=len, reverse=True))
+def _alternation(forms: Iterable[str]) -> str:
+    """Words as a regex alternation, longest first, spaces matching any run of spaces; never empty."""
+    escaped = sorted({re.escape(f).replace(r"\ ", r"\s+") for f in forms}, key=len, reverse=True)
+    assert escaped
+    return "|".join(escaped)
 
 
 def _build(w: Words) -> _Grammar:
     """A language's grammar: the English one's shapes in that language's words and word order."""
+
+    def spell(word: str) -> set[str]:
+        return {word, word.replace("'", "’")} if word in w.accented else _spellings(word)
+
+    def table(*tables: dict[str, T]) -> dict[str, T]:
+        return {_fold(form): value for each in tables for word, value in each.items() for form in spell(word)}
+
+    def alt(words: Iterable[str]) -> str:
+        return _alternation(form for word in words for form in spell(word))
+
     ambiguous = {_fold(word) for word in w.ambiguous}
 
     def split(table: dict[str, int]) -> tuple[str, str | None]:
@@ -612,35 +626,37 @@ def _build(w: Words) -> _Grammar:
         ambiguous words, and spellings without accents of them (but "março" stays a month, "marco" not)."""
         plain, other = set(), set()
         for word in table:
-            for form in _spellings(word):
+            for form in spell(word):
                 if _key(form) in w.ambiguous or (form != word and _fold(form) in ambiguous):
                     other.add(form)
                 else:
                     plain.add(form)
-        return _any(plain), (_any(other) if other else None)
+        return _alternation(plain), (_alternation(other) if other else None)
 
     def both(
-        source: Callable[[str], str], words: tuple[str, str | None], resolve: Callable[[re.Match[str], _Ctx], _Wall]
+        source: Callable[[str], str],
+        words: tuple[str, str | None],
+        resolve: Callable[[re.Match[str], _Ctx], _Wall],
     ) -> Iterator[_Pattern]:
         """The pattern with the plain words, and with the ambiguous ones where context makes them dates."""
         yield _p(source(words[0]), resolve)
         if words[1] is not None:
             yield _p(source(words[1]), resolve, "context")
 
-    of = rf"(?:(?:{_any(w.of)})\s+)?" if w.of else ""
-    year_word = rf"\s*(?:{_any(w.year_words)})(?:(?<=\.)|{_END})" if w.year_words else None
+    of = rf"(?:(?:{alt(w.of)})\s+)?" if w.of else ""
+    year_word = rf"\s*(?:{alt(w.year_words)})(?:(?<=\.)|{_END})" if w.year_words else None
     year = rf"(?P<y>[0-9]{{4}}){_END}" + (f"(?:{year_word})?" if year_word else "")
     day = rf"(?P<d>[0-9]{{1,2}}){w.day_suffix}"
-    months, months_split = _any(w.months), split(w.months)
-    month_any = rf"(?P<mon>(?:{months}){_END}|(?:{_any(w.month_abbr)})(?:\.|{_END}))"
-    seasons, seasons_split = _any(w.seasons), split(w.seasons)
-    weekdays, weekdays_split = _any(w.weekdays), split(w.weekdays)
-    before = rf"\b(?P<rel>{_any(w.rel_before)}){_JOIN}"
-    after = rf"\s+(?P<rel>{_any(w.rel_after)}){_END}" if w.rel_after else None
-    num = rf"(?P<n>[0-9]{{1,4}}|(?:{_any(w.numbers)})){_JOIN}"
-    counted = rf"(?P<unit>{_any(w.counted)}){_END}"
-    weekend = _any(word for word, unit in w.units.items() if unit == "weekend")
-    rolling = _any(w.rolling)
+    months, months_split = alt(w.months), split(w.months)
+    month_any = rf"(?P<mon>(?:{months}){_END}|(?:{alt(w.month_abbr)})(?:\.|{_END}))"
+    seasons, seasons_split = alt(w.seasons), split(w.seasons)
+    weekdays, weekdays_split = alt(w.weekdays), split(w.weekdays)
+    before = rf"\b(?P<rel>{alt(w.rel_before)}){_JOIN}"
+    after = rf"\s+(?P<rel>{alt(w.rel_after)}){_END}" if w.rel_after else None
+    num = rf"(?P<n>[0-9]{{1,4}}|(?:{alt(w.numbers)})){_JOIN}"
+    counted = rf"(?P<unit>{alt(w.counted)}){_END}"
+    weekend = alt(word for word, unit in w.units.items() if unit == "weekend")
+    rolling = alt(w.rolling)
     # The same slots as the English patterns, in the same order (it breaks ties of equal spans).
     patterns = [
         _ISO,
@@ -649,7 +665,7 @@ def _build(w: Words) -> _Grammar:
         _p(rf"{before}(?P<mon>{months}){_END}", _month_name),
         *(both(lambda a: rf"\b(?P<mon>{a}){_END}{after}", months_split, _month_name) if after else ()),
         *both(lambda a: rf"\b(?P<mon>{a}){_END}", months_split, _month_name),
-        _p(rf"\b(?P<mon>{_any(w.month_abbr)})(?:\.|{_END})", _month_name, "no"),
+        _p(rf"\b(?P<mon>{alt(w.month_abbr)})(?:\.|{_END})", _month_name, "no"),
         _p(rf"\b(?P<season>{seasons}){_END}\s+{of}{year}", _season_name),
         _p(rf"{before}(?P<season>{seasons}){_END}", _season_name),
         *(both(lambda a: rf"\b(?P<season>{a}){_END}{after}", seasons_split, _season_name) if after else ()),
@@ -657,12 +673,12 @@ def _build(w: Words) -> _Grammar:
         _YEAR_IN_CONTEXT,
         _YEAR_WHOLE,
         *([_p(rf"{_YEAR_ALONE_BEFORE}(?P<y>[0-9]{{4}}){year_word}", _year_only)] if year_word else []),
-        _p(rf"{before}(?P<unit>{_any(w.units)}){_END}", _relative_unit),
-        *([_p(rf"\b(?P<unit>{_any(w.units)}){_END}{after}", _relative_unit)] if after else []),
+        _p(rf"{before}(?P<unit>{alt(w.units)}){_END}", _relative_unit),
+        *([_p(rf"\b(?P<unit>{alt(w.units)}){_END}{after}", _relative_unit)] if after else []),
         _p(rf"\b(?P<unit>{weekend}){_END}", _weekend_bare, "context"),
-        *([_p(rf"\b(?:{_any(w.ago_before)})\s+{num}{counted}", _ago)] if w.ago_before else []),
+        *([_p(rf"\b(?:{alt(w.ago_before)})\s+{num}{counted}", _ago)] if w.ago_before else []),
         *(
-            [_p(rf"\b{f'(?:{num})?' if w.ago_alone else num}{counted}\s+(?:{_any(w.ago_after)}){_END}", _ago)]
+            [_p(rf"\b{f'(?:{num})?' if w.ago_alone else num}{counted}\s+(?:{alt(w.ago_after)}){_END}", _ago)]
             if w.ago_after
             else []
         ),
@@ -670,25 +686,27 @@ def _build(w: Words) -> _Grammar:
         _EIGHT_DIGITS,
         *_QUARTERS,
         _p(
-            rf"\b{num}(?:{rolling})\s+{counted}" if w.rolling_after_number else rf"\b(?:{rolling})\s+{num}{counted}",
+            rf"\b{num}(?:{rolling})\s+{counted}"
+            if w.rolling_after_number
+            else rf"\b(?:{rolling})\s+{num}{counted}",
             _rolling,
         ),
-        _p(rf"\b(?P<w>{_any(w.days)}){_END}", _day_word),
+        _p(rf"\b(?P<w>{alt(w.days)}){_END}", _day_word),
         _p(rf"{before}(?P<wd>{weekdays}){_END}", _weekday),
         *([_p(rf"\b(?P<wd>{weekdays}){_END}{after}", _weekday)] if after else []),
         *both(lambda a: rf"\b(?P<wd>{a}){_END}", weekdays_split, _weekday),
-        _p(rf"\b(?P<wd>{_any(w.weekday_abbr)})(?:\.|{_END})", _weekday, "no"),
-        _p(rf"\b(?:{_any(w.now)}){_END}", _now, "no"),
+        _p(rf"\b(?P<wd>{alt(w.weekday_abbr)})(?:\.|{_END})", _weekday, "no"),
+        _p(rf"\b(?:{alt(w.now)}){_END}", _now, "no"),
     ]
-    connectors = _any(w.connectors)
+    connectors = alt(w.connectors)
     spaced = [a for a in w.articles if not a.endswith("'")]
     elided = [a for a in w.articles if a.endswith("'")]
     article = "|".join(
-        [*([rf"\b(?:{_any(spaced)})\s+"] if spaced else []), *([rf"\b(?:{_any(elided)})"] if elided else [])]
+        [*([rf"\b(?:{alt(spaced)})\s+"] if spaced else []), *([rf"\b(?:{alt(elided)})"] if elided else [])]
     )
     article = f"(?:{article})?" if article else ""
-    context_words = _any([*w.fills, *w.mods, *w.parts, *w.rel_before, *w.context, *elided])
-    part = _any(w.parts) + (rf"(?:\s+(?:{_any(w.part_links)}))?" if w.part_links else "")
+    context_words = alt([*w.fills, *w.mods, *w.parts, *w.rel_before, *w.context, *elided])
+    part = f"(?:{alt(w.parts)})" + (rf"(?:\s+(?:{alt(w.part_links)}))?" if w.part_links else "")
     return _Grammar(
         patterns=tuple(patterns),
         context=(
@@ -696,23 +714,25 @@ def _build(w: Words) -> _Grammar:
             rf"\s*-?\s*{article}$"
         ),
         prefix=(
-            rf"(?:(?P<lead>(?P<event>(?!))|\b(?P<mod>{_any(w.mods)})|\b(?P<fill>{_any(w.fills)})){_JOIN})?"
+            rf"(?:(?P<lead>(?P<event>(?!))|\b(?P<mod>{alt(w.mods)})|\b(?P<fill>{alt(w.fills)})){_JOIN})?"
             rf"(?P<core>(?:\b(?P<part>{part})(?:\s+|\s*-\s*|(?<=['’])))?{article})$"
         ),
         connector=rf"\s*(?P<c>{connectors})\s*",
-        not_a_year=rf"\s*(?:{_any(w.amounts)}){_END}",
-        months=_table(w.months, w.month_abbr),
-        weekdays=_table(w.weekdays, w.weekday_abbr),
-        seasons=_table(w.seasons),
-        offsets=_table(w.rel_before, w.rel_after),
-        numbers=_table(w.numbers),
-        days=_table(w.days),
-        units=_table(w.units, w.counted),
-        parts=_table(w.parts),
-        roles=_table(w.fills, w.mods),
-        joins=_table(w.connectors),
+        not_a_year=rf"\s*(?:{alt(w.amounts)}){_END}",
+        months=table(w.months, w.month_abbr),
+        weekdays=table(w.weekdays, w.weekday_abbr),
+        seasons=table(w.seasons),
+        offsets=table(w.rel_before, w.rel_after),
+        numbers=table(w.numbers),
+        days=table(w.days),
+        units=table(w.units, w.counted),
+        parts=table(w.parts),
+        roles=table(w.fills, w.mods),
+        joins=table(w.connectors),
         guards={
-            _fold(form): rf"\b(?:{_any(words)})\s+$" for word, words in w.not_after.items() for form in _spellings(word)
+            _fold(form): rf"\b(?:{alt(words)})\s+$"
+            for word, words in w.not_after.items()
+            for form in spell(word)
         },
         since_pairs=w.since_pairs,
     )
@@ -815,7 +835,10 @@ def _pair(text: str, a: _Atom, b: _Atom, g: _Grammar) -> bool:
     opened = a.mod is None or (a.mod == "since" and g.since_pairs)
     if not opened or a.event or a.fill not in (None, "from", "between"):
         return False
-    link = _rx(g.connector).fullmatch(text, a.end, b.core)
+    # Portuguese "de março a maio": the connector "a" is also an article, which the prefix gave to b's core.
+    link = _rx(g.connector).fullmatch(text, a.end, b.core) or _rx(g.connector).fullmatch(
+        text, a.end, b.match.start()
+    )
     if link is None:
         return False
     return (g.role(link["c"]) == "and") == (a.fill == "between")

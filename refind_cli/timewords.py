@@ -51,6 +51,9 @@ class Words:
     year_words: tuple[str, ...] = ()  # after a year: "2023 года"
     context: tuple[str, ...] = ()  # besides fills, mods and parts: what makes an ambiguous word a date
     ambiguous: frozenset[str] = frozenset()  # spellings that are a date only after a context word
+    accented: frozenset[str] = (
+        frozenset()
+    )  # words never read without their accents: French "à" ("a" is "has")
     not_after: dict[str, tuple[str, ...]] = field(default_factory=dict)  # "guten morgen" is no tomorrow
     amounts: tuple[str, ...] = ()  # a year followed by these is an amount
     ago_alone: bool = False  # the unit alone means one: "неделю назад"
@@ -140,7 +143,7 @@ SPANISH = Words(
     part_links=("de", "del"),
     of=("de", "del"),
     day_suffix=r"(?:º|°)?",
-    context=("para", "por"),
+    context=("para", "por", "el"),  # "el viernes", "el fin de semana": on Friday, on the weekend
     not_after={"mañana": ("la", "esta", "una", "cada", "de", "toda", "media", "las")},
     amounts=("euros", "dólares", "pesos", "eur", "usd", "personas", "km", "kg", "metros", "veces", "páginas",
              "palabras", "pasos", "calorías"),
@@ -179,8 +182,9 @@ FRENCH = Words(
     articles=("le", "la", "les", "l'"),
     part_links=("de", "d'"),
     day_suffix=r"(?:er)?",
-    context=("pour",),
+    context=("pour", "le"),  # "le week-end": at the weekend
     ambiguous=frozenset({"été"}),  # also "been": j'ai été
+    accented=frozenset({"à"}),
     amounts=("euros", "eur", "dollars", "francs", "personnes", "km", "kg", "mètres", "fois", "pages", "mots",
              "pas", "calories"),
     rolling_after_number=True,
@@ -255,7 +259,8 @@ ITALIAN = Words(
     ago_before=(),
     ago_after=("fa",),
     rolling=("ultimi", "ultime"),
-    fills={"a": IN, "ad": IN, "in": IN, "nel": IN, "nella": IN, "nell'": IN, "durante": IN, "tra": BETWEEN,
+    fills={"a": IN, "ad": IN, "all'": IN, "alla": IN, "in": IN, "nel": IN, "nella": IN, "nell'": IN, "durante": IN,
+           "tra": BETWEEN,
            "fra": BETWEEN},
     # "da marzo" is "since March", and "da marzo a maggio" "from March to May" (since_pairs).
     mods={"da": SINCE, "dal": SINCE, "dalla": SINCE, "dall'": SINCE, "a partire da": SINCE, "dopo": AFTER,
@@ -266,7 +271,7 @@ ITALIAN = Words(
     part_links=("di", "del"),
     of=("del", "di"),
     day_suffix=r"(?:º|°)?",
-    context=("per", "all'", "alla"),
+    context=("per",),
     amounts=("euro", "eur", "dollari", "persone", "km", "kg", "metri", "volte", "pagine", "parole", "passi",
              "calorie"),
     since_pairs=True,
