@@ -836,9 +836,8 @@ def _pair(text: str, a: _Atom, b: _Atom, g: _Grammar) -> bool:
     if not opened or a.event or a.fill not in (None, "from", "between"):
         return False
     # Portuguese "de março a maio": the connector "a" is also an article, which the prefix gave to b's core.
-    link = _rx(g.connector).fullmatch(text, a.end, b.core) or _rx(g.connector).fullmatch(
-        text, a.end, b.match.start()
-    )
+    connector = _rx(g.connector)
+    link = connector.fullmatch(text, a.end, b.core) or connector.fullmatch(text, a.end, b.match.start())
     if link is None:
         return False
     return (g.role(link["c"]) == "and") == (a.fill == "between")
