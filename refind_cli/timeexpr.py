@@ -8,6 +8,11 @@ inclusive end (the last microsecond of the range), so a date-only ``--until`` ke
 One grammar serves both users: ``parse_range`` requires the whole text to be one expression,
 ``find_ranges`` scans free text for them. The scanner is stricter where a word is often not a date
 (``may``, ``fall``, a bare ``2000``): those count only after a preposition such as ``in`` or ``since``.
+
+English is the grammar below, word for word. German, Spanish, French, Portuguese, Italian and Russian get
+the same shapes (the same resolvers, prefixes and pairs) in their own words and word order, built from the
+tables in ``timewords``; a question is read in one language (``lang``), because a word can be a date in one
+and an ordinary word in another ("hier"). Other languages read English.
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from functools import cache
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from dateutil.relativedelta import relativedelta
 
-from refind_cli.timewords import LANGUAGES, Words
+if TYPE_CHECKING:
+    from refind_cli.timewords import Words
 
 __all__ = ["TimeRange", "find_ranges", "parse_bound", "parse_instant", "parse_range"]
 
@@ -741,8 +747,13 @@ def _build(w: Words) -> _Grammar:
 @cache
 def _grammar(lang: str) -> _Grammar:
     """The grammar of an ISO 639-1 code ("pt-BR" is "pt"); English for "en", "und" and every other code."""
-    words = LANGUAGES.get(re.split(r"[-_]", lang, maxsplit=1)[0].casefold())
-    return _ENGLISH if words is None else _build(words)
+    code = re.split(r"[-_]", lang, maxsplit=1)[0].casefold()
+    if code == "en":
+        return _ENGLISH
+    # Imported here: `refind search` imports this module, and English needs none of the tables.
+    from refind_cli.timewords import LANGUAGES
+
+    return _build(LANGUAGES[code]) if code in LANGUAGES else _ENGLISH
 
 
 @dataclass(frozen=True, slots=True)
@@ -919,6 +930,8 @@ def parse_bound(text: str, *, now: datetime, tz: tzinfo, end: bool) -> datetime:
     try:
         found = parse_range(text, now=now, tz=tz)
     except _Unreadable as english:
+        from refind_cli.timewords import LANGUAGES
+
         for lang in LANGUAGES:
             try:
                 found = parse_range(text, now=now, tz=tz, lang=lang)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -263,3 +264,19 @@ def test_find_ranges_never_raises_and_agrees_with_parse_range(lang: str) -> None
             assert str(err) and "\n" not in str(err)
 
     check()
+
+
+def test_readme_names_the_languages_and_the_fallback() -> None:
+    names = {
+        "de": "German",
+        "es": "Spanish",
+        "fr": "French",
+        "pt": "Portuguese",
+        "it": "Italian",
+        "ru": "Russian",
+    }
+    assert set(names) == set(LANGUAGES)
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in readme.split("\n\n") if "Time words are" in p)
+    assert all(name in paragraph for name in names.values())
+    assert "fall back to English time words" in " ".join(paragraph.split())
