@@ -627,11 +627,11 @@ def _build(w: Words) -> _Grammar:
 
     ambiguous = {_fold(word) for word in w.ambiguous}
 
-    def split(table: dict[str, int]) -> tuple[str, str | None]:
+    def split(words: dict[str, int]) -> tuple[str, str | None]:
         """The spellings that are always a date, and those that are one only after a context word: the
         ambiguous words, and spellings without accents of them (but "março" stays a month, "marco" not)."""
         plain, other = set(), set()
-        for word in table:
+        for word in words:
             for form in spell(word):
                 if _key(form) in w.ambiguous or (form != word and _fold(form) in ambiguous):
                     other.add(form)
