@@ -930,17 +930,26 @@ def parse_bound(text: str, *, now: datetime, tz: tzinfo, end: bool) -> datetime:
     try:
         found = parse_range(text, now=now, tz=tz)
     except _Unreadable as english:
-        from refind_cli.timewords import LANGUAGES
-
-        for lang in LANGUAGES:
-            try:
-                found = parse_range(text, now=now, tz=tz, lang=lang)
-                break
-            except _Unreadable:
-                continue
-        else:
-            raise english from None
+        found = _other_language(text, now=now, tz=tz, english=english)
     return found.end if end else found.start
+
+
+def _other_language(text: str, *, now: datetime, tz: tzinfo, english: _Unreadable) -> TimeRange:
+    """The first other language that reads the whole text. Where none does, a language that reads all of
+    it as a date that does not exist says why ("31 avril"); otherwise English's "cannot read" stands."""
+    from refind_cli.timewords import LANGUAGES
+
+    whole = f"{text.strip()!r}"
+    reason: ValueError = english
+    for lang in LANGUAGES:
+        try:
+            return parse_range(text, now=now, tz=tz, lang=lang)
+        except _Unreadable:
+            continue
+        except ValueError as err:  # a part of the text, or all of it, names no real date
+            if reason is english and str(err).startswith((f"{whole}:", f"{whole} ")):
+                reason = err
+    raise reason from None
 
 
 def parse_instant(text: str, *, tz: tzinfo) -> datetime:
