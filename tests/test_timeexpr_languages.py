@@ -202,6 +202,8 @@ def test_parse_bound_reads_every_language(text: str, start: str, end: str) -> No
         ("31 avril", "'31 avril': April has no day 31"),
         ("bis März", "'bis März' has no definite start and end"),
         ("hier soon", "cannot read 'hier soon'"),
+        # German reads "winter 0001" in it, a year that does not exist, but not the whole text: English's words
+        ("last winter 0001 between the following", "cannot read 'last winter 0001 between the following'"),
     ],
 )
 def test_parse_bound_errors(text: str, message: str) -> None:
