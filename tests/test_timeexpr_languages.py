@@ -202,8 +202,9 @@ def test_parse_bound_reads_every_language(text: str, start: str, end: str) -> No
         ("31 avril", "'31 avril': April has no day 31"),
         ("bis März", "'bis März' has no definite start and end"),
         ("hier soon", "cannot read 'hier soon'"),
-        # German reads "winter 0001" in it, a year that does not exist, but not the whole text: English's words
-        ("last winter 0001 between the following", "cannot read 'last winter 0001 between the following'"),
+        ("31. April", "'31. April': April has no day 31"),
+        # German reads a day that does not exist in it, but not the whole text: English's words stand
+        ("31. April oder so", "cannot read '31. April oder so'"),
     ],
 )
 def test_parse_bound_errors(text: str, message: str) -> None:
