@@ -8,22 +8,33 @@ inclusive end (the last microsecond of the range), so a date-only ``--until`` ke
 One grammar serves both users: ``parse_range`` requires the whole text to be one expression,
 ``find_ranges`` scans free text for them. The scanner is stricter where a word is often not a date
 (``may``, ``fall``, a bare ``2000``): those count only after a preposition such as ``in`` or ``since``.
+
+English is the grammar below, word for word. German, Spanish, French, Portuguese, Italian and Russian get
+the same shapes (the same resolvers, prefixes and pairs) in their own words and word order, built from the
+tables in ``timewords``; a question is read in one language (``lang``), because a word can be a date in one
+and an ordinary word in another ("hier"). Other languages read English.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from functools import cache
+from typing import TYPE_CHECKING, TypeVar
 
 from dateutil.relativedelta import relativedelta
+
+if TYPE_CHECKING:
+    from refind_cli.timewords import Words
 
 __all__ = ["TimeRange", "find_ranges", "parse_bound", "parse_instant", "parse_range"]
 
 _US = timedelta(microseconds=1)
+T = TypeVar("T")
 _EXAMPLES = "2023-05-04, 2023-05, 2023-05-04T10:30, yesterday, last week, 3 days ago, march 2023"
 
 
@@ -46,10 +57,39 @@ class _Wall:
     unit: str  # "day" | "week" | "month" | "season" | "year" | "span"
 
 
+@dataclass(frozen=True)
+class _Grammar:
+    """One language's patterns and what its words mean. Table keys are ``_fold``ed words."""
+
+    patterns: tuple[_Pattern, ...]
+    context: str  # what makes an ambiguous word a date: see _CONTEXT
+    prefix: str  # what may stand before an expression: see _PREFIX
+    connector: str
+    not_a_year: str
+    months: dict[str, int]
+    weekdays: dict[str, int]
+    seasons: dict[str, int]
+    offsets: dict[str, int]
+    numbers: dict[str, int]
+    days: dict[str, int]
+    units: dict[str, str]  # day, week, month, year, weekend, minute, hour
+    parts: dict[str, int]
+    roles: dict[str, str] = field(default_factory=dict)  # prefix words: in/from/between/since/after/before
+    joins: dict[str, str] = field(default_factory=dict)  # connectors: to/and
+    guards: dict[str, str] = field(default_factory=dict)  # a word: what it is no date after ("guten morgen")
+    since_pairs: bool = False  # "desde marzo hasta mayo" is a range, not an open end
+
+    def role(self, word: str) -> str:
+        """The English word for a prefix word or connector; English words stand for themselves."""
+        key = _fold(word)
+        return self.roles.get(key, self.joins.get(key, key))
+
+
 @dataclass(frozen=True, slots=True)
 class _Ctx:
     now: datetime  # aware, in tz
     tz: tzinfo
+    g: _Grammar
 
     @property
     def today(self) -> date:
@@ -92,6 +132,26 @@ def _key(word: str) -> str:
     """The vocabulary key of a matched word. IGNORECASE also matches 'ſ', 'K' (Kelvin), 'İ' and 'ı'."""
     folded = word.casefold().replace("\u0307", "").replace("\u0131", "i")
     return re.sub(r"\s+", " ", folded)
+
+
+def _fold(word: str) -> str:
+    """``_key`` without the accents of Latin letters, ё as е and ’ as ': "Mês" and "mes" are one key.
+    English words are ASCII, so for them this is ``_key``."""
+    key = _key(word).replace("ё", "е").replace("’", "'")
+    if key.isascii():
+        return key
+    kept, base = [], ""
+    for c in unicodedata.normalize("NFD", key):
+        if not unicodedata.combining(c):
+            base = c
+        elif base < "\u0250":  # a mark on a Latin letter; Cyrillic й keeps its breve
+            continue
+        kept.append(c)
+    return unicodedata.normalize("NFC", "".join(kept))
+
+
+def _look(table: dict[str, int], word: str) -> int:
+    return table[_fold(word).removesuffix(".")]
 
 
 _MONTH_ANY = _alt(_MONTHS)
@@ -258,20 +318,20 @@ def _check_or_none(year: int, month: int, day: int) -> date | None:
 
 
 def _day_of_month(m: re.Match[str], ctx: _Ctx) -> _Wall:
-    month, day = _MONTHS[_key(m["mon"])], int(m["d"])
+    month, day = _look(ctx.g.months, m["mon"]), int(m["d"])
     if m["y"]:
         return _days(_check_day(int(m["y"]), month, day), 1, ctx.tz)
     return _days(_recent_day(month, day, ctx.today), 1, ctx.tz)
 
 
 def _month_year(m: re.Match[str], ctx: _Ctx) -> _Wall:
-    return _month(int(m["y"]), _MONTHS[_key(m["mon"])], ctx.tz)
+    return _month(int(m["y"]), _look(ctx.g.months, m["mon"]), ctx.tz)
 
 
 def _month_name(m: re.Match[str], ctx: _Ctx) -> _Wall:
     """Without a year: the latest such month not after now; last/next: strictly before/after this month."""
-    month, today = _MONTHS[_key(m["mon"])], ctx.today
-    offset = _OFFSETS[_key(m["rel"])] if m.groupdict().get("rel") else None
+    month, today = _look(ctx.g.months, m["mon"]), ctx.today
+    offset = _look(ctx.g.offsets, m["rel"]) if m.groupdict().get("rel") else None
     year = today.year
     if offset is None:
         year -= month > today.month
@@ -284,13 +344,13 @@ def _month_name(m: re.Match[str], ctx: _Ctx) -> _Wall:
 
 def _season_name(m: re.Match[str], ctx: _Ctx) -> _Wall:
     """Latest such season not after now; last/next: strictly before/after the current one; this: the nearest."""
-    target = _SEASONS[_key(m["season"])]
+    target = _look(ctx.g.seasons, m["season"])
     groups = m.groupdict()
     if groups.get("y"):
         return _season(4 * int(groups["y"]) + target, ctx.tz)
     current = _season_index(ctx.today)
     back = (current - target) % 4
-    offset = _OFFSETS[_key(groups["rel"])] if groups.get("rel") else None
+    offset = _look(ctx.g.offsets, groups["rel"]) if groups.get("rel") else None
     if offset is None:
         index = current - back
     elif offset < 0:
@@ -303,8 +363,8 @@ def _season_name(m: re.Match[str], ctx: _Ctx) -> _Wall:
 
 
 def _relative_unit(m: re.Match[str], ctx: _Ctx) -> _Wall:
-    unit = _key(m["unit"])
-    offset = -2 if m.groupdict().get("before_last") else _OFFSETS[_key(m["rel"])]
+    unit = _unit(m, ctx)
+    offset = -2 if m.groupdict().get("before_last") else _look(ctx.g.offsets, m["rel"])
     today = ctx.today
     if unit == "week":
         return _week(today, ctx.tz, offset)
@@ -322,8 +382,9 @@ def _weekend_bare(m: re.Match[str], ctx: _Ctx) -> _Wall:
 
 def _ago(m: re.Match[str], ctx: _Ctx) -> _Wall:
     """The calendar day/week/month/year that contains the moment n units ago."""
-    n = _number(m["n"])
-    unit = _key(m["unit"]).rstrip("s")
+    n, unit = _count(m, ctx), _unit(m, ctx)
+    if unit in ("minute", "hour"):
+        return _clock_ago(m, ctx)
     today = ctx.today
     if unit == "day":
         return _days(today - timedelta(days=n), 1, ctx.tz)
@@ -337,9 +398,9 @@ def _ago(m: re.Match[str], ctx: _Ctx) -> _Wall:
 
 def _clock_ago(m: re.Match[str], ctx: _Ctx) -> _Wall:
     """The clock minute or hour that contains the moment n minutes or hours ago."""
-    hours = _key(m["unit"]).startswith("h")
+    hours = _unit(m, ctx) == "hour"
     unit = timedelta(hours=1) if hours else timedelta(minutes=1)
-    then = (ctx.now_utc - _number(m["n"]) * unit).astimezone(ctx.tz).replace(tzinfo=None)
+    then = (ctx.now_utc - _count(m, ctx) * unit).astimezone(ctx.tz).replace(tzinfo=None)
     start = then.replace(minute=0 if hours else then.minute, second=0, microsecond=0)
     return _Wall(start, start + unit, ctx.tz, "span")
 
@@ -356,15 +417,14 @@ def _quarter(m: re.Match[str], ctx: _Ctx) -> _Wall:
 
 def _rolling(m: re.Match[str], ctx: _Ctx) -> _Wall:
     """'the past 3 days', 'the past month': a window ending now, not a calendar unit."""
-    n = _number(m["n"]) if m.groupdict().get("n") else 1
-    unit = _key(m["unit"]).rstrip("s")
+    n, unit = _count(m, ctx), _unit(m, ctx)
     now = ctx.now_utc.replace(tzinfo=None)
     # The unit is one of relativedelta's int fields (days, weeks, months, years), not its dt1/dt2.
     return _Wall(now - relativedelta(**{unit + "s": n}), now + _US, UTC, "span")  # type: ignore[arg-type]
 
 
 def _day_word(m: re.Match[str], ctx: _Ctx) -> _Wall:
-    shift = {"today": 0, "yesterday": -1, "tomorrow": 1}[_key(m["w"])]
+    shift = _look(ctx.g.days, m["w"])
     if m.groupdict().get("two"):
         shift *= 2
     return _days(ctx.today + timedelta(days=shift), 1, ctx.tz)
@@ -372,9 +432,9 @@ def _day_word(m: re.Match[str], ctx: _Ctx) -> _Wall:
 
 def _weekday(m: re.Match[str], ctx: _Ctx) -> _Wall:
     """Bare: the latest such day, today included; last/next: strictly before/after today; this: this week."""
-    target = _WEEKDAYS_ALL[_key(m["wd"])]
+    target = _look(ctx.g.weekdays, m["wd"])
     today = ctx.today
-    offset = _OFFSETS[_key(m["rel"])] if m["rel"] else None
+    offset = _look(ctx.g.offsets, m["rel"]) if m.groupdict().get("rel") else None
     if offset is None:
         day = today - timedelta(days=(today.weekday() - target) % 7)
     elif offset < 0:
@@ -391,9 +451,17 @@ def _now(m: re.Match[str], ctx: _Ctx) -> _Wall:
     return _Wall(now, now + _US, UTC, "span")
 
 
-def _number(text: str) -> int:
-    key = _key(text)
-    return _NUMBER_WORDS[key] if key in _NUMBER_WORDS else int(key)
+def _count(m: re.Match[str], ctx: _Ctx) -> int:
+    """The number before a unit: digits or a word; none ("неделю назад", "the past week") is one."""
+    text = m.groupdict().get("n")
+    if text is None:
+        return 1
+    key = _fold(text)
+    return ctx.g.numbers[key] if key in ctx.g.numbers else int(key)
+
+
+def _unit(m: re.Match[str], ctx: _Ctx) -> str:
+    return ctx.g.units[_fold(m["unit"])]
 
 
 # --- patterns ---------------------------------------------------------------------------------------------
@@ -428,6 +496,20 @@ _ISO = _p(_ISO_RE, _iso)
 # A year on its own: not part of a number, an amount, a time or a path ("mid-2025" is fine).
 _YEAR_ALONE_BEFORE = r"(?:(?<![\w.,:/+$€£#-])|(?<=mid-)|(?<=early-)|(?<=late-))"
 _YEAR_ALONE_AFTER = r"(?![\w%$€£]|[.,:/-][0-9])"
+# Patterns of digits, shared by every language.
+_YEAR_IN_CONTEXT = _p(
+    rf"{_YEAR_ALONE_BEFORE}(?P<y>(?:19|20)[0-9]{{2}}){_YEAR_ALONE_AFTER}", _year_only, "context"
+)
+_YEAR_WHOLE = _p(rf"{_YEAR_ALONE_BEFORE}(?P<y>[0-9]{{4}}){_YEAR_ALONE_AFTER}", _year_only, "no")
+_SLASHED = _p(
+    r"(?<![\w./:+-])(?P<y>[0-9]{4})/(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![\w/]|[.,:-][0-9])", _slashed
+)
+# Eight digits are a date only as a whole --since/--until value: in a question they are any number.
+_EIGHT_DIGITS = _p(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[01][0-9])(?P<d>[0-3][0-9])", _slashed, "no")
+_QUARTERS = (
+    _p(r"\bQ(?P<q>[1-4])(?:\s+|\s*[-/]\s*)(?P<y>[0-9]{4})\b", _quarter),
+    _p(r"\b(?P<y>[0-9]{4})(?:\s+|\s*[-/]\s*)Q(?P<q>[1-4])\b", _quarter),
+)
 # Order breaks ties between matches of the same span: the first listed wins.
 _PATTERNS = (
     _ISO,
@@ -442,26 +524,16 @@ _PATTERNS = (
     _p(rf"\b{_REL}\s+{_SEASON}\b", _season_name),
     _p(r"\b(?P<season>spring|summer|autumn|winter)\b", _season_name),
     _p(r"\b(?P<season>fall)\b", _season_name, "context"),
-    _p(
-        rf"{_YEAR_ALONE_BEFORE}(?P<y>(?:19|20)[0-9]{{2}}){_YEAR_ALONE_AFTER}",
-        _year_only,
-        "context",
-    ),
-    _p(
-        rf"{_YEAR_ALONE_BEFORE}(?P<y>[0-9]{{4}}){_YEAR_ALONE_AFTER}",
-        _year_only,
-        "no",
-    ),
+    _YEAR_IN_CONTEXT,
+    _YEAR_WHOLE,
     _p(rf"\b{_REL}\s+(?P<unit>week|month|year|weekend)\b", _relative_unit),
     _p(r"\b(?:the\s+)?(?P<unit>week|month|year|weekend)\s+(?P<before_last>before\s+last)\b", _relative_unit),
     _p(r"\bweekend\b", _weekend_bare, "context"),
     _p(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", _ago),
     _p(rf"\b{_NUM}\s+(?P<unit>minutes?|mins?|hours?|hrs?)\s+ago\b", _clock_ago),
-    _p(r"(?<![\w./:+-])(?P<y>[0-9]{4})/(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![\w/]|[.,:-][0-9])", _slashed),
-    # Eight digits are a date only as a whole --since/--until value: in a question they are any number.
-    _p(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[01][0-9])(?P<d>[0-3][0-9])", _slashed, "no"),
-    _p(r"\bQ(?P<q>[1-4])(?:\s+|\s*[-/]\s*)(?P<y>[0-9]{4})\b", _quarter),
-    _p(r"\b(?P<y>[0-9]{4})(?:\s+|\s*[-/]\s*)Q(?P<q>[1-4])\b", _quarter),
+    _SLASHED,
+    _EIGHT_DIGITS,
+    *_QUARTERS,
     _p(rf"\b(?:the\s+)?(?:past|last|previous)\s+{_NUM}\s+{_UNIT}\b", _rolling),
     _p(r"\b(?:the\s+)?past\s+(?P<unit>day|week|month|year)\b", _rolling),
     _p(r"\b(?:(?:the\s+)?day\s+(?P<two>before|after)\s+)?(?P<w>today|yesterday|tomorrow)\b", _day_word),
@@ -497,6 +569,192 @@ _PREFIX = (
 _CONNECTOR = r"\s*(?P<c>and|to|until|till|through|thru|-|–|—)\s*"
 _WINDOW = 80
 
+_ENGLISH = _Grammar(
+    patterns=_PATTERNS,
+    context=_CONTEXT,
+    prefix=_PREFIX,
+    connector=_CONNECTOR,
+    not_a_year=_NOT_A_YEAR,
+    months=_MONTHS,
+    weekdays=_WEEKDAYS_ALL,
+    seasons=_SEASONS,
+    offsets=_OFFSETS,
+    numbers=_NUMBER_WORDS,
+    days={"today": 0, "yesterday": -1, "tomorrow": 1},
+    units={
+        **{
+            f"{unit}{s}": unit
+            for unit in ("day", "week", "month", "year", "minute", "hour")
+            for s in ("", "s")
+        },
+        **{"weekend": "weekend", "min": "minute", "mins": "minute", "hr": "hour", "hrs": "hour"},
+    },
+    parts=_PARTS,
+)
+
+
+# --- the other languages, built from their tables in timewords ------------------------------------------------
+
+_DIGRAPHS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
+_END = r"(?!\w)"
+_JOIN = r"(?:\s+|(?<=['’]))"  # between words, or none after an elision: "quest'anno", "un'ora"
+
+
+def _spellings(word: str) -> set[str]:
+    """How a table's word is typed: as written, without accents, with ae/oe/ue for umlauts, with ’ for '."""
+    forms = {word, _fold(word), _fold(word.translate(_DIGRAPHS))}
+    return forms | {f.replace("'", "’") for f in forms}
+
+
+def _alternation(forms: Iterable[str]) -> str:
+    """Words as a regex alternation, longest first, spaces matching any run of spaces; never empty."""
+    escaped = sorted({re.escape(f).replace(r"\ ", r"\s+") for f in forms}, key=len, reverse=True)
+    assert escaped
+    return "|".join(escaped)
+
+
+def _build(w: Words) -> _Grammar:
+    """A language's grammar: the English one's shapes in that language's words and word order."""
+
+    def spell(word: str) -> set[str]:
+        return {word, word.replace("'", "’")} if word in w.accented else _spellings(word)
+
+    def table(*tables: dict[str, T]) -> dict[str, T]:
+        return {_fold(form): value for each in tables for word, value in each.items() for form in spell(word)}
+
+    def alt(words: Iterable[str]) -> str:
+        return _alternation(form for word in words for form in spell(word))
+
+    ambiguous = {_fold(word) for word in w.ambiguous}
+
+    def split(words: dict[str, int]) -> tuple[str, str | None]:
+        """The spellings that are always a date, and those that are one only after a context word: the
+        ambiguous words, and spellings without accents of them (but "março" stays a month, "marco" not)."""
+        plain, other = set(), set()
+        for word in words:
+            for form in spell(word):
+                if _key(form) in w.ambiguous or (form != word and _fold(form) in ambiguous):
+                    other.add(form)
+                else:
+                    plain.add(form)
+        return _alternation(plain), (_alternation(other) if other else None)
+
+    def both(
+        source: Callable[[str], str],
+        words: tuple[str, str | None],
+        resolve: Callable[[re.Match[str], _Ctx], _Wall],
+    ) -> Iterator[_Pattern]:
+        """The pattern with the plain words, and with the ambiguous ones where context makes them dates."""
+        yield _p(source(words[0]), resolve)
+        if words[1] is not None:
+            yield _p(source(words[1]), resolve, "context")
+
+    of = rf"(?:(?:{alt(w.of)})\s+)?" if w.of else ""
+    year_word = rf"\s*(?:{alt(w.year_words)})(?:(?<=\.)|{_END})" if w.year_words else None
+    year = rf"(?P<y>[0-9]{{4}}){_END}" + (f"(?:{year_word})?" if year_word else "")
+    day = rf"(?P<d>[0-9]{{1,2}}){w.day_suffix}"
+    months, months_split = alt(w.months), split(w.months)
+    month_any = rf"(?P<mon>(?:{months}){_END}|(?:{alt(w.month_abbr)})(?:\.|{_END}))"
+    seasons, seasons_split = alt(w.seasons), split(w.seasons)
+    weekdays, weekdays_split = alt(w.weekdays), split(w.weekdays)
+    before = rf"\b(?P<rel>{alt(w.rel_before)}){_JOIN}"
+    after = rf"\s+(?P<rel>{alt(w.rel_after)}){_END}" if w.rel_after else None
+    num = rf"(?P<n>[0-9]{{1,4}}|(?:{alt(w.numbers)})){_JOIN}"
+    counted = rf"(?P<unit>{alt(w.counted)}){_END}"
+    weekend = alt(word for word, unit in w.units.items() if unit == "weekend")
+    rolling = alt(w.rolling)
+    # The same slots as the English patterns, in the same order (it breaks ties of equal spans).
+    patterns = [
+        _ISO,
+        _p(rf"\b{day}\s+{of}{month_any}(?:,?\s+{of}{year})?", _day_of_month),
+        _p(rf"\b{month_any},?\s+{of}{year}", _month_year),
+        _p(rf"{before}(?P<mon>{months}){_END}", _month_name),
+        *(both(lambda a: rf"\b(?P<mon>{a}){_END}{after}", months_split, _month_name) if after else ()),
+        *both(lambda a: rf"\b(?P<mon>{a}){_END}", months_split, _month_name),
+        _p(rf"\b(?P<mon>{alt(w.month_abbr)})(?:\.|{_END})", _month_name, "no"),
+        _p(rf"\b(?P<season>{seasons}){_END}\s+{of}{year}", _season_name),
+        _p(rf"{before}(?P<season>{seasons}){_END}", _season_name),
+        *(both(lambda a: rf"\b(?P<season>{a}){_END}{after}", seasons_split, _season_name) if after else ()),
+        *both(lambda a: rf"\b(?P<season>{a}){_END}", seasons_split, _season_name),
+        _YEAR_IN_CONTEXT,
+        _YEAR_WHOLE,
+        *([_p(rf"{_YEAR_ALONE_BEFORE}(?P<y>[0-9]{{4}}){year_word}", _year_only)] if year_word else []),
+        _p(rf"{before}(?P<unit>{alt(w.units)}){_END}", _relative_unit),
+        *([_p(rf"\b(?P<unit>{alt(w.units)}){_END}{after}", _relative_unit)] if after else []),
+        _p(rf"\b(?P<unit>{weekend}){_END}", _weekend_bare, "context"),
+        *([_p(rf"\b(?:{alt(w.ago_before)})\s+{num}{counted}", _ago)] if w.ago_before else []),
+        *(
+            [_p(rf"\b{f'(?:{num})?' if w.ago_alone else num}{counted}\s+(?:{alt(w.ago_after)}){_END}", _ago)]
+            if w.ago_after
+            else []
+        ),
+        _SLASHED,
+        _EIGHT_DIGITS,
+        *_QUARTERS,
+        _p(
+            rf"\b{num}(?:{rolling})\s+{counted}"
+            if w.rolling_after_number
+            else rf"\b(?:{rolling})\s+{num}{counted}",
+            _rolling,
+        ),
+        _p(rf"\b(?P<w>{alt(w.days)}){_END}", _day_word),
+        _p(rf"{before}(?P<wd>{weekdays}){_END}", _weekday),
+        *([_p(rf"\b(?P<wd>{weekdays}){_END}{after}", _weekday)] if after else []),
+        *both(lambda a: rf"\b(?P<wd>{a}){_END}", weekdays_split, _weekday),
+        _p(rf"\b(?P<wd>{alt(w.weekday_abbr)})(?:\.|{_END})", _weekday, "no"),
+        _p(rf"\b(?:{alt(w.now)}){_END}", _now, "no"),
+    ]
+    connectors = alt(w.connectors)
+    spaced = [a for a in w.articles if not a.endswith("'")]
+    elided = [a for a in w.articles if a.endswith("'")]
+    article = "|".join(
+        [*([rf"\b(?:{alt(spaced)})\s+"] if spaced else []), *([rf"\b(?:{alt(elided)})"] if elided else [])]
+    )
+    article = f"(?:{article})?" if article else ""
+    context_words = alt([*w.fills, *w.mods, *w.parts, *w.rel_before, *w.context, *elided])
+    part = f"(?:{alt(w.parts)})" + (rf"(?:\s+(?:{alt(w.part_links)}))?" if w.part_links else "")
+    return _Grammar(
+        patterns=tuple(patterns),
+        context=(
+            rf"(?:\b(?:{context_words})|\b(?:{months}|{seasons}|[0-9]{{1,4}}\.?)\s*(?:{connectors}))"
+            rf"\s*-?\s*{article}$"
+        ),
+        prefix=(
+            rf"(?:(?P<lead>(?P<event>(?!))|\b(?P<mod>{alt(w.mods)})|\b(?P<fill>{alt(w.fills)})){_JOIN})?"
+            rf"(?P<core>(?:\b(?P<part>{part})(?:\s+|\s*-\s*|(?<=['’])))?{article})$"
+        ),
+        connector=rf"\s*(?P<c>{connectors})\s*",
+        not_a_year=rf"\s*(?:{alt(w.amounts)}){_END}",
+        months=table(w.months, w.month_abbr),
+        weekdays=table(w.weekdays, w.weekday_abbr),
+        seasons=table(w.seasons),
+        offsets=table(w.rel_before, w.rel_after),
+        numbers=table(w.numbers),
+        days=table(w.days),
+        units=table(w.units, w.counted),
+        parts=table(w.parts),
+        roles=table(w.fills, w.mods),
+        joins=table(w.connectors),
+        guards={
+            _fold(form): rf"\b(?:{alt(words)})\s+$"
+            for word, words in w.not_after.items()
+            for form in spell(word)
+        },
+        since_pairs=w.since_pairs,
+    )
+
+
+@cache
+def _grammar(lang: str) -> _Grammar:
+    """The grammar of an ISO 639-1 code ("pt-BR" is "pt"); English for "en", "und" and every other code."""
+    code = re.split(r"[-_]", lang, maxsplit=1)[0].casefold()
+    if code == "en":
+        return _ENGLISH
+    # Imported here: `refind search` imports this module, and English needs none of the tables.
+    from refind_cli.timewords import LANGUAGES
+
+    return _build(LANGUAGES[code]) if code in LANGUAGES else _ENGLISH
+
 
 @dataclass(frozen=True, slots=True)
 class _Atom:
@@ -513,22 +771,25 @@ class _Atom:
     after: int
 
 
-def _has_context(text: str, start: int) -> bool:
-    return _rx(_CONTEXT).search(text, max(0, start - _WINDOW), start) is not None
+def _before(source: str, text: str, start: int) -> bool:
+    return _rx(source).search(text, max(0, start - _WINDOW), start) is not None
 
 
-def _candidates(text: str, whole: bool) -> list[tuple[re.Match[str], _Pattern]]:
+def _candidates(text: str, whole: bool, g: _Grammar) -> list[tuple[re.Match[str], _Pattern]]:
     """Non-overlapping matches, leftmost first, the longest at each place."""
     found: list[tuple[int, int, int, re.Match[str], _Pattern]] = []
-    for order, pattern in enumerate(_PATTERNS):
+    for order, pattern in enumerate(g.patterns):
         if pattern.scan == "no" and not whole:
             continue
         for m in _rx(pattern.source).finditer(text):
             if pattern.scan == "context" and not whole:
-                if not _has_context(text, m.start()):
+                if not _before(g.context, text, m.start()):
                     continue
-                if pattern.resolve is _year_only and _rx(_NOT_A_YEAR).match(text, m.end()):
+                if pattern.resolve is _year_only and _rx(g.not_a_year).match(text, m.end()):
                     continue
+            guard = g.guards.get(_fold(m[0]))
+            if guard is not None and _before(guard, text, m.start()):
+                continue
             found.append((m.start(), -m.end(), order, m, pattern))
     found.sort(key=lambda f: f[:3])
     chosen: list[tuple[re.Match[str], _Pattern]] = []
@@ -550,10 +811,11 @@ def _bounds(wall: _Wall) -> tuple[datetime, datetime]:
 def _atom(text: str, m: re.Match[str], pattern: _Pattern, ctx: _Ctx, after: int) -> _Atom:
     """Resolve one match, with the words before it (from ``after`` on, where the previous match ended)."""
     wall = pattern.resolve(m, ctx)
-    prefix = _rx(_PREFIX).search(text, max(after, m.start() - _WINDOW), m.start())
+    prefix = _rx(ctx.g.prefix).search(text, max(after, m.start() - _WINDOW), m.start())
     assert prefix is not None  # every part of _PREFIX is optional
     if prefix["part"]:
-        parted = _part(wall, next(_PARTS[w] for w in _key(prefix["part"]).split() if w in _PARTS))
+        parts = ctx.g.parts
+        parted = _part(wall, next(parts[w] for w in map(_fold, prefix["part"].split()) if w in parts))
         if parted is None:  # "early yesterday": the words before are not part of the expression
             first, last = _bounds(wall)
             return _Atom(m.start(), m.start(), m.end(), first, last, None, None, False, m, pattern, after)
@@ -561,8 +823,8 @@ def _atom(text: str, m: re.Match[str], pattern: _Pattern, ctx: _Ctx, after: int)
     first, last = _bounds(wall)
     core = prefix.start("core")
     lead = prefix.start("lead") if prefix["lead"] else core
-    fill = _key(prefix["fill"]) if prefix["fill"] else None
-    mod = " ".join(_key(prefix["mod"]).split()) if prefix["mod"] else None
+    fill = ctx.g.role(prefix["fill"]) if prefix["fill"] else None
+    mod = ctx.g.role(prefix["mod"]) if prefix["mod"] else None
     return _Atom(lead, core, m.end(), first, last, fill, mod, bool(prefix["event"]), m, pattern, after)
 
 
@@ -579,20 +841,23 @@ def _single(atom: _Atom, now: datetime) -> tuple[datetime, datetime] | None:
     return atom.first, atom.last
 
 
-def _pair(text: str, a: _Atom, b: _Atom) -> bool:
+def _pair(text: str, a: _Atom, b: _Atom, g: _Grammar) -> bool:
     """Whether ``a`` and ``b`` are the two ends of one range: "from March to May", "between 2023 and 2024"."""
-    if a.mod is not None or a.event or a.fill not in (None, "from", "between"):
+    opened = a.mod is None or (a.mod == "since" and g.since_pairs)
+    if not opened or a.event or a.fill not in (None, "from", "between"):
         return False
-    link = _rx(_CONNECTOR).fullmatch(text, a.end, b.core)
+    # Portuguese "de março a maio": the connector "a" is also an article, which the prefix gave to b's core.
+    connector = _rx(g.connector)
+    link = connector.fullmatch(text, a.end, b.core) or connector.fullmatch(text, a.end, b.match.start())
     if link is None:
         return False
-    return (_key(link["c"]) == "and") == (a.fill == "between")
+    return (g.role(link["c"]) == "and") == (a.fill == "between")
 
 
 def _start_before(text: str, a: _Atom, b: _Atom, ctx: _Ctx) -> _Atom:
     """'from March to May 2025': a start without a year is the latest one not after the range's end."""
     try:
-        return _atom(text, a.match, a.pattern, _Ctx(b.last.astimezone(ctx.tz), ctx.tz), a.after)
+        return _atom(text, a.match, a.pattern, _Ctx(b.last.astimezone(ctx.tz), ctx.tz, ctx.g), a.after)
     except (ValueError, OverflowError):
         return a
 
@@ -600,7 +865,7 @@ def _start_before(text: str, a: _Atom, b: _Atom, ctx: _Ctx) -> _Atom:
 def _scan(text: str, ctx: _Ctx, whole: bool) -> list[tuple[int, int, tuple[datetime, datetime] | None]]:
     atoms: list[_Atom] = []
     after = 0
-    for m, pattern in _candidates(text, whole):
+    for m, pattern in _candidates(text, whole, ctx.g):
         try:
             atoms.append(_atom(text, m, pattern, ctx, after))
         except (ValueError, OverflowError) as err:
@@ -612,7 +877,7 @@ def _scan(text: str, ctx: _Ctx, whole: bool) -> list[tuple[int, int, tuple[datet
     i = 0
     while i < len(atoms):
         a = atoms[i]
-        if i + 1 < len(atoms) and _pair(text, a, atoms[i + 1]):
+        if i + 1 < len(atoms) and _pair(text, a, atoms[i + 1], ctx.g):
             b = atoms[i + 1]
             if a.first > b.last:
                 a = _start_before(text, a, b, ctx)
@@ -626,22 +891,27 @@ def _scan(text: str, ctx: _Ctx, whole: bool) -> list[tuple[int, int, tuple[datet
     return found
 
 
-def _context(now: datetime, tz: tzinfo) -> _Ctx:
+def _context(now: datetime, tz: tzinfo, lang: str) -> _Ctx:
     # A naive `now` is wall-clock time in tz, like every other naive time here.
-    return _Ctx(now.astimezone(tz) if now.tzinfo else now.replace(tzinfo=tz), tz)
+    return _Ctx(now.astimezone(tz) if now.tzinfo else now.replace(tzinfo=tz), tz, _grammar(lang))
+
+
+class _Unreadable(ValueError):
+    """No expression of the language is the whole text (as opposed to one that names no real date)."""
 
 
 # --- public API ---------------------------------------------------------------------------------------------
 
 
-def parse_range(text: str, *, now: datetime, tz: tzinfo) -> TimeRange:
-    """The range one expression denotes; the whole text must be that expression. Raises ValueError."""
+def parse_range(text: str, *, now: datetime, tz: tzinfo, lang: str = "en") -> TimeRange:
+    """The range one expression of ``lang`` (ISO 639-1; English for unknown codes) denotes; the whole text
+    must be that expression. Raises ValueError."""
     stripped = text.strip()
     if not stripped:
         raise ValueError("empty date; try " + _EXAMPLES)
-    found = _scan(stripped, _context(now, tz), whole=True)
+    found = _scan(stripped, _context(now, tz, lang), whole=True)
     if len(found) != 1 or found[0][:2] != (0, len(stripped)):
-        raise ValueError(f"cannot read {stripped!r} as a date or time; try {_EXAMPLES}")
+        raise _Unreadable(f"cannot read {stripped!r} as a date or time; try {_EXAMPLES}")
     span = found[0][2]
     if span is None:
         raise ValueError(f"{stripped!r} has no definite start and end; try {_EXAMPLES}")
@@ -649,9 +919,37 @@ def parse_range(text: str, *, now: datetime, tz: tzinfo) -> TimeRange:
 
 
 def parse_bound(text: str, *, now: datetime, tz: tzinfo, end: bool) -> datetime:
-    """``--since`` (end=False: the start of the range) or ``--until`` (end=True: its last microsecond)."""
-    found = parse_range(text, now=now, tz=tz)
+    """``--since`` (end=False: the start of the range) or ``--until`` (end=True: its last microsecond).
+
+    Read as English first, so whatever English reads (or refuses as no real date) means what it always
+    did; text English cannot read at all is tried in each other language of ``timewords`` in turn. A bound
+    is typed on purpose and must be one expression as a whole, so a word that is a date in one language
+    and an ordinary word in another ("hier") cannot be misread here the way it could in a question, and
+    the command line need not know which chats, of which languages, it will search.
+    """
+    try:
+        found = parse_range(text, now=now, tz=tz)
+    except _Unreadable as english:
+        found = _other_language(text, now=now, tz=tz, english=english)
     return found.end if end else found.start
+
+
+def _other_language(text: str, *, now: datetime, tz: tzinfo, english: _Unreadable) -> TimeRange:
+    """The first other language that reads the whole text. Where none does, a language that reads all of
+    it as a date that does not exist says why ("31 avril"); otherwise English's "cannot read" stands."""
+    from refind_cli.timewords import LANGUAGES
+
+    whole = f"{text.strip()!r}"
+    reason: ValueError = english
+    for lang in LANGUAGES:
+        try:
+            return parse_range(text, now=now, tz=tz, lang=lang)
+        except _Unreadable:
+            continue
+        except ValueError as err:  # a part of the text, or all of it, names no real date
+            if reason is english and str(err).startswith((f"{whole}:", f"{whole} ")):
+                reason = err
+    raise reason from None
 
 
 def parse_instant(text: str, *, tz: tzinfo) -> datetime:
@@ -666,10 +964,12 @@ def parse_instant(text: str, *, tz: tzinfo) -> datetime:
         raise ValueError(f"{stripped!r}: {err}") from None
 
 
-def find_ranges(text: str, *, now: datetime, tz: tzinfo) -> list[TimeRange]:
+def find_ranges(text: str, *, now: datetime, tz: tzinfo, lang: str = "en") -> list[TimeRange]:
     """Every time expression in a question, in order, as ranges. Expressions relative to an event ("two
-    weeks before the trip") and open-ended ones ("before 2024") are recognised but give no range."""
-    ctx = _context(now, tz)
+    weeks before the trip") and open-ended ones ("before 2024") are recognised but give no range.
+    ``lang`` (ISO 639-1) picks the words: "hier" is yesterday in French and "here" in German; codes
+    without time words of their own ("und", "nl", "tr") read English."""
+    ctx = _context(now, tz, lang)
     return [
         TimeRange(s[0], s[1], text[lo:hi]) for lo, hi, s in _scan(text, ctx, whole=False) if s is not None
     ]
