@@ -111,6 +111,8 @@ class TantivyIndex:
     """An open turn index (``refind_cli.index.TurnIndex``). Each search takes a fresh searcher, so it sees what
     ``sync`` committed."""
 
+    _refreshed_at: tuple[int, ...] | None = None  # ``_commit_stamp`` at the last refresh
+
     def __init__(
         self,
         root: Path,
@@ -129,7 +131,6 @@ class TantivyIndex:
         # What the documents mean: an index built with another analyzer or text recipe is not reused.
         self.format = f"v{FORMAT_VERSION}:porter:{analyzer.name}:{'speaker' if speaker_in_text else 'text'}"
         self.generation: str | None = None
-        self._refreshed_at: tuple[int, ...] | None = None  # ``_commit_stamp`` at the last refresh
         # Until the first sync creates one on disk, searches run against an empty in-memory index.
         self._index = tantivy.Index(self.schema)
         self._attach()
