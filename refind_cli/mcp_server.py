@@ -89,7 +89,12 @@ SEARCH_SCHEMA = _obj(
                 "until": _TIME,
                 "chat": {"type": ["array", "null"], "items": _STR},
                 "chat_ids": {"type": ["array", "null"], "items": _INT},
-                "exclude_sessions": {"type": "array", "items": _STR},
+                # Items named, not typed: the list grows by up to 5 ids a call, and a client checking 1,000
+                # of them spent 4.6 ms a call on it (0.6 ms for the whole result without).
+                "exclude_sessions": {
+                    "type": "array",
+                    "description": "Session ids (strings): the sessions this connection was already shown.",
+                },
             },
             {"from": {"type": ["array", "null"], "items": _STR}, "sort": _STR},
         ),

@@ -351,8 +351,8 @@ def test_bad_chat_option_and_missing_sdk_are_one_line_errors(home: Path) -> None
 
 
 def test_the_search_schema_still_checks_the_window_turns(client: Client) -> None:
-    """Window turns are described by their fields, not typed again: a result lacking one, or with a turn
-    that is no object, is still refused; one with every field passes."""
+    """Window turns are described by their fields, not typed again, and the seen sessions as a list: a
+    result lacking a field, with a turn that is no object or sessions that are no list, is still refused."""
     validator = Draft202012Validator(SEARCH_SCHEMA)
     result = client.result("search_chat", keywords="recital", include_seen=True)
     validator.validate(result)
@@ -361,3 +361,6 @@ def test_the_search_schema_still_checks_the_window_turns(client: Client) -> None
         bad = copy.deepcopy(result)
         bad["results"][0]["window"][0] = broken
         assert not validator.is_valid(bad)
+    bad = copy.deepcopy(result)
+    bad["filters"]["exclude_sessions"] = "one id"  # the seen sessions are named, not typed, but a list
+    assert not validator.is_valid(bad)
