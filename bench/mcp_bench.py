@@ -150,14 +150,15 @@ def main() -> None:
 
     ms = anyio.run(per_call, home, queries, baseline)
     print("per call, ms p50 / p95:")
-    for name in ("", "baseline ") if baseline is not None else ("",):
-        print(f"  {name}search_chat over MCP, include_seen=true          {percentiles(ms[name + 'mcp'])}")
-    print(f"  Home.search in this process (no MCP)             {percentiles(ms['library'])}")
-    for name in ("", "baseline ") if baseline is not None else ("",):
-        print(
-            f"  {name}search_chat over MCP, seen sessions excluded     {percentiles(ms[name + 'mcp seen'])}"
-            f"  (up to {5 * len(queries)})"
-        )
+    names = ("", "baseline ") if baseline is not None else ("",)
+    rows = [(f"{name}search_chat over MCP, include_seen=true", ms[name + "mcp"], "") for name in names]
+    rows.append(("Home.search in this process (no MCP)", ms["library"], ""))
+    rows += [
+        (f"{name}search_chat over MCP, seen excluded", ms[name + "mcp seen"], f"  (up to {5 * len(queries)})")
+        for name in names
+    ]
+    for label, values, note in rows:
+        print(f"  {label:<50} {percentiles(values)}{note}")
     print(load())
 
 
