@@ -159,6 +159,12 @@ def main() -> None:
     ]
     for label, values, note in rows:
         print(f"  {label:<50} {percentiles(values)}{note}")
+    if baseline is not None:
+        # Each query's two calls ran back to back: their difference is the change, with far less of the
+        # machine's noise than the difference of two medians.
+        for what in ("mcp", "mcp seen"):
+            paired = [a - b for a, b in zip(ms[what], ms["baseline " + what], strict=True)]
+            print(f"  this - baseline, {what}, per query: median {statistics.median(paired):+.2f} ms")
     print(load())
 
 
