@@ -6,12 +6,20 @@ Every MCP figure is measured at the client (the SDK's stdio client): protocol, J
 of each result against the tool's output schema included. Run bench/search_bench.py with the same
 ``--workdir`` first: it builds the 1M-turn archive there (or reuses it).
 
+``--baseline DIR`` also runs the server of another checkout (say ``git archive main | tar -x -C DIR``) on
+the same archive, its calls interleaved with this checkout's query by query and its starts with this one's,
+so that a before/after comparison sees the same machine load on a shared machine. The load average is
+printed at the start and the end.
+
 Usage: python bench/mcp_bench.py [--workdir /tmp/refind-bench-work] [--queries 200] [--starts 7] [--seed 7]
+                                 [--baseline DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import statistics
 import subprocess
 import sys
@@ -33,16 +41,23 @@ from refind_cli.facade import Home
 from refind_cli.request import SearchRequest
 
 
-def server(home: Path) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "refind_cli", "--home", str(home), "mcp"]
-    )
+def server(home: Path, checkout: Path | None = None) -> StdioServerParameters:
+    """`refind mcp` of this checkout, or of ``checkout`` (its package first on the path, in its folder)."""
+    args = ["-m", "refind_cli", "--home", str(home), "mcp"]
+    if checkout is None:
+        return StdioServerParameters(command=sys.executable, args=args)
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    return StdioServerParameters(command=sys.executable, args=args, cwd=checkout, env=env)
 
 
-async def first_answer(home: Path, query: str) -> float:
+def load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+async def first_answer(params: StdioServerParameters, query: str) -> float:
     """Seconds from spawning the server to the first search_chat result."""
     t0 = time.perf_counter()
-    async with stdio_client(server(home)) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         result = await session.call_tool("search_chat", {"keywords": query})
         seconds = time.perf_counter() - t0
@@ -50,28 +65,38 @@ async def first_answer(home: Path, query: str) -> float:
     return seconds
 
 
-async def per_call(home: Path, queries: list[str]) -> dict[str, list[float]]:
+async def per_call(home: Path, queries: list[str], baseline: Path | None) -> dict[str, list[float]]:
     """Milliseconds of each search_chat call over one connection, interleaved query by query with the
-    library's search in this process, so that both see the same machine load: search_chat with
-    include_seen (the plain search), ``Home.search`` (no MCP), then search_chat excluding the sessions
-    this connection was shown (up to 5 more each call)."""
-    ms: dict[str, list[float]] = {"mcp": [], "library": [], "mcp seen": []}
-    async with stdio_client(server(home)) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        with Home(home) as lib:
-            for q in queries[:20]:  # page the index in, on both sides
+    library's search in this process, so that all see the same machine load: search_chat with include_seen
+    (the plain search), ``Home.search`` (no MCP), then search_chat excluding the sessions this connection was
+    shown (up to 5 more each call); with a baseline, its two calls after each of ours."""
+    checkouts = {"": None} | ({"baseline ": baseline} if baseline is not None else {})
+    ms: dict[str, list[float]] = {
+        f"{name}{what}": [] for what in ("mcp", "mcp seen") for name in checkouts
+    } | {"library": []}
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = {}
+        for name, checkout in checkouts.items():
+            read, write = await stack.enter_async_context(stdio_client(server(home, checkout)))
+            sessions[name] = await stack.enter_async_context(ClientSession(read, write))
+            await sessions[name].initialize()
+        lib = stack.enter_context(Home(home))
+        for q in queries[:20]:  # page the index in, on every side
+            for session in sessions.values():
                 await session.call_tool("search_chat", {"keywords": q, "include_seen": True})
-                lib.search(SearchRequest(q))
-            for q in queries:
-                for what in ms:
-                    t0 = time.perf_counter()
-                    if what == "library":
-                        lib.search(SearchRequest(q))
-                    else:
-                        arguments = {"keywords": q, "include_seen": what == "mcp"}
-                        result = await session.call_tool("search_chat", arguments)
-                        assert not result.is_error, result.content
-                    ms[what].append((time.perf_counter() - t0) * 1000)
+            lib.search(SearchRequest(q))
+        order = [(name, "mcp") for name in sessions] + [("", "library")]
+        order += [(name, "mcp seen") for name in sessions]
+        for q in queries:
+            for name, what in order:
+                t0 = time.perf_counter()
+                if what == "library":
+                    lib.search(SearchRequest(q))
+                else:
+                    arguments = {"keywords": q, "include_seen": what == "mcp"}
+                    result = await sessions[name].call_tool("search_chat", arguments)
+                    assert not result.is_error, result.content
+                ms[name + what].append((time.perf_counter() - t0) * 1000)
     return ms
 
 
@@ -81,17 +106,26 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--starts", type=int, default=7, help="server starts timed")
     ap.add_argument("--seed", type=int, default=7, help="as given to search_bench.py (the same queries)")
+    ap.add_argument("--baseline", type=Path, help="another checkout whose server runs beside this one's")
     args = ap.parse_args()
     home = args.workdir / "home"
     if not (home / "archive.db").exists():
         sys.exit(f"no archive in {home}: run bench/search_bench.py --workdir {args.workdir} first")
+    baseline = args.baseline.resolve() if args.baseline else None
 
     with Archive.open(home, readonly=True) as arch:
         queries = sample_queries(arch, args.queries, np.random.default_rng(args.seed + 1))
         turns = arch.counts()["turns"]
-    print(f"{turns:,} turns, {len(queries)} queries of 2-5 words (bench/search_bench.py's)\n", flush=True)
+    print(
+        f"{turns:,} turns, {len(queries)} queries of 2-5 words (bench/search_bench.py's); {load()}\n",
+        flush=True,
+    )
 
-    starts = [anyio.run(first_answer, home, q) for q in queries[: args.starts]]
+    starts: dict[str, list[float]] = {"": [], "baseline ": []}
+    for q in queries[: args.starts]:
+        starts[""].append(anyio.run(first_answer, server(home), q))
+        if baseline is not None:
+            starts["baseline "].append(anyio.run(first_answer, server(home, baseline), q))
     cold = []
     for q in queries[: args.starts]:
         t0 = time.perf_counter()
@@ -102,21 +136,36 @@ def main() -> None:
         )
         cold.append(time.perf_counter() - t0)
         assert p.returncode in (0, 1), p.stderr
+    for name, seconds in starts.items():
+        if seconds:
+            print(
+                f"{name}spawn `refind mcp` -> first search_chat answer: median {statistics.median(seconds):.2f} s, "
+                f"max {max(seconds):.2f} s over {len(seconds)} starts"
+            )
     print(
-        f"spawn `refind mcp` -> first search_chat answer: median {statistics.median(starts):.2f} s, "
-        f"max {max(starts):.2f} s over {len(starts)} starts\n"
         f"`refind search --json` in a fresh process:       median {statistics.median(cold):.2f} s, "
         f"max {max(cold):.2f} s over {len(cold)} runs\n",
         flush=True,
     )
 
-    ms = anyio.run(per_call, home, queries)
+    ms = anyio.run(per_call, home, queries, baseline)
     print("per call, ms p50 / p95:")
-    print(f"  search_chat over MCP, include_seen=true          {percentiles(ms['mcp'])}")
-    print(f"  Home.search in this process (no MCP)             {percentiles(ms['library'])}")
-    print(
-        f"  search_chat over MCP, seen sessions excluded     {percentiles(ms['mcp seen'])}  (up to {5 * len(queries)})"
-    )
+    names = ("", "baseline ") if baseline is not None else ("",)
+    rows = [(f"{name}search_chat over MCP, include_seen=true", ms[name + "mcp"], "") for name in names]
+    rows.append(("Home.search in this process (no MCP)", ms["library"], ""))
+    rows += [
+        (f"{name}search_chat over MCP, seen excluded", ms[name + "mcp seen"], f"  (up to {5 * len(queries)})")
+        for name in names
+    ]
+    for label, values, note in rows:
+        print(f"  {label:<50} {percentiles(values)}{note}")
+    if baseline is not None:
+        # Each query's two calls ran back to back: their difference is the change, with far less of the
+        # machine's noise than the difference of two medians.
+        for what in ("mcp", "mcp seen"):
+            paired = [a - b for a, b in zip(ms[what], ms["baseline " + what], strict=True)]
+            print(f"  this - baseline, {what}, per query: median {statistics.median(paired):+.2f} ms")
+    print(load())
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Callable, Sequence
+import gc
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,15 @@ _TIME = {"type": ["string", "null"], "description": "ISO 8601 with the UTC offse
 _CHAT = _obj({"id": _INT, "name": _STR, "source": _STR})
 _TRUNCATION = {"truncated": _BOOL, "text_offset": _INT, "text_length": _INT}
 _TURN = {"turn_id": _STR, "timestamp": _TIME, "speaker": _STR, "text": _STR}
+# A window turn's fields are named, not typed again: they are the hit's own turn fields, and a client checks
+# every property schema of every result (jsonschema descends into each one), so typing the ~25 window turns
+# of a result doubled the check (1.1 ms of a 5-result call against 0.6, measured at 1M turns).
+_WINDOW_TURN = {
+    "type": "object",
+    "description": "A turn around the hit: the hit's turn fields (turn_id, timestamp, speaker, text, and "
+    "truncated, text_offset, text_length when its text was cut), and hit, true for the hit itself.",
+    "required": [*_TURN, "hit"],
+}
 
 SEARCH_SCHEMA = _obj(
     {
@@ -79,7 +89,12 @@ SEARCH_SCHEMA = _obj(
                 "until": _TIME,
                 "chat": {"type": ["array", "null"], "items": _STR},
                 "chat_ids": {"type": ["array", "null"], "items": _INT},
-                "exclude_sessions": {"type": "array", "items": _STR},
+                # Items named, not typed: the list grows by up to 5 ids a call, and a client checking 1,000
+                # of them spent 4.6 ms a call on it (0.6 ms for the whole result without).
+                "exclude_sessions": {
+                    "type": "array",
+                    "description": "Session ids (strings): the sessions this connection was already shown.",
+                },
             },
             {"from": {"type": ["array", "null"], "items": _STR}, "sort": _STR},
         ),
@@ -95,7 +110,7 @@ SEARCH_SCHEMA = _obj(
                     "session_id": _STR,
                     **_TURN,
                     "matched_terms": {"type": "array", "items": _STR},
-                    "window": {"type": "array", "items": _obj({**_TURN, "hit": _BOOL}, _TRUNCATION)},
+                    "window": {"type": "array", "items": _WINDOW_TURN},
                 },
                 _TRUNCATION,
             ),
@@ -354,18 +369,35 @@ _PROMPT = types.Prompt(
 )
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block. A search at 1M turns makes a (score, address) tuple for
+    every matching turn, 25,000 at the median, all freed by reference counting when it returns; the
+    collector scanned each of them two or three times on the way: ~3 ms of a call on average, measured in
+    the server. Whatever cycles a call does leave are collected after it."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def call(tools: ArchiveTools, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-    """One tool call, read at the latest commit; a refused call is a tool error the client reads."""
+    """One tool call, read at the latest commit; a refused call is a tool error the client reads. The text
+    block is the structured result as compact JSON, for clients that read only text (the spec's advice)."""
     run = _RUN.get(name)
     try:
         if run is None:
             raise ToolError(f"unknown tool {name!r} (the tools are {', '.join(_RUN)})")
-        with tools.home.reading():
+        with _collector_paused(), tools.home.reading():
             result = run(tools, dict(arguments or {}))
     except (ToolError, RefindError) as err:
         return types.CallToolResult(content=[types.TextContent(text=str(err))], is_error=True)
     return types.CallToolResult(
-        content=[types.TextContent(text=json_text(result))], structured_content=result
+        content=[types.TextContent(text=json_text(result, compact=True))], structured_content=result
     )
 
 

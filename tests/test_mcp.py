@@ -5,6 +5,7 @@ One server serves most of the module; the tests search different words, so the s
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from typing import Any
 import anyio
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+from jsonschema import Draft202012Validator
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from typer.testing import CliRunner
@@ -28,7 +30,9 @@ from refind_cli.agent.tools import TOOLS
 from refind_cli.archive import Archive
 from refind_cli.cli import app
 from refind_cli.ingest import import_chat
+from refind_cli.mcp_server import SEARCH_SCHEMA
 from refind_cli.records import Chat, Message
+from refind_cli.render import json_text
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -80,7 +84,7 @@ class Client:
     def result(self, name: str, **arguments: Any) -> dict[str, Any]:
         r = self.call(name, **arguments)
         assert not r.is_error, r.content
-        assert json.loads(r.content[0].text) == r.structured_content  # the same result as text
+        assert r.content[0].text == json_text(r.structured_content, compact=True)  # the same result as text
         return r.structured_content
 
     def error(self, name: str, **arguments: Any) -> str:
@@ -344,3 +348,19 @@ def test_bad_chat_option_and_missing_sdk_are_one_line_errors(home: Path) -> None
         2,
         "refind: error: refind mcp needs the MCP SDK (2.x): pip install 'refind-cli[mcp]'\n",
     )
+
+
+def test_the_search_schema_still_checks_the_window_turns(client: Client) -> None:
+    """Window turns are described by their fields, not typed again, and the seen sessions as a list: a
+    result lacking a field, with a turn that is no object or sessions that are no list, is still refused."""
+    validator = Draft202012Validator(SEARCH_SCHEMA)
+    result = client.result("search_chat", keywords="recital", include_seen=True)
+    validator.validate(result)
+    window = result["results"][0]["window"]
+    for broken in ({k: v for k, v in window[0].items() if k != "hit"}, "a turn"):
+        bad = copy.deepcopy(result)
+        bad["results"][0]["window"][0] = broken
+        assert not validator.is_valid(bad)
+    bad = copy.deepcopy(result)
+    bad["filters"]["exclude_sessions"] = "one id"  # the seen sessions are named, not typed, but a list
+    assert not validator.is_valid(bad)

@@ -113,6 +113,8 @@ class TantivyIndex:
     """An open turn index (``refind_cli.index.TurnIndex``). Each search takes a fresh searcher, so it sees what
     ``sync`` committed."""
 
+    _refreshed_at: tuple[int, ...] | None = None  # ``_commit_stamp`` at the last refresh
+
     def __init__(
         self,
         root: Path,
@@ -211,14 +213,29 @@ class TantivyIndex:
     def refresh(self) -> None:
         """See the latest commit now, and a generation another process's rebuild swapped in, rather than
         when tantivy's reader notices the commit by itself (a process that lives on: the MCP server).
-        Costs ~0.05 ms at 1M turns; reopening the index instead costs ~0.3 ms and its warm caches (~2 ms of
-        the next search)."""
+        Costs ~0.09 ms at 1M turns, ~0.01 ms when neither CURRENT nor the generation's meta.json changed
+        since the last refresh (both are replaced by a rename, so a new commit or generation is a new
+        inode); reopening the index instead costs ~0.3 ms and its warm caches (~2 ms of the next search)."""
+        seen = self._commit_stamp()
+        if seen is not None and seen == self._refreshed_at:
+            return
+        self._refreshed_at = seen
         self._attach()
         try:
             self._index.reload()
         except ValueError:
             # A rebuild swapped this generation out (and removed it) after CURRENT was read: follow it.
             self._attach()
+
+    def _commit_stamp(self) -> tuple[int, ...] | None:
+        """(inode, mtime, size) of CURRENT and of the live generation's meta.json; None without them."""
+        if self.generation is None:
+            return None
+        try:
+            files = (os.stat(self.root / CURRENT), os.stat(self.root / self.generation / "meta.json"))
+        except OSError:
+            return None
+        return tuple(v for f in files for v in (f.st_ino, f.st_mtime_ns, f.st_size))
 
     @property
     def num_docs(self) -> int:

@@ -32,10 +32,13 @@ def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def json_text(obj: Any, *, indent: int | None = None) -> str:
+def json_text(obj: Any, *, indent: int | None = None, compact: bool = False) -> str:
     """JSON for stdout: readable UTF-8, with every control character escaped (JSON's ``\\u`` escapes, so
-    the data read back is exactly the data)."""
-    return _JSON_CONTROL.sub(_json_escape, json.dumps(obj, ensure_ascii=False, indent=indent))
+    the data read back is exactly the data). ``compact``: no space after separators."""
+    separators = (",", ":") if compact else None
+    return _JSON_CONTROL.sub(
+        _json_escape, json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    )
 
 
 def iso(dt: datetime | None, tz: tzinfo | None = None) -> str | None:
