@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
@@ -42,6 +41,7 @@ from refind_cli.render import json_text
 from refind_cli.render.imports import chats_json
 from refind_cli.render.search import session_json, to_json
 from refind_cli.request import SearchRequest, time_range
+from refind_cli.search import collector_paused
 
 if TYPE_CHECKING:
     from refind_cli.results import ChatSummary
@@ -369,22 +369,6 @@ _PROMPT = types.Prompt(
 )
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside the block. A search at 1M turns makes a (score, address) tuple for
-    every matching turn, 25,000 at the median, all freed by reference counting when it returns; the
-    collector scanned each of them two or three times on the way: ~3 ms of a call on average, measured in
-    the server. Whatever cycles a call does leave are collected after it."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def call(tools: ArchiveTools, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
     """One tool call, read at the latest commit; a refused call is a tool error the client reads. The text
     block is the structured result as compact JSON, for clients that read only text (the spec's advice)."""
@@ -392,7 +376,7 @@ def call(tools: ArchiveTools, name: str, arguments: dict[str, Any] | None) -> ty
     try:
         if run is None:
             raise ToolError(f"unknown tool {name!r} (the tools are {', '.join(_RUN)})")
-        with _collector_paused(), tools.home.reading():
+        with collector_paused(), tools.home.reading():
             result = run(tools, dict(arguments or {}))
     except (ToolError, RefindError) as err:
         return types.CallToolResult(content=[types.TextContent(text=str(err))], is_error=True)

@@ -478,3 +478,21 @@ def test_sort_by_time_gives_the_newest_matches(small: tuple[Archive, TurnIndex])
     assert all(h.score == h.bm25 for h in newest.hits)
     with pytest.raises(ValueError, match="sort"):
         SearchRequest("x", sort="random")
+
+
+def test_a_search_runs_with_the_collector_paused(
+    small: tuple[Archive, TurnIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    archive, index = small
+    during: list[bool] = []
+    matching = index.matching
+
+    def spy(*args: object, **kw: object) -> object:
+        during.append(gc.isenabled())
+        return matching(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index, "matching", spy)
+    assert search(archive, index, "dentist").hits
+    assert during == [False] and gc.isenabled()
