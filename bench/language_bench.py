@@ -85,17 +85,19 @@ def identifier_part(locomo: Path | None) -> None:
     english = chat_messages(ENGLISH_CHAT) + (locomo_messages(locomo) if locomo else [])
     chats["en"] = english
     theirs = peer()
-    print("Part 1: telling a chat's language (accuracy; refind abstains as 'und' below 40 words)")
-    print(f"{'text':<34} {'samples':>7} {'refind':>8} {'und':>5} {'py3langid':>10}")
+    print("Part 1: telling a chat's language (accuracy; refind abstains as 'und' below 40 words;")
+    print("'decided': its accuracy where it did not abstain)")
+    print(f"{'text':<34} {'samples':>7} {'refind':>8} {'und':>5} {'decided':>8} {'py3langid':>10}")
     for size in (10, 20, 40, 80, 160):
         samples = [(code, w) for code, msgs in chats.items() for w in windows(msgs, size)]
         ours = [language.detect([w]) for _, w in samples]
         right = sum(o == code for o, (code, _) in zip(ours, samples, strict=True))
         und = sum(o == language.UNDETERMINED for o in ours)
         peer_right = sum(theirs(w) == code for code, w in samples) if theirs else None
+        decided = f"{right / (len(samples) - und):.3f}" if und < len(samples) else ""
         print(
             f"{f'windows of >= {size} words':<34} {len(samples):>7} {right / len(samples):>8.3f} {und:>5}"
-            f" {'' if peer_right is None else f'{peer_right / len(samples):.3f}':>10}"
+            f" {decided:>8} {'' if peer_right is None else f'{peer_right / len(samples):.3f}':>10}"
         )
     whole = [(code, "\n".join(msgs)) for code, msgs in chats.items()]
     mixed = [
@@ -107,7 +109,7 @@ def identifier_part(locomo: Path | None) -> None:
         right = sum(language.detect([t]) == code for code, t in samples)
         peer_right = sum(theirs(t) == code for code, t in samples) if theirs else None
         print(
-            f"{label:<34} {len(samples):>7} {right / len(samples):>8.3f} {'':>5}"
+            f"{label:<34} {len(samples):>7} {right / len(samples):>8.3f} {'':>5} {'':>8}"
             f" {'' if peer_right is None else f'{peer_right / len(samples):.3f}':>10}"
         )
     sample = "\n".join(english)
