@@ -504,6 +504,35 @@ def test_the_planner_keeps_at_most_note_cap_notes(
     assert notes() == 2
 
 
+def test_the_planner_weighs_words_by_the_index_counts_without_a_search_each(
+    small: tuple[Archive, Index],
+) -> None:
+    arch, idx = small
+    search_fn = archive_search(arch, idx)
+    runs = []
+    for doc_freq in (None, idx.doc_freq):
+        requests: list[SearchRequest] = []
+
+        def recorded(request: SearchRequest, requests: list[SearchRequest] = requests) -> SearchResult:
+            requests.append(request)
+            return search_fn(request)
+
+        run(
+            "when is the dentist appointment?",
+            search_fn=recorded,
+            span=arch.time_span(),
+            now=T0 + timedelta(days=60),
+            tz=BERLIN,
+            doc_freq=doc_freq,
+        )
+        runs.append(requests)
+    counted, indexed = runs
+    lookups = [r for r in counted if (r.k, r.window) == (1, 0)]
+    assert lookups and not any((r.k, r.window) == (1, 0) for r in indexed)
+    # The same rounds either way: the index counts what the searches counted.
+    assert [r.query for r in indexed] == [r.query for r in counted if r not in lookups]
+
+
 def test_offline_nothing_found(small: tuple[Archive, Index]) -> None:
     arch, idx = small
     result = ask(arch, idx, "xylophone quartz?", now=T0, tz=BERLIN)

@@ -263,7 +263,8 @@ def _widened(since: datetime, until: datetime) -> tuple[datetime, datetime]:
 
 
 class _Rarity:
-    """How rare a word is in the archive, from the search's own count of the turns that hold it."""
+    """How rare a word is in the archive: the index's count of the turns that hold it, or, for a search
+    function without one, the search's own count (a search per word, limited to the run's chats)."""
 
     def __init__(self, toolbox: Toolbox) -> None:
         self.toolbox = toolbox
@@ -271,10 +272,13 @@ class _Rarity:
 
     def df(self, term: str) -> int:
         if term not in self._df:
-            from refind_cli.request import SearchRequest
+            if self.toolbox.doc_freq is not None:
+                self._df[term] = self.toolbox.doc_freq(term)
+            else:
+                from refind_cli.request import SearchRequest
 
-            request = SearchRequest(term, k=1, window=0, chats=self.toolbox.chats, session_rank=False)
-            self._df[term] = self.toolbox.search_fn(request).total
+                request = SearchRequest(term, k=1, window=0, chats=self.toolbox.chats, session_rank=False)
+                self._df[term] = self.toolbox.search_fn(request).total
         return self._df[term]
 
     def __call__(self, word: str) -> float:
