@@ -22,7 +22,7 @@ from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
-from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best, plan
+from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best, plan, spreads
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
@@ -444,6 +444,39 @@ def test_the_week_before_a_date_is_anchored_to_that_date() -> None:
     after = plan("where did Nate go two days after 3 May 2023?", now=now, tz=UTC)
     assert after.since == datetime(2023, 5, 4, tzinfo=UTC) - timedelta(microseconds=1)
     assert after.until == datetime(2023, 5, 6, tzinfo=UTC) - timedelta(microseconds=1)
+
+
+def test_questions_that_count_list_or_aggregate_spread_over_sessions() -> None:
+    for question in (
+        "How many times did Maya go to the dentist?",
+        "What books has Melanie read?",
+        "Which cities did we visit?",
+        "What is the average age of my parents?",
+    ):
+        assert spreads(question), question
+    for question in ("What is Maya's job?", "What does Jonas do on Thursdays?", "Which of us booked it?"):
+        assert not spreads(question), question
+
+
+def test_a_spread_question_notes_its_next_best_matches_like_round_one(tmp_path: Path) -> None:
+    # Eight days of chat: six say all three words, two only "dentist". Round 1 notes the six; the
+    # question's words run again over the other sessions and their blocks are noted though they hold one
+    # of the three words (a later round's block must otherwise hold half of them).
+    days = [("Maya", "the dentist clinic sent the bill")] * 6 + [("Maya", "dentist again")] * 2
+    with Archive.open(tmp_path / "home") as arch:
+        messages = [m for d, line in enumerate(days) for m in conversation(T0 + timedelta(days=d), [line])]
+        import_chat(arch, Chat("whatsapp", "maya", "Maya"), messages)
+        idx = Index.open(tmp_path / "home")
+        idx.sync(arch)
+        result = run(
+            "How many times did the dentist clinic send a bill?",
+            search_fn=archive_search(arch, idx),
+            span=arch.time_span(),
+            now=T0 + timedelta(days=30),
+            tz=BERLIN,
+            doc_freq=idx.doc_freq,
+        )
+        assert len({n.session_id for n in result.notes}) == 8
 
 
 def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Index]) -> None:

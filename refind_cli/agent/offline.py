@@ -4,11 +4,12 @@ nothing here imports litellm.
 Round 1 searches the question's content words over the whole archive and notes every hit that adds turns,
 as one search would show them. A time expression the question contains ("last week", "in March", "the week before 23
 January 2023", anchored to the date it names) becomes a filter only where the archive has messages; one that
-finds nothing is widened once, then dropped, and never ends the search. A how many / which / how often
-question repeats its words, so the seen-session exclusion spreads it over sessions; other questions add the
-new words of the previous round's best hits that are rare in the archive and are no speaker's name (query
-expansion from pseudo-relevance feedback). A later block is noted when its hit turn matches at least half of
-the question's terms. A block whose turns are mostly noted already (a neighbour of a noted hit in the same
+finds nothing is widened once, then dropped, and never ends the search. A question that counts, lists or
+aggregates (how many, which cities, the average) repeats its words, so the seen-session exclusion spreads it
+over sessions, and the first repeat's blocks, the question's next best matches, are noted as round 1's are;
+other questions add the new words of the previous round's best hits that are rare in the archive and are no
+speaker's name (query expansion from pseudo-relevance feedback). Any other later block is noted when its hit
+turn matches at least half of the question's terms. A block whose turns are mostly noted already (a neighbour of a noted hit in the same
 session) is not noted again, and a run keeps at most ``NOTE_CAP`` notes: round 1 asks for one block more
 than a model would, so a redundant block leaves room for the next one.
 """
@@ -121,9 +122,20 @@ def _overlaps(r: TimeRange, span: tuple[datetime, datetime] | None) -> bool:
     return span is None or (r.start <= span[1] and r.end >= span[0])
 
 
+# Counting, listing and aggregating (a total, an average, an order of events) gather facts from many places.
 SPREAD_RE = re.compile(
-    r"\b(?:how\s+many|how\s+often|how\s+much|which\s+\w+s\b|what\s+\w+s\b|list|all|every)\b", re.I
+    r"\b(?:how\s+many|how\s+often|how\s+much|list|all|every|total|average|sum|combined|altogether|order)\b",
+    re.I,
 )
+# "what books", "which cities": a plural asks for several things; "what is", "what does" ask for one.
+PLURAL_RE = re.compile(r"\b(?:what|which)\s+([^\W_]+[^\Ws_]s)\b", re.I)
+
+
+def spreads(question: str) -> bool:
+    """Whether the answer spans sessions: a how many / how often question, or one asking which things."""
+    if SPREAD_RE.search(question):
+        return True
+    return any(m[1].lower() not in FULL_STOPWORDS for m in PLURAL_RE.finditer(question))
 
 
 def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, datetime] | None = None) -> Plan:
@@ -142,9 +154,7 @@ def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, date
         rest = rest.replace(r.text, " ")
     since, until = (ranges[0].start, ranges[0].end) if ranges else (None, None)
     words = content_words(rest) or content_words(question) or question.split()
-    return Plan(
-        tuple(words), frozenset(analyze(" ".join(words))), since, until, bool(SPREAD_RE.search(question))
-    )
+    return Plan(tuple(words), frozenset(analyze(" ".join(words))), since, until, spreads(question))
 
 
 def coverage(hit_terms: Sequence[str], terms: frozenset[str]) -> int:
@@ -207,13 +217,17 @@ def run_planner(
     if p.since or p.until:
         queue.append((keywords, p.since, p.until, False))
     last_hits = toolbox.last_hits
+    continued = False  # a spread question's words have run again once
     while not toolbox.exhausted:
+        own = False  # this round's blocks are the question's next best matches, noted as round 1's are
         if queue:
             query, since, until, widened = queue.pop(0)
         elif p.spread:
             # The same words again: the seen-session exclusion sends them to the next sessions, where the
-            # other occurrences are.
+            # other occurrences are. The first time, they are the question's next best matches after
+            # round 1's, as a bigger first search would have shown them.
             query, since, until, widened = keywords, None, None, False
+            own, continued = not continued, True
         else:
             extra = expansion(last_hits, used, rarity)
             if not extra:
@@ -230,7 +244,8 @@ def run_planner(
                     0, (query, *_widened(since, until), True) if wider else (query, None, None, True)
                 )
             continue
-        note_best(toolbox, [i for i, h in enumerate(hits, 1) if worth_noting(h.terms, p.terms)], p.terms)
+        picks = [i for i, h in enumerate(hits, 1) if own or worth_noting(h.terms, p.terms)]
+        note_best(toolbox, picks, p.terms)
         last_hits = hits
     reason = "max_rounds" if toolbox.exhausted else "finish_search"
     toolbox.call("finish_search", {})
