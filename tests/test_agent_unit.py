@@ -22,7 +22,7 @@ from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
-from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best, plan, spreads
+from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best, plan, spellings, spreads
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
@@ -477,6 +477,36 @@ def test_a_spread_question_notes_its_next_best_matches_like_round_one(tmp_path: 
             doc_freq=idx.doc_freq,
         )
         assert len({n.session_id for n in result.notes}) == 8
+
+
+def test_other_spellings_of_the_question_words() -> None:
+    assert spellings("my check-up and the three dogs", frozenset({"check", "three", "dog"})) == (
+        ("3", frozenset({"three"})),
+        ("checkup", frozenset({"check"})),
+        ("threedogs", frozenset({"three", "dog"})),
+    )
+    assert spellings("4 cats", frozenset({"4", "cat"})) == (("four", frozenset({"4"})),)
+    # Not joined after a stop word or a question word ("didjohn"); the index says which exist ("johngo").
+    assert [w for w, _ in spellings("did John go", frozenset({"john", "go"}))] == ["johngo"]
+
+
+def test_the_planner_searches_the_spellings_the_archive_holds(tmp_path: Path) -> None:
+    with Archive.open(tmp_path / "home") as arch:
+        lines = [("Maya", "the annual checkup went fine"), ("Jonas", "we adopted 3 at the shelter")]
+        import_chat(arch, Chat("whatsapp", "maya", "Maya"), conversation(T0, lines))
+        idx = Index.open(tmp_path / "home")
+        idx.sync(arch)
+        for question, said in (("when was the check-up?", "checkup"), ("who got three dogs?", "3 at")):
+            result = run(
+                question,
+                search_fn=archive_search(arch, idx),
+                span=arch.time_span(),
+                now=T0 + timedelta(days=1),
+                tz=BERLIN,
+                doc_freq=idx.doc_freq,
+            )
+            assert any(said in t.text for n in result.notes for t in n.turns), question
+            assert "threedogs" not in result.rounds[0].arguments["keywords"]  # the archive does not hold it
 
 
 def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Index]) -> None:

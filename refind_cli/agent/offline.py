@@ -9,7 +9,9 @@ aggregates (how many, which cities, the average) repeats its words, so the seen-
 over sessions, and the first repeat's blocks, the question's next best matches, are noted as round 1's are;
 other questions add the new words of the previous round's best hits that are rare in the archive and are no
 speaker's name (query expansion from pseudo-relevance feedback). Any other later block is noted when its hit
-turn matches at least half of the question's terms. A block whose turns are mostly noted already (a neighbour of a noted hit in the same
+turn matches at least half of the question's terms. Every round also searches the other spellings of the
+question's words that the archive holds (number words as digits and back, "check up" / "check-up" as
+"checkup"), and a hit holding one covers the words it stands for. A block whose turns are mostly noted already (a neighbour of a noted hit in the same
 session) is not noted again, and a run keeps at most ``NOTE_CAP`` notes: round 1 asks for one block more
 than a model would, so a redundant block leaves room for the next one.
 """
@@ -69,6 +71,9 @@ class Plan:
     since: datetime | None  # the question's time range, as instants (inclusive); None: no filter
     until: datetime | None
     spread: bool = False  # a how many / which ones / how often question: the answer spans sessions
+    # Other ways to write the question's words, each with the stems of the words it stands for: searched
+    # where the archive holds them ("check up" as "checkup", "three" as "3").
+    spellings: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 def content_words(text: str) -> list[str]:
@@ -154,7 +159,41 @@ def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, date
         rest = rest.replace(r.text, " ")
     since, until = (ranges[0].start, ranges[0].end) if ranges else (None, None)
     words = content_words(rest) or content_words(question) or question.split()
-    return Plan(tuple(words), frozenset(analyze(" ".join(words))), since, until, spreads(question))
+    terms = frozenset(analyze(" ".join(words)))
+    return Plan(tuple(words), terms, since, until, spreads(question), spellings(rest, terms))
+
+
+_TENS = "thirty forty fifty sixty seventy eighty ninety".split()
+_DIGITS = {
+    w: str(n)
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+        " seventeen eighteen nineteen twenty".split()
+    )
+} | {w: str(n) for n, w in zip(range(30, 100, 10), _TENS, strict=True)}
+# Number words and their digits, both ways: "three" and "3".
+NUMBERS = _DIGITS | {digits: word for word, digits in _DIGITS.items()}
+# Two words written as one, hyphenated or apart: "check-up", "check up".
+PAIR_RE = re.compile(r"(?=\b([^\W\d_]+)[\s-]+([^\W\d_]+)\b)")
+
+
+def spellings(text: str, terms: frozenset[str]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Other ways people write the words of ``text``: number words as digits and back, and each pair of
+    neighbouring words joined into one. Only those analysed to one new stem; the planner searches those
+    the archive holds. Query time only: the index's analysis stays as it is."""
+    found: dict[str, frozenset[str]] = {}
+    for word in WORD_RE.findall(text.lower()):
+        if word in NUMBERS:
+            found[NUMBERS[word]] = frozenset(analyze(word))
+    for m in PAIR_RE.finditer(text.lower()):
+        if len(m[1]) > 1 and m[1] not in FULL_STOPWORDS and m[1] not in QUESTION_WORDS:
+            found[m[1] + m[2]] = frozenset(analyze(f"{m[1]} {m[2]}"))
+    out = []
+    for word, stands_for in found.items():
+        stems = analyze(word)
+        if len(stems) == 1 and stems[0] not in terms and stands_for & terms:
+            out.append((word, stands_for & terms))
+    return tuple(out)
 
 
 def coverage(hit_terms: Sequence[str], terms: frozenset[str]) -> int:
@@ -204,15 +243,28 @@ def run_planner(
     the search stopped."""
     p = plan(question, now=now, tz=tz, span=span)
     rarity = _Rarity(toolbox)
-    used = set(p.terms)
-    keywords = " ".join(p.keywords)
+    # The other spellings the archive holds join the question's words, and a hit holding one covers the
+    # words it stands for.
+    same: dict[str, frozenset[str]] = {}
+    others = []
+    for word, stands_for in p.spellings:
+        stems = [t for t in analyze(word) if t not in p.terms and rarity.df(t) > 0]
+        if stems:
+            same.update(dict.fromkeys(stems, stands_for))
+            others.append(word)
+    used = set(p.terms) | same.keys()
+    keywords = " ".join([*p.keywords, *others])
+
+    def covered(hit_terms: Sequence[str]) -> list[str]:
+        return [t for h in hit_terms for t in same.get(h, (h,))]
+
     search_between(toolbox, keywords, FIRST_TOP_K, None, None)
     if not toolbox.last_hits:
         toolbox.call("finish_search", {})
         return "finish_search"
     # The first round's hits are the question's own best matches: all that add turns are kept, as one
     # search would show them. Later rounds drift, so their hits must cover half of the question's terms.
-    note_best(toolbox, range(1, len(toolbox.last_hits) + 1), p.terms)
+    note_best(toolbox, range(1, len(toolbox.last_hits) + 1), p.terms, covered)
     queue: list[tuple[str, datetime | None, datetime | None, bool]] = []  # query, range, widened already
     if p.since or p.until:
         queue.append((keywords, p.since, p.until, False))
@@ -232,7 +284,7 @@ def run_planner(
             extra = expansion(last_hits, used, rarity)
             if not extra:
                 break
-            query, since, until, widened = " ".join([*p.keywords, *extra]), None, None, False
+            query, since, until, widened = " ".join([keywords, *extra]), None, None, False
         # Later rounds rank by plain BM25: measured better than session fusion for these rounds.
         search_between(toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False)
         hits = toolbox.last_hits
@@ -244,17 +296,23 @@ def run_planner(
                     0, (query, *_widened(since, until), True) if wider else (query, None, None, True)
                 )
             continue
-        picks = [i for i, h in enumerate(hits, 1) if own or worth_noting(h.terms, p.terms)]
-        note_best(toolbox, picks, p.terms)
+        picks = [i for i, h in enumerate(hits, 1) if own or worth_noting(covered(h.terms), p.terms)]
+        note_best(toolbox, picks, p.terms, covered)
         last_hits = hits
     reason = "max_rounds" if toolbox.exhausted else "finish_search"
     toolbox.call("finish_search", {})
     return reason
 
 
-def note_best(toolbox: Toolbox, picks: Iterable[int], terms: frozenset[str]) -> None:
+def note_best(
+    toolbox: Toolbox,
+    picks: Iterable[int],
+    terms: frozenset[str],
+    covered: Callable[[Sequence[str]], Sequence[str]] = list,
+) -> None:
     """Note the last search's blocks ``picks`` (1-based) that add turns the notes lack, up to ``NOTE_CAP``
-    notes in all; when they do not all fit, those covering more of ``terms`` go first."""
+    notes in all; when they do not all fit, those covering more of ``terms`` go first. ``covered`` reads a
+    hit's terms as the question's (another spelling as the words it stands for)."""
     hits = toolbox.last_hits
     noted = {t for n in toolbox.notes for t in n.turn_ids}
     fresh = []
@@ -265,7 +323,7 @@ def note_best(toolbox: Toolbox, picks: Iterable[int], terms: frozenset[str]) -> 
         noted |= ids
         fresh.append(i)
     room = max(0, NOTE_CAP - len(toolbox.notes))
-    best = sorted(fresh, key=lambda i: -coverage(hits[i - 1].terms, terms))[:room]
+    best = sorted(fresh, key=lambda i: -coverage(covered(hits[i - 1].terms), terms))[:room]
     if best:
         toolbox.call("take_note", {"indices": sorted(best)})
 
