@@ -536,7 +536,8 @@ def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Inde
 def test_a_block_whose_turns_are_noted_already_is_not_noted_again(small: tuple[Archive, Index]) -> None:
     arch, idx = small
     box = Toolbox(archive_search(arch, idx), T0, BERLIN, 4, Collector())
-    search_between(box, "dentist", 5, None, None)
+    # The planner reads the hits: no blocks formatted for a model.
+    assert search_between(box, "dentist", 5, None, None).text == f"{len(box.last_hits)} results for 'dentist'."
     first = box.last_hits[0]
     assert len(first.window) >= 2
     # The same window around another of its turns: a neighbour of the noted hit, nothing new to note.

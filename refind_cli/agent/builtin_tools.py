@@ -76,7 +76,8 @@ def search_between(
     session_rank: bool = True,
 ) -> ToolResult:
     """``search_chat`` from bounds already resolved. Its round and event show them as date_from/date_to
-    would name them. ``session_rank`` False ranks by plain BM25 (the offline planner's measured choice)."""
+    would name them. ``session_rank`` False ranks by plain BM25 (the offline planner's measured choice).
+    The planner reads the hits, not a model's text: the result says how many, without the blocks."""
     arguments = {
         "keywords": keywords,
         "top_k": top_k,
@@ -86,7 +87,7 @@ def search_between(
 
     def execute() -> ToolResult:
         _check_budget(box)
-        return _search(box, arguments, since, until, session_rank=session_rank)
+        return _search(box, arguments, since, until, session_rank=session_rank, blocks=False)
 
     return box.apply(SEARCH_CHAT.name, arguments, execute)
 
@@ -113,6 +114,7 @@ def _search(
     until: datetime | None,
     *,
     session_rank: bool = True,
+    blocks: bool = True,
 ) -> ToolResult:
     keywords, top_k = args["keywords"], args["top_k"]
     request = SearchRequest(
@@ -148,9 +150,11 @@ def _search(
     if not hits:
         text = f"No results for {keywords!r}" + (" in that date range." if since or until else ".")
         text += " Try other keywords" + (" or a wider date range." if since or until else ".")
+    elif not blocks:
+        text = f"{len(hits)} results for {keywords!r}."
     else:
-        blocks = "\n\n".join(f"[{i}] {prompts.format_block(h, box.tz)}" for i, h in enumerate(hits, 1))
-        text = f"{len(hits)} results for {keywords!r}:\n{prompts.fence(blocks)}"
+        shown = "\n\n".join(f"[{i}] {prompts.format_block(h, box.tz)}" for i, h in enumerate(hits, 1))
+        text = f"{len(hits)} results for {keywords!r}:\n{prompts.fence(shown)}"
     if box.exhausted:
         text += "\n\n" + prompts.LAST_SEARCH
     return ToolResult(text, event, tuple(h.turn.id for h in hits))

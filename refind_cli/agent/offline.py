@@ -207,27 +207,29 @@ def worth_noting(hit_terms: Sequence[str], terms: frozenset[str]) -> bool:
 def expansion(
     hits: Sequence[Hit], used: set[str], rare: Callable[[str], float], limit: int = EXPANSION_TERMS
 ) -> list[str]:
-    """New words from the best hits, weighted by 1/rank and by ``rare`` (0 drops a word); never a speaker's
-    name or a chat's, which match everything that person said."""
+    """New words from the best hits, weighted by 1/rank and by ``rare`` of their stem (0 drops a word);
+    never a speaker's name or a chat's, which match everything that person said."""
     names: set[str] = set()
     for hit in hits:
         names.update(analyze(hit.chat.name))
         for w in hit.window:
             names.update(analyze(w.turn.speaker))
     score: dict[str, float] = {}
+    stems: dict[str, list[str]] = {}
     for rank, hit in enumerate(hits[:FEEDBACK_HITS], 1):
         for word in dict.fromkeys(content_words(hit.turn.text)):
             if len(word) < 4 or word.isdigit():
                 continue
-            stems = analyze(word)
-            if not stems or any(s in used or s in names for s in stems):
+            if word not in stems:
+                stems[word] = analyze(word)
+            if not stems[word] or any(s in used or s in names for s in stems[word]):
                 continue
             score[word] = score.get(word, 0.0) + 1.0 / rank
     for word in list(score):
-        score[word] *= rare(word)
+        score[word] *= rare(stems[word][0])
     best = [w for w in sorted(score, key=lambda w: -score[w]) if score[w] > 0][:limit]
     for word in best:
-        used.update(analyze(word))
+        used.update(stems[word])
     return best
 
 
@@ -354,11 +356,10 @@ class _Rarity:
                 self._df[term] = self.toolbox.search_fn(request).total
         return self._df[term]
 
-    def __call__(self, word: str) -> float:
-        """0 for a word only one turn holds (it leads nowhere new) or a common one; else the rarer, the
+    def __call__(self, stem: str) -> float:
+        """0 for a stem only one turn holds (it leads nowhere new) or a common one; else the rarer, the
         higher."""
-        stems = analyze(word)
-        n = self.df(stems[0]) if stems else 0
+        n = self.df(stem)
         if n < 2 or n > RARE_MAX:
             return 0.0
         return 1.0 / math.log2(1 + n)
