@@ -537,7 +537,9 @@ def test_a_block_whose_turns_are_noted_already_is_not_noted_again(small: tuple[A
     arch, idx = small
     box = Toolbox(archive_search(arch, idx), T0, BERLIN, 4, Collector())
     # The planner reads the hits: no blocks formatted for a model.
-    assert search_between(box, "dentist", 5, None, None).text == f"{len(box.last_hits)} results for 'dentist'."
+    assert (
+        search_between(box, "dentist", 5, None, None).text == f"{len(box.last_hits)} results for 'dentist'."
+    )
     first = box.last_hits[0]
     assert len(first.window) >= 2
     # The same window around another of its turns: a neighbour of the noted hit, nothing new to note.
@@ -595,6 +597,19 @@ def test_the_planner_weighs_words_by_the_index_counts_without_a_search_each(
     assert lookups and not any((r.k, r.window) == (1, 0) for r in indexed)
     # The same rounds either way: the index counts what the searches counted.
     assert [r.query for r in indexed] == [r.query for r in counted if r not in lookups]
+
+
+def test_the_planner_notes_blocks_of_note_window_turns_each_side(tmp_path: Path) -> None:
+    lines = [("Maya" if i % 2 else "Jonas", f"line {i}") for i in range(11)]
+    lines[5] = ("Maya", "the dentist moved")
+    with Archive.open(tmp_path / "home") as arch:
+        import_chat(arch, Chat("whatsapp", "maya", "Maya"), conversation(T0, lines))
+        idx = Index.open(tmp_path / "home")
+        idx.sync(arch)
+        result = run(
+            "dentist?", search_fn=archive_search(arch, idx), span=arch.time_span(), now=T0, tz=BERLIN
+        )
+    assert [len(n.turns) for n in result.notes] == [9]
 
 
 def test_offline_nothing_found(small: tuple[Archive, Index]) -> None:

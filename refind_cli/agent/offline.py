@@ -2,7 +2,7 @@
 nothing here imports litellm.
 
 Round 1 searches the question's content words over the whole archive and notes every hit that adds turns,
-as one search would show them. A time expression the question contains ("last week", "in March", "the week before 23
+as one search would show them, each with ``NOTE_WINDOW`` turns on either side (a search shows two). A time expression the question contains ("last week", "in March", "the week before 23
 January 2023", anchored to the date it names) becomes a filter only where the archive has messages; one that
 finds nothing is widened once, then dropped, and never ends the search. A question that counts, lists or
 aggregates (how many, which cities, the average) repeats its words, so the seen-session exclusion spreads it
@@ -52,8 +52,11 @@ RARE_MAX = 50
 WIDEN_UNDER = timedelta(days=60)
 ANSWER_QUOTES = 4
 # Notes a run keeps at most; later rounds' blocks past it are dropped, those covering fewer terms first.
-# Measured on the dev sets: 8 lost LoCoMo notes recall (0.809 against 0.828), 12 kept it.
-NOTE_CAP = 12
+# Measured on the dev sets with NOTE_WINDOW (bench/RESULTS.md, Agent): 10 kept recall at ~7 notes.
+NOTE_CAP = 10
+# Turns on each side of a hit in the planner's blocks (a search shows 2): measured on the dev sets, wider
+# blocks carry the evidence that sits a few turns from the match for fewer notes than more blocks would.
+NOTE_WINDOW = 4
 # Round 1's blocks: one more than a search shows by default, for the redundant blocks left un-noted.
 FIRST_TOP_K = DEFAULT_TOP_K + 1
 # A block whose turns are noted already to this share adds too little to be a note of its own.
@@ -260,7 +263,7 @@ def run_planner(
     def covered(hit_terms: Sequence[str]) -> list[str]:
         return [t for h in hit_terms for t in same.get(h, (h,))]
 
-    search_between(toolbox, keywords, FIRST_TOP_K, None, None)
+    search_between(toolbox, keywords, FIRST_TOP_K, None, None, window=NOTE_WINDOW)
     if not toolbox.last_hits:
         toolbox.call("finish_search", {})
         return "finish_search"
@@ -288,7 +291,7 @@ def run_planner(
                 break
             query, since, until, widened = " ".join([keywords, *extra]), None, None, False
         # Later rounds rank by plain BM25: measured better than session fusion for these rounds.
-        search_between(toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False)
+        search_between(toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False, window=NOTE_WINDOW)
         hits = toolbox.last_hits
         if not hits:
             if since is not None and until is not None:
