@@ -18,6 +18,7 @@ than a model would, so a redundant block leaves room for the next one.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -146,6 +147,7 @@ def spreads(question: str) -> bool:
     return any(m[1].lower() not in FULL_STOPWORDS for m in PLURAL_RE.finditer(question))
 
 
+@functools.lru_cache(maxsize=8)  # a run plans its question twice: for the search and for the answer
 def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, datetime] | None = None) -> Plan:
     """Keywords and an optional time range from the question alone. A time range is kept only where the
     archive (``span``) has messages; one outside it stays words ("in 2010")."""
@@ -208,17 +210,19 @@ def worth_noting(hit_terms: Sequence[str], terms: frozenset[str]) -> bool:
 
 
 def expansion(
-    hits: Sequence[Hit], used: set[str], rare: Callable[[str], float], limit: int = EXPANSION_TERMS
+    hits: Sequence[Hit],
+    used: set[str],
+    rare: Callable[[str], float],
+    limit: int = EXPANSION_TERMS,
+    stems: dict[str, list[str]] | None = None,
 ) -> list[str]:
     """New words from the best hits, weighted by 1/rank and by ``rare`` of their stem (0 drops a word);
-    never a speaker's name or a chat's, which match everything that person said."""
-    names: set[str] = set()
-    for hit in hits:
-        names.update(analyze(hit.chat.name))
-        for w in hit.window:
-            names.update(analyze(w.turn.speaker))
+    never a speaker's name or a chat's, which match everything that person said. ``stems`` caches each
+    word's analysis across a run's rounds."""
+    said_by = {hit.chat.name for hit in hits} | {w.turn.speaker for hit in hits for w in hit.window}
+    names = set(analyze(" ".join(said_by)))
     score: dict[str, float] = {}
-    stems: dict[str, list[str]] = {}
+    stems = {} if stems is None else stems
     for rank, hit in enumerate(hits[:FEEDBACK_HITS], 1):
         for word in dict.fromkeys(content_words(hit.turn.text)):
             if len(word) < 4 or word.isdigit():
@@ -253,11 +257,12 @@ def run_planner(
     same: dict[str, frozenset[str]] = {}
     others = []
     for word, stands_for in p.spellings:
-        stems = [t for t in analyze(word) if t not in p.terms and rarity.df(t) > 0]
-        if stems:
-            same.update(dict.fromkeys(stems, stands_for))
+        held = [t for t in analyze(word) if t not in p.terms and rarity.df(t) > 0]
+        if held:
+            same.update(dict.fromkeys(held, stands_for))
             others.append(word)
     used = set(p.terms) | same.keys()
+    stems: dict[str, list[str]] = {}
     keywords = " ".join([*p.keywords, *others])
 
     def covered(hit_terms: Sequence[str]) -> list[str]:
@@ -286,7 +291,7 @@ def run_planner(
             query, since, until, widened = keywords, None, None, False
             own, continued = not continued, True
         else:
-            extra = expansion(last_hits, used, rarity)
+            extra = expansion(last_hits, used, rarity, stems=stems)
             if not extra:
                 break
             query, since, until, widened = " ".join([keywords, *extra]), None, None, False
@@ -369,14 +374,20 @@ class _Rarity:
 
 
 def extractive_answer(
-    question: str, notes: Sequence[Note], *, now: datetime, tz: tzinfo
+    question: str,
+    notes: Sequence[Note],
+    *,
+    now: datetime,
+    tz: tzinfo,
+    span: tuple[datetime, datetime] | None = None,
 ) -> tuple[str, list[Citation]]:
-    """The best noted hit turns, quoted with their place and time: evidence, not a model's answer."""
+    """The best noted hit turns, quoted with their place and time: evidence, not a model's answer. ``span``
+    as the search had it, so the question's plan is the one already made."""
     from refind_cli.agent.answer import NOTHING_FOUND
 
     if not notes:
         return NOTHING_FOUND, []
-    terms = plan(question, now=now, tz=tz).terms
+    terms = plan(question, now=now, tz=tz, span=span).terms
     scored = []
     for order, note in enumerate(notes):
         turn = next(t for t in note.turns if t.id == note.hit_turn_id)

@@ -53,7 +53,7 @@ def run(
 
         reason = planner.run_planner(question, toolbox, now=now, tz=tz, span=span)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
-        text, citations = planner.extractive_answer(question, toolbox.notes, now=now, tz=tz)
+        text, citations = planner.extractive_answer(question, toolbox.notes, now=now, tz=tz, span=span)
         model, mode = None, "offline-extractive"
     else:
         if client_factory is None:
