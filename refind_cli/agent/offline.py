@@ -18,7 +18,6 @@ than a model would, so a redundant block leaves room for the next one.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -147,7 +146,6 @@ def spreads(question: str) -> bool:
     return any(m[1].lower() not in FULL_STOPWORDS for m in PLURAL_RE.finditer(question))
 
 
-@functools.lru_cache(maxsize=8)  # a run plans its question twice: for the search and for the answer
 def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, datetime] | None = None) -> Plan:
     """Keywords and an optional time range from the question alone. A time range is kept only where the
     archive (``span``) has messages; one outside it stays words ("in 2010")."""
@@ -240,17 +238,8 @@ def expansion(
     return best
 
 
-def run_planner(
-    question: str,
-    toolbox: Toolbox,
-    *,
-    now: datetime,
-    tz: tzinfo,
-    span: tuple[datetime, datetime] | None = None,
-) -> str:
-    """Drive the toolbox like a model would. ``span`` is the archive's first and last message. Returns why
-    the search stopped."""
-    p = plan(question, now=now, tz=tz, span=span)
+def run_planner(p: Plan, toolbox: Toolbox) -> str:
+    """Drive the toolbox like a model would, on the question's ``plan``. Returns why the search stopped."""
     rarity = _Rarity(toolbox)
     # The other spellings the archive holds join the question's words, and a hit holding one covers the
     # words it stands for.
@@ -374,20 +363,14 @@ class _Rarity:
 
 
 def extractive_answer(
-    question: str,
-    notes: Sequence[Note],
-    *,
-    now: datetime,
-    tz: tzinfo,
-    span: tuple[datetime, datetime] | None = None,
+    terms: frozenset[str], notes: Sequence[Note], *, tz: tzinfo
 ) -> tuple[str, list[Citation]]:
-    """The best noted hit turns, quoted with their place and time: evidence, not a model's answer. ``span``
-    as the search had it, so the question's plan is the one already made."""
+    """The best noted hit turns (those holding most of the question's ``terms``), quoted with their place
+    and time: evidence, not a model's answer."""
     from refind_cli.agent.answer import NOTHING_FOUND
 
     if not notes:
         return NOTHING_FOUND, []
-    terms = plan(question, now=now, tz=tz, span=span).terms
     scored = []
     for order, note in enumerate(notes):
         turn = next(t for t in note.turns if t.id == note.hit_turn_id)

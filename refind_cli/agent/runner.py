@@ -51,9 +51,10 @@ def run(
     if offline or config is None:
         from refind_cli.agent import offline as planner  # loads the stemmer: only when the planner runs
 
-        reason = planner.run_planner(question, toolbox, now=now, tz=tz, span=span)
+        plan = planner.plan(question, now=now, tz=tz, span=span)
+        reason = planner.run_planner(plan, toolbox)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
-        text, citations = planner.extractive_answer(question, toolbox.notes, now=now, tz=tz, span=span)
+        text, citations = planner.extractive_answer(plan.terms, toolbox.notes, tz=tz)
         model, mode = None, "offline-extractive"
     else:
         if client_factory is None:
