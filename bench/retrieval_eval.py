@@ -9,8 +9,9 @@ Each conversation (LoCoMo) or haystack (LongMemEval) becomes a throwaway archive
 - LongMemEval session recall_any@5 / recall_all@5: whether any / all answer sessions are among the sessions
   of the 5 results; abstention questions (``_abs``) excluded.
 
-Rows: flat BM25, + session fusion, + context windows (the default pipeline), then the default with one lever
-changed: the full stop word list, the speaker's name indexed with the text, exchange turns instead of bursts.
+Rows: flat BM25, + session fusion, + context windows (the default pipeline), the same windows ranked by plain
+BM25 (`refind eval`'s single-search baseline), then the default with one lever changed: the full stop word
+list, the speaker's name indexed with the text, exchange turns instead of bursts.
 
 Usage: python bench/retrieval_eval.py [--locomo PATH] [--longmemeval PATH]
 """
@@ -62,6 +63,7 @@ CONFIGS = (
     Config("flat BM25 (W=0)", session_rank=False, window=0),
     Config("+ session fusion (W=0)", window=0),
     Config("+ windows W=2 (default)"),
+    Config("flat BM25, windows W=2 (eval)", session_rank=False),
     Config("default, Lucene 33 stop words", stopwords="lucene"),
     Config("default, speaker name not indexed", speaker=False),
     Config("default, exchange turns", pairing="exchange"),

@@ -8,7 +8,8 @@ session maps back to the dia_ids and session ids the gold evidence names.
 
 Metrics, as the benchmarks define them:
 - LoCoMo evidence recall: the share of a question's evidence turns inside the retrieved turns (the
-  windows of one search; the turns of the agent's notes), categories 1-4.
+  windows of one search, the question as its query, ranked by plain BM25; the turns of the agent's notes),
+  categories 1-4.
 - LongMemEval session recall_any@k / recall_all@k over ``answer_session_ids`` (one search: the sessions
   of its k hits; the agent: the sessions of its notes), abstention questions excluded.
 """
@@ -240,7 +241,9 @@ def _one(
     client_factory: Callable[[ModelConfig], LLMClient] | None,
     on_event: EventSink,
 ) -> QuestionResult:
-    single = search(built.archive, built.index, q.question, k=k)
+    # The single-search baseline ranks by plain BM25: measured above session fusion on both dev sets
+    # (bench/RESULTS.md, Agent), where one search of K turns rarely leaves the top sessions anyway.
+    single = search(built.archive, built.index, q.question, k=k, session_rank=False)
     hits = [(h.turn.session_id, [h.turn.id, *(w.turn.id for w in h.window)]) for h in single.hits]
 
     search_fn = archive_search(built.archive, built.index)
@@ -256,6 +259,7 @@ def _one(
         tz=UTC,
         on_event=on_event,
         client_factory=client_factory,
+        doc_freq=built.index.doc_freq,
     )
     seconds = time.perf_counter() - started
     note_turns = [t for n in result.notes for t in n.turn_ids]

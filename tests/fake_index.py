@@ -160,3 +160,6 @@ class MemoryIndex:
     def expand(self, prefix: str, limit: int) -> list[str]:
         df = Counter(term for t in self._turns.values() for term in t.tf if term.startswith(prefix))
         return sorted(df, key=lambda term: (-df[term], term))[:limit]
+
+    def doc_freq(self, term: str) -> int:
+        return sum(1 for t in self._turns.values() if term in t.tf)

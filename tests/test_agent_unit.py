@@ -22,7 +22,7 @@ from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
-from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best, plan
+from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best, plan, spellings, spreads
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
@@ -446,6 +446,69 @@ def test_the_week_before_a_date_is_anchored_to_that_date() -> None:
     assert after.until == datetime(2023, 5, 6, tzinfo=UTC) - timedelta(microseconds=1)
 
 
+def test_questions_that_count_list_or_aggregate_spread_over_sessions() -> None:
+    for question in (
+        "How many times did Maya go to the dentist?",
+        "What books has Melanie read?",
+        "Which cities did we visit?",
+        "What is the average age of my parents?",
+    ):
+        assert spreads(question), question
+    for question in ("What is Maya's job?", "What does Jonas do on Thursdays?", "Which of us booked it?"):
+        assert not spreads(question), question
+
+
+def test_a_spread_question_notes_its_next_best_matches_like_round_one(tmp_path: Path) -> None:
+    # Eight days of chat: six say all three words, two only "dentist". Round 1 notes the six; the
+    # question's words run again over the other sessions and their blocks are noted though they hold one
+    # of the three words (a later round's block must otherwise hold half of them).
+    days = [("Maya", "the dentist clinic sent the bill")] * 6 + [("Maya", "dentist again")] * 2
+    with Archive.open(tmp_path / "home") as arch:
+        messages = [m for d, line in enumerate(days) for m in conversation(T0 + timedelta(days=d), [line])]
+        import_chat(arch, Chat("whatsapp", "maya", "Maya"), messages)
+        idx = Index.open(tmp_path / "home")
+        idx.sync(arch)
+        result = run(
+            "How many times did the dentist clinic send a bill?",
+            search_fn=archive_search(arch, idx),
+            span=arch.time_span(),
+            now=T0 + timedelta(days=30),
+            tz=BERLIN,
+            doc_freq=idx.doc_freq,
+        )
+        assert len({n.session_id for n in result.notes}) == 8
+
+
+def test_other_spellings_of_the_question_words() -> None:
+    assert spellings("my check-up and the three dogs", frozenset({"check", "three", "dog"})) == (
+        ("3", frozenset({"three"})),
+        ("checkup", frozenset({"check"})),
+        ("threedogs", frozenset({"three", "dog"})),
+    )
+    assert spellings("4 cats", frozenset({"4", "cat"})) == (("four", frozenset({"4"})),)
+    # Not joined after a stop word or a question word ("didjohn"); the index says which exist ("johngo").
+    assert [w for w, _ in spellings("did John go", frozenset({"john", "go"}))] == ["johngo"]
+
+
+def test_the_planner_searches_the_spellings_the_archive_holds(tmp_path: Path) -> None:
+    with Archive.open(tmp_path / "home") as arch:
+        lines = [("Maya", "the annual checkup went fine"), ("Jonas", "we adopted 3 at the shelter")]
+        import_chat(arch, Chat("whatsapp", "maya", "Maya"), conversation(T0, lines))
+        idx = Index.open(tmp_path / "home")
+        idx.sync(arch)
+        for question, said in (("when was the check-up?", "checkup"), ("who got three dogs?", "3 at")):
+            result = run(
+                question,
+                search_fn=archive_search(arch, idx),
+                span=arch.time_span(),
+                now=T0 + timedelta(days=1),
+                tz=BERLIN,
+                doc_freq=idx.doc_freq,
+            )
+            assert any(said in t.text for n in result.notes for t in n.turns), question
+            assert "threedogs" not in result.rounds[0].arguments["keywords"]  # the archive does not hold it
+
+
 def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Index]) -> None:
     arch, idx = small
     calls: list[frozenset[str]] = []
@@ -473,7 +536,10 @@ def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Inde
 def test_a_block_whose_turns_are_noted_already_is_not_noted_again(small: tuple[Archive, Index]) -> None:
     arch, idx = small
     box = Toolbox(archive_search(arch, idx), T0, BERLIN, 4, Collector())
-    search_between(box, "dentist", 5, None, None)
+    # The planner reads the hits: no blocks formatted for a model.
+    assert (
+        search_between(box, "dentist", 5, None, None).text == f"{len(box.last_hits)} results for 'dentist'."
+    )
     first = box.last_hits[0]
     assert len(first.window) >= 2
     # The same window around another of its turns: a neighbour of the noted hit, nothing new to note.
@@ -502,6 +568,48 @@ def test_the_planner_keeps_at_most_note_cap_notes(
     assert notes() > 2
     monkeypatch.setattr(offline, "NOTE_CAP", 2)
     assert notes() == 2
+
+
+def test_the_planner_weighs_words_by_the_index_counts_without_a_search_each(
+    small: tuple[Archive, Index],
+) -> None:
+    arch, idx = small
+    search_fn = archive_search(arch, idx)
+    runs = []
+    for doc_freq in (None, idx.doc_freq):
+        requests: list[SearchRequest] = []
+
+        def recorded(request: SearchRequest, requests: list[SearchRequest] = requests) -> SearchResult:
+            requests.append(request)
+            return search_fn(request)
+
+        run(
+            "when is the dentist appointment?",
+            search_fn=recorded,
+            span=arch.time_span(),
+            now=T0 + timedelta(days=60),
+            tz=BERLIN,
+            doc_freq=doc_freq,
+        )
+        runs.append(requests)
+    counted, indexed = runs
+    lookups = [r for r in counted if (r.k, r.window) == (1, 0)]
+    assert lookups and not any((r.k, r.window) == (1, 0) for r in indexed)
+    # The same rounds either way: the index counts what the searches counted.
+    assert [r.query for r in indexed] == [r.query for r in counted if r not in lookups]
+
+
+def test_the_planner_notes_blocks_of_note_window_turns_each_side(tmp_path: Path) -> None:
+    lines = [("Maya" if i % 2 else "Jonas", f"line {i}") for i in range(11)]
+    lines[5] = ("Maya", "the dentist moved")
+    with Archive.open(tmp_path / "home") as arch:
+        import_chat(arch, Chat("whatsapp", "maya", "Maya"), conversation(T0, lines))
+        idx = Index.open(tmp_path / "home")
+        idx.sync(arch)
+        result = run(
+            "dentist?", search_fn=archive_search(arch, idx), span=arch.time_span(), now=T0, tz=BERLIN
+        )
+    assert [len(n.turns) for n in result.notes] == [9]
 
 
 def test_offline_nothing_found(small: tuple[Archive, Index]) -> None:

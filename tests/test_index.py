@@ -90,6 +90,15 @@ def test_deleted_sessions_leave_the_index(empty_home: Path, archive: Archive, en
     assert search(archive, idx, "paris").total == 0
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_doc_freq_counts_the_turns_holding_a_term(empty_home: Path, archive: Archive, engine: str) -> None:
+    idx = ENGINES[engine](empty_home)
+    idx.sync(archive)
+    assert idx.doc_freq("dentist") == search(archive, idx, "dentist").total == 2
+    assert idx.doc_freq("alic") == 3  # the speaker's name is indexed with the text, analysed
+    assert idx.doc_freq("xylophon") == 0
+
+
 def test_crash_before_queue_cleared_is_repaired(empty_home: Path, archive: Archive, monkeypatch) -> None:
     idx = Index.open(empty_home)
     idx.sync(archive)

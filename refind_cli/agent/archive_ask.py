@@ -49,7 +49,14 @@ def ask(
     if speakers is not None:
         search_fn = _only_from(search_fn, tuple(speakers))
     return run(
-        question, search_fn=search_fn, span=archive.time_span(), now=asked, tz=zone, chats=chats, **options
+        question,
+        search_fn=search_fn,
+        span=archive.time_span(),
+        now=asked,
+        tz=zone,
+        chats=chats,
+        doc_freq=index.doc_freq,
+        **options,
     )
 
 

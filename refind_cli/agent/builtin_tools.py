@@ -15,7 +15,7 @@ from refind_cli.agent import prompts
 from refind_cli.agent.events import HitSummary, Note, NoteTaken, SearchDone
 from refind_cli.agent.tools import MalformedCall, Tool, Toolbox, ToolFailed, ToolResult, as_int, register
 from refind_cli.errors import RefindError
-from refind_cli.request import SearchRequest, time_range
+from refind_cli.request import DEFAULT_WINDOW, SearchRequest, time_range
 
 MAX_TOP_K = 20
 DEFAULT_TOP_K = 5
@@ -74,9 +74,12 @@ def search_between(
     until: datetime | None,
     *,
     session_rank: bool = True,
+    window: int = DEFAULT_WINDOW,
 ) -> ToolResult:
     """``search_chat`` from bounds already resolved. Its round and event show them as date_from/date_to
-    would name them. ``session_rank`` False ranks by plain BM25 (the offline planner's measured choice)."""
+    would name them. ``session_rank`` False ranks by plain BM25, ``window`` the turns on each side of a hit
+    (the offline planner's measured choices). The planner reads the hits, not a model's text: the result
+    says how many, without the blocks."""
     arguments = {
         "keywords": keywords,
         "top_k": top_k,
@@ -86,7 +89,7 @@ def search_between(
 
     def execute() -> ToolResult:
         _check_budget(box)
-        return _search(box, arguments, since, until, session_rank=session_rank)
+        return _search(box, arguments, since, until, session_rank=session_rank, window=window, blocks=False)
 
     return box.apply(SEARCH_CHAT.name, arguments, execute)
 
@@ -113,11 +116,14 @@ def _search(
     until: datetime | None,
     *,
     session_rank: bool = True,
+    window: int = DEFAULT_WINDOW,
+    blocks: bool = True,
 ) -> ToolResult:
     keywords, top_k = args["keywords"], args["top_k"]
     request = SearchRequest(
         keywords,
         k=top_k,
+        window=window,
         since=since,
         until=until,
         chats=box.chats,
@@ -148,9 +154,11 @@ def _search(
     if not hits:
         text = f"No results for {keywords!r}" + (" in that date range." if since or until else ".")
         text += " Try other keywords" + (" or a wider date range." if since or until else ".")
+    elif not blocks:
+        text = f"{len(hits)} results for {keywords!r}."
     else:
-        blocks = "\n\n".join(f"[{i}] {prompts.format_block(h, box.tz)}" for i, h in enumerate(hits, 1))
-        text = f"{len(hits)} results for {keywords!r}:\n{prompts.fence(blocks)}"
+        shown = "\n\n".join(f"[{i}] {prompts.format_block(h, box.tz)}" for i, h in enumerate(hits, 1))
+        text = f"{len(hits)} results for {keywords!r}:\n{prompts.fence(shown)}"
     if box.exhausted:
         text += "\n\n" + prompts.LAST_SEARCH
     return ToolResult(text, event, tuple(h.turn.id for h in hits))

@@ -2,13 +2,16 @@
 nothing here imports litellm.
 
 Round 1 searches the question's content words over the whole archive and notes every hit that adds turns,
-as one search would show them. A time expression the question contains ("last week", "in March", "the week before 23
+as one search would show them, each with ``NOTE_WINDOW`` turns on either side (a search shows two). A time expression the question contains ("last week", "in March", "the week before 23
 January 2023", anchored to the date it names) becomes a filter only where the archive has messages; one that
-finds nothing is widened once, then dropped, and never ends the search. A how many / which / how often
-question repeats its words, so the seen-session exclusion spreads it over sessions; other questions add the
-new words of the previous round's best hits that are rare in the archive and are no speaker's name (query
-expansion from pseudo-relevance feedback). A later block is noted when its hit turn matches at least half of
-the question's terms. A block whose turns are mostly noted already (a neighbour of a noted hit in the same
+finds nothing is widened once, then dropped, and never ends the search. A question that counts, lists or
+aggregates (how many, which cities, the average) repeats its words, so the seen-session exclusion spreads it
+over sessions, and the first repeat's blocks, the question's next best matches, are noted as round 1's are;
+other questions add the new words of the previous round's best hits that are rare in the archive and are no
+speaker's name (query expansion from pseudo-relevance feedback). Any other later block is noted when its hit
+turn matches at least half of the question's terms. Every round also searches the other spellings of the
+question's words that the archive holds (number words as digits and back, "check up" / "check-up" as
+"checkup"), and a hit holding one covers the words it stands for. A block whose turns are mostly noted already (a neighbour of a noted hit in the same
 session) is not noted again, and a run keeps at most ``NOTE_CAP`` notes: round 1 asks for one block more
 than a model would, so a redundant block leaves room for the next one.
 """
@@ -49,8 +52,11 @@ RARE_MAX = 50
 WIDEN_UNDER = timedelta(days=60)
 ANSWER_QUOTES = 4
 # Notes a run keeps at most; later rounds' blocks past it are dropped, those covering fewer terms first.
-# Measured on the dev sets: 8 lost LoCoMo notes recall (0.809 against 0.828), 12 kept it.
-NOTE_CAP = 12
+# Measured on the dev sets with NOTE_WINDOW (bench/RESULTS.md, Agent): 10 kept recall at ~7 notes.
+NOTE_CAP = 10
+# Turns on each side of a hit in the planner's blocks (a search shows 2): measured on the dev sets, wider
+# blocks carry the evidence that sits a few turns from the match for fewer notes than more blocks would.
+NOTE_WINDOW = 4
 # Round 1's blocks: one more than a search shows by default, for the redundant blocks left un-noted.
 FIRST_TOP_K = DEFAULT_TOP_K + 1
 # A block whose turns are noted already to this share adds too little to be a note of its own.
@@ -68,6 +74,9 @@ class Plan:
     since: datetime | None  # the question's time range, as instants (inclusive); None: no filter
     until: datetime | None
     spread: bool = False  # a how many / which ones / how often question: the answer spans sessions
+    # Other ways to write the question's words, each with the stems of the words it stands for: searched
+    # where the archive holds them ("check up" as "checkup", "three" as "3").
+    spellings: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 def content_words(text: str) -> list[str]:
@@ -121,9 +130,20 @@ def _overlaps(r: TimeRange, span: tuple[datetime, datetime] | None) -> bool:
     return span is None or (r.start <= span[1] and r.end >= span[0])
 
 
+# Counting, listing and aggregating (a total, an average, an order of events) gather facts from many places.
 SPREAD_RE = re.compile(
-    r"\b(?:how\s+many|how\s+often|how\s+much|which\s+\w+s\b|what\s+\w+s\b|list|all|every)\b", re.I
+    r"\b(?:how\s+many|how\s+often|how\s+much|list|all|every|total|average|sum|combined|altogether|order)\b",
+    re.I,
 )
+# "what books", "which cities": a plural asks for several things; "what is", "what does" ask for one.
+PLURAL_RE = re.compile(r"\b(?:what|which)\s+([^\W_]+[^\Ws_]s)\b", re.I)
+
+
+def spreads(question: str) -> bool:
+    """Whether the answer spans sessions: a how many / how often question, or one asking which things."""
+    if SPREAD_RE.search(question):
+        return True
+    return any(m[1].lower() not in FULL_STOPWORDS for m in PLURAL_RE.finditer(question))
 
 
 def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, datetime] | None = None) -> Plan:
@@ -142,9 +162,41 @@ def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, date
         rest = rest.replace(r.text, " ")
     since, until = (ranges[0].start, ranges[0].end) if ranges else (None, None)
     words = content_words(rest) or content_words(question) or question.split()
-    return Plan(
-        tuple(words), frozenset(analyze(" ".join(words))), since, until, bool(SPREAD_RE.search(question))
+    terms = frozenset(analyze(" ".join(words)))
+    return Plan(tuple(words), terms, since, until, spreads(question), spellings(rest, terms))
+
+
+_TENS = "thirty forty fifty sixty seventy eighty ninety".split()
+_DIGITS = {
+    w: str(n)
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+        " seventeen eighteen nineteen twenty".split()
     )
+} | {w: str(n) for n, w in zip(range(30, 100, 10), _TENS, strict=True)}
+# Number words and their digits, both ways: "three" and "3".
+NUMBERS = _DIGITS | {digits: word for word, digits in _DIGITS.items()}
+# Two words written as one, hyphenated or apart: "check-up", "check up".
+PAIR_RE = re.compile(r"(?=\b([^\W\d_]+)[\s-]+([^\W\d_]+)\b)")
+
+
+def spellings(text: str, terms: frozenset[str]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Other ways people write the words of ``text``: number words as digits and back, and each pair of
+    neighbouring words joined into one. Only those analysed to one new stem; the planner searches those
+    the archive holds. Query time only: the index's analysis stays as it is."""
+    found: dict[str, frozenset[str]] = {}
+    for word in WORD_RE.findall(text.lower()):
+        if word in NUMBERS:
+            found[NUMBERS[word]] = frozenset(analyze(word))
+    for m in PAIR_RE.finditer(text.lower()):
+        if len(m[1]) > 1 and m[1] not in FULL_STOPWORDS and m[1] not in QUESTION_WORDS:
+            found[m[1] + m[2]] = frozenset(analyze(f"{m[1]} {m[2]}"))
+    out = []
+    for word, stands_for in found.items():
+        stems = analyze(word)
+        if len(stems) == 1 and stems[0] not in terms and stands_for & terms:
+            out.append((word, stands_for & terms))
+    return tuple(out)
 
 
 def coverage(hit_terms: Sequence[str], terms: frozenset[str]) -> int:
@@ -156,71 +208,84 @@ def worth_noting(hit_terms: Sequence[str], terms: frozenset[str]) -> bool:
 
 
 def expansion(
-    hits: Sequence[Hit], used: set[str], rare: Callable[[str], float], limit: int = EXPANSION_TERMS
+    hits: Sequence[Hit],
+    used: set[str],
+    rare: Callable[[str], float],
+    limit: int = EXPANSION_TERMS,
+    stems: dict[str, list[str]] | None = None,
 ) -> list[str]:
-    """New words from the best hits, weighted by 1/rank and by ``rare`` (0 drops a word); never a speaker's
-    name or a chat's, which match everything that person said."""
-    names: set[str] = set()
-    for hit in hits:
-        names.update(analyze(hit.chat.name))
-        for w in hit.window:
-            names.update(analyze(w.turn.speaker))
+    """New words from the best hits, weighted by 1/rank and by ``rare`` of their stem (0 drops a word);
+    never a speaker's name or a chat's, which match everything that person said. ``stems`` caches each
+    word's analysis across a run's rounds."""
+    said_by = {hit.chat.name for hit in hits} | {w.turn.speaker for hit in hits for w in hit.window}
+    names = set(analyze(" ".join(said_by)))
     score: dict[str, float] = {}
+    stems = {} if stems is None else stems
     for rank, hit in enumerate(hits[:FEEDBACK_HITS], 1):
         for word in dict.fromkeys(content_words(hit.turn.text)):
             if len(word) < 4 or word.isdigit():
                 continue
-            stems = analyze(word)
-            if not stems or any(s in used or s in names for s in stems):
+            if word not in stems:
+                stems[word] = analyze(word)
+            if not stems[word] or any(s in used or s in names for s in stems[word]):
                 continue
             score[word] = score.get(word, 0.0) + 1.0 / rank
     for word in list(score):
-        score[word] *= rare(word)
+        score[word] *= rare(stems[word][0])
     best = [w for w in sorted(score, key=lambda w: -score[w]) if score[w] > 0][:limit]
     for word in best:
-        used.update(analyze(word))
+        used.update(stems[word])
     return best
 
 
-def run_planner(
-    question: str,
-    toolbox: Toolbox,
-    *,
-    now: datetime,
-    tz: tzinfo,
-    span: tuple[datetime, datetime] | None = None,
-) -> str:
-    """Drive the toolbox like a model would. ``span`` is the archive's first and last message. Returns why
-    the search stopped."""
-    p = plan(question, now=now, tz=tz, span=span)
+def run_planner(p: Plan, toolbox: Toolbox) -> str:
+    """Drive the toolbox like a model would, on the question's ``plan``. Returns why the search stopped."""
     rarity = _Rarity(toolbox)
-    used = set(p.terms)
-    keywords = " ".join(p.keywords)
-    search_between(toolbox, keywords, FIRST_TOP_K, None, None)
+    # The other spellings the archive holds join the question's words, and a hit holding one covers the
+    # words it stands for.
+    same: dict[str, frozenset[str]] = {}
+    others = []
+    for word, stands_for in p.spellings:
+        held = [t for t in analyze(word) if t not in p.terms and rarity.df(t) > 0]
+        if held:
+            same.update(dict.fromkeys(held, stands_for))
+            others.append(word)
+    used = set(p.terms) | same.keys()
+    stems: dict[str, list[str]] = {}
+    keywords = " ".join([*p.keywords, *others])
+
+    def covered(hit_terms: Sequence[str]) -> list[str]:
+        return [t for h in hit_terms for t in same.get(h, (h,))]
+
+    search_between(toolbox, keywords, FIRST_TOP_K, None, None, window=NOTE_WINDOW)
     if not toolbox.last_hits:
         toolbox.call("finish_search", {})
         return "finish_search"
     # The first round's hits are the question's own best matches: all that add turns are kept, as one
     # search would show them. Later rounds drift, so their hits must cover half of the question's terms.
-    note_best(toolbox, range(1, len(toolbox.last_hits) + 1), p.terms)
+    note_best(toolbox, range(1, len(toolbox.last_hits) + 1), p.terms, covered)
     queue: list[tuple[str, datetime | None, datetime | None, bool]] = []  # query, range, widened already
     if p.since or p.until:
         queue.append((keywords, p.since, p.until, False))
     last_hits = toolbox.last_hits
+    continued = False  # a spread question's words have run again once
     while not toolbox.exhausted:
+        own = False  # this round's blocks are the question's next best matches, noted as round 1's are
         if queue:
             query, since, until, widened = queue.pop(0)
         elif p.spread:
             # The same words again: the seen-session exclusion sends them to the next sessions, where the
-            # other occurrences are.
+            # other occurrences are. The first time, they are the question's next best matches after
+            # round 1's, as a bigger first search would have shown them.
             query, since, until, widened = keywords, None, None, False
+            own, continued = not continued, True
         else:
-            extra = expansion(last_hits, used, rarity)
+            extra = expansion(last_hits, used, rarity, stems=stems)
             if not extra:
                 break
-            query, since, until, widened = " ".join([*p.keywords, *extra]), None, None, False
+            query, since, until, widened = " ".join([keywords, *extra]), None, None, False
         # Later rounds rank by plain BM25: measured better than session fusion for these rounds.
-        search_between(toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False)
+        search_between(toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False, window=NOTE_WINDOW)
         hits = toolbox.last_hits
         if not hits:
             if since is not None and until is not None:
@@ -230,16 +295,23 @@ def run_planner(
                     0, (query, *_widened(since, until), True) if wider else (query, None, None, True)
                 )
             continue
-        note_best(toolbox, [i for i, h in enumerate(hits, 1) if worth_noting(h.terms, p.terms)], p.terms)
+        picks = [i for i, h in enumerate(hits, 1) if own or worth_noting(covered(h.terms), p.terms)]
+        note_best(toolbox, picks, p.terms, covered)
         last_hits = hits
     reason = "max_rounds" if toolbox.exhausted else "finish_search"
     toolbox.call("finish_search", {})
     return reason
 
 
-def note_best(toolbox: Toolbox, picks: Iterable[int], terms: frozenset[str]) -> None:
+def note_best(
+    toolbox: Toolbox,
+    picks: Iterable[int],
+    terms: frozenset[str],
+    covered: Callable[[Sequence[str]], Sequence[str]] = list,
+) -> None:
     """Note the last search's blocks ``picks`` (1-based) that add turns the notes lack, up to ``NOTE_CAP``
-    notes in all; when they do not all fit, those covering more of ``terms`` go first."""
+    notes in all; when they do not all fit, those covering more of ``terms`` go first. ``covered`` reads a
+    hit's terms as the question's (another spelling as the words it stands for)."""
     hits = toolbox.last_hits
     noted = {t for n in toolbox.notes for t in n.turn_ids}
     fresh = []
@@ -250,7 +322,7 @@ def note_best(toolbox: Toolbox, picks: Iterable[int], terms: frozenset[str]) -> 
         noted |= ids
         fresh.append(i)
     room = max(0, NOTE_CAP - len(toolbox.notes))
-    best = sorted(fresh, key=lambda i: -coverage(hits[i - 1].terms, terms))[:room]
+    best = sorted(fresh, key=lambda i: -coverage(covered(hits[i - 1].terms), terms))[:room]
     if best:
         toolbox.call("take_note", {"indices": sorted(best)})
 
@@ -263,7 +335,8 @@ def _widened(since: datetime, until: datetime) -> tuple[datetime, datetime]:
 
 
 class _Rarity:
-    """How rare a word is in the archive, from the search's own count of the turns that hold it."""
+    """How rare a word is in the archive: the index's count of the turns that hold it, or, for a search
+    function without one, the search's own count (a search per word, limited to the run's chats)."""
 
     def __init__(self, toolbox: Toolbox) -> None:
         self.toolbox = toolbox
@@ -271,31 +344,33 @@ class _Rarity:
 
     def df(self, term: str) -> int:
         if term not in self._df:
-            from refind_cli.request import SearchRequest
+            if self.toolbox.doc_freq is not None:
+                self._df[term] = self.toolbox.doc_freq(term)
+            else:
+                from refind_cli.request import SearchRequest
 
-            request = SearchRequest(term, k=1, window=0, chats=self.toolbox.chats, session_rank=False)
-            self._df[term] = self.toolbox.search_fn(request).total
+                request = SearchRequest(term, k=1, window=0, chats=self.toolbox.chats, session_rank=False)
+                self._df[term] = self.toolbox.search_fn(request).total
         return self._df[term]
 
-    def __call__(self, word: str) -> float:
-        """0 for a word only one turn holds (it leads nowhere new) or a common one; else the rarer, the
+    def __call__(self, stem: str) -> float:
+        """0 for a stem only one turn holds (it leads nowhere new) or a common one; else the rarer, the
         higher."""
-        stems = analyze(word)
-        n = self.df(stems[0]) if stems else 0
+        n = self.df(stem)
         if n < 2 or n > RARE_MAX:
             return 0.0
         return 1.0 / math.log2(1 + n)
 
 
 def extractive_answer(
-    question: str, notes: Sequence[Note], *, now: datetime, tz: tzinfo
+    terms: frozenset[str], notes: Sequence[Note], *, tz: tzinfo
 ) -> tuple[str, list[Citation]]:
-    """The best noted hit turns, quoted with their place and time: evidence, not a model's answer."""
+    """The best noted hit turns (those holding most of the question's ``terms``), quoted with their place
+    and time: evidence, not a model's answer."""
     from refind_cli.agent.answer import NOTHING_FOUND
 
     if not notes:
         return NOTHING_FOUND, []
-    terms = plan(question, now=now, tz=tz).terms
     scored = []
     for order, note in enumerate(notes):
         turn = next(t for t in note.turns if t.id == note.hit_turn_id)

@@ -12,7 +12,7 @@ from refind_cli.agent.budget import DEFAULT_BUDGET, Budget, Meter
 from refind_cli.agent.events import Answered, AskResult, EventSink, SearchFinished, ignore
 from refind_cli.agent.model_loop import run_model_search
 from refind_cli.agent.notice import Notifier
-from refind_cli.agent.tools import TOOLS, Registry, SearchFn, Toolbox
+from refind_cli.agent.tools import TOOLS, DocFreq, Registry, SearchFn, Toolbox
 
 if TYPE_CHECKING:
     from refind_cli.agent.llm import LLMClient, ModelConfig
@@ -36,23 +36,25 @@ def run(
     tools: Registry = TOOLS,
     on_event: EventSink = ignore,
     client_factory: Callable[[ModelConfig], LLMClient] | None = None,
+    doc_freq: DocFreq | None = None,
 ) -> AskResult:
     """Both stages over any search function. ``config`` None or ``offline`` runs the deterministic planner
     and never imports litellm. ``chats`` limits every search to those chat seqs; ``tools`` are the tools a
-    model is offered."""
+    model is offered; ``doc_freq`` (the index's) spares the offline planner a search per word it weighs."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}")
     if budget.max_rounds < 1:
         raise ValueError("max_rounds must be at least 1")
     scope = None if chats is None else tuple(chats)
-    toolbox = Toolbox(search_fn, now, tz, budget.max_rounds, on_event, tools, scope)
+    toolbox = Toolbox(search_fn, now, tz, budget.max_rounds, on_event, tools, scope, doc_freq)
     meter = Meter(budget, on_event)
     if offline or config is None:
         from refind_cli.agent import offline as planner  # loads the stemmer: only when the planner runs
 
-        reason = planner.run_planner(question, toolbox, now=now, tz=tz, span=span)
+        plan = planner.plan(question, now=now, tz=tz, span=span)
+        reason = planner.run_planner(plan, toolbox)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
-        text, citations = planner.extractive_answer(question, toolbox.notes, now=now, tz=tz)
+        text, citations = planner.extractive_answer(plan.terms, toolbox.notes, tz=tz)
         model, mode = None, "offline-extractive"
     else:
         if client_factory is None:

@@ -48,6 +48,7 @@ class ToolResult:
 Parse = Callable[[dict[str, Any]], dict[str, Any]]
 Execute = Callable[["Toolbox", dict[str, Any]], ToolResult]
 SearchFn = Callable[["SearchRequest"], "SearchResult"]
+DocFreq = Callable[[str], int]  # turns holding an analysed term, archive-wide (TurnIndex.doc_freq)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +165,7 @@ class Toolbox:
     on_event: EventSink = ignore
     tools: Registry = TOOLS
     chats: tuple[int, ...] | None = None  # the run's scope: chat seqs every search is limited to
+    doc_freq: DocFreq | None = None  # from the index when there is one; else counted by searches
     seen_sessions: set[str] = field(default_factory=set)
     last_hits: tuple[Hit, ...] = ()
     notes: list[Note] = field(default_factory=list)

@@ -23,6 +23,8 @@ The contract, for any engine:
   (``epoch_seconds``), ``request.chats`` the chat seqs to keep (None: all), ``exclude`` the session seqs to drop,
   ``speakers`` the speaker names to keep, exactly as the archive holds them (None: all).
 - ``expand`` lists the index's terms that start with a prefix, the ones in most turns first (for ``word*``).
+- ``doc_freq`` is the number of turns holding an analysed term, the n of its idf (the offline planner's
+  measure of how rare a word is).
 - ``matching`` holds every match; ``best`` holds at least every match scoring at least as high as the
   ``request.k``-th best, so a plain BM25 top k need not fetch every match. Both know ``total``, the number of
   matches; both hold their scores best first, in any order among equal scores (the method breaks ties).
@@ -136,6 +138,10 @@ class TurnIndex(Protocol):
 
     def expand(self, prefix: str, limit: int) -> list[str]:
         """Up to ``limit`` indexed terms starting with ``prefix``, those in the most turns first."""
+        ...
+
+    def doc_freq(self, term: str) -> int:
+        """The number of turns holding the analysed ``term``, as BM25's idf counts them."""
         ...
 
 

@@ -350,6 +350,9 @@ class TantivyIndex:
             term for term, _count in self._index.searcher().terms_with_prefix("text", prefix, limit=limit)
         ]
 
+    def doc_freq(self, term: str) -> int:
+        return self._index.searcher().doc_freq("text", term)
+
     # -- writing ----------------------------------------------------------------------------------------
 
     def _write_lock(self) -> contextlib.AbstractContextManager[None]:
