@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 
 import snowballstemmer
 
@@ -275,3 +275,23 @@ def analyzer_for(lang: str) -> Analyzer:
     if stemmer is None:
         return DEFAULT_ANALYZER
     return Analyzer(_stopwords(lang), name=lang, stemmer=stemmer, lang=lang)
+
+
+def query_analyzer(query: str, analyzers: Sequence[Analyzer]) -> Analyzer | None:
+    """Which of ``analyzers`` is of the language ``query`` is written in: the one whose stop words it uses
+    most; None when it uses none, or as many of two languages'. A query is too short to tell its language
+    from its text; its function words are what it has."""
+    words = {fold(w) for w in _SIMPLE_RE.findall(query.lower())}
+    used = sorted(((len(words & a.stopwords), i) for i, a in enumerate(analyzers)), reverse=True)
+    if not used or used[0][0] == 0 or (len(used) > 1 and used[1][0] == used[0][0]):
+        return None
+    return analyzers[used[0][1]]
+
+
+def question_analyzer(question: str, langs: Iterable[str]) -> Analyzer:
+    """The analyzer to read a question in, asked of chats in ``langs``: their language when they share one,
+    else the one of theirs whose stop words the question uses most, else English."""
+    analyzers = list({id(a): a for a in map(analyzer_for, langs)}.values())
+    if len(analyzers) == 1:
+        return analyzers[0]
+    return query_analyzer(question, analyzers) or DEFAULT_ANALYZER

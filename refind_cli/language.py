@@ -68,6 +68,10 @@ COMMON_WORDS: dict[str, frozenset[str]] = {
 }
 
 LANGUAGES = tuple(COMMON_WORDS)
+NAMES = {
+    "en": "English", "de": "German", "es": "Spanish", "fr": "French", "pt": "Portuguese", "it": "Italian",
+    "nl": "Dutch", "ru": "Russian", "tr": "Turkish",
+}  # fmt: skip
 
 _OWN_LETTERS = re.compile("[ışğ]")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")

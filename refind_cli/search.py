@@ -23,7 +23,6 @@ import contextlib
 import dataclasses
 import gc
 import heapq
-import re
 import sys
 import unicodedata
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -31,7 +30,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
-from refind_cli.analysis import Analyzer, fold
+from refind_cli.analysis import Analyzer, fold, query_analyzer
 from refind_cli.archive import Archive
 from refind_cli.errors import RefindError
 from refind_cli.index import Matches, TurnIndex, TurnKey, analyzer_of
@@ -232,17 +231,12 @@ def language_groups(
 
 
 def query_language_stopwords(query: str, analyzers: Sequence[Analyzer]) -> frozenset[str]:
-    """The stop words of the language ``query`` is written in, told among ``analyzers`` by which one's stop
-    words it uses most (none on a tie or when it uses none). Searching chats in several languages, each
-    analysis must leave these out: read as English, "wann war die Besichtigung" would keep "war" and "die",
-    content words there, and rank an English message about a war first (bench/RESULTS.md, Languages)."""
-    words = {fold(w) for w in _QUERY_WORD.findall(query.lower())}
-    used = sorted(((len(words & a.stopwords), i) for i, a in enumerate(analyzers)), reverse=True)
-    best, runner_up = used[0][0], used[1][0] if len(used) > 1 else 0
-    return analyzers[used[0][1]].stopwords if best > runner_up else frozenset()
-
-
-_QUERY_WORD = re.compile(r"[^\W_]+")
+    """The stop words of the language ``query`` is written in (``analysis.query_analyzer``), none when that
+    cannot be told. Searching chats in several languages, each analysis must leave these out: read as
+    English, "wann war die Besichtigung" would keep "war" and "die", content words there, and rank an
+    English message about a war first (bench/RESULTS.md, Languages)."""
+    told = query_analyzer(query, analyzers)
+    return frozenset() if told is None else told.stopwords
 
 
 class _Merged:

@@ -201,3 +201,37 @@ def test_turkish_function_words_are_stop_words():
     """The stop-words package's Turkish list is mis-encoded (Windows-1254 read as Latin-1: 'þey' for 'şey',
     'nasýl' for 'nasıl'); the analysis repairs it."""
     assert analyzer_for("tr").analyze("şey nasıl mı") == []
+
+
+def ask_json(home: Path, question: str, now: str) -> dict:
+    r = run(home, "ask", question, "--now", now, "--tz", "Europe/Berlin", "--json")
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def test_the_offline_planner_reads_the_question_in_the_chats_language(home_of: Callable[[str], Path]):
+    """German function words are no keywords, "letzte Woche" is a date range, and the answer is noted."""
+    home = home_of("de")
+    found = ask_json(home, "wann haben wir die wohnungen besichtigt?", "2024-03-20T12:00")
+    assert found["rounds"][0]["arguments"]["keywords"] == "wohnungen besichtigt"
+    assert any("können wir samstag um 11 besichtigen" in note["text"] for note in found["notes"])
+    dated = ask_json(home, "was war letzte woche mit der katze?", "2024-03-21T12:00")
+    searches = [r["arguments"] for r in dated["rounds"] if r["tool"] == "search_chat"]
+    assert searches[0]["keywords"] == "katze"
+    assert ("2024-03-11", "2024-03-17") in [(s["date_from"], s["date_to"]) for s in searches]
+
+
+def test_french_elided_articles_leave_the_word_they_stand_before():
+    from refind_cli.agent.offline import content_words
+
+    assert content_words("quand est-ce qu'on a visité l'appartement ?", analyzer_for("fr")) == [
+        "visité",
+        "appartement",
+    ]
+
+
+def test_a_model_is_told_the_chats_languages():
+    from refind_cli.agent.prompts import languages_note
+
+    assert languages_note(["en", "und"]) == languages_note([]) == ""
+    assert "written in German and English:" in languages_note(["de", "en"])

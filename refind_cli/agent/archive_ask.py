@@ -48,10 +48,14 @@ def ask(
     search_fn = archive_search(archive, index)
     if speakers is not None:
         search_fn = _only_from(search_fn, tuple(speakers))
+    languages = sorted(
+        {lang for chat, lang in archive.chat_languages().items() if chats is None or chat in chats}
+    )
     return run(
         question,
         search_fn=search_fn,
         span=archive.time_span(),
+        languages=languages,
         now=asked,
         tz=zone,
         chats=chats,

@@ -6,6 +6,7 @@ reply, to take its notes. The loop stops on finish_search or the first budget th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ def run_model_search(
     question: str,
     asked_at: datetime,
     span: tuple[datetime, datetime] | None,
+    languages: Sequence[str] = (),
     protocol: str,
     meter: Meter,
     notifier: Notifier,
@@ -35,7 +37,9 @@ def run_model_search(
     from refind_cli.agent.llm import ToolsRejected
 
     tz = toolbox.tz
-    system = prompts.search_system_prompt(asked_at=asked_at, tz=tz, span=span, max_rounds=toolbox.max_rounds)
+    system = prompts.search_system_prompt(
+        asked_at=asked_at, tz=tz, span=span, max_rounds=toolbox.max_rounds, languages=languages
+    )
     opening = prompts.question_message(question, asked_at, tz)
     mode = "text" if protocol == "text" else "tools"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,7 @@ from refind_cli.agent import prompts
 from refind_cli.agent.answer import Numbered, citation
 from refind_cli.agent.builtin_tools import DEFAULT_TOP_K, search_between
 from refind_cli.agent.events import Citation, Note
-from refind_cli.analysis import FULL_STOPWORDS, analyze
+from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
 from refind_cli.records import said
 from refind_cli.timeexpr import TimeRange
 
@@ -43,6 +43,33 @@ QUESTION_WORDS = frozenset(
     " mentioned many much often ever anything something someone anyone please could would should might may"
     " shall also recall recently".split()
 )
+# The same for the languages whose time words the planner reads (the stop word lists leave most of these as
+# content: "wanneer", "quando", "hangi").
+QUESTION_WORDS_OF = {
+    lang: frozenset(words.split())
+    for lang, words in {
+        "de": "was wer wen wem wessen wie wo woher wohin wann warum weshalb welche welcher welches welchen"
+        " wieviel wieviele viele oft erinnern erinnerst erzählt gesagt sagte schon mal jemals",
+        "es": "qué que quién quiénes cuándo cuando dónde donde cómo como cuál cuáles cuánto cuánta cuántos"
+        " cuántas por porqué recuerdas recuerdo dijo dije mencionó alguna vez",
+        "fr": "que quoi qui quand où comment pourquoi quel quelle quels quelles combien souviens rappelle"
+        " dit déjà jamais",
+        "pt": "que quem quando onde como porque qual quais quanto quanta quantos quantas lembra lembro"
+        " disse falou alguma vez",
+        "it": "che cosa chi quando dove come perché quale quali quanto quanta quanti quante ricordi ricordo"
+        " detto disse mai",
+        "nl": "wat wie wanneer waar hoe waarom welke welk hoeveel vaak herinner zei gezegd ooit",
+        "ru": "что кто когда где куда откуда как почему зачем какой какая какие сколько помнишь сказал"
+        " говорил",
+        "tr": "ne kim nerede nereye ne zaman nasıl neden niye hangi kaç hatırlıyor musun söyledi",
+    }.items()
+}
+
+
+def question_words(lang: str) -> frozenset[str]:
+    return QUESTION_WORDS_OF.get(lang, QUESTION_WORDS)
+
+
 WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 EXPANSION_TERMS = 3
 FEEDBACK_HITS = 3
@@ -77,15 +104,20 @@ class Plan:
     # Other ways to write the question's words, each with the stems of the words it stands for: searched
     # where the archive holds them ("check up" as "checkup", "three" as "3").
     spellings: tuple[tuple[str, frozenset[str]], ...] = ()
+    # The analysis of the question's language (the chats'): its stop words, stems and time words.
+    analyzer: Analyzer = field(default=DEFAULT_ANALYZER, compare=False)
 
 
-def content_words(text: str) -> list[str]:
-    """The words of ``text`` worth searching for, in order, once each."""
+def content_words(text: str, analyzer: Analyzer = DEFAULT_ANALYZER) -> list[str]:
+    """The words of ``text`` (in ``analyzer``'s language) worth searching for, in order, once each."""
+    stop, asking = analyzer.stopwords, question_words(analyzer.lang)
     words = []
     for word in WORD_RE.findall(text.lower()):
         word = word.replace("’", "'")
-        base = word.split("'", 1)[0]
-        if base in FULL_STOPWORDS or base in QUESTION_WORDS or word in FULL_STOPWORDS:
+        # English "don't" is "don"; French "l'appartement" and Italian "dell'anno" are their second part.
+        head, _, tail = word.partition("'")
+        base = tail if tail and analyzer is not DEFAULT_ANALYZER and not analyzer.analyze(head) else head
+        if base in stop or base in asking or word in stop:
             continue
         if len(base) < 2 and not base.isdigit():
             continue
@@ -105,12 +137,14 @@ _UNIT_DAYS = {"day": 1, "week": 7, "weekend": 7, "month": 31, "year": 366}
 _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "few": 3, "couple": 2, "couple of": 2}
 
 
-def _anchored(question: str, *, now: datetime, tz: tzinfo) -> list[TimeRange]:
+def _anchored(question: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
+    """Spans anchored to a date ("the week before 23 January 2023"), in English questions; the date itself
+    is read in ``lang``."""
     from refind_cli.timeexpr import find_ranges
 
     found = []
     for m in ANCHORED_RE.finditer(question):
-        after = find_ranges(question[m.end() :], now=now, tz=tz)
+        after = find_ranges(question[m.end() :], now=now, tz=tz, lang=lang)
         if not after or question.find(after[0].text, m.end()) > m.end() + 3:
             continue
         anchor = after[0]
@@ -146,14 +180,23 @@ def spreads(question: str) -> bool:
     return any(m[1].lower() not in FULL_STOPWORDS for m in PLURAL_RE.finditer(question))
 
 
-def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, datetime] | None = None) -> Plan:
-    """Keywords and an optional time range from the question alone. A time range is kept only where the
-    archive (``span``) has messages; one outside it stays words ("in 2010")."""
+def plan(
+    question: str,
+    *,
+    now: datetime,
+    tz: tzinfo,
+    span: tuple[datetime, datetime] | None = None,
+    analyzer: Analyzer = DEFAULT_ANALYZER,
+) -> Plan:
+    """Keywords and an optional time range from the question alone, read in ``analyzer``'s language (its stop
+    words, question words and time words). A time range is kept only where the archive (``span``) has
+    messages; one outside it stays words ("in 2010")."""
     from refind_cli.timeexpr import find_ranges
 
-    anchored = _anchored(question, now=now, tz=tz)
+    lang = analyzer.lang
+    anchored = _anchored(question, now=now, tz=tz, lang=lang)
     ranges = [*anchored]
-    for r in find_ranges(question, now=now, tz=tz):
+    for r in find_ranges(question, now=now, tz=tz, lang=lang):
         if not any(r.text in a.text for a in anchored):
             ranges.append(r)
     ranges = [r for r in ranges if _overlaps(r, span)]
@@ -161,9 +204,11 @@ def plan(question: str, *, now: datetime, tz: tzinfo, span: tuple[datetime, date
     for r in ranges:
         rest = rest.replace(r.text, " ")
     since, until = (ranges[0].start, ranges[0].end) if ranges else (None, None)
-    words = content_words(rest) or content_words(question) or question.split()
-    terms = frozenset(analyze(" ".join(words)))
-    return Plan(tuple(words), terms, since, until, spreads(question), spellings(rest, terms))
+    words = content_words(rest, analyzer) or content_words(question, analyzer) or question.split()
+    terms = frozenset(analyzer.analyze(" ".join(words)))
+    return Plan(
+        tuple(words), terms, since, until, spreads(question), spellings(rest, terms, analyzer), analyzer
+    )
 
 
 _TENS = "thirty forty fifty sixty seventy eighty ninety".split()
@@ -180,16 +225,22 @@ NUMBERS = _DIGITS | {digits: word for word, digits in _DIGITS.items()}
 PAIR_RE = re.compile(r"(?=\b([^\W\d_]+)[\s-]+([^\W\d_]+)\b)")
 
 
-def spellings(text: str, terms: frozenset[str]) -> tuple[tuple[str, frozenset[str]], ...]:
-    """Other ways people write the words of ``text``: number words as digits and back, and each pair of
-    neighbouring words joined into one. Only those analysed to one new stem; the planner searches those
-    the archive holds. Query time only: the index's analysis stays as it is."""
+def spellings(
+    text: str, terms: frozenset[str], analyzer: Analyzer = DEFAULT_ANALYZER
+) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Other ways people write the words of ``text``: number words as digits and back (English), and each
+    pair of neighbouring words joined into one ("Zahnarzt Termin" as "zahnarzttermin" too). Only those
+    analysed to one new stem; the planner searches those the archive holds. Query time only: the index's
+    analysis stays as it is."""
+    analyze = analyzer.analyze
     found: dict[str, frozenset[str]] = {}
-    for word in WORD_RE.findall(text.lower()):
-        if word in NUMBERS:
-            found[NUMBERS[word]] = frozenset(analyze(word))
+    if analyzer is DEFAULT_ANALYZER:
+        for word in WORD_RE.findall(text.lower()):
+            if word in NUMBERS:
+                found[NUMBERS[word]] = frozenset(analyze(word))
+    asking = question_words(analyzer.lang)
     for m in PAIR_RE.finditer(text.lower()):
-        if len(m[1]) > 1 and m[1] not in FULL_STOPWORDS and m[1] not in QUESTION_WORDS:
+        if len(m[1]) > 1 and m[1] not in analyzer.stopwords and m[1] not in asking:
             found[m[1] + m[2]] = frozenset(analyze(f"{m[1]} {m[2]}"))
     out = []
     for word, stands_for in found.items():
@@ -213,20 +264,21 @@ def expansion(
     rare: Callable[[str], float],
     limit: int = EXPANSION_TERMS,
     stems: dict[str, list[str]] | None = None,
+    analyzer: Analyzer = DEFAULT_ANALYZER,
 ) -> list[str]:
     """New words from the best hits, weighted by 1/rank and by ``rare`` of their stem (0 drops a word);
     never a speaker's name or a chat's, which match everything that person said. ``stems`` caches each
     word's analysis across a run's rounds."""
     said_by = {hit.chat.name for hit in hits} | {w.turn.speaker for hit in hits for w in hit.window}
-    names = set(analyze(" ".join(said_by)))
+    names = set(analyzer.analyze(" ".join(said_by)))
     score: dict[str, float] = {}
     stems = {} if stems is None else stems
     for rank, hit in enumerate(hits[:FEEDBACK_HITS], 1):
-        for word in dict.fromkeys(content_words(hit.turn.text)):
+        for word in dict.fromkeys(content_words(hit.turn.text, analyzer)):
             if len(word) < 4 or word.isdigit():
                 continue
             if word not in stems:
-                stems[word] = analyze(word)
+                stems[word] = analyzer.analyze(word)
             if not stems[word] or any(s in used or s in names for s in stems[word]):
                 continue
             score[word] = score.get(word, 0.0) + 1.0 / rank
@@ -246,7 +298,7 @@ def run_planner(p: Plan, toolbox: Toolbox) -> str:
     same: dict[str, frozenset[str]] = {}
     others = []
     for word, stands_for in p.spellings:
-        held = [t for t in analyze(word) if t not in p.terms and rarity.df(t) > 0]
+        held = [t for t in p.analyzer.analyze(word) if t not in p.terms and rarity.df(t) > 0]
         if held:
             same.update(dict.fromkeys(held, stands_for))
             others.append(word)
@@ -280,7 +332,7 @@ def run_planner(p: Plan, toolbox: Toolbox) -> str:
             query, since, until, widened = keywords, None, None, False
             own, continued = not continued, True
         else:
-            extra = expansion(last_hits, used, rarity, stems=stems)
+            extra = expansion(last_hits, used, rarity, stems=stems, analyzer=p.analyzer)
             if not extra:
                 break
             query, since, until, widened = " ".join([keywords, *extra]), None, None, False
@@ -363,10 +415,10 @@ class _Rarity:
 
 
 def extractive_answer(
-    terms: frozenset[str], notes: Sequence[Note], *, tz: tzinfo
+    terms: frozenset[str], notes: Sequence[Note], *, tz: tzinfo, analyzer: Analyzer = DEFAULT_ANALYZER
 ) -> tuple[str, list[Citation]]:
-    """The best noted hit turns (those holding most of the question's ``terms``), quoted with their place
-    and time: evidence, not a model's answer."""
+    """The best noted hit turns (those holding most of the question's ``terms``, analysed by ``analyzer``),
+    quoted with their place and time: evidence, not a model's answer."""
     from refind_cli.agent.answer import NOTHING_FOUND
 
     if not notes:
@@ -374,7 +426,7 @@ def extractive_answer(
     scored = []
     for order, note in enumerate(notes):
         turn = next(t for t in note.turns if t.id == note.hit_turn_id)
-        scored.append((-coverage(analyze(turn.text), terms), order, Numbered(0, turn, note.chat)))
+        scored.append((-coverage(analyzer.analyze(turn.text), terms), order, Numbered(0, turn, note.chat)))
     scored.sort(key=lambda s: (s[0], s[1]))
     # One quote per day, best first: a question about something that changed over time ("when did I move
     # the appointment?") wants evidence from each point of the timeline, not three lines from one day.

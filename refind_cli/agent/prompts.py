@@ -63,13 +63,19 @@ def fence(body: str) -> str:
 
 
 def search_system_prompt(
-    *, asked_at: datetime, tz: tzinfo, span: tuple[datetime, datetime] | None, max_rounds: int
+    *,
+    asked_at: datetime,
+    tz: tzinfo,
+    span: tuple[datetime, datetime] | None,
+    max_rounds: int,
+    languages: Sequence[str] = (),
 ) -> str:
     archive = (
         f"The archive holds messages from {fmt_day(span[0], tz)} to {fmt_day(span[1], tz)}."
         if span
         else "The archive is empty."
     )
+    archive += languages_note(languages)
     return f"""You search a person's own chat archive (messaging apps and AI assistant chats) to collect evidence for a question.
 You do NOT answer the question: a later step answers it from your notes alone, so anything you do not save is lost.
 
@@ -83,6 +89,22 @@ How to search:
   excluded automatically, so repeating a search shows new conversations.
 - You have {max_rounds} searches. Call finish_search when the notes hold the evidence or nothing more turns up.
 {DATA_NOTE} The tools only read the archive."""
+
+
+def languages_note(languages: Sequence[str]) -> str:
+    """What a model must know to search chats not in English (nothing when all are): the messages' words are
+    in their chats' languages, and a search matches other forms of a word there."""
+    from refind_cli.language import NAMES
+
+    told = [lang for lang in dict.fromkeys(languages) if lang and lang != "und"]
+    if not told or told == ["en"]:
+        return ""
+    names = [NAMES.get(lang, lang) for lang in told]
+    listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+    return (
+        f" Its chats are written in {listed}: search with the words the messages would contain, in their"
+        " chat's language (a search matches the other forms of a word in that language)."
+    )
 
 
 def question_message(question: str, asked_at: datetime, tz: tzinfo) -> str:

@@ -37,10 +37,13 @@ def run(
     on_event: EventSink = ignore,
     client_factory: Callable[[ModelConfig], LLMClient] | None = None,
     doc_freq: DocFreq | None = None,
+    languages: Sequence[str] = (),
 ) -> AskResult:
     """Both stages over any search function. ``config`` None or ``offline`` runs the deterministic planner
     and never imports litellm. ``chats`` limits every search to those chat seqs; ``tools`` are the tools a
-    model is offered; ``doc_freq`` (the index's) spares the offline planner a search per word it weighs."""
+    model is offered; ``doc_freq`` (the index's) spares the offline planner a search per word it weighs;
+    ``languages`` are those of the chats searched (ISO 639-1): the planner reads the question in theirs,
+    and a model is told them."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}")
     if budget.max_rounds < 1:
@@ -50,11 +53,13 @@ def run(
     meter = Meter(budget, on_event)
     if offline or config is None:
         from refind_cli.agent import offline as planner  # loads the stemmer: only when the planner runs
+        from refind_cli.analysis import question_analyzer
 
-        plan = planner.plan(question, now=now, tz=tz, span=span)
+        analyzer = question_analyzer(question, languages)
+        plan = planner.plan(question, now=now, tz=tz, span=span, analyzer=analyzer)
         reason = planner.run_planner(plan, toolbox)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
-        text, citations = planner.extractive_answer(plan.terms, toolbox.notes, tz=tz)
+        text, citations = planner.extractive_answer(plan.terms, toolbox.notes, tz=tz, analyzer=analyzer)
         model, mode = None, "offline-extractive"
     else:
         if client_factory is None:
@@ -69,6 +74,7 @@ def run(
             question=question,
             asked_at=now,
             span=span,
+            languages=languages,
             protocol=protocol,
             meter=meter,
             notifier=notifier,
