@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 
 from refind_cli import __version__
 from refind_cli.agent.builtin_tools import MAX_TOP_K, SEARCH_CHAT
-from refind_cli.agent.prompts import DATA_NOTE, fmt_day
+from refind_cli.agent.prompts import DATA_NOTE, fmt_day, languages_note
 from refind_cli.agent.tools import MalformedCall, as_int
 from refind_cli.errors import RefindError
 from refind_cli.facade import Home
@@ -262,7 +262,7 @@ class ArchiveTools:
             f"The archive holds messages from {fmt_day(min(firsts), self.tz)} to {fmt_day(max(lasts), self.tz)}."
             if firsts and lasts
             else "The archive is empty."
-        )
+        ) + languages_note([c.lang for c in self._chats()])
         return f"""Answer a question about my own chat history (messaging apps and AI assistant chats) from the messages themselves, found with the refind tools.
 
 Today is {fmt_day(now, self.tz)}, {now.strftime("%H:%M")} ({self.tz}). {archive}

@@ -235,3 +235,13 @@ def test_a_model_is_told_the_chats_languages():
 
     assert languages_note(["en", "und"]) == languages_note([]) == ""
     assert "written in German and English:" in languages_note(["de", "en"])
+
+
+def test_an_mcp_client_is_told_the_chats_languages(home_of: Callable[[str], Path]):
+    from datetime import UTC
+
+    from refind_cli.facade import Home
+    from refind_cli.mcp_server import ArchiveTools
+
+    with Home.open(home_of("de")) as home:
+        assert "Its chats are written in German:" in ArchiveTools(home, UTC).prompt("wann war das?")
