@@ -210,3 +210,9 @@ def test_a_chat_with_a_third_of_its_messages_in_english_keeps_its_language() -> 
         own = [line.split(": ", 1)[1] for line in lang.chat.splitlines() if line]
         mixed = [english[i % len(english)] if i % 3 == 2 else text for i, text in enumerate(own)]
         assert detect(mixed) == code, code
+
+
+def test_a_huge_message_is_told_from_its_beginning_not_read_whole() -> None:
+    german = "ich habe die Wohnung gestern gesehen und sie ist nicht schlecht " * 400
+    # Read whole, the English that follows would outweigh it; a 50 MB message is sampled, not read.
+    assert detect([german + "the and you it is " * 2_000_000]) == "de"
