@@ -213,6 +213,6 @@ def test_a_chat_with_a_third_of_its_messages_in_english_keeps_its_language() -> 
 
 
 def test_a_huge_message_is_told_from_its_beginning_not_read_whole() -> None:
-    german = "ich habe die Wohnung gestern gesehen und sie ist nicht schlecht " * 400
+    german = "ich habe die Wohnung gestern gesehen und sie ist nicht schlecht " * 1_000
     # Read whole, the English that follows would outweigh it; a 50 MB message is sampled, not read.
     assert detect([german + "the and you it is " * 2_000_000]) == "de"
