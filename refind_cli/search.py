@@ -244,10 +244,8 @@ class _Merged:
     """The matches of several engine calls over disjoint chats, as one ``Matches``, best score first."""
 
     def __init__(self, parts: list[Matches]) -> None:
-        ranked = sorted(
-            ((score, part, i) for part, m in enumerate(parts) for i, score in enumerate(m.scores)),
-            key=lambda item: -item[0],
-        )
+        # Each part's scores are in descending order already: merged, not sorted again.
+        ranked = list(heapq.merge(*map(_numbered, range(len(parts)), parts), key=lambda item: -item[0]))
         self._parts = parts
         self._where = [(part, i) for _, part, i in ranked]
         self.scores = [score for score, _, _ in ranked]
@@ -266,6 +264,10 @@ class _Merged:
             part: dict(zip(held, self._parts[part].turns(held), strict=True)) for part, held in asked.items()
         }
         return [found[part][i] for part, i in wanted]
+
+
+def _numbered(part: int, matches: Matches) -> Iterator[tuple[float, int, int]]:
+    return ((score, part, i) for i, score in enumerate(matches.scores))
 
 
 @contextlib.contextmanager
