@@ -479,6 +479,28 @@ def test_a_spread_question_notes_its_next_best_matches_like_round_one(tmp_path: 
         assert len({n.session_id for n in result.notes}) == 8
 
 
+def test_a_spread_question_naming_a_speaker_repeats_in_their_turns(tmp_path: Path) -> None:
+    # Forty days of Jonas asking about Maya's books (Maya answering "nice"), then the three days Maya says
+    # what she read: the question's words match Jonas's turns best, so only a search of Maya's own turns
+    # reaches hers within four rounds.
+    days = [[("Jonas", "Maya, read any books? I read books, books books"), ("Maya", "nice")]] * 40
+    days += [[("Maya", "I read a book about whales")]] * 3
+    with Archive.open(tmp_path / "home") as arch:
+        messages = [m for d, lines in enumerate(days) for m in conversation(T0 + timedelta(days=d), lines)]
+        import_chat(arch, Chat("whatsapp", "maya", "Maya"), messages)
+        idx = Index.open(tmp_path / "home")
+        idx.sync(arch)
+        ask = {"search_fn": archive_search(arch, idx), "span": arch.time_span(), "now": T0, "tz": BERLIN}
+        result = run("What books has Maya read?", doc_freq=idx.doc_freq, **ask)
+        assert [r.arguments.get("from") for r in result.rounds if r.tool == "search_chat"][1:] == [
+            ["Maya"]
+        ] * 3
+        assert any("whales" in t.text for n in result.notes for t in n.turns)
+        # A question naming nobody searches everyone's turns.
+        result = run("What books were read?", doc_freq=idx.doc_freq, **ask)
+        assert all("from" not in r.arguments for r in result.rounds)
+
+
 def test_other_spellings_of_the_question_words() -> None:
     assert spellings("my check-up and the three dogs", frozenset({"check", "three", "dog"})) == (
         ("3", frozenset({"three"})),

@@ -75,17 +75,20 @@ def search_between(
     *,
     session_rank: bool = True,
     window: int = DEFAULT_WINDOW,
+    speakers: tuple[str, ...] = (),
 ) -> ToolResult:
     """``search_chat`` from bounds already resolved. Its round and event show them as date_from/date_to
     would name them. ``session_rank`` False ranks by plain BM25, ``window`` the turns on each side of a hit
-    (the offline planner's measured choices). The planner reads the hits, not a model's text: the result
+    (the offline planner's measured choices); ``speakers``, as ``from``, keeps to their turns. The planner reads the hits, not a model's text: the result
     says how many, without the blocks."""
-    arguments = {
+    arguments: dict[str, Any] = {
         "keywords": keywords,
         "top_k": top_k,
         "date_from": readable(since, box.tz, end=False),
         "date_to": readable(until, box.tz, end=True),
     }
+    if speakers:
+        arguments["from"] = list(speakers)
 
     def execute() -> ToolResult:
         _check_budget(box)

@@ -1,19 +1,21 @@
 """The offline planner: the same search rounds without a model, and an extractive answer. No network, and
 nothing here imports litellm.
 
-Round 1 searches the question's content words over the whole archive and notes every hit that adds turns,
-as one search would show them, each with ``NOTE_WINDOW`` turns on either side (a search shows two). A time expression the question contains ("last week", "in March", "the week before 23
-January 2023", anchored to the date it names) becomes a filter only where the archive has messages; one that
-finds nothing is widened once, then dropped, and never ends the search. A question that counts, lists or
-aggregates (how many, which cities, the average) repeats its words, so the seen-session exclusion spreads it
-over sessions, and the first repeat's blocks, the question's next best matches, are noted as round 1's are;
-other questions add the new words of the previous round's best hits that are rare in the archive and are no
-speaker's name (query expansion from pseudo-relevance feedback). Any other later block is noted when its hit
-turn matches at least half of the question's terms. Every round also searches the other spellings of the
-question's words that the archive holds (number words as digits and back, "check up" / "check-up" as
-"checkup"), and a hit holding one covers the words it stands for. A block whose turns are mostly noted already (a neighbour of a noted hit in the same
-session) is not noted again, and a run keeps at most ``NOTE_CAP`` notes: round 1 asks for one block more
-than a model would, so a redundant block leaves room for the next one.
+Round 1 searches the question's content words over the whole archive and notes every hit that adds turns, as
+one search would show them, each with ``NOTE_WINDOW`` turns on either side (a search shows two). A time
+expression the question contains ("last week", "in March", "the week before 23 January 2023", anchored to the
+date it names) becomes a filter only where the archive has messages; one that finds nothing is widened once,
+then dropped, and never ends the search. A question that counts, lists or aggregates (how many, which cities,
+the average) repeats its words, so the seen-session exclusion spreads it over sessions (in one person's turns
+only when the question names one of round 1's speakers), and the first repeat's blocks, the question's next
+best matches, are noted as round 1's are; other questions add the new words of the previous round's best hits
+that are rare in the archive and are no speaker's name (query expansion from pseudo-relevance feedback). Any
+other later block is noted when its hit turn matches at least half of the question's terms. Every round also
+searches the other spellings of the question's words that the archive holds (number words as digits and back,
+"check up" / "check-up" as "checkup"), and a hit holding one covers the words it stands for. A block whose
+turns are mostly noted already (a neighbour of a noted hit in the same session) is not noted again, and a run
+keeps at most ``NOTE_CAP`` notes: round 1 asks for one block more than a model would, so a redundant block
+leaves room for the next one.
 """
 
 from __future__ import annotations
@@ -320,9 +322,13 @@ def run_planner(p: Plan, toolbox: Toolbox) -> str:
     if p.since or p.until:
         queue.append((keywords, p.since, p.until, False))
     last_hits = toolbox.last_hits
+    # A spread question about one of the people whose turns round 1 showed ("what books has Melanie
+    # read?") repeats its words in that person's turns only: their own turns hold the facts about them.
+    speaker = named_speaker(last_hits, p.terms, p.analyzer) if p.spread else None
     continued = False  # a spread question's words have run again once
     while not toolbox.exhausted:
         own = False  # this round's blocks are the question's next best matches, noted as round 1's are
+        who: tuple[str, ...] = ()
         if queue:
             query, since, until, widened = queue.pop(0)
         elif p.spread:
@@ -331,13 +337,16 @@ def run_planner(p: Plan, toolbox: Toolbox) -> str:
             # round 1's, as a bigger first search would have shown them.
             query, since, until, widened = keywords, None, None, False
             own, continued = not continued, True
+            who = (speaker,) if speaker else ()
         else:
             extra = expansion(last_hits, used, rarity, stems=stems, analyzer=p.analyzer)
             if not extra:
                 break
             query, since, until, widened = " ".join([keywords, *extra]), None, None, False
         # Later rounds rank by plain BM25: measured better than session fusion for these rounds.
-        search_between(toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False, window=NOTE_WINDOW)
+        search_between(
+            toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False, window=NOTE_WINDOW, speakers=who
+        )
         hits = toolbox.last_hits
         if not hits:
             if since is not None and until is not None:
@@ -353,6 +362,16 @@ def run_planner(p: Plan, toolbox: Toolbox) -> str:
     reason = "max_rounds" if toolbox.exhausted else "finish_search"
     toolbox.call("finish_search", {})
     return reason
+
+
+def named_speaker(
+    hits: Sequence[Hit], terms: frozenset[str], analyzer: Analyzer = DEFAULT_ANALYZER
+) -> str | None:
+    """The one speaker of ``hits`` (their windows included) whose first name is among the question's
+    ``terms``; None when the question names none or several."""
+    names = {w.turn.speaker for h in hits for w in h.window} | {h.turn.speaker for h in hits}
+    named = [n for n in names if (stems := analyzer.analyze(n)) and stems[0] in terms]
+    return named[0] if len(named) == 1 else None
 
 
 def note_best(
