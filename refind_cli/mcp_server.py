@@ -438,6 +438,10 @@ def serve(home: Home, *, tz: tzinfo, chats: Sequence[str] | None = None) -> None
     to those chats (RefindError when one matches nothing)."""
     import anyio
 
+    # A server lives on: with numpy loaded, every search of 2,000 matches or more fuses in it (5.5 ms against
+    # 27 in Python at 25,000 matches), not only those after a first very broad one. ~0.15 s of the start.
+    import numpy  # noqa: F401
+
     with home.reading():
         scope = home.chat_ids(chats)
     server = build(home, tz=tz, scope=scope, scope_names=tuple(chats) if chats else None)
