@@ -245,3 +245,22 @@ def test_an_mcp_client_is_told_the_chats_languages(home_of: Callable[[str], Path
 
     with Home.open(home_of("de")) as home:
         assert "Its chats are written in German:" in ArchiveTools(home, UTC).prompt("wann war das?")
+
+
+@pytest.mark.parametrize(
+    "lang, counting, single",
+    [
+        ("de", "wie viele bücher hat lena dieses jahr gelesen?", "wann war die besichtigung?"),
+        ("es", "¿cuántas veces fuimos al cine?", "¿dónde reservamos el vuelo?"),
+        ("fr", "combien de fois on est allés à la plage ?", "quand est-ce qu'on a visité l'appartement ?"),
+        ("pt", "quantos livros você leu esse ano?", "onde fica o apartamento?"),
+        ("it", "quante volte siamo andati al mare?", "dove abbiamo prenotato?"),
+        ("nl", "hoe vaak zijn we naar oma geweest?", "waar is de sleutel?"),
+        ("ru", "сколько раз мы ездили на дачу?", "где ключи от квартиры?"),
+        ("tr", "kaç kez sinemaya gittik?", "anahtarlar nerede?"),
+    ],
+)
+def test_counting_questions_spread_over_sessions_in_each_language(lang: str, counting: str, single: str):
+    from refind_cli.agent.offline import spreads
+
+    assert spreads(counting, lang) and not spreads(single, lang)

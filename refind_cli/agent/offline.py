@@ -175,8 +175,27 @@ SPREAD_RE = re.compile(
 PLURAL_RE = re.compile(r"\b(?:what|which)\s+([^\W_]+[^\Ws_]s)\b", re.I)
 
 
-def spreads(question: str) -> bool:
-    """Whether the answer spans sessions: a how many / how often question, or one asking which things."""
+# The same counting and listing words in the languages whose questions the planner reads.
+SPREAD_OF = {
+    lang: re.compile(rf"\b(?:{words})\b", re.I)
+    for lang, words in {
+        "de": r"wie\s+viele?|wieviele?|wie\s+oft|alle|jede[nrs]?|insgesamt|durchschnittlich|reihenfolge",
+        "es": r"cu[aá]nt[oa]s?|cada|tod[oa]s|total|promedio|orden",
+        "fr": r"combien|tou[ts]|toutes|chaque|total|moyenne|ordre",
+        "pt": r"quant[oa]s?|cada|tod[oa]s|total|m[eé]dia|ordem",
+        "it": r"quant[ioea]|ogni|tutt[ie]|totale|media|ordine",
+        "nl": r"hoeveel|hoe\s+vaak|alle|elke|totaal|gemiddeld|volgorde",
+        "ru": r"сколько|как\s+часто|все|всех|каждый|всего|средн\w*|порядок",
+        "tr": r"ka[çc]|ne\s+s[ıi]kl[ıi]kla|hepsi|t[üu]m|her|toplam|ortalama|s[ıi]ra",
+    }.items()
+}
+
+
+def spreads(question: str, lang: str = "en") -> bool:
+    """Whether the answer spans sessions: a how many / how often question, or one asking which things (the
+    plural rule is English's; other languages' counting and listing words are in ``SPREAD_OF``)."""
+    if lang in SPREAD_OF:
+        return bool(SPREAD_OF[lang].search(question))
     if SPREAD_RE.search(question):
         return True
     return any(m[1].lower() not in FULL_STOPWORDS for m in PLURAL_RE.finditer(question))
@@ -209,7 +228,7 @@ def plan(
     words = content_words(rest, analyzer) or content_words(question, analyzer) or question.split()
     terms = frozenset(analyzer.analyze(" ".join(words)))
     return Plan(
-        tuple(words), terms, since, until, spreads(question), spellings(rest, terms, analyzer), analyzer
+        tuple(words), terms, since, until, spreads(question, lang), spellings(rest, terms, analyzer), analyzer
     )
 
 
