@@ -7,8 +7,9 @@ Nothing is ever extracted to disk, so entry names (``../../etc/passwd``) are onl
 from __future__ import annotations
 
 import codecs
+import contextlib
 import zipfile
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from refind_cli.errors import InputError
@@ -92,6 +93,57 @@ def iter_file_chunks(path: Path) -> Generator[bytes, None, None]:
                 yield chunk
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+
+
+def shallowest(zf: zipfile.ZipFile, name: str) -> str | None:
+    """The shallowest member called ``name``: a zip of an export folder adds a folder level."""
+    found = [n for n in member_names(zf) if n.rsplit("/", 1)[-1] == name]
+    return min(found, key=lambda n: (n.count("/"), n)) if found else None
+
+
+@contextlib.contextmanager
+def named_file(
+    path: Path, name: str, what: str
+) -> Iterator[tuple[Generator[bytes, None, None], Path, str | None]]:
+    """The chunks of an export's one ``name`` file (``result.json``, ``conversations.json``): in the folder
+    ``path``, the shallowest in the zip ``path``, or ``path`` itself; with the path and the zip entry that
+    errors name. The zip stays open inside the block. ``what`` ends the error for an export without it."""
+    if path.is_dir():
+        file = path / name
+        if not file.is_file():
+            raise InputError(path, f"no {name} in this folder; not {what}")
+        yield iter_file_chunks(file), file, None
+    elif zipfile.is_zipfile(path):
+        with open_zip(path) as zf:
+            member = shallowest(zf, name)
+            if member is None:
+                raise InputError(path, f"no {name} in this zip; not {what}")
+            yield iter_member_chunks(zf, member, path), path, f"entry {member!r}"
+    else:
+        yield iter_file_chunks(path), path, None
+
+
+def named_head(path: Path, name: str, size: int) -> bytes:
+    """The first ``size`` bytes of an export's ``name`` file, as ``named_file`` finds it, without a BOM or
+    leading white space; b"" where there is none. Never raises: it serves a format's sniff."""
+    try:
+        if path.is_dir():
+            file = path / name
+            data = _head(file, size) if file.is_file() else b""
+        elif zipfile.is_zipfile(path):
+            with open_zip(path) as zf:
+                member = shallowest(zf, name)
+                data = next(iter_member_chunks(zf, member, path), b"")[:size] if member else b""
+        else:
+            data = _head(path, size)
+    except (InputError, OSError, ValueError):
+        return b""
+    return data.removeprefix(codecs.BOM_UTF8).lstrip()
+
+
+def _head(path: Path, size: int) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(size)
 
 
 def read_file(path: Path, limit: int = MAX_MEMBER_BYTES) -> bytes:

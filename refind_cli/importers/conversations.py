@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import zipfile
 from collections.abc import Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
+from refind_cli.importers.container import named_file, named_head
 
 FILE = "conversations.json"
 SNIFF_BYTES = 64 << 10
@@ -34,56 +33,22 @@ MAX_TOKEN = 32 << 20
 # Real conversations nest about ten levels (a message's metadata holds the deepest); far beyond that is a
 # hostile file.
 MAX_DEPTH = 100
-_BOM = b"\xef\xbb\xbf"
 
 
 # --- where the file is -----------------------------------------------------------------------------------
 
 
-def _zip_member(zf: zipfile.ZipFile) -> str | None:
-    """The shallowest ``conversations.json``: a zip of the unpacked folder adds one level."""
-    found = [n for n in member_names(zf) if n.rsplit("/", 1)[-1] == FILE]
-    return min(found, key=lambda n: (n.count("/"), n)) if found else None
-
-
 def head(path: Path) -> bytes:
     """The first bytes of the conversations file of a loose file, a zip or a folder (b"" if there is none),
     without a BOM or leading white space. Never raises."""
-    try:
-        if path.is_dir():
-            data = _file_head(path / FILE) if (path / FILE).is_file() else b""
-        elif zipfile.is_zipfile(path):
-            with open_zip(path) as zf:
-                name = _zip_member(zf)
-                data = next(iter_member_chunks(zf, name, path), b"")[:SNIFF_BYTES] if name else b""
-        else:
-            data = _file_head(path)
-    except (InputError, OSError, ValueError):
-        return b""
-    return data.removeprefix(_BOM).lstrip()
-
-
-def _file_head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.read(SNIFF_BYTES)
+    return named_head(path, FILE, SNIFF_BYTES)
 
 
 def read(path: Path, what: str) -> Iterator[tuple[str, dict[str, Any], Reader]]:
     """Each conversation object of the export at ``path``: where it is (``[3]``), the object, and the reader,
     which names places in errors. ``what`` names the format in errors ("a ChatGPT data export")."""
-    if path.is_dir():
-        file = path / FILE
-        if not file.is_file():
-            raise InputError(path, f"no {FILE} in this folder; not {what}")
-        yield from _read(iter_file_chunks(file), file, None, what)
-    elif zipfile.is_zipfile(path):
-        with open_zip(path) as zf:
-            name = _zip_member(zf)
-            if name is None:
-                raise InputError(path, f"no {FILE} in this zip; not {what}")
-            yield from _read(iter_member_chunks(zf, name, path), path, f"entry {name!r}", what)
-    else:
-        yield from _read(iter_file_chunks(path), path, None, what)
+    with named_file(path, FILE, what) as (chunks, where, entry):
+        yield from _read(chunks, where, entry, what)
 
 
 def _read(

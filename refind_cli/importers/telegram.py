@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-import zipfile
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
+from refind_cli.importers.container import named_file, named_head
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "telegram"
@@ -42,7 +41,6 @@ _DIALOG_TYPES = (
 )
 _SNIFF_DIALOG = re.compile(rb'"type"\s*:\s*"(?:' + b"|".join(t.encode() for t in _DIALOG_TYPES) + rb')"')
 _SNIFF_ACCOUNT = re.compile(rb'"(?:personal_information|left_chats|frequent_contacts)"\s*:|"chats"\s*:\s*\{')
-_BOM = b"\xef\xbb\xbf"
 _PARSER_BLOCK = 64 << 10
 MAX_TOKEN = 8 << 20
 _STARTS = frozenset({"start_map", "start_array"})
@@ -54,49 +52,16 @@ _DELETED = "Deleted account"
 
 
 def sniff(path: Path) -> bool:
-    try:
-        if path.is_dir():
-            head = _file_head(path / RESULT) if (path / RESULT).is_file() else b""
-        elif zipfile.is_zipfile(path):
-            with open_zip(path) as zf:
-                name = _zip_result(zf)
-                head = next(iter_member_chunks(zf, name, path), b"")[:_SNIFF_BYTES] if name else b""
-        else:
-            head = _file_head(path)
-    except (InputError, OSError, ValueError):
-        return False
-    head = head.removeprefix(_BOM).lstrip()
+    head = named_head(path, RESULT, _SNIFF_BYTES)
     return head.startswith(b"{") and bool(_SNIFF_DIALOG.search(head) or _SNIFF_ACCOUNT.search(head))
-
-
-def _file_head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.read(_SNIFF_BYTES)
-
-
-def _zip_result(zf: zipfile.ZipFile) -> str | None:
-    """The shallowest ``result.json``: zips of an export folder usually add one folder level."""
-    found = [n for n in member_names(zf) if n.rsplit("/", 1)[-1] == RESULT]
-    return min(found, key=lambda n: (n.count("/"), n)) if found else None
 
 
 # --- reading -----------------------------------------------------------------------------------------
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    if path.is_dir():
-        file = path / RESULT
-        if not file.is_file():
-            raise InputError(path, f"no {RESULT} in this folder; not a Telegram Desktop export")
-        yield from _parse(iter_file_chunks(file), file, None, tz)
-    elif zipfile.is_zipfile(path):
-        with open_zip(path) as zf:
-            name = _zip_result(zf)
-            if name is None:
-                raise InputError(path, f"no {RESULT} in this zip; not a Telegram Desktop export")
-            yield from _parse(iter_member_chunks(zf, name, path), path, f"entry {name!r}", tz)
-    else:
-        yield from _parse(iter_file_chunks(path), path, None, tz)
+    with named_file(path, RESULT, "a Telegram Desktop export") as (chunks, where, entry):
+        yield from _parse(chunks, where, entry, tz)
 
 
 def _parse(
