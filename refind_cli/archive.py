@@ -450,6 +450,7 @@ class Archive:
         self.path = path
         self.readonly = readonly
         self._chats: dict[int, ChatInfo] = {}
+        self._lang_column = False
         try:
             self.db = _connect_readonly(path) if readonly else _connect(path)
         except apsw.Error as exc:
@@ -700,8 +701,11 @@ class Archive:
         ]
 
     def _has_lang(self) -> bool:
-        """Whether chats have a language column: an archive opened read-only before m007 has none yet."""
-        return "lang" in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}
+        """Whether chats have a language column: an archive opened read-only before m007 has none yet (a
+        writer may add it meanwhile). Once there it stays, so a search asks SQLite only until it is."""
+        if not self._lang_column:
+            self._lang_column = "lang" in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}
+        return self._lang_column
 
     def chat_languages(self) -> dict[int, str]:
         """Each chat's language (seq -> ISO 639-1, "und" or ""), which decides how its turns are analysed."""

@@ -348,8 +348,9 @@ _TOOLS: tuple[tuple[types.Tool, Callable[[ArchiveTools, dict[str, Any]], dict[st
         types.Tool(
             name="list_chats",
             description=(
-                "The chats in the archive: id, name, source, number of messages, sessions and turns, and "
-                "the dates of the first and last message. search_chat's chats argument takes these names or ids."
+                "The chats in the archive: id, name, source, number of messages, sessions and turns, the "
+                "dates of the first and last message, and the language (ISO 639-1) each is searched in. "
+                "search_chat's chats argument takes these names or ids."
             ),
             input_schema=CHATS_INPUT,
             output_schema=CHATS_SCHEMA,

@@ -25,7 +25,7 @@ import gc
 import heapq
 import sys
 import unicodedata
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
@@ -211,8 +211,11 @@ def _search(
     if timeline_tz is not None:
         # The same matches the ranking used: one query, their times read from the index's fast fields.
         spread = _timeline([key[0] for key in matches.turns(range(len(matches.scores)))], timeline_tz)
+    # Every hit is of a chat of some group: one group covers them all; of several, each covers its chats.
     analyzers = {chat: analyzer for analyzer, chats, _ in groups for chat in chats or ()}
-    hits = _hits(archive, index, picked, terms, request.window, analyzers)
+    hits = _hits(
+        archive, index, picked, terms, request.window, lambda chat: analyzers.get(chat, groups[0][0])
+    )
     return SearchResult(request, hits, matches.total, spread)
 
 
@@ -362,7 +365,7 @@ def _hits(
     picked: _Picked,
     terms: Sequence[str],
     window: int,
-    analyzers: dict[int, Analyzer],
+    analyzer_of_chat: Callable[[int], Analyzer],
 ) -> tuple[Hit, ...]:
     out: list[Hit] = []
     for score, bm25, sess, ordinal in picked:
@@ -372,8 +375,7 @@ def _hits(
             # Forgotten by another process after this index was last synced.
             continue
         # Bounded by what it takes to find the terms, not by the analysed turn: one may be a 50 MB message.
-        analyzer = analyzers.get(turn.chat_seq) or analyzer_of(index, archive.chat(turn.chat_seq).lang)
-        own = terms_in(analyzer, index.indexed_text(turn.speaker, turn.text), terms)
+        own = terms_in(analyzer_of_chat(turn.chat_seq), index.indexed_text(turn.speaker, turn.text), terms)
         out.append(
             Hit(
                 rank=len(out) + 1,
