@@ -26,9 +26,8 @@ from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
-from refind_cli.agent import Budget, run
+from refind_cli.agent import Budget, ask
 from refind_cli.agent.answer import estimate_tokens, evidence
-from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.events import Event, EventSink, RemoteNotice, ignore
 from refind_cli.agent.notice import Notifier
 from refind_cli.archive import Archive
@@ -246,20 +245,18 @@ def _one(
     single = search(built.archive, built.index, q.question, k=k, session_rank=False)
     hits = [(h.turn.session_id, [h.turn.id, *(w.turn.id for w in h.window)]) for h in single.hits]
 
-    search_fn = archive_search(built.archive, built.index)
     started = time.perf_counter()
-    result = run(
+    result = ask(
+        built.archive,
+        built.index,
         q.question,
-        search_fn=search_fn,
-        span=built.archive.time_span(),
+        now=q.asked_at,
+        tz=UTC,
         config=config,
         offline=config is None,
         budget=Budget(max_rounds=max_rounds),
-        now=q.asked_at,
-        tz=UTC,
         on_event=on_event,
         client_factory=client_factory,
-        doc_freq=built.index.doc_freq,
     )
     seconds = time.perf_counter() - started
     note_turns = [t for n in result.notes for t in n.turn_ids]

@@ -79,8 +79,8 @@ def search_between(
 ) -> ToolResult:
     """``search_chat`` from bounds already resolved. Its round and event show them as date_from/date_to
     would name them. ``session_rank`` False ranks by plain BM25, ``window`` the turns on each side of a hit
-    (the offline planner's measured choices); ``speakers``, as ``from``, keeps to their turns. The planner reads the hits, not a model's text: the result
-    says how many, without the blocks."""
+    (the offline planner's measured choices); ``speakers``, as ``from``, keeps to their turns. The planner
+    reads the hits, not a model's text: the result says how many, without the blocks."""
     arguments: dict[str, Any] = {
         "keywords": keywords,
         "top_k": top_k,
