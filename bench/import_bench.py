@@ -151,18 +151,7 @@ def child(phase: str, export: Path, home: Path) -> None:
             raise SystemExit(result.error)
         count = sum(c.messages_added for c in result.chats)
     elif phase == "e2e":
-        from refind_cli.cli import main
-
-        sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", str(export)]
-        try:
-            main()
-        except SystemExit as exc:
-            if exc.code:
-                raise
-        from refind_cli.archive import Archive
-
-        with Archive.open(home) as archive:
-            count = archive.counts()["messages"]
+        count = cli_import(home, export)
     elif phase == "sqlite":
         messages, sessions = _written_rows(export, home / "source")
         start = time.perf_counter()  # the floor: SQLite alone, rows already built
@@ -225,6 +214,21 @@ def child(phase: str, export: Path, home: Path) -> None:
     print(json.dumps({"seconds": seconds, "messages": count, "rss_mb": rss_mb}))
 
 
+def cli_import(home: Path, export: Path, *options: str) -> int:
+    """``refind import`` run in this process, as a user runs it; the messages the archive holds after."""
+    from refind_cli.archive import Archive
+    from refind_cli.cli import main
+
+    sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", *options, str(export)]
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code:
+            raise
+    with Archive.open(home) as archive:
+        return archive.counts()["messages"]
+
+
 def run_phase(phase: str, export: Path, home: Path) -> dict:
     shutil.rmtree(home, ignore_errors=True)
     out = subprocess.run(
@@ -249,17 +253,7 @@ def format_child(phase: str, fmt: str, export: Path, home: Path) -> None:
 
         count = sum(sum(1 for _ in chat.messages) for chat in importers.read_export(export, fmt, UTC))
     else:
-        from refind_cli.archive import Archive
-        from refind_cli.cli import main
-
-        sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", "--format", fmt, str(export)]
-        try:
-            main()
-        except SystemExit as exc:
-            if exc.code:
-                raise
-        with Archive.open(home) as archive:
-            count = archive.counts()["messages"]
+        count = cli_import(home, export, "--format", fmt)
     seconds = time.perf_counter() - start
     sampler.done.set()
     sampler.join()
