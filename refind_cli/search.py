@@ -125,20 +125,51 @@ def _competition_ranks_np(np: Any, sorted_desc: Any) -> Any:
 
 def _fuse_numpy(scores: Sequence[float], sess: Sequence[int], k: int) -> list[tuple[int, float]]:
     """``_fuse_python`` for many hits, vectorized; the same float64 operations in the same order, so the
-    same results to the bit."""
+    same results to the bit.
+
+    Only turns that can reach the top k are ranked. A reciprocal rank is at most 1/61, so a turn whose fused
+    score reaches a bound L has both 1/(60 + r1) and 1/(60 + r2) >= L - 1/61: r1 and r2 at most some depth.
+    The k best BM25 turns give L (their fused scores, exact: every session's sum is known). The turns within
+    the depth are a prefix of the BM25 order, and their sessions' ranks need only the sums as deep as the
+    depth (a partition), not every session sorted. The best BM25 turns in poorly ranked sessions leave a
+    bound too low to prune by: then every session is ranked."""
     import numpy as np
 
-    n = len(scores)
     score = np.asarray(scores, dtype=np.float64)
     session = np.asarray(sess, dtype=np.int64)
-    r1 = _competition_ranks_np(np, score)
     sums = np.bincount(session, weights=score)  # sequential float64 sums, as the dict above
-    present = np.flatnonzero(sums)  # Lucene idf is positive, so every matching session sums to more than 0
+    # Lucene idf is positive, so every matching session sums to more than 0.
+    present_sums = sums[sums > 0]
+    # A competition rank looks back only (1 + the position of the first equal score): a prefix ranks alone.
+    head = sums[session[:k]]
+    head_r2 = 1 + np.count_nonzero(present_sums[None, :] > head[:, None], axis=1)
+    room = float(np.min(_fused(_competition_ranks_np(np, score[:k]), head_r2))) - 1.0 / (RRF_K + 1)
+    # 2 beyond the depth the bound allows: float rounding can only make the prefix longer, never too short.
+    depth = int(1.0 / room) - RRF_K + 2 if room > 0 else len(present_sums)
+    if depth < len(present_sums):
+        # The `depth` greatest sums, ascending. A sum at least the least of them has its exact rank (all the
+        # greater ones are among them); a smaller one gets depth + 1, a rank at least as good as its own,
+        # which still keeps its turns below the bound.
+        deepest = np.sort(np.partition(present_sums, len(present_sums) - depth)[len(present_sums) - depth :])
+        # The turns ranked within the depth: those scoring at least the turn at that position.
+        prefix = len(score) if depth >= len(score) else int(np.count_nonzero(score >= score[depth - 1]))
+        r2 = 1 + depth - np.searchsorted(deepest, sums[session[:prefix]], side="right")
+        return _at_least_kth(np, _fused(_competition_ranks_np(np, score[:prefix]), r2), k)
+    present = np.flatnonzero(sums)
     # Any order among equal sums: they share a competition rank (a stable sort cost twice as much).
-    by_sum = present[np.argsort(-sums[present])]
-    r2 = np.zeros(len(sums), dtype=np.int64)
-    r2[by_sum] = _competition_ranks_np(np, sums[by_sum])
-    fused = 1.0 / (RRF_K + r1) + 1.0 / (RRF_K + r2[session])
+    by_sum = present[np.argsort(-present_sums)]
+    r2_of = np.zeros(len(sums), dtype=np.int64)
+    r2_of[by_sum] = _competition_ranks_np(np, sums[by_sum])
+    return _at_least_kth(np, _fused(_competition_ranks_np(np, score), r2_of[session]), k)
+
+
+def _fused(r1: Any, r2: Any) -> Any:
+    return 1.0 / (RRF_K + r1) + 1.0 / (RRF_K + r2)
+
+
+def _at_least_kth(np: Any, fused: Any, k: int) -> list[tuple[int, float]]:
+    """(index, fused score) of every turn at least as good as the k-th best, in index order."""
+    n = len(fused)
     cut = np.partition(fused, n - k)[n - k]
     idx = np.flatnonzero(fused >= cut)
     return list(zip(idx.tolist(), fused[idx].tolist(), strict=True))

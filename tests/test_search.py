@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from fake_index import MemoryIndex, stored_length
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refind_cli.analysis import analyze
 from refind_cli.archive import Archive
@@ -344,6 +346,31 @@ def test_numpy_and_python_fusion_agree_to_the_bit(tmp_path: Path, monkeypatch: p
             got[threshold] = [(h.turn.id, h.score, h.bm25) for h in res.hits]
         assert got[0] == got[10**9] and got[0]
     arch.close()
+
+
+@st.composite
+def _matches(draw: st.DrawFn) -> tuple[list[float], list[int], int]:
+    """Scores best first, with ties (few distinct levels) or hardly any; sessions few or many, the best
+    turns often in a few sessions (as real matches are: then only those need ranking); a k."""
+    n = draw(st.integers(1, 400))
+    levels = draw(st.integers(1, 10_000))
+    scores = draw(st.lists(st.integers(1, levels), min_size=n, max_size=n))
+    sessions = draw(st.sampled_from([1, 5, 50, 500, 5000]))
+    sess = draw(st.lists(st.integers(0, sessions), min_size=n, max_size=n))
+    hot, few = draw(st.integers(0, n)), draw(st.integers(1, 4))
+    sess[:hot] = [i % few for i in range(hot)]
+    return sorted((x * 0.37 for x in scores), reverse=True), sess, draw(st.integers(1, min(n, 12)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_matches())
+def test_numpy_fusion_ranks_only_what_can_reach_the_top_and_agrees_with_python(
+    case: tuple[list[float], list[int], int],
+) -> None:
+    from refind_cli.search import _fuse_numpy, _fuse_python
+
+    scores, sess, k = case
+    assert _fuse_numpy(scores, sess, k) == _fuse_python(scores, sess, k)
 
 
 def test_results_do_not_depend_on_the_first_pass_size(
