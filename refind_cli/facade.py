@@ -235,12 +235,15 @@ class Home:
             **options,
         )
 
-    def search(self, request: SearchRequest, *, timeline: tzinfo | None = None) -> SearchResult:
-        """The ReFind search; with ``timeline`` (a zone), also how every match spreads over time there."""
+    def search(
+        self, request: SearchRequest, *, timeline: tzinfo | None = None, keep: list[object] | None = None
+    ) -> SearchResult:
+        """The ReFind search; with ``timeline`` (a zone), also how every match spreads over time there;
+        ``keep`` takes what a server frees after answering (``search.search``)."""
         from refind_cli.search import search
 
         with self._storage():
-            return search(self.archive(), self.index(), request, timeline_tz=timeline)
+            return search(self.archive(), self.index(), request, timeline_tz=timeline, keep=keep)
 
     def show(self, turn_or_session: str, *, around: str | None = None, context: int = 10) -> SessionView:
         """A whole session, or (given a turn id, or ``around``) the ``context`` turns either side of a turn."""

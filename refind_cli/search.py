@@ -188,21 +188,28 @@ def search(
     request: SearchRequest | str,
     *,
     timeline_tz: tzinfo | None = None,
+    keep: list[object] | None = None,
     **options: Any,
 ) -> SearchResult:
     """Search the turns for ``request``: a ``SearchRequest``, or, for convenience, the query text with the
     request's other fields as keyword arguments (``search(archive, index, "dentist", k=3, chats=[2])``).
-    With ``timeline_tz``, the result also says how every match spreads over time in that zone."""
+    With ``timeline_tz``, the result also says how every match spreads over time in that zone. With
+    ``keep``, the engine's matches go there instead of being freed on return: an object per matching turn,
+    ~1.2 ms to free at the median query of 1M turns, which a server can spend after it has answered."""
     if isinstance(request, str):
         request = _request(request, **options)
     elif options:
         raise TypeError("search() takes keyword options only with a query text, not with a SearchRequest")
     with collector_paused():
-        return _search(archive, index, request, timeline_tz)
+        return _search(archive, index, request, timeline_tz, keep)
 
 
 def _search(
-    archive: Archive, index: TurnIndex, request: SearchRequest, timeline_tz: tzinfo | None
+    archive: Archive,
+    index: TurnIndex,
+    request: SearchRequest,
+    timeline_tz: tzinfo | None,
+    keep: list[object] | None,
 ) -> SearchResult:
     languages = language_groups(archive, index, request.chats)
     drop = query_language_stopwords(request.query, [a for a, _ in languages]) if len(languages) > 1 else ()
@@ -232,6 +239,8 @@ def _search(
         )
         for _, chats, q in groups
     ]
+    if keep is not None:
+        keep.append(parts)
     matches = parts[0] if len(parts) == 1 else _Merged(parts)
     if request.sort == "time":
         picked = _newest(matches, request.k) if matches.total else []

@@ -96,3 +96,22 @@ def test_a_call_runs_with_the_collector_paused(tools: ArchiveTools, monkeypatch:
         assert not gc.isenabled()  # a caller's choice is left as it was
     finally:
         gc.enable()
+
+
+def test_a_served_call_leaves_its_matches_to_free_after_the_answer(home: Path) -> None:
+    """With the wire's release, a search's engine matches outlive the call (the collector paused) until the
+    answer is written; a refused call keeps nothing."""
+    spent = mcp_server.Spent()
+    with Home.open(home) as h:
+        tools = ArchiveTools(h, UTC, spent=spent)
+        result = call(tools, "search_chat", {"keywords": "piano"})
+        assert not result.is_error and result.structured_content["total"] == 1
+        assert spent.held and not gc.isenabled()
+        spent.release()
+        assert not spent.held and gc.isenabled()
+        # Calls answered before the wire wrote (concurrent ones) add theirs; one write frees all.
+        call(tools, "search_chat", {"keywords": "piano", "include_seen": True})
+        call(tools, "search_chat", {"keywords": "lesson", "include_seen": True})
+        assert len(spent.held) == 2
+        assert call(tools, "search_chat", {"keywords": "piano", "top_k": 0}).is_error
+        assert not spent.held and gc.isenabled()

@@ -1,0 +1,115 @@
+"""The stdio wire of `refind mcp` (``mcp_stdio``), below the protocol: lines of any size, the last without its
+newline, stray output kept off the protocol, a client gone, and the SDK's transport for what is not a pipe.
+The protocol over this wire is tested in test_mcp.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from refind_cli.mcp_stdio import Writer
+
+ECHO = """
+import os, sys, anyio
+from refind_cli import mcp_stdio
+
+async def main():
+    with mcp_stdio.wire(lambda: print("written", file=sys.stderr)) as wire:
+        if wire is None:
+            print("no wire")
+            return
+        lines, out = wire
+        print("stray print")
+        os.write(1, b"stray write\\n")
+        async for line in lines:
+            await out.write(line.upper())
+            await out.write("|")
+            await out.flush()
+    print("after")
+
+anyio.run(main)
+"""
+
+
+def echo(stdin: int | None, data: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-c", ECHO],
+        input=data if stdin is None else None,
+        stdin=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def test_lines_of_any_size_come_through_whole_and_only_they_reach_stdout() -> None:
+    big = "é" * 100_000  # 200 KB: many reads, and a multi-byte character across their edges
+    p = echo(None, f"one\n{big}\n\nlast without newline".encode())
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode() == f"ONE\n|{big.upper()}\n|\n|LAST WITHOUT NEWLINE|after\n"
+    # Stray output went to stderr while serving; stdout came back afterwards.
+    assert p.stderr.decode().splitlines() == ["stray print", "stray write"] + ["written"] * 4
+
+
+def test_undecodable_bytes_are_replaced_as_the_sdk_reads_them() -> None:
+    p = echo(None, b"caf\xe9\n")
+    assert p.stdout.decode() == "CAF\ufffd\n|after\n"
+
+
+def test_a_file_or_nothing_on_stdin_is_left_to_the_sdk(tmp_path: Path) -> None:
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("x\n")
+    with open(requests, "rb") as f:
+        assert echo(f.fileno()).stdout == b"no wire\n"
+    assert echo(subprocess.DEVNULL).stdout == b"no wire\n"
+
+
+def test_a_client_gone_is_a_closed_stream() -> None:
+    read, write = os.pipe()
+    os.close(read)
+    out = Writer(write, lambda: pytest.fail("nothing was written"))
+
+    async def send() -> None:
+        await out.write("{}\n")
+        await out.flush()
+
+    try:
+        with pytest.raises(anyio.ClosedResourceError):
+            anyio.run(send)
+    finally:
+        os.close(write)
+
+
+def test_refind_mcp_answers_requests_read_from_a_file(tmp_path: Path) -> None:
+    """`refind mcp < requests.jsonl`: the SDK's transport serves a file on stdin."""
+    from refind_cli.archive import Archive
+
+    home = tmp_path / "home"
+    Archive.open(home).close()
+    requests = tmp_path / "requests.jsonl"
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    requests.write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in (
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+            )
+        )
+    )
+    with open(requests, "rb") as f:
+        p = subprocess.run(
+            [sys.executable, "-m", "refind_cli", "--home", str(home), "mcp"],
+            stdin=f,
+            capture_output=True,
+            timeout=120,
+        )
+    assert p.returncode == 0, p.stderr
+    replies = [json.loads(line) for line in p.stdout.decode().splitlines()]
+    assert [r["id"] for r in replies] == [1, 2] and replies[1]["result"] == {}
