@@ -9,10 +9,12 @@ of each result against the tool's output schema included. Run bench/search_bench
 ``--baseline DIR`` also runs the server of another checkout (say ``git archive main | tar -x -C DIR``) on
 the same archive, its calls interleaved with this checkout's query by query and its starts with this one's,
 so that a before/after comparison sees the same machine load on a shared machine. The load average is
-printed at the start and the end.
+printed at the start and the end. The per-call figures come in rounds, each on a fresh server: on the 2
+shared cores one round's p50 can sit a millisecond or two from the next, so the median of the rounds is the
+figure, with the range of their p50s beside it.
 
 Usage: python bench/mcp_bench.py [--workdir /tmp/refind-bench-work] [--queries 200] [--starts 7] [--seed 7]
-                                 [--baseline DIR]
+                                 [--rounds 5] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from mcp.client.stdio import stdio_client
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from search_bench import percentiles, sample_queries
+from search_bench import sample_queries
 
 from refind_cli.archive import Archive
 from refind_cli.facade import Home
@@ -66,10 +68,10 @@ async def first_answer(params: StdioServerParameters, query: str) -> float:
 
 
 async def per_call(home: Path, queries: list[str], baseline: Path | None) -> dict[str, list[float]]:
-    """Milliseconds of each search_chat call over one connection, interleaved query by query with the
-    library's search in this process, so that all see the same machine load: search_chat with include_seen
-    (the plain search), ``Home.search`` (no MCP), then search_chat excluding the sessions this connection was
-    shown (up to 5 more each call); with a baseline, its two calls after each of ours."""
+    """Milliseconds of each search_chat call over one connection (a fresh server), interleaved query by query
+    with the library's search in this process, so that all see the same machine load: search_chat with
+    include_seen (the plain search), ``Home.search`` (no MCP), then search_chat excluding the sessions this
+    connection was shown (up to 5 more each call); with a baseline, its two calls after each of ours."""
     checkouts = {"": None} | ({"baseline ": baseline} if baseline is not None else {})
     ms: dict[str, list[float]] = {
         f"{name}{what}": [] for what in ("mcp", "mcp seen") for name in checkouts
@@ -100,6 +102,14 @@ async def per_call(home: Path, queries: list[str], baseline: Path | None) -> dic
     return ms
 
 
+def rounds_figure(rounds: list[list[float]]) -> str:
+    """p50 / p95 over several rounds: the median of the rounds' figures, and the range of their p50s."""
+    p50s = [statistics.median(r) for r in rounds]
+    p95s = [statistics.quantiles(r, n=100, method="inclusive")[94] for r in rounds]
+    spread = f"  (p50s {min(p50s):.2f}-{max(p50s):.2f})" if len(rounds) > 1 else ""
+    return f"{statistics.median(p50s):7.2f} / {statistics.median(p95s):7.2f}{spread}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/refind-bench-work"))
@@ -107,6 +117,7 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=7, help="server starts timed")
     ap.add_argument("--seed", type=int, default=7, help="as given to search_bench.py (the same queries)")
     ap.add_argument("--baseline", type=Path, help="another checkout whose server runs beside this one's")
+    ap.add_argument("--rounds", type=int, default=5, help="per-call rounds, each on a fresh connection")
     args = ap.parse_args()
     home = args.workdir / "home"
     if not (home / "archive.db").exists():
@@ -148,22 +159,24 @@ def main() -> None:
         flush=True,
     )
 
-    ms = anyio.run(per_call, home, queries, baseline)
-    print("per call, ms p50 / p95:")
+    runs = [anyio.run(per_call, home, queries, baseline) for _ in range(args.rounds)]
+    print(
+        f"per call, ms p50 / p95 ({args.rounds} rounds, each a fresh connection; the median of the rounds):"
+    )
     names = ("", "baseline ") if baseline is not None else ("",)
-    rows = [(f"{name}search_chat over MCP, include_seen=true", ms[name + "mcp"], "") for name in names]
-    rows.append(("Home.search in this process (no MCP)", ms["library"], ""))
+    rows = [(f"{name}search_chat over MCP, include_seen=true", name + "mcp", "") for name in names]
+    rows.append(("Home.search in this process (no MCP)", "library", ""))
     rows += [
-        (f"{name}search_chat over MCP, seen excluded", ms[name + "mcp seen"], f"  (up to {5 * len(queries)})")
+        (f"{name}search_chat over MCP, seen excluded", name + "mcp seen", f"  (up to {5 * len(queries)})")
         for name in names
     ]
-    for label, values, note in rows:
-        print(f"  {label:<50} {percentiles(values)}{note}")
+    for label, key, note in rows:
+        print(f"  {label:<50} {rounds_figure([run[key] for run in runs])}{note}")
     if baseline is not None:
         # Each query's two calls ran back to back: their difference is the change, with far less of the
         # machine's noise than the difference of two medians.
         for what in ("mcp", "mcp seen"):
-            paired = [a - b for a, b in zip(ms[what], ms["baseline " + what], strict=True)]
+            paired = [a - b for run in runs for a, b in zip(run[what], run["baseline " + what], strict=True)]
             print(f"  this - baseline, {what}, per query: median {statistics.median(paired):+.2f} ms")
     print(load())
 

@@ -288,13 +288,14 @@ class ArchiveTools:
     def prompt(self, question: str) -> str:
         """The ReFind method's instructions, for one question."""
         now = self.now(self.tz)
-        firsts = [c.first for c in self._chats() if c.first is not None]
-        lasts = [c.last for c in self._chats() if c.last is not None]
+        chats = self._chats()  # counts every chat's messages: ~50 ms at 1M, so once
+        firsts = [c.first for c in chats if c.first is not None]
+        lasts = [c.last for c in chats if c.last is not None]
         archive = (
             f"The archive holds messages from {fmt_day(min(firsts), self.tz)} to {fmt_day(max(lasts), self.tz)}."
             if firsts and lasts
             else "The archive is empty."
-        ) + languages_note([c.lang for c in self._chats()])
+        ) + languages_note([c.lang for c in chats])
         return f"""Answer a question about my own chat history (messaging apps and AI assistant chats) from the messages themselves, found with the refind tools.
 
 Today is {fmt_day(now, self.tz)}, {now.strftime("%H:%M")} ({self.tz}). {archive}
