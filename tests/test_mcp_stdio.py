@@ -113,3 +113,34 @@ def test_refind_mcp_answers_requests_read_from_a_file(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     replies = [json.loads(line) for line in p.stdout.decode().splitlines()]
     assert [r["id"] for r in replies] == [1, 2] and replies[1]["result"] == {}
+
+
+def test_refind_mcp_ends_quietly_when_its_client_stops_reading(tmp_path: Path) -> None:
+    """The SDK's transport ended this with a BrokenPipeError traceback and exit 1."""
+    from refind_cli.archive import Archive
+
+    home = tmp_path / "home"
+    Archive.open(home).close()
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    with subprocess.Popen(
+        [sys.executable, "-m", "refind_cli", "--home", str(home), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as p:
+        assert p.stdin and p.stdout and p.stderr
+
+        def send(message: dict[str, object]) -> None:
+            assert p.stdin
+            p.stdin.write((json.dumps(message) + "\n").encode())
+            p.stdin.flush()
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        assert json.loads(p.stdout.readline())["id"] == 1
+        p.stdout.close()
+        for i in range(3):
+            call = {"name": "search_chat", "arguments": {"keywords": "dentist"}}
+            send({"jsonrpc": "2.0", "id": 2 + i, "method": "tools/call", "params": call})
+        p.stdin.close()
+        assert p.wait(timeout=60) == 0
+        assert p.stderr.read() == b""
