@@ -3,10 +3,10 @@ whole with one system call, no thread in between.
 
 The SDK's stdio transport reads and writes through worker threads, three hand-offs between threads a call;
 this wire measured 0.45 ms faster a search_chat call at 1M turns (a ping 0.89 -> 0.46 ms; bench/RESULTS.md).
-It serves what MCP clients start servers with, a pipe or a socket on stdin; anything else (a terminal, a
-file) gets the SDK's transport. Like the SDK's, it moves the protocol off the standard descriptors while it
-serves: fd 0 reads the null device and fd 1 writes to stderr, so a stray read or print cannot touch the
-protocol, and both are put back at the end.
+Every request read before stdin ends is answered before the server ends (under the SDK's transport the
+last ones went unanswered when stdin closed right after them: `refind mcp < requests.jsonl`). Like the SDK's, it moves the protocol off the standard
+descriptors while it serves: fd 0 reads the null device and fd 1 writes to stderr, so a stray read or print
+cannot touch the protocol, and both are put back at the end.
 
 A response waits until the client has read enough of the last one to make room in the pipe: the server
 serves one call at a time anyway.
@@ -22,15 +22,18 @@ import sys
 from collections.abc import Callable, Iterator
 
 import anyio
+import anyio.lowlevel
 
 CHUNK = 1 << 16
 
 
 class Lines:
-    """The lines of a readable descriptor, as text (undecodable bytes replaced, as the SDK reads them)."""
+    """The lines of a readable descriptor, as text (undecodable bytes replaced, as the SDK reads them).
+    ``poll``: wait until it is readable (a pipe, a socket, a terminal); a file is read as it is."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, *, poll: bool) -> None:
         self._fd = fd
+        self._poll = poll
         self._buffer = bytearray()
         self._scanned = 0  # the buffer holds no newline before this
         self._eof = False
@@ -48,9 +51,15 @@ class Lines:
                 self._scanned = 0
                 return line
             if self._eof:
+                # The SDK cancels the requests still in progress when stdin ends: let every request read so
+                # far be answered first (a call runs without waiting on anything, so none is left behind).
+                await anyio.wait_all_tasks_blocked()
                 raise StopAsyncIteration
             self._scanned = len(self._buffer)
-            await anyio.wait_readable(self._fd)
+            if self._poll:
+                await anyio.wait_readable(self._fd)
+            else:
+                await anyio.lowlevel.checkpoint()
             data = os.read(self._fd, CHUNK)
             self._eof = not data
             self._buffer += data
@@ -82,15 +91,13 @@ class Writer:
 
 @contextlib.contextmanager
 def wire(written: Callable[[], None]) -> Iterator[tuple[Lines, Writer] | None]:
-    """The protocol's own descriptors while serving, or None when stdin is neither a pipe nor a socket, or
-    the descriptors cannot be moved (then the SDK's transport serves, and moves them itself). ``written``
-    runs after every message sent."""
+    """The protocol's own descriptors while serving, or None when they cannot be moved (then the SDK's
+    transport serves, and moves them itself). ``written`` runs after every message sent."""
     try:
         mode = os.fstat(0).st_mode
+        # epoll waits on these; a file or the null device always reads at once (and epoll refuses them).
+        poll = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(0)
     except OSError:
-        yield None
-        return
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         yield None
         return
     sys.stdout.flush()
@@ -110,7 +117,7 @@ def wire(written: Callable[[], None]) -> Iterator[tuple[Lines, Writer] | None]:
         yield None
         return
     try:
-        yield Lines(moved[0][1]), Writer(moved[1][1], written)
+        yield Lines(moved[0][1], poll=poll), Writer(moved[1][1], written)
     finally:
         _restore(moved)
 

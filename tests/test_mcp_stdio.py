@@ -1,5 +1,6 @@
 """The stdio wire of `refind mcp` (``mcp_stdio``), below the protocol: lines of any size, the last without its
-newline, stray output kept off the protocol, a client gone, and the SDK's transport for what is not a pipe.
+newline, stray output kept off the protocol, files and pipes, every request answered before stdin ends, a
+client gone.
 The protocol over this wire is tested in test_mcp.py."""
 
 from __future__ import annotations
@@ -21,9 +22,6 @@ from refind_cli import mcp_stdio
 
 async def main():
     with mcp_stdio.wire(lambda: print("written", file=sys.stderr)) as wire:
-        if wire is None:
-            print("no wire")
-            return
         lines, out = wire
         print("stray print")
         os.write(1, b"stray write\\n")
@@ -61,12 +59,13 @@ def test_undecodable_bytes_are_replaced_as_the_sdk_reads_them() -> None:
     assert p.stdout.decode() == "CAF\ufffd\n|after\n"
 
 
-def test_a_file_or_nothing_on_stdin_is_left_to_the_sdk(tmp_path: Path) -> None:
+def test_a_file_or_nothing_on_stdin_is_read_as_it_is(tmp_path: Path) -> None:
+    """epoll refuses files and the null device, which never make a reader wait: they are read without it."""
     requests = tmp_path / "requests.jsonl"
-    requests.write_text("x\n")
+    requests.write_text("x\ny")
     with open(requests, "rb") as f:
-        assert echo(f.fileno()).stdout == b"no wire\n"
-    assert echo(subprocess.DEVNULL).stdout == b"no wire\n"
+        assert echo(f.fileno()).stdout == b"X\n|Y|after\n"
+    assert echo(subprocess.DEVNULL).stdout == b"after\n"
 
 
 def test_a_client_gone_is_a_closed_stream() -> None:
@@ -85,34 +84,37 @@ def test_a_client_gone_is_a_closed_stream() -> None:
         os.close(write)
 
 
-def test_refind_mcp_answers_requests_read_from_a_file(tmp_path: Path) -> None:
-    """`refind mcp < requests.jsonl`: the SDK's transport serves a file on stdin."""
+@pytest.mark.parametrize("stdin", ["file", "pipe"])
+def test_refind_mcp_answers_every_request_read_before_stdin_ends(tmp_path: Path, stdin: str) -> None:
+    """`refind mcp < requests.jsonl`, or a client that writes its requests and closes: the SDK's transport
+    left the last ones unanswered (it cancels requests in progress when stdin ends)."""
     from refind_cli.archive import Archive
 
     home = tmp_path / "home"
     Archive.open(home).close()
-    requests = tmp_path / "requests.jsonl"
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
-    requests.write_text(
-        "".join(
-            json.dumps(r) + "\n"
-            for r in (
-                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": 2, "method": "ping"},
-            )
+    search = {"name": "search_chat", "arguments": {"keywords": "dentist"}}
+    requests = "".join(
+        json.dumps(r) + "\n"
+        for r in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": search},
+            {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": search},
         )
     )
-    with open(requests, "rb") as f:
-        p = subprocess.run(
-            [sys.executable, "-m", "refind_cli", "--home", str(home), "mcp"],
-            stdin=f,
-            capture_output=True,
-            timeout=120,
-        )
-    assert p.returncode == 0, p.stderr
-    replies = [json.loads(line) for line in p.stdout.decode().splitlines()]
-    assert [r["id"] for r in replies] == [1, 2] and replies[1]["result"] == {}
+    refind = [sys.executable, "-m", "refind_cli", "--home", str(home), "mcp"]
+    for _ in range(3):
+        if stdin == "file":
+            (tmp_path / "requests.jsonl").write_text(requests)
+            with open(tmp_path / "requests.jsonl", "rb") as f:
+                p = subprocess.run(refind, stdin=f, capture_output=True, timeout=120)
+        else:
+            p = subprocess.run(refind, input=requests.encode(), capture_output=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        replies = [json.loads(line) for line in p.stdout.decode().splitlines()]
+        assert sorted(r["id"] for r in replies) == [1, 2, 3, 4]
 
 
 def test_refind_mcp_ends_quietly_when_its_client_stops_reading(tmp_path: Path) -> None:
