@@ -13,8 +13,10 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from refind_cli.mcp_stdio import Writer
+from refind_cli.mcp_stdio import Lines, Writer
 
 ECHO = """
 import os, sys, anyio
@@ -57,6 +59,46 @@ def test_lines_of_any_size_come_through_whole_and_only_they_reach_stdout() -> No
 def test_undecodable_bytes_are_replaced_as_the_sdk_reads_them() -> None:
     p = echo(None, b"caf\xe9\n")
     assert p.stdout.decode() == "CAF\ufffd\n|after\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    # Newlines often, multi-byte characters, their pieces alone, bytes that are never UTF-8.
+    data=st.lists(
+        st.sampled_from([b"\n", b"a", b"\r", "\u00e9".encode(), b"\xc3", b"\xa9", b"\xff"]), max_size=400
+    ).map(b"".join)
+    | st.binary(max_size=3000),
+    cuts=st.lists(st.integers(1, 50), max_size=30),
+)
+def test_lines_are_the_decoded_input_however_it_arrives(data: bytes, cuts: list[int]) -> None:
+    """Whatever the pieces the pipe delivers, the lines are the input decoded as the SDK decodes it, split
+    after every newline."""
+    read, write = os.pipe()
+
+    async def main() -> list[str]:
+        async def feed() -> None:
+            rest = data
+            for cut in cuts:
+                os.write(write, rest[:cut])
+                rest = rest[cut:]
+                await anyio.sleep(0)
+            os.write(write, rest)
+            os.close(write)
+
+        got: list[str] = []
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(feed)
+            async for line in Lines(read, poll=True):
+                got.append(line)
+        return got
+
+    try:
+        lines = anyio.run(main)
+    finally:
+        os.close(read)
+    assert "".join(lines) == data.decode("utf-8", "replace")
+    assert all(line.endswith("\n") for line in lines[:-1]) and "" not in lines
+    assert all("\n" not in line[:-1] for line in lines)  # split at every newline, not past one
 
 
 def test_a_file_or_nothing_on_stdin_is_read_as_it_is(tmp_path: Path) -> None:
