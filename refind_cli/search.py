@@ -140,12 +140,16 @@ def _fuse_numpy(scores: Sequence[float], sess: Sequence[int], k: int) -> list[tu
     sums = np.bincount(session, weights=score)  # sequential float64 sums, as the dict above
     # Lucene idf is positive, so every matching session sums to more than 0.
     present_sums = sums[sums > 0]
-    # A competition rank looks back only (1 + the position of the first equal score): a prefix ranks alone.
-    head = sums[session[:k]]
-    head_r2 = 1 + np.count_nonzero(present_sums[None, :] > head[:, None], axis=1)
-    room = float(np.min(_fused(_competition_ranks_np(np, score[:k]), head_r2))) - 1.0 / (RRF_K + 1)
-    # 2 beyond the depth the bound allows: float rounding can only make the prefix longer, never too short.
-    depth = int(1.0 / room) - RRF_K + 2 if room > 0 else len(present_sums)
+    depth = len(present_sums)
+    if k <= _PRUNED_K_MOST:
+        # A competition rank looks back only (1 + the position of the first equal score): a prefix ranks
+        # alone. The k head sessions' ranks compare k x sessions sums at once, hence the cap on k.
+        head = sums[session[:k]]
+        head_r2 = 1 + np.count_nonzero(present_sums[None, :] > head[:, None], axis=1)
+        room = float(np.min(_fused(_competition_ranks_np(np, score[:k]), head_r2))) - 1.0 / (RRF_K + 1)
+        # 2 beyond the depth the bound allows: float rounding can only make the prefix longer, never shorter.
+        if room > 0:
+            depth = int(1.0 / room) - RRF_K + 2
     if depth < len(present_sums):
         # The `depth` greatest sums, ascending. A sum at least the least of them has its exact rank (all the
         # greater ones are among them); a smaller one gets depth + 1, a rank at least as good as its own,
@@ -161,6 +165,11 @@ def _fuse_numpy(scores: Sequence[float], sess: Sequence[int], k: int) -> list[tu
     r2_of = np.zeros(len(sums), dtype=np.int64)
     r2_of[by_sum] = _competition_ranks_np(np, sums[by_sum])
     return _at_least_kth(np, _fused(_competition_ranks_np(np, score), r2_of[session]), k)
+
+
+# The largest k whose fusion is pruned: `refind search -k 1000` over 300,000 matching sessions would compare
+# 300 million pairs; the agent's and MCP's k is at most 20.
+_PRUNED_K_MOST = 32
 
 
 def _fused(r1: Any, r2: Any) -> Any:

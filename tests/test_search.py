@@ -359,7 +359,7 @@ def _matches(draw: st.DrawFn) -> tuple[list[float], list[int], int]:
     sess = draw(st.lists(st.integers(0, sessions), min_size=n, max_size=n))
     hot, few = draw(st.integers(0, n)), draw(st.integers(1, 4))
     sess[:hot] = [i % few for i in range(hot)]
-    return sorted((x * 0.37 for x in scores), reverse=True), sess, draw(st.integers(1, min(n, 12)))
+    return sorted((x * 0.37 for x in scores), reverse=True), sess, draw(st.integers(1, min(n, 40)))
 
 
 @settings(max_examples=300, deadline=None)
