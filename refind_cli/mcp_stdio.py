@@ -2,7 +2,7 @@
 whole with one system call, no thread in between.
 
 The SDK's stdio transport reads and writes through worker threads, three hand-offs between threads a call;
-with this wire a search_chat call at 1M turns took 0.45 ms less, a ping 0.46 ms instead of 0.89
+with this wire a search_chat call at 1M turns took 0.42 ms less, a ping 0.50 ms instead of 0.89
 (bench/RESULTS.md). Every request read before stdin ends is answered before the server ends: under the
 SDK's transport the last ones went unanswered when stdin closed right after them (`refind mcp <
 requests.jsonl`). Like the SDK's, it moves the protocol off the standard descriptors while it serves: fd 0
