@@ -104,15 +104,14 @@ def wire(written: Callable[[], None]) -> Iterator[tuple[Lines, Writer] | None]:
     sys.stdout.flush()
     moved: list[tuple[int, int]] = []  # (standard fd, the duplicate that keeps what it was)
     try:
-        for fd, stand_in in ((0, os.devnull), (1, None)):
-            keep = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-            moved.append((fd, keep))
-            if stand_in is None:
-                os.dup2(2, fd)
-            else:
-                null = os.open(stand_in, os.O_RDONLY)
-                os.dup2(null, fd)
-                os.close(null)
+        for fd in (0, 1):
+            moved.append((fd, fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)))
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+        os.dup2(2, 1)
     except OSError:
         _restore(moved)
         yield None
