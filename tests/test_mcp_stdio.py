@@ -16,7 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from refind_cli.archive import Archive
 from refind_cli.mcp_stdio import Lines, Writer
+
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
 
 ECHO = """
 import os, sys, anyio
@@ -126,20 +129,25 @@ def test_a_client_gone_is_a_closed_stream() -> None:
         os.close(write)
 
 
-@pytest.mark.parametrize("stdin", ["file", "pipe"])
-def test_refind_mcp_answers_every_request_read_before_stdin_ends(tmp_path: Path, stdin: str) -> None:
-    """`refind mcp < requests.jsonl`, or a client that writes its requests and closes: the SDK's transport
-    left the last ones unanswered (it cancels requests in progress when stdin ends)."""
-    from refind_cli.archive import Archive
-
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty archive for `refind mcp` to serve."""
     home = tmp_path / "home"
     Archive.open(home).close()
-    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    return home
+
+
+@pytest.mark.parametrize("stdin", ["file", "pipe"])
+def test_refind_mcp_answers_every_request_read_before_stdin_ends(
+    home: Path, tmp_path: Path, stdin: str
+) -> None:
+    """`refind mcp < requests.jsonl`, or a client that writes its requests and closes: the SDK's transport
+    left the last ones unanswered (it cancels requests in progress when stdin ends)."""
     search = {"name": "search_chat", "arguments": {"keywords": "dentist"}}
     requests = "".join(
         json.dumps(r) + "\n"
         for r in (
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": search},
             {"jsonrpc": "2.0", "id": 3, "method": "ping"},
@@ -159,13 +167,8 @@ def test_refind_mcp_answers_every_request_read_before_stdin_ends(tmp_path: Path,
         assert sorted(r["id"] for r in replies) == [1, 2, 3, 4]
 
 
-def test_refind_mcp_ends_quietly_when_its_client_stops_reading(tmp_path: Path) -> None:
+def test_refind_mcp_ends_quietly_when_its_client_stops_reading(home: Path) -> None:
     """The SDK's transport ended this with a BrokenPipeError traceback and exit 1."""
-    from refind_cli.archive import Archive
-
-    home = tmp_path / "home"
-    Archive.open(home).close()
-    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
     with subprocess.Popen(
         [sys.executable, "-m", "refind_cli", "--home", str(home), "mcp"],
         stdin=subprocess.PIPE,
@@ -179,7 +182,7 @@ def test_refind_mcp_ends_quietly_when_its_client_stops_reading(tmp_path: Path) -
             p.stdin.write((json.dumps(message) + "\n").encode())
             p.stdin.flush()
 
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
         assert json.loads(p.stdout.readline())["id"] == 1
         p.stdout.close()
         for i in range(3):
