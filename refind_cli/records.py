@@ -66,6 +66,9 @@ class Message(NamedTuple):
     reply_to: str | None = None  # source id of the message this one replies to
     edited: bool = False
     raw: str = ""  # the source record verbatim: the line(s) of a text export, the JSON object otherwise
+    # Written by the person whose export this is, where the export says so ("Me", 회원님, is_from_me, an SMS
+    # of type sent): what `--from me` finds.
+    own: bool = False
 
 
 @dataclass(frozen=True, slots=True)
