@@ -155,9 +155,13 @@ def main() -> None:
             samples["2000"] += [(code, drawn(msgs, 2000, seed)) for seed in range(i, i + 2)]
     only = set(args.only.split(","))
     found = identifiers(only)
-    print(f"{len(chats)} languages; samples: " + ", ".join(f"{k} words: {len(v)}" for k, v in samples.items()))
-    print(f"{'identifier':<24} {'10 words':>9} {'20 words':>9} {'40 words':>9} {'200 words':>10} {'2000 words':>11}"
-          f" {'ms/2000':>8} most often wrong at 10 words")
+    print(
+        f"{len(chats)} languages; samples: " + ", ".join(f"{k} words: {len(v)}" for k, v in samples.items())
+    )
+    print(
+        f"{'identifier':<24} {'10 words':>9} {'20 words':>9} {'40 words':>9} {'200 words':>10} {'2000 words':>11}"
+        f" {'ms/2000':>8} most often wrong at 10 words"
+    )
     for name, tell in found.items():
         accuracy = []
         wrong: dict[str, int] = {}

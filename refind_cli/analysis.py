@@ -1,8 +1,11 @@
 """The analyzers: the same tokens are indexed and searched for, so a query matches exactly what a turn says.
 
 Lowercase, split on anything that is not a letter or a digit, drop stop words, stem. English (and a chat whose
-language is unknown) gets the original Porter algorithm, as in the ReFind paper, with NLTK's stop words; a chat
-in another language with a Snowball stemmer gets that stemmer and that language's stop words (``analyzer_for``).
+language is unknown) gets the original Porter algorithm, as in the ReFind paper, with NLTK's stop words. Every
+other language is analysed from data (``analyzer_for``): the Snowball stemmer of that name where the stemmer
+library has one, the stop-words package's list where it has one, and where no stemmer exists, its words cut
+to their first ``TRUNCATE`` letters (measured against no stemming, bench/RESULTS.md, issue 21). Long words
+also give their leading and trailing parts as terms, so that "arzt" finds "Zahnarzt" and "Arzttermin".
 Chinese, Japanese and Korean runs have no spaces between words, so they become overlapping character bigrams (a
 lone character stays a unigram), which is what Lucene's CJK analyzer does; so do Thai, Lao, Khmer and Myanmar,
 which write without spaces too and have no dictionary here.
@@ -11,11 +14,14 @@ which write without spaces too and have no dictionary here.
 from __future__ import annotations
 
 import functools
+import heapq
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 import snowballstemmer
+
+from refind_cli.language import MIXED, UNDETERMINED
 
 # Lucene's default English stop words (tantivy's Filter.stopword("english"), bm25s STOPWORDS_EN).
 LUCENE_STOPWORDS: frozenset[str] = frozenset(
@@ -116,27 +122,40 @@ _CACHE_LIMIT = 500_000
 class Analyzer:
     """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word.
 
-    ``stemmer`` names a Snowball algorithm. Porter (English) stems the folded word, as it always has; every
-    other stemmer sees the word with its accents (their rules read them: French "-é", Turkish vowel harmony)
-    and the stem is folded after, so "médicos" and "medicos" both end as "medic"."""
+    ``stemmer`` names a Snowball algorithm; None cuts each word to its first ``truncate`` letters (all of it
+    when 0). Porter (English) stems the folded word, as it always has; every other stemmer sees the word with
+    its accents (their rules read them: French "-é", Turkish vowel harmony) and the stem is folded after, so
+    "médicos" and "medicos" both end as "medic". With ``parts`` (a length), a stem at least twice that long is
+    also indexed as each of its heads and tails of at least that length: the parts of a compound, among
+    pieces that match nothing. Only turns get them (``index_text``); a query's word is matched as it is."""
 
     def __init__(
         self,
         stopwords: Iterable[str] = FULL_STOPWORDS,
         name: str = "full",
         *,
-        stemmer: str = "porter",
+        stemmer: str | None = "porter",
         lang: str = "en",
+        truncate: int = 0,
+        parts: int = 0,
     ) -> None:
         self.stopwords = frozenset(stopwords)
         # Part of the index's identity: an index built with other stop words must not be reused.
         self.name = name
         self.lang = lang
-        self._stem = snowballstemmer.stemmer(stemmer).stemWord
+        if stemmer is not None:
+            self._stem = snowballstemmer.stemmer(stemmer).stemWord
+        elif truncate:
+            self._stem = lambda word: word[:truncate]
+        else:
+            self._stem = str
         self._fold_first = stemmer == "porter"
-        # Turkish writes the capital of "ı" as "I" and of "i" as "İ"; Python's lower() knows neither.
+        # Turkish and Azerbaijani write the capital of "ı" as "I" and of "i" as "İ"; Python's lower() knows
+        # neither.
         self._turkish = lang in {"tr", "az"}
+        self._parts = parts
         self._cache: dict[str, str] = {}
+        self._index_cache: dict[str, str] = self._cache if not parts else {}
 
     def _learn(self, word: str) -> str:
         """The space-joined terms for one lowercased token ("" when it yields none), cached."""
@@ -150,7 +169,6 @@ class Analyzer:
             # Porter stems "s" to "": an empty term would be indexed and matched as a word.
             # NFC so that a decomposed "é" stems like a composed one; "İ".lower() leaves a combining dot.
             plain = unicodedata.normalize("NFC", word).replace("i\u0307", "i")
-            # Russian "ё" is written "е" as often as not.
             if self._fold_first:
                 terms = self._stem(fold(plain))
             elif fold(plain) in self.stopwords:
@@ -163,28 +181,49 @@ class Analyzer:
         self._cache[word] = terms
         return terms
 
-    def index_text(self, text: str) -> str:
-        """The terms of ``text`` joined by single spaces: the form handed to tantivy's whitespace tokenizer."""
+    def _learn_parts(self, word: str) -> str:
+        """``_learn``, with a long stem's heads and tails after it."""
+        stem = self._cache[word] if word in self._cache else self._learn(word)
+        n, least = len(stem), self._parts
+        terms = stem
+        if n >= 2 * least and " " not in stem:
+            cuts = range(least, n - least + 1)
+            terms = " ".join([stem, *(stem[:k] for k in cuts), *(stem[k:] for k in cuts)])
+        if len(self._index_cache) >= _CACHE_LIMIT:
+            self._index_cache.clear()
+        self._index_cache[word] = terms
+        return terms
+
+    def _words(self, text: str) -> list[str]:
         if self._turkish:
             text = text.replace("I", "ı").replace("İ", "i")
         if text.isascii():
-            words = text.encode().translate(_ASCII_TABLE).decode().split()
-        else:
-            lower = text.lower()
-            token, special, _ = _unicode_patterns()
-            words = (token if special.search(lower) else _SIMPLE_RE).findall(lower)
+            return text.encode().translate(_ASCII_TABLE).decode().split()
+        lower = text.lower()
+        token, special, _ = _unicode_patterns()
+        return (token if special.search(lower) else _SIMPLE_RE).findall(lower)
+
+    def _terms(self, text: str, cache: dict[str, str], learn: Callable[[str], str]) -> str:
+        words = self._words(text)
         try:
-            return " ".join([t for t in map(self._cache.__getitem__, words) if t])
+            return " ".join([t for t in map(cache.__getitem__, words) if t])
         except KeyError:
-            learn = self._learn
-            cache = self._cache
             return " ".join([t for t in (cache[w] if w in cache else learn(w) for w in words) if t])
+
+    def index_text(self, text: str) -> str:
+        """The terms ``text`` is indexed under, joined by single spaces: the form handed to tantivy's
+        whitespace tokenizer."""
+        return self._terms(text, self._index_cache, self._learn_parts if self._parts else self._learn)
+
+    def query_text(self, text: str) -> str:
+        """The terms of ``text`` as a query has them (no compound parts), joined by single spaces."""
+        return self._terms(text, self._cache, self._learn)
 
     def analyze(self, text: str, drop: Collection[str] = ()) -> list[str]:
         """The terms of ``text``; with ``drop``, leaving out the words in it (lowercased, folded): a query's
         function words in its own language, which another language's analysis would read as content."""
         if not drop:
-            return self.index_text(text).split()
+            return self.query_text(text).split()
         return [term for start, end, term in self.words(text) if fold(text[start:end].lower()) not in drop]
 
     def words(self, text: str) -> Iterator[tuple[int, int, str]]:
@@ -223,17 +262,41 @@ def analyze(text: str) -> list[str]:
 
 # Bumped whenever an analyzer of another language changes (its stop words, stemmer or folding): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2
 
-# ISO 639-1 -> the Snowball algorithm for that language (snowballstemmer has each; English keeps Porter).
-SNOWBALL: dict[str, str] = {
-    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech", "da": "danish",
-    "nl": "dutch", "eo": "esperanto", "et": "estonian", "fi": "finnish", "fr": "french", "de": "german",
-    "el": "greek", "hi": "hindi", "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian",
-    "lt": "lithuanian", "ne": "nepali", "no": "norwegian", "nb": "norwegian", "nn": "norwegian",
-    "fa": "persian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian",
-    "st": "sesotho", "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
-}  # fmt: skip
+# A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
+# of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
+# better than no stemming (bench/RESULTS.md, issue 21).
+TRUNCATE = 5
+# Heads and tails of at least this many letters of a stem twice as long: the parts of a compound.
+PARTS = 4
+
+
+@functools.cache
+def _library_name(lang: str) -> str:
+    """The lowercase English name of ``lang`` (ISO 639-1) as the stemmer and stop word libraries name
+    languages: the stop-words package's own table ("nb" -> "norwegian"), else CLDR's English name
+    through Babel ("et" -> "estonian"); "" for a code neither knows."""
+    import stop_words
+
+    from refind_cli.language import english_name
+
+    return stop_words.LANGUAGE_MAPPING.get(lang) or english_name(lang).lower()
+
+
+def stemmer_name(lang: str) -> str | None:
+    """The Snowball algorithm of ``lang``: the one the stemmer library names by a word of the language's
+    English name ("Norwegian Bokmål" -> "norwegian") or of its own name ("st": "Sesotho"); None when it
+    has none."""
+    from refind_cli.language import own_name
+
+    algorithms = snowballstemmer.algorithms()
+    for name in (_library_name, lambda code: own_name(code).lower()):
+        found = next((w for w in re.findall(r"\w+", name(lang)) if w in algorithms), None)
+        if found:
+            return found
+    return None
+
 
 # Articles and pronouns that elide before a vowel ("l'appartement", "dell'anno"). The tokenizer splits at the
 # apostrophe, so dropping them as stop words is the elision filter (Lucene's lists).
@@ -251,7 +314,7 @@ def _stopwords(lang: str) -> frozenset[str]:
     import stop_words  # only for a chat in another language: a search of English chats never loads it
 
     try:
-        listed = stop_words.get_stop_words(lang)
+        listed = stop_words.get_stop_words(_library_name(lang))
     except stop_words.StopWordError:
         listed = []
     if lang == "tr":
@@ -268,13 +331,64 @@ def _stopwords(lang: str) -> frozenset[str]:
 
 @functools.cache
 def analyzer_for(lang: str) -> Analyzer:
-    """The analyzer of a chat in ``lang`` (ISO 639-1): its Snowball stemmer and stop words. English, an
-    undetermined language ("und", "") and a language without a Snowball stemmer get the default analyzer:
-    Porter leaves words of other scripts as they are, so they stay searchable as written."""
-    stemmer = SNOWBALL.get(lang)
-    if stemmer is None:
+    """The analyzer of a chat in ``lang`` (ISO 639-1, or two codes for a bilingual chat, "de+en"): its
+    Snowball stemmer (else its words cut to ``TRUNCATE`` letters) and stop words, compound parts indexed.
+    English and an undetermined language ("und", "") get the default analyzer."""
+    if MIXED in lang:
+        first, second = lang.split(MIXED, 1)
+        return Bilingual(analyzer_for(first), analyzer_for(second))
+    if lang in ("", UNDETERMINED, "en"):
         return DEFAULT_ANALYZER
-    return Analyzer(_stopwords(lang), name=lang, stemmer=stemmer, lang=lang)
+    stemmer = stemmer_name(lang)
+    return Analyzer(_stopwords(lang), name=lang, stemmer=stemmer, lang=lang, truncate=TRUNCATE, parts=PARTS)
+
+
+class Bilingual(Analyzer):
+    """The analyzer of a chat in two languages. Each turn is indexed in the language CLD3 tells it is in,
+    of the two (the first when it tells neither); a query is read in both, leaving out the function words
+    of the one whose stop words it uses more, as a search over chats in several languages does."""
+
+    def __init__(self, first: Analyzer, second: Analyzer) -> None:
+        super().__init__(first.stopwords | second.stopwords, name=f"{first.name}{MIXED}{second.name}")
+        self.lang = f"{first.lang}{MIXED}{second.lang}"
+        self.pair = (first, second)
+
+    def _of(self, text: str) -> Analyzer:
+        from refind_cli.language import identify
+
+        told, _ = identify(text)
+        first, second = self.pair
+        return second if told == second.lang else first
+
+    def index_text(self, text: str) -> str:
+        return self._of(text).index_text(text)
+
+    def query_text(self, text: str) -> str:
+        return " ".join(dict.fromkeys(t for a in self.pair for t in a.query_text(text).split()))
+
+    def analyze(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        own = query_analyzer(text, list(self.pair))
+        drop = set(drop) | (own.stopwords if own is not None else set())
+        if not drop:
+            return self.query_text(text).split()
+        return list(dict.fromkeys(t for a in self.pair for t in a.analyze(text, drop)))
+
+    def words(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Each word's terms in both languages, in the order of the text."""
+        return heapq.merge(*(a.words(text) for a in self.pair))
+
+
+@functools.cache
+def highlighter_for(lang: str) -> Analyzer | None:
+    """The analyzer that finds a query's terms in a turn of a chat in ``lang`` to highlight them: its own
+    without stop words (stems do not depend on them) and without compound parts; None for the languages
+    the default analyzer serves."""
+    if MIXED in lang:
+        first, second = (highlighter_for(code) or DEFAULT_ANALYZER for code in lang.split(MIXED, 1))
+        return Bilingual(first, second)
+    if analyzer_for(lang) is DEFAULT_ANALYZER:
+        return None
+    return Analyzer((), name="highlight", stemmer=stemmer_name(lang), lang=lang, truncate=TRUNCATE)
 
 
 def query_analyzer(query: str, analyzers: Sequence[Analyzer]) -> Analyzer | None:

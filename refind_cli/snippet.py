@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
-from refind_cli.analysis import SNOWBALL, Analyzer
+from refind_cli.analysis import Analyzer, highlighter_for
 
 # A hit printed in the terminal: about one 80 x 50 screen. Longer turns are rare in real chats (none in the
 # sample exports or LoCoMo; 1% of LongMemEval's assistant exchanges) and get a window around the match.
@@ -141,10 +141,5 @@ HIGHLIGHTER = Analyzer(stopwords=(), name="highlight")
 
 
 def highlighter(lang: str) -> Analyzer:
-    """The highlighter of a chat in ``lang``: English's for every language without a stemmer of its own."""
-    return _highlighter(lang) if lang in SNOWBALL else HIGHLIGHTER
-
-
-@functools.cache
-def _highlighter(lang: str) -> Analyzer:
-    return Analyzer(stopwords=(), name="highlight", stemmer=SNOWBALL[lang], lang=lang)
+    """The highlighter of a chat in ``lang``: English's for every language the default analyzer serves."""
+    return highlighter_for(lang) or HIGHLIGHTER

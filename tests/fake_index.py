@@ -94,7 +94,7 @@ class MemoryIndex:
         n = 0
         others = chat_analyzers(self, archive)
         for session, ordinal, chat, ts, speaker, text in rows:
-            terms = others.get(chat, self.analyzer).analyze(self.indexed_text(speaker, text))
+            terms = others.get(chat, self.analyzer).index_text(self.indexed_text(speaker, text)).split()
             self._turns[session, ordinal] = _Turn(
                 session, ordinal, chat, ts, Counter(terms), len(terms), tuple(terms), speaker
             )

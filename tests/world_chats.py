@@ -82,7 +82,13 @@ GERMAN = World(
         ),
     ),
     (
-        ("arzt", ("ich hab morgen früh einen termin beim zahnarzt", "mein arzttermin wurde auf donnerstag verschoben")),
+        (
+            "arzt",
+            (
+                "ich hab morgen früh einen termin beim zahnarzt",
+                "mein arzttermin wurde auf donnerstag verschoben",
+            ),
+        ),
         ("weihnachten", ("die weihnachtsfeier von der firma ist am 19.",)),
     ),
 )
@@ -145,7 +151,10 @@ DUTCH = World(
         ),
     ),
     (
-        ("arts", ("ik heb morgen een afspraak bij de tandarts", "mijn artsbezoek is naar donderdag verschoven")),
+        (
+            "arts",
+            ("ik heb morgen een afspraak bij de tandarts", "mijn artsbezoek is naar donderdag verschoven"),
+        ),
     ),
 )
 

@@ -94,12 +94,12 @@ How to search:
 def languages_note(languages: Sequence[str]) -> str:
     """What a model must know to search chats not in English (nothing when all are): the messages' words are
     in their chats' languages, and a search matches other forms of a word there."""
-    from refind_cli.language import NAMES
+    from refind_cli.language import name
 
     told = [lang for lang in dict.fromkeys(languages) if lang and lang != "und"]
     if not told or told == ["en"]:
         return ""
-    names = [NAMES.get(lang, lang) for lang in told]
+    names = [name(lang) for lang in told]
     listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
     return (
         f" Its chats are written in {listed}: search with the words the messages would contain, in their"

@@ -82,10 +82,10 @@ def import_(
     if fmt not in choices:
         fail(f"--format: {fmt!r} is not one of {', '.join(choices)}", json_mode=json_out)
     if lang is not None:
-        from refind_cli.language import ISO_639_1
+        from refind_cli.language import is_code, parts
 
         lang = lang.lower()
-        if lang not in ISO_639_1:
+        if not all(map(is_code, parts(lang))):
             fail(f"--lang: {lang!r} is not an ISO 639-1 language code (e.g. en, de, es)", json_mode=json_out)
     err = stderr_console()
     out = stdout_console()

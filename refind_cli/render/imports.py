@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from refind_cli.language import name as language_name
 from refind_cli.render import iso, short_time, visible
 from refind_cli.render.rows import write_rows
 from refind_cli.reports import FileImportResult
@@ -104,6 +105,7 @@ def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
                 "first": iso(c.first, tz),
                 "last": iso(c.last, tz),
                 "lang": c.lang or None,
+                "language": language_name(c.lang),
             }
             for c in chats
         ],
@@ -113,7 +115,7 @@ def chats_json(chats: Sequence[ChatSummary], tz: tzinfo | None) -> dict:
 def write_chats(chats: Sequence[ChatSummary], tz: tzinfo | None, fmt: str) -> None:
     """`refind chats --tsv/--csv` (and piped): the table's columns, numbers without separators."""
     write_rows(
-        ("id", "chat", "source", "messages", "sessions", "first", "last", "lang"),
+        ("id", "chat", "source", "messages", "sessions", "first", "last", "lang", "language"),
         (
             (
                 c.info.seq,
@@ -124,6 +126,7 @@ def write_chats(chats: Sequence[ChatSummary], tz: tzinfo | None, fmt: str) -> No
                 short_time(c.first, tz)[:10] if c.first else "",
                 short_time(c.last, tz)[:10] if c.last else "",
                 c.lang,
+                language_name(c.lang),
             )
             for c in chats
         ),
@@ -142,7 +145,7 @@ def print_chats(
         )
         return
     table = Table(show_edge=False, caption=f"{len(chats):,} chats", caption_justify="left")
-    for column in ("id", "chat", "source", "messages", "sessions", "first", "last", "lang"):
+    for column in ("id", "chat", "source", "messages", "sessions", "first", "last", "language"):
         table.add_column(column, justify="right" if column in ("id", "messages", "sessions") else "left")
     for c in chats:
         table.add_row(
@@ -153,6 +156,6 @@ def print_chats(
             f"{c.sessions:,}",
             short_time(c.first, tz)[:10] if c.first else "",
             short_time(c.last, tz)[:10] if c.last else "",
-            c.lang,
+            language_name(c.lang),
         )
     console.print(table)
