@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from language_chats import whatsapp_export  # noqa: E402
-from world_chats import HELD_OUT, WORLDS, World, world_chat  # noqa: E402
+from world_chats import ENGLISH_QUESTIONS, HELD_OUT, WORLDS, World, bilingual_chat, world_chat  # noqa: E402
 
 from refind_cli import analysis  # noqa: E402
 from refind_cli.facade import Home  # noqa: E402
@@ -95,21 +95,8 @@ def table(
 def bilingual() -> None:
     from language_chats import ENGLISH_CHAT
 
-    german = [line for line in world_chat(WORLDS["de"]).splitlines() if line.strip()]
-    english = [line for line in ENGLISH_CHAT.splitlines() if line.strip()]
-    # One message in two in each language, the couple taking turns, sessions of twelve.
-    mixed: list[str] = []
-    for i, (de, en) in enumerate(zip(german, english * 4, strict=False)):
-        mixed += [f"Lena: {de.split(': ', 1)[1]}", f"Sam: {en.split(': ', 1)[1]}"]
-        if i % 6 == 5:
-            mixed.append("")
-    chat = "\n".join(mixed).strip()
-    questions = [(needle, q) for needle, q, _ in WORLDS["de"].cases] + [
-        ("booked the flat in cornwall", "when did we book the holiday flats"),
-        ("the war movie last night was so sad", "which movies did we watch, so sad"),
-        ("did you call the plumber about the sink", "calling a plumber for the sinks"),
-        ("mum says the party is at 3 on sunday", "what time are the parties on sunday"),
-    ]
+    chat = bilingual_chat(ENGLISH_CHAT)
+    questions = [(needle, q) for needle, q, _ in WORLDS["de"].cases] + list(ENGLISH_QUESTIONS)
     for label, lang in (
         ("told per turn (refind)", None),
         ("as German only", "de"),

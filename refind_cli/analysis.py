@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 import snowballstemmer
 
-from refind_cli.language import MIXED, UNDETERMINED
+from refind_cli.language import MIXED, UNDETERMINED, is_code
 
 # Lucene's default English stop words (tantivy's Filter.stopword("english"), bm25s STOPWORDS_EN).
 LUCENE_STOPWORDS: frozenset[str] = frozenset(
@@ -337,7 +337,7 @@ def analyzer_for(lang: str) -> Analyzer:
     if MIXED in lang:
         first, second = lang.split(MIXED, 1)
         return Bilingual(analyzer_for(first), analyzer_for(second))
-    if lang in ("", UNDETERMINED, "en"):
+    if lang in ("", UNDETERMINED, "en") or not is_code(lang):
         return DEFAULT_ANALYZER
     stemmer = stemmer_name(lang)
     return Analyzer(_stopwords(lang), name=lang, stemmer=stemmer, lang=lang, truncate=TRUNCATE, parts=PARTS)

@@ -29,6 +29,10 @@ SAMPLE_WORDS = 3000
 # a second language.
 SECOND_SHARE = 0.2
 SECOND_MIN = 5
+# Messages told one by one for a second language: those of at least this many words (CLD3 is rarely sure of
+# fewer), at most this many of them (a few milliseconds).
+MESSAGE_WORDS = 4
+MESSAGES = 300
 
 # ISO 639-1 codes CLD3 still writes in their withdrawn form.
 _RENAMED = {"iw": "he", "ji": "yi", "in": "id", "jw": "jv"}
@@ -67,7 +71,8 @@ def detect(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> str:
     first, _ = identify("\n".join(sample))
     if first == UNDETERMINED:
         return UNDETERMINED
-    told = Counter(code for code, sure in map(identify, sample) if sure)
+    long_enough = [m for m in sample if len(_WORD.findall(m)) >= MESSAGE_WORDS][:MESSAGES]
+    told = Counter(code for code, sure in map(identify, long_enough) if sure)
     second = next((code for code, _ in told.most_common(2) if code != first), None)
     if second is not None and told[second] >= max(SECOND_MIN, SECOND_SHARE * sum(told.values())):
         return f"{first}{MIXED}{second}"

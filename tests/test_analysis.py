@@ -152,8 +152,13 @@ def test_emoji_are_terms_and_joiners_are_not() -> None:
 
 
 def test_english_and_unknown_languages_keep_the_default_analyzer() -> None:
-    for lang in ("en", "und", "", "zh", "xx"):
+    for lang in ("en", "und", "", "xx"):
         assert analyzer_for(lang) is DEFAULT_ANALYZER
+
+
+def test_a_language_written_without_spaces_keeps_its_bigrams() -> None:
+    for lang, text in (("zh", "我们明天去看电影"), ("ja", "明日は映画を見に行きます"), ("th", "พรุ่งนี้ไปดูหนัง")):
+        assert analyzer_for(lang).analyze(text) == DEFAULT_ANALYZER.analyze(text)
 
 
 def test_a_language_gets_its_snowball_stemmer_and_the_packages_stop_words() -> None:

@@ -159,7 +159,11 @@ def test_import_stores_the_language_and_chats_shows_it(tmp_path: Path):
     assert run(home, "import", "--tz", "Europe/Berlin", str(export)).exit_code == 0
     assert [c["lang"] for c in _chats(home)] == ["es"]
     table = run(home, "chats", "--tsv").stdout.splitlines()
-    assert table[0].split("\t")[-1] == "lang" and table[1].split("\t")[-1] == "es"
+    assert table[0].split("\t")[-2:] == ["lang", "language"] and table[1].split("\t")[-2:] == [
+        "es",
+        "Spanish",
+    ]
+    assert "Spanish" in run(home, "chats").stdout
 
 
 def test_lang_overrides_and_survives_a_reimport(tmp_path: Path):
@@ -202,14 +206,14 @@ def test_an_unknown_lang_is_one_line_exit_2(tmp_path: Path):
         assert archive.chats() == []
 
 
-def test_a_chat_with_a_third_of_its_messages_in_english_keeps_its_language() -> None:
+def test_a_chat_with_a_third_of_its_messages_in_english_is_told_bilingual_its_own_language_first() -> None:
     from language_chats import ENGLISH_CHAT, LANGUAGES
 
     english = [line.split(": ", 1)[1] for line in ENGLISH_CHAT.splitlines() if line]
     for code, lang in LANGUAGES.items():
         own = [line.split(": ", 1)[1] for line in lang.chat.splitlines() if line]
         mixed = [english[i % len(english)] if i % 3 == 2 else text for i, text in enumerate(own)]
-        assert detect(mixed) == code, code
+        assert detect(mixed) == f"{code}+en", code
 
 
 def test_a_huge_message_is_told_from_its_beginning_not_read_whole() -> None:

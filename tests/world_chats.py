@@ -1252,3 +1252,25 @@ def world_chat(world: World) -> str:
         lines = [x for needle in extra for x in (needle, world.filler[len(needle) % len(world.filler)])]
         sessions.append("\n".join(f"{(b, a)[j % 2]}: {text}" for j, text in enumerate(lines)))
     return "\n\n".join(sessions)
+
+
+# The English side of the bilingual chat: needles of tests/language_chats.py's English chat, asked in other forms.
+ENGLISH_QUESTIONS = (
+    ("booked the flat in cornwall", "when did we book the holiday flats"),
+    ("the war movie last night was so sad", "which movies did we watch, so sad"),
+    ("did you call the plumber about the sink", "calling a plumber for the sinks"),
+    ("mum says the party is at 3 on sunday", "what time are the parties on sunday"),
+)
+
+
+def bilingual_chat(english_chat: str) -> str:
+    """A couple texting in two languages: the German chat's messages and ``english_chat``'s taking turns,
+    sessions of twelve messages."""
+    german = [line.split(": ", 1)[1] for line in world_chat(GERMAN).splitlines() if line.strip()]
+    english = [line.split(": ", 1)[1] for line in english_chat.splitlines() if line.strip()]
+    lines: list[str] = []
+    for i, de in enumerate(german):
+        lines += [f"Lena: {de}", f"Sam: {english[i % len(english)]}"]
+        if i % 6 == 5:
+            lines.append("")
+    return "\n".join(lines).strip()
