@@ -1,10 +1,5 @@
-"""Languages (issue 14): how well a chat's language is told, and how a query should meet chats in several.
-
-Part 1, the language identifier (``refind_cli.language.detect``) beside py3langid (langid.py's model, 4.5 MB,
-restricted to the same nine languages): accuracy on windows of consecutive messages of each test chat (the
-eight native chats of ``tests/language_chats.py``, its English chat and a LoCoMo conversation), on each whole
-chat, and on each foreign chat with every third message replaced by an English one (it should stay its own
-language); and the time to tell one chat from its 3,000-word sample.
+"""Languages (issue 14): how a query should meet chats in several languages. (Telling a chat's language was
+part 1 here; issue 21 replaced the identifier, and bench/language_identifiers.py compares the candidates.)
 
 Part 2, queries over an archive holding all those chats at once (a German, a Spanish, ..., and two English
 chats), each native query's answer rank under four ways of analysing the query:
@@ -23,11 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,12 +31,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from language_chats import ENGLISH_CASE, ENGLISH_CHAT, LANGUAGES, Case, whatsapp_export  # noqa: E402
 
-from refind_cli import language, search  # noqa: E402
+from refind_cli import search  # noqa: E402
 from refind_cli.analysis import Analyzer  # noqa: E402
 from refind_cli.facade import Home  # noqa: E402
 from refind_cli.request import ImportOptions, SearchRequest  # noqa: E402
-
-NINE = list(language.LANGUAGES)
 
 
 def locomo_messages(path: Path) -> list[str]:
@@ -57,74 +48,6 @@ def locomo_messages(path: Path) -> list[str]:
 
 def chat_messages(chat: str) -> list[str]:
     return [line.split(": ", 1)[1] for line in chat.splitlines() if line.strip()]
-
-
-def windows(messages: Sequence[str], words: int) -> Iterator[str]:
-    """Consecutive messages joined until they hold at least ``words`` words; one window after another."""
-    held: list[str] = []
-    count = 0
-    for message in messages:
-        held.append(message)
-        count += len(message.split())
-        if count >= words:
-            yield "\n".join(held)
-            held, count = [], 0
-
-
-def peer() -> Callable[[str], str] | None:
-    try:
-        import py3langid.langid as langid
-    except ImportError:
-        return None
-    langid.set_languages(NINE)
-    return lambda text: langid.classify(text)[0]
-
-
-def identifier_part(locomo: Path | None) -> None:
-    chats = {code: chat_messages(lang.chat) for code, lang in LANGUAGES.items()}
-    english = chat_messages(ENGLISH_CHAT) + (locomo_messages(locomo) if locomo else [])
-    chats["en"] = english
-    theirs = peer()
-    print("Part 1: telling a chat's language (accuracy; refind abstains as 'und' below 40 words;")
-    print("'decided': its accuracy where it did not abstain)")
-    print(f"{'text':<34} {'samples':>7} {'refind':>8} {'und':>5} {'decided':>8} {'py3langid':>10}")
-    for size in (10, 20, 40, 80, 160):
-        samples = [(code, w) for code, msgs in chats.items() for w in windows(msgs, size)]
-        ours = [language.detect([w]) for _, w in samples]
-        right = sum(o == code for o, (code, _) in zip(ours, samples, strict=True))
-        und = sum(o == language.UNDETERMINED for o in ours)
-        peer_right = sum(theirs(w) == code for code, w in samples) if theirs else None
-        decided = f"{right / (len(samples) - und):.3f}" if und < len(samples) else ""
-        print(
-            f"{f'windows of >= {size} words':<34} {len(samples):>7} {right / len(samples):>8.3f} {und:>5}"
-            f" {decided:>8} {'' if peer_right is None else f'{peer_right / len(samples):.3f}':>10}"
-        )
-    whole = [(code, "\n".join(msgs)) for code, msgs in chats.items()]
-    mixed = [
-        (code, "\n".join(english[i] if i % 3 == 2 else m for i, m in enumerate(msgs)))
-        for code, msgs in chats.items()
-        if code != "en"
-    ]
-    for label, samples in (("whole chats", whole), ("a third of the messages English", mixed)):
-        right = sum(language.detect([t]) == code for code, t in samples)
-        peer_right = sum(theirs(t) == code for code, t in samples) if theirs else None
-        print(
-            f"{label:<34} {len(samples):>7} {right / len(samples):>8.3f} {'':>5} {'':>8}"
-            f" {'' if peer_right is None else f'{peer_right / len(samples):.3f}':>10}"
-        )
-    sample = "\n".join(english)
-    runs = []
-    for _ in range(20):
-        t0 = time.perf_counter()
-        language.detect([sample])
-        runs.append(time.perf_counter() - t0)
-    print(f"refind: {statistics.median(runs) * 1000:.2f} ms a chat (3,000-word sample), no model to load")
-    if theirs:
-        t0 = time.perf_counter()
-        theirs(sample[:20_000])
-        print(
-            f"py3langid: {(time.perf_counter() - t0) * 1000:.2f} ms for the same text, after its model loaded"
-        )
 
 
 def build(home: Path, folder: Path, locomo: Path | None, lang: str | None) -> None:
@@ -209,7 +132,6 @@ def main() -> None:
     default = ROOT.parent / "shared" / "data" / "locomo_dev5.json"
     ap.add_argument("--locomo", type=Path, default=default if default.exists() else None)
     args = ap.parse_args()
-    identifier_part(args.locomo)
     query_part(args.locomo)
 
 

@@ -281,7 +281,8 @@ def _library_name(lang: str) -> str:
 
     from refind_cli.language import english_name
 
-    return stop_words.LANGUAGE_MAPPING.get(lang) or english_name(lang).lower()
+    listed: str | None = stop_words.LANGUAGE_MAPPING.get(lang)
+    return listed or english_name(lang).lower()
 
 
 def stemmer_name(lang: str) -> str | None:
@@ -290,9 +291,9 @@ def stemmer_name(lang: str) -> str | None:
     has none."""
     from refind_cli.language import own_name
 
-    algorithms = snowballstemmer.algorithms()
+    algorithms: list[str] = snowballstemmer.algorithms()
     for name in (_library_name, lambda code: own_name(code).lower()):
-        found = next((w for w in re.findall(r"\w+", name(lang)) if w in algorithms), None)
+        found: str | None = next((w for w in re.findall(r"\w+", name(lang)) if w in algorithms), None)
         if found:
             return found
     return None

@@ -9,7 +9,6 @@ that holds the match goes through the slow word-by-word highlighter. Memory stay
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass

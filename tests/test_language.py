@@ -135,7 +135,7 @@ def test_telling_a_chat_is_fast():
     start = time.perf_counter()
     for _ in range(20):
         detect(texts)
-    assert (time.perf_counter() - start) / 20 < 0.05
+    assert (time.perf_counter() - start) / 20 < 0.1
 
 
 def _whatsapp(path: Path, lines: list[str], start_day: int = 1) -> Path:
