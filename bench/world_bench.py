@@ -111,13 +111,8 @@ def bilingual() -> None:
             )
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variants", choices=("all", "none"), default="all")
-    args = ap.parse_args()
-    codes = list(WORLDS)
-    rows = table("refind", codes)
-    print("told: " + ", ".join(f"{code}>{r[2]}" for code, r in rows.items() if r[2] != code))
+def costs(rows: dict[str, tuple[int, int, str, int, float]]) -> None:
+    """What the compounds found, and the index size and import time of the twenty chats."""
     print(
         "compounds found: "
         + ", ".join(f"{c} {r[1]}/{len(WORLDS[c].compounds)}" for c, r in rows.items() if WORLDS[c].compounds)
@@ -125,6 +120,16 @@ def main() -> None:
     kb = sum(r[3] for r in rows.values()) / 1024
     secs = sum(r[4] for r in rows.values())
     print(f"index {kb:,.0f} KB, import {secs:.2f} s (the twenty chats)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variants", choices=("all", "none"), default="all")
+    args = ap.parse_args()
+    codes = list(WORLDS)
+    rows = table("refind", codes)
+    print("told: " + ", ".join(f"{code}>{r[2]}" for code, r in rows.items() if r[2] != code))
+    costs(rows)
     if args.variants == "none":
         return
     no_snowball = [c for c in codes if analysis.stemmer_name(c) is None]
@@ -133,13 +138,7 @@ def main() -> None:
             table(f"no Snowball stemmer: cut to {n or 'no'} letters", no_snowball)
     with configured(parts=0):
         rows = table("no compound parts", codes)
-    print(
-        "compounds found: "
-        + ", ".join(f"{c} {r[1]}/{len(WORLDS[c].compounds)}" for c, r in rows.items() if WORLDS[c].compounds)
-    )
-    kb = sum(r[3] for r in rows.values()) / 1024
-    secs = sum(r[4] for r in rows.values())
-    print(f"index {kb:,.0f} KB, import {secs:.2f} s (the twenty chats)")
+    costs(rows)
     with configured(parts=5):
         table("compound parts of 5 letters", codes)
     table("every chat as English (--lang en)", codes, "en")
