@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 import snowballstemmer
 
-from refind_cli.language import MIXED, UNDETERMINED, is_code
+from refind_cli.language import MIXED, UNDETERMINED
 
 # Lucene's default English stop words (tantivy's Filter.stopword("english"), bm25s STOPWORDS_EN).
 LUCENE_STOPWORDS: frozenset[str] = frozenset(
@@ -273,30 +273,30 @@ PARTS = 4
 
 
 @functools.cache
-def _library_name(lang: str) -> str:
-    """The lowercase English name of ``lang`` (ISO 639-1) as the stemmer and stop word libraries name
-    languages: the stop-words package's own table ("nb" -> "norwegian"), else CLDR's English name
-    through Babel ("et" -> "estonian"); "" for a code neither knows."""
+def _library_names(lang: str) -> tuple[str, ...]:
+    """The lowercase names of ``lang`` (ISO 639-1) to look the stemmer and the stop words up by: the
+    stop-words package's own name for it ("nb" -> "norwegian"), else CLDR's English name and the
+    language's own name, through Babel ("et" -> "estonian", "st" -> "sesotho"); none for a code CLDR does
+    not know. Babel's locale data takes 50 ms or more to load, so the package's table is asked first: a
+    search of a German chat never loads it."""
     import stop_words
 
-    from refind_cli.language import english_name
+    from refind_cli.language import english_name, is_code, own_name
 
     listed: str | None = stop_words.LANGUAGE_MAPPING.get(lang)
-    return listed or english_name(lang).lower()
+    if listed:
+        return (listed,)
+    if not is_code(lang):
+        return ()
+    return english_name(lang).lower(), own_name(lang).lower()
 
 
 def stemmer_name(lang: str) -> str | None:
     """The Snowball algorithm of ``lang``: the one the stemmer library names by a word of the language's
-    English name ("Norwegian Bokmål" -> "norwegian") or of its own name ("st": "Sesotho"); None when it
-    has none."""
-    from refind_cli.language import own_name
-
+    name ("Norwegian Bokmål" -> "norwegian", "Sesotho" -> "sesotho"); None when it has none."""
     algorithms: list[str] = snowballstemmer.algorithms()
-    for name in (_library_name, lambda code: own_name(code).lower()):
-        found: str | None = next((w for w in re.findall(r"\w+", name(lang)) if w in algorithms), None)
-        if found:
-            return found
-    return None
+    words = (w for name in _library_names(lang) for w in re.findall(r"\w+", name))
+    return next((w for w in words if w in algorithms), None)
 
 
 # Articles and pronouns that elide before a vowel ("l'appartement", "dell'anno"). The tokenizer splits at the
@@ -315,7 +315,7 @@ def _stopwords(lang: str) -> frozenset[str]:
     import stop_words  # only for a chat in another language: a search of English chats never loads it
 
     try:
-        listed = stop_words.get_stop_words(_library_name(lang))
+        listed = stop_words.get_stop_words(next(iter(_library_names(lang)), lang))
     except stop_words.StopWordError:
         listed = []
     if lang == "tr":
@@ -338,7 +338,7 @@ def analyzer_for(lang: str) -> Analyzer:
     if MIXED in lang:
         first, second = lang.split(MIXED, 1)
         return Bilingual(analyzer_for(first), analyzer_for(second))
-    if lang in ("", UNDETERMINED, "en") or not is_code(lang):
+    if lang in ("", UNDETERMINED, "en") or not _library_names(lang):
         return DEFAULT_ANALYZER
     stemmer = stemmer_name(lang)
     return Analyzer(_stopwords(lang), name=lang, stemmer=stemmer, lang=lang, truncate=TRUNCATE, parts=PARTS)
