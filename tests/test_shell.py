@@ -82,7 +82,7 @@ def test_piped_text_is_one_line_per_line(home: Path) -> None:
 def test_tables_into_a_pipe_are_tsv(home: Path) -> None:
     tsv = run(home, "chats").stdout
     rows = list(csv.reader(io.StringIO(tsv), dialect="excel-tab"))
-    assert rows[0] == ["id", "chat", "source", "messages", "sessions", "first", "last", "lang"]
+    assert rows[0] == ["id", "chat", "source", "messages", "sessions", "first", "last", "lang", "language"]
     assert rows[1][:4] == ["1", "Tab\there", "test", "2"]
     assert run(home, "chats", "--csv").stdout.splitlines()[1].startswith("1,Tab\there,test,2,")
 
