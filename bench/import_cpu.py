@@ -32,9 +32,9 @@ def once(tree: Path, export: Path) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
+    cli = [sys.executable, "-c", "from refind_cli.cli import main; main()"]
     subprocess.run(
-        [sys.executable, "-c", "from refind_cli.cli import main; main()", "--home", str(home / "h")]
-        + ["import", "--tz", "UTC", str(export)],
+        [*cli, "--home", str(home / "h"), "import", "--tz", "UTC", str(export)],
         env=env,
         check=True,
         capture_output=True,
