@@ -65,7 +65,9 @@ def main() -> None:
         this = runs[(export.name, "this")]
         cb, ct = statistics.median(c for c, _ in base), statistics.median(c for c, _ in this)
         wb, wt = statistics.median(w for _, w in base), statistics.median(w for _, w in this)
-        print(f"{export.name:<44} cpu {cb:.2f} / {ct:.2f} ({ct / cb:.3f}x)  wall {wb:.2f} / {wt:.2f} ({wt / wb:.3f}x)")
+        print(
+            f"{export.name:<44} cpu {cb:.2f} / {ct:.2f} ({ct / cb:.3f}x)  wall {wb:.2f} / {wt:.2f} ({wt / wb:.3f}x)"
+        )
 
 
 if __name__ == "__main__":
