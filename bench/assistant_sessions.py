@@ -32,9 +32,10 @@ sys.path.insert(0, str(REPO))
 
 from refind_cli.archive import Archive
 from refind_cli.evaluate import Question, load_questions
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Message
+from refind_cli.request import SearchRequest
 from refind_cli.search import search
 
 K = 5
@@ -81,7 +82,7 @@ def _score(work: Path, questions: list[Question], messages: list[Message]) -> tu
             if q.abstention or not q.evidence:
                 continue
             found: list[str] = []
-            for hit in search(archive, index, q.question, k=K, window=2).hits:
+            for hit in search(archive, index, SearchRequest(q.question, k=K, window=2)).hits:
                 for source in sorted(sources.get(hit.turn.id, ())):
                     sid = source.rsplit("#", 1)[0]
                     if sid not in found:

@@ -32,9 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS
 from refind_cli.archive import Archive
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
+from refind_cli.request import SearchRequest
 from refind_cli.search import search
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
@@ -318,7 +319,7 @@ def main() -> None:
         print(f"bm25s build (same tokens, numpy backend): {peer.build_s:.1f} s", flush=True)
         print(f"\n{n_turns:,} turns, {len(session_ids):,} sessions, {len(queries)} queries of 2-5 words")
         for q in queries[:20]:  # page the index and the FTS tables in
-            search(arch, index, q)
+            search(arch, index, SearchRequest(q))
             fts_search(fts, arch, q, -(2**62), 2**62, [])
         results: dict[str, list[float]] = {}
         totals: dict[str, list[int]] = {"unfiltered": [], "filtered": []}
@@ -331,7 +332,7 @@ def main() -> None:
                     else {}
                 )
                 t0 = time.perf_counter()
-                r = search(arch, index, q, k=5, window=2, **kw)
+                r = search(arch, index, SearchRequest(q, k=5, window=2, **kw))
                 ours.append((time.perf_counter() - t0) * 1000)
                 totals[mode].append(r.total)
                 if mode == "filtered":

@@ -27,7 +27,7 @@ from refind_cli.agent.llm import LLMClient, ModelConfig
 from refind_cli.agent.tools import TOOLS, MalformedCall, Registry, Tool, Toolbox, ToolResult
 from refind_cli.archive import Archive
 from refind_cli.errors import ModelError
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.render.ask import AskTrace, ask_json
 
 SECRET = "sk-test-secret-4f9a1c"

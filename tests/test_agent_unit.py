@@ -26,7 +26,7 @@ from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best,
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
 from refind_cli.request import SearchRequest
