@@ -247,7 +247,7 @@ def _one(
     hits = [(h.turn.session_id, [h.turn.id, *(w.turn.id for w in h.window)]) for h in single.hits]
 
     started = time.perf_counter()
-    request = AskRequest(q.question, q.asked_at, UTC, Budget(max_rounds=max_rounds), config)
+    request = AskRequest(q.question, q.asked_at, UTC, config, budget=Budget(max_rounds=max_rounds))
     result = ask(built.archive, built.index, request, on_event=on_event, client_factory=client_factory)
     seconds = time.perf_counter() - started
     note_turns = [t for n in result.notes for t in n.turn_ids]

@@ -392,10 +392,10 @@ class Home:
                 question.strip(),
                 asked_at(now, tz),
                 tz,
-                Budget(max_rounds, max_tokens, max_cost),
                 config,
                 answer_config,
                 protocol,
+                Budget(max_rounds, max_tokens, max_cost),
                 self.chat_ids(chats, sources),
                 self._speakers(speakers),
             )

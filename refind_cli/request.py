@@ -144,10 +144,10 @@ class AskRequest:
     question: str
     now: datetime
     tz: tzinfo
-    budget: Budget
     config: ModelConfig | None = None
     answer_config: ModelConfig | None = None
     protocol: str = "auto"
+    budget: Budget | None = None  # None: the agent's default budget
     chats: tuple[int, ...] | None = None
     speakers: tuple[str, ...] | None = None
 
@@ -156,7 +156,7 @@ class AskRequest:
             raise RefindError("the question is empty")
         if self.protocol not in PROTOCOLS:
             raise RefindError(f"--protocol: {self.protocol!r} is not one of {', '.join(PROTOCOLS)}")
-        if self.budget.max_rounds < 1:
+        if self.budget is not None and self.budget.max_rounds < 1:
             raise RefindError(f"--max-rounds: {self.budget.max_rounds} is not at least 1")
 
 

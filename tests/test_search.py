@@ -336,9 +336,9 @@ def test_cjk_search(tmp_path: Path) -> None:
 
 def test_bad_arguments_are_the_projects_error() -> None:
     # RefindError, the one-line error every front end shows as it is: no front end checks these first.
-    with pytest.raises(RefindError, match="^-k: 0 is not at least 1$"):
+    with pytest.raises(RefindError, match=r"^-k: 0 is not at least 1$"):
         SearchRequest("dentist", k=0)
-    with pytest.raises(RefindError, match="^--window: -1 is not at least 0$"):
+    with pytest.raises(RefindError, match=r"^--window: -1 is not at least 0$"):
         SearchRequest("dentist", window=-1)
 
 

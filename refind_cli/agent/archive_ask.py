@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from refind_cli.agent.budget import DEFAULT_BUDGET
 from refind_cli.agent.events import AskResult, EventSink, ignore
 from refind_cli.agent.runner import run
 from refind_cli.agent.tools import TOOLS, Registry, SearchFn
@@ -55,7 +56,7 @@ def ask(
         answer_config=request.answer_config,
         offline=request.config is None,
         protocol=request.protocol,
-        budget=request.budget,
+        budget=request.budget or DEFAULT_BUDGET,
         now=request.now.astimezone(request.tz),
         tz=request.tz,
         chats=chats,
