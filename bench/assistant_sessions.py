@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 # ruff: noqa: E402  (the imports below need the path above)
 
 from refind_cli.archive import Archive
-from refind_cli.evaluate import Question, load_questions
+from refind_cli.benchmarks import Question, load_questions
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Message
@@ -46,8 +46,10 @@ WAYS = ("source", "conversation", "silence")
 def _threads(messages: tuple[Message, ...], chain: int, way: str) -> list[Message]:
     """The haystack's messages with the thread each way gives them. A haystack that holds a session twice
     keeps its first copy."""
-    seen: set[str | None] = set()
-    messages = tuple(m for m in messages if not (m.source_id in seen or seen.add(m.source_id)))
+    kept: dict[str | None, Message] = {}
+    for m in messages:
+        kept.setdefault(m.source_id, m)
+    messages = tuple(kept.values())
     if way == "source":
         return list(messages)
     first: dict[str, Message] = {}
@@ -102,7 +104,7 @@ def main() -> None:
     by_haystack: dict[str, list[Question]] = defaultdict(list)
     for q in load_questions(args.longmemeval):
         by_haystack[q.haystack.key].append(q)
-    scores = {way: ([], []) for way in WAYS}
+    scores: dict[str, tuple[list[float], list[float]]] = {way: ([], []) for way in WAYS}
     conversations = split = pieces = sources_in_split = 0
     work = Path(tempfile.mkdtemp(prefix="refind-assistant-sessions-"))
     try:

@@ -139,8 +139,8 @@ def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
         chat = export.chat
         assert chat.source == source, chat.source
         assert chat.kind in ("direct", "group", "channel", "chat"), chat.kind
-        for value in (chat.key, chat.name, chat.raw):
-            _storable(value)
+        for text in (chat.key, chat.name, chat.raw):
+            _storable(text)
         seen.append(("chat", chat.key, chat.name, chat.kind))
         for m in export.messages:
             assert m.timestamp.utcoffset() == timedelta(0), m.timestamp

@@ -275,7 +275,11 @@ SEARCH_SCHEMA = _obj(
                     "description": "Session ids (strings): the sessions this connection was already shown.",
                 },
             },
-            {"from": {"type": ["array", "null"], "items": _STR}, "sort": _STR},
+            {
+                "source": {"type": ["array", "null"], "items": _STR},
+                "from": {"type": ["array", "null"], "items": _STR},
+                "sort": _STR,
+            },
         ),
         "total": _INT,
         "results": {
@@ -294,7 +298,8 @@ SEARCH_SCHEMA = _obj(
                 _TRUNCATION,
             ),
         },
-    }
+    },
+    {"timeline": {"type": "object", "description": "How every match spreads over time (--timeline only)."}},
 )
 SESSION_SCHEMA = _obj(
     {
@@ -302,11 +307,14 @@ SESSION_SCHEMA = _obj(
         "chat": _CHAT,
         "start": _TIME,
         "end": _TIME,
-        "turns": {"type": "array", "items": _obj({**_TURN, "hit": _BOOL})},
+        "turns": {"type": "array", "items": _obj({**_TURN, "hit": _BOOL}, _TRUNCATION)},
+        "previous_session_id": {"type": ["string", "null"]},
+        "next_session_id": {"type": ["string", "null"]},
     }
 )
 CHATS_SCHEMA = _obj(
     {
+        "count": _INT,
         "chats": {
             "type": "array",
             "items": _obj(
@@ -320,8 +328,9 @@ CHATS_SCHEMA = _obj(
                     "turns": _INT,
                     "first": _TIME,
                     "last": _TIME,
+                    "lang": {"type": ["string", "null"], "description": "ISO 639-1; null: not told yet"},
                 }
             ),
-        }
+        },
     }
 )
