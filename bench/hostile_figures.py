@@ -543,15 +543,13 @@ def main() -> None:
     if args.huge_only:
         print_huge_figures(args.huge_mb, args.burst, args.source.resolve())
         return
-    if not args.fuzz_only:
-        print_import_figures(args.telegram_mb)
-        print()
-        print_huge_figures(args.huge_mb, args.burst, ROOT)
     if args.memory_only:
         print_memory_figures(args.memory_telegram_mb, args.memory_messages)
         return
     if not args.fuzz_only:
         print_import_figures(args.telegram_mb)
+        print()
+        print_huge_figures(args.huge_mb, args.burst, ROOT)
         if args.memory:
             print_memory_figures(args.memory_telegram_mb, args.memory_messages)
     print_fuzz_figures(args.fuzz_summary)

@@ -151,7 +151,10 @@ def main() -> None:
     print("|" + "|".join("-" * (len(part)) for part in head.split("|")[1:-1]) + "|")
     for c in CONFIGS:
         a, b = lo[c.name], lme[c.name]
-        cats = " | ".join(f"{a[f'search_recall cat{n}']:.3f}" for n in (1, 2, 3, 4))
+        # A file without questions of some category (a small sample) shows a dash there.
+        cats = " | ".join(
+            f"{a[key]:.3f}" if (key := f"search_recall cat{n}") in a else "  -  " for n in (1, 2, 3, 4)
+        )
         print(
             f"| {c.name:34s} | {a['search_recall']:17.3f} | {cats} "
             f"| {b[f'search_any@{K}']:16.3f} | {b[f'search_all@{K}']:16.3f} |"
