@@ -5,6 +5,7 @@ SDK is imported by the one module that wraps it."""
 from __future__ import annotations
 
 import ast
+import functools
 import graphlib
 from pathlib import Path
 
@@ -19,8 +20,10 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def imported(path: Path) -> set[str]:
-    """Every module name an ``import`` or ``from ... import`` in the file names, wherever it stands."""
+@functools.cache
+def imported(path: Path) -> frozenset[str]:
+    """Every module name an ``import`` or ``from ... import`` in the file names, wherever it stands (each
+    file parsed once: the rules below ask about every file many times)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -30,7 +33,7 @@ def imported(path: Path) -> set[str]:
                 names.add(full if full in MODULES else node.module)
         elif isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
-    return names
+    return frozenset(names)
 
 
 def own_imports(path: Path) -> set[str]:
