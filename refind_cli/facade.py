@@ -384,20 +384,19 @@ class Home:
         (``api_base`` and the key likewise from ``$REFIND_API_BASE``, ``$REFIND_API_KEY`` of ``env``, by
         default the process's); none, or ``offline``, runs the offline planner. ``now`` is when it is asked:
         a datetime, an ISO date-time as ``--now`` takes it, or None for this moment."""
+        # The words typed are checked before the agent or the archive is loaded (an argument error stays cheap).
+        typed = AskRequest(question.strip(), asked_at(now, tz), tz, protocol=protocol)
         from refind_cli.agent import Budget
 
         config, answer_config = (None, None) if offline else model_configs(model, answer_model, api_base, env)
         with self._storage():
-            return AskRequest(
-                question.strip(),
-                asked_at(now, tz),
-                tz,
-                config,
-                answer_config,
-                protocol,
-                Budget(max_rounds, max_tokens, max_cost),
-                self.chat_ids(chats, sources),
-                self._speakers(speakers),
+            return dataclasses.replace(
+                typed,
+                config=config,
+                answer_config=answer_config,
+                budget=Budget(max_rounds, max_tokens, max_cost),
+                chats=self.chat_ids(chats, sources),
+                speakers=self._speakers(speakers),
             )
 
     def ask(self, request: AskRequest, *, on_event: EventSink | None = None) -> AskResult:
