@@ -70,8 +70,6 @@ class ToolError(Exception):
 
 # -- input schemas ----------------------------------------------------------------------------------------
 
-SEARCH_INPUT = SERVED_SEARCH_PARAMETERS
-
 
 def _side(which: str) -> str:
     return f"Turns {which} the given one in its conversation (0-{MAX_CONTEXT}, default 10)."
@@ -136,7 +134,7 @@ class ArchiveTools:
     spent: Spent | None = None
 
     def search_chat(self, args: dict[str, Any]) -> dict[str, Any]:
-        _known(args, SEARCH_INPUT, "search_chat")
+        _known(args, SERVED_SEARCH_PARAMETERS, SEARCH_NAME)
         if args.get("top_k") is not None:
             _in_range(args["top_k"], "top_k", 1, MAX_TOP_K)
         try:
@@ -243,7 +241,7 @@ _TOOLS: tuple[tuple[types.Tool, Callable[[ArchiveTools, dict[str, Any]], dict[st
         types.Tool(
             name=SEARCH_NAME,
             description=SEARCH_DESCRIPTION,
-            input_schema=SEARCH_INPUT,
+            input_schema=SERVED_SEARCH_PARAMETERS,
             output_schema=SEARCH_SCHEMA,
             annotations=_READ_ONLY,
         ),
