@@ -126,7 +126,9 @@ class Reader:
             if event == "end_map":
                 break
             event, value = self._events.next()
-            if key in self.lists and event == "start_array":
+            if key in self.lists:
+                if event != "start_array":  # never one conversation that happens to hold such a key
+                    raise self.error(f"not {self.what}: {key} is not a list", key)
                 wrapped = True
                 yield from self._items(key)
             else:

@@ -120,9 +120,14 @@ def _folder_groups(root: Path) -> tuple[list[_Group], Callable[[], bytes] | None
         for f in folders
         if (f / MESSAGES).is_file()
     ]
+    return groups, _user_info(base)
+
+
+def _user_info(base: Path) -> Callable[[], bytes] | None:
+    """The reader of ``Users/User <id>/user_info.json`` in the ``Google Chat`` folder ``base``, if it is."""
     users = _subfolders(base / "Users") if (base / "Users").is_dir() else []
     user = next((u / USER_INFO for u in users if (u / USER_INFO).is_file()), None)
-    return groups, partial(read_file, user) if user else None
+    return partial(read_file, user) if user else None
 
 
 def _subfolders(folder: Path) -> list[Path]:
@@ -171,7 +176,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             path,
             None,
         )
-        yield from _groups([group], None, tz)
+        yield from _groups([group], _user_info(path.parent.parent.parent), tz)
 
 
 def _json(data: bytes, path: Path, where: str | None) -> Any:
