@@ -3,6 +3,7 @@ Discord exports, and things that are not exports, from the hand-written files in
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import warnings
 import zipfile
@@ -333,3 +334,45 @@ def test_google_chat_dates_read_back_as_written(when: datetime):
     when = when.replace(microsecond=0)
     stamp = f"{when:%A, %B} {when.day}, {when.year} at {when.hour % 12 or 12}:{when:%M:%S %p} UTC"
     assert google_chat.created(stamp, BERLIN) == when.replace(tzinfo=UTC)
+
+
+# --- the samples -------------------------------------------------------------------------------------------
+
+GOOGLE_SAMPLES = ["Hangouts.json", "Google Chat", "Gemini-MyActivity.json", "grok-export"]
+
+
+def test_the_samples_are_what_the_script_writes_and_the_readme_names_them(tmp_path: Path):
+    spec = importlib.util.spec_from_file_location(
+        "sample_exports_generate_google", SAMPLES / "generate_google.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    committed = sorted(
+        p.relative_to(SAMPLES)
+        for name in GOOGLE_SAMPLES
+        for p in [SAMPLES / name, *(SAMPLES / name).rglob("*")]
+        if p.is_file()
+    )
+    assert produced == committed
+    for rel in produced:
+        assert (tmp_path / rel).read_bytes() == (SAMPLES / rel).read_bytes(), rel
+    readme = (SAMPLES / "README.md").read_text(encoding="utf-8")
+    for name in [*GOOGLE_SAMPLES, "generate_google.py"]:
+        assert name in readme
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "messages"),
+    [
+        ("Hangouts.json", "hangouts", 8),
+        ("Google Chat", "google-chat", 6),
+        ("Gemini-MyActivity.json", "gemini", 10),
+        ("grok-export", "grok", 5),
+    ],
+)
+def test_each_sample_is_its_format(name: str, fmt: str, messages: int):
+    assert importers.detect(SAMPLES / name) == fmt
+    assert sum(len(m) for m in read(SAMPLES / name).values()) == messages
