@@ -303,6 +303,14 @@ def test_a_gemini_card_without_a_time_is_an_error_naming_its_line(tmp_path: Path
 # --- sniffing ----------------------------------------------------------------------------------------------
 
 
+SAMPLE_FORMATS = {
+    "Hangouts.json": "hangouts",
+    "Google Chat": "google-chat",
+    "Gemini-MyActivity.json": "gemini",
+    "grok-export": "grok",
+}
+
+
 def _every_other_export() -> list[Path]:
     samples = [p for p in SAMPLES.iterdir() if p.suffix not in (".py", ".md")]
     return samples + [path for path, _, _ in EXPECTED] + sorted(NOT_EXPORTS.iterdir())
@@ -312,7 +320,7 @@ def _every_other_export() -> list[Path]:
 def test_each_new_sniff_says_no_to_every_other_export(fmt: str):
     importer = importers.get(fmt)
     for path in _every_other_export():
-        expected = next((f for p, f, _ in EXPECTED if p == path), None)
+        expected = next((f for p, f, _ in EXPECTED if p == path), SAMPLE_FORMATS.get(path.name))
         if expected != fmt:
             assert not importer.sniff(path), path
 

@@ -166,7 +166,9 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             index = _small_json(package, INDEX)
         else:
             index = {}
-            what = f"no {INDEX} (a part of a package?); channels without a channel.json are named by their ids"
+            what = (
+                f"no {INDEX} (a part of a package?); channels without a channel.json are named by their ids"
+            )
             warnings.warn(InputWarning(path, what), stacklevel=2)
         if not isinstance(index, dict):
             raise package.error(package.files[INDEX], "is not a JSON object of channel names", None)
