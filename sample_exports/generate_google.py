@@ -1,7 +1,8 @@
 """Writes the Google Takeout and Grok sample exports of Maya's story (see README.md):
 
-- ``Hangouts.json``: Takeout's Hangouts file, from before Hangouts closed: Maya and Lena in 2021 (a direct
-  chat with a photo, a link over two lines and a call) and a group with a rename and someone added,
+- ``Hangouts.json``: Takeout's Hangouts file, from before Hangouts closed: Maya moving into Weserstraße 48 in
+  2021, with Lena (a direct chat with a photo, a link over two lines and a call) and the moving-day group with
+  Mum (a rename, Lena added),
 - ``Google Chat/``: Takeout's Google Chat folder: the housewarming space with Erik and Aylin (a file, a bot),
   a DM with Priya from work, and ``Users/User …/user_info.json`` naming Maya,
 - ``Gemini-MyActivity.json``: Takeout's My Activity for Gemini Apps, newest first: two conversations (the
@@ -95,7 +96,7 @@ def hangouts() -> dict[str, Any]:
             lena[0],
             "2021-03-02 19:04:00",
             "REGULAR_CHAT_MESSAGE",
-            **_text("Is the room in Weserstraße still free?"),
+            **_text("Is the flat in Weserstraße yours now?"),
         ),
         _event(
             direct,
@@ -103,7 +104,7 @@ def hangouts() -> dict[str, Any]:
             me[0],
             "2021-03-02 19:10:00",
             "REGULAR_CHAT_MESSAGE",
-            **_text("Yes! The listing:", "\n", "https://example.org/wg/weserstrasse-48"),
+            **_text("Yes! Signed today. The listing:", "\n", "https://example.org/wohnung/weserstrasse-48"),
         ),
         _event(
             direct,
@@ -118,7 +119,7 @@ def hangouts() -> dict[str, Any]:
                             "embed_item": {
                                 "type": ["PLUS_PHOTO"],
                                 "plus_photo": {
-                                    "url": "https://lh3.googleusercontent.com/room.jpg",
+                                    "url": "https://lh3.googleusercontent.com/weserstrasse-living-room.jpg",
                                     "media_type": "PHOTO",
                                 },
                             },
@@ -146,7 +147,7 @@ def hangouts() -> dict[str, Any]:
             lena[0],
             "2021-03-02 19:43:00",
             "REGULAR_CHAT_MESSAGE",
-            **_text("Thanks for the call, I'll take it. Moving in on 1 April"),
+            **_text("Congrats! I'll help you carry on 1 April"),
         ),
     ]
     g = [
@@ -164,7 +165,7 @@ def hangouts() -> dict[str, Any]:
             mum[0],
             "2021-04-01 10:02:00",
             "RENAME_CONVERSATION",
-            conversation_rename={"new_name": "Weserstraße 48", "old_name": ""},
+            conversation_rename={"new_name": "Moving day Weserstraße 48", "old_name": ""},
         ),
         _event(
             group,
@@ -172,13 +173,16 @@ def hangouts() -> dict[str, Any]:
             mum[0],
             "2021-04-01 10:05:00",
             "REGULAR_CHAT_MESSAGE",
-            **_text("Welcome Lena! The boiler needs a kick in winter"),
+            **_text("I'll bring Kartoffelsalat for the helpers"),
         ),
     ]
     return {
         "conversations": [
             {"conversation": conversation(direct, "STICKY_ONE_TO_ONE", [me, lena], None), "events": d},
-            {"conversation": conversation(group, "GROUP", [me, lena, mum], "Weserstraße 48"), "events": g},
+            {
+                "conversation": conversation(group, "GROUP", [me, lena, mum], "Moving day Weserstraße 48"),
+                "events": g,
+            },
         ]
     }
 

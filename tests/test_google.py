@@ -145,7 +145,7 @@ def test_gemini_pairs_prompts_with_readable_replies_and_flags_other_activity():
         ("Gemini", Kind.TEXT, False),
         ("You", Kind.TEXT, True),
         ("Gemini", Kind.TEXT, False),
-        (None, Kind.SYSTEM, False),
+        ("You", Kind.SYSTEM, True),
     ]
     assert sintra[3].text == (
         "Try these places near the station:\n- Worten in the mall\n- A kiosk on Rua Dr. Alfredo da Costa\n"

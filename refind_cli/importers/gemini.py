@@ -10,7 +10,8 @@ account's locale writes it, and the reply. Both are read; the JSON is preferred 
 What an entry is, is said by its title, in the account's language (``TITLES``): ``Prompted <prompt>``
 (German ``Eingegebener Prompt: <prompt>``) is a prompt, the person's own message (``Message.own``),
 followed by Gemini's reply, the ``safeHtmlItem`` HTML made readable (``htmltext``). Other activity
-(``Used …``, ``Created …``, ``Selected …``, ``Gave feedback …``) is kept as a system record. A title in a
+(``Used …``, ``Created …``, ``Selected …``, ``Gave feedback …``) is kept as a system record, the person's
+own like every entry of My Activity. A title in a
 language refind does not know is kept as a system record too, its text as written, and one warning says how
 many there were: no prompt is lost, and none is invented. Attached files and images make the prompt
 ``Kind.ATTACHMENT``, their names in its text.
@@ -324,7 +325,11 @@ def _conversation(group: list[Entry], unread: _Unread) -> ChatExport:
         if not understood:
             unread.add(entry.place)
         if prompt is None:
-            messages.append(Message(entry.when, None, entry.title, Kind.SYSTEM, raw=entry.raw))
+            # Every entry of My Activity is something the person did, so a system record is theirs too (and
+            # a conversation it opens still pairs each prompt with its reply).
+            messages.append(
+                Message(entry.when, YOU, entry.title, Kind.SYSTEM, sender_id="user", raw=entry.raw, own=True)
+            )
         else:
             name = name or prompt
             files = [f"[attachment: {f}]" for f in entry.files]
