@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from cli_runs import refind
+from cli_runs import refind, run
 from hypothesis import given
 from hypothesis import strategies as st
 from samples import SAMPLES
@@ -257,17 +257,26 @@ def test_a_truncated_file_is_one_error_line(tmp_path: Path, path: Path):
     cut = tmp_path / path.name
     cut.write_bytes(data[: len(data) * 2 // 3])
     fmt = importers.detect(path)
-    done = refind("--home", str(tmp_path / "home"), "import", "--format", fmt, "--tz", "UTC", str(cut))
-    assert done.returncode == 2
+    done = run(tmp_path / "home", "import", "--format", fmt, "--tz", "UTC", str(cut))
+    assert done.exit_code == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"refind: error: {cut}"), done.stderr
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.output
 
 
 @pytest.mark.parametrize("path", sorted(NOT_EXPORTS.iterdir()), ids=lambda p: p.name)
 def test_what_is_not_an_export_is_one_error_line(tmp_path: Path, path: Path):
-    done = refind("--home", str(tmp_path / "home"), "import", "--tz", "UTC", str(path))
-    assert done.returncode == 2
+    done = run(tmp_path / "home", "import", "--tz", "UTC", str(path))
+    assert done.exit_code == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"refind: error: {path}: "), done.stderr
+
+
+def test_the_real_command_says_one_line_for_each_thing_that_is_not_an_export(tmp_path: Path):
+    paths = sorted(NOT_EXPORTS.iterdir())
+    done = refind("--home", str(tmp_path / "home"), "import", "--tz", "UTC", *map(str, paths))
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert [line.split(": ")[2] for line in lines] == [str(p) for p in paths], done.stderr
+    assert "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize(
@@ -282,12 +291,10 @@ def test_what_is_not_an_export_is_one_error_line(tmp_path: Path, path: Path):
 def test_a_rewritten_file_imports_with_one_warning_saying_what_was_missing(
     tmp_path: Path, path: Path, missing: str
 ):
-    done = refind("--home", str(tmp_path / "home"), "import", "--tz", "UTC", str(path))
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == [
-        line for line in done.stderr.splitlines() if line.startswith("refind: warning:")
-    ]
-    assert len(done.stderr.splitlines()) == 1 and missing in done.stderr
+    done = run(tmp_path / "home", "import", "--tz", "UTC", str(path))
+    assert done.exit_code == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"refind: warning: {path}: ") and missing in lines[0]
 
 
 def test_a_gemini_card_without_a_time_is_an_error_naming_its_line(tmp_path: Path):
