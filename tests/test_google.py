@@ -32,6 +32,7 @@ CHAT = FIXTURES / "Google Chat"
 GEMINI_JSON = FIXTURES / "gemini" / "MyActivity.json"
 GEMINI_DE = FIXTURES / "gemini" / "MeineAktivitäten.json"
 GEMINI_HTML = FIXTURES / "gemini" / "MyActivity.html"
+GEMINI_DE_HTML = FIXTURES / "gemini" / "MeineAktivitäten.html"
 GROK = FIXTURES / "grok" / "prod-grok-backend.json"
 REWRITTEN = FIXTURES / "rewritten"
 NOT_EXPORTS = FIXTURES / "not-exports"
@@ -52,6 +53,7 @@ EXPECTED = [
     ),
     (GEMINI_DE, "gemini", {"Wie lange dauert eine Füllung beim Zahnarzt?": 2}),
     (GEMINI_HTML, "gemini", {"Used Gemini Apps": 1, "What is the best café in Sintra for travesseiros?": 4}),
+    (GEMINI_DE_HTML, "gemini", {"Wie lange dauert eine Füllung beim Zahnarzt?": 2}),
     (GROK, "grok", {"Bouldering in Lisbon": 5, "Untitled conversation": 1}),
     (GROK.parent, "grok", {"Bouldering in Lisbon": 5, "Untitled conversation": 1}),
     (REWRITTEN / "chatgpt-no-id.json", "chatgpt", {"Packing list": 2}),
@@ -157,6 +159,9 @@ def test_gemini_pairs_prompts_with_readable_replies_and_flags_other_activity():
     assert {m.kind for m in early[2:]} == {Kind.SYSTEM}
     german = read(GEMINI_DE)["Wie lange dauert eine Füllung beim Zahnarzt?"]
     assert german[0].text == "Wie lange dauert eine Füllung beim Zahnarzt?" and german[0].own
+    # The German page writes the same instant as the JSON, in day-first order with the zone's German name.
+    page = read(GEMINI_DE_HTML)["Wie lange dauert eine Füllung beim Zahnarzt?"]
+    assert [(m.timestamp, m.text) for m in page] == [(m.timestamp, m.text) for m in german]
 
 
 def test_gemini_groups_entries_by_the_gap_and_the_html_agrees_with_the_json():
@@ -186,6 +191,23 @@ def test_grok_hides_the_branch_not_shown_and_reads_mongo_times():
     assert talk[0].timestamp == datetime(2026, 6, 30, 19, 0, tzinfo=UTC)
     assert talk[3].timestamp == datetime(2026, 6, 30, 19, 5, tzinfo=UTC)  # {"$date": "<ISO>"}
     assert talk[4].reply_to == "r4"
+
+
+def test_a_google_chat_date_that_cannot_be_read_takes_the_time_before_with_one_warning(tmp_path: Path):
+    group = tmp_path / "Groups" / "DM 8uBWc0AAAAE"
+    shutil.copytree(CHAT / "Groups" / "DM 8uBWc0AAAAE", group)
+    messages = group / "messages.json"
+    messages.write_text(
+        messages.read_text(encoding="utf-8").replace(
+            "Monday, April 27, 2026 at 8:30:15 PM UTC", "Unknown Date"
+        ),
+        encoding="utf-8",
+    )
+    with pytest.warns(
+        InputWarning, match=r"1 message whose created_date cannot be read, the first at messages\[1\]"
+    ):
+        [chat] = list(google_chat.read(group, tz=BERLIN))
+    assert [m.timestamp for m in chat.messages] == [datetime(2026, 4, 27, 20, 29, 1, tzinfo=UTC)] * 2
 
 
 # --- Takeout zips ------------------------------------------------------------------------------------------

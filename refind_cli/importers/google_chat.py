@@ -13,7 +13,7 @@ email in ``user_info.json``) are ``Message.own``.
 
 ``created_date`` is written out in English with its zone: ``Monday, April 27, 2015 at 8:29:01 PM UTC``
 (``\\u202f`` before ``PM`` in newer files). A zone other than UTC/GMT is the exporting machine's: read in
-``--tz``.
+``--tz``. A date that cannot be read is the time of the message before, with a warning.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import takeout
 from refind_cli.importers.container import (
     decode_text,
@@ -220,21 +221,41 @@ def _group(group: _Group, me: str | None, tz: tzinfo) -> ChatExport:
         else "group"
     )
     chat = Chat(FORMAT, key, name, kind=kind, raw=dump(info) if info else "")
-    messages = []
     for index, entry in enumerate(entries):
-        where = ", ".join(p for p in (group.where, f"messages[{index}]") if p)
         if not isinstance(entry, dict):
+            where = ", ".join(p for p in (group.where, f"messages[{index}]") if p)
             raise InputError(group.path, "a message is not a JSON object", where)
-        messages.append(_message(entry, me, tz, group.path, where))
-    return ChatExport(chat, messages)
+    times = _times(entries, group, tz)
+    return ChatExport(chat, [_message(e, me, when) for e, when in zip(entries, times, strict=True)])
 
 
-def _message(entry: dict[str, Any], me: str | None, tz: tzinfo, path: Path, where: str) -> Message:
+def _times(entries: list[dict[str, Any]], group: _Group, tz: tzinfo) -> list[datetime]:
+    """Each message's time. One whose ``created_date`` cannot be read (other tools have seen ``Unknown
+    Date``) takes the time of the message before it, the first ones that of the first readable one; one
+    warning for the file says how many."""
+    times = [created(text_of(e.get("created_date")), tz) for e in entries]
+    undated = [i for i, t in enumerate(times) if t is None]
+    if not undated:
+        return [t for t in times if t is not None]
+    known = next((t for t in times if t is not None), None)
+    if known is None:
+        raise InputError(group.path, "no message has a created_date refind can read", group.where)
+    filled: list[datetime] = []
+    for t in times:
+        known = t or (filled[-1] if filled else known)
+        filled.append(known)
+    first = entries[undated[0]].get("created_date")
+    what = (
+        f"{len(undated):,} message{'s' if len(undated) > 1 else ''} whose created_date cannot be read, the "
+        f"first at messages[{undated[0]}] ({first!r}); each takes the time of the message before it"
+    )
+    warnings.warn(InputWarning(group.path, what, group.where), stacklevel=3)
+    return filled
+
+
+def _message(entry: dict[str, Any], me: str | None, when: datetime) -> Message:
     creator = as_dict(entry.get("creator"))
     stamp = text_of(entry.get("created_date"))
-    when = created(stamp, tz)
-    if when is None:
-        raise InputError(path, f"unreadable created_date {stamp!r}", where)
     files = [
         text_of(as_dict(f).get("original_name")) or text_of(as_dict(f).get("export_name")) or "file"
         for f in as_list(entry.get("attached_files"))
