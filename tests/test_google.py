@@ -52,6 +52,8 @@ EXPECTED = [
         {"Translate 'key box' to Portuguese": 4, "What is the best café in Sintra for travesseiros?": 5},
     ),
     (GEMINI_DE, "gemini", {"Wie lange dauert eine Füllung beim Zahnarzt?": 2}),
+    # A folder holding the activity file: the first JSON by name (this one holds four, for the tests).
+    (GEMINI_DE.parent, "gemini", {"Wie lange dauert eine Füllung beim Zahnarzt?": 2}),
     (GEMINI_HTML, "gemini", {"Used Gemini Apps": 1, "What is the best café in Sintra for travesseiros?": 4}),
     (GEMINI_DE_HTML, "gemini", {"Wie lange dauert eine Füllung beim Zahnarzt?": 2}),
     (GROK, "grok", {"Bouldering in Lisbon": 5, "Untitled conversation": 1}),

@@ -345,8 +345,8 @@ register(
     Importer(
         "gemini",
         "refind_cli.importers.gemini",
-        takes=("file", "zip"),
-        names=("*.json", "*activit*.html", "*.zip"),
+        takes=("file", "zip", "folder"),
+        names=("*.json", "*.zip"),
         pairing="exchange",
     )
 )

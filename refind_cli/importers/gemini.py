@@ -1,6 +1,7 @@
 """Gemini Apps activity from Google Takeout (My Activity -> Gemini Apps, FORMATS.md §4c):
 ``Takeout/My Activity/Gemini Apps/MyActivity.json`` or ``MyActivity.html`` (Takeout names them in the
-account's language: ``Meine Aktivitäten/Gemini-Apps/MeineAktivitäten.html``), loose or in the Takeout zip.
+account's language: ``Meine Aktivitäten/Gemini-Apps/MeineAktivitäten.html``), loose, in its folder or in the
+Takeout zip.
 
 The JSON is a list of entries, newest first: ``{header: "Gemini Apps", title, time (ISO, UTC),
 safeHtmlItem: [{html}], attachedFiles, imageFile, subtitles, products, activityControls}``. The HTML is the
@@ -140,12 +141,29 @@ def _head(path: Path) -> tuple[bytes, str]:
         return b"", ""
 
 
+def _in_folder(folder: Path) -> Path | None:
+    """The activity file directly in ``folder`` (the unpacked ``Gemini Apps`` folder), the JSON first; None
+    if there is none. Never raises. A folder is taken, not only the file, so that walking an unpacked Takeout
+    finds Gemini's ``MyActivity.html`` without taking every other product's for an export."""
+    try:
+        files = [p for p in folder.iterdir() if p.suffix.lower() in (".json", ".html") and p.is_file()]
+    except OSError:
+        return None
+    for file in sorted(files, key=lambda p: (p.suffix.lower() != ".json", p.name)):
+        head, _ = _head(file)
+        if _is_json(head) or _HTML_SNIFF.search(head):
+            return file
+    return None
+
+
 def _is_json(head: bytes) -> bool:
     head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     return head[:1] == b"[" and all(p.search(head) for p in _JSON_SNIFF)
 
 
 def sniff(path: Path) -> bool:
+    if path.is_dir():
+        return _in_folder(path) is not None
     head, _ = _head(path)
     return _is_json(head) or bool(_HTML_SNIFF.search(head))
 
@@ -154,6 +172,11 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    if path.is_dir():
+        found = _in_folder(path)
+        if found is None:
+            raise InputError(path, f"no Gemini Apps activity file in this folder; not {WHAT}")
+        path = found
     head, _ = _head(path)
     if _is_json(head):
         entries = list(_json_entries(path))
