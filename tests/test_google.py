@@ -4,6 +4,7 @@ Discord exports, and things that are not exports, from the hand-written files in
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import warnings
 import zipfile
@@ -212,6 +213,15 @@ def test_a_google_chat_date_that_cannot_be_read_takes_the_time_before_with_one_w
     assert [m.timestamp for m in chat.messages] == [datetime(2026, 4, 27, 20, 29, 1, tzinfo=UTC)] * 2
 
 
+def test_grok_responses_without_parent_links_are_all_shown(tmp_path: Path):
+    data = json.loads(GROK.read_text(encoding="utf-8"))
+    for item in data["conversations"][0]["responses"]:
+        item["response"].pop("parent_response_id", None)
+    path = tmp_path / "prod-grok-backend.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert [m.kind for m in read(path)["Bouldering in Lisbon"]].count(Kind.HIDDEN) == 0
+
+
 # --- Takeout zips ------------------------------------------------------------------------------------------
 
 
@@ -257,7 +267,7 @@ def test_an_unpacked_takeout_folder_imports_every_product(tmp_path: Path):
         "--json",
         str(tmp_path / "unpacked" / "Takeout"),
     )
-    formats = sorted(f["format"] for f in __import__("json").loads(done.stdout)["files"] if f["format"])
+    formats = sorted(f["format"] for f in json.loads(done.stdout)["files"] if f["format"])
     assert formats == ["gemini", "google-chat", "hangouts"], done.stderr
 
 

@@ -144,7 +144,11 @@ def _head(path: Path) -> tuple[bytes, str]:
 def _in_folder(folder: Path) -> Path | None:
     """The activity file directly in ``folder`` (the unpacked ``Gemini Apps`` folder), the JSON first; None
     if there is none. Never raises. A folder is taken, not only the file, so that walking an unpacked Takeout
-    finds Gemini's ``MyActivity.html`` without taking every other product's for an export."""
+    finds Gemini's ``MyActivity.html`` without taking every other product's for an export. Only a folder
+    named for Gemini (as Takeout names it in every language) is looked into: a sniff runs on every folder
+    walked, and must not read the heads of a thousand JSON files."""
+    if "gemini" not in folder.name.lower():
+        return None
     try:
         files = [p for p in folder.iterdir() if p.suffix.lower() in (".json", ".html") and p.is_file()]
     except OSError:

@@ -13,7 +13,8 @@ all UTC. A response without a time takes the one before it, else the conversatio
 
 Responses form a tree through ``parent_response_id``: a regenerated answer or an edited prompt is a sibling.
 As for ChatGPT (which see), every response is kept and those off the branch the app shows are
-``Kind.HIDDEN``; Grok names no current leaf, so the branch shown is the one ending in the latest response.
+``Kind.HIDDEN``; Grok names no current leaf, so the branch shown is the one ending in the latest response. A
+conversation without any parent links is one line, all shown.
 Uploaded files (``file_attachments``) make a response ``Kind.ATTACHMENT``; search results and posts it
 cited stay in the raw record.
 """
@@ -105,7 +106,8 @@ def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExpor
         for ident, response, _ in responses
         if isinstance(p := response.get("parent_response_id"), str) and p in ids and p != ident
     }
-    shown = active_path(None, parents, {ident: when for ident, _, when in responses})
+    # Without any parent links (a file that carries none) the responses are one line, all shown.
+    shown = active_path(None, parents, {ident: when for ident, _, when in responses}) if parents else ids
     return ChatExport(
         chat, [_message(ident, r, when, ident in shown, parents.get(ident)) for ident, r, when in responses]
     )
