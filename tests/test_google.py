@@ -331,6 +331,17 @@ def test_a_rewritten_file_imports_with_one_warning_saying_what_was_missing(
     assert len(lines) == 1 and lines[0].startswith(f"refind: warning: {path}: ") and missing in lines[0]
 
 
+def test_a_discord_package_part_in_a_zip_is_read_too(tmp_path: Path):
+    path = tmp_path / "package-part.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        for file in sorted((REWRITTEN / "discord-subset").rglob("*.csv")):
+            zf.write(file, f"package/{file.relative_to(REWRITTEN / 'discord-subset').as_posix()}")
+    assert importers.detect(path) == "discord-package"
+    assert {k: len(v) for k, v in read(path).items()} == {
+        "channel 1057658591919761408 (only your messages)": 2
+    }
+
+
 def test_a_gemini_card_without_a_time_is_an_error_naming_its_line(tmp_path: Path):
     broken = tmp_path / "MyActivity.html"
     broken.write_text(
