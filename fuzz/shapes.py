@@ -379,7 +379,9 @@ SHAPES = {
     "gemini": Shape(
         named_writer("MyActivity.json"),
         lambda: _chunked_seeds(
-            SAMPLES / "Gemini-MyActivity.json", GOOGLE_FIXTURES / "gemini" / "MyActivity.json"
+            SAMPLES / "Gemini-MyActivity.json",
+            GOOGLE_FIXTURES / "gemini" / "MyActivity.json",
+            GOOGLE_FIXTURES / "gemini" / "MyActivity.html",  # read by its content, whatever its name
         ),
         same_reading_in_any_chunk_size,
     ),
