@@ -34,6 +34,7 @@ GEMINI_JSON = FIXTURES / "gemini" / "MyActivity.json"
 GEMINI_DE = FIXTURES / "gemini" / "MeineAktivitäten.json"
 GEMINI_HTML = FIXTURES / "gemini" / "MyActivity.html"
 GEMINI_DE_HTML = FIXTURES / "gemini" / "MeineAktivitäten.html"
+GEMINI_BARD = FIXTURES / "gemini" / "bard.json"
 GROK = FIXTURES / "grok" / "prod-grok-backend.json"
 REWRITTEN = FIXTURES / "rewritten"
 NOT_EXPORTS = FIXTURES / "not-exports"
@@ -55,6 +56,7 @@ EXPECTED = [
     (GEMINI_DE, "gemini", {"Wie lange dauert eine Füllung beim Zahnarzt?": 2}),
     # A folder holding the activity file: the first JSON by name (this one holds four, for the tests).
     (GEMINI_DE.parent, "gemini", {"Wie lange dauert eine Füllung beim Zahnarzt?": 2}),
+    (GEMINI_BARD, "gemini", {"Summarise these two leases": 4}),
     (GEMINI_HTML, "gemini", {"Used Gemini Apps": 1, "What is the best café in Sintra for travesseiros?": 4}),
     (GEMINI_DE_HTML, "gemini", {"Wie lange dauert eine Füllung beim Zahnarzt?": 2}),
     (GROK, "grok", {"Bouldering in Lisbon": 5, "Untitled conversation": 1}),
@@ -165,6 +167,16 @@ def test_gemini_pairs_prompts_with_readable_replies_and_flags_other_activity():
     # The German page writes the same instant as the JSON, in day-first order with the zone's German name.
     page = read(GEMINI_DE_HTML)["Wie lange dauert eine Füllung beim Zahnarzt?"]
     assert [(m.timestamp, m.text) for m in page] == [(m.timestamp, m.text) for m in german]
+
+
+def test_bard_era_titles_are_prompts_and_attached_files_leave_the_prompt():
+    leases, reply, housewarming, _ = read(GEMINI_BARD)["Summarise these two leases"]
+    assert (leases.text, leases.kind) == (
+        "Summarise these two leases\n[attachment: Attached 2 files.]",
+        Kind.ATTACHMENT,
+    )
+    assert (housewarming.text, housewarming.own) == ("What should I bring to a housewarming?", True)
+    assert reply.text == "Both run for two years."
 
 
 def test_gemini_groups_entries_by_the_gap_and_the_html_agrees_with_the_json():

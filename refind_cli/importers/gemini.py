@@ -9,13 +9,13 @@ same entries as cards (``div.outer-cell``): a header, then a cell holding the ti
 account's locale writes it, and the reply. Both are read; the JSON is preferred where a zip holds both.
 
 What an entry is, is said by its title, in the account's language (``TITLES``): ``Prompted <prompt>``
-(German ``Eingegebener Prompt: <prompt>``) is a prompt, the person's own message (``Message.own``),
-followed by Gemini's reply, the ``safeHtmlItem`` HTML made readable (``htmltext``). Other activity
-(``Used …``, ``Created …``, ``Selected …``, ``Gave feedback …``) is kept as a system record, the person's
-own like every entry of My Activity. A title in a
-language refind does not know is kept as a system record too, its text as written, and one warning says how
-many there were: no prompt is lost, and none is invented. Attached files and images make the prompt
-``Kind.ATTACHMENT``, their names in its text.
+(German ``Eingegebener Prompt: <prompt>``, and the other verbs seen) is a prompt, the person's own message
+(``Message.own``), followed by Gemini's reply, the ``safeHtmlItem`` HTML made readable (``htmltext``). Other
+activity (``Used …``, ``Created …``, ``Selected …``, ``Gave feedback …``) is kept as a system record, the
+person's own like every entry of My Activity. A title in a language refind does not know is kept as a system
+record too, its text as written, and one warning says how many there were: no prompt is lost, and none is
+invented. Attached files and images (``attachedFiles``, ``imageFile``, a title ending ``Attached 2 files.``)
+make the prompt ``Kind.ATTACHMENT``, their names in its text.
 
 Conversations: Takeout does not say which prompts belong together, so entries are grouped by time: a silence
 longer than ``GAP`` starts a new conversation (a chat of its own, named after its first prompt, keyed by its
@@ -66,21 +66,41 @@ SNIFF_BYTES = 64 << 10
 
 @dataclass(frozen=True, slots=True)
 class Titles:
-    """How one language's titles start: a prompt, and the other activity kinds."""
+    """How one language's titles start: a prompt (the longer of two that share a start first), and the
+    other activity kinds."""
 
-    prompt: str
+    prompt: tuple[str, ...]
     other: tuple[str, ...]
 
 
-# Only the titles seen in real exports (FORMATS.md §4c and the exports other tools parse); a language is
-# added here when its titles are seen, never guessed.
+# Only titles seen in real exports, never guessed: FORMATS.md §4c ("Prompted", German "Eingegebener Prompt:",
+# "Used", "Created", "Selected", "Gave feedback"), and the verbs open-source readers written from real exports
+# report (420AI's gemini-export.ts, llm-aggregator's geminiTakeout.ts, as summed up in a third reader's notes):
+# "Asked", "Said", "Branched", "Answered", Bard-era "Prompted with:", "Asked Gemini:", "Asked Bard:"; and
+# "Added", "Shared", "Deleted" among the other kinds. A language is added here when its titles are seen.
 TITLES = {
-    "en": Titles("Prompted ", ("Used ", "Created ", "Selected ", "Gave feedback", "Shared ", "Edited ")),
-    "de": Titles("Eingegebener Prompt: ", ()),
+    "en": Titles(
+        (
+            "Prompted with: ",
+            "Asked Gemini: ",
+            "Asked Bard: ",
+            "Prompted ",
+            "Asked ",
+            "Said ",
+            "Branched ",
+            "Answered ",
+        ),
+        ("Used ", "Created ", "Selected ", "Gave feedback", "Added ", "Shared ", "Deleted "),
+    ),
+    "de": Titles(("Eingegebener Prompt: ",), ()),
 }
+# A prompt's title can end with the files attached to it; they are not the person's words.
+_ATTACHED = re.compile(r"\s*Attached \d+ files?\.\s*$")
 
-_JSON_SNIFF = (re.compile(rb'"header"\s*:\s*"[^"]{0,40}Gemini'), re.compile(rb'"title"\s*:\s*"'))
-_HTML_SNIFF = re.compile(rb'class="header-cell[^"]*"[^>]*>\s*<p[^>]*>[^<]{0,40}Gemini', re.I)
+# The product's name in the header, in any language ("Gemini Apps", "Gemini-Apps"; "Bard" before 2024).
+_JSON_SNIFF = (re.compile(rb'"header"\s*:\s*"[^"]{0,40}(?:Gemini|Bard)'), re.compile(rb'"title"\s*:\s*"'))
+_HTML_SNIFF = re.compile(rb'class="header-cell[^"]*"[^>]*>\s*<p[^>]*>[^<]{0,40}(?:Gemini|Bard)', re.I)
+_PRODUCT_FOLDER = re.compile(r"gemini|bard", re.I)
 _CONTENT_CELL = re.compile(
     r'<div class="content-cell[^"]*mdl-cell--6-col[^"]*body-1(?![^"]*text-right)[^"]*">'
 )
@@ -121,7 +141,7 @@ def _member(zf: zipfile.ZipFile) -> str | None:
     found = [
         n
         for n in member_names(zf)
-        if "gemini" in PurePosixPath(n).parent.name.lower() and n.lower().endswith((".json", ".html"))
+        if _PRODUCT_FOLDER.search(PurePosixPath(n).parent.name) and n.lower().endswith((".json", ".html"))
     ]
     return min(found, key=lambda n: (not n.lower().endswith(".json"), n.count("/"), n)) if found else None
 
@@ -147,7 +167,7 @@ def _in_folder(folder: Path) -> Path | None:
     finds Gemini's ``MyActivity.html`` without taking every other product's for an export. Only a folder
     named for Gemini (as Takeout names it in every language) is looked into: a sniff runs on every folder
     walked, and must not read the heads of a thousand JSON files."""
-    if "gemini" not in folder.name.lower():
+    if not _PRODUCT_FOLDER.search(folder.name):
         return None
     try:
         files = [p for p in folder.iterdir() if p.suffix.lower() in (".json", ".html") and p.is_file()]
@@ -336,8 +356,9 @@ class _Unread:
 def _classify(title: str) -> tuple[str | None, bool]:
     """The prompt a title holds (None if it holds none), and whether the title was understood."""
     for titles in TITLES.values():
-        if title.startswith(titles.prompt):
-            return title[len(titles.prompt) :], True
+        prefix = next((p for p in titles.prompt if title.startswith(p)), None)
+        if prefix is not None:
+            return title[len(prefix) :], True
         if title.startswith(titles.other):
             return None, True
     return None, False
@@ -358,8 +379,12 @@ def _conversation(group: list[Entry], unread: _Unread) -> ChatExport:
                 Message(entry.when, YOU, entry.title, Kind.SYSTEM, sender_id="user", raw=entry.raw, own=True)
             )
         else:
+            attached = _ATTACHED.search(prompt)
+            if attached:
+                prompt = prompt[: attached.start()]
             name = name or prompt
-            files = [f"[attachment: {f}]" for f in entry.files]
+            noted = entry.files or ((attached[0].strip(),) if attached else ())
+            files = [f"[attachment: {f}]" for f in noted]
             messages.append(
                 Message(
                     entry.when,

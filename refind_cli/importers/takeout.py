@@ -17,7 +17,7 @@ from refind_cli.importers.container import member_names, open_zip
 PRODUCTS = {
     "hangouts": re.compile(r"(^|/)Hangouts\.json$", re.I),
     "google-chat": re.compile(r"(^|/)Groups/[^/]+/messages\.json$"),
-    "gemini": re.compile(r"(^|/)[^/]*Gemini[^/]*/[^/]+\.(json|html)$", re.I),
+    "gemini": re.compile(r"(^|/)[^/]*(Gemini|Bard)[^/]*/[^/]+\.(json|html)$", re.I),
 }
 
 
