@@ -127,6 +127,17 @@ def test_hangouts_joins_segments_flags_attachments_and_keeps_events_as_system():
     assert old[0].text == "Frohe Weihnachten!\nBis bald" and [m.own for m in old] == [False, True]
 
 
+def test_hangouts_finds_the_account_in_the_events_when_the_conversation_does_not_name_it(tmp_path: Path):
+    data = json.loads(HANGOUTS_2016.read_text(encoding="utf-8"))
+    state = data["conversation_state"][0]["conversation_state"]
+    del state["conversation"]["self_conversation_state"]
+    for event in state["event"]:
+        event["self_event_state"] = {"user_id": {"gaia_id": "111", "chat_id": "111"}}
+    path = tmp_path / "Hangouts.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert [m.own for m in read(path)["444"]] == [False, True]
+
+
 def test_google_chat_reads_dates_names_the_account_and_flags_files_and_bots():
     chats = read(CHAT)
     space = chats["Kletterkiez planning"]

@@ -79,8 +79,11 @@ def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExpor
         ident = _gaia(person.get("id"))
         if ident:
             names[ident] = text_of(person.get("fallback_name")) or ident
+    # The account: the conversation's own read state names it, and so does every event's self_event_state.
     me = _gaia(
         as_dict(as_dict(conv.get("self_conversation_state")).get("self_read_state")).get("participant_id")
+    ) or next(
+        (g for e in events if (g := _gaia(as_dict(as_dict(e).get("self_event_state")).get("user_id")))), None
     )
     group = text_of(conv.get("type")) == "GROUP"
     others = [name for ident, name in names.items() if ident != me]
