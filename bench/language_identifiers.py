@@ -154,8 +154,8 @@ def main() -> None:
     samples: dict[str, list[tuple[str, str]]] = {"10": [], "20": [], "40": [], "200": [], "2000": []}
     for code, each in chats.items():
         for i, msgs in enumerate(each):
-            for size in (10, 20, 40):
-                samples[str(size)] += [(code, t) for t in runs(msgs, size)]
+            for words in (10, 20, 40):
+                samples[str(words)] += [(code, t) for t in runs(msgs, words)]
             samples["200"] += [(code, t) for t in runs(msgs, 200)]
             samples["2000"] += [(code, drawn(msgs, 2000, seed)) for seed in range(i, i + 2)]
     only = set(args.only.split(","))
