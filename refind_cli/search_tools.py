@@ -328,7 +328,11 @@ CHATS_SCHEMA = _obj(
                     "turns": _INT,
                     "first": _TIME,
                     "last": _TIME,
-                    "lang": {"type": ["string", "null"], "description": "ISO 639-1; null: not told yet"},
+                    "lang": {
+                        "type": ["string", "null"],
+                        "description": 'ISO 639-1, two joined by "+" for a chat in two languages; null: not told yet',
+                    },
+                    "language": {"type": "string", "description": 'its name: "German", "German + English"'},
                 }
             ),
         },

@@ -18,6 +18,7 @@ import pytest
 from test_eval import LOCOMO, lme_record, write_jsonl_gz
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
+WHATSAPP = BENCH.parent / "sample_exports" / "WhatsApp Chat with Jonas Becker.txt"
 pytestmark = pytest.mark.bench
 
 
@@ -61,6 +62,20 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "| silence",
         ),
         "language_bench": ([["language_bench.py"]], "per language (refind)"),
+        "google_import_bench": (
+            [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
+            "msg/s",
+        ),
+        "language_identifiers": ([["language_identifiers.py", "--only", "cld3"]], "cld3 (refind.language)"),
+        "world_bench": (
+            [["world_bench.py", "--variants", "none", "--languages", "de,uk"]],
+            "compounds found",
+        ),
+        "time_words_bench": ([["time_words_bench.py"]], "languages with tables"),
+        "import_cpu": (
+            [["import_cpu.py", "--base", str(BENCH.parent), "--rounds", "1", str(WHATSAPP)]],
+            "medians",
+        ),
         "hostile_figures": (
             [
                 ["hostile_figures.py", "--huge-only", "--huge-mb", "1", "--burst", "200"],
