@@ -1,0 +1,342 @@
+"""SMS Backup & Restore XML: Android's usual backup of text messages (FORMATS.md §4c). Signal Android's old
+plaintext backup (``SignalPlaintextBackup.xml``) is written in the same layout, so it is read here too: Signal
+was then the phone's SMS app, and its backup holds the phone's SMS beside Signal's own messages.
+
+The root ``<smses count=…>`` holds ``<sms address date type body contact_name …/>`` rows and ``<mms date
+msg_box address …>`` rows with ``<parts><part ct text data/></parts>`` and ``<addrs><addr address
+type/></addrs>``. Messages of every conversation come interleaved (all SMS first, then all MMS), so a chat
+is the set of addresses a message went to or came from (a group's are ``~``-joined), and its messages are
+gathered before it is handed on.
+
+Backups run to hundreds of MB (an MMS carries its photos as base64), so the file is never built into a
+tree: expat (what ``ElementTree.iterparse`` runs on) calls back for the four elements that matter, and a
+part's ``data`` is measured, never kept. The file is hostile until shown otherwise: a DTD (the door to
+entity expansion and external entities) is refused, as the app never writes one.
+
+Two traps of real files are repaired on the way into the parser: emoji written as two character references
+to UTF-16 surrogates (``&#55357;&#56832;``), which XML forbids, are joined into one; a reference to a
+character XML cannot hold (a lone surrogate, a control character) becomes U+FFFD.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import warnings
+from collections.abc import Iterator
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import Any
+from xml.parsers import expat
+
+from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers.container import iter_file_chunks
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "sms"
+
+_SNIFF_BYTES = 4096
+# The root element, after the XML declaration, the app's comment and a stylesheet instruction.
+_SNIFF = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:<[?!][^>]*>\s*)*<smses[\s>/]")
+_OWN = "Me"
+# What the app writes where a field has no value.
+_NULL = frozenset({"", "null"})
+_UNKNOWN = frozenset({"", "null", "(Unknown)"})
+# sms ``type``: 1 received; 2 sent, 3 draft, 4 outbox, 5 failed, 6 queued are the phone's own.
+_RECEIVED_SMS = frozenset({"1"})
+# mms ``msg_box``: 1 inbox; 2 sent, 3 drafts, 4 outbox are the phone's own.
+_RECEIVED_MMS = frozenset({"1"})
+# addr ``type``: PduHeaders FROM (137), TO (151), CC (130), BCC (129).
+_FROM = "137"
+# What the phone writes for its own number in an MMS it sent.
+_OWN_TOKEN = "insert-address-token"
+# Part types that are the message's layout, not its content.
+_LAYOUT = frozenset({"application/smil"})
+_TEXT_TYPES = frozenset({"text/plain"})
+_PHONE_PUNCT = re.compile(r"[\s\-().]")
+
+# Character references XML forbids but the app writes: UTF-16 surrogates (a high one, perhaps followed by
+# its low one) and C0 control characters other than tab, line feed and carriage return.
+_BAD_REF = re.compile(rb"&#(5[5-7]\d{3});(?:&#(5[6-7]\d{3});)?|&#(?:[0-8]|1[1-24-9]|2\d|3[01]);")
+_HIGH = range(0xD800, 0xDC00)
+_LOW = range(0xDC00, 0xE000)
+_REPLACEMENT = b"&#65533;"
+# A reference pair is 16 bytes: a chunk's tail from an "&" this close to its end waits for the next chunk.
+_CARRY = 24
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError:
+        return False
+    return _SNIFF.match(head) is not None
+
+
+# --- repair ------------------------------------------------------------------------------------------
+
+
+def _fix_reference(m: re.Match[bytes]) -> bytes:
+    first, second = m.group(1), m.group(2)
+    if first is None:  # a control character
+        return _REPLACEMENT
+    high = int(first)
+    if high not in _HIGH and high not in _LOW:  # 55000-55295, 57344-57999: ordinary characters
+        return m.group()
+    if high in _HIGH and second is not None and int(second) in _LOW:
+        return b"&#%d;" % (0x10000 + ((high - 0xD800) << 10) + (int(second) - 0xDC00))
+    rest = b"" if second is None else m.group()[m.group().index(b";") + 1 :]
+    return _REPLACEMENT + (_BAD_REF.sub(_fix_reference, rest) if rest else b"")
+
+
+def repaired(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The file's bytes with the character references XML forbids made readable (see the module's notes).
+    A reference cut by a chunk boundary is held back until it is whole."""
+    carry = b""
+    for chunk in chunks:
+        data = carry + chunk
+        cut = data.find(b"&", max(0, len(data) - _CARRY))
+        if cut >= 0:
+            data, carry = data[:cut], data[cut:]
+        else:
+            carry = b""
+        yield _BAD_REF.sub(_fix_reference, data) if b"&#" in data else data
+    if carry:
+        yield _BAD_REF.sub(_fix_reference, carry)
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    """One chat per set of addresses, in the order the file first names them; each chat's messages in time
+    order. The times are the phone's epoch milliseconds, so ``tz`` changes nothing."""
+    reader = _Reader(path)
+    with contextlib.closing(iter_file_chunks(path)) as chunks:
+        reader.feed(repaired(chunks))
+    for thread in reader.threads.values():
+        thread.messages.sort(key=lambda m: m.timestamp)
+        yield ChatExport(thread.chat(), thread.messages)
+
+
+class _Thread:
+    __slots__ = ("addresses", "key", "messages", "names")
+
+    def __init__(self, key: str, addresses: list[str]) -> None:
+        self.key = key
+        self.addresses = addresses
+        self.names: dict[str, str] = {}
+        self.messages: list[Message] = []
+
+    def chat(self) -> Chat:
+        shown = [self.names.get(a, a) for a in self.addresses]
+        raw = json.dumps({"addresses": self.addresses, "names": shown}, ensure_ascii=False)
+        kind = "group" if len(self.addresses) > 1 else "direct"
+        return Chat(FORMAT, self.key, ", ".join(shown) or "(no address)", kind, raw)
+
+
+class _Reader:
+    """expat's callbacks over one backup: rows become messages, gathered by thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.threads: dict[str, _Thread] = {}
+        self.rows = 0
+        self.depth = 0
+        self.closed = False  # the root's end tag was read
+        self.count: str | None = None
+        self.mms: tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | None = None
+        parser = expat.ParserCreate()
+        parser.buffer_text = True
+        parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        parser.StartDoctypeDeclHandler = self._doctype
+        parser.EntityDeclHandler = self._entity
+        parser.ExternalEntityRefHandler = self._external
+        parser.StartElementHandler = self._start
+        parser.EndElementHandler = self._end
+        self.parser = parser
+
+    def error(self, what: str) -> InputError:
+        p = self.parser
+        return InputError(self.path, what, f"line {p.CurrentLineNumber}, column {p.CurrentColumnNumber + 1}")
+
+    def feed(self, chunks: Iterator[bytes]) -> None:
+        parse = self.parser.Parse
+        try:
+            for chunk in chunks:
+                parse(chunk, False)
+            if self.depth or not self.closed:
+                raise self._truncated()
+            parse(b"", True)
+        except expat.ExpatError as exc:
+            raise self.error(f"invalid XML ({expat.ErrorString(exc.code)})") from None
+        if self.count is not None and self.count.isdigit() and int(self.count) != self.rows:
+            warnings.warn(
+                InputWarning(
+                    self.path,
+                    f'the backup says count="{self.count}" but holds {self.rows} messages; all of them were read',
+                ),
+                stacklevel=2,
+            )
+
+    def _truncated(self) -> InputError:
+        if not self.depth and not self.closed:
+            return self.error("no <smses> element; not an SMS Backup & Restore file")
+        return self.error(
+            f"the file ends inside <smses>, after {self.rows} complete messages: the backup was cut short "
+            "(make it again, or import a complete copy)"
+        )
+
+    # Every declaration reaches expat through a DTD, so refusing DTDs refuses entity expansion and external
+    # entities both; the other two handlers are a second lock.
+    def _doctype(self, *_: Any) -> None:
+        raise self.error("a DTD (<!DOCTYPE>); refusing XML that can declare entities (the app writes none)")
+
+    def _entity(self, *_: Any) -> None:
+        raise self.error("an entity declaration; refusing XML that declares entities")
+
+    def _external(self, *_: Any) -> int:
+        raise self.error("an external entity; refusing XML that reads other files")
+
+    def _start(self, name: str, attrs: dict[str, str]) -> None:
+        depth = self.depth = self.depth + 1
+        if depth == 1:
+            if name != "smses" or self.closed:
+                raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
+            self.count = attrs.get("count")
+        elif depth == 2:
+            if name == "sms":
+                self.rows += 1
+                self._sms(attrs)
+            elif name == "mms":
+                self.mms = (attrs, [], [])
+        elif depth == 4 and (mms := self.mms) is not None:
+            if name == "part":
+                data = attrs.get("data")
+                if data is not None:
+                    attrs["data"] = f"({len(data)} characters of base64, not kept)"
+                mms[1].append(attrs)
+            elif name == "addr":
+                mms[2].append(attrs)
+
+    def _end(self, name: str) -> None:
+        depth = self.depth
+        self.depth = depth - 1
+        if depth == 1:
+            self.closed = True
+        elif depth == 2 and name == "mms" and self.mms is not None:
+            self.rows += 1
+            self._mms(*self.mms)
+            self.mms = None
+
+    def _thread(self, addresses: list[str], names: dict[str, str]) -> _Thread:
+        key = "~".join(addresses)
+        thread = self.threads.get(key)
+        if thread is None:
+            thread = self.threads[key] = _Thread(key, addresses)
+        for address, name in names.items():
+            known = thread.names.get(address)
+            # A contact name, once met, wins over the address as written.
+            if known is None or (known != name and _address(known) == address):
+                thread.names[address] = name
+        return thread
+
+    def _time(self, attrs: dict[str, str]) -> datetime:
+        value = attrs.get("date", "")
+        try:
+            ms = int(value)
+            # MMS rows of some app versions hold seconds, as Android's own MMS table does.
+            return datetime.fromtimestamp(ms / 1000 if ms > 100_000_000_000 else ms, UTC)
+        except (ValueError, OverflowError, OSError):
+            raise self.error(f"unreadable date {value!r} (milliseconds since 1970 expected)") from None
+
+    def _sms(self, attrs: dict[str, str]) -> None:
+        raw_address = attrs.get("address", "")
+        addresses, names = _members(raw_address, attrs.get("contact_name"))
+        own = attrs.get("type") not in _RECEIVED_SMS
+        body = attrs.get("body", "")
+        subject = attrs.get("subject", "")
+        text = body if body != "null" else ""
+        if subject not in _NULL:
+            text = f"{subject}\n{text}" if text else subject
+        sender = _OWN if own else names.get(_address(raw_address), raw_address) or None
+        self._thread(addresses, names).messages.append(
+            Message(
+                self._time(attrs),
+                sender,
+                text,
+                Kind.TEXT,
+                sender_id=None if own else raw_address or None,
+                raw=json.dumps({"sms": attrs}, ensure_ascii=False),
+                own=own,
+            )
+        )
+
+    def _mms(self, attrs: dict[str, str], parts: list[dict[str, Any]], addrs: list[dict[str, str]]) -> None:
+        own = attrs.get("msg_box") not in _RECEIVED_MMS
+        listed = attrs.get("address", "")
+        if listed in _NULL:  # older rows: the thread's members only in <addrs>
+            listed = "~".join(
+                a.get("address", "")
+                for a in addrs
+                if a.get("address", _OWN_TOKEN) != _OWN_TOKEN and not (own and a.get("type") == _FROM)
+            )
+        addresses, names = _members(listed, attrs.get("contact_name"))
+        sender: str | None = _OWN
+        sender_id = None
+        if not own:
+            sender_id = next((a.get("address") for a in addrs if a.get("type") == _FROM), None)
+            sender_id = sender_id or (addresses[0] if addresses else None)
+            sender = names.get(_address(sender_id), sender_id) if sender_id else None
+        subject = attrs.get("sub", "")
+        lines = [subject] if subject not in _NULL else []
+        files = []
+        for part in parts:
+            ct = part.get("ct", "")
+            if ct in _LAYOUT:
+                continue
+            text = part.get("text", "")
+            if ct in _TEXT_TYPES and "data" not in part:
+                if text not in _NULL:
+                    lines.append(text)
+                continue
+            label = next((part[k] for k in ("cl", "name", "fn") if part.get(k, "null") not in _NULL), "")
+            files.append(f"{label} ({ct})" if label else ct or "(attachment)")
+        kind = Kind.ATTACHMENT if files else Kind.TEXT if lines else Kind.MEDIA
+        self._thread(addresses, names).messages.append(
+            Message(
+                self._time(attrs),
+                sender,
+                "\n".join(lines + files),
+                kind,
+                sender_id=sender_id,
+                raw=json.dumps({"mms": attrs, "parts": parts, "addrs": addrs}, ensure_ascii=False),
+                own=own,
+            )
+        )
+
+
+def _address(value: str) -> str:
+    return _PHONE_PUNCT.sub("", value)
+
+
+def _members(listed: str, contact: str | None) -> tuple[list[str], dict[str, str]]:
+    """A thread's members as its key (each address without its formatting, sorted, once) and the names the
+    row shows them by: the contact name where there is one (``contact_name`` lists a group's names in the
+    order of its addresses), else the address as written."""
+    if listed in _NULL:
+        return [], {}
+    written = listed.split("~")
+    members = [_address(a) for a in written]
+    names = dict(zip(members, written, strict=True))
+    if contact is not None and contact not in _UNKNOWN:
+        split = [contact] if len(members) == 1 else contact.split(", ")
+        if len(split) == len(members):
+            names.update((a, n) for a, n in zip(members, split, strict=True) if n not in _UNKNOWN)
+    names.pop("", None)
+    return sorted(names), names
