@@ -242,7 +242,7 @@ class _Reader:
         for address, name in names.items():
             known = thread.names.get(address)
             # A contact name, once met, wins over the address as written.
-            if known is None or (known != name and _address(known) == address):
+            if known is None or (known != name and _address(known) == address != _address(name)):
                 thread.names[address] = name
         return thread
 
