@@ -49,8 +49,10 @@ _INDENT = "    "
 _EFFECTS = frozenset(
     f"Sent with {e}"
     for e in (
-        "Confetti Echo Fireworks Balloons Heart Lasers Sparkles Spotlight Slam Loud Gentle".split()
-        + ["Shooting Star", "Shooting Start", "Invisible Ink"]
+        *"Confetti Echo Fireworks Balloons Heart Lasers Sparkles Spotlight Slam Loud Gentle".split(),
+        "Shooting Star",
+        "Shooting Start",  # sic, in older versions of the exporter
+        "Invisible Ink",
     )
 )
 # An attachment line: a path the exporter copied or found the file at.
@@ -312,9 +314,9 @@ class _Html(HTMLParser):
             self.skip_depth = None
         if self.record_depth is None:
             return
-        if self.capture in ("stamp", "sender") and tag == "span":
-            self._flush()
-        elif self.capture == "bubble" and tag == "div" and "message_part" not in self._classes():
+        if (self.capture in ("stamp", "sender") and tag == "span") or (
+            self.capture == "bubble" and tag == "div" and "message_part" not in self._classes()
+        ):
             self._flush()
         if depth <= self.record_depth:
             self._flush()

@@ -68,14 +68,13 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    with named_file(path, FILE, "a Skype export") as (chunks, where, entry):
-        with contextlib.closing(chunks):
+    with named_file(path, FILE, "a Skype export") as (chunks, where, entry), contextlib.closing(chunks):
 
-            def error(what: str, place: str | None) -> InputError:
-                return InputError(where, what, ", ".join(p for p in (entry, place) if p) or None)
+        def error(what: str, place: str | None) -> InputError:
+            return InputError(where, what, ", ".join(p for p in (entry, place) if p) or None)
 
-            events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
-            yield from _Reader(events, tz).chats()
+        events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
+        yield from _Reader(events, tz).chats()
 
 
 class _Reader:

@@ -38,7 +38,8 @@ FORMAT = "sms"
 
 _SNIFF_BYTES = 4096
 # The root element, after the XML declaration, the app's comment and a stylesheet instruction.
-_SNIFF = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:<[?!][^>]*>\s*)*<smses[\s>/]")
+# A DTD for <smses> is claimed too, so that it is refused as such rather than as an unknown format.
+_SNIFF = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:<[?!][^>]*>\s*)*(?:<smses[\s>/]|<!DOCTYPE\s+smses\b)")
 _OWN = "Me"
 # What the app writes where a field has no value.
 _NULL = frozenset({"", "null"})
@@ -62,7 +63,7 @@ _BAD_REF = re.compile(rb"&#(5[5-7]\d{3});(?:&#(5[6-7]\d{3});)?|&#(?:[0-8]|1[1-24
 _HIGH = range(0xD800, 0xDC00)
 _LOW = range(0xDC00, 0xE000)
 _REPLACEMENT = b"&#65533;"
-# A reference pair is 16 bytes: a chunk's tail from an "&" this close to its end waits for the next chunk.
+# A chunk's tail from an "&" this close to its end may be a reference cut in two: it waits for the next chunk.
 _CARRY = 24
 
 
@@ -94,14 +95,22 @@ def _fix_reference(m: re.Match[bytes]) -> bytes:
     return _REPLACEMENT + (_BAD_REF.sub(_fix_reference, rest) if rest else b"")
 
 
+def _is_high(ref: bytes) -> bool:
+    """Whether ``ref`` is a whole reference to a high surrogate (``&#55357;``)."""
+    return ref[:2] == b"&#" and ref[-1:] == b";" and ref[2:-1].isdigit() and int(ref[2:-1]) in _HIGH
+
+
 def repaired(chunks: Iterator[bytes]) -> Iterator[bytes]:
     """The file's bytes with the character references XML forbids made readable (see the module's notes).
     A reference cut by a chunk boundary is held back until it is whole."""
     carry = b""
     for chunk in chunks:
         data = carry + chunk
-        cut = data.find(b"&", max(0, len(data) - _CARRY))
+        cut = data.rfind(b"&", max(0, len(data) - _CARRY))
         if cut >= 0:
+            # The reference just before may be the high half of a pair, which waits for its low half.
+            if _is_high(data[max(0, cut - 8) : cut]):
+                cut -= 8
             data, carry = data[:cut], data[cut:]
         else:
             carry = b""

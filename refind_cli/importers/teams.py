@@ -89,7 +89,9 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     if path.is_dir():
         files = _folder_files(path)
         if not files:
-            raise InputError(path, "no teams/*/messages_*.json or users/*/messages_*.json; not a Teams export")
+            raise InputError(
+                path, "no teams/*/messages_*.json or users/*/messages_*.json; not a Teams export"
+            )
         for file in files:
             with contextlib.closing(container.iter_file_chunks(file)) as chunks:
                 yield from _file(chunks, file, None, tz)
