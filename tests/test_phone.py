@@ -124,9 +124,12 @@ def test_sms_unknown_contacts_attachments_and_placeholders() -> None:
     for _, msgs in by_key.values():
         for m in msgs:
             assert "/9j/4AAQ" not in m.text + m.raw and "iVBORw0KGgo" not in m.text + m.raw
-    raw = json.loads(by_key["+4915123456789~+4917611112222"][1][1].raw)
-    assert raw["parts"][1]["data"] == "(216 characters of base64, not kept)"
-    assert raw["mms"]["msg_box"] == "2"
+    # raw is the row's XML as written, its base64 replaced by its length.
+    raw = by_key["+4915123456789~+4917611112222"][1][1].raw
+    assert raw.startswith('<mms date="1777750600000"') and raw.endswith("</mms>")
+    assert 'data="(216 characters of base64, not kept)"' in raw and 'msg_box="2"' in raw
+    first = by_key["+4915123456789"][1][0].raw
+    assert first.startswith('<sms protocol="0" address="+49 151 2345 6789"') and first.endswith("/>")
 
 
 def test_signal_plaintext_backup_reads_as_sms() -> None:
@@ -498,3 +501,23 @@ def test_other_sniffs_say_no_to_these(path: Path) -> None:
     kind = importers.path_kind(path)
     claims = [n for n in importers.names() if kind in importers.get(n).takes and importers.get(n).sniff(path)]
     assert claims == [MY_FILES[path]]
+
+
+def test_phone_samples_regenerate_byte_for_byte(tmp_path: Path) -> None:
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("generate_phone", SAMPLES / "generate_phone.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class body runs
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert produced == sorted(Path(name) for name in module.files())
+    readme = (SAMPLES / "README.md").read_text(encoding="utf-8")
+    for rel in produced:
+        assert (tmp_path / rel).read_bytes() == (SAMPLES / rel).read_bytes(), rel
+        assert rel.parts[0] in readme, rel
+    formats = {importers.detect(SAMPLES / rel.parts[0]) for rel in produced}
+    assert formats == set(MINE)

@@ -56,6 +56,14 @@ _OWN_TOKEN = "insert-address-token"
 _LAYOUT = frozenset({"application/smil"})
 _TEXT_TYPES = frozenset({"text/plain"})
 _PHONE_PUNCT = re.compile(r"[\s\-().]")
+# What comes before the first row: the declarations, a comment, the root's tag.
+_PROLOG_BYTES = 16 << 20
+# A part's file, base64 in the backup: never kept, its length said in its place.
+_BASE64 = re.compile(rb'(?<=\sdata=)(["\'])([^"\']*)\1')
+
+
+def _not_kept(m: re.Match[bytes]) -> bytes:
+    return b'"(%d characters of base64, not kept)"' % len(m.group(2))
 
 # Character references XML forbids but the app writes: UTF-16 surrogates (a high one, perhaps followed by
 # its low one) and C0 control characters other than tab, line feed and carriage return.
@@ -155,11 +163,20 @@ class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.threads: dict[str, _Thread] = {}
+        self.seen: dict[tuple[str, str | None], tuple[_Thread, dict[str, str], str | None]] = {}
         self.rows = 0
         self.depth = 0
         self.closed = False  # the root's end tag was read
         self.count: str | None = None
         self.mms: tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | None = None
+        # A row's raw record is its XML as written, from its start tag to the next row's: the bytes since the
+        # current row began are kept (``buf`` starts at byte ``base`` of the stream), and a row is made a
+        # message once the next one starts.
+        self.buf = bytearray()
+        self.base = 0
+        self.row_start: int | None = None
+        self.pending: tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | dict[str, str] | None
+        self.pending = None
         parser = expat.ParserCreate()
         parser.buffer_text = True
         parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -176,9 +193,19 @@ class _Reader:
 
     def feed(self, chunks: Iterator[bytes]) -> None:
         parse = self.parser.Parse
+        buf = self.buf
         try:
             for chunk in chunks:
+                buf += chunk
                 parse(chunk, False)
+                if self.row_start is not None:
+                    del buf[: self.row_start - self.base]
+                    self.base = self.row_start
+                elif self.closed:
+                    self.base += len(buf)
+                    buf.clear()
+                elif len(buf) > _PROLOG_BYTES:  # expat may not have reached the first row's tag: kept
+                    raise self.error(f"no message in the first {_PROLOG_BYTES >> 20} MB; not a backup")
             if self.depth or not self.closed:
                 raise self._truncated()
             parse(b"", True)
@@ -219,16 +246,15 @@ class _Reader:
                 raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
             self.count = attrs.get("count")
         elif depth == 2:
+            self._row_ends()
+            self.row_start = self.parser.CurrentByteIndex
             if name == "sms":
                 self.rows += 1
-                self._sms(attrs)
+                self.pending = attrs
             elif name == "mms":
                 self.mms = (attrs, [], [])
         elif depth == 4 and (mms := self.mms) is not None:
             if name == "part":
-                data = attrs.get("data")
-                if data is not None:
-                    attrs["data"] = f"({len(data)} characters of base64, not kept)"
                 mms[1].append(attrs)
             elif name == "addr":
                 mms[2].append(attrs)
@@ -237,11 +263,36 @@ class _Reader:
         depth = self.depth
         self.depth = depth - 1
         if depth == 1:
+            self._row_ends()
+            self.row_start = None
             self.closed = True
         elif depth == 2 and name == "mms" and self.mms is not None:
             self.rows += 1
-            self._mms(*self.mms)
+            self.pending = self.mms
             self.mms = None
+
+    def _row_ends(self) -> None:
+        """The row before the current place is whole: made a message, its raw the XML up to here."""
+        pending = self.pending
+        if pending is None or self.row_start is None:
+            return
+        start = self.row_start - self.base
+        raw = bytes(self.buf[start : self.parser.CurrentByteIndex - self.base]).rstrip()
+        if isinstance(pending, dict):
+            self._sms(pending, raw.decode())
+        else:
+            self._mms(*pending, _BASE64.sub(_not_kept, raw).decode())
+        self.pending = None
+
+    def _thread_of(self, listed: str, contact: str | None) -> tuple[_Thread, dict[str, str], str | None]:
+        """The thread of a row's ``address``, the names the row shows its members by, and the sender of an SMS
+        received from it. Rows repeat the same pair, so each is worked out once."""
+        found = self.seen.get((listed, contact))
+        if found is None:
+            addresses, names = _members(listed, contact)
+            sender = names.get(_address(listed), listed) or None
+            found = self.seen[(listed, contact)] = (self._thread(addresses, names), names, sender)
+        return found
 
     def _thread(self, addresses: list[str], names: dict[str, str]) -> _Thread:
         key = "~".join(addresses)
@@ -264,29 +315,30 @@ class _Reader:
         except (ValueError, OverflowError, OSError):
             raise self.error(f"unreadable date {value!r} (milliseconds since 1970 expected)") from None
 
-    def _sms(self, attrs: dict[str, str]) -> None:
+    def _sms(self, attrs: dict[str, str], raw: str) -> None:
         raw_address = attrs.get("address", "")
-        addresses, names = _members(raw_address, attrs.get("contact_name"))
+        thread, _, received_from = self._thread_of(raw_address, attrs.get("contact_name"))
         own = attrs.get("type") not in _RECEIVED_SMS
         body = attrs.get("body", "")
         subject = attrs.get("subject", "")
         text = body if body != "null" else ""
         if subject not in _NULL:
             text = f"{subject}\n{text}" if text else subject
-        sender = _OWN if own else names.get(_address(raw_address), raw_address) or None
-        self._thread(addresses, names).messages.append(
+        thread.messages.append(
             Message(
                 self._time(attrs),
-                sender,
+                _OWN if own else received_from,
                 text,
                 Kind.TEXT,
                 sender_id=None if own else raw_address or None,
-                raw=json.dumps({"sms": attrs}, ensure_ascii=False),
+                raw=raw,
                 own=own,
             )
         )
 
-    def _mms(self, attrs: dict[str, str], parts: list[dict[str, Any]], addrs: list[dict[str, str]]) -> None:
+    def _mms(
+        self, attrs: dict[str, str], parts: list[dict[str, Any]], addrs: list[dict[str, str]], raw: str
+    ) -> None:
         own = attrs.get("msg_box") not in _RECEIVED_MMS
         listed = attrs.get("address", "")
         if listed in _NULL:  # older rows: the thread's members only in <addrs>
@@ -295,12 +347,12 @@ class _Reader:
                 for a in addrs
                 if a.get("address", _OWN_TOKEN) != _OWN_TOKEN and not (own and a.get("type") == _FROM)
             )
-        addresses, names = _members(listed, attrs.get("contact_name"))
+        thread, names, _ = self._thread_of(listed, attrs.get("contact_name"))
         sender: str | None = _OWN
         sender_id = None
         if not own:
             sender_id = next((a.get("address") for a in addrs if a.get("type") == _FROM), None)
-            sender_id = sender_id or (addresses[0] if addresses else None)
+            sender_id = sender_id or (thread.addresses[0] if thread.addresses else None)
             sender = names.get(_address(sender_id), sender_id) if sender_id else None
         subject = attrs.get("sub", "")
         lines = [subject] if subject not in _NULL else []
@@ -317,14 +369,14 @@ class _Reader:
             label = next((part[k] for k in ("cl", "name", "fn") if part.get(k, "null") not in _NULL), "")
             files.append(f"{label} ({ct})" if label else ct or "(attachment)")
         kind = Kind.ATTACHMENT if files else Kind.TEXT if lines else Kind.MEDIA
-        self._thread(addresses, names).messages.append(
+        thread.messages.append(
             Message(
                 self._time(attrs),
                 sender,
                 "\n".join(lines + files),
                 kind,
                 sender_id=sender_id,
-                raw=json.dumps({"mms": attrs, "parts": parts, "addrs": addrs}, ensure_ascii=False),
+                raw=raw,
                 own=own,
             )
         )
