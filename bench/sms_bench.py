@@ -1,6 +1,6 @@
 """SMS import benchmark (issue 22): a generated SMS Backup & Restore XML of N messages (default 100,000: SMS
-rows with every 20th an MMS with a text part, every 500th carrying a photo as base64, over five threads, one a
-group) beside a WhatsApp export of as many messages (``import_bench.generate``, the same words and senders),
+rows with four contacts and MMS rows in a group of three, every 25th MMS carrying a 6 KB photo as base64; a
+conversation goes on in one thread until a gap of hours, as WhatsApp's does) beside a WhatsApp export of as many messages (``import_bench.generate``, the same words and senders),
 each read alone and imported end to end (`refind import`: parse, archive, index), every phase in a fresh
 process, the two formats interleaved over ``--rounds`` rounds. The figure that matters is the ratio of the two
 formats' messages per second in the same run.
@@ -29,35 +29,41 @@ def generate_sms(path: Path, n: int, seed: int = 7) -> None:
     weights = [1 / (i + 1) for i in range(len(WORDS))]
     ms = int(datetime(2019, 1, 1, 8, tzinfo=UTC).timestamp() * 1000)
     group = "~".join(NUMBERS[:3])
+    names = ", ".join(CONTACTS[:3])
     with path.open("w", encoding="utf-8") as fh:
         fh.write("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n")
         fh.write(f'<smses count="{n}" backup_set="bench" backup_date="{ms}" type="full">\n')
+        who = 0  # a contact, or len(NUMBERS): the group
         for i in range(n):
-            ms += rng.choice((10, 30, 60, 120, 600, 3600 * 5)) * 1000
+            gap = rng.choice((10, 30, 60, 120, 600, 3600 * 5))
+            ms += gap * 1000
+            if gap > 3600:  # a new conversation, with anyone (the sessions WhatsApp's export has)
+                who = rng.randrange(len(NUMBERS) + 1)
             text = " ".join(rng.choices(WORDS, weights, k=rng.randint(2, 18)))
             if i % 97 == 0:
                 text += "\n" + " ".join(rng.choices(WORDS, weights, k=6)) + " \U0001f60a"
-            who = rng.randrange(len(NUMBERS))
             sent = rng.random() < 0.45
-            if i % 20:
+            body = quoteattr(text, {chr(10): "&#10;"})
+            if who < len(NUMBERS):
                 fh.write(
                     f'  <sms protocol="0" address="{NUMBERS[who]}" date="{ms}" type="{2 if sent else 1}" '
-                    f'subject="null" body={quoteattr(text, {chr(10): "&#10;"})} toa="null" sc_toa="null" '
-                    f'service_center="null" read="1" status="-1" locked="0" date_sent="0" sub_id="1" '
-                    f'readable_date="x" contact_name="{CONTACTS[who]}" />\n'
+                    f'subject="null" body={body} toa="null" sc_toa="null" service_center="null" read="1" '
+                    f'status="-1" locked="0" date_sent="0" sub_id="1" readable_date="x" '
+                    f'contact_name="{CONTACTS[who]}" />\n'
                 )
                 continue
             photo = (
                 f'<part seq="0" ct="image/jpeg" name="IMG_{i}.jpg" cl="IMG_{i}.jpg" text="null" data="{PHOTO}" />'
-                if i % 500 == 0
+                if i % 25 == 0
                 else ""
             )
+            sender = "insert-address-token" if sent else NUMBERS[rng.randrange(3)]
             fh.write(
-                f'  <mms date="{ms}" msg_box="{2 if sent else 1}" address="{group}" '
-                f'contact_name="{", ".join(CONTACTS[:3])}" readable_date="x">\n'
+                f'  <mms date="{ms}" msg_box="{2 if sent else 1}" address="{group}" contact_name="{names}" '
+                'readable_date="x">\n'
                 f'    <parts><part seq="-1" ct="application/smil" text="&lt;smil/&gt;" />{photo}'
-                f'<part seq="0" ct="text/plain" text={quoteattr(text, {chr(10): "&#10;"})} /></parts>\n'
-                f'    <addrs><addr address="{NUMBERS[who]}" type="137" charset="106" /></addrs>\n  </mms>\n'
+                f'<part seq="0" ct="text/plain" text={body} /></parts>\n'
+                f'    <addrs><addr address="{sender}" type="137" charset="106" /></addrs>\n  </mms>\n'
             )
         fh.write("</smses>\n")
 

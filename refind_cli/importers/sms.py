@@ -158,17 +158,21 @@ class _Thread:
 
 
 class _Reader:
-    """expat's callbacks over one backup: rows become messages, gathered by thread."""
+    """expat's callbacks over one backup: rows become messages, gathered by thread.
+
+    Only start tags are listened to outside an MMS: an ``<sms>`` row is an empty element, and a million rows
+    made an end callback each cost a quarter of the reading. A row ends where the next one starts (or the root
+    ends); whether the root was closed is expat's to say when the input ends."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.threads: dict[str, _Thread] = {}
         self.seen: dict[tuple[str, str | None], tuple[_Thread, dict[str, str], str | None]] = {}
         self.rows = 0
-        self.depth = 0
-        self.closed = False  # the root's end tag was read
+        self.root = False  # <smses> was read
         self.count: str | None = None
         self.mms: tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | None = None
+        self.mms_depth = 0  # elements open inside the current <mms>, itself included
         # A row's raw record is its XML as written, from its start tag to the next row's: the bytes since the
         # current row began are kept (``buf`` starts at byte ``base`` of the stream), and a row is made a
         # message once the next one starts.
@@ -184,7 +188,6 @@ class _Reader:
         parser.EntityDeclHandler = self._entity
         parser.ExternalEntityRefHandler = self._external
         parser.StartElementHandler = self._start
-        parser.EndElementHandler = self._end
         self.parser = parser
 
     def error(self, what: str) -> InputError:
@@ -201,16 +204,16 @@ class _Reader:
                 if self.row_start is not None:
                     del buf[: self.row_start - self.base]
                     self.base = self.row_start
-                elif self.closed:
-                    self.base += len(buf)
-                    buf.clear()
                 elif len(buf) > _PROLOG_BYTES:  # expat may not have reached the first row's tag: kept
                     raise self.error(f"no message in the first {_PROLOG_BYTES >> 20} MB; not a backup")
-            if self.depth or not self.closed:
-                raise self._truncated()
-            parse(b"", True)
         except expat.ExpatError as exc:
             raise self.error(f"invalid XML ({expat.ErrorString(exc.code)})") from None
+        try:
+            parse(b"", True)
+        except expat.ExpatError:
+            raise self._truncated() from None
+        end = buf.rfind(b"</smses")
+        self._row_ends(self.base + (end if end >= 0 else len(buf)))
         if self.count is not None and self.count.isdigit() and int(self.count) != self.rows:
             warnings.warn(
                 InputWarning(
@@ -221,11 +224,11 @@ class _Reader:
             )
 
     def _truncated(self) -> InputError:
-        if not self.depth and not self.closed:
+        if not self.root:
             return self.error("no <smses> element; not an SMS Backup & Restore file")
         return self.error(
-            f"the file ends inside <smses>, after {self.rows} complete messages: the backup was cut short "
-            "(make it again, or import a complete copy)"
+            f"the file ends inside <smses>, after {self.rows - (self.mms is not None)} complete messages: the "
+            "backup was cut short (make it again, or import a complete copy)"
         )
 
     # Every declaration reaches expat through a DTD, so refusing DTDs refuses entity expansion and external
@@ -240,44 +243,49 @@ class _Reader:
         raise self.error("an external entity; refusing XML that reads other files")
 
     def _start(self, name: str, attrs: dict[str, str]) -> None:
-        depth = self.depth = self.depth + 1
-        if depth == 1:
-            if name != "smses" or self.closed:
+        if self.mms_depth:
+            self.mms_depth += 1
+            mms = self.mms
+            if mms is not None:
+                if name == "part":
+                    mms[1].append(attrs)
+                elif name == "addr":
+                    mms[2].append(attrs)
+        elif name == "sms" or name == "mms":
+            if not self.root:
                 raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
-            self.count = attrs.get("count")
-        elif depth == 2:
-            self._row_ends()
-            self.row_start = self.parser.CurrentByteIndex
-            if name == "sms":
-                self.rows += 1
-                self.pending = attrs
-            elif name == "mms":
-                self.mms = (attrs, [], [])
-        elif depth == 4 and (mms := self.mms) is not None:
-            if name == "part":
-                mms[1].append(attrs)
-            elif name == "addr":
-                mms[2].append(attrs)
-
-    def _end(self, name: str) -> None:
-        depth = self.depth
-        self.depth = depth - 1
-        if depth == 1:
-            self._row_ends()
-            self.row_start = None
-            self.closed = True
-        elif depth == 2 and name == "mms" and self.mms is not None:
+            index = self.parser.CurrentByteIndex
+            if self.pending is not None:
+                self._row_ends(index)
+            self.row_start = index
             self.rows += 1
+            if name == "sms":
+                self.pending = attrs
+            else:
+                self.mms = (attrs, [], [])
+                self.mms_depth = 1
+                self.parser.EndElementHandler = self._end_in_mms
+        elif not self.root:
+            if name != "smses":
+                raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
+            self.root = True
+            self.count = attrs.get("count")
+        # Anything else belongs to the row before it, and stays in that row's raw record.
+
+    def _end_in_mms(self, name: str) -> None:
+        self.mms_depth -= 1
+        if not self.mms_depth:
             self.pending = self.mms
             self.mms = None
+            self.parser.EndElementHandler = None
 
-    def _row_ends(self) -> None:
-        """The row before the current place is whole: made a message, its raw the XML up to here."""
+    def _row_ends(self, end: int) -> None:
+        """The row before byte ``end`` is whole: made a message, its raw the XML up to there."""
         pending = self.pending
         if pending is None or self.row_start is None:
             return
-        start = self.row_start - self.base
-        raw = bytes(self.buf[start : self.parser.CurrentByteIndex - self.base]).rstrip()
+        base = self.base
+        raw = self.buf[self.row_start - base : end - base].rstrip()
         if isinstance(pending, dict):
             self._sms(pending, raw.decode())
         else:
@@ -306,8 +314,7 @@ class _Reader:
                 thread.names[address] = name
         return thread
 
-    def _time(self, attrs: dict[str, str]) -> datetime:
-        value = attrs.get("date", "")
+    def _time(self, value: str) -> datetime:
         try:
             ms = int(value)
             # MMS rows of some app versions hold seconds, as Android's own MMS table does.
@@ -316,23 +323,31 @@ class _Reader:
             raise self.error(f"unreadable date {value!r} (milliseconds since 1970 expected)") from None
 
     def _sms(self, attrs: dict[str, str], raw: str) -> None:
-        raw_address = attrs.get("address", "")
-        thread, _, received_from = self._thread_of(raw_address, attrs.get("contact_name"))
-        own = attrs.get("type") not in _RECEIVED_SMS
-        body = attrs.get("body", "")
-        subject = attrs.get("subject", "")
-        text = body if body != "null" else ""
+        get = attrs.get
+        address = get("address", "")
+        thread, _, received_from = self._thread_of(address, get("contact_name"))
+        own = get("type") not in _RECEIVED_SMS
+        text = get("body", "")
+        if text == "null":
+            text = ""
+        subject = get("subject", "null")
         if subject not in _NULL:
             text = f"{subject}\n{text}" if text else subject
+        # Positional: a million rows make the keywords' cost show.
         thread.messages.append(
             Message(
-                self._time(attrs),
+                self._time(get("date", "")),
                 _OWN if own else received_from,
                 text,
                 Kind.TEXT,
-                sender_id=None if own else raw_address or None,
-                raw=raw,
-                own=own,
+                None,
+                None if own else address or None,
+                None,
+                None,
+                None,
+                False,
+                raw,
+                own,
             )
         )
 
@@ -371,7 +386,7 @@ class _Reader:
         kind = Kind.ATTACHMENT if files else Kind.TEXT if lines else Kind.MEDIA
         thread.messages.append(
             Message(
-                self._time(attrs),
+                self._time(attrs.get("date", "")),
                 sender,
                 "\n".join(lines + files),
                 kind,
