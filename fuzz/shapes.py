@@ -287,6 +287,52 @@ def claude_seeds() -> list[bytes]:
     return _conversations_seeds((SAMPLES / "claude-export" / "conversations.json").read_bytes())
 
 
+# Phones and messengers (issue 22). SMS, Skype and Teams files are streamed: the first byte picks the chunk
+# size, as for Telegram; for iMessage it picks the TXT or the HTML output.
+PHONE_SAMPLES = ("sms-20261004213000.xml", "Priya Nair.txt", "Lars Lindqvist.html")
+
+
+def chunked_writer(name: str) -> Callable[[bytes, Path], Path]:
+    def write(data: bytes, folder: Path) -> Path:
+        path = folder / name
+        path.write_bytes(data[1:])
+        return path
+
+    return write
+
+
+def write_imessage(data: bytes, folder: Path) -> Path:
+    path = folder / ("conversation.html" if data[:1] and data[0] % 2 else "conversation.txt")
+    path.write_bytes(data[1:])
+    return path
+
+
+def sms_seeds() -> list[bytes]:
+    backup = (SAMPLES / PHONE_SAMPLES[0]).read_bytes()
+    head = backup[: backup.index(b"<mms ")] + b"</smses>\n"
+    return [bytes([selector]) + body for body in (backup, head) for selector in (255, 6)]
+
+
+def imessage_seeds() -> list[bytes]:
+    return [
+        bytes([0]) + (SAMPLES / PHONE_SAMPLES[1]).read_bytes(),
+        bytes([1]) + (SAMPLES / PHONE_SAMPLES[2]).read_bytes(),
+    ]
+
+
+def skype_seeds() -> list[bytes]:
+    raw = next(SAMPLES.glob("skype-*/messages.json")).read_bytes()
+    return [bytes([selector]) + raw for selector in (255, 6)]
+
+
+def teams_seeds() -> list[bytes]:
+    return [
+        bytes([selector]) + p.read_bytes()
+        for p in sorted(SAMPLES.glob("teams-export/*/*/messages_*.json"))
+        for selector in (255, 6)
+    ]
+
+
 # --- per importer ----------------------------------------------------------------------------------------
 
 
@@ -343,6 +389,10 @@ SHAPES = {
     "discord-package": Shape(write_discord_package, discord_package_seeds),
     "chatgpt": Shape(write_conversations, chatgpt_seeds, same_reading_in_any_chunk_size),
     "claude": Shape(write_conversations, claude_seeds, same_reading_in_any_chunk_size),
+    "sms": Shape(chunked_writer("backup.xml"), sms_seeds, same_reading_in_any_chunk_size),
+    "imessage": Shape(write_imessage, imessage_seeds),
+    "skype": Shape(chunked_writer("messages.json"), skype_seeds, same_reading_in_any_chunk_size),
+    "teams": Shape(chunked_writer("messages_1.json"), teams_seeds, same_reading_in_any_chunk_size),
 }
 
 

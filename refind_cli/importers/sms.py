@@ -325,7 +325,8 @@ class _Reader:
     def _sms(self, attrs: dict[str, str], raw: str) -> None:
         get = attrs.get
         address = get("address", "")
-        thread, _, received_from = self._thread_of(address, get("contact_name"))
+        contact = get("contact_name")
+        found = self.seen.get((address, contact)) or self._thread_of(address, contact)
         own = get("type") not in _RECEIVED_SMS
         text = get("body", "")
         if text == "null":
@@ -334,10 +335,10 @@ class _Reader:
         if subject not in _NULL:
             text = f"{subject}\n{text}" if text else subject
         # Positional: a million rows make the keywords' cost show.
-        thread.messages.append(
+        found[0].messages.append(
             Message(
                 self._time(get("date", "")),
-                _OWN if own else received_from,
+                _OWN if own else found[2],
                 text,
                 Kind.TEXT,
                 None,
