@@ -43,7 +43,8 @@ def generate_sms(path: Path, n: int, seed: int = 7) -> None:
             if i % 97 == 0:
                 text += "\n" + " ".join(rng.choices(WORDS, weights, k=6)) + " \U0001f60a"
             sent = rng.random() < 0.45
-            body = quoteattr(text, {chr(10): "&#10;"})
+            # As the app writes them: line breaks as references, an emoji as references to its two surrogates.
+            body = quoteattr(text, {chr(10): "&#10;", "\U0001f60a": "&#55357;&#56842;"})
             if who < len(NUMBERS):
                 fh.write(
                     f'  <sms protocol="0" address="{NUMBERS[who]}" date="{ms}" type="{2 if sent else 1}" '
@@ -69,7 +70,9 @@ def generate_sms(path: Path, n: int, seed: int = 7) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workdir", type=Path, default=Path(__file__).parent / "out")
@@ -102,7 +105,9 @@ def main() -> None:
                 )
     for phase in ("parse", "e2e"):
         sms_best, wa_best = max(rates[("sms", phase)]), max(rates[("whatsapp", phase)])
-        print(f"{phase}: SMS {sms_best:,.0f} msg/s, WhatsApp {wa_best:,.0f} msg/s, ratio WhatsApp/SMS {wa_best / sms_best:.2f}")
+        print(
+            f"{phase}: SMS {sms_best:,.0f} msg/s, WhatsApp {wa_best:,.0f} msg/s, ratio WhatsApp/SMS {wa_best / sms_best:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -157,7 +157,9 @@ def sms_backup() -> str:
             own = line.who == "me"
             body = _xml_text(line.text)
             if len(people) == 1:
-                kind = "3" if "draft" in line.flags else "5" if "failed" in line.flags else "2" if own else "1"
+                kind = (
+                    "3" if "draft" in line.flags else "5" if "failed" in line.flags else "2" if own else "1"
+                )
                 rows.append(
                     (
                         ms,
@@ -346,7 +348,9 @@ def _skype_message(line: Line, conversation: str) -> dict[str, object]:
             "<value>Lindqvists</value></topicupdate>"
         )
     elif "edited" in line.flags:
-        message["content"] = f'{message["content"]}<e_m ts="{int(ident) // 1000 + 40}" a="live:maya.lindqvist" t="61"></e_m>'
+        message["content"] = (
+            f'{message["content"]}<e_m ts="{int(ident) // 1000 + 40}" a="live:maya.lindqvist" t="61"></e_m>'
+        )
         message["properties"] = {"edittime": str(int(ident) + 40_000)}
     return message
 
@@ -420,7 +424,9 @@ def _teams_messages(script: str, where: dict[str, object]) -> list[dict[str, obj
                 "MessageType": "systemEventMessage" if system else "message",
                 "CreatedDateTime": created,
                 "LastModifiedDateTime": created,
-                "LastEditedDateTime": _iso(line.when + timedelta(seconds=40)) if "edited" in line.flags else None,
+                "LastEditedDateTime": _iso(line.when + timedelta(seconds=40))
+                if "edited" in line.flags
+                else None,
                 "DeletedDateTime": created if "deleted" in line.flags else None,
                 "Subject": None,
                 "Summary": None,

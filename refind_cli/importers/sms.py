@@ -59,11 +59,12 @@ _PHONE_PUNCT = re.compile(r"[\s\-().]")
 # What comes before the first row: the declarations, a comment, the root's tag.
 _PROLOG_BYTES = 16 << 20
 # A part's file, base64 in the backup: never kept, its length said in its place.
-_BASE64 = re.compile(rb'(?<=\sdata=)(["\'])([^"\']*)\1')
+_BASE64 = re.compile(rb'(\sdata=)(["\'])([^"\']*)\2')
 
 
 def _not_kept(m: re.Match[bytes]) -> bytes:
-    return b'"(%d characters of base64, not kept)"' % len(m.group(2))
+    return b'%s"(%d characters of base64, not kept)"' % (m.group(1), len(m.group(3)))
+
 
 # Character references XML forbids but the app writes: UTF-16 surrogates (a high one, perhaps followed by
 # its low one) and C0 control characters other than tab, line feed and carriage return.
@@ -179,7 +180,9 @@ class _Reader:
         self.buf = bytearray()
         self.base = 0
         self.row_start: int | None = None
-        self.pending: tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | dict[str, str] | None
+        self.pending: (
+            tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | dict[str, str] | None
+        )
         self.pending = None
         parser = expat.ParserCreate()
         parser.buffer_text = True
@@ -285,11 +288,11 @@ class _Reader:
         if pending is None or self.row_start is None:
             return
         base = self.base
-        raw = self.buf[self.row_start - base : end - base].rstrip()
+        raw = self.buf[self.row_start - base : end - base]
         if isinstance(pending, dict):
-            self._sms(pending, raw.decode())
+            self._sms(pending, raw.decode().rstrip())
         else:
-            self._mms(*pending, _BASE64.sub(_not_kept, raw).decode())
+            self._mms(*pending, _BASE64.sub(_not_kept, raw).decode().rstrip())
         self.pending = None
 
     def _thread_of(self, listed: str, contact: str | None) -> tuple[_Thread, dict[str, str], str | None]:
@@ -335,9 +338,13 @@ class _Reader:
         if subject not in _NULL:
             text = f"{subject}\n{text}" if text else subject
         # Positional: a million rows make the keywords' cost show.
+        try:
+            when = datetime.fromtimestamp(int(get("date", "")) / 1000, UTC)
+        except (ValueError, OverflowError, OSError):
+            when = self._time(get("date", ""))  # says what is wrong
         found[0].messages.append(
             Message(
-                self._time(get("date", "")),
+                when,
                 _OWN if own else found[2],
                 text,
                 Kind.TEXT,
