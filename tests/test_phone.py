@@ -17,11 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from samples import SAMPLES
-from typer.testing import CliRunner
+from test_discord import one_error, refind_import
 
-import refind_cli.cli.imports  # noqa: F401  (registers the command)
 from refind_cli import importers
-from refind_cli.cli import app
 from refind_cli.errors import InputError
 from refind_cli.importers import container, sms
 from refind_cli.records import Kind, Message
@@ -36,16 +34,6 @@ IMESSAGE_HTML = PHONE / "imessage-gym.html"
 SKYPE = PHONE / "skype-messages.json"
 TEAMS = PHONE / "teams-export"
 MINE = ("sms", "imessage", "skype", "teams")
-runner = CliRunner()
-
-
-def refind_import(home: Path, *paths: Path, args: tuple[str, ...] = ()) -> tuple[int, dict[str, Any], str]:
-    r = runner.invoke(
-        app, ["--home", str(home), "import", "--tz", "Europe/Berlin", "--json", *args, *map(str, paths)]
-    )
-    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
-    assert "Traceback" not in r.stdout + r.stderr
-    return r.exit_code, json.loads(r.stdout), r.stderr
 
 
 def added(out: dict[str, Any]) -> int:
@@ -54,14 +42,6 @@ def added(out: dict[str, Any]) -> int:
 
 def read(path: Path, fmt: str, tz: ZoneInfo = TZ) -> list[tuple[Any, list[Message]]]:
     return [(e.chat, list(e.messages)) for e in importers.get(fmt).read(path, tz)]
-
-
-def one_error(code: int, stderr: str, *phrases: str) -> str:
-    lines = stderr.splitlines()
-    assert code == 2 and len(lines) == 1 and lines[0].startswith("refind: error: "), stderr
-    for phrase in phrases:
-        assert phrase in lines[0], lines[0]
-    return lines[0]
 
 
 def copy(tmp_path: Path, source: Path, data: bytes | None = None, name: str | None = None) -> Path:

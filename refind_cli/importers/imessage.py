@@ -26,7 +26,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import decode_text, read_file
+from refind_cli.importers.container import decode_text, named_head, read_file
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "imessage"
@@ -76,11 +76,7 @@ class _Record:
 
 
 def sniff(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
-    except OSError:
-        return False
+    head = named_head(path, path.name, _SNIFF_BYTES)
     text = head.decode("utf-8", "replace").lstrip("\ufeff")
     if _is_html(text):
         return _SNIFF_HTML_RECORD.search(text) is not None and _SNIFF_HTML.search(text) is not None

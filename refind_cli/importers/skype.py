@@ -24,6 +24,7 @@ from typing import Any
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
 from refind_cli.importers.container import named_file, named_head
+from refind_cli.importers.conversations import text_of
 from refind_cli.importers.richtext import readable
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -145,28 +146,34 @@ class _Reader:
             yield ChatExport(self._chat(meta, where), buffered)
 
     def _chat(self, meta: dict[str, Any], where: str) -> Chat:
-        ident = meta.get("id")
-        if not isinstance(ident, str) or not ident:
+        conversation = meta.get("id")
+        if not isinstance(conversation, str) or not conversation:
             raise self.events.error("the conversation has no id", where)
         thread = meta.get("threadProperties")
         topic = thread.get("topic") if isinstance(thread, dict) else None
-        shown = _str(meta.get("displayName"))
-        if shown and ident.startswith("8:"):
-            self.names.setdefault(ident, shown)
-        name = shown or _str(topic) or _person(ident).split(":", 1)[-1]
-        kind = "group" if ident.startswith("19:") else "direct" if ident.startswith("8:") else "chat"
+        shown = text_of(meta.get("displayName"))
+        if shown and conversation.startswith("8:"):
+            self.names.setdefault(conversation, shown)
+        name = shown or text_of(topic) or _person(conversation).split(":", 1)[-1]
+        kind = (
+            "group"
+            if conversation.startswith("19:")
+            else "direct"
+            if conversation.startswith("8:")
+            else "chat"
+        )
         raw = {k: v for k, v in meta.items() if k != "MessageList"}
-        return Chat(FORMAT, ident, name, kind, self.events.dump(raw, where))
+        return Chat(FORMAT, conversation, name, kind, self.events.dump(raw, where))
 
     def _message(self, obj: Any, where: str) -> Message:
         if not isinstance(obj, dict):
             raise self.events.error("a message is not a JSON object", where)
-        mtype = _str(obj.get("messagetype"))
-        content = _str(obj.get("content"))
+        mtype = text_of(obj.get("messagetype"))
+        content = text_of(obj.get("content"))
         properties = found if isinstance(found := obj.get("properties"), dict) else {}
-        sender_id = _person(_str(obj.get("from")))
+        sender_id = _person(text_of(obj.get("from")))
         own = bool(self.user) and sender_id == self.user
-        shown = _str(obj.get("displayName"))
+        shown = text_of(obj.get("displayName"))
         if shown and sender_id:
             self.names.setdefault(sender_id, shown)
         sender = shown or self._name(sender_id) or None
@@ -179,7 +186,7 @@ class _Reader:
             sender=sender,
             text=text,
             kind=kind,
-            source_id=_ident(obj.get("id")),
+            source_id=ident(obj.get("id")),
             sender_id=sender_id or None,
             reply_to=quoted.group(1) if quoted else None,
             edited=bool(properties.get("edittime")) or "<e_m" in content,
@@ -231,11 +238,8 @@ def _person(value: str) -> str:
     return value[m.start(1) :] if m else value
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _ident(value: Any) -> str | None:
+def ident(value: Any) -> str | None:
+    """An id of Skype's or Teams': a string, or a number in some files."""
     if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
         return None
     return str(value)

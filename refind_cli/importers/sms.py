@@ -31,7 +31,7 @@ from typing import Any
 from xml.parsers import expat
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers.container import iter_file_chunks
+from refind_cli.importers.container import iter_file_chunks, named_head
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "sms"
@@ -80,11 +80,7 @@ _CARRY = 24
 
 
 def sniff(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
-    except OSError:
-        return False
+    head = named_head(path, path.name, _SNIFF_BYTES)
     return _SNIFF.match(head) is not None
 
 

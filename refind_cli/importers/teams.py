@@ -20,8 +20,9 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container, jsonstream
-from refind_cli.importers.conversations import dump
+from refind_cli.importers.conversations import dump, text_of
 from refind_cli.importers.richtext import readable
+from refind_cli.importers.skype import ident
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "teams"
@@ -130,7 +131,7 @@ def _file(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) ->
         chats[chat.key][2].append(where)
     events.finish()
     for chat, objs, places in chats.values():
-        roots = {r for o in objs if (r := _ident(o.get("ReplyToId")))} if chat.kind == "channel" else set()
+        roots = {r for o in objs if (r := ident(o.get("ReplyToId")))} if chat.kind == "channel" else set()
         messages = [_message(o, w, roots, tz, error) for o, w in zip(objs, places, strict=True)]
         names = sorted({m.sender for m in messages if m.sender and m.kind != Kind.SYSTEM})
         if chat.kind == "chat" and names:
@@ -139,11 +140,11 @@ def _file(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) ->
 
 
 def _chat_of(obj: dict[str, Any]) -> Chat | None:
-    chat_id = _ident(obj.get("ChatId"))
+    chat_id = ident(obj.get("ChatId"))
     if chat_id:
         return Chat(FORMAT, chat_id, chat_id, "chat", dump({"ChatId": chat_id}))
     channel = obj.get("ChannelIdentity")
-    if isinstance(channel, dict) and (channel_id := _ident(channel.get("ChannelId"))):
+    if isinstance(channel, dict) and (channel_id := ident(channel.get("ChannelId"))):
         return Chat(FORMAT, channel_id, f"channel {channel_id}", "channel", dump(channel))
     return None
 
@@ -156,22 +157,22 @@ def _message(
     error: jsonstream.ErrorMaker,
 ) -> Message:
     body = found if isinstance(found := obj.get("Body"), dict) else {}
-    content = _str(body.get("Content"))
-    text = readable(content, _DROP) if _str(body.get("ContentType")).lower() == "html" else content
-    subject = _str(obj.get("Subject"))
+    content = text_of(body.get("Content"))
+    text = readable(content, _DROP) if text_of(body.get("ContentType")).lower() == "html" else content
+    subject = text_of(obj.get("Subject"))
     if subject:
         text = f"{subject}\n{text}" if text else subject
     sender_obj = obj.get("From")
     user = sender_obj.get("User") if isinstance(sender_obj, dict) else None
     user = user if isinstance(user, dict) else {}
     files = [
-        _str(a.get("Name")) or _str(a.get("ContentUrl"))
+        text_of(a.get("Name")) or text_of(a.get("ContentUrl"))
         for a in (obj.get("Attachments") or [])
-        if isinstance(a, dict) and _str(a.get("ContentType")) not in ("messageReference", "")
+        if isinstance(a, dict) and text_of(a.get("ContentType")) not in ("messageReference", "")
     ]
-    ident = _ident(obj.get("Id"))
-    reply_to = _ident(obj.get("ReplyToId"))
-    if _str(obj.get("MessageType")) not in _PEOPLE:
+    message_id = ident(obj.get("Id"))
+    reply_to = ident(obj.get("ReplyToId"))
+    if text_of(obj.get("MessageType")) not in _PEOPLE:
         kind = Kind.SYSTEM
         text = text or _event(obj.get("EventDetail"))
     elif obj.get("DeletedDateTime"):
@@ -182,12 +183,12 @@ def _message(
         kind = Kind.TEXT
     return Message(
         timestamp=_time(obj.get("CreatedDateTime"), tz, lambda what: error(what, f"{where}.CreatedDateTime")),
-        sender=_str(user.get("DisplayName")) or None,
+        sender=text_of(user.get("DisplayName")) or None,
         text="\n".join(p for p in (text, *files) if p),
         kind=kind,
-        source_id=ident,
-        sender_id=_ident(user.get("Id")),
-        thread=reply_to or (ident if ident in roots else None),
+        source_id=message_id,
+        sender_id=ident(user.get("Id")),
+        thread=reply_to or (message_id if message_id in roots else None),
         reply_to=reply_to,
         edited=bool(obj.get("LastEditedDateTime")),
         raw=dump(obj),
@@ -197,7 +198,7 @@ def _message(
 def _event(detail: Any) -> str:
     """What a system message's ``EventDetail`` says happened: ``membersAdded`` from its Graph type
     (``#microsoft.graph.membersAddedEventMessageDetail``), in words."""
-    kind = _str(detail.get("@odata.type")) if isinstance(detail, dict) else ""
+    kind = text_of(detail.get("@odata.type")) if isinstance(detail, dict) else ""
     name = kind.removeprefix("#microsoft.graph.").removesuffix("EventMessageDetail")
     return _CAMEL.sub(" ", name).lower()
 
@@ -208,13 +209,3 @@ def _time(value: Any, tz: tzinfo, error: Callable[[str], InputError]) -> datetim
             when = datetime.fromisoformat(value)
             return (when if when.tzinfo else when.replace(tzinfo=tz)).astimezone(UTC)
     raise error(f"unreadable time {value!r}")
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _ident(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
-        return None
-    return str(value)
