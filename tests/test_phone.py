@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from samples import SAMPLES
 from test_discord import one_error, refind_import
+from test_sample_exports import _load_script
 
 from refind_cli import importers
 from refind_cli.errors import InputError
@@ -496,14 +497,7 @@ def test_other_sniffs_say_no_to_these(path: Path) -> None:
 
 
 def test_phone_samples_regenerate_byte_for_byte(tmp_path: Path) -> None:
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location("generate_phone", SAMPLES / "generate_phone.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class body runs
-    spec.loader.exec_module(module)
+    module = _load_script("generate_phone")
     module.main(tmp_path)
     produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert produced == sorted(Path(name) for name in module.files())
@@ -512,3 +506,27 @@ def test_phone_samples_regenerate_byte_for_byte(tmp_path: Path) -> None:
         assert (tmp_path / rel).read_bytes() == (SAMPLES / rel).read_bytes(), rel
         assert rel.parts[0] in readme, rel
     assert {SAMPLES / rel.parts[0] for rel in produced} == set(MY_SAMPLES)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        (
+            "feed.xml",
+            b'<?xml version="1.0"?>\n<rss version="2.0"><channel><title>News</title></channel></rss>\n',
+        ),
+        (
+            "novel.txt",
+            b"Chapter 1\n\nIt was a bright cold day in April, and the clocks were striking thirteen.\n",
+        ),
+        ("page.html", b'<!DOCTYPE html>\n<html><body><div class="message">Hello</div></body></html>\n'),
+        ("messages.json", b'{"userId": "8:me", "exportDate": "2026", "conversations": "none"}'),
+        ("messages_1.json", b'[{"CreatedDateTime": "2026-05-02T05:33:20Z", "Body": {}}]'),
+    ],
+)
+def test_things_that_are_not_exports_are_one_error(tmp_path: Path, name: str, data: bytes) -> None:
+    path = copy(tmp_path, SMS, data, name)
+    assert not any(importers.get(n).sniff(path) for n in MINE)
+    code, out, stderr = refind_import(tmp_path / "home", path)
+    one_error(code, stderr, name)
+    assert added(out) == 0
