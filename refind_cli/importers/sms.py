@@ -56,9 +56,6 @@ _OWN_TOKEN = "insert-address-token"
 _LAYOUT = frozenset({"application/smil"})
 _TEXT_TYPES = frozenset({"text/plain"})
 _PHONE_PUNCT = re.compile(r"[\s\-().]")
-# The times datetime can hold (years 1 to 9999), in seconds since 1970.
-_EARLIEST, _LATEST = -62135596800, 253402300800
-_NEVER = float("inf")
 # What comes before the first row: the declarations, a comment, the root's tag.
 _PROLOG_BYTES = 16 << 20
 # A part's file, base64 in the backup: never kept, its length said in its place.
@@ -137,57 +134,18 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     with contextlib.closing(iter_file_chunks(path)) as chunks:
         reader.feed(repaired(chunks))
     for thread in reader.threads.values():
-        thread.rows.sort(key=_first)
-        yield ChatExport(thread.chat(), map(_message, thread.rows))
-
-
-# A row as the reading keeps it until its chat is handed on: an SMS as (seconds, its attributes, its XML, the
-# sender, whether it is the phone's own), an MMS as (seconds, its message). The whole file must be read before
-# any thread is known to be complete, so an SMS's message is built only as its chat is taken: in an import
-# that reads in a worker process, while the archive writes the chat before.
-_Row = tuple[float, dict[str, str], bytearray, str | None, bool] | tuple[float, Message]
-
-
-def _first(row: _Row) -> float:
-    return row[0]
-
-
-def _message(row: _Row) -> Message:
-    if len(row) == 2:
-        return row[1]
-    seconds, attrs, raw, sender, own = row
-    get = attrs.get
-    text = get("body", "")
-    if text == "null":
-        text = ""
-    subject = get("subject", "null")
-    if subject not in _NULL:
-        text = f"{subject}\n{text}" if text else subject
-    # Positional: a million rows make the keywords' cost show.
-    return Message(
-        datetime.fromtimestamp(seconds, UTC),
-        _OWN if own else sender,
-        text,
-        Kind.TEXT,
-        None,
-        None if own else get("address") or None,
-        None,
-        None,
-        None,
-        False,
-        raw.decode().rstrip(),
-        own,
-    )
+        thread.messages.sort(key=lambda m: m.timestamp)
+        yield ChatExport(thread.chat(), thread.messages)
 
 
 class _Thread:
-    __slots__ = ("addresses", "key", "names", "rows")
+    __slots__ = ("addresses", "key", "messages", "names")
 
     def __init__(self, key: str, addresses: list[str]) -> None:
         self.key = key
         self.addresses = addresses
         self.names: dict[str, str] = {}
-        self.rows: list[_Row] = []
+        self.messages: list[Message] = []
 
     def chat(self) -> Chat:
         shown = [self.names.get(a, a) for a in self.addresses]
@@ -328,7 +286,7 @@ class _Reader:
         base = self.base
         raw = self.buf[self.row_start - base : end - base]
         if isinstance(pending, dict):
-            self._sms(pending, raw)
+            self._sms(pending, raw.decode().rstrip())
         else:
             self._mms(*pending, _BASE64.sub(_not_kept, raw).decode().rstrip())
         self.pending = None
@@ -363,19 +321,39 @@ class _Reader:
         except (ValueError, OverflowError, OSError):
             raise self.error(f"unreadable date {value!r} (milliseconds since 1970 expected)") from None
 
-    def _sms(self, attrs: dict[str, str], raw: bytearray) -> None:
+    def _sms(self, attrs: dict[str, str], raw: str) -> None:
         get = attrs.get
         address = get("address", "")
         contact = get("contact_name")
         found = self.seen.get((address, contact)) or self._thread_of(address, contact)
-        date = get("date", "")
+        own = get("type") not in _RECEIVED_SMS
+        text = get("body", "")
+        if text == "null":
+            text = ""
+        subject = get("subject", "null")
+        if subject not in _NULL:
+            text = f"{subject}\n{text}" if text else subject
+        # Positional: a million rows make the keywords' cost show.
         try:
-            seconds = int(date) / 1000
-        except (ValueError, OverflowError):
-            seconds = _NEVER
-        if not _EARLIEST < seconds < _LATEST:  # the message is built later: its time must be sound now
-            seconds = self._time(date).timestamp()  # says what is wrong
-        found[0].rows.append((seconds, attrs, raw, found[2], get("type") not in _RECEIVED_SMS))
+            when = datetime.fromtimestamp(int(get("date", "")) / 1000, UTC)
+        except (ValueError, OverflowError, OSError):
+            when = self._time(get("date", ""))  # says what is wrong
+        found[0].messages.append(
+            Message(
+                when,
+                _OWN if own else found[2],
+                text,
+                Kind.TEXT,
+                None,
+                None if own else address or None,
+                None,
+                None,
+                None,
+                False,
+                raw,
+                own,
+            )
+        )
 
     def _mms(
         self, attrs: dict[str, str], parts: list[dict[str, Any]], addrs: list[dict[str, str]], raw: str
@@ -410,9 +388,17 @@ class _Reader:
             label = next((part[k] for k in ("cl", "name", "fn") if part.get(k, "null") not in _NULL), "")
             files.append(f"{label} ({ct})" if label else ct or "(attachment)")
         kind = Kind.ATTACHMENT if files else Kind.TEXT if lines else Kind.MEDIA
-        when = self._time(attrs.get("date", ""))
-        message = Message(when, sender, "\n".join(lines + files), kind, sender_id=sender_id, raw=raw, own=own)
-        thread.rows.append((when.timestamp(), message))
+        thread.messages.append(
+            Message(
+                self._time(attrs.get("date", "")),
+                sender,
+                "\n".join(lines + files),
+                kind,
+                sender_id=sender_id,
+                raw=raw,
+                own=own,
+            )
+        )
 
 
 def _address(value: str) -> str:
