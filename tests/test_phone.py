@@ -159,8 +159,14 @@ def test_sms_truncated_backup_is_one_error_and_nothing_kept(tmp_path: Path, cut:
             "refusing XML that can declare entities",
         ),
         ('<smses count="1"><sms address="1" date="soon" type="1" body="x" /></smses>', "unreadable date"),
-        ('<smses count="1"><sms address="1" date="999999999999999999999" type="1" /></smses>', "unreadable date"),
-        ('<smses count="1"><mms address="1" date="-99999999999999" msg_box="1" /></smses>', "unreadable date"),
+        (
+            '<smses count="1"><sms address="1" date="999999999999999999999" type="1" /></smses>',
+            "unreadable date",
+        ),
+        (
+            '<smses count="1"><mms address="1" date="-99999999999999" msg_box="1" /></smses>',
+            "unreadable date",
+        ),
         ('<smses count="1"><sms address="1" date="1" type="1" body="x" /><smses>', "cut short"),
         ('<smses count="1"><sms address="1" date="1" type="1" body="x&y" /></smses>', "invalid XML"),
         ('<smses count="1"></smses><smses/>', "invalid XML"),
