@@ -76,7 +76,11 @@ def _heads(path: Path, *, first_only: bool) -> Iterator[bytes]:
 
 
 def _folder_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("messages_*.json") if _MEMBER.search(p.relative_to(root).as_posix()))
+    """The message files at the export's own depth: a sniff of any folder ``refind import DIR`` walks must not
+    walk everything below it."""
+    return sorted(
+        p for part in ("teams", "users") for p in root.glob(f"{part}/*/messages_*.json") if p.is_file()
+    )
 
 
 def _zip_members(zf: zipfile.ZipFile) -> list[str]:
