@@ -217,7 +217,9 @@ def _sms_xml(bodies: list[str]) -> bytes:
 
 _TEXT = st.text(
     st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\ufffe\uffff"), max_size=40
-) | st.sampled_from(["\U0001f60a&#55357;", "a\nb", "&amp;", "\x1b[0m", "\U0001f44d\U0001f3fd", "\ud7ff"])
+) | st.sampled_from(
+    ["\U0001f60a&#55357;", "a\nb", "&amp;", "\x1b[0m", "\U0001f44d\U0001f3fd", "\ud7ff", "\ud6d8\U000f0000"]
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -235,6 +237,20 @@ def test_sms_any_bodies_in_any_chunk_size_read_back_as_written(
     expected = [re.sub(r"[\x01-\x08\x0b\x0c\x0e-\x1f]", "\ufffd", b) for b in bodies]
     assert [text for _, text in got] == expected
     assert sum(len(m) for _, m in chats) == len(bodies)
+
+
+@pytest.mark.parametrize(
+    ("written", "read_as"),
+    [
+        (b"&#55357;&#56842;", b"&#128522;"),  # a pair: one emoji
+        (b"&#55000;&#56000;&#56842;", b"&#55000;&#786954;"),  # Hangul, then a pair from plane 12
+        (b"a&#55357;&#55357;&#56842;b", b"a&#65533;&#128522;b"),  # a lone high half, then a pair
+        (b"&#56842;&#1;&#10;&#57400;", b"&#65533;&#65533;&#10;&#57400;"),  # lone low half, control, ordinary
+    ],
+)
+def test_sms_references_xml_forbids_are_repaired(written: bytes, read_as: bytes) -> None:
+    assert b"".join(sms.repaired(iter([written]))) == read_as
+    assert b"".join(sms.repaired(iter(written[i : i + 1] for i in range(len(written))))) == read_as
 
 
 def test_sms_reimport_adds_nothing_and_tz_changes_nothing(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ is the set of addresses a message went to or came from (a group's are ``~``-join
 gathered before it is handed on.
 
 Backups run to hundreds of MB (an MMS carries its photos as base64), so the file is never built into a
-tree: expat (what ``ElementTree.iterparse`` runs on) calls back for the four elements that matter, and a
-part's ``data`` is measured, never kept. The file is hostile until shown otherwise: a DTD (the door to
+tree: expat (what ``ElementTree.iterparse`` runs on) calls back for the elements that matter, and a part's
+``data`` is measured, never stored. The file is hostile until shown otherwise: a DTD (the door to
 entity expansion and external entities) is refused, as the app never writes one.
 
 Two traps of real files are repaired on the way into the parser: emoji written as two character references
@@ -66,9 +66,9 @@ def _not_kept(m: re.Match[bytes]) -> bytes:
     return b'%s"(%d characters of base64, not kept)"' % (m.group(1), len(m.group(3)))
 
 
-# Character references XML forbids but the app writes: UTF-16 surrogates (a high one, perhaps followed by
-# its low one) and C0 control characters other than tab, line feed and carriage return.
-_BAD_REF = re.compile(rb"&#(5[5-7]\d{3});(?:&#(5[6-7]\d{3});)?|&#(?:[0-8]|1[1-24-9]|2\d|3[01]);")
+# Character references XML forbids but the app writes: UTF-16 surrogates (and the ordinary characters whose
+# numbers look alike) and C0 control characters other than tab, line feed and carriage return.
+_BAD_REF = re.compile(rb"&#(5[5-7]\d{3});|&#(?:[0-8]|1[1-24-9]|2\d|3[01]);")
 _HIGH = range(0xD800, 0xDC00)
 _LOW = range(0xDC00, 0xE000)
 _REPLACEMENT = b"&#65533;"
@@ -87,17 +87,31 @@ def sniff(path: Path) -> bool:
 # --- repair ------------------------------------------------------------------------------------------
 
 
-def _fix_reference(m: re.Match[bytes]) -> bytes:
-    first, second = m.group(1), m.group(2)
-    if first is None:  # a control character
-        return _REPLACEMENT
-    high = int(first)
-    if high not in _HIGH and high not in _LOW:  # 55000-55295, 57344-57999: ordinary characters
-        return m.group()
-    if high in _HIGH and second is not None and int(second) in _LOW:
-        return b"&#%d;" % (0x10000 + ((high - 0xD800) << 10) + (int(second) - 0xDC00))
-    rest = b"" if second is None else m.group()[m.group().index(b";") + 1 :]
-    return _REPLACEMENT + (_BAD_REF.sub(_fix_reference, rest) if rest else b"")
+def _repair(data: bytes) -> bytes:
+    """``data`` with each pair of surrogate references joined into one, and each reference XML forbids
+    replaced by U+FFFD."""
+    out = []
+    pos = 0
+    matches = list(_BAD_REF.finditer(data))
+    i = 0
+    while i < len(matches):
+        m = matches[i]
+        out.append(data[pos : m.start()])
+        number = m.group(1)
+        code = -1 if number is None else int(number)  # -1: a control character
+        low = matches[i + 1] if i + 1 < len(matches) else None
+        if code in _HIGH and low and low.start() == m.end() and low.group(1) and int(low.group(1)) in _LOW:
+            out.append(b"&#%d;" % (0x10000 + ((code - 0xD800) << 10) + (int(low.group(1)) - 0xDC00)))
+            m = low
+            i += 1
+        elif code < 0 or code in _HIGH or code in _LOW:
+            out.append(_REPLACEMENT)
+        else:  # 55000-55295 and 57344-57999 are ordinary characters
+            out.append(m.group())
+        pos = m.end()
+        i += 1
+    out.append(data[pos:])
+    return b"".join(out)
 
 
 def _is_high(ref: bytes) -> bool:
@@ -119,9 +133,9 @@ def repaired(chunks: Iterator[bytes]) -> Iterator[bytes]:
             data, carry = data[:cut], data[cut:]
         else:
             carry = b""
-        yield _BAD_REF.sub(_fix_reference, data) if b"&#" in data else data
+        yield _repair(data) if b"&#" in data else data
     if carry:
-        yield _BAD_REF.sub(_fix_reference, carry)
+        yield _repair(carry)
 
 
 # --- reading -----------------------------------------------------------------------------------------
