@@ -139,8 +139,8 @@ def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
         chat = export.chat
         assert chat.source == source, chat.source
         assert chat.kind in ("direct", "group", "channel", "chat"), chat.kind
-        for value in (chat.key, chat.name, chat.raw):
-            _storable(value)
+        for text in (chat.key, chat.name, chat.raw):
+            _storable(text)
         seen.append(("chat", chat.key, chat.name, chat.kind))
         for m in export.messages:
             assert m.timestamp.utcoffset() == timedelta(0), m.timestamp
@@ -287,18 +287,27 @@ def claude_seeds() -> list[bytes]:
     return _conversations_seeds((SAMPLES / "claude-export" / "conversations.json").read_bytes())
 
 
-# Phones and messengers (issue 22). SMS, Skype and Teams files are streamed: the first byte picks the chunk
-# size, as for Telegram; for iMessage it picks the TXT or the HTML output.
-PHONE_SAMPLES = ("sms-20261004213000.xml", "Priya Nair.txt", "Lars Lindqvist.html")
+def named_writer(name: str) -> Callable[[bytes, Path], Path]:
+    """A loose file called ``name``; the first byte picks the chunk size, as for Telegram."""
 
-
-def chunked_writer(name: str) -> Callable[[bytes, Path], Path]:
     def write(data: bytes, folder: Path) -> Path:
         path = folder / name
         path.write_bytes(data[1:])
         return path
 
     return write
+
+
+def _chunked_seeds(*paths: Path) -> list[bytes]:
+    return [bytes([selector]) + path.read_bytes() for path in paths for selector in (255, 6)]
+
+
+GOOGLE_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "google"
+
+
+# Phones and messengers (issue 22): SMS, Skype and Teams files are streamed (a loose file, the first byte the
+# chunk size); for iMessage the first byte picks the TXT or the HTML output.
+PHONE_SAMPLES = ("sms-20261004213000.xml", "Priya Nair.txt", "Lars Lindqvist.html")
 
 
 def write_imessage(data: bytes, folder: Path) -> Path:
@@ -317,19 +326,6 @@ def imessage_seeds() -> list[bytes]:
     return [
         bytes([0]) + (SAMPLES / PHONE_SAMPLES[1]).read_bytes(),
         bytes([1]) + (SAMPLES / PHONE_SAMPLES[2]).read_bytes(),
-    ]
-
-
-def skype_seeds() -> list[bytes]:
-    raw = next(SAMPLES.glob("skype-*/messages.json")).read_bytes()
-    return [bytes([selector]) + raw for selector in (255, 6)]
-
-
-def teams_seeds() -> list[bytes]:
-    return [
-        bytes([selector]) + p.read_bytes()
-        for p in sorted(SAMPLES.glob("teams-export/*/*/messages_*.json"))
-        for selector in (255, 6)
     ]
 
 
@@ -389,10 +385,50 @@ SHAPES = {
     "discord-package": Shape(write_discord_package, discord_package_seeds),
     "chatgpt": Shape(write_conversations, chatgpt_seeds, same_reading_in_any_chunk_size),
     "claude": Shape(write_conversations, claude_seeds, same_reading_in_any_chunk_size),
-    "sms": Shape(chunked_writer("backup.xml"), sms_seeds, same_reading_in_any_chunk_size),
+    "hangouts": Shape(
+        named_writer("Hangouts.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "Hangouts.json",
+            GOOGLE_FIXTURES / "Hangouts.json",
+            GOOGLE_FIXTURES / "Hangouts-2016.json",
+        ),
+        same_reading_in_any_chunk_size,
+    ),
+    "google-chat": Shape(
+        named_writer("messages.json"),
+        lambda: [
+            bytes([0]) + p.read_bytes() for p in sorted((SAMPLES / "Google Chat").rglob("messages.json"))
+        ],
+    ),
+    "gemini": Shape(
+        named_writer("MyActivity.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "Gemini-MyActivity.json",
+            GOOGLE_FIXTURES / "gemini" / "MyActivity.json",
+            GOOGLE_FIXTURES / "gemini" / "MyActivity.html",  # read by its content, whatever its name
+        ),
+        same_reading_in_any_chunk_size,
+    ),
+    "grok": Shape(
+        named_writer("prod-grok-backend.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "grok-export" / "prod-grok-backend.json",
+            GOOGLE_FIXTURES / "grok" / "prod-grok-backend.json",
+        ),
+        same_reading_in_any_chunk_size,
+    ),
+    "sms": Shape(named_writer("backup.xml"), sms_seeds, same_reading_in_any_chunk_size),
     "imessage": Shape(write_imessage, imessage_seeds),
-    "skype": Shape(chunked_writer("messages.json"), skype_seeds, same_reading_in_any_chunk_size),
-    "teams": Shape(chunked_writer("messages_1.json"), teams_seeds, same_reading_in_any_chunk_size),
+    "skype": Shape(
+        named_writer("messages.json"),
+        lambda: _chunked_seeds(*SAMPLES.glob("skype-*/messages.json")),
+        same_reading_in_any_chunk_size,
+    ),
+    "teams": Shape(
+        named_writer("messages_1.json"),
+        lambda: _chunked_seeds(*sorted(SAMPLES.glob("teams-export/*/*/messages_*.json"))),
+        same_reading_in_any_chunk_size,
+    ),
 }
 
 
