@@ -70,10 +70,6 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "| silence",
         ),
         "language_bench": ([["language_bench.py"]], "per language (refind)"),
-        "google_import_bench": (
-            [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
-            "msg/s",
-        ),
         "language_identifiers": ([["language_identifiers.py", "--only", "cld3"]], "cld3 (refind.language)"),
         "world_bench": (
             [["world_bench.py", "--variants", "none", "--languages", "de,uk"]],
