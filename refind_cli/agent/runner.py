@@ -8,6 +8,7 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from refind_cli.agent import answer as answering
+from refind_cli.agent import extractive
 from refind_cli.agent.budget import DEFAULT_BUDGET, Budget, Meter
 from refind_cli.agent.events import Answered, AskResult, EventSink, SearchFinished, ignore
 from refind_cli.agent.model_loop import run_model_search
@@ -59,7 +60,9 @@ def run(
         plan = planner.plan(question, now=now, tz=tz, span=span, analyzer=analyzer)
         reason = planner.run_planner(plan, toolbox)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
-        text, citations = planner.extractive_answer(plan.terms, toolbox.notes, tz=tz, analyzer=analyzer)
+        text, citations, direct = extractive.extractive_answer(
+            question, plan.terms, toolbox.notes, tz=tz, analyzer=analyzer, doc_freq=doc_freq
+        )
         model, mode = None, "offline-extractive"
     else:
         if client_factory is None:
@@ -89,7 +92,7 @@ def run(
             meter.record("answer", answerer.model, completion)
         else:
             text, citations = answering.NOTHING_FOUND, []
-        model, mode = answerer.model, "model"
+        model, mode, direct = answerer.model, "model", None
     result = AskResult(
         question=question,
         answer=text,
@@ -101,6 +104,7 @@ def run(
         mode=mode,
         stop_reason=reason,
         asked_at=now,
+        direct=direct,
     )
     on_event(Answered(result))
     return result
