@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home, resolve_home
-from refind_cli.request import ImportOptions, SearchRequest, Selection, time_range
+from refind_cli.request import ImportOptions, SearchRequest, Selection, time_bound, time_range
 
 if TYPE_CHECKING:
-    from refind_cli.agent.events import AskResult
+    from refind_cli.agent.conversation import Conversation, FollowUp
+    from refind_cli.agent.events import AskResult, EventSink
     from refind_cli.archive import Archive
     from refind_cli.benchmarks import Question
     from refind_cli.evaluate import EvalReport
@@ -337,6 +338,62 @@ class Home:
             return ask(
                 self.archive(), self.index(), question, chats=scope, speakers=said, now=now, tz=tz, **options
             )
+
+    def follow_up(
+        self, conversation: Conversation, request: FollowUp, *, on_event: EventSink | None = None
+    ) -> Conversation:
+        """One question of a conversation (``agent.conversation``): the agent run with the exchanges before
+        it, in the conversation's scope; with ``request.more``, the last question searched further. The
+        conversation with this exchange added, kept in the home (private) for ``refind ask -c``."""
+        from refind_cli.agent.events import ignore
+
+        since = time_bound("/since", conversation.since, now=request.now, tz=request.tz, end=False)
+        if request.more and conversation.last is None:
+            raise RefindError("/more needs an answer of this session to search further from")
+        last = conversation.last if request.more else None
+        question = last.question if last is not None else request.question
+        earlier = conversation.exchanges[:-1] if last is not None else conversation.exchanges
+        result = self.ask(
+            question,
+            chats=conversation.chats,
+            sources=request.sources,
+            speakers=request.speakers,
+            now=request.now,
+            tz=request.tz,
+            since=since,
+            config=None if conversation.offline else request.config,
+            answer_config=None if conversation.offline else request.answer_config,
+            offline=conversation.offline or request.config is None,
+            protocol=request.protocol,
+            budget=request.budget,
+            on_event=on_event or ignore,
+            earlier=earlier,
+            more=last.notes if last is not None else (),
+        )
+        after = conversation.answered(result)
+        if request.keep:
+            self.keep(after, on_event=on_event or ignore)
+        return after
+
+    def keep(self, conversation: Conversation, *, on_event: EventSink) -> None:
+        """Keep ``conversation`` in the home (private) for ``refind ask -c``; a home that cannot be written
+        (read-only media) keeps none, which ``on_event`` is told as a warning."""
+        from refind_cli.agent.conversation import save
+        from refind_cli.agent.events import AgentWarning
+
+        try:
+            save(conversation, self.path)
+        except OSError as err:
+            on_event(AgentWarning(f"the conversation cannot be kept in {self.path} ({err.strerror or err})"))
+
+    def in_chats(self, conversation: Conversation, chats: Sequence[str] | None) -> Conversation:
+        """The conversation asking only in ``chats`` (names, ids or numbers; None: all); RefindError for a
+        chat the archive does not hold."""
+        from dataclasses import replace
+
+        with self._storage():
+            self.chat_ids(chats, None, option="/chat")
+        return replace(conversation, chats=None if chats is None else tuple(chats))
 
     # -- writing ----------------------------------------------------------------------------------------
 

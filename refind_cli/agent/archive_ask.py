@@ -37,17 +37,20 @@ def ask(
     speakers: Sequence[str] | None = None,
     now: datetime | None = None,
     tz: tzinfo | None = None,
+    since: datetime | None = None,
     **options: Any,
 ) -> AskResult:
     """``run`` over an archive and its index, optionally limited to some chats and to what some speakers
     said (names as the archive holds them; every search keeps to them, whatever ``from`` a model asks
-    for). ``options`` are ``run``'s."""
+    for), and to messages from ``since`` on. ``options`` are ``run``'s."""
     zone = tz or datetime.now().astimezone().tzinfo
     assert zone is not None
     asked = (now or datetime.now(zone)).astimezone(zone)
     search_fn = archive_search(archive, index)
     if speakers is not None:
         search_fn = _only_from(search_fn, tuple(speakers))
+    if since is not None:
+        search_fn = _not_before(search_fn, since)
     languages = sorted(
         {lang for chat, lang in archive.chat_languages().items() if chats is None or chat in chats}
     )
@@ -60,6 +63,7 @@ def ask(
         tz=zone,
         chats=chats,
         doc_freq=index.doc_freq,
+        speakers=speakers,
         **options,
     )
 
@@ -69,3 +73,11 @@ def _only_from(search_fn: SearchFn, speakers: tuple[str, ...]) -> SearchFn:
         return search_fn(replace(request, speakers=speakers))
 
     return said_by
+
+
+def _not_before(search_fn: SearchFn, since: datetime) -> SearchFn:
+    def from_since(request: SearchRequest) -> SearchResult:
+        start = since if request.since is None else max(request.since, since)
+        return search_fn(replace(request, since=start))
+
+    return from_since

@@ -30,7 +30,10 @@ WHEN, WHO, WHERE, NUMBER, YESNO, WHAT = "when", "who", "where", "number", "yes/n
 # ("how long ago" asks for a date; "how long" alone for an amount.)
 ASKING: dict[str, tuple[tuple[str, str], ...]] = {
     "en": (
-        (WHEN, r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bwhich (?:date|day|year|month)\b|how long ago"),
+        (
+            WHEN,
+            r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bwhich (?:date|day|year|month)\b|how long ago",
+        ),
         (NUMBER, r"\bhow (?:many|much|often|long|old|far)\b"),
         (WHO, r"\bwho(?:m|se)?\b"),
         (WHERE, r"\bwhere\b|\b(?:what|which) (?:city|country|place|town|state|restaurant|shop|store)\b"),
@@ -49,7 +52,12 @@ ASKING: dict[str, tuple[tuple[str, str], ...]] = {
         (WHO, r"\bqui[eé]n(?:es)?\b"),
         (WHERE, r"\b(?:a)?d[oó]nde\b"),
     ),
-    "fr": ((WHEN, r"\bquand\b"), (NUMBER, r"\bcombien\b"), (WHO, r"\bqui\b"), (WHERE, r"(?:^|\s)o[uù](?:\s|$)")),
+    "fr": (
+        (WHEN, r"\bquand\b"),
+        (NUMBER, r"\bcombien\b"),
+        (WHO, r"\bqui\b"),
+        (WHERE, r"(?:^|\s)o[uù](?:\s|$)"),
+    ),
     "pt": ((WHEN, r"\bquando\b"), (NUMBER, r"\bquant[oa]s?\b"), (WHO, r"\bquem\b"), (WHERE, r"\bonde\b")),
     "it": ((WHEN, r"\bquando\b"), (NUMBER, r"\bquant[ioea]\b"), (WHO, r"\bchi\b"), (WHERE, r"\bdove\b")),
     "nl": (
@@ -99,7 +107,9 @@ YEAR_RE = re.compile(r"(?<!\d)\d{4}(?!\d)")
 REPORTS = {
     "en": (
         re.compile(r"\b[a-z]+ed\b"),
-        re.compile(r"\b(?:will|shall|gonna|going to|have to|had to|has to|need to|needs to|want to|plan to)\b|'ll\b"),
+        re.compile(
+            r"\b(?:will|shall|gonna|going to|have to|had to|has to|need to|needs to|want to|plan to)\b|'ll\b"
+        ),
     )
 }
 # A report of the asked event scoring this share of the best sentence's score is close enough to answer.
@@ -173,20 +183,25 @@ class _Reader:
 
         self.lang, self.tz = lang, tz
         words = LANGUAGES[lang].numbers if lang in LANGUAGES else {w: 0 for w in NUMBERS if w.isalpha()}
-        self.number_re = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(words, key=len)[::-1]))})\b", re.I)
+        self.number_re = re.compile(
+            rf"\b(?:{'|'.join(map(re.escape, sorted(words, key=len)[::-1]))})\b", re.I
+        )
         self.place_before = re.compile(PLACE_BEFORE.get(lang, PLACE_BEFORE["en"]), re.I)
         self.speakers = speakers
         self.relative = RELATIVE_EN
         if lang in LANGUAGES:
             w = LANGUAGES[lang]
             tables = (w.days, w.rel_before, w.rel_after, w.ago_before, w.ago_after, w.now)
-            self.relative = frozenset(word.lower() for table in tables for phrase in table for word in phrase.split())
+            self.relative = frozenset(
+                word.lower() for table in tables for phrase in table for word in phrase.split()
+            )
 
     def date(self, sentence: str, at: datetime, past: bool) -> TimeRange | None:
         """The first date ``sentence`` names, said at ``at``. A date without a year ("on 14 April", "the
         14th") is a plan as often as a memory: for what happened (``past``) only an expression read
         against the day it was said ("yesterday", "last week", "3 days ago") or one with its year counts;
-        otherwise a date without a year is its next occurrence, not the last one."""
+        otherwise only a date from the day it was said on answers, a date without a year being its next
+        occurrence ("camping in June", said in July, is next June)."""
         from refind_cli.timeexpr import find_ranges
 
         for r in find_ranges(sentence, now=at, tz=self.tz, lang=self.lang):
@@ -195,9 +210,9 @@ class _Reader:
             if past:
                 if (dated or deictic) and r.start <= at:
                     return r
-            elif dated or deictic or r.end >= at - timedelta(days=31):
+            elif r.end >= at.replace(hour=0, minute=0, second=0, microsecond=0):
                 return r
-            else:
+            elif not (dated or deictic) and r.end < at - timedelta(days=31):
                 return TimeRange(_next_year(r.start), _next_year(r.end), r.text)
         return None
 
@@ -238,18 +253,20 @@ def extract(
     tz: tzinfo,
     analyzer: Analyzer = DEFAULT_ANALYZER,
     doc_freq: Callable[[str], int] | None = None,
+    speakers: Sequence[str] | None = None,
 ) -> Extracted:
     """Every noted turn's best sentence for ``question`` (analysed ``terms``), best first. A sentence that
     asks (ends in "?") is no answer itself: its share of the terms goes to the reply after it, the next turn
-    by someone else, which answers it in the words of the question it answers."""
+    by someone else, which answers it in the words of the question it answers. With ``speakers``, only
+    their turns are quoted."""
     what = asked(question, analyzer.lang)
     weight = _weights(terms, doc_freq)
     total = sum(weight.values()) or 1.0
-    speakers = frozenset(t.speaker for n in notes for t in n.turns)
-    reader = _Reader(analyzer.lang, speakers, tz)
+    people = frozenset(t.speaker for n in notes for t in n.turns)
+    reader = _Reader(analyzer.lang, people, tz)
     # A person's name is held by what they say, not by a message that names them: in a chat, a name in
     # the text mostly speaks to someone ("thanks, Caroline!"), and the question asks about them.
-    names = terms & set(analyzer.analyze(" ".join(speakers)))
+    names = terms & set(analyzer.analyze(" ".join(people)))
     turns: dict[str, tuple[Numbered, bool]] = {}
     for note in notes:
         for turn in note.turns:
@@ -263,7 +280,9 @@ def extract(
     for item, hit in ordered:
         turn = item.turn
         follows = previous is not None and previous.session_id == turn.session_id
-        reply = REPLY * asking if follows and previous is not None and previous.speaker != turn.speaker else 0.0
+        reply = (
+            REPLY * asking if follows and previous is not None and previous.speaker != turn.speaker else 0.0
+        )
         own = set(analyzer.analyze(turn.speaker))
         # A question about someone is answered by what they said: others' turns weigh less.
         factor = 1.0 if not names or own & names else OTHER_SPEAKER
@@ -283,7 +302,10 @@ def extract(
             if turn.id not in best or scored.score > best[turn.id].score:
                 best[turn.id] = scored
         previous = turn
-    ranked = sorted(best.values(), key=lambda s: (-s.score, s.item.turn.start))
+    ranked = sorted(
+        (s for s in best.values() if speakers is None or s.item.turn.speaker in speakers),
+        key=lambda s: (-s.score, s.item.turn.start),
+    )
     if what.kind == WHEN and what.past and ranked and ranked[0].said_on:
         # Where no sentence names a date, the first report of the event dates it: before it are plans
         # ("I'll move it"), after it retellings ("Mum I moved the dentist!").
@@ -371,10 +393,11 @@ def extractive_answer(
     tz: tzinfo,
     analyzer: Analyzer = DEFAULT_ANALYZER,
     doc_freq: Callable[[str], int] | None = None,
+    speakers: Sequence[str] | None = None,
 ) -> tuple[str, list[Citation], Direct | None]:
     """The direct answer line, the extractive label, then the supporting quotes best first, each cited;
     and the direct answer as a record (None when nothing was noted)."""
-    found = extract(question, terms, notes, tz=tz, analyzer=analyzer, doc_freq=doc_freq)
+    found = extract(question, terms, notes, tz=tz, analyzer=analyzer, doc_freq=doc_freq, speakers=speakers)
     quotes = [s for s in found.ranked if s.score > 0][:QUOTES] or list(found.ranked[:1])
     if not quotes:
         return NOTHING_FOUND, [], None

@@ -29,7 +29,10 @@ PROTOCOLS = ("auto", "tools", "text")
 @app.command("ask")
 def ask_command(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="The question, in your own words.")],
+    question: Annotated[
+        str | None,
+        typer.Argument(help="The question, in your own words. None, on a terminal: a conversation."),
+    ] = None,
     model: Annotated[
         str | None,
         typer.Option("--model", help="litellm model name, e.g. openai/gpt-4o-mini (env REFIND_MODEL)."),
@@ -65,8 +68,16 @@ def ask_command(
     speaker: SpeakersOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print the search rounds.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    follow: Annotated[
+        bool,
+        typer.Option("--continue", "-c", help="A follow-up of the last conversation (kept in the home)."),
+    ] = False,
+    no_history: Annotated[
+        bool, typer.Option("--no-history", help="Keep no history of the lines typed in a conversation.")
+    ] = False,
 ) -> None:
-    """Answer a question from your chats: a search agent looks in rounds, keeps notes, and answers from them."""
+    """Answer a question from your chats: a search agent looks in rounds, keeps notes, and answers from them.
+    With no question, on a terminal: a conversation, where each question may refer to the ones before."""
     from datetime import datetime
 
     from refind_cli.agent import Budget, resolve_config
@@ -78,7 +89,9 @@ def ask_command(
 
     if protocol not in PROTOCOLS:
         fail(f"--protocol: {protocol!r} is not one of {', '.join(PROTOCOLS)}", json_mode=json_out)
-    if not question.strip():
+    if question is None and (json_out or not (sys.stdin.isatty() and sys.stdout.isatty())):
+        fail("a question is needed (a conversation opens only on a terminal)", json_mode=json_out)
+    if question is not None and not question.strip():
         fail("the question is empty", json_mode=json_out)
     with error_boundary(json_out):
         zone_ = zone(tz)
@@ -94,21 +107,49 @@ def ask_command(
             answer_config = ModelConfig(answer_model, config.api_base, config.api_key, config.timeout)
         terminal = sys.stdout.isatty() and not json_out
         trace = AskTrace(stderr_console(), tz=zone_, rounds=not quiet and not json_out)
+        budget = Budget(max_rounds, max_tokens, max_cost)
         with open_home(ctx) as home:
-            result = home.ask(
-                question.strip(),
-                chats=chat,
-                sources=source,
-                speakers=speaker,
-                now=asked,
-                tz=zone_,
-                config=config,
-                answer_config=answer_config,
-                offline=offline,
-                protocol=protocol,
-                budget=Budget(max_rounds, max_tokens, max_cost),
-                on_event=trace,
-            )
+            if question is None or follow:
+                from refind_cli.agent.conversation import FollowUp
+                from refind_cli.cli.conversation import start
+
+                scope = (tuple(source) if source else None, tuple(speaker) if speaker else None)
+                request = FollowUp(
+                    (question or "").strip(), asked, zone_, config, answer_config, protocol, budget, *scope
+                )
+                started = start(
+                    home,
+                    request,
+                    follow=follow,
+                    chats=chat,
+                    offline=offline,
+                    fixed_now=asked if now else None,
+                    model_config=lambda name: resolve_config(name, api_base, os.environ),
+                    trace=trace,
+                    history=not no_history,
+                )
+                if started is None:  # the conversation on the terminal ended
+                    raise typer.Exit(0)
+                result = started
+            else:
+                result = home.ask(
+                    question.strip(),
+                    chats=chat,
+                    sources=source,
+                    speakers=speaker,
+                    now=asked,
+                    tz=zone_,
+                    config=config,
+                    answer_config=answer_config,
+                    offline=offline,
+                    protocol=protocol,
+                    budget=budget,
+                    on_event=trace,
+                )
+                from refind_cli.agent.conversation import Conversation
+
+                first = Conversation(chats=tuple(chat) if chat else None, offline=offline).answered(result)
+                home.keep(first, on_event=trace)
     if json_out:
         print_json(ask_json(result, tz=zone_))
     elif terminal:
