@@ -162,20 +162,25 @@ def framed(question: str, earlier: Sequence[Earlier], tz: tzinfo) -> str:
 
 def carried(
     plan: Plan,
-    before: Earlier,
+    earlier: Sequence[Earlier],
     *,
     tz: tzinfo,
     span: tuple[datetime, datetime] | None,
     analyzer: Analyzer,
 ) -> tuple[Plan, tuple[int, ...] | None]:
-    """The offline planner's ``plan`` of a follow-up, carrying the question ``before`` it: its people when
-    the new one names none, its time range when the new one has none, its words when the new one is too
-    short to stand alone; and the chats to search (the earlier answer's), None when the new question names
-    people the earlier one did not."""
+    """The offline planner's ``plan`` of a follow-up, carrying the exchange before it (itself carried from
+    the ones before, as far back as a model would read): its people when the new question names none, its
+    time range when the new one has none, its words when the new one is too short to stand alone; and the
+    chats to search, the earlier answer's, unless the new question names people the earlier one did not
+    (None: the scope the question was asked in)."""
     from refind_cli.agent.offline import plan as make_plan
 
-    old = make_plan(before.question, now=before.asked_at, tz=tz, span=span, analyzer=analyzer)
-    stems = {s for speaker in before.speakers for s in analyzer.analyze(speaker)}
+    if not earlier:
+        return plan, None
+    last = earlier[-1]
+    first = make_plan(last.question, now=last.asked_at, tz=tz, span=span, analyzer=analyzer)
+    old, _ = carried(first, earlier[-MODEL_EXCHANGES:-1], tz=tz, span=span, analyzer=analyzer)
+    stems = {s for speaker in last.speakers for s in analyzer.analyze(speaker)}
     named, named_before = plan.terms & stems, old.terms & stems
     words = list(plan.keywords)
     if not named:
@@ -192,7 +197,7 @@ def carried(
         until=until,
     )
     others = bool(named - named_before)
-    return carried_plan, None if others or not before.chats else before.chats
+    return carried_plan, None if others or not last.chats else last.chats
 
 
 def earlier_notes(conversation: Conversation) -> tuple[Note, ...]:

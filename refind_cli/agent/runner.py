@@ -68,7 +68,7 @@ def run(
         analyzer = question_analyzer(question, languages)
         plan = planner.plan(question, now=now, tz=tz, span=span, analyzer=analyzer)
         if earlier:
-            plan, carried_chats = conversation.carried(plan, earlier[-1], tz=tz, span=span, analyzer=analyzer)
+            plan, carried_chats = conversation.carried(plan, earlier, tz=tz, span=span, analyzer=analyzer)
             toolbox.chats = toolbox.chats or carried_chats
         reason = planner.run_planner(plan, toolbox)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
