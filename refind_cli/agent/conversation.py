@@ -182,12 +182,13 @@ def carried(
     old, _ = carried(first, earlier[-MODEL_EXCHANGES:-1], tz=tz, span=span, analyzer=analyzer)
     stems = {s for speaker in last.speakers for s in analyzer.analyze(speaker)}
     named, named_before = plan.terms & stems, old.terms & stems
-    words = list(plan.keywords)
+    # The question's own words; a question of stop words alone ("and how was it then?") has none.
+    words = [w for w in plan.keywords if analyzer.analyze(w)]
     if not named:
         words += [w for w in old.keywords if set(analyzer.analyze(w)) & named_before]
-    if len(plan.keywords) < STANDS_ALONE:
+    if len(words) < STANDS_ALONE:
         words += old.keywords
-    words = list(dict.fromkeys(words))
+    words = list(dict.fromkeys(words)) or list(plan.keywords)
     since, until = (plan.since, plan.until) if plan.since or plan.until else (old.since, old.until)
     carried_plan = replace(
         plan,
