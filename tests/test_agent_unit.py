@@ -21,8 +21,8 @@ from refind_cli.agent.answer import NOTHING_FOUND, cite, evidence, group_notes
 from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
-from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
 from refind_cli.agent.extractive import LABEL
+from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
 from refind_cli.agent.offline import content_words, note_best, plan, spellings, spreads
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox

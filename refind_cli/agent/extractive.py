@@ -385,19 +385,9 @@ def answer_line(found: Extracted, tz: tzinfo) -> str:
     return f"{said_in}, {day_text(t.start, tz)}: {quote} [1]"
 
 
-def extractive_answer(
-    question: str,
-    terms: frozenset[str],
-    notes: Sequence[Note],
-    *,
-    tz: tzinfo,
-    analyzer: Analyzer = DEFAULT_ANALYZER,
-    doc_freq: Callable[[str], int] | None = None,
-    speakers: Sequence[str] | None = None,
-) -> tuple[str, list[Citation], Direct | None]:
-    """The direct answer line, the extractive label, then the supporting quotes best first, each cited;
-    and the direct answer as a record (None when nothing was noted)."""
-    found = extract(question, terms, notes, tz=tz, analyzer=analyzer, doc_freq=doc_freq, speakers=speakers)
+def extractive_answer(found: Extracted, *, tz: tzinfo) -> tuple[str, list[Citation], Direct | None]:
+    """The answer ``extract`` found as text: the direct answer line, the extractive label, then the
+    supporting quotes best first, each cited; and the direct answer as a record (None: nothing noted)."""
     quotes = [s for s in found.ranked if s.score > 0][:QUOTES] or list(found.ranked[:1])
     if not quotes:
         return NOTHING_FOUND, [], None

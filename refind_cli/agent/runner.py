@@ -72,7 +72,7 @@ def run(
             toolbox.chats = toolbox.chats or carried_chats
         reason = planner.run_planner(plan, toolbox)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
-        text, citations, direct = extractive.extractive_answer(
+        found = extractive.extract(
             question,
             plan.terms,
             [*more, *toolbox.notes],
@@ -81,6 +81,7 @@ def run(
             doc_freq=doc_freq,
             speakers=speakers,
         )
+        text, citations, direct = extractive.extractive_answer(found, tz=tz)
         model, mode = None, "offline-extractive"
     else:
         if client_factory is None:
