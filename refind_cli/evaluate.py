@@ -160,7 +160,7 @@ _COUNT = {"a": 1, "one": 1, "two": 2, "three": 3, "few": 3, "couple": 2}
 def gold_span(answer: str, asked_at: datetime) -> tuple[datetime, datetime] | None:
     """A gold answer that is a date, as the range it names (a day before or after a date is any of the
     days up to it, a weekday any of the week's); None when it is no date."""
-    from refind_cli.timeexpr import find_ranges
+    from refind_cli.timeexpr import find_ranges, parse_range
 
     text = answer.strip().rstrip(".")
     m = _BEFORE_RE.match(text)
@@ -175,11 +175,12 @@ def gold_span(answer: str, asked_at: datetime) -> tuple[datetime, datetime] | No
         if m["dir"].lower() == "before":
             return a.start - span, a.start - timedelta(microseconds=1)
         return a.end, a.end + span
-    found = find_ranges(text, now=asked_at, tz=UTC)
     # The whole answer must be the date ("2022", "7 May 2023"), not a sentence that mentions one.
-    if len(found) == 1 and len(found[0].text) >= len(text) - 4:
-        return found[0].start, found[0].end
-    return None
+    try:
+        whole = parse_range(text, now=asked_at, tz=UTC)
+    except ValueError:
+        return None
+    return whole.start, whole.end
 
 
 def date_matches(answer: tuple[datetime, datetime], gold: tuple[datetime, datetime]) -> bool:

@@ -44,7 +44,7 @@ ASKING: dict[str, tuple[tuple[str, str], ...]] = {
         (NUMBER, r"\bwie (?:viele?|oft|lange|alt|weit)\b|\bwieviele?\b"),
         (WHO, r"\bwer\b|\bwen\b|\bwem\b|\bwessen\b"),
         (WHERE, r"\bwo(?:hin|her)?\b"),
-        (YESNO, r"^(?:hat|hast|habe|haben|hatte|ist|bist|sind|war|waren|wird|kann|hast)\b"),
+        (YESNO, r"^(?:hat|hast|habe|haben|hatte|ist|bist|sind|war|waren|wird|kann)\b"),
     ),
     "es": (
         (WHEN, r"\bcu[aá]ndo\b"),
@@ -72,7 +72,7 @@ ASKING: dict[str, tuple[tuple[str, str], ...]] = {
 # A question about what happened ("when did ...") is answered by a date at or before the message, not by
 # the date of a plan it mentions ("moved the dentist to 28 April").
 PAST_RE = {
-    "en": r"\b(?:did|was|were|had|has|have)\b|\b\w+ed\b",
+    "en": r"\b(?:did|was|were|had)\b|\b\w+ed\b",
     "de": r"\b(?:hat|hast|habe|haben|hatte|war|waren|wurde)\b",
 }
 _COMPILED = {
