@@ -273,6 +273,9 @@ def test_an_offline_conversation_on_a_terminal(home: Path, tmp_path: Path) -> No
     assert "saved 2 questions" in term.ask(f"/save {transcript}")
     assert transcript.read_text().startswith("# refind conversation\n\n## 1. when did I move the dentist")
     assert "asking in Family" in term.ask("/chat Family")
+    assert "asking about messages since 2026-04" in term.ask("/since 2026-04")
+    assert "refind: /since: cannot read" in term.ask("/since the day after never")
+    assert "answering offline" in term.ask("/offline")
     # Ctrl-C at the prompt drops the line typed; the session goes on.
     term.type("half a question\x03")
     term.expect(PROMPT)
