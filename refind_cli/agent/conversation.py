@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 from refind_cli.agent import prompts
 from refind_cli.agent.budget import DEFAULT_BUDGET, Budget
 from refind_cli.agent.events import AskResult, Citation, Note
-from refind_cli.analysis import Analyzer
 from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.agent.offline import Plan
+    from refind_cli.analysis import Analyzer
 
 FILE = "conversation.json"
 HISTORY = "ask_history"

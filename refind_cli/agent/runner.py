@@ -8,7 +8,7 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from refind_cli.agent import answer as answering
-from refind_cli.agent import conversation, extractive
+from refind_cli.agent import conversation
 from refind_cli.agent.budget import DEFAULT_BUDGET, Budget, Meter
 from refind_cli.agent.events import Answered, AskResult, EventSink, Note, SearchFinished, ignore
 from refind_cli.agent.model_loop import run_model_search
@@ -62,7 +62,8 @@ def run(
     toolbox.seen_sessions.update(n.session_id for n in more)
     meter = Meter(budget, on_event)
     if offline or config is None:
-        from refind_cli.agent import offline as planner  # loads the stemmer: only when the planner runs
+        from refind_cli.agent import extractive  # these load the stemmer: only when the planner runs
+        from refind_cli.agent import offline as planner
         from refind_cli.analysis import question_analyzer
 
         analyzer = question_analyzer(question, languages)
