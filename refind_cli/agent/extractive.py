@@ -89,6 +89,8 @@ REPLY = 0.8
 # A question that names people of the chat is answered by what they said: another's sentence weighs this.
 OTHER_SPEAKER = 0.7
 QUOTES = 5
+# A turn is read this far for sentences: a pasted book would cost seconds of date reading for nothing.
+TURN_CHARS = 20_000
 QUOTE_CHARS = 300
 LABEL = "Extractive answer (offline, no language model): the noted messages that best answer the question."
 NO_ANSWER = {
@@ -231,8 +233,11 @@ class _Reader:
         for m in NAME_RE.finditer(sentence):
             if m[0] != speaker and not self.place_before.search(sentence[: m.start()]):
                 return m[0]
-        named = [s for s in self.speakers if s != speaker and s.split()[0] in sentence]
-        return named[0] if named else None
+        for other in sorted(self.speakers - {speaker}):  # sorted: the same answer every run
+            first = other.split()[:1]
+            if first and re.search(rf"(?<!\w){re.escape(first[0])}(?!\w)", sentence, re.I):
+                return other
+        return None
 
     def place(self, sentence: str) -> str | None:
         for m in NAME_RE.finditer(sentence):
@@ -287,7 +292,7 @@ def extract(
         # A question about someone is answered by what they said: others' turns weigh less.
         factor = 1.0 if not names or own & names else OTHER_SPEAKER
         asking = 0.0
-        for sentence in _sentences(said(turn.speaker, turn.text)):
+        for sentence in _sentences(said(turn.speaker, turn.text)[:TURN_CHARS]):
             held = ((set(analyzer.analyze(sentence)) - names) | own) & terms
             share = sum(weight[t] for t in held) / total
             if sentence.endswith("?"):
