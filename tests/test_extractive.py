@@ -104,7 +104,9 @@ def test_the_line_says_when_the_notes_hold_no_answer_of_the_kind() -> None:
     # A speaker without a name (an export that lost it) is no answer and no error.
     nameless, _ = answer("Who baked the cake?", turn(1, "", "hi"), turn(2, "Melanie", "Jo baked the cake."))
     assert nameless.startswith("No person in the notes answers this")
-    spoken, _ = answer("Who baked the cake?", turn(1, "Jo", "hi"), turn(2, "Melanie", "so jo baked the cake."))
+    spoken, _ = answer(
+        "Who baked the cake?", turn(1, "Jo", "hi"), turn(2, "Melanie", "so jo baked the cake.")
+    )
     assert spoken.startswith("Jo — Melanie")
 
 
