@@ -97,7 +97,7 @@ def test_a_question_is_answered_by_the_reply_after_it() -> None:
 
 
 def test_the_line_says_when_the_notes_hold_no_answer_of_the_kind() -> None:
-    text, _ = answer("Who baked the cake?", turn(1, "Melanie", "the cake was baked with love."))
+    text, _ = answer("Who baked the cake?", turn(1, "Melanie", "the cake was baked, I'll say, with love."))
     assert text.startswith("No person in the notes answers this; the closest message — Melanie")
     named, _ = answer("Who baked the cake?", turn(1, "Melanie", "the cake was baked by Aunt Rosa."))
     assert named.startswith("Aunt Rosa — Melanie")

@@ -179,11 +179,12 @@ def day_text(t: datetime, tz: tzinfo) -> str:
 class _Reader:
     """What each kind of answer looks like in one language."""
 
-    def __init__(self, lang: str, speakers: frozenset[str], tz: tzinfo) -> None:
+    def __init__(self, analyzer: Analyzer, speakers: frozenset[str], tz: tzinfo) -> None:
         from refind_cli.agent.offline import NUMBERS
         from refind_cli.timewords import LANGUAGES
 
-        self.lang, self.tz = lang, tz
+        lang = analyzer.lang
+        self.lang, self.tz, self.stopwords = lang, tz, analyzer.stopwords
         words = LANGUAGES[lang].numbers if lang in LANGUAGES else {w: 0 for w in NUMBERS if w.isalpha()}
         self.number_re = re.compile(
             rf"\b(?:{'|'.join(map(re.escape, sorted(words, key=len)[::-1]))})\b", re.I
@@ -229,9 +230,13 @@ class _Reader:
         done = any(set(analyzer.analyze(m[0])) & terms for m in past.finditer(lowered))
         return done and not plan.search(lowered)
 
+    def name(self, m: re.Match[str]) -> bool:
+        """Whether a capitalised word is a name, not a function word written with a capital ("I'll")."""
+        return re.split(r"['’]", m[0].lower(), maxsplit=1)[0] not in self.stopwords
+
     def person(self, sentence: str, speaker: str) -> str | None:
         for m in NAME_RE.finditer(sentence):
-            if m[0] != speaker and not self.place_before.search(sentence[: m.start()]):
+            if m[0] != speaker and self.name(m) and not self.place_before.search(sentence[: m.start()]):
                 return m[0]
         for other in sorted(self.speakers - {speaker}):  # sorted: the same answer every run
             first = other.split()[:1]
@@ -241,7 +246,7 @@ class _Reader:
 
     def place(self, sentence: str) -> str | None:
         for m in NAME_RE.finditer(sentence):
-            if self.place_before.search(sentence[: m.start()]) and m[0] not in self.speakers:
+            if self.place_before.search(sentence[: m.start()]) and m[0] not in self.speakers and self.name(m):
                 return m[0]
         return None
 
@@ -268,7 +273,7 @@ def extract(
     weight = _weights(terms, doc_freq)
     total = sum(weight.values()) or 1.0
     people = frozenset(t.speaker for n in notes for t in n.turns)
-    reader = _Reader(analyzer.lang, people, tz)
+    reader = _Reader(analyzer, people, tz)
     # A person's name is held by what they say, not by a message that names them: in a chat, a name in
     # the text mostly speaks to someone ("thanks, Caroline!"), and the question asks about them.
     names = terms & set(analyzer.analyze(" ".join(people)))
