@@ -72,7 +72,8 @@ ASKING: dict[str, tuple[tuple[str, str], ...]] = {
 # A question about what happened ("when did ...") is answered by a date at or before the message, not by
 # the date of a plan it mentions ("moved the dentist to 28 April").
 PAST_RE = {
-    "en": r"\b(?:did|was|were|had)\b|\b\w+ed\b",
+    # "has lost" is past, "does she have" is not
+    "en": r"\b(?:did|was|were|had)\b|\b\w+ed\b|^(?!.*\bdo(?:es)?\b).*\b(?:has|have)\b",
     "de": r"\b(?:hat|hast|habe|haben|hatte|war|waren|wurde)\b",
 }
 _COMPILED = {
