@@ -41,6 +41,7 @@ from refind_cli.agent.conversation import (
 from refind_cli.analysis import DEFAULT_ANALYZER
 from refind_cli.errors import RefindError
 from refind_cli.facade import Home
+from refind_cli.request import AskRequest
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 5, 1, 12, tzinfo=BERLIN)
@@ -78,14 +79,16 @@ def test_questions_and_commands_are_read() -> None:
 @pytest.fixture(scope="module")
 def answered(sample_home: Path) -> Conversation:
     with Home.open(sample_home) as home:
-        return home.follow_up(Conversation(), FollowUp(QUESTION, NOW, BERLIN, keep=False))
+        return home.follow_up(Conversation(), FollowUp(AskRequest(QUESTION, NOW, BERLIN), keep=False))
 
 
 def test_a_follow_up_carries_the_question_before(sample_home: Path, answered: Conversation) -> None:
     assert answered.last is not None and answered.last.answer.startswith("8 April 2026 — ")
     with Home.open(sample_home) as home:
-        alone = home.follow_up(Conversation(), FollowUp("what did Mum say?", NOW, BERLIN, keep=False))
-        after = home.follow_up(answered, FollowUp("what did Mum say?", NOW, BERLIN, keep=False))
+        alone = home.follow_up(
+            Conversation(), FollowUp(AskRequest("what did Mum say?", NOW, BERLIN), keep=False)
+        )
+        after = home.follow_up(answered, FollowUp(AskRequest("what did Mum say?", NOW, BERLIN), keep=False))
     assert alone.last is not None and after.last is not None
     # Alone, "what did Mum say?" has one word to search; after the dentist question it searches that too.
     assert alone.last.rounds[0].arguments["keywords"] == "mum"
@@ -120,9 +123,9 @@ def test_more_searches_past_the_sessions_seen(sample_home: Path, answered: Conve
     assert answered.last is not None
     seen = {n.session_id for n in answered.last.notes}
     with Home.open(sample_home) as home:
-        more = home.follow_up(answered, FollowUp("", NOW, BERLIN, more=True, keep=False))
+        more = home.follow_up(answered, FollowUp(AskRequest(QUESTION, NOW, BERLIN), more=True, keep=False))
         with pytest.raises(RefindError, match="/more needs an answer"):
-            home.follow_up(Conversation(), FollowUp("", NOW, BERLIN, more=True, keep=False))
+            home.follow_up(Conversation(), FollowUp(AskRequest(QUESTION, NOW, BERLIN), more=True, keep=False))
     assert more.last is not None and more.last.question == QUESTION
     new = [n for n in more.last.notes if n.session_id not in seen]
     assert more.last.notes[: len(answered.last.notes)] == answered.last.notes and new

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import datetime, tzinfo
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import TYPE_CHECKING
 
-from refind_cli.agent.events import AskResult
+from refind_cli.agent.budget import DEFAULT_BUDGET
+from refind_cli.agent.events import AskResult, EventSink, Note, ignore
 from refind_cli.agent.runner import run
-from refind_cli.agent.tools import SearchFn
+from refind_cli.agent.tools import TOOLS, Registry, SearchFn
 
 if TYPE_CHECKING:
+    from refind_cli.agent.conversation import Earlier
+    from refind_cli.agent.llm import LLMClient, ModelConfig
     from refind_cli.archive import Archive
     from refind_cli.index import TurnIndex
-    from refind_cli.request import SearchRequest
+    from refind_cli.request import AskRequest, SearchRequest
     from refind_cli.results import SearchResult
 
 
@@ -31,40 +34,47 @@ def archive_search(archive: Archive, index: TurnIndex) -> SearchFn:
 def ask(
     archive: Archive,
     index: TurnIndex,
-    question: str,
+    request: AskRequest,
     *,
-    chats: Sequence[int] | None = None,
-    speakers: Sequence[str] | None = None,
-    now: datetime | None = None,
-    tz: tzinfo | None = None,
+    on_event: EventSink = ignore,
+    tools: Registry = TOOLS,
+    client_factory: Callable[[ModelConfig], LLMClient] | None = None,
+    earlier: Sequence[Earlier] = (),
+    more: Sequence[Note] = (),
     since: datetime | None = None,
-    **options: Any,
 ) -> AskResult:
-    """``run`` over an archive and its index, optionally limited to some chats and to what some speakers
-    said (names as the archive holds them; every search keeps to them, whatever ``from`` a model asks
-    for), and to messages from ``since`` on. ``options`` are ``run``'s."""
-    zone = tz or datetime.now().astimezone().tzinfo
-    assert zone is not None
-    asked = (now or datetime.now(zone)).astimezone(zone)
+    """``run`` over an archive and its index, limited to the request's chats and to what its speakers said
+    (every search keeps to them, whatever ``from`` a model asks for), and to messages from ``since`` on. In
+    a conversation, ``earlier`` are the exchanges before and ``more`` the notes taken already (``run``)."""
+    chats = request.chats
     search_fn = archive_search(archive, index)
-    if speakers is not None:
-        search_fn = _only_from(search_fn, tuple(speakers))
+    if request.speakers is not None:
+        search_fn = _only_from(search_fn, request.speakers)
     if since is not None:
         search_fn = _not_before(search_fn, since)
     languages = sorted(
         {lang for chat, lang in archive.chat_languages().items() if chats is None or chat in chats}
     )
     return run(
-        question,
+        request.question,
         search_fn=search_fn,
         span=archive.time_span(),
         languages=languages,
-        now=asked,
-        tz=zone,
+        config=request.config,
+        answer_config=request.answer_config,
+        offline=request.config is None,
+        protocol=request.protocol,
+        budget=request.budget or DEFAULT_BUDGET,
+        now=request.now.astimezone(request.tz),
+        tz=request.tz,
         chats=chats,
+        tools=tools,
+        on_event=on_event,
+        client_factory=client_factory,
         doc_freq=index.doc_freq,
-        speakers=speakers,
-        **options,
+        earlier=earlier,
+        more=more,
+        speakers=request.speakers,
     )
 
 

@@ -24,14 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent import prompts
-from refind_cli.agent.budget import DEFAULT_BUDGET, Budget
 from refind_cli.agent.events import AskResult, Citation, Note
 from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:
-    from refind_cli.agent.llm import ModelConfig
     from refind_cli.agent.offline import Plan
     from refind_cli.analysis import Analyzer
+    from refind_cli.request import AskRequest
 
 FILE = "conversation.json"
 HISTORY = "ask_history"
@@ -109,6 +108,12 @@ class Conversation:
         time_bound("/since", since, now=now, tz=tz, end=False)
         return replace(self, since=since)
 
+    def last_question(self) -> str:
+        """The question /more searches further for; RefindError before an answer of this session."""
+        if self.last is None:
+            raise RefindError("/more needs an answer of this session to search further from")
+        return self.last.question
+
     def citation(self, n: int) -> Citation:
         """Citation ``n`` (1-based) of the last answer; RefindError when there is none."""
         if not self.exchanges:
@@ -121,18 +126,11 @@ class Conversation:
 
 @dataclass(frozen=True, slots=True)
 class FollowUp:
-    """One question of a conversation, as ``Home.follow_up`` takes it. ``more``: search further for the
-    last question instead (``question`` is then unused). ``keep``: write the conversation to the home."""
+    """One question of a conversation, as ``Home.follow_up`` takes it: the question as ``Home.ask`` takes
+    it (its model, budget, chats, speakers); ``more``: search further for the last question instead (the
+    question is then the last one's); ``keep``: write the conversation to the home."""
 
-    question: str
-    now: datetime
-    tz: tzinfo
-    config: ModelConfig | None = None  # None: offline
-    answer_config: ModelConfig | None = None
-    protocol: str = "auto"
-    budget: Budget = DEFAULT_BUDGET
-    sources: tuple[str, ...] | None = None
-    speakers: tuple[str, ...] | None = None
+    ask: AskRequest
     more: bool = False
     keep: bool = True
 

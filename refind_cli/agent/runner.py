@@ -14,12 +14,11 @@ from refind_cli.agent.events import Answered, AskResult, EventSink, Note, Search
 from refind_cli.agent.model_loop import run_model_search
 from refind_cli.agent.notice import Notifier
 from refind_cli.agent.tools import TOOLS, DocFreq, Registry, SearchFn, Toolbox
+from refind_cli.request import PROTOCOLS
 
 if TYPE_CHECKING:
     from refind_cli.agent.conversation import Earlier
     from refind_cli.agent.llm import LLMClient, ModelConfig
-
-PROTOCOLS = ("auto", "tools", "text")
 
 
 def run(
@@ -59,7 +58,7 @@ def run(
         raise ValueError("max_rounds must be at least 1")
     scope = None if chats is None else tuple(chats)
     toolbox = Toolbox(search_fn, now, tz, budget.max_rounds, on_event, tools, scope, doc_freq)
-    toolbox.seen_sessions.update(n.session_id for n in more)
+    toolbox.seen_sessions.sessions.update(n.session_id for n in more)
     meter = Meter(budget, on_event)
     if offline or config is None:
         from refind_cli.agent import extractive  # these load the stemmer: only when the planner runs
