@@ -35,6 +35,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "msg/s",
         ),
         "meta_bench": ([["meta_bench.py", "--messages", "300", "--workdir", f"{work}/meta"]], "msg/s"),
+        "google_import_bench": (
+            [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
+            "msg/s",
+        ),
         "search_bench and mcp_bench": (
             [
                 ["search_bench.py", "--turns", "500", "--queries", "3", "--workdir", f"{work}/search"],
@@ -61,6 +65,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "| silence",
         ),
         "language_bench": ([["language_bench.py"]], "per language (refind)"),
+        "answer_eval": (
+            [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
+            "LongMemEval · all · all: answer_evidence=",
+        ),
         "hostile_figures": (
             [
                 ["hostile_figures.py", "--huge-only", "--huge-mb", "1", "--burst", "200"],
