@@ -131,6 +131,16 @@ def test_more_searches_past_the_sessions_seen(sample_home: Path, answered: Conve
     assert more.last.notes[: len(answered.last.notes)] == answered.last.notes and new
 
 
+def test_since_keeps_every_search_to_later_messages(sample_home: Path) -> None:
+    later = Conversation().starting("2026-04-20", now=NOW, tz=BERLIN)
+    with Home.open(sample_home) as home:
+        after = home.follow_up(later, FollowUp(AskRequest(QUESTION, NOW, BERLIN), keep=False))
+    assert after.last is not None and after.last.notes
+    start = datetime(2026, 4, 20, tzinfo=BERLIN)
+    # Every search kept to it: each note's hit turn is from then on (its context may be older).
+    assert all(next(t for t in n.turns if t.id == n.hit_turn_id).start >= start for n in after.last.notes)
+
+
 def test_a_model_reads_the_earlier_exchanges(answered: Conversation) -> None:
     shown = framed("and after that?", answered.exchanges, BERLIN)
     assert shown.startswith("Earlier in this conversation")
