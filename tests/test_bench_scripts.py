@@ -80,6 +80,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["import_cpu.py", "--base", str(BENCH.parent), "--rounds", "1", str(WHATSAPP)]],
             "medians",
         ),
+        "answer_eval": (
+            [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
+            "LongMemEval · all · all: answer_evidence=",
+        ),
         "hostile_figures": (
             [
                 ["hostile_figures.py", "--huge-only", "--huge-mb", "1", "--burst", "200"],
