@@ -144,12 +144,19 @@ def busy(tmp_path: Path) -> Path:
     with Archive.open(home) as archive:
         import_chat(archive, Chat("test", "a", "A"), scattered(1, 400))
         import_chat(archive, Chat("test", "b", "B"), scattered(2, 300))
+        burst = datetime(2024, 2, 1, 12, tzinfo=UTC)  # twenty in one quarter hour: one count of twenty
+        import_chat(
+            archive,
+            Chat("test", "c", "C"),
+            [Message(burst + timedelta(seconds=i), "Ann", f"b{i}") for i in range(20)],
+        )
     return home
 
 
 def test_the_counts_follow_imports_forgetting_and_merging(busy: Path) -> None:
     with Archive.open(busy) as archive:
         assert held(archive) == recounted(archive) and sum(r[-1] for r in held(archive)) > 400
+        assert max(r[-1] for r in held(archive)) == 20
         import_chat(archive, Chat("test", "a", "A"), scattered(3, 100))  # a re-import adds to a chat
         assert held(archive) == recounted(archive)
         with archive.transaction():
