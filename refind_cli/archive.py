@@ -216,47 +216,43 @@ def _m007_chat_language(db: apsw.Connection) -> None:
 # grouped passes over the messages themselves. Triggers keep it exact through every insert, change and
 # delete of a message, whichever code path makes it (import, forget, merge). A quarter hour, because every
 # zone's offset and change of offset today falls on one; a zone or range that does not is counted from the
-# messages. ``sender`` is '' with ``named`` 0 where the message has none. Assistants' hidden records are left
-# out, as stats leaves them out.
+# messages. ``sender`` is '' with ``named`` 0 where the message has none. Left out: assistants' hidden
+# records, as stats leaves them out, and times before 1970 (stats of those reads the messages).
 _QUARTER_US = 900_000_000
+_COUNT_KEY = "(chat_seq, quarter, sender, named, kind)"
 
 
-def _quarter(ts: str) -> str:
-    # Floor division: SQLite's truncates towards zero, and times before 1970 are negative.
-    return f"({ts} / {_QUARTER_US} - ({ts} % {_QUARTER_US} < 0))"
-
-
-def _count_key(row: str) -> str:
-    return (
-        f"chat_seq = {row}.chat_seq AND quarter = {_quarter(f'{row}.ts')} AND sender = coalesce({row}.sender, '')"
-        f" AND named = ({row}.sender IS NOT NULL) AND kind = {row}.kind"
-    )
+def _counted_values(row: str) -> str:
+    return f"{row}.chat_seq, {row}.ts / {_QUARTER_US}, coalesce({row}.sender, ''), {row}.sender NOT NULL, {row}.kind"
 
 
 def _count_in(row: str) -> str:
     # An upsert: measured on SQLite 3.54, the INSERT OR IGNORE that fires it does not override its DO UPDATE
     # (tests/test_stats.py holds the counts to a recount after imports, forgetting and merging).
-    return f"""INSERT INTO message_counts SELECT {row}.chat_seq, {_quarter(f"{row}.ts")},
-            coalesce({row}.sender, ''), {row}.sender IS NOT NULL, {row}.kind, 1 WHERE {row}.kind != '{Kind.HIDDEN}'
-        ON CONFLICT DO UPDATE SET n = n + 1;"""
+    return (
+        f"INSERT INTO message_counts SELECT {_counted_values(row)}, 1"
+        f" WHERE {row}.kind != '{Kind.HIDDEN}' AND {row}.ts >= 0 ON CONFLICT DO UPDATE SET n = n + 1;"
+    )
 
 
 def _count_out(row: str) -> str:
-    return f"""UPDATE message_counts SET n = n - 1 WHERE {_count_key(row)};
-        DELETE FROM message_counts WHERE {_count_key(row)} AND n = 0;"""
+    # A count that falls to 0 goes: forgetting a chat leaves no trace of its senders' names.
+    key = f"{_COUNT_KEY} = ({_counted_values(row)})"
+    return (
+        f"UPDATE message_counts SET n = n - 1 WHERE {key}; DELETE FROM message_counts WHERE n = 0 AND {key};"
+    )
 
 
 def _m008_message_counts(db: apsw.Connection) -> None:
     """Counts of messages for `refind stats` (see ``_QUARTER_US``), built from the messages held and kept
     up to date by triggers from now on."""
     db.execute(
-        """CREATE TABLE message_counts (chat_seq INTEGER NOT NULL, quarter INTEGER NOT NULL, sender TEXT NOT NULL,
-            named INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL,
-            PRIMARY KEY (chat_seq, quarter, sender, named, kind)) WITHOUT ROWID"""
+        "CREATE TABLE message_counts (chat_seq INT, quarter INT, sender TEXT, named INT, kind TEXT, n INT,"
+        f" PRIMARY KEY {_COUNT_KEY}) WITHOUT ROWID"
     )
     db.execute(
-        f"""INSERT INTO message_counts SELECT chat_seq, {_quarter("ts")}, coalesce(sender, ''),
-            sender IS NOT NULL, kind, count(*) FROM messages WHERE kind != '{Kind.HIDDEN}' GROUP BY 1, 2, 3, 4, 5"""
+        f"INSERT INTO message_counts SELECT chat_seq, ts / {_QUARTER_US}, coalesce(sender, ''), sender NOT NULL,"
+        f" kind, count(*) FROM messages WHERE kind != '{Kind.HIDDEN}' AND ts >= 0 GROUP BY 1, 2, 3, 4, 5"
     )
     db.execute(f"CREATE TRIGGER message_counts_in AFTER INSERT ON messages BEGIN {_count_in('new')} END")
     db.execute(f"CREATE TRIGGER message_counts_out AFTER DELETE ON messages BEGIN {_count_out('old')} END")
@@ -1229,8 +1225,7 @@ class Archive:
     ) -> bool:
         """Whether message_counts answers exactly: the table is there (a read-only open of an archive the
         migrations have not reached reads the messages), the zone's offsets and changes and the range's
-        bounds all fall on quarter hours, and nothing selected is older than 1970 (where SQLite's division
-        of a negative time rounds the other way)."""
+        bounds all fall on quarter hours, and nothing selected is older than 1970 (not counted)."""
         quarter = _QUARTER_US // 1_000_000
         return (
             first >= 0

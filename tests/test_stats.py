@@ -111,8 +111,8 @@ KOLKATA, KATHMANDU = ZoneInfo("Asia/Kolkata"), ZoneInfo("Asia/Kathmandu")
 def recounted(archive: Archive) -> list[tuple]:
     """message_counts as one grouped pass over the messages gives it."""
     return archive.db.execute(
-        "SELECT chat_seq, ts / 900000000 - (ts % 900000000 < 0), coalesce(sender, ''), sender IS NOT NULL, kind,"
-        f" count(*) FROM messages WHERE kind != '{Kind.HIDDEN}' GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5"
+        "SELECT chat_seq, ts / 900000000, coalesce(sender, ''), sender IS NOT NULL, kind, count(*) FROM messages"
+        f" WHERE kind != '{Kind.HIDDEN}' AND ts >= 0 GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5"
     ).fetchall()
 
 

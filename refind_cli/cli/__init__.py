@@ -8,17 +8,14 @@ import importlib
 import os
 import sys
 
-from refind_cli import __version__
+from refind_cli import COMPLETE_VAR, __version__
 
 # Not typing's: importing typing is a tenth of `refind --version` (mypy reads any TYPE_CHECKING as true).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import typer
 
-__all__ = ["COMMAND_MODULES", "COMPLETE_VAR", "app", "main", "named_command"]
-
-# The variable a shell sets when it asks for completions (the script `refind completion SHELL` prints).
-COMPLETE_VAR = "_REFIND_COMPLETE"
+__all__ = ["COMMAND_MODULES", "app", "main", "named_command"]
 
 
 def __getattr__(name: str) -> typer.Typer:

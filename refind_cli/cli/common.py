@@ -16,8 +16,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from refind_cli import __version__
-from refind_cli.cli import COMPLETE_VAR
+from refind_cli import COMPLETE_VAR, __version__
 from refind_cli.errors import RefindError
 from refind_cli.home import resolve_home
 
