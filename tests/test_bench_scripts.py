@@ -37,7 +37,11 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
         "meta_bench": ([["meta_bench.py", "--messages", "300", "--workdir", f"{work}/meta"]], "msg/s"),
         "google_import_bench": (
             [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
-            "gemini / whatsapp e2e",
+            "the messages per second",
+        ),
+        "sms_bench": (
+            [["sms_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/sms"]],
+            "ratio WhatsApp/SMS",
         ),
         "search_bench and mcp_bench": (
             [
@@ -68,6 +72,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
         "startup_bench": (
             [["startup_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/startup"]],
             "refind stats ",
+        ),
+        "answer_eval": (
+            [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
+            "LongMemEval · all · all: answer_evidence=",
         ),
         "hostile_figures": (
             [
