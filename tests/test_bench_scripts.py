@@ -80,6 +80,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["import_cpu.py", "--base", str(BENCH.parent), "--rounds", "1", str(WHATSAPP)]],
             "medians",
         ),
+        "startup_bench": (
+            [["startup_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/startup"]],
+            "refind stats ",
+        ),
         "answer_eval": (
             [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "LongMemEval · all · all: answer_evidence=",
