@@ -1,0 +1,461 @@
+"""The shared reader of line-based chat logs (LINE, KakaoTalk, signal-export Markdown, signalbackup-tools):
+each format is a ``Grammar``, tables of line patterns and words, and this module does the reading.
+
+A log is a title and a "saved on" line (both optional), then day lines and message lines. A message line
+carries a stamp (its date, or only its time under the last day line), an optional sender and the first
+line of its text; every following line that is neither a day nor a message line continues it. A message
+line without a sender is a system line. A format can write its stamps in several layouts (a platform, a
+locale, an app version): the first day or message line of a file decides which one, once, as WhatsApp's
+reader decides its date order once per file.
+
+The file is streamed line by line from its bytes, never decoded whole. Times are wall-clock times without
+an offset, read in the zone the import is told. Nothing is dropped: a placeholder (``[Photo]``) or a system
+line is a message of its own kind, and a line whose stamp cannot be a real time (31 February, 25:70) is
+text of the message before.
+"""
+
+from __future__ import annotations
+
+import calendar
+import codecs
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path
+
+from refind_cli.errors import InputError
+from refind_cli.importers import container
+
+# WhatsApp's reader knows how a wall-clock time becomes an instant on a day the clocks change.
+from refind_cli.importers.whatsapp import _day_offset, _on_clock_change
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+SNIFF_BYTES = 16 << 10
+SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
+
+# Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
+MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+WS = "[ \u00a0\u202f\u2009]"
+
+# AM/PM words by language, written before the time (Korean, Chinese, Japanese) or after it.
+AMPM: dict[str, bool] = {
+    "am": False,
+    "pm": True,
+    "a.m.": False,
+    "p.m.": True,
+    "오전": False,
+    "오후": True,
+    "上午": False,
+    "下午": True,
+    "午前": False,
+    "午後": True,
+    "ก่อนเที่ยง": False,
+    "หลังเที่ยง": True,
+}
+AMPM_WORDS = "|".join(re.escape(w) for w in sorted(AMPM, key=len, reverse=True))
+TIME = (
+    rf"(?:(?P<ap>{AMPM_WORDS}){WS}?)?(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?"
+    rf"(?:{WS}?(?P<ap2>{AMPM_WORDS}))?"
+)
+
+# Month and weekday names: English from the calendar module (the C locale), the CJK day characters by hand.
+MONTHS: dict[str, int] = {
+    name.lower(): number
+    for names in (calendar.month_name, calendar.month_abbr)
+    for number, name in enumerate(names)
+    if name
+}
+_CJK_DAYS = {"ja": "月火水木金土日", "zh": "一二三四五六日", "ko": "월화수목금토일"}
+WEEKDAYS: dict[str, int] = (
+    {name.lower(): n for names in (calendar.day_name, calendar.day_abbr) for n, name in enumerate(names)}
+    | {c: n for n, c in enumerate(_CJK_DAYS["ja"])}
+    | {c + "曜日": n for n, c in enumerate(_CJK_DAYS["ja"])}
+    | {p + c: n for n, c in enumerate(_CJK_DAYS["zh"]) for p in ("", "周", "週", "星期")}
+    | {"周天": 6, "週天": 6, "星期天": 6, "天": 6}
+    | {c: n for n, c in enumerate(_CJK_DAYS["ko"])}
+    | {c + "요일": n for n, c in enumerate(_CJK_DAYS["ko"])}
+)
+
+BUDDHIST_OFFSET = 543
+BUDDHIST_FROM = 2400  # no Gregorian year of a chat is that large: a Thai year without its "BE"
+YEARS = (1970, 2199)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """One way a format writes its lines. ``message`` names its parts: the date (``y``, ``mo`` or ``mon``,
+    ``d``; or ``a``/``b`` when which is the day is not written, ``dow`` the weekday that tells), the time
+    (``TIME``'s groups), ``sender`` (absent or empty on a system line) and ``text``. A message without a date
+    is on the day of the last ``days`` line. ``system``: lines without a stamp that are system messages
+    (KakaoTalk's PC app writes joins and leaves so), dated like the message before."""
+
+    message: re.Pattern[str]
+    days: tuple[re.Pattern[str], ...] = ()
+    day_first: bool = False  # a/b dates whose weekday cannot tell
+    system: re.Pattern[str] | None = None
+    suffixes: tuple[str, ...] = ()  # the file name endings it is sniffed in; () for any
+
+
+@dataclass(frozen=True, slots=True)
+class Grammar:
+    format: str
+    what: str  # "a LINE chat export": for errors
+    example: str  # a message line as the format writes it: for errors
+    layouts: tuple[Layout, ...]
+    # A first line that names the chat: its group ``name``; the kind of chat it says, "direct" or "group".
+    titles: tuple[tuple[re.Pattern[str], str], ...] = ()
+    saved: re.Pattern[str] | None = None  # the "saved on" line after the title
+    kinds: Mapping[str, str] = field(default_factory=dict)  # whole texts (placeholders) -> Kind
+    kind_patterns: tuple[tuple[re.Pattern[str], str], ...] = ()  # first lines matched -> Kind
+    own: frozenset[str] = frozenset()  # the names an export gives the exporting person
+    quoted: bool = False  # a multi-line text is wrapped in double quotes
+
+
+def pattern(text: str) -> re.Pattern[str]:
+    return re.compile(text)
+
+
+# --- lines --------------------------------------------------------------------------------------------
+
+
+def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
+    """The lines of a text export decoded as they stream in: UTF-8 (BOM optional) or UTF-16 with a BOM. Only
+    CR LF, CR and LF end a line (U+2028 is text). Invalid bytes are an InputError naming the line."""
+    decoder: codecs.IncrementalDecoder | None = None
+    pending = ""
+    number = 0
+    for chunk in chunks:
+        if decoder is None:
+            utf16 = chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+            decoder = codecs.getincrementaldecoder("utf-16" if utf16 else "utf-8-sig")()
+        try:
+            text = pending + decoder.decode(chunk)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(path, where, number + pending.count("\n") + 1, exc) from None
+        if "\r" in text:
+            held = text.endswith("\r")  # its LF may open the next chunk
+            text = text[:-1] if held else text
+            text = text.replace("\r\n", "\n").replace("\r", "\n") + ("\r" if held else "")
+        lines = text.split("\n")
+        pending = lines.pop()
+        number += len(lines)
+        yield from lines
+    if decoder is not None:
+        try:
+            pending += decoder.decode(b"", final=True)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(path, where, number + 1, exc) from None
+    pending = pending.replace("\r", "")
+    if pending:
+        yield pending
+
+
+def _decode_error(path: Path | str, where: str | None, line: int, exc: UnicodeDecodeError) -> InputError:
+    place = f"{where}, line {line}" if where else f"line {line}"
+    return InputError(path, f"invalid text ({exc.reason}); not a text export", place)
+
+
+def head_lines(data: bytes) -> list[str]:
+    """The complete lines of a file's first bytes, leniently decoded: what a sniff looks at."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = data.decode("utf-16", errors="ignore")
+    else:
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if len(data) >= SNIFF_BYTES:
+        lines.pop()  # cut off mid-line
+    return lines
+
+
+def file_head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(SNIFF_BYTES)
+
+
+# --- times --------------------------------------------------------------------------------------------
+
+
+class Clock:
+    """Wall-clock times read in one zone: a day's offset is looked up once, unless its clocks change."""
+
+    def __init__(self, tz: tzinfo) -> None:
+        self.tz = tz
+        self.days: dict[tuple[int, int, int], datetime | None] = {}
+        self.previous = datetime.min.replace(tzinfo=UTC)
+
+    def at(self, date: tuple[int, int, int], seconds: int) -> datetime:
+        if date not in self.days:
+            offset = _day_offset(*date, self.tz)
+            self.days[date] = None if offset is None else datetime(*date, tzinfo=UTC) - offset
+        midnight = self.days[date]
+        if midnight is None:
+            instant = _on_clock_change(datetime(*date) + timedelta(seconds=seconds), self.tz, self.previous)
+        else:
+            instant = midnight + timedelta(seconds=seconds)
+        self.previous = instant
+        return instant
+
+
+def read_date(m: re.Match[str], day_first: bool) -> tuple[int, int, int] | None:
+    """(year, month, day) from a match's date groups; None when they name no real day."""
+    groups = m.groupdict()
+    year_text = groups.get("y")
+    if not year_text:
+        return None
+    year = int(year_text)
+    if len(year_text) <= 2:
+        year += 2000
+    elif groups.get("be") or year >= BUDDHIST_FROM:
+        year -= BUDDHIST_OFFSET
+    weekday = WEEKDAYS.get((groups.get("dow") or "").strip().lower().rstrip("."))
+    if groups.get("a"):
+        a, b = int(groups["a"]), int(groups["b"])
+        orders = [(b, a), (a, b)] if day_first else [(a, b), (b, a)]  # (month, day), preferred first
+        if weekday is not None:
+            orders.sort(key=lambda md: not _is_weekday(year, *md, weekday))
+        candidates = [md for md in orders if _real(year, *md)]
+        if not candidates:
+            return None
+        month, day = candidates[0]
+    else:
+        month_text = groups.get("mo") or ""
+        month = int(month_text) if month_text else MONTHS.get((groups.get("mon") or "").lower(), 0)
+        day = int(groups.get("d") or 0)
+    if not (YEARS[0] <= year <= YEARS[1] and _real(year, month, day)):
+        return None
+    return year, month, day
+
+
+def _real(year: int, month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]
+
+
+def _is_weekday(year: int, month: int, day: int, weekday: int) -> bool:
+    return _real(year, month, day) and calendar.weekday(year, month, day) == weekday
+
+
+def read_time(m: re.Match[str]) -> int | None:
+    """Seconds since midnight from a match's time groups; None for a time that cannot be (25:70, 13 PM)."""
+    hour, minute = int(m["h"]), int(m["mi"])
+    second = int(m["s"]) if m["s"] else 0
+    word = m["ap"] or m["ap2"]
+    if word:
+        if hour > 12:
+            return None
+        hour = hour % 12 + (12 if AMPM[word.lower()] else 0)
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    return hour * 3600 + minute * 60 + second
+
+
+# --- the reader -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What the lines before the first message say: the chat's title and kind, and the layout."""
+
+    title: str | None
+    kind: str
+    layout: Layout
+
+
+def _content(line: str) -> str:
+    return line.strip().strip(MARKS).strip()
+
+
+def _title(grammar: Grammar, line: str) -> tuple[str, str] | None:
+    for title, kind in grammar.titles:
+        m = title.fullmatch(line)
+        if m:
+            return m["name"].strip(), kind
+    return None
+
+
+def _stamped(layout: Layout, line: str) -> bool:
+    """Whether a line is a day line or a message line of this layout with a readable stamp."""
+    for day in layout.days:
+        m = day.fullmatch(line)
+        if m and read_date(m, layout.day_first):
+            return True
+    m = layout.message.match(line)
+    return bool(m and read_time(m) is not None and ("y" not in m.re.groupindex or read_date(m, layout.day_first)))
+
+
+def sniff_lines(grammar: Grammar, lines: list[str], suffix: str) -> bool:
+    """Whether a file's first lines are this format's: a title of it, or a first content line that is one of
+    its day or message lines followed by another (a day line alone is a date in a novel)."""
+    content = [_content(line) for line in lines]
+    content = [line for line in content if line][:SNIFF_LINES]
+    if not content:
+        return False
+    if _title(grammar, content[0]) is not None:
+        return True
+    for layout in grammar.layouts:
+        if layout.suffixes and suffix not in layout.suffixes:
+            continue
+        if _stamped(layout, content[0]) and (
+            len(content) == 1 or _stamped(layout, content[1]) or layout.message.match(content[0]) is not None
+        ):
+            return True
+    return False
+
+
+class Reader:
+    """One file's messages under a grammar, from its lines. ``head()`` reads up to the first message line
+    (raising InputError when the file is not of the format); ``messages()`` goes on from there."""
+
+    def __init__(
+        self, grammar: Grammar, lines: Iterator[str], tz: tzinfo, path: Path | str, where: str | None
+    ) -> None:
+        self.grammar, self.lines, self.path, self.where = grammar, lines, path, where
+        self.clock = Clock(tz)
+        self.number = 0
+        self.first: str | None = None  # the first day or message line, read by head()
+
+    def _place(self, number: int) -> str:
+        return f"{self.where}, line {number}" if self.where else f"line {number}"
+
+    def _next(self) -> str | None:
+        line = next(self.lines, None)
+        if line is not None:
+            self.number += 1
+        return line
+
+    def head(self, suffix: str = "") -> Head:
+        grammar = self.grammar
+        title: tuple[str, str] | None = None
+        seen_content = 0
+        while (line := self._next()) is not None:
+            text = _content(line)
+            if not text:
+                continue
+            seen_content += 1
+            if seen_content == 1 and (title := _title(grammar, text)) is not None:
+                continue
+            if seen_content == 2 and title is not None and grammar.saved and grammar.saved.match(text):
+                continue
+            for layout in grammar.layouts:
+                if layout.suffixes and suffix not in layout.suffixes:
+                    continue
+                if _stamped(layout, line.lstrip(MARKS)):
+                    self.first = line
+                    name, kind = title if title else (None, "chat")
+                    return Head(name, kind, layout)
+            raise InputError(
+                self.path,
+                f"not {grammar.what}: expected a line like {grammar.example!r}",
+                self._place(self.number),
+            )
+        raise InputError(self.path, f"has no messages; not {grammar.what}", self.where)
+
+    def messages(self, layout: Layout) -> Iterator[Message]:
+        grammar = self.grammar
+        message, days, system = layout.message, layout.days, layout.system
+        has_date = "y" in message.groupindex
+        kinds, kind_patterns, own, quoted = grammar.kinds, grammar.kind_patterns, grammar.own, grammar.quoted
+        seconds_of: dict[str, int | None] = {}
+        day: tuple[int, int, int] | None = None
+        # The record being read: its time, local time text, sender, and lines (raw, and the text's).
+        when: datetime | None = None
+        local = ""
+        sender: str | None = None
+        raw: list[str] = []
+        body: list[str] = []
+        is_system = False
+
+        def finish() -> Message:
+            while len(raw) > 1 and not raw[-1].strip():  # the blank lines before a day line
+                raw.pop()
+                body.pop()
+            text = "\n".join(body)
+            if quoted and len(body) > 1 and text.startswith('"') and text.endswith('"'):
+                text = text[1:-1]
+            first = body[0].strip()
+            kind = Kind.SYSTEM if is_system else kinds.get(first)
+            if kind is None:
+                kind = next((k for p, k in kind_patterns if p.match(first)), Kind.TEXT)
+            assert when is not None
+            return Message(
+                when, sender, text, kind, None, None, local, None, None, False, "\n".join(raw), sender in own
+            )
+
+        line = self.first
+        self.first = None
+        while line is not None:
+            stripped = line.lstrip(MARKS)
+            # Message lines first: they are most lines, and no layout's message line is also a day line.
+            m = message.match(stripped)
+            seconds = None
+            date = day
+            if m is not None:
+                time_text = m["h"] + ":" + m["mi"] + (m["s"] or "") + (m["ap"] or m["ap2"] or "")
+                seconds = seconds_of.get(time_text, -1)
+                if seconds == -1:
+                    seconds = seconds_of[time_text] = read_time(m)
+                if has_date and m["y"] is not None:
+                    date = read_date(m, layout.day_first)
+            elif days:
+                new_day = next(
+                    (found for p in days if (d := p.fullmatch(stripped)) and (found := read_date(d, layout.day_first))),
+                    None,
+                )
+                if new_day is not None:
+                    if when is not None:
+                        yield finish()
+                        when = None
+                    day = new_day
+                    line = self._next()
+                    continue
+            if m is not None and seconds is not None and date is not None:
+                if when is not None:
+                    yield finish()
+                when = self.clock.at(date, seconds)
+                local = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} {seconds // 3600:02d}:{seconds // 60 % 60:02d}"
+                if m["s"]:
+                    local += f":{seconds % 60:02d}"
+                name = m["sender"]
+                sender = name.strip().strip(MARKS) or None if name else None
+                is_system = sender is None
+                raw = [line]
+                body = [m["text"]]
+            elif m is not None and seconds is not None and date is None and day is None and when is None:
+                raise InputError(
+                    self.path, "a message before any date line; not a complete export", self._place(self.number)
+                )
+            elif when is not None and system is not None and system.fullmatch(stripped):
+                yield finish()
+                sender, is_system = None, True
+                raw = [line]
+                body = [stripped]
+            elif when is not None:
+                raw.append(line)
+                body.append(line)
+            elif _content(line):
+                raise InputError(
+                    self.path,
+                    f"expected a date or message line like {self.grammar.example!r}",
+                    self._place(self.number),
+                )
+            line = self._next()
+        if when is not None:
+            yield finish()
+
+
+def read_log(
+    grammar: Grammar,
+    lines: Iterator[str],
+    tz: tzinfo,
+    path: Path,
+    where: str | None,
+    chat: Callable[[Head], Chat],
+) -> ChatExport:
+    """One chat export from a log's lines: the head is read (and checked) now, the messages as consumed."""
+    reader = Reader(grammar, lines, tz, path, where)
+    head = reader.head(path.suffix.lower())
+    return ChatExport(chat=chat(head), messages=reader.messages(head.layout))
+
+
+def file_lines(path: Path) -> Iterator[str]:
+    return iter_lines(container.iter_file_chunks(path), path)
