@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import calendar
 import codecs
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -53,7 +54,7 @@ AMPM: dict[str, bool] = {
     "ก่อนเที่ยง": False,
     "หลังเที่ยง": True,
 }
-AMPM_WORDS = "|".join(re.escape(w) for w in sorted(AMPM, key=len, reverse=True))
+AMPM_WORDS = "(?i:" + "|".join(re.escape(w) for w in sorted(AMPM, key=len, reverse=True)) + ")"
 TIME = (
     rf"(?:(?P<ap>{AMPM_WORDS}){WS}?)?(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?"
     rf"(?:{WS}?(?P<ap2>{AMPM_WORDS}))?"
@@ -273,14 +274,22 @@ def _title(grammar: Grammar, line: str) -> tuple[str, str] | None:
     return None
 
 
-def _stamped(layout: Layout, line: str) -> bool:
-    """Whether a line is a day line or a message line of this layout with a readable stamp."""
-    for day in layout.days:
-        m = day.fullmatch(line)
-        if m and read_date(m, layout.day_first):
-            return True
+def _day_line(layout: Layout, line: str) -> bool:
+    return any((m := day.fullmatch(line)) and read_date(m, layout.day_first) for day in layout.days)
+
+
+def _message_line(layout: Layout, line: str) -> bool:
+    """Whether a line is a message line of this layout with a stamp that can be read."""
     m = layout.message.match(line)
-    return bool(m and read_time(m) is not None and ("y" not in m.re.groupindex or read_date(m, layout.day_first)))
+    return bool(
+        m
+        and read_time(m) is not None
+        and (m.re.groupindex.get("y") is None or m["y"] is None or read_date(m, layout.day_first))
+    )
+
+
+def _stamped(layout: Layout, line: str) -> bool:
+    return _message_line(layout, line) or _day_line(layout, line)
 
 
 def sniff_lines(grammar: Grammar, lines: list[str], suffix: str) -> bool:
@@ -312,7 +321,6 @@ class Reader:
         self.grammar, self.lines, self.path, self.where = grammar, lines, path, where
         self.clock = Clock(tz)
         self.number = 0
-        self.first: str | None = None  # the first day or message line, read by head()
 
     def _place(self, number: int) -> str:
         return f"{self.where}, line {number}" if self.where else f"line {number}"
@@ -324,30 +332,43 @@ class Reader:
         return line
 
     def head(self, suffix: str = "") -> Head:
+        """The title, and the layout of the first message line. Day lines before it are read again by
+        ``messages()``: a day line alone does not tell the layouts apart (KakaoTalk's 2014 app wrote the
+        same day lines as its later ones)."""
         grammar = self.grammar
+        layouts = [layout for layout in grammar.layouts if not layout.suffixes or suffix in layout.suffixes]
         title: tuple[str, str] | None = None
         seen_content = 0
+        days: list[str] = []
         while (line := self._next()) is not None:
             text = _content(line)
             if not text:
+                if days:
+                    days.append(line)
                 continue
             seen_content += 1
             if seen_content == 1 and (title := _title(grammar, text)) is not None:
                 continue
             if seen_content == 2 and title is not None and grammar.saved and grammar.saved.match(text):
                 continue
-            for layout in grammar.layouts:
-                if layout.suffixes and suffix not in layout.suffixes:
-                    continue
-                if _stamped(layout, line.lstrip(MARKS)):
-                    self.first = line
-                    name, kind = title if title else (None, "chat")
-                    return Head(name, kind, layout)
-            raise InputError(
-                self.path,
-                f"not {grammar.what}: expected a line like {grammar.example!r}",
-                self._place(self.number),
-            )
+            stripped = line.lstrip(MARKS)
+            found = next((layout for layout in layouts if _message_line(layout, stripped)), None)
+            if found is not None:
+                self.number -= len(days)
+                self.lines = itertools.chain(days, [line], self.lines)
+                name, kind = title if title else (None, "chat")
+                return Head(name, kind, found)
+            on_day = [layout for layout in layouts if _day_line(layout, stripped)]
+            if not on_day:
+                raise InputError(
+                    self.path,
+                    f"not {grammar.what}: expected a line like {grammar.example!r}",
+                    self._place(self.number),
+                )
+            layouts = on_day
+            days.append(line)
+        if days:
+            raise InputError(self.path, f"has day lines but no messages; not {grammar.what}", self.where)
         raise InputError(self.path, f"has no messages; not {grammar.what}", self.where)
 
     def messages(self, layout: Layout) -> Iterator[Message]:
@@ -381,8 +402,7 @@ class Reader:
                 when, sender, text, kind, None, None, local, None, None, False, "\n".join(raw), sender in own
             )
 
-        line = self.first
-        self.first = None
+        line = self._next()
         while line is not None:
             stripped = line.lstrip(MARKS)
             # Message lines first: they are most lines, and no layout's message line is also a day line.
