@@ -111,6 +111,9 @@ class Grammar:
     kind_patterns: tuple[tuple[re.Pattern[str], str], ...] = ()  # first lines matched -> Kind
     own: frozenset[str] = frozenset()  # the names an export gives the exporting person
     quoted: bool = False  # a multi-line text is wrapped in double quotes
+    # White space around a text is layout, not text: Markdown's line-break spaces, the blank lines around a
+    # quoted message.
+    trim: bool = False
 
 
 def pattern(text: str) -> re.Pattern[str]:
@@ -376,6 +379,7 @@ class Reader:
         message, days, system = layout.message, layout.days, layout.system
         has_date = "y" in message.groupindex
         kinds, kind_patterns, own, quoted = grammar.kinds, grammar.kind_patterns, grammar.own, grammar.quoted
+        trim = grammar.trim
         seconds_of: dict[str, int | None] = {}
         day: tuple[int, int, int] | None = None
         # The record being read: its time, local time text, sender, and lines (raw, and the text's).
@@ -393,7 +397,9 @@ class Reader:
             text = "\n".join(body)
             if quoted and len(body) > 1 and text.startswith('"') and text.endswith('"'):
                 text = text[1:-1]
-            first = body[0].strip()
+            if trim:
+                text = text.strip()
+            first = text.partition("\n")[0].strip() if trim else body[0].strip()
             kind = Kind.SYSTEM if is_system else kinds.get(first)
             if kind is None:
                 kind = next((k for p, k in kind_patterns if p.match(first)), Kind.TEXT)
