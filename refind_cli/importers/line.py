@@ -85,12 +85,19 @@ _MEDIA = (
 )
 _FILES = ("[File]", "[ファイル]", "[檔案]", "[文件]", "[파일]", "[ไฟล์]")
 _LOCATIONS = ("[Location]", "[位置情報]", "[位置]", "[위치정보]", "[ตำแหน่งที่ตั้ง]")
-_KINDS = dict.fromkeys(_MEDIA, Kind.MEDIA) | dict.fromkeys(_FILES, Kind.ATTACHMENT) | dict.fromkeys(_LOCATIONS, Kind.LOCATION)
+_KINDS = (
+    dict.fromkeys(_MEDIA, Kind.MEDIA)
+    | dict.fromkeys(_FILES, Kind.ATTACHMENT)
+    | dict.fromkeys(_LOCATIONS, Kind.LOCATION)
+)
 _KIND_PATTERNS = (
     (pattern("☎"), Kind.SYSTEM),  # calls: "☎ Call time 1:16", "☎ Missed call", "☎ 通話時間 0:42"
     (pattern(r"(?:\[File\]|\[ファイル\]|\[檔案\]|\[文件\]|\[파일\]) "), Kind.ATTACHMENT),
     (pattern(r"(?:\[Location\]|\[位置情報\]|\[位置\]|\[위치정보\]) "), Kind.LOCATION),
-    (pattern(r"(?:Message unsent\.|メッセージの送信を取り消しました|已收回訊息|撤回了一条消息)$"), Kind.DELETED),
+    (
+        pattern(r"(?:Message unsent\.|メッセージの送信を取り消しました|已收回訊息|撤回了一条消息)$"),
+        Kind.DELETED,
+    ),
 )
 
 GRAMMAR = Grammar(

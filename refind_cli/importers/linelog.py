@@ -217,7 +217,7 @@ def read_date(m: re.Match[str], day_first: bool) -> tuple[int, int, int] | None:
         a, b = int(groups["a"]), int(groups["b"])
         orders = [(b, a), (a, b)] if day_first else [(a, b), (b, a)]  # (month, day), preferred first
         if weekday is not None:
-            orders.sort(key=lambda md: not _is_weekday(year, *md, weekday))
+            orders.sort(key=lambda md: not _is_weekday(year, md[0], md[1], weekday))
         candidates = [md for md in orders if _real(year, *md)]
         if not candidates:
             return None
@@ -424,7 +424,11 @@ class Reader:
                     date = read_date(m, layout.day_first)
             elif days:
                 new_day = next(
-                    (found for p in days if (d := p.fullmatch(stripped)) and (found := read_date(d, layout.day_first))),
+                    (
+                        found
+                        for p in days
+                        if (d := p.fullmatch(stripped)) and (found := read_date(d, layout.day_first))
+                    ),
                     None,
                 )
                 if new_day is not None:
@@ -448,7 +452,9 @@ class Reader:
                 body = [m["text"]]
             elif m is not None and seconds is not None and date is None and day is None and when is None:
                 raise InputError(
-                    self.path, "a message before any date line; not a complete export", self._place(self.number)
+                    self.path,
+                    "a message before any date line; not a complete export",
+                    self._place(self.number),
                 )
             elif when is not None and system is not None and system.fullmatch(stripped):
                 yield finish()

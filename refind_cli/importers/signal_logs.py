@@ -8,8 +8,8 @@
   attachments, deleted, call, missed}``, the date local ISO time;
 - signalbackup-tools' text export: ``[Jan 05, 2024 14:22:01] <Sender> text``, status lines ``*** …``.
 
-signal-export writes both files into one folder per chat, named after the chat; a folder walk takes the
-Markdown file only, so a chat is not imported twice.
+signal-export writes both files into one folder per chat, named after the chat: that folder is one export,
+read from its ``chat.md``, so a chat is not imported twice; ``data.json`` is read when named.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from refind_cli.records import Chat, ChatExport, Kind, Message
 FORMAT = "signal"
 
 OWN = "Me"  # signal-export's name for the exporting person
+CHAT_MD = "chat.md"
 DATA_JSON = "data.json"
 _DATA_KEYS = frozenset({"date", "sender", "body"})
 
@@ -63,6 +64,8 @@ GRAMMAR = Grammar(
 
 def sniff(path: Path) -> bool:
     try:
+        if path.is_dir():
+            path = path / CHAT_MD
         if not path.is_file():
             return False
         lines = linelog.head_lines(linelog.file_head(path))
@@ -76,7 +79,11 @@ def sniff(path: Path) -> bool:
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     """One chat per file, named after the folder signal-export wrote it into (signalbackup-tools: the
     file); read as consumed."""
-    folder_named = path.name.lower() in ("chat.md", DATA_JSON)
+    if path.is_dir():
+        path = path / CHAT_MD
+        if not path.is_file():
+            raise InputError(path.parent, f"no {CHAT_MD} in this folder; not a signal-export chat folder")
+    folder_named = path.name.lower() in (CHAT_MD, DATA_JSON)
     name = path.absolute().parent.name if folder_named else path.name.rsplit(".", 1)[0]
     if path.name.lower().endswith(".json"):
         chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
@@ -98,7 +105,7 @@ def _data_head(lines: list[str]) -> bool:
         record = json.loads(first)
     except ValueError:
         return False
-    return isinstance(record, dict) and _DATA_KEYS <= record.keys()
+    return isinstance(record, dict) and record.keys() >= _DATA_KEYS
 
 
 def _data_messages(path: Path, tz: tzinfo) -> Iterator[Message]:
@@ -118,8 +125,10 @@ def _data_message(path: Path, number: int, line: str, clock: linelog.Clock) -> M
     try:
         record = json.loads(line)
     except ValueError as exc:
-        raise InputError(path, f"not a JSON line ({exc.args[0]}); not a signal-export data.json", place) from None
-    if not isinstance(record, dict) or not _DATA_KEYS <= record.keys():
+        raise InputError(
+            path, f"not a JSON line ({exc.args[0]}); not a signal-export data.json", place
+        ) from None
+    if not isinstance(record, dict) or not record.keys() >= _DATA_KEYS:
         raise InputError(path, "expected an object with date, sender and body", place)
     date, sender, body = record["date"], record["sender"], record["body"]
     if not isinstance(date, str) or not isinstance(sender, str) or not isinstance(body, str):
@@ -132,7 +141,9 @@ def _data_message(path: Path, number: int, line: str, clock: linelog.Clock) -> M
         raise InputError(path, f"date {date!r} is out of range", place)
     if when.tzinfo is None:
         seconds = when.hour * 3600 + when.minute * 60 + when.second
-        instant = clock.at((when.year, when.month, when.day), seconds) + timedelta(microseconds=when.microsecond)
+        instant = clock.at((when.year, when.month, when.day), seconds) + timedelta(
+            microseconds=when.microsecond
+        )
     else:
         instant = when.astimezone(UTC)
     text = body.rstrip()  # signal-export pads every text with Markdown's line-break spaces
@@ -149,5 +160,6 @@ def _data_message(path: Path, number: int, line: str, clock: linelog.Clock) -> M
         kind = Kind.ATTACHMENT
         text = "\n".join(str(a.get("name", "")) if isinstance(a, dict) else str(a) for a in attachments)
     local = f"{when:%Y-%m-%d %H:%M:%S}"
-    return Message(instant, sender or None, text, kind, None, None, local, None, None, False, line, sender == OWN)
-
+    return Message(
+        instant, sender or None, text, kind, None, None, local, None, None, False, line, sender == OWN
+    )
