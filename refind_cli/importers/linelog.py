@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
+from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container
@@ -188,15 +189,15 @@ class Clock:
         self.days: dict[tuple[int, int, int], datetime | None] = {}
         self.previous = datetime.min.replace(tzinfo=UTC)
 
-    def at(self, date: tuple[int, int, int], seconds: int) -> datetime:
-        if date not in self.days:
+    def at(self, date: tuple[int, int, int], time: timedelta) -> datetime:
+        midnight = self.days.get(date, _UNSEEN)
+        if midnight is _UNSEEN:
             offset = _day_offset(*date, self.tz)
-            self.days[date] = None if offset is None else datetime(*date, tzinfo=UTC) - offset
-        midnight = self.days[date]
+            midnight = self.days[date] = None if offset is None else datetime(*date, tzinfo=UTC) - offset
         if midnight is None:
-            instant = _on_clock_change(datetime(*date) + timedelta(seconds=seconds), self.tz, self.previous)
+            instant = _on_clock_change(datetime(*date) + time, self.tz, self.previous)
         else:
-            instant = midnight + timedelta(seconds=seconds)
+            instant = midnight + time
         self.previous = instant
         return instant
 
@@ -375,104 +376,143 @@ class Reader:
         raise InputError(self.path, f"has no messages; not {grammar.what}", self.where)
 
     def messages(self, layout: Layout) -> Iterator[Message]:
+        """The messages from the first message line on. A day line is held until the next line says what it
+        is: before a message, a new day; before a line of text, text of the message before (a person can
+        write a line that looks like a date)."""
         grammar = self.grammar
         message, days, system = layout.message, layout.days, layout.system
         has_date = "y" in message.groupindex
-        kinds, kind_patterns, own, quoted = grammar.kinds, grammar.kind_patterns, grammar.own, grammar.quoted
-        trim = grammar.trim
-        seconds_of: dict[str, int | None] = {}
+        times: dict[tuple[str | None, ...], tuple[timedelta, str] | None] = {}
+        dates: dict[tuple[int, int, int], str] = {}
         day: tuple[int, int, int] | None = None
-        # The record being read: its time, local time text, sender, and lines (raw, and the text's).
-        when: datetime | None = None
-        local = ""
-        sender: str | None = None
-        raw: list[str] = []
-        body: list[str] = []
-        is_system = False
-
-        def finish() -> Message:
-            while len(raw) > 1 and not raw[-1].strip():  # the blank lines before a day line
-                raw.pop()
-                body.pop()
-            text = "\n".join(body)
-            if quoted and len(body) > 1 and text.startswith('"') and text.endswith('"'):
-                text = text[1:-1]
-            if trim:
-                text = text.strip()
-            first = text.partition("\n")[0].strip() if trim else body[0].strip()
-            kind = Kind.SYSTEM if is_system else kinds.get(first)
-            if kind is None:
-                kind = next((k for p, k in kind_patterns if p.match(first)), Kind.TEXT)
-            assert when is not None
-            return Message(
-                when, sender, text, kind, None, None, local, None, None, False, "\n".join(raw), sender in own
-            )
+        held_day: tuple[int, int, int] | None = None
+        held: list[str] = []  # the held day line and the blank lines after it
+        record: _Record | None = None
 
         line = self._next()
         while line is not None:
             stripped = line.lstrip(MARKS)
             # Message lines first: they are most lines, and no layout's message line is also a day line.
             m = message.match(stripped)
-            seconds = None
-            date = day
+            date = None
+            time: tuple[timedelta, str] | None = None
             if m is not None:
-                time_text = m["h"] + ":" + m["mi"] + (m["s"] or "") + (m["ap"] or m["ap2"] or "")
-                seconds = seconds_of.get(time_text, -1)
-                if seconds == -1:
-                    seconds = seconds_of[time_text] = read_time(m)
+                key = m.group("h", "mi", "s", "ap", "ap2")
+                time = times.get(key, _UNSEEN)
+                if time is _UNSEEN:
+                    time = times[key] = _time_of(m)
+                date = held_day or day
                 if has_date and m["y"] is not None:
                     date = read_date(m, layout.day_first)
-            elif days:
-                new_day = next(
-                    (
-                        found
-                        for p in days
-                        if (d := p.fullmatch(stripped)) and (found := read_date(d, layout.day_first))
-                    ),
-                    None,
-                )
-                if new_day is not None:
-                    if when is not None:
-                        yield finish()
-                        when = None
-                    day = new_day
-                    line = self._next()
-                    continue
-            if m is not None and seconds is not None and date is not None:
-                if when is not None:
-                    yield finish()
-                when = self.clock.at(date, seconds)
-                local = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} {seconds // 3600:02d}:{seconds // 60 % 60:02d}"
-                if m["s"]:
-                    local += f":{seconds % 60:02d}"
+            if time is not None and date is not None:
+                assert m is not None
+                if record is not None:
+                    yield record.message(grammar)
+                if held_day is not None:
+                    day, held_day = held_day, None
+                    held.clear()
+                date_text = dates.get(date)
+                if date_text is None:
+                    date_text = dates[date] = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} "
                 name = m["sender"]
-                sender = name.strip().strip(MARKS) or None if name else None
-                is_system = sender is None
-                raw = [line]
-                body = [m["text"]]
-            elif m is not None and seconds is not None and date is None and day is None and when is None:
-                raise InputError(
-                    self.path,
-                    "a message before any date line; not a complete export",
-                    self._place(self.number),
+                sender = (name.strip().strip(MARKS) or None) if name else None
+                record = _Record(
+                    self.clock.at(date, time[0]), date_text + time[1], sender, [line], [m["text"]]
                 )
-            elif when is not None and system is not None and system.fullmatch(stripped):
-                yield finish()
-                sender, is_system = None, True
-                raw = [line]
-                body = [stripped]
-            elif when is not None:
-                raw.append(line)
-                body.append(line)
+            elif m is None and days and (new_day := _day_of(days, stripped, layout.day_first)) is not None:
+                if held_day is not None and record is not None:
+                    record.extend(held)  # a day line before a day line: the first was text
+                held_day = new_day
+                held[:] = [line]
+            elif held_day is not None and not _content(line):
+                held.append(line)
+            elif record is not None and system is not None and system.fullmatch(stripped):
+                yield record.message(grammar)
+                held_day = None
+                held.clear()
+                record = _Record(record.when, record.local, None, [line], [stripped])
+            elif record is not None:
+                if held_day is not None:
+                    record.extend(held)
+                    held_day = None
+                    held.clear()
+                record.extend([line])
             elif _content(line):
                 raise InputError(
                     self.path,
-                    f"expected a date or message line like {self.grammar.example!r}",
+                    f"expected a date or message line like {grammar.example!r}",
                     self._place(self.number),
                 )
             line = self._next()
-        if when is not None:
-            yield finish()
+        if record is not None:
+            yield record.message(grammar)
+
+
+_UNSEEN: Any = object()
+
+
+def _time_of(m: re.Match[str]) -> tuple[timedelta, str] | None:
+    seconds = read_time(m)
+    if seconds is None:
+        return None
+    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}" + (f":{seconds % 60:02d}" if m["s"] else "")
+    return timedelta(seconds=seconds), text
+
+
+def _day_of(days: tuple[re.Pattern[str], ...], line: str, day_first: bool) -> tuple[int, int, int] | None:
+    for day in days:
+        m = day.fullmatch(line)
+        if m is not None and (date := read_date(m, day_first)) is not None:
+            return date
+    return None
+
+
+class _Record:
+    """The message being read: its time, its local time as text, its sender, and its lines (as written, and
+    the text's: the first without its stamp)."""
+
+    __slots__ = ("body", "local", "raw", "sender", "when")
+
+    def __init__(
+        self, when: datetime, local: str, sender: str | None, raw: list[str], body: list[str]
+    ) -> None:
+        self.when, self.local, self.sender, self.raw, self.body = when, local, sender, raw, body
+
+    def extend(self, lines: list[str]) -> None:
+        self.raw.extend(lines)
+        self.body.extend(lines)
+
+    def message(self, grammar: Grammar) -> Message:
+        raw, body = self.raw, self.body
+        while len(raw) > 1 and not raw[-1].strip():  # the blank lines before a day line
+            raw.pop()
+            body.pop()
+        text = "\n".join(body) if len(body) > 1 else body[0]
+        if grammar.quoted and len(body) > 1 and text.startswith('"') and text.endswith('"'):
+            text = text[1:-1]
+        if grammar.trim:
+            text = text.strip()
+        first = text.partition("\n")[0].strip() if grammar.trim else body[0].strip()
+        sender = self.sender
+        kind = Kind.SYSTEM if sender is None else grammar.kinds.get(first)
+        if kind is None:
+            kind = next((k for p, k in grammar.kind_patterns if p.match(first)), Kind.TEXT)
+        raw_text = "\n".join(raw) if len(raw) > 1 else raw[0]
+        # Positional: a named tuple's keyword construction costs twice as much, once per message.
+        return Message(
+            self.when,
+            sender,
+            text,
+            kind,
+            None,
+            None,
+            self.local,
+            None,
+            None,
+            False,
+            raw_text,
+            sender in grammar.own,
+        )
 
 
 def read_log(

@@ -140,9 +140,11 @@ def _data_message(path: Path, number: int, line: str, clock: linelog.Clock) -> M
     if not linelog.YEARS[0] <= when.year <= linelog.YEARS[1]:
         raise InputError(path, f"date {date!r} is out of range", place)
     if when.tzinfo is None:
-        seconds = when.hour * 3600 + when.minute * 60 + when.second
-        instant = clock.at((when.year, when.month, when.day), seconds) + timedelta(
-            microseconds=when.microsecond
+        instant = clock.at(
+            (when.year, when.month, when.day),
+            timedelta(
+                hours=when.hour, minutes=when.minute, seconds=when.second, microseconds=when.microsecond
+            ),
         )
     else:
         instant = when.astimezone(UTC)
