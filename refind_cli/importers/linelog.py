@@ -94,7 +94,6 @@ class Layout:
 
     message: re.Pattern[str]
     days: tuple[re.Pattern[str], ...] = ()
-    day_first: bool = False  # a/b dates whose weekday cannot tell
     system: re.Pattern[str] | None = None
     suffixes: tuple[str, ...] = ()  # the file name endings it is sniffed in; () for any
 
@@ -202,8 +201,10 @@ class Clock:
         return instant
 
 
-def read_date(m: re.Match[str], day_first: bool) -> tuple[int, int, int] | None:
-    """(year, month, day) from a match's date groups; None when they name no real day."""
+def read_date(m: re.Match[str], day_first: bool | None = None) -> tuple[int, int, int] | None:
+    """(year, month, day) from a match's date groups; None when they name no real day. ``day_first``: the
+    order of ``a``/``b`` dates that neither their numbers nor their weekday tell, as the file's other dates
+    told it (``told_order``); unknown yet, a Buddhist-era date is day first (Thai), others month first."""
     groups = m.groupdict()
     year_text = groups.get("y")
     if not year_text:
@@ -213,16 +214,15 @@ def read_date(m: re.Match[str], day_first: bool) -> tuple[int, int, int] | None:
         year += 2000
     elif groups.get("be") or year >= BUDDHIST_FROM:
         year -= BUDDHIST_OFFSET
-    weekday = WEEKDAYS.get((groups.get("dow") or "").strip().lower().rstrip("."))
     if groups.get("a"):
-        a, b = int(groups["a"]), int(groups["b"])
-        orders = [(b, a), (a, b)] if day_first else [(a, b), (b, a)]  # (month, day), preferred first
-        if weekday is not None:
-            orders.sort(key=lambda md: not _is_weekday(year, md[0], md[1], weekday))
-        candidates = [md for md in orders if _real(year, *md)]
-        if not candidates:
+        options = _orders(m, year)
+        if not options:
             return None
-        month, day = candidates[0]
+        if len(options) == 1:
+            month, day = options[0]
+        else:
+            first = day_first if day_first is not None else bool(groups.get("be"))
+            month, day = options[1] if first else options[0]
     else:
         month_text = groups.get("mo") or ""
         month = int(month_text) if month_text else MONTHS.get((groups.get("mon") or "").lower(), 0)
@@ -232,12 +232,30 @@ def read_date(m: re.Match[str], day_first: bool) -> tuple[int, int, int] | None:
     return year, month, day
 
 
+def told_order(m: re.Match[str]) -> bool | None:
+    """Whether an a/b date is day first, where its numbers or its weekday leave one reading; else None."""
+    groups = m.groupdict()
+    if not groups.get("a") or groups["a"] == groups["b"]:
+        return None
+    date = read_date(m)
+    options = _orders(m, date[0]) if date else []
+    return options[0] == (int(groups["b"]), int(groups["a"])) if len(options) == 1 else None
+
+
+def _orders(m: re.Match[str], year: int) -> list[tuple[int, int]]:
+    """The (month, day) readings of an a/b date that name a real day, month first first; of those, the ones
+    on its weekday if it has one and some are."""
+    a, b = int(m["a"]), int(m["b"])
+    options = [md for md in dict.fromkeys([(a, b), (b, a)]) if _real(year, *md)]
+    weekday = WEEKDAYS.get((m.groupdict().get("dow") or "").strip().lower().rstrip("."))
+    if weekday is not None:
+        on_day = [md for md in options if calendar.weekday(year, *md) == weekday]
+        options = on_day or options
+    return options
+
+
 def _real(year: int, month: int, day: int) -> bool:
     return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]
-
-
-def _is_weekday(year: int, month: int, day: int, weekday: int) -> bool:
-    return _real(year, month, day) and calendar.weekday(year, month, day) == weekday
 
 
 def read_time(m: re.Match[str]) -> int | None:
@@ -279,7 +297,7 @@ def _title(grammar: Grammar, line: str) -> tuple[str, str] | None:
 
 
 def _day_line(layout: Layout, line: str) -> bool:
-    return any((m := day.fullmatch(line)) and read_date(m, layout.day_first) for day in layout.days)
+    return any((m := day.fullmatch(line)) and read_date(m) for day in layout.days)
 
 
 def _message_line(layout: Layout, line: str) -> bool:
@@ -288,7 +306,7 @@ def _message_line(layout: Layout, line: str) -> bool:
     return bool(
         m
         and read_time(m) is not None
-        and (m.re.groupindex.get("y") is None or m["y"] is None or read_date(m, layout.day_first))
+        and (m.re.groupindex.get("y") is None or m["y"] is None or read_date(m))
     )
 
 
@@ -385,6 +403,7 @@ class Reader:
         times: dict[tuple[str | None, ...], tuple[timedelta, str] | None] = {}
         dates: dict[tuple[int, int, int], str] = {}
         day: tuple[int, int, int] | None = None
+        day_first: bool | None = None  # the order of a/b dates, once a date tells it
         held_day: tuple[int, int, int] | None = None
         held: list[str] = []  # the held day line and the blank lines after it
         record: _Record | None = None
@@ -403,7 +422,7 @@ class Reader:
                     time = times[key] = _time_of(m)
                 date = held_day or day
                 if has_date and m["y"] is not None:
-                    date = read_date(m, layout.day_first)
+                    date = read_date(m, day_first)
             if time is not None and date is not None:
                 assert m is not None
                 if record is not None:
@@ -419,7 +438,10 @@ class Reader:
                 record = _Record(
                     self.clock.at(date, time[0]), date_text + time[1], sender, [line], [m["text"]]
                 )
-            elif m is None and days and (new_day := _day_of(days, stripped, layout.day_first)) is not None:
+            elif m is None and days and (found := _day_of(days, stripped, day_first)) is not None:
+                new_day, told = found
+                if told is not None:
+                    day_first = told
                 if held_day is not None and record is not None:
                     record.extend(held)  # a day line before a day line: the first was text
                 held_day = new_day
@@ -459,11 +481,14 @@ def _time_of(m: re.Match[str]) -> tuple[timedelta, str] | None:
     return timedelta(seconds=seconds), text
 
 
-def _day_of(days: tuple[re.Pattern[str], ...], line: str, day_first: bool) -> tuple[int, int, int] | None:
+def _day_of(
+    days: tuple[re.Pattern[str], ...], line: str, day_first: bool | None
+) -> tuple[tuple[int, int, int], bool | None] | None:
+    """The date of a day line, and the date order it tells (``told_order``)."""
     for day in days:
         m = day.fullmatch(line)
         if m is not None and (date := read_date(m, day_first)) is not None:
-            return date
+            return date, told_order(m)
     return None
 
 
