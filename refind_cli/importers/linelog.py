@@ -136,7 +136,7 @@ def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = No
         try:
             text = pending + decoder.decode(chunk)
         except UnicodeDecodeError as exc:
-            raise _decode_error(path, where, number + pending.count("\n") + 1, exc) from None
+            raise _decode_error(path, where, number + exc.object[: exc.start].count(b"\n") + 1, exc) from None
         if "\r" in text:
             held = text.endswith("\r")  # its LF may open the next chunk
             text = text[:-1] if held else text
