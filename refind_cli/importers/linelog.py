@@ -129,10 +129,15 @@ def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = No
     decoder: codecs.IncrementalDecoder | None = None
     pending = ""
     number = 0
-    for chunk in chunks:
+    start = b""  # the first bytes, until there are enough to tell a UTF-16 BOM
+    for chunk in itertools.chain(chunks, [b""]):
         if decoder is None:
-            utf16 = chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+            start += chunk
+            if len(start) < 2 and chunk:
+                continue
+            utf16 = start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
             decoder = codecs.getincrementaldecoder("utf-16" if utf16 else "utf-8-sig")()
+            chunk = start
         try:
             text = pending + decoder.decode(chunk)
         except UnicodeDecodeError as exc:
