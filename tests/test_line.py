@@ -131,7 +131,10 @@ def test_a_line_that_looks_like_a_day_line_inside_a_message_is_text(tmp_path: Pa
         "2024/1/23(火)\n10:00\tAiko\tdates to keep:\n2024/2/1(木)\nand more\n10:01\tMaya\tok\n",
     )
     _, msgs = load(path, fmt="line")
-    assert [(m.sender, m.text) for m in msgs] == [("Aiko", "dates to keep:\n2024/2/1(木)\nand more"), ("Maya", "ok")]
+    assert [(m.sender, m.text) for m in msgs] == [
+        ("Aiko", "dates to keep:\n2024/2/1(木)\nand more"),
+        ("Maya", "ok"),
+    ]
 
 
 def test_an_impossible_time_is_text_of_the_message_before(tmp_path: Path) -> None:
@@ -144,7 +147,10 @@ def test_an_impossible_time_is_text_of_the_message_before(tmp_path: Path) -> Non
     ("text", "what"),
     [
         ("[LINE] Chat history with Bob\nSaved on: 5/4/2020, 21:31\n\n", "has no messages"),
-        ("[LINE] Chat history with Bob\nSaved on: 5/4/2020, 21:31\n\nFri, 1/19/2018\n", "has day lines but no"),
+        (
+            "[LINE] Chat history with Bob\nSaved on: 5/4/2020, 21:31\n\nFri, 1/19/2018\n",
+            "has day lines but no",
+        ),
         ("[LINE] Chat history with Bob\nSaved on: 5/4/2020, 21:31\nOnce upon a time\n", "line 3: not a LINE"),
         ("Fri, 1/19/2018\nIt was a dark and stormy night.\n", "line 2: not a LINE"),
         ("Fri, 2/30/2018\n21:30\tBob\thi\n", "line 1: not a LINE"),

@@ -4,7 +4,9 @@ WhatsApp, from things that are not exports), streaming, re-imports, and properti
 from __future__ import annotations
 
 import codecs
+import importlib.util
 import itertools
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -68,7 +70,9 @@ def test_things_that_are_not_exports_are_one_line_errors(tmp_path: Path, name: s
 @pytest.mark.parametrize("fmt", sorted(MINE))
 def test_a_broken_file_named_with_its_format_is_one_line_exit_2(tmp_path: Path, fmt: str) -> None:
     path = tmp_path / "broken.txt"
-    path.write_bytes("[LINE] Chat history with Bob\n2024/1/23(火)\n10:00\tBob\thi\n".encode()[:-8] + b"\xe3\x81")
+    path.write_bytes(
+        "[LINE] Chat history with Bob\n2024/1/23(火)\n10:00\tBob\thi\n".encode()[:-8] + b"\xe3\x81"
+    )
     r = run(tmp_path / "home", "import", "--format", fmt, str(path))
     assert r.exit_code == 2
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output, r.stderr
@@ -187,9 +191,15 @@ def test_a_written_line_export_reads_back(tmp_path_factory: pytest.TempPathFacto
 
 @settings(max_examples=150, deadline=None)
 @given(st.sampled_from(sorted(MINE)), st.text(max_size=300))
-def test_any_text_reads_or_is_an_input_error(tmp_path_factory: pytest.TempPathFactory, fmt: str, text: str) -> None:
+def test_any_text_reads_or_is_an_input_error(
+    tmp_path_factory: pytest.TempPathFactory, fmt: str, text: str
+) -> None:
     path = tmp_path_factory.mktemp("any") / "chat.md"
-    path.write_text("[2024-01-05 14:22:01] A: x\n2024/1/23(火)\n10:00\tB\ty\n" + text, encoding="utf-8", errors="surrogatepass")
+    path.write_text(
+        "[2024-01-05 14:22:01] A: x\n2024/1/23(火)\n10:00\tB\ty\n" + text,
+        encoding="utf-8",
+        errors="surrogatepass",
+    )
     try:
         for export in importers.read_export(path, fmt, ZoneInfo("Europe/Berlin")):
             for m in export.messages:
@@ -197,3 +207,34 @@ def test_any_text_reads_or_is_an_input_error(tmp_path_factory: pytest.TempPathFa
                 m.text.encode("utf-8")
     except InputError as exc:
         assert "\n" not in str(exc)
+
+
+# --- the demo samples -------------------------------------------------------------------------------------
+
+SAMPLE_COUNTS = {"[LINE] Chat with Yuki.txt": 24, "KakaoTalk_Chat_Minji Park.txt": 16, "Lena Hoffmann": 8}
+
+
+def test_samples_regenerate_byte_for_byte_read_whole_and_are_named_in_the_readme(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "sample_exports_generate_linelogs", SAMPLES / "generate_linelogs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class body runs
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert produced == sorted(
+        [
+            Path("[LINE] Chat with Yuki.txt"),
+            Path("KakaoTalk_Chat_Minji Park.txt"),
+            Path("Lena Hoffmann/chat.md"),
+        ]
+    )
+    for rel in produced:
+        assert (tmp_path / rel).read_bytes() == (SAMPLES / rel).read_bytes(), rel
+    readme = (SAMPLES / "README.md").read_text(encoding="utf-8")
+    for name, count in SAMPLE_COUNTS.items():
+        assert name in readme
+        assert len(load(SAMPLES / name, ZoneInfo("Europe/Berlin"))[1]) == count
+    assert "generate_linelogs.py" in readme

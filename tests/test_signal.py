@@ -94,9 +94,15 @@ def test_markdown_is_never_whatsapp_and_whatsapp_text_is_never_signal(tmp_path: 
     ("line", "what"),
     [
         ("not json", "line 1: not a JSON line"),
-        ('{"date": "2024-01-05T14:22:01", "sender": "A"}', "line 1: expected an object with date, sender and body"),
+        (
+            '{"date": "2024-01-05T14:22:01", "sender": "A"}',
+            "line 1: expected an object with date, sender and body",
+        ),
         ('{"date": "yesterday", "sender": "A", "body": "x"}', "line 1: date 'yesterday' cannot be read"),
-        ('{"date": "9999-01-01T00:00:00", "sender": "A", "body": "x"}', "line 1: date '9999-01-01T00:00:00' is out"),
+        (
+            '{"date": "9999-01-01T00:00:00", "sender": "A", "body": "x"}',
+            "line 1: date '9999-01-01T00:00:00' is out",
+        ),
         ('{"date": 5, "sender": "A", "body": "x"}', "line 1: date, sender and body must be strings"),
         ("", "has no messages"),
     ],
