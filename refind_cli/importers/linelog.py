@@ -114,6 +114,21 @@ class Grammar:
     # White space around a text is layout, not text: Markdown's line-break spaces, the blank lines around a
     # quoted message.
     trim: bool = False
+    # kind_patterns as one alternation, one match a message: group k<i> is kind_patterns[i].
+    kind_pattern: re.Pattern[str] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.kind_patterns:
+            joined = "|".join(f"(?P<k{i}>{p.pattern})" for i, (p, _) in enumerate(self.kind_patterns))
+            object.__setattr__(self, "kind_pattern", re.compile(joined))
+
+    def kind_of(self, first_line: str) -> str:
+        """The kind of a message with a sender, from its first line."""
+        kind = self.kinds.get(first_line)
+        if kind is not None:
+            return kind
+        m = self.kind_pattern.match(first_line) if self.kind_pattern is not None else None
+        return self.kind_patterns[int(m.lastgroup[1:])][1] if m is not None and m.lastgroup else Kind.TEXT
 
 
 def pattern(text: str) -> re.Pattern[str]:
@@ -194,16 +209,16 @@ class Clock:
         self.previous = datetime.min.replace(tzinfo=UTC)
 
     def at(self, date: tuple[int, int, int], time: timedelta) -> datetime:
-        midnight = self.days.get(date, _UNSEEN)
-        if midnight is _UNSEEN:
+        if date not in self.days:
             offset = _day_offset(*date, self.tz)
-            midnight = self.days[date] = None if offset is None else datetime(*date, tzinfo=UTC) - offset
-        if midnight is None:
-            instant = _on_clock_change(datetime(*date) + time, self.tz, self.previous)
-        else:
-            instant = midnight + time
-        self.previous = instant
-        return instant
+            self.days[date] = None if offset is None else datetime(*date, tzinfo=UTC) - offset
+        midnight = self.days[date]
+        if midnight is not None:
+            return midnight + time
+        # Only a day the clocks change needs the time before: its own earlier messages are the ones that
+        # tell whether the clocks have gone back yet.
+        self.previous = _on_clock_change(datetime(*date) + time, self.tz, self.previous)
+        return self.previous
 
 
 def read_date(m: re.Match[str], day_first: bool | None = None) -> tuple[int, int, int] | None:
@@ -404,18 +419,22 @@ class Reader:
         write a line that looks like a date)."""
         grammar = self.grammar
         message, days, system = layout.message, layout.days, layout.system
-        has_date = "y" in message.groupindex
+        # Each distinct time, date and sender is read once (messages of one minute, one day, one person).
         times: dict[tuple[str | None, ...], tuple[timedelta, str] | None] = {}
-        dates: dict[tuple[int, int, int], str] = {}
+        date_groups = tuple(g for g in _DATE_GROUPS if g in message.groupindex)
+        written_dates: dict[tuple[str | None, ...], tuple[int, int, int] | None] = {}
+        date_texts: dict[tuple[int, int, int], str] = {}
+        senders: dict[str, str | None] = {}
         day: tuple[int, int, int] | None = None
         day_first: bool | None = None  # the order of a/b dates, once a date tells it
         held_day: tuple[int, int, int] | None = None
         held: list[str] = []  # the held day line and the blank lines after it
         record: _Record | None = None
+        clock = self.clock
 
-        line = self._next()
-        while line is not None:
-            stripped = line.lstrip(MARKS)
+        for line in self.lines:
+            self.number += 1
+            stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
             # Message lines first: they are most lines, and no layout's message line is also a day line.
             m = message.match(stripped)
             date = None
@@ -426,8 +445,12 @@ class Reader:
                 if time is _UNSEEN:
                     time = times[key] = _time_of(m)
                 date = held_day or day
-                if has_date and m["y"] is not None:
-                    date = read_date(m, day_first)
+                if date_groups:
+                    written = m.group(*date_groups) if len(date_groups) > 1 else (m[date_groups[0]],)
+                    if written[0] is not None:
+                        date = written_dates.get(written, _UNSEEN)
+                        if date is _UNSEEN:
+                            date = written_dates[written] = read_date(m, day_first)
             if time is not None and date is not None:
                 assert m is not None
                 if record is not None:
@@ -435,14 +458,16 @@ class Reader:
                 if held_day is not None:
                     day, held_day = held_day, None
                     held.clear()
-                date_text = dates.get(date)
+                date_text = date_texts.get(date)
                 if date_text is None:
-                    date_text = dates[date] = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} "
+                    date_text = date_texts[date] = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} "
                 name = m["sender"]
-                sender = (name.strip().strip(MARKS) or None) if name else None
-                record = _Record(
-                    self.clock.at(date, time[0]), date_text + time[1], sender, [line], [m["text"]]
-                )
+                sender = None
+                if name:
+                    sender = senders.get(name, _UNSEEN)
+                    if sender is _UNSEEN:
+                        sender = senders[name] = name.strip().strip(MARKS) or None
+                record = _Record(clock.at(date, time[0]), date_text + time[1], sender, [line], [m["text"]])
             elif m is None and days and (found := _day_of(days, stripped, day_first)) is not None:
                 new_day, told = found
                 if told is not None:
@@ -470,12 +495,13 @@ class Reader:
                     f"expected a date or message line like {grammar.example!r}",
                     self._place(self.number),
                 )
-            line = self._next()
         if record is not None:
             yield record.message(grammar)
 
 
 _UNSEEN: Any = object()
+# The groups that write a date, in a fixed order: a message line's written date, as a cache key.
+_DATE_GROUPS = ("y", "mo", "mon", "d", "a", "b", "be", "dow")
 
 
 def _time_of(m: re.Match[str]) -> tuple[timedelta, str] | None:
@@ -493,7 +519,7 @@ def _day_of(
     for day in days:
         m = day.fullmatch(line)
         if m is not None and (date := read_date(m, day_first)) is not None:
-            return date, told_order(m)
+            return date, told_order(m) if day_first is None else None
     return None
 
 
@@ -514,20 +540,21 @@ class _Record:
 
     def message(self, grammar: Grammar) -> Message:
         raw, body = self.raw, self.body
-        while len(raw) > 1 and not raw[-1].strip():  # the blank lines before a day line
-            raw.pop()
-            body.pop()
-        text = "\n".join(body) if len(body) > 1 else body[0]
-        if grammar.quoted and len(body) > 1 and text.startswith('"') and text.endswith('"'):
-            text = text[1:-1]
+        if len(raw) > 1:
+            while len(raw) > 1 and not raw[-1].strip():  # the blank lines before a day line
+                raw.pop()
+                body.pop()
+        if len(raw) == 1:
+            text, raw_text = body[0], raw[0]
+        else:
+            text, raw_text = "\n".join(body), "\n".join(raw)
+            if grammar.quoted and text.startswith('"') and text.endswith('"'):
+                text = text[1:-1]
         if grammar.trim:
             text = text.strip()
         first = text.partition("\n")[0].strip() if grammar.trim else body[0].strip()
         sender = self.sender
-        kind = Kind.SYSTEM if sender is None else grammar.kinds.get(first)
-        if kind is None:
-            kind = next((k for p, k in grammar.kind_patterns if p.match(first)), Kind.TEXT)
-        raw_text = "\n".join(raw) if len(raw) > 1 else raw[0]
+        kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
         # Positional: a named tuple's keyword construction costs twice as much, once per message.
         return Message(
             self.when,
