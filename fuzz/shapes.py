@@ -131,6 +131,29 @@ def write_conversations(data: bytes, folder: Path) -> Path:
     return path
 
 
+def linelog_writer(name: str) -> Callable[[bytes, Path], Path]:
+    """LINE and KakaoTalk: the bytes after the first as one export file called ``name``; the first byte picks
+    the chunk size, as for Telegram (the line logs are decoded as they stream in)."""
+
+    def write(data: bytes, folder: Path) -> Path:
+        path = folder / name
+        path.write_bytes(data[1:])
+        return path
+
+    return write
+
+
+SIGNAL_FILES = ("chat.md", "data.json", "signal.txt")
+
+
+def write_signal(data: bytes, folder: Path) -> Path:
+    """First byte: the chunk size, as for Telegram; second: which of Signal's files the rest is."""
+    name = SIGNAL_FILES[data[1] % len(SIGNAL_FILES)] if len(data) > 1 else SIGNAL_FILES[0]
+    path = folder / name
+    path.write_bytes(data[2:])
+    return path
+
+
 def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
     """Consume every chat and message, checking what the archive relies on. Returns a comparable summary
     of what was read."""
@@ -290,6 +313,27 @@ def claude_seeds() -> list[bytes]:
 # --- per importer ----------------------------------------------------------------------------------------
 
 
+LINELOG_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "linelogs"
+
+
+def linelog_seeds(sample: str, pattern: str) -> list[bytes]:
+    """The sample export and the test fixtures of one line-log format, each whole and as its first 1 KB, in
+    the importer's chunk size and in small chunks."""
+    files = [SAMPLES / sample, *sorted(LINELOG_FIXTURES.glob(pattern))]
+    bodies = [f.read_bytes() for f in files]
+    return [bytes([chunk]) + body for body in bodies + [b[:1024] for b in bodies] for chunk in (3, 200)]
+
+
+def signal_seeds() -> list[bytes]:
+    files = [
+        (0, SAMPLES / "Lena Hoffmann" / "chat.md"),
+        *((0, f) for f in sorted(LINELOG_FIXTURES.glob("*/chat.md"))),
+        (1, LINELOG_FIXTURES / "Aylin Demir" / "data.json"),
+        (2, LINELOG_FIXTURES / "signalbackup-Lena.txt"),
+    ]
+    return [bytes([chunk, mode]) + f.read_bytes() for mode, f in files for chunk in (3, 200)]
+
+
 def read_or_input_error(importer: Importer, path: Path, data: bytes) -> None:
     """The contract alone: records, or InputError."""
     with contextlib.suppress(InputError):
@@ -343,6 +387,17 @@ SHAPES = {
     "discord-package": Shape(write_discord_package, discord_package_seeds),
     "chatgpt": Shape(write_conversations, chatgpt_seeds, same_reading_in_any_chunk_size),
     "claude": Shape(write_conversations, claude_seeds, same_reading_in_any_chunk_size),
+    "line": Shape(
+        linelog_writer("[LINE] Fuzz.txt"),
+        lambda: linelog_seeds("[LINE] Chat with Yuki.txt", "*LINE*.txt"),
+        same_reading_in_any_chunk_size,
+    ),
+    "kakaotalk": Shape(
+        linelog_writer("KakaoTalk_Fuzz.txt"),
+        lambda: linelog_seeds("KakaoTalk_Chat_Minji Park.txt", "KakaoTalk*.txt"),
+        same_reading_in_any_chunk_size,
+    ),
+    "signal": Shape(write_signal, signal_seeds, same_reading_in_any_chunk_size),
 }
 
 
