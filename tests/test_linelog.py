@@ -4,9 +4,7 @@ WhatsApp, from things that are not exports), streaming, re-imports, and properti
 from __future__ import annotations
 
 import codecs
-import importlib.util
 import itertools
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -16,7 +14,7 @@ from cli_runs import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from linelog_fixtures import FIXTURES, FORMATS, SEOUL, load
-from samples import SAMPLES
+from samples import SAMPLES, load_script
 
 from refind_cli import importers
 from refind_cli.archive import Archive
@@ -40,7 +38,8 @@ def test_no_sample_of_another_format_is_taken_for_a_line_log() -> None:
     exports = [
         p
         for p in SAMPLES.rglob("*")
-        if p.suffix not in (".py", ".md") and not any(p.is_relative_to(SAMPLES / name) for name in SAMPLE_COUNTS)
+        if p.suffix not in (".py", ".md")
+        and not any(p.is_relative_to(SAMPLES / name) for name in SAMPLE_COUNTS)
     ]
     assert len(exports) > 40
     for path in exports:
@@ -219,13 +218,7 @@ SAMPLE_COUNTS = {"[LINE] Chat with Yuki.txt": 24, "KakaoTalk_Chat_Minji Park.txt
 
 
 def test_samples_regenerate_byte_for_byte_read_whole_and_are_named_in_the_readme(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location(
-        "sample_exports_generate_linelogs", SAMPLES / "generate_linelogs.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class body runs
-    spec.loader.exec_module(module)
+    module = load_script("generate_linelogs")
     module.main(tmp_path)
     produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert produced == sorted(

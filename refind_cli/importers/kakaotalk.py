@@ -16,6 +16,8 @@ is a day line. ``회원님`` ("member") is the exporting person.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from collections.abc import Iterator
 from datetime import tzinfo
 from pathlib import Path
@@ -115,18 +117,15 @@ def sniff(path: Path) -> bool:
     try:
         if not path.is_file():
             return False
-        head = linelog.file_head(path)
-        if head.startswith(b"PK\x03\x04"):
-            with container.open_zip(path) as zf:
-                member = _chat_member(container.member_names(zf))
-                if member is None:
-                    return False
-                chunks = container.iter_member_chunks(zf, member, path)
-                try:
-                    head = next(chunks, b"")[: linelog.SNIFF_BYTES]
-                finally:
-                    chunks.close()
-        return linelog.sniff_lines(GRAMMAR, linelog.head_lines(head), "")
+        if not _is_zip(path):
+            return linelog.sniff_lines(GRAMMAR, linelog.head_lines(linelog.file_head(path)), "")
+        with container.open_zip(path) as zf:
+            member = _chat_member(container.member_names(zf))
+            if member is None:
+                return False
+            with contextlib.closing(container.iter_member_chunks(zf, member, path)) as chunks:
+                lines = list(itertools.islice(linelog.iter_lines(chunks, path), linelog.SNIFF_LINES * 4))
+        return linelog.sniff_lines(GRAMMAR, lines, "")
     except Exception:  # sniffing looks at foreign files of any shape; none of them may stop detection
         return False
 
@@ -138,7 +137,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         name = head.title or path.name.rsplit(".", 1)[0]
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
-    if path.suffix.lower() != ".zip" and not _is_zip(path):
+    if not _is_zip(path):
         yield linelog.read_log(GRAMMAR, linelog.file_lines(path), tz, path, None, chat)
         return
     with container.open_zip(path) as zf:
