@@ -101,7 +101,6 @@ _KIND_PATTERNS = (
 )
 
 GRAMMAR = Grammar(
-    format=FORMAT,
     what="a KakaoTalk chat export",
     example="May 28, 2018, 9:46 AM, Name : text",
     layouts=_LAYOUTS,

@@ -101,7 +101,6 @@ _KIND_PATTERNS = (
 )
 
 GRAMMAR = Grammar(
-    format=FORMAT,
     what="a LINE chat export",
     example="21:30\tName\ttext",
     layouts=(_LAYOUT,),

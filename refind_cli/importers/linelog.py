@@ -5,8 +5,8 @@ A log is a title and a "saved on" line (both optional), then day lines and messa
 carries a stamp (its date, or only its time under the last day line), an optional sender and the first
 line of its text; every following line that is neither a day nor a message line continues it. A message
 line without a sender is a system line. A format can write its stamps in several layouts (a platform, a
-locale, an app version): the first day or message line of a file decides which one, once, as WhatsApp's
-reader decides its date order once per file.
+locale, an app version): the first message line of a file decides which one, once; the order of dates whose
+numbers do not say which is the day is learned once too, from the first date that tells it.
 
 The file is streamed line by line from its bytes, never decoded whole. Times are wall-clock times without
 an offset, read in the zone the import is told. Nothing is dropped: a placeholder (``[Photo]``) or a system
@@ -100,7 +100,8 @@ class Layout:
 
 @dataclass(frozen=True, slots=True)
 class Grammar:
-    format: str
+    """A format: its layouts and the words it writes (titles, placeholders, the exporting person's name)."""
+
     what: str  # "a LINE chat export": for errors
     example: str  # a message line as the format writes it: for errors
     layouts: tuple[Layout, ...]

@@ -47,7 +47,6 @@ _LAYOUTS = (
 )
 
 GRAMMAR = Grammar(
-    format=FORMAT,
     what="a Signal chat export (signal-export or signalbackup-tools)",
     example="[2024-01-05 14:22:01] Name: text",
     layouts=_LAYOUTS,
