@@ -113,6 +113,15 @@ def test_thai_buddhist_era_day_first_told_by_the_weekday() -> None:
     assert msgs[2].kind == M
 
 
+def test_thai_weekday_abbreviations(tmp_path: Path) -> None:
+    # พ. is Wednesday: 10/07/2562 is 10 July 2019 (7 October was a Monday).
+    path = write(
+        tmp_path, "พ., 10/07/2562\n09:15\tสมชาย\tสวัสดีครับ\n\nพฤ., 11/07/2562\n08:00\tสมชาย\tอรุณสวัสดิ์\n"
+    )
+    _, msgs = load(path, fmt="line")
+    assert [m.local_time for m in msgs] == ["2019-07-10 09:15", "2019-07-11 08:00"]
+
+
 def test_no_header_named_after_the_file() -> None:
     chat, msgs = load(FIXTURES / "line-no-header.txt")
     assert (chat.name, chat.kind) == ("line-no-header", "chat")

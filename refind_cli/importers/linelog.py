@@ -61,7 +61,8 @@ TIME = (
     rf"(?:{WS}?(?P<ap2>{AMPM_WORDS}))?"
 )
 
-# Month and weekday names: English from the calendar module (the C locale), the CJK day characters by hand.
+# Month and weekday names: English from the calendar module (the C locale); the CJK day characters and Thai
+# abbreviations by hand.
 MONTHS: dict[str, int] = {
     name.lower(): number
     for names in (calendar.month_name, calendar.month_abbr)
@@ -69,6 +70,7 @@ MONTHS: dict[str, int] = {
     if name
 }
 _CJK_DAYS = {"ja": "月火水木金土日", "zh": "一二三四五六日", "ko": "월화수목금토일"}
+_THAI_DAYS = ("จ", "อ", "พ", "พฤ", "ศ", "ส", "อา")  # abbreviations, written with a dot
 WEEKDAYS: dict[str, int] = (
     {name.lower(): n for names in (calendar.day_name, calendar.day_abbr) for n, name in enumerate(names)}
     | {c: n for n, c in enumerate(_CJK_DAYS["ja"])}
@@ -77,6 +79,7 @@ WEEKDAYS: dict[str, int] = (
     | {"周天": 6, "週天": 6, "星期天": 6, "天": 6}
     | {c: n for n, c in enumerate(_CJK_DAYS["ko"])}
     | {c + "요일": n for n, c in enumerate(_CJK_DAYS["ko"])}
+    | {c: n for n, c in enumerate(_THAI_DAYS)}
 )
 
 BUDDHIST_OFFSET = 543
@@ -231,9 +234,10 @@ def read_date(m: re.Match[str], day_first: bool | None = None) -> tuple[int, int
     if not year_text:
         return None
     year = int(year_text)
+    buddhist = bool(groups.get("be")) or year >= BUDDHIST_FROM
     if len(year_text) <= 2:
         year += 2000
-    elif groups.get("be") or year >= BUDDHIST_FROM:
+    elif buddhist:
         year -= BUDDHIST_OFFSET
     if groups.get("a"):
         options = _orders(m, year)
@@ -242,7 +246,7 @@ def read_date(m: re.Match[str], day_first: bool | None = None) -> tuple[int, int
         if len(options) == 1:
             month, day = options[0]
         else:
-            first = day_first if day_first is not None else bool(groups.get("be"))
+            first = day_first if day_first is not None else buddhist
             month, day = options[1] if first else options[0]
     else:
         month_text = groups.get("mo") or ""
