@@ -57,8 +57,8 @@ AMPM: dict[str, bool] = {
 }
 AMPM_WORDS = "(?i:" + "|".join(re.escape(w) for w in sorted(AMPM, key=len, reverse=True)) + ")"
 TIME = (
-    rf"(?:(?P<ap>{AMPM_WORDS}){WS}?)?(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?"
-    rf"(?:{WS}?(?P<ap2>{AMPM_WORDS}))?"
+    rf"(?P<time>(?:(?P<ap>{AMPM_WORDS}){WS}?)?(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?"
+    rf"(?:{WS}?(?P<ap2>{AMPM_WORDS}))?)"
 )
 
 # Month and weekday names: English from the calendar module (the C locale); the CJK day characters and Thai
@@ -425,7 +425,7 @@ class Reader:
         grammar = self.grammar
         message, days, system = layout.message, layout.days, layout.system
         # Each distinct time, date and sender is read once (messages of one minute, one day, one person).
-        times: dict[tuple[str | None, ...], tuple[timedelta, str] | None] = {}
+        times: dict[str, tuple[timedelta, str] | None] = {}
         date_groups = tuple(g for g in _DATE_GROUPS if g in message.groupindex)
         written_dates: dict[tuple[str | None, ...], tuple[int, int, int] | None] = {}
         date_texts: dict[tuple[int, int, int], str] = {}
@@ -434,21 +434,27 @@ class Reader:
         day_first: bool | None = None  # the order of a/b dates, once a date tells it
         held_day: tuple[int, int, int] | None = None
         held: list[str] = []  # the held day line and the blank lines after it
-        record: _Record | None = None
         clock = self.clock
+        # The message being read, kept in locals (a million messages make an object each costly): its time
+        # (None before the first), local time text, sender, first line as written and as text, further lines.
+        when: datetime | None = None
+        local = ""
+        sender: str | None = None
+        first_raw = first_text = ""
+        more: list[str] | None = None
 
-        for line in self.lines:
-            self.number += 1
+        number = first = self.number + 1
+        for number, line in enumerate(self.lines, first):
             stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
             # Message lines first: they are most lines, and no layout's message line is also a day line.
             m = message.match(stripped)
             date = None
             time: tuple[timedelta, str] | None = None
             if m is not None:
-                key = m.group("h", "mi", "s", "ap", "ap2")
-                time = times.get(key, _UNSEEN)
+                time_text = m["time"]
+                time = times.get(time_text, _UNSEEN)
                 if time is _UNSEEN:
-                    time = times[key] = _time_of(m)
+                    time = times[time_text] = _time_of(m)
                 date = held_day or day
                 if date_groups:
                     written = m.group(*date_groups) if len(date_groups) > 1 else (m[date_groups[0]],)
@@ -458,8 +464,8 @@ class Reader:
                             date = written_dates[written] = read_date(m, day_first)
             if time is not None and date is not None:
                 assert m is not None
-                if record is not None:
-                    yield record.message(grammar)
+                if when is not None:
+                    yield _message(grammar, when, local, sender, first_raw, first_text, more)
                 if held_day is not None:
                     day, held_day = held_day, None
                     held.clear()
@@ -472,36 +478,41 @@ class Reader:
                     sender = senders.get(name, _UNSEEN)
                     if sender is _UNSEEN:
                         sender = senders[name] = name.strip().strip(MARKS) or None
-                record = _Record(clock.at(date, time[0]), date_text + time[1], sender, [line], [m["text"]])
+                when = clock.at(date, time[0])
+                local = date_text + time[1]
+                first_raw, first_text, more = line, m["text"], None
             elif m is None and days and (found := _day_of(days, stripped, day_first)) is not None:
                 new_day, told = found
                 if told is not None:
                     day_first = told
-                if held_day is not None and record is not None:
-                    record.extend(held)  # a day line before a day line: the first was text
+                if held_day is not None and when is not None:
+                    more = (more or []) + held  # a day line before a day line: the first was text
                 held_day = new_day
                 held[:] = [line]
             elif held_day is not None and not _content(line):
                 held.append(line)
-            elif record is not None and system is not None and system.fullmatch(stripped):
-                yield record.message(grammar)
+            elif when is not None and system is not None and system.fullmatch(stripped):
+                yield _message(grammar, when, local, sender, first_raw, first_text, more)
                 held_day = None
                 held.clear()
-                record = _Record(record.when, record.local, None, [line], [stripped])
-            elif record is not None:
+                sender, first_raw, first_text, more = None, line, stripped, None
+            elif when is not None:
+                if more is None:
+                    more = []
                 if held_day is not None:
-                    record.extend(held)
+                    more += held
                     held_day = None
                     held.clear()
-                record.extend([line])
+                more.append(line)
             elif _content(line):
+                self.number = number
                 raise InputError(
                     self.path,
                     f"expected a date or message line like {grammar.example!r}",
-                    self._place(self.number),
+                    self._place(number),
                 )
-        if record is not None:
-            yield record.message(grammar)
+        if when is not None:
+            yield _message(grammar, when, local, sender, first_raw, first_text, more)
 
 
 _UNSEEN: Any = object()
@@ -528,53 +539,34 @@ def _day_of(
     return None
 
 
-class _Record:
-    """The message being read: its time, its local time as text, its sender, and its lines (as written, and
-    the text's: the first without its stamp)."""
-
-    __slots__ = ("body", "local", "raw", "sender", "when")
-
-    def __init__(
-        self, when: datetime, local: str, sender: str | None, raw: list[str], body: list[str]
-    ) -> None:
-        self.when, self.local, self.sender, self.raw, self.body = when, local, sender, raw, body
-
-    def extend(self, lines: list[str]) -> None:
-        self.raw.extend(lines)
-        self.body.extend(lines)
-
-    def message(self, grammar: Grammar) -> Message:
-        raw, body = self.raw, self.body
-        if len(raw) > 1:
-            while len(raw) > 1 and not raw[-1].strip():  # the blank lines before a day line
-                raw.pop()
-                body.pop()
-        if len(raw) == 1:
-            text, raw_text = body[0], raw[0]
-        else:
-            text, raw_text = "\n".join(body), "\n".join(raw)
-            if grammar.quoted and text.startswith('"') and text.endswith('"'):
-                text = text[1:-1]
-        if grammar.trim:
-            text = text.strip()
-        first = text.partition("\n")[0].strip() if grammar.trim else body[0].strip()
-        sender = self.sender
-        kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
-        # Positional: a named tuple's keyword construction costs twice as much, once per message.
-        return Message(
-            self.when,
-            sender,
-            text,
-            kind,
-            None,
-            None,
-            self.local,
-            None,
-            None,
-            False,
-            raw_text,
-            sender in grammar.own,
-        )
+def _message(
+    grammar: Grammar,
+    when: datetime,
+    local: str,
+    sender: str | None,
+    first_raw: str,
+    first_text: str,
+    more: list[str] | None,
+) -> Message:
+    """A message from its first line (as written, and its text) and its further lines (both)."""
+    if more:
+        while more and not more[-1].strip():  # the blank lines before a day line
+            more.pop()
+    if more:
+        text, raw = "\n".join([first_text, *more]), "\n".join([first_raw, *more])
+        if grammar.quoted and text.startswith('"') and text.endswith('"'):
+            text = text[1:-1]
+    else:
+        text, raw = first_text, first_raw
+    if grammar.trim:
+        text = text.strip()
+        first = text.partition("\n")[0]
+    else:
+        first = first_text.strip()
+    kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
+    # Positional: a named tuple's keyword construction costs twice as much, once per message.
+    # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw, own)
+    return Message(when, sender, text, kind, None, None, local, None, None, False, raw, sender in grammar.own)
 
 
 def read_log(
