@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import itertools
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -235,3 +236,27 @@ def test_samples_regenerate_byte_for_byte_read_whole_and_are_named_in_the_readme
         assert name in readme
         assert len(load(SAMPLES / name, ZoneInfo("Europe/Berlin"))[1]) == count
     assert "generate_linelogs.py" in readme
+
+
+@pytest.mark.parametrize(
+    ("fmt", "head", "hostile"),
+    [
+        (
+            "kakaotalk",
+            "--------------- 2018년 3월 3일 토요일 ---------------\n[민지] [오후 8:54] hi\n",
+            "님이 ",
+        ),
+        ("kakaotalk", "May 28, 2018, 9:40 AM, Minji : ", " invited "),
+        ("line", "2024/1/23(火)\n10:00\tAiko\thi\n", "\t"),
+        ("signal", "[2024-01-05 14:22:01] A: ", "(( [a](./media/"),
+    ],
+)
+def test_a_long_hostile_line_reads_in_linear_time(tmp_path: Path, fmt: str, head: str, hostile: str) -> None:
+    """A message's first line (its kind's patterns) and its further lines (system lines' and day lines'
+    patterns) repeat what a pattern's runs could split at; 40,000 times took the earlier, unbounded KakaoTalk
+    patterns tens of seconds (0.2 s at 4,000: quadratic)."""
+    path = tmp_path / ("chat.md" if fmt == "signal" else "export.txt")
+    path.write_text(head + hostile * 40_000 + "\n" + hostile * 40_000 + "x\n", encoding="utf-8")
+    start = time.perf_counter()
+    _, msgs = load(path, UTC, fmt=fmt)
+    assert len(msgs) == 1 and time.perf_counter() - start < 10  # quadratic backtracking would take minutes

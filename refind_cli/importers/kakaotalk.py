@@ -30,6 +30,10 @@ from refind_cli.records import Chat, ChatExport, Kind
 FORMAT = "kakaotalk"
 
 _SENDER = r"(?:(?P<sender>[^\n]+?) : )?(?P<text>.*)"
+# A name in a join, leave or invitation line, and a list of names: bounded, so that a long line of text that
+# repeats "님이 " is not tried at every split (two unbounded runs backtrack quadratically).
+_NAME = r".{1,80}?"
+_NAMES = r".{1,800}?"
 _KO_DATE = r"(?P<y>\d{4})년 (?P<mo>\d{1,2})월 (?P<d>\d{1,2})일"
 _IOS_DATE = r"(?P<y>\d{4})\. (?P<mo>\d{1,2})\. (?P<d>\d{1,2})\."
 _EN_DATE = r"(?P<mon>[A-Z][a-z]+) (?P<d>\d{1,2}), (?P<y>\d{4})"
@@ -61,9 +65,9 @@ _LAYOUTS = (
             pattern(rf"-{{5,}} {_EN_WEEKDAY}{_EN_DATE} -{{5,}}"),
         ),
         system=pattern(
-            r".+님이 들어왔습니다\.|.+님이 나갔습니다\.|.+님이 .+님을 초대했습니다\.|.+님을 내보냈습니다\."
-            r"|.+ joined this chatroom\.|.+ left this chatroom\.|.+ invited .+\."
-            r"|운영정책을 위반한 메시지로 신고 접수 시 .+"
+            rf"{_NAME}님이 들어왔습니다\.|{_NAME}님이 나갔습니다\.|{_NAME}님이 {_NAMES}님을 초대했습니다\."
+            rf"|{_NAME}님을 내보냈습니다\.|{_NAME} joined this chatroom\.|{_NAME} left this chatroom\."
+            rf"|{_NAME} invited {_NAMES}\.|운영정책을 위반한 메시지로 신고 접수 시 .+"
         ),
     ),
 )
@@ -97,7 +101,7 @@ _KIND_PATTERNS = (
     (pattern(r"사진 \d+장$|Photos? \d+$|\d+ photos$"), Kind.MEDIA),
     (pattern(r"파일: |File: "), Kind.ATTACHMENT),
     (pattern(r"(?:보이스톡|페이스톡|Voice Call|Face Talk|Voice Talk)\b"), Kind.SYSTEM),
-    (pattern(r".+님이 .+님을 초대했습니다\.$|.+ invited .+\.$"), Kind.SYSTEM),
+    (pattern(rf"{_NAME}님이 {_NAMES}님을 초대했습니다\.$|{_NAME} invited {_NAMES}\.$"), Kind.SYSTEM),
 )
 
 GRAMMAR = Grammar(
