@@ -131,18 +131,6 @@ def write_conversations(data: bytes, folder: Path) -> Path:
     return path
 
 
-def linelog_writer(name: str) -> Callable[[bytes, Path], Path]:
-    """LINE and KakaoTalk: the bytes after the first as one export file called ``name``; the first byte picks
-    the chunk size, as for Telegram (the line logs are decoded as they stream in)."""
-
-    def write(data: bytes, folder: Path) -> Path:
-        path = folder / name
-        path.write_bytes(data[1:])
-        return path
-
-    return write
-
-
 SIGNAL_FILES = ("chat.md", "data.json", "signal.txt")
 
 
@@ -162,8 +150,8 @@ def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
         chat = export.chat
         assert chat.source == source, chat.source
         assert chat.kind in ("direct", "group", "channel", "chat"), chat.kind
-        for value in (chat.key, chat.name, chat.raw):
-            _storable(value)
+        for text in (chat.key, chat.name, chat.raw):
+            _storable(text)
         seen.append(("chat", chat.key, chat.name, chat.kind))
         for m in export.messages:
             assert m.timestamp.utcoffset() == timedelta(0), m.timestamp
@@ -310,6 +298,24 @@ def claude_seeds() -> list[bytes]:
     return _conversations_seeds((SAMPLES / "claude-export" / "conversations.json").read_bytes())
 
 
+def named_writer(name: str) -> Callable[[bytes, Path], Path]:
+    """A loose file called ``name``; the first byte picks the chunk size, as for Telegram."""
+
+    def write(data: bytes, folder: Path) -> Path:
+        path = folder / name
+        path.write_bytes(data[1:])
+        return path
+
+    return write
+
+
+def _chunked_seeds(*paths: Path) -> list[bytes]:
+    return [bytes([selector]) + path.read_bytes() for path in paths for selector in (255, 6)]
+
+
+GOOGLE_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "google"
+
+
 # --- per importer ----------------------------------------------------------------------------------------
 
 
@@ -317,11 +323,8 @@ LINELOG_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 
 def linelog_seeds(sample: str, pattern: str) -> list[bytes]:
-    """The sample export and the test fixtures of one line-log format, each whole and as its first 1 KB, in
-    the importer's chunk size and in small chunks."""
-    files = [SAMPLES / sample, *sorted(LINELOG_FIXTURES.glob(pattern))]
-    bodies = [f.read_bytes() for f in files]
-    return [bytes([chunk]) + body for body in bodies + [b[:1024] for b in bodies] for chunk in (3, 200)]
+    """The sample export and the test fixtures of one line-log format."""
+    return _chunked_seeds(SAMPLES / sample, *sorted(LINELOG_FIXTURES.glob(pattern)))
 
 
 def signal_seeds() -> list[bytes]:
@@ -387,13 +390,45 @@ SHAPES = {
     "discord-package": Shape(write_discord_package, discord_package_seeds),
     "chatgpt": Shape(write_conversations, chatgpt_seeds, same_reading_in_any_chunk_size),
     "claude": Shape(write_conversations, claude_seeds, same_reading_in_any_chunk_size),
+    "hangouts": Shape(
+        named_writer("Hangouts.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "Hangouts.json",
+            GOOGLE_FIXTURES / "Hangouts.json",
+            GOOGLE_FIXTURES / "Hangouts-2016.json",
+        ),
+        same_reading_in_any_chunk_size,
+    ),
+    "google-chat": Shape(
+        named_writer("messages.json"),
+        lambda: [
+            bytes([0]) + p.read_bytes() for p in sorted((SAMPLES / "Google Chat").rglob("messages.json"))
+        ],
+    ),
+    "gemini": Shape(
+        named_writer("MyActivity.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "Gemini-MyActivity.json",
+            GOOGLE_FIXTURES / "gemini" / "MyActivity.json",
+            GOOGLE_FIXTURES / "gemini" / "MyActivity.html",  # read by its content, whatever its name
+        ),
+        same_reading_in_any_chunk_size,
+    ),
+    "grok": Shape(
+        named_writer("prod-grok-backend.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "grok-export" / "prod-grok-backend.json",
+            GOOGLE_FIXTURES / "grok" / "prod-grok-backend.json",
+        ),
+        same_reading_in_any_chunk_size,
+    ),
     "line": Shape(
-        linelog_writer("[LINE] Fuzz.txt"),
+        named_writer("[LINE] Fuzz.txt"),
         lambda: linelog_seeds("[LINE] Chat with Yuki.txt", "*LINE*.txt"),
         same_reading_in_any_chunk_size,
     ),
     "kakaotalk": Shape(
-        linelog_writer("KakaoTalk_Fuzz.txt"),
+        named_writer("KakaoTalk_Fuzz.txt"),
         lambda: linelog_seeds("KakaoTalk_Chat_Minji Park.txt", "KakaoTalk*.txt"),
         same_reading_in_any_chunk_size,
     ),
