@@ -38,6 +38,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "msg/s",
         ),
         "meta_bench": ([["meta_bench.py", "--messages", "300", "--workdir", f"{work}/meta"]], "msg/s"),
+        "google_import_bench": (
+            [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
+            "msg/s",
+        ),
         "search_bench and mcp_bench": (
             [
                 ["search_bench.py", "--turns", "500", "--queries", "3", "--workdir", f"{work}/search"],
