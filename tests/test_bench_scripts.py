@@ -40,7 +40,11 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
         "meta_bench": ([["meta_bench.py", "--messages", "300", "--workdir", f"{work}/meta"]], "msg/s"),
         "google_import_bench": (
             [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
-            "msg/s",
+            "the messages per second",
+        ),
+        "sms_bench": (
+            [["sms_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/sms"]],
+            "ratio WhatsApp/SMS",
         ),
         "search_bench and mcp_bench": (
             [

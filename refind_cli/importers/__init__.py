@@ -359,6 +359,18 @@ register(
         pairing="exchange",
     )
 )
+# Phones and messengers (issue 22). SMS Backup & Restore XML also holds Signal Android's old plaintext backup.
+register(Importer("sms", "refind_cli.importers.sms", takes=("file",), names=("*.xml",)))
+register(Importer("imessage", "refind_cli.importers.imessage", takes=("file",), names=("*.txt", "*.html")))
+register(Importer("skype", "refind_cli.importers.skype", takes=("file", "folder"), names=("messages.json",)))
+register(
+    Importer(
+        "teams",
+        "refind_cli.importers.teams",
+        takes=("file", "zip", "folder"),
+        names=("messages_*.json", "*.zip"),
+    )
+)
 # Line-based logs read by one engine (linelog.py). Their sniffs need a title or two stamped lines of their
 # own layouts; Signal's Markdown is a .md file, which WhatsApp's sniff refuses. A signal-export chat folder
 # is one export, read from its chat.md; its data.json (the same chat) is read only when named.
