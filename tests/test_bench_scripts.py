@@ -72,6 +72,14 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "| silence",
         ),
         "language_bench": ([["language_bench.py"]], "per language (refind)"),
+        "startup_bench": (
+            [["startup_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/startup"]],
+            "refind stats ",
+        ),
+        "answer_eval": (
+            [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
+            "LongMemEval · all · all: answer_evidence=",
+        ),
         "hostile_figures": (
             [
                 ["hostile_figures.py", "--huge-only", "--huge-mb", "1", "--burst", "200"],
