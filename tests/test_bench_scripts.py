@@ -28,7 +28,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
     locomo, lme = data / "locomo.json", data / "lme.jsonl.gz"
     return {
         "import_bench": (
-            [["import_bench.py", "--messages", "300", "--workdir", f"{work}/imp"]],
+            [
+                ["import_bench.py", "--messages", "300", "--workdir", f"{work}/imp"],
+                ["import_bench.py", "--messages", "300", "--line", "--workdir", f"{work}/line"],
+            ],
             "msg/s",
         ),
         "assistant_import_bench": (
