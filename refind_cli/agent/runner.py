@@ -57,7 +57,7 @@ def run(
 
         analyzer = question_analyzer(question, languages)
         plan = planner.plan(question, now=now, tz=tz, span=span, analyzer=analyzer)
-        reason = planner.run_planner(plan, toolbox)
+        reason = planner.run_planner(plan, toolbox, planner.tuning(budget.evidence_tokens))
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
         text, citations = planner.extractive_answer(plan.terms, toolbox.notes, tz=tz, analyzer=analyzer)
         model, mode = None, "offline-extractive"
