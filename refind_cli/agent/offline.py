@@ -32,7 +32,6 @@ from refind_cli.agent.answer import Numbered, citation
 from refind_cli.agent.budget import EVIDENCE_TOKENS
 from refind_cli.agent.builtin_tools import DEFAULT_TOP_K, search_between
 from refind_cli.agent.events import Citation, Note
-from refind_cli.agent.prompts import MODEL_CHARS
 from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
 from refind_cli.records import Turn, said
 from refind_cli.results import WindowTurn
@@ -352,7 +351,7 @@ def run_planner(p: Plan, toolbox: Toolbox, spend: Tuning | None = None) -> str:
     """Drive the toolbox like a model would, on the question's ``plan``, within ``spend`` (the default
     budget's choices when None). Returns why the search stopped."""
     spend = spend or tuning(EVIDENCE_TOKENS)
-    notes = _Notes(spend)
+    notes = NoteBudget(spend)
     rarity = _Rarity(toolbox)
     # The other spellings the archive holds join the question's words, and a hit holding one covers the
     # words it stands for.
@@ -388,7 +387,7 @@ def run_planner(p: Plan, toolbox: Toolbox, spend: Tuning | None = None) -> str:
     # read?") repeats its words in that person's turns only: their own turns hold the facts about them.
     speaker = named_speaker(last_hits, p.terms, p.analyzer) if p.spread else None
     continued = False  # a spread question's words have run again once
-    while not toolbox.exhausted and not notes.spent(toolbox):
+    while not toolbox.exhausted and not notes.spent():
         own = False  # this round's blocks are the question's next best matches, noted as round 1's are
         who: tuple[str, ...] = ()
         if queue:
@@ -436,7 +435,7 @@ def named_speaker(
     return named[0] if len(named) == 1 else None
 
 
-class _Notes:
+class NoteBudget:
     """Notes bought with evidence tokens: each block cut to its share of the budget (the turns nearest its
     hit kept), a block whose turns are mostly noted already skipped, and the rest taken while the budget
     lasts, those covering more of the question's terms first."""
@@ -446,7 +445,7 @@ class _Notes:
         self.block = max(1, int(self.budget * spend.block_share))
         self.used = 0  # characters of the notes so far, as stage 2 reads them
 
-    def spent(self, toolbox: Toolbox) -> bool:
+    def spent(self) -> bool:
         return self.used >= self.budget
 
     def take(
@@ -465,15 +464,17 @@ class _Notes:
         chosen = []
         order = sorted(picks, key=lambda i: -coverage(covered(hits[i - 1].terms), terms))
         for i in order:
-            room = min(self.block, self.budget - self.used)
-            hit = _cut(hits[i - 1], noted, room - (0 if hits[i - 1].turn.session_id in sessions else SESSION_CHARS))
+            header = 0 if hits[i - 1].turn.session_id in sessions else _header(hits[i - 1])
+            hit = _cut(hits[i - 1], noted, min(self.block, self.budget - self.used) - header)
             if hit is None:
                 continue
-            ids = {w.turn.id for w in hit.window} or {hit.turn.id}
+            ids = {w.turn.id for w in hit.window}
             if len(ids & noted) >= REDUNDANT * len(ids):
                 continue
-            self.used += sum(_chars(w.turn) for w in hit.window if w.turn.id not in noted)
-            self.used += 0 if hit.turn.session_id in sessions else SESSION_CHARS
+            cost = header + sum(_chars(w.turn) for w in hit.window if w.turn.id not in noted)
+            if self.used + cost > self.budget:  # a cut turn's newlines, indented, can tip it over
+                continue
+            self.used += cost
             noted |= ids
             sessions.add(hit.turn.session_id)
             hits[i - 1] = hit
@@ -483,17 +484,22 @@ class _Notes:
             toolbox.call("take_note", {"indices": sorted(chosen)})
 
 
-# How stage 2 reads a turn (``answer.evidence``): a numbered line with its time and speaker, and a header
-# for each session; in characters, a token being about four.
+# How stage 2 reads the notes (``answer.evidence``): each turn a line "[n] time speaker: text" (its own
+# newlines indented by four), each session a header naming its chat, source and times, and a blank line.
 CHARS_PER_TOKEN = 4
-TURN_CHARS = 30
-SESSION_CHARS = 90
+TURN_CHARS = 26
+SESSION_CHARS = 73
 # The least of a long hit turn worth a note.
 CUT_MIN = 400
 
 
 def _chars(turn: Turn) -> int:
-    return min(len(turn.text), MODEL_CHARS) + 2 * len(turn.speaker) + TURN_CHARS
+    body = prompts.turn_text(said(turn.speaker, turn.text))
+    return len(body) + 4 * body.count("\n") + len(turn.speaker) + TURN_CHARS
+
+
+def _header(hit: Hit) -> int:
+    return SESSION_CHARS + len(hit.chat.name) + len(hit.chat.source)
 
 
 def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
@@ -512,9 +518,9 @@ def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
         if room < CUT_MIN:
             return None
         turn = hit.turn
-        view = snippet(turn.text, hit.terms, room - (_chars(turn) - min(len(turn.text), MODEL_CHARS)), hit.chat.lang)
-        text = ("… " if view.start else "") + view.text + (" …" if view.start + len(view.text) < view.length else "")
-        cut = replace(turn, text=text)
+        view = snippet(turn.text, hit.terms, room - _chars(replace(turn, text="")) - 4, hit.chat.lang)
+        end = view.start + len(view.text)
+        cut = replace(turn, text=("… " if view.start else "") + view.text + (" …" if end < view.length else ""))
         return replace(hit, turn=cut, window=(WindowTurn(cut, True),))
     lo = hi = center
     for step in range(1, len(window)):
