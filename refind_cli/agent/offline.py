@@ -444,6 +444,7 @@ class NoteBudget:
         self.budget = spend.evidence_tokens * CHARS_PER_TOKEN
         self.block = max(1, int(self.budget * spend.block_share))
         self.used = 0  # characters of the notes so far, as stage 2 reads them
+        self.cut: dict[str, Turn] = {}  # turns noted in part: any later block shows them so
 
     def spent(self) -> bool:
         return self.used >= self.budget
@@ -465,7 +466,7 @@ class NoteBudget:
         order = sorted(picks, key=lambda i: -coverage(covered(hits[i - 1].terms), terms))
         for i in order:
             header = 0 if hits[i - 1].turn.session_id in sessions else _header(hits[i - 1])
-            hit = _cut(hits[i - 1], noted, min(self.block, self.budget - self.used) - header)
+            hit = _cut(self.keep_cut(hits[i - 1]), noted, min(self.block, self.budget - self.used) - header)
             if hit is None:
                 continue
             ids = {w.turn.id for w in hit.window}
@@ -475,6 +476,8 @@ class NoteBudget:
             if self.used + cost > self.budget:  # a cut turn's newlines, indented, can tip it over
                 continue
             self.used += cost
+            if hit.turn.text != hits[i - 1].turn.text:
+                self.cut[hit.turn.id] = hit.turn
             noted |= ids
             sessions.add(hit.turn.session_id)
             hits[i - 1] = hit
@@ -482,6 +485,12 @@ class NoteBudget:
         if chosen:
             toolbox.last_hits = tuple(hits)
             toolbox.call("take_note", {"indices": sorted(chosen)})
+
+    def keep_cut(self, hit: Hit) -> Hit:
+        if not self.cut.keys() & {w.turn.id for w in hit.window}:
+            return hit
+        window = tuple(replace(w, turn=self.cut.get(w.turn.id, w.turn)) for w in hit.window)
+        return replace(hit, turn=self.cut.get(hit.turn.id, hit.turn), window=window)
 
 
 # How stage 2 reads the notes (``answer.evidence``): each turn a line "[n] time speaker: text" (its own
