@@ -107,7 +107,11 @@ def plan(q: Question, built: Built) -> offline.Plan:
 
 
 def run_planner(
-    q: Question, built: Built, search_fn: Callable[[SearchRequest], SearchResult], p: offline.Plan, config: Config
+    q: Question,
+    built: Built,
+    search_fn: Callable[[SearchRequest], SearchResult],
+    p: offline.Plan,
+    config: Config,
 ) -> list[Note]:
     if not config.topic:
         p = replace(p, topic=frozenset())
@@ -155,7 +159,9 @@ def measure(
                 for config in configs:
                     value, tokens = note_metrics(q, built, run_planner(q, built, search_fn, p, config))
                     if value is not None:
-                        planner[config.name].append(Score(folds[q.qid], q.benchmark, q.category, value, tokens))
+                        planner[config.name].append(
+                            Score(folds[q.qid], q.benchmark, q.category, value, tokens)
+                        )
         finally:
             built.archive.close()
     return planner, single
@@ -190,9 +196,7 @@ def cross_validate(candidates: dict[str, list[Score]]) -> tuple[list[dict[str, f
     """Per held-out fold: the figures of the candidate best on the other folds, and its name."""
     held, chosen = [], []
     for fold in range(FOLDS):
-        best = max(
-            candidates, key=lambda name: objective([s for s in candidates[name] if s.fold != fold])
-        )
+        best = max(candidates, key=lambda name: objective([s for s in candidates[name] if s.fold != fold]))
         held.append(figures(s for s in candidates[best] if s.fold == fold))
         chosen.append(best)
     return held, chosen
@@ -203,9 +207,7 @@ def spread(values: list[float]) -> str:
 
 
 KEYS = ("locomo", "cat2", "lo_tokens", "lme", "multi", "temporal", "lme_tokens")
-HEAD = (
-    "| | LoCoMo notes recall | cat 2 | LoCoMo tokens | LME recall_all | multi-session | temporal | LME tokens |"
-)
+HEAD = "| | LoCoMo notes recall | cat 2 | LoCoMo tokens | LME recall_all | multi-session | temporal | LME tokens |"
 
 
 def row(name: str, held: list[dict[str, float]]) -> str:

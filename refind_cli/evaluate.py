@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent import Budget, ask
 from refind_cli.agent.answer import estimate_tokens, evidence
+from refind_cli.agent.budget import EVIDENCE_TOKENS
 from refind_cli.agent.events import Event, EventSink, RemoteNotice, ignore
 from refind_cli.agent.notice import Notifier
 from refind_cli.archive import Archive
@@ -65,6 +66,7 @@ class EvalReport:
     k: int
     results: tuple[QuestionResult, ...]
     summary: dict[str, Any] = field(default_factory=dict)
+    budget: int = EVIDENCE_TOKENS  # evidence tokens a question the offline planner may spend
 
 
 # ---- the throwaway archive ------------------------------------------------------------------------------------
@@ -189,6 +191,7 @@ def evaluate(
     judge_config: ModelConfig | None = None,
     max_rounds: int = 4,
     k: int = 5,
+    evidence_tokens: int = EVIDENCE_TOKENS,
     on_question: Callable[[int, int], None] | None = None,
     on_event: EventSink = ignore,
     client_factory: Callable[[ModelConfig], LLMClient] | None = None,
@@ -220,14 +223,15 @@ def evaluate(
             built = build(group[0].haystack, Path(tmp) / "home")
             try:
                 for q in group:
-                    results.append(_one(q, built, config, judge_client, max_rounds, k, client_factory, sink))
+                    budget = Budget(max_rounds=max_rounds, evidence_tokens=evidence_tokens)
+                    results.append(_one(q, built, config, judge_client, budget, k, client_factory, sink))
                     if on_question:
                         on_question(len(results), len(questions))
             finally:
                 built.archive.close()
     benchmark = questions[0].benchmark if questions else ""
     mode = config.model if config else "offline"
-    return EvalReport(file, benchmark, mode, k, tuple(results), summarize(results))
+    return EvalReport(file, benchmark, mode, k, tuple(results), summarize(results), evidence_tokens)
 
 
 def _one(
@@ -235,7 +239,7 @@ def _one(
     built: Built,
     config: ModelConfig | None,
     judge_client: LLMClient | None,
-    max_rounds: int,
+    budget: Budget,
     k: int,
     client_factory: Callable[[ModelConfig], LLMClient] | None,
     on_event: EventSink,
@@ -254,7 +258,7 @@ def _one(
         tz=UTC,
         config=config,
         offline=config is None,
-        budget=Budget(max_rounds=max_rounds),
+        budget=budget,
         on_event=on_event,
         client_factory=client_factory,
     )

@@ -442,7 +442,7 @@ class NoteBudget:
 
     def __init__(self, spend: Tuning) -> None:
         self.budget = spend.evidence_tokens * CHARS_PER_TOKEN
-        self.block = max(1, int(self.budget * spend.block_share))
+        self.block = max(BLOCK_MIN, int(self.budget * spend.block_share))
         self.used = 0  # characters of the notes so far, as stage 2 reads them
         self.cut: dict[str, Turn] = {}  # turns noted in part: any later block shows them so
 
@@ -498,8 +498,9 @@ class NoteBudget:
 CHARS_PER_TOKEN = 4
 TURN_CHARS = 26
 SESSION_CHARS = 73
-# The least of a long hit turn worth a note.
+# The least of a long hit turn worth a note, and the least room a block has under a small budget.
 CUT_MIN = 400
+BLOCK_MIN = 600
 
 
 def _chars(turn: Turn) -> int:
@@ -529,7 +530,9 @@ def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
         turn = hit.turn
         view = snippet(turn.text, hit.terms, room - _chars(replace(turn, text="")) - 4, hit.chat.lang)
         end = view.start + len(view.text)
-        cut = replace(turn, text=("… " if view.start else "") + view.text + (" …" if end < view.length else ""))
+        cut = replace(
+            turn, text=("… " if view.start else "") + view.text + (" …" if end < view.length else "")
+        )
         return replace(hit, turn=cut, window=(WindowTurn(cut, True),))
     lo = hi = center
     for step in range(1, len(window)):

@@ -24,6 +24,14 @@ from refind_cli.cli.common import (
 )
 
 PROTOCOLS = ("auto", "tools", "text")
+BudgetOption = Annotated[
+    int | None,
+    typer.Option(
+        "--budget",
+        min=1,
+        help="Evidence tokens a question the offline planner's notes may spend (default: measured).",
+    ),
+]
 
 
 @app.command("ask")
@@ -56,6 +64,7 @@ def ask_command(
     max_cost: Annotated[
         float | None, typer.Option("--max-cost", min=0.0, help="Stop searching after this many US dollars.")
     ] = None,
+    budget: BudgetOption = None,
     now: Annotated[
         str | None, typer.Option("--now", help="When the question is asked, ISO date-time (default: now).")
     ] = None,
@@ -70,6 +79,7 @@ def ask_command(
     from datetime import datetime
 
     from refind_cli.agent import Budget, resolve_config
+    from refind_cli.agent.budget import EVIDENCE_TOKENS
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.clock import zone
     from refind_cli.render import visible
@@ -106,7 +116,7 @@ def ask_command(
                 answer_config=answer_config,
                 offline=offline,
                 protocol=protocol,
-                budget=Budget(max_rounds, max_tokens, max_cost),
+                budget=Budget(max_rounds, max_tokens, max_cost, budget or EVIDENCE_TOKENS),
                 on_event=trace,
             )
     if json_out:
@@ -135,12 +145,14 @@ def eval_command(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
     max_rounds: Annotated[int, typer.Option("--max-rounds", min=1, help="Searches per question.")] = 4,
     k: Annotated[int, typer.Option("-k", min=1, help="Hits of the single-search baseline.")] = 5,
+    budget: BudgetOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Measure retrieval (and, with a model, judged answer accuracy) on LongMemEval or LoCoMo data."""
     from datetime import UTC
 
     from refind_cli.agent import resolve_config
+    from refind_cli.agent.budget import EVIDENCE_TOKENS
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.facade import benchmark_questions, evaluate
     from refind_cli.render.ask import AskTrace
@@ -162,6 +174,7 @@ def eval_command(
                 judge_config=judge,
                 max_rounds=max_rounds,
                 k=k,
+                evidence_tokens=budget or EVIDENCE_TOKENS,
                 on_question=tick,
                 on_event=AskTrace(err, tz=UTC, rounds=False),
             )
