@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import pickle
 import sys
 import tempfile
 import time
@@ -230,11 +231,49 @@ def knee(points: list[tuple[float, float]]) -> int:
     return max(range(len(points)), key=lambda i: lift(points[i]))
 
 
+RULES: dict[str, Callable[[Config], bool]] = {
+    "date words out of the note rule": lambda c: c.topic,
+    "time filter reaching 7-14 days forward": lambda c: c.tuning.forward > timedelta(0),
+    "round 1 of 10-15 blocks (not 6)": lambda c: c.tuning.first_k > 6,
+    "blocks of 4 turns each side (not 3)": lambda c: c.tuning.window == 4,
+    "a block up to 0.2 of the budget (not 0.1)": lambda c: c.tuning.block_share > 0.1,
+}
+
+
+def ablations(configs: list[Config], planner: dict[str, list[Score]], budget: int) -> None:
+    """Each rule on held-out folds: the best configuration with it against the best without (each chosen
+    on the other folds), at ``budget``. A rule worth keeping helps held-out folds, not only one."""
+    print(
+        f"Rules at budget {budget:,}, held-out fold by fold: with the rule minus without (LoCoMo; LME all)\n"
+    )
+    print("| rule | " + " | ".join(f"fold {f + 1}" for f in range(FOLDS)) + " | mean |")
+    print("|---" * (FOLDS + 2) + "|")
+    at = [c for c in configs if c.tuning.evidence_tokens == budget]
+    for rule, holds in RULES.items():
+        sides = []
+        for value in (True, False):
+            candidates = {c.name: planner[c.name] for c in at if holds(c) == value}
+            sides.append(cross_validate(candidates)[0] if candidates else None)
+        with_rule, without = sides
+        if with_rule is None or without is None:
+            continue
+        cells = [
+            f"{a['locomo'] - b['locomo']:+.3f}; {a['lme'] - b['lme']:+.3f}"
+            for a, b in zip(with_rule, without, strict=True)
+        ]
+        lo = mean(a["locomo"] - b["locomo"] for a, b in zip(with_rule, without, strict=True))
+        lme = mean(a["lme"] - b["lme"] for a, b in zip(with_rule, without, strict=True))
+        print(f"| {rule} | " + " | ".join(cells) + f" | {lo:+.3f}; {lme:+.3f} |")
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--locomo", type=Path, default=REPO / "../shared/data/locomo_dev5.json")
     ap.add_argument("--longmemeval", type=Path, default=REPO / "../shared/data/longmemeval_s_dev60.jsonl.gz")
-    ap.add_argument("--quick", action="store_true", help="two search configurations only")
+    ap.add_argument("--quick", action="store_true", help="one search configuration only")
+    ap.add_argument("--save", type=Path, help="keep the scores in this file (pickle)")
+    ap.add_argument("--load", type=Path, help="print the figures of scores kept by --save, measuring nothing")
     args = ap.parse_args()
     questions = load_questions(args.locomo) + load_questions(args.longmemeval)
     haystacks = list(dict.fromkeys(q.haystack.key for q in questions if q.benchmark == LOCOMO))
@@ -246,8 +285,13 @@ def main() -> None:
     folds = {q.qid: fold_of(q, order, haystacks) for q in questions}
     configs = grid(args.quick)
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="refind-cv-") as tmp:
-        planner, single = measure(questions, configs, folds, Path(tmp))
+    if args.load:
+        planner, single = pickle.loads(args.load.read_bytes())
+    else:
+        with tempfile.TemporaryDirectory(prefix="refind-cv-") as tmp:
+            planner, single = measure(questions, configs, folds, Path(tmp))
+        if args.save:
+            args.save.write_bytes(pickle.dumps((dict(planner), dict(single))))
     print(f"{len(configs)} planner configurations, {time.perf_counter() - t0:.0f} s (searches cached)\n")
 
     print("Each budget, cross-validated: per fold the configuration best on the other four; mean (min-max)")
@@ -259,14 +303,17 @@ def main() -> None:
         candidates = {c.name: planner[c.name] for c in configs if c.tuning.evidence_tokens == budget}
         held, chosen = cross_validate(candidates)
         print(row(f"budget {budget:,}", held))
-        curve.append((budget, mean(h["locomo"] for h in held), chosen))
+        curve.append((budget, mean((h["locomo"] + h["lme"]) / 2 for h in held), chosen))
     print()
     best = knee([(b, r) for b, r, _ in curve])
-    print(f"knee of LoCoMo recall against the budget: {curve[best][0]:,}")
+    print(
+        f"knee of cross-validated recall (mean of LoCoMo and LME all) against the budget: {curve[best][0]:,}"
+    )
     for budget, _, chosen in curve:
         print(f"  budget {budget:,}: chosen per fold: {'; '.join(chosen)}")
     print()
 
+    ablations(configs, planner, BUDGETS[best])
     print("Every configuration on all folds (no choice made): mean over questions\n")
     print("| configuration | LoCoMo | cat 2 | tokens | LME all | multi | temporal | LME tokens |")
     print("|---" * 8 + "|")
@@ -282,6 +329,22 @@ def main() -> None:
     print("|---" * 8 + "|")
     for name, scores in single.items():
         print(row(name, [figures(s for s in scores if s.fold == f) for f in range(FOLDS)]))
+    print()
+    print("Plain BM25 minus session fusion, fold by fold (LoCoMo; LME all)\n")
+    for k in (5, 10, 20, 30):
+        plain, fused = single[f"one search K={k} plain BM25"], single[f"one search K={k} fused"]
+        cells = []
+        for f in range(FOLDS):
+            a = figures(s for s in plain if s.fold == f)
+            b = figures(s for s in fused if s.fold == f)
+            cells.append(f"{a['locomo'] - b['locomo']:+.3f}; {a['lme'] - b['lme']:+.3f}")
+        print(f"- K={k}: " + ", ".join(cells))
+    print()
+    points = []
+    for k in (5, 10, 20, 30):
+        f = figures(single[f"one search K={k} plain BM25"])
+        points.append((f["lo_tokens"], f["locomo"]))
+    print(f"knee of one search's LoCoMo recall against its tokens: K={(5, 10, 20, 30)[knee(points)]}")
 
 
 if __name__ == "__main__":

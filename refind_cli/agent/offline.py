@@ -1,21 +1,25 @@
 """The offline planner: the same search rounds without a model, and an extractive answer. No network, and
 nothing here imports litellm.
 
-Round 1 searches the question's content words over the whole archive and notes every hit that adds turns, as
-one search would show them, each with ``NOTE_WINDOW`` turns on either side (a search shows two). A time
-expression the question contains ("last week", "in March", "the week before 23 January 2023", anchored to the
-date it names) becomes a filter only where the archive has messages; one that finds nothing is widened once,
-then dropped, and never ends the search. A question that counts, lists or aggregates (how many, which cities,
-the average) repeats its words, so the seen-session exclusion spreads it over sessions (in one person's turns
-only when the question names one of round 1's speakers), and the first repeat's blocks, the question's next
-best matches, are noted as round 1's are; other questions add the new words of the previous round's best hits
-that are rare in the archive and are no speaker's name (query expansion from pseudo-relevance feedback). Any
-other later block is noted when its hit turn matches at least half of the question's terms. Every round also
-searches the other spellings of the question's words that the archive holds (number words as digits and back,
-"check up" / "check-up" as "checkup"), and a hit holding one covers the words it stands for. A block whose
-turns are mostly noted already (a neighbour of a noted hit in the same session) is not noted again, and a run
-keeps at most ``NOTE_CAP`` notes: round 1 asks for one block more than a model would, so a redundant block
-leaves room for the next one.
+What it spends is evidence tokens: the notes as stage 2 reads them, at most the budget a question
+(``Budget.evidence_tokens``; ``Tuning`` holds what the budget buys). Round 1 searches the question's content
+words over the whole archive for ``FIRST_TOP_K`` blocks and notes every one that adds turns, as one search
+would show them, each with up to ``NOTE_WINDOW`` turns on either side (a search shows two), the turns nearest
+the hit first while the block stays within its share of the budget (a long hit turn, an assistant's reply,
+cut to the part around its match). A time expression the question contains ("last week", "in March", "the
+week before 23 January 2023", anchored to the date it names) becomes a filter only where the archive has
+messages, reaching ``FORWARD`` past the time it names (people tell of an event afterwards); one that finds
+nothing is widened once, then dropped, and never ends the search. A question that counts, lists or aggregates
+(how many, which cities, the average) repeats its words, so the seen-session exclusion spreads it over
+sessions (in one person's turns only when the question names one of round 1's speakers), and the first
+repeat's blocks, the question's next best matches, are noted as round 1's are; other questions add the new
+words of the previous round's best hits that are rare in the archive and are no speaker's name (query
+expansion from pseudo-relevance feedback). Any other later block is noted when its hit turn matches at least
+half of the question's terms, the words that date the question left out. Every round also searches the other
+spellings of the question's words that the archive holds (number words as digits and back, "check up" /
+"check-up" as "checkup"), and a hit holding one covers the words it stands for. A block whose turns are
+mostly noted already (a neighbour of a noted hit in the same session) is not noted again; the search stops
+when the budget is spent.
 """
 
 from __future__ import annotations
