@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 # Evidence tokens a question (characters / 4 of the notes stage 2 reads) the offline planner spends: set
 # where recall per token bends on the dev sets (bench/recall_cv.py).
-EVIDENCE_TOKENS = 4000
+EVIDENCE_TOKENS = 6000
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,9 +90,9 @@ ANSWER_QUOTES = 4
 # The planner's choices, measured by cross-validation over the dev conversations (bench/recall_cv.py):
 # round 1's blocks and each later round's, the turns on either side of a hit, the largest share of the
 # budget one block may take, and how far past a named time its filter reaches.
-FIRST_TOP_K = 6
+FIRST_TOP_K = 15
 NOTE_WINDOW = 4
-BLOCK_SHARE = 0.15
+BLOCK_SHARE = 0.1
 FORWARD = timedelta(days=0)
 # A block whose turns are noted already to this share adds too little to be a note of its own.
 REDUNDANT = 0.8

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from refind_cli.request import DEFAULT_K, SESSION_RANK
 from refind_cli.cli.common import (
     ChatsOption,
     JsonOption,
@@ -42,14 +43,17 @@ def search_command(
         ),
     ] = None,
     newest: Annotated[bool, typer.Option("--newest", help="The newest matches first: --sort time.")] = False,
-    k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = 5,
+    k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = DEFAULT_K,
     window: Annotated[int, typer.Option("--window", min=0, help="Turns of context either side.")] = 2,
     exclude_session: Annotated[
         list[str] | None, typer.Option("--exclude-session", help="Skip this session id; repeatable.")
     ] = None,
-    no_session_rank: Annotated[
-        bool, typer.Option("--no-session-rank", help="Plain BM25 order, without session fusion.")
-    ] = False,
+    session_rank: Annotated[
+        bool,
+        typer.Option(
+            "--session-rank/--no-session-rank", help="Fuse each hit's score with its session's (RRF)."
+        ),
+    ] = SESSION_RANK,
     tz: TzOption = None,
     json_out: JsonOption = False,
     jsonl_out: Annotated[
@@ -90,7 +94,7 @@ def search_command(
             k=k,
             window=window,
             exclude_sessions=tuple(exclude_session or ()),
-            session_rank=not no_session_rank,
+            session_rank=session_rank,
             speakers=tuple(speaker) if speaker else None,
             sort="time" if newest else sort or "score",
         )
