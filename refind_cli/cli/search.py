@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from refind_cli.request import DEFAULT_K, SESSION_RANK
 from refind_cli.cli.common import (
     ChatsOption,
     JsonOption,
@@ -22,6 +21,7 @@ from refind_cli.cli.common import (
     stderr_console,
     stdout_console,
 )
+from refind_cli.request import SESSION_RANK
 
 
 @app.command("search")
@@ -43,7 +43,7 @@ def search_command(
         ),
     ] = None,
     newest: Annotated[bool, typer.Option("--newest", help="The newest matches first: --sort time.")] = False,
-    k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = DEFAULT_K,
+    k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = 5,
     window: Annotated[int, typer.Option("--window", min=0, help="Turns of context either side.")] = 2,
     exclude_session: Annotated[
         list[str] | None, typer.Option("--exclude-session", help="Skip this session id; repeatable.")
