@@ -39,7 +39,7 @@ from refind_cli.agent.tools import Toolbox
 from refind_cli.analysis import question_analyzer
 from refind_cli.benchmarks import LOCOMO, Question, load_questions
 from refind_cli.evaluate import Built, build, retrieval_metrics
-from refind_cli.request import SearchRequest
+from refind_cli.request import AskRequest, SearchRequest
 from refind_cli.results import SearchResult
 from refind_cli.search import search
 
@@ -183,7 +183,7 @@ def timing(questions: list[Question], work: Path) -> None:
         try:
             for q in group:
                 c0, w0 = time.process_time(), time.perf_counter()
-                ask(built.archive, built.index, q.question, now=q.asked_at, tz=UTC, offline=True)
+                ask(built.archive, built.index, AskRequest(q.question, q.asked_at, UTC))
                 cpu[q.benchmark].append(time.process_time() - c0)
                 wall[q.benchmark].append(time.perf_counter() - w0)
         finally:
@@ -360,22 +360,22 @@ def main() -> None:
     print(HEAD)
     print("|---" * 8 + "|")
     for name, scores in single.items():
-        print(row(name, [figures(s for s in scores if s.fold == f) for f in range(FOLDS)]))
+        print(row(name, [figures(s for s in scores if s.fold == fold) for fold in range(FOLDS)]))
     print()
     print("Plain BM25 minus session fusion, fold by fold (LoCoMo; LME all)\n")
     for k in (5, 10, 20, 30):
         plain, fused = single[f"one search K={k} plain BM25"], single[f"one search K={k} fused"]
         cells = []
-        for f in range(FOLDS):
-            a = figures(s for s in plain if s.fold == f)
-            b = figures(s for s in fused if s.fold == f)
+        for fold in range(FOLDS):
+            a = figures(s for s in plain if s.fold == fold)
+            b = figures(s for s in fused if s.fold == fold)
             cells.append(f"{a['locomo'] - b['locomo']:+.3f}; {a['lme'] - b['lme']:+.3f}")
         print(f"- K={k}: " + ", ".join(cells))
     print()
     points = []
     for k in (5, 10, 20, 30):
-        f = figures(single[f"one search K={k} plain BM25"])
-        points.append((f["lo_tokens"], f["locomo"]))
+        one = figures(single[f"one search K={k} plain BM25"])
+        points.append((one["lo_tokens"], one["locomo"]))
     print(f"knee of one search's LoCoMo recall against its tokens: K={(5, 10, 20, 30)[knee(points)]}")
 
 
