@@ -34,6 +34,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["assistant_import_bench.py", "--messages", "300", "--workdir", f"{work}/assistant"]],
             "msg/s",
         ),
+        "google_import_bench": (
+            [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
+            "x the messages per second",
+        ),
         "meta_bench": ([["meta_bench.py", "--messages", "300", "--workdir", f"{work}/meta"]], "msg/s"),
         "search_bench and mcp_bench": (
             [
@@ -55,6 +59,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
         "retrieval_eval": (
             [["retrieval_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "| + windows W=2 (default)",
+        ),
+        "recall_cv": (
+            [["recall_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme), "--quick"]],
+            "knee of cross-validated recall",
         ),
         "assistant_sessions": (
             [["assistant_sessions.py", "--longmemeval", str(lme), "--chain", "2"]],
