@@ -380,13 +380,13 @@ def run_planner(p: Plan, toolbox: Toolbox, spend: Tuning | None = None) -> str:
         return "finish_search"
     # The first round's hits are the question's own best matches: all that add turns are kept, as one
     # search would show them. Later rounds drift, so their hits must cover half of the question's terms.
-    notes.take(toolbox, range(1, len(toolbox.last_hits) + 1), terms, covered)
+    last_hits = toolbox.last_hits  # as found: the notes may cut them, the next rounds read them whole
+    notes.take(toolbox, range(1, len(last_hits) + 1), terms, covered)
     queue: list[tuple[str, datetime | None, datetime | None, bool]] = []  # query, range, widened already
     if p.since or p.until:
         # The time named and what follows it: an event is told of in the days after it.
         until = p.until + spend.forward if p.until else None
         queue.append((keywords, p.since, until, False))
-    last_hits = toolbox.last_hits
     # A spread question about one of the people whose turns round 1 showed ("what books has Melanie
     # read?") repeats its words in that person's turns only: their own turns hold the facts about them.
     speaker = named_speaker(last_hits, p.terms, p.analyzer) if p.spread else None
@@ -517,11 +517,11 @@ def _header(hit: Hit) -> int:
 
 
 def _around(text: str, terms: Sequence[str], limit: int) -> str:
-    """About ``limit`` characters of ``text`` from a little before the first place a stem of ``terms`` starts
-    (a stem is the start of its words: "bike" of "bikes"), cut at spaces, the cuts marked. A plain search:
-    the snippet's highlighter analyses every word, too slow for every block a run weighs."""
-    low = text.lower()
-    at = min((i for i in (low.find(t) for t in terms) if i >= 0), default=0)
+    """About ``limit`` characters of ``text`` from a little before the first word that starts with a stem of
+    ``terms`` (a stem is the start of its words: "bike" of "bikes"), cut at spaces, the cuts marked. A plain
+    search: the snippet's highlighter analyses every word, too slow for every block a run weighs."""
+    first = re.search(rf"\b(?:{'|'.join(map(re.escape, terms))})", text, re.I) if terms else None
+    at = first.start() if first else 0
     start = max(0, min(at - limit // 4, len(text) - limit))
     if start:
         start = min(at, text.find(" ", start) + 1 or start)
