@@ -62,13 +62,20 @@ class Config:
         )
 
 
-def grid(quick: bool) -> list[Config]:
-    searches = [(6, 4, 0), (10, 4, 0), (15, 4, 0), (10, 3, 0), (10, 4, 7), (10, 4, 14)]
-    if quick:
-        searches = searches[1:2]
+SEARCHES = ((6, 4, 0), (10, 4, 0), (15, 4, 0), (10, 3, 0), (10, 4, 7), (10, 4, 14))
+
+
+def search_of(text: str) -> tuple[int, int, int]:
+    first_k, window, days = map(int, text.split(","))
+    return first_k, window, days
+
+
+def grid(searches: Sequence[tuple[int, int, int]], budgets: Sequence[int]) -> list[Config]:
+    """Every (round 1's blocks, window, days forward) of ``searches`` at every budget, block share and
+    note rule."""
     out = []
     for (first_k, window, days), budget, share, topic in itertools.product(
-        searches, BUDGETS, (0.1, 0.2), (True, False)
+        searches, budgets, (0.1, 0.2), (True, False)
     ):
         spend = offline.Tuning(budget, first_k, 5, window, share, timedelta(days=days))
         out.append(Config(spend, topic))
@@ -299,6 +306,8 @@ def main() -> None:
     ap.add_argument("--locomo", type=Path, default=REPO / "../shared/data/locomo_dev5.json")
     ap.add_argument("--longmemeval", type=Path, default=REPO / "../shared/data/longmemeval_s_dev60.jsonl.gz")
     ap.add_argument("--quick", action="store_true", help="one search configuration only")
+    ap.add_argument("--budgets", type=int, nargs="+", default=BUDGETS, help="evidence budgets to measure")
+    ap.add_argument("--searches", nargs="+", help="round 1's blocks, window, days forward: 15,4,0 ...")
     ap.add_argument("--time", action="store_true", help="only time the default planner, uncached")
     ap.add_argument("--save", type=Path, help="keep the scores in this file (pickle)")
     ap.add_argument("--load", type=Path, help="print the figures of scores kept by --save, measuring nothing")
@@ -315,7 +324,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="refind-cv-") as tmp:
             timing(questions, Path(tmp))
         return
-    configs = grid(args.quick)
+    searches = [search_of(s) for s in args.searches] if args.searches else SEARCHES
+    configs = grid(searches[1:2] if args.quick else searches, args.budgets)
     t0 = time.perf_counter()
     if args.load:
         planner, single = pickle.loads(args.load.read_bytes())
@@ -331,7 +341,7 @@ def main() -> None:
     print(HEAD)
     print("|---" * 8 + "|")
     curve = []
-    for budget in BUDGETS:
+    for budget in args.budgets:
         candidates = {c.name: planner[c.name] for c in configs if c.tuning.evidence_tokens == budget}
         held, chosen = cross_validate(candidates)
         print(row(f"budget {budget:,}", held))
@@ -345,7 +355,7 @@ def main() -> None:
         print(f"  budget {budget:,}: chosen per fold: {'; '.join(chosen)}")
     print()
 
-    ablations(configs, planner, BUDGETS[best])
+    ablations(configs, planner, args.budgets[best])
     print("Every configuration on all folds (no choice made): mean over questions\n")
     print("| configuration | LoCoMo | cat 2 | tokens | LME all | multi | temporal | LME tokens |")
     print("|---" * 8 + "|")
