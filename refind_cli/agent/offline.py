@@ -40,6 +40,7 @@ from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
 from refind_cli.records import Turn, said
 from refind_cli.results import WindowTurn
 from refind_cli.search_tools import DEFAULT_TOP_K
+from refind_cli.snippet import snippet
 from refind_cli.timeexpr import TimeRange, time_words
 
 if TYPE_CHECKING:
@@ -516,21 +517,6 @@ def _header(hit: Hit) -> int:
     return SESSION_CHARS + len(hit.chat.name) + len(hit.chat.source)
 
 
-def _around(text: str, terms: Sequence[str], limit: int) -> str:
-    """About ``limit`` characters of ``text`` from a little before the first word that starts with a stem of
-    ``terms`` (a stem is the start of its words: "bike" of "bikes"), cut at spaces, the cuts marked. A plain
-    search: the snippet's highlighter analyses every word, too slow for every block a run weighs."""
-    first = re.search(rf"\b(?:{'|'.join(map(re.escape, terms))})", text, re.I) if terms else None
-    at = first.start() if first else 0
-    start = max(0, min(at - limit // 4, len(text) - limit))
-    if start:
-        start = min(at, text.find(" ", start) + 1 or start)
-    end = start + limit
-    if end < len(text):
-        end = max(start + limit // 2, text.rfind(" ", start, end))
-    return ("… " if start else "") + text[start:end] + (" …" if end < len(text) else "")
-
-
 def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
     """``hit`` with the turns of its window nearest the hit turn that fit ``room`` characters (turns noted
     already cost nothing). A hit turn longer than the room (an assistant's long reply) is cut to the part
@@ -547,7 +533,10 @@ def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
         if room < CUT_MIN:
             return None
         turn = hit.turn
-        cut = replace(turn, text=_around(turn.text, hit.terms, room - _chars(replace(turn, text="")) - 4))
+        view = snippet(turn.text, hit.terms, room - _chars(replace(turn, text="")) - 4, hit.chat.lang)
+        end = view.start + len(view.text)
+        text = ("… " if view.start else "") + view.text + (" …" if end < view.length else "")
+        cut = replace(turn, text=text)
         return replace(hit, turn=cut, window=(WindowTurn(cut, True),))
     lo = hi = center
     for step in range(1, len(window)):
