@@ -34,10 +34,6 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["assistant_import_bench.py", "--messages", "300", "--workdir", f"{work}/assistant"]],
             "msg/s",
         ),
-        "google_import_bench": (
-            [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
-            "x the messages per second",
-        ),
         "meta_bench": ([["meta_bench.py", "--messages", "300", "--workdir", f"{work}/meta"]], "msg/s"),
         "google_import_bench": (
             [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
