@@ -68,6 +68,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["retrieval_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "| + windows W=2 (default)",
         ),
+        "recall_cv": (
+            [["recall_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme), "--quick"]],
+            "knee of cross-validated recall",
+        ),
         "assistant_sessions": (
             [["assistant_sessions.py", "--longmemeval", str(lme), "--chain", "2"]],
             "| silence",

@@ -37,7 +37,8 @@ def print_eval(report: EvalReport, console: Console) -> None:
     summary = report.summary
     overall = summary["overall"]
     metrics = [m for m in overall if not m.endswith("_n") and m != "questions"]
-    table = Table(title=f"{report.benchmark} · {report.mode} · k={report.k}", title_justify="left")
+    title = f"{report.benchmark} · {report.mode} · k={report.k} · budget={report.budget:,} evidence tokens"
+    table = Table(title=title, title_justify="left")
     table.add_column("category")
     table.add_column("questions", justify="right")
     for m in metrics:
@@ -64,6 +65,7 @@ def eval_json(report: EvalReport) -> dict[str, Any]:
         "benchmark": report.benchmark,
         "mode": report.mode,
         "k": report.k,
+        "budget": report.budget,
         "token_estimate": TOKEN_ESTIMATE,
         "summary": report.summary,
         "questions": [
