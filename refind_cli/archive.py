@@ -18,7 +18,7 @@ from urllib.parse import quote
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.home import ensure_home
+from refind_cli.home import ensure_home, home_to_read
 from refind_cli.records import ChatInfo, Kind, Turn
 from refind_cli.results import ChatSummary, SessionInfo
 
@@ -461,9 +461,12 @@ class Archive:
     def open(cls, home: Path, *, readonly: bool = False) -> Self:
         if not readonly:
             _ensure_home(home)
-        elif not home.exists():
-            # A first command creates the (private) home as it always did; a reader never makes the archive.
-            _ensure_home(home)
+        else:
+            # A reader creates nothing: a home that does not exist yet reads as empty.
+            try:
+                home_to_read(home)
+            except OSError as exc:
+                raise RefindError(f"{home}: cannot use this as the home folder ({exc.strerror or exc})") from None
         return cls(home / "archive.db", readonly=readonly)
 
     def close(self) -> None:

@@ -17,6 +17,20 @@ def resolve_home(explicit: str | Path | None = None) -> Path:
     return base / "refind"
 
 
+def home_to_read(home: Path) -> bool:
+    """Whether the home exists, for a reader, which creates nothing. A home that is not a folder, or one
+    this user cannot list, raises ``OSError``: a reader must not answer "no chats" from it."""
+    try:
+        if not home.is_dir():
+            if home.exists():
+                raise NotADirectoryError(f"{home} is not a folder")
+            return False
+        os.listdir(home)
+    except PermissionError as exc:
+        raise PermissionError(exc.errno, "permission denied") from None
+    return True
+
+
 def ensure_home(home: Path) -> Path:
     """The home folder, created private to the user (0700) when it does not exist. An existing folder keeps
     its mode: refind did not create it (it may be a shared /tmp or the current folder), and the files refind
