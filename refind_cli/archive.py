@@ -462,11 +462,7 @@ class Archive:
         if not readonly:
             _ensure_home(home)
         else:
-            # A reader creates nothing: a home that does not exist yet reads as empty.
-            try:
-                home_to_read(home)
-            except OSError as exc:
-                raise RefindError(f"{home}: cannot use this as the home folder ({exc.strerror or exc})") from None
+            home_to_read(home)  # a reader creates nothing: a home that does not exist yet reads as empty
         return cls(home / "archive.db", readonly=readonly)
 
     def close(self) -> None:

@@ -4,11 +4,16 @@ test fails on the release before its fix."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
-from cli_runs import run
+from cli_runs import refind, run
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
 
 TG_FAR = {
     "name": "Ann",
@@ -60,3 +65,73 @@ def test_a_far_future_time_is_clamped_at_import_and_every_view_shows_it(
         r = run(home, *args)
         assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
         assert r.exit_code == 0, (args, r.output)
+
+
+# --- 2: a home that is a file, or cannot be read -----------------------------------------------------------
+
+
+HOME_READS = (
+    ("search", "x"),
+    ("search", "x", "--json"),
+    ("chats",),
+    ("stats",),
+    ("show", "abc"),
+    ("ask", "--offline", "hi"),
+)
+
+
+def one_line_error(r, *phrases: str) -> str:
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("refind: error: "), r.stderr
+    for phrase in phrases:
+        assert phrase in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize("args", HOME_READS)
+def test_a_home_that_is_a_file_is_one_line_for_every_reader(tmp_path: Path, args: tuple[str, ...]):
+    home = tmp_path / "home"
+    home.write_text("not a folder")
+    r = run(home, *args)
+    one_line_error(r, str(home), "not a folder")
+    if "--json" in args:
+        assert "not a folder" in json.loads(r.stdout)["error"]
+
+
+def test_a_home_that_is_a_file_is_one_line_for_the_mcp_server(tmp_path: Path):
+    home = tmp_path / "home"
+    home.write_text("not a folder")
+    r = refind("--home", str(home), "mcp", input="")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.splitlines() == [f"refind: error: {home}: cannot use this as the home folder (not a folder)"]
+
+
+@pytest.mark.parametrize("args", HOME_READS)
+def test_a_home_this_user_cannot_read_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+):
+    home = tmp_path / "home"
+    run(home, "import", str(SAMPLES / "telegram-result.json"))
+    home.chmod(0)
+    if os.geteuid() == 0:  # root reads any folder: make this one refuse as it would anyone else
+        listdir = os.listdir
+
+        def refuse(path: Any = ".") -> list[str]:
+            if Path(path) == home:
+                raise PermissionError(errno.EACCES, "Permission denied", str(path))
+            return listdir(path)
+
+        monkeypatch.setattr(os, "listdir", refuse)
+    try:
+        one_line_error(run(home, *args), str(home), "ermission denied")
+    finally:
+        home.chmod(0o700)
+
+
+def test_a_reader_of_a_home_that_does_not_exist_creates_nothing(tmp_path: Path):
+    home = tmp_path / "nowhere"
+    for args in (("chats",), ("search", "x"), ("stats",), ("chats", "--json")):
+        assert run(home, *args).exit_code in (0, 1)
+    assert not home.exists()
