@@ -135,3 +135,32 @@ def test_a_reader_of_a_home_that_does_not_exist_creates_nothing(tmp_path: Path):
     for args in (("chats",), ("search", "x"), ("stats",), ("chats", "--json")):
         assert run(home, *args).exit_code in (0, 1)
     assert not home.exists()
+
+
+# --- 3: every MCP line read gets an answer -----------------------------------------------------------------
+
+
+def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answered(tmp_path: Path):
+    home = tmp_path / "home"
+    run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search_chat", '
+        '"arguments": {"keywords": "dentist \\ud800"}}}',
+        "not json at all",
+        "[1, 2]",
+        '{"id": 3, "foo": 1}',
+        '{"jsonrpc": "2.0", "id": 4, "params": {}}',
+        json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}),
+    ]
+    p = refind("--home", str(home), "mcp", input="\n".join(lines) + "\n", timeout=60)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    replies = [json.loads(line) for line in p.stdout.splitlines()]
+    by_id = {r["id"]: r for r in replies if r["id"] is not None}
+    assert sorted(by_id) == [1, 2, 3, 4, 5]
+    assert "result" in by_id[2] and not by_id[2]["result"].get("isError")
+    assert by_id[3]["error"]["code"] == by_id[4]["error"]["code"] == -32600
+    unnamed = sorted(r["error"]["code"] for r in replies if r["id"] is None)
+    assert unnamed == [-32700, -32600]  # the line that is not JSON, the array
