@@ -148,8 +148,9 @@ class Analyzer:
             terms = ""  # too long to be typed, a stop word, or joiners and marks alone (between two emoji)
         else:
             # Porter stems "s" to "": an empty term would be indexed and matched as a word.
-            # NFC so that a decomposed "é" stems like a composed one; "İ".lower() leaves a combining dot.
-            plain = unicodedata.normalize("NFC", word).replace("i\u0307", "i")
+            # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
+            # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".lower() leaves a combining dot.
+            plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
             # Russian "ё" is written "е" as often as not.
             if self._fold_first:
                 terms = self._stem(fold(plain))

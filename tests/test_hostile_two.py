@@ -164,3 +164,19 @@ def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answe
     assert by_id[3]["error"]["code"] == by_id[4]["error"]["code"] == -32600
     unnamed = sorted(r["error"]["code"] for r in replies if r["id"] is None)
     assert unnamed == [-32700, -32600]  # the line that is not JSON, the array
+
+
+# --- 9: text a person wrote is stored and shown as written ---------------------------------------------------
+
+
+def test_whatsapp_bodies_are_stored_as_written_and_found_as_typed(tmp_path: Path):
+    bodies = ["好的，我明天来", "x² is ½ of ｈｅｌｌｏ", "שלום\u200fעולם 123", "مرحبا\u200fبك"]
+    chat = tmp_path / "WhatsApp Chat with Ann.txt"
+    chat.write_text("".join(f"01/02/2024, 10:0{i} - Ann: {b}\n" for i, b in enumerate(bodies)))
+    home = tmp_path / "home"
+    assert run(home, "import", "--tz", "UTC", str(chat)).exit_code == 0
+    r = run(home, "search", "hello", "--json")
+    [session] = {hit["session_id"] for hit in json.loads(r.stdout)["results"]}
+    shown = json.loads(run(home, "show", session, "--json").stdout)
+    assert shown["turns"][0]["text"] == "\n".join(bodies)
+    assert json.loads(run(home, "search", "x2", "--json").stdout)["results"]

@@ -74,6 +74,8 @@ _YEARS = (1970, 2199)
 # Exports carry invisible direction marks around names and stamps: strip them, then NFKC, which also turns NBSP, narrow NBSP and thin space into spaces.
 # (str.translate would do both, but it is ten times slower on non-ASCII text.)
 _INVISIBLE = re.compile(f"[{_MARKS}]")
+# What WhatsApp wraps each @mention in; a person does not type them (and they show as escapes).
+_ISOLATES = re.compile("[\u2066-\u2069]")
 
 # --- body markers -----------------------------------------------------------------------------------
 # Exact bodies (compared case-folded, without a final full stop). Android writes one "<Media omitted>"
@@ -177,7 +179,8 @@ _LOCATION = re.compile(
     r"|.{1,300}: https://foursquare\.com/v/\S+$"
 )
 _EDITED = re.compile(
-    r" ?<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje"
+    f"[ \u00a0{_MARKS}]*"
+    r"<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje"
     r"|Ce message a été modifié|Questo messaggio è stato modificato|Dit bericht is bewerkt"
     r"|Esta mensagem foi editada|Сообщение изменено)\.?>$"
 )
@@ -734,24 +737,28 @@ def _message(header: _Header, raw: str, rest: str, senders: dict[str, str | None
         sender = None if author is None else _sender(author)
         if sender is None:
             body = rest
-    text = body if body.isascii() else unicodedata.normalize("NFKC", _INVISIBLE.sub("", body))
+    # The text as written (no NFKC: "，" and "x²" stay, and so do direction marks inside Arabic or Hebrew),
+    # but for the marks the export adds around it and the isolates around @mentions; the markers are read
+    # from a normalised copy.
+    text = body if body.isascii() else _ISOLATES.sub("", body.strip(_MARKS))
     multiline = "\n" in text
     if multiline:
-        text = text.rstrip("\n")
+        text = text.rstrip("\n").rstrip(_MARKS)
     edited = False
     if text.endswith(">"):
         marker = _EDITED.search(text)
         if marker is not None:
             edited = True
-            text = text[: marker.start()]
-    kind = _kind(sender, body, text.partition("\n")[0] if multiline else text)
+            text = text[: marker.start()].rstrip(_MARKS)
+    first_line = text.partition("\n")[0] if multiline else text
+    kind = _kind(sender, body, first_line if first_line.isascii() else _normalise(first_line))
     # Positional: keyword construction of a named tuple costs twice as much, once per message.
     # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw)
     return Message(header[0], sender, text, kind, None, None, header[1], None, None, edited, raw)
 
 
 def _malformed(header: _Header, raw: str) -> Message:
-    text = _normalise(raw).rstrip("\n")
+    text = raw.rstrip("\n")
     return Message(header[0], None, text, Kind.MALFORMED, None, None, header[1], None, None, False, raw)
 
 
