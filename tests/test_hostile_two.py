@@ -7,11 +7,17 @@ from __future__ import annotations
 import errno
 import json
 import os
+import warnings
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from cli_runs import refind, run
+
+from refind_cli.importers import whatsapp
+from refind_cli.records import Kind, Message
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
 
@@ -180,3 +186,34 @@ def test_whatsapp_bodies_are_stored_as_written_and_found_as_typed(tmp_path: Path
     shown = json.loads(run(home, "show", session, "--json").stdout)
     assert shown["turns"][0]["text"] == "\n".join(bodies)
     assert json.loads(run(home, "search", "x2", "--json").stdout)["results"]
+
+
+# --- 8, 10: WhatsApp stamps ----------------------------------------------------------------------------------
+
+
+def read_whatsapp(path: Path, text: str, tz: str = "Europe/Berlin") -> tuple[list[Message], list[str]]:
+    path.write_text(text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = [m for e in whatsapp.read(path, tz=ZoneInfo(tz)) for m in e.messages]
+    return found, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("stamp", ["12/03/10000, 10:01", "12/03/123456, 10:01", "10000/03/12, 10:01"])
+def test_a_header_with_a_five_or_six_digit_year_is_its_own_record_with_a_warning(tmp_path: Path, stamp: str):
+    found, warned = read_whatsapp(
+        tmp_path / "chat.txt", f"12/03/2025, 10:00 - Ann: hello\n{stamp} - Bob: far away\n"
+    )
+    assert [m.text for m in found] == ["hello", f"{stamp} - Bob: far away"]
+    assert found[1].kind == Kind.MALFORMED
+    assert len(warned) == 1 and "line 2" in warned[0] and stamp in warned[0]
+
+
+def test_a_time_the_clocks_skipped_keeps_the_order_of_the_file(tmp_path: Path):
+    found, _ = read_whatsapp(
+        tmp_path / "chat.txt",
+        "29/03/2026, 01:59 - Ann: before\n29/03/2026, 02:30 - Ann: skipped\n29/03/2026, 03:01 - Ann: after\n",
+    )
+    times = [m.timestamp for m in found]
+    assert times == sorted(times)
+    assert found[1].timestamp == datetime(2026, 3, 29, 1, 0, tzinfo=UTC)  # the moment the clocks changed
