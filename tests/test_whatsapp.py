@@ -358,7 +358,7 @@ def test_wall_clock_read_in_given_zone_including_dst(tmp_path: Path) -> None:
         utc(2022, 10, 30, 0, 50),
         utc(2022, 10, 30, 1, 10),
         utc(2022, 10, 30, 11, 0),
-        utc(2022, 3, 27, 1, 30),  # read with the offset before the change (CET)
+        utc(2022, 3, 27, 1, 0),  # read as the moment the clocks changed (issue 24)
     ]
 
 
