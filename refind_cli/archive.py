@@ -212,6 +212,12 @@ def _m007_chat_language(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE chats ADD COLUMN lang_given INTEGER NOT NULL DEFAULT 0")
 
 
+def _m008_own_messages(db: apsw.Connection) -> None:
+    """Which messages the person whose export it is wrote, where the export says so (``Message.own``): what
+    ``--from me`` finds. Messages imported before read as not known to be theirs until imported again."""
+    db.execute("ALTER TABLE messages ADD COLUMN own INTEGER NOT NULL DEFAULT 0")
+
+
 def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
     """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
     rows = _rows(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
@@ -233,6 +239,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m005_forgotten_chats_hashed", _m005_forgotten_chats_hashed),
     ("m006_chat_repairs", _m006_chat_repairs),
     ("m007_chat_language", _m007_chat_language),
+    ("m008_own_messages", _m008_own_messages),
 )
 
 
@@ -755,13 +762,21 @@ class Archive:
         exact = [seq for seq, key, name in rows if needle in (str(seq), key.lower(), name.lower())]
         return exact or [seq for seq, _key, name in rows if needle in name.lower()]
 
-    def speakers(self) -> list[tuple[str, str | None]]:
-        """Every (name, sender id) the messages are from, as turns name their speakers: what ``--from``
-        matches. A scan of the messages, paid only by a search that asks for speakers."""
-        return _rows(
-            self.db.execute("SELECT DISTINCT coalesce(sender, ''), sender_id FROM messages"),
-            tuple[str, str | None],
-        )
+    def speakers(self) -> list[tuple[str, str | None, bool]]:
+        """Every (name, sender id, whether any of its messages is the exporting person's own) the messages
+        are from, as turns name their speakers: what ``--from`` matches. A scan of the messages, paid only by
+        a search that asks for speakers. (An archive read before m008 knows no message as anyone's own.)"""
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}
+        own = "max(own)" if "own" in columns else "0"
+        return [
+            (name, sid, bool(mine))
+            for name, sid, mine in _rows(
+                self.db.execute(
+                    f"SELECT coalesce(sender, ''), sender_id, {own} FROM messages GROUP BY 1, 2"
+                ),
+                tuple[str, str | None, int],
+            )
+        ]
 
     # -- messages ---------------------------------------------------------------------------------------
 
@@ -776,12 +791,13 @@ class Archive:
 
     def insert_messages(self, rows: list[tuple]) -> int:
         """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
-        reply_to, edited, raw, import_seq); seq may be None. Returns how many were new; known uids are left
-        alone."""
+        reply_to, edited, raw, import_seq, own); seq may be None. Returns how many were new; known uids are
+        left alone."""
         before = self.db.total_changes()
         self.db.executemany(
             "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
-            " source_id, thread, reply_to, edited, raw, import_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " source_id, thread, reply_to, edited, raw, import_seq, own)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
         return self.db.total_changes() - before

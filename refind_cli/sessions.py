@@ -50,7 +50,7 @@ class Unthreaded:
         seg_message = segment.SegMessage
         hidden = Kind.HIDDEN
         last = -(1 << 62)
-        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i in self.rows:
+        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o in self.rows:
             if kind == hidden:
                 continue
             if thread is not None:

@@ -217,3 +217,34 @@ def test_a_time_the_clocks_skipped_keeps_the_order_of_the_file(tmp_path: Path):
     times = [m.timestamp for m in found]
     assert times == sorted(times)
     assert found[1].timestamp == datetime(2026, 3, 29, 1, 0, tzinfo=UTC)  # the moment the clocks changed
+
+
+# --- 16: --from by the start of any name part, and --from me -------------------------------------------------
+
+
+def test_from_takes_the_start_of_any_name_part_and_me_takes_the_exports_own_messages(tmp_path: Path):
+    home = tmp_path / "home"
+    chat = tmp_path / "WhatsApp Chat with Maya.txt"
+    chat.write_text("01/02/2024, 10:00 - Maya: flat hunting in Lisbon\n01/02/2024, 10:01 - Jonas: lisbon!\n")
+    for path in (chat, SAMPLES / "telegram-result.json", SAMPLES / "chatgpt-export.zip"):
+        assert run(home, "import", "--tz", "UTC", str(path)).exit_code == 0
+
+    def speakers(*args: str) -> set[str]:
+        r = run(home, "search", *args, "-k", "50", "--json")
+        assert r.exit_code == 0, r.output
+        return {hit["speaker"] for hit in json.loads(r.stdout)["results"]}
+
+    assert speakers("flat", "--from", "Maya") == {"Maya", "Maya Lindqvist"}
+    assert speakers("flat", "--from", "lindq") == {"Maya Lindqvist"}
+    # The Telegram chat is one-to-one with Aylin, so the export's own person is the other; ChatGPT's user.
+    mine = speakers("flat hunting dentist email", "--from", "me")
+    assert mine == {"Maya Lindqvist", "You"}
+    assert speakers("flat hunting dentist email", "--from", "Aylin") == {"Aylin Demir"}
+
+
+def test_from_me_without_an_export_that_says_is_a_clear_error(tmp_path: Path):
+    home = tmp_path / "home"
+    chat = tmp_path / "WhatsApp Chat with Maya.txt"
+    chat.write_text("01/02/2024, 10:00 - Maya: flat hunting in Lisbon\n")
+    run(home, "import", "--tz", "UTC", str(chat))
+    one_line_error(run(home, "search", "flat", "--from", "me"), "your own")
