@@ -18,6 +18,7 @@ from cli_runs import refind, run
 
 from refind_cli.importers import whatsapp
 from refind_cli.records import Kind, Message
+from refind_cli.request import SearchRequest
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
 
@@ -248,3 +249,15 @@ def test_from_me_without_an_export_that_says_is_a_clear_error(tmp_path: Path):
     chat.write_text("01/02/2024, 10:00 - Maya: flat hunting in Lisbon\n")
     run(home, "import", "--tz", "UTC", str(chat))
     one_line_error(run(home, "search", "flat", "--from", "me"), "your own")
+
+
+# --- 7: -k and --window are bounded -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "phrase"), [(("-k", "1000000"), "'-k'"), (("--window", "1000"), "'--window'")]
+)
+def test_k_and_window_have_an_upper_bound_with_a_clear_error(tmp_path: Path, args: tuple[str, ...], phrase: str):
+    one_line_error(run(tmp_path / "home", "search", "love", *args), phrase, "1000")
+    with pytest.raises(ValueError, match="k must be 1 to"):
+        SearchRequest("love", k=1_000_000)

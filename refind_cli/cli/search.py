@@ -21,6 +21,7 @@ from refind_cli.cli.common import (
     stderr_console,
     stdout_console,
 )
+from refind_cli.request import MAX_K, MAX_WINDOW
 
 
 @app.command("search")
@@ -42,8 +43,10 @@ def search_command(
         ),
     ] = None,
     newest: Annotated[bool, typer.Option("--newest", help="The newest matches first: --sort time.")] = False,
-    k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = 5,
-    window: Annotated[int, typer.Option("--window", min=0, help="Turns of context either side.")] = 2,
+    k: Annotated[int, typer.Option("-k", min=1, max=MAX_K, help="Number of results.")] = 5,
+    window: Annotated[
+        int, typer.Option("--window", min=0, max=MAX_WINDOW, help="Turns of context either side.")
+    ] = 2,
     exclude_session: Annotated[
         list[str] | None, typer.Option("--exclude-session", help="Skip this session id; repeatable.")
     ] = None,
