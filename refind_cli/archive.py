@@ -842,16 +842,20 @@ class Archive:
     def replan_start(self, chat_seq: int, first_new_seq: int) -> int | None:
         """Where re-planning a chat's unthreaded sessions must begin once messages were added to it (those
         with seqs from ``first_new_seq`` on): the start of the last session that begins no later than the
-        earliest of them. Sessions before it end more than a session gap before it, so nothing added after
-        can change them. None: from the chat's beginning."""
-        return _first(
-            self.db.execute(
-                "SELECT max(start_ts) FROM sessions WHERE chat_seq = ? AND thread IS NULL AND start_ts <="
-                " (SELECT min(ts) FROM messages WHERE chat_seq = ? AND seq >= ?)",
-                (chat_seq, chat_seq, first_new_seq),
-            ),
-            tuple[int | None],
-        )[0]
+        earliest of them and that no earlier session reaches (a session cut at the cap inside a run of equal
+        timestamps shares its start time with the one before). Sessions before it end more than a session gap
+        before it, so nothing added after can change them. None: from the chat's beginning."""
+        rows = self.db.execute(
+            "SELECT start_ts, end_ts FROM sessions WHERE chat_seq = ? AND thread IS NULL AND start_ts <="
+            " (SELECT min(ts) FROM messages WHERE chat_seq = ? AND seq >= ?) ORDER BY start_ts DESC, seq DESC",
+            (chat_seq, chat_seq, first_new_seq),
+        )
+        start: int | None = None
+        for begins, ends in rows:
+            if start is not None and ends < start:
+                break
+            start = begins
+        return start
 
     def next_session_seq(self) -> int:
         return _first(self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM sessions"), tuple[int])[0]

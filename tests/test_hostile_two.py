@@ -261,3 +261,25 @@ def test_k_and_window_have_an_upper_bound_with_a_clear_error(tmp_path: Path, arg
     one_line_error(run(tmp_path / "home", "search", "love", *args), phrase, "1000")
     with pytest.raises(ValueError, match="k must be 1 to"):
         SearchRequest("love", k=1_000_000)
+
+
+# --- 5: the session cap holds among equal timestamps -------------------------------------------------------
+
+
+def test_25000_lines_of_one_minute_are_cut_at_the_session_cap_and_a_longer_export_adds_alike(tmp_path: Path):
+    def export(name: str, n: int) -> Path:
+        path = tmp_path / name / "WhatsApp Chat with Ann.txt"
+        path.parent.mkdir()
+        path.write_text("".join(f"01/02/2024, 10:00 - Ann: line {i}\n" for i in range(n)))
+        return path
+
+    def sessions(home: Path) -> list[int]:
+        out = json.loads(run(home, "chats", "--json").stdout)["chats"]
+        return [(c["messages"], c["sessions"]) for c in out]
+
+    first, longer = export("a", 25_000), export("b", 25_100)
+    assert run(tmp_path / "h1", "import", "--tz", "UTC", str(first)).exit_code == 0
+    assert sessions(tmp_path / "h1") == [(25_000, 3)]
+    assert run(tmp_path / "h1", "import", "--tz", "UTC", str(longer)).exit_code == 0
+    assert run(tmp_path / "h2", "import", "--tz", "UTC", str(longer)).exit_code == 0
+    assert sessions(tmp_path / "h1") == sessions(tmp_path / "h2") == [(25_100, 3)]
