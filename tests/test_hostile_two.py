@@ -283,3 +283,25 @@ def test_25000_lines_of_one_minute_are_cut_at_the_session_cap_and_a_longer_expor
     assert run(tmp_path / "h1", "import", "--tz", "UTC", str(longer)).exit_code == 0
     assert run(tmp_path / "h2", "import", "--tz", "UTC", str(longer)).exit_code == 0
     assert sessions(tmp_path / "h1") == sessions(tmp_path / "h2") == [(25_100, 3)]
+
+
+# --- forget removes the words from the index itself --------------------------------------------------------
+
+
+def test_forget_leaves_no_document_in_the_index_holding_the_forgotten_word(tmp_path: Path):
+    from refind_cli.analysis import analyzer_for
+    from refind_cli.index import Index
+
+    home = tmp_path / "home"
+    assert run(home, "import", "--tz", "Europe/Berlin", str(SAMPLES / "telegram-result.json")).exit_code == 0
+    assert run(home, "search", "Wellenwerk").exit_code == 0  # the index is built
+
+    def doc_freqs() -> dict[str, int]:
+        index = Index.open(home)
+        terms = {analyzer_for(lang).index_text("Wellenwerk") for lang in ("en", "de", "und")}
+        return {term: index.doc_freq(term) for term in terms}
+
+    before = doc_freqs()
+    assert any(before.values()), before
+    assert run(home, "forget", "--matching", "wellenwerk", "--yes").exit_code == 0
+    assert doc_freqs() == dict.fromkeys(before, 0)
