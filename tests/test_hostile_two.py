@@ -305,3 +305,27 @@ def test_forget_leaves_no_document_in_the_index_holding_the_forgotten_word(tmp_p
     assert any(before.values()), before
     assert run(home, "forget", "--matching", "wellenwerk", "--yes").exit_code == 0
     assert doc_freqs() == dict.fromkeys(before, 0)
+
+
+# --- 13: no secret, home path or huge echo in error lines ---------------------------------------------------
+
+
+def test_a_password_in_the_api_base_is_never_printed(tmp_path: Path):
+    home = tmp_path / "home"
+    run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
+    base = "http://maya:SECRET-PASSWORD@127.0.0.1:9/v1"
+    r = run(home, "ask", "where is the flat?", "--model", "openai/x", "--api-base", base, "--json")
+    assert r.exit_code == 2
+    assert "SECRET-PASSWORD" not in r.stdout + r.stderr
+    assert "http://maya:***@127.0.0.1:9/v1" in r.stderr
+
+
+def test_an_unknown_id_error_names_neither_the_home_nor_the_whole_id(tmp_path: Path):
+    from refind_cli.errors import RefindError
+    from refind_cli.facade import Home
+
+    home = tmp_path / "home"
+    run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
+    with Home.open(home) as opened, pytest.raises(RefindError) as caught:
+        opened.show("x" * 100_000)
+    assert str(home) not in str(caught.value) and len(str(caught.value)) < 200
