@@ -329,3 +329,18 @@ def test_an_unknown_id_error_names_neither_the_home_nor_the_whole_id(tmp_path: P
     with Home.open(home) as opened, pytest.raises(RefindError) as caught:
         opened.show("x" * 100_000)
     assert str(home) not in str(caught.value) and len(str(caught.value)) < 200
+
+
+# --- 14: what the README says of piped search output holds ---------------------------------------------------
+
+
+def test_piped_search_output_is_as_the_readme_says(tmp_path: Path):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert "| wc -l` counts hit lines" not in readme  # it printed 30 lines for 5 hits
+    assert "refind search x | grep -c '^>'` counts hits" in readme
+    home = tmp_path / "home"
+    run(home, "import", "--tz", "UTC", str(SAMPLES))
+    p = refind("--home", str(home), "search", "dentist", "-k", "7", "--tz", "UTC")
+    assert p.returncode == 0
+    hits = [line for line in p.stdout.splitlines() if line.startswith(">")]
+    assert len(hits) == 7
