@@ -344,3 +344,24 @@ def test_piped_search_output_is_as_the_readme_says(tmp_path: Path):
     assert p.returncode == 0
     hits = [line for line in p.stdout.splitlines() if line.startswith(">")]
     assert len(hits) == 7
+
+
+# --- 15: eval into a pipe is TSV, without a progress bar ------------------------------------------------------
+
+
+def test_eval_into_a_pipe_prints_tsv_and_no_progress_bar(tmp_path: Path):
+    sample = [{"question_id": f"q{i}", "question_type": "single-session-user", "question": "where did I go?",
+               "answer": "Lisbon", "question_date": "2024/01/05 (Fri) 10:00",
+               "haystack_session_ids": ["s1"], "haystack_dates": ["2024/01/01 (Mon) 10:00"],
+               "haystack_sessions": [[{"role": "user", "content": "I went to Lisbon", "has_answer": True},
+                                      {"role": "assistant", "content": "Nice!"}]],
+               "answer_session_ids": ["s1"]} for i in range(2)]  # fmt: skip
+    path = tmp_path / "longmemeval_s.json"
+    path.write_text(json.dumps(sample))
+    p = refind("--home", str(tmp_path / "home"), "eval", str(path))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].split("\t")[:2] == ["category", "questions"]
+    assert lines[1].split("\t")[:2] == ["all", "2"]
+    assert all("\t" in line for line in lines) and "━" not in p.stdout
+    assert "questions" not in p.stderr  # no progress bar into a log
