@@ -771,9 +771,7 @@ class Archive:
         return [
             (name, sid, bool(mine))
             for name, sid, mine in _rows(
-                self.db.execute(
-                    f"SELECT coalesce(sender, ''), sender_id, {own} FROM messages GROUP BY 1, 2"
-                ),
+                self.db.execute(f"SELECT coalesce(sender, ''), sender_id, {own} FROM messages GROUP BY 1, 2"),
                 tuple[str, str | None, int],
             )
         ]

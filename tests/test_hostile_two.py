@@ -112,7 +112,9 @@ def test_a_home_that_is_a_file_is_one_line_for_the_mcp_server(tmp_path: Path):
     home.write_text("not a folder")
     r = refind("--home", str(home), "mcp", input="")
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert r.stderr.splitlines() == [f"refind: error: {home}: cannot use this as the home folder (not a folder)"]
+    assert r.stderr.splitlines() == [
+        f"refind: error: {home}: cannot use this as the home folder (not a folder)"
+    ]
 
 
 @pytest.mark.parametrize("args", HOME_READS)
@@ -257,7 +259,9 @@ def test_from_me_without_an_export_that_says_is_a_clear_error(tmp_path: Path):
 @pytest.mark.parametrize(
     ("args", "phrase"), [(("-k", "1000000"), "'-k'"), (("--window", "1000"), "'--window'")]
 )
-def test_k_and_window_have_an_upper_bound_with_a_clear_error(tmp_path: Path, args: tuple[str, ...], phrase: str):
+def test_k_and_window_have_an_upper_bound_with_a_clear_error(
+    tmp_path: Path, args: tuple[str, ...], phrase: str
+):
     one_line_error(run(tmp_path / "home", "search", "love", *args), phrase, "1000")
     with pytest.raises(ValueError, match="k must be 1 to"):
         SearchRequest("love", k=1_000_000)
