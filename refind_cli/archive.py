@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -399,7 +400,19 @@ def storage_errors(path: Path) -> Iterator[None]:
     except apsw.FullError:
         raise RefindError(f"{path}: the disk is full; what was being written was not kept") from None
     except (apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError, apsw.PermissionsError) as exc:
+        # SQLite says "disk I/O error" when even a read finds no room (a reader's shared-memory file).
+        if isinstance(exc, apsw.IOError) and _disk_full(path):
+            raise RefindError(
+                f"{path}: the disk is full; even reading the archive needs a little room"
+            ) from None
         raise RefindError(f"{path}: cannot read or write the archive ({exc})") from None
+
+
+def _disk_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent).free == 0
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)

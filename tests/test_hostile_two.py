@@ -369,3 +369,42 @@ def test_eval_into_a_pipe_prints_tsv_and_no_progress_bar(tmp_path: Path):
     assert lines[1].split("\t")[:2] == ["all", "2"]
     assert all("\t" in line for line in lines) and "━" not in p.stdout
     assert "questions" not in p.stderr  # no progress bar into a log
+
+
+# --- 17: what a new user meets ----------------------------------------------------------------------------------
+
+
+def test_a_truncated_zip_and_an_empty_folder_are_named_as_what_they_are(tmp_path: Path):
+    cut = tmp_path / "WhatsApp Chat - Family.zip"
+    cut.write_bytes((SAMPLES / "WhatsApp Chat - Family.zip").read_bytes()[:3000])
+    empty = tmp_path / "exports"
+    empty.mkdir()
+    r = run(tmp_path / "home", "import", str(cut), str(empty))
+    assert r.exit_code == 2
+    assert r.stderr.splitlines() == [
+        f"refind: error: {cut}: is a zip archive cut short or damaged (no central directory); download it again",
+        f"refind: error: {empty}: is an empty folder; not a chat export",
+    ]
+
+
+def test_a_read_on_a_full_disk_says_the_disk_is_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import apsw
+    import shutil
+
+    from refind_cli.archive import Archive
+
+    home = tmp_path / "home"
+    run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
+
+    def no_room(self: Archive, *args: Any, **kw: Any) -> None:
+        raise apsw.IOError("disk I/O error")  # what SQLite said reading on a full disk
+
+    monkeypatch.setattr(Archive, "chats", no_room)
+    monkeypatch.setattr(shutil, "disk_usage", lambda _path: shutil._ntuple_diskusage(100, 100, 0))
+    one_line_error(run(home, "chats"), "the disk is full")
+
+
+def test_searching_an_empty_home_says_to_import_first(tmp_path: Path):
+    r = run(tmp_path / "home", "search", "dentist")
+    assert r.exit_code == 1 and r.stdout == ""
+    assert "no matching turns" in r.stderr and "refind import" in r.stderr

@@ -113,6 +113,10 @@ def search_command(
                 print_result(out, result, zone_, heading=query == "-", err=stderr_console())
         if json_out:
             print_json(objects if query == "-" else objects[0])
+        if not found and not (json_out or jsonl_out) and not home.chats():
+            stderr_console().print(
+                f"{home.path} holds no chats yet: `refind import FILE` first", markup=False
+            )
     raise typer.Exit(0 if found else 1)
 
 

@@ -184,6 +184,12 @@ def detect(path: Path) -> str:
     kind = path_kind(path)
     if kind == "file" and path.stat().st_size == 0:
         raise InputError(path, "is empty; not a chat export")
+    if kind == "file" and _starts_like_a_zip(path):
+        raise InputError(
+            path, "is a zip archive cut short or damaged (no central directory); download it again"
+        )
+    if kind == "folder" and _empty(path):
+        raise InputError(path, "is an empty folder; not a chat export")
     if kind == "zip":
         from refind_cli.importers import container
 
@@ -193,6 +199,16 @@ def detect(path: Path) -> str:
         if kind in importer.takes and importer.sniff(path):
             return importer.name
     raise InputError(path, f"unknown export format; supported: {_supported()}")
+
+
+def _empty(folder: Path) -> bool:
+    with os.scandir(folder) as entries:
+        return next(entries, None) is None
+
+
+def _starts_like_a_zip(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(4) == b"PK\x03\x04"
 
 
 def read_export(path: Path, fmt: str, tz: tzinfo) -> Iterator[ChatExport]:
