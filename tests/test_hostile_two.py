@@ -388,8 +388,9 @@ def test_a_truncated_zip_and_an_empty_folder_are_named_as_what_they_are(tmp_path
 
 
 def test_a_read_on_a_full_disk_says_the_disk_is_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    import apsw
     import shutil
+
+    import apsw
 
     from refind_cli.archive import Archive
 
