@@ -409,3 +409,23 @@ def test_searching_an_empty_home_says_to_import_first(tmp_path: Path):
     r = run(tmp_path / "home", "search", "dentist")
     assert r.exit_code == 1 and r.stdout == ""
     assert "no matching turns" in r.stderr and "refind import" in r.stderr
+
+
+# --- 12: the unchanged-file fast path reports what reading the file would ---------------------------------------
+
+
+def test_a_copy_under_another_name_is_read_as_what_it_is_with_or_without_reread(tmp_path: Path):
+    jonas = tmp_path / "WhatsApp Chat with Jonas.txt"
+    jonas.write_text("01/02/2024, 10:00 - Jonas: hello\n01/02/2024, 10:01 - Maya: hi\n")
+    copy = tmp_path / "WhatsApp Chat with Bob.txt"
+    copy.write_bytes(jonas.read_bytes())
+
+    def chats(home: Path, *args: str) -> list[tuple[str, bool]]:
+        r = run(home, "import", "--tz", "UTC", "--json", *args)
+        return [(c["name"], f["unchanged"]) for f in json.loads(r.stdout)["files"] for c in f["chats"]]
+
+    assert chats(tmp_path / "h1", str(jonas)) == [("Jonas", False)]
+    assert chats(tmp_path / "h1", str(copy)) == [("Bob", False)]
+    assert chats(tmp_path / "h2", str(jonas)) == [("Jonas", False)]
+    assert chats(tmp_path / "h2", "--reread", str(copy)) == [("Bob", False)]
+    assert chats(tmp_path / "h1", str(copy)) == [("Bob", True)]
