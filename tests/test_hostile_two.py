@@ -429,3 +429,26 @@ def test_a_copy_under_another_name_is_read_as_what_it_is_with_or_without_reread(
     assert chats(tmp_path / "h2", str(jonas)) == [("Jonas", False)]
     assert chats(tmp_path / "h2", "--reread", str(copy)) == [("Bob", False)]
     assert chats(tmp_path / "h1", str(copy)) == [("Bob", True)]
+
+
+# --- 11: Slack exports with no team id do not merge across workspaces -------------------------------------------
+
+
+def test_slack_exports_without_team_ids_keep_their_workspaces_apart_by_the_exports_name(tmp_path: Path):
+    def export(name: str, text: str, ts: str) -> Path:
+        root = tmp_path / name
+        (root / "general").mkdir(parents=True)
+        (root / "channels.json").write_text('[{"id": "C1", "name": "general"}]')
+        (root / "users.json").write_text('[{"id": "U1", "name": "ann"}]')
+        day = [{"type": "message", "user": "U1", "text": text, "ts": ts}]
+        (root / "general" / "2024-01-01.json").write_text(json.dumps(day))
+        return root
+
+    acme = export("Acme Slack export Jan 1 2024 - Jan 2 2024", "acme hello", "1704103200.000100")
+    globex = export("Globex Slack export Jan 1 2024 - Jan 2 2024", "globex hello", "1704103200.000100")
+    later = export("Acme Slack export Jan 1 2024 - Feb 1 2024", "acme later", "1704106800.000100")
+    home = tmp_path / "home"
+    for path in (acme, globex, later):
+        assert run(home, "import", str(path)).exit_code == 0
+    chats = json.loads(run(home, "chats", "--json").stdout)["chats"]
+    assert sorted((c["name"], c["messages"]) for c in chats) == [("#general", 1), ("#general", 2)]
