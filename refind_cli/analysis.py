@@ -113,6 +113,21 @@ MAX_TOKEN_CHARS = 40
 _CACHE_LIMIT = 500_000
 
 
+# Text longer than this is analysed in pieces of about this many characters, cut at white space.
+_PIECE = 1 << 20
+_SPACE = re.compile(r"\s")
+
+
+def _pieces(text: str) -> Iterator[str]:
+    start = 0
+    while start < len(text):
+        end = start + _PIECE
+        space = _SPACE.search(text, end, end + 4096) if end < len(text) else None
+        cut = space.end() if space else end
+        yield text[start:cut]
+        start = cut
+
+
 class Analyzer:
     """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word.
 
@@ -166,6 +181,12 @@ class Analyzer:
 
     def index_text(self, text: str) -> str:
         """The terms of ``text`` joined by single spaces: the form handed to tantivy's whitespace tokenizer."""
+        if len(text) > _PIECE:
+            # A piece at a time: the list of a 50-MB message's words alone took 850 MB (issue 24).
+            return " ".join(filter(None, map(self._terms, _pieces(text))))
+        return self._terms(text)
+
+    def _terms(self, text: str) -> str:
         if self._turkish:
             text = text.replace("I", "ı").replace("İ", "i")
         if text.isascii():

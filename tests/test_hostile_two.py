@@ -452,3 +452,26 @@ def test_slack_exports_without_team_ids_keep_their_workspaces_apart_by_the_expor
         assert run(home, "import", str(path)).exit_code == 0
     chats = json.loads(run(home, "chats", "--json").stdout)["chats"]
     assert sorted((c["name"], c["messages"]) for c in chats) == [("#general", 1), ("#general", 2)]
+
+
+# --- 4: one huge message costs memory bounded by a piece, not by its words ---------------------------------------
+
+
+def test_analysing_a_huge_text_holds_a_piece_of_its_words_at_a_time(monkeypatch: pytest.MonkeyPatch):
+    import tracemalloc
+
+    from refind_cli import analysis
+
+    monkeypatch.setattr(analysis, "_PIECE", 1 << 16, raising=False)  # so that a 1-MB text has many pieces
+    text = "all work and no play makes jack a dull boy " * (1_000_000 // 43)
+    analyzer = analysis.Analyzer()
+    whole = analyzer.index_text(text[:200])
+    tracemalloc.start()
+    try:
+        terms = analyzer.index_text(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert terms.startswith(whole) and len(terms.split()) == 6 * len(text) // 43  # 6 terms a line
+    # Its output and a piece's words, not a list of a million words (15 times the text).
+    assert peak < 3 * len(text), peak
