@@ -475,3 +475,24 @@ def test_analysing_a_huge_text_holds_a_piece_of_its_words_at_a_time(monkeypatch:
     assert terms.startswith(whole) and len(terms.split()) == 6 * len(text) // 43  # 6 terms a line
     # Its output and a piece's words, not a list of a million words (15 times the text).
     assert peak < 3 * len(text), peak
+
+
+def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
+    import tracemalloc
+
+    from refind_cli.agent.events import Note
+    from refind_cli.agent.offline import extractive_answer
+    from refind_cli.records import ChatInfo, Turn
+
+    text = "all work and no play makes jack a dull boy " * (2_000_000 // 43)
+    when = datetime(2024, 2, 1, 11, tzinfo=UTC)
+    turn = Turn("s-1", "s", 1, 1, 1, when, when, "Jack", text)
+    note = Note("s", "s-1", ChatInfo(1, "whatsapp", "Jack", "Jack", "direct"), (turn,), text)
+    tracemalloc.start()
+    try:
+        answer, citations = extractive_answer(frozenset({"jack"}), [note], tz=UTC)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(citations) == 1 and "all work and no play" in answer and len(answer) < 1000
+    assert peak < len(text), peak  # not its million words (30 times the text)
