@@ -31,10 +31,11 @@ sys.path.insert(0, str(REPO))
 # ruff: noqa: E402  (the imports below need the path above)
 
 from refind_cli.archive import Archive
-from refind_cli.evaluate import Question, load_questions
-from refind_cli.index import Index
+from refind_cli.benchmarks import Question, load_questions
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Message
+from refind_cli.request import SearchRequest
 from refind_cli.search import search
 
 K = 5
@@ -45,8 +46,10 @@ WAYS = ("source", "conversation", "silence")
 def _threads(messages: tuple[Message, ...], chain: int, way: str) -> list[Message]:
     """The haystack's messages with the thread each way gives them. A haystack that holds a session twice
     keeps its first copy."""
-    seen: set[str | None] = set()
-    messages = tuple(m for m in messages if not (m.source_id in seen or seen.add(m.source_id)))
+    kept: dict[str | None, Message] = {}
+    for m in messages:
+        kept.setdefault(m.source_id, m)
+    messages = tuple(kept.values())
     if way == "source":
         return list(messages)
     first: dict[str, Message] = {}
@@ -81,7 +84,7 @@ def _score(work: Path, questions: list[Question], messages: list[Message]) -> tu
             if q.abstention or not q.evidence:
                 continue
             found: list[str] = []
-            for hit in search(archive, index, q.question, k=K, window=2).hits:
+            for hit in search(archive, index, SearchRequest(q.question, k=K, window=2)).hits:
                 for source in sorted(sources.get(hit.turn.id, ())):
                     sid = source.rsplit("#", 1)[0]
                     if sid not in found:
@@ -101,7 +104,7 @@ def main() -> None:
     by_haystack: dict[str, list[Question]] = defaultdict(list)
     for q in load_questions(args.longmemeval):
         by_haystack[q.haystack.key].append(q)
-    scores = {way: ([], []) for way in WAYS}
+    scores: dict[str, tuple[list[float], list[float]]] = {way: ([], []) for way in WAYS}
     conversations = split = pieces = sources_in_split = 0
     work = Path(tempfile.mkdtemp(prefix="refind-assistant-sessions-"))
     try:

@@ -80,7 +80,7 @@ def measure(importer: str, path: Path) -> dict:
     if proc.returncode != 0:
         # A traceback here is a finding in itself: report its last line instead of a figure.
         return {"crash": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
-    return json.loads(proc.stdout)
+    return dict(json.loads(proc.stdout))
 
 
 # --- inputs ----------------------------------------------------------------------------------------
@@ -268,7 +268,7 @@ def measure_import(path: Path, home: Path) -> dict:
     )
     if proc.returncode != 0:
         return {"crash": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
 def tg_export(megabytes: int, *, one_line: bool) -> Callable[[Path], Path]:
@@ -452,7 +452,7 @@ def run_measured(argv: list[str], source: Path) -> dict:
     proc = subprocess.run(
         [sys.executable, "-c", RUN, *argv], capture_output=True, text=True, check=True, env=env, cwd=source
     )
-    return json.loads(proc.stdout)
+    return dict(json.loads(proc.stdout))
 
 
 def print_huge_figures(megabytes: int, burst: int, source: Path) -> None:
@@ -543,15 +543,13 @@ def main() -> None:
     if args.huge_only:
         print_huge_figures(args.huge_mb, args.burst, args.source.resolve())
         return
-    if not args.fuzz_only:
-        print_import_figures(args.telegram_mb)
-        print()
-        print_huge_figures(args.huge_mb, args.burst, ROOT)
     if args.memory_only:
         print_memory_figures(args.memory_telegram_mb, args.memory_messages)
         return
     if not args.fuzz_only:
         print_import_figures(args.telegram_mb)
+        print()
+        print_huge_figures(args.huge_mb, args.burst, ROOT)
         if args.memory:
             print_memory_figures(args.memory_telegram_mb, args.memory_messages)
     print_fuzz_figures(args.fuzz_summary)

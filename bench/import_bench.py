@@ -239,7 +239,7 @@ def run_phase(phase: str, export: Path, home: Path) -> dict:
     )
     if out.returncode:
         raise SystemExit(f"phase {phase} failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def format_child(phase: str, fmt: str, export: Path, home: Path) -> None:
@@ -273,7 +273,7 @@ def run_format_phase(script: str, phase: str, fmt: str, export: Path, home: Path
     out = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, check=False)
     if out.returncode:
         raise SystemExit(f"{fmt} {phase} failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def main() -> None:

@@ -191,14 +191,14 @@ def query_part(locomo: Path | None) -> None:
         print(f"{label:<36} {summary(found)}   {summary(found[: len(native)])}")
 
     row("per language (refind)", work / "home")
-    search.query_language_stopwords = lambda query, analyzers: frozenset()  # type: ignore[assignment]
+    search.query_language_stopwords = lambda query, analyzers: frozenset()
     row("per language, no query language", work / "home")
     search.query_language_stopwords = stopwords
 
     def union(archive: Any, index: Any, chats: Any) -> list:
         return [(UnionAnalyzer([a for a, _ in groups(archive, index, chats)]), chats)]
 
-    search.language_groups = union  # type: ignore[assignment]
+    search.language_groups = union
     row("one query, every language's terms", work / "home")
     search.language_groups = groups
     row("English for all (before)", work / "home-en")

@@ -73,9 +73,8 @@ async def per_call(home: Path, queries: list[str], baseline: Path | None) -> dic
     include_seen (the plain search), ``Home.search`` (no MCP), then search_chat excluding the sessions this
     connection was shown (up to 5 more each call); with a baseline, its two calls after each of ours."""
     checkouts = {"": None} | ({"baseline ": baseline} if baseline is not None else {})
-    ms: dict[str, list[float]] = {
-        f"{name}{what}": [] for what in ("mcp", "mcp seen") for name in checkouts
-    } | {"library": []}
+    ms: dict[str, list[float]] = {f"{name}{what}": [] for what in ("mcp", "mcp seen") for name in checkouts}
+    ms["library"] = []
     async with contextlib.AsyncExitStack() as stack:
         sessions = {}
         for name, checkout in checkouts.items():

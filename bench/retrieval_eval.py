@@ -35,8 +35,9 @@ from refind_cli.analysis import FULL_STOPWORDS, LUCENE_STOPWORDS, Analyzer
 from refind_cli.archive import Archive
 from refind_cli.benchmarks import Question, load_questions
 from refind_cli.evaluate import Built, retrieval_metrics
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
+from refind_cli.request import SearchRequest
 from refind_cli.search import search
 
 ANALYZERS = {
@@ -96,10 +97,9 @@ def _evaluate(work: Path, questions: list[Question], scores: dict[str, dict[str,
                         res = search(
                             arch,
                             index,
-                            q.question,
-                            k=K,
-                            window=config.window,
-                            session_rank=config.session_rank,
+                            SearchRequest(
+                                q.question, k=K, window=config.window, session_rank=config.session_rank
+                            ),
                         )
                         hits = [(h.turn.session_id, [w.turn.id for w in h.window]) for h in res.hits]
                         # The scoring `refind eval` reports, without the agent's notes.
@@ -151,7 +151,10 @@ def main() -> None:
     print("|" + "|".join("-" * (len(part)) for part in head.split("|")[1:-1]) + "|")
     for c in CONFIGS:
         a, b = lo[c.name], lme[c.name]
-        cats = " | ".join(f"{a[f'search_recall cat{n}']:.3f}" for n in (1, 2, 3, 4))
+        # A file without questions of some category (a small sample) shows a dash there.
+        cats = " | ".join(
+            f"{a[key]:.3f}" if (key := f"search_recall cat{n}") in a else "  -  " for n in (1, 2, 3, 4)
+        )
         print(
             f"| {c.name:34s} | {a['search_recall']:17.3f} | {cats} "
             f"| {b[f'search_any@{K}']:16.3f} | {b[f'search_all@{K}']:16.3f} |"

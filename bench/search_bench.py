@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -32,9 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS
 from refind_cli.archive import Archive
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
+from refind_cli.request import SearchRequest
 from refind_cli.search import search
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
@@ -59,8 +61,9 @@ def vocabulary(rng: np.random.Generator) -> list[str]:
 
 
 def zipf(n: int, a: float = 1.0) -> np.ndarray:
-    p = 1.0 / np.power(np.arange(1, n + 1) + 2.7, a)
-    return p / p.sum()
+    p: np.ndarray = 1.0 / np.power(np.arange(1, n + 1) + 2.7, a)
+    weights: np.ndarray = p / p.sum()
+    return weights
 
 
 def corpus(n_turns: int, seed: int) -> Iterator[tuple[Chat, list[Message]]]:
@@ -252,7 +255,7 @@ def percentiles(ms: list[float]) -> str:
 
 def sample_queries(arch: Archive, n: int, rng: np.random.Generator) -> list[str]:
     """``n`` queries of 2-5 distinct content words, each from a random turn (bench/mcp_bench.py too)."""
-    sessions = arch.db.execute("SELECT seq, n_turns FROM sessions").fetchall()
+    sessions = [(int(seq), int(turns)) for seq, turns in arch.db.execute("SELECT seq, n_turns FROM sessions")]
     texts = []
     for i in rng.integers(0, len(sessions), n * 3):
         seq, turns = sessions[int(i)]
@@ -260,6 +263,7 @@ def sample_queries(arch: Archive, n: int, rng: np.random.Generator) -> list[str]
             "SELECT text FROM turns WHERE session_seq = ? AND ordinal = ?",
             (seq, int(rng.integers(1, turns + 1))),
         ).fetchone()
+        assert row is not None
         texts.append(row[0])
     queries = []
     for text in texts:
@@ -318,20 +322,18 @@ def main() -> None:
         print(f"bm25s build (same tokens, numpy backend): {peer.build_s:.1f} s", flush=True)
         print(f"\n{n_turns:,} turns, {len(session_ids):,} sessions, {len(queries)} queries of 2-5 words")
         for q in queries[:20]:  # page the index and the FTS tables in
-            search(arch, index, q)
+            search(arch, index, SearchRequest(q))
             fts_search(fts, arch, q, -(2**62), 2**62, [])
         results: dict[str, list[float]] = {}
         totals: dict[str, list[int]] = {"unfiltered": [], "filtered": []}
         for mode in ("unfiltered", "filtered"):
             ours, theirs, bm = [], [], []
             for q, (since, until, excluded) in zip(queries, filters, strict=True):
-                kw = (
-                    {"since": since, "until": until, "exclude_sessions": excluded}
-                    if mode == "filtered"
-                    else {}
-                )
+                request = SearchRequest(q, k=5, window=2)
+                if mode == "filtered":
+                    request = replace(request, since=since, until=until, exclude_sessions=tuple(excluded))
                 t0 = time.perf_counter()
-                r = search(arch, index, q, k=5, window=2, **kw)
+                r = search(arch, index, request)
                 ours.append((time.perf_counter() - t0) * 1000)
                 totals[mode].append(r.total)
                 if mode == "filtered":
@@ -354,12 +356,12 @@ def main() -> None:
             results[f"bm25s {mode}"] = bm
         print("\nfull pipeline (all matches, session sums, RRF, top 5, +-2 windows), ms p50 / p95:")
         for mode in ("unfiltered", "filtered"):
-            a, b, c = results[f"refind {mode}"], results[f"fts5 {mode}"], results[f"bm25s {mode}"]
+            mine, fts_ms, bm_ms = results[f"refind {mode}"], results[f"fts5 {mode}"], results[f"bm25s {mode}"]
             m = totals[mode]
             print(
-                f"  {mode:10s}  refind {percentiles(a)}   FTS5 {percentiles(b)}   bm25s {percentiles(c)}   "
-                f"FTS5/refind p50 {statistics.median(b) / statistics.median(a):4.1f}x   "
-                f"bm25s/refind p50 {statistics.median(c) / statistics.median(a):4.1f}x   "
+                f"  {mode:10s}  refind {percentiles(mine)}   FTS5 {percentiles(fts_ms)}   bm25s {percentiles(bm_ms)}   "
+                f"FTS5/refind p50 {statistics.median(fts_ms) / statistics.median(mine):4.1f}x   "
+                f"bm25s/refind p50 {statistics.median(bm_ms) / statistics.median(mine):4.1f}x   "
                 f"matches mean {statistics.mean(m):,.0f} max {max(m):,}"
             )
 

@@ -139,8 +139,8 @@ def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
         chat = export.chat
         assert chat.source == source, chat.source
         assert chat.kind in ("direct", "group", "channel", "chat"), chat.kind
-        for value in (chat.key, chat.name, chat.raw):
-            _storable(value)
+        for text in (chat.key, chat.name, chat.raw):
+            _storable(text)
         seen.append(("chat", chat.key, chat.name, chat.kind))
         for m in export.messages:
             assert m.timestamp.utcoffset() == timedelta(0), m.timestamp
@@ -287,6 +287,24 @@ def claude_seeds() -> list[bytes]:
     return _conversations_seeds((SAMPLES / "claude-export" / "conversations.json").read_bytes())
 
 
+def named_writer(name: str) -> Callable[[bytes, Path], Path]:
+    """A loose file called ``name``; the first byte picks the chunk size, as for Telegram."""
+
+    def write(data: bytes, folder: Path) -> Path:
+        path = folder / name
+        path.write_bytes(data[1:])
+        return path
+
+    return write
+
+
+def _chunked_seeds(*paths: Path) -> list[bytes]:
+    return [bytes([selector]) + path.read_bytes() for path in paths for selector in (255, 6)]
+
+
+GOOGLE_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "google"
+
+
 # --- per importer ----------------------------------------------------------------------------------------
 
 
@@ -343,6 +361,38 @@ SHAPES = {
     "discord-package": Shape(write_discord_package, discord_package_seeds),
     "chatgpt": Shape(write_conversations, chatgpt_seeds, same_reading_in_any_chunk_size),
     "claude": Shape(write_conversations, claude_seeds, same_reading_in_any_chunk_size),
+    "hangouts": Shape(
+        named_writer("Hangouts.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "Hangouts.json",
+            GOOGLE_FIXTURES / "Hangouts.json",
+            GOOGLE_FIXTURES / "Hangouts-2016.json",
+        ),
+        same_reading_in_any_chunk_size,
+    ),
+    "google-chat": Shape(
+        named_writer("messages.json"),
+        lambda: [
+            bytes([0]) + p.read_bytes() for p in sorted((SAMPLES / "Google Chat").rglob("messages.json"))
+        ],
+    ),
+    "gemini": Shape(
+        named_writer("MyActivity.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "Gemini-MyActivity.json",
+            GOOGLE_FIXTURES / "gemini" / "MyActivity.json",
+            GOOGLE_FIXTURES / "gemini" / "MyActivity.html",  # read by its content, whatever its name
+        ),
+        same_reading_in_any_chunk_size,
+    ),
+    "grok": Shape(
+        named_writer("prod-grok-backend.json"),
+        lambda: _chunked_seeds(
+            SAMPLES / "grok-export" / "prod-grok-backend.json",
+            GOOGLE_FIXTURES / "grok" / "prod-grok-backend.json",
+        ),
+        same_reading_in_any_chunk_size,
+    ),
 }
 
 

@@ -32,8 +32,9 @@ from refind_cli.agent.events import Event, EventSink, RemoteNotice, ignore
 from refind_cli.agent.notice import Notifier
 from refind_cli.archive import Archive
 from refind_cli.benchmarks import LOCOMO, Haystack, Question
-from refind_cli.index import Index
+from refind_cli.index import TurnIndex, open_index
 from refind_cli.ingest import import_chat
+from refind_cli.request import AskRequest, SearchRequest
 from refind_cli.search import search
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class EvalReport:
 @dataclass
 class Built:
     archive: Archive
-    index: Index
+    index: TurnIndex
     turn_sources: dict[str, frozenset[str]]  # our turn id -> benchmark message ids (LoCoMo dia_ids)
     session_names: dict[str, str | None]  # our session id -> benchmark session id (the thread)
 
@@ -81,7 +82,7 @@ class Built:
 def build(haystack: Haystack, home: Path) -> Built:
     archive = Archive.open(home)
     import_chat(archive, haystack.chat, haystack.messages, pairing=haystack.pairing)
-    index = Index.open(home)
+    index = open_index(home)
     index.sync(archive)
     turn_sources = archive.turn_source_ids()
     session_names = archive.session_threads()
@@ -242,22 +243,12 @@ def _one(
 ) -> QuestionResult:
     # The single-search baseline ranks by plain BM25: measured above session fusion on both dev sets
     # (bench/RESULTS.md, Agent), where one search of K turns rarely leaves the top sessions anyway.
-    single = search(built.archive, built.index, q.question, k=k, session_rank=False)
+    single = search(built.archive, built.index, SearchRequest(q.question, k=k, session_rank=False))
     hits = [(h.turn.session_id, [h.turn.id, *(w.turn.id for w in h.window)]) for h in single.hits]
 
     started = time.perf_counter()
-    result = ask(
-        built.archive,
-        built.index,
-        q.question,
-        now=q.asked_at,
-        tz=UTC,
-        config=config,
-        offline=config is None,
-        budget=Budget(max_rounds=max_rounds),
-        on_event=on_event,
-        client_factory=client_factory,
-    )
+    request = AskRequest(q.question, q.asked_at, UTC, config, budget=Budget(max_rounds=max_rounds))
+    result = ask(built.archive, built.index, request, on_event=on_event, client_factory=client_factory)
     seconds = time.perf_counter() - started
     note_turns = [t for n in result.notes for t in n.turn_ids]
     metrics = retrieval_metrics(q, built, hits, note_turns, [n.session_id for n in result.notes], k)

@@ -16,23 +16,37 @@ that use them: ``refind --help`` and the argument errors of every command never 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import os
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import RefindError
 from refind_cli.home import ensure_home, resolve_home
-from refind_cli.request import ImportOptions, SearchRequest, Selection, time_range
+from refind_cli.request import (
+    DEFAULT_K,
+    DEFAULT_WINDOW,
+    AskRequest,
+    EvalRequest,
+    ImportOptions,
+    SearchRequest,
+    Selection,
+    StatsRequest,
+    time_bound,
+    time_range,
+)
 
 if TYPE_CHECKING:
-    from refind_cli.agent.events import AskResult
+    from refind_cli.agent.events import AskResult, EventSink
+    from refind_cli.agent.llm import ModelConfig
     from refind_cli.archive import Archive
     from refind_cli.benchmarks import Question
     from refind_cli.evaluate import EvalReport
-    from refind_cli.index import Index
+    from refind_cli.index import Engine, TurnIndex
     from refind_cli.ingest.progress import Progress
     from refind_cli.records import ChatInfo
     from refind_cli.reports import (
@@ -83,13 +97,17 @@ class Home:
 
     path: Path
     on_wait: OnWait | None = None
+    # Opens the home's index; None: the registry's default engine (``index.open_index``).
+    engine: Engine | None = None
     _archive: Archive | None = field(default=None, repr=False)
-    _index: Index | None = field(default=None, repr=False)
+    _index: TurnIndex | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, path: str | Path | None = None, *, on_wait: OnWait | None = None) -> Home:
+    def open(
+        cls, path: str | Path | None = None, *, on_wait: OnWait | None = None, engine: Engine | None = None
+    ) -> Home:
         """The home at ``path``, else ``$REFIND_HOME``, else ``$XDG_DATA_HOME/refind``."""
-        return cls(resolve_home(path), on_wait)
+        return cls(resolve_home(path), on_wait, engine)
 
     def close(self) -> None:
         if self._archive is not None:
@@ -114,16 +132,21 @@ class Home:
             self._archive = Archive.open(self.path, readonly=True)
         return self._archive
 
-    def index(self) -> Index:
+    def index(self) -> TurnIndex:
         """The index, caught up with the archive if it fell behind and nobody is writing right now."""
         if self._index is None:
-            from refind_cli.index import Index
-
-            self._index = Index.open(self.path)
+            self._index = self._open_index(None)
             self._catch_up(self._index)
         return self._index
 
-    def _catch_up(self, index: Index) -> None:
+    def _open_index(self, on_wait: OnWait | None) -> TurnIndex:
+        if self.engine is not None:
+            return self.engine(self.path, on_wait=on_wait)
+        from refind_cli.index import open_index
+
+        return open_index(self.path, on_wait=on_wait)
+
+    def _catch_up(self, index: TurnIndex) -> None:
         from refind_cli.locks import try_write_lock
 
         archive = self.archive()
@@ -139,13 +162,16 @@ class Home:
     def reading(self) -> Iterator[None]:
         """For a front end that lives on (the MCP server): what is read inside the block is the latest
         commit: the index at its newest (caught up as ``index`` does), the archive read at one commit
-        throughout, whatever another process imports or forgets meanwhile."""
+        throughout, whatever another process imports or forgets meanwhile. The cyclic collector is paused
+        inside (``search.collector_paused``): what a call's searches leave is freed by reference counting."""
+        from refind_cli.search import collector_paused
+
         if self._index is None:
             self.index()
         else:
             self._index.refresh()
             self._catch_up(self._index)
-        with self.archive().snapshot():
+        with collector_paused(), self.archive().snapshot():
             yield
 
     @contextlib.contextmanager
@@ -198,10 +224,9 @@ class Home:
         archive = self.archive()
         ids: dict[int, None] = {}
         for name in names or ():
-            found = [seq for seq in archive.match_chats(name) if within is None or seq in within]
-            if not found:
-                raise RefindError(f"{option}: no chat matches {name!r} (see {listing})")
-            ids.update(dict.fromkeys(found))
+            ids.update(
+                dict.fromkeys(chats_named(archive, name, option=option, within=within, listing=listing))
+            )
         checked = _checked_sources(sources)
         if checked is None:
             return tuple(ids)
@@ -216,23 +241,34 @@ class Home:
         until: str | None = None,
         chats: Sequence[str] | None = None,
         sources: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        k: int = DEFAULT_K,
+        window: int = DEFAULT_WINDOW,
+        exclude_sessions: Sequence[str] = (),
+        session_rank: bool = True,
+        sort: str = "score",
         now: datetime,
         tz: tzinfo,
-        **options: Any,
     ) -> SearchRequest:
         """A search request from what the user typed: ``since``/``until`` as ``--since`` takes them, chats
-        by name, id or number, sources by importer name. ``options`` are the other ``SearchRequest`` fields."""
+        by name, id or number, sources by importer name, speakers as ``--from`` names them; the rest are the
+        ``SearchRequest`` fields of the same names. RefindError names the option that is wrong."""
         lo, hi = time_range(since, until, now=now, tz=tz)
         with self._storage():
             chat_ids = self.chat_ids(chats, sources)
         return SearchRequest(
             query,
+            k=k,
+            window=window,
             since=lo,
             until=hi,
             chats=chat_ids,
             chat_names=tuple(chats) if chats else None,
             sources=tuple(sources) if sources else None,
-            **options,
+            exclude_sessions=tuple(exclude_sessions),
+            session_rank=session_rank,
+            speakers=tuple(speakers) if speakers else None,
+            sort=sort,
         )
 
     def search(
@@ -286,7 +322,15 @@ class Home:
                 raise RefindError(f"--date: no session on or after {day!r} in {', '.join(map(repr, chats))}")
             return self._show(found, None, 0)
 
-    def stats(
+    def _speakers(self, speakers: Sequence[str] | None) -> tuple[str, ...] | None:
+        """The names ``--from`` values mean (a name, a sender id, or the start of one name); None: everyone."""
+        if not speakers:
+            return None
+        from refind_cli.search import speakers_named
+
+        return tuple(speakers_named(self.archive().speakers(), speakers))
+
+    def stats_request(
         self,
         *,
         chats: Sequence[str] | None = None,
@@ -296,47 +340,72 @@ class Home:
         until: str | None = None,
         now: datetime,
         tz: tzinfo,
-    ) -> Stats:
+    ) -> StatsRequest:
         """`refind stats` of some chats (by name, id or number) or sources, of some speakers (as ``--from``
         names them), from ``since`` to ``until`` as ``--since`` takes them (None: everything), in ``tz``."""
-        from refind_cli.archive import to_us
-        from refind_cli.search import speakers_named
-        from refind_cli.stats import stats
-
         lo, hi = time_range(since, until, now=now, tz=tz)
         with self._storage():
-            archive = self.archive()
+            return StatsRequest(tz, self.chat_ids(chats, sources), lo, hi, self._speakers(speakers))
+
+    def stats(self, request: StatsRequest) -> Stats:
+        from refind_cli.archive import to_us
+        from refind_cli.stats import stats
+
+        with self._storage():
             return stats(
-                archive,
-                chats=self.chat_ids(chats, sources),
-                since=None if lo is None else to_us(lo),
-                until=None if hi is None else to_us(hi),
-                senders=speakers_named(archive.speakers(), speakers) if speakers else None,
-                tz=tz,
+                self.archive(),
+                chats=request.chats,
+                since=None if request.since is None else to_us(request.since),
+                until=None if request.until is None else to_us(request.until),
+                senders=None if request.senders is None else list(request.senders),
+                tz=request.tz,
             )
 
-    def ask(
+    def ask_request(
         self,
         question: str,
         *,
+        model: str | None = None,
+        answer_model: str | None = None,
+        api_base: str | None = None,
+        offline: bool = False,
+        protocol: str = "auto",
+        max_rounds: int = 4,
+        max_tokens: int | None = None,
+        max_cost: float | None = None,
         chats: Sequence[str] | None = None,
         sources: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
-        now: datetime,
+        now: datetime | str | None = None,
         tz: tzinfo,
-        **options: Any,
-    ) -> AskResult:
-        """The ReFind agent over this home (some chats or sources only, what some speakers said only, if
-        given). ``options`` are ``agent.run``'s (config, budget, on_event, ...)."""
+        env: Mapping[str, str] | None = None,
+    ) -> AskRequest:
+        """A question for the agent from what the user typed. The model is ``model``, else ``$REFIND_MODEL``
+        (``api_base`` and the key likewise from ``$REFIND_API_BASE``, ``$REFIND_API_KEY`` of ``env``, by
+        default the process's); none, or ``offline``, runs the offline planner. ``now`` is when it is asked:
+        a datetime, an ISO date-time as ``--now`` takes it, or None for this moment."""
+        # The words typed are checked before the agent or the archive is loaded (an argument error stays cheap).
+        typed = AskRequest(question.strip(), asked_at(now, tz), tz, protocol=protocol)
+        from refind_cli.agent import Budget
+
+        config, answer_config = (None, None) if offline else model_configs(model, answer_model, api_base, env)
+        with self._storage():
+            return dataclasses.replace(
+                typed,
+                config=config,
+                answer_config=answer_config,
+                budget=Budget(max_rounds, max_tokens, max_cost),
+                chats=self.chat_ids(chats, sources),
+                speakers=self._speakers(speakers),
+            )
+
+    def ask(self, request: AskRequest, *, on_event: EventSink | None = None) -> AskResult:
+        """The ReFind agent over this home; ``on_event`` sees its rounds, notes and warnings as they come."""
         from refind_cli.agent import ask
-        from refind_cli.search import speakers_named
+        from refind_cli.agent.events import ignore
 
         with self._storage():
-            scope = self.chat_ids(chats, sources)
-            said = speakers_named(self.archive().speakers(), speakers) if speakers else None
-            return ask(
-                self.archive(), self.index(), question, chats=scope, speakers=said, now=now, tz=tz, **options
-            )
+            return ask(self.archive(), self.index(), request, on_event=on_event or ignore)
 
     # -- writing ----------------------------------------------------------------------------------------
 
@@ -373,6 +442,61 @@ class Home:
             with indexing():
                 self._open_index_for_writing().sync(archive)
 
+    @staticmethod
+    def import_options(
+        *,
+        fmt: str = "auto",
+        tz: tzinfo | None = None,
+        session_gap: str | timedelta = timedelta(hours=1),
+        restore_forgotten: bool = False,
+        reread: bool = False,
+        lang: str | None = None,
+    ) -> ImportOptions:
+        """Import options from what the user typed: ``fmt`` "auto" or an importer's name, ``session_gap`` as
+        ``--session-gap`` takes it (90m, 1h30m), ``lang`` an ISO 639-1 code in any case."""
+        from refind_cli.clock import parse_duration
+        from refind_cli.importers import names
+
+        choices = ("auto", *names())
+        if fmt not in choices:
+            raise RefindError(f"--format: {fmt!r} is not one of {', '.join(choices)}")
+        if lang is not None:
+            from refind_cli.language import ISO_639_1
+
+            lang = lang.lower()
+            if lang not in ISO_639_1:
+                raise RefindError(f"--lang: {lang!r} is not an ISO 639-1 language code (e.g. en, de, es)")
+        gap = parse_duration(session_gap) if isinstance(session_gap, str) else session_gap
+        return ImportOptions(fmt, tz, gap, restore_forgotten, reread, lang)
+
+    def selection(
+        self,
+        *,
+        chat: str | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        before: str | None = None,
+        matching: str | None = None,
+        now: datetime,
+        tz: tzinfo,
+    ) -> Selection:
+        """What `refind forget` erases, from what the user typed: one chat by name, id or number, dates as
+        ``--since`` takes them (``before``: everything before its start)."""
+        lo, hi = time_range(since, until, now=now, tz=tz)
+        seq = None
+        if chat is not None:
+            with self._storage():
+                seq = self._one_chat(self.archive(), chat, option="--chat")
+        return Selection(
+            chat=seq,
+            session=session,
+            since=lo,
+            until=hi,
+            before=time_bound("--before", before, now=now, tz=tz, end=False),
+            matching=matching,
+        )
+
     def forget(self, selection: Selection, *, confirm: Callable[[ForgetPlan], bool]) -> ForgetOutcome:
         """Plan what ``selection`` names and ask ``confirm(plan)`` (also when nothing matches, so a front end
         can say so); if it agrees, erase the messages from the archive and rebuild the index, so that no
@@ -394,7 +518,7 @@ class Home:
         if not name.strip():
             raise RefindError("chats rename: give a name (an empty one is not)")
         with self._writing() as archive:
-            seq = self._one_chat(archive, chat)
+            seq = self._one_chat(archive, chat, option="chats rename")
             archive.rename_chat(seq, name)
             return archive.chat(seq)
 
@@ -405,7 +529,8 @@ class Home:
         from refind_cli.sessions import resegment_chat
 
         with self._writing() as archive:
-            a, b = self._one_chat(archive, into), self._one_chat(archive, other)
+            a = self._one_chat(archive, into, option="chats merge")
+            b = self._one_chat(archive, other, option="chats merge")
             if a == b:
                 raise RefindError(f"chats merge: {into!r} and {other!r} are the same chat")
             with archive.transaction():
@@ -415,15 +540,12 @@ class Home:
             return next(c for c in archive.chats() if c.info.seq == a)
 
     @staticmethod
-    def _one_chat(archive: Archive, text: str) -> int:
-        """The one chat a repair names: a number is an id and nothing else (a chat named "+49 151 ..." must
-        not be renamed for a mistyped id); a name must match a single chat."""
-        found = archive.match_chats(text)
-        if text.strip().isdigit():
-            found = [seq for seq in found if str(seq) == text.strip()]
-        if len(found) != 1:
-            many = f"{len(found)} chats match" if found else "no chat matches"
-            raise RefindError(f"chats: {many} {text!r}; give one chat's id (see `refind chats`)")
+    def _one_chat(archive: Archive, text: str, *, option: str) -> int:
+        """The one chat a repair or `refind forget` names (``chats_named``); several are an error."""
+        found = chats_named(archive, text, option=option)
+        if len(found) > 1:
+            names = ", ".join(f"{archive.chat(s).name} (id {s})" for s in found)
+            raise RefindError(f"{option}: {text!r} matches several chats: {names}; give the id")
         return found[0]
 
     def doctor(self, *, repairing: Callable[[Health], None] | None = None) -> Health:
@@ -456,23 +578,115 @@ class Home:
             turns = self._open_index_for_writing().rebuild(archive)
         return Reindexed(turns, round(time.perf_counter() - started, 3))
 
-    def _open_index_for_writing(self) -> Index:
-        from refind_cli.index import Index
-
-        self._index = Index.open(self.path, on_wait=self.on_wait)
+    def _open_index_for_writing(self) -> TurnIndex:
+        self._index = self._open_index(self.on_wait)
         return self._index
 
 
-def benchmark_questions(file: Path, *, limit: int | None = None) -> list[Question]:
-    """The questions of a LongMemEval or LoCoMo file (the first ``limit``), for ``evaluate``."""
+def chats_named(
+    archive: Archive,
+    text: str,
+    *,
+    option: str = "--chat",
+    within: Collection[int] | None = None,
+    listing: str = "`refind chats`",
+) -> list[int]:
+    """The one rule for the chats a user's word names, for every command and tool: a chat whose id, key or
+    name is the text (in any case), else the chats whose names contain it; a number names the chat of that
+    id, else a chat whose key or whole name it is, never part of a name (a chat named "+49 151 ..." must not
+    be touched for a mistyped id).
+    Only the chats ``within`` count, when given (a server limited to some chats). None matching is a
+    RefindError naming ``option`` and ``listing``, where the user sees the chats."""
+    found = archive.match_chats(text)
+    needle = text.strip()
+    if needle.isdigit():
+        found = [seq for seq in found if str(seq) == needle] or [
+            seq for seq in found if needle in _key_and_name(archive, seq)
+        ]
+    found = [seq for seq in found if within is None or seq in within]
+    if not found:
+        raise RefindError(f"{option}: no chat matches {text!r} (see {listing})")
+    return found
+
+
+def _key_and_name(archive: Archive, seq: int) -> tuple[str, str]:
+    info = archive.chat(seq)
+    return info.key.lower(), info.name.lower()
+
+
+def asked_at(now: datetime | str | None, tz: tzinfo) -> datetime:
+    """When a question is asked: ``now``, or the ISO date-time ``--now`` takes, or this moment, in ``tz``."""
+    if now is None:
+        return datetime.now(tz)
+    if isinstance(now, datetime):
+        return now.astimezone(tz)
+    from refind_cli.timeexpr import parse_instant
+
+    try:
+        return parse_instant(now, tz=tz)
+    except ValueError as err:
+        raise RefindError(f"--now: {err}") from None
+
+
+def model_configs(
+    model: str | None, answer_model: str | None, api_base: str | None, env: Mapping[str, str] | None = None
+) -> tuple[ModelConfig | None, ModelConfig | None]:
+    """The agent's model (``model``, else ``$REFIND_MODEL``; None: the offline planner) and the answer
+    model, when another one answers (same server, key and timeout)."""
+    from refind_cli.agent import resolve_config
+
+    config = resolve_config(model, api_base, os.environ if env is None else env)
+    if answer_model is None:
+        return config, None
+    if config is None:
+        raise RefindError("--answer-model needs --model (or REFIND_MODEL)")
+    return config, dataclasses.replace(config, model=answer_model)
+
+
+def eval_request(
+    file: Path,
+    *,
+    model: str | None = None,
+    judge_model: str | None = None,
+    api_base: str | None = None,
+    limit: int | None = None,
+    max_rounds: int = 4,
+    k: int = DEFAULT_K,
+    env: Mapping[str, str] | None = None,
+) -> EvalRequest:
+    """`refind eval` from what the user typed. Only an explicit ``model`` spends money here:
+    ``$REFIND_MODEL`` alone keeps eval offline. The judge is ``judge_model`` (default: ``model``)."""
+    if judge_model and not model:
+        raise RefindError("--judge-model needs --model")
+    config, judge = model_configs(model, judge_model, api_base, env) if model else (None, None)
+    return EvalRequest(file, config, judge, limit, max_rounds, k)
+
+
+def benchmark_questions(request: EvalRequest) -> list[Question]:
+    """The questions of the request's LongMemEval or LoCoMo file (the first ``limit``)."""
     from refind_cli.benchmarks import load_questions
 
-    return load_questions(file, limit=limit)
+    return load_questions(request.file, limit=request.limit)
 
 
-def evaluate(questions: Sequence[Question], *, file: Path, **options: Any) -> EvalReport:
-    """``refind eval``: each question's haystack in a throwaway archive of its own. ``options`` are
-    ``evaluate.evaluate``'s (config, judge_config, max_rounds, k, on_question, on_event)."""
+def evaluate(
+    request: EvalRequest,
+    questions: Sequence[Question],
+    *,
+    on_question: Callable[[int, int], None] | None = None,
+    on_event: EventSink | None = None,
+) -> EvalReport:
+    """``refind eval``: each question's haystack in a throwaway archive of its own."""
+    from refind_cli.agent.events import ignore
     from refind_cli.evaluate import evaluate as run
 
-    return run(questions, file=str(file), **options)
+    return run(
+        questions,
+        file=str(request.file),
+        config=request.config,
+        judge_config=request.judge_config,
+        max_rounds=request.max_rounds,
+        k=request.k,
+        on_question=on_question,
+        on_event=on_event or ignore,
+    )

@@ -25,15 +25,6 @@ def plan(archive: Archive, selection: Selection) -> ForgetPlan:
         raise RefindError(
             "forget: name what to forget (--chat, --session, --since/--until, --before or --matching)"
         )
-    chat_seq = None
-    if selection.chat is not None:
-        matches = archive.match_chats(selection.chat)
-        if not matches:
-            raise RefindError(f"--chat: no chat matches {selection.chat!r} (see `refind chats`)")
-        if len(matches) > 1:
-            names = ", ".join(f"{archive.chat(s).name} (id {s})" for s in matches)
-            raise RefindError(f"--chat: {selection.chat!r} matches several chats: {names}; give the id")
-        chat_seq = matches[0]
     message_seqs = None
     if selection.session is not None:
         session = archive.session(selection.session)
@@ -43,7 +34,7 @@ def plan(archive: Archive, selection: Selection) -> ForgetPlan:
     if selection.matching is not None and not selection.matching.strip():
         raise RefindError("--matching: give some text")
     rows = archive.select_messages(
-        chat_seq=chat_seq,
+        chat_seq=selection.chat,
         message_seqs=message_seqs,
         since=_us(selection.since),
         until=_us(selection.until),

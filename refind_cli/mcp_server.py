@@ -1,9 +1,9 @@
 """`refind mcp`: the chat archive as tools for any agent, over the Model Context Protocol (stdio).
 
 Three read-only tools and one prompt:
-- ``search_chat``: the ReFind search, named, described and shaped by the agent's own tool registry (the
-  agent's schema plus ``chats`` and ``include_seen``); its result is `refind search --json`'s object.
-  Sessions a connection was already shown are excluded from its later searches, as in the agent's rounds.
+- ``search_chat``: the ReFind search, the very tool refind's agent has (``search_tools``: its schema plus
+  ``chats`` and ``include_seen``); its result is `refind search --json`'s object. Sessions a connection was
+  already shown are excluded from its later searches, as in the agent's rounds.
 - ``get_context``: the turns around a turn, as `refind show --json` gives them.
 - ``list_chats``: the chats, as `refind chats --json` gives them.
 - the ``refind`` prompt: the method's search-and-cite instructions for a question.
@@ -12,7 +12,7 @@ Built on the facade: each call reads inside ``Home.reading``, so it sees what an
 that moment, from one commit of the archive. Calls run one at a time on the event loop (each takes
 milliseconds; the archive connection and the index are not shared across threads). Nothing here can import,
 forget or change anything. The SDK's low-level server is used because the tools' schemas come from the
-registry rather than from Python signatures; the SDK's client checks every result against its output schema.
+layer rather than from Python signatures; the SDK's client checks every result against its output schema.
 
 Importing this module imports the MCP SDK (pydantic, starlette, ...): only `refind mcp` does.
 """
@@ -33,16 +33,29 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from refind_cli import __version__, mcp_stdio
-from refind_cli.agent.builtin_tools import MAX_TOP_K, SEARCH_CHAT
-from refind_cli.agent.prompts import DATA_NOTE, fmt_day, languages_note
-from refind_cli.agent.tools import MalformedCall, as_int
 from refind_cli.errors import RefindError
 from refind_cli.facade import Home
 from refind_cli.render import json_text
 from refind_cli.render.imports import chats_json
 from refind_cli.render.search import session_json, to_json
-from refind_cli.request import SearchRequest, time_range
-from refind_cli.search import collector_paused
+from refind_cli.search_tools import (
+    CHATS_SCHEMA,
+    DATA_NOTE,
+    MAX_TOP_K,
+    SEARCH_DESCRIPTION,
+    SEARCH_GUIDE,
+    SEARCH_NAME,
+    SEARCH_SCHEMA,
+    SERVED_SEARCH_PARAMETERS,
+    SESSION_SCHEMA,
+    MalformedCall,
+    Seen,
+    as_int,
+    date_range,
+    parse_search,
+    search_request,
+    situation,
+)
 
 if TYPE_CHECKING:
     from refind_cli.results import ChatSummary
@@ -55,117 +68,7 @@ class ToolError(Exception):
     """A call the server refuses: bad arguments, an unknown chat or turn. The client reads the message."""
 
 
-# -- result schemas (the SDK's client validates structured results against them) ------------------------
-
-
-def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {**required, **(optional or {})},
-        "required": list(required),
-    }
-
-
-_STR, _INT, _NUM, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
-_TIME = {"type": ["string", "null"], "description": "ISO 8601 with the UTC offset"}
-_CHAT = _obj({"id": _INT, "name": _STR, "source": _STR})
-_TRUNCATION = {"truncated": _BOOL, "text_offset": _INT, "text_length": _INT}
-_TURN = {"turn_id": _STR, "timestamp": _TIME, "speaker": _STR, "text": _STR}
-# A window turn's fields are named, not typed again: they are the hit's own turn fields, and a client checks
-# every property schema of every result (jsonschema descends into each one), so typing the ~25 window turns
-# of a result doubled the check (1.1 ms of a 5-result call against 0.6, measured at 1M turns).
-_WINDOW_TURN = {
-    "type": "object",
-    "description": "A turn around the hit: the hit's turn fields (turn_id, timestamp, speaker, text, and "
-    "truncated, text_offset, text_length when its text was cut), and hit, true for the hit itself.",
-    "required": [*_TURN, "hit"],
-}
-
-SEARCH_SCHEMA = _obj(
-    {
-        "query": _STR,
-        "filters": _obj(
-            {
-                "since": _TIME,
-                "until": _TIME,
-                "chat": {"type": ["array", "null"], "items": _STR},
-                "chat_ids": {"type": ["array", "null"], "items": _INT},
-                # Items named, not typed: the list grows by up to 5 ids a call, and a client checking 1,000
-                # of them spent 4.6 ms a call on it (0.6 ms for the whole result without).
-                "exclude_sessions": {
-                    "type": "array",
-                    "description": "Session ids (strings): the sessions this connection was already shown.",
-                },
-            },
-            {"from": {"type": ["array", "null"], "items": _STR}, "sort": _STR},
-        ),
-        "total": _INT,
-        "results": {
-            "type": "array",
-            "items": _obj(
-                {
-                    "rank": _INT,
-                    "score": _NUM,
-                    "bm25": _NUM,
-                    "chat": _CHAT,
-                    "session_id": _STR,
-                    **_TURN,
-                    "matched_terms": {"type": "array", "items": _STR},
-                    "window": {"type": "array", "items": _WINDOW_TURN},
-                },
-                _TRUNCATION,
-            ),
-        },
-    }
-)
-SESSION_SCHEMA = _obj(
-    {
-        "session_id": _STR,
-        "chat": _CHAT,
-        "start": _TIME,
-        "end": _TIME,
-        "turns": {"type": "array", "items": _obj({**_TURN, "hit": _BOOL})},
-    }
-)
-CHATS_SCHEMA = _obj(
-    {
-        "chats": {
-            "type": "array",
-            "items": _obj(
-                {
-                    "id": _INT,
-                    "name": _STR,
-                    "source": _STR,
-                    "kind": {"type": ["string", "null"]},
-                    "messages": _INT,
-                    "sessions": _INT,
-                    "turns": _INT,
-                    "first": _TIME,
-                    "last": _TIME,
-                }
-            ),
-        }
-    }
-)
-
 # -- input schemas ----------------------------------------------------------------------------------------
-
-_SEARCH_EXTRA = {
-    "chats": {
-        "type": "array",
-        "items": {"type": "string"},
-        "description": "Optional: only these chats, by name, id or number (see list_chats).",
-    },
-    "include_seen": {
-        "type": "boolean",
-        "default": False,
-        "description": "Also return sessions that earlier searches of this connection returned.",
-    },
-}
-SEARCH_INPUT = {
-    **SEARCH_CHAT.parameters,
-    "properties": {**SEARCH_CHAT.parameters["properties"], **_SEARCH_EXTRA},
-}
 
 
 def _side(which: str) -> str:
@@ -225,46 +128,33 @@ class ArchiveTools:
     tz: tzinfo
     scope: tuple[int, ...] | None = None
     scope_names: tuple[str, ...] | None = None
-    seen: set[str] = field(default_factory=set)  # sessions returned to this connection
+    seen: Seen = field(default_factory=Seen)  # sessions returned to this connection
     now: Callable[[tzinfo], datetime] = datetime.now
     # Set when the wire frees it after each answer; without, a search frees its matches as it returns.
     spent: Spent | None = None
 
     def search_chat(self, args: dict[str, Any]) -> dict[str, Any]:
-        _known(args, SEARCH_INPUT, "search_chat")
+        _known(args, SERVED_SEARCH_PARAMETERS, SEARCH_NAME)
         if args.get("top_k") is not None:
             _in_range(args["top_k"], "top_k", 1, MAX_TOP_K)
         try:
-            parsed = SEARCH_CHAT.parse(args)
+            parsed = parse_search(args)
         except MalformedCall as err:
             raise ToolError(str(err)) from None
         include_seen = args.get("include_seen", False)
         if not isinstance(include_seen, bool):
             raise ToolError("include_seen must be true or false")
         chats = _names(args.get("chats"))
-        since, until = time_range(
-            parsed["date_from"],
-            parsed["date_to"],
-            now=self.now(self.tz),
-            tz=self.tz,
-            names=("date_from", "date_to"),
-        )
+        since, until = date_range(parsed, now=self.now(self.tz), tz=self.tz)
         ids, names = self.scope, self.scope_names
         if chats:
             ids = self.home.chat_ids(chats, option="chats", within=self.scope, listing="list_chats")
             names = tuple(chats)
-        request = SearchRequest(
-            parsed["keywords"],
-            k=parsed["top_k"],
-            since=since,
-            until=until,
-            chats=ids,
-            chat_names=names,
-            exclude_sessions=() if include_seen else tuple(sorted(self.seen)),
-            speakers=tuple(parsed["from"]) if "from" in parsed else None,
+        request = search_request(
+            parsed, since, until, chats=ids, chat_names=names, exclude=None if include_seen else self.seen
         )
         result = self.home.search(request, keep=None if self.spent is None else self.spent.held)
-        self.seen.update(hit.turn.session_id for hit in result.hits)
+        self.seen.add(result)
         return to_json(result, self.tz)
 
     def get_context(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -291,20 +181,13 @@ class ArchiveTools:
         chats = self._chats()  # counts every chat's messages: ~50 ms at 1M, so once
         firsts = [c.first for c in chats if c.first is not None]
         lasts = [c.last for c in chats if c.last is not None]
-        archive = (
-            f"The archive holds messages from {fmt_day(min(firsts), self.tz)} to {fmt_day(max(lasts), self.tz)}."
-            if firsts and lasts
-            else "The archive is empty."
-        ) + languages_note([c.lang for c in chats])
+        span = (min(firsts), max(lasts)) if firsts and lasts else None
         return f"""Answer a question about my own chat history (messaging apps and AI assistant chats) from the messages themselves, found with the refind tools.
 
-Today is {fmt_day(now, self.tz)}, {now.strftime("%H:%M")} ({self.tz}). {archive}
+{situation(now, self.tz, span, [c.lang for c in chats])}
 
 Search first, in rounds:
-- search_chat takes keywords, not sentences: the words the messages themselves would contain.
-- Search broadly first; later narrow by date (date_from/date_to) when the question names a time.
-- Vary the keywords between rounds: synonyms, names, related words. Sessions already returned are
-  excluded automatically, so repeating a search shows new conversations.
+{SEARCH_GUIDE}
 - Keep the evidence verbatim: the turns that bear on the question, word for word, with their turn ids.
   get_context shows more of a conversation around a turn.
 - Stop when the evidence answers the question or nothing more turns up.
@@ -356,9 +239,9 @@ _READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, 
 _TOOLS: tuple[tuple[types.Tool, Callable[[ArchiveTools, dict[str, Any]], dict[str, Any]]], ...] = (
     (
         types.Tool(
-            name=SEARCH_CHAT.name,
-            description=SEARCH_CHAT.description,
-            input_schema=SEARCH_INPUT,
+            name=SEARCH_NAME,
+            description=SEARCH_DESCRIPTION,
+            input_schema=SERVED_SEARCH_PARAMETERS,
             output_schema=SEARCH_SCHEMA,
             annotations=_READ_ONLY,
         ),
@@ -410,8 +293,8 @@ def call(tools: ArchiveTools, name: str, arguments: dict[str, Any] | None) -> ty
     try:
         if run is None:
             raise ToolError(f"unknown tool {name!r} (the tools are {', '.join(_RUN)})")
-        paused = collector_paused() if tools.spent is None else tools.spent.holding()
-        with paused, tools.home.reading():
+        held = contextlib.nullcontext() if tools.spent is None else tools.spent.holding()
+        with held, tools.home.reading():
             result = run(tools, dict(arguments or {}))
     except (ToolError, RefindError) as err:
         return types.CallToolResult(content=[types.TextContent(text=str(err))], is_error=True)

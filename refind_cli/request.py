@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from refind_cli.errors import RefindError
+
+if TYPE_CHECKING:
+    from refind_cli.agent.budget import Budget
+    from refind_cli.agent.llm import ModelConfig
 
 DEFAULT_K = 5
 DEFAULT_WINDOW = 2
@@ -22,6 +28,8 @@ MAX_K = 1000
 MAX_WINDOW = 20
 # How hits are ordered: by the ReFind score (fused or BM25), or the newest matches first.
 SORTS = ("score", "time")
+# How the agent talks to a model: native tool calls, JSON actions in text, or whichever the model takes.
+PROTOCOLS = ("auto", "tools", "text")
 
 
 def time_range(
@@ -77,12 +85,14 @@ class SearchRequest:
     sort: str = "score"
 
     def __post_init__(self) -> None:
-        if not (1 <= self.k <= MAX_K and 0 <= self.window <= MAX_WINDOW):
-            raise ValueError(f"k must be 1 to {MAX_K} and window 0 to {MAX_WINDOW}")
+        if not 1 <= self.k <= MAX_K:
+            raise RefindError(f"-k: {self.k} is not between 1 and {MAX_K}")
+        if not 0 <= self.window <= MAX_WINDOW:
+            raise RefindError(f"--window: {self.window} is not between 0 and {MAX_WINDOW}")
         if self.sort not in SORTS:
-            raise ValueError(f"sort must be one of {', '.join(SORTS)}")
+            raise RefindError(f"--sort: {self.sort!r} is not one of {', '.join(SORTS)}")
         if self.since is not None and self.until is not None and self.since > self.until:
-            raise ValueError("since is after until")
+            raise RefindError("--since is after --until")
 
     def for_query(self, query: str) -> SearchRequest:
         """The same filters for another query (``refind search -`` reads many)."""
@@ -91,9 +101,10 @@ class SearchRequest:
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """What ``refind forget`` erases; the criteria given are combined (all must hold)."""
+    """What ``refind forget`` erases; the criteria given are combined (all must hold). ``chat`` is a chat
+    seq (``Home.selection`` resolves the name the user typed)."""
 
-    chat: str | None = None
+    chat: int | None = None
     session: str | None = None
     since: datetime | None = None
     until: datetime | None = None
@@ -114,3 +125,61 @@ class ImportOptions:
     restore_forgotten: bool = False
     reread: bool = False
     lang: str | None = None  # ISO 639-1 code of the imported chats' language; None: told from their text
+
+
+@dataclass(frozen=True, slots=True)
+class StatsRequest:
+    """What `refind stats` counts: some chats (seqs; None: all), from ``since`` to ``until`` (None: open),
+    what some senders wrote (names as the archive holds them; None: everyone), in the zone ``tz``."""
+
+    tz: tzinfo
+    chats: tuple[int, ...] | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    senders: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AskRequest:
+    """One question for the agent. ``config`` None runs the offline planner; ``answer_config`` None answers
+    with ``config``'s model. ``chats`` are chat seqs (None: every chat); ``speakers`` are names as the
+    archive holds them (every search keeps to what they said; None: everyone)."""
+
+    question: str
+    now: datetime
+    tz: tzinfo
+    config: ModelConfig | None = None
+    answer_config: ModelConfig | None = None
+    protocol: str = "auto"
+    budget: Budget | None = None  # None: the agent's default budget
+    chats: tuple[int, ...] | None = None
+    speakers: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.question.strip():
+            raise RefindError("the question is empty")
+        if self.protocol not in PROTOCOLS:
+            raise RefindError(f"--protocol: {self.protocol!r} is not one of {', '.join(PROTOCOLS)}")
+        if self.budget is not None and self.budget.max_rounds < 1:
+            raise RefindError(f"--max-rounds: {self.budget.max_rounds} is not at least 1")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalRequest:
+    """`refind eval` of a benchmark file: its first ``limit`` questions (None: all), the agent with
+    ``config`` (None: the offline planner), answers graded by ``judge_config`` (None: not graded), ``k``
+    hits for the single-search baseline."""
+
+    file: Path
+    config: ModelConfig | None = None
+    judge_config: ModelConfig | None = None
+    limit: int | None = None
+    max_rounds: int = 4
+    k: int = DEFAULT_K
+
+    def __post_init__(self) -> None:
+        for name, value in (("--limit", self.limit), ("--max-rounds", self.max_rounds), ("-k", self.k)):
+            if value is not None and value < 1:
+                raise RefindError(f"{name}: {value} is not at least 1")
+        if self.judge_config is not None and self.config is None:
+            raise RefindError("--judge-model needs --model")

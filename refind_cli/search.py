@@ -195,21 +195,15 @@ NUMPY_COLD_FROM = 60_000
 def search(
     archive: Archive,
     index: TurnIndex,
-    request: SearchRequest | str,
+    request: SearchRequest,
     *,
     timeline_tz: tzinfo | None = None,
     keep: list[object] | None = None,
-    **options: Any,
 ) -> SearchResult:
-    """Search the turns for ``request``: a ``SearchRequest``, or, for convenience, the query text with the
-    request's other fields as keyword arguments (``search(archive, index, "dentist", k=3, chats=[2])``).
-    With ``timeline_tz``, the result also says how every match spreads over time in that zone. With
-    ``keep``, the engine's matches go there instead of being freed on return: an object per matching turn,
-    ~1.2 ms to free at the median query of 1M turns, which a server can spend after it has answered."""
-    if isinstance(request, str):
-        request = _request(request, **options)
-    elif options:
-        raise TypeError("search() takes keyword options only with a query text, not with a SearchRequest")
+    """Search the turns for ``request``. With ``timeline_tz``, the result also says how every match spreads
+    over time in that zone. With ``keep``, the engine's matches go there instead of being freed on return:
+    an object per matching turn, ~1.2 ms to free at the median query of 1M turns, which a server can spend
+    after it has answered."""
     with collector_paused():
         return _search(archive, index, request, timeline_tz, keep)
 
@@ -358,7 +352,7 @@ def speakers_named(known: Sequence[tuple[str, str | None, bool]], wanted: Sequen
             if needle == ME:
                 raise RefindError(
                     f"from {text!r}: no export imported says which messages are your own"
-                    " (Telegram, ChatGPT, Claude, a Discord package, Messenger and Instagram do)"
+                    " (Telegram, ChatGPT, Claude and a Discord package do)"
                 )
             raise RefindError(f"from {text!r}: no speaker is called that")
         found.update(dict.fromkeys(named))
@@ -367,17 +361,6 @@ def speakers_named(known: Sequence[tuple[str, str | None, bool]], wanted: Sequen
 
 # What `--from` takes for the exporting person's own messages.
 ME = "me"
-
-
-def _request(
-    query: str, *, chats: Iterable[int] | None = None, exclude_sessions: Iterable[str] = (), **fields: Any
-) -> SearchRequest:
-    return SearchRequest(
-        query,
-        chats=None if chats is None else tuple(chats),
-        exclude_sessions=tuple(exclude_sessions),
-        **fields,
-    )
 
 
 # (fused or bm25 score, bm25, session seq, ordinal) of the chosen turns, best first.

@@ -10,7 +10,7 @@ import pytest
 from samples import SAMPLES
 
 from refind_cli.archive import Archive
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_file
 
 

@@ -112,6 +112,9 @@ class MemoryIndex:
         archive.clear_index_queue(queue)
         return n
 
+    def refresh(self) -> None:
+        """Nothing to do: every change is this object's own."""
+
     def rebuild(self, archive: Archive) -> int:
         queue = archive.index_queue()
         self._turns = {}

@@ -27,8 +27,9 @@ from refind_cli.agent.llm import LLMClient, ModelConfig
 from refind_cli.agent.tools import TOOLS, MalformedCall, Registry, Tool, Toolbox, ToolResult
 from refind_cli.archive import Archive
 from refind_cli.errors import ModelError
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.render.ask import AskTrace, ask_json
+from refind_cli.request import AskRequest
 
 SECRET = "sk-test-secret-4f9a1c"
 NOW = T0 + timedelta(days=60)
@@ -61,13 +62,9 @@ def scripted(
         result = ask(
             arch,
             idx,
-            question,
-            now=NOW,
-            tz=BERLIN,
-            config=config,
+            AskRequest(question, NOW, BERLIN, config=config, **kw),
             on_event=events,
             client_factory=lambda c: LLMClient(c, retry_delays=(0.01, 0.01, 0.01)),
-            **kw,
         )
         assert server.remaining == 0, "the agent stopped before the script ended"
     return Run(result, server, events)
@@ -262,9 +259,9 @@ def test_unreachable_server_and_unknown_model(small: tuple[Archive, Index]) -> N
     arch, idx = small
     config = ModelConfig("openai/scripted", api_base="http://127.0.0.1:9/v1", api_key=SECRET)
     with pytest.raises(ModelError, match=r"cannot reach openai at http://127\.0\.0\.1:9/v1"):
-        ask(arch, idx, "dentist?", now=NOW, tz=BERLIN, config=config)
+        ask(arch, idx, AskRequest("dentist?", NOW, BERLIN, config=config))
     with pytest.raises(ModelError, match="unknown model 'no-such-model'"):
-        ask(arch, idx, "dentist?", now=NOW, tz=BERLIN, config=ModelConfig("no-such-model"))
+        ask(arch, idx, AskRequest("dentist?", NOW, BERLIN, config=ModelConfig("no-such-model")))
 
 
 def test_missing_key_for_a_remote_provider(
@@ -274,7 +271,9 @@ def test_missing_key_for_a_remote_provider(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     events = Collector()
     with pytest.raises(ModelError, match="no API key for gpt-4o-mini: set OPENAI_API_KEY"):
-        ask(arch, idx, "dentist?", now=NOW, tz=BERLIN, config=ModelConfig("gpt-4o-mini"), on_event=events)
+        ask(
+            arch, idx, AskRequest("dentist?", NOW, BERLIN, config=ModelConfig("gpt-4o-mini")), on_event=events
+        )
     assert events.events == []  # nothing announced, nothing sent
 
 
@@ -381,11 +380,7 @@ def test_a_new_tool_runs_end_to_end(small: tuple[Archive, Index], protocol: str)
         config = ModelConfig("openai/scripted", api_base=server.api_base, api_key=SECRET)
         result = ask(
             *small,
-            "dentist?",
-            now=NOW,
-            tz=BERLIN,
-            config=config,
-            protocol=protocol,
+            AskRequest("dentist?", NOW, BERLIN, config=config, protocol=protocol),
             tools=registry,
             on_event=sink,
         )

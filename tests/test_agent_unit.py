@@ -26,10 +26,10 @@ from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best,
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
-from refind_cli.request import SearchRequest
+from refind_cli.request import AskRequest, SearchRequest
 from refind_cli.results import SearchResult
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -636,7 +636,7 @@ def test_the_planner_notes_blocks_of_note_window_turns_each_side(tmp_path: Path)
 
 def test_offline_nothing_found(small: tuple[Archive, Index]) -> None:
     arch, idx = small
-    result = ask(arch, idx, "xylophone quartz?", now=T0, tz=BERLIN)
+    result = ask(arch, idx, AskRequest("xylophone quartz?", T0, BERLIN))
     assert result.answer == NOTHING_FOUND and not result.found and not result.notes
     assert [r.tool for r in result.rounds] == ["search_chat", "finish_search"]
 
@@ -648,9 +648,9 @@ def test_offline_answers_the_dentist_question_on_sample_exports(
     result = ask(
         arch,
         idx,
-        "when did I move the dentist appointment?",
-        now=datetime(2026, 5, 1, 12, tzinfo=BERLIN),
-        tz=BERLIN,
+        AskRequest(
+            "when did I move the dentist appointment?", datetime(2026, 5, 1, 12, tzinfo=BERLIN), BERLIN
+        ),
     )
     assert result.found and result.answer.startswith(EXTRACTIVE_LABEL)
     assert "28 April" in result.answer and "14" in result.answer

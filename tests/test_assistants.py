@@ -27,9 +27,10 @@ from refind_cli.archive import Archive
 from refind_cli.cli import app
 from refind_cli.errors import InputError
 from refind_cli.importers import chatgpt, claude, container, conversations
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_file
 from refind_cli.records import Kind
+from refind_cli.request import SearchRequest
 
 CHATGPT = SAMPLES / "chatgpt-export.zip"
 CLAUDE = SAMPLES / "claude-export"
@@ -162,9 +163,9 @@ def test_hidden_messages_are_stored_but_in_no_turn_and_not_found(tmp_path: Path)
         turns = "\n".join(t.text for t in archive.iter_turns())
         index = Index.open(home)
         index.sync(archive)
-        assert not search.search(archive, index, "respectfully obligation faithfully").hits
-        assert not search.search(archive, index, "thought seconds").hits
-        found = search.search(archive, index, "email reschedule dentist Okafor")
+        assert not search.search(archive, index, SearchRequest("respectfully obligation faithfully")).hits
+        assert not search.search(archive, index, SearchRequest("thought seconds")).hits
+        found = search.search(archive, index, SearchRequest("email reschedule dentist Okafor"))
         assert found.hits[0].chat.name == "Reschedule dentist appointment"
     assert "respectfully" not in turns and "She moves on 30 May" not in turns
     # A question and its answer are one turn; the conversation resumed three weeks later is a new session.

@@ -9,7 +9,9 @@ import pytest
 from cli_runs import run
 from samples import JONAS, TELEGRAM
 
+from refind_cli.analysis import DEFAULT_ANALYZER
 from refind_cli.archive import Archive
+from refind_cli.index import chat_analyzers, open_index
 
 
 def files_containing(home: Path, needle: bytes) -> list[str]:
@@ -55,6 +57,25 @@ def test_forgotten_text_leaves_no_byte_on_disk_and_stays_forgotten(jonas_telegra
         sum(c["messages_added"] for f in json.loads(r.stdout)["files"] for c in f["chats"]) == out["messages"]
     )
     assert run(jonas_telegram_home, "search", "Wellenwerk").exit_code == 0
+
+
+def index_holds(home: Path, word: str) -> int:
+    """Turns of the home's index holding ``word``, as any of its chats' languages analyses it: what the
+    engine itself keeps, which a byte grep cannot see (tantivy's term dictionary is compressed)."""
+    index = open_index(home)
+    with Archive.open(home, readonly=True) as archive:
+        analyzers = {DEFAULT_ANALYZER, *chat_analyzers(index, archive).values()}
+    terms = {t for analyzer in analyzers for t in analyzer.analyze(word)}
+    return sum(index.doc_freq(t) for t in terms)
+
+
+def test_forgotten_text_leaves_the_engine_at_once(jonas_telegram_home: Path):
+    # Right after forget, before any read could catch the index up: the forgotten word is in no document
+    # the engine holds, deleted ones included (forget rebuilds the index; a sync would leave them counted).
+    assert index_holds(jonas_telegram_home, "Wellenwerk") > 0
+    r = run(jonas_telegram_home, "forget", "--matching", "wellenwerk", "--yes")
+    assert r.exit_code == 0, r.stderr
+    assert index_holds(jonas_telegram_home, "Wellenwerk") == 0
 
 
 def test_forget_a_whole_chat(jonas_telegram_home: Path):

@@ -18,6 +18,7 @@ from cli_runs import refind, run
 
 from refind_cli.importers import whatsapp
 from refind_cli.records import Kind, Message
+from refind_cli.errors import RefindError
 from refind_cli.request import SearchRequest
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
@@ -263,7 +264,7 @@ def test_k_and_window_have_an_upper_bound_with_a_clear_error(
     tmp_path: Path, args: tuple[str, ...], phrase: str
 ):
     one_line_error(run(tmp_path / "home", "search", "love", *args), phrase, "1000")
-    with pytest.raises(ValueError, match="k must be 1 to"):
+    with pytest.raises(RefindError, match="-k: 1000000 is not between 1 and 1000"):
         SearchRequest("love", k=1_000_000)
 
 

@@ -22,8 +22,9 @@ import refind_cli.cli.imports  # noqa: F401  (registers the command)
 from refind_cli import importers, search
 from refind_cli.archive import Archive
 from refind_cli.cli import app
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_file
+from refind_cli.request import SearchRequest
 
 runner = CliRunner()
 
@@ -50,7 +51,7 @@ def test_a_registered_format_imports_is_found_and_pairs_as_it_declares(tmp_path:
         assert result.error is None and result.format == "toy"
         index = Index.open(home)
         index.sync(archive)
-        found = search.search(archive, index, "artichoke")
+        found = search.search(archive, index, SearchRequest("artichoke"))
         assert found.hits and found.hits[0].chat.name == "Kitchen helper"
         # "exchange": each question and its answer are one turn, where bursts would make four.
         turns = [t.text for t in archive.iter_turns()]

@@ -13,10 +13,11 @@ from fake_index import MemoryIndex
 from refind_cli.analysis import LUCENE_STOPWORDS, Analyzer
 from refind_cli.archive import Archive
 from refind_cli.errors import BusyError
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.index.tantivy_backend import _runs
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
+from refind_cli.request import SearchRequest
 from refind_cli.search import search
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -49,7 +50,7 @@ def test_open_is_read_only_and_empty(empty_home: Path, archive: Archive) -> None
     idx = Index.open(empty_home)
     assert idx.generation is None and idx.num_docs == 0
     assert not list((empty_home / "index").glob("g-*"))
-    assert search(archive, idx, "dentist").hits == ()
+    assert search(archive, idx, SearchRequest("dentist")).hits == ()
 
 
 def test_sync_indexes_every_turn_and_is_idempotent(empty_home: Path, archive: Archive) -> None:
@@ -75,26 +76,28 @@ def test_sync_upserts_changed_sessions(empty_home: Path, archive: Archive, engin
     assert archive.index_queue() != []
     idx.sync(archive)
     assert idx.num_docs == archive.counts()["turns"] == 6
-    assert [h.turn.text for h in search(archive, idx, "root canal").hits] == ["root canal tomorrow"]
+    assert [h.turn.text for h in search(archive, idx, SearchRequest("root canal")).hits] == [
+        "root canal tomorrow"
+    ]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_deleted_sessions_leave_the_index(empty_home: Path, archive: Archive, engine: str) -> None:
     idx = ENGINES[engine](empty_home)
     idx.sync(archive)
-    first = search(archive, idx, "paris").hits[0].turn
+    first = search(archive, idx, SearchRequest("paris")).hits[0].turn
     with archive.transaction():
         archive.delete_sessions([first.session_seq])
     idx.sync(archive)
     assert idx.num_docs == archive.counts()["turns"] == 2
-    assert search(archive, idx, "paris").total == 0
+    assert search(archive, idx, SearchRequest("paris")).total == 0
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_doc_freq_counts_the_turns_holding_a_term(empty_home: Path, archive: Archive, engine: str) -> None:
     idx = ENGINES[engine](empty_home)
     idx.sync(archive)
-    assert idx.doc_freq("dentist") == search(archive, idx, "dentist").total == 2
+    assert idx.doc_freq("dentist") == search(archive, idx, SearchRequest("dentist")).total == 2
     assert idx.doc_freq("alic") == 3  # the speaker's name is indexed with the text, analysed
     assert idx.doc_freq("xylophon") == 0
 
@@ -117,7 +120,7 @@ def test_crash_before_queue_cleared_is_repaired(empty_home: Path, archive: Archi
     idx.sync(archive)
     assert archive.index_queue() == []
     assert idx.num_docs == archive.counts()["turns"] == 6
-    assert search(archive, idx, "root canal").total == 1
+    assert search(archive, idx, SearchRequest("root canal")).total == 1
 
 
 def test_failed_write_commits_nothing(empty_home: Path, archive: Archive, monkeypatch) -> None:
@@ -144,7 +147,7 @@ def test_lost_index_is_rebuilt_by_sync(empty_home: Path, archive: Archive) -> No
     idx = Index.open(empty_home)
     assert archive.index_queue() == []
     assert idx.sync(archive) == 5
-    assert search(archive, idx, "dentist").total == 2
+    assert search(archive, idx, SearchRequest("dentist")).total == 2
 
 
 def test_other_format_is_not_reused(empty_home: Path, archive: Archive) -> None:
@@ -174,7 +177,7 @@ def test_rebuild_swaps_generation_and_other_handles_follow(empty_home: Path, arc
     assert a.generation == b.generation
     fresh = Index.open(empty_home)
     assert fresh.num_docs == 6
-    assert search(archive, fresh, "orthodontist").total == 1
+    assert search(archive, fresh, SearchRequest("orthodontist")).total == 1
 
 
 def test_second_writer_waits_then_gives_up(empty_home: Path, archive: Archive) -> None:
@@ -195,11 +198,13 @@ def test_the_method_never_imports_the_engine() -> None:
         "sys.path.insert(0, 'tests')\n"
         "import fake_index\n"
         "print('tantivy' in sys.modules)\n"
-        "from refind_cli.index import Index\n"
-        "print('tantivy' in sys.modules, Index.__name__)\n"
+        "import pathlib, tempfile\n"
+        "from refind_cli.index import DEFAULT_ENGINE, open_index\n"
+        "index = open_index(pathlib.Path(tempfile.mkdtemp()) / 'home')\n"
+        "print('tantivy' in sys.modules, DEFAULT_ENGINE, type(index).__name__)\n"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert p.stdout.split() == ["False", "True", "TantivyIndex"], p.stderr
+    assert p.stdout.split() == ["False", "True", "tantivy", "TantivyIndex"], p.stderr
 
 
 def test_runs_of_consecutive_sessions() -> None:

@@ -231,7 +231,7 @@ def test_french_elided_articles_leave_the_word_they_stand_before():
 
 
 def test_a_model_is_told_the_chats_languages():
-    from refind_cli.agent.prompts import languages_note
+    from refind_cli.search_tools import languages_note
 
     assert languages_note(["en", "und"]) == languages_note([]) == ""
     assert "written in German and English:" in languages_note(["de", "en"])

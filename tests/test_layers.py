@@ -5,6 +5,7 @@ SDK is imported by the one module that wraps it."""
 from __future__ import annotations
 
 import ast
+import functools
 import graphlib
 from pathlib import Path
 
@@ -19,8 +20,10 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def imported(path: Path) -> set[str]:
-    """Every module name an ``import`` or ``from ... import`` in the file names, wherever it stands."""
+@functools.cache
+def imported(path: Path) -> frozenset[str]:
+    """Every module name an ``import`` or ``from ... import`` in the file names, wherever it stands (each
+    file parsed once: the rules below ask about every file many times)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -30,7 +33,7 @@ def imported(path: Path) -> set[str]:
                 names.add(full if full in MODULES else node.module)
         elif isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
-    return names
+    return frozenset(names)
 
 
 def own_imports(path: Path) -> set[str]:
@@ -67,6 +70,30 @@ def test_each_engine_is_imported_by_the_module_that_wraps_it() -> None:
         assert users == allowed, f"{library} is imported by {users - allowed}"
 
 
+def test_the_engine_is_chosen_in_the_index_registry_only() -> None:
+    # Every other module opens an index through ``index.open_index`` and types it as ``TurnIndex``.
+    users = {name for name, path in MODULES.items() if "refind_cli.index.tantivy_backend" in imported(path)}
+    assert users == {"refind_cli.index"}, f"the tantivy engine is named by {users - {'refind_cli.index'}}"
+
+
+def test_the_mcp_server_sees_the_library_only_through_the_facade_and_the_tools_layer() -> None:
+    # No agent internals, no request or search module: the tool's arguments, request, seen sessions,
+    # instructions and schemas come from search_tools, as they do for the agent.
+    allowed = {
+        "refind_cli",
+        "refind_cli.errors",
+        "refind_cli.facade",
+        "refind_cli.mcp_stdio",
+        "refind_cli.records",
+        "refind_cli.reports",
+        "refind_cli.results",
+        "refind_cli.search_tools",
+    }
+    used = own_imports(MODULES["refind_cli.mcp_server"])
+    bad = {name for name in used if name not in allowed and not name.startswith("refind_cli.render")}
+    assert not bad, f"refind_cli.mcp_server imports {bad}"
+
+
 def test_importers_and_search_know_nothing_of_the_layers_after_them() -> None:
     rules = {
         "refind_cli.importers": (
@@ -76,7 +103,21 @@ def test_importers_and_search_know_nothing_of_the_layers_after_them() -> None:
             "refind_cli.cli",
         ),
         "refind_cli.search": ("refind_cli.cli", "refind_cli.agent", "refind_cli.render", "refind_cli.facade"),
-        "refind_cli.agent": ("refind_cli.cli", "refind_cli.render", "refind_cli.facade"),
+        "refind_cli.search_tools": (
+            "refind_cli.archive",
+            "refind_cli.index",
+            "refind_cli.agent",
+            "refind_cli.facade",
+            "refind_cli.render",
+            "refind_cli.cli",
+            "refind_cli.mcp_server",
+        ),
+        "refind_cli.agent": (
+            "refind_cli.cli",
+            "refind_cli.render",
+            "refind_cli.facade",
+            "refind_cli.mcp_server",
+        ),
         "refind_cli.render": (
             "refind_cli.archive",
             "refind_cli.index",

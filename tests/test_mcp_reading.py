@@ -14,8 +14,8 @@ import pytest
 from refind_cli import mcp_server
 from refind_cli.archive import Archive
 from refind_cli.facade import Home
-from refind_cli.index import Index
 from refind_cli.index.tantivy_backend import TantivyIndex
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.mcp_server import ArchiveTools, ToolError, call
 from refind_cli.records import Chat, Message

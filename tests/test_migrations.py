@@ -14,8 +14,9 @@ from samples import FAMILY, JONAS, SLACK, TELEGRAM
 
 from refind_cli.archive import MIGRATIONS, Archive, applied_migrations
 from refind_cli.facade import Home
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_file
+from refind_cli.request import SearchRequest
 from refind_cli.search import search
 
 FIXTURE = Path(__file__).parent / "fixtures" / "release-1.archive.db"
@@ -51,7 +52,7 @@ def test_an_archive_of_the_last_release_upgrades_once(release1_home: Path):
 def test_the_upgraded_archive_reads_searches_and_reimports_as_before(release1_home: Path):
     with Archive.open(release1_home) as archive:
         Index.open(release1_home).sync(archive)
-        hits = search(archive, Index.open(release1_home), "karaoke").hits
+        hits = search(archive, Index.open(release1_home), SearchRequest("karaoke")).hits
         assert hits and "karaoke" in hits[0].turn.text.lower()
         assert {c.info.name for c in archive.chats()} >= {"Jonas Becker", "Aylin Demir"}
         for export in [JONAS, FAMILY, SLACK, TELEGRAM]:
@@ -65,7 +66,7 @@ def test_the_upgraded_archive_reads_searches_and_reimports_as_before(release1_ho
         langs = {c.info.name: c.lang for c in archive.chats()}
         assert langs["Jonas Becker"] == "en", langs
         assert archive.counts() == COUNTS
-        assert not search(archive, Index.open(release1_home), "laminated").hits
+        assert not search(archive, Index.open(release1_home), SearchRequest("laminated")).hits
         # Read in another zone, the same export is the same messages; only the message forgotten under the
         # old identity (a hash of its instant in the zone of that import) is not recognised there.
         assert import_file(archive, JONAS, tz=ZoneInfo("UTC")).chats[0].messages_added == 1

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from refind_cli.analysis import analyze
 from refind_cli.archive import Archive
 from refind_cli.errors import RefindError
-from refind_cli.index import Index, TurnIndex
+from refind_cli.index import TurnIndex
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message, Turn
 from refind_cli.request import SearchRequest
@@ -65,17 +66,20 @@ def small(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Arch
 
 def test_session_fusion_reorders(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    flat = search(arch, idx, "dentist", k=1, session_rank=False)
-    fused = search(arch, idx, "dentist", k=1)
+    flat = search(arch, idx, SearchRequest("dentist", k=1, session_rank=False))
+    fused = search(arch, idx, SearchRequest("dentist", k=1))
     assert flat.hits[0].turn.text == "dentist dentist appointment"
     assert fused.hits[0].turn.text != "dentist dentist appointment"
-    assert fused.hits[0].turn.session_id == search(arch, idx, "dentist downtown", k=1).hits[0].turn.session_id
+    assert (
+        fused.hits[0].turn.session_id
+        == search(arch, idx, SearchRequest("dentist downtown", k=1)).hits[0].turn.session_id
+    )
     assert flat.total == fused.total == 7
 
 
 def test_rrf_formula_and_order(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    res = search(arch, idx, "dentist paris", k=100)
+    res = search(arch, idx, SearchRequest("dentist paris", k=100))
     assert len(res.hits) == res.total
     bm25 = [h.bm25 for h in res.hits]
     r1 = {h.turn.id: 1 + sum(b > h.bm25 for b in bm25) for h in res.hits}
@@ -134,7 +138,7 @@ def test_scores_and_session_sums_match_brute_force(tmp_path: Path, seed: int) ->
     for _ in range(10):
         query = " ".join(rng.sample([f"w{i}" for i in range(40)], rng.randint(1, 4)))
         expected = _bm25(docs, analyze(query))
-        res = search(arch, idx, query, k=1000, window=0)
+        res = search(arch, idx, SearchRequest(query, k=1000, window=0))
         assert res.total == len(expected) == len(res.hits)
         for h in res.hits:
             assert h.bm25 == pytest.approx(expected[h.turn.id], rel=1e-5)
@@ -146,7 +150,7 @@ def test_scores_and_session_sums_match_brute_force(tmp_path: Path, seed: int) ->
             got_sums[h.turn.session_id] += h.bm25
         assert got_sums == pytest.approx(dict(want_sums), rel=1e-5)
         # With k=1 the winner is the best fused turn over all matches, not over a top slice.
-        top = search(arch, idx, query, k=1, window=0)
+        top = search(arch, idx, SearchRequest(query, k=1, window=0))
         assert top.hits[0].turn.id == res.hits[0].turn.id
     arch.close()
 
@@ -159,7 +163,9 @@ def test_window_clipped_at_both_session_ends(tmp_path: Path) -> None:
     )
 
     def window(q: str, w: int = 2) -> list[tuple[str, bool]]:
-        return [(t.turn.text, t.hit) for t in search(arch, idx, q, k=1, window=w).hits[0].window]
+        return [
+            (t.turn.text, t.hit) for t in search(arch, idx, SearchRequest(q, k=1, window=w)).hits[0].window
+        ]
 
     assert window("alpha") == [("alpha", True), ("one", False), ("two", False)]
     assert window("omega") == [("three", False), ("four", False), ("omega", True)]
@@ -178,35 +184,37 @@ def test_window_clipped_at_both_session_ends(tmp_path: Path) -> None:
 
 def test_filters_restrict_without_changing_scores(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    everything = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist", k=100).hits}
+    everything = {h.turn.id: h.bm25 for h in search(arch, idx, SearchRequest("dentist", k=100)).hits}
     since, until = T0 + timedelta(days=5), T0 + timedelta(days=25)
-    window = search(arch, idx, "dentist", k=100, since=since, until=until)
+    window = search(arch, idx, SearchRequest("dentist", k=100, since=since, until=until))
     assert window.total == 5
     assert all(since <= h.turn.start <= until for h in window.hits)
     assert {h.turn.id: h.bm25 for h in window.hits} == {
         i: everything[i] for i in (h.turn.id for h in window.hits)
     }
     carol = arch.match_chats("Carol")
-    in_chat = search(arch, idx, "dentist", k=100, chats=carol)
+    in_chat = search(arch, idx, SearchRequest("dentist", k=100, chats=tuple(carol)))
     assert [h.chat.name for h in in_chat.hits] == ["Carol"]
     assert in_chat.hits[0].bm25 == everything[in_chat.hits[0].turn.id]
-    assert search(arch, idx, "dentist", chats=[]).total == 0
+    assert search(arch, idx, SearchRequest("dentist", chats=())).total == 0
 
 
 def test_date_bounds_are_inclusive(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    turn = search(arch, idx, "appointment").hits[0].turn
+    turn = search(arch, idx, SearchRequest("appointment")).hits[0].turn
     at = turn.start
-    assert search(arch, idx, "appointment", since=at, until=at).total == 1
-    assert search(arch, idx, "appointment", since=at + timedelta(seconds=1)).total == 0
-    assert search(arch, idx, "appointment", until=at - timedelta(seconds=1)).total == 0
+    assert search(arch, idx, SearchRequest("appointment", since=at, until=at)).total == 1
+    assert search(arch, idx, SearchRequest("appointment", since=at + timedelta(seconds=1))).total == 0
+    assert search(arch, idx, SearchRequest("appointment", until=at - timedelta(seconds=1))).total == 0
 
 
 def test_excluded_sessions_never_return(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    before = search(arch, idx, "dentist", k=100)
+    before = search(arch, idx, SearchRequest("dentist", k=100))
     seen = {before.hits[0].turn.session_id, before.hits[1].turn.session_id}
-    after = search(arch, idx, "dentist", k=100, exclude_sessions=seen | {"no-such-session"})
+    after = search(
+        arch, idx, SearchRequest("dentist", k=100, exclude_sessions=tuple(seen | {"no-such-session"}))
+    )
     assert not seen & {h.turn.session_id for h in after.hits}
     gone = sum(1 for h in before.hits if h.turn.session_id in seen)
     assert after.total == before.total - gone
@@ -217,62 +225,83 @@ def test_excluded_sessions_never_return(small: tuple[Archive, TurnIndex]) -> Non
 @pytest.mark.parametrize("query", ['"', "*", "", "   ", "the and of", "( ) : -", "AND OR NOT"])
 def test_queries_without_terms_return_nothing(small: tuple[Archive, TurnIndex], query: str) -> None:
     arch, idx = small
-    res = search(arch, idx, query)
+    res = search(arch, idx, SearchRequest(query))
     assert res.hits == () and res.total == 0 and res.query == query
 
 
 def test_query_syntax_is_ordinary_text(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    assert search(arch, idx, "what's C++: (paris").hits[0].turn.text in {"paris trip", "dentist in paris"}
+    assert search(arch, idx, SearchRequest("what's C++: (paris")).hits[0].turn.text in {
+        "paris trip",
+        "dentist in paris",
+    }
     # Query syntax counts only at the start of a word: these are plain words.
-    assert search(arch, idx, "--paris").total == 2
-    assert search(arch, idx, "dentist-paris*x").total == search(arch, idx, "dentist paris x").total
-    assert search(arch, idx, "text:paris").total == 2
+    assert search(arch, idx, SearchRequest("--paris")).total == 2
+    assert (
+        search(arch, idx, SearchRequest("dentist-paris*x")).total
+        == search(arch, idx, SearchRequest("dentist paris x")).total
+    )
+    assert search(arch, idx, SearchRequest("text:paris")).total == 2
     # Repeating a word does not weigh it twice.
-    assert [h.bm25 for h in search(arch, idx, "paris paris PARIS").hits] == [
-        h.bm25 for h in search(arch, idx, "paris").hits
+    assert [h.bm25 for h in search(arch, idx, SearchRequest("paris paris PARIS")).hits] == [
+        h.bm25 for h in search(arch, idx, SearchRequest("paris")).hits
     ]
 
 
 def test_a_phrase_needs_its_words_in_a_row(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     # "in" is a stop word: the analysed turn is "dentist paris", so the phrase holds.
-    assert [h.turn.text for h in search(arch, idx, '"dentist paris"').hits] == ["dentist in paris"]
-    assert search(arch, idx, '"paris dentist"').total == 0
-    assert [h.turn.text for h in search(arch, idx, 'ok "dentist downtown"').hits] == ["the dentist downtown"]
+    assert [h.turn.text for h in search(arch, idx, SearchRequest('"dentist paris"')).hits] == [
+        "dentist in paris"
+    ]
+    assert search(arch, idx, SearchRequest('"paris dentist"')).total == 0
+    assert [h.turn.text for h in search(arch, idx, SearchRequest('ok "dentist downtown"')).hits] == [
+        "the dentist downtown"
+    ]
     # A phrase restricts and never rescores: its turn scores as the plain words do.
-    plain = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist downtown", k=50, session_rank=False).hits}
-    (hit,) = search(arch, idx, '"dentist downtown"', session_rank=False).hits
+    plain = {
+        h.turn.id: h.bm25
+        for h in search(arch, idx, SearchRequest("dentist downtown", k=50, session_rank=False)).hits
+    }
+    (hit,) = search(arch, idx, SearchRequest('"dentist downtown"', session_rank=False)).hits
     assert hit.bm25 == plain[hit.turn.id]
     # An unclosed quote is plain words.
-    assert search(arch, idx, '"paris dentist').total == search(arch, idx, "paris dentist").total
+    assert (
+        search(arch, idx, SearchRequest('"paris dentist')).total
+        == search(arch, idx, SearchRequest("paris dentist")).total
+    )
 
 
 def test_excluded_words_and_phrases(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    every = search(arch, idx, "dentist", k=50)
-    texts = {h.turn.text for h in search(arch, idx, "dentist -paris -DOWNTOWN", k=50).hits}
+    every = search(arch, idx, SearchRequest("dentist", k=50))
+    texts = {h.turn.text for h in search(arch, idx, SearchRequest("dentist -paris -DOWNTOWN", k=50)).hits}
     assert texts == {h.turn.text for h in every.hits} - {"dentist in paris", "the dentist downtown"}
-    assert search(arch, idx, "dentist -paris").total == every.total - 1
-    assert search(arch, idx, 'dentist -"dentist downtown"').total == every.total - 1
-    assert search(arch, idx, 'dentist -"downtown dentist"').total == every.total
+    assert search(arch, idx, SearchRequest("dentist -paris")).total == every.total - 1
+    assert search(arch, idx, SearchRequest('dentist -"dentist downtown"')).total == every.total - 1
+    assert search(arch, idx, SearchRequest('dentist -"downtown dentist"')).total == every.total
     # Only exclusions: nothing to look for.
-    assert search(arch, idx, "-paris").total == 0
-    kept = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist -paris", k=50).hits}
+    assert search(arch, idx, SearchRequest("-paris")).total == 0
+    kept = {h.turn.id: h.bm25 for h in search(arch, idx, SearchRequest("dentist -paris", k=50)).hits}
     assert all(kept[h.turn.id] == h.bm25 for h in every.hits if h.turn.id in kept)
 
 
 def test_prefixes(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    assert {h.turn.text for h in search(arch, idx, "PAR*", k=50).hits} == {"paris trip", "dentist in paris"}
-    assert search(arch, idx, "dent*").total == search(arch, idx, "dentist").total
-    assert search(arch, idx, "appointment*").hits[0].turn.text == "dentist dentist appointment"
-    assert search(arch, idx, "zzz*").total == 0
+    assert {h.turn.text for h in search(arch, idx, SearchRequest("PAR*", k=50)).hits} == {
+        "paris trip",
+        "dentist in paris",
+    }
+    assert (
+        search(arch, idx, SearchRequest("dent*")).total == search(arch, idx, SearchRequest("dentist")).total
+    )
+    assert search(arch, idx, SearchRequest("appointment*")).hits[0].turn.text == "dentist dentist appointment"
+    assert search(arch, idx, SearchRequest("zzz*")).total == 0
 
 
 def test_matched_terms_reported(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    hit = search(arch, idx, "dentists in Paris", k=1, session_rank=False).hits[0]
+    hit = search(arch, idx, SearchRequest("dentists in Paris", k=1, session_rank=False)).hits[0]
     assert hit.turn.text == "dentist in paris"
     assert hit.terms == ("dentist", "pari")
 
@@ -286,7 +315,7 @@ def test_ties_are_deterministic_newest_first(tmp_path: Path) -> None:
         },
     )
     for fused in (True, False):
-        res = search(arch, idx, "same words", session_rank=fused)
+        res = search(arch, idx, SearchRequest("same words", session_rank=fused))
         assert res.hits[0].score == res.hits[1].score
         assert [h.turn.start for h in res.hits] == [T0 + timedelta(days=3), T0]
     arch.close()
@@ -297,18 +326,20 @@ def test_cjk_search(tmp_path: Path) -> None:
         tmp_path / "home",
         {Chat("test", "c", "C"): session(T0, ["東京タワーに行きました", "京都はきれい", "서울 여행"])},
     )
-    assert [h.turn.text for h in search(arch, idx, "東京").hits] == ["東京タワーに行きました"]
-    assert [h.turn.text for h in search(arch, idx, "京").hits] == []  # a unigram query matches no bigram
-    assert [h.turn.text for h in search(arch, idx, "서울").hits] == ["서울 여행"]
+    assert [h.turn.text for h in search(arch, idx, SearchRequest("東京")).hits] == ["東京タワーに行きました"]
+    assert [
+        h.turn.text for h in search(arch, idx, SearchRequest("京")).hits
+    ] == []  # a unigram query matches no bigram
+    assert [h.turn.text for h in search(arch, idx, SearchRequest("서울")).hits] == ["서울 여행"]
     arch.close()
 
 
-def test_bad_arguments(small: tuple[Archive, TurnIndex]) -> None:
-    arch, idx = small
-    with pytest.raises(ValueError):
-        search(arch, idx, "dentist", k=0)
-    with pytest.raises(ValueError):
-        search(arch, idx, "dentist", window=-1)
+def test_bad_arguments_are_the_projects_error() -> None:
+    # RefindError, the one-line error every front end shows as it is: no front end checks these first.
+    with pytest.raises(RefindError, match=r"^-k: 0 is not at least 1$"):
+        SearchRequest("dentist", k=0)
+    with pytest.raises(RefindError, match=r"^--window: -1 is not at least 0$"):
+        SearchRequest("dentist", window=-1)
 
 
 def test_highlight_spans() -> None:
@@ -324,7 +355,7 @@ def test_highlight_spans() -> None:
 
 def test_speaker_names_are_searchable(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    res = search(arch, idx, "Carol", k=10)
+    res = search(arch, idx, SearchRequest("Carol", k=10))
     assert res.total == 1 and res.hits[0].turn.speaker == "Carol"
     assert res.hits[0].terms == ("carol",)
 
@@ -342,7 +373,7 @@ def test_numpy_and_python_fusion_agree_to_the_bit(tmp_path: Path, monkeypatch: p
         for threshold in (0, 10**9):
             monkeypatch.setattr(search_module, "NUMPY_FROM", threshold)
             monkeypatch.setattr(search_module, "NUMPY_COLD_FROM", threshold)
-            res = search(arch, idx, query, k=7, window=0)
+            res = search(arch, idx, SearchRequest(query, k=7, window=0))
             got[threshold] = [(h.turn.id, h.score, h.bm25) for h in res.hits]
         assert got[0] == got[10**9] and got[0]
     arch.close()
@@ -389,7 +420,7 @@ def test_results_do_not_depend_on_the_first_pass_size(
             got = {}
             for first_pass in (1, 3, 10**6):
                 monkeypatch.setattr(tantivy_backend, "FIRST_PASS", first_pass)
-                res = search(arch, idx, query, k=4, window=0, session_rank=session_rank)
+                res = search(arch, idx, SearchRequest(query, k=4, window=0, session_rank=session_rank))
                 got[first_pass] = (res.total, [(h.turn.id, h.score) for h in res.hits])
             assert got[1] == got[3] == got[10**6] and got[1][0] > 3
     arch.close()
@@ -423,7 +454,7 @@ def test_the_method_ranks_alike_on_tantivy_and_the_fake_engine(tmp_path: Path) -
     assert memory.sync(arch) == tv.num_docs == memory.num_docs
     lengths = [len(analyze(memory.indexed_text(t.speaker, t.text))) for t in arch.iter_turns()]
     assert any(stored_length(n) != n for n in lengths)
-    sessions = [h.turn.session_id for h in search(arch, tv, "w0 w1 w2", k=1000).hits]
+    sessions = [h.turn.session_id for h in search(arch, tv, SearchRequest("w0 w1 w2", k=1000)).hits]
     requests = []
     for i in range(40):
         query = " ".join(rng.sample(vocab, rng.randint(1, 4)))
@@ -456,32 +487,32 @@ def test_the_method_ranks_alike_on_tantivy_and_the_fake_engine(tmp_path: Path) -
     arch.close()
 
 
-def test_a_request_or_a_query_with_keywords(small: tuple[Archive, TurnIndex]) -> None:
+def test_search_takes_a_request_and_no_loose_keywords(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     since = T0 + timedelta(days=5)
     request = SearchRequest("dentist", k=2, window=0, since=since, chats=(1,), exclude_sessions=("x",))
     result = search(arch, idx, request)
-    assert result.request is request and result.query == "dentist"
-    by_keywords = search(arch, idx, "dentist", k=2, window=0, since=since, chats=[1], exclude_sessions={"x"})
-    assert by_keywords.request == request
-    assert by_keywords.hits == result.hits and result.hits
+    assert result.request is request and result.query == "dentist" and result.hits
+    # A misspelt or loose keyword fails at once (and under mypy: tests/typed_calls.py), never ignored.
     with pytest.raises(TypeError):
-        search(arch, idx, request, k=3)
+        search(arch, idx, request, k=3)  # type: ignore[call-arg]
     with pytest.raises(TypeError):
-        search(arch, idx, "dentist", top_k=3)
+        SearchRequest("dentist", top_k=3)  # type: ignore[call-arg]
 
 
 def test_from_keeps_the_turns_of_some_speakers(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    everyone = search(arch, idx, "dentist", k=50)
-    bob = search(arch, idx, "dentist", k=50, speakers=("bob",))
+    everyone = search(arch, idx, SearchRequest("dentist", k=50))
+    bob = search(arch, idx, SearchRequest("dentist", k=50, speakers=("bob",)))
     assert {h.turn.speaker for h in bob.hits} == {"Bob"} and 0 < bob.total < everyone.total
     assert bob.total == sum(1 for h in everyone.hits if h.turn.speaker == "Bob")
     # The filter never rescores; the start of one name is enough; several are one filter.
-    bm25 = {h.turn.id: h.bm25 for h in search(arch, idx, "dentist", k=50, session_rank=False).hits}
-    plain_bob = search(arch, idx, "dentist", k=50, speakers=("Bo",), session_rank=False)
+    bm25 = {
+        h.turn.id: h.bm25 for h in search(arch, idx, SearchRequest("dentist", k=50, session_rank=False)).hits
+    }
+    plain_bob = search(arch, idx, SearchRequest("dentist", k=50, speakers=("Bo",), session_rank=False))
     assert all(bm25[h.turn.id] == h.bm25 for h in plain_bob.hits) and plain_bob.total == bob.total
-    both = search(arch, idx, "dentist", k=50, speakers=("bob", "DAN"))
+    both = search(arch, idx, SearchRequest("dentist", k=50, speakers=("bob", "DAN")))
     assert {h.turn.speaker for h in both.hits} == {"Bob", "Dan"}
 
 
@@ -496,13 +527,13 @@ def test_from_names_speakers_by_the_start_of_any_name_part_or_fails() -> None:
 
 def test_sort_by_time_gives_the_newest_matches(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    newest = search(arch, idx, "dentist", k=3, sort="time")
-    every = search(arch, idx, "dentist", k=50)
+    newest = search(arch, idx, SearchRequest("dentist", k=3, sort="time"))
+    every = search(arch, idx, SearchRequest("dentist", k=50))
     want = sorted(every.hits, key=lambda h: h.turn.start, reverse=True)[:3]
     assert [h.turn.id for h in newest.hits] == [h.turn.id for h in want]
     assert [h.rank for h in newest.hits] == [1, 2, 3] and newest.total == every.total
     assert all(h.score == h.bm25 for h in newest.hits)
-    with pytest.raises(ValueError, match="sort"):
+    with pytest.raises(RefindError, match="--sort: 'random' is not one of score, time"):
         SearchRequest("x", sort="random")
 
 
@@ -520,5 +551,5 @@ def test_a_search_runs_with_the_collector_paused(
         return matching(*args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(index, "matching", spy)
-    assert search(archive, index, "dentist").hits
+    assert search(archive, index, SearchRequest("dentist")).hits
     assert during == [False] and gc.isenabled()

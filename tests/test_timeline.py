@@ -12,9 +12,10 @@ from cli_runs import run
 from fake_index import MemoryIndex
 
 from refind_cli.archive import Archive
-from refind_cli.index import Index
+from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
+from refind_cli.request import SearchRequest
 from refind_cli.search import search
 from refind_cli.timeline import from_days, timeline, unit_for
 
@@ -72,7 +73,9 @@ def test_search_counts_every_match_not_only_the_results(tmp_path: Path) -> None:
         for index in (Index.open(home), MemoryIndex()):
             index.sync(archive)
             for rank in (True, False):
-                result = search(archive, index, "dentist", k=1, session_rank=rank, timeline_tz=BERLIN)
+                result = search(
+                    archive, index, SearchRequest("dentist", k=1, session_rank=rank), timeline_tz=BERLIN
+                )
                 assert len(result.hits) == 1 and result.total == 3
                 assert result.timeline is not None
                 assert [(b.start.isoformat(), b.count) for b in result.timeline.buckets] == [
@@ -86,7 +89,7 @@ def test_search_counts_every_match_not_only_the_results(tmp_path: Path) -> None:
                     ("2024-02-26", 0),
                     ("2024-03-04", 2),
                 ]
-            assert search(archive, index, "dentist").timeline is None
+            assert search(archive, index, SearchRequest("dentist")).timeline is None
 
 
 def test_cli_timeline_json_and_text(tmp_path: Path) -> None:

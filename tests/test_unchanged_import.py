@@ -20,6 +20,7 @@ from refind_cli import forget
 from refind_cli.archive import Archive
 from refind_cli.cli import app
 from refind_cli.clock import zone_fingerprint
+from refind_cli.facade import chats_named
 from refind_cli.ingest import files, import_file, ledger, worker
 from refind_cli.request import Selection
 
@@ -126,7 +127,8 @@ def test_forgotten_messages_stay_forgotten_unless_restored(archive: Archive):
 
 def test_a_chat_forgotten_whole_is_read_again(archive: Archive):
     import_file(archive, JONAS, tz=BERLIN)
-    selection = Selection(chat="Jonas Becker")
+    (jonas,) = chats_named(archive, "Jonas Becker")
+    selection = Selection(chat=jonas)
     forget.forget(archive, forget.plan(archive, selection))
     assert archive.counts()["chats"] == 0
     again = import_file(archive, JONAS, tz=BERLIN)

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime, tzinfo
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from refind_cli.agent.events import AskResult
+from refind_cli.agent.budget import DEFAULT_BUDGET
+from refind_cli.agent.events import AskResult, EventSink, ignore
 from refind_cli.agent.runner import run
-from refind_cli.agent.tools import SearchFn
+from refind_cli.agent.tools import TOOLS, Registry, SearchFn
 
 if TYPE_CHECKING:
+    from refind_cli.agent.llm import LLMClient, ModelConfig
     from refind_cli.archive import Archive
     from refind_cli.index import TurnIndex
-    from refind_cli.request import SearchRequest
+    from refind_cli.request import AskRequest, SearchRequest
     from refind_cli.results import SearchResult
 
 
@@ -31,36 +32,38 @@ def archive_search(archive: Archive, index: TurnIndex) -> SearchFn:
 def ask(
     archive: Archive,
     index: TurnIndex,
-    question: str,
+    request: AskRequest,
     *,
-    chats: Sequence[int] | None = None,
-    speakers: Sequence[str] | None = None,
-    now: datetime | None = None,
-    tz: tzinfo | None = None,
-    **options: Any,
+    on_event: EventSink = ignore,
+    tools: Registry = TOOLS,
+    client_factory: Callable[[ModelConfig], LLMClient] | None = None,
 ) -> AskResult:
-    """``run`` over an archive and its index, optionally limited to some chats and to what some speakers
-    said (names as the archive holds them; every search keeps to them, whatever ``from`` a model asks
-    for). ``options`` are ``run``'s."""
-    zone = tz or datetime.now().astimezone().tzinfo
-    assert zone is not None
-    asked = (now or datetime.now(zone)).astimezone(zone)
+    """``run`` over an archive and its index, limited to the request's chats and to what its speakers said
+    (every search keeps to them, whatever ``from`` a model asks for)."""
+    chats = request.chats
     search_fn = archive_search(archive, index)
-    if speakers is not None:
-        search_fn = _only_from(search_fn, tuple(speakers))
+    if request.speakers is not None:
+        search_fn = _only_from(search_fn, request.speakers)
     languages = sorted(
         {lang for chat, lang in archive.chat_languages().items() if chats is None or chat in chats}
     )
     return run(
-        question,
+        request.question,
         search_fn=search_fn,
         span=archive.time_span(),
         languages=languages,
-        now=asked,
-        tz=zone,
+        config=request.config,
+        answer_config=request.answer_config,
+        offline=request.config is None,
+        protocol=request.protocol,
+        budget=request.budget or DEFAULT_BUDGET,
+        now=request.now.astimezone(request.tz),
+        tz=request.tz,
         chats=chats,
+        tools=tools,
+        on_event=on_event,
+        client_factory=client_factory,
         doc_freq=index.doc_freq,
-        **options,
     )
 
 

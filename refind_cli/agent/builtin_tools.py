@@ -1,9 +1,9 @@
 """The ReFind tools: ``search_chat``, ``take_note`` and ``finish_search``. They register through
 ``tools.register`` like any other tool; importing ``refind_cli.agent`` imports this module.
 
-``search_chat`` reads date_from/date_to with the one since/until rule (``request.time_range``). The offline
-planner has its bounds as instants already and runs the same search through ``search_between``, so no time
-of day is lost to a date string read back.
+``search_chat`` is the one ``search_tools`` declares (its schema, its arguments' check, its request, the
+sessions already seen), as the MCP server serves it. The offline planner has its bounds as instants already
+and runs the same search through ``search_between``, so no time of day is lost to a date string read back.
 """
 
 from __future__ import annotations
@@ -13,54 +13,25 @@ from typing import Any
 
 from refind_cli.agent import prompts
 from refind_cli.agent.events import HitSummary, Note, NoteTaken, SearchDone
-from refind_cli.agent.tools import MalformedCall, Tool, Toolbox, ToolFailed, ToolResult, as_int, register
+from refind_cli.agent.tools import MalformedCall, Tool, Toolbox, ToolFailed, ToolResult, register
 from refind_cli.errors import RefindError
-from refind_cli.request import DEFAULT_WINDOW, SearchRequest, time_range
-
-MAX_TOP_K = 20
-DEFAULT_TOP_K = 5
-
-
-def parse_search(args: dict[str, Any]) -> dict[str, Any]:
-    keywords = args.get("keywords")
-    if isinstance(keywords, list) and all(isinstance(k, str) for k in keywords):
-        keywords = " ".join(keywords)
-    if not isinstance(keywords, str) or not keywords.strip():
-        raise MalformedCall("search_chat needs keywords: a non-empty string")
-    top_k = args.get("top_k")
-    top_k = DEFAULT_TOP_K if top_k is None else as_int(top_k, "top_k")
-    out: dict[str, Any] = {"keywords": keywords.strip(), "top_k": min(max(top_k, 1), MAX_TOP_K)}
-    speakers = _speakers(args.get("from"))
-    if speakers is not None:  # only when given: the rounds record the arguments
-        out["from"] = speakers
-    for key in ("date_from", "date_to"):
-        value = args.get(key)
-        if value in (None, ""):
-            out[key] = None
-        elif isinstance(value, str):
-            out[key] = value.strip()
-        else:
-            raise MalformedCall(f"{key} must be a date string YYYY-MM-DD")
-    return out
-
-
-def _speakers(value: Any) -> list[str] | None:
-    """The ``from`` argument: speaker names (one alone is taken as a list of one); None or empty: everyone."""
-    if value in (None, "", []):
-        return None
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise MalformedCall("from must be a list of speaker names")
-    return [v.strip() for v in value]
+from refind_cli.request import DEFAULT_WINDOW
+from refind_cli.search_tools import (
+    SEARCH_DESCRIPTION,
+    SEARCH_NAME,
+    SEARCH_PARAMETERS,
+    SEARCH_TEXT_USAGE,
+    as_int,
+    date_range,
+    parse_search,
+    search_request,
+)
 
 
 def search_chat(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     _check_budget(box)
     try:
-        since, until = time_range(
-            args["date_from"], args["date_to"], now=box.now, tz=box.tz, names=("date_from", "date_to")
-        )
+        since, until = date_range(args, now=box.now, tz=box.tz)
     except RefindError as err:
         raise ToolFailed(str(err)) from None
     return _search(box, args, since, until)
@@ -123,16 +94,14 @@ def _search(
     blocks: bool = True,
 ) -> ToolResult:
     keywords, top_k = args["keywords"], args["top_k"]
-    request = SearchRequest(
-        keywords,
-        k=top_k,
-        window=window,
-        since=since,
-        until=until,
+    request = search_request(
+        args,
+        since,
+        until,
         chats=box.chats,
-        exclude_sessions=tuple(sorted(box.seen_sessions)),
+        exclude=box.seen_sessions,
+        window=window,
         session_rank=session_rank,
-        speakers=tuple(args["from"]) if "from" in args else None,
     )
     try:
         result = box.search_fn(request)
@@ -140,7 +109,7 @@ def _search(
         raise ToolFailed(str(err)) from None
     box.searches += 1
     box.last_hits = hits = tuple(result.hits)
-    box.seen_sessions.update(h.turn.session_id for h in hits)
+    box.seen_sessions.add(result)
     event = SearchDone(
         n=box.searches,
         keywords=keywords,
@@ -210,37 +179,12 @@ def finish_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 SEARCH_CHAT = register(
     Tool(
-        name="search_chat",
-        description=(
-            "BM25 keyword search over the user's chat archive. Returns numbered result blocks: the matching "
-            "turn with the turns around it, its chat, session and dates. Sessions already returned by an "
-            "earlier search are excluded automatically."
-        ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "keywords": {"type": "string", "description": "Space-separated keywords (not a question)."},
-                "top_k": {
-                    "type": "integer",
-                    "description": f"How many results (1-{MAX_TOP_K}, default {DEFAULT_TOP_K}).",
-                    "default": DEFAULT_TOP_K,
-                },
-                "date_from": {"type": "string", "description": "Optional first day, YYYY-MM-DD (inclusive)."},
-                "date_to": {"type": "string", "description": "Optional last day, YYYY-MM-DD (inclusive)."},
-                "from": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Optional: only what these people said (names as results show them).",
-                },
-            },
-            "required": ["keywords"],
-        },
+        name=SEARCH_NAME,
+        description=SEARCH_DESCRIPTION,
+        parameters=SEARCH_PARAMETERS,
         parse=parse_search,
         execute=search_chat,
-        text_usage=(
-            '{"keywords": "words to find", "top_k": 5, "date_from": "YYYY-MM-DD", "date_to": "YYYY-MM-DD"}'
-            " (top_k and the dates are optional)"
-        ),
+        text_usage=SEARCH_TEXT_USAGE,
     )
 )
 

@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING
 
 from refind_cli.agent import prompts
 from refind_cli.agent.answer import Numbered, citation
-from refind_cli.agent.builtin_tools import DEFAULT_TOP_K, search_between
+from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Citation, Note
 from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
 from refind_cli.records import said
+from refind_cli.search_tools import DEFAULT_TOP_K
 from refind_cli.timeexpr import TimeRange
 
 if TYPE_CHECKING:

@@ -13,11 +13,10 @@ from refind_cli.agent.events import Answered, AskResult, EventSink, SearchFinish
 from refind_cli.agent.model_loop import run_model_search
 from refind_cli.agent.notice import Notifier
 from refind_cli.agent.tools import TOOLS, DocFreq, Registry, SearchFn, Toolbox
+from refind_cli.request import PROTOCOLS
 
 if TYPE_CHECKING:
     from refind_cli.agent.llm import LLMClient, ModelConfig
-
-PROTOCOLS = ("auto", "tools", "text")
 
 
 def run(

@@ -21,15 +21,11 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent.events import Event, EventSink, Note, Round, ToolError, ignore
+from refind_cli.search_tools import MalformedCall, Seen
 
 if TYPE_CHECKING:
     from refind_cli.request import SearchRequest
     from refind_cli.results import Hit, SearchResult
-
-
-class MalformedCall(ValueError):
-    """A tool call the loop cannot execute: unknown tool, arguments that are not JSON or of the wrong type.
-    The message goes back to the model, so it says what a correct call looks like."""
 
 
 class ToolFailed(Exception):
@@ -141,19 +137,6 @@ def register(tool: Tool) -> Tool:
     return TOOLS.register(tool)
 
 
-def as_int(value: Any, what: str) -> int:
-    """An integer argument as models write them (5, 5.0, "5"); MalformedCall names ``what`` otherwise."""
-    if isinstance(value, bool):
-        raise MalformedCall(f"{what} must be an integer")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    raise MalformedCall(f"{what} must be an integer, not {value!r}")
-
-
 @dataclass
 class Toolbox:
     """One run's tools and their shared state. Read-only: nothing here writes anywhere."""
@@ -166,7 +149,7 @@ class Toolbox:
     tools: Registry = TOOLS
     chats: tuple[int, ...] | None = None  # the run's scope: chat seqs every search is limited to
     doc_freq: DocFreq | None = None  # from the index when there is one; else counted by searches
-    seen_sessions: set[str] = field(default_factory=set)
+    seen_sessions: Seen = field(default_factory=Seen)
     last_hits: tuple[Hit, ...] = ()
     notes: list[Note] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -16,14 +15,11 @@ from refind_cli.cli.common import (
     TzOption,
     app,
     error_boundary,
-    fail,
     open_home,
     print_json,
     stderr_console,
     stdout_console,
 )
-
-PROTOCOLS = ("auto", "tools", "text")
 
 
 @app.command("ask")
@@ -67,48 +63,32 @@ def ask_command(
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
     """Answer a question from your chats: a search agent looks in rounds, keeps notes, and answers from them."""
-    from datetime import datetime
-
-    from refind_cli.agent import Budget, resolve_config
-    from refind_cli.agent.llm import ModelConfig
     from refind_cli.clock import zone
     from refind_cli.render import visible
     from refind_cli.render.ask import AskTrace, ask_json, print_answer, print_details
-    from refind_cli.timeexpr import parse_instant
 
-    if protocol not in PROTOCOLS:
-        fail(f"--protocol: {protocol!r} is not one of {', '.join(PROTOCOLS)}", json_mode=json_out)
-    if not question.strip():
-        fail("the question is empty", json_mode=json_out)
     with error_boundary(json_out):
         zone_ = zone(tz)
-        try:
-            asked = parse_instant(now, tz=zone_) if now else datetime.now(zone_)
-        except ValueError as err:
-            fail(f"--now: {err}", json_mode=json_out)
-        config = None if offline else resolve_config(model, api_base, os.environ)
-        answer_config = None
-        if answer_model and not offline:
-            if config is None:
-                fail("--answer-model needs --model (or REFIND_MODEL)", json_mode=json_out)
-            answer_config = ModelConfig(answer_model, config.api_base, config.api_key, config.timeout)
         terminal = sys.stdout.isatty() and not json_out
         trace = AskTrace(stderr_console(), tz=zone_, rounds=not quiet and not json_out)
         with open_home(ctx) as home:
-            result = home.ask(
-                question.strip(),
+            request = home.ask_request(
+                question,
+                model=model,
+                answer_model=answer_model,
+                api_base=api_base,
+                offline=offline,
+                protocol=protocol,
+                max_rounds=max_rounds,
+                max_tokens=max_tokens,
+                max_cost=max_cost,
                 chats=chat,
                 sources=source,
                 speakers=speaker,
-                now=asked,
+                now=now,
                 tz=zone_,
-                config=config,
-                answer_config=answer_config,
-                offline=offline,
-                protocol=protocol,
-                budget=Budget(max_rounds, max_tokens, max_cost),
-                on_event=trace,
             )
+            result = home.ask(request, on_event=trace)
     if json_out:
         print_json(ask_json(result, tz=zone_))
     elif terminal:
@@ -140,30 +120,25 @@ def eval_command(
     """Measure retrieval (and, with a model, judged answer accuracy) on LongMemEval or LoCoMo data."""
     from datetime import UTC
 
-    from refind_cli.agent import resolve_config
-    from refind_cli.agent.llm import ModelConfig
-    from refind_cli.facade import benchmark_questions, evaluate
+    from refind_cli.facade import benchmark_questions, eval_request, evaluate
     from refind_cli.render.ask import AskTrace
     from refind_cli.render.evaluate import eval_json, eval_progress, print_eval
 
-    if judge_model and not model:
-        fail("--judge-model needs --model", json_mode=json_out)
     with error_boundary(json_out):
-        # Only an explicit --model spends money here: REFIND_MODEL alone keeps eval offline.
-        config = resolve_config(model, api_base, os.environ) if model else None
-        judge = ModelConfig(judge_model, config.api_base, config.api_key) if judge_model and config else None
-        questions = benchmark_questions(file, limit=limit)
+        request = eval_request(
+            file,
+            model=model,
+            judge_model=judge_model,
+            api_base=api_base,
+            limit=limit,
+            max_rounds=max_rounds,
+            k=k,
+        )
+        questions = benchmark_questions(request)
         err = stderr_console()
         with eval_progress(err, len(questions)) as tick:
             report = evaluate(
-                questions,
-                file=file,
-                config=config,
-                judge_config=judge,
-                max_rounds=max_rounds,
-                k=k,
-                on_question=tick,
-                on_event=AskTrace(err, tz=UTC, rounds=False),
+                request, questions, on_question=tick, on_event=AskTrace(err, tz=UTC, rounds=False)
             )
     if json_out:
         print_json(eval_json(report))

@@ -16,7 +16,6 @@ from refind_cli.cli.common import (
     SourcesOption,
     app,
     error_boundary,
-    fail,
     open_home,
     print_error,
     print_json,
@@ -73,26 +72,25 @@ def import_(
     json_out: JsonOption = False,
 ) -> None:
     """Import chat exports into the archive and the search index. Re-importing adds only what is new."""
-    from refind_cli.clock import parse_duration, zone
+    from refind_cli.clock import zone
+    from refind_cli.facade import Home
     from refind_cli.render.imports import import_json, print_import, write_imports
     from refind_cli.render.rows import table_format
-    from refind_cli.request import ImportOptions
 
-    choices = ("auto", *importers.names())
-    if fmt not in choices:
-        fail(f"--format: {fmt!r} is not one of {', '.join(choices)}", json_mode=json_out)
-    if lang is not None:
-        from refind_cli.language import ISO_639_1
-
-        lang = lang.lower()
-        if lang not in ISO_639_1:
-            fail(f"--lang: {lang!r} is not an ISO 639-1 language code (e.g. en, de, es)", json_mode=json_out)
+    with error_boundary(json_out):
+        options = Home.import_options(
+            fmt=fmt,
+            tz=zone(tz),
+            session_gap=session_gap,
+            restore_forgotten=restore_forgotten,
+            reread=reread,
+            lang=lang,
+        )
     err = stderr_console()
     out = stdout_console()
     fmt_out = table_format(csv_out=False, tsv_out=False)  # into a pipe the tables are TSV
     results = []
     with error_boundary(json_out), open_home(ctx) as home:
-        options = ImportOptions(fmt, zone(tz), parse_duration(session_gap), restore_forgotten, reread, lang)
         indexing = (lambda: err.status("indexing ...")) if err.is_terminal else contextlib.nullcontext
         for result in home.import_files(
             paths, options, progress=functools.partial(_progress, err), indexing=indexing

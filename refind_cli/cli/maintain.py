@@ -43,7 +43,6 @@ def forget(
     Criteria combine; re-importing the same export does not bring forgotten messages back."""
     from refind_cli.clock import zone
     from refind_cli.render.maintain import plan_json, print_plan
-    from refind_cli.request import Selection, time_bound, time_range
 
     out = stdout_console()
     err = stderr_console()
@@ -59,15 +58,15 @@ def forget(
 
     with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
-        now = datetime.now(zone_)
-        lo, hi = time_range(since, until, now=now, tz=zone_)
-        selection = Selection(
+        selection = home.selection(
             chat=chat,
             session=session,
-            since=lo,
-            until=hi,
-            before=time_bound("--before", before, now=now, tz=zone_, end=False),
+            since=since,
+            until=until,
+            before=before,
             matching=matching,
+            now=datetime.now(zone_),
+            tz=zone_,
         )
         outcome = home.forget(selection, confirm=confirm)
         if outcome.forgotten and not json_out:

@@ -70,13 +70,10 @@ def search_command(
     from refind_cli.clock import zone
     from refind_cli.render import json_text
     from refind_cli.render.search import print_result, to_json
-    from refind_cli.request import SORTS
 
     json_mode = json_out or jsonl_out
     if json_out and jsonl_out:
         fail("--json and --jsonl cannot be used together", json_mode=True)
-    if sort is not None and sort not in SORTS:
-        fail(f"--sort: {sort!r} is not one of {', '.join(SORTS)}", json_mode=json_mode)
     if newest and sort == "score":
         fail("--newest and --sort score cannot be used together", json_mode=json_mode)
     found = False
@@ -88,14 +85,14 @@ def search_command(
             until=until,
             chats=chat,
             sources=source,
-            now=datetime.now(zone_),
-            tz=zone_,
+            speakers=speaker,
             k=k,
             window=window,
-            exclude_sessions=tuple(exclude_session or ()),
+            exclude_sessions=exclude_session or (),
             session_rank=not no_session_rank,
-            speakers=tuple(speaker) if speaker else None,
             sort="time" if newest else sort or "score",
+            now=datetime.now(zone_),
+            tz=zone_,
         )
         queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
         out = stdout_console()

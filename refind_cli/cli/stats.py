@@ -45,7 +45,7 @@ def stats_command(
 
     with error_boundary(json_out), open_home(ctx) as home:
         zone_ = zone(tz)
-        result = home.stats(
+        request = home.stats_request(
             chats=chat,
             sources=source,
             speakers=speaker,
@@ -54,6 +54,7 @@ def stats_command(
             now=datetime.now(zone_),
             tz=zone_,
         )
+        result = home.stats(request)
     if json_out:
         print_json(stats_json(result, zone_))
     else:

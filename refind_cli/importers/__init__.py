@@ -368,3 +368,34 @@ register(
         "discord-package", "refind_cli.importers.discord_package", takes=("zip", "folder"), names=("*.zip",)
     )
 )
+# Google Takeout: Hangouts and Google Chat are two apps to the people who used them, so two sources; Gemini's
+# activity and Grok's export are assistant chats.
+register(
+    Importer("hangouts", "refind_cli.importers.hangouts", takes=("file", "zip"), names=("hangouts.json",))
+)
+register(
+    Importer(
+        "google-chat",
+        "refind_cli.importers.google_chat",
+        takes=("file", "zip", "folder"),
+        names=("messages.json", "*.zip"),
+    )
+)
+register(
+    Importer(
+        "gemini",
+        "refind_cli.importers.gemini",
+        takes=("file", "zip", "folder"),
+        names=("*.json", "*.zip"),
+        pairing="exchange",
+    )
+)
+register(
+    Importer(
+        "grok",
+        "refind_cli.importers.grok",
+        takes=("file", "zip", "folder"),
+        names=("prod-grok-backend.json", "*.zip"),
+        pairing="exchange",
+    )
+)

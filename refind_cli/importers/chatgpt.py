@@ -34,7 +34,16 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.importers import conversations
-from refind_cli.importers.conversations import Reader, as_dict, as_list, dump, epoch_time, join, text_of
+from refind_cli.importers.conversations import (
+    Reader,
+    active_path,
+    as_dict,
+    as_list,
+    dump,
+    epoch_time,
+    join,
+    text_of,
+)
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "chatgpt"
@@ -67,14 +76,15 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    unkeyed = conversations.Missing(path, "conversation", "id", "keyed by the id of its first node")
     for where, conv, reader in conversations.read(path, WHAT):
-        yield _conversation(conv, where, reader)
+        yield _conversation(conv, where, reader, unkeyed)
+    unkeyed.warn()
 
 
-def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExport:
-    key = conv.get("conversation_id", conv.get("id"))
-    if not isinstance(key, str) or not key:
-        raise reader.error("a conversation without an id", where or None)
+def _conversation(
+    conv: dict[str, Any], where: str, reader: Reader, unkeyed: conversations.Missing
+) -> ChatExport:
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict):
         raise reader.error("a conversation without a mapping", where or None)
@@ -82,9 +92,17 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
     parents = {
         nid: p for nid, node in nodes.items() if isinstance(p := node.get("parent"), str) and p in nodes
     }
+    key = conv.get("conversation_id", conv.get("id"))
+    if not isinstance(key, str) or not key:
+        # Tools that anonymise or convert exports drop the id; the tree's root keeps its node id as the
+        # conversation grows, so it keys the chat as stably as the id would.
+        roots = sorted(nid for nid in nodes if nid not in parents)
+        if not roots:
+            raise reader.error("a conversation without an id or messages", where or None)
+        key = unkeyed.derived("root:" + roots[0])
     own = {nid: _own_time(node) for nid, node in nodes.items()}
     started = epoch_time(conv.get("create_time")) or epoch_time(conv.get("update_time"))
-    shown = _active_path(conv.get("current_node"), nodes, parents, own)
+    shown = active_path(conv.get("current_node"), parents, own)
     title = text_of(conv.get("title")).strip()
     meta = {k: v for k, v in conv.items() if k != "mapping"}
     chat = Chat(FORMAT, key, title or UNTITLED, kind="direct", raw=dump(meta))
@@ -136,24 +154,6 @@ def _times(parents: dict[str, str], own: dict[str, datetime | None]) -> dict[str
         if at is not None and own[at] is not None:
             resolved[at] = own[at]
     return resolved
-
-
-def _active_path(
-    current: Any, nodes: dict[str, dict], parents: dict[str, str], own: dict[str, datetime | None]
-) -> set[str]:
-    """The nodes from the leaf the person last saw up to the root. Without a usable ``current_node``, the
-    leaf is the latest message: what the app would show after the last answer."""
-    if not isinstance(current, str) or current not in nodes:
-        timed = [(t, nid) for nid, t in own.items() if t is not None]
-        if not timed:
-            return set()
-        current = max(timed)[1]
-    path: set[str] = set()
-    at: str | None = current
-    while at is not None and at not in path:  # a cycle in a hostile file ends the walk
-        path.add(at)
-        at = parents.get(at)
-    return path
 
 
 def _message(

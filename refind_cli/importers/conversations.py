@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import warnings
 from collections.abc import Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import jsonstream
 from refind_cli.importers.container import named_file, named_head
 
@@ -38,25 +39,29 @@ MAX_DEPTH = 100
 # --- where the file is -----------------------------------------------------------------------------------
 
 
-def head(path: Path) -> bytes:
-    """The first bytes of the conversations file of a loose file, a zip or a folder (b"" if there is none),
-    without a BOM or leading white space. Never raises."""
-    return named_head(path, FILE, SNIFF_BYTES)
+def head(path: Path, name: str = FILE) -> bytes:
+    """The first bytes of the conversations file (``name``) of a loose file, a zip or a folder (b"" if there
+    is none), without a BOM or leading white space. Never raises."""
+    return named_head(path, name, SNIFF_BYTES)
 
 
-def read(path: Path, what: str) -> Iterator[tuple[str, dict[str, Any], Reader]]:
+def read(
+    path: Path, what: str, name: str = FILE, lists: tuple[str, ...] = ("conversations",)
+) -> Iterator[tuple[str, dict[str, Any], Reader]]:
     """Each conversation object of the export at ``path``: where it is (``[3]``), the object, and the reader,
-    which names places in errors. ``what`` names the format in errors ("a ChatGPT data export")."""
-    with named_file(path, FILE, what) as (chunks, where, entry):
-        yield from _read(chunks, where, entry, what)
+    which names places in errors. ``what`` names the format in errors ("a ChatGPT data export"); ``name`` is
+    the export's file (Grok's is ``prod-grok-backend.json``); ``lists``, the keys of a top-level object
+    whose lists hold the conversations."""
+    with named_file(path, name, what) as (chunks, where, entry):
+        yield from _read(chunks, where, entry, what, lists)
 
 
 def _read(
-    chunks: Generator[bytes, None, None], path: Path, entry: str | None, what: str
+    chunks: Generator[bytes, None, None], path: Path, entry: str | None, what: str, lists: tuple[str, ...]
 ) -> Iterator[tuple[str, dict[str, Any], Reader]]:
     # Closed here, not by the garbage collector, so that a run over many bad files keeps no files open.
     with contextlib.closing(chunks):
-        reader = Reader(chunks, path, entry, what)
+        reader = Reader(chunks, path, entry, what, lists)
         for where, obj in reader.conversations():
             yield where, obj, reader
 
@@ -67,10 +72,18 @@ def _read(
 class Reader:
     """Walks the parse events of one conversations file and builds each conversation object."""
 
-    def __init__(self, chunks: Iterator[bytes], path: Path, entry: str | None, what: str) -> None:
+    def __init__(
+        self,
+        chunks: Iterator[bytes],
+        path: Path,
+        entry: str | None,
+        what: str,
+        lists: tuple[str, ...] = ("conversations",),
+    ) -> None:
         self.path = path
         self.entry = entry
         self.what = what
+        self.lists = lists
         # Read at each import, so that a test can lower the caps.
         rules = jsonstream.Rules(
             block=PARSER_BLOCK,
@@ -104,7 +117,8 @@ class Reader:
                 yield place, obj
 
     def _object(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """A top-level object: ``{"conversations": [...]}``, or one conversation alone."""
+        """A top-level object: ``{"conversations": [...]}`` (or another of ``lists``), or one conversation
+        alone."""
         meta: dict[str, Any] = {}
         wrapped = False
         while True:
@@ -112,13 +126,38 @@ class Reader:
             if event == "end_map":
                 break
             event, value = self._events.next()
-            if key == "conversations" and event == "start_array":
+            if key in self.lists:
+                if event != "start_array":  # never one conversation that happens to hold such a key
+                    raise self.error(f"not {self.what}: {key} is not a list", key)
                 wrapped = True
-                yield from self._items("conversations")
+                yield from self._items(key)
             else:
                 meta[key] = self._events.value(event, value, key)
         if not wrapped:
             yield "", meta
+
+
+# --- what other tools leave out --------------------------------------------------------------------------
+
+
+class Missing:
+    """Records of a file that lack a field a real export always has (a conversation's id, written away by an
+    anonymiser or a converter), read with a key derived from what is there: one warning for the file, after
+    it is read, saying what was missing and how the records were keyed."""
+
+    def __init__(self, path: Path, record: str, field: str, how: str) -> None:
+        self.path, self.record, self.field, self.how = path, record, field, how
+        self.count = 0
+
+    def derived(self, key: str) -> str:
+        self.count += 1
+        return key
+
+    def warn(self) -> None:
+        if self.count:
+            many = f"{self.count:,} {self.record}s have" if self.count > 1 else f"a {self.record} has"
+            what = f"{many} no {self.field} (a file another tool rewrote?); each is {self.how}"
+            warnings.warn(InputWarning(self.path, what), stacklevel=2)
 
 
 # --- values ----------------------------------------------------------------------------------------------
@@ -160,6 +199,24 @@ def text_of(value: Any) -> str:
 
 def join(*parts: str) -> str:
     return "\n".join(p for p in parts if p)
+
+
+def active_path(current: Any, parents: dict[str, str], own: dict[str, datetime | None]) -> set[str]:
+    """The nodes of a conversation tree from the leaf the person last saw (``current``) up to the root;
+    ``parents`` maps a node to its parent, ``own`` every node to its time. Without a usable ``current`` (Grok
+    names none), the leaf is the latest message: what the app would show after the last answer. The other
+    branches are regenerated answers and edited prompts."""
+    if not isinstance(current, str) or current not in own:
+        timed = [(t, nid) for nid, t in own.items() if t is not None]
+        if not timed:
+            return set()
+        current = max(timed)[1]
+    path: set[str] = set()
+    at: str | None = current
+    while at is not None and at not in path:  # a cycle in a hostile file ends the walk
+        path.add(at)
+        at = parents.get(at)
+    return path
 
 
 def as_list(value: Any) -> list[Any]:

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import jsonstream
 from refind_cli.importers.container import iter_file_chunks
 from refind_cli.records import Chat, ChatExport, Kind, Message
@@ -32,6 +33,15 @@ FORMAT = "discord"
 _SNIFF_BYTES = 64 << 10
 _BOM = b"\xef\xbb\xbf"
 _SNIFF_JSON = (re.compile(rb'"guild"\s*:\s*\{'), re.compile(rb'"channel"\s*:\s*\{'))
+# A file another tool rewrote without the guild and channel objects: the messages list, its messages shaped as
+# the exporter writes them (an author object that starts with its snowflake id).
+_SNIFF_REWRITTEN = (
+    re.compile(rb'"messages"\s*:\s*\['),
+    re.compile(rb'"author"\s*:\s*\{\s*"id"\s*:\s*"\d{1,20}"'),
+    re.compile(rb'"timestamp"\s*:\s*"'),
+)
+# The exporter's default file name ends with the channel id: "Guild - channel [123456789].json".
+_NAMED_ID = re.compile(r"\[(\d{1,20})\]")
 # The exporter's other outputs, by their first bytes: told apart only to name them in the error.
 _OTHER_OUTPUTS = (
     ("CSV", re.compile(rb"AuthorID[,;]Author[,;]Date[,;]Content")),
@@ -81,7 +91,9 @@ def _head(path: Path) -> bytes:
 
 
 def _is_json_export(head: bytes) -> bool:
-    return head.lstrip().startswith(b"{") and all(p.search(head) for p in _SNIFF_JSON)
+    return head.lstrip().startswith(b"{") and (
+        all(p.search(head) for p in _SNIFF_JSON) or all(p.search(head) for p in _SNIFF_REWRITTEN)
+    )
 
 
 def _other_output(head: bytes) -> str | None:
@@ -103,7 +115,9 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             "as JSON (--format Json)",
         )
     with contextlib.closing(iter_file_chunks(path)) as chunks:
-        yield from _Reader(json_events(chunks, lambda what, where: InputError(path, what, where)), tz).chats()
+        yield from _Reader(
+            json_events(chunks, lambda what, where: InputError(path, what, where)), tz, path
+        ).chats()
 
 
 def json_events(chunks: Iterator[bytes], error: jsonstream.ErrorMaker) -> jsonstream.JsonEvents:
@@ -115,9 +129,10 @@ def json_events(chunks: Iterator[bytes], error: jsonstream.ErrorMaker) -> jsonst
 class _Reader:
     """One exported channel: its ``guild`` and ``channel``, then its messages one at a time."""
 
-    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo) -> None:
+    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo, path: Path) -> None:
         self._events = events
         self._tz = tz
+        self._path = path
 
     def chats(self) -> Iterator[ChatExport]:
         events = self._events
@@ -149,7 +164,23 @@ class _Reader:
         if not found:
             raise events.error('not a DiscordChatExporter export: no "messages" list', None)
         if buffered is not None:
-            yield ChatExport(self._chat(meta), buffered)
+            chat = self._chat(meta) if "channel" in meta else self._unnamed(buffered)
+            yield ChatExport(chat, buffered)
+
+    def _unnamed(self, messages: list[Message]) -> Chat:
+        """The channel of a file without its guild and channel objects (a rewritten file): keyed by the id in
+        the exporter's file name, else by its earliest message, which stays the same as the channel grows."""
+        named = _NAMED_ID.search(self._path.name)
+        ids = [int(m.source_id) for m in messages if m.source_id]
+        if named:
+            key, how = named[1], "the channel id in the file name"
+        elif ids:
+            key, how = f"m{min(ids)}", "its earliest message"
+        else:
+            raise self._events.error("no channel object, and no message ids to key the channel by", "channel")
+        what = f"no guild or channel object (a file another tool rewrote?); the channel is keyed by {how}"
+        warnings.warn(InputWarning(self._path, what), stacklevel=2)
+        return Chat(FORMAT, key, self._path.stem, "channel", "")
 
     def _chat(self, meta: dict[str, Any]) -> Chat:
         channel, guild = meta.get("channel"), meta.get("guild")

@@ -23,6 +23,7 @@ import io
 import json
 import os
 import re
+import warnings
 import zipfile
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from datetime import UTC, tzinfo
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
 from refind_cli.importers.discord import join, json_events, snowflake, timestamp
 from refind_cli.records import Chat, ChatExport, Kind, Message
@@ -47,6 +48,8 @@ _CHANNEL_FOLDER = re.compile(r"c?(\d{1,20})")
 _MENTION = re.compile(r"<@!?(\d{1,20})>")
 _EMOJI = re.compile(r"<a?:(\w{1,64}):\d{1,20}>")
 _KINDS = {1: "direct", 3: "group"}
+_MESSAGE_FILES = ("messages.csv", "messages.json")
+_SUBSET_MEMBER = re.compile(r"^(.*?)messages/c?\d{1,20}/messages\.(?:csv|json)$", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,7 @@ def _folder_package(root: Path) -> _Package | None:
     messages = _child(root, "messages")
     if messages is None and _CHANNEL_FOLDER.fullmatch(next(iter(_folders(root)), "-")):
         messages = root
-    if messages is None or not (messages / "index.json").is_file():
+    if messages is None or not ((messages / "index.json").is_file() or _has_channel(messages)):
         return None
     files: dict[str, str] = {}
     with os.scandir(messages) as entries:
@@ -84,6 +87,14 @@ def _folder_package(root: Path) -> _Package | None:
     return _Package(files, lambda stored: iter_file_chunks(Path(stored)), InputError)
 
 
+def _has_channel(messages: Path) -> bool:
+    """Whether a package without its index (a subset another tool kept) has a channel's messages."""
+    return any(
+        _CHANNEL_FOLDER.fullmatch(f) and any((messages / f / n).is_file() for n in _MESSAGE_FILES)
+        for f in _folders(messages)
+    )
+
+
 def _folders(folder: Path) -> list[str]:
     with os.scandir(folder) as entries:
         return sorted(e.name for e in entries if e.is_dir())
@@ -97,11 +108,15 @@ def _child(folder: Path, name: str) -> Path | None:
 def _zip_package(path: Path, zf: zipfile.ZipFile) -> _Package | None:
     names = member_names(zf)
     found = [n for n in names if n.lower() == INDEX or n.lower().endswith("/" + INDEX)]
-    if not found:
-        return None
-    # A zip made from the unpacked folder adds a folder level; the shallowest index is the package's.
-    index = min(found, key=lambda n: (n.count("/"), n))
-    prefix = index[: len(index) - len(INDEX)]
+    if found:
+        # A zip made from the unpacked folder adds a folder level; the shallowest index is the package's.
+        index = min(found, key=lambda n: (n.count("/"), n))
+        prefix = index[: len(index) - len(INDEX)]
+    else:  # a subset without the index: its shallowest channel's messages file says where the top is
+        subset = [m for n in names if (m := _SUBSET_MEMBER.search(n))]
+        if not subset:
+            return None
+        prefix = min(subset, key=lambda m: (m.string.count("/"), m.string))[1]
     files: dict[str, str] = {}
     for name in names:
         relative = name[len(prefix) :].lower()
@@ -147,7 +162,14 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     with _opened(path) as package:
         if package is None:
             raise InputError(path, f"no {INDEX}; not a Discord data package")
-        index = _small_json(package, INDEX)
+        if INDEX in package.files:
+            index = _small_json(package, INDEX)
+        else:
+            index = {}
+            what = (
+                f"no {INDEX} (a part of a package?); channels without a channel.json are named by their ids"
+            )
+            warnings.warn(InputWarning(path, what), stacklevel=2)
         if not isinstance(index, dict):
             raise package.error(package.files[INDEX], "is not a JSON object of channel names", None)
         account = _account(package)

@@ -1,13 +1,20 @@
 """The BM25 turn index: the contract the ReFind method searches through (``contract.py``, where the module
-docstring says what an engine must do and how OpenSearch or Quickwit would do it) and the one engine refind
-ships (``tantivy_backend.py``, the only module that imports tantivy)."""
+docstring says what an engine must do and how OpenSearch or Quickwit would do it) and the registry of
+engines that implement it. refind ships one, tantivy (``tantivy_backend.py``, the only module that imports
+tantivy); every part of refind that opens an index (the facade, `refind eval`) opens it through
+``open_index``, so an engine is chosen here and only here.
+
+To add an engine: implement ``TurnIndex`` in a module of this package, and add its opener to ``ENGINES``.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
 
 from refind_cli.index.contract import (
+    Engine,
     Matches,
+    OnWait,
     TurnIndex,
     TurnKey,
     analyzer_of,
@@ -16,26 +23,33 @@ from refind_cli.index.contract import (
     turn_text,
 )
 
-if TYPE_CHECKING:
-    from refind_cli.index.tantivy_backend import TantivyIndex as Index
-
 __all__ = [
-    "Index",
+    "DEFAULT_ENGINE",
+    "ENGINES",
+    "Engine",
     "Matches",
+    "OnWait",
     "TurnIndex",
     "TurnKey",
     "analyzer_of",
     "chat_analyzers",
     "epoch_seconds",
+    "open_index",
     "turn_text",
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # ``from refind_cli.index import Index`` (the tantivy index, for ``Index.open(home)``) loads the engine
-    # only when asked for, so the method and the fake can use this module without importing tantivy.
-    if name == "Index":
-        from refind_cli.index.tantivy_backend import TantivyIndex
+def _tantivy(home: Path, *, on_wait: OnWait | None = None) -> TurnIndex:
+    # Imported on first open, so the method, the fake engine and `refind --help` never load tantivy.
+    from refind_cli.index.tantivy_backend import TantivyIndex
 
-        return TantivyIndex
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return TantivyIndex.open(home, on_wait=on_wait)
+
+
+ENGINES: dict[str, Engine] = {"tantivy": _tantivy}
+DEFAULT_ENGINE = "tantivy"
+
+
+def open_index(home: Path, *, on_wait: OnWait | None = None, engine: str = DEFAULT_ENGINE) -> TurnIndex:
+    """The index of ``home``, by the engine registered as ``engine``."""
+    return ENGINES[engine](home, on_wait=on_wait)

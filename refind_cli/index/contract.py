@@ -22,6 +22,7 @@ The contract, for any engine:
   and never change a score: ``request.since``/``until`` are inclusive bounds on the time at whole seconds
   (``epoch_seconds``), ``request.chats`` the chat seqs to keep (None: all), ``exclude`` the session seqs to drop,
   ``speakers`` the speaker names to keep, exactly as the archive holds them (None: all).
+- ``refresh`` makes what another process committed (a sync, a rebuild) visible to the next query.
 - ``expand`` lists the index's terms that start with a prefix, the ones in most turns first (for ``word*``).
 - ``doc_freq`` is the number of turns holding an analysed term, the n of its idf (the offline planner's
   measure of how rare a word is).
@@ -52,8 +53,9 @@ How other engines would implement it (none is built):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -87,6 +89,15 @@ class Matches(Protocol):
         ...
 
 
+# Opens the index of a home folder (creating nothing an empty home would not need); ``on_wait`` hears, once,
+# that a write waits for another process's. The registry in ``index/__init__.py`` maps names to these.
+OnWait = Callable[[str], None]
+
+
+class Engine(Protocol):
+    def __call__(self, home: Path, *, on_wait: OnWait | None = None) -> TurnIndex: ...
+
+
 class TurnIndex(Protocol):
     """A BM25 index of the archive's turns (see the module docstring for the contract)."""
 
@@ -107,6 +118,11 @@ class TurnIndex(Protocol):
 
     def rebuild(self, archive: Archive) -> int:
         """Index every turn afresh; returns the number of turns."""
+        ...
+
+    def refresh(self) -> None:
+        """See what was committed since it was opened, by this process or another (a front end that lives
+        on, the MCP server, calls it before each read)."""
         ...
 
     def matching(

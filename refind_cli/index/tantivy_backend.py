@@ -44,7 +44,7 @@ import tantivy
 from refind_cli import locks
 from refind_cli.analysis import ANALYSIS_VERSION, DEFAULT_ANALYZER, Analyzer
 from refind_cli.home import ensure_home, home_to_read
-from refind_cli.index.contract import TurnKey, chat_analyzers, epoch_seconds, turn_text
+from refind_cli.index.contract import OnWait, TurnKey, chat_analyzers, epoch_seconds, turn_text
 
 if TYPE_CHECKING:
     from refind_cli.archive import Archive
@@ -69,8 +69,6 @@ _I64_MAX = 2**63 - 1
 # 32 MB for the same CPU time (more segments, merged in the background; bench/RESULTS.md). tantivy wants at
 # least 15 MB per indexing thread.
 WRITER_HEAP = max(32_000_000, 16_000_000 * INDEX_THREADS)
-
-OnWait = Callable[[str], None]
 
 
 def build_schema() -> tantivy.Schema:

@@ -1,0 +1,407 @@
+"""Gemini Apps activity from Google Takeout (My Activity -> Gemini Apps, FORMATS.md §4c):
+``Takeout/My Activity/Gemini Apps/MyActivity.json`` or ``MyActivity.html`` (Takeout names them in the
+account's language: ``Meine Aktivitäten/Gemini-Apps/MeineAktivitäten.html``), loose, in its folder or in the
+Takeout zip.
+
+The JSON is a list of entries, newest first: ``{header: "Gemini Apps", title, time (ISO, UTC),
+safeHtmlItem: [{html}], attachedFiles, imageFile, subtitles, products, activityControls}``. The HTML is the
+same entries as cards (``div.outer-cell``): a header, then a cell holding the title, the time as the
+account's locale writes it, and the reply. Both are read; the JSON is preferred where a zip holds both.
+
+What an entry is, is said by its title, in the account's language (``TITLES``): ``Prompted <prompt>``
+(German ``Eingegebener Prompt: <prompt>``, and the other verbs seen) is a prompt, the person's own message
+(``Message.own``), followed by Gemini's reply, the ``safeHtmlItem`` HTML made readable (``htmltext``). Other
+activity (``Used …``, ``Created …``, ``Selected …``, ``Gave feedback …``) is kept as a system record, the
+person's own like every entry of My Activity. A title in a language refind does not know is kept as a system
+record too, its text as written, and one warning says how many there were: no prompt is lost, and none is
+invented. Attached files and images (``attachedFiles``, ``imageFile``, a title ending ``Attached 2 files.``)
+make the prompt ``Kind.ATTACHMENT``, their names in its text.
+
+Conversations: Takeout does not say which prompts belong together, so entries are grouped by time: a silence
+longer than ``GAP`` starts a new conversation (a chat of its own, named after its first prompt, keyed by its
+first entry's time to the second, which the JSON and the HTML agree on). ``GAP`` is the session gap refind
+cuts every chat with (``refind import --session-gap``, default one hour; measured for assistant chats in
+bench/assistant_sessions.py, see chatgpt.py): a conversation is then exactly one session, so grouping
+changes nothing in what search returns, and ``refind chats`` lists the conversations a person remembers.
+A later export adds entries after the last: a conversation that continues keeps its key and gains messages.
+
+Times in the JSON are UTC. The HTML writes wall-clock times with a zone abbreviation (``CEST``, ``MESZ``) of
+the machine that made the export: read in ``--tz``, except ``UTC``/``GMT``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import warnings
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers import conversations, htmltext
+from refind_cli.importers.container import (
+    decode_text,
+    iter_file_chunks,
+    iter_member_chunks,
+    member_names,
+    open_zip,
+    read_file,
+    read_member,
+)
+from refind_cli.importers.conversations import as_dict, as_list, dump, iso_time, join, text_of
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "gemini"
+WHAT = "a Gemini activity export (Google Takeout, My Activity)"
+GAP = timedelta(hours=1)
+ASSISTANT = "Gemini"
+YOU = "You"
+NAME_CHARS = 60
+SNIFF_BYTES = 64 << 10
+
+
+@dataclass(frozen=True, slots=True)
+class Titles:
+    """How one language's titles start: a prompt (the longer of two that share a start first), and the
+    other activity kinds."""
+
+    prompt: tuple[str, ...]
+    other: tuple[str, ...]
+
+
+# Only titles seen in real exports, never guessed: FORMATS.md §4c ("Prompted", German "Eingegebener Prompt:",
+# "Used", "Created", "Selected", "Gave feedback"), and the verbs open-source readers written from real exports
+# report (420AI's gemini-export.ts, llm-aggregator's geminiTakeout.ts, as summed up in a third reader's notes):
+# "Asked", "Said", "Branched", "Answered", Bard-era "Prompted with:", "Asked Gemini:", "Asked Bard:"; and
+# "Added", "Shared", "Deleted" among the other kinds. A language is added here when its titles are seen.
+TITLES = {
+    "en": Titles(
+        (
+            "Prompted with: ",
+            "Asked Gemini: ",
+            "Asked Bard: ",
+            "Prompted ",
+            "Asked ",
+            "Said ",
+            "Branched ",
+            "Answered ",
+        ),
+        ("Used ", "Created ", "Selected ", "Gave feedback", "Added ", "Shared ", "Deleted "),
+    ),
+    "de": Titles(("Eingegebener Prompt: ",), ()),
+}
+# A prompt's title can end with the files attached to it; they are not the person's words.
+_ATTACHED = re.compile(r"\s*Attached \d+ files?\.\s*$")
+
+# The product's name in the header, in any language ("Gemini Apps", "Gemini-Apps"; "Bard" before 2024).
+_JSON_SNIFF = (re.compile(rb'"header"\s*:\s*"[^"]{0,40}(?:Gemini|Bard)'), re.compile(rb'"title"\s*:\s*"'))
+_HTML_SNIFF = re.compile(rb'class="header-cell[^"]*"[^>]*>\s*<p[^>]*>[^<]{0,40}(?:Gemini|Bard)', re.I)
+_PRODUCT_FOLDER = re.compile(r"gemini|bard", re.I)
+_CONTENT_CELL = re.compile(
+    r'<div class="content-cell[^"]*mdl-cell--6-col[^"]*body-1(?![^"]*text-right)[^"]*">'
+)
+_DIV = re.compile(r"<(/?)div\b", re.I)
+_BR = re.compile(r"<br\s*/?>", re.I)
+_MONTHS = {m: n for n, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), start=1)}
+# The HTML's times by locale: English "Apr 18, 2026, 5:38:51 PM CEST", German "18.04.2026, 17:38:51 MESZ".
+_STAMPS = (
+    re.compile(
+        r"(?P<mon>[A-Z][a-z]{2}) (?P<d>\d{1,2}), (?P<y>\d{4}), (?P<h>\d{1,2}):(?P<mi>\d\d):(?P<s>\d\d)"
+        r"[ \u202f\xa0](?P<ampm>AM|PM) (?P<zone>\S+)"
+    ),
+    re.compile(
+        r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4}), (?P<h>\d{1,2}):(?P<mi>\d\d):(?P<s>\d\d) (?P<zone>\S+)"
+    ),
+)
+_UTC_ZONES = frozenset({"UTC", "GMT", "Z"})
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One activity entry, from the JSON or the HTML."""
+
+    when: datetime  # aware UTC
+    title: str
+    reply: str  # readable text
+    reply_raw: str  # the reply as written (the safeHtmlItem list, or the HTML)
+    files: tuple[str, ...]
+    raw: str  # the entry as written
+    place: str
+
+
+# --- where the file is -----------------------------------------------------------------------------------
+
+
+def _member(zf: zipfile.ZipFile) -> str | None:
+    """The zip's Gemini activity file: in a folder named for Gemini, the JSON before the HTML."""
+    found = [
+        n
+        for n in member_names(zf)
+        if _PRODUCT_FOLDER.search(PurePosixPath(n).parent.name) and n.lower().endswith((".json", ".html"))
+    ]
+    return min(found, key=lambda n: (not n.lower().endswith(".json"), n.count("/"), n)) if found else None
+
+
+def _head(path: Path) -> tuple[bytes, str]:
+    """The first bytes of the activity file and its name; (b"", "") if there is none. Never raises."""
+    try:
+        if zipfile.is_zipfile(path):
+            with open_zip(path) as zf:
+                name = _member(zf)
+                if name is None:
+                    return b"", ""
+                return next(iter_member_chunks(zf, name, path), b"")[:SNIFF_BYTES], name
+        with path.open("rb") as fh:
+            return fh.read(SNIFF_BYTES), path.name
+    except (InputError, OSError, ValueError):
+        return b"", ""
+
+
+def _in_folder(folder: Path) -> Path | None:
+    """The activity file directly in ``folder`` (the unpacked ``Gemini Apps`` folder), the JSON first; None
+    if there is none. Never raises. A folder is taken, not only the file, so that walking an unpacked Takeout
+    finds Gemini's ``MyActivity.html`` without taking every other product's for an export. Only a folder
+    named for Gemini (as Takeout names it in every language) is looked into: a sniff runs on every folder
+    walked, and must not read the heads of a thousand JSON files."""
+    if not _PRODUCT_FOLDER.search(folder.name):
+        return None
+    try:
+        files = [p for p in folder.iterdir() if p.suffix.lower() in (".json", ".html") and p.is_file()]
+    except OSError:
+        return None
+    for file in sorted(files, key=lambda p: (p.suffix.lower() != ".json", p.name)):
+        head, _ = _head(file)
+        if _is_json(head) or _HTML_SNIFF.search(head):
+            return file
+    return None
+
+
+def _is_json(head: bytes) -> bool:
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head[:1] == b"[" and all(p.search(head) for p in _JSON_SNIFF)
+
+
+def sniff(path: Path) -> bool:
+    if path.is_dir():
+        return _in_folder(path) is not None
+    head, _ = _head(path)
+    return _is_json(head) or bool(_HTML_SNIFF.search(head))
+
+
+# --- reading ---------------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    if path.is_dir():
+        found = _in_folder(path)
+        if found is None:
+            raise InputError(path, f"no Gemini Apps activity file in this folder; not {WHAT}")
+        path = found
+    head, _ = _head(path)
+    if _is_json(head):
+        entries = list(_json_entries(path))
+    elif _HTML_SNIFF.search(head):
+        entries = list(_html_entries(path, tz))
+    else:
+        raise InputError(path, f"no Gemini Apps activity here; not {WHAT}")
+    unread = _Unread(path)
+    entries.sort(key=lambda e: e.when)  # newest first in the file
+    group: list[Entry] = []
+    for entry in entries:
+        if group and entry.when - group[-1].when > GAP:
+            yield _conversation(group, unread)
+            group = []
+        group.append(entry)
+    if group:
+        yield _conversation(group, unread)
+    unread.warn()
+
+
+def _json_entries(path: Path) -> Iterator[Entry]:
+    with contextlib.ExitStack() as stack:
+        if zipfile.is_zipfile(path):
+            zf = stack.enter_context(open_zip(path))
+            name = _member(zf)
+            assert name is not None  # sniffed
+            chunks, entry = iter_member_chunks(zf, name, path), f"entry {name!r}"
+        else:
+            chunks, entry = iter_file_chunks(path), None
+        stack.enter_context(contextlib.closing(chunks))
+        reader = conversations.Reader(chunks, path, entry, WHAT)
+        for where, obj in reader.conversations():
+            yield _json_entry(obj, where, reader.error)
+
+
+def _json_entry(obj: dict[str, Any], where: str, error: Callable[[str, str | None], InputError]) -> Entry:
+    when = iso_time(obj.get("time"))
+    if when is None:
+        raise error("an entry without a readable time", f"{where}.time")
+    items = as_list(obj.get("safeHtmlItem"))
+    reply = join(*(htmltext.readable(text_of(as_dict(i).get("html"))) for i in items))
+    files = [text_of(f) or text_of(as_dict(f).get("name")) for f in as_list(obj.get("attachedFiles"))]
+    files.append(text_of(obj.get("imageFile")))
+    return Entry(
+        when=when,
+        title=text_of(obj.get("title")),
+        reply=reply,
+        reply_raw=dump(items) if items else "",
+        files=tuple(f for f in files if f),
+        raw=dump(obj),
+        place=where,
+    )
+
+
+def _html_entries(path: Path, tz: tzinfo) -> Iterator[Entry]:
+    if zipfile.is_zipfile(path):
+        with open_zip(path) as zf:
+            name = _member(zf)
+            assert name is not None  # sniffed
+            where: str | None = f"entry {name!r}"
+            text = decode_text(read_member(zf, name, path), path, where)
+    else:
+        where = None
+        text = decode_text(read_file(path), path)
+    n = 0
+    for n, (start, cell) in enumerate(_cells(text), start=1):
+        place = ", ".join(p for p in (where, f"line {text.count(chr(10), 0, start) + 1}") if p)
+        if cell is None:
+            raise InputError(path, "truncated: a card that never ends", place)
+        yield _html_entry(cell, tz, path, place, n)
+    if n == 0:
+        raise InputError(path, f"no activity cards; not {WHAT}", where)
+
+
+def _cells(text: str) -> Iterator[tuple[int, str | None]]:
+    """Each card's main cell: where it starts, and its inner HTML up to its own closing tag (None for a cell
+    that never closes: the file stops in the middle)."""
+    for match in _CONTENT_CELL.finditer(text):
+        depth = 1
+        for tag in _DIV.finditer(text, match.end()):
+            depth += -1 if tag[1] else 1
+            if depth == 0:
+                yield match.start(), text[match.end() : tag.start()]
+                break
+        else:
+            yield match.start(), None
+            return
+
+
+def _html_entry(cell: str, tz: tzinfo, path: Path, place: str | None, n: int) -> Entry:
+    parts = _BR.split(cell)
+    found = next(
+        ((i, when) for i in range(1, len(parts)) if (when := _stamp(htmltext.readable(parts[i]), tz))), None
+    )
+    if found is None:
+        raise InputError(path, "a card without a time refind can read", place)
+    i, when = found
+    title, *files = (htmltext.readable(p) for p in parts[:i])
+    reply_html = "<br>".join(parts[i + 1 :])
+    return Entry(
+        when=when,
+        title=title,
+        reply=htmltext.readable(reply_html),
+        reply_raw=reply_html.strip(),
+        files=tuple(f for f in files if f),
+        raw=cell,
+        place=f"card {n}",
+    )
+
+
+def _stamp(line: str, tz: tzinfo) -> datetime | None:
+    for pattern in _STAMPS:
+        m = pattern.fullmatch(line.strip())
+        if m is None:
+            continue
+        g = m.groupdict()
+        month = _MONTHS.get(g["mon"]) if g.get("mon") else int(g["m"])
+        hour = int(g["h"])
+        if g.get("ampm"):
+            hour = hour % 12 + (12 if g["ampm"] == "PM" else 0)
+        try:
+            when = datetime(int(g["y"]), month or 0, int(g["d"]), hour, int(g["mi"]), int(g["s"]))
+        except ValueError:
+            return None
+        return when.replace(tzinfo=UTC if g["zone"] in _UTC_ZONES else tz).astimezone(UTC)
+    return None
+
+
+# --- entries -> messages ---------------------------------------------------------------------------------
+
+
+class _Unread:
+    """Entries whose title is in no known language: kept as system records, one warning for the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+        self.first = ""
+
+    def add(self, place: str) -> None:
+        self.count += 1
+        self.first = self.first or place
+
+    def warn(self) -> None:
+        if self.count:
+            what = (
+                f"{self.count:,} entr{'ies' if self.count > 1 else 'y'} whose title refind cannot read (a "
+                f"language it does not know yet), the first at {self.first}; kept as system records"
+            )
+            warnings.warn(InputWarning(self.path, what), stacklevel=2)
+
+
+def _classify(title: str) -> tuple[str | None, bool]:
+    """The prompt a title holds (None if it holds none), and whether the title was understood."""
+    for titles in TITLES.values():
+        prefix = next((p for p in titles.prompt if title.startswith(p)), None)
+        if prefix is not None:
+            return title[len(prefix) :], True
+        if title.startswith(titles.other):
+            return None, True
+    return None, False
+
+
+def _conversation(group: list[Entry], unread: _Unread) -> ChatExport:
+    first = group[0]
+    messages: list[Message] = []
+    name = ""
+    for entry in group:
+        prompt, understood = _classify(entry.title)
+        if not understood:
+            unread.add(entry.place)
+        if prompt is None:
+            # Every entry of My Activity is something the person did, so a system record is theirs too (and
+            # a conversation it opens still pairs each prompt with its reply).
+            messages.append(
+                Message(entry.when, YOU, entry.title, Kind.SYSTEM, sender_id="user", raw=entry.raw, own=True)
+            )
+        else:
+            attached = _ATTACHED.search(prompt)
+            if attached:
+                prompt = prompt[: attached.start()]
+            name = name or prompt
+            noted = entry.files or ((attached[0].strip(),) if attached else ())
+            files = [f"[attachment: {f}]" for f in noted]
+            messages.append(
+                Message(
+                    entry.when,
+                    YOU,
+                    join(prompt, *files),
+                    Kind.ATTACHMENT if files else Kind.TEXT,
+                    sender_id="user",
+                    raw=entry.raw,
+                    own=True,
+                )
+            )
+        if entry.reply or entry.reply_raw:
+            messages.append(
+                Message(entry.when, ASSISTANT, entry.reply, sender_id="model", raw=entry.reply_raw)
+            )
+    name = " ".join((name or first.title).split())
+    if len(name) > NAME_CHARS:
+        name = name[: NAME_CHARS - 1].rstrip() + "…"
+    key = first.when.replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return ChatExport(Chat(FORMAT, key, name or "Gemini", kind="direct"), messages)

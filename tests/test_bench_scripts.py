@@ -1,0 +1,131 @@
+"""Every shipped benchmark script runs, on a small input, and prints its figures: a script that no longer runs
+(a renamed import, a figure for a category the input lacks) fails here, not when someone next measures.
+
+The scripts start fresh processes of their own (each phase's memory is its own), so they run side by side,
+a few at a time, from the first test that asks; each test then checks its script's run. Marked ``bench``:
+``pytest -m 'not bench'`` leaves them out."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from test_eval import LOCOMO, lme_record, write_jsonl_gz
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+pytestmark = pytest.mark.bench
+
+
+def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
+    """Each script's command lines (mcp_bench reads the archive search_bench builds, so they run in turn) and
+    a line of its figures."""
+    locomo, lme = data / "locomo.json", data / "lme.jsonl.gz"
+    return {
+        "import_bench": (
+            [["import_bench.py", "--messages", "300", "--workdir", f"{work}/imp"]],
+            "msg/s",
+        ),
+        "assistant_import_bench": (
+            [["assistant_import_bench.py", "--messages", "300", "--workdir", f"{work}/assistant"]],
+            "msg/s",
+        ),
+        "meta_bench": ([["meta_bench.py", "--messages", "300", "--workdir", f"{work}/meta"]], "msg/s"),
+        "search_bench and mcp_bench": (
+            [
+                ["search_bench.py", "--turns", "500", "--queries", "3", "--workdir", f"{work}/search"],
+                [
+                    "mcp_bench.py",
+                    "--workdir",
+                    f"{work}/search",
+                    "--queries",
+                    "3",
+                    "--starts",
+                    "1",
+                    "--rounds",
+                    "1",
+                ],
+            ],
+            "search_chat over MCP, seen excluded",
+        ),
+        "retrieval_eval": (
+            [["retrieval_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
+            "| + windows W=2 (default)",
+        ),
+        "assistant_sessions": (
+            [["assistant_sessions.py", "--longmemeval", str(lme), "--chain", "2"]],
+            "| silence",
+        ),
+        "language_bench": ([["language_bench.py"]], "per language (refind)"),
+        "hostile_figures": (
+            [
+                ["hostile_figures.py", "--huge-only", "--huge-mb", "1", "--burst", "200"],
+                ["hostile_figures.py", "--fuzz-only", "--fuzz-summary", f"{data}/no-fuzz-run.json"],
+            ],
+            "search abc -k 1 --json",
+        ),
+    }
+
+
+def run_all(commands: list[list[str]]) -> tuple[int, str]:
+    out = []
+    for command in commands:
+        p = subprocess.run(
+            [sys.executable, str(BENCH / command[0]), *command[1:]],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        out.append(p.stdout + p.stderr)
+        if p.returncode:
+            return p.returncode, "".join(out)
+    return 0, "".join(out)
+
+
+@pytest.fixture(scope="module")
+def started(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, tuple[Future[tuple[int, str]], str]]]:
+    """The selected scripts, started side by side."""
+    selected = {
+        item.callspec.params["name"]
+        for item in request.session.items
+        if isinstance(item, pytest.Function) and hasattr(item, "callspec") and "name" in item.callspec.params
+    }
+    data = tmp_path_factory.mktemp("bench-data")
+    (data / "locomo.json").write_text(json.dumps(LOCOMO))
+    write_jsonl_gz(
+        data / "lme.jsonl.gz", [lme_record("q1", ["s_bike", "s_road"]), lme_record("q2_abs", ["s_soup"])]
+    )
+    work = tmp_path_factory.mktemp("bench-work")
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        yield {
+            name: (pool.submit(run_all, commands), figure)
+            for name, (commands, figure) in runs(data, work).items()
+            if name in selected
+        }
+
+
+def test_every_script_is_run() -> None:
+    scripts = {path.stem for path in BENCH.glob("*.py")}
+    named = {
+        part.removesuffix(".py")
+        for commands, _ in runs(Path(), Path()).values()
+        for c in commands
+        for part in c[:1]
+    }
+    assert named == scripts
+
+
+@pytest.mark.parametrize("name", list(runs(Path(), Path())))
+def test_a_bench_script_prints_its_figures(
+    started: dict[str, tuple[Future[tuple[int, str]], str]], name: str
+) -> None:
+    future, figure = started[name]
+    code, output = future.result()
+    assert code == 0, output[-3000:]
+    assert figure in output, output[-3000:]

@@ -1,0 +1,93 @@
+"""The search-tools layer: one search_chat for refind's agent and the MCP server, and result schemas that say
+exactly what the JSON builders of `refind search/show/chats --json` write."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from refind_cli import mcp_server
+from refind_cli.agent import prompts
+from refind_cli.agent.builtin_tools import SEARCH_CHAT
+from refind_cli.facade import Home
+from refind_cli.render.imports import chats_json
+from refind_cli.render.search import session_json, to_json
+from refind_cli.search_tools import (
+    CHATS_SCHEMA,
+    SEARCH_GUIDE,
+    SEARCH_PARAMETERS,
+    SEARCH_SCHEMA,
+    SESSION_SCHEMA,
+    Seen,
+    parse_search,
+    search_request,
+)
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 11, 1, 12, tzinfo=BERLIN)
+
+
+def same_shape(schema: dict[str, Any], value: Any, where: str = "$") -> None:
+    """``value`` has every field ``schema`` requires and none it does not declare, all the way down (where
+    the schema lists its fields), and is valid JSON Schema-wise."""
+    Draft202012Validator(schema).validate(value)
+    if "properties" in schema and isinstance(value, dict):
+        declared, required = set(schema["properties"]), set(schema.get("required", ()))
+        assert set(value) <= declared, f"{where}: undeclared {sorted(set(value) - declared)}"
+        assert required <= set(value), f"{where}: missing {sorted(required - set(value))}"
+        for key, item in value.items():
+            same_shape(schema["properties"][key], item, f"{where}.{key}")
+    if "items" in schema and isinstance(value, list):
+        for i, item in enumerate(value):
+            same_shape(schema["items"], item, f"{where}[{i}]")
+
+
+@pytest.fixture(scope="module")
+def home(sample_home: Path) -> Any:
+    with Home.open(sample_home) as h:
+        yield h
+
+
+def test_the_schemas_are_the_json_builders_shapes(home: Home) -> None:
+    request = home.request("dentist appointment", k=3, exclude_sessions=["none"], now=NOW, tz=BERLIN)
+    result = home.search(request)
+    assert result.hits
+    same_shape(SEARCH_SCHEMA, to_json(result, BERLIN))
+    same_shape(SESSION_SCHEMA, session_json(home.show(result.hits[0].turn.id, context=2), BERLIN))
+    same_shape(CHATS_SCHEMA, chats_json(home.chats(), BERLIN))
+
+
+def test_a_field_the_schema_does_not_declare_is_caught(home: Home) -> None:
+    out = chats_json(home.chats(), BERLIN)
+    out["chats"][0]["colour"] = "blue"
+    with pytest.raises(AssertionError, match=r"chats\[0\]: undeclared \['colour'\]"):
+        same_shape(CHATS_SCHEMA, out)
+
+
+def test_the_agent_and_the_mcp_server_serve_one_search_chat(home: Home) -> None:
+    assert SEARCH_CHAT.parameters is SEARCH_PARAMETERS and SEARCH_CHAT.parse is parse_search
+    served = next(tool for tool, _ in mcp_server._TOOLS if tool.name == SEARCH_CHAT.name)
+    assert served.description == SEARCH_CHAT.description
+    assert served.input_schema["properties"].items() >= SEARCH_PARAMETERS["properties"].items()
+    assert served.output_schema == SEARCH_SCHEMA
+    # One copy of the method's instructions, in both prompts.
+    agent = prompts.search_system_prompt(asked_at=NOW, tz=BERLIN, span=None, max_rounds=3)
+    with home.reading():
+        served_prompt = mcp_server.ArchiveTools(home, BERLIN).prompt("when is the dentist?")
+    assert SEARCH_GUIDE in agent and SEARCH_GUIDE in served_prompt
+
+
+def test_tool_arguments_become_a_request_without_the_seen_sessions(home: Home) -> None:
+    seen = Seen()
+    parsed = parse_search({"keywords": ["dentist", "appointment"], "top_k": "30", "from": "Jonas"})
+    first = home.search(search_request(parsed, None, None, chats=None, exclude=seen))
+    assert first.request.k == 20 and first.request.speakers == ("Jonas",)
+    seen.add(first)
+    assert seen.excluded() == tuple(sorted({h.turn.session_id for h in first.hits}))
+    again = home.search(search_request(parsed, None, None, chats=None, exclude=seen))
+    assert not {h.turn.session_id for h in again.hits} & set(seen.excluded())
