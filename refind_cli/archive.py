@@ -215,7 +215,8 @@ def _m007_chat_language(db: apsw.Connection) -> None:
 
 def _m008_own_messages(db: apsw.Connection) -> None:
     """Which messages the person whose export it is wrote, where the export says so (``Message.own``): what
-    ``--from me`` finds. Messages imported before read as not known to be theirs until imported again."""
+    ``--from me`` finds. Messages imported before stay unmarked: a re-import adds only what is new (forget
+    the chat and import it again to mark them)."""
     db.execute("ALTER TABLE messages ADD COLUMN own INTEGER NOT NULL DEFAULT 0")
 
 
