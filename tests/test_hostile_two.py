@@ -497,3 +497,12 @@ def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
         tracemalloc.stop()
     assert len(citations) == 1 and "all work and no play" in answer and len(answer) < 1000
     assert peak < len(text), peak  # not its million words (30 times the text)
+
+
+def test_a_body_of_spaces_and_marks_before_a_closing_bracket_reads_in_linear_time(tmp_path: Path):
+    import time
+
+    started = time.perf_counter()
+    found, _ = read_whatsapp(tmp_path / "chat.txt", "01/02/2024, 10:00 - Ann: x" + " \u200e" * 100_000 + "y>\n")
+    assert len(found) == 1 and found[0].text.endswith("y>")
+    assert time.perf_counter() - started < 2

@@ -187,6 +187,8 @@ _EDITED = re.compile(
     r"|Ce message a été modifié|Questo messaggio è stato modificato|Dit bericht is bewerkt"
     r"|Esta mensagem foi editada|Сообщение изменено)\.?>$"
 )
+_EDITED_TAIL = 120
+
 # System texts that arrive with an author: iOS puts the other person's name on the E2E notice of a
 # one-to-one chat, and on security-code and missed-call lines.
 _SYSTEM_PREFIXES = (
@@ -765,7 +767,9 @@ def _message(header: _Header, raw: str, rest: str, senders: dict[str, str | None
         text = text.rstrip("\n").rstrip(_MARKS)
     edited = False
     if text.endswith(">"):
-        marker = _EDITED.search(text)
+        # Only its end: the marker is short, and a search from every position of a long run of spaces or
+        # marks before a ">" would be quadratic.
+        marker = _EDITED.search(text, max(len(text) - _EDITED_TAIL, 0))
         if marker is not None:
             edited = True
             text = text[: marker.start()].rstrip(_MARKS)
