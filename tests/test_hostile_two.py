@@ -16,9 +16,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from cli_runs import refind, run
 
+from refind_cli.errors import RefindError
 from refind_cli.importers import whatsapp
 from refind_cli.records import Kind, Message
-from refind_cli.errors import RefindError
 from refind_cli.request import SearchRequest
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
@@ -503,6 +503,8 @@ def test_a_body_of_spaces_and_marks_before_a_closing_bracket_reads_in_linear_tim
     import time
 
     started = time.perf_counter()
-    found, _ = read_whatsapp(tmp_path / "chat.txt", "01/02/2024, 10:00 - Ann: x" + " \u200e" * 100_000 + "y>\n")
+    found, _ = read_whatsapp(
+        tmp_path / "chat.txt", "01/02/2024, 10:00 - Ann: x" + " \u200e" * 100_000 + "y>\n"
+    )
     assert len(found) == 1 and found[0].text.endswith("y>")
     assert time.perf_counter() - started < 2
