@@ -21,6 +21,7 @@ import random
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_figures import IMPORT_CHILD, MB, ROOT, run_measured, wa_one_huge_message
 
 
-def wa_same_minute(count: int):
+def wa_same_minute(count: int) -> Callable[[Path], Path]:
     def build(folder: Path) -> Path:
         path = folder / "WhatsApp Chat with Ann.txt"
         with path.open("w") as fh:
@@ -41,7 +42,7 @@ def wa_same_minute(count: int):
     return build
 
 
-def tg_taking_turns(megabytes: int):
+def tg_taking_turns(megabytes: int) -> Callable[[Path], Path]:
     """Two senders alternating, 5-400 s apart: no silence ever ends a session, only the 10,000 cap."""
 
     def build(folder: Path) -> Path:
@@ -90,7 +91,7 @@ def first_session(home: Path, source: Path, query: str) -> str:
         cwd=source,
         check=True,
     )
-    return json.loads(out.stdout)["results"][0]["session_id"]
+    return str(json.loads(out.stdout)["results"][0]["session_id"])
 
 
 def row(case: str, label: str, r: dict) -> None:
