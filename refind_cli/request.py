@@ -85,10 +85,14 @@ class SearchRequest:
     sort: str = "score"
 
     def __post_init__(self) -> None:
-        if not 1 <= self.k <= MAX_K:
-            raise RefindError(f"-k: {self.k} is not between 1 and {MAX_K}")
-        if not 0 <= self.window <= MAX_WINDOW:
-            raise RefindError(f"--window: {self.window} is not between 0 and {MAX_WINDOW}")
+        if self.k < 1:
+            raise RefindError(f"-k: {self.k} is not at least 1")
+        if self.k > MAX_K:
+            raise RefindError(f"-k: {self.k} is more than {MAX_K}")
+        if self.window < 0:
+            raise RefindError(f"--window: {self.window} is not at least 0")
+        if self.window > MAX_WINDOW:
+            raise RefindError(f"--window: {self.window} is more than {MAX_WINDOW}")
         if self.sort not in SORTS:
             raise RefindError(f"--sort: {self.sort!r} is not one of {', '.join(SORTS)}")
         if self.since is not None and self.until is not None and self.since > self.until:
