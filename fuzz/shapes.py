@@ -305,6 +305,30 @@ def _chunked_seeds(*paths: Path) -> list[bytes]:
 GOOGLE_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "google"
 
 
+# Phones and messengers (issue 22): SMS, Skype and Teams files are streamed (a loose file, the first byte the
+# chunk size); for iMessage the first byte picks the TXT or the HTML output.
+PHONE_SAMPLES = ("sms-20261004213000.xml", "Priya Nair.txt", "Lars Lindqvist.html")
+
+
+def write_imessage(data: bytes, folder: Path) -> Path:
+    path = folder / ("conversation.html" if data[:1] and data[0] % 2 else "conversation.txt")
+    path.write_bytes(data[1:])
+    return path
+
+
+def sms_seeds() -> list[bytes]:
+    backup = (SAMPLES / PHONE_SAMPLES[0]).read_bytes()
+    head = backup[: backup.index(b"<mms ")] + b"</smses>\n"
+    return [bytes([selector]) + body for body in (backup, head) for selector in (255, 6)]
+
+
+def imessage_seeds() -> list[bytes]:
+    return [
+        bytes([0]) + (SAMPLES / PHONE_SAMPLES[1]).read_bytes(),
+        bytes([1]) + (SAMPLES / PHONE_SAMPLES[2]).read_bytes(),
+    ]
+
+
 # --- per importer ----------------------------------------------------------------------------------------
 
 
@@ -391,6 +415,18 @@ SHAPES = {
             SAMPLES / "grok-export" / "prod-grok-backend.json",
             GOOGLE_FIXTURES / "grok" / "prod-grok-backend.json",
         ),
+        same_reading_in_any_chunk_size,
+    ),
+    "sms": Shape(named_writer("backup.xml"), sms_seeds, same_reading_in_any_chunk_size),
+    "imessage": Shape(write_imessage, imessage_seeds),
+    "skype": Shape(
+        named_writer("messages.json"),
+        lambda: _chunked_seeds(*SAMPLES.glob("skype-*/messages.json")),
+        same_reading_in_any_chunk_size,
+    ),
+    "teams": Shape(
+        named_writer("messages_1.json"),
+        lambda: _chunked_seeds(*sorted(SAMPLES.glob("teams-export/*/*/messages_*.json"))),
         same_reading_in_any_chunk_size,
     ),
 }

@@ -35,6 +35,14 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "msg/s",
         ),
         "meta_bench": ([["meta_bench.py", "--messages", "300", "--workdir", f"{work}/meta"]], "msg/s"),
+        "google_import_bench": (
+            [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
+            "the messages per second",
+        ),
+        "sms_bench": (
+            [["sms_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/sms"]],
+            "ratio WhatsApp/SMS",
+        ),
         "search_bench and mcp_bench": (
             [
                 ["search_bench.py", "--turns", "500", "--queries", "3", "--workdir", f"{work}/search"],

@@ -399,3 +399,15 @@ register(
         pairing="exchange",
     )
 )
+# Phones and messengers (issue 22). SMS Backup & Restore XML also holds Signal Android's old plaintext backup.
+register(Importer("sms", "refind_cli.importers.sms", takes=("file",), names=("*.xml",)))
+register(Importer("imessage", "refind_cli.importers.imessage", takes=("file",), names=("*.txt", "*.html")))
+register(Importer("skype", "refind_cli.importers.skype", takes=("file", "folder"), names=("messages.json",)))
+register(
+    Importer(
+        "teams",
+        "refind_cli.importers.teams",
+        takes=("file", "zip", "folder"),
+        names=("messages_*.json", "*.zip"),
+    )
+)

@@ -141,15 +141,20 @@ def _is_messages(head: bytes) -> bool:
     return head[:1] == b"{" and all(p.search(head) for p in _SNIFF)
 
 
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(SNIFF_BYTES)
+
+
 def sniff(path: Path) -> bool:
     try:
         if path.is_dir():
-            return bool(_folder_groups(path)[0])
+            # By content too: other exports' folders hold a messages.json (Skype's); a group's may be empty.
+            return any(_SNIFF[0].search(_head(g.path)) for g in _folder_groups(path)[0])
         if zipfile.is_zipfile(path):
             with open_zip(path) as zf:
                 return any(_GROUP_MEMBER.search(n) for n in member_names(zf))
-        with path.open("rb") as fh:
-            return _is_messages(fh.read(SNIFF_BYTES))
+        return _is_messages(_head(path))
     except (InputError, OSError, ValueError):
         return False
 

@@ -1,0 +1,343 @@
+"""iMessage, as imessage-exporter writes it (FORMATS.md §4c): one file per conversation, in TXT or HTML.
+
+TXT: blocks separated by a blank line, each a stamp line (``May 17, 2022  5:29:42 PM``, the hour padded
+with a space, perhaps ``(Read by you after 1 hour, 49 seconds)``), a sender line (``Me`` for the person
+whose Mac it is), then the body: text lines, attachment paths, ``Tapbacks:`` (older ``Reactions:``) with one
+line per tapback, replies rendered again under their parent with a four-space indent, and ``This message
+responded to an earlier message.`` on a reply. An announcement (a rename, a join) is a single line: the stamp,
+a space and what happened.
+
+HTML: ``div.message > div.sent|received`` with ``span.timestamp``, ``span.sender`` and ``.message_part``s
+(``span.bubble`` text, ``img``/``video``/``audio`` attachments); ``.reactions`` and ``.replies`` nested
+inside; ``div.announcement`` for the one-liners. Read with the standard library's ``html.parser``.
+
+The exporter's own notes (tapbacks, the indented copies of replies, read receipts, "Sent with Echo") stay
+in the message's ``raw``, not its text: the reply itself is a message of its own further down. Times carry
+no zone: they are read in ``--tz``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
+from html.parser import HTMLParser
+from pathlib import Path
+
+from refind_cli.errors import InputError
+from refind_cli.importers.container import decode_text, named_head, read_file
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "imessage"
+
+_SNIFF_BYTES = 64 << 10
+_OWN = "Me"
+_MONTHS = {m: n for n, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+_STAMP = re.compile(
+    r"(?P<stamp>(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (?P<d>\d{2}), (?P<y>\d{4}) {1,2}"
+    r"(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2}) (?P<ap>[AP]M))"
+    r"(?P<rest> \(Read by .+ after .*\)| .+)?"
+)
+_READ = re.compile(r" \(Read by .+ after .*\)")
+_TAPBACKS = frozenset({"Tapbacks:", "Reactions:"})
+_REPLY_NOTE = "This message responded to an earlier message."
+_DELETED = "This message was deleted from the conversation!"
+_MISSING = "Attachment missing!"
+_INDENT = "    "
+# What the exporter adds after a bubble sent with an effect.
+_EFFECTS = frozenset(
+    f"Sent with {e}"
+    for e in (
+        *"Confetti Echo Fireworks Balloons Heart Lasers Sparkles Spotlight Slam Loud Gentle".split(),
+        "Shooting Star",
+        "Shooting Start",  # sic, in older versions of the exporter
+        "Invisible Ink",
+    )
+)
+# An attachment line: a path the exporter copied or found the file at.
+_PATH = re.compile(r"(?:/|~/|[A-Za-z]:\\|\.{0,2}/?attachments/)\S.*\.[A-Za-z0-9]{2,5}")
+_SNIFF_HTML = re.compile(r'<span class="timestamp">')
+_SNIFF_HTML_RECORD = re.compile(r'<div class ?= ?"(?:message|announcement)">')
+
+
+@dataclass
+class _Record:
+    stamp: str  # the stamp as written, without the read receipt
+    sender: str | None
+    lines: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    kind: str = Kind.TEXT
+    reply: bool = False
+    raw: str = ""
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    head = named_head(path, path.name, _SNIFF_BYTES)
+    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    if _is_html(text):
+        return _SNIFF_HTML_RECORD.search(text) is not None and _SNIFF_HTML.search(text) is not None
+    lines = text.lstrip("\r\n").split("\n", 2)
+    first = _STAMP.fullmatch(lines[0].rstrip("\r"))
+    if first is None:
+        return False
+    if first["rest"] and not _READ.fullmatch(first["rest"]):
+        return True  # an announcement
+    return len(lines) > 1 and bool(lines[1].strip()) and _STAMP.match(lines[1]) is None
+
+
+def _is_html(text: str) -> bool:
+    start = text.lstrip()[:200].lower()
+    return start.startswith(("<html", "<!doctype html"))
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    text = decode_text(read_file(path), path)
+    records = _html_records(text, path) if _is_html(text) else _txt_records(text, path)
+    if not records:
+        raise InputError(path, "no messages; not an imessage-exporter conversation file")
+    messages = [_message(r, tz, path) for r in records]
+    others = {m.sender for m in messages if not m.own and m.kind != Kind.SYSTEM and m.sender}
+    kind = "group" if len(others) > 1 else "direct"
+    name = path.stem
+    yield ChatExport(Chat(FORMAT, name, name, kind), messages)
+
+
+def _message(record: _Record, tz: tzinfo, path: Path) -> Message:
+    m = _STAMP.fullmatch(record.stamp)
+    if m is None:  # the records are cut at stamps, so only a hand-edited file gets here
+        raise InputError(path, f"unreadable time {record.stamp!r}")
+    hour = int(m["h"]) % 12 + (12 if m["ap"] == "PM" else 0)
+    try:
+        wall = datetime(int(m["y"]), _MONTHS[m["mon"]], int(m["d"]), hour, int(m["mi"]), int(m["s"]))
+    except ValueError:
+        raise InputError(path, f"unreadable time {record.stamp!r}") from None
+    own = record.sender == _OWN
+    kind = record.kind
+    if kind == Kind.TEXT and record.files:
+        kind = Kind.ATTACHMENT
+    elif kind == Kind.TEXT and _MISSING in record.lines:  # a file the exporter could not find
+        kind = Kind.MEDIA
+    return Message(
+        wall.replace(tzinfo=tz).astimezone(UTC),
+        record.sender,
+        "\n".join([*record.lines, *record.files]),
+        kind,
+        local_time=wall.isoformat(),
+        edited=any(line.startswith("Edited ") and " later: " in line for line in record.lines),
+        raw=record.raw,
+        own=own,
+    )
+
+
+def _txt_records(text: str, path: Path) -> list[_Record]:
+    """The file's blocks. A block starts at a stamp line that follows a blank line (or the file's start);
+    a blank line followed by anything else belongs to the body (a message can hold empty lines)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    records: list[_Record] = []
+    raw: list[str] = []
+    section = "body"  # "body", "tapbacks"
+    for number, line in enumerate(lines, 1):
+        after_blank = number == 1 or lines[number - 2] == ""
+        stamp = _STAMP.fullmatch(line) if after_blank else None
+        if stamp is not None:
+            if records:
+                _close(records[-1], raw)
+            raw = [line]
+            rest = stamp["rest"] or ""
+            if rest and not _READ.fullmatch(rest):  # an announcement: "<stamp> You named the conversation …"
+                records.append(_Record(stamp["stamp"], None, [rest[1:]], kind=Kind.SYSTEM))
+                section = "done"
+            else:
+                records.append(_Record(stamp["stamp"], None))
+                section = "sender"
+            continue
+        if not records:
+            if line.strip():
+                raise InputError(
+                    path, "expected a stamp such as 'May 17, 2022  5:29:42 PM'", f"line {number}"
+                )
+            continue
+        raw.append(line)
+        record = records[-1]
+        if section == "sender":
+            record.sender = line
+            section = "body"
+        elif section == "done" or line.startswith(_INDENT):
+            continue  # a reply's copy under its parent, or what follows an announcement
+        elif line in _TAPBACKS:
+            section = "tapbacks"
+        elif section == "tapbacks" and line:
+            continue
+        elif line == _REPLY_NOTE:
+            record.reply = True
+        elif line == _DELETED:
+            record.kind = Kind.DELETED
+        elif line in _EFFECTS:
+            continue
+        elif _PATH.fullmatch(line) or line.startswith("Sticker from "):
+            record.files.append(line)
+        else:
+            section = "body"
+            record.lines.append(line)
+    if records:
+        _close(records[-1], raw)
+    return records
+
+
+def _close(record: _Record, raw: list[str]) -> None:
+    while raw and raw[-1] == "":
+        raw.pop()
+    record.raw = "\n".join(raw)
+    while record.lines and record.lines[-1] == "":
+        record.lines.pop()
+    if record.sender is None and record.kind != Kind.SYSTEM:
+        record.sender = ""
+
+
+# --- HTML --------------------------------------------------------------------------------------------
+
+_VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+_MEDIA = frozenset({"img", "video", "audio", "source", "embed"})
+# Subtrees whose text is the exporter's, not the message's.
+_SKIPPED = frozenset({"reactions", "replies", "expressive", "reply_context", "tapbacks"})
+
+
+class _Html(HTMLParser):
+    """Top-level ``div.message`` and ``div.announcement`` into records; nested replies are skipped."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text = text
+        self.line_starts = [0]
+        self.line_starts += [m.end() for m in re.finditer("\n", text)]
+        self.records: list[_Record] = []
+        self.stack: list[tuple[str, frozenset[str]]] = []
+        self.record_depth: int | None = None
+        self.record_start = 0
+        self.skip_depth: int | None = None
+        self.capture: str | None = None  # "stamp", "sender", "bubble", "announcement"
+        self.buffer: list[str] = []
+        self.parts: list[str] = []
+
+    def _position(self) -> int:
+        line, column = self.getpos()
+        return self.line_starts[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = frozenset((dict(attrs).get("class") or "").split())
+        void = tag in _VOID
+        if not void:
+            self.stack.append((tag, classes))
+        depth = len(self.stack)
+        if self.record_depth is None:
+            if tag == "div" and classes & {"message", "announcement"}:
+                self.record_depth = depth
+                self.record_start = self._position()
+                system = "announcement" in classes
+                self.records.append(_Record("", None, kind=Kind.SYSTEM if system else Kind.TEXT))
+                self.capture = "announcement" if system else None
+                self.buffer, self.parts = [], []
+            return
+        if self.skip_depth is not None:
+            return
+        record = self.records[-1]
+        if classes & _SKIPPED and not void:
+            self.skip_depth = depth
+            record.reply |= "reply_context" in classes
+        elif tag == "span" and "timestamp" in classes:
+            self._start("stamp")
+        elif tag == "span" and "sender" in classes:
+            self._start("sender")
+        elif "message_part" in classes:
+            self._start("bubble")
+        elif tag == "br" and self.capture:
+            self.buffer.append("\n")
+        elif tag in _MEDIA or (tag == "a" and self.capture == "bubble"):
+            source = dict(attrs).get("src") or dict(attrs).get("href")
+            if source:
+                record.files.append(source)
+
+    def _start(self, what: str) -> None:
+        self._flush()
+        self.capture = what
+
+    def _flush(self) -> None:
+        if self.capture is None or self.record_depth is None:
+            return
+        text = "".join(self.buffer)
+        record = self.records[-1]
+        if self.capture == "stamp":
+            m = _STAMP.fullmatch(" ".join(text.split()))
+            record.stamp = m["stamp"] if m else text.strip()
+            if self.records[-1].kind == Kind.SYSTEM:
+                self.capture, self.buffer = "announcement", []
+                return
+        elif self.capture == "sender":
+            record.sender = text.strip()
+        elif self.capture == "bubble":
+            text = text.strip("\n ")
+            if text == _DELETED:
+                record.kind = Kind.DELETED
+            elif text:
+                record.lines.append(text)
+        elif self.capture == "announcement":
+            text = " ".join(text.split())
+            if text:
+                record.lines.append(text)
+        self.capture, self.buffer = None, []
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _VOID:
+            return
+        match = next((i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i][0] == tag), None)
+        if match is None:
+            return
+        depth = match + 1
+        del self.stack[match:]
+        if self.skip_depth is not None and depth <= self.skip_depth:
+            self.skip_depth = None
+        if self.record_depth is None:
+            return
+        if (self.capture in ("stamp", "sender") and tag == "span") or (
+            self.capture == "bubble" and tag == "div" and "message_part" not in self._classes()
+        ):
+            self._flush()
+        if depth <= self.record_depth:
+            self._flush()
+            end = self.text.find(">", self._position()) + 1
+            self.records[-1].raw = self.text[self.record_start : end]
+            self.record_depth = None
+
+    def _classes(self) -> frozenset[str]:
+        return frozenset().union(*(c for _, c in self.stack))
+
+    def handle_data(self, data: str) -> None:
+        if self.capture is not None and self.skip_depth is None:
+            self.buffer.append(data)
+
+
+def _html_records(text: str, path: Path) -> list[_Record]:
+    parser = _Html(text)
+    parser.feed(text)
+    parser.close()
+    records = parser.records
+    if parser.record_depth is not None:
+        raise InputError(path, "the file ends inside a message: cut short")
+    for number, record in enumerate(records, 1):
+        if not _STAMP.fullmatch(record.stamp):
+            raise InputError(path, f"message {number} has no readable timestamp ({record.stamp!r})")
+        if record.kind != Kind.SYSTEM and record.sender is None:
+            record.sender = ""
+    return records

@@ -1,0 +1,245 @@
+"""Skype's own export (Settings → Account & Profile → Export files and chat history): ``messages.json``,
+loose or in the unpacked export folder (FORMATS.md §4c).
+
+``{userId, exportDate, conversations: [{id, displayName, threadProperties, MessageList: [...]}]}``: a
+conversation id starting ``19:`` is a group, ``8:`` a person. A message is ``{id, originalarrivaltime (ISO,
+Z), messagetype, content, from, displayName, properties}``; ``content`` of ``RichText`` is Skype's HTML-like
+markup (``<b>``, ``<at>``, ``<ss>`` emoticons, ``<quote>`` with its ``<legacyquote>``, the ``<e_m>`` edit
+mark), of ``RichText/UriObject`` and ``RichText/Media_*`` a ``<URIObject>`` naming a shared file. Calls
+(``Event/Call``), membership and topic changes (``ThreadActivity/*``) and client signals (``Control/*``) are
+kept as system messages. The text is made readable; ``raw`` keeps the record verbatim.
+
+A Skype account's history runs to hundreds of MB, so the file is streamed (``jsonstream``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+from refind_cli.errors import InputError
+from refind_cli.importers import jsonstream
+from refind_cli.importers.container import named_file, named_head
+from refind_cli.importers.conversations import text_of
+from refind_cli.importers.richtext import readable
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "skype"
+
+FILE = "messages.json"
+_SNIFF_BYTES = 64 << 10
+_SNIFF = re.compile(rb'\A\{\s*"(?:userId|exportDate)"\s*:.*"conversations"\s*:\s*\[', re.S)
+_RULES = jsonstream.Rules(
+    block=64 << 10, max_token=16 << 20, max_depth=64, not_this="; not a Skype export", full_stop=False
+)
+_DROP = frozenset({"e_m", "legacyquote"})
+_QUOTE_ID = re.compile(r'<quote\b[^>]*\bmessageid="(\d+)"')
+_FILE_NAME = re.compile(r'(?:<OriginalName v|\boriginalName|<Title)\s*[=>]\s*"?([^"<]+)')
+_CALL_TYPE = re.compile(r'<partlist\b[^>]*\btype="(\w+)"')
+_DURATION = re.compile(r"<duration>([\d.]+)</duration>")
+_INITIATOR = re.compile(r"<initiator>([^<]*)</initiator>")
+_TARGETS = re.compile(r"<target>([^<]*)</target>|<value>([^<]*)</value>")
+_ACTIVITY = {
+    "ThreadActivity/AddMember": "added",
+    "ThreadActivity/DeleteMember": "removed",
+    "ThreadActivity/TopicUpdate": "changed the topic to",
+    "ThreadActivity/PictureUpdate": "changed the group picture",
+    "ThreadActivity/RoleUpdate": "changed a role:",
+    "ThreadActivity/JoiningEnabledUpdate": "changed joining by link:",
+    "ThreadActivity/HistoryDisclosedUpdate": "changed who sees the history:",
+}
+_CALLS = {"started": "Call started", "ended": "Call ended", "missed": "Missed call"}
+_TEXT_TYPES = frozenset({"Text", "RichText", "RichText/Html"})
+_OWN = "Me"
+_PERSON = re.compile(r"^(?:https?://\S*/)?(\d+:)")
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    return _SNIFF.match(named_head(path, FILE, _SNIFF_BYTES)) is not None
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    with named_file(path, FILE, "a Skype export") as (chunks, where, entry), contextlib.closing(chunks):
+
+        def error(what: str, place: str | None) -> InputError:
+            return InputError(where, what, ", ".join(p for p in (entry, place) if p) or None)
+
+        events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
+        yield from _Reader(events, tz).chats()
+
+
+class _Reader:
+    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo) -> None:
+        self.events = events
+        self.tz = tz
+        self.user = ""
+        # Names of people by id, as the export gives them: a person's conversation is named after them, and
+        # some messages carry their sender's name.
+        self.names: dict[str, str] = {}
+
+    def chats(self) -> Iterator[ChatExport]:
+        events = self.events
+        event, _ = events.next()
+        if event != "start_map":
+            raise events.error("not a Skype export: the top level is not a JSON object", None)
+        found = False
+        while True:
+            event, key = events.next()
+            if event == "end_map":
+                break
+            event, value = events.next()
+            if key == "conversations":
+                if event != "start_array":
+                    raise events.error("conversations is not a list", "conversations")
+                found = True
+                index = 0
+                while True:
+                    event, _ = events.next()
+                    if event == "end_array":
+                        break
+                    if event != "start_map":
+                        raise events.error("a conversation is not a JSON object", f"conversations[{index}]")
+                    yield from self._conversation(f"conversations[{index}]")
+                    index += 1
+            else:
+                value = events.value(event, value, key)
+                if key == "userId" and isinstance(value, str):
+                    self.user = _person(value)
+        events.finish()
+        if not found:
+            raise events.error('not a Skype export: no "conversations" list', None)
+
+    def _conversation(self, where: str) -> Iterator[ChatExport]:
+        events = self.events
+        meta: dict[str, Any] = {}
+        buffered: list[Message] | None = None
+        while True:
+            event, key = events.next()
+            if event == "end_map":
+                break
+            event, value = events.next()
+            if key != "MessageList":
+                meta[key] = events.value(event, value, f"{where}.{key}")
+                continue
+            if event == "null":
+                continue
+            if event != "start_array":
+                raise events.error("MessageList is not a list", f"{where}.MessageList")
+            messages = (self._message(obj, place) for obj, place in events.array(f"{where}.MessageList"))
+            if isinstance(meta.get("id"), str):
+                yield ChatExport(self._chat(meta, where), messages)
+                for _ in messages:  # whatever the consumer left unread
+                    pass
+            else:
+                buffered = list(messages)
+        if buffered is not None:
+            yield ChatExport(self._chat(meta, where), buffered)
+
+    def _chat(self, meta: dict[str, Any], where: str) -> Chat:
+        conversation = meta.get("id")
+        if not isinstance(conversation, str) or not conversation:
+            raise self.events.error("the conversation has no id", where)
+        thread = meta.get("threadProperties")
+        topic = thread.get("topic") if isinstance(thread, dict) else None
+        shown = text_of(meta.get("displayName"))
+        if shown and conversation.startswith("8:"):
+            self.names.setdefault(conversation, shown)
+        name = shown or text_of(topic) or _person(conversation).split(":", 1)[-1]
+        kind = (
+            "group"
+            if conversation.startswith("19:")
+            else "direct"
+            if conversation.startswith("8:")
+            else "chat"
+        )
+        raw = {k: v for k, v in meta.items() if k != "MessageList"}
+        return Chat(FORMAT, conversation, name, kind, self.events.dump(raw, where))
+
+    def _message(self, obj: Any, where: str) -> Message:
+        if not isinstance(obj, dict):
+            raise self.events.error("a message is not a JSON object", where)
+        mtype = text_of(obj.get("messagetype"))
+        content = text_of(obj.get("content"))
+        properties = found if isinstance(found := obj.get("properties"), dict) else {}
+        sender_id = _person(text_of(obj.get("from")))
+        own = bool(self.user) and sender_id == self.user
+        shown = text_of(obj.get("displayName"))
+        if shown and sender_id:
+            self.names.setdefault(sender_id, shown)
+        sender = shown or self._name(sender_id) or None
+        kind, text = _content(mtype, content, self._name)
+        if properties.get("deletetime") and not text:
+            kind = Kind.DELETED
+        quoted = _QUOTE_ID.search(content) if "<quote" in content else None
+        return Message(
+            timestamp=self._time(obj, where),
+            sender=sender,
+            text=text,
+            kind=kind,
+            source_id=ident(obj.get("id")),
+            sender_id=sender_id or None,
+            reply_to=quoted.group(1) if quoted else None,
+            edited=bool(properties.get("edittime")) or "<e_m" in content,
+            raw=self.events.dump(obj, where),
+            own=own,
+        )
+
+    def _name(self, person: str) -> str:
+        """A person's name where the export gave it, "Me" for the account's own, else the id without its
+        ``8:`` prefix."""
+        if person in self.names:
+            return self.names[person]
+        return _OWN if person == self.user and self.user else person.split(":", 1)[-1]
+
+    def _time(self, obj: dict[str, Any], where: str) -> datetime:
+        value = obj.get("originalarrivaltime")
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                when = datetime.fromisoformat(value)
+                return (when if when.tzinfo else when.replace(tzinfo=self.tz)).astimezone(UTC)
+        raise self.events.error(f"unreadable originalarrivaltime {value!r}", f"{where}.originalarrivaltime")
+
+
+def _content(mtype: str, content: str, name: Callable[[str], str]) -> tuple[str, str]:
+    """Kind and readable text of a message by its ``messagetype``."""
+    if mtype in _TEXT_TYPES or not mtype:
+        return Kind.TEXT, readable(content, _DROP) if mtype != "Text" else content
+    if mtype == "RichText/Location":
+        return Kind.LOCATION, readable(content, _DROP)
+    if mtype.startswith("RichText/"):
+        names = [m.group(1).strip() for m in _FILE_NAME.finditer(content)]
+        return Kind.ATTACHMENT, "\n".join(dict.fromkeys(n for n in names if n)) or mtype
+    if mtype == "Event/Call":
+        call = _CALL_TYPE.search(content)
+        text = _CALLS.get(call.group(1), f"Call {call.group(1)}") if call else "Call"
+        duration = _DURATION.search(content)
+        return Kind.SYSTEM, f"{text}, {duration.group(1)} s" if duration else text
+    if mtype in _ACTIVITY:
+        initiator = _INITIATOR.search(content)
+        who = name(_person(initiator.group(1))) if initiator else "Someone"
+        what = ", ".join(name(_person(t)) if t else v for t, v in _TARGETS.findall(content) if t or v)
+        return Kind.SYSTEM, " ".join(p for p in (who, _ACTIVITY[mtype], what) if p)
+    return Kind.SYSTEM, readable(content, _DROP) or mtype
+
+
+def _person(value: str) -> str:
+    """``8:live:maya`` from itself or from the URL some exports write (``https://…/contacts/8:live:maya``)."""
+    m = _PERSON.search(value)
+    return value[m.start(1) :] if m else value
+
+
+def ident(value: Any) -> str | None:
+    """An id of Skype's or Teams': a string, or a number in some files."""
+    if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
+        return None
+    return str(value)

@@ -1,0 +1,436 @@
+"""SMS Backup & Restore XML: Android's usual backup of text messages (FORMATS.md §4c). Signal Android's old
+plaintext backup (``SignalPlaintextBackup.xml``) is written in the same layout, so it is read here too: Signal
+was then the phone's SMS app, and its backup holds the phone's SMS beside Signal's own messages.
+
+The root ``<smses count=…>`` holds ``<sms address date type body contact_name …/>`` rows and ``<mms date
+msg_box address …>`` rows with ``<parts><part ct text data/></parts>`` and ``<addrs><addr address
+type/></addrs>``. Messages of every conversation come interleaved (all SMS first, then all MMS), so a chat
+is the set of addresses a message went to or came from (a group's are ``~``-joined), and its messages are
+gathered before it is handed on.
+
+Backups run to hundreds of MB (an MMS carries its photos as base64), so the file is never built into a
+tree: expat (what ``ElementTree.iterparse`` runs on) calls back for the elements that matter, and a part's
+``data`` is measured, never stored. The file is hostile until shown otherwise: a DTD (the door to
+entity expansion and external entities) is refused, as the app never writes one.
+
+Two traps of real files are repaired on the way into the parser: emoji written as two character references
+to UTF-16 surrogates (``&#55357;&#56832;``), which XML forbids, are joined into one; a reference to a
+character XML cannot hold (a lone surrogate, a control character) becomes U+FFFD.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import warnings
+from collections.abc import Iterator
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import Any
+from xml.parsers import expat
+
+from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers.container import iter_file_chunks, named_head
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "sms"
+
+_SNIFF_BYTES = 4096
+# The root element, after the XML declaration, the app's comment and a stylesheet instruction.
+# A DTD for <smses> is claimed too, so that it is refused as such rather than as an unknown format.
+_SNIFF = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:<[?!][^>]*>\s*)*(?:<smses[\s>/]|<!DOCTYPE\s+smses\b)")
+_OWN = "Me"
+# What the app writes where a field has no value.
+_NULL = frozenset({"", "null"})
+_UNKNOWN = frozenset({"", "null", "(Unknown)"})
+# sms ``type``: 1 received; 2 sent, 3 draft, 4 outbox, 5 failed, 6 queued are the phone's own.
+_RECEIVED_SMS = frozenset({"1"})
+# mms ``msg_box``: 1 inbox; 2 sent, 3 drafts, 4 outbox are the phone's own.
+_RECEIVED_MMS = frozenset({"1"})
+# addr ``type``: PduHeaders FROM (137), TO (151), CC (130), BCC (129).
+_FROM = "137"
+# What the phone writes for its own number in an MMS it sent.
+_OWN_TOKEN = "insert-address-token"
+# Part types that are the message's layout, not its content.
+_LAYOUT = frozenset({"application/smil"})
+_TEXT_TYPES = frozenset({"text/plain"})
+_PHONE_PUNCT = re.compile(r"[\s\-().]")
+# What comes before the first row: the declarations, a comment, the root's tag.
+_PROLOG_BYTES = 16 << 20
+# A part's file, base64 in the backup: never kept, its length said in its place.
+_BASE64 = re.compile(rb'(\sdata=)(["\'])([^"\']*)\2')
+
+
+def _not_kept(m: re.Match[bytes]) -> bytes:
+    return b'%s"(%d characters of base64, not kept)"' % (m.group(1), len(m.group(3)))
+
+
+# Character references XML forbids but the app writes: UTF-16 surrogates (and the ordinary characters whose
+# numbers look alike) and C0 control characters other than tab, line feed and carriage return.
+_BAD_REF = re.compile(rb"&#(5[5-7]\d{3});|&#(?:[0-8]|1[1-24-9]|2\d|3[01]);")
+_HIGH = range(0xD800, 0xDC00)
+_LOW = range(0xDC00, 0xE000)
+_REPLACEMENT = b"&#65533;"
+# A chunk's tail from an "&" this close to its end may be a reference cut in two: it waits for the next chunk.
+_CARRY = 24
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    head = named_head(path, path.name, _SNIFF_BYTES)
+    return _SNIFF.match(head) is not None
+
+
+# --- repair ------------------------------------------------------------------------------------------
+
+
+def _repair(data: bytes) -> bytes:
+    """``data`` with each pair of surrogate references joined into one, and each reference XML forbids
+    replaced by U+FFFD."""
+    out = []
+    pos = 0
+    matches = list(_BAD_REF.finditer(data))
+    i = 0
+    while i < len(matches):
+        m = matches[i]
+        out.append(data[pos : m.start()])
+        number = m.group(1)
+        code = -1 if number is None else int(number)  # -1: a control character
+        low = matches[i + 1] if i + 1 < len(matches) else None
+        if code in _HIGH and low and low.start() == m.end() and low.group(1) and int(low.group(1)) in _LOW:
+            out.append(b"&#%d;" % (0x10000 + ((code - 0xD800) << 10) + (int(low.group(1)) - 0xDC00)))
+            m = low
+            i += 1
+        elif code < 0 or code in _HIGH or code in _LOW:
+            out.append(_REPLACEMENT)
+        else:  # 55000-55295 and 57344-57999 are ordinary characters
+            out.append(m.group())
+        pos = m.end()
+        i += 1
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def _is_high(ref: bytes) -> bool:
+    """Whether ``ref`` is a whole reference to a high surrogate (``&#55357;``)."""
+    return ref[:2] == b"&#" and ref[-1:] == b";" and ref[2:-1].isdigit() and int(ref[2:-1]) in _HIGH
+
+
+def repaired(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The file's bytes with the character references XML forbids made readable (see the module's notes).
+    A reference cut by a chunk boundary is held back until it is whole."""
+    carry = b""
+    for chunk in chunks:
+        data = carry + chunk
+        cut = data.rfind(b"&", max(0, len(data) - _CARRY))
+        if cut >= 0:
+            # The reference just before may be the high half of a pair, which waits for its low half.
+            if _is_high(data[max(0, cut - 8) : cut]):
+                cut -= 8
+            data, carry = data[:cut], data[cut:]
+        else:
+            carry = b""
+        yield _repair(data) if b"&#" in data else data
+    if carry:
+        yield _repair(carry)
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    """One chat per set of addresses, in the order the file first names them; each chat's messages in time
+    order. The times are the phone's epoch milliseconds, so ``tz`` changes nothing."""
+    reader = _Reader(path)
+    with contextlib.closing(iter_file_chunks(path)) as chunks:
+        reader.feed(repaired(chunks))
+    for thread in reader.threads.values():
+        thread.messages.sort(key=lambda m: m.timestamp)
+        yield ChatExport(thread.chat(), thread.messages)
+
+
+class _Thread:
+    __slots__ = ("addresses", "key", "messages", "names")
+
+    def __init__(self, key: str, addresses: list[str]) -> None:
+        self.key = key
+        self.addresses = addresses
+        self.names: dict[str, str] = {}
+        self.messages: list[Message] = []
+
+    def chat(self) -> Chat:
+        shown = [self.names.get(a, a) for a in self.addresses]
+        raw = json.dumps({"addresses": self.addresses, "names": shown}, ensure_ascii=False)
+        kind = "group" if len(self.addresses) > 1 else "direct"
+        return Chat(FORMAT, self.key, ", ".join(shown) or "(no address)", kind, raw)
+
+
+class _Reader:
+    """expat's callbacks over one backup: rows become messages, gathered by thread.
+
+    Only start tags are listened to outside an MMS: an ``<sms>`` row is an empty element, and a million rows
+    made an end callback each cost a quarter of the reading. A row ends where the next one starts (or the root
+    ends); whether the root was closed is expat's to say when the input ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.threads: dict[str, _Thread] = {}
+        self.seen: dict[tuple[str, str | None], tuple[_Thread, dict[str, str], str | None]] = {}
+        self.rows = 0
+        self.root = False  # <smses> was read
+        self.count: str | None = None
+        self.mms: tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | None = None
+        self.mms_depth = 0  # elements open inside the current <mms>, itself included
+        # A row's raw record is its XML as written, from its start tag to the next row's: the bytes since the
+        # current row began are kept (``buf`` starts at byte ``base`` of the stream), and a row is made a
+        # message once the next one starts.
+        self.buf = bytearray()
+        self.base = 0
+        self.row_start: int | None = None
+        self.pending: (
+            tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | dict[str, str] | None
+        )
+        self.pending = None
+        parser = expat.ParserCreate()
+        parser.buffer_text = True
+        parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        parser.StartDoctypeDeclHandler = self._doctype
+        parser.EntityDeclHandler = self._entity
+        parser.ExternalEntityRefHandler = self._external
+        parser.StartElementHandler = self._start
+        self.parser = parser
+
+    def error(self, what: str) -> InputError:
+        p = self.parser
+        return InputError(self.path, what, f"line {p.CurrentLineNumber}, column {p.CurrentColumnNumber + 1}")
+
+    def feed(self, chunks: Iterator[bytes]) -> None:
+        parse = self.parser.Parse
+        buf = self.buf
+        try:
+            for chunk in chunks:
+                buf += chunk
+                parse(chunk, False)
+                if self.row_start is not None:
+                    del buf[: self.row_start - self.base]
+                    self.base = self.row_start
+                elif len(buf) > _PROLOG_BYTES:  # expat may not have reached the first row's tag: kept
+                    raise self.error(f"no message in the first {_PROLOG_BYTES >> 20} MB; not a backup")
+        except expat.ExpatError as exc:
+            raise self.error(f"invalid XML ({expat.ErrorString(exc.code)})") from None
+        try:
+            parse(b"", True)
+        except expat.ExpatError:
+            raise self._truncated() from None
+        end = buf.rfind(b"</smses")
+        self._row_ends(self.base + (end if end >= 0 else len(buf)))
+        if self.count is not None and self.count.isdigit() and int(self.count) != self.rows:
+            warnings.warn(
+                InputWarning(
+                    self.path,
+                    f'the backup says count="{self.count}" but holds {self.rows} messages; all of them were read',
+                ),
+                stacklevel=2,
+            )
+
+    def _truncated(self) -> InputError:
+        if not self.root:
+            return self.error("no <smses> element; not an SMS Backup & Restore file")
+        return self.error(
+            f"the file ends inside <smses>, after {self.rows - (self.mms is not None)} complete messages: the "
+            "backup was cut short (make it again, or import a complete copy)"
+        )
+
+    # Every declaration reaches expat through a DTD, so refusing DTDs refuses entity expansion and external
+    # entities both; the other two handlers are a second lock.
+    def _doctype(self, *_: Any) -> None:
+        raise self.error("a DTD (<!DOCTYPE>); refusing XML that can declare entities (the app writes none)")
+
+    def _entity(self, *_: Any) -> None:
+        raise self.error("an entity declaration; refusing XML that declares entities")
+
+    def _external(self, *_: Any) -> int:
+        raise self.error("an external entity; refusing XML that reads other files")
+
+    def _start(self, name: str, attrs: dict[str, str]) -> None:
+        if self.mms_depth:
+            self.mms_depth += 1
+            mms = self.mms
+            if mms is not None:
+                if name == "part":
+                    mms[1].append(attrs)
+                elif name == "addr":
+                    mms[2].append(attrs)
+        elif name == "sms" or name == "mms":
+            if not self.root:
+                raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
+            index = self.parser.CurrentByteIndex
+            if self.pending is not None:
+                self._row_ends(index)
+            self.row_start = index
+            self.rows += 1
+            if name == "sms":
+                self.pending = attrs
+            else:
+                self.mms = (attrs, [], [])
+                self.mms_depth = 1
+                self.parser.EndElementHandler = self._end_in_mms
+        elif not self.root:
+            if name != "smses":
+                raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
+            self.root = True
+            self.count = attrs.get("count")
+        # Anything else belongs to the row before it, and stays in that row's raw record.
+
+    def _end_in_mms(self, name: str) -> None:
+        self.mms_depth -= 1
+        if not self.mms_depth:
+            self.pending = self.mms
+            self.mms = None
+            self.parser.EndElementHandler = None
+
+    def _row_ends(self, end: int) -> None:
+        """The row before byte ``end`` is whole: made a message, its raw the XML up to there."""
+        pending = self.pending
+        if pending is None or self.row_start is None:
+            return
+        base = self.base
+        raw = self.buf[self.row_start - base : end - base]
+        if isinstance(pending, dict):
+            self._sms(pending, raw.decode().rstrip())
+        else:
+            self._mms(*pending, _BASE64.sub(_not_kept, raw).decode().rstrip())
+        self.pending = None
+
+    def _thread_of(self, listed: str, contact: str | None) -> tuple[_Thread, dict[str, str], str | None]:
+        """The thread of a row's ``address``, the names the row shows its members by, and the sender of an SMS
+        received from it. Rows repeat the same pair, so each is worked out once."""
+        found = self.seen.get((listed, contact))
+        if found is None:
+            addresses, names = _members(listed, contact)
+            sender = names.get(_address(listed), listed) or None
+            found = self.seen[(listed, contact)] = (self._thread(addresses, names), names, sender)
+        return found
+
+    def _thread(self, addresses: list[str], names: dict[str, str]) -> _Thread:
+        key = "~".join(addresses)
+        thread = self.threads.get(key)
+        if thread is None:
+            thread = self.threads[key] = _Thread(key, addresses)
+        for address, name in names.items():
+            known = thread.names.get(address)
+            # A contact name, once met, wins over the address as written.
+            if known is None or (known != name and _address(known) == address != _address(name)):
+                thread.names[address] = name
+        return thread
+
+    def _time(self, value: str) -> datetime:
+        try:
+            ms = int(value)
+            # MMS rows of some app versions hold seconds, as Android's own MMS table does.
+            return datetime.fromtimestamp(ms / 1000 if ms > 100_000_000_000 else ms, UTC)
+        except (ValueError, OverflowError, OSError):
+            raise self.error(f"unreadable date {value!r} (milliseconds since 1970 expected)") from None
+
+    def _sms(self, attrs: dict[str, str], raw: str) -> None:
+        get = attrs.get
+        address = get("address", "")
+        contact = get("contact_name")
+        found = self.seen.get((address, contact)) or self._thread_of(address, contact)
+        own = get("type") not in _RECEIVED_SMS
+        text = get("body", "")
+        if text == "null":
+            text = ""
+        subject = get("subject", "null")
+        if subject not in _NULL:
+            text = f"{subject}\n{text}" if text else subject
+        # Positional: a million rows make the keywords' cost show.
+        try:
+            when = datetime.fromtimestamp(int(get("date", "")) / 1000, UTC)
+        except (ValueError, OverflowError, OSError):
+            when = self._time(get("date", ""))  # says what is wrong
+        found[0].messages.append(
+            Message(
+                when,
+                _OWN if own else found[2],
+                text,
+                Kind.TEXT,
+                None,
+                None if own else address or None,
+                None,
+                None,
+                None,
+                False,
+                raw,
+                own,
+            )
+        )
+
+    def _mms(
+        self, attrs: dict[str, str], parts: list[dict[str, Any]], addrs: list[dict[str, str]], raw: str
+    ) -> None:
+        own = attrs.get("msg_box") not in _RECEIVED_MMS
+        listed = attrs.get("address", "")
+        if listed in _NULL:  # older rows: the thread's members only in <addrs>
+            listed = "~".join(
+                a.get("address", "")
+                for a in addrs
+                if a.get("address", _OWN_TOKEN) != _OWN_TOKEN and not (own and a.get("type") == _FROM)
+            )
+        thread, names, _ = self._thread_of(listed, attrs.get("contact_name"))
+        sender: str | None = _OWN
+        sender_id = None
+        if not own:
+            sender_id = next((a.get("address") for a in addrs if a.get("type") == _FROM), None)
+            sender_id = sender_id or (thread.addresses[0] if thread.addresses else None)
+            sender = names.get(_address(sender_id), sender_id) if sender_id else None
+        subject = attrs.get("sub", "")
+        lines = [subject] if subject not in _NULL else []
+        files = []
+        for part in parts:
+            ct = part.get("ct", "")
+            if ct in _LAYOUT:
+                continue
+            text = part.get("text", "")
+            if ct in _TEXT_TYPES and "data" not in part:
+                if text not in _NULL:
+                    lines.append(text)
+                continue
+            label = next((part[k] for k in ("cl", "name", "fn") if part.get(k, "null") not in _NULL), "")
+            files.append(f"{label} ({ct})" if label else ct or "(attachment)")
+        kind = Kind.ATTACHMENT if files else Kind.TEXT if lines else Kind.MEDIA
+        thread.messages.append(
+            Message(
+                self._time(attrs.get("date", "")),
+                sender,
+                "\n".join(lines + files),
+                kind,
+                sender_id=sender_id,
+                raw=raw,
+                own=own,
+            )
+        )
+
+
+def _address(value: str) -> str:
+    return _PHONE_PUNCT.sub("", value)
+
+
+def _members(listed: str, contact: str | None) -> tuple[list[str], dict[str, str]]:
+    """A thread's members as its key (each address without its formatting, sorted, once) and the names the
+    row shows them by: the contact name where there is one (``contact_name`` lists a group's names in the
+    order of its addresses), else the address as written."""
+    if listed in _NULL:
+        return [], {}
+    written = listed.split("~")
+    members = [_address(a) for a in written]
+    names = dict(zip(members, written, strict=True))
+    if contact is not None and contact not in _UNKNOWN:
+        split = [contact] if len(members) == 1 else contact.split(", ")
+        if len(split) == len(members):
+            names.update((a, n) for a, n in zip(members, split, strict=True) if n not in _UNKNOWN)
+    names.pop("", None)
+    return sorted(names), names

@@ -1,0 +1,215 @@
+"""Microsoft Teams, as its privacy export gives a person's messages (FORMATS.md §4c): JSON arrays in
+``teams/<team id>/messages_<id>.json`` (channel posts) and ``users/<user id>/messages_<id>.json`` (chats), in
+the export's zip, its unpacked folder, or one such file alone.
+
+A message is ``{Id, Body{ContentType, Content}, CreatedDateTime (ISO with offset), LastEditedDateTime,
+DeletedDateTime, ReplyToId, From{User{Id, DisplayName}}, Attachments, Reactions, MessageType,
+ChannelIdentity{ChannelId, TeamId} | ChatId}``. A chat is its ``ChatId`` or its channel; a channel post and
+its replies (``ReplyToId``) are one thread. HTML bodies are made readable; ``raw`` keeps the record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+from refind_cli.errors import InputError
+from refind_cli.importers import container, jsonstream
+from refind_cli.importers.conversations import dump, text_of
+from refind_cli.importers.richtext import readable
+from refind_cli.importers.skype import ident
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+FORMAT = "teams"
+
+_SNIFF_BYTES = 64 << 10
+_SNIFF = re.compile(rb'\A\[\s*(?:\]|\{.*?"CreatedDateTime"\s*:.*?"(?:ChatId|ChannelIdentity)"\s*:)', re.S)
+_SNIFF_CHAT = re.compile(rb'"(?:ChatId|ChannelIdentity)"\s*:')
+# Where the export keeps message files: teams/<id>/messages_<id>.json, users/<id>/messages_<id>.json.
+_MEMBER = re.compile(r"(?:^|/)(?:teams|users)/[^/]+/messages_[^/]*\.json$", re.I)
+_RULES = jsonstream.Rules(
+    block=64 << 10, max_token=16 << 20, max_depth=64, not_this="; not a Teams export", full_stop=False
+)
+_DROP = frozenset({"attachment", "systemeventmessage"})
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_PEOPLE = frozenset({"message", ""})
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+def sniff(path: Path) -> bool:
+    try:
+        return any(_looks_like_messages(head) for head in _heads(path, first_only=True))
+    except (InputError, OSError, ValueError, zipfile.BadZipFile):
+        return False
+
+
+def _looks_like_messages(head: bytes) -> bool:
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return _SNIFF.match(head) is not None and (head.startswith(b"[{") or _SNIFF_CHAT.search(head) is not None)
+
+
+def _heads(path: Path, *, first_only: bool) -> Iterator[bytes]:
+    """The first bytes of the export's message files (of the first one, with ``first_only``)."""
+    if path.is_dir():
+        for file in _folder_files(path):
+            with file.open("rb") as fh:
+                yield fh.read(_SNIFF_BYTES)
+            if first_only:
+                return
+    elif zipfile.is_zipfile(path):
+        with container.open_zip(path) as zf:
+            for name in _zip_members(zf):
+                with contextlib.closing(container.iter_member_chunks(zf, name, path)) as chunks:
+                    yield next(chunks, b"")[:_SNIFF_BYTES]
+                if first_only:
+                    return
+    elif path.name.lower().startswith("messages_"):
+        with path.open("rb") as fh:
+            yield fh.read(_SNIFF_BYTES)
+
+
+def _folder_files(root: Path) -> list[Path]:
+    """The message files at the export's own depth: a sniff of any folder ``refind import DIR`` walks must not
+    walk everything below it."""
+    return sorted(
+        p for part in ("teams", "users") for p in root.glob(f"{part}/*/messages_*.json") if p.is_file()
+    )
+
+
+def _zip_members(zf: zipfile.ZipFile) -> list[str]:
+    return sorted(n for n in container.member_names(zf) if _MEMBER.search(n))
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    if path.is_dir():
+        files = _folder_files(path)
+        if not files:
+            raise InputError(
+                path, "no teams/*/messages_*.json or users/*/messages_*.json; not a Teams export"
+            )
+        for file in files:
+            with contextlib.closing(container.iter_file_chunks(file)) as chunks:
+                yield from _file(chunks, file, None, tz)
+    elif zipfile.is_zipfile(path):
+        with container.open_zip(path) as zf:
+            members = _zip_members(zf)
+            if not members:
+                raise InputError(path, "no teams/*/messages_*.json or users/*/messages_*.json in this zip")
+            for name in members:
+                with contextlib.closing(container.iter_member_chunks(zf, name, path)) as chunks:
+                    yield from _file(chunks, path, f"entry {name!r}", tz)
+    else:
+        with contextlib.closing(container.iter_file_chunks(path)) as chunks:
+            yield from _file(chunks, path, None, tz)
+
+
+def _file(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) -> Iterator[ChatExport]:
+    """One message file's chats. A file is one chat's or channel's history, so it is gathered whole and
+    handed on chat by chat: a reply names its thread's root, which may come later in the file."""
+
+    def error(what: str, where: str | None) -> InputError:
+        return InputError(path, what, ", ".join(p for p in (entry, where) if p) or None)
+
+    events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
+    event, _ = events.next()
+    if event != "start_array":
+        raise error("not a Teams message file: the top level is not a JSON list", None)
+    chats: dict[str, tuple[Chat, list[dict[str, Any]], list[str]]] = {}
+    for obj, where in events.array(""):
+        if not isinstance(obj, dict):
+            raise error("a message is not a JSON object", where)
+        chat = _chat_of(obj)
+        if chat is None:
+            raise error("the message names neither a ChatId nor a ChannelIdentity", where)
+        chats.setdefault(chat.key, (chat, [], []))[1].append(obj)
+        chats[chat.key][2].append(where)
+    events.finish()
+    for chat, objs, places in chats.values():
+        roots = {r for o in objs if (r := ident(o.get("ReplyToId")))} if chat.kind == "channel" else set()
+        messages = [_message(o, w, roots, tz, error) for o, w in zip(objs, places, strict=True)]
+        names = sorted({m.sender for m in messages if m.sender and m.kind != Kind.SYSTEM})
+        if chat.kind == "chat" and names:
+            chat = Chat(FORMAT, chat.key, ", ".join(names), "group" if len(names) > 2 else "direct", chat.raw)
+        yield ChatExport(chat, messages)
+
+
+def _chat_of(obj: dict[str, Any]) -> Chat | None:
+    chat_id = ident(obj.get("ChatId"))
+    if chat_id:
+        return Chat(FORMAT, chat_id, chat_id, "chat", dump({"ChatId": chat_id}))
+    channel = obj.get("ChannelIdentity")
+    if isinstance(channel, dict) and (channel_id := ident(channel.get("ChannelId"))):
+        return Chat(FORMAT, channel_id, f"channel {channel_id}", "channel", dump(channel))
+    return None
+
+
+def _message(
+    obj: dict[str, Any],
+    where: str,
+    roots: set[str],
+    tz: tzinfo,
+    error: jsonstream.ErrorMaker,
+) -> Message:
+    body = found if isinstance(found := obj.get("Body"), dict) else {}
+    content = text_of(body.get("Content"))
+    text = readable(content, _DROP) if text_of(body.get("ContentType")).lower() == "html" else content
+    subject = text_of(obj.get("Subject"))
+    if subject:
+        text = f"{subject}\n{text}" if text else subject
+    sender_obj = obj.get("From")
+    user = sender_obj.get("User") if isinstance(sender_obj, dict) else None
+    user = user if isinstance(user, dict) else {}
+    files = [
+        text_of(a.get("Name")) or text_of(a.get("ContentUrl"))
+        for a in (obj.get("Attachments") or [])
+        if isinstance(a, dict) and text_of(a.get("ContentType")) not in ("messageReference", "")
+    ]
+    message_id = ident(obj.get("Id"))
+    reply_to = ident(obj.get("ReplyToId"))
+    if text_of(obj.get("MessageType")) not in _PEOPLE:
+        kind = Kind.SYSTEM
+        text = text or _event(obj.get("EventDetail"))
+    elif obj.get("DeletedDateTime"):
+        kind = Kind.DELETED
+    elif files:
+        kind = Kind.ATTACHMENT
+    else:
+        kind = Kind.TEXT
+    return Message(
+        timestamp=_time(obj.get("CreatedDateTime"), tz, lambda what: error(what, f"{where}.CreatedDateTime")),
+        sender=text_of(user.get("DisplayName")) or None,
+        text="\n".join(p for p in (text, *files) if p),
+        kind=kind,
+        source_id=message_id,
+        sender_id=ident(user.get("Id")),
+        thread=reply_to or (message_id if message_id in roots else None),
+        reply_to=reply_to,
+        edited=bool(obj.get("LastEditedDateTime")),
+        raw=dump(obj),
+    )
+
+
+def _event(detail: Any) -> str:
+    """What a system message's ``EventDetail`` says happened: ``membersAdded`` from its Graph type
+    (``#microsoft.graph.membersAddedEventMessageDetail``), in words."""
+    kind = text_of(detail.get("@odata.type")) if isinstance(detail, dict) else ""
+    name = kind.removeprefix("#microsoft.graph.").removesuffix("EventMessageDetail")
+    return _CAMEL.sub(" ", name).lower()
+
+
+def _time(value: Any, tz: tzinfo, error: Callable[[str], InputError]) -> datetime:
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            when = datetime.fromisoformat(value)
+            return (when if when.tzinfo else when.replace(tzinfo=tz)).astimezone(UTC)
+    raise error(f"unreadable time {value!r}")
