@@ -69,10 +69,6 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "| silence",
         ),
         "language_bench": ([["language_bench.py"]], "per language (refind)"),
-        "google_import_bench": (
-            [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
-            "x the messages per second",
-        ),
         "hostile_two_figures": (
             [["hostile_two_figures.py", "--only", "minute", "--lines", "200"]],
             "show SESSION --json (after)",
