@@ -352,7 +352,7 @@ def speakers_named(known: Sequence[tuple[str, str | None, bool]], wanted: Sequen
             if needle == ME:
                 raise RefindError(
                     f"from {text!r}: no export imported says which messages are your own"
-                    " (Telegram, ChatGPT, Claude and a Discord package do)"
+                    " (WhatsApp, Slack, Messenger, Instagram and DiscordChatExporter files do not)"
                 )
             raise RefindError(f"from {text!r}: no speaker is called that")
         found.update(dict.fromkeys(named))
