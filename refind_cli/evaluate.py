@@ -12,23 +12,31 @@ Metrics, as the benchmarks define them:
   categories 1-4.
 - LongMemEval session recall_any@k / recall_all@k over ``answer_session_ids`` (one search: the sessions
   of its k hits; the agent: the sessions of its notes), abstention questions excluded.
+
+And of the answer, judged by evidence and dates rather than by words (gold answers are rarely written as
+the chat wrote them): ``answer_evidence``, whether the first citation (the direct answer line's quote,
+offline) is a gold evidence turn (LoCoMo: a turn holding an evidence dia_id; LongMemEval: a turn of an
+answer session); ``top3_evidence``, whether one of the first three is; ``when_date``, for a "when"
+question whose gold answer is a date, whether the direct answer's date lies in it (offline only).
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent import Budget, ask
 from refind_cli.agent.answer import estimate_tokens, evidence
-from refind_cli.agent.events import Event, EventSink, RemoteNotice, ignore
+from refind_cli.agent.events import AskResult, Event, EventSink, RemoteNotice, ignore
+from refind_cli.agent.extractive import WHEN
 from refind_cli.agent.notice import Notifier
 from refind_cli.archive import Archive
 from refind_cli.benchmarks import LOCOMO, Haystack, Question
@@ -132,6 +140,72 @@ def retrieval_metrics(
         "notes_any": float(bool(gold & noted)),
         "notes_all": float(gold <= noted),
     }
+
+
+def evidence_turn(q: Question, built: Built) -> Callable[[str, str], bool]:
+    """Whether a turn (its id and its session's) is gold evidence for ``q``."""
+    gold = set(q.evidence)
+    if q.benchmark == LOCOMO:
+        return lambda turn, _session: bool(built.turn_sources.get(turn, frozenset()) & gold)
+    return lambda _turn, session: built.session_names.get(session) in gold
+
+
+# "The week before 9 June 2023", "two weekends before 17 July 2023", "the Friday before 15 July 2023".
+_BEFORE_RE = re.compile(
+    r"^\s*(?:the\s+)?(?:(?P<n>\w+)\s+)??(?P<unit>\w+?)s?\s+(?P<dir>before|after)\s+(?P<anchor>.+)$", re.I
+)
+_UNIT_DAYS = {"day": 1, "week": 7, "weekend": 7, "month": 31, "year": 366}
+_COUNT = {"a": 1, "one": 1, "two": 2, "three": 3, "few": 3, "couple": 2}
+
+
+def gold_span(answer: str, asked_at: datetime) -> tuple[datetime, datetime] | None:
+    """A gold answer that is a date, as the range it names (a day before or after a date is any of the
+    days up to it, a weekday any of the week's); None when it is no date."""
+    from refind_cli.timeexpr import find_ranges, parse_range
+
+    text = answer.strip().rstrip(".")
+    m = _BEFORE_RE.match(text)
+    if m:
+        anchors = find_ranges(m["anchor"], now=asked_at, tz=UTC)
+        if not anchors:
+            return None
+        n = m["n"].lower() if m["n"] else "1"
+        count = int(n) if n.isdigit() else _COUNT.get(n, 1)
+        span = timedelta(days=_UNIT_DAYS.get(m["unit"].lower(), 7) * count)
+        a = anchors[0]
+        if m["dir"].lower() == "before":
+            return a.start - span, a.start - timedelta(microseconds=1)
+        return a.end, a.end + span
+    # The whole answer must be the date ("2022", "7 May 2023"), not a sentence that mentions one.
+    try:
+        whole = parse_range(text, now=asked_at, tz=UTC)
+    except ValueError:
+        return None
+    return whole.start, whole.end
+
+
+def date_matches(answer: tuple[datetime, datetime], gold: tuple[datetime, datetime]) -> bool:
+    """Whether the answer's range falls in the gold one: they overlap, and the answer is no vaguer than the
+    gold by more than a week ("last week" for "the Friday before 15 July" is right, "2023" is not)."""
+    lo, hi = answer
+    return lo <= gold[1] and hi >= gold[0] and hi - lo <= gold[1] - gold[0] + timedelta(days=7)
+
+
+def answer_metrics(q: Question, built: Built, result: AskResult) -> dict[str, float]:
+    """``answer_evidence``, ``top3_evidence`` and ``when_date`` (module docstring); none for abstention
+    questions or questions without known evidence."""
+    if q.abstention or not q.evidence:
+        return {}
+    if q.benchmark == LOCOMO and not set(q.evidence) & set().union(*built.turn_sources.values()):
+        return {}
+    gold = evidence_turn(q, built)
+    cited = [gold(c.turn_id, c.session_id) for c in result.citations]
+    out = {"answer_evidence": float(any(cited[:1])), "top3_evidence": float(any(cited[:3]))}
+    direct = result.direct
+    if direct is not None and direct.kind == WHEN and (span := gold_span(q.answer, q.asked_at)):
+        named = (direct.start, direct.end) if direct.start and direct.end else None
+        out["when_date"] = float(named is not None and date_matches(named, span))
+    return out
 
 
 JUDGE_BASE = (
@@ -252,6 +326,7 @@ def _one(
     seconds = time.perf_counter() - started
     note_turns = [t for n in result.notes for t in n.turn_ids]
     metrics = retrieval_metrics(q, built, hits, note_turns, [n.session_id for n in result.notes], k)
+    metrics.update(answer_metrics(q, built, result))
     correct = None
     judge_tokens = 0
     if judge_client is not None:

@@ -41,6 +41,7 @@ from refind_cli.request import (
 )
 
 if TYPE_CHECKING:
+    from refind_cli.agent.conversation import Conversation, FollowUp
     from refind_cli.agent.events import AskResult, EventSink
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.archive import Archive
@@ -406,6 +407,63 @@ class Home:
 
         with self._storage():
             return ask(self.archive(), self.index(), request, on_event=on_event or ignore)
+
+    def follow_up(
+        self, conversation: Conversation, request: FollowUp, *, on_event: EventSink | None = None
+    ) -> Conversation:
+        """One question of a conversation (``agent.conversation``): the agent run with the exchanges before
+        it, in the conversation's scope (its chats, start date, offline); with ``request.more``, the last
+        question searched further. The conversation with this exchange added, kept in the home (private)
+        for ``refind ask -c`` unless ``request.keep`` is off."""
+        from refind_cli.agent import ask
+        from refind_cli.agent.events import ignore
+
+        asked = request.ask
+        sink = on_event or ignore
+        since = time_bound("/since", conversation.since, now=asked.now, tz=asked.tz, end=False)
+        last = conversation.last if request.more else None
+        if request.more and last is None:
+            raise RefindError("/more needs an answer of this session to search further from")
+        if last is not None:
+            asked = dataclasses.replace(asked, question=last.question)
+        if conversation.offline:
+            asked = dataclasses.replace(asked, config=None, answer_config=None)
+        with self._storage():
+            if conversation.chats is not None:
+                asked = dataclasses.replace(asked, chats=self.chat_ids(conversation.chats, option="/chat"))
+            result = ask(
+                self.archive(),
+                self.index(),
+                asked,
+                on_event=sink,
+                earlier=conversation.exchanges[:-1] if last is not None else conversation.exchanges,
+                more=last.notes if last is not None else (),
+                since=since,
+            )
+        after = conversation.answered(result)
+        if request.keep:
+            self.keep(after, on_event=sink)
+        return after
+
+    def keep(self, conversation: Conversation, *, on_event: EventSink) -> None:
+        """Keep ``conversation`` in the home (private) for ``refind ask -c``; a home that cannot be written
+        (read-only media) keeps none, which ``on_event`` is told as a warning."""
+        from refind_cli.agent.conversation import save
+        from refind_cli.agent.events import AgentWarning
+
+        try:
+            save(conversation, self.path)
+        except OSError as err:
+            on_event(AgentWarning(f"the conversation cannot be kept in {self.path} ({err.strerror or err})"))
+
+    def in_chats(self, conversation: Conversation, chats: Sequence[str] | None) -> Conversation:
+        """The conversation asking only in ``chats`` (names, ids or numbers; None: all); RefindError for a
+        chat the archive does not hold."""
+        from dataclasses import replace
+
+        with self._storage():
+            self.chat_ids(chats, None, option="/chat")
+        return replace(conversation, chats=None if chats is None else tuple(chats))
 
     # -- writing ----------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +32,7 @@ class Reply:
     error: str = ""
     prompt_tokens: int = 100
     completion_tokens: int = 20
+    delay: float = 0.0  # seconds before the reply: a slow model, for tests that interrupt one
 
 
 def text(content: str, *, prompt_tokens: int = 100, completion_tokens: int = 20) -> Reply:
@@ -119,6 +121,8 @@ class ScriptedLLM:
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                     return
                 reply = owner._take(json.loads(raw or b"{}"), self.path)
+                if reply is not None and reply.delay:
+                    time.sleep(reply.delay)
                 if reply is None:
                     self._send(
                         400, {"error": {"message": "script exhausted", "type": "invalid_request_error"}}

@@ -21,8 +21,9 @@ from refind_cli.agent.answer import NOTHING_FOUND, cite, evidence, group_notes
 from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
+from refind_cli.agent.extractive import LABEL
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
-from refind_cli.agent.offline import EXTRACTIVE_LABEL, content_words, note_best, plan, spellings, spreads
+from refind_cli.agent.offline import content_words, note_best, plan, spellings, spreads
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
@@ -550,7 +551,7 @@ def test_offline_planner_rounds_exclude_seen_sessions(small: tuple[Archive, Inde
         earlier = {h.session_id for s in searches[:i] for h in s.hits}
         assert calls[i] == earlier and not earlier & {h.session_id for h in searches[i].hits}
     assert result.mode == "offline-extractive" and result.model is None and result.usage.llm_calls == 0
-    assert result.answer.startswith(EXTRACTIVE_LABEL)
+    assert result.answer.splitlines()[1] == LABEL
     assert "Thursday 8 January" in result.answer and result.citations[0].speaker == "Maya"
     assert result.rounds[-1].tool == "finish_search"
 
@@ -652,7 +653,7 @@ def test_offline_answers_the_dentist_question_on_sample_exports(
             "when did I move the dentist appointment?", datetime(2026, 5, 1, 12, tzinfo=BERLIN), BERLIN
         ),
     )
-    assert result.found and result.answer.startswith(EXTRACTIVE_LABEL)
+    assert result.found and result.answer.startswith("8 April 2026 — Maya in #team-data: moved the dentist")
     assert "28 April" in result.answer and "14" in result.answer
     noted = " ".join(n.text for n in result.notes)
     assert "6 May" in noted  # the second move is in the evidence too

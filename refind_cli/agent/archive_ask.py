@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from refind_cli.agent.budget import DEFAULT_BUDGET
-from refind_cli.agent.events import AskResult, EventSink, ignore
+from refind_cli.agent.events import AskResult, EventSink, Note, ignore
 from refind_cli.agent.runner import run
 from refind_cli.agent.tools import TOOLS, Registry, SearchFn
 
 if TYPE_CHECKING:
+    from refind_cli.agent.conversation import Earlier
     from refind_cli.agent.llm import LLMClient, ModelConfig
     from refind_cli.archive import Archive
     from refind_cli.index import TurnIndex
@@ -37,13 +39,19 @@ def ask(
     on_event: EventSink = ignore,
     tools: Registry = TOOLS,
     client_factory: Callable[[ModelConfig], LLMClient] | None = None,
+    earlier: Sequence[Earlier] = (),
+    more: Sequence[Note] = (),
+    since: datetime | None = None,
 ) -> AskResult:
     """``run`` over an archive and its index, limited to the request's chats and to what its speakers said
-    (every search keeps to them, whatever ``from`` a model asks for)."""
+    (every search keeps to them, whatever ``from`` a model asks for), and to messages from ``since`` on. In
+    a conversation, ``earlier`` are the exchanges before and ``more`` the notes taken already (``run``)."""
     chats = request.chats
     search_fn = archive_search(archive, index)
     if request.speakers is not None:
         search_fn = _only_from(search_fn, request.speakers)
+    if since is not None:
+        search_fn = _not_before(search_fn, since)
     languages = sorted(
         {lang for chat, lang in archive.chat_languages().items() if chats is None or chat in chats}
     )
@@ -64,6 +72,9 @@ def ask(
         on_event=on_event,
         client_factory=client_factory,
         doc_freq=index.doc_freq,
+        earlier=earlier,
+        more=more,
+        speakers=request.speakers,
     )
 
 
@@ -72,3 +83,11 @@ def _only_from(search_fn: SearchFn, speakers: tuple[str, ...]) -> SearchFn:
         return search_fn(replace(request, speakers=speakers))
 
     return said_by
+
+
+def _not_before(search_fn: SearchFn, since: datetime) -> SearchFn:
+    def from_since(request: SearchRequest) -> SearchResult:
+        start = since if request.since is None else max(request.since, since)
+        return search_fn(replace(request, since=start))
+
+    return from_since

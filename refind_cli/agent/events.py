@@ -86,6 +86,18 @@ class Citation:
 
 
 @dataclass(frozen=True, slots=True)
+class Direct:
+    """The offline answer's direct answer: what the question asks for (when, who, where, number, yes/no,
+    what) and the answer of that kind its first quote holds, as shown (None: the notes hold none); for a
+    "when" question the range that answer names."""
+
+    kind: str
+    value: str | None
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class AskResult:
     question: str
     answer: str
@@ -97,6 +109,7 @@ class AskResult:
     mode: str  # "model" | "offline-extractive"
     stop_reason: str  # why stage 1 ended: finish_search, max_rounds, max_tokens, max_cost, malformed, ...
     asked_at: datetime
+    direct: Direct | None = None  # the extractive answer's direct answer (offline only)
 
     @property
     def found(self) -> bool:

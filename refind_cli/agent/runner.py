@@ -8,14 +8,16 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from refind_cli.agent import answer as answering
+from refind_cli.agent import conversation
 from refind_cli.agent.budget import DEFAULT_BUDGET, Budget, Meter
-from refind_cli.agent.events import Answered, AskResult, EventSink, SearchFinished, ignore
+from refind_cli.agent.events import Answered, AskResult, EventSink, Note, SearchFinished, ignore
 from refind_cli.agent.model_loop import run_model_search
 from refind_cli.agent.notice import Notifier
 from refind_cli.agent.tools import TOOLS, DocFreq, Registry, SearchFn, Toolbox
 from refind_cli.request import PROTOCOLS
 
 if TYPE_CHECKING:
+    from refind_cli.agent.conversation import Earlier
     from refind_cli.agent.llm import LLMClient, ModelConfig
 
 
@@ -37,28 +39,49 @@ def run(
     client_factory: Callable[[ModelConfig], LLMClient] | None = None,
     doc_freq: DocFreq | None = None,
     languages: Sequence[str] = (),
+    earlier: Sequence[Earlier] = (),
+    more: Sequence[Note] = (),
+    speakers: Sequence[str] | None = None,
 ) -> AskResult:
     """Both stages over any search function. ``config`` None or ``offline`` runs the deterministic planner
     and never imports litellm. ``chats`` limits every search to those chat seqs; ``tools`` are the tools a
     model is offered; ``doc_freq`` (the index's) spares the offline planner a search per word it weighs;
     ``languages`` are those of the chats searched (ISO 639-1): the planner reads the question in theirs,
-    and a model is told them."""
+    and a model is told them. ``earlier``: the exchanges before this question in a conversation (a model
+    reads them; the planner carries the last one, ``conversation.carried``). ``more``: notes of this
+    question taken already (/more): the search goes past their sessions and the answer reads them too.
+    ``speakers``: the search keeps to what they said (``search_fn`` does), so the extractive answer quotes
+    only them, not the others in a hit's context."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}")
     if budget.max_rounds < 1:
         raise ValueError("max_rounds must be at least 1")
     scope = None if chats is None else tuple(chats)
     toolbox = Toolbox(search_fn, now, tz, budget.max_rounds, on_event, tools, scope, doc_freq)
+    toolbox.seen_sessions.sessions.update(n.session_id for n in more)
     meter = Meter(budget, on_event)
     if offline or config is None:
-        from refind_cli.agent import offline as planner  # loads the stemmer: only when the planner runs
+        from refind_cli.agent import extractive  # these load the stemmer: only when the planner runs
+        from refind_cli.agent import offline as planner
         from refind_cli.analysis import question_analyzer
 
         analyzer = question_analyzer(question, languages)
         plan = planner.plan(question, now=now, tz=tz, span=span, analyzer=analyzer)
+        if earlier:
+            plan, carried_chats = conversation.carried(plan, earlier, tz=tz, span=span, analyzer=analyzer)
+            toolbox.chats = toolbox.chats or carried_chats
         reason = planner.run_planner(plan, toolbox)
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
-        text, citations = planner.extractive_answer(plan.terms, toolbox.notes, tz=tz, analyzer=analyzer)
+        found = extractive.extract(
+            question,
+            plan.terms,
+            [*more, *toolbox.notes],
+            tz=tz,
+            analyzer=analyzer,
+            doc_freq=doc_freq,
+            speakers=speakers,
+        )
+        text, citations, direct = extractive.extractive_answer(found, tz=tz)
         model, mode = None, "offline-extractive"
     else:
         if client_factory is None:
@@ -70,7 +93,7 @@ def run(
         reason = run_model_search(
             client,
             toolbox,
-            question=question,
+            question=conversation.framed(question, earlier, tz),
             asked_at=now,
             span=span,
             languages=languages,
@@ -82,24 +105,27 @@ def run(
         answerer = (
             client if answer_config is None or answer_config == config else client_factory(answer_config)
         )
-        if toolbox.notes:
+        notes = [*more, *toolbox.notes]
+        if notes:
             notifier.before_call(answerer)
-            text, citations, completion = answering.answer(answerer, question, now, tz, toolbox.notes)
+            asked = conversation.framed(question, earlier, tz)
+            text, citations, completion = answering.answer(answerer, asked, now, tz, notes)
             meter.record("answer", answerer.model, completion)
         else:
             text, citations = answering.NOTHING_FOUND, []
-        model, mode = answerer.model, "model"
+        model, mode, direct = answerer.model, "model", None
     result = AskResult(
         question=question,
         answer=text,
         citations=tuple(citations),
         rounds=tuple(toolbox.rounds),
-        notes=tuple(toolbox.notes),
+        notes=(*more, *toolbox.notes),
         model=model,
         usage=meter.usage,
         mode=mode,
         stop_reason=reason,
         asked_at=now,
+        direct=direct,
     )
     on_event(Answered(result))
     return result

@@ -15,6 +15,7 @@ from refind_cli.cli.common import (
     TzOption,
     app,
     error_boundary,
+    fail,
     open_home,
     print_json,
     stderr_console,
@@ -25,7 +26,10 @@ from refind_cli.cli.common import (
 @app.command("ask")
 def ask_command(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="The question, in your own words.")],
+    question: Annotated[
+        str | None,
+        typer.Argument(help="The question, in your own words. None, on a terminal: a conversation."),
+    ] = None,
     model: Annotated[
         str | None,
         typer.Option("--model", help="litellm model name, e.g. openai/gpt-4o-mini (env REFIND_MODEL)."),
@@ -61,34 +65,42 @@ def ask_command(
     speaker: SpeakersOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print the search rounds.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    follow: Annotated[
+        bool,
+        typer.Option("--continue", "-c", help="A follow-up of the last conversation (kept in the home)."),
+    ] = False,
+    no_history: Annotated[
+        bool, typer.Option("--no-history", help="Keep no history of the lines typed in a conversation.")
+    ] = False,
 ) -> None:
-    """Answer a question from your chats: a search agent looks in rounds, keeps notes, and answers from them."""
+    """Answer a question from your chats: a search agent looks in rounds, keeps notes, and answers from them.
+    With no question, on a terminal: a conversation, where each question may refer to the ones before."""
+    from refind_cli.cli.conversation import Typed
     from refind_cli.clock import zone
     from refind_cli.render import visible
     from refind_cli.render.ask import AskTrace, ask_json, print_answer, print_details
 
+    if question is None and (json_out or not (sys.stdin.isatty() and sys.stdout.isatty())):
+        fail("a question is needed (a conversation opens only on a terminal)", json_mode=json_out)
     with error_boundary(json_out):
         zone_ = zone(tz)
         terminal = sys.stdout.isatty() and not json_out
         trace = AskTrace(stderr_console(), tz=zone_, rounds=not quiet and not json_out)
+        typed = Typed(
+            model, answer_model, api_base, offline, protocol, max_rounds, max_tokens, max_cost,
+            chat, source, speaker, now, zone_,
+        )  # fmt: skip
         with open_home(ctx) as home:
-            request = home.ask_request(
-                question,
-                model=model,
-                answer_model=answer_model,
-                api_base=api_base,
-                offline=offline,
-                protocol=protocol,
-                max_rounds=max_rounds,
-                max_tokens=max_tokens,
-                max_cost=max_cost,
-                chats=chat,
-                sources=source,
-                speakers=speaker,
-                now=now,
-                tz=zone_,
-            )
-            result = home.ask(request, on_event=trace)
+            if question is None or follow:
+                from refind_cli.cli.conversation import start
+
+                started = start(home, question, typed, follow=follow, trace=trace, history=not no_history)
+                if started is None:  # the conversation on the terminal ended
+                    raise typer.Exit(0)
+                result = started
+            else:
+                result = home.ask(typed.request(home, question), on_event=trace)
+                home.keep(typed.conversation().answered(result), on_event=trace)
     if json_out:
         print_json(ask_json(result, tz=zone_))
     elif terminal:

@@ -5,7 +5,7 @@ containing ``[bold]`` or ``[1]`` must print as written."""
 from __future__ import annotations
 
 from datetime import tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -25,6 +25,9 @@ from refind_cli.agent.events import (
 )
 from refind_cli.records import said
 from refind_cli.render import iso, short_time, visible
+
+if TYPE_CHECKING:
+    from refind_cli.agent.conversation import Conversation
 
 QUOTE_CHARS = 160
 STOP_REASONS = {
@@ -197,4 +200,57 @@ def ask_json(result: AskResult, *, tz: tzinfo | None = None) -> dict[str, Any]:
         "mode": result.mode,
         "stop_reason": result.stop_reason,
         "asked_at": iso(result.asked_at, tz),
+        "direct": None
+        if result.direct is None
+        else {
+            "kind": result.direct.kind,
+            "value": result.direct.value,
+            "start": iso(result.direct.start, tz),
+            "end": iso(result.direct.end, tz),
+        },
     }
+
+
+# ---- the conversation ------------------------------------------------------------------------------------
+
+PROMPT = "refind> "
+
+
+def banner(conversation: Conversation, model: str | None) -> str:
+    how = "offline: no model" if conversation.offline or model is None else f"model {model}"
+    return f"refind ask: a conversation with your chats ({how}). /help for the commands, Ctrl-D to leave."
+
+
+def print_help(console: Console) -> None:
+    from refind_cli.agent.conversation import COMMANDS
+
+    width = max(map(len, COMMANDS))
+    for spec, what in COMMANDS.items():
+        console.print(Text.assemble((spec.ljust(width + 2), "bold"), what), soft_wrap=True)
+    console.print(
+        Text("Anything else is a question; it may refer to the ones before. Ctrl-C stops a question.", "dim")
+    )
+
+
+def conversation_markdown(conversation: Conversation, *, tz: tzinfo) -> str:
+    """The transcript as Markdown: each question, its answer, and the messages it cites with their ids.
+    Chat text is quoted as written (as Markdown block quotes, so it cannot become headings or lists)."""
+    lines = ["# refind conversation", ""]
+    for k, e in enumerate(conversation.exchanges, 1):
+        how = "offline, extractive" if e.mode != "model" else f"model {e.model}"
+        lines += [
+            f"## {k}. {' '.join(e.question.split())}",
+            "",
+            f"*Asked {iso(e.asked_at, tz)} ({how}).*",
+            "",
+        ]
+        lines += [f"> {line}" if line else ">" for line in e.answer.splitlines()]
+        if e.citations:
+            lines += ["", "Citations:", ""]
+            for n, c in enumerate(e.citations, 1):
+                quote = clip(said(c.speaker, c.text), 300)
+                lines.append(
+                    f"{n}. {c.chat} · {short_time(c.timestamp, tz)} · {c.speaker}: {quote} (`{c.turn_id}`)"
+                )
+        lines.append("")
+    return "\n".join(lines)

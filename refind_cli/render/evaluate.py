@@ -65,7 +65,9 @@ def print_eval(report: EvalReport, console: Console) -> None:
     console.print(
         Text(
             f"evidence_tokens: tokens of notes stage 2 reads, estimated as {TOKEN_ESTIMATE}; "
-            "search_*: one search of the question; notes_*: the agent's notes.",
+            "search_*: one search of the question; notes_*: the agent's notes; answer_evidence, "
+            "top3_evidence: the answer's first citation, one of its first three, is gold evidence; "
+            "when_date: a when question's direct answer names the gold date.",
             style="dim",
         ),
         soft_wrap=True,

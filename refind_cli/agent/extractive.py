@@ -1,0 +1,413 @@
+"""The offline answer: what the question asks for (a date, a person, a place, a number, yes or no), the noted
+sentences scored by the question's words and by holding an answer of that kind, and one direct answer line
+before the supporting quotes. Deterministic, no model; nothing here imports litellm.
+
+A sentence's score is the weighted share of the question's terms it holds (its speaker's name counts as
+held: "when did Caroline go ..." is answered by Caroline's own "I went ... yesterday"), plus a bonus when it
+holds an answer of the asked kind. Rare terms weigh more (the index's document frequency when the search
+has one). A "when" answer is the date a time expression in the sentence names, read against the message's
+own date ("yesterday" said on 8 May is 7 May), or else the message's date itself.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+
+from refind_cli.agent import prompts
+from refind_cli.agent.answer import NOTHING_FOUND, Numbered, citation
+from refind_cli.agent.events import Citation, Direct, Note
+from refind_cli.analysis import DEFAULT_ANALYZER, Analyzer
+from refind_cli.records import Turn, said
+from refind_cli.timeexpr import TimeRange
+
+WHEN, WHO, WHERE, NUMBER, YESNO, WHAT = "when", "who", "where", "number", "yes/no", "what"
+
+# What a question asks for, by its interrogative, per language; the first kind whose pattern matches wins.
+# ("how long ago" asks for a date; "how long" alone for an amount.)
+ASKING: dict[str, tuple[tuple[str, str], ...]] = {
+    "en": (
+        (
+            WHEN,
+            r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bwhich (?:date|day|year|month)\b|how long ago",
+        ),
+        (NUMBER, r"\bhow (?:many|much|often|long|old|far)\b"),
+        (WHO, r"\bwho(?:m|se)?\b"),
+        (WHERE, r"\bwhere\b|\b(?:what|which) (?:city|country|place|town|state|restaurant|shop|store)\b"),
+        (YESNO, r"^(?:did|does|do|is|are|was|were|has|have|had|can|could|will|would|should)\b"),
+    ),
+    "de": (
+        (WHEN, r"\bwann\b"),
+        (NUMBER, r"\bwie (?:viele?|oft|lange|alt|weit)\b|\bwieviele?\b"),
+        (WHO, r"\bwer\b|\bwen\b|\bwem\b|\bwessen\b"),
+        (WHERE, r"\bwo(?:hin|her)?\b"),
+        (YESNO, r"^(?:hat|hast|habe|haben|hatte|ist|bist|sind|war|waren|wird|kann)\b"),
+    ),
+    "es": (
+        (WHEN, r"\bcu[aá]ndo\b"),
+        (NUMBER, r"\bcu[aá]nt[oa]s?\b"),
+        (WHO, r"\bqui[eé]n(?:es)?\b"),
+        (WHERE, r"\b(?:a)?d[oó]nde\b"),
+    ),
+    "fr": (
+        (WHEN, r"\bquand\b"),
+        (NUMBER, r"\bcombien\b"),
+        (WHO, r"\bqui\b"),
+        (WHERE, r"(?:^|\s)o[uù](?:\s|$)"),
+    ),
+    "pt": ((WHEN, r"\bquando\b"), (NUMBER, r"\bquant[oa]s?\b"), (WHO, r"\bquem\b"), (WHERE, r"\bonde\b")),
+    "it": ((WHEN, r"\bquando\b"), (NUMBER, r"\bquant[ioea]\b"), (WHO, r"\bchi\b"), (WHERE, r"\bdove\b")),
+    "nl": (
+        (WHEN, r"\bwanneer\b"),
+        (NUMBER, r"\bhoeveel\b|\bhoe (?:vaak|lang|oud)\b"),
+        (WHO, r"\bwie\b"),
+        (WHERE, r"\bwaar\b"),
+    ),
+    "ru": ((WHEN, r"когда"), (NUMBER, r"сколько"), (WHO, r"(?<!\w)кто(?!\w)"), (WHERE, r"где|куда|откуда")),
+    "tr": ((WHEN, r"\bne zaman\b"), (NUMBER, r"\bka[çc]\b"), (WHO, r"\bkim"), (WHERE, r"\bnere")),
+}
+# A question about what happened ("when did ...") is answered by a date at or before the message, not by
+# the date of a plan it mentions ("moved the dentist to 28 April").
+PAST_RE = {
+    # "has lost" is past, "does she have" is not
+    "en": r"\b(?:did|was|were|had)\b|\b\w+ed\b|^(?!.*\bdo(?:es)?\b).*\b(?:has|have)\b",
+    "de": r"\b(?:hat|hast|habe|haben|hatte|war|waren|wurde)\b",
+}
+_COMPILED = {
+    lang: tuple((kind, re.compile(rx, re.I)) for kind, rx in table) for lang, table in ASKING.items()
+}
+
+# Bonus of a sentence holding an answer of the asked kind, on top of its share of the question's terms (0-1).
+KIND_BONUS = 0.3
+# The note's hit turn: the search ranked it first among its block.
+HIT_BONUS = 0.1
+# A question's share of the terms, kept by the question itself and given to the reply after it.
+ASKED = 0.5
+REPLY = 0.8
+# A question that names people of the chat is answered by what they said: another's sentence weighs this.
+OTHER_SPEAKER = 0.7
+QUOTES = 5
+# A turn is read this far for sentences: a pasted book would cost seconds of date reading for nothing.
+TURN_CHARS = 20_000
+QUOTE_CHARS = 300
+LABEL = "Extractive answer (offline, no language model): the noted messages that best answer the question."
+NO_ANSWER = {
+    WHO: "No person in the notes answers this",
+    WHERE: "No place in the notes answers this",
+    NUMBER: "No number in the notes answers this",
+}
+
+# The words that make a time expression relative to the day it is said ("yesterday", "last", "ago"), for
+# English; the other languages' come from their tables in ``timewords``.
+RELATIVE_EN = frozenset("today yesterday tomorrow tonight last previous past this ago next coming".split())
+WORD_RE = re.compile(r"[^\W\d_]+")
+DAY = timedelta(days=1)
+YEAR_RE = re.compile(r"(?<!\d)\d{4}(?!\d)")
+# A past form of a verb, and the words that make a sentence a plan or a duty rather than a report.
+REPORTS = {
+    "en": (
+        re.compile(r"\b[a-z]+ed\b"),
+        re.compile(
+            r"\b(?:will|shall|gonna|going to|have to|had to|has to|need to|needs to|want to|plan to)\b|'ll\b"
+        ),
+    )
+}
+# A report of the asked event scoring this share of the best sentence's score is close enough to answer.
+REPORT_FLOOR = 0.5
+# A sentence ends at . ! ? before a space or the end, but not after a title ("Dr. Okafor"), and at a line.
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z]\.)\s+|\n+")
+# A capitalised word not at a sentence's start: a name (of a person or a place).
+NAME_RE = re.compile(r"(?<=[\w,;:)] )[A-ZÀ-ÖØ-ÞА-Я][\w'’-]+(?:\.? [A-ZÀ-ÖØ-ÞА-Я][\w'’-]+)*")
+PLACE_BEFORE = {"en": r"\b(?:in|at|to|from|near|visited|visit|moved to)\s+(?:the\s+)?$"}
+DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    kind: str  # WHEN, WHO, WHERE, NUMBER, YESNO or WHAT (anything else)
+    past: bool  # about what happened: a date at or before the message answers it
+
+
+def asked(question: str, lang: str = "en") -> Asked:
+    """What ``question`` asks for, read in ``lang`` (English's patterns where the language has none)."""
+    text = " ".join(question.lower().split())
+    table = _COMPILED.get(lang, _COMPILED["en"])
+    kind = next((k for k, rx in table if rx.search(text)), WHAT)
+    past = PAST_RE.get(lang)
+    return Asked(kind, bool(past and re.search(past, text)))
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One noted sentence, scored; ``value`` is the answer of the asked kind it holds, as shown."""
+
+    score: float
+    sentence: str
+    item: Numbered
+    value: str | None
+    # For WHEN: the range it answers (an expression read against the message's date, or the message's day)
+    when: tuple[datetime, datetime] | None
+    said_on: bool  # for WHEN: the day is the message's own, no expression in it named one
+    report: bool = False  # tells of the asked event as done ("moved the dentist"), for a past question
+    expression: str = ""  # for WHEN: the time expression the date was read from
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    asked: Asked
+    ranked: tuple[Scored, ...]  # best first; one per turn
+
+    @property
+    def best(self) -> Scored | None:
+        return self.ranked[0] if self.ranked else None
+
+
+def _next_year(t: datetime) -> datetime:
+    try:
+        return t.replace(year=t.year + 1)
+    except ValueError:  # 29 February
+        return t.replace(year=t.year + 1, day=28)
+
+
+def day_text(t: datetime, tz: tzinfo) -> str:
+    local = t.astimezone(tz)
+    return f"{local.day} {local:%B %Y}"
+
+
+class _Reader:
+    """What each kind of answer looks like in one language."""
+
+    def __init__(self, analyzer: Analyzer, speakers: frozenset[str], tz: tzinfo) -> None:
+        from refind_cli.agent.offline import NUMBERS
+        from refind_cli.timewords import LANGUAGES
+
+        lang = analyzer.lang
+        self.lang, self.tz, self.stopwords = lang, tz, analyzer.stopwords
+        words = LANGUAGES[lang].numbers if lang in LANGUAGES else {w: 0 for w in NUMBERS if w.isalpha()}
+        self.number_re = re.compile(
+            rf"\b(?:{'|'.join(map(re.escape, sorted(words, key=len)[::-1]))})\b", re.I
+        )
+        self.place_before = re.compile(PLACE_BEFORE.get(lang, PLACE_BEFORE["en"]), re.I)
+        self.speakers = speakers
+        self.relative = RELATIVE_EN
+        if lang in LANGUAGES:
+            w = LANGUAGES[lang]
+            tables = (w.days, w.rel_before, w.rel_after, w.ago_before, w.ago_after, w.now)
+            self.relative = frozenset(
+                word.lower() for table in tables for phrase in table for word in phrase.split()
+            )
+
+    def date(self, sentence: str, at: datetime, past: bool) -> TimeRange | None:
+        """The first date ``sentence`` names, said at ``at``. A date without a year ("on 14 April", "the
+        14th") is a plan as often as a memory: for what happened (``past``) only an expression read
+        against the day it was said ("yesterday", "last week", "3 days ago") or one with its year counts;
+        otherwise only a date from the day it was said on answers, a date without a year being its next
+        occurrence ("camping in June", said in July, is next June)."""
+        from refind_cli.timeexpr import find_ranges
+
+        for r in find_ranges(sentence, now=at, tz=self.tz, lang=self.lang):
+            dated = bool(YEAR_RE.search(r.text))
+            deictic = any(w in self.relative for w in WORD_RE.findall(r.text.lower()))
+            if past:
+                if (dated or deictic) and r.start <= at:
+                    return r
+            elif r.end >= at.replace(hour=0, minute=0, second=0, microsecond=0):
+                return r
+            elif not (dated or deictic) and r.end < at - timedelta(days=31):
+                return TimeRange(_next_year(r.start), _next_year(r.end), r.text)
+        return None
+
+    def reports(self, sentence: str, terms: frozenset[str], analyzer: Analyzer) -> bool:
+        """Whether ``sentence`` tells of one of ``terms`` as done ("moved the dentist"), not as a plan
+        ("I'll move it", "I had to move it"): English's past tense, where the language has a rule."""
+        rule = REPORTS.get(self.lang)
+        if rule is None:
+            return False
+        past, plan = rule
+        lowered = sentence.lower()
+        done = any(set(analyzer.analyze(m[0])) & terms for m in past.finditer(lowered))
+        return done and not plan.search(lowered)
+
+    def name(self, m: re.Match[str]) -> bool:
+        """Whether a capitalised word is a name, not a function word written with a capital ("I'll")."""
+        return re.split(r"['’]", m[0].lower(), maxsplit=1)[0] not in self.stopwords
+
+    def person(self, sentence: str, speaker: str) -> str | None:
+        for m in NAME_RE.finditer(sentence):
+            if m[0] != speaker and self.name(m) and not self.place_before.search(sentence[: m.start()]):
+                return m[0]
+        for other in sorted(self.speakers - {speaker}):  # sorted: the same answer every run
+            first = other.split()[:1]
+            if first and re.search(rf"(?<!\w){re.escape(first[0])}(?!\w)", sentence, re.I):
+                return other
+        return None
+
+    def place(self, sentence: str) -> str | None:
+        for m in NAME_RE.finditer(sentence):
+            if self.place_before.search(sentence[: m.start()]) and m[0] not in self.speakers and self.name(m):
+                return m[0]
+        return None
+
+    def number(self, sentence: str) -> str | None:
+        m = DIGITS_RE.search(sentence) or self.number_re.search(sentence)
+        return m[0] if m else None
+
+
+def extract(
+    question: str,
+    terms: frozenset[str],
+    notes: Sequence[Note],
+    *,
+    tz: tzinfo,
+    analyzer: Analyzer = DEFAULT_ANALYZER,
+    doc_freq: Callable[[str], int] | None = None,
+    speakers: Sequence[str] | None = None,
+) -> Extracted:
+    """Every noted turn's best sentence for ``question`` (analysed ``terms``), best first. A sentence that
+    asks (ends in "?") is no answer itself: its share of the terms goes to the reply after it, the next turn
+    by someone else, which answers it in the words of the question it answers. With ``speakers``, only
+    their turns are quoted."""
+    what = asked(question, analyzer.lang)
+    weight = _weights(terms, doc_freq)
+    total = sum(weight.values()) or 1.0
+    people = frozenset(t.speaker for n in notes for t in n.turns)
+    reader = _Reader(analyzer, people, tz)
+    # A person's name is held by what they say, not by a message that names them: in a chat, a name in
+    # the text mostly speaks to someone ("thanks, Caroline!"), and the question asks about them.
+    names = terms & set(analyzer.analyze(" ".join(people)))
+    turns: dict[str, tuple[Numbered, bool]] = {}
+    for note in notes:
+        for turn in note.turns:
+            hit = turn.id == note.hit_turn_id
+            if turn.id not in turns or hit:
+                turns[turn.id] = (Numbered(0, turn, note.chat), hit)
+    ordered = sorted(turns.values(), key=lambda v: (v[0].turn.session_id, v[0].turn.ordinal))
+    best: dict[str, Scored] = {}
+    asking = 0.0  # the share of the question's terms the previous turn asked about
+    previous = None
+    for item, hit in ordered:
+        turn = item.turn
+        follows = previous is not None and previous.session_id == turn.session_id
+        reply = (
+            REPLY * asking if follows and previous is not None and previous.speaker != turn.speaker else 0.0
+        )
+        own = set(analyzer.analyze(turn.speaker))
+        # A question about someone is answered by what they said: others' turns weigh less.
+        factor = 1.0 if not names or own & names else OTHER_SPEAKER
+        asking = 0.0
+        for sentence in _sentences(said(turn.speaker, turn.text)[:TURN_CHARS]):
+            held = ((set(analyzer.analyze(sentence)) - names) | own) & terms
+            share = sum(weight[t] for t in held) / total
+            if sentence.endswith("?"):
+                asking = max(asking, share)
+                share *= ASKED
+            value, when, expression = _value(what, reader, sentence, turn, tz)
+            said_on = what.kind == WHEN and not expression
+            bonus = KIND_BONUS if value is not None and not said_on else 0.0
+            score = factor * (share + reply) + (bonus + (HIT_BONUS if hit else 0.0) if share + reply else 0.0)
+            report = what.past and reader.reports(sentence, terms, analyzer)
+            scored = Scored(score, sentence, item, value, when, said_on, report, expression)
+            if turn.id not in best or scored.score > best[turn.id].score:
+                best[turn.id] = scored
+        previous = turn
+    ranked = sorted(
+        (s for s in best.values() if speakers is None or s.item.turn.speaker in speakers),
+        key=lambda s: (-s.score, s.item.turn.start),
+    )
+    if what.kind == WHEN and what.past and ranked and ranked[0].said_on:
+        # Where no sentence names a date, the first report of the event dates it: before it are plans
+        # ("I'll move it"), after it retellings ("Mum I moved the dentist!").
+        near = [s for s in ranked if s.report and s.score >= REPORT_FLOOR * ranked[0].score]
+        if near:
+            first = min(near, key=lambda s: s.item.turn.start)
+            ranked.remove(first)
+            ranked.insert(0, first)
+    return Extracted(what, tuple(ranked))
+
+
+def _value(
+    what: Asked, reader: _Reader, sentence: str, turn: Turn, tz: tzinfo
+) -> tuple[str | None, tuple[datetime, datetime] | None, str]:
+    """The answer of the asked kind ``sentence`` holds, as shown; for WHEN also its range and the
+    expression it was read from ("" when it is only the day the sentence was said)."""
+    if what.kind == WHEN:
+        found = reader.date(sentence, turn.start, what.past)
+        if found is None:
+            return day_text(turn.start, tz), (turn.start, turn.end), ""
+        return span_text(found.start, found.end, tz), (found.start, found.end), found.text
+    if what.kind == WHO:
+        return reader.person(sentence, turn.speaker), None, ""
+    if what.kind == WHERE:
+        return reader.place(sentence), None, ""
+    if what.kind == NUMBER:
+        return reader.number(sentence), None, ""
+    return None, None, ""
+
+
+def _weights(terms: frozenset[str], doc_freq: Callable[[str], int] | None) -> dict[str, float]:
+    """A term's weight: its inverse document frequency, so a rare word counts more than a common one."""
+    if doc_freq is None:
+        return dict.fromkeys(terms, 1.0)
+    return {t: 1.0 / math.log2(2 + doc_freq(t)) for t in terms}
+
+
+def _sentences(text: str) -> list[str]:
+    found = [" ".join(part.split()) for part in SENTENCE_END.split(text)]
+    return [s for s in found if s] or [" ".join(text.split())]
+
+
+def clip(text: str, limit: int = QUOTE_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def span_text(start: datetime, end: datetime, tz: tzinfo) -> str:
+    """A range as a person says it: a day, a month, a year, or from one day to another."""
+    lo, hi = start.astimezone(tz), end.astimezone(tz)
+    if lo.date() == hi.date():
+        return day_text(lo, tz)
+    if (lo.day, lo.month, hi.month, hi.day) == (1, 1, 12, 31) and lo.year == hi.year:
+        return str(lo.year)
+    if lo.day == 1 and (lo.year, lo.month) == (hi.year, hi.month) and (hi + DAY).day == 1:
+        return f"{lo:%B %Y}"
+    return f"{day_text(lo, tz)} to {day_text(hi, tz)}"
+
+
+def answer_line(found: Extracted, tz: tzinfo) -> str:
+    """The direct answer: the best sentence, led by the answer of the asked kind it holds (a date read
+    from an expression names the expression and the day it was said)."""
+    best = found.best
+    if best is None:
+        return NOTHING_FOUND
+    t, said_in = best.item.turn, f"{best.item.turn.speaker} in {best.item.chat.name}"
+    quote = clip(best.sentence)
+    kind = found.asked.kind
+    if kind == WHEN and best.when is not None:
+        if best.said_on:
+            return f"{best.value} — {said_in}: {quote} [1]"
+        return f'{best.value} ("{best.expression}", said {day_text(t.start, tz)}) — {said_in}: {quote} [1]'
+    if best.value is not None:
+        return f"{best.value} — {said_in}, {day_text(t.start, tz)}: {quote} [1]"
+    lead = NO_ANSWER.get(kind)
+    if lead:
+        return f"{lead}; the closest message — {said_in}, {day_text(t.start, tz)}: {quote} [1]"
+    return f"{said_in}, {day_text(t.start, tz)}: {quote} [1]"
+
+
+def extractive_answer(found: Extracted, *, tz: tzinfo) -> tuple[str, list[Citation], Direct | None]:
+    """The answer ``extract`` found as text: the direct answer line, the extractive label, then the
+    supporting quotes best first, each cited; and the direct answer as a record (None: nothing noted)."""
+    quotes = [s for s in found.ranked if s.score > 0][:QUOTES] or list(found.ranked[:1])
+    if not quotes:
+        return NOTHING_FOUND, [], None
+    lines = [answer_line(Extracted(found.asked, tuple(quotes)), tz), LABEL]
+    for k, s in enumerate(quotes, 1):
+        t = s.item.turn
+        text = clip(" ".join(said(t.speaker, t.text).split()))
+        lines.append(f"[{k}] {prompts.fmt_time(t.start, tz)} {t.speaker} in {s.item.chat.name}: {text}")
+    best = quotes[0]
+    start, end = best.when if best.when else (None, None)
+    direct = Direct(found.asked.kind, best.value, start, end)
+    return "\n".join(lines), [citation(s.item) for s in quotes], direct

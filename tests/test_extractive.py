@@ -1,0 +1,149 @@
+"""The offline extractive answer: what a question asks for, dates read against the day a message was sent,
+the direct answer line, and how `refind eval` judges it by evidence and dates."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from refind_cli.agent.events import Note
+from refind_cli.agent.extractive import (
+    LABEL,
+    NUMBER,
+    WHAT,
+    WHEN,
+    WHERE,
+    WHO,
+    YESNO,
+    Asked,
+    asked,
+    extract,
+    extractive_answer,
+    span_text,
+)
+from refind_cli.analysis import DEFAULT_ANALYZER
+from refind_cli.evaluate import date_matches, gold_span
+from refind_cli.records import ChatInfo, Turn
+
+CHAT = ChatInfo(1, "locomo", "c", "Caroline and Melanie", "group")
+SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "kind", "past"),
+    [
+        ("When did Caroline go to the LGBTQ support group?", "en", WHEN, True),
+        ("When is Melanie planning on going camping?", "en", WHEN, False),
+        ("How long ago was Caroline's 18th birthday?", "en", WHEN, True),
+        ("How many children does Melanie have?", "en", NUMBER, False),
+        ("Who performed at the concert?", "en", WHO, True),
+        ("Where has Melanie camped?", "en", WHERE, True),
+        ("Did Melanie make the bowl?", "en", YESNO, True),
+        ("What did Caroline research?", "en", WHAT, True),
+        ("Wann hat Mama den Zahnarzt verschoben?", "de", WHEN, True),
+        ("Wer war krank?", "de", WHO, True),
+        ("¿Cuándo fue la cita?", "es", WHEN, False),
+        ("Combien de fois?", "fr", NUMBER, False),
+        ("Когда перенесли приём?", "ru", WHEN, False),
+    ],
+)
+def test_what_a_question_asks_for(question: str, lang: str, kind: str, past: bool) -> None:
+    assert asked(question, lang) == Asked(kind, past)
+
+
+def turn(ordinal: int, speaker: str, text: str, at: datetime = SAID) -> Turn:
+    return Turn(f"s1-{ordinal}", "s1", 1, 1, ordinal, at, at, speaker, text)
+
+
+def note(*turns: Turn, hit: int = 0) -> Note:
+    return Note("s1", turns[hit].id, CHAT, turns, "")
+
+
+def answer(question: str, *turns: Turn, hit: int = 0) -> tuple[str, list[str]]:
+    found = extract(question, frozenset(DEFAULT_ANALYZER.analyze(question)), [note(*turns, hit=hit)], tz=UTC)
+    text, citations, _ = extractive_answer(found, tz=UTC)
+    return text, [c.turn_id for c in citations]
+
+
+def test_a_when_answer_reads_the_date_against_the_day_it_was_said() -> None:
+    text, cited = answer(
+        "When did Caroline go to the support group?",
+        turn(1, "Melanie", "Hey Caroline, how have you been?"),
+        turn(2, "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+    )
+    first, label, *_ = text.splitlines()
+    assert first.startswith(
+        '7 May 2023 ("yesterday", said 8 May 2023) — Caroline in Caroline and Melanie: I went'
+    )
+    assert label == LABEL and cited[0] == "s1-2"
+
+
+def test_a_plan_is_no_answer_to_when_it_happened() -> None:
+    text, _ = answer(
+        "When did Melanie move the appointment?",
+        turn(1, "Melanie", "I moved the appointment to 28 May, finally."),
+    )
+    assert text.startswith("8 May 2023 — Melanie in Caroline and Melanie: I moved the appointment to 28 May")
+
+
+def test_a_question_is_answered_by_the_reply_after_it() -> None:
+    text, cited = answer(
+        "What kind of books does Caroline have in her library?",
+        turn(1, "Melanie", "What kind of books you got in your library?"),
+        turn(2, "Caroline", "Lots of kids' books - classics and stories from different cultures."),
+    )
+    assert cited[0] == "s1-2" and text.startswith("Caroline in Caroline and Melanie, 8 May 2023: Lots of")
+
+
+def test_the_line_says_when_the_notes_hold_no_answer_of_the_kind() -> None:
+    text, _ = answer("Who baked the cake?", turn(1, "Melanie", "the cake was baked, I'll say, with love."))
+    assert text.startswith("No person in the notes answers this; the closest message — Melanie")
+    named, _ = answer("Who baked the cake?", turn(1, "Melanie", "the cake was baked by Aunt Rosa."))
+    assert named.startswith("Aunt Rosa — Melanie")
+    # A speaker without a name (an export that lost it) is no answer and no error.
+    nameless, _ = answer("Who baked the cake?", turn(1, "", "hi"), turn(2, "Melanie", "Jo baked the cake."))
+    assert nameless.startswith("No person in the notes answers this")
+    spoken, _ = answer(
+        "Who baked the cake?", turn(1, "Jo", "hi"), turn(2, "Melanie", "so jo baked the cake.")
+    )
+    assert spoken.startswith("Jo — Melanie")
+
+
+def test_spans_read_as_people_say_them() -> None:
+    may = datetime(2023, 5, 1, tzinfo=UTC)
+    assert span_text(may, may + timedelta(hours=5), UTC) == "1 May 2023"
+    assert span_text(may, datetime(2023, 5, 31, 23, 59, tzinfo=UTC), UTC) == "May 2023"
+    assert span_text(datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 12, 31, 23, tzinfo=UTC), UTC) == "2023"
+    assert span_text(may, may + timedelta(days=6), UTC) == "1 May 2023 to 7 May 2023"
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer_day", "right"),
+    [
+        ("7 May 2023", "2023-05-07", True),
+        ("7 May 2023", "2023-05-08", False),
+        ("The week before 9 June 2023", "2023-06-05", True),
+        ("The week before 9 June 2023", "2023-06-09", False),  # the day it was said, not the week before
+        ("The friday before 15 July 2023", "2023-07-14", True),
+        ("two weekends before 17 July 2023", "2023-07-08", True),
+        ("2022", "2022-08-01", True),
+        ("June 2023", "2023-07-01", False),
+    ],
+)
+def test_eval_compares_dates_as_dates(gold: str, answer_day: str, right: bool) -> None:
+    span = gold_span(gold, datetime(2023, 12, 1, tzinfo=UTC))
+    assert span is not None
+    day = datetime.fromisoformat(answer_day).replace(tzinfo=UTC)
+    assert date_matches((day, day + timedelta(days=1, microseconds=-1)), span) is right
+
+
+def test_a_gold_answer_that_is_no_date() -> None:
+    asked_at = datetime(2023, 12, 1, tzinfo=UTC)
+    assert gold_span("Adoption agencies", asked_at) is None
+    assert gold_span("She went there in May", asked_at) is None
+    year = gold_span("2022", asked_at)
+    assert year is not None
+    # A whole year named by an answer of a week is too vague for a gold day.
+    day = gold_span("7 May 2022", asked_at)
+    assert day is not None and not date_matches(year, day)
