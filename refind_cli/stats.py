@@ -20,6 +20,15 @@ def _most_first(counts: Counter[str]) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
+def _month_starts(first: date, last: date) -> list[date]:
+    """The first day of each month from ``first``'s to ``last``'s."""
+    starts, at = [], first.replace(day=1)
+    while at <= last:
+        starts.append(at)
+        at = at.replace(year=at.year + 1, month=1) if at.month == 12 else at.replace(month=at.month + 1)
+    return starts
+
+
 def stats(
     archive: Archive,
     *,
@@ -38,19 +47,23 @@ def stats(
     offsets = zone_offsets(span[0] // 1_000_000, span[1] // 1_000_000 + 1, tz)
     people: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
-    per_day: Counter[date] = Counter()
+    per_month: Counter[date] = Counter()
     month_people: defaultdict[date, Counter[str]] = defaultdict(Counter)
-    for day, sender, kind, n in archive.messages_per_day(chats, since, until, offsets, senders):
-        local = date.fromordinal(_EPOCH_ORDINAL + day)
+    firsts = _month_starts(from_us(span[0]).astimezone(tz).date(), from_us(span[1]).astimezone(tz).date())
+    months_in = [d.toordinal() - _EPOCH_ORDINAL for d in firsts]
+    for day, sender, kind, n in archive.messages_per_month(
+        chats, since, until, offsets, senders, first=span[0], months=months_in
+    ):
+        month = date.fromordinal(_EPOCH_ORDINAL + day)
         kinds[kind] += n
-        per_day[local] += n
+        per_month[month] += n
         if sender is not None:
             people[sender] += n
-            month_people[local.replace(day=1)][sender] += n
+            month_people[month][sender] += n
     heat = [[0] * 24 for _ in range(7)]
-    for hour, n in archive.messages_per_hour(chats, since, until, offsets, senders):
+    for hour, n in archive.messages_per_hour(chats, since, until, offsets, senders, first=span[0]):
         heat[hour // 24][hour % 24] += n
-    months = from_days(per_day, "month").buckets
+    months = from_days(per_month, "month").buckets
     silences = tuple(
         Silence(archive.chat(chat), from_us(before), from_us(after))
         for chat, before, after in archive.longest_silences(chats, since, until, SILENCES)

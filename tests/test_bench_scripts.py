@@ -73,6 +73,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["hostile_two_figures.py", "--only", "minute", "--lines", "200"]],
             "show SESSION --json (after)",
         ),
+        "startup_bench": (
+            [["startup_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/startup"]],
+            "refind stats ",
+        ),
         "answer_eval": (
             [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "LongMemEval · all · all: answer_evidence=",

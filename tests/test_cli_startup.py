@@ -15,6 +15,7 @@ import refind_cli.cli.maintain
 import refind_cli.cli.mcp
 import refind_cli.cli.search
 import refind_cli.cli.stats  # noqa: F401  (the imports register the commands)
+from refind_cli import __version__
 from refind_cli.cli import COMMAND_MODULES, app, named_command
 
 
@@ -80,3 +81,27 @@ def test_search_does_not_import_the_mcp_sdk(tmp_path):
     text, modules = loaded_after("--home", str(tmp_path / "home"), "search", "dentist", "--json")
     assert modules == ["refind_cli.cli.search"]
     assert "NO-SDK" in text
+
+
+def test_version_builds_no_app():
+    code = (
+        "import sys\n"
+        "from refind_cli.cli import main\n"
+        "sys.argv = ['refind', '--version']\n"
+        "main()\n"
+        "print('LOADED', *sorted(m for m in ('typer', 'click', 'rich', 'typing') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    assert out.splitlines() == [f"refind {__version__}", "LOADED"]
+
+
+def test_search_json_does_not_import_rich(tmp_path):
+    code = (
+        "import sys\n"
+        "from refind_cli.cli import main\n"
+        f"sys.argv = ['refind', '--home', {str(tmp_path / 'home')!r}, 'search', 'dentist', '--json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('RICH' if 'rich' in sys.modules else 'NO-RICH')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    assert out.splitlines()[-1] == "NO-RICH"

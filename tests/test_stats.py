@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -101,3 +101,121 @@ def test_stats_of_one_speaker(home: Path) -> None:
     assert sum(map(sum, data["heatmap"]["hours"])) == 2
     unknown = run(home, "stats", "--from", "zed")
     assert unknown.exit_code == 2 and "zed" in unknown.stderr
+
+
+# -- the counts `refind stats` reads (archive.message_counts, kept by triggers) -------------------------------
+
+KOLKATA, KATHMANDU = ZoneInfo("Asia/Kolkata"), ZoneInfo("Asia/Kathmandu")
+
+
+def recounted(archive: Archive) -> list[tuple]:
+    """message_counts as one grouped pass over the messages gives it."""
+    return archive.db.execute(
+        "SELECT chat_seq, ts / 900000000, coalesce(sender, ''), sender IS NOT NULL, kind, count(*) FROM messages"
+        f" WHERE kind != '{Kind.HIDDEN}' AND ts >= 0 GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5"
+    ).fetchall()
+
+
+def held(archive: Archive) -> list[tuple]:
+    return archive.db.execute("SELECT * FROM message_counts ORDER BY 1, 2, 3, 4, 5").fetchall()
+
+
+def scattered(seed: int, n: int) -> list[Message]:
+    """Messages over two years of summer times, at any second, by three people, nobody and assistants."""
+    import random
+
+    rng = random.Random(seed)
+    start = datetime(2023, 3, 20, tzinfo=UTC)
+    kinds = (Kind.TEXT, Kind.TEXT, Kind.MEDIA, Kind.SYSTEM, Kind.HIDDEN)
+    return [
+        Message(
+            start + timedelta(seconds=rng.randrange(730 * 86400)),
+            rng.choice(("Ann", "Bo", "", None)),
+            f"m{i}",
+            rng.choice(kinds),
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.fixture
+def busy(tmp_path: Path) -> Path:
+    home = tmp_path / "busy"
+    with Archive.open(home) as archive:
+        import_chat(archive, Chat("test", "a", "A"), scattered(1, 400))
+        import_chat(archive, Chat("test", "b", "B"), scattered(2, 300))
+        burst = datetime(2024, 2, 1, 12, tzinfo=UTC)  # twenty in one quarter hour: one count of twenty
+        import_chat(
+            archive,
+            Chat("test", "c", "C"),
+            [Message(burst + timedelta(seconds=i), "Ann", f"b{i}") for i in range(20)],
+        )
+    return home
+
+
+def test_the_counts_follow_imports_forgetting_and_merging(busy: Path) -> None:
+    with Archive.open(busy) as archive:
+        assert held(archive) == recounted(archive) and sum(r[-1] for r in held(archive)) > 400
+        assert max(r[-1] for r in held(archive)) == 20
+        import_chat(archive, Chat("test", "a", "A"), scattered(3, 100))  # a re-import adds to a chat
+        assert held(archive) == recounted(archive)
+        with archive.transaction():
+            archive.forget_messages(
+                [seq for (seq,) in archive.db.execute("SELECT seq FROM messages LIMIT 90")]
+            )
+        assert held(archive) == recounted(archive)
+        archive.merge_chats(1, 2)
+        assert held(archive) == recounted(archive)
+        assert not archive.db.execute("SELECT 1 FROM message_counts WHERE n <= 0 OR chat_seq = 2").fetchall()
+        with archive.transaction():  # a change of time, sender or kind moves the count
+            archive.db.execute("UPDATE messages SET ts = ts + 3600000000, sender = 'Cy' WHERE seq % 7 = 0")
+            archive.db.execute(f"UPDATE messages SET kind = '{Kind.HIDDEN}' WHERE seq % 11 = 0")
+        assert held(archive) == recounted(archive)
+
+
+@pytest.mark.parametrize("tz", [BERLIN, UTC, KOLKATA, KATHMANDU, ZoneInfo("America/St_Johns")])
+def test_stats_from_the_counts_are_those_of_the_messages(
+    busy: Path, tz: tzinfo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quarter = 900 * 1_000_000
+    since = int(datetime(2023, 10, 29, tzinfo=tz).timestamp()) * 1_000_000
+    until = int(datetime(2024, 11, 3, tzinfo=tz).timestamp()) * 1_000_000 - 1
+    selections: list[dict] = [
+        {},
+        {"chats": [2]},
+        {"senders": ["Ann", ""]},
+        {"since": since, "until": until},
+        {"since": since + 60_000_000},  # not on a quarter hour: read from the messages
+    ]
+    with Archive.open(busy) as archive:
+        read = [stats(archive, tz=tz, **s) for s in selections]
+        years = zone_offsets(since // 1_000_000 - 86400 * 300, until // 1_000_000 + 86400 * 200, tz)
+        assert archive._counted(years, since, until, 0)
+        assert not archive._counted([], since + 60_000_000, None, 0)
+        monkeypatch.setattr(Archive, "_counted", lambda *_: False)
+        assert read == [stats(archive, tz=tz, **s) for s in selections]
+        assert read[0].messages > 0 and since % quarter == 0
+
+
+def test_odd_offsets_and_old_times_are_read_from_the_messages(busy: Path) -> None:
+    with Archive.open(busy) as archive:
+        assert not archive._counted([(0, 3600), (5000, 7200)], None, None, 0)  # a change at 01:23:20
+        assert not archive._counted([(0, 19_020)], None, None, 0)  # +05:17
+        assert not archive._counted([(0, 0)], None, None, -1)  # before 1970
+        assert archive._counted([(17, 3600), (900, 7200)], None, None, 0)  # the first applies before its time
+
+
+def test_an_older_archive_gets_its_counts_and_a_read_only_one_is_read_as_it_is(tmp_path: Path) -> None:
+    import shutil
+
+    from test_migrations import FIXTURE
+
+    home = tmp_path / "old"
+    home.mkdir()
+    shutil.copyfile(FIXTURE, home / "archive.db")
+    with Archive.open(home, readonly=True) as archive:
+        assert "message_counts" not in {r[0] for r in archive.db.execute("SELECT name FROM sqlite_schema")}
+        before = stats(archive, tz=BERLIN)
+    with Archive.open(home) as archive:
+        assert held(archive) == recounted(archive) and len(held(archive)) > 10
+        assert stats(archive, tz=BERLIN) == before

@@ -8,9 +8,24 @@ import importlib
 import os
 import sys
 
-from refind_cli.cli.common import COMPLETE_VAR, app
+from refind_cli import COMPLETE_VAR, __version__
+
+# Not typing's: importing typing is a tenth of `refind --version` (mypy reads any TYPE_CHECKING as true).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["COMMAND_MODULES", "app", "main", "named_command"]
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # The typer app is built on first use: `refind --version` never needs typer, click or rich (~60 % of
+    # the start-up of a command).
+    if name == "app":
+        from refind_cli.cli.common import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # The module that registers each command. Typer builds every registered command on every start (it reads
@@ -53,6 +68,13 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    if sys.argv[1:] == ["--version"] and COMPLETE_VAR not in os.environ:
+        # What the root's eager --version option prints, without building the app (it alone is 3x the
+        # interpreter's start).
+        sys.stdout.write(f"refind {__version__}\n")
+        return
+    from refind_cli.cli.common import app
+
     # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
     module = COMMAND_MODULES.get(named_command(sys.argv[1:]) or "")
     if module is not None and COMPLETE_VAR not in os.environ:

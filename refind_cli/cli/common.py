@@ -16,7 +16,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from refind_cli import __version__
+from refind_cli import COMPLETE_VAR, __version__
 from refind_cli.errors import RefindError
 from refind_cli.home import resolve_home
 
@@ -59,8 +59,6 @@ class RefindGroup(TyperGroup):
             command.epilog = examples(EXAMPLES[cmd_name])
         return command
 
-
-COMPLETE_VAR = "_REFIND_COMPLETE"
 
 # A few command lines for each command's --help, the way they are typed. One table, so every command has
 # them and `refind --help` can show the common ones.

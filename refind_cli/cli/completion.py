@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from refind_cli.cli.common import COMPLETE_VAR, app, fail
+from refind_cli import COMPLETE_VAR
+from refind_cli.cli.common import app, fail
 
 SHELLS = ("bash", "zsh", "fish")
 

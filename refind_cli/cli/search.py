@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,9 @@ from refind_cli.cli.common import (
     stdout_console,
 )
 from refind_cli.request import MAX_K, MAX_WINDOW
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @app.command("search")
@@ -95,7 +98,8 @@ def search_command(
             tz=zone_,
         )
         queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
-        out = stdout_console()
+        # rich is loaded only for output a person reads, not for JSON.
+        out: Console | None = None
         objects = []
         for q in queries:
             result = home.search(request.for_query(q), timeline=zone_ if timeline else None)
@@ -107,6 +111,7 @@ def search_command(
             elif json_out:
                 objects.append(to_json(result, zone_))
             else:
+                out = out or stdout_console()
                 print_result(out, result, zone_, heading=query == "-", err=stderr_console())
         if json_out:
             print_json(objects if query == "-" else objects[0])

@@ -6,16 +6,16 @@ from collections.abc import Sequence
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-
 from refind_cli.records import ChatInfo, Turn, said
 from refind_cli.render import iso, visible
 from refind_cli.results import Hit, SearchResult
 from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
 if TYPE_CHECKING:
-    # Only for annotations: rich.console is the heavy half of rich, and JSON output never needs it.
+    # rich is imported where a block for people is drawn: JSON output never needs it (a third of the
+    # start-up of `refind search --json`).
     from rich.console import Console
+    from rich.text import Text
 
     from refind_cli.reports import SessionView
 
@@ -94,6 +94,8 @@ def _local(dt: datetime, tz: tzinfo | None) -> datetime:
 def _body(text: str, terms: Sequence[str], indent: int, lang: str) -> Text:
     """A turn's text with the matched words highlighted, continuation lines indented under the first, and
     control characters shown as escapes (chat text must not drive the terminal)."""
+    from rich.text import Text
+
     pad = "\n" + " " * indent
     body = Text()
     at = 0
@@ -112,6 +114,8 @@ def _shown(text: str, pad: str) -> str:
 def _turn_line(
     turn: Turn, *, hit: bool, terms: Sequence[str], lang: str, tz: tzinfo | None, with_date: bool
 ) -> Text:
+    from rich.text import Text
+
     when = _local(turn.start, tz).strftime("%Y-%m-%d %H:%M" if with_date else "%H:%M")
     line = Text("> " if hit else "  ", style="bold" if hit else "dim")
     line.append(when, style="cyan")
@@ -146,6 +150,8 @@ def print_result(
     err: Console | None = None,
 ) -> None:
     """The hits as blocks; "no matching turns" goes to ``err`` (stderr), so that `| wc -l` counts hits."""
+    from rich.text import Text
+
     if heading:
         console.print(Text(f"query: {visible(result.query)}", style="bold underline"))
     if result.timeline is not None and result.timeline.buckets:
@@ -194,6 +200,8 @@ def session_json(view: SessionView, tz: tzinfo | None = None) -> dict:
 
 def print_session(console: Console, view: SessionView, tz: tzinfo | None = None) -> None:
     """The session the way a chat app shows it: a header, then the turns under a line for each day."""
+    from rich.text import Text
+
     session, around = view.session, view.around
     head = Text(visible(session.chat.name), style="bold magenta")
     head.append(f" ({session.chat.source})", style="magenta")

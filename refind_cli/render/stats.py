@@ -105,6 +105,7 @@ def _months(console: Console, stats: Stats) -> None:
         legend.append("others")
     console.print(legend)
     most = max((sum(n for _, n in people) for _, people in stats.months), default=0)
+    lines = []
     for month, people in stats.months:
         total = sum(n for _, n in people)
         counts = dict(people)
@@ -119,7 +120,9 @@ def _months(console: Console, stats: Stats) -> None:
             line.append("█" * (upto - drawn), style=colour)
             drawn = max(drawn, upto)
         line.append(" " * (BAR_WIDTH - drawn + 1) + (f"{total:,}" if total else ""))
-        console.print(line)
+        lines.append(line)
+    if lines:  # one print: a century of months is 1,200 lines, and rich's cost is per print
+        console.print(Text("\n").join(lines))
 
 
 def _heatmap(console: Console, stats: Stats) -> None:

@@ -1,0 +1,117 @@
+"""Start-up and statistics benchmark (issue 26): what a person feels on every call, each beside a peer run
+in the same round.
+
+Builds (or reuses) a home holding a generated WhatsApp export of N messages (bench/import_bench.py's
+generator), then runs rounds, the commands interleaved in each round so that the machine's load falls on
+all of them alike, and prints the median wall time of each and its ratio to its peer:
+
+- ``refind --version`` against ``python -c pass`` (the same interpreter);
+- a cold ``refind search dinner -k 5`` (a new process, page cache warm) against ``grep -c dinner EXPORT``;
+- ``refind stats`` against its target (1 s), and ``refind search dinner --timeline`` against the plain search.
+
+    python bench/startup_bench.py [--messages 1000000] [--rounds 7] [--workdir bench/out]
+
+The load average before and after is printed with the figures: the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from import_bench import generate
+
+
+def refind(home: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "refind_cli", "--home", str(home), *args]
+
+
+def build(workdir: Path, n: int) -> tuple[Path, Path]:
+    export, home = workdir / f"startup-{n}.txt", workdir / f"startup-home-{n}"
+    if not (home / "archive.db").exists():
+        workdir.mkdir(parents=True, exist_ok=True)
+        generate(export, n)
+        subprocess.run(
+            refind(home, "import", "--tz", "UTC", str(export)), check=True, stdout=subprocess.DEVNULL
+        )
+    return export, home
+
+
+def wall(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    # Into a pipe, as a person pipes it (GNU grep stops at the first match when it writes to /dev/null).
+    subprocess.run(cmd, check=False, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--messages", type=int, default=1_000_000)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--workdir", type=Path, default=Path(__file__).parent / "out")
+    ap.add_argument("--only", help="comma-separated: startup,stats (default both)")
+    ap.add_argument(
+        "--before",
+        type=Path,
+        help="a folder holding an older refind_cli (git archive BASE refind_cli | tar -x -C DIR): its refind"
+        " commands run too, in the same rounds, marked (before)",
+    )
+    args = ap.parse_args()
+    export, home = build(args.workdir, args.messages)
+    only = set((args.only or "startup,stats").split(","))
+    # The console script as installed: `refind` next to this interpreter (python -m adds runpy's imports).
+    exe = str(Path(sys.executable).with_name("refind"))
+    commands: dict[str, list[str]] = {}
+    if "startup" in only:
+        commands |= {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "refind --version": [exe, "--version"],
+            "grep -c dinner": ["grep", "-c", "dinner", str(export)],
+            "refind search dinner -k 5": [exe, "--home", str(home), "search", "dinner", "-k", "5"],
+        }
+    if "stats" in only:
+        commands |= {
+            "refind search dinner": [exe, "--home", str(home), "search", "dinner"],
+            "refind search dinner --timeline": [exe, "--home", str(home), "search", "dinner", "--timeline"],
+            "refind stats": [exe, "--home", str(home), "stats", "--tz", "Europe/Berlin"],
+        }
+    envs: dict[str, dict[str, str] | None] = dict.fromkeys(commands)
+    if args.before is not None:
+        before_env = {**os.environ, "PYTHONPATH": str(args.before)}
+        for name, cmd in list(commands.items()):
+            if name.startswith("refind"):
+                commands[f"{name} (before)"], envs[f"{name} (before)"] = cmd, before_env
+    for name, cmd in commands.items():  # warm the page cache
+        wall(cmd, envs[name])
+    load_before = os.getloadavg()
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.rounds):
+        for name, cmd in commands.items():
+            times[name].append(wall(cmd, envs[name]))
+    load_after = os.getloadavg()
+    med = {name: statistics.median(ts) for name, ts in times.items()}
+    print(
+        f"{args.messages:,} messages, {args.rounds} rounds interleaved, medians;"
+        f" load average {load_before[0]:.1f} before, {load_after[0]:.1f} after, {os.cpu_count()} cores"
+    )
+    peers = {
+        "refind --version": "python -c pass",
+        "refind search dinner -k 5": "grep -c dinner",
+        "refind search dinner --timeline": "refind search dinner",
+    }
+    for name, m in med.items():
+        peer = peers.get(name.removesuffix(" (before)"))
+        ratio = f"  {m / med[peer]:.2f}x {peer}" if peer in med else ""
+        if name == "refind stats":
+            ratio = f"  {m:.2f}x the 1 s target"
+        print(f"{name:43} {m * 1000:8.0f} ms{ratio}")
+
+
+if __name__ == "__main__":
+    main()
