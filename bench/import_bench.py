@@ -11,6 +11,7 @@ that prints figures, not a test.
 
     python bench/import_bench.py [--messages 1000000] [--workdir bench/out]
     python bench/import_bench.py --messages 100000 --languages en,de   # the same chat in English and German
+    python bench/import_bench.py --messages 200000 --line   # LINE against WhatsApp, the same chat in each
 
 ``--languages`` runs parse + archive and end to end only, once per language, on exports generated the same
 way from each language's word list: what analysing a chat in its own language costs against English.
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -56,26 +58,46 @@ WORDS_BY_LANG = {"en": WORDS, "de": WORDS_DE}
 SENDERS = ["Maya Lindqvist", "Jonas Becker", "Aylin Demir", "\u202a+49 151 2345 6789\u202c"]
 
 
-def generate(path: Path, n: int, seed: int = 7, words: list[str] = WORDS) -> None:
+def chat_records(n: int, seed: int = 7, words: list[str] = WORDS) -> Iterator[tuple[datetime, str, str]]:
+    """The generated chat's messages after its first: (local time, sender, text), the same for every format."""
     rng = random.Random(seed)
     weights = [1 / (i + 1) for i in range(len(words))]
     t = datetime(2019, 1, 1, 8, 0)
+    sender = SENDERS[0]
+    for i in range(n - 1):
+        t += timedelta(seconds=rng.choice((10, 30, 60, 120, 600, 3600 * 5)))
+        if rng.random() < 0.45:
+            sender = rng.choice(SENDERS)
+        text = " ".join(rng.choices(words, weights, k=rng.randint(2, 18)))
+        if i % 97 == 0:
+            text += "\n" + " ".join(rng.choices(words, weights, k=6))
+        if i % 500 == 0:
+            text = "<Media omitted>"
+        yield t, sender, text
+
+
+def generate(path: Path, n: int, seed: int = 7, words: list[str] = WORDS) -> None:
     with path.open("w", encoding="utf-8") as fh:
         fh.write(
             "01/01/2019, 08:00 - Messages and calls are end-to-end encrypted. No one outside of this chat, "
             "not even WhatsApp, can read or listen to them. Tap to learn more.\n"
         )
-        sender = SENDERS[0]
-        for i in range(n - 1):
-            t += timedelta(seconds=rng.choice((10, 30, 60, 120, 600, 3600 * 5)))
-            if rng.random() < 0.45:
-                sender = rng.choice(SENDERS)
-            text = " ".join(rng.choices(words, weights, k=rng.randint(2, 18)))
-            if i % 97 == 0:
-                text += "\n" + " ".join(rng.choices(words, weights, k=6))
-            if i % 500 == 0:
-                text = "<Media omitted>"
+        for t, sender, text in chat_records(n, seed, words):
             fh.write(f"{t:%d/%m/%Y, %H:%M} - {sender}: {text}\n")
+
+
+def generate_line(path: Path, n: int) -> None:
+    """The same chat as ``generate``'s, as a LINE export: day lines, tabs, multi-line texts in quotes."""
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("[LINE] Chat history with Bench\nSaved on: 1/1/2030, 10:00\n\nTue, 1/1/2019\n")
+        fh.write("08:00\tMaya Lindqvist changed the group's profile picture.\n")
+        day = datetime(2019, 1, 1).date()
+        for t, sender, text in chat_records(n):
+            if t.date() != day:
+                day = t.date()
+                fh.write(f"\n{t:%a}, {t.month}/{t.day}/{t.year}\n")
+            text = "[Photo]" if text == "<Media omitted>" else f'"{text}"' if "\n" in text else text
+            fh.write(f"{t:%H:%M}\t{sender}\t{text}\n")
 
 
 def _tree_rss_kb(pid: int) -> int:
@@ -286,13 +308,21 @@ def main() -> None:
     parser.add_argument("--export", type=Path)
     parser.add_argument("--home", type=Path)
     parser.add_argument("--languages", help="e.g. en,de: parse + archive and end to end per language")
+    parser.add_argument("--line", action="store_true", help="LINE against WhatsApp, the same chat in each")
+    parser.add_argument("--format")
     args = parser.parse_args()
+    if args.child and args.format:
+        format_child(args.child, args.format, args.export, args.home)
+        return
     if args.child:
         child(args.child, args.export, args.home)
         return
     args.workdir.mkdir(parents=True, exist_ok=True)
     if args.languages:
         compare_languages(args.languages.split(","), args.messages, args.workdir)
+        return
+    if args.line:
+        compare_line(args.messages, args.workdir)
         return
     export = args.workdir / f"WhatsApp Chat with Bench {args.messages}.txt"
     if not export.exists():
@@ -345,6 +375,36 @@ def compare_languages(langs: list[str], n: int, workdir: Path) -> None:
         check=False,
     )
     print(f"told language of the last import: {[c['lang'] for c in json.loads(out.stdout)['chats']]}")
+
+
+def compare_line(n: int, workdir: Path) -> None:
+    """The same chat as a WhatsApp and as a LINE export, each read alone (parse) and imported (refind import),
+    in fresh processes, interleaved, twice; LINE's messages per second against WhatsApp's."""
+    exports = {
+        "whatsapp": workdir / f"WhatsApp Chat with Bench {n}.txt",
+        "line": workdir / f"[LINE] Bench {n}.txt",
+    }
+    if not exports["whatsapp"].exists():
+        generate(exports["whatsapp"], n)
+    if not exports["line"].exists():
+        generate_line(exports["line"], n)
+    rates: dict[tuple[str, str], list[float]] = {}
+    for _round in range(2):
+        for phase in ("parse", "e2e"):
+            for fmt, export in exports.items():
+                r = run_format_phase(__file__, phase, fmt, export, workdir / f"home-{fmt}-{phase}")
+                rates.setdefault((fmt, phase), []).append(r["messages"] / r["seconds"])
+                print(
+                    f"{fmt:<9} {phase:<6} {r['messages']:>9,} msgs {r['messages'] / r['seconds']:>10,.0f} msg/s"
+                    f" {r['seconds']:>7.2f} s {r['rss_mb']:>6.0f} MB peak RSS",
+                    flush=True,
+                )
+    for phase in ("parse", "e2e"):
+        line, whatsapp = max(rates[("line", phase)]), max(rates[("whatsapp", phase)])
+        print(
+            f"{phase}: LINE {line:,.0f} msg/s, WhatsApp {whatsapp:,.0f} msg/s (best of 2):"
+            f" LINE at {line / whatsapp:.2f}x WhatsApp's speed"
+        )
 
 
 if __name__ == "__main__":

@@ -131,6 +131,17 @@ def write_conversations(data: bytes, folder: Path) -> Path:
     return path
 
 
+SIGNAL_FILES = ("chat.md", "data.json", "signal.txt")
+
+
+def write_signal(data: bytes, folder: Path) -> Path:
+    """First byte: the chunk size, as for Telegram; second: which of Signal's files the rest is."""
+    name = SIGNAL_FILES[data[1] % len(SIGNAL_FILES)] if len(data) > 1 else SIGNAL_FILES[0]
+    path = folder / name
+    path.write_bytes(data[2:])
+    return path
+
+
 def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
     """Consume every chat and message, checking what the archive relies on. Returns a comparable summary
     of what was read."""
@@ -332,6 +343,24 @@ def imessage_seeds() -> list[bytes]:
 # --- per importer ----------------------------------------------------------------------------------------
 
 
+LINELOG_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "linelogs"
+
+
+def linelog_seeds(sample: str, pattern: str) -> list[bytes]:
+    """The sample export and the test fixtures of one line-log format."""
+    return _chunked_seeds(SAMPLES / sample, *sorted(LINELOG_FIXTURES.glob(pattern)))
+
+
+def signal_seeds() -> list[bytes]:
+    files = [
+        (0, SAMPLES / "Lena Hoffmann" / "chat.md"),
+        *((0, f) for f in sorted(LINELOG_FIXTURES.glob("*/chat.md"))),
+        (1, LINELOG_FIXTURES / "Aylin Demir" / "data.json"),
+        (2, LINELOG_FIXTURES / "signalbackup-Lena.txt"),
+    ]
+    return [bytes([chunk, mode]) + f.read_bytes() for mode, f in files for chunk in (3, 200)]
+
+
 def read_or_input_error(importer: Importer, path: Path, data: bytes) -> None:
     """The contract alone: records, or InputError."""
     with contextlib.suppress(InputError):
@@ -429,6 +458,17 @@ SHAPES = {
         lambda: _chunked_seeds(*sorted(SAMPLES.glob("teams-export/*/*/messages_*.json"))),
         same_reading_in_any_chunk_size,
     ),
+    "line": Shape(
+        named_writer("[LINE] Fuzz.txt"),
+        lambda: linelog_seeds("[LINE] Chat with Yuki.txt", "*LINE*.txt"),
+        same_reading_in_any_chunk_size,
+    ),
+    "kakaotalk": Shape(
+        named_writer("KakaoTalk_Fuzz.txt"),
+        lambda: linelog_seeds("KakaoTalk_Chat_Minji Park.txt", "KakaoTalk*.txt"),
+        same_reading_in_any_chunk_size,
+    ),
+    "signal": Shape(write_signal, signal_seeds, same_reading_in_any_chunk_size),
 }
 
 

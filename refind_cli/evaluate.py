@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent import Budget, ask
 from refind_cli.agent.answer import estimate_tokens, evidence
+from refind_cli.agent.budget import EVIDENCE_TOKENS
 from refind_cli.agent.events import AskResult, Event, EventSink, RemoteNotice, ignore
 from refind_cli.agent.extractive import WHEN
 from refind_cli.agent.notice import Notifier
@@ -74,6 +75,7 @@ class EvalReport:
     k: int
     results: tuple[QuestionResult, ...]
     summary: dict[str, Any] = field(default_factory=dict)
+    budget: int = EVIDENCE_TOKENS  # evidence tokens a question the offline planner may spend
 
 
 # ---- the throwaway archive ------------------------------------------------------------------------------------
@@ -264,6 +266,7 @@ def evaluate(
     judge_config: ModelConfig | None = None,
     max_rounds: int = 4,
     k: int = 5,
+    evidence_tokens: int | None = None,
     on_question: Callable[[int, int], None] | None = None,
     on_event: EventSink = ignore,
     client_factory: Callable[[ModelConfig], LLMClient] | None = None,
@@ -271,6 +274,7 @@ def evaluate(
     """Run every question; haystacks shared by several questions (LoCoMo) are built once. ``on_event`` sees
     the agent's warnings and, once per model, the notice that chat text goes to a remote provider."""
     told: set[RemoteNotice] = set()
+    evidence_tokens = evidence_tokens or EVIDENCE_TOKENS
 
     def sink(event: Event) -> None:
         if isinstance(event, RemoteNotice):
@@ -295,14 +299,15 @@ def evaluate(
             built = build(group[0].haystack, Path(tmp) / "home")
             try:
                 for q in group:
-                    results.append(_one(q, built, config, judge_client, max_rounds, k, client_factory, sink))
+                    budget = Budget(max_rounds=max_rounds, evidence_tokens=evidence_tokens)
+                    results.append(_one(q, built, config, judge_client, budget, k, client_factory, sink))
                     if on_question:
                         on_question(len(results), len(questions))
             finally:
                 built.archive.close()
     benchmark = questions[0].benchmark if questions else ""
     mode = config.model if config else "offline"
-    return EvalReport(file, benchmark, mode, k, tuple(results), summarize(results))
+    return EvalReport(file, benchmark, mode, k, tuple(results), summarize(results), evidence_tokens)
 
 
 def _one(
@@ -310,7 +315,7 @@ def _one(
     built: Built,
     config: ModelConfig | None,
     judge_client: LLMClient | None,
-    max_rounds: int,
+    budget: Budget,
     k: int,
     client_factory: Callable[[ModelConfig], LLMClient] | None,
     on_event: EventSink,
@@ -321,7 +326,7 @@ def _one(
     hits = [(h.turn.session_id, [h.turn.id, *(w.turn.id for w in h.window)]) for h in single.hits]
 
     started = time.perf_counter()
-    request = AskRequest(q.question, q.asked_at, UTC, config, budget=Budget(max_rounds=max_rounds))
+    request = AskRequest(q.question, q.asked_at, UTC, config, budget=budget)
     result = ask(built.archive, built.index, request, on_event=on_event, client_factory=client_factory)
     seconds = time.perf_counter() - started
     note_turns = [t for n in result.notes for t in n.turn_ids]

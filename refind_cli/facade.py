@@ -30,6 +30,7 @@ from refind_cli.home import ensure_home, resolve_home
 from refind_cli.request import (
     DEFAULT_K,
     DEFAULT_WINDOW,
+    SESSION_RANK,
     AskRequest,
     EvalRequest,
     ImportOptions,
@@ -246,7 +247,7 @@ class Home:
         k: int = DEFAULT_K,
         window: int = DEFAULT_WINDOW,
         exclude_sessions: Sequence[str] = (),
-        session_rank: bool = True,
+        session_rank: bool = SESSION_RANK,
         sort: str = "score",
         now: datetime,
         tz: tzinfo,
@@ -380,14 +381,17 @@ class Home:
         now: datetime | str | None = None,
         tz: tzinfo,
         env: Mapping[str, str] | None = None,
+        evidence_tokens: int | None = None,
     ) -> AskRequest:
         """A question for the agent from what the user typed. The model is ``model``, else ``$REFIND_MODEL``
         (``api_base`` and the key likewise from ``$REFIND_API_BASE``, ``$REFIND_API_KEY`` of ``env``, by
         default the process's); none, or ``offline``, runs the offline planner. ``now`` is when it is asked:
-        a datetime, an ISO date-time as ``--now`` takes it, or None for this moment."""
+        a datetime, an ISO date-time as ``--now`` takes it, or None for this moment. ``evidence_tokens``: what
+        the offline planner's notes may spend (None: the measured default)."""
         # The words typed are checked before the agent or the archive is loaded (an argument error stays cheap).
         typed = AskRequest(question.strip(), asked_at(now, tz), tz, protocol=protocol)
         from refind_cli.agent import Budget
+        from refind_cli.agent.budget import EVIDENCE_TOKENS
 
         config, answer_config = (None, None) if offline else model_configs(model, answer_model, api_base, env)
         with self._storage():
@@ -395,7 +399,7 @@ class Home:
                 typed,
                 config=config,
                 answer_config=answer_config,
-                budget=Budget(max_rounds, max_tokens, max_cost),
+                budget=Budget(max_rounds, max_tokens, max_cost, evidence_tokens or EVIDENCE_TOKENS),
                 chats=self.chat_ids(chats, sources),
                 speakers=self._speakers(speakers),
             )
@@ -711,13 +715,14 @@ def eval_request(
     max_rounds: int = 4,
     k: int = DEFAULT_K,
     env: Mapping[str, str] | None = None,
+    evidence_tokens: int | None = None,
 ) -> EvalRequest:
     """`refind eval` from what the user typed. Only an explicit ``model`` spends money here:
     ``$REFIND_MODEL`` alone keeps eval offline. The judge is ``judge_model`` (default: ``model``)."""
     if judge_model and not model:
         raise RefindError("--judge-model needs --model")
     config, judge = model_configs(model, judge_model, api_base, env) if model else (None, None)
-    return EvalRequest(file, config, judge, limit, max_rounds, k)
+    return EvalRequest(file, config, judge, limit, max_rounds, k, evidence_tokens)
 
 
 def benchmark_questions(request: EvalRequest) -> list[Question]:
@@ -745,6 +750,7 @@ def evaluate(
         judge_config=request.judge_config,
         max_rounds=request.max_rounds,
         k=request.k,
+        evidence_tokens=request.evidence_tokens,
         on_question=on_question,
         on_event=on_event or ignore,
     )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
-from refind_cli.request import DEFAULT_WINDOW, SearchRequest, time_range
+from refind_cli.request import DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_range
 
 if TYPE_CHECKING:
     from refind_cli.results import SearchResult
@@ -167,7 +167,7 @@ def search_request(
     chat_names: tuple[str, ...] | None = None,
     exclude: Seen | None = None,
     window: int = DEFAULT_WINDOW,
-    session_rank: bool = True,
+    session_rank: bool = SESSION_RANK,
 ) -> SearchRequest:
     """The request a parsed search_chat call makes, between ``since`` and ``until``, over ``chats`` (seqs;
     None: all), skipping the sessions in ``exclude``."""

@@ -973,3 +973,13 @@ def find_ranges(text: str, *, now: datetime, tz: tzinfo, lang: str = "en") -> li
     return [
         TimeRange(s[0], s[1], text[lo:hi]) for lo, hi, s in _scan(text, ctx, whole=False) if s is not None
     ]
+
+
+def time_words(lang: str = "en") -> frozenset[str]:
+    """The words that name times in ``lang`` (months, weekdays, seasons, units, "yesterday", "last", "ago"),
+    as its grammar reads them: what a question's date is written with, not what it is about."""
+    g = _grammar(lang)
+    # Names without their abbreviations: "sun", "mar" and "sat" are words of their own.
+    names = (w for w in (*g.months, *g.weekdays) if len(w) > 3)
+    tables: tuple[Iterable[str], ...] = (names, g.seasons, g.offsets, g.days, g.units)
+    return frozenset(w for table in tables for w in table) | {"ago", "before", "after", "weekend", "weekends"}

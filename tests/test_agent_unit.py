@@ -17,13 +17,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from refind_cli.agent import Budget, ask, offline, prompts, run
-from refind_cli.agent.answer import NOTHING_FOUND, cite, evidence, group_notes
+from refind_cli.agent.answer import NOTHING_FOUND, cite, estimate_tokens, evidence, group_notes
 from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Collector, NoteTaken, RemoteNotice, SearchDone, Usage
 from refind_cli.agent.extractive import LABEL
 from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
-from refind_cli.agent.offline import content_words, note_best, plan, spellings, spreads
+from refind_cli.agent.offline import NoteBudget, content_words, plan, spellings, spreads, tuning
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.archive import Archive
@@ -568,29 +568,73 @@ def test_a_block_whose_turns_are_noted_already_is_not_noted_again(small: tuple[A
     # The same window around another of its turns: a neighbour of the noted hit, nothing new to note.
     neighbour = replace(first, turn=next(w.turn for w in first.window if w.turn.id != first.turn.id))
     box.last_hits = (first, neighbour, *box.last_hits[1:])
-    note_best(box, [1, 2, 3], frozenset({"dentist"}))
+    NoteBudget(tuning(4000)).take(box, [1, 2, 3], frozenset({"dentist"}))
     assert [n.hit_turn_id for n in box.notes] == [first.turn.id, box.last_hits[2].turn.id]
 
 
-def test_the_planner_keeps_at_most_note_cap_notes(
-    small: tuple[Archive, Index], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_planners_notes_stay_within_the_evidence_budget(small: tuple[Archive, Index]) -> None:
     arch, idx = small
 
-    def notes() -> int:
+    def tokens(budget: int) -> int:
         ran = run(
-            "dentist",
+            "dentist appointment",
             search_fn=archive_search(arch, idx),
             span=arch.time_span(),
             now=T0,
             tz=BERLIN,
-            budget=Budget(max_rounds=4),
+            budget=Budget(max_rounds=4, evidence_tokens=budget),
         )
-        return len(ran.notes)
+        return estimate_tokens(evidence(ran.notes, BERLIN)[0]) if ran.notes else 0
 
-    assert notes() > 2
-    monkeypatch.setattr(offline, "NOTE_CAP", 2)
-    assert notes() == 2
+    whole = tokens(100_000)
+    assert whole > 200
+    for budget in (200, whole // 2):
+        assert 0 < tokens(budget) <= budget
+
+
+def test_a_long_hit_turn_is_cut_around_its_match_to_fit_the_budget(tmp_path: Path) -> None:
+    filler = "The weather was grey and nothing else happened that day. " * 60
+    lines = [("Maya", filler + "We moved the dentist appointment to Friday. " + filler), ("Jonas", "ok")]
+    with Archive.open(tmp_path / "home") as arch:
+        import_chat(arch, Chat("whatsapp", "maya", "Maya"), conversation(T0, lines))
+        idx = Index.open(tmp_path / "home")
+        idx.sync(arch)
+        spend = replace(tuning(400), block_share=1.0)
+        p = plan("dentist appointment?", now=T0, tz=BERLIN)
+        box = Toolbox(archive_search(arch, idx), T0, BERLIN, 2, Collector(), doc_freq=idx.doc_freq)
+        offline.run_planner(p, box, spend)
+    (note,) = box.notes
+    (turn,) = note.turns
+    assert "dentist appointment to Friday" in turn.text and turn.text.startswith("… ")
+    assert len(turn.text) < len(lines[0][1]) and estimate_tokens(evidence(box.notes, BERLIN)[0]) <= 400
+
+
+def test_date_words_stay_out_of_the_terms_a_later_hit_must_cover() -> None:
+    # Last summer is before the archive's first message: the words stay in the search, not in the note rule.
+    span = (T0, T0 + timedelta(days=1))
+    p = plan("what did Jon paint last summer in the garden?", now=T0, tz=BERLIN, span=span)
+    assert {"last", "summer"} < p.terms and p.note_terms == {"jon", "paint", "garden"}
+    # A turn about Jon's painting in the garden is a note whatever words the question dates it with.
+    assert offline.worth_noting(["paint", "garden"], p.note_terms)
+    assert not offline.worth_noting(["paint", "garden"], p.terms)
+
+
+def test_a_time_filter_reaches_forward_past_the_time_named(small: tuple[Archive, Index]) -> None:
+    arch, idx = small
+    requests: list[SearchRequest] = []
+    search_fn = archive_search(arch, idx)
+
+    def recorded(request: SearchRequest) -> SearchResult:
+        requests.append(request)
+        return search_fn(request)
+
+    now = T0 + timedelta(days=60)
+    p = plan("what happened with the dentist in January?", now=now, tz=BERLIN)
+    assert p.since and p.until
+    spend = replace(tuning(4000), forward=timedelta(days=9))
+    offline.run_planner(p, Toolbox(recorded, now, BERLIN, 4, Collector()), spend)
+    timed = next(r for r in requests if r.since is not None)
+    assert timed.since == p.since and timed.until == p.until + timedelta(days=9)
 
 
 def test_the_planner_weighs_words_by_the_index_counts_without_a_search_each(
@@ -632,7 +676,7 @@ def test_the_planner_notes_blocks_of_note_window_turns_each_side(tmp_path: Path)
         result = run(
             "dentist?", search_fn=archive_search(arch, idx), span=arch.time_span(), now=T0, tz=BERLIN
         )
-    assert [len(n.turns) for n in result.notes] == [9]
+    assert [len(n.turns) for n in result.notes] == [2 * offline.NOTE_WINDOW + 1]
 
 
 def test_offline_nothing_found(small: tuple[Archive, Index]) -> None:

@@ -27,7 +27,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
     locomo, lme = data / "locomo.json", data / "lme.jsonl.gz"
     return {
         "import_bench": (
-            [["import_bench.py", "--messages", "300", "--workdir", f"{work}/imp"]],
+            [
+                ["import_bench.py", "--messages", "300", "--workdir", f"{work}/imp"],
+                ["import_bench.py", "--messages", "300", "--line", "--workdir", f"{work}/line"],
+            ],
             "msg/s",
         ),
         "assistant_import_bench": (
@@ -63,6 +66,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
         "retrieval_eval": (
             [["retrieval_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "| + windows W=2 (default)",
+        ),
+        "recall_cv": (
+            [["recall_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme), "--quick"]],
+            "knee of cross-validated recall",
         ),
         "assistant_sessions": (
             [["assistant_sessions.py", "--longmemeval", str(lme), "--chain", "2"]],

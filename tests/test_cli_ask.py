@@ -225,3 +225,12 @@ def test_max_cost_stops_the_search(sample_home: Path, clean_env: None) -> None:
     data = json.loads(result.stdout)
     assert data["stop_reason"] == "max_cost" and data["citations"]
     assert data["usage"]["cost_usd"] == pytest.approx(3 * 0.000027)
+
+
+def test_budget_bounds_the_notes_of_the_offline_planner(sample_home: Path, clean_env: None) -> None:
+    notes = {}
+    for budget in ("60", "4000"):
+        result = ask(sample_home, "--json", "--offline", "--budget", budget)
+        assert result.exit_code == 0, result.stderr
+        notes[budget] = json.loads(result.stdout)["notes"]
+    assert 0 < len(notes["60"]) < len(notes["4000"])

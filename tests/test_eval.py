@@ -204,3 +204,23 @@ def test_a_truncated_or_binary_file_is_a_one_line_error(tmp_path: Path) -> None:
         error = json.loads(result.stdout)["error"]
         assert error.startswith(str(path)) and says in error
         assert result.stderr.count("\n") == 1
+
+
+def test_eval_budget_bounds_the_evidence_tokens_of_every_question(tmp_path: Path) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    tokens = {}
+    for budget in ("40", "4000"):
+        result = CliRunner().invoke(app, ["eval", str(path), "--json", "--budget", budget])
+        assert result.exit_code == 0, result.stderr
+        data = json.loads(result.stdout)
+        assert data["budget"] == int(budget)
+        tokens[budget] = [q["evidence_tokens"] for q in data["questions"]]
+        assert all(0 < t <= int(budget) for t in tokens[budget])
+        assert data["summary"]["overall"]["evidence_tokens"] == pytest.approx(
+            sum(tokens[budget]) / len(tokens[budget]), abs=0.1
+        )
+    assert sum(tokens["40"]) < sum(tokens["4000"])
+    table = CliRunner().invoke(app, ["eval", str(path), "--budget", "40"], env={"COLUMNS": "200"})
+    assert "budget=40 evidence tokens" in table.stdout and "evidence_tokens" in table.stdout
+    assert CliRunner().invoke(app, ["eval", str(path), "--budget", "0"]).exit_code == 2

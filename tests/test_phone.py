@@ -16,9 +16,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from samples import SAMPLES
+from samples import SAMPLES, load_script
 from test_discord import one_error, refind_import
-from test_sample_exports import _load_script
 
 from refind_cli import importers
 from refind_cli.errors import InputError
@@ -521,7 +520,7 @@ def test_other_sniffs_say_no_to_these(path: Path) -> None:
 
 
 def test_phone_samples_regenerate_byte_for_byte(tmp_path: Path) -> None:
-    module = _load_script("generate_phone")
+    module = load_script("generate_phone")
     module.main(tmp_path)
     produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert produced == sorted(Path(name) for name in module.files())

@@ -3,17 +3,15 @@ one consistent story. Read with plain parsing here, on purpose independent of re
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from zoneinfo import ZoneInfo
 
 import pytest
+from samples import load_script
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
 JONAS = SAMPLES / "WhatsApp Chat with Jonas Becker.txt"
@@ -25,16 +23,6 @@ BERLIN = ZoneInfo("Europe/Berlin")
 ANDROID_HEADER = re.compile(r"(\d\d/\d\d/\d{4}, \d\d:\d\d) - (.*)")
 IOS_HEADER = re.compile(r"\u200e?\[(\d\d/\d\d/\d{4}, \d\d:\d\d:\d\d)\] ([^:]+): (.*)")
 SLACK_MENTION = re.compile(r"<@(U[A-Z0-9]+)>")
-
-
-def _load_script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"sample_exports_{name}", SAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look their module up in sys.modules while the class body runs.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _records(lines: list[str], header: re.Pattern[str]) -> list[tuple[re.Match[str], str]]:
@@ -195,7 +183,7 @@ def test_family_chat_is_ios_bracketed_with_crlf() -> None:
 
 
 def test_family_zip_rebuilds_byte_for_byte(tmp_path: Path) -> None:
-    built = _load_script("make_family_zip").build(tmp_path)
+    built = load_script("make_family_zip").build(tmp_path)
     assert built.read_bytes() == FAMILY.read_bytes()
 
 
@@ -264,7 +252,7 @@ def test_slack_text_uses_real_markup() -> None:
 
 
 def test_json_exports_regenerate_byte_for_byte(tmp_path: Path) -> None:
-    _load_script("generate").main(tmp_path)
+    load_script("generate").main(tmp_path)
     produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     committed = sorted(
         [TELEGRAM.relative_to(SAMPLES), *(p.relative_to(SAMPLES) for p in SLACK.rglob("*") if p.is_file())]

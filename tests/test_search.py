@@ -67,19 +67,21 @@ def small(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Arch
 def test_session_fusion_reorders(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
     flat = search(arch, idx, SearchRequest("dentist", k=1, session_rank=False))
-    fused = search(arch, idx, SearchRequest("dentist", k=1))
+    fused = search(arch, idx, SearchRequest("dentist", k=1, session_rank=True))
     assert flat.hits[0].turn.text == "dentist dentist appointment"
     assert fused.hits[0].turn.text != "dentist dentist appointment"
     assert (
         fused.hits[0].turn.session_id
-        == search(arch, idx, SearchRequest("dentist downtown", k=1)).hits[0].turn.session_id
+        == search(arch, idx, SearchRequest("dentist downtown", k=1, session_rank=True))
+        .hits[0]
+        .turn.session_id
     )
     assert flat.total == fused.total == 7
 
 
 def test_rrf_formula_and_order(small: tuple[Archive, TurnIndex]) -> None:
     arch, idx = small
-    res = search(arch, idx, SearchRequest("dentist paris", k=100))
+    res = search(arch, idx, SearchRequest("dentist paris", k=100, session_rank=True))
     assert len(res.hits) == res.total
     bm25 = [h.bm25 for h in res.hits]
     r1 = {h.turn.id: 1 + sum(b > h.bm25 for b in bm25) for h in res.hits}
@@ -551,5 +553,5 @@ def test_a_search_runs_with_the_collector_paused(
         return matching(*args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(index, "matching", spy)
-    assert search(archive, index, SearchRequest("dentist")).hits
+    assert search(archive, index, SearchRequest("dentist", session_rank=True)).hits
     assert during == [False] and gc.isenabled()

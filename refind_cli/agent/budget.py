@@ -11,11 +11,17 @@ if TYPE_CHECKING:
     from refind_cli.agent.llm import Completion
 
 
+# Evidence tokens a question (characters / 4 of the notes stage 2 reads) the offline planner spends: set
+# where recall per token bends on the dev sets (bench/recall_cv.py).
+EVIDENCE_TOKENS = 6000
+
+
 @dataclass(frozen=True, slots=True)
 class Budget:
     max_rounds: int = 4  # searches per run
     max_tokens: int | None = None  # prompt + completion tokens of stage 1
     max_cost: float | None = None  # USD of stage 1, when the model's price is known
+    evidence_tokens: int = EVIDENCE_TOKENS  # the offline planner's notes, as stage 2 reads them
 
     @property
     def max_calls(self) -> int:

@@ -1,21 +1,25 @@
 """The offline planner: the same search rounds without a model, and an extractive answer. No network, and
 nothing here imports litellm.
 
-Round 1 searches the question's content words over the whole archive and notes every hit that adds turns, as
-one search would show them, each with ``NOTE_WINDOW`` turns on either side (a search shows two). A time
-expression the question contains ("last week", "in March", "the week before 23 January 2023", anchored to the
-date it names) becomes a filter only where the archive has messages; one that finds nothing is widened once,
-then dropped, and never ends the search. A question that counts, lists or aggregates (how many, which cities,
-the average) repeats its words, so the seen-session exclusion spreads it over sessions (in one person's turns
-only when the question names one of round 1's speakers), and the first repeat's blocks, the question's next
-best matches, are noted as round 1's are; other questions add the new words of the previous round's best hits
-that are rare in the archive and are no speaker's name (query expansion from pseudo-relevance feedback). Any
-other later block is noted when its hit turn matches at least half of the question's terms. Every round also
-searches the other spellings of the question's words that the archive holds (number words as digits and back,
-"check up" / "check-up" as "checkup"), and a hit holding one covers the words it stands for. A block whose
-turns are mostly noted already (a neighbour of a noted hit in the same session) is not noted again, and a run
-keeps at most ``NOTE_CAP`` notes: round 1 asks for one block more than a model would, so a redundant block
-leaves room for the next one.
+What it spends is evidence tokens: the notes as stage 2 reads them, at most the budget a question
+(``Budget.evidence_tokens``; ``Tuning`` holds what the budget buys). Round 1 searches the question's content
+words over the whole archive for ``FIRST_TOP_K`` blocks and notes every one that adds turns, as one search
+would show them, each with up to ``NOTE_WINDOW`` turns on either side (a search shows two), the turns nearest
+the hit first while the block stays within its share of the budget (a long hit turn, an assistant's reply,
+cut to the part around its match). A time expression the question contains ("last week", "in March", "the
+week before 23 January 2023", anchored to the date it names) becomes a filter only where the archive has
+messages, reaching ``FORWARD`` past the time it names (people tell of an event afterwards); one that finds
+nothing is widened once, then dropped, and never ends the search. A question that counts, lists or aggregates
+(how many, which cities, the average) repeats its words, so the seen-session exclusion spreads it over
+sessions (in one person's turns only when the question names one of round 1's speakers), and the first
+repeat's blocks, the question's next best matches, are noted as round 1's are; other questions add the new
+words of the previous round's best hits that are rare in the archive and are no speaker's name (query
+expansion from pseudo-relevance feedback). Any other later block is noted when its hit turn matches at least
+half of the question's terms, the words that date the question left out. Every round also searches the other
+spellings of the question's words that the archive holds (number words as digits and back, "check up" /
+"check-up" as "checkup"), and a hit holding one covers the words it stands for. A block whose turns are
+mostly noted already (a neighbour of a noted hit in the same session) is not noted again; the search stops
+when the budget is spent.
 """
 
 from __future__ import annotations
@@ -23,18 +27,21 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from refind_cli.agent import prompts
 from refind_cli.agent.answer import Numbered, citation
+from refind_cli.agent.budget import EVIDENCE_TOKENS
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.agent.events import Citation, Note
 from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
-from refind_cli.records import said
+from refind_cli.records import Turn, said
+from refind_cli.results import WindowTurn
 from refind_cli.search_tools import DEFAULT_TOP_K
-from refind_cli.timeexpr import TimeRange
+from refind_cli.snippet import snippet
+from refind_cli.timeexpr import TimeRange, time_words
 
 if TYPE_CHECKING:
     from refind_cli.agent.tools import Toolbox
@@ -81,14 +88,13 @@ RARE_MAX = 50
 # Ranges this long are dropped, not widened, when they find nothing: a wider one would be most of a chat.
 WIDEN_UNDER = timedelta(days=60)
 ANSWER_QUOTES = 4
-# Notes a run keeps at most; later rounds' blocks past it are dropped, those covering fewer terms first.
-# Measured on the dev sets with NOTE_WINDOW (bench/RESULTS.md, Agent): 10 kept recall at ~7 notes.
-NOTE_CAP = 10
-# Turns on each side of a hit in the planner's blocks (a search shows 2): measured on the dev sets, wider
-# blocks carry the evidence that sits a few turns from the match for fewer notes than more blocks would.
+# The planner's choices, measured by cross-validation over the dev conversations (bench/recall_cv.py):
+# round 1's blocks and each later round's, the turns on either side of a hit, the largest share of the
+# budget one block may take, and how far past a named time its filter reaches.
+FIRST_TOP_K = 15
 NOTE_WINDOW = 4
-# Round 1's blocks: one more than a search shows by default, for the redundant blocks left un-noted.
-FIRST_TOP_K = DEFAULT_TOP_K + 1
+BLOCK_SHARE = 0.1
+FORWARD = timedelta(days=0)
 # A block whose turns are noted already to this share adds too little to be a note of its own.
 REDUNDANT = 0.8
 QUOTE_CHARS = 300
@@ -98,9 +104,29 @@ EXTRACTIVE_LABEL = (
 
 
 @dataclass(frozen=True, slots=True)
+class Tuning:
+    """What the planner spends: ``evidence_tokens`` of notes a question (what stage 2 reads, estimated as
+    characters / 4), bought with ``first_k`` blocks in round 1 and ``later_k`` in each later round, each a
+    hit with ``window`` turns on either side, cut to ``block_share`` of the budget nearest turns first. A
+    time filter reaches ``forward`` past the time a question names: people tell of an event afterwards."""
+
+    evidence_tokens: int
+    first_k: int
+    later_k: int
+    window: int
+    block_share: float
+    forward: timedelta
+
+
+def tuning(evidence_tokens: int) -> Tuning:
+    """The measured choices for a budget (bench/recall_cv.py)."""
+    return Tuning(evidence_tokens, FIRST_TOP_K, DEFAULT_TOP_K, NOTE_WINDOW, BLOCK_SHARE, FORWARD)
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     keywords: tuple[str, ...]
-    terms: frozenset[str]  # the analysed keywords: what a later hit must cover to be noted
+    terms: frozenset[str]  # the analysed keywords
     since: datetime | None  # the question's time range, as instants (inclusive); None: no filter
     until: datetime | None
     spread: bool = False  # a how many / which ones / how often question: the answer spans sessions
@@ -109,6 +135,12 @@ class Plan:
     spellings: tuple[tuple[str, frozenset[str]], ...] = ()
     # The analysis of the question's language (the chats'): its stop words, stems and time words.
     analyzer: Analyzer = field(default=DEFAULT_ANALYZER, compare=False)
+    # The terms but those naming a time ("week", "May"): what a later hit must cover half of to be noted.
+    topic: frozenset[str] = frozenset()
+
+    @property
+    def note_terms(self) -> frozenset[str]:
+        return self.topic or self.terms
 
 
 def content_words(text: str, analyzer: Analyzer = DEFAULT_ANALYZER) -> list[str]:
@@ -228,8 +260,16 @@ def plan(
     since, until = (ranges[0].start, ranges[0].end) if ranges else (None, None)
     words = content_words(rest, analyzer) or content_words(question, analyzer) or question.split()
     terms = frozenset(analyzer.analyze(" ".join(words)))
+    timed = frozenset(analyzer.analyze(" ".join(time_words(lang))))
     return Plan(
-        tuple(words), terms, since, until, spreads(question, lang), spellings(rest, terms, analyzer), analyzer
+        tuple(words),
+        terms,
+        since,
+        until,
+        spreads(question, lang),
+        spellings(rest, terms, analyzer),
+        analyzer,
+        terms - timed,
     )
 
 
@@ -317,8 +357,11 @@ def expansion(
     return best
 
 
-def run_planner(p: Plan, toolbox: Toolbox) -> str:
-    """Drive the toolbox like a model would, on the question's ``plan``. Returns why the search stopped."""
+def run_planner(p: Plan, toolbox: Toolbox, spend: Tuning | None = None) -> str:
+    """Drive the toolbox like a model would, on the question's ``plan``, within ``spend`` (the default
+    budget's choices when None). Returns why the search stopped."""
+    spend = spend or tuning(EVIDENCE_TOKENS)
+    notes = NoteBudget(spend)
     rarity = _Rarity(toolbox)
     # The other spellings the archive holds join the question's words, and a hit holding one covers the
     # words it stands for.
@@ -332,26 +375,29 @@ def run_planner(p: Plan, toolbox: Toolbox) -> str:
     used = set(p.terms) | same.keys()
     stems: dict[str, list[str]] = {}
     keywords = " ".join([*p.keywords, *others])
+    terms = p.note_terms
 
     def covered(hit_terms: Sequence[str]) -> list[str]:
         return [t for h in hit_terms for t in same.get(h, (h,))]
 
-    search_between(toolbox, keywords, FIRST_TOP_K, None, None, window=NOTE_WINDOW)
+    search_between(toolbox, keywords, spend.first_k, None, None, window=spend.window)
     if not toolbox.last_hits:
         toolbox.call("finish_search", {})
         return "finish_search"
     # The first round's hits are the question's own best matches: all that add turns are kept, as one
     # search would show them. Later rounds drift, so their hits must cover half of the question's terms.
-    note_best(toolbox, range(1, len(toolbox.last_hits) + 1), p.terms, covered)
+    last_hits = toolbox.last_hits  # as found: the notes may cut them, the next rounds read them whole
+    notes.take(toolbox, range(1, len(last_hits) + 1), terms, covered)
     queue: list[tuple[str, datetime | None, datetime | None, bool]] = []  # query, range, widened already
     if p.since or p.until:
-        queue.append((keywords, p.since, p.until, False))
-    last_hits = toolbox.last_hits
+        # The time named and what follows it: an event is told of in the days after it.
+        until = p.until + spend.forward if p.until else None
+        queue.append((keywords, p.since, until, False))
     # A spread question about one of the people whose turns round 1 showed ("what books has Melanie
     # read?") repeats its words in that person's turns only: their own turns hold the facts about them.
     speaker = named_speaker(last_hits, p.terms, p.analyzer) if p.spread else None
     continued = False  # a spread question's words have run again once
-    while not toolbox.exhausted:
+    while not toolbox.exhausted and not notes.spent():
         own = False  # this round's blocks are the question's next best matches, noted as round 1's are
         who: tuple[str, ...] = ()
         if queue:
@@ -370,7 +416,7 @@ def run_planner(p: Plan, toolbox: Toolbox) -> str:
             query, since, until, widened = " ".join([keywords, *extra]), None, None, False
         # Later rounds rank by plain BM25: measured better than session fusion for these rounds.
         search_between(
-            toolbox, query, DEFAULT_TOP_K, since, until, session_rank=False, window=NOTE_WINDOW, speakers=who
+            toolbox, query, spend.later_k, since, until, session_rank=False, window=spend.window, speakers=who
         )
         hits = toolbox.last_hits
         if not hits:
@@ -381,8 +427,8 @@ def run_planner(p: Plan, toolbox: Toolbox) -> str:
                     0, (query, *_widened(since, until), True) if wider else (query, None, None, True)
                 )
             continue
-        picks = [i for i, h in enumerate(hits, 1) if own or worth_noting(covered(h.terms), p.terms)]
-        note_best(toolbox, picks, p.terms, covered)
+        picks = [i for i, h in enumerate(hits, 1) if own or worth_noting(covered(h.terms), terms)]
+        notes.take(toolbox, picks, terms, covered)
         last_hits = hits
     reason = "max_rounds" if toolbox.exhausted else "finish_search"
     toolbox.call("finish_search", {})
@@ -399,28 +445,114 @@ def named_speaker(
     return named[0] if len(named) == 1 else None
 
 
-def note_best(
-    toolbox: Toolbox,
-    picks: Iterable[int],
-    terms: frozenset[str],
-    covered: Callable[[Sequence[str]], Sequence[str]] = list,
-) -> None:
-    """Note the last search's blocks ``picks`` (1-based) that add turns the notes lack, up to ``NOTE_CAP``
-    notes in all; when they do not all fit, those covering more of ``terms`` go first. ``covered`` reads a
-    hit's terms as the question's (another spelling as the words it stands for)."""
-    hits = toolbox.last_hits
-    noted = {t for n in toolbox.notes for t in n.turn_ids}
-    fresh = []
-    for i in picks:
-        ids = {w.turn.id for w in hits[i - 1].window} or {hits[i - 1].turn.id}
-        if len(ids & noted) >= REDUNDANT * len(ids):
-            continue
-        noted |= ids
-        fresh.append(i)
-    room = max(0, NOTE_CAP - len(toolbox.notes))
-    best = sorted(fresh, key=lambda i: -coverage(covered(hits[i - 1].terms), terms))[:room]
-    if best:
-        toolbox.call("take_note", {"indices": sorted(best)})
+class NoteBudget:
+    """Notes bought with evidence tokens: each block cut to its share of the budget (the turns nearest its
+    hit kept), a block whose turns are mostly noted already skipped, and the rest taken while the budget
+    lasts, those covering more of the question's terms first."""
+
+    def __init__(self, spend: Tuning) -> None:
+        self.budget = spend.evidence_tokens * CHARS_PER_TOKEN
+        self.block = max(BLOCK_MIN, int(self.budget * spend.block_share))
+        self.used = 0  # characters of the notes so far, as stage 2 reads them
+        self.cut: dict[str, Turn] = {}  # turns noted in part: any later block shows them so
+
+    def spent(self) -> bool:
+        return self.used >= self.budget
+
+    def take(
+        self,
+        toolbox: Toolbox,
+        picks: Iterable[int],
+        terms: frozenset[str],
+        covered: Callable[[Sequence[str]], Sequence[str]] = list,
+    ) -> None:
+        """Note the last search's blocks ``picks`` (1-based) that add turns the notes lack and fit the
+        budget. ``covered`` reads a hit's terms as the question's (another spelling as the words it stands
+        for)."""
+        hits = list(toolbox.last_hits)
+        noted = {t for n in toolbox.notes for t in n.turn_ids}
+        sessions = {n.session_id for n in toolbox.notes}
+        chosen = []
+        order = sorted(picks, key=lambda i: -coverage(covered(hits[i - 1].terms), terms))
+        for i in order:
+            header = 0 if hits[i - 1].turn.session_id in sessions else _header(hits[i - 1])
+            hit = _cut(self.keep_cut(hits[i - 1]), noted, min(self.block, self.budget - self.used) - header)
+            if hit is None:
+                continue
+            ids = {w.turn.id for w in hit.window}
+            if len(ids & noted) >= REDUNDANT * len(ids):
+                continue
+            cost = header + sum(_chars(w.turn) for w in hit.window if w.turn.id not in noted)
+            if self.used + cost > self.budget:  # a cut turn's newlines, indented, can tip it over
+                continue
+            self.used += cost
+            if hit.turn.text != hits[i - 1].turn.text:
+                self.cut[hit.turn.id] = hit.turn
+            noted |= ids
+            sessions.add(hit.turn.session_id)
+            hits[i - 1] = hit
+            chosen.append(i)
+        if chosen:
+            toolbox.last_hits = tuple(hits)
+            toolbox.call("take_note", {"indices": sorted(chosen)})
+
+    def keep_cut(self, hit: Hit) -> Hit:
+        if not self.cut.keys() & {w.turn.id for w in hit.window}:
+            return hit
+        window = tuple(replace(w, turn=self.cut.get(w.turn.id, w.turn)) for w in hit.window)
+        return replace(hit, turn=self.cut.get(hit.turn.id, hit.turn), window=window)
+
+
+# How stage 2 reads the notes (``answer.evidence``): each turn a line "[n] time speaker: text" (its own
+# newlines indented by four), each session a header naming its chat, source and times, and a blank line.
+CHARS_PER_TOKEN = 4
+TURN_CHARS = 26
+SESSION_CHARS = 73
+# The least of a long hit turn worth a note, and the least room a block has under a small budget.
+CUT_MIN = 400
+BLOCK_MIN = 600
+
+
+def _chars(turn: Turn) -> int:
+    body = prompts.turn_text(said(turn.speaker, turn.text))
+    return len(body) + 4 * body.count("\n") + len(turn.speaker) + TURN_CHARS
+
+
+def _header(hit: Hit) -> int:
+    return SESSION_CHARS + len(hit.chat.name) + len(hit.chat.source)
+
+
+def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
+    """``hit`` with the turns of its window nearest the hit turn that fit ``room`` characters (turns noted
+    already cost nothing). A hit turn longer than the room (an assistant's long reply) is cut to the part
+    around its match, as a model is shown a turn past ``MODEL_CHARS``; None when not even ``CUT_MIN``
+    characters fit."""
+    window = hit.window or (WindowTurn(hit.turn, True),)
+    center = next(i for i, w in enumerate(window) if w.hit)
+
+    def cost(w: WindowTurn) -> int:
+        return 0 if w.turn.id in noted else _chars(w.turn)
+
+    used = cost(window[center])
+    if used > room:
+        if room < CUT_MIN:
+            return None
+        turn = hit.turn
+        view = snippet(turn.text, hit.terms, room - _chars(replace(turn, text="")) - 4, hit.chat.lang)
+        end = view.start + len(view.text)
+        text = ("… " if view.start else "") + view.text + (" …" if end < view.length else "")
+        cut = replace(turn, text=text)
+        return replace(hit, turn=cut, window=(WindowTurn(cut, True),))
+    lo = hi = center
+    for step in range(1, len(window)):
+        grew = False
+        for j in (center + step, center - step):
+            if 0 <= j < len(window) and (j == hi + 1 or j == lo - 1) and used + cost(window[j]) <= room:
+                used += cost(window[j])
+                lo, hi, grew = min(lo, j), max(hi, j), True
+        if not grew:
+            break
+    return replace(hit, window=window[lo : hi + 1])
 
 
 def _widened(since: datetime, until: datetime) -> tuple[datetime, datetime]:

@@ -70,7 +70,7 @@ def run(
         if earlier:
             plan, carried_chats = conversation.carried(plan, earlier, tz=tz, span=span, analyzer=analyzer)
             toolbox.chats = toolbox.chats or carried_chats
-        reason = planner.run_planner(plan, toolbox)
+        reason = planner.run_planner(plan, toolbox, planner.tuning(budget.evidence_tokens))
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
         found = extractive.extract(
             question,

@@ -22,6 +22,15 @@ from refind_cli.cli.common import (
     stdout_console,
 )
 
+BudgetOption = Annotated[
+    int | None,
+    typer.Option(
+        "--budget",
+        min=1,
+        help="Evidence tokens a question the offline planner's notes may spend (default: measured).",
+    ),
+]
+
 
 @app.command("ask")
 def ask_command(
@@ -56,6 +65,7 @@ def ask_command(
     max_cost: Annotated[
         float | None, typer.Option("--max-cost", min=0.0, help="Stop searching after this many US dollars.")
     ] = None,
+    budget: BudgetOption = None,
     now: Annotated[
         str | None, typer.Option("--now", help="When the question is asked, ISO date-time (default: now).")
     ] = None,
@@ -88,7 +98,7 @@ def ask_command(
         trace = AskTrace(stderr_console(), tz=zone_, rounds=not quiet and not json_out)
         typed = Typed(
             model, answer_model, api_base, offline, protocol, max_rounds, max_tokens, max_cost,
-            chat, source, speaker, now, zone_,
+            chat, source, speaker, now, zone_, budget,
         )  # fmt: skip
         with open_home(ctx) as home:
             if question is None or follow:
@@ -127,6 +137,7 @@ def eval_command(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
     max_rounds: Annotated[int, typer.Option("--max-rounds", min=1, help="Searches per question.")] = 4,
     k: Annotated[int, typer.Option("-k", min=1, help="Hits of the single-search baseline.")] = 5,
+    budget: BudgetOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Measure retrieval (and, with a model, judged answer accuracy) on LongMemEval or LoCoMo data."""
@@ -145,6 +156,7 @@ def eval_command(
             limit=limit,
             max_rounds=max_rounds,
             k=k,
+            evidence_tokens=budget,
         )
         questions = benchmark_questions(request)
         err = stderr_console()

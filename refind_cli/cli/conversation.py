@@ -46,6 +46,7 @@ class Typed:
     speakers: Sequence[str] | None
     now: str | None  # --now: every question is asked then (tests, reproducible runs)
     tz: tzinfo
+    evidence_tokens: int | None = None  # --budget: what the offline planner's notes may spend
 
     def request(self, home: Home, question: str, conversation: Conversation | None = None) -> AskRequest:
         switched = conversation is not None and conversation.model is not None
@@ -64,6 +65,7 @@ class Typed:
             speakers=self.speakers,
             now=self.now,
             tz=self.tz,
+            evidence_tokens=self.evidence_tokens,
         )
 
     def conversation(self) -> Conversation:

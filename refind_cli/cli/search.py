@@ -21,7 +21,7 @@ from refind_cli.cli.common import (
     stderr_console,
     stdout_console,
 )
-from refind_cli.request import MAX_K, MAX_WINDOW
+from refind_cli.request import MAX_K, MAX_WINDOW, SESSION_RANK
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -53,9 +53,12 @@ def search_command(
     exclude_session: Annotated[
         list[str] | None, typer.Option("--exclude-session", help="Skip this session id; repeatable.")
     ] = None,
-    no_session_rank: Annotated[
-        bool, typer.Option("--no-session-rank", help="Plain BM25 order, without session fusion.")
-    ] = False,
+    session_rank: Annotated[
+        bool,
+        typer.Option(
+            "--session-rank/--no-session-rank", help="Fuse each hit's score with its session's (RRF)."
+        ),
+    ] = SESSION_RANK,
     tz: TzOption = None,
     json_out: JsonOption = False,
     jsonl_out: Annotated[
@@ -92,7 +95,7 @@ def search_command(
             k=k,
             window=window,
             exclude_sessions=exclude_session or (),
-            session_rank=not no_session_rank,
+            session_rank=session_rank,
             sort="time" if newest else sort or "score",
             now=datetime.now(zone_),
             tz=zone_,

@@ -411,3 +411,15 @@ register(
         names=("messages_*.json", "*.zip"),
     )
 )
+# Line-based logs read by one engine (linelog.py). Their sniffs need a title or two stamped lines of their
+# own layouts; Signal's Markdown is a .md file, which WhatsApp's sniff refuses. A signal-export chat folder
+# is one export, read from its chat.md; its data.json (the same chat) is read only when named.
+register(Importer("line", "refind_cli.importers.line", takes=("file",), names=("*.txt",)))
+register(
+    Importer("kakaotalk", "refind_cli.importers.kakaotalk", takes=("file", "zip"), names=("*.txt", "*.zip"))
+)
+register(
+    Importer(
+        "signal", "refind_cli.importers.signal_logs", takes=("file", "folder"), names=("chat.md", "*.txt")
+    )
+)

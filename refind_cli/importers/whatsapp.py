@@ -254,7 +254,8 @@ _IOS_CHAT_FILE = "_chat.txt"
 def sniff(path: Path) -> bool:
     """Whether the first non-empty line of the file, or of a zip's chat file, is a WhatsApp header."""
     try:
-        if not path.is_file():
+        # WhatsApp never writes Markdown; signal-export's chat.md has stamps like Swedish iOS ones.
+        if not path.is_file() or path.suffix.lower() == ".md":
             return False
         with path.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)

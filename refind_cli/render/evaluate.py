@@ -54,7 +54,8 @@ def print_eval(report: EvalReport, console: Console) -> None:
             fmt,
         )
         return
-    table = Table(title=f"{report.benchmark} · {report.mode} · k={report.k}", title_justify="left")
+    title = f"{report.benchmark} · {report.mode} · k={report.k} · budget={report.budget:,} evidence tokens"
+    table = Table(title=title, title_justify="left")
     table.add_column("category")
     table.add_column("questions", justify="right")
     for m in metrics:
@@ -80,6 +81,7 @@ def eval_json(report: EvalReport) -> dict[str, Any]:
         "benchmark": report.benchmark,
         "mode": report.mode,
         "k": report.k,
+        "budget": report.budget,
         "token_estimate": TOKEN_ESTIMATE,
         "summary": report.summary,
         "questions": [

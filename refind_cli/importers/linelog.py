@@ -1,0 +1,587 @@
+"""The shared reader of line-based chat logs (LINE, KakaoTalk, signal-export Markdown, signalbackup-tools):
+each format is a ``Grammar``, tables of line patterns and words, and this module does the reading.
+
+A log is a title and a "saved on" line (both optional), then day lines and message lines. A message line
+carries a stamp (its date, or only its time under the last day line), an optional sender and the first
+line of its text; every following line that is neither a day nor a message line continues it. A message
+line without a sender is a system line. A format can write its stamps in several layouts (a platform, a
+locale, an app version): the first message line of a file decides which one, once; the order of dates whose
+numbers do not say which is the day is learned once too, from the first date that tells it.
+
+The file is streamed line by line from its bytes, never decoded whole. Times are wall-clock times without
+an offset, read in the zone the import is told. Nothing is dropped: a placeholder (``[Photo]``) or a system
+line is a message of its own kind, and a line whose stamp cannot be a real time (31 February, 25:70) is
+text of the message before.
+"""
+
+from __future__ import annotations
+
+import calendar
+import codecs
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+from refind_cli.errors import InputError
+from refind_cli.importers import container
+
+# WhatsApp's reader knows how a wall-clock time becomes an instant on a day the clocks change.
+from refind_cli.importers.whatsapp import _day_offset, _on_clock_change
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+SNIFF_BYTES = 16 << 10
+SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
+
+# Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
+MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+WS = "[ \u00a0\u202f\u2009]"
+
+# AM/PM words by language, written before the time (Korean, Chinese, Japanese) or after it.
+AMPM: dict[str, bool] = {
+    "am": False,
+    "pm": True,
+    "a.m.": False,
+    "p.m.": True,
+    "오전": False,
+    "오후": True,
+    "上午": False,
+    "下午": True,
+    "午前": False,
+    "午後": True,
+    "ก่อนเที่ยง": False,
+    "หลังเที่ยง": True,
+}
+AMPM_WORDS = "(?i:" + "|".join(re.escape(w) for w in sorted(AMPM, key=len, reverse=True)) + ")"
+TIME = (
+    rf"(?P<time>(?:(?P<ap>{AMPM_WORDS}){WS}?)?(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?"
+    rf"(?:{WS}?(?P<ap2>{AMPM_WORDS}))?)"
+)
+
+# Month and weekday names: English from the calendar module (the C locale); the CJK day characters and Thai
+# abbreviations by hand.
+MONTHS: dict[str, int] = {
+    name.lower(): number
+    for names in (calendar.month_name, calendar.month_abbr)
+    for number, name in enumerate(names)
+    if name
+}
+_CJK_DAYS = {"ja": "月火水木金土日", "zh": "一二三四五六日", "ko": "월화수목금토일"}
+_THAI_DAYS = ("จ", "อ", "พ", "พฤ", "ศ", "ส", "อา")  # abbreviations, written with a dot
+WEEKDAYS: dict[str, int] = (
+    {name.lower(): n for names in (calendar.day_name, calendar.day_abbr) for n, name in enumerate(names)}
+    | {c: n for n, c in enumerate(_CJK_DAYS["ja"])}
+    | {c + "曜日": n for n, c in enumerate(_CJK_DAYS["ja"])}
+    | {p + c: n for n, c in enumerate(_CJK_DAYS["zh"]) for p in ("", "周", "週", "星期")}
+    | {"周天": 6, "週天": 6, "星期天": 6, "天": 6}
+    | {c: n for n, c in enumerate(_CJK_DAYS["ko"])}
+    | {c + "요일": n for n, c in enumerate(_CJK_DAYS["ko"])}
+    | {c: n for n, c in enumerate(_THAI_DAYS)}
+)
+
+BUDDHIST_OFFSET = 543
+BUDDHIST_FROM = 2400  # no Gregorian year of a chat is that large: a Thai year without its "BE"
+YEARS = (1970, 2199)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """One way a format writes its lines. ``message`` names its parts: the date (``y``, ``mo`` or ``mon``,
+    ``d``; or ``a``/``b`` when which is the day is not written, ``dow`` the weekday that tells), the time
+    (``TIME``'s groups), ``sender`` (absent or empty on a system line) and ``text``. A message without a date
+    is on the day of the last ``days`` line. ``system``: lines without a stamp that are system messages
+    (KakaoTalk's PC app writes joins and leaves so), dated like the message before."""
+
+    message: re.Pattern[str]
+    days: tuple[re.Pattern[str], ...] = ()
+    system: re.Pattern[str] | None = None
+    suffixes: tuple[str, ...] = ()  # the file name endings it is sniffed in; () for any
+
+
+@dataclass(frozen=True, slots=True)
+class Grammar:
+    """A format: its layouts and the words it writes (titles, placeholders, the exporting person's name)."""
+
+    what: str  # "a LINE chat export": for errors
+    example: str  # a message line as the format writes it: for errors
+    layouts: tuple[Layout, ...]
+    # A first line that names the chat: its group ``name``; the kind of chat it says, "direct" or "group".
+    titles: tuple[tuple[re.Pattern[str], str], ...] = ()
+    saved: re.Pattern[str] | None = None  # the "saved on" line after the title
+    kinds: Mapping[str, str] = field(default_factory=dict)  # whole texts (placeholders) -> Kind
+    kind_patterns: tuple[tuple[re.Pattern[str], str], ...] = ()  # first lines matched -> Kind
+    own: frozenset[str] = frozenset()  # the names an export gives the exporting person
+    quoted: bool = False  # a multi-line text is wrapped in double quotes
+    # White space around a text is layout, not text: Markdown's line-break spaces, the blank lines around a
+    # quoted message.
+    trim: bool = False
+    # kind_patterns as one alternation, one match a message: group k<i> is kind_patterns[i].
+    kind_pattern: re.Pattern[str] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.kind_patterns:
+            joined = "|".join(f"(?P<k{i}>{p.pattern})" for i, (p, _) in enumerate(self.kind_patterns))
+            object.__setattr__(self, "kind_pattern", re.compile(joined))
+
+    def kind_of(self, first_line: str) -> str:
+        """The kind of a message with a sender, from its first line."""
+        kind = self.kinds.get(first_line)
+        if kind is not None:
+            return kind
+        m = self.kind_pattern.match(first_line) if self.kind_pattern is not None else None
+        return self.kind_patterns[int(m.lastgroup[1:])][1] if m is not None and m.lastgroup else Kind.TEXT
+
+
+def pattern(text: str) -> re.Pattern[str]:
+    return re.compile(text)
+
+
+# --- lines --------------------------------------------------------------------------------------------
+
+
+def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
+    """The lines of a text export decoded as they stream in: UTF-8 (BOM optional) or UTF-16 with a BOM. Only
+    CR LF, CR and LF end a line (U+2028 is text). Invalid bytes are an InputError naming the line."""
+    decoder: codecs.IncrementalDecoder | None = None
+    pending = ""
+    number = 0
+    start = b""  # the first bytes, until there are enough to tell a UTF-16 BOM
+    for chunk in itertools.chain(chunks, [b""]):
+        if decoder is None:
+            start += chunk
+            if len(start) < 2 and chunk:
+                continue
+            utf16 = start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+            decoder = codecs.getincrementaldecoder("utf-16" if utf16 else "utf-8-sig")()
+            chunk = start
+        try:
+            text = pending + decoder.decode(chunk)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(path, where, number + exc.object[: exc.start].count(b"\n") + 1, exc) from None
+        if "\r" in text:
+            held = text.endswith("\r")  # its LF may open the next chunk
+            text = text[:-1] if held else text
+            text = text.replace("\r\n", "\n").replace("\r", "\n") + ("\r" if held else "")
+        lines = text.split("\n")
+        pending = lines.pop()
+        number += len(lines)
+        yield from lines
+    if decoder is not None:
+        try:
+            pending += decoder.decode(b"", final=True)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(path, where, number + 1, exc) from None
+    pending = pending.replace("\r", "")
+    if pending:
+        yield pending
+
+
+def _decode_error(path: Path | str, where: str | None, line: int, exc: UnicodeDecodeError) -> InputError:
+    place = f"{where}, line {line}" if where else f"line {line}"
+    return InputError(path, f"invalid text ({exc.reason}); not a text export", place)
+
+
+def head_lines(data: bytes) -> list[str]:
+    """The complete lines of a file's first bytes, leniently decoded: what a sniff looks at."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = data.decode("utf-16", errors="ignore")
+    else:
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if len(data) >= SNIFF_BYTES:
+        lines.pop()  # cut off mid-line
+    return lines
+
+
+def file_head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(SNIFF_BYTES)
+
+
+# --- times --------------------------------------------------------------------------------------------
+
+
+class Clock:
+    """Wall-clock times read in one zone: a day's offset is looked up once, unless its clocks change."""
+
+    def __init__(self, tz: tzinfo) -> None:
+        self.tz = tz
+        self.days: dict[tuple[int, int, int], datetime | None] = {}
+        self.previous = datetime.min.replace(tzinfo=UTC)
+
+    def at(self, date: tuple[int, int, int], time: timedelta) -> datetime:
+        if date not in self.days:
+            offset = _day_offset(*date, self.tz)
+            self.days[date] = None if offset is None else datetime(*date, tzinfo=UTC) - offset
+        midnight = self.days[date]
+        if midnight is not None:
+            return midnight + time
+        # Only a day the clocks change needs the time before: its own earlier messages are the ones that
+        # tell whether the clocks have gone back yet.
+        self.previous = _on_clock_change(datetime(*date) + time, self.tz, self.previous)
+        return self.previous
+
+
+def read_date(m: re.Match[str], day_first: bool | None = None) -> tuple[int, int, int] | None:
+    """(year, month, day) from a match's date groups; None when they name no real day. ``day_first``: the
+    order of ``a``/``b`` dates that neither their numbers nor their weekday tell, as the file's other dates
+    told it (``told_order``); unknown yet, a Buddhist-era date is day first (Thai), others month first."""
+    groups = m.groupdict()
+    year_text = groups.get("y")
+    if not year_text:
+        return None
+    year = int(year_text)
+    buddhist = bool(groups.get("be")) or year >= BUDDHIST_FROM
+    if len(year_text) <= 2:
+        year += 2000
+    elif buddhist:
+        year -= BUDDHIST_OFFSET
+    if groups.get("a"):
+        options = _orders(m, year)
+        if not options:
+            return None
+        if len(options) == 1:
+            month, day = options[0]
+        else:
+            first = day_first if day_first is not None else buddhist
+            month, day = options[1] if first else options[0]
+    else:
+        month_text = groups.get("mo") or ""
+        month = int(month_text) if month_text else MONTHS.get((groups.get("mon") or "").lower(), 0)
+        day = int(groups.get("d") or 0)
+    if not (YEARS[0] <= year <= YEARS[1] and _real(year, month, day)):
+        return None
+    return year, month, day
+
+
+def told_order(m: re.Match[str]) -> bool | None:
+    """Whether an a/b date is day first, where its numbers or its weekday leave one reading; else None."""
+    groups = m.groupdict()
+    if not groups.get("a") or groups["a"] == groups["b"]:
+        return None
+    date = read_date(m)
+    options = _orders(m, date[0]) if date else []
+    return options[0] == (int(groups["b"]), int(groups["a"])) if len(options) == 1 else None
+
+
+def _orders(m: re.Match[str], year: int) -> list[tuple[int, int]]:
+    """The (month, day) readings of an a/b date that name a real day, month first first; of those, the ones
+    on its weekday if it has one and some are."""
+    a, b = int(m["a"]), int(m["b"])
+    options = [md for md in dict.fromkeys([(a, b), (b, a)]) if _real(year, *md)]
+    weekday = WEEKDAYS.get((m.groupdict().get("dow") or "").strip().lower().rstrip("."))
+    if weekday is not None:
+        on_day = [md for md in options if calendar.weekday(year, *md) == weekday]
+        options = on_day or options
+    return options
+
+
+def _real(year: int, month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]
+
+
+def read_time(m: re.Match[str]) -> int | None:
+    """Seconds since midnight from a match's time groups; None for a time that cannot be (25:70, 13 PM)."""
+    hour, minute = int(m["h"]), int(m["mi"])
+    second = int(m["s"]) if m["s"] else 0
+    word = m["ap"] or m["ap2"]
+    if word:
+        if hour > 12:
+            return None
+        hour = hour % 12 + (12 if AMPM[word.lower()] else 0)
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    return hour * 3600 + minute * 60 + second
+
+
+# --- the reader -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What the lines before the first message say: the chat's title and kind, and the layout."""
+
+    title: str | None
+    kind: str
+    layout: Layout
+
+
+def _content(line: str) -> str:
+    return line.strip().strip(MARKS).strip()
+
+
+def _title(grammar: Grammar, line: str) -> tuple[str, str] | None:
+    for title, kind in grammar.titles:
+        m = title.fullmatch(line)
+        if m:
+            return m["name"].strip(), kind
+    return None
+
+
+def _day_line(layout: Layout, line: str) -> bool:
+    return any((m := day.fullmatch(line)) and read_date(m) for day in layout.days)
+
+
+def _message_line(layout: Layout, line: str) -> bool:
+    """Whether a line is a message line of this layout with a stamp that can be read."""
+    m = layout.message.match(line)
+    return bool(
+        m
+        and read_time(m) is not None
+        and (m.re.groupindex.get("y") is None or m["y"] is None or read_date(m))
+    )
+
+
+def _stamped(layout: Layout, line: str) -> bool:
+    return _message_line(layout, line) or _day_line(layout, line)
+
+
+def sniff_lines(grammar: Grammar, lines: list[str], suffix: str) -> bool:
+    """Whether a file's first lines are this format's: a title of it, or a first content line that is one of
+    its day or message lines followed by another (a day line alone is a date in a novel)."""
+    content = [_content(line) for line in lines]
+    content = [line for line in content if line][:SNIFF_LINES]
+    if not content:
+        return False
+    if _title(grammar, content[0]) is not None:
+        return True
+    for layout in grammar.layouts:
+        if layout.suffixes and suffix not in layout.suffixes:
+            continue
+        if _stamped(layout, content[0]) and (
+            len(content) == 1 or _stamped(layout, content[1]) or layout.message.match(content[0]) is not None
+        ):
+            return True
+    return False
+
+
+class Reader:
+    """One file's messages under a grammar, from its lines. ``head()`` reads up to the first message line
+    (raising InputError when the file is not of the format); ``messages()`` goes on from there."""
+
+    def __init__(
+        self, grammar: Grammar, lines: Iterator[str], tz: tzinfo, path: Path | str, where: str | None
+    ) -> None:
+        self.grammar, self.lines, self.path, self.where = grammar, lines, path, where
+        self.clock = Clock(tz)
+        self.number = 0
+
+    def _place(self, number: int) -> str:
+        return f"{self.where}, line {number}" if self.where else f"line {number}"
+
+    def _next(self) -> str | None:
+        line = next(self.lines, None)
+        if line is not None:
+            self.number += 1
+        return line
+
+    def head(self, suffix: str = "") -> Head:
+        """The title, and the layout of the first message line. Day lines before it are read again by
+        ``messages()``: a day line alone does not tell the layouts apart (KakaoTalk's 2014 app wrote the
+        same day lines as its later ones)."""
+        grammar = self.grammar
+        layouts = [layout for layout in grammar.layouts if not layout.suffixes or suffix in layout.suffixes]
+        title: tuple[str, str] | None = None
+        seen_content = 0
+        days: list[str] = []
+        while (line := self._next()) is not None:
+            text = _content(line)
+            if not text:
+                if days:
+                    days.append(line)
+                continue
+            seen_content += 1
+            if seen_content == 1 and (title := _title(grammar, text)) is not None:
+                continue
+            if seen_content == 2 and title is not None and grammar.saved and grammar.saved.match(text):
+                continue
+            stripped = line.lstrip(MARKS)
+            found = next((layout for layout in layouts if _message_line(layout, stripped)), None)
+            if found is not None:
+                self.number -= len(days)
+                self.lines = itertools.chain(days, [line], self.lines)
+                name, kind = title if title else (None, "chat")
+                return Head(name, kind, found)
+            on_day = [layout for layout in layouts if _day_line(layout, stripped)]
+            if not on_day:
+                raise InputError(
+                    self.path,
+                    f"not {grammar.what}: expected a line like {grammar.example!r}",
+                    self._place(self.number),
+                )
+            layouts = on_day
+            days.append(line)
+        if days:
+            raise InputError(self.path, f"has day lines but no messages; not {grammar.what}", self.where)
+        raise InputError(self.path, f"has no messages; not {grammar.what}", self.where)
+
+    def messages(self, layout: Layout) -> Iterator[Message]:
+        """The messages from the first message line on. A day line is held until the next line says what it
+        is: before a message, a new day; before a line of text, text of the message before (a person can
+        write a line that looks like a date)."""
+        grammar = self.grammar
+        message, days, system = layout.message, layout.days, layout.system
+        # Each distinct time, date and sender is read once (messages of one minute, one day, one person).
+        times: dict[str, tuple[timedelta, str] | None] = {}
+        date_groups = tuple(g for g in _DATE_GROUPS if g in message.groupindex)
+        written_dates: dict[tuple[str | None, ...], tuple[int, int, int] | None] = {}
+        date_texts: dict[tuple[int, int, int], str] = {}
+        senders: dict[str, str | None] = {}
+        day: tuple[int, int, int] | None = None
+        day_first: bool | None = None  # the order of a/b dates, once a date tells it
+        held_day: tuple[int, int, int] | None = None
+        held: list[str] = []  # the held day line and the blank lines after it
+        clock = self.clock
+        # The message being read, kept in locals (a million messages make an object each costly): its time
+        # (None before the first), local time text, sender, first line as written and as text, further lines.
+        when: datetime | None = None
+        local = ""
+        sender: str | None = None
+        first_raw = first_text = ""
+        more: list[str] | None = None
+
+        number = first = self.number + 1
+        for number, line in enumerate(self.lines, first):
+            stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
+            # Message lines first: they are most lines, and no layout's message line is also a day line.
+            m = message.match(stripped)
+            date = None
+            time: tuple[timedelta, str] | None = None
+            if m is not None:
+                time_text = m["time"]
+                time = times.get(time_text, _UNSEEN)
+                if time is _UNSEEN:
+                    time = times[time_text] = _time_of(m)
+                date = held_day or day
+                if date_groups:
+                    written = m.group(*date_groups) if len(date_groups) > 1 else (m[date_groups[0]],)
+                    if written[0] is not None:
+                        date = written_dates.get(written, _UNSEEN)
+                        if date is _UNSEEN:
+                            date = written_dates[written] = read_date(m, day_first)
+            if time is not None and date is not None:
+                assert m is not None
+                if when is not None:
+                    yield _message(grammar, when, local, sender, first_raw, first_text, more)
+                if held_day is not None:
+                    day, held_day = held_day, None
+                    held.clear()
+                date_text = date_texts.get(date)
+                if date_text is None:
+                    date_text = date_texts[date] = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} "
+                name = m["sender"]
+                sender = None
+                if name:
+                    sender = senders.get(name, _UNSEEN)
+                    if sender is _UNSEEN:
+                        sender = senders[name] = name.strip().strip(MARKS) or None
+                when = clock.at(date, time[0])
+                local = date_text + time[1]
+                first_raw, first_text, more = line, m["text"], None
+            elif m is None and days and (found := _day_of(days, stripped, day_first)) is not None:
+                new_day, told = found
+                if told is not None:
+                    day_first = told
+                if held_day is not None and when is not None:
+                    more = (more or []) + held  # a day line before a day line: the first was text
+                held_day = new_day
+                held[:] = [line]
+            elif held_day is not None and not _content(line):
+                held.append(line)
+            elif when is not None and system is not None and system.fullmatch(stripped):
+                yield _message(grammar, when, local, sender, first_raw, first_text, more)
+                held_day = None
+                held.clear()
+                sender, first_raw, first_text, more = None, line, stripped, None
+            elif when is not None:
+                if more is None:
+                    more = []
+                if held_day is not None:
+                    more += held
+                    held_day = None
+                    held.clear()
+                more.append(line)
+            elif _content(line):
+                self.number = number
+                raise InputError(
+                    self.path,
+                    f"expected a date or message line like {grammar.example!r}",
+                    self._place(number),
+                )
+        if when is not None:
+            yield _message(grammar, when, local, sender, first_raw, first_text, more)
+
+
+_UNSEEN: Any = object()
+# The groups that write a date, in a fixed order: a message line's written date, as a cache key.
+_DATE_GROUPS = ("y", "mo", "mon", "d", "a", "b", "be", "dow")
+
+
+def _time_of(m: re.Match[str]) -> tuple[timedelta, str] | None:
+    seconds = read_time(m)
+    if seconds is None:
+        return None
+    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}" + (f":{seconds % 60:02d}" if m["s"] else "")
+    return timedelta(seconds=seconds), text
+
+
+def _day_of(
+    days: tuple[re.Pattern[str], ...], line: str, day_first: bool | None
+) -> tuple[tuple[int, int, int], bool | None] | None:
+    """The date of a day line, and the date order it tells (``told_order``)."""
+    for day in days:
+        m = day.fullmatch(line)
+        if m is not None and (date := read_date(m, day_first)) is not None:
+            return date, told_order(m) if day_first is None else None
+    return None
+
+
+def _message(
+    grammar: Grammar,
+    when: datetime,
+    local: str,
+    sender: str | None,
+    first_raw: str,
+    first_text: str,
+    more: list[str] | None,
+) -> Message:
+    """A message from its first line (as written, and its text) and its further lines (both)."""
+    if more:
+        while more and not more[-1].strip():  # the blank lines before a day line
+            more.pop()
+    if more:
+        text, raw = "\n".join([first_text, *more]), "\n".join([first_raw, *more])
+        if grammar.quoted and text.startswith('"') and text.endswith('"'):
+            text = text[1:-1]
+    else:
+        text, raw = first_text, first_raw
+    if grammar.trim:
+        text = text.strip()
+        first = text.partition("\n")[0]
+    else:
+        first = first_text.strip()
+    kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
+    # Positional: a named tuple's keyword construction costs twice as much, once per message.
+    # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw, own)
+    return Message(when, sender, text, kind, None, None, local, None, None, False, raw, sender in grammar.own)
+
+
+def read_log(
+    grammar: Grammar,
+    lines: Iterator[str],
+    tz: tzinfo,
+    path: Path,
+    where: str | None,
+    chat: Callable[[Head], Chat],
+) -> ChatExport:
+    """One chat export from a log's lines: the head is read (and checked) now, the messages as consumed."""
+    reader = Reader(grammar, lines, tz, path, where)
+    head = reader.head(path.suffix.lower())
+    return ChatExport(chat=chat(head), messages=reader.messages(head.layout))
+
+
+def file_lines(path: Path) -> Iterator[str]:
+    return iter_lines(container.iter_file_chunks(path), path)
