@@ -119,6 +119,21 @@ MAX_TOKEN_CHARS = 40
 _CACHE_LIMIT = 500_000
 
 
+# Text longer than this is analysed in pieces of about this many characters, cut at white space.
+_PIECE = 1 << 20
+_SPACE = re.compile(r"\s")
+
+
+def _pieces(text: str) -> Iterator[str]:
+    start = 0
+    while start < len(text):
+        end = start + _PIECE
+        space = _SPACE.search(text, end, end + 4096) if end < len(text) else None
+        cut = space.end() if space else end
+        yield text[start:cut]
+        start = cut
+
+
 class Analyzer:
     """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word.
 
@@ -167,8 +182,9 @@ class Analyzer:
             terms = ""  # too long to be typed, a stop word, or joiners and marks alone (between two emoji)
         else:
             # Porter stems "s" to "": an empty term would be indexed and matched as a word.
-            # NFC so that a decomposed "é" stems like a composed one; "İ".lower() leaves a combining dot.
-            plain = unicodedata.normalize("NFC", word).replace("i\u0307", "i")
+            # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
+            # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".lower() leaves a combining dot.
+            plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
             if self._fold_first:
                 terms = self._stem(fold(plain))
             elif fold(plain) in self.stopwords:
@@ -213,7 +229,11 @@ class Analyzer:
     def index_text(self, text: str) -> str:
         """The terms ``text`` is indexed under, joined by single spaces: the form handed to tantivy's
         whitespace tokenizer."""
-        return self._terms(text, self._index_cache, self._learn_parts if self._parts else self._learn)
+        learn = self._learn_parts if self._parts else self._learn
+        if len(text) > _PIECE:
+            # A piece at a time: the list of a 50-MB message's words alone took 850 MB (issue 24).
+            return " ".join(filter(None, (self._terms(p, self._index_cache, learn) for p in _pieces(text))))
+        return self._terms(text, self._index_cache, learn)
 
     def query_text(self, text: str) -> str:
         """The terms of ``text`` as a query has them (no compound parts), joined by single spaces."""

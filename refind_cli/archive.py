@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -18,7 +19,7 @@ from urllib.parse import quote
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.home import ensure_home
+from refind_cli.home import ensure_home, home_to_read
 from refind_cli.records import ChatInfo, Kind, Turn
 from refind_cli.results import ChatSummary, SessionInfo
 
@@ -262,6 +263,13 @@ def _m008_message_counts(db: apsw.Connection) -> None:
     )
 
 
+def _m009_own_messages(db: apsw.Connection) -> None:
+    """Which messages the person whose export it is wrote, where the export says so (``Message.own``): what
+    ``--from me`` finds. Messages imported before stay unmarked: a re-import adds only what is new (forget
+    the chat and import it again to mark them)."""
+    db.execute("ALTER TABLE messages ADD COLUMN own INTEGER NOT NULL DEFAULT 0")
+
+
 def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
     """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
     rows = _rows(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
@@ -284,6 +292,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m006_chat_repairs", _m006_chat_repairs),
     ("m007_chat_language", _m007_chat_language),
     ("m008_message_counts", _m008_message_counts),
+    ("m009_own_messages", _m009_own_messages),
 )
 
 
@@ -443,7 +452,19 @@ def storage_errors(path: Path) -> Iterator[None]:
     except apsw.FullError:
         raise RefindError(f"{path}: the disk is full; what was being written was not kept") from None
     except (apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError, apsw.PermissionsError) as exc:
+        # SQLite says "disk I/O error" when even a read finds no room (a reader's shared-memory file).
+        if isinstance(exc, apsw.IOError) and _disk_full(path):
+            raise RefindError(
+                f"{path}: the disk is full; even reading the archive needs a little room"
+            ) from None
         raise RefindError(f"{path}: cannot read or write the archive ({exc})") from None
+
+
+def _disk_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent).free == 0
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -522,9 +543,8 @@ class Archive:
     def open(cls, home: Path, *, readonly: bool = False) -> Self:
         if not readonly:
             _ensure_home(home)
-        elif not home.exists():
-            # A first command creates the (private) home as it always did; a reader never makes the archive.
-            _ensure_home(home)
+        else:
+            home_to_read(home)  # a reader creates nothing: a home that does not exist yet reads as empty
         return cls(home / "archive.db", readonly=readonly)
 
     def close(self) -> None:
@@ -817,13 +837,19 @@ class Archive:
         exact = [seq for seq, key, name in rows if needle in (str(seq), key.lower(), name.lower())]
         return exact or [seq for seq, _key, name in rows if needle in name.lower()]
 
-    def speakers(self) -> list[tuple[str, str | None]]:
-        """Every (name, sender id) the messages are from, as turns name their speakers: what ``--from``
-        matches. A scan of the messages, paid only by a search that asks for speakers."""
-        return _rows(
-            self.db.execute("SELECT DISTINCT coalesce(sender, ''), sender_id FROM messages"),
-            tuple[str, str | None],
-        )
+    def speakers(self) -> list[tuple[str, str | None, bool]]:
+        """Every (name, sender id, whether any of its messages is the exporting person's own) the messages
+        are from, as turns name their speakers: what ``--from`` matches. A scan of the messages, paid only by
+        a search that asks for speakers. (An archive read before m008 knows no message as anyone's own.)"""
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}
+        own = "max(own)" if "own" in columns else "0"
+        return [
+            (name, sid, bool(mine))
+            for name, sid, mine in _rows(
+                self.db.execute(f"SELECT coalesce(sender, ''), sender_id, {own} FROM messages GROUP BY 1, 2"),
+                tuple[str, str | None, int],
+            )
+        ]
 
     # -- messages ---------------------------------------------------------------------------------------
 
@@ -838,15 +864,15 @@ class Archive:
 
     def insert_messages(self, rows: list[tuple]) -> int:
         """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
-        reply_to, edited, raw, import_seq); seq may be None. Returns how many were new; known uids are left
-        alone."""
+        reply_to, edited, raw, import_seq, own); seq may be None. Returns how many were new; known uids are
+        left alone."""
         # Counted by what the insert returns: the changes SQLite counts include the triggers' (message_counts).
         return sum(
             1
             for _ in self.db.executemany(
                 "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
-                " source_id, thread, reply_to, edited, raw, import_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-                " RETURNING 1",
+                " source_id, thread, reply_to, edited, raw, import_seq, own)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING 1",
                 rows,
             )
         )
@@ -891,16 +917,20 @@ class Archive:
     def replan_start(self, chat_seq: int, first_new_seq: int) -> int | None:
         """Where re-planning a chat's unthreaded sessions must begin once messages were added to it (those
         with seqs from ``first_new_seq`` on): the start of the last session that begins no later than the
-        earliest of them. Sessions before it end more than a session gap before it, so nothing added after
-        can change them. None: from the chat's beginning."""
-        return _first(
-            self.db.execute(
-                "SELECT max(start_ts) FROM sessions WHERE chat_seq = ? AND thread IS NULL AND start_ts <="
-                " (SELECT min(ts) FROM messages WHERE chat_seq = ? AND seq >= ?)",
-                (chat_seq, chat_seq, first_new_seq),
-            ),
-            tuple[int | None],
-        )[0]
+        earliest of them and that no earlier session reaches (a session cut at the cap inside a run of equal
+        timestamps shares its start time with the one before). Sessions before it end more than a session gap
+        before it, so nothing added after can change them. None: from the chat's beginning."""
+        rows = self.db.execute(
+            "SELECT start_ts, end_ts FROM sessions WHERE chat_seq = ? AND thread IS NULL AND start_ts <="
+            " (SELECT min(ts) FROM messages WHERE chat_seq = ? AND seq >= ?) ORDER BY start_ts DESC, seq DESC",
+            (chat_seq, chat_seq, first_new_seq),
+        )
+        start: int | None = None
+        for begins, ends in rows:
+            if start is not None and ends < start:
+                break
+            start = begins
+        return start
 
     def next_session_seq(self) -> int:
         return _first(self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM sessions"), tuple[int])[0]

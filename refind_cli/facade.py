@@ -294,9 +294,9 @@ class Home:
         if session is None:
             turn = archive.turns([turn_or_session]).get(turn_or_session)
             if turn is None:
-                raise RefindError(
-                    f"no session or turn {turn_or_session!r} in {self.path} (ids are in `refind search` output)"
-                )
+                # Neither the home's path nor more of the id than an id holds: an MCP client reads this too.
+                shown = turn_or_session if len(turn_or_session) <= 80 else f"{turn_or_session[:80]}..."
+                raise RefindError(f"no session or turn {shown!r} (ids are in `refind search` output)")
             session = archive.session(turn.session_id)
             assert session is not None
             around = around or turn.id

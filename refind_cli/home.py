@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+from refind_cli.errors import RefindError
 
 
 def resolve_home(explicit: str | Path | None = None) -> Path:
@@ -15,6 +18,20 @@ def resolve_home(explicit: str | Path | None = None) -> Path:
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
     return base / "refind"
+
+
+def home_to_read(home: Path) -> bool:
+    """Whether the home exists, for a reader, which creates nothing. A home that is not a folder, or one
+    this user cannot list, is a ``RefindError``: a reader must not answer "no chats" from it."""
+    try:
+        if not stat.S_ISDIR(os.stat(home).st_mode):
+            raise RefindError(f"{home}: cannot use this as the home folder (not a folder)")
+        os.listdir(home)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise RefindError(f"{home}: cannot use this as the home folder ({exc.strerror or exc})") from None
+    return True
 
 
 def ensure_home(home: Path) -> Path:

@@ -381,6 +381,8 @@ def serve(home: Home, *, tz: tzinfo, chats: Sequence[str] | None = None) -> None
             server = build(home, tz=tz, scope=scope, scope_names=names, spent=spent if wire else None)
             # The SDK reads lines from the one and writes to the other, as from its own thread-backed files.
             stdin, stdout = cast("tuple[Any, Any]", wire or (None, None))
+            if wire:
+                stdin = mcp_stdio.Requests(stdin, stdout.send)
             async with stdio_server(stdin, stdout) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
 

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
 import anyio
 import anyio.lowlevel
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
 
 CHUNK = 1 << 16
 
@@ -66,6 +69,65 @@ class Lines:
             self._buffer += data
 
 
+class Requests:
+    """The JSON-RPC messages among ``lines``: only they reach the SDK, which drops anything else without a
+    word. A line that is not JSON is answered -32700 and one that is not JSON-RPC -32600 through ``refuse``;
+    lone surrogates (valid JSON that the SDK's parser refuses) become U+FFFD, so that request is answered."""
+
+    def __init__(self, lines: Lines, refuse: Callable[[str], Awaitable[None]]) -> None:
+        self._lines = lines
+        self._refuse = refuse
+
+    def __aiter__(self) -> Requests:
+        return self
+
+    async def __anext__(self) -> str:
+        async for line in self._lines:
+            message, refusal = _message(line)
+            if message is not None:
+                return message
+            if refusal is not None:
+                await self._refuse(refusal)
+        raise StopAsyncIteration
+
+
+def _message(line: str) -> tuple[str | None, str | None]:
+    """A line as the SDK can read it, or else the error response it gets (None for a blank line)."""
+    try:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return line, None
+    except ValueError:
+        pass
+    if not line.strip():
+        return None, None
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None, _error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    fixed = json.dumps(_without_lone_surrogates(message))
+    try:
+        jsonrpc_message_adapter.validate_json(fixed, by_name=False)
+        return fixed, None
+    except ValueError:
+        ident = message.get("id") if isinstance(message, dict) else None
+        ident = ident if isinstance(ident, str | int) and not isinstance(ident, bool) else None
+        return None, _error(ident, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _error(ident: str | int | None, code: int, message: str) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}) + "\n"
+
+
 class Writer:
     """What the SDK writes, sent on each flush with blocking writes (one system call unless the pipe fills);
     ``written`` runs after each flush: what the server put off until its answer was out."""
@@ -77,6 +139,12 @@ class Writer:
 
     async def write(self, text: str) -> None:
         self._pending.append(text)
+
+    async def send(self, text: str) -> None:
+        """``text`` on its own, at once: an answer of the wire's (it never suspends, so it cannot fall
+        between the SDK's write and flush of another)."""
+        await self.write(text)
+        await self.flush()
 
     async def flush(self) -> None:
         data = memoryview("".join(self._pending).encode("utf-8"))

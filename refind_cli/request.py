@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 DEFAULT_K = 5
 DEFAULT_WINDOW = 2
+# A search shows k hits with 2 * window + 1 turns each: at these bounds 41,000 turns at most (`-k 1000000
+# --window 1000` ran 977 s at 1.4 GB). More context is `refind show`'s.
+MAX_K = 1000
+MAX_WINDOW = 20
 # One search ranks by plain BM25: measured by fold on the dev sets (bench/recall_cv.py), it beat session fusion
 # on LoCoMo in 9 of the 10 held-out folds at K = 5 and 10 (5 at K = 10), and tied on LongMemEval.
 SESSION_RANK = False
@@ -86,8 +90,12 @@ class SearchRequest:
     def __post_init__(self) -> None:
         if self.k < 1:
             raise RefindError(f"-k: {self.k} is not at least 1")
+        if self.k > MAX_K:
+            raise RefindError(f"-k: {self.k} is more than {MAX_K}")
         if self.window < 0:
             raise RefindError(f"--window: {self.window} is not at least 0")
+        if self.window > MAX_WINDOW:
+            raise RefindError(f"--window: {self.window} is more than {MAX_WINDOW}")
         if self.sort not in SORTS:
             raise RefindError(f"--sort: {self.sort!r} is not one of {', '.join(SORTS)}")
         if self.since is not None and self.until is not None and self.since > self.until:

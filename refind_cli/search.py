@@ -23,6 +23,7 @@ import contextlib
 import dataclasses
 import gc
 import heapq
+import re
 import sys
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -332,25 +333,34 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def speakers_named(known: Sequence[tuple[str, str | None]], wanted: Sequence[str]) -> tuple[str, ...]:
-    """The speaker names ``wanted`` stand for, from the archive's (name, sender id) pairs: each is a name (in
-    any case) or a sender id, else the start of exactly one name. RefindError for one that matches none, or
-    the start of several (which are named)."""
+def speakers_named(known: Sequence[tuple[str, str | None, bool]], wanted: Sequence[str]) -> tuple[str, ...]:
+    """The speaker names ``wanted`` stand for, from the archive's (name, sender id, own) triples: each is a
+    name or a sender id (in any case), or the start of any part of names ("maya" finds "Maya" and "Maya
+    Lindqvist", "lind" too), or ``me``: the names the exporting person's own messages carry, where the
+    export says which those are. RefindError for one that matches none."""
     found: dict[str, None] = {}
     for text in wanted:
         needle = text.strip().casefold()
-        exact = [name for name, sid in known if needle in (name.casefold(), (sid or "").casefold())]
-        if not exact:
-            exact = list(dict.fromkeys(name for name, _sid in known if name.casefold().startswith(needle)))
-            if len(exact) > 1:
-                some = ", ".join(repr(n) for n in sorted(exact)[:5]) + (", ..." if len(exact) > 5 else "")
+        part = re.compile(r"(?<!\w)" + re.escape(needle))
+        named = [
+            name
+            for name, sid, own in known
+            if needle
+            and ((own and needle == ME) or needle == (sid or "").casefold() or part.search(name.casefold()))
+        ]
+        if not named:
+            if needle == ME:
                 raise RefindError(
-                    f"from {text!r}: the start of {len(exact)} speakers' names ({some}); say which"
+                    f"from {text!r}: no export imported says which messages are your own"
+                    " (WhatsApp, Slack, Messenger, Instagram and DiscordChatExporter files do not)"
                 )
-        if not exact or not needle:
             raise RefindError(f"from {text!r}: no speaker is called that")
-        found.update(dict.fromkeys(exact))
+        found.update(dict.fromkeys(named))
     return tuple(found)
+
+
+# What `--from` takes for the exporting person's own messages.
+ME = "me"
 
 
 # (fused or bm25 score, bm25, session seq, ordinal) of the chosen turns, best first.

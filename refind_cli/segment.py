@@ -50,8 +50,9 @@ class Caps:
 
     turn_messages: int = 100
     turn_chars: int = 100_000  # characters of message text, separators not counted
-    # A session closes at this many messages, at the first later timestamp: a re-plan starts at a stored
-    # session's start time, so a session never ends inside a run of equal timestamps.
+    # A session closes at this many messages, inside a run of equal timestamps too (25,000 lines stamped
+    # the same minute made one session); a re-plan starts where no earlier session reaches
+    # (``Archive.replan_start``).
     session_messages: int = 10_000
 
     @property
@@ -145,10 +146,6 @@ def _session(chat_uid: str, messages: list[SegMessage], thread: str | None, pair
     )
 
 
-def _full(current: list[SegMessage], m: SegMessage, cap: int) -> bool:
-    return len(current) >= cap and m.ts > current[-1].ts
-
-
 def split_by_gap(
     chat_uid: str, ordered: Iterable[SegMessage], gap_us: int, pairing: str = "burst"
 ) -> Iterator[PlannedSession]:
@@ -156,7 +153,7 @@ def split_by_gap(
     cap = CAPS.session_messages
     current: list[SegMessage] = []
     for m in ordered:
-        if current and (m.ts - current[-1].ts > gap_us or _full(current, m, cap)):
+        if current and (m.ts - current[-1].ts > gap_us or len(current) >= cap):
             yield _session(chat_uid, current, None, pairing)
             current = []
         current.append(m)
@@ -172,7 +169,7 @@ def split_by_thread(
     cap = CAPS.session_messages
     current: list[SegMessage] = []
     for m in ordered_by_thread:
-        if current and (m.thread != current[-1].thread or _full(current, m, cap)):
+        if current and (m.thread != current[-1].thread or len(current) >= cap):
             yield _session(chat_uid, current, current[-1].thread, pairing)
             current = []
         current.append(m)

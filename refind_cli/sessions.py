@@ -50,7 +50,7 @@ class Unthreaded:
         seg_message = segment.SegMessage
         hidden = Kind.HIDDEN
         last = -(1 << 62)
-        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i in self.rows:
+        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o in self.rows:
             if kind == hidden:
                 continue
             if thread is not None:
@@ -67,6 +67,9 @@ class SessionWriter:
     """Writes planned sessions in batches, skipping the ones whose stored version is identical."""
 
     FLUSH = 2_000
+    # And at this many characters of turn text: sessions are capped at 10,000 messages, so 2,000 of them
+    # could hold a whole chat (70 sessions of 10,000 messages held 700,000 turns: 464 MB).
+    FLUSH_CHARS = 4_000_000
 
     def __init__(self, archive: Archive, chat_seq: int, existing: dict[str, tuple[int, str]]) -> None:
         self.archive = archive
@@ -78,6 +81,7 @@ class SessionWriter:
         self.kept: set[str] = set()
         self.written: list[int] = []
         self.changed = 0
+        self.pending_chars = 0
 
     def write(self, sessions: Iterable[segment.PlannedSession]) -> None:
         for s in sessions:
@@ -108,13 +112,15 @@ class SessionWriter:
             )
             self.written.append(seq)
             self.changed += 1
-            if len(self.pending) >= self.FLUSH:
+            self.pending_chars += sum(len(turn[4]) for turn in turns)
+            if len(self.pending) >= self.FLUSH or self.pending_chars >= self.FLUSH_CHARS:
                 self.flush()
 
     def flush(self) -> None:
         if self.pending:
             self.archive.store_sessions(self.pending, replace=self.replacing)
             self.pending = []
+            self.pending_chars = 0
             self.replacing = False
 
 

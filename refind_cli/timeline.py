@@ -118,10 +118,15 @@ def local_days(epoch_seconds: Iterable[int], tz: tzinfo) -> Counter[date]:
     moments = list(epoch_seconds)
     if not moments:
         return Counter()
+    lo, hi = min(moments), max(moments)
+    if (hi - lo) // 86_400 > len(moments):
+        # Few moments over a long span (one dated in the year 9998): converting each costs less than
+        # sampling the zone every day between them.
+        return Counter(datetime.fromtimestamp(ts, tz).date() for ts in moments)
     # The zone's changes over the moments' span, then a bisection a moment: 100,000 moments spread over six
     # years in 26 ms, against 150 ms converting each with astimezone (the same days, checked for Berlin,
     # Kolkata and St John's).
-    changes = zone_offsets(min(moments), max(moments), tz)
+    changes = zone_offsets(lo, hi, tz)
     starts = [start for start, _ in changes]
     offsets = [offset for _, offset in changes]
     per_day = Counter((ts + offsets[bisect_right(starts, ts) - 1]) // 86400 for ts in moments)

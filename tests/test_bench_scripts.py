@@ -87,6 +87,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["import_cpu.py", "--base", str(BENCH.parent), "--rounds", "1", str(WHATSAPP)]],
             "medians",
         ),
+        "hostile_two_figures": (
+            [["hostile_two_figures.py", "--only", "minute", "--lines", "200"]],
+            "show SESSION --json (after)",
+        ),
         "startup_bench": (
             [["startup_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/startup"]],
             "refind stats ",

@@ -114,7 +114,7 @@ def test_a_shared_folder_keeps_its_mode(tmp_path: Path):
 
 def test_a_new_home_is_private(tmp_path: Path):
     home = tmp_path / "a" / "home"
-    assert refind("--home", str(home), "chats").returncode == 0
+    assert refind("--home", str(home), "import", "--tz", "UTC", str(JONAS)).returncode == 0
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
 
 

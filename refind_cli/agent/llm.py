@@ -235,7 +235,7 @@ class LLMClient:
         detail = self.scrub(short_message(err))
         if kind == "rejected" and had_tools and mentions_tools(detail):
             return ToolsRejected(f"{name}: the provider rejected tool calls: {detail}")
-        where = f" at {self.config.api_base}" if self.config.api_base else ""
+        where = f" at {_without_password(self.config.api_base)}" if self.config.api_base else ""
         if kind == "unreachable":
             return ModelError(f"cannot reach {provider}{where} for {name}: {detail}")
         if kind == "auth":
@@ -247,10 +247,21 @@ class LLMClient:
         return ModelError(f"{name}: {detail}")
 
     def scrub(self, text: str) -> str:
-        for secret in {self.config.api_key, self._api_key, *_env_keys()} - {None, "", LOCAL_PLACEHOLDER_KEY}:
+        base_password = urlparse(self.config.api_base or "").password
+        secrets = {self.config.api_key, self._api_key, base_password, *_env_keys()}
+        for secret in secrets - {None, "", LOCAL_PLACEHOLDER_KEY}:
             if secret and len(secret) >= 6:
                 text = text.replace(secret, "***")
         return text
+
+
+def _without_password(url: str) -> str:
+    """``url`` as it may be shown: a password in it (``http://user:SECRET@host``) becomes ``***``."""
+    parts = urlparse(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    return parts._replace(netloc=f"{user}:***@{parts.netloc.rpartition('@')[2]}").geturl()
 
 
 def _env_keys() -> set[str]:

@@ -320,6 +320,11 @@ def worth_noting(hit_terms: Sequence[str], terms: frozenset[str]) -> bool:
     return coverage(hit_terms, terms) >= max(1, math.ceil(len(terms) / 2))
 
 
+# Of a hit's text, what new words are drawn from and what its coverage of the question is read in: all of
+# any real turn; of a 50-MB message, its words took 900 MB (issue 24).
+FEEDBACK_CHARS = 100_000
+
+
 def expansion(
     hits: Sequence[Hit],
     used: set[str],
@@ -336,7 +341,7 @@ def expansion(
     score: dict[str, float] = {}
     stems = {} if stems is None else stems
     for rank, hit in enumerate(hits[:FEEDBACK_HITS], 1):
-        for word in dict.fromkeys(content_words(hit.turn.text, analyzer)):
+        for word in dict.fromkeys(content_words(hit.turn.text[:FEEDBACK_CHARS], analyzer)):
             if len(word) < 4 or word.isdigit():
                 continue
             if word not in stems:
@@ -597,7 +602,8 @@ def extractive_answer(
     scored = []
     for order, note in enumerate(notes):
         turn = next(t for t in note.turns if t.id == note.hit_turn_id)
-        scored.append((-coverage(analyzer.analyze(turn.text), terms), order, Numbered(0, turn, note.chat)))
+        covered = coverage(analyzer.analyze(turn.text[:FEEDBACK_CHARS]), terms)
+        scored.append((-covered, order, Numbered(0, turn, note.chat)))
     scored.sort(key=lambda s: (s[0], s[1]))
     # One quote per day, best first: a question about something that changed over time ("when did I move
     # the appointment?") wants evidence from each point of the timeline, not three lines from one day.
@@ -612,7 +618,7 @@ def extractive_answer(
     citations = []
     for k, item in enumerate(sorted(chosen.values(), key=lambda i: i.turn.start), 1):
         t = item.turn
-        quote = " ".join(said(t.speaker, t.text).split())
+        quote = " ".join(said(t.speaker, t.text)[: 4 * QUOTE_CHARS].split())
         if len(quote) > QUOTE_CHARS:
             quote = quote[: QUOTE_CHARS - 1] + "…"
         lines.append(f"[{k}] {prompts.fmt_time(t.start, tz)} {t.speaker} in {item.chat.name}: {quote}")

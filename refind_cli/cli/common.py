@@ -129,7 +129,8 @@ SourcesOption = Annotated[
 SpeakersOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--from", help="Only what this person said (a name, the start of one, or an id); repeatable."
+        "--from",
+        help="Only what this person said (a name, the start of any part of one, an id, or 'me'); repeatable.",
     ),
 ]
 TzOption = Annotated[str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")]

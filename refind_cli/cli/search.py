@@ -21,7 +21,7 @@ from refind_cli.cli.common import (
     stderr_console,
     stdout_console,
 )
-from refind_cli.request import SESSION_RANK
+from refind_cli.request import MAX_K, MAX_WINDOW, SESSION_RANK
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -46,8 +46,10 @@ def search_command(
         ),
     ] = None,
     newest: Annotated[bool, typer.Option("--newest", help="The newest matches first: --sort time.")] = False,
-    k: Annotated[int, typer.Option("-k", min=1, help="Number of results.")] = 5,
-    window: Annotated[int, typer.Option("--window", min=0, help="Turns of context either side.")] = 2,
+    k: Annotated[int, typer.Option("-k", min=1, max=MAX_K, help="Number of results.")] = 5,
+    window: Annotated[
+        int, typer.Option("--window", min=0, max=MAX_WINDOW, help="Turns of context either side.")
+    ] = 2,
     exclude_session: Annotated[
         list[str] | None, typer.Option("--exclude-session", help="Skip this session id; repeatable.")
     ] = None,
@@ -116,6 +118,10 @@ def search_command(
                 print_result(out, result, zone_, heading=query == "-", err=stderr_console())
         if json_out:
             print_json(objects if query == "-" else objects[0])
+        if not found and not (json_out or jsonl_out) and not home.chats():
+            stderr_console().print(
+                f"{home.path} holds no chats yet: `refind import FILE` first", markup=False
+            )
     raise typer.Exit(0 if found else 1)
 
 

@@ -22,17 +22,19 @@ import contextlib
 import importlib
 import os
 import stat
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 
 if TYPE_CHECKING:
     from datetime import tzinfo
 
-    from refind_cli.records import ChatExport
+    from refind_cli.records import ChatExport, Message
 
 
 class ImporterModule(Protocol):
@@ -182,6 +184,12 @@ def detect(path: Path) -> str:
     kind = path_kind(path)
     if kind == "file" and path.stat().st_size == 0:
         raise InputError(path, "is empty; not a chat export")
+    if kind == "file" and _starts_like_a_zip(path):
+        raise InputError(
+            path, "is a zip archive cut short or damaged (no central directory); download it again"
+        )
+    if kind == "folder" and _empty(path):
+        raise InputError(path, "is an empty folder; not a chat export")
     if kind == "zip":
         from refind_cli.importers import container
 
@@ -193,9 +201,41 @@ def detect(path: Path) -> str:
     raise InputError(path, f"unknown export format; supported: {_supported()}")
 
 
+def _empty(folder: Path) -> bool:
+    with os.scandir(folder) as entries:
+        return next(entries, None) is None
+
+
+def _starts_like_a_zip(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(4) == b"PK\x03\x04"
+
+
 def read_export(path: Path, fmt: str, tz: tzinfo) -> Iterator[ChatExport]:
-    """Chats of one export. ``fmt`` is a registered name or ``"auto"``."""
-    return resolve(path, fmt).read(path, tz)
+    """Chats of one export. ``fmt`` is a registered name or ``"auto"``. A time too far out for every zone
+    and calendar step to show (``TIMES``) is clamped into it, with a warning; its record keeps it as written."""
+    from refind_cli.records import ChatExport
+
+    for export in resolve(path, fmt).read(path, tz):
+        yield ChatExport(export.chat, _representable(path, export.chat.name, export.messages))
+
+
+# The times a chat can carry, as the WhatsApp reader has them: far inside datetime's range in every zone (a
+# timeline's next bucket is still a date), and a span whose zone changes a view can sample day by day.
+TIMES = (datetime(1970, 1, 1, tzinfo=UTC), datetime(2199, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))
+
+
+def _representable(path: Path, chat: str, messages: Iterable[Message]) -> Iterator[Message]:
+    low, high = TIMES
+    for n, m in enumerate(messages, 1):
+        if low <= m.timestamp <= high:
+            yield m
+            continue
+        kept = low if m.timestamp < low else high
+        where = f"chat {chat!r}, message {n}"
+        what = f"time {m.timestamp.isoformat()} is outside 1970-2199; stored as {kept.isoformat()}"
+        warnings.warn(InputWarning(path, what, where), stacklevel=1)
+        yield m._replace(timestamp=kept)
 
 
 def exports_in(path: Path, fmt: str = "auto") -> Iterator[Path]:

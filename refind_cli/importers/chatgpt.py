@@ -201,6 +201,7 @@ def _message(
         sender_id=role or None,
         reply_to=replied,
         raw=dump(node),
+        own=role == "user",
     )
 
 

@@ -129,6 +129,7 @@ def _messages(entry: dict[str, Any], ident: str, when: datetime) -> list[Message
         sender_id=role or None,
         reply_to=reply_to,
         raw=dump(entry),
+        own=role == "human",
     )
     return [*thinking, message]
 

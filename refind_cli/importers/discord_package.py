@@ -356,6 +356,7 @@ def _message(
         source_id=ident,
         sender_id=account.ident,
         raw=raw,
+        own=True,  # the package holds only its owner's messages
     )
 
 

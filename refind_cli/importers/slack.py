@@ -13,6 +13,7 @@ entities unescaped. ``*bold*`` and ``:emoji:`` stay as written: the analyzer dro
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import re
 import zipfile
@@ -149,6 +150,8 @@ class _Directory:
 
 def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
     directory = _directory(tree)
+    if directory.workspace is None:
+        directory = dataclasses.replace(directory, workspace=_named_workspace(path))
     folders: dict[str, list[str]] = {}
     for name in sorted(tree.names):
         if _is_day_file(name):
@@ -244,6 +247,17 @@ def _workspace(users: dict[str, dict[str, Any]]) -> str | None:
     Channel ids are unique only within a workspace, and exports of two workspaces can reuse them."""
     teams = collections.Counter(t for u in users.values() if (t := _str(u.get("team_id"))))
     return min(teams, key=lambda team: (-teams[team], team)) if teams else None
+
+
+# "Acme Slack export Jan 1 2024 - Mar 1 2024.zip", as Slack names the download (and its unpacked folder).
+_EXPORT_NAME = re.compile(r"(.+?) Slack export\b", re.IGNORECASE)
+
+
+def _named_workspace(path: Path) -> str | None:
+    """Where no user names a team: the workspace's name, from the name Slack gives the export, so that two
+    workspaces' exports do not merge their channels (``#general`` with the same id in both)."""
+    found = _EXPORT_NAME.match(path.name)
+    return f"name:{found[1].strip()}" if found else None
 
 
 def _user_name(user: dict[str, Any]) -> str | None:

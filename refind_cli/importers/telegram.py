@@ -115,6 +115,10 @@ class _Parser:
         self._error = self._events.error
         self._tz = tz
         self._failed: InputError | None = None
+        # Whose export it is: the account's user id ("user123", as messages' from_id), where the export
+        # says it (personal_information of a whole-account export).
+        self._owner: str | None = None
+        self._mine: Callable[[str | None], bool] = _nobody
 
     def chats(self) -> Iterator[ChatExport]:
         event, _ = self._events.next()
@@ -143,6 +147,7 @@ class _Parser:
                 if event != "start_array":
                     raise self._error("messages is not a list", f"{prefix}messages")
                 found = True
+                self._mine = self._own_messages(meta)
                 messages = self._messages(f"{prefix}messages")
                 if _announced(meta):
                     yield ChatExport(self._chat(meta, where), messages)
@@ -157,13 +162,32 @@ class _Parser:
                     raise self._error(f"{key} is not an object", key)
                 found = True
                 yield from self._section(key)
+            elif root and key == "personal_information" and event == "start_map":
+                owner = _ident(self._events.value(event, value, key).get("user_id"))
+                self._owner = None if owner is None else f"user{owner}"
             elif event in _STARTS and root:
                 self._events.skip()  # account-wide sections (contacts, sessions, ...) can be large
             else:
                 meta[key] = self._events.value(event, value, f"{prefix}{key}")
         if buffered is not None:
-            yield ChatExport(self._chat(meta, where), buffered)
+            mine = self._own_messages(meta)
+            yield ChatExport(self._chat(meta, where), [m._replace(own=mine(m.sender_id)) for m in buffered])
         return found
+
+    def _own_messages(self, meta: dict[str, Any]) -> Callable[[str | None], bool]:
+        """Which sender ids in this dialog are the exporting person: the account's id where the export gives
+        it; else, in a one-to-one chat (whose id is the other person's), every sender but that other; every
+        message of the chat with oneself (saved messages). Nobody's, where the export does not say."""
+        kind = meta.get("type")
+        if kind == "saved_messages":
+            return _everybody
+        owner = self._owner
+        if owner is not None:
+            return lambda sender: sender == owner
+        peer = _ident(meta.get("id"))
+        if kind == "personal_chat" and peer is not None:
+            return lambda sender: sender is not None and sender != f"user{peer}"
+        return _nobody
 
     def _section(self, name: str) -> Iterator[ChatExport]:
         while True:
@@ -235,6 +259,7 @@ class _Parser:
             reply_to=_ident(obj.get("reply_to_message_id")),
             edited="edited" in obj or "edited_unixtime" in obj,
             raw=self._events.dump(obj, where),
+            own=self._mine(sender_id),
         )
 
     def _timestamp(self, obj: dict[str, Any], where: str) -> datetime:
@@ -249,6 +274,14 @@ class _Parser:
             key = "date_unixtime" if unix is not None else "date"
             raise self._error(f"unreadable time {obj.get(key)!r}", f"{where}.{key}") from None
         raise self._error("message has no date", where)
+
+
+def _nobody(_sender: str | None) -> bool:
+    return False
+
+
+def _everybody(_sender: str | None) -> bool:
+    return True
 
 
 def _announced(meta: dict[str, Any]) -> bool:

@@ -44,11 +44,13 @@ _AMPM_AFTER = (
     r"|in the (?:morning|afternoon|evening)|at night"
     rf"|{_AMPM_BEFORE}|ص|م"
 )
+# Years of up to six digits: a header with the year 10000 is read (as a malformed record), not glued to the
+# message before.
 _DATE = (
-    rf"(?P<date>(?P<d1>\d{{1,4}}){_M}(?P<ds>[./-]){_WS}?{_M}(?P<d2>\d{{1,2}}){_M}(?P=ds){_WS}?{_M}"
+    rf"(?P<date>(?P<d1>\d{{1,6}}){_M}(?P<ds>[./-]){_WS}?{_M}(?P<d2>\d{{1,2}}){_M}(?P=ds){_WS}?{_M}"
     # The marks before a trailing dot are bound to it: a bare run of marks is left to the next part, since
     # two adjacent mark runs backtrack quadratically on a line made of marks.
-    rf"(?P<d3>[RHST]?\d{{1,4}})(?P<be>{_WS}?B\.?E\.?)?)(?:{_M}\.)?"
+    rf"(?P<d3>[RHST]?\d{{1,6}})(?P<be>{_WS}?B\.?E\.?)?)(?:{_M}\.)?"
 )
 _TIME = (
     rf"(?P<time>(?:(?P<ap0>{_AMPM_BEFORE}){_WS}?)?"
@@ -70,10 +72,13 @@ _BUDDHIST_FROM = 2400
 # Years a chat can carry (with room either side); anything else is text that only looks like a date, and
 # keeping to it keeps every UTC conversion inside datetime's range.
 _YEARS = (1970, 2199)
+_SECOND = timedelta(seconds=1)
 
 # Exports carry invisible direction marks around names and stamps: strip them, then NFKC, which also turns NBSP, narrow NBSP and thin space into spaces.
 # (str.translate would do both, but it is ten times slower on non-ASCII text.)
 _INVISIBLE = re.compile(f"[{_MARKS}]")
+# What WhatsApp wraps each @mention in; a person does not type them (and they show as escapes).
+_ISOLATES = re.compile("[\u2066-\u2069]")
 
 # --- body markers -----------------------------------------------------------------------------------
 # Exact bodies (compared case-folded, without a final full stop). Android writes one "<Media omitted>"
@@ -177,10 +182,13 @@ _LOCATION = re.compile(
     r"|.{1,300}: https://foursquare\.com/v/\S+$"
 )
 _EDITED = re.compile(
-    r" ?<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje"
+    f"[ \u00a0{_MARKS}]*"
+    r"<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje"
     r"|Ce message a été modifié|Questo messaggio è stato modificato|Dit bericht is bewerkt"
     r"|Esta mensagem foi editada|Сообщение изменено)\.?>$"
 )
+_EDITED_TAIL = 120
+
 # System texts that arrive with an author: iOS puts the other person's name on the E2E notice of a
 # one-to-one chat, and on security-code and missed-call lines.
 _SYSTEM_PREFIXES = (
@@ -448,9 +456,9 @@ def _match_general(text: str, pos: int) -> re.Match[str] | None:
 
 
 _LEAF_PATTERNS = {
-    "d1": r"\d{1,4}",
+    "d1": r"\d{1,6}",
     "d2": r"\d{1,2}",
-    "d3": r"[RHST]?\d{1,4}",
+    "d3": r"[RHST]?\d{1,6}",
     "h": r"\d{1,2}",
     "mi": r"\d{2}",
     "s": r"\d{2}",
@@ -641,10 +649,26 @@ def _day_offset(year: int, month: int, day: int, tz: tzinfo) -> timedelta | None
 def _on_clock_change(naive: datetime, tz: tzinfo, previous: datetime) -> datetime:
     """A wall-clock time read on a day the clocks change. A time that occurs twice is read as its first
     occurrence unless the previous message is already later, i.e. the clocks have gone back. A time that
-    never occurs (skipped forward) is read with the offset before the change."""
+    never occurs (skipped forward) is read as the moment of the change."""
     early = naive.replace(tzinfo=tz).astimezone(UTC)
     late = naive.replace(tzinfo=tz, fold=1).astimezone(UTC)
+    if late < early:
+        return _skipped_to(late, early, tz)
     return late if late > early and previous > early else early
+
+
+def _skipped_to(lo: datetime, hi: datetime, tz: tzinfo) -> datetime:
+    """The moment the clocks sprang forward, between a skipped time read with the offset after the change
+    (``lo``) and with the one before (``hi``): such a time is read as that moment, so it stays between the
+    messages written before the change and those after, as the file has it."""
+    offset_after = hi.astimezone(tz).utcoffset()
+    while hi - lo > _SECOND:
+        middle = lo + (hi - lo) // 2
+        if middle.astimezone(tz).utcoffset() == offset_after:
+            hi = middle
+        else:
+            lo = middle
+    return hi
 
 
 def _time_of_day(m: re.Match[str]) -> timedelta | None:
@@ -735,24 +759,30 @@ def _message(header: _Header, raw: str, rest: str, senders: dict[str, str | None
         sender = None if author is None else _sender(author)
         if sender is None:
             body = rest
-    text = body if body.isascii() else unicodedata.normalize("NFKC", _INVISIBLE.sub("", body))
+    # The text as written (no NFKC: "，" and "x²" stay, and so do direction marks inside Arabic or Hebrew),
+    # but for the marks the export adds around it and the isolates around @mentions; the markers are read
+    # from a normalised copy.
+    text = body if body.isascii() else _ISOLATES.sub("", body.strip(_MARKS))
     multiline = "\n" in text
     if multiline:
-        text = text.rstrip("\n")
+        text = text.rstrip("\n").rstrip(_MARKS)
     edited = False
     if text.endswith(">"):
-        marker = _EDITED.search(text)
+        # Only its end: the marker is short, and a search from every position of a long run of spaces or
+        # marks before a ">" would be quadratic.
+        marker = _EDITED.search(text, max(len(text) - _EDITED_TAIL, 0))
         if marker is not None:
             edited = True
-            text = text[: marker.start()]
-    kind = _kind(sender, body, text.partition("\n")[0] if multiline else text)
+            text = text[: marker.start()].rstrip(_MARKS)
+    first_line = text.partition("\n")[0] if multiline else text
+    kind = _kind(sender, body, first_line if first_line.isascii() else _normalise(first_line))
     # Positional: keyword construction of a named tuple costs twice as much, once per message.
     # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw)
     return Message(header[0], sender, text, kind, None, None, header[1], None, None, edited, raw)
 
 
 def _malformed(header: _Header, raw: str) -> Message:
-    text = _normalise(raw).rstrip("\n")
+    text = raw.rstrip("\n")
     return Message(header[0], None, text, Kind.MALFORMED, None, None, header[1], None, None, False, raw)
 
 

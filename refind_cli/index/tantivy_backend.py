@@ -43,7 +43,7 @@ import tantivy
 
 from refind_cli import locks
 from refind_cli.analysis import ANALYSIS_VERSION, DEFAULT_ANALYZER, Analyzer
-from refind_cli.home import ensure_home
+from refind_cli.home import ensure_home, home_to_read
 from refind_cli.index.contract import OnWait, TurnKey, chat_analyzers, epoch_seconds, turn_text
 
 if TYPE_CHECKING:
@@ -155,9 +155,9 @@ class TantivyIndex:
     ) -> Self:
         """Open the index of ``home`` for reading. Nothing is written: a missing, foreign or outdated index
         reads as empty, and the next ``sync`` builds it from the archive."""
-        ensure_home(home)
         root = home / INDEX_DIR
-        root.mkdir(mode=0o700, exist_ok=True)
+        if home_to_read(home):
+            root.mkdir(mode=0o700, exist_ok=True)
         return cls(
             root,
             analyzer=analyzer,
@@ -360,6 +360,9 @@ class TantivyIndex:
 
     def _write_lock(self) -> contextlib.AbstractContextManager[None]:
         """Exclusive writing across processes. Waits and retries, telling ``on_wait`` once, then gives up."""
+        # Opened to read a home that did not exist yet, it has no folder of its own until a writer's.
+        ensure_home(self.root.parent)
+        self.root.mkdir(mode=0o700, exist_ok=True)
         return locks.exclusive(
             self.root / LOCK,
             timeout=self.wait_timeout,

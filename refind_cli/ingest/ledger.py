@@ -13,8 +13,10 @@ from refind_cli.reports import ChatImportResult
 
 
 def file_digest(path: Path) -> str:
-    """SHA-256 of an export: of the file, or of a folder's files with their relative names."""
-    h = hashlib.sha256()
+    """SHA-256 of an export: its own name (a WhatsApp chat is named by its file, so a copy under another
+    name is another chat, not the first one unchanged), and the file, or a folder's files with their
+    relative names."""
+    h = hashlib.sha256(path.name.encode() + b"\x00")
     files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
     for p in files:
         if p != path:

@@ -96,6 +96,7 @@ class Rows:
                     int(m.edited),
                     m.raw,
                     import_seq,
+                    int(m.own),
                 )
             )
             if seq is not None:

@@ -17,9 +17,13 @@ TOKEN_ESTIMATE = "characters / 4"
 
 @contextlib.contextmanager
 def eval_progress(console: Console, total: int) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr (rich draws nothing when stderr is not a terminal); yields the tick."""
+    """A progress bar on stderr when it is a terminal (else rich would still print its last state into a
+    log); yields the tick."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    if not console.is_terminal:
+        yield lambda _done, _total: None
+        return
     with Progress(
         TextColumn("questions"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console
     ) as progress:
@@ -32,18 +36,30 @@ def _fmt(value: Any) -> str:
 
 
 def print_eval(report: EvalReport, console: Console) -> None:
+    """The figures as a table on a terminal, as TSV into a pipe (as every table of refind)."""
     from rich.table import Table
+
+    from refind_cli.render.rows import table_format, write_rows
 
     summary = report.summary
     overall = summary["overall"]
     metrics = [m for m in overall if not m.endswith("_n") and m != "questions"]
+    rows = [("all", overall), *summary["by_category"].items()]
+    fmt = table_format(csv_out=False, tsv_out=False)
+    if fmt != "table":
+        header = ["category", "questions", *metrics]
+        write_rows(
+            header,
+            ([name, values["questions"], *(values.get(m, "") for m in metrics)] for name, values in rows),
+            fmt,
+        )
+        return
     title = f"{report.benchmark} · {report.mode} · k={report.k} · budget={report.budget:,} evidence tokens"
     table = Table(title=title, title_justify="left")
     table.add_column("category")
     table.add_column("questions", justify="right")
     for m in metrics:
         table.add_column(m, justify="right")
-    rows = [("all", overall), *summary["by_category"].items()]
     for name, values in rows:
         table.add_row(name, str(values["questions"]), *(_fmt(values.get(m, "")) for m in metrics))
     console.print(table)
