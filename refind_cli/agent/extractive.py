@@ -405,7 +405,8 @@ def extractive_answer(found: Extracted, *, tz: tzinfo) -> tuple[str, list[Citati
     lines = [answer_line(Extracted(found.asked, tuple(quotes)), tz), LABEL]
     for k, s in enumerate(quotes, 1):
         t = s.item.turn
-        text = clip(" ".join(said(t.speaker, t.text).split()))
+        # Cut before splitting: a 50-MB turn split into words is a list of millions (issue 24).
+        text = clip(" ".join(said(t.speaker, t.text)[: 4 * QUOTE_CHARS].split()))
         lines.append(f"[{k}] {prompts.fmt_time(t.start, tz)} {t.speaker} in {s.item.chat.name}: {text}")
     best = quotes[0]
     start, end = best.when if best.when else (None, None)

@@ -32,10 +32,8 @@ from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from refind_cli.agent import prompts
-from refind_cli.agent.answer import Numbered, citation
 from refind_cli.agent.budget import EVIDENCE_TOKENS
 from refind_cli.agent.builtin_tools import search_between
-from refind_cli.agent.events import Citation, Note
 from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
 from refind_cli.records import Turn, said
 from refind_cli.results import WindowTurn
@@ -87,7 +85,6 @@ FEEDBACK_HITS = 3
 RARE_MAX = 50
 # Ranges this long are dropped, not widened, when they find nothing: a wider one would be most of a chat.
 WIDEN_UNDER = timedelta(days=60)
-ANSWER_QUOTES = 4
 # The planner's choices, measured by cross-validation over the dev conversations (bench/recall_cv.py):
 # round 1's blocks and each later round's, the turns on either side of a hit, the largest share of the
 # budget one block may take, and how far past a named time its filter reaches.
@@ -97,10 +94,6 @@ BLOCK_SHARE = 0.1
 FORWARD = timedelta(days=0)
 # A block whose turns are noted already to this share adds too little to be a note of its own.
 REDUNDANT = 0.8
-QUOTE_CHARS = 300
-EXTRACTIVE_LABEL = (
-    "Extractive answer (offline, no language model): the messages that best match the question."
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,39 +581,3 @@ class _Rarity:
         if n < 2 or n > RARE_MAX:
             return 0.0
         return 1.0 / math.log2(1 + n)
-
-
-def extractive_answer(
-    terms: frozenset[str], notes: Sequence[Note], *, tz: tzinfo, analyzer: Analyzer = DEFAULT_ANALYZER
-) -> tuple[str, list[Citation]]:
-    """The best noted hit turns (those holding most of the question's ``terms``, analysed by ``analyzer``),
-    quoted with their place and time: evidence, not a model's answer."""
-    from refind_cli.agent.answer import NOTHING_FOUND
-
-    if not notes:
-        return NOTHING_FOUND, []
-    scored = []
-    for order, note in enumerate(notes):
-        turn = next(t for t in note.turns if t.id == note.hit_turn_id)
-        covered = coverage(analyzer.analyze(turn.text[:FEEDBACK_CHARS]), terms)
-        scored.append((-covered, order, Numbered(0, turn, note.chat)))
-    scored.sort(key=lambda s: (s[0], s[1]))
-    # One quote per day, best first: a question about something that changed over time ("when did I move
-    # the appointment?") wants evidence from each point of the timeline, not three lines from one day.
-    chosen: dict[str, Numbered] = {}
-    for _, _, item in scored:
-        day = item.turn.start.astimezone(tz).date().isoformat()
-        if day not in chosen:
-            chosen[day] = item
-            if len(chosen) == ANSWER_QUOTES:
-                break
-    lines = [EXTRACTIVE_LABEL]
-    citations = []
-    for k, item in enumerate(sorted(chosen.values(), key=lambda i: i.turn.start), 1):
-        t = item.turn
-        quote = " ".join(said(t.speaker, t.text)[: 4 * QUOTE_CHARS].split())
-        if len(quote) > QUOTE_CHARS:
-            quote = quote[: QUOTE_CHARS - 1] + "…"
-        lines.append(f"[{k}] {prompts.fmt_time(t.start, tz)} {t.speaker} in {item.chat.name}: {quote}")
-        citations.append(citation(item))
-    return "\n".join(lines), citations
