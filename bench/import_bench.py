@@ -349,6 +349,26 @@ def main() -> None:
     print(json.dumps({label: r for label, r in rows}))
 
 
+def best_rates(
+    script: str, exports: dict[str, Path], rounds: int, homes: Path
+) -> dict[tuple[str, str], float]:
+    """Each export read alone (parse) and imported (e2e) by ``script``'s format child, in fresh processes,
+    formats interleaved, ``rounds`` times, each run printed: the best messages per second per (format,
+    phase)."""
+    rates: dict[tuple[str, str], list[float]] = {}
+    for _round in range(rounds):
+        for phase in ("parse", "e2e"):
+            for fmt, export in exports.items():
+                r = run_format_phase(script, phase, fmt, export, Path(f"{homes}-{fmt}-{phase}"))
+                rates.setdefault((fmt, phase), []).append(r["messages"] / r["seconds"])
+                print(
+                    f"{fmt:<9} {phase:<6} {r['messages']:>9,} msgs {r['messages'] / r['seconds']:>10,.0f} msg/s"
+                    f" {r['seconds']:>7.2f} s {r['rss_mb']:>6.0f} MB peak RSS",
+                    flush=True,
+                )
+    return {key: max(values) for key, values in rates.items()}
+
+
 def compare_languages(langs: list[str], n: int, workdir: Path) -> None:
     """The same generated chat in each language, imported in turn, twice each (interleaved)."""
     exports = {}
@@ -388,19 +408,9 @@ def compare_line(n: int, workdir: Path) -> None:
         generate(exports["whatsapp"], n)
     if not exports["line"].exists():
         generate_line(exports["line"], n)
-    rates: dict[tuple[str, str], list[float]] = {}
-    for _round in range(2):
-        for phase in ("parse", "e2e"):
-            for fmt, export in exports.items():
-                r = run_format_phase(__file__, phase, fmt, export, workdir / f"home-{fmt}-{phase}")
-                rates.setdefault((fmt, phase), []).append(r["messages"] / r["seconds"])
-                print(
-                    f"{fmt:<9} {phase:<6} {r['messages']:>9,} msgs {r['messages'] / r['seconds']:>10,.0f} msg/s"
-                    f" {r['seconds']:>7.2f} s {r['rss_mb']:>6.0f} MB peak RSS",
-                    flush=True,
-                )
+    best = best_rates(__file__, exports, 2, workdir / "home")
     for phase in ("parse", "e2e"):
-        line, whatsapp = max(rates[("line", phase)]), max(rates[("whatsapp", phase)])
+        line, whatsapp = best[("line", phase)], best[("whatsapp", phase)]
         print(
             f"{phase}: LINE {line:,.0f} msg/s, WhatsApp {whatsapp:,.0f} msg/s (best of 2):"
             f" LINE at {line / whatsapp:.2f}x WhatsApp's speed"

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from import_bench import SENDERS, WORDS, format_child, generate, run_format_phase
+from import_bench import SENDERS, WORDS, best_rates, format_child, generate
 
 PHOTO = base64.b64encode(bytes(range(256)) * 24).decode()  # a 6 KB "photo"
 CONTACTS = [s.strip("\u202a\u202c") for s in SENDERS[1:]] + ["Kasia Wi\u015bniewska"]
@@ -91,20 +91,9 @@ def main() -> None:
         generate_sms(sms, args.messages)
     if not whatsapp.exists():
         generate(whatsapp, args.messages)
-    rates: dict[tuple[str, str], list[float]] = {}
-    for _round in range(args.rounds):
-        for phase in ("parse", "e2e"):
-            for fmt, export in (("whatsapp", whatsapp), ("sms", sms)):
-                r = run_format_phase(__file__, phase, fmt, export, args.workdir / f"home-sms-{fmt}-{phase}")
-                rate = r["messages"] / r["seconds"]
-                rates.setdefault((fmt, phase), []).append(rate)
-                print(
-                    f"{fmt:<9} {phase:<6} {r['messages']:>8,} messages {rate:>9,.0f} msg/s"
-                    f" {r['seconds']:>6.1f} s {r['rss_mb']:>6.0f} MB peak RSS",
-                    flush=True,
-                )
+    best = best_rates(__file__, {"whatsapp": whatsapp, "sms": sms}, args.rounds, args.workdir / "home-sms")
     for phase in ("parse", "e2e"):
-        sms_best, wa_best = max(rates[("sms", phase)]), max(rates[("whatsapp", phase)])
+        sms_best, wa_best = best[("sms", phase)], best[("whatsapp", phase)]
         print(
             f"{phase}: SMS {sms_best:,.0f} msg/s, WhatsApp {wa_best:,.0f} msg/s, ratio WhatsApp/SMS {wa_best / sms_best:.2f}"
         )
