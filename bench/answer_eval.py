@@ -24,8 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 # ruff: noqa: E402  (the imports below need the path above)
 
-from refind_cli.benchmarks import load_questions
-from refind_cli.evaluate import evaluate
+from refind_cli.method.benchmarks import load_questions
+from refind_cli.method.evaluate import evaluate
 
 TUNED_ON = ("conv-26", "conv-30")
 METRICS = ("answer_evidence", "top3_evidence", "when_date", "notes_recall", "notes_any")

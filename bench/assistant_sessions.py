@@ -30,13 +30,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 # ruff: noqa: E402  (the imports below need the path above)
 
-from refind_cli.archive import Archive
-from refind_cli.benchmarks import Question, load_questions
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
+from refind_cli.method.benchmarks import Question, load_questions
+from refind_cli.method.search import search
 from refind_cli.records import Message
 from refind_cli.request import SearchRequest
-from refind_cli.search import search
+from refind_cli.storage.archive import Archive
 
 K = 5
 GAP = timedelta(hours=1)

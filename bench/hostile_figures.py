@@ -242,7 +242,7 @@ def sample():
             for child in children:
                 workers[child] = max(workers.get(child, 0), hwm_kb(child))
 threading.Thread(target=sample, daemon=True).start()
-from refind_cli.cli import main
+from refind_cli.frontends.cli import main
 started = time.perf_counter()
 sys.argv = ["refind", "--home", sys.argv[2], "import", "--json", "--tz", "UTC", sys.argv[1]]
 try:
@@ -332,7 +332,7 @@ def print_memory_figures(telegram_mb: int, messages: int) -> None:
             path = build(Path(tmp))
             result = measure_import(path, Path(tmp) / "home")
             if "crash" not in result:
-                from refind_cli.archive import Archive
+                from refind_cli.storage.archive import Archive
 
                 with Archive.open(Path(tmp) / "home") as archive:
                     result["messages"] = archive.counts()["messages"]

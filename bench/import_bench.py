@@ -131,8 +131,8 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
     """Every row an import of ``export`` writes (messages; sessions with their turns), read back into memory."""
     from collections import defaultdict
 
-    from refind_cli.archive import Archive, StoredSession
     from refind_cli.ingest import import_file
+    from refind_cli.storage.archive import Archive, StoredSession
 
     with Archive.open(home) as source:
         import_file(source, export, fmt="whatsapp", tz=UTC)
@@ -164,8 +164,8 @@ def child(phase: str, export: Path, home: Path) -> None:
 
         count = sum(sum(1 for _ in chat.messages) for chat in whatsapp.read(export, tz=UTC))
     elif phase == "archive":
-        from refind_cli.archive import Archive
         from refind_cli.ingest import import_file
+        from refind_cli.storage.archive import Archive
 
         with Archive.open(home) as archive:
             result = import_file(archive, export, fmt="whatsapp", tz=UTC)
@@ -177,8 +177,8 @@ def child(phase: str, export: Path, home: Path) -> None:
     elif phase == "sqlite":
         messages, sessions = _written_rows(export, home / "source")
         start = time.perf_counter()  # the floor: SQLite alone, rows already built
-        from refind_cli.archive import Archive
         from refind_cli.ingest.rows import BATCH
+        from refind_cli.storage.archive import Archive
 
         with Archive.open(home / "floor") as archive, archive.transaction():
             for i in range(0, len(messages), BATCH):
@@ -190,8 +190,8 @@ def child(phase: str, export: Path, home: Path) -> None:
         messages, _sessions = _written_rows(export, home / "source")
         # Any schema's floor: the message rows alone, into a table without an index.
         start = time.perf_counter()
-        from refind_cli.archive import Archive
         from refind_cli.ingest.rows import BATCH
+        from refind_cli.storage.archive import Archive
 
         with Archive.open(home / "floor") as archive:
             archive.db.execute("CREATE TABLE bare AS SELECT * FROM messages WHERE 0")
@@ -238,8 +238,8 @@ def child(phase: str, export: Path, home: Path) -> None:
 
 def cli_import(home: Path, export: Path, *options: str) -> int:
     """``refind import`` run in this process, as a user runs it; the messages the archive holds after."""
-    from refind_cli.archive import Archive
-    from refind_cli.cli import main
+    from refind_cli.frontends.cli import main
+    from refind_cli.storage.archive import Archive
 
     sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", *options, str(export)]
     try:

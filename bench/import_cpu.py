@@ -32,7 +32,7 @@ def once(tree: Path, export: Path) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    cli = [sys.executable, "-c", "from refind_cli.cli import main; main()"]
+    cli = [sys.executable, "-c", "from refind_cli.frontends.cli import main; main()"]
     subprocess.run(
         [*cli, "--home", str(home / "h"), "import", "--tz", "UTC", str(export)],
         env=env,

@@ -31,10 +31,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from language_chats import ENGLISH_CASE, ENGLISH_CHAT, LANGUAGES, Case, whatsapp_export  # noqa: E402
 
-from refind_cli import search  # noqa: E402
-from refind_cli.analysis import Analyzer  # noqa: E402
 from refind_cli.facade import Home  # noqa: E402
+from refind_cli.method import search  # noqa: E402
 from refind_cli.request import ImportOptions, SearchRequest  # noqa: E402
+from refind_cli.text.analysis import Analyzer  # noqa: E402
 
 
 def locomo_messages(path: Path) -> list[str]:

@@ -106,7 +106,7 @@ def identifiers(only: set[str]) -> dict[str, Callable[[str], str]]:
         import gcld3
 
         sys.path.insert(0, str(ROOT))
-        from refind_cli.language import identify
+        from refind_cli.text.language import identify
 
         cld3 = gcld3.NNetLanguageIdentifier(0, 3000)
         out["cld3 as it answers"] = lambda text: str(cld3.FindLanguage(text=text).language)

@@ -38,9 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from search_bench import sample_queries
 
-from refind_cli.archive import Archive
 from refind_cli.facade import Home
 from refind_cli.request import SearchRequest
+from refind_cli.storage.archive import Archive
 
 
 def server(home: Path, checkout: Path | None = None) -> StdioServerParameters:

@@ -36,12 +36,12 @@ from refind_cli.agent.answer import estimate_tokens, evidence
 from refind_cli.agent.archive_ask import archive_search
 from refind_cli.agent.events import Note
 from refind_cli.agent.tools import Toolbox
-from refind_cli.analysis import question_analyzer
-from refind_cli.benchmarks import LOCOMO, Question, load_questions
-from refind_cli.evaluate import Built, build, retrieval_metrics
+from refind_cli.method.benchmarks import LOCOMO, Question, load_questions
+from refind_cli.method.evaluate import Built, build, retrieval_metrics
+from refind_cli.method.search import search
 from refind_cli.request import AskRequest, SearchRequest
 from refind_cli.results import SearchResult
-from refind_cli.search import search
+from refind_cli.text.analysis import question_analyzer
 
 FOLDS = 5
 ROUNDS = 4

@@ -31,13 +31,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS
-from refind_cli.archive import Archive
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
+from refind_cli.method.search import search
 from refind_cli.records import Chat, Message
 from refind_cli.request import SearchRequest
-from refind_cli.search import search
+from refind_cli.storage.archive import Archive
+from refind_cli.text.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 SPAN = timedelta(days=730)

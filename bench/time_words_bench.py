@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from refind_cli.timeexpr import parse_bound  # noqa: E402
-from refind_cli.timewords import LANGUAGES  # noqa: E402
+from refind_cli.dates.timeexpr import parse_bound  # noqa: E402
+from refind_cli.dates.timewords import LANGUAGES  # noqa: E402
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 # What each expression names: the days its start may fall on.
@@ -115,7 +115,7 @@ def main() -> None:
     print(f"languages with tables: tables {totals[0]}/{n_tab}, dateparser {totals[1]}/{n_tab}")
     print(f"other languages: tables {totals[2]}/{n_other}, dateparser {totals[3]}/{n_other}")
     t = startup(
-        "from datetime import datetime, UTC; from refind_cli.timeexpr import parse_bound; "
+        "from datetime import datetime, UTC; from refind_cli.dates.timeexpr import parse_bound; "
         "parse_bound('la semaine dernière', now=datetime.now(UTC), tz=UTC, end=False)"
     )
     print(f"start-up, tables (timeexpr, a French bound): {t * 1000:.0f} ms")

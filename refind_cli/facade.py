@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import RefindError
-from refind_cli.home import ensure_home, resolve_home
 from refind_cli.request import (
     DEFAULT_K,
     DEFAULT_WINDOW,
@@ -40,16 +39,16 @@ from refind_cli.request import (
     time_bound,
     time_range,
 )
+from refind_cli.storage.home import ensure_home, resolve_home
 
 if TYPE_CHECKING:
     from refind_cli.agent.conversation import Conversation, FollowUp
     from refind_cli.agent.events import AskResult, EventSink
     from refind_cli.agent.llm import ModelConfig
-    from refind_cli.archive import Archive
-    from refind_cli.benchmarks import Question
-    from refind_cli.evaluate import EvalReport
     from refind_cli.index import Engine, TurnIndex
     from refind_cli.ingest.progress import Progress
+    from refind_cli.method.benchmarks import Question
+    from refind_cli.method.evaluate import EvalReport
     from refind_cli.records import ChatInfo
     from refind_cli.reports import (
         FileImportResult,
@@ -61,6 +60,7 @@ if TYPE_CHECKING:
         Stats,
     )
     from refind_cli.results import ChatSummary, SearchResult
+    from refind_cli.storage.archive import Archive
 
 OnWait = Callable[[str], None]
 # Opens the progress display of one export and gives the callback the import reports to (or None).
@@ -127,7 +127,7 @@ class Home:
 
     def archive(self) -> Archive:
         if self._archive is None:
-            from refind_cli.archive import Archive
+            from refind_cli.storage.archive import Archive
 
             # Read-only until the first write: a reader never waits for a writer, and a home on read-only
             # media can be read. A write (under the write lock) reopens it for writing.
@@ -149,7 +149,7 @@ class Home:
         return open_index(self.path, on_wait=on_wait)
 
     def _catch_up(self, index: TurnIndex) -> None:
-        from refind_cli.locks import try_write_lock
+        from refind_cli.storage.locks import try_write_lock
 
         archive = self.archive()
         if archive.index_queue() or (index.num_docs == 0 and archive.has_turns()):
@@ -166,7 +166,7 @@ class Home:
         commit: the index at its newest (caught up as ``index`` does), the archive read at one commit
         throughout, whatever another process imports or forgets meanwhile. The cyclic collector is paused
         inside (``search.collector_paused``): what a call's searches leave is freed by reference counting."""
-        from refind_cli.search import collector_paused
+        from refind_cli.method.search import collector_paused
 
         if self._index is None:
             self.index()
@@ -179,7 +179,7 @@ class Home:
     @contextlib.contextmanager
     def _writing(self) -> Iterator[Archive]:
         """The archive, under the home's write lock for the whole block."""
-        from refind_cli.locks import write_lock
+        from refind_cli.storage.locks import write_lock
 
         with contextlib.ExitStack() as stack:
             try:
@@ -194,7 +194,7 @@ class Home:
     @contextlib.contextmanager
     def _storage(self) -> Iterator[None]:
         """A damaged archive, a full disk, a file this user cannot open: one line, never a traceback."""
-        from refind_cli.archive import storage_errors
+        from refind_cli.storage.archive import storage_errors
 
         with storage_errors(self.path / "archive.db"):
             yield
@@ -278,7 +278,7 @@ class Home:
     ) -> SearchResult:
         """The ReFind search; with ``timeline`` (a zone), also how every match spreads over time there;
         ``keep`` takes what a server frees after answering (``search.search``)."""
-        from refind_cli.search import search
+        from refind_cli.method.search import search
 
         with self._storage():
             return search(self.archive(), self.index(), request, timeline_tz=timeline, keep=keep)
@@ -313,7 +313,7 @@ class Home:
     def show_day(self, chats: Sequence[str], day: str, *, now: datetime, tz: tzinfo) -> SessionView:
         """The first session of these chats (by name, id or number) on ``day`` (as ``--since`` takes it; one
         that began before and went on into it counts), or, when they were silent then, the first one after."""
-        from refind_cli.archive import to_us
+        from refind_cli.storage.archive import to_us
 
         lo, _ = time_range(day, None, now=now, tz=tz, names=("--date", "--date"))
         assert lo is not None
@@ -328,7 +328,7 @@ class Home:
         """The names ``--from`` values mean (a name, a sender id, or the start of one name); None: everyone."""
         if not speakers:
             return None
-        from refind_cli.search import speakers_named
+        from refind_cli.method.search import speakers_named
 
         return tuple(speakers_named(self.archive().speakers(), speakers))
 
@@ -350,8 +350,8 @@ class Home:
             return StatsRequest(tz, self.chat_ids(chats, sources), lo, hi, self._speakers(speakers))
 
     def stats(self, request: StatsRequest) -> Stats:
-        from refind_cli.archive import to_us
-        from refind_cli.stats import stats
+        from refind_cli.method.stats import stats
+        from refind_cli.storage.archive import to_us
 
         with self._storage():
             return stats(
@@ -482,7 +482,7 @@ class Home:
         """Import each export in its own transaction, yielding its result as it finishes (a bad file is a
         result with an error; the others still import), then bring the index up to date. A folder that is
         not itself one export stands for every export below it."""
-        from refind_cli.clock import zone
+        from refind_cli.dates.clock import zone
         from refind_cli.importers import exports_in
         from refind_cli.ingest import import_file
 
@@ -516,14 +516,14 @@ class Home:
     ) -> ImportOptions:
         """Import options from what the user typed: ``fmt`` "auto" or an importer's name, ``session_gap`` as
         ``--session-gap`` takes it (90m, 1h30m), ``lang`` an ISO 639-1 code in any case."""
-        from refind_cli.clock import parse_duration
+        from refind_cli.dates.clock import parse_duration
         from refind_cli.importers import names
 
         choices = ("auto", *names())
         if fmt not in choices:
             raise RefindError(f"--format: {fmt!r} is not one of {', '.join(choices)}")
         if lang is not None:
-            from refind_cli.language import is_code, parts
+            from refind_cli.text.language import is_code, parts
 
             lang = lang.lower()
             if not all(map(is_code, parts(lang))):
@@ -563,8 +563,8 @@ class Home:
         """Plan what ``selection`` names and ask ``confirm(plan)`` (also when nothing matches, so a front end
         can say so); if it agrees, erase the messages from the archive and rebuild the index, so that no
         file under the home keeps them."""
-        from refind_cli import forget
         from refind_cli.reports import ForgetOutcome
+        from refind_cli.storage import forget
 
         with self._writing() as archive:
             planned = forget.plan(archive, selection)
@@ -588,7 +588,7 @@ class Home:
         """Move the messages of chat ``other`` into chat ``into`` (each by name, id or number), plan the
         sessions of ``into`` again and bring the index up to date. ``into`` keeps its name; importing
         ``other``'s export again adds to ``into``."""
-        from refind_cli.sessions import resegment_chat
+        from refind_cli.storage.sessions import resegment_chat
 
         with self._writing() as archive:
             a = self._one_chat(archive, into, option="chats merge")
@@ -613,7 +613,7 @@ class Home:
     def doctor(self, *, repairing: Callable[[Health], None] | None = None) -> Health:
         """Check the archive's integrity and the index's agreement with it; rebuild the index when they
         disagree and the archive is sound (``repairing(health)`` is told first)."""
-        from refind_cli import doctor
+        from refind_cli.storage import doctor
 
         with self._writing() as archive:
             index = self._open_index_for_writing()
@@ -682,7 +682,7 @@ def asked_at(now: datetime | str | None, tz: tzinfo) -> datetime:
         return datetime.now(tz)
     if isinstance(now, datetime):
         return now.astimezone(tz)
-    from refind_cli.timeexpr import parse_instant
+    from refind_cli.dates.timeexpr import parse_instant
 
     try:
         return parse_instant(now, tz=tz)
@@ -727,7 +727,7 @@ def eval_request(
 
 def benchmark_questions(request: EvalRequest) -> list[Question]:
     """The questions of the request's LongMemEval or LoCoMo file (the first ``limit``)."""
-    from refind_cli.benchmarks import load_questions
+    from refind_cli.method.benchmarks import load_questions
 
     return load_questions(request.file, limit=request.limit)
 
@@ -741,7 +741,7 @@ def evaluate(
 ) -> EvalReport:
     """``refind eval``: each question's haystack in a throwaway archive of its own."""
     from refind_cli.agent.events import ignore
-    from refind_cli.evaluate import evaluate as run
+    from refind_cli.method.evaluate import evaluate as run
 
     return run(
         questions,

@@ -56,7 +56,7 @@ def time_bound(name: str, text: str | None, *, now: datetime, tz: tzinfo, end: b
     """The start (or, with ``end``, the inclusive end) of what ``text`` names; ``name`` is the option's."""
     if text is None:
         return None
-    from refind_cli.timeexpr import parse_bound
+    from refind_cli.dates.timeexpr import parse_bound
 
     try:
         return parse_bound(text, now=now, tz=tz, end=end)

@@ -12,7 +12,7 @@ from refind_cli.records import ChatInfo, Turn
 from refind_cli.request import SearchRequest
 
 if TYPE_CHECKING:
-    from refind_cli.timeline import Timeline
+    from refind_cli.dates.timeline import Timeline
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 # Every command registered, as `refind --help` has them.
-from refind_cli.cli import app, ask, completion, imports, maintain, search, stats  # noqa: F401  # isort: skip
+from refind_cli.frontends.cli import app, ask, completion, imports, maintain, search, stats  # noqa: F401  # isort: skip
 
 runner = CliRunner()
 

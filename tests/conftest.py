@@ -9,9 +9,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from samples import SAMPLES
 
-from refind_cli.archive import Archive
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_file
+from refind_cli.storage.archive import Archive
 
 
 @pytest.fixture

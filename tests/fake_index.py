@@ -17,10 +17,10 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from refind_cli.analysis import DEFAULT_ANALYZER, Analyzer
-from refind_cli.archive import Archive
 from refind_cli.index import TurnKey, chat_analyzers, epoch_seconds, turn_text
 from refind_cli.request import SearchRequest
+from refind_cli.storage.archive import Archive
+from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer
 
 K1 = 1.2
 B = 0.75

@@ -25,11 +25,11 @@ from refind_cli.agent.events import (
 )
 from refind_cli.agent.llm import LLMClient, ModelConfig
 from refind_cli.agent.tools import TOOLS, MalformedCall, Registry, Tool, Toolbox, ToolResult
-from refind_cli.archive import Archive
 from refind_cli.errors import ModelError
+from refind_cli.frontends.render.ask import AskTrace, ask_json
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
-from refind_cli.render.ask import AskTrace, ask_json
 from refind_cli.request import AskRequest
+from refind_cli.storage.archive import Archive
 
 SECRET = "sk-test-secret-4f9a1c"
 NOW = T0 + timedelta(days=60)

@@ -26,12 +26,12 @@ from refind_cli.agent.llm import ModelConfig, is_local, resolve_config
 from refind_cli.agent.offline import NoteBudget, content_words, plan, spellings, spreads, tuning
 from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
-from refind_cli.archive import Archive
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
 from refind_cli.request import AskRequest, SearchRequest
 from refind_cli.results import SearchResult
+from refind_cli.storage.archive import Archive
 
 ROOT = Path(__file__).resolve().parent.parent
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -708,8 +708,8 @@ def test_offline_answers_the_dentist_question_on_sample_exports(
 def test_offline_path_never_imports_litellm(sample_home: Path) -> None:
     code = (
         "import sys\n"
-        "from refind_cli.cli import app\n"
-        "import refind_cli.cli.ask\n"
+        "from refind_cli.frontends.cli import app\n"
+        "import refind_cli.frontends.cli.ask\n"
         "try:\n"
         f"    app(['--home', {str(sample_home)!r}, 'ask', 'dentist appointment', '--now', '2026-05-01', '-q'])\n"
         "except SystemExit as e:\n"

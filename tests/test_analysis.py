@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refind_cli.analysis import (
+from refind_cli.text.analysis import (
     DEFAULT_ANALYZER,
     FULL_STOPWORDS,
     LUCENE_STOPWORDS,
@@ -124,7 +124,7 @@ def test_ascii_fast_path_splits_like_the_regex(text: str) -> None:
 
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
 def test_ascii_words_are_found_as_the_unicode_pattern_finds_them(text: str) -> None:
-    from refind_cli.analysis import _unicode_patterns
+    from refind_cli.text.analysis import _unicode_patterns
 
     token, _, _ = _unicode_patterns()
     expected = [
@@ -223,7 +223,7 @@ def test_the_turkish_list_is_repaired_from_its_windows_1254_mojibake() -> None:
 
 
 def test_a_querys_own_function_words_are_dropped_from_every_languages_analysis() -> None:
-    from refind_cli.search import query_language_stopwords
+    from refind_cli.method.search import query_language_stopwords
 
     de, es = analyzer_for("de"), analyzer_for("es")
     drop = query_language_stopwords("wann war die Besichtigung der Wohnungen", [DEFAULT_ANALYZER, de])

@@ -38,10 +38,10 @@ from refind_cli.agent.conversation import (
     read_line,
     save,
 )
-from refind_cli.analysis import DEFAULT_ANALYZER
 from refind_cli.errors import RefindError
 from refind_cli.facade import Home
 from refind_cli.request import AskRequest
+from refind_cli.text.analysis import DEFAULT_ANALYZER
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 5, 1, 12, tzinfo=BERLIN)

@@ -21,16 +21,17 @@ from hypothesis import strategies as st
 from samples import SAMPLES
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports  # noqa: F401  (registers the command)
-from refind_cli import importers, search
-from refind_cli.archive import Archive
-from refind_cli.cli import app
+import refind_cli.frontends.cli.imports  # noqa: F401  (registers the command)
+from refind_cli import importers
 from refind_cli.errors import InputError
+from refind_cli.frontends.cli import app
 from refind_cli.importers import chatgpt, claude, container, conversations
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_file
+from refind_cli.method import search
 from refind_cli.records import Kind
 from refind_cli.request import SearchRequest
+from refind_cli.storage.archive import Archive
 
 CHATGPT = SAMPLES / "chatgpt-export.zip"
 CLAUDE = SAMPLES / "claude-export"

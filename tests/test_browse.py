@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from cli_runs import run
 
-from refind_cli.archive import Archive
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
+from refind_cli.storage.archive import Archive
 
 T0 = datetime(2024, 3, 1, 23, 50, tzinfo=UTC)
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refind_cli import segment
-from refind_cli.archive import Archive
 from refind_cli.ingest import files as ingest_files
 from refind_cli.ingest import import_chat, import_file, resegment_chat
+from refind_cli.method import segment
 from refind_cli.records import Chat, Message
+from refind_cli.storage.archive import Archive
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 CHAT = Chat("telegram", "Jonas", "Jonas")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from cli_runs import run
 
-from refind_cli.archive import Archive
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
+from refind_cli.storage.archive import Archive
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
 MUM = Chat("test", "mum", "Mum")

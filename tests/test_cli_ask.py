@@ -15,11 +15,11 @@ from rich.console import Console
 from scripted_llm import ScriptedLLM, text, tool, tools
 from test_agent_unit import BERLIN, T0
 
-import refind_cli.cli.ask
-import refind_cli.cli.imports  # noqa: F401
+import refind_cli.frontends.cli.ask
+import refind_cli.frontends.cli.imports  # noqa: F401
 from refind_cli.agent.events import RemoteNotice, SearchDone
-from refind_cli.cli import app
-from refind_cli.render.ask import AskTrace, print_answer
+from refind_cli.frontends.cli import app
+from refind_cli.frontends.render.ask import AskTrace, print_answer
 
 QUESTION = "when did I move the dentist appointment?"
 SECRET = "sk-test-secret-77aa"

@@ -15,7 +15,7 @@ import pytest
 from cli_runs import refind, runner
 from samples import JONAS
 
-from refind_cli.cli import app
+from refind_cli.frontends.cli import app
 
 
 @pytest.fixture(scope="module")

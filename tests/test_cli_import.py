@@ -10,8 +10,8 @@ import pytest
 from cli_runs import run
 from samples import EXPORTS, SAMPLES
 
-from refind_cli.archive import Archive
 from refind_cli.importers import container
+from refind_cli.storage.archive import Archive
 
 
 def import_json(home: Path, *paths: Path) -> tuple[int, dict]:

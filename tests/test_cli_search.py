@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from cli_runs import run
 
-from refind_cli.archive import Archive
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
+from refind_cli.storage.archive import Archive
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
@@ -231,7 +231,7 @@ def test_reindex(two_chat_home: Path) -> None:
 def test_search_never_imports_litellm(two_chat_home: Path) -> None:
     code = (
         "import sys\n"
-        "from refind_cli.cli import main\n"
+        "from refind_cli.frontends.cli import main\n"
         f"sys.argv = ['refind', '--home', {str(two_chat_home)!r}, 'search', 'dentist', '--json']\n"
         "try:\n    main()\nexcept SystemExit as e:\n    status = e.code\n"
         "sys.stderr.write(f'STATUS={status} LITELLM={\"litellm\" in sys.modules}\\n')\n"

@@ -8,15 +8,15 @@ import sys
 
 import pytest
 
-import refind_cli.cli.ask
-import refind_cli.cli.completion
-import refind_cli.cli.imports
-import refind_cli.cli.maintain
-import refind_cli.cli.mcp
-import refind_cli.cli.search
-import refind_cli.cli.stats  # noqa: F401  (the imports register the commands)
+import refind_cli.frontends.cli.ask
+import refind_cli.frontends.cli.completion
+import refind_cli.frontends.cli.imports
+import refind_cli.frontends.cli.maintain
+import refind_cli.frontends.cli.mcp
+import refind_cli.frontends.cli.search
+import refind_cli.frontends.cli.stats  # noqa: F401  (the imports register the commands)
 from refind_cli import __version__
-from refind_cli.cli import COMMAND_MODULES, app, named_command
+from refind_cli.frontends.cli import COMMAND_MODULES, app, named_command
 
 
 def test_the_table_names_the_module_of_every_command():
@@ -50,11 +50,11 @@ def test_named_command(args: list[str], command: str | None):
 def loaded_after(*args: str) -> tuple[str, list[str]]:
     code = (
         "import sys\n"
-        "from refind_cli.cli import main\n"
+        "from refind_cli.frontends.cli import main\n"
         f"sys.argv = ['refind', *{list(args)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('SDK' if 'mcp' in sys.modules else 'NO-SDK')\n"
-        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.cli.') and m != 'refind_cli.cli.common'))\n"
+        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.frontends.cli.') and m != 'refind_cli.frontends.cli.common'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
     text, _, modules = out.rpartition("MODULES")
@@ -63,14 +63,15 @@ def loaded_after(*args: str) -> tuple[str, list[str]]:
 
 def test_a_named_command_loads_only_its_module(tmp_path):
     _, modules = loaded_after("--home", str(tmp_path / "home"), "chats", "--json")
-    assert modules == ["refind_cli.cli.imports"]
+    assert modules == ["refind_cli.frontends.cli.imports"]
 
 
 @pytest.mark.parametrize("args", [("--help",), ("serch", "x")])
 def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
     text, modules = loaded_after(*args)
     assert modules == [
-        f"refind_cli.cli.{m}" for m in ("ask", "completion", "imports", "maintain", "mcp", "search", "stats")
+        f"refind_cli.frontends.cli.{m}"
+        for m in ("ask", "completion", "imports", "maintain", "mcp", "search", "stats")
     ]
     assert "NO-SDK" in text
     if args == ("--help",):
@@ -79,14 +80,14 @@ def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
 
 def test_search_does_not_import_the_mcp_sdk(tmp_path):
     text, modules = loaded_after("--home", str(tmp_path / "home"), "search", "dentist", "--json")
-    assert modules == ["refind_cli.cli.search"]
+    assert modules == ["refind_cli.frontends.cli.search"]
     assert "NO-SDK" in text
 
 
 def test_version_builds_no_app():
     code = (
         "import sys\n"
-        "from refind_cli.cli import main\n"
+        "from refind_cli.frontends.cli import main\n"
         "sys.argv = ['refind', '--version']\n"
         "main()\n"
         "print('LOADED', *sorted(m for m in ('typer', 'click', 'rich', 'typing') if m in sys.modules))\n"
@@ -98,7 +99,7 @@ def test_version_builds_no_app():
 def test_search_json_does_not_import_rich(tmp_path):
     code = (
         "import sys\n"
-        "from refind_cli.cli import main\n"
+        "from refind_cli.frontends.cli import main\n"
         f"sys.argv = ['refind', '--home', {str(tmp_path / 'home')!r}, 'search', 'dentist', '--json']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('RICH' if 'rich' in sys.modules else 'NO-RICH')\n"

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from samples import SAMPLES
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports  # noqa: F401  (registers the command)
+import refind_cli.frontends.cli.imports  # noqa: F401  (registers the command)
 from refind_cli import importers
-from refind_cli.cli import app
 from refind_cli.errors import InputError
+from refind_cli.frontends.cli import app
 from refind_cli.importers import container, discord, discord_package
 from refind_cli.records import Kind, Message
 

@@ -10,12 +10,12 @@ import pytest
 from scripted_llm import ScriptedLLM, text, tool
 from typer.testing import CliRunner
 
-import refind_cli.cli.ask  # noqa: F401  (registers the commands)
+import refind_cli.frontends.cli.ask  # noqa: F401  (registers the commands)
 from refind_cli.agent.llm import LLMClient, ModelConfig
-from refind_cli.benchmarks import load_questions
-from refind_cli.cli import app
 from refind_cli.errors import InputError
-from refind_cli.evaluate import evaluate, judge_prompt
+from refind_cli.frontends.cli import app
+from refind_cli.method.benchmarks import load_questions
+from refind_cli.method.evaluate import evaluate, judge_prompt
 
 
 def lme_record(qid: str, answer_sessions: list[str]) -> dict:

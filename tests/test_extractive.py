@@ -22,9 +22,9 @@ from refind_cli.agent.extractive import (
     extractive_answer,
     span_text,
 )
-from refind_cli.analysis import DEFAULT_ANALYZER
-from refind_cli.evaluate import date_matches, gold_span
+from refind_cli.method.evaluate import date_matches, gold_span
 from refind_cli.records import ChatInfo, Turn
+from refind_cli.text.analysis import DEFAULT_ANALYZER
 
 CHAT = ChatInfo(1, "locomo", "c", "Caroline and Melanie", "group")
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)

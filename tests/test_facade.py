@@ -16,11 +16,12 @@ import pytest
 from fake_index import MemoryIndex
 from samples import EXPORTS
 
-from refind_cli import agent, facade, search
+from refind_cli import agent, facade
 from refind_cli.agent.llm import ModelConfig
 from refind_cli.errors import RefindError
 from refind_cli.facade import Home, eval_request
 from refind_cli.index import OnWait, TurnIndex
+from refind_cli.method import search
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 1, 12, tzinfo=BERLIN)

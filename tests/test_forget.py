@@ -9,9 +9,9 @@ import pytest
 from cli_runs import run
 from samples import JONAS, TELEGRAM
 
-from refind_cli.analysis import DEFAULT_ANALYZER
-from refind_cli.archive import Archive
 from refind_cli.index import chat_analyzers, open_index
+from refind_cli.storage.archive import Archive
+from refind_cli.text.analysis import DEFAULT_ANALYZER
 
 
 def files_containing(home: Path, needle: bytes) -> list[str]:

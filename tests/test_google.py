@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from samples import SAMPLES
 
 from refind_cli import importers
-from refind_cli.archive import Archive
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import gemini, google_chat, htmltext
 from refind_cli.ingest import import_file
 from refind_cli.records import Kind
+from refind_cli.storage.archive import Archive
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "google"
 HANGOUTS = FIXTURES / "Hangouts.json"

@@ -24,10 +24,10 @@ import pytest
 from samples import JONAS
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports
-import refind_cli.cli.search  # noqa: F401
-from refind_cli.cli import app
+import refind_cli.frontends.cli.imports
+import refind_cli.frontends.cli.search  # noqa: F401
 from refind_cli.errors import InputError
+from refind_cli.frontends.cli import app
 from refind_cli.importers import slack, telegram, whatsapp
 from refind_cli.records import Kind
 

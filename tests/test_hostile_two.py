@@ -294,8 +294,8 @@ def test_25000_lines_of_one_minute_are_cut_at_the_session_cap_and_a_longer_expor
 
 
 def test_forget_leaves_no_document_in_the_index_holding_the_forgotten_word(tmp_path: Path):
-    from refind_cli.analysis import analyzer_for
     from refind_cli.index import open_index
+    from refind_cli.text.analysis import analyzer_for
 
     home = tmp_path / "home"
     assert run(home, "import", "--tz", "Europe/Berlin", str(SAMPLES / "telegram-result.json")).exit_code == 0
@@ -393,7 +393,7 @@ def test_a_read_on_a_full_disk_says_the_disk_is_full(tmp_path: Path, monkeypatch
 
     import apsw
 
-    from refind_cli.archive import Archive
+    from refind_cli.storage.archive import Archive
 
     home = tmp_path / "home"
     run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
@@ -461,7 +461,7 @@ def test_slack_exports_without_team_ids_keep_their_workspaces_apart_by_the_expor
 def test_analysing_a_huge_text_holds_a_piece_of_its_words_at_a_time(monkeypatch: pytest.MonkeyPatch):
     import tracemalloc
 
-    from refind_cli import analysis
+    from refind_cli.text import analysis
 
     monkeypatch.setattr(analysis, "_PIECE", 1 << 16, raising=False)  # so that a 1-MB text has many pieces
     text = "all work and no play makes jack a dull boy " * (1_000_000 // 43)

@@ -12,13 +12,13 @@ import pytest
 from samples import EXPORTS
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports  # noqa: F401  (registers the command)
+import refind_cli.frontends.cli.imports  # noqa: F401  (registers the command)
 from refind_cli import ingest
-from refind_cli.archive import Archive
-from refind_cli.cli import app
+from refind_cli.frontends.cli import app
 from refind_cli.ingest import import_file
 from refind_cli.ingest import rows as ingest_rows
 from refind_cli.ingest import worker as ingest_worker
+from refind_cli.storage.archive import Archive
 
 AWKWARD = (
     "01/03/2024, 09:00 - Ana: first\n"

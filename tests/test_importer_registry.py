@@ -18,13 +18,14 @@ from cli_runs import refind
 from samples import FAMILY, JONAS, SLACK, TELEGRAM
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports  # noqa: F401  (registers the command)
-from refind_cli import importers, search
-from refind_cli.archive import Archive
-from refind_cli.cli import app
+import refind_cli.frontends.cli.imports  # noqa: F401  (registers the command)
+from refind_cli import importers
+from refind_cli.frontends.cli import app
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_file
+from refind_cli.method import search
 from refind_cli.request import SearchRequest
+from refind_cli.storage.archive import Archive
 
 runner = CliRunner()
 

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from fake_index import MemoryIndex
 
-from refind_cli.analysis import LUCENE_STOPWORDS, Analyzer
-from refind_cli.archive import Archive
 from refind_cli.errors import BusyError
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.index.tantivy_backend import _runs
 from refind_cli.ingest import import_chat
+from refind_cli.method.search import search
 from refind_cli.records import Chat, Message
 from refind_cli.request import SearchRequest
-from refind_cli.search import search
+from refind_cli.storage.archive import Archive
+from refind_cli.text.analysis import LUCENE_STOPWORDS, Analyzer
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 CHAT = Chat("test", "c1", "Alice")
@@ -194,7 +194,7 @@ def test_second_writer_waits_then_gives_up(empty_home: Path, archive: Archive) -
 def test_the_method_never_imports_the_engine() -> None:
     code = (
         "import sys\n"
-        "import refind_cli.search, refind_cli.render.search, refind_cli.index\n"
+        "import refind_cli.method.search, refind_cli.frontends.render.search, refind_cli.index\n"
         "sys.path.insert(0, 'tests')\n"
         "import fake_index\n"
         "print('tantivy' in sys.modules)\n"

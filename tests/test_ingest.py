@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from refind_cli import ingest
-from refind_cli.archive import Archive
 from refind_cli.errors import InputError
 from refind_cli.ingest import files, import_chat, import_file
 from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.storage.archive import Archive
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 CHAT = Chat("whatsapp", "Jonas", "Jonas")

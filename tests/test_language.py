@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from cli_runs import run
 
-from refind_cli.archive import Archive
-from refind_cli.language import UNDETERMINED, detect
+from refind_cli.storage.archive import Archive
+from refind_cli.text.language import UNDETERMINED, detect
 
 # Chats as people type them: short lines, no capitals, English words, emoji.
 CHATS = {

@@ -30,8 +30,8 @@ from language_chats import (
     whatsapp_export,
 )
 
-from refind_cli import analysis
-from refind_cli.analysis import analyzer_for
+from refind_cli.text import analysis
+from refind_cli.text.analysis import analyzer_for
 
 FAMILY = "WhatsApp Chat with Family.txt"
 
@@ -231,7 +231,7 @@ def test_french_elided_articles_leave_the_word_they_stand_before():
 
 
 def test_a_model_is_told_the_chats_languages():
-    from refind_cli.search_tools import languages_note
+    from refind_cli.method.search_tools import languages_note
 
     assert languages_note(["en", "und"]) == languages_note([]) == ""
     assert "written in German and English:" in languages_note(["de", "en"])
@@ -241,7 +241,7 @@ def test_an_mcp_client_is_told_the_chats_languages(home_of: Callable[[str], Path
     from datetime import UTC
 
     from refind_cli.facade import Home
-    from refind_cli.mcp_server import ArchiveTools
+    from refind_cli.frontends.mcp.server import ArchiveTools
 
     with Home.open(home_of("de")) as home:
         assert "Its chats are written in German:" in ArchiveTools(home, UTC).prompt("wann war das?")

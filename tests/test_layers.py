@@ -47,10 +47,11 @@ def test_imports_flow_one_way() -> None:
 
 
 def test_the_cli_reaches_storage_only_through_the_facade() -> None:
-    forbidden = ("refind_cli.archive", "refind_cli.index", "refind_cli.locks", "refind_cli.ingest")
+    # The one storage module a front end may name is where the home folder is (it reads the environment).
+    forbidden = ("refind_cli.storage", "refind_cli.index", "refind_cli.ingest")
     for name, path in MODULES.items():
-        if name.startswith("refind_cli.cli"):
-            bad = {i for i in imported(path) if i.startswith(forbidden)}
+        if name.startswith("refind_cli.frontends"):
+            bad = {i for i in imported(path) if i.startswith(forbidden) and i != "refind_cli.storage.home"}
             assert not bad, f"{name} imports {bad}"
 
 
@@ -58,8 +59,8 @@ def test_each_engine_is_imported_by_the_module_that_wraps_it() -> None:
     owners = {
         "tantivy": {"refind_cli.index.tantivy_backend"},
         "litellm": {"refind_cli.agent.llm"},
-        "mcp": {"refind_cli.mcp_server"},
-        "apsw": {"refind_cli.archive"},
+        "mcp": {"refind_cli.frontends.mcp.server"},
+        "apsw": {"refind_cli.storage.archive"},
     }
     for library, allowed in owners.items():
         users = {
@@ -83,46 +84,77 @@ def test_the_mcp_server_sees_the_library_only_through_the_facade_and_the_tools_l
         "refind_cli",
         "refind_cli.errors",
         "refind_cli.facade",
-        "refind_cli.mcp_stdio",
+        "refind_cli.frontends.mcp.stdio",
         "refind_cli.records",
         "refind_cli.reports",
         "refind_cli.results",
-        "refind_cli.search_tools",
+        "refind_cli.method.search_tools",
     }
-    used = own_imports(MODULES["refind_cli.mcp_server"])
-    bad = {name for name in used if name not in allowed and not name.startswith("refind_cli.render")}
-    assert not bad, f"refind_cli.mcp_server imports {bad}"
+    used = own_imports(MODULES["refind_cli.frontends.mcp.server"])
+    bad = {
+        name for name in used if name not in allowed and not name.startswith("refind_cli.frontends.render")
+    }
+    assert not bad, f"refind_cli.frontends.mcp.server imports {bad}"
 
 
 def test_importers_and_search_know_nothing_of_the_layers_after_them() -> None:
     rules = {
         "refind_cli.importers": (
-            "refind_cli.archive",
+            "refind_cli.storage",
             "refind_cli.index",
-            "refind_cli.search",
-            "refind_cli.cli",
+            "refind_cli.method.search",
+            "refind_cli.agent",
+            "refind_cli.facade",
+            "refind_cli.frontends",
         ),
-        "refind_cli.search": ("refind_cli.cli", "refind_cli.agent", "refind_cli.render", "refind_cli.facade"),
-        "refind_cli.search_tools": (
-            "refind_cli.archive",
+        "refind_cli.method.search": (
+            "refind_cli.frontends.cli",
+            "refind_cli.agent",
+            "refind_cli.frontends.render",
+            "refind_cli.facade",
+        ),
+        "refind_cli.method.search_tools": (
+            "refind_cli.storage.archive",
             "refind_cli.index",
             "refind_cli.agent",
             "refind_cli.facade",
-            "refind_cli.render",
-            "refind_cli.cli",
-            "refind_cli.mcp_server",
+            "refind_cli.frontends.render",
+            "refind_cli.frontends.cli",
+            "refind_cli.frontends.mcp.server",
         ),
         "refind_cli.agent": (
-            "refind_cli.cli",
-            "refind_cli.render",
+            "refind_cli.frontends.cli",
+            "refind_cli.frontends.render",
             "refind_cli.facade",
-            "refind_cli.mcp_server",
+            "refind_cli.frontends.mcp.server",
         ),
-        "refind_cli.render": (
-            "refind_cli.archive",
+        # Text analysis and time are the bottom layers: pure, read by everything above them.
+        "refind_cli.text": (
+            "refind_cli.storage",
             "refind_cli.index",
             "refind_cli.ingest",
-            "refind_cli.cli",
+            "refind_cli.method",
+            "refind_cli.agent",
+            "refind_cli.facade",
+            "refind_cli.frontends",
+            "refind_cli.importers",
+        ),
+        "refind_cli.dates": (
+            "refind_cli.storage",
+            "refind_cli.index",
+            "refind_cli.ingest",
+            "refind_cli.method",
+            "refind_cli.agent",
+            "refind_cli.facade",
+            "refind_cli.frontends",
+            "refind_cli.importers",
+            "refind_cli.text",
+        ),
+        "refind_cli.frontends.render": (
+            "refind_cli.storage.archive",
+            "refind_cli.index",
+            "refind_cli.ingest",
+            "refind_cli.frontends.cli",
         ),
     }
     for name, path in MODULES.items():

@@ -18,10 +18,10 @@ from linelog_fixtures import FIXTURES, FORMATS, SEOUL, load
 from samples import SAMPLES, load_script
 
 from refind_cli import importers
-from refind_cli.archive import Archive
 from refind_cli.errors import InputError
 from refind_cli.importers import kakaotalk, line, linelog, signal_logs
 from refind_cli.ingest import import_file
+from refind_cli.storage.archive import Archive
 
 MINE = {"line": line, "kakaotalk": kakaotalk, "signal": signal_logs}
 

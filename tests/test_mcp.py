@@ -24,15 +24,15 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports
-import refind_cli.cli.search  # noqa: F401  (register the commands compared against)
+import refind_cli.frontends.cli.imports
+import refind_cli.frontends.cli.search  # noqa: F401  (register the commands compared against)
 from refind_cli.agent.tools import TOOLS
-from refind_cli.archive import Archive
-from refind_cli.cli import app
+from refind_cli.frontends.cli import app
+from refind_cli.frontends.mcp.server import SEARCH_SCHEMA
+from refind_cli.frontends.render import json_text
 from refind_cli.ingest import import_chat
-from refind_cli.mcp_server import SEARCH_SCHEMA
 from refind_cli.records import Chat, Message
-from refind_cli.render import json_text
+from refind_cli.storage.archive import Archive
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)

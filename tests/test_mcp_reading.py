@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from refind_cli import mcp_server
-from refind_cli.archive import Archive
 from refind_cli.facade import Home
+from refind_cli.frontends.mcp import server as mcp_server
+from refind_cli.frontends.mcp.server import ArchiveTools, ToolError, call
 from refind_cli.index.tantivy_backend import TantivyIndex
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
-from refind_cli.mcp_server import ArchiveTools, ToolError, call
 from refind_cli.records import Chat, Message
 from refind_cli.request import SearchRequest
+from refind_cli.storage.archive import Archive
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

@@ -16,14 +16,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refind_cli.archive import Archive
-from refind_cli.mcp_stdio import Lines, Writer
+from refind_cli.frontends.mcp.stdio import Lines, Writer
+from refind_cli.storage.archive import Archive
 
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
 
 ECHO = """
 import os, sys, anyio
-from refind_cli import mcp_stdio
+from refind_cli.frontends.mcp import stdio as mcp_stdio
 
 async def main():
     with mcp_stdio.wire(lambda: print("written", file=sys.stderr)) as wire:

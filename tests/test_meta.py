@@ -16,15 +16,15 @@ from hypothesis import strategies as st
 from samples import INSTAGRAM, MESSENGER, SAMPLES
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports  # registers the commands (and search below)
-import refind_cli.cli.search  # noqa: F401
+import refind_cli.frontends.cli.imports  # registers the commands (and search below)
+import refind_cli.frontends.cli.search  # noqa: F401
 from refind_cli import importers
-from refind_cli.archive import Archive
-from refind_cli.cli import app
 from refind_cli.errors import InputError
+from refind_cli.frontends.cli import app
 from refind_cli.importers import meta
 from refind_cli.ingest import import_file
 from refind_cli.records import Kind
+from refind_cli.storage.archive import Archive
 
 sys.path.insert(0, str(SAMPLES))
 import generate_meta

@@ -25,7 +25,7 @@ import atexit
 atexit.register(lambda: sys.stderr.write("NETWORK-ATTEMPTS " + str(len(attempts)) + "\\n"))
 atexit.register(lambda: sys.stderr.write("LITELLM-IMPORTED " + str("litellm" in sys.modules) + "\\n"))
 sys.argv = ["refind", *sys.argv[1:]]
-from refind_cli.cli import main
+from refind_cli.frontends.cli import main
 main()
 """
 

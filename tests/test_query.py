@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from refind_cli.analysis import analyze
-from refind_cli.query import Query, parse
+from refind_cli.text.analysis import analyze
+from refind_cli.text.query import Query, parse
 
 
 @given(st.text())

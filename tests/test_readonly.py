@@ -17,8 +17,8 @@ import apsw
 import pytest
 from samples import JONAS
 
-from refind_cli.archive import Archive
 from refind_cli.ingest import import_file
+from refind_cli.storage.archive import Archive
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

@@ -12,17 +12,17 @@ from fake_index import MemoryIndex, stored_length
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refind_cli.analysis import analyze
-from refind_cli.archive import Archive
 from refind_cli.errors import RefindError
 from refind_cli.index import TurnIndex
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
+from refind_cli.method.search import search, speakers_named
 from refind_cli.records import Chat, Message, Turn
 from refind_cli.request import SearchRequest
 from refind_cli.results import SearchResult
-from refind_cli.search import search, speakers_named
-from refind_cli.snippet import highlight_spans
+from refind_cli.storage.archive import Archive
+from refind_cli.text.analysis import analyze
+from refind_cli.text.snippet import highlight_spans
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
@@ -363,7 +363,7 @@ def test_speaker_names_are_searchable(small: tuple[Archive, TurnIndex]) -> None:
 
 
 def test_numpy_and_python_fusion_agree_to_the_bit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import refind_cli.search as search_module
+    import refind_cli.method.search as search_module
 
     rng = random.Random(11)
     messages = []
@@ -400,7 +400,7 @@ def _matches(draw: st.DrawFn) -> tuple[list[float], list[int], int]:
 def test_numpy_fusion_ranks_only_what_can_reach_the_top_and_agrees_with_python(
     case: tuple[list[float], list[int], int],
 ) -> None:
-    from refind_cli.search import _fuse_numpy, _fuse_python
+    from refind_cli.method.search import _fuse_numpy, _fuse_python
 
     scores, sess, k = case
     assert _fuse_numpy(scores, sess, k) == _fuse_python(scores, sess, k)

@@ -11,13 +11,13 @@ from zoneinfo import ZoneInfo
 import pytest
 from jsonschema import Draft202012Validator
 
-from refind_cli import mcp_server
 from refind_cli.agent import prompts
 from refind_cli.agent.builtin_tools import SEARCH_CHAT
 from refind_cli.facade import Home
-from refind_cli.render.imports import chats_json
-from refind_cli.render.search import session_json, to_json
-from refind_cli.search_tools import (
+from refind_cli.frontends.mcp import server as mcp_server
+from refind_cli.frontends.render.imports import chats_json
+from refind_cli.frontends.render.search import session_json, to_json
+from refind_cli.method.search_tools import (
     CHATS_SCHEMA,
     SEARCH_GUIDE,
     SEARCH_PARAMETERS,

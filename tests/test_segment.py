@@ -2,8 +2,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refind_cli import segment
-from refind_cli.segment import CAPS, PAIRINGS, Caps, SegMessage, split_by_gap, split_by_thread, split_turns
+from refind_cli.method import segment
+from refind_cli.method.segment import (
+    CAPS,
+    PAIRINGS,
+    Caps,
+    SegMessage,
+    split_by_gap,
+    split_by_thread,
+    split_turns,
+)
 
 MIN = 60_000_000
 

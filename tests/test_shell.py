@@ -13,11 +13,11 @@ import pytest
 from cli_runs import refind, run, runner
 from samples import JONAS
 
-import refind_cli.cli.mcp  # noqa: F401  (registers `refind mcp`, which cli_runs leaves out)
-from refind_cli.archive import Archive
-from refind_cli.cli import COMMAND_MODULES, app
+import refind_cli.frontends.cli.mcp  # noqa: F401  (registers `refind mcp`, which cli_runs leaves out)
+from refind_cli.frontends.cli import COMMAND_MODULES, app
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
+from refind_cli.storage.archive import Archive
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 LONG = "dentist " + "word " * 60 + "end"

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refind_cli.archive import Archive
 from refind_cli.errors import InputError
 from refind_cli.importers import slack
 from refind_cli.ingest import import_chat, import_file
 from refind_cli.records import ChatExport, Kind
+from refind_cli.storage.archive import Archive
 
 TZ = UTC
 

@@ -11,12 +11,12 @@ from cli_runs import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refind_cli import snippet
-from refind_cli.analysis import Analyzer
-from refind_cli.archive import Archive
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
-from refind_cli.snippet import JSON_CHARS, TERMINAL_CHARS, first_match, highlight_spans, terms_in
+from refind_cli.storage.archive import Archive
+from refind_cli.text import snippet
+from refind_cli.text.analysis import Analyzer
+from refind_cli.text.snippet import JSON_CHARS, TERMINAL_CHARS, first_match, highlight_spans, terms_in
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 FILLER = "all work and no play makes jack a dull boy "

@@ -9,10 +9,10 @@ import pytest
 from samples import EXPORTS
 from typer.testing import CliRunner
 
-import refind_cli.cli.ask
-import refind_cli.cli.imports
-import refind_cli.cli.search  # noqa: F401  (registers the commands on the app)
-from refind_cli.cli import app
+import refind_cli.frontends.cli.ask
+import refind_cli.frontends.cli.imports
+import refind_cli.frontends.cli.search  # noqa: F401  (registers the commands on the app)
+from refind_cli.frontends.cli import app
 
 runner = CliRunner()
 

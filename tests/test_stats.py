@@ -10,11 +10,11 @@ from zoneinfo import ZoneInfo
 import pytest
 from cli_runs import run
 
-from refind_cli.archive import Archive
+from refind_cli.dates.timeline import zone_offsets
 from refind_cli.ingest import import_chat
+from refind_cli.method.stats import stats
 from refind_cli.records import Chat, Kind, Message
-from refind_cli.stats import stats
-from refind_cli.timeline import zone_offsets
+from refind_cli.storage.archive import Archive
 
 BERLIN = ZoneInfo("Europe/Berlin")
 T0 = datetime(2024, 1, 31, 22, 30, tzinfo=UTC)  # 23:30 on Wednesday 31 January in Berlin

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refind_cli.clock import zone
+from refind_cli.dates.clock import zone
+from refind_cli.dates.timeexpr import TimeRange, find_ranges, parse_bound, parse_instant, parse_range
 from refind_cli.errors import RefindError
-from refind_cli.timeexpr import TimeRange, find_ranges, parse_bound, parse_instant, parse_range
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 30, 15, 0, tzinfo=BERLIN)  # a Monday, in winter time (UTC+1)

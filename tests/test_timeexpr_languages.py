@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from refind_cli.dates.timeexpr import find_ranges, parse_bound, parse_range
+from refind_cli.dates.timewords import LANGUAGES
 from refind_cli.errors import RefindError
 from refind_cli.request import time_range
-from refind_cli.timeexpr import find_ranges, parse_bound, parse_range
-from refind_cli.timewords import LANGUAGES
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 30, 15, 0, tzinfo=BERLIN)  # a Monday in autumn

@@ -11,13 +11,13 @@ from zoneinfo import ZoneInfo
 from cli_runs import run
 from fake_index import MemoryIndex
 
-from refind_cli.archive import Archive
+from refind_cli.dates.timeline import from_days, timeline, unit_for
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
+from refind_cli.method.search import search
 from refind_cli.records import Chat, Message
 from refind_cli.request import SearchRequest
-from refind_cli.search import search
-from refind_cli.timeline import from_days, timeline, unit_for
+from refind_cli.storage.archive import Archive
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

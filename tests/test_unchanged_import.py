@@ -15,14 +15,14 @@ from dateutil.tz import tzlocal
 from samples import EXPORTS, JONAS
 from typer.testing import CliRunner
 
-import refind_cli.cli.imports  # noqa: F401  (registers the command)
-from refind_cli import forget
-from refind_cli.archive import Archive
-from refind_cli.cli import app
-from refind_cli.clock import zone_fingerprint
+import refind_cli.frontends.cli.imports  # noqa: F401  (registers the command)
+from refind_cli.dates.clock import zone_fingerprint
 from refind_cli.facade import chats_named
+from refind_cli.frontends.cli import app
 from refind_cli.ingest import files, import_file, ledger, worker
 from refind_cli.request import Selection
+from refind_cli.storage import forget
+from refind_cli.storage.archive import Archive
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -172,7 +172,9 @@ def test_the_command_says_when_an_export_was_not_read_again(tmp_path: Path, monk
     assert json.loads(again.stdout)["files"][0]["unchanged"] is True
     piped = runner.invoke(app, args)
     assert piped.exit_code == 0 and piped.stdout.splitlines()[1].endswith("\t1")  # TSV: unchanged
-    monkeypatch.setattr("refind_cli.render.rows.table_format", lambda **_: "table")  # as on a terminal
+    monkeypatch.setattr(
+        "refind_cli.frontends.render.rows.table_format", lambda **_: "table"
+    )  # as on a terminal
     shown = runner.invoke(app, args, terminal_width=200)
     assert shown.exit_code == 0
     assert "imported before, unchanged: not read again" in shown.stdout

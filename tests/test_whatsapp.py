@@ -19,11 +19,11 @@ from dateutil import tz as dateutil_tz
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refind_cli.archive import Archive
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import whatsapp
 from refind_cli.ingest import import_chat, import_file
 from refind_cli.records import Chat, Kind, Message
+from refind_cli.storage.archive import Archive
 
 BERLIN = ZoneInfo("Europe/Berlin")
 LRM, RLM, NBSP, NNBSP = "\u200e", "\u200f", "\u00a0", "\u202f"

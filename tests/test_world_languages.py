@@ -12,9 +12,9 @@ import pytest
 from language_chats import ENGLISH_CHAT, whatsapp_export
 from world_chats import ENGLISH_QUESTIONS, WORLDS, bilingual_chat, world_chat
 
-from refind_cli.analysis import stemmer_name
 from refind_cli.facade import Home
 from refind_cli.request import ImportOptions, SearchRequest
+from refind_cli.text.analysis import stemmer_name
 
 
 def home_with(folder: Path, chat: str) -> Path:

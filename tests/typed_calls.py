@@ -8,11 +8,11 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from refind_cli import agent
-from refind_cli.archive import Archive
 from refind_cli.facade import Home, eval_request
 from refind_cli.index import TurnIndex
+from refind_cli.method.search import search
 from refind_cli.request import AskRequest, SearchRequest
-from refind_cli.search import search
+from refind_cli.storage.archive import Archive
 
 
 def misspelt(archive: Archive, index: TurnIndex, home: Home, now: datetime, tz: tzinfo) -> None:

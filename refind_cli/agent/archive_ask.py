@@ -15,15 +15,15 @@ from refind_cli.agent.tools import TOOLS, Registry, SearchFn
 if TYPE_CHECKING:
     from refind_cli.agent.conversation import Earlier
     from refind_cli.agent.llm import LLMClient, ModelConfig
-    from refind_cli.archive import Archive
     from refind_cli.index import TurnIndex
     from refind_cli.request import AskRequest, SearchRequest
     from refind_cli.results import SearchResult
+    from refind_cli.storage.archive import Archive
 
 
 def archive_search(archive: Archive, index: TurnIndex) -> SearchFn:
     """The agent's search function over a real archive and index: each request runs whole."""
-    from refind_cli.search import search
+    from refind_cli.method.search import search
 
     def search_fn(request: SearchRequest) -> SearchResult:
         return search(archive, index, request)

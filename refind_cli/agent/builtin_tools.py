@@ -15,8 +15,7 @@ from refind_cli.agent import prompts
 from refind_cli.agent.events import HitSummary, Note, NoteTaken, SearchDone
 from refind_cli.agent.tools import MalformedCall, Tool, Toolbox, ToolFailed, ToolResult, register
 from refind_cli.errors import RefindError
-from refind_cli.request import DEFAULT_WINDOW
-from refind_cli.search_tools import (
+from refind_cli.method.search_tools import (
     SEARCH_DESCRIPTION,
     SEARCH_NAME,
     SEARCH_PARAMETERS,
@@ -26,6 +25,7 @@ from refind_cli.search_tools import (
     parse_search,
     search_request,
 )
+from refind_cli.request import DEFAULT_WINDOW
 
 
 def search_chat(box: Toolbox, args: dict[str, Any]) -> ToolResult:

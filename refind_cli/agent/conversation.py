@@ -29,8 +29,8 @@ from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:
     from refind_cli.agent.offline import Plan
-    from refind_cli.analysis import Analyzer
     from refind_cli.request import AskRequest
+    from refind_cli.text.analysis import Analyzer
 
 FILE = "conversation.json"
 HISTORY = "ask_history"

@@ -20,9 +20,9 @@ from datetime import datetime, timedelta, tzinfo
 from refind_cli.agent import prompts
 from refind_cli.agent.answer import NOTHING_FOUND, Numbered, citation
 from refind_cli.agent.events import Citation, Direct, Note
-from refind_cli.analysis import DEFAULT_ANALYZER, Analyzer
+from refind_cli.dates.timeexpr import TimeRange
 from refind_cli.records import Turn, said
-from refind_cli.timeexpr import TimeRange
+from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer
 
 WHEN, WHO, WHERE, NUMBER, YESNO, WHAT = "when", "who", "where", "number", "yes/no", "what"
 
@@ -182,7 +182,7 @@ class _Reader:
 
     def __init__(self, analyzer: Analyzer, speakers: frozenset[str], tz: tzinfo) -> None:
         from refind_cli.agent.offline import NUMBERS
-        from refind_cli.timewords import LANGUAGES
+        from refind_cli.dates.timewords import LANGUAGES
 
         lang = analyzer.lang
         self.lang, self.tz, self.stopwords = lang, tz, analyzer.stopwords
@@ -206,7 +206,7 @@ class _Reader:
         against the day it was said ("yesterday", "last week", "3 days ago") or one with its year counts;
         otherwise only a date from the day it was said on answers, a date without a year being its next
         occurrence ("camping in June", said in July, is next June)."""
-        from refind_cli.timeexpr import find_ranges
+        from refind_cli.dates.timeexpr import find_ranges
 
         for r in find_ranges(sentence, now=at, tz=self.tz, lang=self.lang):
             dated = bool(YEAR_RE.search(r.text))

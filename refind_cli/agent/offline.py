@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING
 from refind_cli.agent import prompts
 from refind_cli.agent.budget import EVIDENCE_TOKENS
 from refind_cli.agent.builtin_tools import search_between
-from refind_cli.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
+from refind_cli.dates.timeexpr import TimeRange, time_words
+from refind_cli.method.search_tools import DEFAULT_TOP_K
 from refind_cli.records import Turn, said
 from refind_cli.results import WindowTurn
-from refind_cli.search_tools import DEFAULT_TOP_K
-from refind_cli.snippet import snippet
-from refind_cli.timeexpr import TimeRange, time_words
+from refind_cli.text.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
+from refind_cli.text.snippet import snippet
 
 if TYPE_CHECKING:
     from refind_cli.agent.tools import Toolbox
@@ -168,7 +168,7 @@ _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "few": 3, "couple"
 def _anchored(question: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
     """Spans anchored to a date ("the week before 23 January 2023"), in English questions; the date itself
     is read in ``lang``."""
-    from refind_cli.timeexpr import find_ranges
+    from refind_cli.dates.timeexpr import find_ranges
 
     found = []
     for m in ANCHORED_RE.finditer(question):
@@ -238,7 +238,7 @@ def plan(
     """Keywords and an optional time range from the question alone, read in ``analyzer``'s language (its stop
     words, question words and time words). A time range is kept only where the archive (``span``) has
     messages; one outside it stays words ("in 2010")."""
-    from refind_cli.timeexpr import find_ranges
+    from refind_cli.dates.timeexpr import find_ranges
 
     lang = analyzer.lang
     anchored = _anchored(question, now=now, tz=tz, lang=lang)

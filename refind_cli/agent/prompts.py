@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
+from refind_cli.method.search_tools import DATA_NOTE, SEARCH_GUIDE, fmt_day, situation
 from refind_cli.records import said
-from refind_cli.search_tools import DATA_NOTE, SEARCH_GUIDE, fmt_day, situation
 
 if TYPE_CHECKING:
     from refind_cli.agent.tools import Tool
@@ -39,7 +39,7 @@ MODEL_CHARS = 8_000
 def turn_text(text: str, terms: Iterable[str] = (), lang: str = "") -> str:
     """A turn's text (of a chat in ``lang``) for a model: whole, or a window of ``MODEL_CHARS`` around its
     first match with the cut said in brackets; fenced-data safe."""
-    from refind_cli.snippet import snippet
+    from refind_cli.text.snippet import snippet
 
     view = snippet(text, terms, MODEL_CHARS, lang)
     body = quote_data(view.text)

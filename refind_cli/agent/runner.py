@@ -63,7 +63,7 @@ def run(
     if offline or config is None:
         from refind_cli.agent import extractive  # these load the stemmer: only when the planner runs
         from refind_cli.agent import offline as planner
-        from refind_cli.analysis import question_analyzer
+        from refind_cli.text.analysis import question_analyzer
 
         analyzer = question_analyzer(question, languages)
         plan = planner.plan(question, now=now, tz=tz, span=span, analyzer=analyzer)

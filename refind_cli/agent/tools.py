@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent.events import Event, EventSink, Note, Round, ToolError, ignore
-from refind_cli.search_tools import MalformedCall, Seen
+from refind_cli.method.search_tools import MalformedCall, Seen
 
 if TYPE_CHECKING:
     from refind_cli.request import SearchRequest

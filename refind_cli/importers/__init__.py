@@ -65,7 +65,7 @@ class Importer:
     pairing: str = "burst"
 
     def load(self) -> ImporterModule:
-        from refind_cli.segment import PAIRINGS
+        from refind_cli.method.segment import PAIRINGS
 
         if self.pairing not in PAIRINGS:
             raise ValueError(

@@ -59,9 +59,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from refind_cli.analysis import Analyzer
-    from refind_cli.archive import Archive
     from refind_cli.request import SearchRequest
+    from refind_cli.storage.archive import Archive
+    from refind_cli.text.analysis import Analyzer
 
 # (time in epoch seconds, session seq, ordinal): where a turn is, and what breaks ties between equal scores.
 TurnKey = tuple[int, int, int]
@@ -164,7 +164,7 @@ class TurnIndex(Protocol):
 def analyzer_of(index: TurnIndex, lang: str) -> Analyzer:
     """How ``index`` analyses a chat in ``lang``: with its own analyzer when the language has none of its own
     (English, undetermined), else with that language's."""
-    from refind_cli.analysis import DEFAULT_ANALYZER, analyzer_for
+    from refind_cli.text.analysis import DEFAULT_ANALYZER, analyzer_for
 
     found = analyzer_for(lang)
     return index.analyzer if found is DEFAULT_ANALYZER else found

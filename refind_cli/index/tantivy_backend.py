@@ -41,14 +41,14 @@ from typing import TYPE_CHECKING, Self, cast
 
 import tantivy
 
-from refind_cli import locks
-from refind_cli.analysis import ANALYSIS_VERSION, DEFAULT_ANALYZER, Analyzer
-from refind_cli.home import ensure_home, home_to_read
 from refind_cli.index.contract import OnWait, TurnKey, chat_analyzers, epoch_seconds, turn_text
+from refind_cli.storage import locks
+from refind_cli.storage.home import ensure_home, home_to_read
+from refind_cli.text.analysis import ANALYSIS_VERSION, DEFAULT_ANALYZER, Analyzer
 
 if TYPE_CHECKING:
-    from refind_cli.archive import Archive
     from refind_cli.request import SearchRequest
+    from refind_cli.storage.archive import Archive
 
 # 3: positions; 4: the speaker field; 5: emoji terms, Latin diacritics folded; 6: each chat analysed in its
 # language, Thai/Lao/Khmer/Myanmar as bigrams

@@ -2,8 +2,8 @@
 
 One file is one transaction: a file that fails to parse writes nothing (not even its ledger entry), and the
 other files of the same command still import. Re-importing adds only messages whose identity is new
-(refind_cli.identity), then re-segments the chats that changed and rewrites only the sessions whose turns
-actually differ (refind_cli.sessions).
+(refind_cli.storage.identity), then re-segments the chats that changed and rewrites only the sessions whose turns
+actually differ (refind_cli.storage.sessions).
 
 A large export is read in a worker process (parsing, identities, rows) while this process stores the rows
 and plans the sessions: on two cores that took 40 % less time than doing both here (bench/RESULTS.md).
@@ -17,7 +17,7 @@ from refind_cli.ingest.files import import_file
 from refind_cli.ingest.ledger import file_digest
 from refind_cli.ingest.worker import serve_worker
 from refind_cli.reports import ChatImportResult, FileImportResult
-from refind_cli.sessions import resegment_chat
+from refind_cli.storage.sessions import resegment_chat
 
 __all__ = [
     "ChatImportResult",

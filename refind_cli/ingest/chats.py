@@ -7,14 +7,13 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
 
-from refind_cli import language, segment
-from refind_cli.analysis import analyzer_for
-from refind_cli.archive import CROSS_ZONE, Archive
 from refind_cli.ingest.progress import ChatProgress, Progress
 from refind_cli.ingest.rows import Batches, ChatPlan, Rows
+from refind_cli.method import segment
 from refind_cli.records import Chat, Message
 from refind_cli.reports import ChatImportResult
-from refind_cli.sessions import (
+from refind_cli.storage.archive import CROSS_ZONE, Archive
+from refind_cli.storage.sessions import (
     SessionWriter,
     Unthreaded,
     parse_segmenting,
@@ -22,6 +21,8 @@ from refind_cli.sessions import (
     resegment_chat,
     segmenting_key,
 )
+from refind_cli.text import language
+from refind_cli.text.analysis import analyzer_for
 
 
 def import_chat(

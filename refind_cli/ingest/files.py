@@ -6,7 +6,6 @@ import contextlib
 from datetime import timedelta, tzinfo
 from pathlib import Path
 
-from refind_cli.archive import Archive
 from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest import worker as _worker
@@ -14,7 +13,8 @@ from refind_cli.ingest.chats import import_chat_rows, settle_language
 from refind_cli.ingest.ledger import file_digest, import_settings, now, unchanged
 from refind_cli.ingest.progress import FileProgress, Progress, export_size
 from refind_cli.reports import FileImportResult
-from refind_cli.sessions import segmenting_key
+from refind_cli.storage.archive import Archive
+from refind_cli.storage.sessions import segmenting_key
 
 
 def import_file(

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
 from refind_cli import __version__
-from refind_cli.archive import Archive
-from refind_cli.clock import zone_fingerprint
+from refind_cli.dates.clock import zone_fingerprint
 from refind_cli.reports import ChatImportResult
+from refind_cli.storage.archive import Archive
 
 
 def file_digest(path: Path) -> str:

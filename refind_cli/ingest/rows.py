@@ -7,9 +7,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from refind_cli.archive import to_us
-from refind_cli.identity import LEGACY_PREFIX, Identity
 from refind_cli.records import Message
+from refind_cli.storage.archive import to_us
+from refind_cli.storage.identity import LEGACY_PREFIX, Identity
 
 # Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
 BATCH = 5_000

@@ -28,13 +28,13 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import IO, Any
 
-from refind_cli.archive import Archive
 from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest.chats import open_chat, write_chat
 from refind_cli.ingest.progress import ChatProgress
 from refind_cli.ingest.rows import Rows
 from refind_cli.reports import ChatImportResult
+from refind_cli.storage.archive import Archive
 
 # Below this much text the worker's start-up (a fresh interpreter, about 0.2 s) costs more than it saves.
 WORKER_MIN_BYTES = 4 << 20

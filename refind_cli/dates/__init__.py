@@ -1,0 +1,1 @@
+"""Time as people write it: zones, time expressions and date words, timelines."""

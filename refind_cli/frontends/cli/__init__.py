@@ -1,0 +1,86 @@
+"""The command line: argument parsing and wiring only. Each command (one module per family, registering
+itself on ``app``) parses its options, makes one call to the facade and hands the result to a renderer."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+
+from refind_cli import COMPLETE_VAR, __version__
+
+# Not typing's: importing typing is a tenth of `refind --version` (mypy reads any TYPE_CHECKING as true).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import typer
+
+__all__ = ["COMMAND_MODULES", "app", "main", "named_command"]
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # The typer app is built on first use: `refind --version` never needs typer, click or rich (~60 % of
+    # the start-up of a command).
+    if name == "app":
+        from refind_cli.frontends.cli.common import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# The module that registers each command. Typer builds every registered command on every start (it reads
+# each signature), so a command line that names a command imports only its module: ~30 ms less of every
+# `refind search`. tests/test_cli_startup.py holds this table to what the modules register.
+COMMAND_MODULES = {
+    "import": "imports",
+    "chats": "imports",
+    "search": "search",
+    "show": "search",
+    "reindex": "search",
+    "ask": "ask",
+    "eval": "ask",
+    "forget": "maintain",
+    "doctor": "maintain",
+    "mcp": "mcp",
+    "stats": "stats",
+    "completion": "completion",
+}
+_GLOBAL_OPTIONS_WITH_A_VALUE = ("--home", "--color")
+
+
+def named_command(args: list[str]) -> str | None:
+    """The command a command line names: its first word that is neither a global option nor its value."""
+    value_next = False
+    for arg in args:
+        if value_next:
+            value_next = False
+        elif arg in _GLOBAL_OPTIONS_WITH_A_VALUE:
+            value_next = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def main() -> None:
+    # Everything refind writes is personal data: files and folders it creates are the user's alone.
+    os.umask(0o077)
+    # A terminal or pipe that cannot encode a character (ASCII, Latin-1) shows it escaped, not a traceback.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    if sys.argv[1:] == ["--version"] and COMPLETE_VAR not in os.environ:
+        # What the root's eager --version option prints, without building the app (it alone is 3x the
+        # interpreter's start).
+        sys.stdout.write(f"refind {__version__}\n")
+        return
+    from refind_cli.frontends.cli.common import app
+
+    # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
+    module = COMMAND_MODULES.get(named_command(sys.argv[1:]) or "")
+    if module is not None and COMPLETE_VAR not in os.environ:
+        importlib.import_module(f"refind_cli.frontends.cli.{module}")
+    else:
+        # --help, no command, a misspelt one, or a completion: all of them, in the order `refind --help`
+        # lists them.
+        from refind_cli.frontends.cli import imports, search, stats, ask, maintain, mcp, completion  # noqa: F401  # isort: skip
+    app()

@@ -1,0 +1,1 @@
+"""`refind mcp`: the MCP server and its stdio transport."""

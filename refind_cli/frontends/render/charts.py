@@ -1,0 +1,56 @@
+"""Charts drawn with text: horizontal bars (eighth blocks) and the timeline of `refind search --timeline`
+and `refind stats`. Only characters, so they read the same in a terminal, a pipe or a log."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from refind_cli.dates.timeline import Bucket, Timeline
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+BAR_WIDTH = 40
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(count: int, most: int, width: int = BAR_WIDTH) -> str:
+    """A bar of ``count`` against ``most`` (the longest, ``width`` cells); a nonzero count shows at least a
+    sliver."""
+    if count <= 0 or most <= 0:
+        return ""
+    eighths = max(1, round(count * width * 8 / most))
+    full, part = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[part] if part else "")
+
+
+def bucket_label(bucket: Bucket, unit: str) -> str:
+    if unit == "day":
+        return bucket.start.strftime("%Y-%m-%d %a")
+    if unit == "week":
+        return bucket.start.strftime("%Y-%m-%d wk%V")
+    return bucket.start.strftime("%Y-%m" if unit == "month" else "%Y")
+
+
+def timeline_json(timeline: Timeline | None) -> dict:
+    if timeline is None:
+        return {"unit": None, "buckets": []}
+    return {
+        "unit": timeline.unit,
+        "buckets": [{"start": b.start.isoformat(), "count": b.count} for b in timeline.buckets],
+    }
+
+
+def print_timeline(console: Console, timeline: Timeline | None, *, style: str = "cyan") -> None:
+    """One line per bucket: its label, the bar, the count."""
+    if timeline is None or not timeline.buckets:
+        return
+    most = max(b.count for b in timeline.buckets)
+    for b in timeline.buckets:
+        line = Text(bucket_label(b, timeline.unit), style="dim" if not b.count else "")
+        line.append("  ")
+        line.append(bar(b.count, most).ljust(BAR_WIDTH), style=style)
+        line.append(f" {b.count:,}" if b.count else "")
+        console.print(line)

@@ -1,0 +1,31 @@
+"""Tables for scripts: CSV or TSV with a header row (as sqlite-utils prints them), written to stdout. A
+table that goes into a pipe becomes TSV, so `cut -f2` and `sort -t$'\\t'` work on it."""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections.abc import Iterable, Sequence
+
+from refind_cli.frontends.render import visible
+
+FORMATS = ("table", "tsv", "csv")
+
+
+def table_format(*, csv_out: bool, tsv_out: bool) -> str:
+    """What ``--csv``/``--tsv`` ask for; without either, a table on a terminal and TSV into a pipe."""
+    if csv_out:
+        return "csv"
+    if tsv_out or not sys.stdout.isatty():
+        return "tsv"
+    return "table"
+
+
+def write_rows(header: Sequence[str], rows: Iterable[Sequence[object]], fmt: str) -> None:
+    """Rows as CSV, or as TSV (a field holding a tab, a newline or a quote is quoted, CSV-style)."""
+    writer = csv.writer(sys.stdout, dialect="excel-tab" if fmt == "tsv" else "excel", lineterminator="\n")
+    writer.writerow(header)
+    # Piped text may still reach a terminal (`| less -R`, `| cat`): chat text shows its control characters
+    # as escapes here as everywhere but JSON.
+    writer.writerows([visible(v) if isinstance(v, str) else v for v in row] for row in rows)
+    sys.stdout.flush()

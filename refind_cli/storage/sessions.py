@@ -1,0 +1,159 @@
+"""Stored messages -> stored sessions and turns: planning a chat's sessions (refind_cli.method.segment) and writing
+only the ones that differ from what is stored. Imports use it as messages arrive; forget uses it to cut a
+chat again from what is left."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import timedelta
+
+from refind_cli.method import segment
+from refind_cli.records import Kind
+from refind_cli.storage.archive import Archive, StoredSession
+
+
+def segmenting_key(pairing: str, session_gap: timedelta) -> str:
+    """How a chat is cut, as stored with it: "<pairing>:<gap in microseconds>:<caps>"."""
+    return f"{pairing}:{int(session_gap.total_seconds() * 1_000_000)}:{segment.CAPS.key}"
+
+
+def parse_segmenting(segmenting: str) -> tuple[str, int]:
+    # Keys stored before caps existed have no third part: cutting such a chat again applies today's caps.
+    pairing, gap = segmenting.split(":")[:2]
+    return pairing, int(gap)
+
+
+def resegment_chat(archive: Archive, chat_seq: int, start: int | None = None) -> int:
+    """Plan a chat's sessions again from its stored messages, the way it was segmented on import; rewrite
+    only the sessions that differ. With ``start``, the unthreaded sessions that begin before it are known
+    to be unchanged and are left as they are. Returns how many sessions changed (new, rewritten or gone)."""
+    chat_uid, segmenting = archive.chat_segmenting(chat_seq)
+    pairing, gap_us = parse_segmenting(segmenting)
+    existing = archive.session_signatures(chat_seq, start)
+    writer = SessionWriter(archive, chat_seq, existing)
+    replan(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=False, start=start)
+    gone = [seq for sid, (seq, _sig) in existing.items() if sid not in writer.kept]
+    archive.delete_sessions(gone)
+    return writer.changed + len(gone)
+
+
+class Unthreaded:
+    """What segmentation needs of a fresh chat's unthreaded rows, while they come in time order. Hidden
+    messages are stored but held by no session."""
+
+    def __init__(self, rows: Iterable[tuple]) -> None:
+        self.rows = rows
+        self.out_of_order = False  # the streamed plan is unusable
+        self.threaded = False  # explicit threads are planned from the stored rows afterwards
+
+    def __iter__(self) -> Iterator[segment.SegMessage]:
+        seg_message = segment.SegMessage
+        hidden = Kind.HIDDEN
+        last = -(1 << 62)
+        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o in self.rows:
+            if kind == hidden:
+                continue
+            if thread is not None:
+                self.threaded = True
+            elif not self.out_of_order:
+                if ts < last:
+                    self.out_of_order = True
+                else:
+                    last = ts
+                    yield seg_message(seq, uid, ts, sender or "", None, text)
+
+
+class SessionWriter:
+    """Writes planned sessions in batches, skipping the ones whose stored version is identical."""
+
+    FLUSH = 2_000
+    # And at this many characters of turn text: sessions are capped at 10,000 messages, so 2,000 of them
+    # could hold a whole chat (70 sessions of 10,000 messages held 700,000 turns: 464 MB).
+    FLUSH_CHARS = 4_000_000
+
+    def __init__(self, archive: Archive, chat_seq: int, existing: dict[str, tuple[int, str]]) -> None:
+        self.archive = archive
+        self.chat_seq = chat_seq
+        self.existing = existing
+        self.next_seq = archive.next_session_seq()
+        self.pending: list[StoredSession] = []
+        self.replacing = False
+        self.kept: set[str] = set()
+        self.written: list[int] = []
+        self.changed = 0
+        self.pending_chars = 0
+
+    def write(self, sessions: Iterable[segment.PlannedSession]) -> None:
+        for s in sessions:
+            old = self.existing.get(s.id)
+            if old is not None:
+                # Only stored sessions can be gone. Keeping every id of a fresh chat held about 15 MB for a
+                # million messages (bench/RESULTS.md).
+                self.kept.add(s.id)
+            seqs = [segment.turn_seqs(t) for t in s.turns]
+            signature = segment.signature(seqs)
+            if old is not None and old[1] == signature:
+                continue
+            if old is None:
+                seq = self.next_seq
+                self.next_seq += 1
+            else:
+                seq = old[0]
+                self.replacing = True
+            turns = [
+                (i, t[0].ts, t[-1].ts, t[0].sender, _turn_text(t), turn_seqs)
+                for i, (t, turn_seqs) in enumerate(zip(s.turns, seqs, strict=True), start=1)
+            ]
+            n_messages = sum(map(len, s.turns))
+            self.pending.append(
+                StoredSession(
+                    seq, s.id, self.chat_seq, s.thread, s.start, s.end, n_messages, signature, turns
+                )
+            )
+            self.written.append(seq)
+            self.changed += 1
+            self.pending_chars += sum(len(turn[4]) for turn in turns)
+            if len(self.pending) >= self.FLUSH or self.pending_chars >= self.FLUSH_CHARS:
+                self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.archive.store_sessions(self.pending, replace=self.replacing)
+            self.pending = []
+            self.pending_chars = 0
+            self.replacing = False
+
+
+def _rows(rows: Iterable[tuple]) -> Iterator[segment.SegMessage]:
+    return map(segment.SegMessage._make, rows)
+
+
+def _turn_text(turn: tuple[segment.SegMessage, ...]) -> str:
+    if len(turn) == 1:
+        return turn[0].text
+    if all(m.sender == turn[0].sender for m in turn):
+        return "\n".join(m.text for m in turn)
+    return "\n".join(f"{m.sender}: {m.text}" for m in turn)
+
+
+def replan(
+    archive: Archive,
+    chat_uid: str,
+    chat_seq: int,
+    writer: SessionWriter,
+    gap_us: int,
+    pairing: str,
+    *,
+    threaded_only: bool,
+    start: int | None = None,
+) -> None:
+    """Re-plan a chat's sessions from the stored rows (the unthreaded ones from ``start`` on, if given) and
+    write the ones that differ."""
+    # Streamed: sessions are written while the plan is still being read (other tables, same connection).
+    if not threaded_only:
+        rows = archive.segment_rows(chat_seq, threaded=False, start=start)
+        writer.write(segment.split_by_gap(chat_uid, _rows(rows), gap_us, pairing))
+    writer.write(
+        segment.split_by_thread(chat_uid, _rows(archive.segment_rows(chat_seq, threaded=True)), pairing)
+    )
+    writer.flush()

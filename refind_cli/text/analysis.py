@@ -1,0 +1,432 @@
+"""The analyzers: the same tokens are indexed and searched for, so a query matches exactly what a turn says.
+
+Lowercase, split on anything that is not a letter or a digit, drop stop words, stem. English (and a chat whose
+language is unknown) gets the original Porter algorithm, as in the ReFind paper, with NLTK's stop words. Every
+other language is analysed from data (``analyzer_for``): the Snowball stemmer of that name where the stemmer
+library has one, the stop-words package's list where it has one, and where no stemmer exists, its words cut
+to their first ``TRUNCATE`` letters (measured against no stemming, bench/RESULTS.md, issue 21). Long words
+also give their leading and trailing parts as terms, so that "arzt" finds "Zahnarzt" and "Arzttermin".
+Chinese, Japanese and Korean runs have no spaces between words, so they become overlapping character bigrams (a
+lone character stays a unigram), which is what Lucene's CJK analyzer does; so do Thai, Lao, Khmer and Myanmar,
+which write without spaces too and have no dictionary here.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import re
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+
+import snowballstemmer
+
+from refind_cli.text.language import MIXED, UNDETERMINED
+
+# Lucene's default English stop words (tantivy's Filter.stopword("english"), bm25s STOPWORDS_EN).
+LUCENE_STOPWORDS: frozenset[str] = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there"
+    " these they this to was will with".split()
+)
+
+# NLTK's English list (179 words). Contractions appear in their split form ("don", "t", "ll") because the
+# tokenizer splits "don't" at the apostrophe.
+FULL_STOPWORDS: frozenset[str] = frozenset(
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers"
+    " herself it its itself they them their theirs themselves what which who whom this that these those am"
+    " is are was were be been being have has had having do does did doing a an the and but if or because as"
+    " until while of at by for with about against between into through during before after above below to"
+    " from up down in out on off over under again further then once here there when where why how all any"
+    " both each few more most other some such no nor not only own same so than too very s t can will just"
+    " don should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn"
+    " shan shouldn wasn weren won wouldn".split()
+)
+
+STOPWORD_LISTS: dict[str, frozenset[str]] = {"lucene": LUCENE_STOPWORDS, "full": FULL_STOPWORDS}
+
+# Han (with CJK radicals, iteration marks and compatibility ideographs), Hiragana, Katakana (not the
+# middle dot U+30FB or the double hyphen U+30A0, which are punctuation), Hangul; and the scripts written
+# without spaces that need a dictionary to split into words: Thai, Lao, Myanmar, Khmer (their vowel signs
+# and tone marks included, so a run is never cut inside a syllable).
+_CJK = (
+    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3041-\u309f\u30a1-\u30fa\u30fc-\u30ff"
+    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\U00020000-\U0002fa1f"
+    "\u0e01-\u0e3a\u0e40-\u0e4e\u0e81-\u0ecd\u1000-\u103f\u1050-\u108f\u1780-\u17d3"
+)
+# Combining marks and joiners that belong inside a word although they are not "alphanumeric" to Python:
+# generic diacritics (text that NFC cannot compose), Hebrew and Arabic vowel points, Indic and Thai vowel
+# signs, ZWNJ/ZWJ. Without them "नमस्ते" would fall apart into letters.
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a"
+    "\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0900-\u0963\u0966-\u0dff"
+    "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff\u200c\u200d\u20d0-\u20ff\ufe20-\ufe2f"
+)
+# Emoji and pictographs: each one a term of its own (`refind search 🎂` finds the birthday messages).
+_EMOJI = "\u2600-\u27bf\U0001f000-\U0001faff"
+_WORD = f"[^\\W_{_CJK}]"  # a letter or digit that is not CJK
+_SIMPLE_RE = re.compile(r"[^\W_]+")
+
+
+@functools.cache
+def _unicode_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(token, special, cjk) patterns. Compiling these large Unicode classes takes about 20 ms, so it waits
+    until some text is not ASCII: a one-off English query never pays it.
+
+    token: a word (letters and digits with their combining marks), or a CJK run. special: a character that
+    needs the token pattern; text without any splits the same way with ``_SIMPLE_RE``, twice as fast.
+    """
+    token = re.compile(
+        f"{_WORD}+(?:[{_MARKS}]+{_WORD}*)*|[{_CJK}]+|[{_MARKS}]+(?:{_WORD}+[{_MARKS}]*)*|[{_EMOJI}]"
+    )
+    return token, re.compile(f"[{_CJK}{_MARKS}{_EMOJI}]"), re.compile(f"[{_CJK}]")
+
+
+def _is_emoji(ch: str) -> bool:
+    return "\u2600" <= ch <= "\u27bf" or "\U0001f000" <= ch <= "\U0001faff"
+
+
+# Latin letters that no decomposition takes apart: written as their usual plain spellings.
+_LATIN_PLAIN = str.maketrans(
+    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
+)
+
+
+def _latin(ch: str) -> bool:
+    # Basic Latin to Latin Extended-B, IPA, and Latin Extended Additional (Vietnamese).
+    return ch < "\u0250" or "\u1e00" <= ch <= "\u1eff"
+
+
+def fold(word: str) -> str:
+    """A lowercased Latin-script word without its diacritics ("remédios" → "remedios", "straße" →
+    "strasse"), as people type them; a word in another script (Greek, Cyrillic, Devanagari, ...) is left as
+    it is, since its marks are letters there. ASCII words never change."""
+    if word.isascii() or not all(_latin(ch) for ch in word if ch.isalpha()):
+        return word
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", bare).translate(_LATIN_PLAIN)
+
+
+# ASCII text (most of it) is lowercased and split by one byte-table pass, four times faster than the regex:
+# letters map to lowercase, digits to themselves, everything else to a space.
+_ASCII_TABLE = bytes(
+    ord(chr(c).lower()) if chr(c).isascii() and chr(c).isalnum() else ord(" ") for c in range(256)
+)
+
+# Longer "words" are base64, hashes or URLs glued together: noise that nobody types as a query.
+MAX_TOKEN_CHARS = 40
+# The stem cache is bounded: numbers and CJK runs make the vocabulary of a large archive open-ended.
+_CACHE_LIMIT = 500_000
+
+
+# Text longer than this is analysed in pieces of about this many characters, cut at white space.
+_PIECE = 1 << 20
+_SPACE = re.compile(r"\s")
+
+
+def _pieces(text: str) -> Iterator[str]:
+    start = 0
+    while start < len(text):
+        end = start + _PIECE
+        space = _SPACE.search(text, end, end + 4096) if end < len(text) else None
+        cut = space.end() if space else end
+        yield text[start:cut]
+        start = cut
+
+
+class Analyzer:
+    """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word.
+
+    ``stemmer`` names a Snowball algorithm; None cuts each word to its first ``truncate`` letters (all of it
+    when 0). Porter (English) stems the folded word, as it always has; every other stemmer sees the word with
+    its accents (their rules read them: French "-é", Turkish vowel harmony) and the stem is folded after, so
+    "médicos" and "medicos" both end as "medic". With ``parts`` (a length), a stem at least twice that long is
+    also indexed as each of its heads and tails of at least that length: the parts of a compound, among
+    pieces that match nothing. Only turns get them (``index_text``); a query's word is matched as it is."""
+
+    def __init__(
+        self,
+        stopwords: Iterable[str] = FULL_STOPWORDS,
+        name: str = "full",
+        *,
+        stemmer: str | None = "porter",
+        lang: str = "en",
+        truncate: int = 0,
+        parts: int = 0,
+    ) -> None:
+        self.stopwords = frozenset(stopwords)
+        # Part of the index's identity: an index built with other stop words must not be reused.
+        self.name = name
+        self.lang = lang
+        if stemmer is not None:
+            self._stem = snowballstemmer.stemmer(stemmer).stemWord
+        elif truncate:
+            self._stem = lambda word: word[:truncate]
+        else:
+            self._stem = str
+        self._fold_first = stemmer == "porter"
+        # Turkish and Azerbaijani write the capital of "ı" as "I" and of "i" as "İ"; Python's lower() knows
+        # neither.
+        self._turkish = lang in {"tr", "az"}
+        self._parts = parts
+        self._cache: dict[str, str] = {}
+        self._index_cache: dict[str, str] = self._cache if not parts else {}
+
+    def _learn(self, word: str) -> str:
+        """The space-joined terms for one lowercased token ("" when it yields none), cached."""
+        if not word.isascii() and _unicode_patterns()[2].match(word):
+            terms = word if len(word) == 1 else " ".join(word[i : i + 2] for i in range(len(word) - 1))
+        elif len(word) == 1 and _is_emoji(word):
+            terms = word
+        elif len(word) > MAX_TOKEN_CHARS or word in self.stopwords or not any(ch.isalnum() for ch in word):
+            terms = ""  # too long to be typed, a stop word, or joiners and marks alone (between two emoji)
+        else:
+            # Porter stems "s" to "": an empty term would be indexed and matched as a word.
+            # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
+            # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".lower() leaves a combining dot.
+            plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
+            if self._fold_first:
+                terms = self._stem(fold(plain))
+            elif fold(plain) in self.stopwords:
+                terms = ""  # a stop word with an accent its list writes without ("cuándo", "cuando")
+            else:
+                # Russian "ё" is written "е" as often as not.
+                terms = fold(self._stem(plain.replace("ё", "е")))
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[word] = terms
+        return terms
+
+    def _learn_parts(self, word: str) -> str:
+        """``_learn``, with a long stem's heads and tails after it."""
+        stem = self._cache[word] if word in self._cache else self._learn(word)
+        n, least = len(stem), self._parts
+        terms = stem
+        if n >= 2 * least and " " not in stem:
+            cuts = range(least, n - least + 1)
+            terms = " ".join([stem, *(stem[:k] for k in cuts), *(stem[k:] for k in cuts)])
+        if len(self._index_cache) >= _CACHE_LIMIT:
+            self._index_cache.clear()
+        self._index_cache[word] = terms
+        return terms
+
+    def _words(self, text: str) -> list[str]:
+        if self._turkish:
+            text = text.replace("I", "ı").replace("İ", "i")
+        if text.isascii():
+            return text.encode().translate(_ASCII_TABLE).decode().split()
+        lower = text.lower()
+        token, special, _ = _unicode_patterns()
+        return (token if special.search(lower) else _SIMPLE_RE).findall(lower)
+
+    def _terms(self, text: str, cache: dict[str, str], learn: Callable[[str], str]) -> str:
+        words = self._words(text)
+        try:
+            return " ".join([t for t in map(cache.__getitem__, words) if t])
+        except KeyError:
+            return " ".join([t for t in (cache[w] if w in cache else learn(w) for w in words) if t])
+
+    def index_text(self, text: str) -> str:
+        """The terms ``text`` is indexed under, joined by single spaces: the form handed to tantivy's
+        whitespace tokenizer."""
+        learn = self._learn_parts if self._parts else self._learn
+        if len(text) > _PIECE:
+            # A piece at a time: the list of a 50-MB message's words alone took 850 MB (issue 24).
+            return " ".join(filter(None, (self._terms(p, self._index_cache, learn) for p in _pieces(text))))
+        return self._terms(text, self._index_cache, learn)
+
+    def query_text(self, text: str) -> str:
+        """The terms of ``text`` as a query has them (no compound parts), joined by single spaces."""
+        return self._terms(text, self._cache, self._learn)
+
+    def analyze(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        """The terms of ``text``; with ``drop``, leaving out the words in it (lowercased, folded): a query's
+        function words in its own language, which another language's analysis would read as content."""
+        if not drop:
+            return self.query_text(text).split()
+        return [term for start, end, term in self.words(text) if fold(text[start:end].lower()) not in drop]
+
+    def words(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """(start, end, term) for each term of ``text``, with offsets into ``text`` itself: a word's span, or
+        for CJK runs the span of each bigram."""
+        if text.isascii():
+            # ASCII words are runs of letters and digits: the simple pattern finds the same spans, and a
+            # one-off search with ASCII hits never compiles the Unicode patterns (~20 ms).
+            for m in _SIMPLE_RE.finditer(text):
+                for term in self.analyze(m.group()):
+                    yield m.start(), m.end(), term
+            return
+        token, _, cjk = _unicode_patterns()
+        for m in token.finditer(text):
+            word = m.group()
+            start = m.start()
+            if cjk.match(word):
+                width = min(len(word), 2)
+                for i in range(max(len(word) - 1, 1)):
+                    yield start + i, start + i + width, word[i : i + width]
+                continue
+            # Lowercased word by word: lowering can change a length ("İ" -> "i̇"), which would shift offsets.
+            for term in self.analyze(word):
+                yield start, m.end(), term
+
+
+# The fuller list measured better than Lucene's 33 on both retrieval sets (bench/retrieval_eval.py: LoCoMo
+# evidence recall 0.730 against 0.683, LongMemEval-S recall_any@5 0.915 against 0.881).
+DEFAULT_ANALYZER = Analyzer(FULL_STOPWORDS, name="full")
+
+
+def analyze(text: str) -> list[str]:
+    """The terms of ``text`` under the default analyzer (the full stop word list, Porter)."""
+    return DEFAULT_ANALYZER.analyze(text)
+
+
+# Bumped whenever an analyzer of another language changes (its stop words, stemmer or folding): part of the
+# index format, so the index is rebuilt rather than mixing old and new terms.
+ANALYSIS_VERSION = 2
+
+# A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
+# of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
+# better than no stemming (bench/RESULTS.md, issue 21).
+TRUNCATE = 5
+# Heads and tails of at least this many letters of a stem twice as long: the parts of a compound.
+PARTS = 4
+
+
+@functools.cache
+def _library_names(lang: str) -> tuple[str, ...]:
+    """The lowercase names of ``lang`` (ISO 639-1) to look the stemmer and the stop words up by: the
+    stop-words package's own name for it ("nb" -> "norwegian"), else CLDR's English name and the
+    language's own name, through Babel ("et" -> "estonian", "st" -> "sesotho"); none for a code CLDR does
+    not know. Babel's locale data takes 50 ms or more to load, so the package's table is asked first: a
+    search of a German chat never loads it."""
+    import stop_words
+
+    from refind_cli.text.language import english_name, is_code, own_name
+
+    listed: str | None = stop_words.LANGUAGE_MAPPING.get(lang)
+    if listed:
+        return (listed,)
+    if not is_code(lang):
+        return ()
+    return english_name(lang).lower(), own_name(lang).lower()
+
+
+def stemmer_name(lang: str) -> str | None:
+    """The Snowball algorithm of ``lang``: the one the stemmer library names by a word of the language's
+    name ("Norwegian Bokmål" -> "norwegian", "Sesotho" -> "sesotho"); None when it has none."""
+    algorithms: list[str] = snowballstemmer.algorithms()
+    words = (w for name in _library_names(lang) for w in re.findall(r"\w+", name))
+    return next((w for w in words if w in algorithms), None)
+
+
+# Articles and pronouns that elide before a vowel ("l'appartement", "dell'anno"). The tokenizer splits at the
+# apostrophe, so dropping them as stop words is the elision filter (Lucene's lists).
+ELISIONS: dict[str, str] = {
+    "fr": "l m t qu n s j d c jusqu quoiqu lorsqu puisqu",
+    "it": "c l all dall dell nell sull coll pell gl agl dagl degl negl sugl un m t s v d",
+    "ca": "d l m n s t",
+}
+
+
+def _stopwords(lang: str) -> frozenset[str]:
+    """The stop words of ``lang`` from the stop-words package (none if it has no list), as the tokenizer
+    would meet them: apostrophes and dots cut off, and also without accents and with "ё" as "е", the way
+    people type them."""
+    import stop_words  # only for a chat in another language: a search of English chats never loads it
+
+    try:
+        listed = stop_words.get_stop_words(next(iter(_library_names(lang)), lang))
+    except stop_words.StopWordError:
+        listed = []
+    if lang == "tr":
+        # The package's Turkish list was read as Latin-1 from Windows-1254 ("þey" for "şey", "nasýl" for
+        # "nasıl"); those two agree on every other letter the list uses, so encoding back repairs it.
+        listed = [w.encode("latin-1").decode("cp1254") if max(w, default="") <= "\xff" else w for w in listed]
+    out: set[str] = set(ELISIONS.get(lang, "").split())
+    for entry in listed:
+        word = unicodedata.normalize("NFC", entry.lower()).strip("'’.\" ")
+        if word and all(ch.isalnum() for ch in word):
+            out.update((word, fold(word), word.replace("ё", "е")))
+    return frozenset(out)
+
+
+@functools.cache
+def analyzer_for(lang: str) -> Analyzer:
+    """The analyzer of a chat in ``lang`` (ISO 639-1, or two codes for a bilingual chat, "de+en"): its
+    Snowball stemmer (else its words cut to ``TRUNCATE`` letters) and stop words, compound parts indexed.
+    English and an undetermined language ("und", "") get the default analyzer."""
+    if MIXED in lang:
+        first, second = lang.split(MIXED, 1)
+        return Bilingual(analyzer_for(first), analyzer_for(second))
+    if lang in ("", UNDETERMINED, "en") or not _library_names(lang):
+        return DEFAULT_ANALYZER
+    stemmer = stemmer_name(lang)
+    return Analyzer(_stopwords(lang), name=lang, stemmer=stemmer, lang=lang, truncate=TRUNCATE, parts=PARTS)
+
+
+class Bilingual(Analyzer):
+    """The analyzer of a chat in two languages. Each turn is indexed in the language CLD3 tells it is in,
+    of the two (the first when it tells neither); a query is read in both, leaving out the function words
+    of the one whose stop words it uses more, as a search over chats in several languages does."""
+
+    def __init__(self, first: Analyzer, second: Analyzer) -> None:
+        super().__init__(first.stopwords | second.stopwords, name=f"{first.name}{MIXED}{second.name}")
+        self.lang = f"{first.lang}{MIXED}{second.lang}"
+        self.pair = (first, second)
+
+    def _of(self, text: str) -> Analyzer:
+        from refind_cli.text.language import identify
+
+        told, _ = identify(text)
+        first, second = self.pair
+        return second if told == second.lang else first
+
+    def index_text(self, text: str) -> str:
+        return self._of(text).index_text(text)
+
+    def query_text(self, text: str) -> str:
+        return " ".join(dict.fromkeys(t for a in self.pair for t in a.query_text(text).split()))
+
+    def analyze(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        own = query_analyzer(text, list(self.pair))
+        drop = set(drop) | (own.stopwords if own is not None else set())
+        if not drop:
+            return self.query_text(text).split()
+        return list(dict.fromkeys(t for a in self.pair for t in a.analyze(text, drop)))
+
+    def words(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Each word's terms in both languages, in the order of the text."""
+        return heapq.merge(*(a.words(text) for a in self.pair))
+
+
+@functools.cache
+def highlighter_for(lang: str) -> Analyzer | None:
+    """The analyzer that finds a query's terms in a turn of a chat in ``lang`` to highlight them: its own
+    without stop words (stems do not depend on them) and without compound parts; None for the languages
+    the default analyzer serves."""
+    if MIXED in lang:
+        first, second = (highlighter_for(code) or DEFAULT_ANALYZER for code in lang.split(MIXED, 1))
+        return Bilingual(first, second)
+    if analyzer_for(lang) is DEFAULT_ANALYZER:
+        return None
+    return Analyzer((), name="highlight", stemmer=stemmer_name(lang), lang=lang, truncate=TRUNCATE)
+
+
+def query_analyzer(query: str, analyzers: Sequence[Analyzer]) -> Analyzer | None:
+    """Which of ``analyzers`` is of the language ``query`` is written in: the one whose stop words it uses
+    most; None when it uses none, or as many of two languages'. A query is too short to tell its language
+    from its text; its function words are what it has."""
+    words = {fold(w) for w in _SIMPLE_RE.findall(query.lower())}
+    used = sorted(((len(words & a.stopwords), i) for i, a in enumerate(analyzers)), reverse=True)
+    if not used or used[0][0] == 0 or (len(used) > 1 and used[1][0] == used[0][0]):
+        return None
+    return analyzers[used[0][1]]
+
+
+def question_analyzer(question: str, langs: Iterable[str]) -> Analyzer:
+    """The analyzer to read a question in, asked of chats in ``langs``: their language when they share one,
+    else the one of theirs whose stop words the question uses most, else English."""
+    analyzers = list({id(a): a for a in map(analyzer_for, langs)}.values())
+    if len(analyzers) == 1:
+        return analyzers[0]
+    return query_analyzer(question, analyzers) or DEFAULT_ANALYZER
