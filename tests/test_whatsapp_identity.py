@@ -119,7 +119,9 @@ def long_chat(n: int, day_first: bool) -> str:
         elif i % 31 == 0:
             lines.append(f"{stamp} - {who}: <Media omitted>")
         elif i % 13 == 0:
-            lines.append(f"{stamp} - {who}: first line {i}\nsecond line — ü\n\nlast {i} <This message was edited>")
+            lines.append(
+                f"{stamp} - {who}: first line {i}\nsecond line — ü\n\nlast {i} <This message was edited>"
+            )
         elif i % 53 == 0:
             lines.append(f"{LRM}[{date}, {i % 24:02d}:00:00] {who}: bracketed {i}")
         else:

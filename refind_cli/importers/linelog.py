@@ -28,9 +28,6 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container
-
-# WhatsApp's reader knows how a wall-clock time becomes an instant on a day the clocks change.
-from refind_cli.importers.whatsapp import _day_offset, _on_clock_change
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 SNIFF_BYTES = 16 << 10
@@ -85,6 +82,7 @@ WEEKDAYS: dict[str, int] = (
 BUDDHIST_OFFSET = 543
 BUDDHIST_FROM = 2400  # no Gregorian year of a chat is that large: a Thai year without its "BE"
 YEARS = (1970, 2199)
+_SECOND = timedelta(seconds=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,46 +140,65 @@ def pattern(text: str) -> re.Pattern[str]:
 # --- lines --------------------------------------------------------------------------------------------
 
 
-def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
-    """The lines of a text export decoded as they stream in: UTF-8 (BOM optional) or UTF-16 with a BOM. Only
-    CR LF, CR and LF end a line (U+2028 is text). Invalid bytes are an InputError naming the line."""
+def iter_text(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
+    """The text of an export decoded as it streams in, in pieces of whole lines (each but the last ends with
+    a newline): UTF-8 (BOM optional) or UTF-16 with a BOM. CR LF and CR become LF; only these end a line
+    (U+2028 is text). Invalid bytes are an InputError naming the line."""
     decoder: codecs.IncrementalDecoder | None = None
+    encoding = "UTF-8"
     pending = ""
-    number = 0
+    number = 0  # the lines before ``pending``
     start = b""  # the first bytes, until there are enough to tell a UTF-16 BOM
     for chunk in itertools.chain(chunks, [b""]):
         if decoder is None:
             start += chunk
             if len(start) < 2 and chunk:
                 continue
-            utf16 = start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-            decoder = codecs.getincrementaldecoder("utf-16" if utf16 else "utf-8-sig")()
+            if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+                encoding = "UTF-16"
+            decoder = codecs.getincrementaldecoder("utf-16" if encoding == "UTF-16" else "utf-8-sig")()
             chunk = start
         try:
             text = pending + decoder.decode(chunk)
         except UnicodeDecodeError as exc:
-            raise _decode_error(path, where, number + exc.object[: exc.start].count(b"\n") + 1, exc) from None
+            line = number + exc.object[: exc.start].count(b"\n") + 1
+            raise _decode_error(path, where, line, encoding, exc) from None
         if "\r" in text:
             held = text.endswith("\r")  # its LF may open the next chunk
             text = text[:-1] if held else text
             text = text.replace("\r\n", "\n").replace("\r", "\n") + ("\r" if held else "")
-        lines = text.split("\n")
-        pending = lines.pop()
-        number += len(lines)
-        yield from lines
+        cut = text.rfind("\n") + 1
+        if cut:
+            piece, pending = text[:cut], text[cut:]
+            number += piece.count("\n")
+            yield piece
+        else:
+            pending = text
     if decoder is not None:
         try:
             pending += decoder.decode(b"", final=True)
         except UnicodeDecodeError as exc:
-            raise _decode_error(path, where, number + 1, exc) from None
-    pending = pending.replace("\r", "")
+            raise _decode_error(path, where, number + 1, encoding, exc) from None
+    if pending.endswith("\r"):
+        pending = pending[:-1] + "\n"
     if pending:
         yield pending
 
 
-def _decode_error(path: Path | str, where: str | None, line: int, exc: UnicodeDecodeError) -> InputError:
+def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
+    """The lines of a text export as they stream in (``iter_text``), without their newlines."""
+    for piece in iter_text(chunks, path, where):
+        lines = piece.split("\n")
+        if not lines[-1]:
+            lines.pop()  # the piece ended with its newline
+        yield from lines
+
+
+def _decode_error(
+    path: Path | str, where: str | None, line: int, encoding: str, exc: UnicodeDecodeError
+) -> InputError:
     place = f"{where}, line {line}" if where else f"line {line}"
-    return InputError(path, f"invalid text ({exc.reason}); not a text export", place)
+    return InputError(path, f"invalid text (invalid {encoding}: {exc.reason}); not a text export", place)
 
 
 def head_lines(data: bytes) -> list[str]:
@@ -201,7 +218,144 @@ def file_head(path: Path) -> bytes:
         return fh.read(SNIFF_BYTES)
 
 
+# --- text held from a record's start ----------------------------------------------------------------
+
+
+class Window:
+    """An export's text as it streams in (``iter_text``), held from the start of the record being read: a
+    reader that searches patterns across lines holds a piece and a record, never the file. ``text`` is what
+    is held; ``dropped`` and ``lines`` count the characters and lines let go before ``text[0]``."""
+
+    def __init__(self, pieces: Iterator[str]) -> None:
+        self.pieces = pieces
+        self.text = ""
+        self.dropped = self.lines = 0
+
+    def more(self, keep: int) -> bool:
+        """Lets go of the text before ``keep`` and reads on; False at the end. It reads at least as much as
+        it keeps, so a record longer than a piece is copied a few times (its length doubling), not once a piece."""
+        kept = self.text[keep:]
+        added: list[str] = []
+        size = 0
+        for piece in self.pieces:
+            added.append(piece)
+            size += len(piece)
+            if size >= len(kept):
+                break
+        if not added:
+            return False
+        self.lines += self.text.count("\n", 0, keep)
+        self.dropped += keep
+        self.text = kept + "".join(added)
+        return True
+
+    def first_content(self) -> int | None:
+        """Where the first line with visible content starts, the blank lines before it let go; None when
+        there is none."""
+        start = 0
+        while True:
+            text = self.text
+            while start < len(text):
+                end = text.find("\n", start)
+                end = len(text) if end < 0 else end
+                if _content(text[start:end]):
+                    return start
+                start = end + 1
+            if not self.more(len(text)):
+                return None
+            start = 0
+
+    def line_number(self, position: int) -> int:
+        return self.lines + self.text.count("\n", 0, position) + 1
+
+
+def stamp_lines(
+    window: Window,
+    first: re.Match[str],
+    usual: re.Pattern[str],
+    other: Callable[[str, int], re.Match[str] | None],
+) -> Iterator[re.Match[str]]:
+    """The stamp lines of a log whose every message line carries its whole stamp, from ``first`` (matched at
+    its line's start) on, in file order; the window is held from the last one's line. ``usual``: the file's
+    usual stamp led by the newline before it, so the regex engine runs from stamp to stamp by itself;
+    ``other(text, start)``: a stamp of another shape at a line's start, tried on the lines between two
+    usual ones."""
+    yield first
+    text = window.text
+    end = first.end()
+    keep = first.start()
+    while True:
+        for m in usual.finditer(text, end):
+            start = m.start()
+            if text.find("\n", end, start) >= 0:
+                for o in _other_stamps(text, end, start, other):
+                    keep = o.start()
+                    yield o
+            keep = start + 1
+            yield m
+            end = m.end()
+        for o in _other_stamps(text, end, len(text), other):
+            keep = o.start()
+            yield o
+        # Every line that starts before the end has been tried; the next search starts at the last newline.
+        end = len(text) - 1
+        if not window.more(keep):
+            return
+        end -= keep
+        keep = 0
+        text = window.text
+
+
+def _other_stamps(
+    text: str, start: int, end: int, other: Callable[[str, int], re.Match[str] | None]
+) -> Iterator[re.Match[str]]:
+    newline = text.find("\n", start, end)
+    while newline >= 0:
+        m = other(text, newline + 1)
+        if m is not None:
+            yield m
+        newline = text.find("\n", newline + 1, end)
+
+
 # --- times --------------------------------------------------------------------------------------------
+
+
+def day_offset(year: int, month: int, day: int, tz: tzinfo) -> timedelta | None:
+    """The UTC offset of a day without a clock change; None on a day with one."""
+    offsets = {
+        datetime(year, month, day, 0, 0, 0, tzinfo=tz).utcoffset(),
+        datetime(year, month, day, 23, 59, 59, tzinfo=tz).utcoffset(),
+        datetime(year, month, day, 23, 59, 59, fold=1, tzinfo=tz).utcoffset(),
+    }
+    if len(offsets) != 1:
+        return None
+    (offset,) = offsets
+    return offset if offset is not None else timedelta(0)
+
+
+def on_clock_change(naive: datetime, tz: tzinfo, previous: datetime) -> datetime:
+    """A wall-clock time read on a day the clocks change. A time that occurs twice is read as its first
+    occurrence unless the previous message is already later, i.e. the clocks have gone back. A time that
+    never occurs (skipped forward) is read as the moment of the change."""
+    early = naive.replace(tzinfo=tz).astimezone(UTC)
+    late = naive.replace(tzinfo=tz, fold=1).astimezone(UTC)
+    if late < early:
+        return _skipped_to(late, early, tz)
+    return late if late > early and previous > early else early
+
+
+def _skipped_to(lo: datetime, hi: datetime, tz: tzinfo) -> datetime:
+    """The moment the clocks sprang forward, between a skipped time read with the offset after the change
+    (``lo``) and with the one before (``hi``): such a time is read as that moment, so it stays between the
+    messages written before the change and those after, as the file has it."""
+    offset_after = hi.astimezone(tz).utcoffset()
+    while hi - lo > _SECOND:
+        middle = lo + (hi - lo) // 2
+        if middle.astimezone(tz).utcoffset() == offset_after:
+            hi = middle
+        else:
+            lo = middle
+    return hi
 
 
 class Clock:
@@ -214,14 +368,14 @@ class Clock:
 
     def at(self, date: tuple[int, int, int], time: timedelta) -> datetime:
         if date not in self.days:
-            offset = _day_offset(*date, self.tz)
+            offset = day_offset(*date, self.tz)
             self.days[date] = None if offset is None else datetime(*date, tzinfo=UTC) - offset
         midnight = self.days[date]
         if midnight is not None:
             return midnight + time
         # Only a day the clocks change needs the time before: its own earlier messages are the ones that
         # tell whether the clocks have gone back yet.
-        self.previous = _on_clock_change(datetime(*date) + time, self.tz, self.previous)
+        self.previous = on_clock_change(datetime(*date) + time, self.tz, self.previous)
         return self.previous
 
 

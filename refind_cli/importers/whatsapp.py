@@ -6,10 +6,11 @@ the phone's platform, locale and app version, so one tolerant pattern covers the
 iOS stamps, dashed Android ones, dotted, year-first and time-first dates, 12 and 24 hours). Which number is the day and which the month is not written anywhere: it is
 inferred once per file from all its dates.
 
-The decoded text is kept whole and searched, not split into lines: a pattern specialised to the file's
-first header, led by a newline, lets the regex engine run from header to header by itself. Two passes
-run over it: the first collects the distinct dates for the day/month decision, the second, lazy one
-builds the messages, so a million-line file is never held as a million records.
+The file is read on the line-log engine (``linelog``): streamed, decoded in pieces of whole lines and held
+from the start of the record being read, never whole. Its text is searched, not split into lines: a pattern
+specialised to the file's first header (the layout, generated from the file rather than listed), led by a
+newline, lets the regex engine run from header to header by itself. Two passes stream the file: the first
+collects the distinct dates for the day/month decision, the second, lazy one builds the messages.
 """
 
 from __future__ import annotations
@@ -25,18 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import container
+from refind_cli.importers import container, linelog
+from refind_cli.importers.linelog import MARKS as _MARKS
+from refind_cli.importers.linelog import WS as _WS
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "whatsapp"
 
 SNIFF_BYTES = 64 << 10
 
-# Direction marks, isolates and stray BOMs: invisible, and never part of a name or a word.
-_MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+# Direction marks, isolates and stray BOMs (linelog.MARKS) are invisible, and never part of a name or a
+# word; WhatsApp puts space, NBSP, narrow NBSP (2023+) or thin space (linelog.WS) between a stamp's parts.
 _M = f"[{_MARKS}]*"
-# What WhatsApp puts between the parts of a stamp: space, NBSP, narrow NBSP (2023+), thin space.
-_WS = "[ \u00a0\u202f\u2009]"
 
 _AMPM_BEFORE = "오전|오후|上午|下午|午前|午後"
 _AMPM_AFTER = (
@@ -72,7 +73,6 @@ _BUDDHIST_FROM = 2400
 # Years a chat can carry (with room either side); anything else is text that only looks like a date, and
 # keeping to it keeps every UTC conversion inside datetime's range.
 _YEARS = (1970, 2199)
-_SECOND = timedelta(seconds=1)
 
 # Exports carry invisible direction marks around names and stamps: strip them, then NFKC, which also turns NBSP, narrow NBSP and thin space into spaces.
 # (str.translate would do both, but it is ten times slower on non-ASCII text.)
@@ -277,26 +277,22 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    """One chat per file. The file is decoded and checked when the export is yielded; its messages are
-    built as they are consumed."""
-    text, name, where = _load(path)
-    text = _unify_newlines(text)
-    start = _first_content(text)
-    if start is None:
-        raise InputError(path, "is empty; not a WhatsApp chat export", where)
-    first = _match_general(text, start)
-    if first is None:
-        raise _not_a_header(path, where, text, start)
+    """One chat per file. The file is decoded and checked when the export is yielded (the first pass reads it
+    all); its messages are built as they are consumed, from a second stream of it."""
+    chunks, name, where = _source(path)
+    window, first = _first_header(chunks(), path, where)
+    first_line = window.line_number(first.start())
     special = _specialise(first)
-    day_first = _day_first(_headers(text, first, special))
+    day_first = _day_first(linelog.stamp_lines(window, first, special, _match_other))
+    for _ in window.pieces:  # the rest is decoded, so invalid text is an error before any message
+        pass
     parse = _header_parser(day_first, tz)
     if parse(first) is None:
-        raise _not_a_header(path, where, text, start)
+        raise _not_a_header(path, where, first_line)
+    del window, first
     chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
     warn = _Warnings(path, where)
-    yield ChatExport(
-        chat=chat, messages=warn.after(_messages(text, _headers(text, first, special), parse, warn))
-    )
+    yield ChatExport(chat=chat, messages=warn.after(_messages(chunks, path, where, special, parse, warn)))
 
 
 def chat_name(file_name: str) -> str:
@@ -343,26 +339,35 @@ def infer_day_first(dates: Sequence[tuple[int, int, int]]) -> bool | None:
 # --- loading ------------------------------------------------------------------------------------------
 
 
-def _load(path: Path) -> tuple[str, str, str | None]:
-    """The decoded chat text, the chat's name and the place inside the file that errors should name."""
+def _source(path: Path) -> tuple[Callable[[], Iterator[bytes]], str, str | None]:
+    """How to stream the chat's bytes (once a pass), the chat's name and the place inside the file that
+    errors should name."""
     if path.is_dir():
         raise InputError(path, "is a folder; a WhatsApp export is a .txt or .zip file")
     if path.suffix.lower() != ".zip":
-        data = container.read_file(path)
-        if not data.startswith(b"PK\x03\x04"):
+        try:
+            with path.open("rb") as fh:
+                magic = fh.read(4)
+        except OSError as exc:
+            raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+        if magic != b"PK\x03\x04":
             if path.name == _IOS_CHAT_FILE:
-                return container.decode_text(data, path), _ios_chat_name(path.absolute().parent.name), None
-            return container.decode_text(data, path), chat_name(path.name), None
-        del data
+                name = _ios_chat_name(path.absolute().parent.name)
+            else:
+                name = chat_name(path.name)
+            return (lambda: container.iter_file_chunks(path)), name, None
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
-        if member is None:
-            raise InputError(path, "contains no WhatsApp chat (.txt) file")
-        where = f"entry {member!r}"
-        text = container.decode_text(container.read_member(zf, member, path), path, where)
+    if member is None:
+        raise InputError(path, "contains no WhatsApp chat (.txt) file")
     base = member.rsplit("/", 1)[-1]
     name = _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
-    return text, name, where
+    return (lambda: _member_chunks(path, member)), name, f"entry {member!r}"
+
+
+def _member_chunks(path: Path, member: str) -> Iterator[bytes]:
+    with container.open_zip(path) as zf:
+        yield from container.iter_member_chunks(zf, member, path)
 
 
 def _ios_chat_name(container: str) -> str:
@@ -411,8 +416,22 @@ def _first_content(text: str) -> int | None:
     return None
 
 
-def _not_a_header(path: Path, where: str | None, text: str, start: int) -> InputError:
-    line = text.count("\n", 0, start) + 1
+def _first_header(
+    chunks: Iterator[bytes], path: Path, where: str | None
+) -> tuple[linelog.Window, re.Match[str]]:
+    """The file's text streamed into a window, and its first line with content: a header, or the file is
+    not an export."""
+    window = linelog.Window(linelog.iter_text(chunks, path, where))
+    start = window.first_content()
+    if start is None:
+        raise InputError(path, "is empty; not a WhatsApp chat export", where)
+    first = _match_general(window.text, start)
+    if first is None:
+        raise _not_a_header(path, where, window.line_number(start))
+    return window, first
+
+
+def _not_a_header(path: Path, where: str | None, line: int) -> InputError:
     return InputError(
         path,
         "not a WhatsApp chat export: expected a message header like '18/03/2022, 14:56 - Name: text'",
@@ -453,6 +472,14 @@ class _Warnings:
 
 def _match_general(text: str, pos: int) -> re.Match[str] | None:
     return _HEADER_DATE_FIRST.match(text, pos) or _HEADER_TIME_FIRST.match(text, pos)
+
+
+def _match_other(text: str, line: int) -> re.Match[str] | None:
+    """A header of another shape than the file's usual one, at a line's start."""
+    first_char = text[line : line + 1]
+    if first_char.isdecimal() or (first_char and first_char in _NON_DIGIT_STARTS):
+        return _match_general(text, line)
+    return None
 
 
 _LEAF_PATTERNS = {
@@ -498,31 +525,6 @@ def _specialise(m: re.Match[str]) -> re.Pattern[str]:
         pos = position
     parts.append(re.escape(text[pos : m.end()]))
     return re.compile("".join(parts + absent))
-
-
-def _headers(text: str, first: re.Match[str], special: re.Pattern[str]) -> Iterator[re.Match[str]]:
-    """Every header-shaped line from ``first`` on, in file order. The specialised pattern finds the
-    usual lines; the lines between two of its hits are each tried with the general patterns."""
-    yield first
-    previous_end = first.end()
-    for m in special.finditer(text, previous_end):
-        if text.find("\n", previous_end, m.start()) >= 0:
-            yield from _unusual_headers(text, previous_end, m.start())
-        yield m
-        previous_end = m.end()
-    yield from _unusual_headers(text, previous_end, len(text))
-
-
-def _unusual_headers(text: str, start: int, end: int) -> Iterator[re.Match[str]]:
-    newline = text.find("\n", start, end)
-    while newline >= 0:
-        line = newline + 1
-        first_char = text[line : line + 1]
-        if first_char.isdecimal() or (first_char and first_char in _NON_DIGIT_STARTS):
-            m = _match_general(text, line)
-            if m is not None:
-                yield m
-        newline = text.find("\n", line, end)
 
 
 # --- dates and times ----------------------------------------------------------------------------------
@@ -604,7 +606,7 @@ def _header_parser(day_first: bool | None, tz: tzinfo) -> Callable[[re.Match[str
             return None
         midnight, date = day
         if midnight is None:
-            previous = _on_clock_change(datetime(*date) + delta, tz, previous)
+            previous = linelog.on_clock_change(datetime(*date) + delta, tz, previous)
         else:
             previous = midnight + delta
         header = (previous, stamp if stamp.isascii() else _normalise(stamp))
@@ -626,49 +628,11 @@ def _day(m: re.Match[str], day_first: bool | None, tz: tzinfo) -> _Day | None:
     if not _YEARS[0] <= year <= _YEARS[1]:
         return None
     try:
-        offset = _day_offset(year, month, day, tz)
+        offset = linelog.day_offset(year, month, day, tz)
     except ValueError:  # 31/02, month 13: text that only looks like a header
         return None
     date = (year, month, day)
     return (datetime(*date, tzinfo=UTC) - offset if offset is not None else None), date
-
-
-def _day_offset(year: int, month: int, day: int, tz: tzinfo) -> timedelta | None:
-    """The UTC offset of a day without a clock change; None on a day with one."""
-    offsets = {
-        datetime(year, month, day, 0, 0, 0, tzinfo=tz).utcoffset(),
-        datetime(year, month, day, 23, 59, 59, tzinfo=tz).utcoffset(),
-        datetime(year, month, day, 23, 59, 59, fold=1, tzinfo=tz).utcoffset(),
-    }
-    if len(offsets) != 1:
-        return None
-    (offset,) = offsets
-    return offset if offset is not None else timedelta(0)
-
-
-def _on_clock_change(naive: datetime, tz: tzinfo, previous: datetime) -> datetime:
-    """A wall-clock time read on a day the clocks change. A time that occurs twice is read as its first
-    occurrence unless the previous message is already later, i.e. the clocks have gone back. A time that
-    never occurs (skipped forward) is read as the moment of the change."""
-    early = naive.replace(tzinfo=tz).astimezone(UTC)
-    late = naive.replace(tzinfo=tz, fold=1).astimezone(UTC)
-    if late < early:
-        return _skipped_to(late, early, tz)
-    return late if late > early and previous > early else early
-
-
-def _skipped_to(lo: datetime, hi: datetime, tz: tzinfo) -> datetime:
-    """The moment the clocks sprang forward, between a skipped time read with the offset after the change
-    (``lo``) and with the one before (``hi``): such a time is read as that moment, so it stays between the
-    messages written before the change and those after, as the file has it."""
-    offset_after = hi.astimezone(tz).utcoffset()
-    while hi - lo > _SECOND:
-        middle = lo + (hi - lo) // 2
-        if middle.astimezone(tz).utcoffset() == offset_after:
-            hi = middle
-        else:
-            lo = middle
-    return hi
 
 
 def _time_of_day(m: re.Match[str]) -> timedelta | None:
@@ -787,8 +751,10 @@ def _malformed(header: _Header, raw: str) -> Message:
 
 
 def _messages(
-    text: str,
-    headers: Iterator[re.Match[str]],
+    chunks: Callable[[], Iterator[bytes]],
+    path: Path,
+    where: str | None,
+    special: re.Pattern[str],
     parse: Callable[[re.Match[str]], _Header | None],
     warn: Callable[[int, str], None],
 ) -> Iterator[Message]:
@@ -796,12 +762,27 @@ def _messages(
     whose date or time cannot be read (31/02, the year 9999) starts a record of its own, kind MALFORMED,
     reported through ``warn(line number, stamp)``: glued to the message before, it would pass for that
     sender's words."""
+    window, first = _first_header(chunks(), path, where)
     senders: dict[str, str | None] = {}
     current: _Header | None = None
     malformed = False
+    # Where the record being read starts and its text after the header, in ``text``; the window lets go of
+    # what is before the record when it reads on, by ``dropped`` characters so far.
+    text = window.text
+    dropped = window.dropped
     start = rest_start = 0
-    line_number, counted_to = 1, 0  # line numbers are counted only up to malformed lines
-    for m in headers:
+    line_number, counted_to = window.lines + 1, 0  # line numbers are counted only up to malformed lines
+    for m in linelog.stamp_lines(window, first, special, _match_other):
+        if m.string is not text:
+            text = m.string
+            shift = window.dropped - dropped
+            dropped = window.dropped
+            start -= shift
+            rest_start -= shift
+            if counted_to < shift:
+                line_number, counted_to = window.lines + 1, 0
+            else:
+                counted_to -= shift
         header = parse(m)
         line_start = m.start()
         if text[line_start] == "\n":  # the specialised pattern's hits begin at the newline before
@@ -826,6 +807,10 @@ def _messages(
         start = line_start
         rest_start = m.end()
     if current is not None:
+        shift = window.dropped - dropped
+        text = window.text
+        start -= shift
+        rest_start -= shift
         end = len(text) - 1 if text.endswith("\n") else len(text)
         yield (
             _malformed(current, text[start:end])
