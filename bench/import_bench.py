@@ -12,7 +12,11 @@ that prints figures, not a test.
     python bench/import_bench.py [--messages 1000000] [--workdir bench/out]
     python bench/import_bench.py --messages 100000 --languages en,de   # the same chat in English and German
     python bench/import_bench.py --messages 200000 --line   # LINE against WhatsApp, the same chat in each
+    python bench/import_bench.py --messages 1000000 --base /tmp/base-tree   # this WhatsApp reader against another's
 
+``--base`` reads and imports the WhatsApp export by this tree and by another version's (a plain copy,
+``git archive REV | tar -x -C DIR``, run through PYTHONPATH), interleaved, ``--rounds`` times: messages per
+second and peak RSS of each, and this tree's best against the other's.
 ``--languages`` runs parse + archive and end to end only, once per language, on exports generated the same
 way from each language's word list: what analysing a chat in its own language costs against English.
 """
@@ -33,6 +37,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 WORDS = (
     "the be to of and a in that have I it for not on with he as you do at this but his by from they we say her she "
     "or an will my one all would there their what so up out if about who get which go me when make can like time no "
@@ -251,13 +256,16 @@ def cli_import(home: Path, export: Path, *options: str) -> int:
         return archive.counts()["messages"]
 
 
-def run_phase(phase: str, export: Path, home: Path) -> dict:
+def run_phase(phase: str, export: Path, home: Path, tree: Path | None = None) -> dict:
+    """``child`` in a fresh process; with ``tree``, on that version's refind_cli."""
     shutil.rmtree(home, ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
     out = subprocess.run(
         [sys.executable, __file__, "--child", phase, "--export", str(export), "--home", str(home)],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     if out.returncode:
         raise SystemExit(f"phase {phase} failed:\n{out.stderr[-2000:]}")
@@ -310,6 +318,8 @@ def main() -> None:
     parser.add_argument("--languages", help="e.g. en,de: parse + archive and end to end per language")
     parser.add_argument("--line", action="store_true", help="LINE against WhatsApp, the same chat in each")
     parser.add_argument("--format")
+    parser.add_argument("--base", type=Path, help="another version's tree: its WhatsApp import against this")
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     if args.child and args.format:
         format_child(args.child, args.format, args.export, args.home)
@@ -325,6 +335,9 @@ def main() -> None:
         compare_line(args.messages, args.workdir)
         return
     export = args.workdir / f"WhatsApp Chat with Bench {args.messages}.txt"
+    if args.base:
+        compare_base(args.base, export, args.messages, args.rounds, args.workdir)
+        return
     if not export.exists():
         t = time.perf_counter()
         generate(export, args.messages)
@@ -395,6 +408,33 @@ def compare_languages(langs: list[str], n: int, workdir: Path) -> None:
         check=False,
     )
     print(f"told language of the last import: {[c['lang'] for c in json.loads(out.stdout)['chats']]}")
+
+
+def compare_base(base: Path, export: Path, n: int, rounds: int, workdir: Path) -> None:
+    """The WhatsApp export read alone (parse) and imported (e2e) by the other tree and by this one, in fresh
+    processes, interleaved, ``rounds`` times; this tree's best messages per second against the other's, and
+    the largest peak RSS of each."""
+    if not export.exists():
+        generate(export, n)
+    trees = {"base": base.resolve(), "this": ROOT}
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for _round in range(rounds):
+        for phase in ("parse", "e2e"):
+            for name, tree in trees.items():
+                r = run_phase(phase, export, workdir / f"home-{name}-{phase}", tree)
+                runs.setdefault((name, phase), []).append(r)
+                print(
+                    f"{name:<5} {phase:<6} {r['messages']:>9,} msgs {r['messages'] / r['seconds']:>10,.0f} msg/s"
+                    f" {r['seconds']:>7.2f} s {r['rss_mb']:>6.0f} MB peak RSS",
+                    flush=True,
+                )
+    for phase in ("parse", "e2e"):
+        best = {name: max(r["messages"] / r["seconds"] for r in runs[(name, phase)]) for name in trees}
+        peak = {name: max(r["rss_mb"] for r in runs[(name, phase)]) for name in trees}
+        print(
+            f"{phase}: this {best['this']:,.0f} msg/s, base {best['base']:,.0f} msg/s (best of {rounds}):"
+            f" {best['this'] / best['base']:.2f}x; peak RSS this {peak['this']:.0f} MB, base {peak['base']:.0f} MB"
+        )
 
 
 def compare_line(n: int, workdir: Path) -> None:

@@ -31,6 +31,17 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [
                 ["import_bench.py", "--messages", "300", "--workdir", f"{work}/imp"],
                 ["import_bench.py", "--messages", "300", "--line", "--workdir", f"{work}/line"],
+                [
+                    "import_bench.py",
+                    "--messages",
+                    "300",
+                    "--base",
+                    str(BENCH.parent),
+                    "--rounds",
+                    "1",
+                    "--workdir",
+                    f"{work}/base",
+                ],
             ],
             "msg/s",
         ),

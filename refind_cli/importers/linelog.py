@@ -8,6 +8,10 @@ line without a sender is a system line. A format can write its stamps in several
 locale, an app version): the first message line of a file decides which one, once; the order of dates whose
 numbers do not say which is the day is learned once too, from the first date that tells it.
 
+A log whose every message line carries its whole stamp, in a layout generated from the file rather than
+listed (WhatsApp's), is read through ``Window`` and ``stamp_lines``: the text held from the record being
+read, searched from stamp to stamp by one pattern.
+
 The file is streamed line by line from its bytes, never decoded whole. Times are wall-clock times without
 an offset, read in the zone the import is told. Nothing is dropped: a placeholder (``[Photo]``) or a system
 line is a message of its own kind, and a line whose stamp cannot be a real time (31 February, 25:70) is
@@ -140,14 +144,17 @@ def pattern(text: str) -> re.Pattern[str]:
 # --- lines --------------------------------------------------------------------------------------------
 
 
-def iter_text(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
+def iter_text(
+    chunks: Iterable[bytes], path: Path | str, where: str | None, lines: Callable[[], int]
+) -> Iterator[str]:
     """The text of an export decoded as it streams in, in pieces of whole lines (each but the last ends with
     a newline): UTF-8 (BOM optional) or UTF-16 with a BOM. CR LF and CR become LF; only these end a line
-    (U+2028 is text). Invalid bytes are an InputError naming the line."""
+    (U+2028 is text). Invalid bytes are an InputError naming the line: ``lines()`` says how many newlines
+    the pieces given so far hold (the reader counts them, or counts them again when asked: counting every
+    piece here would cost a reader that needs no line numbers)."""
     decoder: codecs.IncrementalDecoder | None = None
     encoding = "UTF-8"
     pending = ""
-    number = 0  # the lines before ``pending``
     start = b""  # the first bytes, until there are enough to tell a UTF-16 BOM
     for chunk in itertools.chain(chunks, [b""]):
         if decoder is None:
@@ -161,24 +168,26 @@ def iter_text(chunks: Iterable[bytes], path: Path | str, where: str | None = Non
         try:
             text = pending + decoder.decode(chunk)
         except UnicodeDecodeError as exc:
-            line = number + exc.object[: exc.start].count(b"\n") + 1
+            line = lines() + exc.object[: exc.start].count(b"\n") + 1
             raise _decode_error(path, where, line, encoding, exc) from None
         if "\r" in text:
             held = text.endswith("\r")  # its LF may open the next chunk
             text = text[:-1] if held else text
             text = text.replace("\r\n", "\n").replace("\r", "\n") + ("\r" if held else "")
         cut = text.rfind("\n") + 1
-        if cut:
-            piece, pending = text[:cut], text[cut:]
-            number += piece.count("\n")
-            yield piece
+        if cut == len(text):
+            pending = ""
+            yield text
+        elif cut:
+            pending = text[cut:]
+            yield text[:cut]
         else:
             pending = text
     if decoder is not None:
         try:
             pending += decoder.decode(b"", final=True)
         except UnicodeDecodeError as exc:
-            raise _decode_error(path, where, number + 1, encoding, exc) from None
+            raise _decode_error(path, where, lines() + 1, encoding, exc) from None
     if pending.endswith("\r"):
         pending = pending[:-1] + "\n"
     if pending:
@@ -187,8 +196,11 @@ def iter_text(chunks: Iterable[bytes], path: Path | str, where: str | None = Non
 
 def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
     """The lines of a text export as they stream in (``iter_text``), without their newlines."""
-    for piece in iter_text(chunks, path, where):
+    number = 0
+    # The count as it stands when an invalid byte is met (late binding is the point).
+    for piece in iter_text(chunks, path, where, lambda: number):  # noqa: B023
         lines = piece.split("\n")
+        number += len(lines) - 1
         if not lines[-1]:
             lines.pop()  # the piece ended with its newline
         yield from lines
@@ -222,20 +234,26 @@ def file_head(path: Path) -> bytes:
 
 
 class Window:
-    """An export's text as it streams in (``iter_text``), held from the start of the record being read: a
-    reader that searches patterns across lines holds a piece and a record, never the file. ``text`` is what
-    is held; ``dropped`` and ``lines`` count the characters and lines let go before ``text[0]``."""
+    """An export's text as it streams in, held from the start of the record being read: a reader that
+    searches patterns across lines holds a piece and a record, never the file. ``text`` is what is held;
+    ``dropped`` counts the characters let go before ``text[0]``. ``chunks()`` streams the file's bytes (and
+    streams them again when a line number is asked for after text was let go: lines are not counted as
+    the text streams, since a reader asks for them rarely)."""
 
-    def __init__(self, pieces: Iterator[str]) -> None:
-        self.pieces = pieces
+    def __init__(self, chunks: Callable[[], Iterable[bytes]], path: Path | str, where: str | None) -> None:
+        self.chunks, self.path, self.where = chunks, path, where
+        self.pieces = iter_text(chunks(), path, where, self._lines_read)
         self.text = ""
-        self.dropped = self.lines = 0
+        self.dropped = 0
+        self.adding: list[str] = []  # the pieces being read on, not yet in ``text``
+        self.lines: int | None = 0  # the newlines before text[0]; None when not counted
+        self.counting = False  # whether text let go is counted (from the first line number asked for on)
 
     def more(self, keep: int) -> bool:
         """Lets go of the text before ``keep`` and reads on; False at the end. It reads at least as much as
         it keeps, so a record longer than a piece is copied a few times (its length doubling), not once a piece."""
         kept = self.text[keep:]
-        added: list[str] = []
+        added = self.adding = []
         size = 0
         for piece in self.pieces:
             added.append(piece)
@@ -244,7 +262,10 @@ class Window:
                 break
         if not added:
             return False
-        self.lines += self.text.count("\n", 0, keep)
+        if self.counting:
+            self.lines = (self.lines or 0) + self.text.count("\n", 0, keep)
+        elif keep:
+            self.lines = None
         self.dropped += keep
         self.text = kept + "".join(added)
         return True
@@ -266,7 +287,24 @@ class Window:
             start = 0
 
     def line_number(self, position: int) -> int:
-        return self.lines + self.text.count("\n", 0, position) + 1
+        """The number of the line at ``position`` in ``text``."""
+        return self._lines_before() + self.text.count("\n", 0, position) + 1
+
+    def _lines_read(self) -> int:
+        return self._lines_before() + sum(text.count("\n") for text in (self.text, *self.adding))
+
+    def _lines_before(self) -> int:
+        self.counting = True
+        if self.lines is None:  # read again up to what was let go
+            lines = 0
+            remaining = self.dropped
+            for piece in iter_text(self.chunks(), self.path, self.where, lambda: lines):  # noqa: B023
+                lines += piece.count("\n", 0, remaining)
+                remaining -= len(piece)
+                if remaining <= 0:
+                    break
+            self.lines = lines
+        return self.lines
 
 
 def stamp_lines(
@@ -283,26 +321,27 @@ def stamp_lines(
     yield first
     text = window.text
     end = first.end()
-    keep = first.start()
+    last = first  # the last stamp line yielded: the window is held from its line
     while True:
         for m in usual.finditer(text, end):
-            start = m.start()
-            if text.find("\n", end, start) >= 0:
-                for o in _other_stamps(text, end, start, other):
-                    keep = o.start()
-                    yield o
-            keep = start + 1
+            if text.find("\n", end, m.start()) >= 0:
+                for last in _other_stamps(text, end, m.start(), other):
+                    yield last
+            last = m
             yield m
             end = m.end()
-        for o in _other_stamps(text, end, len(text), other):
-            keep = o.start()
-            yield o
+        for last in _other_stamps(text, end, len(text), other):
+            yield last
         # Every line that starts before the end has been tried; the next search starts at the last newline.
         end = len(text) - 1
+        keep = last.start()
+        if last.string is not text:
+            keep = 0  # the window was let go up to it already
+        elif text[keep] == "\n":
+            keep += 1  # a usual stamp's match starts at the newline before its line
         if not window.more(keep):
             return
         end -= keep
-        keep = 0
         text = window.text
 
 

@@ -277,22 +277,32 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    """One chat per file. The file is decoded and checked when the export is yielded (the first pass reads it
-    all); its messages are built as they are consumed, from a second stream of it."""
+    """One chat per file. Its first header is checked when the export is yielded, after a first pass over
+    the dates; its messages are built as they are consumed, in a second pass. Text that is not UTF-8 or
+    UTF-16 is an InputError where it is met (an import of the file is then undone whole)."""
     chunks, name, where = _source(path)
-    window, first = _first_header(chunks(), path, where)
-    first_line = window.line_number(first.start())
+    window, first = _first_header(chunks, path, where)
     special = _specialise(first)
     day_first = _day_first(linelog.stamp_lines(window, first, special, _match_other))
-    for _ in window.pieces:  # the rest is decoded, so invalid text is an error before any message
-        pass
     parse = _header_parser(day_first, tz)
     if parse(first) is None:
-        raise _not_a_header(path, where, first_line)
-    del window, first
+        window, first = _first_header(chunks, path, where)
+        raise _not_a_header(path, where, window.line_number(first.start()))
+    if window.dropped:  # the first pass let the file's start go: the second streams the file again
+        del window, first
+
+        def start() -> tuple[linelog.Window, re.Match[str]]:
+            return _first_header(chunks, path, where)
+
+    else:  # the first pass decided within the text it still holds (as a whole chat under a megabyte)
+        held = (window, first)
+
+        def start() -> tuple[linelog.Window, re.Match[str]]:
+            return held
+
     chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
     warn = _Warnings(path, where)
-    yield ChatExport(chat=chat, messages=warn.after(_messages(chunks, path, where, special, parse, warn)))
+    yield ChatExport(chat=chat, messages=warn.after(_messages(start, special, parse, warn)))
 
 
 def chat_name(file_name: str) -> str:
@@ -417,11 +427,11 @@ def _first_content(text: str) -> int | None:
 
 
 def _first_header(
-    chunks: Iterator[bytes], path: Path, where: str | None
+    chunks: Callable[[], Iterator[bytes]], path: Path, where: str | None
 ) -> tuple[linelog.Window, re.Match[str]]:
     """The file's text streamed into a window, and its first line with content: a header, or the file is
     not an export."""
-    window = linelog.Window(linelog.iter_text(chunks, path, where))
+    window = linelog.Window(chunks, path, where)
     start = window.first_content()
     if start is None:
         raise InputError(path, "is empty; not a WhatsApp chat export", where)
@@ -751,9 +761,7 @@ def _malformed(header: _Header, raw: str) -> Message:
 
 
 def _messages(
-    chunks: Callable[[], Iterator[bytes]],
-    path: Path,
-    where: str | None,
+    start_at: Callable[[], tuple[linelog.Window, re.Match[str]]],
     special: re.Pattern[str],
     parse: Callable[[re.Match[str]], _Header | None],
     warn: Callable[[int, str], None],
@@ -761,8 +769,8 @@ def _messages(
     """Second pass: one message per header, with the lines up to the next header. A header-shaped line
     whose date or time cannot be read (31/02, the year 9999) starts a record of its own, kind MALFORMED,
     reported through ``warn(line number, stamp)``: glued to the message before, it would pass for that
-    sender's words."""
-    window, first = _first_header(chunks(), path, where)
+    sender's words. ``start_at``: the file's text in a window from its start, and its first header."""
+    window, first = start_at()
     senders: dict[str, str | None] = {}
     current: _Header | None = None
     malformed = False
@@ -771,18 +779,16 @@ def _messages(
     text = window.text
     dropped = window.dropped
     start = rest_start = 0
-    line_number, counted_to = window.lines + 1, 0  # line numbers are counted only up to malformed lines
+    # Line numbers are counted only for malformed lines: from the last one on, or from the window's end.
+    line_number, counted_to = 0, -1
     for m in linelog.stamp_lines(window, first, special, _match_other):
-        if m.string is not text:
-            text = m.string
+        if window.text is not text:  # the window read on (a plain attribute: cheaper than m.string)
+            text = window.text
             shift = window.dropped - dropped
             dropped = window.dropped
             start -= shift
             rest_start -= shift
-            if counted_to < shift:
-                line_number, counted_to = window.lines + 1, 0
-            else:
-                counted_to -= shift
+            counted_to = counted_to - shift if counted_to >= shift else -1
         header = parse(m)
         line_start = m.start()
         if text[line_start] == "\n":  # the specialised pattern's hits begin at the newline before
@@ -798,7 +804,10 @@ def _messages(
         if malformed:
             # The first header always reads (read() checks it), so there is a time before to borrow.
             assert current is not None
-            line_number += text.count("\n", counted_to, line_start)
+            if counted_to < 0:
+                line_number = window.line_number(line_start)
+            else:
+                line_number += text.count("\n", counted_to, line_start)
             counted_to = line_start
             stamp = m["stamp"]
             warn(line_number, stamp)
