@@ -7,6 +7,8 @@ from __future__ import annotations
 import errno
 import json
 import os
+import subprocess
+import sys
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,7 +152,19 @@ def test_a_reader_of_a_home_that_does_not_exist_creates_nothing(tmp_path: Path):
 # --- 3: every MCP line read gets an answer -----------------------------------------------------------------
 
 
-def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answered(tmp_path: Path):
+# The standard descriptors cannot be moved (no descriptor left): the wire serves them in place.
+IN_PLACE = (
+    "import errno, types; from refind_cli.frontends.mcp import stdio\n"
+    "def refuse(*args): raise OSError(errno.EMFILE, 'Too many open files')\n"
+    "stdio.fcntl = types.SimpleNamespace(fcntl=refuse, F_DUPFD_CLOEXEC=0)\n"
+    "from refind_cli.frontends.cli import main; main()"
+)
+
+
+@pytest.mark.parametrize("descriptors", ["moved", "in place"])
+def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answered(
+    tmp_path: Path, descriptors: str
+):
     home = tmp_path / "home"
     run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
@@ -165,7 +179,12 @@ def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answe
         '{"jsonrpc": "2.0", "id": 4, "params": {}}',
         json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}),
     ]
-    p = refind("--home", str(home), "mcp", input="\n".join(lines) + "\n", timeout=60)
+    args = ("--home", str(home), "mcp")
+    if descriptors == "moved":
+        p = refind(*args, input="\n".join(lines) + "\n", timeout=60)
+    else:
+        command = [sys.executable, "-c", IN_PLACE, *args]
+        p = subprocess.run(command, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
     replies = [json.loads(line) for line in p.stdout.splitlines()]
     by_id = {r["id"]: r for r in replies if r["id"] is not None}
@@ -174,6 +193,24 @@ def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answe
     assert by_id[3]["error"]["code"] == by_id[4]["error"]["code"] == -32600
     unnamed = sorted(r["error"]["code"] for r in replies if r["id"] is None)
     assert unnamed == [-32700, -32600]  # the line that is not JSON, the array
+
+
+@pytest.mark.parametrize(("fd", "name"), [(0, "stdin"), (1, "stdout")])
+def test_mcp_with_stdin_or_stdout_closed_is_one_line(tmp_path: Path, fd: int, name: str):
+    home = tmp_path / "home"
+    run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
+    command = [sys.executable, "-m", "refind_cli", "--home", str(home), "mcp"]
+    p = subprocess.run(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(fd),
+    )
+    [line] = p.stderr.splitlines()
+    assert p.returncode == 2 and line.startswith(f"refind: error: {name}: not open"), p.stderr
 
 
 # --- 9: text a person wrote is stored and shown as written ---------------------------------------------------
@@ -435,21 +472,37 @@ def test_a_copy_under_another_name_is_read_as_what_it_is_with_or_without_reread(
 # --- 11: Slack exports with no team id do not merge across workspaces -------------------------------------------
 
 
-def test_slack_exports_without_team_ids_keep_their_workspaces_apart_by_the_exports_name(tmp_path: Path):
-    def export(name: str, text: str, ts: str) -> Path:
+# Two workspaces that both hold a #general with id C1, and what in each export tells them apart.
+WORKSPACES = {"acme": ("1600000000", "U1"), "globex": ("1650000000", "U9")}
+
+
+@pytest.mark.parametrize("clue", ["created", "owner", "name"])
+def test_slack_exports_without_team_ids_merge_one_workspace_and_keep_two_apart(tmp_path: Path, clue: str):
+    """Renamed by the user (but for the last clue, the name Slack gave the export): what the export holds
+    tells the workspace, so the same one exported twice merges and two do not."""
+
+    def export(workspace: str, n: int, texts: list[str]) -> Path:
+        created, owner = WORKSPACES[workspace]
+        name = f"{workspace.title()} Slack export Jan 1 2024 - Feb {n} 2024" if clue == "name" else f"dl-{n}"
         root = tmp_path / name
         (root / "general").mkdir(parents=True)
-        (root / "channels.json").write_text('[{"id": "C1", "name": "general"}]')
-        (root / "users.json").write_text('[{"id": "U1", "name": "ann"}]')
-        day = [{"type": "message", "user": "U1", "text": text, "ts": ts}]
+        channel = {"id": "C1", "name": "general", **({"created": int(created)} if clue == "created" else {})}
+        (root / "channels.json").write_text(json.dumps([channel]))
+        user = {"id": owner, "name": "ann", **({"is_primary_owner": True} if clue == "owner" else {})}
+        (root / "users.json").write_text(json.dumps([user]))
+        day = [
+            {"type": "message", "user": owner, "text": t, "ts": f"17041032{i:02d}.000100"}
+            for i, t in enumerate(texts)
+        ]
         (root / "general" / "2024-01-01.json").write_text(json.dumps(day))
         return root
 
-    acme = export("Acme Slack export Jan 1 2024 - Jan 2 2024", "acme hello", "1704103200.000100")
-    globex = export("Globex Slack export Jan 1 2024 - Jan 2 2024", "globex hello", "1704103200.000100")
-    later = export("Acme Slack export Jan 1 2024 - Feb 1 2024", "acme later", "1704106800.000100")
     home = tmp_path / "home"
-    for path in (acme, globex, later):
+    for path in (
+        export("acme", 1, ["acme hello"]),
+        export("globex", 2, ["globex hello"]),
+        export("acme", 3, ["acme hello", "acme later"]),
+    ):
         assert run(home, "import", str(path)).exit_code == 0
     chats = json.loads(run(home, "chats", "--json").stdout)["chats"]
     assert sorted((c["name"], c["messages"]) for c in chats) == [("#general", 1), ("#general", 2)]

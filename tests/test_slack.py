@@ -146,8 +146,10 @@ def test_render(text: str, expected: str) -> None:
 def test_folder_export_chats(tmp_path: Path) -> None:
     root = write_folder(tmp_path / "export", full_export())
     assert slack.sniff(root)
-    chats = {export.chat.key: (export.chat, messages) for export, messages in read_all(root)}
-    assert set(chats) == {"C1", "G1", "D1", "D2", "G2"}
+    keyed = {export.chat.key: (export.chat, messages) for export, messages in read_all(root)}
+    # No user names a team: a conversation whose record says when it was made is told by that too.
+    assert set(keyed) == {"C1@1600000000", "G1", "D1@1600000000", "D2", "G2"}
+    chats = {key.split("@")[0]: chat for key, chat in keyed.items()}
 
     general, messages = chats["C1"]
     assert (general.source, general.name, general.kind) == ("slack", "#general", "channel")
