@@ -106,6 +106,7 @@ class Turn:
     end: datetime  # aware UTC: the last message's time
     speaker: str
     text: str  # the messages' texts joined by newlines
+    length: int | None = None  # the whole text's length in characters, where ``text`` holds only its start
 
 
 def said(speaker: str, text: str) -> str:

@@ -553,6 +553,43 @@ def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
     assert peak < len(text), peak  # not its million words (30 times the text)
 
 
+def test_show_gives_the_start_of_a_huge_turn_and_says_how_much_is_left(tmp_path: Path):
+    """A single message past the turn cap is one turn: `show` and get_context read, print and send its first
+    ``SHOWN_CHARS`` characters and say how many more there are, not the whole message."""
+    import tracemalloc
+
+    from refind_cli.facade import Home
+    from refind_cli.storage.queries import SHOWN_CHARS
+
+    body = "all work and no play makes jack a dull boy " * (3 * SHOWN_CHARS // 43)
+    path = tmp_path / "WhatsApp Chat with Jack.txt"
+    path.write_text(f"01/02/2024, 11:00 - Jack: {body}abc\n01/02/2024, 11:01 - Ann: ok\n")
+    home = tmp_path / "home"
+    assert run(home, "import", "--tz", "UTC", str(path)).exit_code == 0
+    session = json.loads(run(home, "search", "abc", "--json").stdout)["results"][0]["session_id"]
+    shown = json.loads(run(home, "show", session, "--json").stdout)["turns"]
+    assert [len(t["text"]) for t in shown] == [SHOWN_CHARS, 2]
+    whole = len(body) + 3
+    assert shown[0] | {"text": ""} == shown[0] | {
+        "text": "",
+        "truncated": True,
+        "text_offset": 0,
+        "text_length": whole,
+    }
+    assert "truncated" not in shown[1]
+    r = run(home, "show", session)
+    assert f"[... {whole - SHOWN_CHARS:,} more characters not shown]" in r.stdout
+    assert len(r.stdout) < 2 * SHOWN_CHARS
+    with Home.open(home) as opened:
+        tracemalloc.start()
+        try:
+            view = opened.show(session)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert view.turns[0].length == whole and peak < whole // 2, peak
+
+
 def test_a_body_of_spaces_and_marks_before_a_closing_bracket_reads_in_linear_time(tmp_path: Path):
     import time
 
