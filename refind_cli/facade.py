@@ -132,6 +132,10 @@ class Home:
             # Read-only until the first write: a reader never waits for a writer, and a home on read-only
             # media can be read. A write (under the write lock) reopens it for writing.
             self._archive = Archive.open(self.path, readonly=True)
+            if self._archive.behind():
+                # An archive of an earlier release is migrated by the first reader to find the home free (a
+                # migration may repair what it stored: times no zone can show); else it is read as it stands.
+                self._when_free(self._archive.upgrade)
         return self._archive
 
     def index(self) -> TurnIndex:
@@ -149,16 +153,20 @@ class Home:
         return open_index(self.path, on_wait=on_wait)
 
     def _catch_up(self, index: TurnIndex) -> None:
-        from refind_cli.storage.locks import try_write_lock
-
         archive = self.archive()
         if archive.index_queue() or (index.num_docs == 0 and archive.has_turns()):
-            try:
-                with try_write_lock(self.path) as free:
-                    if free:
-                        index.sync(archive)
-            except OSError:
-                pass  # a home this user cannot write (a backup disk): answer from the index as it is
+            self._when_free(lambda: index.sync(archive))
+
+    def _when_free(self, write: Callable[[], object]) -> None:
+        """A reader's ``write``, done only if the home's write lock is free right now: a reader never waits."""
+        from refind_cli.storage.locks import try_write_lock
+
+        try:
+            with try_write_lock(self.path) as free:
+                if free:
+                    write()
+        except OSError:
+            pass  # a home this user cannot write (a backup disk): read it as it is
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:

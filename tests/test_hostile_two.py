@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import subprocess
 import sys
 import warnings
@@ -52,6 +53,17 @@ DCE_FAR = {
 # --- 1: far dates ----------------------------------------------------------------------------------------
 
 
+FAR_VIEWS = (
+    ("stats",),
+    ("stats", "--tz", "Pacific/Kiritimati"),
+    ("search", "hello", "--timeline"),
+    ("search", "hello", "--timeline", "--tz", "Pacific/Kiritimati"),
+    ("chats", "--tz", "Asia/Tokyo"),
+    ("chats", "--json", "--tz", "Pacific/Kiritimati"),
+    ("search", "far", "--tz", "Asia/Tokyo", "--json"),
+)
+
+
 @pytest.mark.parametrize(("name", "export"), [("result.json", TG_FAR), ("beta.json", DCE_FAR)])
 def test_a_far_future_time_is_clamped_at_import_and_every_view_shows_it(
     tmp_path: Path, name: str, export: dict
@@ -63,18 +75,84 @@ def test_a_far_future_time_is_clamped_at_import_and_every_view_shows_it(
     assert r.exit_code == 0, r.output
     [warning] = json.loads(r.stdout)["files"][0]["warnings"]
     assert "9999-12-31" in warning and "stored as 2199-12-31" in warning
-    for args in (
-        ("stats",),
-        ("stats", "--tz", "Pacific/Kiritimati"),
-        ("search", "hello", "--timeline"),
-        ("search", "hello", "--timeline", "--tz", "Pacific/Kiritimati"),
-        ("chats", "--tz", "Asia/Tokyo"),
-        ("chats", "--json", "--tz", "Pacific/Kiritimati"),
-        ("search", "far", "--tz", "Asia/Tokyo", "--json"),
-    ):
+    for args in FAR_VIEWS:
         r = run(home, *args)
         assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
         assert r.exit_code == 0, (args, r.output)
+
+
+def written_the_old_way(home: Path, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``path`` imported into ``home`` as releases before the clamp stored it: its far time as read, and the
+    archive without the migration that repairs it."""
+    import refind_cli.importers
+    from refind_cli.storage import archive, schema
+
+    old = [m for m in schema.MIGRATIONS if m[0] != "m010_representable_times"]
+    with monkeypatch.context() as patch:
+        patch.setattr(refind_cli.importers, "_representable", lambda _path, _chat, messages: messages)
+        patch.setattr(schema, "MIGRATIONS", tuple(old))
+        patch.setattr(archive, "MIGRATIONS", tuple(old))
+        assert run(home, "import", "--tz", "Europe/Berlin", str(path)).exit_code == 0
+
+
+@pytest.mark.parametrize(("name", "export"), [("result.json", TG_FAR), ("beta.json", DCE_FAR)])
+def test_an_archive_that_stored_a_far_time_is_repaired_by_a_migration_the_first_reader_applies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, export: dict
+):
+    import apsw
+
+    from refind_cli.records import TIMES
+    from refind_cli.storage.database import to_us
+
+    path = tmp_path / name
+    path.write_text(json.dumps(export))
+    home = tmp_path / "home"
+    written_the_old_way(home, path, monkeypatch)
+    db = apsw.Connection(str(home / "archive.db"))
+    assert db.execute("SELECT max(ts) FROM messages").fetchone()[0] > to_us(TIMES[1])
+    db.close()
+    served = tmp_path / "served"
+    shutil.copytree(home, served)
+    for args in FAR_VIEWS:
+        r = run(home, *args)
+        assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
+        assert r.exit_code == 0, (args, r.output)
+    db = apsw.Connection(str(home / "archive.db"))
+    assert db.execute("SELECT max(ts), max(raw LIKE '%9999-12-31%') FROM messages").fetchone() == (
+        to_us(TIMES[1]),
+        1,
+    )
+    assert db.execute("SELECT max(end_ts) FROM sessions").fetchone()[0] == to_us(TIMES[1])
+    assert db.execute("SELECT max(end_ts) FROM turns").fetchone()[0] == to_us(TIMES[1])
+    db.close()
+    far = json.loads(run(home, "search", "far", "--json").stdout)["results"][0]
+    assert far["timestamp"].startswith("2199-12-31")
+    # Over MCP, on a copy the first reader has not repaired yet: every answer, no error.
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    calls = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "list_chats", "arguments": {}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "search_chat", "arguments": {"keywords": "far hello"}},
+        },
+    ]
+    text = "".join(json.dumps(c) + "\n" for c in calls)
+    p = refind("--home", str(served), "mcp", "--tz", "Asia/Tokyo", input=text, timeout=60)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    replies = {r["id"]: r for r in map(json.loads, p.stdout.splitlines())}
+    assert not replies[2]["result"].get("isError") and not replies[3]["result"].get("isError"), replies
+    assert '"timestamp": "2200-01-01T08:59:59.999999+09:00", "speaker": "Ann", "text": "far hello"' in (
+        json.dumps(replies[3]["result"]["structuredContent"])
+    )
 
 
 # --- 2: a home that is a file, or cannot be read -----------------------------------------------------------

@@ -27,7 +27,7 @@ from refind_cli.storage.database import (
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
 from refind_cli.storage.queries import Queries
-from refind_cli.storage.schema import connect, connect_readonly
+from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,17 @@ class Archive(Queries, Ledger):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def behind(self) -> bool:
+        """Whether the file lacks migrations of this release (a read-only open reads it as it stands)."""
+        return bool(self.db.filename) and len(applied_migrations(self.db)) < len(MIGRATIONS)
+
+    def upgrade(self) -> None:
+        """Apply the migrations the file lacks, for a reader holding the home's write lock; this connection
+        reads on and sees them from its next read. Where the file cannot be written, it stays as it is."""
+        with contextlib.suppress(apsw.Error, OSError):
+            connect(self.path).close()
+        self._chats.clear()
 
     def _writable(self) -> None:
         """Reopen a read-only archive for writing (migrating it first)."""

@@ -27,7 +27,12 @@ def _chat_json(chat: ChatInfo) -> dict:
 
 
 def _turn_json(turn: Turn, tz: tzinfo | None) -> dict:
-    data: dict[str, object] = {"turn_id": turn.id, "timestamp": iso(turn.start, tz), "speaker": turn.speaker, "text": turn.text}
+    data: dict[str, object] = {
+        "turn_id": turn.id,
+        "timestamp": iso(turn.start, tz),
+        "speaker": turn.speaker,
+        "text": turn.text,
+    }
     if turn.length is not None:  # only the start of the text was read (`show` of a huge message)
         data |= {"truncated": True, "text_offset": 0, "text_length": turn.length}
     return data
