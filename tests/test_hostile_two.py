@@ -273,24 +273,6 @@ def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answe
     assert unnamed == [-32700, -32600]  # the line that is not JSON, the array
 
 
-@pytest.mark.parametrize(("fd", "name"), [(0, "stdin"), (1, "stdout")])
-def test_mcp_with_stdin_or_stdout_closed_is_one_line(tmp_path: Path, fd: int, name: str):
-    home = tmp_path / "home"
-    run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
-    command = [sys.executable, "-m", "refind_cli", "--home", str(home), "mcp"]
-    p = subprocess.run(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        timeout=60,
-        preexec_fn=lambda: os.close(fd),
-    )
-    [line] = p.stderr.splitlines()
-    assert p.returncode == 2 and line.startswith(f"refind: error: {name}: not open"), p.stderr
-
-
 # --- 9: text a person wrote is stored and shown as written ---------------------------------------------------
 
 
@@ -677,3 +659,63 @@ def test_a_body_of_spaces_and_marks_before_a_closing_bracket_reads_in_linear_tim
     )
     assert len(found) == 1 and found[0].text.endswith("y>")
     assert time.perf_counter() - started < 2
+
+
+# --- probed again: streams closed or full, huge durations -------------------------------------------------------
+
+
+def refind_closing(
+    fd: int | None, *args: str, stdout: Any = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    """refind with standard descriptor ``fd`` closed before it starts (as `<&-`, `>&-`, `2>&-` do)."""
+    return subprocess.run(
+        [sys.executable, "-m", "refind_cli", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=None if fd is None else lambda: os.close(fd),
+    )
+
+
+READS = (("search", "dentist"), ("search", "dentist", "--json"), ("chats",), ("stats",), ("mcp",))
+
+
+@pytest.fixture(scope="module")
+def sample_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("streams") / "home"
+    assert run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json")).exit_code == 0
+    return home
+
+
+@pytest.mark.parametrize("args", READS)
+def test_output_that_cannot_be_written_is_one_line(sample_home: Path, args: tuple[str, ...]):
+    runs = [refind_closing(1, "--home", str(sample_home), *args)]
+    if args != ("mcp",):  # with no request, mcp writes nothing
+        with Path("/dev/full").open("w") as full:  # every write fails: the disk is full
+            runs.append(refind_closing(None, "--home", str(sample_home), *args, stdout=full))
+    for p in runs:
+        [line] = p.stderr.splitlines()
+        assert p.returncode == 2 and line.startswith("refind: error: stdout: "), p.stderr
+
+
+def test_a_closed_stdin_reads_as_empty_and_a_closed_stderr_keeps_the_exit_code(
+    sample_home: Path, tmp_path: Path
+):
+    p = refind_closing(0, "--home", str(sample_home), "search", "-")
+    assert (p.returncode, p.stdout, p.stderr) == (1, "", "")
+    p = refind_closing(0, "--home", str(sample_home), "mcp")
+    assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+    p = refind_closing(0, "--home", str(sample_home), "forget", "--chat", "Aylin")
+    assert p.returncode == 2 and "add --yes" in p.stderr
+    home = tmp_path / "file"
+    home.write_text("not a folder")
+    assert refind_closing(2, "--home", str(home), "search", "x").returncode == 2
+
+
+@pytest.mark.parametrize("gap", ["99999999999999999999", "9999999999999999999h", "9" * 5000])
+def test_a_session_gap_longer_than_any_duration_is_one_line(tmp_path: Path, gap: str):
+    r = run(tmp_path / "home", "import", "--session-gap", gap, str(SAMPLES / "telegram-result.json"))
+    line = one_line_error(r, "--session-gap", "longer than any duration")
+    assert len(line) < 200
