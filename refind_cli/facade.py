@@ -25,7 +25,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from refind_cli.errors import RefindError
+from refind_cli.errors import RefindError, echoed
 from refind_cli.request import (
     DEFAULT_K,
     DEFAULT_WINDOW,
@@ -303,8 +303,9 @@ class Home:
             turn = archive.turns([turn_or_session]).get(turn_or_session)
             if turn is None:
                 # Neither the home's path nor more of the id than an id holds: an MCP client reads this too.
-                shown = turn_or_session if len(turn_or_session) <= 80 else f"{turn_or_session[:80]}..."
-                raise RefindError(f"no session or turn {shown!r} (ids are in `refind search` output)")
+                raise RefindError(
+                    f"no session or turn {echoed(turn_or_session)} (ids are in `refind search` output)"
+                )
             session = archive.session(turn.session_id)
             assert session is not None
             around = around or turn.id

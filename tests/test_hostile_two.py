@@ -256,6 +256,15 @@ def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answe
         '{"id": 3, "foo": 1}',
         '{"jsonrpc": "2.0", "id": 4, "params": {}}',
         json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}),
+        '{"jsonrpc": "2.0", "id": 6, "method": "ping", "params": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "get_context", "arguments": {"turn_id": "x", "before": 1e308}},
+            }
+        ),
     ]
     args = ("--home", str(home), "mcp")
     if descriptors == "moved":
@@ -266,11 +275,13 @@ def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answe
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
     replies = [json.loads(line) for line in p.stdout.splitlines()]
     by_id = {r["id"]: r for r in replies if r["id"] is not None}
-    assert sorted(by_id) == [1, 2, 3, 4, 5]
+    assert sorted(by_id) == [1, 2, 3, 4, 5, 7]
     assert "result" in by_id[2] and not by_id[2]["result"].get("isError")
     assert by_id[3]["error"]["code"] == by_id[4]["error"]["code"] == -32600
     unnamed = sorted(r["error"]["code"] for r in replies if r["id"] is None)
-    assert unnamed == [-32700, -32600]  # the line that is not JSON, the array
+    assert unnamed == [-32700, -32700, -32600]  # the line that is not JSON, the nested one, the array
+    [refusal] = by_id[7]["result"]["content"]
+    assert by_id[7]["result"]["isError"] and len(refusal["text"]) < 100, refusal  # not 309 digits
 
 
 # --- 9: text a person wrote is stored and shown as written ---------------------------------------------------

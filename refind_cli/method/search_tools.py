@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
+from refind_cli.errors import echoed
 from refind_cli.request import DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_range
 
 if TYPE_CHECKING:
@@ -45,9 +46,9 @@ def as_int(value: Any, what: str) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) <= 40:
         return int(value)
-    raise MalformedCall(f"{what} must be an integer, not {value!r}")
+    raise MalformedCall(f"{what} must be an integer, not {echoed(value)}")
 
 
 # -- search_chat ----------------------------------------------------------------------------------------------

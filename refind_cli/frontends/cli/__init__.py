@@ -63,12 +63,13 @@ def named_command(args: list[str]) -> str | None:
     return None
 
 
-def _null_stream(fd: int, mode: str) -> TextIO:
+def _null_stream(fd: int) -> TextIO:
     null = os.open(os.devnull, os.O_RDWR)  # the lowest free number: ``fd`` itself unless a lower one is free
     if null != fd:
         os.dup2(null, fd)
         os.close(null)
-    return open(fd, mode, closefd=False)  # the process's stream, open until it ends
+    # The process's own stream, open until it ends.
+    return open(fd, closefd=False) if fd == 0 else open(fd, "w", closefd=False)
 
 
 def main() -> None:
@@ -77,9 +78,9 @@ def main() -> None:
     # A standard stream closed at the start (`<&-`, `2>&-`) would lend its number to the next file opened
     # (the archive, the index): input reads as empty and errors go nowhere, as if from the null device.
     if sys.stdin is None:
-        sys.stdin = _null_stream(0, "r")
+        sys.stdin = _null_stream(0)
     if sys.stderr is None:
-        sys.stderr = _null_stream(2, "w")
+        sys.stderr = _null_stream(2)
     if sys.stdout is None:
         # Output was asked for and cannot be given (`refind search x >&-`).
         sys.stderr.write("refind: error: stdout: not open\n")

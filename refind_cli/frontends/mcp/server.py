@@ -33,7 +33,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from refind_cli import __version__
-from refind_cli.errors import RefindError
+from refind_cli.errors import RefindError, echoed
 from refind_cli.facade import Home
 from refind_cli.frontends.mcp import stdio as mcp_stdio
 from refind_cli.frontends.render import json_text
@@ -211,7 +211,7 @@ def _known(args: dict[str, Any], schema: dict[str, Any], tool: str) -> None:
     unknown = sorted(set(args) - set(schema["properties"]))
     if unknown:
         takes = ", ".join(schema["properties"]) or "no arguments"
-        raise ToolError(f"{tool} has no argument {unknown[0]!r} (it takes {takes})")
+        raise ToolError(f"{tool} has no argument {echoed(unknown[0])} (it takes {takes})")
 
 
 def _in_range(value: Any, name: str, lo: int, hi: int) -> int:
@@ -220,7 +220,7 @@ def _in_range(value: Any, name: str, lo: int, hi: int) -> int:
     except MalformedCall as err:
         raise ToolError(str(err)) from None
     if not lo <= n <= hi:
-        raise ToolError(f"{name} must be between {lo} and {hi}, not {n}")
+        raise ToolError(f"{name} must be between {lo} and {hi}, not {echoed(n, 40)}")
     return n
 
 

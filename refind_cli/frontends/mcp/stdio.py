@@ -106,6 +106,8 @@ def _message(line: str) -> tuple[str | None, str | None]:
         message = json.loads(line)
     except ValueError:
         return None, _error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    except RecursionError:
+        return None, _error(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
     fixed = json.dumps(_without_lone_surrogates(message))
     try:
         jsonrpc_message_adapter.validate_json(fixed, by_name=False)
