@@ -6,7 +6,8 @@ hands the result to a renderer or a protocol. Nothing here prints or parses comm
 
 Locks: readers never wait. A read opens the archive and the index and answers from the last commit; if the
 index fell behind the archive (a crash between the two, or a lost index folder), the read catches it up
-only when the home's write lock is free at that moment. Writers (import, forget, doctor, reindex) hold the
+only when the home's write lock is free at that moment, and so it applies the migrations an archive of an
+earlier release lacks. Writers (import, forget, doctor, reindex) hold the
 write lock for the whole operation; a second writer waits, saying so once through ``on_wait``.
 
 Heavy modules (the archive and index engines, the agent, the importers) are imported inside the methods
