@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -582,29 +583,31 @@ def test_slack_exports_without_team_ids_merge_one_workspace_and_keep_two_apart(t
 # --- 4: one huge message costs memory bounded by a piece, not by its words ---------------------------------------
 
 
-def test_analysing_a_huge_text_holds_a_piece_of_its_words_at_a_time(monkeypatch: pytest.MonkeyPatch):
+def traced(work: Callable[[], Any]) -> tuple[Any, int]:
+    """What ``work`` returns, and the peak of the memory Python allocated meanwhile (bytes)."""
     import tracemalloc
 
+    tracemalloc.start()
+    try:
+        return work(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_analysing_a_huge_text_holds_a_piece_of_its_words_at_a_time(monkeypatch: pytest.MonkeyPatch):
     from refind_cli.text import analysis
 
     monkeypatch.setattr(analysis, "_PIECE", 1 << 16, raising=False)  # so that a 1-MB text has many pieces
     text = "all work and no play makes jack a dull boy " * (1_000_000 // 43)
     analyzer = analysis.Analyzer()
     whole = analyzer.index_text(text[:200])
-    tracemalloc.start()
-    try:
-        terms = analyzer.index_text(text)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    terms, peak = traced(lambda: analyzer.index_text(text))
     assert terms.startswith(whole) and len(terms.split()) == 6 * len(text) // 43  # 6 terms a line
     # Its output and a piece's words, not a list of a million words (15 times the text).
     assert peak < 3 * len(text), peak
 
 
 def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
-    import tracemalloc
-
     from refind_cli.agent.events import Note
     from refind_cli.agent.extractive import extract, extractive_answer
     from refind_cli.records import ChatInfo, Turn
@@ -613,13 +616,11 @@ def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
     when = datetime(2024, 2, 1, 11, tzinfo=UTC)
     turn = Turn("s-1", "s", 1, 1, 1, when, when, "Jack", text)
     note = Note("s", "s-1", ChatInfo(1, "whatsapp", "Jack", "Jack", "direct"), (turn,), text)
-    tracemalloc.start()
-    try:
-        found = extract("what does jack make?", frozenset({"jack"}), [note], tz=UTC)
-        answer, citations, _ = extractive_answer(found, tz=UTC)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+
+    def found_answer():
+        return extractive_answer(extract("what does jack make?", frozenset({"jack"}), [note], tz=UTC), tz=UTC)
+
+    (answer, citations, _), peak = traced(found_answer)
     assert len(citations) == 1 and "all work and no play" in answer and len(answer) < 2000
     assert peak < len(text), peak  # not its million words (30 times the text)
 
@@ -627,8 +628,6 @@ def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
 def test_show_gives_the_start_of_a_huge_turn_and_says_how_much_is_left(tmp_path: Path):
     """A single message past the turn cap is one turn: `show` and get_context read, print and send its first
     ``SHOWN_CHARS`` characters and say how many more there are, not the whole message."""
-    import tracemalloc
-
     from refind_cli.facade import Home
     from refind_cli.storage.queries import SHOWN_CHARS
 
@@ -652,12 +651,7 @@ def test_show_gives_the_start_of_a_huge_turn_and_says_how_much_is_left(tmp_path:
     assert f"[... {whole - SHOWN_CHARS:,} more characters not shown]" in r.stdout
     assert len(r.stdout) < 2 * SHOWN_CHARS
     with Home.open(home) as opened:
-        tracemalloc.start()
-        try:
-            view = opened.show(session)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        view, peak = traced(lambda: opened.show(session))
     assert view.turns[0].length == whole and peak < whole // 2, peak
 
 
