@@ -156,6 +156,30 @@ def test_an_archive_that_stored_a_far_time_is_repaired_by_a_migration_the_first_
     )
 
 
+def test_an_old_archive_that_cannot_be_migrated_is_read_with_its_times_in_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """On read-only media no reader can apply m010: the views read the far time as the last one they can show."""
+    import apsw
+
+    from refind_cli.storage.archive import Archive
+
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(TG_FAR))
+    home = tmp_path / "home"
+    written_the_old_way(home, path, monkeypatch)
+    monkeypatch.setattr(Archive, "upgrade", lambda self: None)
+    for args in FAR_VIEWS:
+        r = run(home, *args)
+        assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
+        assert r.exit_code == 0, (args, r.output)
+    far = json.loads(run(home, "search", "far", "--json", "--tz", "Asia/Tokyo").stdout)["results"][0]
+    assert far["timestamp"] == "2200-01-01T08:59:59.999999+09:00"
+    db = apsw.Connection(str(home / "archive.db"))
+    assert db.execute("SELECT max(ts) > 7258118400000000 FROM messages").fetchone() == (1,)  # still year 9999
+    db.close()
+
+
 # --- 2: a home that is a file, or cannot be read -----------------------------------------------------------
 
 
