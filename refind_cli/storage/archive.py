@@ -83,7 +83,10 @@ class Archive(Queries, Ledger):
 
     def behind(self) -> bool:
         """Whether the file lacks migrations of this release (a read-only open reads it as it stands)."""
-        return bool(self.db.filename) and len(applied_migrations(self.db)) < len(MIGRATIONS)
+        try:
+            return bool(self.db.filename) and len(applied_migrations(self.db)) < len(MIGRATIONS)
+        except apsw.Error:
+            return False  # a damaged file: `refind doctor` reports it, nothing migrates it
 
     def upgrade(self) -> None:
         """Apply the migrations the file lacks, for a reader holding the home's write lock; this connection
