@@ -29,6 +29,8 @@ FORMATS = {
     "KakaoTalk_iOS.txt": "kakaotalk",
     "KakaoTalk_PC.txt": "kakaotalk",
     "KakaoTalk_PC_en.txt": "kakaotalk",
+    "KakaoTalk_모바일.txt": "kakaotalk",
+    "KakaoTalk_macOS.csv": "kakaotalk",
     "Aylin Demir": "signal",
     "Aylin Demir/chat.md": "signal",
     "Aylin Demir/data.json": "signal",
