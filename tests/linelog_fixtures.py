@@ -36,6 +36,7 @@ FORMATS = {
     "Aylin Demir/data.json": "signal",
     "Noah (old)/chat.md": "signal",
     "signalbackup-Lena.txt": "signal",
+    "sigtop-Aylin Demir.txt": "signal",
 }
 
 Row = tuple[str | None, str | None, str, str, bool]  # local time, sender, text, kind, own
