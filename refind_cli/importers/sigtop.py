@@ -107,7 +107,7 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
     place = f"line {start}"
     when = _when(path, place, fields)
     kind_name = (fields.get("Type") or ["unknown"])[0]
-    sender_field = (fields.get("From") or [None])[0]
+    sender_field = fields["From"][0] if "From" in fields else None
     sender, sender_id = sender_field, None
     if sender_field is not None and (m := _DETAILED.fullmatch(sender_field)):
         sender, sender_id = m["name"], m["detail"]

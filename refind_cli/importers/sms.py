@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import operator
 import re
 import warnings
 from collections.abc import Iterator
@@ -139,9 +138,6 @@ def repaired(chunks: Iterator[bytes]) -> Iterator[bytes]:
         yield _repair(carry)
 
 
-_WHEN = operator.itemgetter(0)  # a Message's timestamp
-
-
 # --- reading -----------------------------------------------------------------------------------------
 
 
@@ -152,7 +148,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     with contextlib.closing(iter_file_chunks(path)) as chunks:
         reader.feed(repaired(chunks))
     for thread in reader.threads.values():
-        thread.messages.sort(key=_WHEN)
+        thread.messages.sort(key=lambda m: m.timestamp)
         yield ChatExport(thread.chat(), thread.messages)
 
 
@@ -230,8 +226,7 @@ class _Reader:
         except expat.ExpatError:
             raise self._truncated() from None
         end = buf.rfind(b"</smses")
-        if self.pending is not None:
-            self._row_ends(self.base + (end if end >= 0 else len(buf)))
+        self._row_ends(self.base + (end if end >= 0 else len(buf)))
         if self.count is not None and self.count.isdigit() and int(self.count) != self.rows:
             warnings.warn(
                 InputWarning(
@@ -260,59 +255,55 @@ class _Reader:
     def _external(self, *_: Any) -> int:
         raise self.error("an external entity; refusing XML that reads other files")
 
-    # Three start handlers, swapped as the reading goes (a branch less for each of a million rows): the
-    # prolog's, which wants the root; the root's, which takes rows; an MMS's, which gathers its parts.
     def _start(self, name: str, attrs: dict[str, str]) -> None:
-        if name != "smses":
-            raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
-        self.root = True
-        self.count = attrs.get("count")
-        self.parser.StartElementHandler = self._row
-
-    def _row(self, name: str, attrs: dict[str, str]) -> None:
-        if name != "sms" and name != "mms":
-            return  # anything else belongs to the row before it, and stays in that row's raw record
-        parser = self.parser
-        index = parser.CurrentByteIndex
-        if self.pending is not None:
-            self._row_ends(index)
-        self.row_start = index
-        self.rows += 1
-        if name == "sms":
-            self.pending = attrs
-        else:
-            self.mms = (attrs, [], [])
-            self.mms_depth = 1
-            parser.StartElementHandler = self._start_in_mms
-            parser.EndElementHandler = self._end_in_mms
-
-    def _start_in_mms(self, name: str, attrs: dict[str, str]) -> None:
-        self.mms_depth += 1
-        mms = self.mms
-        if mms is not None:
-            if name == "part":
-                mms[1].append(attrs)
-            elif name == "addr":
-                mms[2].append(attrs)
+        if self.mms_depth:
+            self.mms_depth += 1
+            mms = self.mms
+            if mms is not None:
+                if name == "part":
+                    mms[1].append(attrs)
+                elif name == "addr":
+                    mms[2].append(attrs)
+        elif name == "sms" or name == "mms":
+            if not self.root:
+                raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
+            index = self.parser.CurrentByteIndex
+            if self.pending is not None:
+                self._row_ends(index)
+            self.row_start = index
+            self.rows += 1
+            if name == "sms":
+                self.pending = attrs
+            else:
+                self.mms = (attrs, [], [])
+                self.mms_depth = 1
+                self.parser.EndElementHandler = self._end_in_mms
+        elif not self.root:
+            if name != "smses":
+                raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
+            self.root = True
+            self.count = attrs.get("count")
+        # Anything else belongs to the row before it, and stays in that row's raw record.
 
     def _end_in_mms(self, name: str) -> None:
         self.mms_depth -= 1
         if not self.mms_depth:
             self.pending = self.mms
             self.mms = None
-            self.parser.StartElementHandler = self._row
             self.parser.EndElementHandler = None
 
     def _row_ends(self, end: int) -> None:
         """The row before byte ``end`` is whole: made a message, its raw the XML up to there."""
         pending = self.pending
-        self.pending = None
+        if pending is None or self.row_start is None:
+            return
         base = self.base
-        raw = self.buf[self.row_start - base : end - base]  # type: ignore[operator]
-        if type(pending) is dict:
+        raw = self.buf[self.row_start - base : end - base]
+        if isinstance(pending, dict):
             self._sms(pending, raw.decode().rstrip())
         else:
-            self._mms(*pending, _BASE64.sub(_not_kept, raw).decode().rstrip())  # type: ignore[misc]
+            self._mms(*pending, _BASE64.sub(_not_kept, raw).decode().rstrip())
+        self.pending = None
 
     def _thread_of(self, listed: str, contact: str | None) -> tuple[_Thread, dict[str, str], str | None]:
         """The thread of a row's ``address``, the names the row shows its members by, and the sender of an SMS
