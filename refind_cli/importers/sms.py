@@ -312,7 +312,8 @@ class _Reader:
         if isinstance(pending, dict):
             self._sms(pending, raw.decode().rstrip())
         else:
-            self._mms(*pending, _BASE64.sub(_not_kept, raw).decode().rstrip())
+            # Most MMS rows carry no file: the pattern is run only on those that may.
+            self._mms(*pending, (_BASE64.sub(_not_kept, raw) if b"data=" in raw else raw).decode().rstrip())
         self.pending = None
 
     def _thread_of(self, listed: str, contact: str | None) -> tuple[_Thread, dict[str, str], str | None]:
