@@ -25,7 +25,7 @@ from pathlib import Path
 from refind_cli.errors import InputError
 from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
-from refind_cli.records import Chat, ChatExport, Kind
+from refind_cli.records import Chat, ChatExport, Kind, Mark, NotResumable
 
 FORMAT = "kakaotalk"
 
@@ -133,7 +133,7 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per file (or per zip, whose text file is the chat); read as consumed."""
 
     def chat(head: Head) -> Chat:
@@ -141,8 +141,10 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
     if not _is_zip(path):
-        yield linelog.read_log(GRAMMAR, linelog.file_lines(path), tz, path, None, chat)
+        yield linelog.read_file_log(GRAMMAR, path, tz, chat, after)
         return
+    if after is not None:
+        raise NotResumable  # a zip's text is read whole
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
         if member is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from refind_cli.importers import linelog
 from refind_cli.importers.linelog import TIME, WS, Grammar, Head, Layout, pattern
-from refind_cli.records import Chat, ChatExport, Kind
+from refind_cli.records import Chat, ChatExport, Kind, Mark
 
 FORMAT = "line"
 
@@ -121,14 +121,14 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per file; the messages are read as they are consumed."""
 
     def chat(head: Head) -> Chat:
         name = head.title or _name_from_file(path.name)
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
-    yield linelog.read_log(GRAMMAR, linelog.file_lines(path), tz, path, None, chat)
+    yield linelog.read_file_log(GRAMMAR, path, tz, chat, after)
 
 
 def _name_from_file(file_name: str) -> str:
