@@ -13,6 +13,7 @@ from refind_cli.method import segment
 from refind_cli.records import Chat, Message
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import CROSS_ZONE, Archive
+from refind_cli.storage.identity import Identity
 from refind_cli.storage.sessions import (
     SessionWriter,
     Unthreaded,
@@ -61,10 +62,13 @@ def import_chat_rows(
     import_seq: int | None,
     progress: ChatProgress | None,
     restore_forgotten: bool,
+    identity: Identity | None = None,
+    seen: int = 0,
 ) -> ChatImportResult:
-    """``import_chat`` inside the caller's transaction, with the rows made here."""
+    """``import_chat`` inside the caller's transaction, with the rows made here (``identity``, ``seen``:
+    ``Rows``')."""
     plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
-    rows = Rows(plan, messages)
+    rows = Rows(plan, messages, identity, seen)
     return write_chat(archive, chat, plan, rows, progress, segmenting != segmented_before)
 
 

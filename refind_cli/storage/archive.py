@@ -270,9 +270,18 @@ def _m009_own_messages(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN own INTEGER NOT NULL DEFAULT 0")
 
 
+def _m010_resume_points(db: apsw.Connection) -> None:
+    """Where the reading of an imported file stopped (``ingest.resume``: its reader's mark, the identities'
+    state there, the messages read), so a later import of the file grown reads only what follows. Imports
+    before have none: their files' next import reads them whole, and leaves one."""
+    db.execute("ALTER TABLE imports ADD COLUMN resume TEXT")
+
+
 def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
-    """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
+    """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too;
+    where its reading stopped is dropped (the file's next import reads it whole)."""
     rows = _rows(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
+    resumes = "resume" in {row[1] for row in db.execute("PRAGMA table_info(imports)")}  # m010 on
     for seq, path, counts in rows:
         data = json.loads(counts)
         seen = data.get("seen")
@@ -281,6 +290,8 @@ def _hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> N
         data["seen"] = {(_chat_key(uid) if gone(uid) else uid): n for uid, n in seen.items()}
         hidden = path if path.startswith("p:") else _path_key(path)
         db.execute("UPDATE imports SET path = ?, counts = ? WHERE seq = ?", (hidden, json.dumps(data), seq))
+        if resumes:
+            db.execute("UPDATE imports SET resume = NULL WHERE seq = ?", (seq,))
 
 
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
@@ -293,6 +304,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m007_chat_language", _m007_chat_language),
     ("m008_message_counts", _m008_message_counts),
     ("m009_own_messages", _m009_own_messages),
+    ("m010_resume_points", _m010_resume_points),
 )
 
 
@@ -1417,6 +1429,20 @@ class Archive:
             (sha256, fmt, settings),
         ).fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
+
+    def resume_points(self, fmt: str, settings: str) -> list[tuple[int, str, str]]:
+        """(seq, hash, resume point) of the finished imports of this format and settings that left one."""
+        return _rows(
+            self.db.execute(
+                "SELECT seq, sha256, resume FROM imports WHERE format = ? AND settings = ?"
+                " AND finished IS NOT NULL AND resume IS NOT NULL",
+                (fmt, settings),
+            ),
+            tuple[int, str, str],
+        )
+
+    def set_resume_point(self, import_seq: int, point: str) -> None:
+        self.db.execute("UPDATE imports SET resume = ? WHERE seq = ?", (point, import_seq))
 
     def finish_import(self, import_seq: int, finished: str, counts: dict) -> None:
         self.db.execute(
