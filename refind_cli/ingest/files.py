@@ -133,7 +133,12 @@ def import_file(
                 counts["resumed"] = {"from": resume_from[0], "offset": resume_from[1].mark.offset}
             archive.finish_import(import_seq, now(), counts)
             point = points[0] if len(points) == 1 and len(chats) == 1 else None
-            if point is not None and point.mark.offset == hashed and keeps(archive, chats[0].chat_uid):
+            if (
+                point is not None
+                and path.is_file()
+                and point.mark.offset == hashed
+                and keeps(archive, chats[0].chat_uid)
+            ):
                 archive.set_resume_point(import_seq, point.to_json())
     except InputError as exc:
         return FileImportResult(str(path), fmt, error=str(exc))

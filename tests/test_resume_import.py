@@ -1,0 +1,248 @@
+"""A grown export is read from where the last import's reading stopped (ingest/resume.py), and leaves the
+archive exactly as a full re-read (``reread=True``) of the new file would: after an append, an edit in the
+middle, a deletion; nothing already archived is lost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from samples import JONAS, SAMPLES
+
+from refind_cli import importers
+from refind_cli.ingest import import_file, worker
+from refind_cli.records import Message, NotResumable
+from refind_cli.request import Selection
+from refind_cli.storage import forget
+from refind_cli.storage.archive import Archive
+
+BERLIN = ZoneInfo("Europe/Berlin")
+FIXTURES = Path(__file__).parent / "fixtures" / "linelogs"
+# One loose file of each format that can go on from a mark.
+GROWING = {
+    "whatsapp": JONAS,
+    "line": SAMPLES / "[LINE] Chat with Yuki.txt",
+    "kakaotalk": SAMPLES / "KakaoTalk_Chat_Minji Park.txt",
+    "signal": SAMPLES / "Lena Hoffmann" / "chat.md",
+}
+SHAPES = {
+    "kakaotalk-pc": FIXTURES / "KakaoTalk_PC.txt",
+    "kakaotalk-ios": FIXTURES / "KakaoTalk_iOS.txt",
+    "line-thai": FIXTURES / "[LINE] ประวัติการสนทนากับ สมชาย.txt",
+    "line-ja": FIXTURES / "[LINE] 田中とのトーク履歴.txt",
+    "signalbackup": FIXTURES / "signalbackup-Lena.txt",
+}
+
+
+def lines_of(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def archive_rows(archive: Archive) -> list[list[tuple]]:
+    """Everything an import writes but the ledger: chats, messages, sessions, turns, the index queue."""
+    return [
+        sorted(archive.db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+        for table in ("chats", "messages", "sessions", "turns", "index_queue")
+    ]
+
+
+def both_ways(tmp_path: Path, name: str, versions: list[bytes], **options) -> tuple[list, list, list]:
+    """Each version of an export imported in turn into two homes, the last one resumed where it can in the
+    first and re-read in the second: the two archives, and the first home's results."""
+    out = []
+    results = []
+    for way in ("resume", "reread"):
+        export = tmp_path / way / "exports" / name  # a chat.md is named by its folder
+        export.parent.mkdir(parents=True)
+        with Archive.open(tmp_path / way / "home") as archive:
+            for i, content in enumerate(versions):
+                export.write_bytes(content)
+                last = i == len(versions) - 1
+                result = import_file(archive, export, tz=BERLIN, reread=last and way == "reread", **options)
+                assert result.error is None, result.error
+                if way == "resume":
+                    results.append(result)
+            out.append(archive_rows(archive))
+    return out[0], out[1], results
+
+
+@pytest.mark.parametrize("fmt", GROWING)
+@pytest.mark.parametrize("share", [0.3, 0.6, 0.9])
+def test_an_append_is_read_from_the_mark_and_stores_what_a_full_reading_would(
+    tmp_path: Path, fmt: str, share: float
+):
+    lines = lines_of(GROWING[fmt])
+    # The first cut at or after the share between two one-line messages: the file grown by whole messages,
+    # as a later export is.
+    cuts = [
+        n
+        for n in range(int(len(lines) * share), len(lines))
+        if _starts_message(fmt, lines[n]) and _starts_message(fmt, lines[n - 1])
+    ]
+    cut = cuts[0]
+    old, new = b"".join(lines[:cut]), b"".join(lines)
+    resumed, reread, results = both_ways(tmp_path, GROWING[fmt].name, [old, new])
+    assert results[-1].resumed_at == len(old), "read whole"
+    assert resumed == reread
+    added = results[-1].chats[0].messages_added
+    assert added > 0 and results[0].chats[0].messages_added + added == len(resumed[1])
+
+
+def _starts_message(fmt: str, line: bytes) -> bool:
+    if fmt == "whatsapp":
+        return line[:1].isdigit()
+    if fmt == "line":
+        return line[:2].isdigit() and b"\t" in line
+    if fmt == "kakaotalk":
+        return line.startswith(b"20") and b"," in line
+    return line.startswith(b"[")
+
+
+@pytest.mark.parametrize("fmt", GROWING)
+def test_an_export_edited_before_the_mark_is_read_whole_and_keeps_the_older_version(tmp_path: Path, fmt: str):
+    lines = lines_of(GROWING[fmt])
+    middle = len(lines) // 2
+    edited = [*lines[:middle], lines[middle].rstrip(b"\r\n") + b" (edited)\n", *lines[middle + 1 :]]
+    old, new = b"".join(lines[:-2]), b"".join(edited)
+    resumed, reread, results = both_ways(tmp_path, GROWING[fmt].name, [old, new])
+    assert results[-1].resumed_at is None
+    assert resumed == reread
+    texts = [row[7] for row in resumed[1]]
+    assert any("(edited)" in t for t in texts)
+    assert len(resumed[1]) >= results[0].chats[0].messages_added + 1  # the older text is still there
+
+
+@pytest.mark.parametrize("fmt", GROWING)
+def test_a_message_deleted_before_the_mark_is_read_whole_and_kept(tmp_path: Path, fmt: str):
+    lines = lines_of(GROWING[fmt])
+    first = len(lines) // 2
+    deleted = next(n for n in range(first, len(lines)) if _starts_message(fmt, lines[n]))
+    following = next(n for n in range(deleted + 1, len(lines)) if _starts_message(fmt, lines[n]))
+    old, new = b"".join(lines[: following + 1]), b"".join(lines[:deleted] + lines[following : following + 1])
+    resumed, reread, results = both_ways(tmp_path, GROWING[fmt].name, [old, new])
+    assert results[-1].resumed_at is None
+    assert resumed == reread
+    assert len(resumed[1]) == results[0].chats[0].messages_added  # nothing lost, nothing new
+
+
+def test_a_message_again_in_the_same_minute_is_a_second_occurrence_after_the_mark(tmp_path: Path):
+    # The occurrence counts of the latest times go on from the mark: without them the repeated message
+    # would take the identity of the one before it and be skipped as stored.
+    lines = lines_of(JONAS)
+    old = b"".join(lines)
+    resumed, reread, results = both_ways(tmp_path, JONAS.name, [old, old + lines[-1] + lines[-1]])
+    assert results[-1].resumed_at == len(old)
+    assert results[-1].chats[0].messages_added == 2
+    assert resumed == reread
+
+
+def test_a_line_after_the_mark_that_goes_on_with_the_last_message_reads_whole(tmp_path: Path):
+    lines = lines_of(JONAS)
+    old = b"".join(lines)
+    grown = old + b"and one more line of the last message\n" + lines[-1]
+    resumed, reread, results = both_ways(tmp_path, JONAS.name, [old, grown])
+    assert results[-1].resumed_at is None
+    assert resumed == reread
+
+
+def test_dates_after_the_mark_that_change_the_date_order_read_whole(tmp_path: Path):
+    # Every date's numbers are 12 or less: the order is told by which number changes. The appended dates
+    # have a second number above 12, so the file is month first, and every earlier date reads otherwise.
+    old = "".join(f"0{d}/02/2021, 10:0{d} - Ann: day {d}\n" for d in range(1, 8)).encode()
+    grown = old + b"02/13/2021, 10:00 - Ann: later\n"
+    resumed, reread, results = both_ways(tmp_path, "WhatsApp Chat with Ann.txt", [old, grown])
+    assert results[-1].resumed_at is None
+    assert resumed == reread
+
+
+def test_the_next_import_goes_on_from_the_mark_the_resumed_one_left(tmp_path: Path):
+    lines = lines_of(JONAS)
+    versions = [b"".join(lines[:n]) for n in (100, 150, len(lines))]
+    versions = [v for v in versions if v]
+    resumed, reread, results = both_ways(tmp_path, JONAS.name, versions)
+    assert results[1].resumed_at == len(versions[0])
+    assert results[2].resumed_at == len(versions[1])
+    assert resumed == reread
+
+
+def test_a_mark_is_left_by_the_import_worker_too(tmp_path: Path, monkeypatch):
+    if not worker.can_use_a_worker():
+        pytest.skip("one core")
+    lines = lines_of(JONAS)
+    old = b"".join(lines[:150])
+    export = tmp_path / JONAS.name
+    with Archive.open(tmp_path / "home") as archive:
+        export.write_bytes(old)
+        assert import_file(archive, export, tz=BERLIN, worker=True).error is None
+        export.write_bytes(b"".join(lines))
+        assert import_file(archive, export, tz=BERLIN).resumed_at == len(old)
+
+
+def test_forgetting_the_chat_drops_where_its_reading_stopped(tmp_path: Path):
+    export = tmp_path / JONAS.name
+    export.write_bytes(JONAS.read_bytes())
+    with Archive.open(tmp_path / "home") as archive:
+        import_file(archive, export, tz=BERLIN)
+        assert archive.db.execute("SELECT count(*) FROM imports WHERE resume IS NOT NULL").fetchone()[0] == 1
+        chat = import_file(archive, export, tz=BERLIN).chats[0].chat_id
+        forget.forget(archive, forget.plan(archive, Selection(chat=chat)))
+        assert archive.db.execute("SELECT count(*) FROM imports WHERE resume IS NOT NULL").fetchone()[0] == 0
+        export.write_bytes(JONAS.read_bytes() + lines_of(JONAS)[-1])
+        result = import_file(archive, export, tz=BERLIN)
+        assert result.resumed_at is None and result.chats[0].messages_added == 1
+
+
+def test_a_reread_or_another_zone_reads_whole(tmp_path: Path):
+    lines = lines_of(JONAS)
+    export = tmp_path / JONAS.name
+    with Archive.open(tmp_path / "home") as archive:
+        export.write_bytes(b"".join(lines[:100]))
+        import_file(archive, export, tz=BERLIN)
+        export.write_bytes(b"".join(lines))
+        assert import_file(archive, export, tz=ZoneInfo("UTC")).resumed_at is None
+        export.write_bytes(b"".join(lines) + lines[-1])
+        assert import_file(archive, export, tz=BERLIN, reread=True).resumed_at is None
+        ledger = archive.db.execute("SELECT counts FROM imports ORDER BY seq").fetchall()
+        assert all("resumed" not in json.loads(counts) for (counts,) in ledger)
+
+
+# --- the readers: what a reading from a mark yields is what a whole reading yields after it ------------------
+
+
+def read_all(path: Path, fmt: str) -> tuple[list[Message], object]:
+    [export] = importers.read_export(path, fmt, BERLIN)
+    messages = list(export.messages)
+    return messages, export.end() if export.end else None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+@pytest.mark.parametrize("source", [*GROWING.values(), *SHAPES.values()], ids=lambda p: p.name)
+def test_reading_from_a_mark_yields_what_a_whole_reading_yields_after_it(tmp_path: Path, source: Path, data):
+    fmt = importers.detect(source)
+    lines = lines_of(source)
+    cut = data.draw(st.integers(1, len(lines) - 1), label="cut")
+    extra = data.draw(st.lists(st.sampled_from(lines), max_size=4), label="appended")
+    path = tmp_path / source.name
+    path.write_bytes(b"".join(lines[:cut]))
+    try:
+        before, mark = read_all(path, fmt)
+    except Exception:  # a cut inside the head: not an export yet
+        return
+    grown = b"".join(lines + extra)
+    path.write_bytes(grown)
+    whole, whole_end = read_all(path, fmt)
+    if mark is None:
+        return
+    try:
+        [export] = importers.read_export(path, fmt, BERLIN, mark)
+        after = list(export.messages)
+    except NotResumable:
+        return  # read whole: always right (the archive tests hold that an append does go on)
+    assert before + after == whole
+    # And it leaves what the whole reading leaves for the next one.
+    assert (export.end() if export.end else None) == whole_end
