@@ -5,6 +5,7 @@ middle, a deletion; nothing already archived is lost."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -18,7 +19,7 @@ from refind_cli.ingest import import_file, worker
 from refind_cli.records import Message, NotResumable
 from refind_cli.request import Selection
 from refind_cli.storage import forget
-from refind_cli.storage.archive import Archive
+from refind_cli.storage.archive import Archive, applied_migrations
 
 BERLIN = ZoneInfo("Europe/Berlin")
 FIXTURES = Path(__file__).parent / "fixtures" / "linelogs"
@@ -246,3 +247,41 @@ def test_reading_from_a_mark_yields_what_a_whole_reading_yields_after_it(tmp_pat
     assert before + after == whole
     # And it leaves what the whole reading leaves for the next one.
     assert (export.end() if export.end else None) == whole_end
+
+
+# --- an archive of the release before ------------------------------------------------------------------------
+
+RELEASE2 = Path(__file__).parent / "fixtures" / "release-2.archive.db"
+# What tests/fixtures/make_release2_archive.py imported: the first lines of each file.
+EARLIER = {JONAS: 150, GROWING["line"]: 30}
+
+
+@pytest.mark.parametrize("source", EARLIER, ids=lambda p: p.name)
+def test_an_archive_of_the_release_before_upgrades_and_its_grown_files_go_on(tmp_path: Path, source: Path):
+    lines = lines_of(source)
+    versions = [b"".join(lines[: EARLIER[source] + 6]), b"".join(lines)]
+    archives = {}
+    for way in ("resume", "reread"):
+        home = tmp_path / way / "home"
+        home.mkdir(parents=True)
+        shutil.copyfile(RELEASE2, home / "archive.db")
+        export = tmp_path / way / source.name
+        with Archive.open(home) as archive:
+            assert applied_migrations(archive.db)[-1] == "m010_resume_points"
+            assert archive.db.execute("SELECT count(*) FROM imports WHERE resume IS NULL").fetchone()[0] == 2
+            stored = archive.counts()["messages"]
+            export.write_bytes(versions[0])
+            # The import before left no mark: the grown file is read whole, once, and adds only what is new.
+            first = import_file(archive, export, tz=BERLIN)
+            assert first.resumed_at is None and first.chats[0].messages_added > 0
+            assert first.chats[0].messages_skipped > 0
+            export.write_bytes(versions[1])
+            last = import_file(archive, export, tz=BERLIN, reread=way == "reread")
+            if way == "resume":
+                assert last.resumed_at == len(versions[0])
+            assert (
+                archive.counts()["messages"]
+                == stored + first.chats[0].messages_added + last.chats[0].messages_added
+            )
+            archives[way] = archive_rows(archive)
+    assert archives["resume"] == archives["reread"]
