@@ -13,8 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from samples import JONAS, SAMPLES
+from typer.testing import CliRunner
 
+import refind_cli.frontends.cli.imports  # noqa: F401  (registers the command)
 from refind_cli import importers
+from refind_cli.frontends.cli import app
 from refind_cli.ingest import import_file, worker
 from refind_cli.records import Message, NotResumable
 from refind_cli.request import Selection
@@ -285,3 +288,20 @@ def test_an_archive_of_the_release_before_upgrades_and_its_grown_files_go_on(tmp
             )
             archives[way] = archive_rows(archive)
     assert archives["resume"] == archives["reread"]
+
+
+def test_the_command_says_from_where_a_grown_export_was_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    runner = CliRunner()
+    lines = lines_of(JONAS)
+    export = tmp_path / JONAS.name
+    args = ["--home", str(tmp_path / "home"), "import", "--tz", "Europe/Berlin", str(export)]
+    export.write_bytes(b"".join(lines[:100]))
+    first = runner.invoke(app, [*args, "--json"])
+    assert json.loads(first.stdout)["files"][0]["read_from"] is None
+    export.write_bytes(b"".join(lines[:150]))
+    grown = runner.invoke(app, [*args, "--json"])
+    assert json.loads(grown.stdout)["files"][0]["read_from"] == len(b"".join(lines[:100]))
+    export.write_bytes(b"".join(lines))
+    monkeypatch.setattr("refind_cli.frontends.render.rows.table_format", lambda **_: "table")  # a terminal
+    shown = runner.invoke(app, args, terminal_width=200)
+    assert f"grown since it was imported: read from byte {len(b''.join(lines[:150])):,} on" in shown.stdout
