@@ -349,7 +349,11 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
     is read again (the layout it has); NotResumable unless the bytes after the mark start with a header
     and their dates leave the date order as it was."""
     known = json.loads(after.state)
-    if path.suffix.lower() == ".zip" or container.read_file_part(path, 0, 4) == b"PK\x03\x04":
+    if (
+        path.suffix.lower() == ".zip"
+        or container.read_file_part(path, 0, 4) == b"PK\x03\x04"
+        or path.stat().st_size > container.MAX_MEMBER_BYTES  # a reading whole says what is wrong
+    ):
         raise NotResumable
     head = _unify_newlines(_lenient_decode(container.read_file_part(path, 0, SNIFF_BYTES)))
     start = _first_content(head)
