@@ -88,10 +88,13 @@ class Mark:
     """Where a reading of a line-based export stopped: the bytes of the file it read, which end with a
     complete line, and the reader's state there (its own JSON: the day, the date order, the clock). A file
     whose first ``offset`` bytes are those bytes (the ledger holds their hash) is the same export grown, and
-    its reader can start at ``offset`` with that state instead of at the start."""
+    its reader can start at ``offset`` with that state instead of at the start. ``digest``: the SHA-256 of
+    those bytes where the ledger's hash of the file does not cover them (a zip's text, which the reader
+    decompresses and checks against it)."""
 
     offset: int
     state: str
+    digest: str = ""
 
 
 class NotResumable(Exception):

@@ -4,8 +4,10 @@ middle, a deletion; nothing already archived is lost."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import zipfile
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -305,3 +307,41 @@ def test_the_command_says_from_where_a_grown_export_was_read(tmp_path: Path, mon
     monkeypatch.setattr("refind_cli.frontends.render.rows.table_format", lambda **_: "table")  # a terminal
     shown = runner.invoke(app, args, terminal_width=200)
     assert f"grown since it was imported: read from byte {len(b''.join(lines[:150])):,} on" in shown.stdout
+
+
+# --- zipped exports: the reader checks the text before the mark itself ---------------------------------------
+
+
+def zipped(member: str, content: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(member, content)
+        zf.writestr("IMG-0001.jpg", b"\xff\xd8 not a photo")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
+def test_a_grown_zip_is_read_from_the_mark_in_its_text(tmp_path: Path, source: Path):
+    lines = lines_of(source)
+    cut = next(n for n in range(len(lines) * 2 // 3, len(lines)) if _starts_message(_fmt(source), lines[n]))
+    old, new = b"".join(lines[:cut]), b"".join(lines)
+    name = source.with_suffix(".zip").name
+    resumed, reread, results = both_ways(tmp_path, name, [zipped(source.name, old), zipped(source.name, new)])
+    assert results[-1].resumed_at == len(old)
+    assert resumed == reread
+
+
+@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
+def test_a_zip_whose_text_changed_before_the_mark_is_read_whole(tmp_path: Path, source: Path):
+    lines = lines_of(source)
+    old = b"".join(lines[:-3])
+    edited = [*lines[:-4], lines[-4].rstrip(b"\r\n") + b" (edited)\n", *lines[-3:]]
+    name = source.with_suffix(".zip").name
+    versions = [zipped(source.name, old), zipped(source.name, b"".join(edited))]
+    resumed, reread, results = both_ways(tmp_path, name, versions)
+    assert results[-1].resumed_at is None
+    assert resumed == reread
+
+
+def _fmt(source: Path) -> str:
+    return next(fmt for fmt, path in GROWING.items() if path == source)

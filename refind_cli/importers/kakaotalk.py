@@ -25,7 +25,7 @@ from pathlib import Path
 from refind_cli.errors import InputError
 from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
-from refind_cli.records import Chat, ChatExport, Kind, Mark, NotResumable
+from refind_cli.records import Chat, ChatExport, Kind, Mark
 
 FORMAT = "kakaotalk"
 
@@ -143,15 +143,11 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     if not _is_zip(path):
         yield linelog.read_file_log(GRAMMAR, path, tz, chat, after)
         return
-    if after is not None:
-        raise NotResumable  # a zip's text is read whole
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
         if member is None:
             raise InputError(path, "contains no KakaoTalk chat (.txt) file")
-        where = f"entry {member!r}"
-        lines = linelog.iter_lines(container.iter_member_chunks(zf, member, path), path, where)
-        yield linelog.read_log(GRAMMAR, lines, tz, path, where, chat)
+        yield linelog.read_member_log(GRAMMAR, zf, member, path, tz, chat, after)
 
 
 def _is_zip(path: Path) -> bool:

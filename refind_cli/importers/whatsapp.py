@@ -14,6 +14,7 @@ builds the messages, so a million-line file is never held as a million records.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import unicodedata
@@ -285,7 +286,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     if after is not None:
         yield _read_after(path, tz, after)
         return
-    text, name, where, size = _load(path)
+    text, name, where, (size, digest) = _load(path)
     text = _unify_newlines(text)
     start = _first_content(text)
     if start is None:
@@ -305,7 +306,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     if size is None:
         yield ChatExport(chat=chat, messages=messages)
         return
-    reading = _Reading(day_first, _date_order(dates), text.count("\n"), size)
+    reading = _Reading(day_first, _date_order(dates), text.count("\n"), size, digest)
     yield ChatExport(chat=chat, messages=reading.track(messages), end=reading.mark)
 
 
@@ -317,8 +318,10 @@ class _Reading:
     order and what decided it, the time of the last message (a clock change reads a time by the one
     before), the lines and bytes read."""
 
-    def __init__(self, day_first: bool | None, order: str | list, lines: int, size: int | None) -> None:
-        self.day_first, self.order, self.lines, self.size = day_first, order, lines, size
+    def __init__(
+        self, day_first: bool | None, order: str | list, lines: int, size: int | None, digest: str = ""
+    ) -> None:
+        self.day_first, self.order, self.lines, self.size, self.digest = day_first, order, lines, size, digest
         self.previous: datetime | None = None
 
     def track(self, messages: Iterator[Message]) -> Iterator[Message]:
@@ -330,7 +333,7 @@ class _Reading:
         if self.previous is None or self.size is None:
             return None
         state = {"day_first": self.day_first, "order": self.order, "previous": self.previous.isoformat()}
-        return Mark(self.size, json.dumps({**state, "line": self.lines}))
+        return Mark(self.size, json.dumps({**state, "line": self.lines}), self.digest)
 
 
 def _date_order(dates: dict[str, tuple[int, int, int]]) -> str | list:
@@ -349,31 +352,25 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
     is read again (the layout it has); NotResumable unless the bytes after the mark start with a header
     and their dates leave the date order as it was."""
     known = json.loads(after.state)
-    if (
-        path.suffix.lower() == ".zip"
-        or container.read_file_part(path, 0, 4) == b"PK\x03\x04"
-        or path.stat().st_size > container.MAX_MEMBER_BYTES  # a reading whole says what is wrong
-    ):
-        raise NotResumable
-    head = _unify_newlines(_lenient_decode(container.read_file_part(path, 0, SNIFF_BYTES)))
+    head_bytes, data, name, where, digest = _bytes_after(path, after)
+    head = _unify_newlines(_lenient_decode(head_bytes))
     start = _first_content(head)
     first = None if start is None else _match_general(head, start)
     if first is None:
         raise NotResumable
     special = _specialise(first)
-    data = container.read_file_part(path, after.offset)
     try:
         text = "\n" + _unify_newlines(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         line = known["line"] + data.count(b"\n", 0, exc.start) + 1
         what = f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); not a text export"
-        raise InputError(path, what, f"line {line}") from None
-    name = _loose_name(path)
+        raise InputError(path, what, f"{where}, line {line}" if where else f"line {line}") from None
     day_first: bool | None = known["day_first"]
     previous = datetime.fromisoformat(known["previous"])
     lines = known["line"] + text.count("\n") - 1
     whole_lines = not data or data.endswith(b"\n")
-    reading = _Reading(day_first, known["order"], lines, after.offset + len(data) if whole_lines else None)
+    size = after.offset + len(data) if whole_lines else None
+    reading = _Reading(day_first, known["order"], lines, size, digest)
     reading.previous = previous
     chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
     if len(text) == 1:
@@ -393,9 +390,40 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
     parse = _header_parser(day_first, tz, previous)
     if resumed is None or parse(resumed) is None:
         raise NotResumable  # the line after the mark goes on with the message before it
-    warn = _Warnings(path, None)
+    warn = _Warnings(path, where)
     messages = _messages(text, _headers(text, resumed, special), parse, warn, known["line"])
     return ChatExport(chat=chat, messages=reading.track(warn.after(messages)), end=reading.mark)
+
+
+def _bytes_after(path: Path, after: Mark) -> tuple[bytes, bytes, str, str | None, str]:
+    """The first bytes of an export's text, its bytes after a mark, the chat's name, the place errors name,
+    and (a zip's) the hash of all its bytes. A zip's text is decompressed, and the bytes before the mark
+    checked against its hash; NotResumable where they differ, or the mark is a loose file's."""
+    if path.suffix.lower() != ".zip" and container.read_file_part(path, 0, 4) != b"PK\x03\x04":
+        if after.digest or path.stat().st_size > container.MAX_MEMBER_BYTES:  # a whole reading says so
+            raise NotResumable
+        head, rest = (
+            container.read_file_part(path, 0, SNIFF_BYTES),
+            container.read_file_part(path, after.offset),
+        )
+        return head, rest, _loose_name(path), None, ""
+    with container.open_zip(path) as zf:
+        member = _chat_member(container.member_names(zf))
+        if member is None or not after.digest:
+            raise NotResumable
+        data = container.read_member(zf, member, path)
+    text = memoryview(data)
+    h = hashlib.sha256(text[: after.offset])
+    if len(data) < after.offset or h.hexdigest() != after.digest:
+        raise NotResumable
+    h.update(text[after.offset :])
+    return (
+        data[:SNIFF_BYTES],
+        data[after.offset :],
+        _zip_name(path, member),
+        f"entry {member!r}",
+        h.hexdigest(),
+    )
 
 
 def chat_name(file_name: str) -> str:
@@ -442,31 +470,36 @@ def infer_day_first(dates: Sequence[tuple[int, int, int]]) -> bool | None:
 # --- loading ------------------------------------------------------------------------------------------
 
 
-def _load(path: Path) -> tuple[str, str, str | None, int | None]:
-    """The decoded chat text, the chat's name, the place inside the file that errors should name, and the
-    bytes read where a mark can be set after them (a loose UTF-8 file that ends a line)."""
+def _load(path: Path) -> tuple[str, str, str | None, tuple[int | None, str]]:
+    """The decoded chat text, the chat's name, the place inside the file that errors should name, and where
+    a mark can be set: after the bytes read (None unless they are UTF-8 and end a line), with a zip's text
+    their hash (a loose file's is the import ledger's)."""
     if path.is_dir():
         raise InputError(path, "is a folder; a WhatsApp export is a .txt or .zip file")
     if path.suffix.lower() != ".zip":
         data = container.read_file(path)
         if not data.startswith(b"PK\x03\x04"):
-            whole_lines = data.endswith(b"\n") and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
-            return (
-                container.decode_text(data, path),
-                _loose_name(path),
-                None,
-                len(data) if whole_lines else None,
-            )
+            return container.decode_text(data, path), _loose_name(path), None, (_marked(data), "")
         del data
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
         if member is None:
             raise InputError(path, "contains no WhatsApp chat (.txt) file")
         where = f"entry {member!r}"
-        text = container.decode_text(container.read_member(zf, member, path), path, where)
+        data = container.read_member(zf, member, path)
+    size = _marked(data)
+    digest = hashlib.sha256(data).hexdigest() if size is not None else ""
+    return container.decode_text(data, path, where), _zip_name(path, member), where, (size, digest)
+
+
+def _marked(data: bytes) -> int | None:
+    whole_lines = data.endswith(b"\n") and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+    return len(data) if whole_lines else None
+
+
+def _zip_name(path: Path, member: str) -> str:
     base = member.rsplit("/", 1)[-1]
-    name = _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
-    return text, name, where, None
+    return _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
 
 
 def _loose_name(path: Path) -> str:

@@ -49,14 +49,14 @@ def import_file(
         settings = import_settings(tz, segmenting)
         candidates = (
             [
-                (seq, sha256, ResumePoint.from_json(point))
-                for seq, sha256, point in archive.resume_points(fmt, settings)
+                (seq, Path(earlier).name, sha256, ResumePoint.from_json(point))
+                for seq, earlier, sha256, point in archive.resume_points(fmt, settings)
             ]
             if importer.resumes and not (reread or restore_forgotten) and path.is_file()
             else []
         )
-        digest, hashed, prefixes = file_digests(path, [p.mark.offset for _, _, p in candidates])
-        resume_from = matching(candidates, prefixes)
+        digest, hashed, prefixes = file_digests(path, [p.mark.offset for *_, p in candidates])
+        resume_from = matching(candidates, path.name, prefixes)
         size = export_size(path)
         if worker is None:
             worker = size >= _worker.WORKER_MIN_BYTES and _worker.can_use_a_worker()
@@ -136,7 +136,7 @@ def import_file(
             if (
                 point is not None
                 and path.is_file()
-                and point.mark.offset == hashed
+                and (point.mark.offset == hashed or point.mark.digest)
                 and keeps(archive, chats[0].chat_uid)
             ):
                 archive.set_resume_point(import_seq, point.to_json())

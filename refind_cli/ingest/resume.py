@@ -39,14 +39,13 @@ class ResumePoint:
     seen: int
 
     def to_json(self) -> str:
-        return json.dumps(
-            {"offset": self.mark.offset, "state": self.mark.state, "recent": self.recent, "seen": self.seen}
-        )
+        mark = {"offset": self.mark.offset, "state": self.mark.state, "digest": self.mark.digest}
+        return json.dumps({**mark, "recent": self.recent, "seen": self.seen})
 
     @classmethod
     def from_json(cls, text: str) -> ResumePoint:
         data = json.loads(text)
-        return cls(Mark(data["offset"], data["state"]), data["recent"], data["seen"])
+        return cls(Mark(data["offset"], data["state"], data["digest"]), data["recent"], data["seen"])
 
 
 def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoint | None:
@@ -56,15 +55,21 @@ def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoin
 
 
 def matching(
-    points: Sequence[tuple[int, str, ResumePoint]], prefixes: dict[int, str]
+    points: Sequence[tuple[int, str, str, ResumePoint]], name: str, prefixes: dict[int, str]
 ) -> tuple[int, ResumePoint] | None:
-    """Of earlier imports (seq, hash, resume point) of this format and settings, the one whose bytes the
-    file starts with (``prefixes``: the file's first bytes hashed, by offset), furthest on, then latest."""
+    """Of earlier imports (seq, file name, hash, resume point) of this format and settings, the one whose
+    bytes the file starts with (``prefixes``: the file's first bytes hashed, by offset), furthest on, then
+    latest. Else the latest of a file of the same name whose mark the reader checks itself (a zip's text,
+    which only the reader sees: ``Mark.digest``)."""
     found = [
         (point.mark.offset, seq, point)
-        for seq, digest, point in points
-        if prefixes.get(point.mark.offset) == digest
+        for seq, _, digest, point in points
+        if not point.mark.digest and prefixes.get(point.mark.offset) == digest
     ]
+    if not found:
+        found = [
+            (seq, seq, point) for seq, earlier, _, point in points if point.mark.digest and earlier == name
+        ]
     if not found:
         return None
     _, seq, point = max(found, key=lambda f: (f[0], f[1]))

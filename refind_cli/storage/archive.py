@@ -1430,15 +1430,15 @@ class Archive:
         ).fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
 
-    def resume_points(self, fmt: str, settings: str) -> list[tuple[int, str, str]]:
-        """(seq, hash, resume point) of the finished imports of this format and settings that left one."""
+    def resume_points(self, fmt: str, settings: str) -> list[tuple[int, str, str, str]]:
+        """(seq, path, hash, resume point) of the finished imports of this format and settings that left one."""
         return _rows(
             self.db.execute(
-                "SELECT seq, sha256, resume FROM imports WHERE format = ? AND settings = ?"
+                "SELECT seq, path, sha256, resume FROM imports WHERE format = ? AND settings = ?"
                 " AND finished IS NOT NULL AND resume IS NOT NULL",
                 (fmt, settings),
             ),
-            tuple[int, str, str],
+            tuple[int, str, str, str],
         )
 
     def set_resume_point(self, import_seq: int, point: str) -> None:
