@@ -24,7 +24,8 @@ from refind_cli.ingest import import_file, worker
 from refind_cli.records import Message, NotResumable
 from refind_cli.request import Selection
 from refind_cli.storage import forget
-from refind_cli.storage.archive import Archive, applied_migrations
+from refind_cli.storage.archive import Archive
+from refind_cli.storage.schema import applied_migrations
 
 BERLIN = ZoneInfo("Europe/Berlin")
 FIXTURES = Path(__file__).parent / "fixtures" / "linelogs"
