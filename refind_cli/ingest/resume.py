@@ -45,7 +45,7 @@ class ResumePoint:
     @classmethod
     def from_json(cls, text: str) -> ResumePoint:
         data = json.loads(text)
-        return cls(Mark(data["offset"], data["state"], data["digest"]), data["recent"], data["seen"])
+        return cls(Mark(data["offset"], data["state"], data.get("digest", "")), data["recent"], data["seen"])
 
 
 def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoint | None:
