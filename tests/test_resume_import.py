@@ -346,3 +346,23 @@ def test_a_zip_whose_text_changed_before_the_mark_is_read_whole(tmp_path: Path, 
 
 def _fmt(source: Path) -> str:
     return next(fmt for fmt, path in GROWING.items() if path == source)
+
+
+def test_a_time_after_the_mark_on_the_night_the_clocks_go_back_is_read_by_the_one_before(tmp_path: Path):
+    # Berlin, 27 October 2024: 02:00-03:00 happens twice. 02:15 after 02:30 is the second 02:15 (CET), which
+    # only the time before the mark tells.
+    old = b"27/10/2024, 01:00 - Ann: late\n27/10/2024, 02:30 - Ann: still up\n"
+    grown = old + b"27/10/2024, 02:15 - Ann: the clocks went back\n"
+    resumed, reread, results = both_ways(tmp_path, "WhatsApp Chat with Ann.txt", [old, grown])
+    assert results[-1].resumed_at == len(old)
+    assert resumed == reread
+    times = sorted(row[3] for row in resumed[1])
+    assert times[-1] - times[-2] == 45 * 60 * 1_000_000  # 02:30 CEST, then 02:15 CET
+
+
+def test_a_crlf_export_goes_on_from_the_mark(tmp_path: Path):
+    lines = [line.rstrip(b"\n") + b"\r\n" for line in lines_of(JONAS)]
+    old, new = b"".join(lines[:120]), b"".join(lines)
+    resumed, reread, results = both_ways(tmp_path, JONAS.name, [old, new])
+    assert results[-1].resumed_at == len(old)
+    assert resumed == reread
