@@ -85,34 +85,14 @@ def import_file(
                             archive, path, fmt, tz, segmenting, import_seq, chat_progress, resume_from[1]
                         )
                 results: Generator[ChatImportResult, None, None]
+                reading = (archive, path, fmt, tz, segmenting, import_seq, chat_progress, restore_forgotten)
                 if resumed is not None:
                     results = (result for result in [resumed[0]])
                     points.append(resumed[1])
                 elif worker:
-                    results = _worker.import_in_worker(
-                        archive,
-                        path,
-                        fmt,
-                        tz,
-                        segmenting,
-                        import_seq,
-                        chat_progress,
-                        restore_forgotten,
-                        warned.append,
-                        points.append,
-                    )
+                    results = _worker.import_in_worker(*reading, warned.append, points.append)
                 else:
-                    results = _import_here(
-                        archive,
-                        path,
-                        fmt,
-                        tz,
-                        segmenting,
-                        import_seq,
-                        chat_progress,
-                        restore_forgotten,
-                        points.append,
-                    )
+                    results = _import_here(*reading, points.append)
                 with contextlib.closing(results), input_warnings(warned.append):
                     for result in results:
                         chats.append(result)

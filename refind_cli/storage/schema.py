@@ -243,7 +243,7 @@ def _m009_own_messages(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN own INTEGER NOT NULL DEFAULT 0")
 
 
-def _m010_resume_points(db: apsw.Connection) -> None:
+def _m012_resume_points(db: apsw.Connection) -> None:
     """Where the reading of an imported file stopped (``ingest.resume``: its reader's mark, the identities'
     state there, the messages read), so a later import of the file grown reads only what follows. Imports
     before have none: their files' next import reads them whole, and leaves one."""
@@ -260,7 +260,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m007_chat_language", _m007_chat_language),
     ("m008_message_counts", _m008_message_counts),
     ("m009_own_messages", _m009_own_messages),
-    ("m010_resume_points", _m010_resume_points),
+    ("m012_resume_points", _m012_resume_points),
 )
 
 
