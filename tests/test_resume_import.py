@@ -174,6 +174,8 @@ def test_the_next_import_goes_on_from_the_mark_the_resumed_one_left(tmp_path: Pa
     assert results[1].resumed_at == len(versions[0])
     assert results[2].resumed_at == len(versions[1])
     assert resumed == reread
+    with Archive.open(tmp_path / "resume" / "home") as archive:  # the marks gone on from are dropped
+        assert archive.db.execute("SELECT count(*) FROM imports WHERE resume IS NOT NULL").fetchone()[0] == 1
 
 
 def test_a_mark_is_left_by_the_import_worker_too(tmp_path: Path, monkeypatch):

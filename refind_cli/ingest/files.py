@@ -120,6 +120,8 @@ def import_file(
                 and keeps(archive, chats[0].chat_uid)
             ):
                 archive.set_resume_point(import_seq, point.to_json())
+                if resumed is not None and resume_from is not None:
+                    archive.set_resume_point(resume_from[0], None)  # this one goes on further
     except InputError as exc:
         return FileImportResult(str(path), fmt, error=str(exc))
     return FileImportResult(

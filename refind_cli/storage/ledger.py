@@ -64,7 +64,7 @@ class Ledger:
             tuple[int, str, str, str],
         )
 
-    def set_resume_point(self, import_seq: int, point: str) -> None:
+    def set_resume_point(self, import_seq: int, point: str | None) -> None:
         self.db.execute("UPDATE imports SET resume = ? WHERE seq = ?", (point, import_seq))
 
     def finish_import(self, import_seq: int, finished: str, counts: dict) -> None:
