@@ -324,9 +324,10 @@ class Archive(Queries, Ledger):
     ) -> dict[str, tuple[int, str]]:
         """id -> (seq, signature) of a chat's sessions; with ``start``, its threads (unless not ``threads``)
         and the unthreaded sessions that begin at ``start`` or later."""
+        # Without threads, a range of the (chat_seq, start_ts) index.
+        which = "(thread IS NOT NULL OR start_ts >= ?)" if threads else "start_ts >= ? AND thread IS NULL"
         rows = self.db.execute(
-            "SELECT id, seq, signature FROM sessions WHERE chat_seq = ?"
-            f" AND ({'thread IS NOT NULL' if threads else '0'} OR (thread IS NULL AND start_ts >= ?))",
+            f"SELECT id, seq, signature FROM sessions WHERE chat_seq = ? AND {which}",
             (chat_seq, BEFORE_ALL if start is None else start),
         )
         return {sid: (seq, sig) for sid, seq, sig in rows}
