@@ -104,7 +104,7 @@ def main() -> None:
     assert len({n for c in counts.values() for n in c}) == 1, counts  # every way stores the same messages
 
     def median(way: str, key: str) -> float:
-        return statistics.median(f[key] for f in figures[way])
+        return float(statistics.median(f[key] for f in figures[way]))
 
     print(
         f"{args.rounds} rounds interleaved, medians; `refind import` in-process seconds, its modules loaded"
