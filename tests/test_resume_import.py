@@ -275,7 +275,7 @@ def test_an_archive_of_the_release_before_upgrades_and_its_grown_files_go_on(tmp
         shutil.copyfile(RELEASE2, home / "archive.db")
         export = tmp_path / way / source.name
         with Archive.open(home) as archive:
-            assert "m012_resume_points" in applied_migrations(archive.db)
+            assert "m011_resume_points" in applied_migrations(archive.db)
             assert archive.db.execute("SELECT count(*) FROM imports WHERE resume IS NULL").fetchone()[0] == 2
             stored = archive.counts()["messages"]
             export.write_bytes(versions[0])

@@ -19,7 +19,7 @@ def hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> No
     """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too;
     where its reading stopped is dropped (the file's next import reads it whole)."""
     rows = fetch_all(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
-    resumes = "resume" in {row[1] for row in db.execute("PRAGMA table_info(imports)")}  # m012 on
+    resumes = "resume" in {row[1] for row in db.execute("PRAGMA table_info(imports)")}  # m011 on
     for seq, path, counts in rows:
         data = json.loads(counts)
         seen = data.get("seen")
