@@ -33,12 +33,9 @@ FIXTURES = Path(__file__).parent / "fixtures" / "linelogs"
 GROWING = {
     "whatsapp": JONAS,
     "line": SAMPLES / "[LINE] Chat with Yuki.txt",
-    "kakaotalk": SAMPLES / "KakaoTalk_Chat_Minji Park.txt",
     "signal": SAMPLES / "Lena Hoffmann" / "chat.md",
 }
 SHAPES = {
-    "kakaotalk-pc": FIXTURES / "KakaoTalk_PC.txt",
-    "kakaotalk-ios": FIXTURES / "KakaoTalk_iOS.txt",
     "line-thai": FIXTURES / "[LINE] ประวัติการสนทนากับ สมชาย.txt",
     "line-ja": FIXTURES / "[LINE] 田中とのトーク履歴.txt",
     "signalbackup": FIXTURES / "signalbackup-Lena.txt",
@@ -104,8 +101,6 @@ def _starts_message(fmt: str, line: bytes) -> bool:
         return line[:1].isdigit()
     if fmt == "line":
         return line[:2].isdigit() and b"\t" in line
-    if fmt == "kakaotalk":
-        return line.startswith(b"20") and b"," in line
     return line.startswith(b"[")
 
 
@@ -323,7 +318,7 @@ def zipped(member: str, content: bytes) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", [JONAS], ids=lambda p: p.name)
 def test_a_grown_zip_is_read_from_the_mark_in_its_text(tmp_path: Path, source: Path):
     lines = lines_of(source)
     cut = next(n for n in range(len(lines) * 2 // 3, len(lines)) if _starts_message(_fmt(source), lines[n]))
@@ -334,7 +329,7 @@ def test_a_grown_zip_is_read_from_the_mark_in_its_text(tmp_path: Path, source: P
     assert resumed == reread
 
 
-@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", [JONAS], ids=lambda p: p.name)
 def test_a_zip_whose_text_changed_before_the_mark_is_read_whole(tmp_path: Path, source: Path):
     lines = lines_of(source)
     old = b"".join(lines[:-3])

@@ -439,8 +439,7 @@ register(
         "kakaotalk",
         "refind_cli.importers.kakaotalk",
         takes=("file", "zip"),
-        names=("*.txt", "*.zip"),
-        resumes=True,
+        names=("*.txt", "*.zip", "*.csv"),
     )
 )
 register(

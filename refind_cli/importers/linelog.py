@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import calendar
 import codecs
-import hashlib
 import itertools
 import json
 import re
-import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -601,65 +599,38 @@ def _message(
     return Message(when, sender, text, kind, None, None, local, None, None, False, raw, sender in grammar.own)
 
 
+def read_log(
+    grammar: Grammar,
+    lines: Iterator[str],
+    tz: tzinfo,
+    path: Path,
+    where: str | None,
+    chat: Callable[[Head], Chat],
+) -> ChatExport:
+    """One chat export from a log's lines: the head is read (and checked) now, the messages as consumed."""
+    reader = Reader(grammar, lines, tz, path, where)
+    head = reader.head(path.suffix.lower())
+    return ChatExport(chat=chat(head), messages=reader.messages(head.layout))
+
+
 def read_file_log(
     grammar: Grammar, path: Path, tz: tzinfo, chat: Callable[[Head], Chat], after: Mark | None = None
 ) -> ChatExport:
-    """One chat from a loose log file (``read_log``); its mark's bytes are checked by the import ledger."""
+    """``read_log`` of a loose file, whose ``end`` is where a later reading of it, grown, can go on from (its
+    bytes are checked by the import ledger). ``after``: such a mark; the head is read again (the title names
+    the chat), then the lines from the mark on, up to the first message after it now, so that NotResumable
+    comes before any message."""
     if after is not None and after.digest:
         raise NotResumable  # a zip's mark
-    rest = None if after is None else container.iter_file_chunks(path, after.offset)
-    return read_log(grammar, container.iter_file_chunks(path), path, None, tz, chat, after, rest)
-
-
-def read_member_log(
-    grammar: Grammar,
-    zf: zipfile.ZipFile,
-    member: str,
-    path: Path,
-    tz: tzinfo,
-    chat: Callable[[Head], Chat],
-    after: Mark | None = None,
-) -> ChatExport:
-    """One chat from a zip's text member (``read_log``): its mark holds the hash of the text read, which a
-    reading from the mark decompresses the text up to and checks (NotResumable where it differs)."""
-    if after is not None and not after.digest:
-        raise NotResumable  # a loose file's mark
-    digest = hashlib.sha256()
-    where = f"entry {member!r}"
-    rest = (
-        None
-        if after is None
-        else _after_prefix(container.iter_member_chunks(zf, member, path), after, digest)
-    )
-    chunks = container.iter_member_chunks(zf, member, path)
-    return read_log(grammar, chunks, path, where, tz, chat, after, rest, digest)
-
-
-def read_log(
-    grammar: Grammar,
-    chunks: Iterable[bytes],
-    path: Path,
-    where: str | None,
-    tz: tzinfo,
-    chat: Callable[[Head], Chat],
-    after: Mark | None = None,
-    rest: Iterable[bytes] | None = None,
-    digest: hashlib._Hash | None = None,
-) -> ChatExport:
-    """One chat export from a log's bytes: the head is read (and checked) now, the messages as consumed; its
-    ``end`` is where a later reading of the log, grown, can go on from (``digest``: hashing the bytes read
-    into its mark). ``after``: such a mark, and ``rest`` the bytes after it: the head is read again (the
-    title names the chat), then the lines from the mark on, up to the first message after it now, so that
-    NotResumable comes before any message."""
-    counted = _Counted(chunks, digest=digest if after is None else None)
-    reader = Reader(grammar, iter_lines(counted, path, where), tz, path, where)
+    counted = _Counted(container.iter_file_chunks(path))
+    reader = Reader(grammar, iter_lines(counted, path), tz, path, None)
     head = reader.head(path.suffix.lower())
     messages: Iterable[Message]
-    if after is None or rest is None:
+    if after is None:
         messages = reader.messages(head.layout)
     else:
-        counted = _Counted(rest, after.offset, digest)
-        reader.go_on(after.state, iter_lines(counted, path, where, line=json.loads(after.state)["line"]))
+        counted = _Counted(container.iter_file_chunks(path, after.offset), after.offset)
+        reader.go_on(after.state, iter_lines(counted, path, line=json.loads(after.state)["line"]))
         following = reader.messages(head.layout)
         first = next(following, None)
         messages = following if first is None else itertools.chain([first], following)
@@ -667,7 +638,7 @@ def read_log(
     def end() -> Mark | None:
         if reader.state is None or not counted.whole_lines:
             return None
-        return Mark(counted.size, reader.state, counted.digest.hexdigest() if counted.digest else "")
+        return Mark(counted.size, reader.state)
 
     return ChatExport(chat=chat(head), messages=messages, end=end)
 
@@ -676,35 +647,15 @@ def file_lines(path: Path) -> Iterator[str]:
     return iter_lines(container.iter_file_chunks(path), path)
 
 
-def _after_prefix(chunks: Iterable[bytes], mark: Mark, h: hashlib._Hash) -> Iterator[bytes]:
-    """The bytes after a mark's offset, once those before it hash (into ``h``) to its digest; else
-    NotResumable."""
-    size = 0
-    chunks = iter(chunks)
-    for chunk in chunks:
-        cut = min(len(chunk), mark.offset - size)
-        h.update(chunk[:cut])
-        size += cut
-        if size == mark.offset:
-            if h.hexdigest() != mark.digest:
-                raise NotResumable
-            if chunk[cut:]:
-                yield chunk[cut:]
-            yield from chunks
-            return
-    raise NotResumable  # shorter than before
-
-
 class _Counted:
     """A file's chunks as they pass: how many bytes, and whether they end a UTF-8 line (a mark is only
     ever set there, so the bytes after it start a line of their own)."""
 
-    def __init__(self, chunks: Iterable[bytes], start: int = 0, digest: hashlib._Hash | None = None) -> None:
+    def __init__(self, chunks: Iterable[bytes], start: int = 0) -> None:
         self.chunks = chunks
         self.size = start
         self.utf16 = False
         self.last = b"\n" if start else b""  # a mark is at the end of a line
-        self.digest = digest
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self.chunks:
@@ -712,8 +663,6 @@ class _Counted:
                 self.utf16 = chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
             self.size += len(chunk)
             self.last = chunk[-1:] or self.last
-            if self.digest is not None:
-                self.digest.update(chunk)
             yield chunk
 
     @property
