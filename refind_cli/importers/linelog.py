@@ -23,6 +23,7 @@ from __future__ import annotations
 import calendar
 import codecs
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 SNIFF_BYTES = 16 << 10
 SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
@@ -145,14 +146,15 @@ def pattern(text: str) -> re.Pattern[str]:
 
 
 def iter_text(
-    chunks: Iterable[bytes], path: Path | str, where: str | None, lines: Callable[[], int]
+    chunks: Iterable[bytes], path: Path | str, where: str | None, lines: Callable[[], int], bom: bool = True
 ) -> Iterator[str]:
     """The text of an export decoded as it streams in, in pieces of whole lines (each but the last ends with
     a newline): UTF-8 (BOM optional) or UTF-16 with a BOM. CR LF and CR become LF; only these end a line
     (U+2028 is text). Invalid bytes are an InputError naming the line: ``lines()`` says how many newlines
     the pieces given so far hold (the reader counts them, or counts them again when asked: counting every
-    piece here would cost a reader that needs no line numbers)."""
-    decoder: codecs.IncrementalDecoder | None = None
+    piece here would cost a reader that needs no line numbers). ``bom``: False for bytes read from a mark
+    on (plain UTF-8, where no BOM can be)."""
+    decoder: codecs.IncrementalDecoder | None = None if bom else codecs.getincrementaldecoder("utf-8")()
     encoding = "UTF-8"
     pending = ""
     start = b""  # the first bytes, until there are enough to tell a UTF-16 BOM
@@ -194,11 +196,14 @@ def iter_text(
         yield pending
 
 
-def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
-    """The lines of a text export as they stream in (``iter_text``), without their newlines."""
-    number = 0
+def iter_lines(
+    chunks: Iterable[bytes], path: Path | str, where: str | None = None, line: int = 0
+) -> Iterator[str]:
+    """The lines of a text export as they stream in (``iter_text``), without their newlines. ``line``: the
+    lines before these bytes, for a file read from a mark on."""
+    number = line
     # The count as it stands when an invalid byte is met (late binding is the point).
-    for piece in iter_text(chunks, path, where, lambda: number):  # noqa: B023
+    for piece in iter_text(chunks, path, where, lambda: number, bom=not line):  # noqa: B023
         lines = piece.split("\n")
         number += len(lines) - 1
         if not lines[-1]:
@@ -238,15 +243,18 @@ class Window:
     searches patterns across lines holds a piece and a record, never the file. ``text`` is what is held;
     ``dropped`` counts the characters let go before ``text[0]``. ``chunks()`` streams the file's bytes (and
     streams them again when a line number is asked for after text was let go: lines are not counted as
-    the text streams, since a reader asks for them rarely)."""
+    the text streams, since a reader asks for them rarely). ``before``: the lines before these bytes, for a
+    file read from a mark on."""
 
-    def __init__(self, chunks: Callable[[], Iterable[bytes]], path: Path | str, where: str | None) -> None:
-        self.chunks, self.path, self.where = chunks, path, where
+    def __init__(
+        self, chunks: Callable[[], Iterable[bytes]], path: Path | str, where: str | None, before: int = 0
+    ) -> None:
+        self.chunks, self.path, self.where, self.before = chunks, path, where, before
         self.pieces = iter_text(chunks(), path, where, self._lines_read)
         self.text = ""
         self.dropped = 0
         self.adding: list[str] = []  # the pieces being read on, not yet in ``text``
-        self.lines: int | None = 0  # the newlines before text[0]; None when not counted
+        self.lines: int | None = before  # the newlines before text[0]; None when not counted
         self.counting = False  # whether text let go is counted (from the first line number asked for on)
 
     def more(self, keep: int) -> bool:
@@ -296,7 +304,7 @@ class Window:
     def _lines_before(self) -> int:
         self.counting = True
         if self.lines is None:  # read again up to what was let go
-            lines = 0
+            lines = self.before
             remaining = self.dropped
             for piece in iter_text(self.chunks(), self.path, self.where, lambda: lines):  # noqa: B023
                 lines += piece.count("\n", 0, remaining)
@@ -561,6 +569,11 @@ class Reader:
         self.grammar, self.lines, self.path, self.where = grammar, lines, path, where
         self.clock = Clock(tz)
         self.number = 0
+        # Where a reading from a mark starts (``go_on``), and where this reading ends (``messages``).
+        self.resuming = False
+        self.day: tuple[int, int, int] | None = None
+        self.day_first: bool | None = None
+        self.state: str | None = None
 
     def _place(self, number: int) -> str:
         return f"{self.where}, line {number}" if self.where else f"line {number}"
@@ -623,8 +636,9 @@ class Reader:
         written_dates: dict[tuple[str | None, ...], tuple[int, int, int] | None] = {}
         date_texts: dict[tuple[int, int, int], str] = {}
         senders: dict[str, str | None] = {}
-        day: tuple[int, int, int] | None = None
-        day_first: bool | None = None  # the order of a/b dates, once a date tells it
+        day = self.day
+        day_first = self.day_first  # the order of a/b dates, once a date tells it
+        resuming = self.resuming  # the message before the first line is a mark's, read already
         held_day: tuple[int, int, int] | None = None
         held: list[str] = []  # the held day line and the blank lines after it
         clock = self.clock
@@ -636,7 +650,8 @@ class Reader:
         first_raw = first_text = ""
         more: list[str] | None = None
 
-        number = first = self.number + 1
+        first = self.number + 1
+        number = first - 1
         for number, line in enumerate(self.lines, first):
             stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
             # Message lines first: they are most lines, and no layout's message line is also a day line.
@@ -680,6 +695,8 @@ class Reader:
                     day_first = told
                 if held_day is not None and when is not None:
                     more = (more or []) + held  # a day line before a day line: the first was text
+                elif held_day is not None and resuming:
+                    raise NotResumable  # text of the message before the mark
                 held_day = new_day
                 held[:] = [line]
             elif held_day is not None and not _content(line):
@@ -698,6 +715,8 @@ class Reader:
                     held.clear()
                 more.append(line)
             elif _content(line):
+                if resuming:
+                    raise NotResumable  # a line that goes on with the message before the mark
                 self.number = number
                 raise InputError(
                     self.path,
@@ -706,6 +725,21 @@ class Reader:
                 )
         if when is not None:
             yield _message(grammar, when, local, sender, first_raw, first_text, more)
+        if held_day is None:  # a day line at the end is dropped, or is text of the last message later
+            self.state = json.dumps(
+                {"day": day, "day_first": day_first, "previous": clock.previous.isoformat(), "line": number}
+            )
+
+    def go_on(self, state: str, lines: Iterator[str]) -> None:
+        """Read ``lines``, the file from a mark on, as the rest of the file whose reading left ``state``."""
+        known = json.loads(state)
+        self.lines = lines
+        self.number = known["line"]
+        day = known["day"]
+        self.day = (day[0], day[1], day[2]) if day else None
+        self.day_first = known["day_first"]
+        self.clock.previous = datetime.fromisoformat(known["previous"])
+        self.resuming = True
 
 
 _UNSEEN: Any = object()
@@ -776,5 +810,58 @@ def read_log(
     return ChatExport(chat=chat(head), messages=reader.messages(head.layout))
 
 
+def read_file_log(
+    grammar: Grammar, path: Path, tz: tzinfo, chat: Callable[[Head], Chat], after: Mark | None = None
+) -> ChatExport:
+    """``read_log`` of a loose file, whose ``end`` is where a later reading of it, grown, can go on from (its
+    bytes are checked by the import ledger). ``after``: such a mark; the head is read again (the title names
+    the chat), then the lines from the mark on, up to the first message after it now, so that NotResumable
+    comes before any message."""
+    if after is not None and after.digest:
+        raise NotResumable  # a zip's mark
+    counted = _Counted(container.iter_file_chunks(path))
+    reader = Reader(grammar, iter_lines(counted, path), tz, path, None)
+    head = reader.head(path.suffix.lower())
+    messages: Iterable[Message]
+    if after is None:
+        messages = reader.messages(head.layout)
+    else:
+        counted = _Counted(container.iter_file_chunks(path, after.offset), after.offset)
+        reader.go_on(after.state, iter_lines(counted, path, line=json.loads(after.state)["line"]))
+        following = reader.messages(head.layout)
+        first = next(following, None)
+        messages = following if first is None else itertools.chain([first], following)
+
+    def end() -> Mark | None:
+        if reader.state is None or not counted.whole_lines:
+            return None
+        return Mark(counted.size, reader.state)
+
+    return ChatExport(chat=chat(head), messages=messages, end=end)
+
+
 def file_lines(path: Path) -> Iterator[str]:
     return iter_lines(container.iter_file_chunks(path), path)
+
+
+class _Counted:
+    """A file's chunks as they pass: how many bytes, and whether they end a UTF-8 line (a mark is only
+    ever set there, so the bytes after it start a line of their own)."""
+
+    def __init__(self, chunks: Iterable[bytes], start: int = 0) -> None:
+        self.chunks = chunks
+        self.size = start
+        self.utf16 = False
+        self.last = b"\n" if start else b""  # a mark is at the end of a line
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            if not self.size:
+                self.utf16 = chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+            self.size += len(chunk)
+            self.last = chunk[-1:] or self.last
+            yield chunk
+
+    @property
+    def whole_lines(self) -> bool:
+        return self.last == b"\n" and not self.utf16

@@ -15,6 +15,8 @@ collects the distinct dates for the day/month decision, the second, lazy one bui
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import unicodedata
 import warnings
@@ -29,7 +31,7 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import MARKS as _MARKS
 from refind_cli.importers.linelog import WS as _WS
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "whatsapp"
 
@@ -73,6 +75,7 @@ _BUDDHIST_FROM = 2400
 # Years a chat can carry (with room either side); anything else is text that only looks like a date, and
 # keeping to it keeps every UTC conversion inside datetime's range.
 _YEARS = (1970, 2199)
+_LONG_AGO = datetime.min.replace(tzinfo=UTC)
 
 # Exports carry invisible direction marks around names and stamps: strip them, then NFKC, which also turns NBSP, narrow NBSP and thin space into spaces.
 # (str.translate would do both, but it is ten times slower on non-ASCII text.)
@@ -276,14 +279,21 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per file. Its first header is checked when the export is yielded, after a first pass over
     the dates; its messages are built as they are consumed, in a second pass. Text that is not UTF-8 or
-    UTF-16 is an InputError where it is met (an import of the file is then undone whole)."""
-    chunks, name, where = _source(path)
+    UTF-16 is an InputError where it is met (an import of the file is then undone whole). ``after``: a mark
+    of an earlier reading of the file (``ChatExport.end``), to read only what the file holds after it."""
+    if after is not None:
+        yield _read_after(path, tz, after)
+        return
+    member, name, where = _source(path)
+    ends = _Ends()
+    chunks = _chunks(path, member, ends)
     window, first = _first_header(chunks, path, where)
     special = _specialise(first)
-    day_first = _day_first(linelog.stamp_lines(window, first, special, _match_other))
+    dates: dict[str, tuple[int, int, int]] = {}
+    day_first = _day_first(linelog.stamp_lines(window, first, special, _match_other), dates)
     parse = _header_parser(day_first, tz)
     if parse(first) is None:
         window, first = _first_header(chunks, path, where)
@@ -302,7 +312,125 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
 
     chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
     warn = _Warnings(path, where)
-    yield ChatExport(chat=chat, messages=warn.after(_messages(start, special, parse, warn)))
+    reading = _Reading(day_first, _date_order(dates), ends)
+    messages = warn.after(_messages(start, special, parse, warn))
+    yield ChatExport(chat=chat, messages=reading.track(messages), end=reading.mark)
+
+
+# --- going on from a mark -----------------------------------------------------------------------------
+
+
+class _Ends:
+    """What a stream of the chat's bytes that ran to its end found: where a mark can be set (after the
+    bytes read; None unless they are UTF-8 and end a line), the lines they hold, and a zip's text's hash (a
+    loose file's is the import ledger's)."""
+
+    def __init__(self) -> None:
+        self.size: int | None = None
+        self.lines = 0
+        self.digest = ""
+
+
+class _Reading:
+    """What a reading leaves for the next one, once its messages are consumed: the date order and what
+    decided it, the time of the last message (a clock change reads a time by the one before), the lines
+    and bytes read."""
+
+    def __init__(
+        self, day_first: bool | None, order: str | list[Any], ends: _Ends, previous: datetime | None = None
+    ) -> None:
+        self.day_first, self.order, self.ends, self.previous = day_first, order, ends, previous
+
+    def track(self, messages: Iterator[Message]) -> Iterator[Message]:
+        for m in messages:
+            self.previous = m.timestamp
+            yield m
+
+    def mark(self) -> Mark | None:
+        ends = self.ends
+        if self.previous is None or ends.size is None:
+            return None
+        state = {"day_first": self.day_first, "order": self.order, "previous": self.previous.isoformat()}
+        return Mark(ends.size, json.dumps({**state, "line": ends.lines}), ends.digest)
+
+
+def _date_order(dates: dict[str, tuple[int, int, int]]) -> str | list[Any]:
+    """What more dates can change of the date order ``_day_first`` took from these: nothing once a first
+    number is above 12 ("day"); once a second one is, only a first above 12 ("month"); else it is a
+    matter of all the dates, kept in order."""
+    if any(first > 12 for first, _, _ in dates.values()):
+        return "day"
+    if any(second > 12 for _, second, _ in dates.values()):
+        return "month"
+    return [[text, *triple] for text, triple in dates.items()]
+
+
+def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
+    """The messages a file holds after a mark of an earlier reading, streamed from the mark on. The first
+    header of the file is read again (the layout it has); NotResumable unless the bytes after the mark
+    start with a header and their dates leave the date order as it was."""
+    known = json.loads(after.state)
+    member, name, where = _source(path)
+    if (member is None) == bool(after.digest):  # a mark of a zip's text read as a loose file, or the reverse
+        raise NotResumable
+    try:
+        _, first = _first_header(_chunks(path, member, _Ends()), path, where)
+    except InputError:
+        raise NotResumable from None
+    special = _specialise(first)
+    ends = _Ends()
+    rest = _chunks(path, member, ends, after, known["line"])
+
+    def text_after() -> Iterator[bytes]:
+        yield b"\n"  # the usual header's pattern is led by the newline before it
+        yield from rest()
+
+    def begin() -> tuple[linelog.Window, re.Match[str] | None]:
+        # The line numbers go on from the mark's, the newline put before the bytes not counted.
+        window = linelog.Window(text_after, path, where, known["line"] - 1)
+        while window.text.find("\n", 1) < 0 and window.more(0):
+            pass  # until the first line after the mark is whole
+        text = window.text
+        return window, special.match(text, 0) or _match_general(text, 1)
+
+    day_first: bool | None = known["day_first"]
+    reading = _Reading(day_first, known["order"], ends, datetime.fromisoformat(known["previous"]))
+    chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
+    window, resumed = begin()
+    if len(window.text) <= 1:  # nothing after the mark
+        return ChatExport(chat=chat, messages=(), end=reading.mark)
+    order = known["order"]
+    if order != "day":
+        dates: dict[str, tuple[int, int, int]] = {}
+        if order != "month":
+            dates = {date: (d1, d2, d3) for date, d1, d2, d3 in order}
+        told = None
+        if resumed is not None:
+            told = _day_first(linelog.stamp_lines(window, resumed, special, _match_other), dates)
+        if order == "month":
+            told = any(first > 12 for first, _, _ in dates.values())
+        if told != day_first:
+            raise NotResumable  # the file's dates now tell another order
+        reading.order = _date_order(dates) if order != "month" else "month"
+    parse = _header_parser(day_first, tz, reading.previous or _LONG_AGO)
+    if resumed is None or parse(resumed) is None:
+        raise NotResumable  # the line after the mark goes on with the message before it
+    if window.dropped:  # as in read: the first pass let the text's start go
+
+        def start() -> tuple[linelog.Window, re.Match[str]]:
+            window, resumed = begin()
+            assert resumed is not None  # the same bytes as the first pass read
+            return window, resumed
+
+    else:
+        held = (window, resumed)
+
+        def start() -> tuple[linelog.Window, re.Match[str]]:
+            return held
+
+    warn = _Warnings(path, where)
+    messages = _messages(start, special, parse, warn)
+    return ChatExport(chat=chat, messages=reading.track(warn.after(messages)), end=reading.mark)
 
 
 def chat_name(file_name: str) -> str:
@@ -349,35 +477,78 @@ def infer_day_first(dates: Sequence[tuple[int, int, int]]) -> bool | None:
 # --- loading ------------------------------------------------------------------------------------------
 
 
-def _source(path: Path) -> tuple[Callable[[], Iterator[bytes]], str, str | None]:
-    """How to stream the chat's bytes (once a pass), the chat's name and the place inside the file that
-    errors should name."""
+def _source(path: Path) -> tuple[str | None, str, str | None]:
+    """The zip member that holds the chat (None for a loose file), the chat's name and the place inside
+    the file that errors should name."""
     if path.is_dir():
         raise InputError(path, "is a folder; a WhatsApp export is a .txt or .zip file")
-    if path.suffix.lower() != ".zip":
-        try:
-            with path.open("rb") as fh:
-                magic = fh.read(4)
-        except OSError as exc:
-            raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
-        if magic != b"PK\x03\x04":
-            if path.name == _IOS_CHAT_FILE:
-                name = _ios_chat_name(path.absolute().parent.name)
-            else:
-                name = chat_name(path.name)
-            return (lambda: container.iter_file_chunks(path)), name, None
+    if path.suffix.lower() != ".zip" and container.read_file_part(path, 0, 4) != b"PK\x03\x04":
+        if path.name == _IOS_CHAT_FILE:
+            return None, _ios_chat_name(path.absolute().parent.name), None
+        return None, chat_name(path.name), None
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
     if member is None:
         raise InputError(path, "contains no WhatsApp chat (.txt) file")
     base = member.rsplit("/", 1)[-1]
     name = _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
-    return (lambda: _member_chunks(path, member)), name, f"entry {member!r}"
+    return member, name, f"entry {member!r}"
 
 
-def _member_chunks(path: Path, member: str) -> Iterator[bytes]:
+def _chunks(
+    path: Path, member: str | None, ends: _Ends, after: Mark | None = None, lines: int = 0
+) -> Callable[[], Iterator[bytes]]:
+    """How to stream the chat's bytes (once a pass), from a mark on with ``after`` (``lines``: the lines
+    before it). A stream that runs to its end tells ``ends`` where a mark can be set."""
+    offset = after.offset if after is not None else 0
+    if member is None:
+        return lambda: _counted(container.iter_file_chunks(path, offset), ends, offset, lines)
+    digest = after.digest if after is not None else ""
+    return lambda: _counted(_member_from(path, member, ends, offset, digest), ends, offset, lines)
+
+
+def _member_from(path: Path, member: str, ends: _Ends, offset: int, digest: str) -> Iterator[bytes]:
+    """A zip's chat text from byte ``offset`` on, hashed as it streams (a mark of a zip's text carries the
+    hash of the bytes before it): NotResumable before any byte when those before ``offset`` do not hash to
+    ``digest``."""
+    h = hashlib.sha256()
+    skip = offset
     with container.open_zip(path) as zf:
-        yield from container.iter_member_chunks(zf, member, path)
+        for chunk in container.iter_member_chunks(zf, member, path):
+            if skip:
+                h.update(chunk[:skip])
+                if len(chunk) < skip:
+                    skip -= len(chunk)
+                    continue
+                chunk, skip = chunk[skip:], 0
+                if h.hexdigest() != digest:
+                    raise NotResumable
+            h.update(chunk)
+            yield chunk
+    if skip:
+        raise NotResumable  # the text is shorter than the mark
+    ends.digest = h.hexdigest()
+
+
+def _counted(chunks: Iterator[bytes], ends: _Ends, offset: int, lines: int) -> Iterator[bytes]:
+    """The chunks, their bytes and lines counted (CR LF, CR and LF end a line; no UTF-8 sequence holds
+    either byte) into ``ends`` once they run out."""
+    size = offset
+    head = last = b""
+    for chunk in chunks:
+        if chunk:
+            if len(head) < 2:
+                head += chunk[:2]
+            lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+            if last.endswith(b"\r") and chunk.startswith(b"\n"):
+                lines -= 1  # a CR LF cut between two chunks
+            last = chunk
+            size += len(chunk)
+        yield chunk
+    whole_lines = last.endswith(b"\n") if last else offset > 0
+    utf16 = not offset and head.startswith((b"\xff\xfe", b"\xfe\xff"))
+    ends.size = size if whole_lines and not utf16 else None
+    ends.lines = lines
 
 
 def _ios_chat_name(container: str) -> str:
@@ -540,11 +711,14 @@ def _specialise(m: re.Match[str]) -> re.Pattern[str]:
 # --- dates and times ----------------------------------------------------------------------------------
 
 
-def _day_first(headers: Iterator[re.Match[str]]) -> bool | None:
-    """First pass: the distinct dates in order of appearance, reduced to the day/month decision. A
-    first number above 12 decides at once (it is infer_day_first's first rule), so day-first files are
-    rarely read to the end."""
-    seen: dict[str, tuple[int, int, int]] = {}
+def _day_first(
+    headers: Iterator[re.Match[str]], seen: dict[str, tuple[int, int, int]] | None = None
+) -> bool | None:
+    """First pass: the distinct dates in order of appearance (into ``seen``, which may hold those of the
+    bytes before a mark), reduced to the day/month decision. A first number above 12 decides at once (it
+    is infer_day_first's first rule), so day-first files are rarely read to the end."""
+    if seen is None:
+        seen = {}
     for m in headers:
         date = m["date"]
         if date not in seen:
@@ -590,13 +764,15 @@ _Day = tuple[datetime | None, tuple[int, int, int]]  # UTC midnight (None if the
 _MISSING: Any = object()
 
 
-def _header_parser(day_first: bool | None, tz: tzinfo) -> Callable[[re.Match[str]], _Header | None]:
+def _header_parser(
+    day_first: bool | None, tz: tzinfo, previous: datetime = _LONG_AGO
+) -> Callable[[re.Match[str]], _Header | None]:
     """Header match -> (UTC timestamp, local time text), or None when its date or time is impossible
     (31/02, 25:10: text that only looks like a header). Each distinct date and time of day is parsed
-    once; a day's UTC offset is looked up once unless the clocks change that day."""
+    once; a day's UTC offset is looked up once unless the clocks change that day. ``previous``: the time
+    of the header before (a mark's), which a time on a day the clocks go back is read by."""
     days: dict[str, _Day | None] = {}
     times: dict[str, timedelta | None] = {}
-    previous = datetime.min.replace(tzinfo=UTC)
     last: tuple[str, _Header | None] = ("", None)
 
     def parse(m: re.Match[str]) -> _Header | None:
