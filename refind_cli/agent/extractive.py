@@ -80,15 +80,27 @@ _COMPILED = {
     lang: tuple((kind, re.compile(rx, re.I)) for kind, rx in table) for lang, table in ASKING.items()
 }
 
-# Bonus of a sentence holding an answer of the asked kind, on top of its share of the question's terms (0-1).
-KIND_BONUS = 0.3
-# The note's hit turn: the search ranked it first among its block.
-HIT_BONUS = 0.1
-# A question's share of the terms, kept by the question itself and given to the reply after it.
-ASKED = 0.5
-REPLY = 0.8
-# A question that names people of the chat is answered by what they said: another's sentence weighs this.
-OTHER_SPEAKER = 0.7
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """The weights of a sentence's score, chosen by cross-validation over the LoCoMo dev conversations
+    (bench/answer_cv.py, bench/RESULTS.md "issue 23")."""
+
+    # Bonus of a sentence holding an answer of the asked kind, on top of its share of the question's terms.
+    kind_bonus: float = 0.3
+    # The note's hit turn: the search ranked it first among its block.
+    hit_bonus: float = 0.1
+    # A question's share of the terms, kept by the question itself and given to the reply after it.
+    asked: float = 0.5
+    reply: float = 0.8
+    # A question that names people of the chat is answered by what they said: another's sentence weighs this.
+    other_speaker: float = 0.7
+    # A report of the asked event scoring this share of the best sentence's score is close enough to answer.
+    report_floor: float = 0.5
+
+
+SCORING = Scoring()
 QUOTES = 5
 # A turn is read this far for sentences: a pasted book would cost seconds of date reading for nothing.
 TURN_CHARS = 20_000
@@ -115,8 +127,6 @@ REPORTS = {
         ),
     )
 }
-# A report of the asked event scoring this share of the best sentence's score is close enough to answer.
-REPORT_FLOOR = 0.5
 # A sentence ends at . ! ? before a space or the end, but not after a title ("Dr. Okafor"), and at a line.
 SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z]\.)\s+|\n+")
 # A capitalised word not at a sentence's start: a name (of a person or a place).
@@ -265,6 +275,7 @@ def extract(
     analyzer: Analyzer = DEFAULT_ANALYZER,
     doc_freq: Callable[[str], int] | None = None,
     speakers: Sequence[str] | None = None,
+    scoring: Scoring = SCORING,
 ) -> Extracted:
     """Every noted turn's best sentence for ``question`` (analysed ``terms``), best first. A sentence that
     asks (ends in "?") is no answer itself: its share of the terms goes to the reply after it, the next turn
@@ -292,22 +303,22 @@ def extract(
         turn = item.turn
         follows = previous is not None and previous.session_id == turn.session_id
         reply = (
-            REPLY * asking if follows and previous is not None and previous.speaker != turn.speaker else 0.0
+            scoring.reply * asking if follows and previous is not None and previous.speaker != turn.speaker else 0.0
         )
         own = set(analyzer.analyze(turn.speaker))
         # A question about someone is answered by what they said: others' turns weigh less.
-        factor = 1.0 if not names or own & names else OTHER_SPEAKER
+        factor = 1.0 if not names or own & names else scoring.other_speaker
         asking = 0.0
         for sentence in _sentences(said(turn.speaker, turn.text)[:TURN_CHARS]):
             held = ((set(analyzer.analyze(sentence)) - names) | own) & terms
             share = sum(weight[t] for t in held) / total
             if sentence.endswith("?"):
                 asking = max(asking, share)
-                share *= ASKED
+                share *= scoring.asked
             value, when, expression = _value(what, reader, sentence, turn, tz)
             said_on = what.kind == WHEN and not expression
-            bonus = KIND_BONUS if value is not None and not said_on else 0.0
-            score = factor * (share + reply) + (bonus + (HIT_BONUS if hit else 0.0) if share + reply else 0.0)
+            bonus = scoring.kind_bonus if value is not None and not said_on else 0.0
+            score = factor * (share + reply) + (bonus + (scoring.hit_bonus if hit else 0.0) if share + reply else 0.0)
             report = what.past and reader.reports(sentence, terms, analyzer)
             scored = Scored(score, sentence, item, value, when, said_on, report, expression)
             if turn.id not in best or scored.score > best[turn.id].score:
@@ -320,7 +331,7 @@ def extract(
     if what.kind == WHEN and what.past and ranked and ranked[0].said_on:
         # Where no sentence names a date, the first report of the event dates it: before it are plans
         # ("I'll move it"), after it retellings ("Mum I moved the dentist!").
-        near = [s for s in ranked if s.report and s.score >= REPORT_FLOOR * ranked[0].score]
+        near = [s for s in ranked if s.report and s.score >= scoring.report_floor * ranked[0].score]
         if near:
             first = min(near, key=lambda s: s.item.turn.start)
             ranked.remove(first)
