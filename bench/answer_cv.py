@@ -19,7 +19,6 @@ Usage: python bench/answer_cv.py [--locomo PATH] [--longmemeval PATH] [--notes F
 from __future__ import annotations
 
 import argparse
-import itertools
 import pickle
 import sys
 import tempfile
@@ -42,7 +41,7 @@ from refind_cli.agent.events import Note
 from refind_cli.method.benchmarks import LOCOMO, Question, load_questions
 from refind_cli.method.evaluate import answer_metrics, build, date_matches, evidence_turn, gold_span
 from refind_cli.request import AskRequest
-from refind_cli.text.analysis import Analyzer, question_analyzer
+from refind_cli.text.analysis import analyzer_for, question_analyzer
 
 FOLDS = 5
 
@@ -62,6 +61,7 @@ class Asked:
     doc_freq: dict[str, int]
     gold_turns: frozenset[str]  # LoCoMo: evidence turns; LongMemEval: turns of answer sessions
     gold_span: tuple[datetime, datetime] | None
+    during: tuple[datetime, datetime] | None  # the time the question names (the planner's range)
     check: dict[str, float]  # the metrics of ``ask``'s own answer: the default scoring must give the same
 
 
@@ -75,7 +75,7 @@ def collect(questions: list[Question], work: Path) -> list[Asked]:
         built = build(group[0].haystack, work / f"h{n}")
         try:
             langs = sorted(set(built.archive.chat_languages().values()))
-            for i, q in enumerate(group):
+            for q in group:
                 result = ask(built.archive, built.index, AskRequest(q.question, q.asked_at, UTC))
                 check = answer_metrics(q, built, result)
                 if not check:
@@ -92,7 +92,7 @@ def collect(questions: list[Question], work: Path) -> list[Asked]:
                         q.qid,
                         q.benchmark,
                         q.category,
-                        haystacks.index(key) % FOLDS if q.benchmark == LOCOMO else i % FOLDS,
+                        haystacks.index(key) % FOLDS,
                         q.question,
                         plan.terms,
                         analyzer.lang,
@@ -100,6 +100,7 @@ def collect(questions: list[Question], work: Path) -> list[Asked]:
                         {t: built.index.doc_freq(t) for t in plan.terms},
                         frozenset(t for t, s in turns.items() if gold(t, s)),
                         span,
+                        extractive.time_named(plan.since, plan.until),
                         check,
                     )
                 )
@@ -108,21 +109,21 @@ def collect(questions: list[Question], work: Path) -> list[Asked]:
     return out
 
 
-def metrics(a: Asked, scoring: extractive.Scoring, analyzers: Callable[[str], Analyzer]) -> dict[str, float]:
-    found = extractive.extract(
-        a.question,
-        a.terms,
-        a.notes,
-        tz=UTC,
-        analyzer=analyzers(a.lang),
-        doc_freq=a.doc_freq.__getitem__,
-        scoring=scoring,
+def reading(a: Asked) -> extractive.Reading:
+    analyzer = analyzer_for(a.lang)
+    return extractive.read(
+        a.question, a.terms, a.notes, tz=UTC, analyzer=analyzer, doc_freq=a.doc_freq.__getitem__
     )
-    _, citations, direct = extractive.extractive_answer(found, tz=UTC)
-    cited = [c.turn_id in a.gold_turns for c in citations]
+
+
+def metrics(a: Asked, read: extractive.Reading, scoring: extractive.Scoring) -> dict[str, float]:
+    """(a), (b) and (c) of one question's answer under ``scoring``."""
+    found = extractive.rank(read, scoring=scoring, during=a.during)
+    quotes = extractive.quoted(found)
+    cited = [s.item.turn.id in a.gold_turns for s in quotes]
     out = {"a": float(any(cited[:1])), "b": float(any(cited[:3]))}
-    if direct is not None and direct.kind == extractive.WHEN and a.gold_span is not None:
-        named = (direct.start, direct.end) if direct.start and direct.end else None
+    if quotes and found.asked.kind == extractive.WHEN and a.gold_span is not None:
+        named = quotes[0].when
         out["c"] = float(named is not None and date_matches(named, a.gold_span))
     return out
 
@@ -141,3 +142,179 @@ def load(args: argparse.Namespace) -> list[Asked]:
     if args.notes:
         args.notes.write_bytes(pickle.dumps(asked))
     return asked
+
+
+# The values each constant of ``Scoring`` is tried at; the current default is always among the candidates.
+GRID: dict[str, tuple[float, ...]] = {
+    "kind_bonus": (0.0, 0.075, 0.15, 0.3, 0.45),
+    "hit_bonus": (0.0, 0.05, 0.1, 0.2),
+    "asked": (0.25, 0.5, 1.0),
+    "reply": (0.4, 0.8, 1.2),
+    "other_speaker": (0.2, 0.35, 0.5, 0.7, 1.0),
+    "report_floor": (0.3, 0.5, 0.7, 0.85, 1.0),
+    "reach": (1, 2, 3, 4),
+    "context": (0.0, 0.1, 0.175, 0.25, 0.375, 0.5),
+    "context_reply": (0.0, 0.25, 0.5, 0.75),
+    "follow": (0.0, 0.25, 0.5, 0.75),
+    "in_time": (0.0, 0.15, 0.3, 0.5),
+}
+# The rules this issue added: each is off at 0.
+RULES = {
+    "context": "the terms of the turns before count",
+    "context_reply": "more of them in a reply to a question",
+    "follow": "a turn inherits the score of the turns before",
+    "in_time": "a date in the time the question names",
+}
+PASSES = 2
+
+
+class Table:
+    """Every scoring's metrics on every question, measured once each."""
+
+    def __init__(self, asked: Sequence[Asked]) -> None:
+        self.asked = list(asked)
+        self.reads = [reading(a) for a in self.asked]
+        self.memo: dict[extractive.Scoring, list[dict[str, float]]] = {}
+
+    def of(self, scoring: extractive.Scoring) -> list[dict[str, float]]:
+        if scoring not in self.memo:
+            self.memo[scoring] = [metrics(a, r, scoring) for a, r in zip(self.asked, self.reads, strict=True)]
+        return self.memo[scoring]
+
+    def where(self, scoring: extractive.Scoring, keep: Callable[[Asked], bool]) -> list[dict[str, float]]:
+        return [m for a, m in zip(self.asked, self.of(scoring), strict=True) if keep(a)]
+
+
+def share(ms: Iterable[dict[str, float]], key: str) -> float:
+    values = [m[key] for m in ms if key in m]
+    return mean(values) if values else float("nan")
+
+
+def objective(ms: list[dict[str, float]]) -> float:
+    return share(ms, "a") + share(ms, "b")
+
+
+def choose(table: Table, keep: Callable[[Asked], bool], start: extractive.Scoring) -> extractive.Scoring:
+    """Coordinate ascent on the questions ``keep`` takes: each constant in turn set to its best value of
+    ``GRID``, the others held, ``PASSES`` times over; a tie keeps the value held."""
+    current = start
+    for _ in range(PASSES):
+        for name, values in GRID.items():
+            best, score = current, objective(table.where(current, keep))
+            for value in values:
+                candidate = replace(current, **{name: value})
+                s = objective(table.where(candidate, keep))
+                if s > score + 1e-9:
+                    best, score = candidate, s
+            current = best
+    return current
+
+
+def changed(scoring: extractive.Scoring) -> str:
+    base = extractive.Scoring()
+    diff = [
+        f"{f.name}={getattr(scoring, f.name):g}"
+        for f in fields(scoring)
+        if getattr(scoring, f.name) != getattr(base, f.name)
+    ]
+    return ", ".join(diff) or "the defaults"
+
+
+def spread(values: list[float]) -> str:
+    return f"{mean(values):.3f} ({min(values):.3f}-{max(values):.3f})"
+
+
+def main() -> None:
+    data = REPO.parent / "shared" / "data"
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--locomo", type=Path, default=data / "locomo_dev5.json")
+    ap.add_argument("--longmemeval", type=Path, default=data / "longmemeval_s_dev60.jsonl.gz")
+    ap.add_argument("--notes", type=Path, help="keep the questions' notes in this file, or read them from it")
+    args = ap.parse_args()
+    asked = load(args)
+    table = Table(asked)
+    locomo = [a for a in asked if a.benchmark == LOCOMO]
+    conversations = sorted(
+        {a.qid.split("/")[0] for a in locomo},
+        key=lambda c: min(x.fold for x in locomo if x.qid.startswith(c + "/")),
+    )
+    baseline = extractive.Scoring()
+    t0 = time.perf_counter()
+    chosen = [
+        choose(table, lambda a, f=f: a.benchmark == LOCOMO and a.fold != f, baseline) for f in range(FOLDS)
+    ]
+    final = choose(table, lambda a: a.benchmark == LOCOMO, baseline)
+    print(f"{len(table.memo)} scorings measured, {time.perf_counter() - t0:.0f} s\n")
+
+    print("LoCoMo categories 1-4: each conversation held out, the scoring chosen on the other four\n")
+    print(
+        "| held out | n | (a) chosen | (a) before | (b) chosen | (b) before | (c) chosen (n) | (c) before | chosen |"
+    )
+    print("|---" * 9 + "|")
+    rows: dict[str, list[float]] = defaultdict(list)
+    for f, scoring in enumerate(chosen):
+        on = lambda a, f=f: a.benchmark == LOCOMO and a.fold == f  # noqa: E731
+        new, old = table.where(scoring, on), table.where(baseline, on)
+        n_c = sum("c" in m for m in new)
+        cells = [
+            share(new, "a"),
+            share(old, "a"),
+            share(new, "b"),
+            share(old, "b"),
+            share(new, "c"),
+            share(old, "c"),
+        ]
+        for key, value in zip(("a", "a0", "b", "b0", "c", "c0"), cells, strict=True):
+            rows[key].append(value)
+        print(
+            f"| {conversations[f]} | {len(new)} | {cells[0]:.3f} | {cells[1]:.3f} | {cells[2]:.3f} | {cells[3]:.3f} "
+            f"| {cells[4]:.3f} ({n_c}) | {cells[5]:.3f} | {changed(scoring)} |"
+        )
+    print(
+        f"| mean (min-max) | {len(locomo)} | {spread(rows['a'])} | {spread(rows['a0'])} | {spread(rows['b'])} | "
+        f"{spread(rows['b0'])} | {spread(rows['c'])} | {spread(rows['c0'])} | |"
+    )
+    print()
+    held = [table.where(chosen[a.fold], lambda x, a=a: x is a)[0] for a in locomo]
+    before = table.where(baseline, lambda a: a.benchmark == LOCOMO)
+    print("Pooled held-out (each question scored by its conversation's choice), by category\n")
+    print("| category | n | (a) | (a) before | (b) | (b) before | (c) (n) | (c) before |")
+    print("|---" * 8 + "|")
+    for cat in ("all", "1", "2", "3", "4"):
+        idx = [i for i, a in enumerate(locomo) if cat in ("all", a.category)]
+        new, old = [held[i] for i in idx], [before[i] for i in idx]
+        print(
+            f"| {cat} | {len(idx)} | {share(new, 'a'):.3f} | {share(old, 'a'):.3f} | {share(new, 'b'):.3f} | "
+            f"{share(old, 'b'):.3f} | {share(new, 'c'):.3f} ({sum('c' in m for m in new)}) | {share(old, 'c'):.3f} |"
+        )
+    print()
+    print("Each rule's part in the held-out figures: the fold's choice against the same with the rule off\n")
+    print("| rule | " + " | ".join(f"{c} (a; b)" for c in conversations) + " | mean |")
+    print("|---" * (FOLDS + 2) + "|")
+    for rule, what in RULES.items():
+        cells, da, db = [], [], []
+        for f, scoring in enumerate(chosen):
+            on = lambda a, f=f: a.benchmark == LOCOMO and a.fold == f  # noqa: E731
+            with_rule, without = table.where(scoring, on), table.where(replace(scoring, **{rule: 0.0}), on)
+            da.append(share(with_rule, "a") - share(without, "a"))
+            db.append(share(with_rule, "b") - share(without, "b"))
+            cells.append(f"{da[-1]:+.3f}; {db[-1]:+.3f}")
+        print(f"| {what} (`{rule}`) | " + " | ".join(cells) + f" | {mean(da):+.3f}; {mean(db):+.3f} |")
+    print()
+    print(f"Chosen on all five conversations (the default): {changed(final)}\n")
+    lme = lambda a: a.benchmark != LOCOMO  # noqa: E731
+    for name, scoring in (
+        ("the default chosen", final),
+        ("before", baseline),
+        *((f"fold {conversations[f]}'s choice", c) for f, c in enumerate(chosen)),
+    ):
+        ms = table.where(scoring, lme)
+        print(f"LongMemEval dev60, {name}: (a) {share(ms, 'a'):.3f}  (b) {share(ms, 'b'):.3f}  (n={len(ms)})")
+    ms = table.where(final, lambda a: a.benchmark == LOCOMO)
+    print(
+        f"LoCoMo, the default chosen, on all five (tuned on): (a) {share(ms, 'a'):.3f}  (b) {share(ms, 'b'):.3f}  (c) {share(ms, 'c'):.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

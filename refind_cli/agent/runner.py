@@ -80,6 +80,7 @@ def run(
             analyzer=analyzer,
             doc_freq=doc_freq,
             speakers=speakers,
+            during=extractive.time_named(plan.since, plan.until),
         )
         text, citations, direct = extractive.extractive_answer(found, tz=tz)
         model, mode = None, "offline-extractive"
