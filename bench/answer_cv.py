@@ -156,6 +156,7 @@ GRID: dict[str, tuple[float, ...]] = {
     "context": (0.0, 0.1, 0.175, 0.25, 0.375, 0.5),
     "context_reply": (0.0, 0.25, 0.5, 0.75),
     "follow": (0.0, 0.25, 0.5, 0.75),
+    "within": (0.0, 0.25, 0.5, 0.75),
     "in_time": (0.0, 0.15, 0.3, 0.5),
 }
 # The rules this issue added: each is off at 0.
@@ -163,6 +164,7 @@ RULES = {
     "context": "the terms of the turns before count",
     "context_reply": "more of them in a reply to a question",
     "follow": "a turn inherits the score of the turns before",
+    "within": "the terms of the turn's other sentences count",
     "in_time": "a date in the time the question names",
 }
 PASSES = 2

@@ -26,7 +26,8 @@ from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer
 
 WHEN, WHO, WHERE, NUMBER, YESNO, WHAT = "when", "who", "where", "number", "yes/no", "what"
 
-# What a question asks for, by its interrogative, per language; the first kind whose pattern matches wins.
+# What a question asks for, by its interrogative, per language: the kind whose pattern matches first in the
+# question (on a tie, the first in the table).
 # ("how long ago" asks for a date; "how long" alone for an amount.)
 ASKING: dict[str, tuple[tuple[str, str], ...]] = {
     "en": (
@@ -105,6 +106,8 @@ class Scoring:
     context: float = 0.0
     # ... and more in a reply to a question ("What happened to her?"): the answer to a question about it.
     context_reply: float = 0.0
+    # The terms the turn's other sentences hold and this one does not count this much of theirs.
+    within: float = 0.0
     follow: float = 0.0
     # Bonus of a sentence whose date (its time expression's, else its message's) lies in the time the
     # question names ("camping in June").
@@ -156,7 +159,9 @@ def asked(question: str, lang: str = "en") -> Asked:
     """What ``question`` asks for, read in ``lang`` (English's patterns where the language has none)."""
     text = " ".join(question.lower().split())
     table = _COMPILED.get(lang, _COMPILED["en"])
-    kind = next((k for k, rx in table if rx.search(text)), WHAT)
+    # The interrogative that comes first asks: "who supports her when she ..." asks for a person.
+    found = [(m.start(), n, k) for n, (k, rx) in enumerate(table) if (m := rx.search(text))]
+    kind = min(found)[2] if found else WHAT
     past = PAST_RE.get(lang)
     return Asked(kind, bool(past and re.search(past, text)))
 
@@ -389,13 +394,17 @@ def rank(
         factor = 1.0 if read_turn.theirs else scoring.other_speaker
         asking = 0.0
         top, top_score = read_turn.sentences[0], -1.0
-        for sentence in read_turn.sentences:
+        # A turn holding none of the question, with nothing before it that does, scores nothing.
+        idle = not (read_turn.held or around or reply or inherited)
+        for sentence in () if idle else read_turn.sentences:
             share = sentence.share
             if sentence.asks:
                 asking = max(asking, share)
                 share *= scoring.asked
             if around and context:
                 share += context * sum(weight[t] for t in around - sentence.held) / total
+            if scoring.within:
+                share += scoring.within * sum(weight[t] for t in read_turn.held - sentence.held) / total
             lifted = share + reply + inherited
             score = 0.0
             if lifted:
@@ -407,6 +416,7 @@ def rank(
                 score = factor * lifted + bonus + (scoring.hit_bonus if read_turn.hit else 0.0)
             if score > top_score:
                 top, top_score = sentence, score
+        top_score = max(top_score, 0.0)
         best[turn.id] = Scored(
             top_score,
             top.text,
