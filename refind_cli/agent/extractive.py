@@ -100,15 +100,9 @@ class Scoring:
     report_floor: float = 0.5
     # A turn is read with the turns before it in its session, up to ``reach`` turns back: the question's
     # terms they hold and the sentence does not count ``context`` of theirs ("the charity race" said, then
-    # "I'm starting to realize that self-care is really important"), and the turn inherits ``follow`` of
-    # their best score (a topic named, a question about it, the answer in the speaker's next turn).
+    # "I'm starting to realize that self-care is really important").
     reach: int = 2
     context: float = 0.0
-    # ... and more in a reply to a question ("What happened to her?"): the answer to a question about it.
-    context_reply: float = 0.0
-    # The terms the turn's other sentences hold and this one does not count this much of theirs.
-    within: float = 0.0
-    follow: float = 0.0
     # Bonus of a sentence whose date (its time expression's, else its message's) lies in the time the
     # question names ("camping in June").
     in_time: float = 0.0
@@ -374,38 +368,34 @@ def rank(
     total = sum(weight.values()) or 1.0
     best: dict[str, Scored] = {}
     asking = 0.0  # the share of the question's terms the previous turn asked about
-    previous, asked_before = None, False
-    # The turns before this one in its session: (turn, the question's terms it holds, its best score).
-    before: list[tuple[Turn, frozenset[str], float]] = []
+    previous = None
+    # The turns before this one in its session: (turn, the question's terms it holds).
+    before: list[tuple[Turn, frozenset[str]]] = []
     for read_turn in reading.turns:
         item, turn = read_turn.item, read_turn.item.turn
         follows = previous is not None and previous.session_id == turn.session_id
         replying = follows and previous is not None and previous.speaker != turn.speaker
         reply = scoring.reply * asking if replying else 0.0
-        context = scoring.context + (scoring.context_reply if replying and asked_before else 0.0)
         before = [
             b
             for b in before
             if b[0].session_id == turn.session_id and turn.ordinal - b[0].ordinal <= scoring.reach
         ]
         around = frozenset().union(*(b[1] for b in before))
-        inherited = scoring.follow * max((b[2] for b in before), default=0.0)
         # A question about someone is answered by what they said: others' turns weigh less.
         factor = 1.0 if read_turn.theirs else scoring.other_speaker
         asking = 0.0
         top, top_score = read_turn.sentences[0], -1.0
         # A turn holding none of the question, with nothing before it that does, scores nothing.
-        idle = not (read_turn.held or around or reply or inherited)
+        idle = not (read_turn.held or around or reply)
         for sentence in () if idle else read_turn.sentences:
             share = sentence.share
             if sentence.asks:
                 asking = max(asking, share)
                 share *= scoring.asked
-            if around and context:
-                share += context * sum(weight[t] for t in around - sentence.held) / total
-            if scoring.within:
-                share += scoring.within * sum(weight[t] for t in read_turn.held - sentence.held) / total
-            lifted = share + reply + inherited
+            if around and scoring.context:
+                share += scoring.context * sum(weight[t] for t in around - sentence.held) / total
+            lifted = share + reply
             score = 0.0
             if lifted:
                 said_on = what.kind == WHEN and not sentence.expression
@@ -427,8 +417,8 @@ def rank(
             top.report,
             top.expression,
         )
-        previous, asked_before = turn, any(s.asks for s in read_turn.sentences)
-        before.append((turn, read_turn.held, top_score))
+        previous = turn
+        before.append((turn, read_turn.held))
     ranked = sorted(
         (s for s in best.values() if speakers is None or s.item.turn.speaker in speakers),
         key=lambda s: (-s.score, s.item.turn.start),
