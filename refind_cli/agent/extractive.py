@@ -88,24 +88,24 @@ class Scoring:
     (bench/answer_cv.py, bench/RESULTS.md "issue 23")."""
 
     # Bonus of a sentence holding an answer of the asked kind, on top of its share of the question's terms.
-    kind_bonus: float = 0.3
+    kind_bonus: float = 0.15
     # The note's hit turn: the search ranked it first among its block.
-    hit_bonus: float = 0.1
+    hit_bonus: float = 0.0
     # A question's share of the terms, kept by the question itself and given to the reply after it.
     asked: float = 0.5
     reply: float = 0.8
     # A question that names people of the chat is answered by what they said: another's sentence weighs this.
-    other_speaker: float = 0.7
+    other_speaker: float = 0.35
     # A report of the asked event scoring this share of the best sentence's score is close enough to answer.
     report_floor: float = 0.5
     # A turn is read with the turns before it in its session, up to ``reach`` turns back: the question's
     # terms they hold and the sentence does not count ``context`` of theirs ("the charity race" said, then
     # "I'm starting to realize that self-care is really important").
-    reach: int = 2
-    context: float = 0.0
+    reach: int = 3
+    context: float = 0.25
     # Bonus of a sentence whose date (its time expression's, else its message's) lies in the time the
     # question names ("camping in June").
-    in_time: float = 0.0
+    in_time: float = 0.3
 
 
 SCORING = Scoring()
