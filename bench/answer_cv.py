@@ -29,6 +29,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from statistics import mean
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -216,7 +217,8 @@ def choose(table: Table, keep: Callable[[Asked], bool], start: extractive.Scorin
         for name, values in GRID.items():
             best, score = current, objective(table.where(current, keep))
             for value in values:
-                candidate = replace(current, **{name: value})
+                change: dict[str, Any] = {name: value}
+                candidate = replace(current, **change)
                 if candidate not in table.memo:
                     print(f"  measuring {changed(candidate)}", file=sys.stderr, flush=True)
                 s = objective(table.where(candidate, keep))
@@ -224,6 +226,16 @@ def choose(table: Table, keep: Callable[[Asked], bool], start: extractive.Scorin
                     best, score = candidate, s
             current = best
     return current
+
+
+def training(fold: int) -> Callable[[Asked], bool]:
+    """The LoCoMo questions of every conversation but ``fold``."""
+    return lambda a: a.benchmark == LOCOMO and a.fold != fold
+
+
+def held_out(fold: int | None) -> Callable[[Asked], bool]:
+    """The LoCoMo questions of conversation ``fold`` (None: of all five)."""
+    return lambda a: a.benchmark == LOCOMO and fold in (None, a.fold)
 
 
 def changed(scoring: extractive.Scoring) -> str:
@@ -250,16 +262,14 @@ def main() -> None:
     asked = load(args)
     table = Table(asked)
     locomo = [a for a in asked if a.benchmark == LOCOMO]
-    conversations = sorted(
-        {a.qid.split("/")[0] for a in locomo},
-        key=lambda c: min(x.fold for x in locomo if x.qid.startswith(c + "/")),
-    )
+    # Each fold's conversation by name (a file of fewer conversations leaves folds empty).
+    conversations = [
+        next((a.qid.split("/")[0] for a in locomo if a.fold == f), f"fold {f + 1}") for f in range(FOLDS)
+    ]
     baseline = BEFORE
     t0 = time.perf_counter()
-    chosen = [
-        choose(table, lambda a, f=f: a.benchmark == LOCOMO and a.fold != f, baseline) for f in range(FOLDS)
-    ]
-    final = choose(table, lambda a: a.benchmark == LOCOMO, baseline)
+    chosen = [choose(table, training(f), baseline) for f in range(FOLDS)]
+    final = choose(table, held_out(None), baseline)
     print(f"{len(table.memo)} scorings measured, {time.perf_counter() - t0:.0f} s\n")
 
     print("LoCoMo categories 1-4: each conversation held out, the scoring chosen on the other four\n")
@@ -269,7 +279,7 @@ def main() -> None:
     print("|---" * 9 + "|")
     rows: dict[str, list[float]] = defaultdict(list)
     for f, scoring in enumerate(chosen):
-        on = lambda a, f=f: a.benchmark == LOCOMO and a.fold == f  # noqa: E731
+        on = held_out(f)
         new, old = table.where(scoring, on), table.where(baseline, on)
         n_c = sum("c" in m for m in new)
         cells = [
@@ -291,8 +301,10 @@ def main() -> None:
         f"{spread(rows['b0'])} | {spread(rows['c'])} | {spread(rows['c0'])} | |"
     )
     print()
-    held = [table.where(chosen[a.fold], lambda x, a=a: x is a)[0] for a in locomo]
-    before = table.where(baseline, lambda a: a.benchmark == LOCOMO)
+    by_fold = [table.where(chosen[f], held_out(f)) for f in range(FOLDS)]
+    place = {f: iter(ms) for f, ms in enumerate(by_fold)}
+    held = [next(place[a.fold]) for a in locomo]  # each question in the order ``where`` keeps
+    before = table.where(baseline, held_out(None))
     print("Pooled held-out (each question scored by its conversation's choice), by category\n")
     print("| category | n | (a) | (a) before | (b) | (b) before | (c) (n) | (c) before |")
     print("|---" * 8 + "|")
@@ -308,14 +320,19 @@ def main() -> None:
     print("| rule | " + " | ".join(f"{c} (a; b)" for c in conversations) + " | mean |")
     print("|---" * (FOLDS + 2) + "|")
     for rule, what in RULES.items():
-        cells, da, db = [], [], []
+        texts: list[str] = []
+        da: list[float] = []
+        db: list[float] = []
         for f, scoring in enumerate(chosen):
-            on = lambda a, f=f: a.benchmark == LOCOMO and a.fold == f  # noqa: E731
-            with_rule, without = table.where(scoring, on), table.where(replace(scoring, **{rule: 0.0}), on)
+            off: dict[str, Any] = {rule: 0.0}
+            with_rule, without = (
+                table.where(scoring, held_out(f)),
+                table.where(replace(scoring, **off), held_out(f)),
+            )
             da.append(share(with_rule, "a") - share(without, "a"))
             db.append(share(with_rule, "b") - share(without, "b"))
-            cells.append(f"{da[-1]:+.3f}; {db[-1]:+.3f}")
-        print(f"| {what} (`{rule}`) | " + " | ".join(cells) + f" | {mean(da):+.3f}; {mean(db):+.3f} |")
+            texts.append(f"{da[-1]:+.3f}; {db[-1]:+.3f}")
+        print(f"| {what} (`{rule}`) | " + " | ".join(texts) + f" | {mean(da):+.3f}; {mean(db):+.3f} |")
     print()
     print(f"Chosen on all five conversations: {final}")
     print(

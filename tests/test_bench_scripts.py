@@ -97,7 +97,11 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
         ),
         "answer_eval": (
             [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
-            "LongMemEval · all · all: answer_evidence=",
+            "LongMemEval · all: answer_evidence=",
+        ),
+        "answer_cv": (
+            [["answer_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
+            "Each rule's part in the held-out figures",
         ),
         "hostile_figures": (
             [

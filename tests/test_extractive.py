@@ -20,8 +20,9 @@ from refind_cli.agent.extractive import (
     YESNO,
     Asked,
     asked,
-    extract,
     extractive_answer,
+    rank,
+    read,
     span_text,
 )
 from refind_cli.method.evaluate import date_matches, gold_span
@@ -64,7 +65,9 @@ def note(*turns: Turn, hit: int = 0) -> Note:
 
 
 def answer(question: str, *turns: Turn, hit: int = 0) -> tuple[str, list[str]]:
-    found = extract(question, frozenset(DEFAULT_ANALYZER.analyze(question)), [note(*turns, hit=hit)], tz=UTC)
+    found = rank(
+        read(question, frozenset(DEFAULT_ANALYZER.analyze(question)), [note(*turns, hit=hit)], tz=UTC)
+    )
     text, citations, _ = extractive_answer(found, tz=UTC)
     return text, [c.turn_id for c in citations]
 
@@ -109,7 +112,7 @@ def test_the_turns_before_lend_their_terms() -> None:
     )
     terms = frozenset(DEFAULT_ANALYZER.analyze(question))
     ranked = [
-        extract(question, terms, [note(*turns, hit=1)], tz=UTC, scoring=replace(SCORING, context=c)).ranked
+        rank(read(question, terms, [note(*turns, hit=1)], tz=UTC), scoring=replace(SCORING, context=c)).ranked
         for c in (0.0, 0.25)
     ]
     assert [s.item.turn.id for s in ranked[0][:2]] == ["s1-1", "s1-3"]  # a tie: the earlier first
@@ -127,8 +130,8 @@ def test_a_date_in_the_time_the_question_names_comes_first() -> None:
     during = (datetime(2023, 8, 1, tzinfo=UTC), datetime(2023, 9, 1, tzinfo=UTC))
     terms = frozenset(DEFAULT_ANALYZER.analyze(question))
     for bonus, first in ((0.0, "s1-1"), (0.3, "s2-1")):
-        found = extract(
-            question, terms, notes, tz=UTC, during=during, scoring=replace(SCORING, in_time=bonus)
+        found = rank(
+            read(question, terms, notes, tz=UTC), during=during, scoring=replace(SCORING, in_time=bonus)
         )
         assert found.ranked[0].item.turn.id == first
 

@@ -482,7 +482,7 @@ def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
     import tracemalloc
 
     from refind_cli.agent.events import Note
-    from refind_cli.agent.extractive import extract, extractive_answer
+    from refind_cli.agent.extractive import extractive_answer, rank, read
     from refind_cli.records import ChatInfo, Turn
 
     text = "all work and no play makes jack a dull boy " * (2_000_000 // 43)
@@ -491,7 +491,7 @@ def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
     note = Note("s", "s-1", ChatInfo(1, "whatsapp", "Jack", "Jack", "direct"), (turn,), text)
     tracemalloc.start()
     try:
-        found = extract("what does jack make?", frozenset({"jack"}), [note], tz=UTC)
+        found = rank(read("what does jack make?", frozenset({"jack"}), [note], tz=UTC))
         answer, citations, _ = extractive_answer(found, tz=UTC)
         peak = tracemalloc.get_traced_memory()[1]
     finally:

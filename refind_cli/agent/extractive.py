@@ -441,23 +441,6 @@ def time_named(since: datetime | None, until: datetime | None) -> tuple[datetime
     return since or datetime.min.replace(tzinfo=UTC), until or datetime.max.replace(tzinfo=UTC)
 
 
-def extract(
-    question: str,
-    terms: frozenset[str],
-    notes: Sequence[Note],
-    *,
-    tz: tzinfo,
-    analyzer: Analyzer = DEFAULT_ANALYZER,
-    doc_freq: Callable[[str], int] | None = None,
-    speakers: Sequence[str] | None = None,
-    during: tuple[datetime, datetime] | None = None,
-    scoring: Scoring = SCORING,
-) -> Extracted:
-    """``read`` the notes, then ``rank`` them."""
-    reading = read(question, terms, notes, tz=tz, analyzer=analyzer, doc_freq=doc_freq)
-    return rank(reading, scoring=scoring, during=during, speakers=speakers)
-
-
 def _value(
     what: Asked, reader: _Reader, sentence: str, turn: Turn, tz: tzinfo
 ) -> tuple[str | None, tuple[datetime, datetime] | None, str]:
@@ -532,7 +515,7 @@ def quoted(found: Extracted) -> list[Scored]:
 
 
 def extractive_answer(found: Extracted, *, tz: tzinfo) -> tuple[str, list[Citation], Direct | None]:
-    """The answer ``extract`` found as text: the direct answer line, the extractive label, then the
+    """The answer ``rank`` found as text: the direct answer line, the extractive label, then the
     supporting quotes best first, each cited; and the direct answer as a record (None: nothing noted)."""
     quotes = quoted(found)
     if not quotes:
