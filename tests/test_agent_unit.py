@@ -28,9 +28,9 @@ from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
-from refind_cli.records import Chat, Message
+from refind_cli.records import Chat, ChatInfo, Message, Turn
 from refind_cli.request import AskRequest, SearchRequest
-from refind_cli.results import SearchResult
+from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.storage.archive import Archive
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -635,6 +635,35 @@ def test_a_time_filter_reaches_forward_past_the_time_named(small: tuple[Archive,
     offline.run_planner(p, Toolbox(recorded, now, BERLIN, 4, Collector()), spend)
     timed = next(r for r in requests if r.since is not None)
     assert timed.since == p.since and timed.until == p.until + timedelta(days=9)
+
+
+def test_expansion_takes_the_best_words_and_reads_only_those_that_could_be() -> None:
+    chat = ChatInfo(1, "whatsapp", "maya", "Maya", "dm")
+
+    def hit(rank: int, text: str) -> Hit:
+        turn = Turn(f"s{rank}-1", f"s{rank}", rank, 1, 1, T0, T0, "Maya", text)
+        return Hit(rank, 1.0, turn, chat, (WindowTurn(turn, True),), 1.0, ())
+
+    hits = [
+        hit(1, "kayak paddle canyon sunset"),
+        hit(2, "kayak paddle glacier"),
+        hit(3, "kayak mountain harbour"),
+    ]
+    # Weights by rank: paddle 1.5, canyon and sunset 1, glacier 1/2, mountain and harbour 1/3.
+    rarity = {"paddl": 0.0, "canyon": 0.4, "sunset": 0.5, "glacier": offline.RAREST, "mountain": 0.6}
+    read: list[str] = []
+
+    def rare(stem: str) -> float:
+        read.append(stem)
+        return rarity.get(stem, 0.1)
+
+    used = {"kayak"}
+    # sunset 0.5, canyon 0.4, glacier 0.32; mountain could reach 1/3 of RAREST at most, 0.21: never read.
+    assert offline.expansion(hits, used, rare) == ["sunset", "canyon", "glacier"]
+    assert read == ["paddl", "canyon", "sunset", "glacier"]
+    assert used == {"kayak", "sunset", "canyon", "glacier"}
+    # Equal scores keep the order the words first appear in.
+    assert offline.expansion(hits, {"kayak"}, lambda stem: 0.25, limit=2) == ["paddle", "canyon"]
 
 
 def test_the_planner_weighs_words_by_the_index_counts_without_a_search_each(

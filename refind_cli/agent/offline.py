@@ -24,6 +24,7 @@ when the budget is spent.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -83,6 +84,8 @@ EXPANSION_TERMS = 3
 FEEDBACK_HITS = 3
 # Expansion words held by more turns than this are too common to lead anywhere new.
 RARE_MAX = 50
+# The most ``_Rarity`` gives: a word two turns hold.
+RAREST = 1.0 / math.log2(3)
 # Ranges this long are dropped, not widened, when they find nothing: a wider one would be most of a chat.
 WIDEN_UNDER = timedelta(days=60)
 # The planner's choices, measured by cross-validation over the dev conversations (bench/recall_cv.py):
@@ -325,26 +328,38 @@ def expansion(
     limit: int = EXPANSION_TERMS,
     stems: dict[str, list[str]] | None = None,
     analyzer: Analyzer = DEFAULT_ANALYZER,
+    rarest: float = RAREST,
 ) -> list[str]:
-    """New words from the best hits, weighted by 1/rank and by ``rare`` of their stem (0 drops a word);
-    never a speaker's name or a chat's, which match everything that person said. ``stems`` caches each
-    word's analysis across a run's rounds."""
+    """New words from the best hits, weighted by 1/rank and by ``rare`` of their stem (0 drops a word, and
+    none is over ``rarest``); never a speaker's name or a chat's, which match everything that person said.
+    ``stems`` caches each word's analysis across a run's rounds."""
     said_by = {hit.chat.name for hit in hits} | {w.turn.speaker for hit in hits for w in hit.window}
     names = set(analyzer.analyze(" ".join(said_by)))
-    score: dict[str, float] = {}
-    stems = {} if stems is None else stems
+    weight: dict[str, float] = {}
     for rank, hit in enumerate(hits[:FEEDBACK_HITS], 1):
-        for word in dict.fromkeys(content_words(hit.turn.text[:FEEDBACK_CHARS], analyzer)):
-            if len(word) < 4 or word.isdigit():
-                continue
-            if word not in stems:
-                stems[word] = analyzer.analyze(word)
-            if not stems[word] or any(s in used or s in names for s in stems[word]):
-                continue
-            score[word] = score.get(word, 0.0) + 1.0 / rank
-    for word in list(score):
-        score[word] *= rare(stems[word][0])
-    best = [w for w in sorted(score, key=lambda w: -score[w]) if score[w] > 0][:limit]
+        for word in content_words(hit.turn.text[:FEEDBACK_CHARS], analyzer):
+            if len(word) >= 4 and not word.isdigit():
+                weight[word] = weight.get(word, 0.0) + 1.0 / rank
+    stems = {} if stems is None else stems
+    # The heaviest words first, each analysed and its rarity read only while it could still be among the
+    # best: a long reply holds hundreds of words, each a call to the analyzer and to the index.
+    scored: list[tuple[float, int, str]] = []  # score, first appearance, word
+    top: list[float] = []  # the best ``limit`` scores so far, a heap: a word must reach its least
+    for at, word in sorted(enumerate(weight), key=lambda item: -weight[item[1]]):
+        if top and len(top) >= limit and weight[word] * rarest < top[0]:
+            break
+        if word not in stems:
+            stems[word] = analyzer.analyze(word)
+        if not stems[word] or any(s in used or s in names for s in stems[word]):
+            continue
+        score = weight[word] * rare(stems[word][0])
+        if score > 0:
+            scored.append((score, at, word))
+            if len(top) < limit:
+                heapq.heappush(top, score)
+            else:
+                heapq.heappushpop(top, score)
+    best = [word for _, _, word in sorted(scored, key=lambda item: (-item[0], item[1]))[:limit]]
     for word in best:
         used.update(stems[word])
     return best
