@@ -39,6 +39,7 @@ from refind_cli.agent.tools import Toolbox
 from refind_cli.method.benchmarks import LOCOMO, Question, load_questions
 from refind_cli.method.evaluate import Built, build, retrieval_metrics
 from refind_cli.method.search import search
+from refind_cli.method.search_tools import DEFAULT_TOP_K, Seen, search_request
 from refind_cli.request import AskRequest, SearchRequest
 from refind_cli.results import SearchResult
 from refind_cli.text.analysis import question_analyzer
@@ -58,26 +59,30 @@ class Config:
         t = self.tuning
         return (
             f"B{t.evidence_tokens} k{t.first_k}/{t.later_k} w{t.window} s{t.block_share:g} "
-            f"f{t.forward.days} {'topic' if self.topic else 'terms'}"
+            f"f{t.forward.days}{' close' if t.closeness else ''} {'topic' if self.topic else 'terms'}"
         )
 
 
-SEARCHES = ((6, 4, 0), (10, 4, 0), (15, 4, 0), (10, 3, 0), (10, 4, 7), (10, 4, 14))
+# Round 1's blocks, window, days forward, time closeness (1: the timed round ranked by it).
+SEARCHES = ((6, 4, 0, 0), (10, 4, 0, 0), (15, 4, 0, 0), (15, 4, 7, 0), (15, 4, 7, 1), (15, 4, 14, 1))
+SHARES = (0.1, 0.2)
 
 
-def search_of(text: str) -> tuple[int, int, int]:
-    first_k, window, days = map(int, text.split(","))
-    return first_k, window, days
+def search_of(text: str) -> tuple[int, int, int, int]:
+    first_k, window, days, close = map(int, [*text.split(","), "0"][:4])
+    return first_k, window, days, close
 
 
-def grid(searches: Sequence[tuple[int, int, int]], budgets: Sequence[int]) -> list[Config]:
-    """Every (round 1's blocks, window, days forward) of ``searches`` at every budget, block share and
-    note rule."""
+def grid(
+    searches: Sequence[tuple[int, int, int, int]], budgets: Sequence[int], shares: Sequence[float] = SHARES
+) -> list[Config]:
+    """Every (round 1's blocks, window, days forward, closeness) of ``searches`` at every budget, block
+    share and note rule."""
     out = []
-    for (first_k, window, days), budget, share, topic in itertools.product(
-        searches, budgets, (0.1, 0.2), (True, False)
+    for (first_k, window, days, close), budget, share, topic in itertools.product(
+        searches, budgets, shares, (True, False)
     ):
-        spend = offline.Tuning(budget, first_k, 5, window, share, timedelta(days=days))
+        spend = offline.Tuning(budget, first_k, 5, window, share, timedelta(days=days), bool(close))
         out.append(Config(spend, topic))
     return out
 
@@ -145,6 +150,29 @@ def one_search(q: Question, built: Built, k: int, fused: bool) -> tuple[float | 
     return note_metrics(q, built, notes)
 
 
+def rounds(
+    q: Question,
+    built: Built,
+    search_fn: Callable[[SearchRequest], SearchResult],
+    p: offline.Plan,
+    fused: bool,
+) -> tuple[float | None, int]:
+    """A model searching through MCP in rounds: ``search_chat`` as MCP serves it (K = 5, windows of 2), the
+    question's words ``ROUNDS - 1`` times, each skipping the sessions shown before (as one connection
+    does); every block as a note."""
+    seen = Seen()
+    notes = []
+    for _ in range(ROUNDS - 1):
+        args = {"keywords": " ".join(p.keywords), "top_k": DEFAULT_TOP_K}
+        res = search_fn(search_request(args, None, None, chats=None, exclude=seen, session_rank=fused))
+        seen.add(res)
+        notes += [
+            Note(h.turn.session_id, h.turn.id, h.chat, tuple(w.turn for w in h.window) or (h.turn,), "")
+            for h in res.hits
+        ]
+    return note_metrics(q, built, notes)
+
+
 def measure(
     questions: list[Question], configs: list[Config], folds: dict[str, int], work: Path
 ) -> tuple[dict[str, list[Score]], dict[str, list[Score]]]:
@@ -164,6 +192,11 @@ def measure(
                         name = f"one search K={k} {'fused' if fused else 'plain BM25'}"
                         single[name].append(Score(folds[q.qid], q.benchmark, q.category, value, tokens))
                 p = plan(q, built)
+                for fused in (True, False):
+                    value, tokens = rounds(q, built, search_fn, p, fused)
+                    if value is not None:
+                        name = f"MCP, {ROUNDS - 1} rounds K=5 {'fused' if fused else 'plain BM25'}"
+                        single[name].append(Score(folds[q.qid], q.benchmark, q.category, value, tokens))
                 for config in configs:
                     value, tokens = note_metrics(q, built, run_planner(q, built, search_fn, p, config))
                     if value is not None:
@@ -268,6 +301,7 @@ def knee(points: list[tuple[float, float]]) -> int:
 RULES: dict[str, Callable[[Config], bool]] = {
     "date words out of the note rule": lambda c: c.topic,
     "time filter reaching 7-14 days forward": lambda c: c.tuning.forward > timedelta(0),
+    "the timed round ranked by time closeness": lambda c: c.tuning.closeness,
     "round 1 of 10-15 blocks (not 6)": lambda c: c.tuning.first_k > 6,
     "blocks of 4 turns each side (not 3)": lambda c: c.tuning.window == 4,
     "a block up to 0.2 of the budget (not 0.1)": lambda c: c.tuning.block_share > 0.1,
@@ -307,7 +341,10 @@ def main() -> None:
     ap.add_argument("--longmemeval", type=Path, default=REPO / "../shared/data/longmemeval_s_dev60.jsonl.gz")
     ap.add_argument("--quick", action="store_true", help="one search configuration only")
     ap.add_argument("--budgets", type=int, nargs="+", default=BUDGETS, help="evidence budgets to measure")
-    ap.add_argument("--searches", nargs="+", help="round 1's blocks, window, days forward: 15,4,0 ...")
+    ap.add_argument(
+        "--searches", nargs="+", help="round 1's blocks, window, days forward, closeness: 15,4,0,0 ..."
+    )
+    ap.add_argument("--shares", type=float, nargs="+", default=SHARES, help="a block's largest shares")
     ap.add_argument("--time", action="store_true", help="only time the default planner, uncached")
     ap.add_argument("--save", type=Path, help="keep the scores in this file (pickle)")
     ap.add_argument("--load", type=Path, help="print the figures of scores kept by --save, measuring nothing")
@@ -325,7 +362,7 @@ def main() -> None:
             timing(questions, Path(tmp))
         return
     searches = [search_of(s) for s in args.searches] if args.searches else SEARCHES
-    configs = grid(searches[1:2] if args.quick else searches, args.budgets)
+    configs = grid(searches[1:2] if args.quick else searches, args.budgets, args.shares)
     t0 = time.perf_counter()
     if args.load:
         planner, single = pickle.loads(args.load.read_bytes())
@@ -373,8 +410,11 @@ def main() -> None:
         print(row(name, [figures(s for s in scores if s.fold == fold) for fold in range(FOLDS)]))
     print()
     print("Plain BM25 minus session fusion, fold by fold (LoCoMo; LME all)\n")
-    for k in (5, 10, 20, 30):
-        plain, fused = single[f"one search K={k} plain BM25"], single[f"one search K={k} fused"]
+    for k in ("5", "10", "20", "30", f"5, {ROUNDS - 1} rounds"):
+        kind = f"MCP, {ROUNDS - 1} rounds K=5" if "rounds" in k else f"one search K={k}"
+        if f"{kind} fused" not in single:
+            continue
+        plain, fused = single[f"{kind} plain BM25"], single[f"{kind} fused"]
         cells = []
         for fold in range(FOLDS):
             a = figures(s for s in plain if s.fold == fold)

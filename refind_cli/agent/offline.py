@@ -36,6 +36,7 @@ from refind_cli.agent import prompts
 from refind_cli.agent.budget import EVIDENCE_TOKENS
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.dates.timeexpr import TimeRange, time_words
+from refind_cli.method.search import RRF_K
 from refind_cli.method.search_tools import DEFAULT_TOP_K
 from refind_cli.records import Turn, said
 from refind_cli.results import WindowTurn
@@ -95,6 +96,7 @@ FIRST_TOP_K = 15
 NOTE_WINDOW = 4
 BLOCK_SHARE = 0.1
 FORWARD = timedelta(days=0)
+CLOSENESS = False
 # A block whose turns are noted already to this share adds too little to be a note of its own.
 REDUNDANT = 0.8
 
@@ -104,7 +106,9 @@ class Tuning:
     """What the planner spends: ``evidence_tokens`` of notes a question (what stage 2 reads, estimated as
     characters / 4), bought with ``first_k`` blocks in round 1 and ``later_k`` in each later round, each a
     hit with ``window`` turns on either side, cut to ``block_share`` of the budget nearest turns first. A
-    time filter reaches ``forward`` past the time a question names: people tell of an event afterwards."""
+    time filter reaches ``forward`` past the time a question names: people tell of an event afterwards. With
+    ``closeness``, that round asks for twice its blocks and notes those best by their BM25 rank fused with
+    their closeness to the time named (inside it: closest), rather than by BM25 alone."""
 
     evidence_tokens: int
     first_k: int
@@ -112,11 +116,12 @@ class Tuning:
     window: int
     block_share: float
     forward: timedelta
+    closeness: bool = CLOSENESS
 
 
 def tuning(evidence_tokens: int) -> Tuning:
     """The measured choices for a budget (bench/recall_cv.py)."""
-    return Tuning(evidence_tokens, FIRST_TOP_K, DEFAULT_TOP_K, NOTE_WINDOW, BLOCK_SHARE, FORWARD)
+    return Tuning(evidence_tokens, FIRST_TOP_K, DEFAULT_TOP_K, NOTE_WINDOW, BLOCK_SHARE, FORWARD, CLOSENESS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,10 +427,10 @@ def run_planner(p: Plan, toolbox: Toolbox, spend: Tuning | None = None) -> str:
             if not extra:
                 break
             query, since, until, widened = " ".join([keywords, *extra]), None, None, False
+        close = spend.closeness and since is not None
         # Later rounds rank by plain BM25: measured better than session fusion for these rounds.
-        search_between(
-            toolbox, query, spend.later_k, since, until, session_rank=False, window=spend.window, speakers=who
-        )
+        k = spend.later_k * (2 if close else 1)
+        search_between(toolbox, query, k, since, until, session_rank=False, window=spend.window, speakers=who)
         hits = toolbox.last_hits
         if not hits:
             if since is not None and until is not None:
@@ -436,11 +441,34 @@ def run_planner(p: Plan, toolbox: Toolbox, spend: Tuning | None = None) -> str:
                 )
             continue
         picks = [i for i, h in enumerate(hits, 1) if own or worth_noting(covered(h.terms), terms)]
+        if close:
+            picks = closest(hits, picks, p.since, p.until)[: spend.later_k]
         notes.take(toolbox, picks, terms, covered)
         last_hits = hits
     reason = "max_rounds" if toolbox.exhausted else "finish_search"
     toolbox.call("finish_search", {})
     return reason
+
+
+def closest(
+    hits: Sequence[Hit], picks: Sequence[int], since: datetime | None, until: datetime | None
+) -> list[int]:
+    """``picks`` (1-based, in BM25 order) ordered by their BM25 rank fused with their rank by closeness in
+    time to ``since``-``until`` (reciprocal rank fusion, as sessions and turns are in one search): the turns
+    of the time named first, then those told of it soonest after."""
+
+    def distance(hit: Hit) -> timedelta:
+        start = hit.turn.start
+        if until is not None and start > until:
+            return start - until
+        if since is not None and start < since:
+            return since - start
+        return timedelta(0)
+
+    away = {i: distance(hits[i - 1]) for i in picks}
+    near = {i: 1 + sum(d < away[i] for d in away.values()) for i in picks}  # competition ranks
+    fused = {i: 1 / (RRF_K + i) + 1 / (RRF_K + near[i]) for i in picks}
+    return sorted(picks, key=lambda i: -fused[i])
 
 
 def named_speaker(
