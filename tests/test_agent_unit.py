@@ -666,6 +666,25 @@ def test_expansion_takes_the_best_words_and_reads_only_those_that_could_be() -> 
     assert offline.expansion(hits, {"kayak"}, lambda stem: 0.25, limit=2) == ["paddle", "canyon"]
 
 
+def test_closeness_ranks_the_time_named_first_then_the_soonest_after() -> None:
+    chat = ChatInfo(1, "whatsapp", "maya", "Maya", "dm")
+
+    def hit(rank: int, days: int) -> Hit:
+        turn = Turn(f"s{rank}-1", f"s{rank}", rank, 1, 1, T0 + timedelta(days=days), T0, "Maya", "beach")
+        return Hit(rank, 1.0, turn, chat, (WindowTurn(turn, True),), 1.0, ())
+
+    # BM25 order: 20 days after the week named, inside it, 2 days after, inside it again.
+    hits = [hit(1, 27), hit(2, 3), hit(3, 9), hit(4, 5)]
+    week = (T0, T0 + timedelta(days=7))
+    # The second, inside the week, comes first; BM25's best, 20 days after, ties with the fourth, inside it
+    # (1/61 + 1/64 each), and BM25 breaks the tie; 2 days after is third by both.
+    assert offline.closest(hits, [1, 2, 3, 4], *week) == [2, 1, 4, 3]
+    # Only the picks are ranked: of these two, the one inside the week passes the better BM25 one after it.
+    assert offline.closest(hits, [3, 4], *week) == [4, 3]
+    # With no range every pick is as close as the others: BM25 decides.
+    assert offline.closest(hits, [1, 2, 3, 4], None, None) == [1, 2, 3, 4]
+
+
 def test_the_planner_weighs_words_by_the_index_counts_without_a_search_each(
     small: tuple[Archive, Index],
 ) -> None:
