@@ -74,13 +74,16 @@ def search_of(text: str) -> tuple[int, int, int, int]:
 
 
 def grid(
-    searches: Sequence[tuple[int, int, int, int]], budgets: Sequence[int], shares: Sequence[float] = SHARES
+    searches: Sequence[tuple[int, int, int, int]],
+    budgets: Sequence[int],
+    shares: Sequence[float] = SHARES,
+    topics: Sequence[bool] = (True, False),
 ) -> list[Config]:
     """Every (round 1's blocks, window, days forward, closeness) of ``searches`` at every budget, block
     share and note rule."""
     out = []
     for (first_k, window, days, close), budget, share, topic in itertools.product(
-        searches, budgets, shares, (True, False)
+        searches, budgets, shares, topics
     ):
         spend = offline.Tuning(budget, first_k, 5, window, share, timedelta(days=days), bool(close))
         out.append(Config(spend, topic))
@@ -345,6 +348,7 @@ def main() -> None:
         "--searches", nargs="+", help="round 1's blocks, window, days forward, closeness: 15,4,0,0 ..."
     )
     ap.add_argument("--shares", type=float, nargs="+", default=SHARES, help="a block's largest shares")
+    ap.add_argument("--date-words-out", action="store_true", help="only the note rule without date words")
     ap.add_argument("--time", action="store_true", help="only time the default planner, uncached")
     ap.add_argument("--save", type=Path, help="keep the scores in this file (pickle)")
     ap.add_argument("--load", type=Path, help="print the figures of scores kept by --save, measuring nothing")
@@ -362,7 +366,8 @@ def main() -> None:
             timing(questions, Path(tmp))
         return
     searches = [search_of(s) for s in args.searches] if args.searches else SEARCHES
-    configs = grid(searches[1:2] if args.quick else searches, args.budgets, args.shares)
+    topics = (True,) if args.date_words_out else (True, False)
+    configs = grid(searches[1:2] if args.quick else searches, args.budgets, args.shares, topics)
     t0 = time.perf_counter()
     if args.load:
         planner, single = pickle.loads(args.load.read_bytes())
