@@ -403,14 +403,10 @@ def test_a_time_filter_that_finds_nothing_is_widened_then_dropped(small: tuple[A
         return search_fn(request)
 
     now = datetime(2026, 3, 1, 12, tzinfo=BERLIN)  # last week, 16-22 February, holds no dentist
-    result = run(
-        "the dentist last week?",
-        search_fn=recorded,
-        span=arch.time_span(),
-        now=now,
-        tz=BERLIN,
-        budget=Budget(max_rounds=4),
-    )
+    p = plan("the dentist last week?", now=now, tz=BERLIN, span=arch.time_span())
+    box = Toolbox(recorded, now, BERLIN, 4, Collector())
+    # The week alone (its reach past the week is tested below; with it the widened range finds 10 February).
+    offline.run_planner(p, box, replace(tuning(4000), forward=timedelta(0)))
     week = (
         datetime(2026, 2, 16, tzinfo=BERLIN),
         datetime(2026, 2, 23, tzinfo=BERLIN) - timedelta(microseconds=1),
@@ -419,9 +415,9 @@ def test_a_time_filter_that_finds_nothing_is_widened_then_dropped(small: tuple[A
     # Round 1 is the question's words over everything; then the week, the week widened, and no filter.
     assert [(r.since, r.until) for r in requests] == [(None, None), week, wide, (None, None)]
     assert [r.query for r in requests] == ["dentist"] * 4
-    searches = [r for r in result.rounds if r.tool == "search_chat"]
+    searches = [r for r in box.rounds if r.tool == "search_chat"]
     assert searches[1].arguments["date_from"] == "2026-02-16"
-    assert result.notes  # round 1 found the dentist
+    assert box.notes  # round 1 found the dentist
 
 
 def test_a_time_expression_outside_the_archive_stays_words() -> None:
@@ -635,6 +631,8 @@ def test_a_time_filter_reaches_forward_past_the_time_named(small: tuple[Archive,
     offline.run_planner(p, Toolbox(recorded, now, BERLIN, 4, Collector()), spend)
     timed = next(r for r in requests if r.since is not None)
     assert timed.since == p.since and timed.until == p.until + timedelta(days=9)
+    # Ranked by closeness, the timed round reads twice its blocks to note the closest.
+    assert spend.closeness and timed.k == 2 * spend.later_k
 
 
 def test_expansion_takes_the_best_words_and_reads_only_those_that_could_be() -> None:
