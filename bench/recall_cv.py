@@ -443,8 +443,8 @@ def main() -> None:
         print(f"- K={k}: " + ", ".join(cells))
     print()
     points = []
-    for k in (5, 10, 20, 30):
-        one = figures(single[f"one search K={k} plain BM25"])
+    for size in (5, 10, 20, 30):
+        one = figures(single[f"one search K={size} plain BM25"])
         points.append((one["lo_tokens"], one["locomo"]))
     print(f"knee of one search's LoCoMo recall against its tokens: K={(5, 10, 20, 30)[knee(points)]}")
 
