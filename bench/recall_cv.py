@@ -15,8 +15,10 @@ Usage: python bench/recall_cv.py [--locomo PATH] [--longmemeval PATH] [--quick]
 from __future__ import annotations
 
 import argparse
+import cProfile
 import itertools
 import pickle
+import pstats
 import sys
 import tempfile
 import time
@@ -211,10 +213,13 @@ def measure(
     return planner, single
 
 
-def timing(questions: list[Question], work: Path, repeats: int) -> None:
+def timing(
+    questions: list[Question], work: Path, repeats: int, profile: cProfile.Profile | None = None
+) -> None:
     """The default planner, searches not cached, a question: CPU time of ``ask`` whole (plan, rounds and
     the extractive answer) and of the planner alone (plan and rounds), the least of ``repeats`` runs of each
-    question, and ``ask``'s wall time. CPU time holds on a shared machine where the wall clock does not."""
+    question, and ``ask``'s wall time. CPU time holds on a shared machine where the wall clock does not.
+    With ``profile``, the last run of each ``ask`` is profiled (after the timed ones)."""
     from refind_cli.agent import ask
 
     cpu: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -237,6 +242,9 @@ def timing(questions: list[Question], work: Path, repeats: int) -> None:
                     offline.run_planner(plan(q, built), box)
                     cpu[q.benchmark][q.qid].append(c1 - c0)
                     planner[q.benchmark][q.qid].append(time.process_time() - c1)
+            if profile is not None:
+                for q in group:
+                    profile.runcall(ask, built.archive, built.index, AskRequest(q.question, q.asked_at, UTC))
         finally:
             built.archive.close()
     for benchmark in cpu:
@@ -362,6 +370,9 @@ def main() -> None:
     ap.add_argument("--time", action="store_true", help="only time the default planner, uncached")
     ap.add_argument("--repeats", type=int, default=1, help="--time: runs of each question (the least counts)")
     ap.add_argument("--only", choices=("locomo", "longmemeval"), help="--time: one benchmark's questions")
+    ap.add_argument(
+        "--profile", action="store_true", help="--time: cProfile each ask once more, print the top"
+    )
     ap.add_argument("--save", type=Path, help="keep the scores in this file (pickle)")
     ap.add_argument("--load", type=Path, help="print the figures of scores kept by --save, measuring nothing")
     args = ap.parse_args()
@@ -378,7 +389,10 @@ def main() -> None:
     folds = {q.qid: fold_of(q, order, haystacks) for q in questions}
     if args.time:
         with tempfile.TemporaryDirectory(prefix="refind-cv-") as tmp:
-            timing(questions, Path(tmp), args.repeats)
+            profile = cProfile.Profile() if args.profile else None
+            timing(questions, Path(tmp), args.repeats, profile)
+            if profile is not None:
+                pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
         return
     searches = [search_of(s) for s in args.searches] if args.searches else SEARCHES
     topics = (True,) if args.date_words_out else (True, False)

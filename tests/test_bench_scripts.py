@@ -80,6 +80,7 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
                     "--time",
                     "--only",
                     "locomo",
+                    "--profile",
                 ],
             ],
             "knee of cross-validated recall",
