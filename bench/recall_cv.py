@@ -356,6 +356,30 @@ def ablations(configs: list[Config], planner: dict[str, list[Score]], budget: in
     print()
 
 
+def paired(configs: list[Config], planner: dict[str, list[Score]]) -> None:
+    """The time rules against the same configuration without them, fold by fold (no choice made): the
+    closeness ranking against the reach alone and against no reach."""
+    names = {c.name for c in configs}
+    print("Time rules by fold, against the same configuration without them (LoCoMo; LME all)\n")
+    for c in configs:
+        if not c.tuning.closeness:
+            continue
+        for other, label in (
+            (replace(c.tuning, closeness=False), "the reach alone"),
+            (replace(c.tuning, closeness=False, forward=timedelta(0)), "no reach"),
+        ):
+            base = Config(other, c.topic).name
+            if base not in names:
+                continue
+            cells = []
+            for fold in range(FOLDS):
+                a = figures(s for s in planner[c.name] if s.fold == fold)
+                b = figures(s for s in planner[base] if s.fold == fold)
+                cells.append(f"{a['locomo'] - b['locomo']:+.3f}; {a['lme'] - b['lme']:+.3f}")
+            print(f"- {c.name} minus {label}: " + ", ".join(cells))
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--locomo", type=Path, default=REPO / "../shared/data/locomo_dev5.json")
@@ -427,6 +451,7 @@ def main() -> None:
     print()
 
     ablations(configs, planner, args.budgets[best])
+    paired(configs, planner)
     print("Every configuration on all folds (no choice made): mean over questions\n")
     print("| configuration | LoCoMo | cat 2 | tokens | LME all | multi | temporal | LME tokens |")
     print("|---" * 8 + "|")

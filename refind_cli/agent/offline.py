@@ -93,7 +93,7 @@ WIDEN_UNDER = timedelta(days=60)
 # The planner's choices, measured by cross-validation over the dev conversations (bench/recall_cv.py):
 # round 1's blocks and each later round's, the turns on either side of a hit, the largest share of the
 # budget one block may take, and how far past a named time its filter reaches, ranked by closeness to it
-# (alone, the reach lowered one held-out conversation; ranked by closeness it lowered none and lifted two).
+# (alone, the reach lowered one held-out conversation; ranked by closeness it lowers none and lifts one).
 FIRST_TOP_K = 15
 NOTE_WINDOW = 4
 BLOCK_SHARE = 0.1
