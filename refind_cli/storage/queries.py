@@ -25,6 +25,14 @@ from refind_cli.storage.schema import applied_migrations
 
 _TURN_COLUMNS = "s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker, t.text"
 
+# `show` (and MCP's get_context) reads at most this many characters of a turn's text, and its whole length:
+# the segmenter's turn cap is the same (``segment.Caps.turn_chars``), so only a single longer message is cut,
+# and a 50-MB message is no longer held, rendered and printed whole.
+SHOWN_CHARS = 100_000
+_SHOWN_TURN_COLUMNS = (
+    _TURN_COLUMNS.removesuffix("t.text") + f"substr(t.text, 1, {SHOWN_CHARS}), length(t.text)"
+)
+
 
 def _turn(row: Sequence) -> Turn:
     return Turn(
@@ -37,6 +45,7 @@ def _turn(row: Sequence) -> Turn:
         end=from_us(row[6]),
         speaker=row[7],
         text=row[8],
+        length=row[9] if len(row) > 9 and row[9] > len(row[8]) else None,
     )
 
 
@@ -244,7 +253,7 @@ class Queries:
             if not ordinal.isdigit():
                 continue
             row = self.db.execute(
-                f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+                f"SELECT {_SHOWN_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
                 " WHERE s.id = ? AND t.ordinal = ?",
                 (sid, int(ordinal)),
             ).fetchone()
@@ -301,8 +310,9 @@ class Queries:
         return found[0], found[1]
 
     def session_turns(self, session_id: str) -> list[Turn]:
+        """The session's turns as `show` has them: at most ``SHOWN_CHARS`` of each text."""
         rows = self.db.execute(
-            f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+            f"SELECT {_SHOWN_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
             " WHERE s.id = ? ORDER BY t.ordinal",
             (session_id,),
         )

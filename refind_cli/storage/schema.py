@@ -13,12 +13,13 @@ from urllib.parse import quote
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.records import Kind
+from refind_cli.records import TIMES, Kind
 from refind_cli.storage.database import (
     QUARTER_US,
     fetch_all,
     hashed_chat_key,
     immediate,
+    to_us,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
 
@@ -243,6 +244,41 @@ def _m009_own_messages(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN own INTEGER NOT NULL DEFAULT 0")
 
 
+def _m010_representable_times(db: apsw.Connection) -> None:
+    """Times outside 1970-2199 (``records.TIMES``), which releases before stored as read (a Telegram message
+    dated 9999-12-31): east of UTC they have no local time, and a timeline's next bucket is the year 10000,
+    so `stats`, timelines and views in such zones failed on the whole archive. Each is clamped into the
+    range, as an import does now (with its warning); the message's record (``raw``, ``local_time``) keeps the
+    time as written. Its sessions and turns follow, and their index documents are queued, so the index
+    catches up with the times it filters by. A message stored twice by identity (read in two zones) whose
+    times meet at the bound is kept apart by a microsecond."""
+    low, high = (to_us(bound) for bound in TIMES)
+    outside = fetch_all(
+        db.execute(
+            "SELECT seq, chat_seq, uid, ts FROM messages WHERE ts NOT BETWEEN ? AND ? ORDER BY ts",
+            (low, high),
+        ),
+        tuple[int, int, str, int],
+    )
+    for seq, chat_seq, uid, ts in outside:
+        kept, inward = (low, 1) if ts < low else (high, -1)
+        taken = "SELECT 1 FROM messages WHERE chat_seq = ? AND ts = ? AND uid = ?"
+        while db.execute(taken, (chat_seq, kept, uid)).fetchone():
+            kept += inward
+        db.execute("UPDATE messages SET ts = ? WHERE seq = ?", (kept, seq))
+    db.execute(
+        "INSERT OR IGNORE INTO index_queue SELECT seq FROM sessions"
+        " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
+        (low, high),
+    )
+    for table in ("sessions", "turns"):
+        db.execute(
+            f"UPDATE {table} SET start_ts = max(?1, min(?2, start_ts)), end_ts = max(?1, min(?2, end_ts))"
+            " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
+            (low, high),
+        )
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m001_initial", _m001_initial),
     ("m002_import_settings", _m002_import_settings),
@@ -253,6 +289,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m007_chat_language", _m007_chat_language),
     ("m008_message_counts", _m008_message_counts),
     ("m009_own_messages", _m009_own_messages),
+    ("m010_representable_times", _m010_representable_times),
 )
 
 
