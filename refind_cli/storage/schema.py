@@ -279,6 +279,13 @@ def _m010_representable_times(db: apsw.Connection) -> None:
         )
 
 
+def _m011_resume_points(db: apsw.Connection) -> None:
+    """Where the reading of an imported file stopped (``ingest.resume``: its reader's mark, the identities'
+    state there, the messages read), so a later import of the file grown reads only what follows. Imports
+    before have none: their files' next import reads them whole, and leaves one."""
+    db.execute("ALTER TABLE imports ADD COLUMN resume TEXT")
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m001_initial", _m001_initial),
     ("m002_import_settings", _m002_import_settings),
@@ -290,6 +297,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m008_message_counts", _m008_message_counts),
     ("m009_own_messages", _m009_own_messages),
     ("m010_representable_times", _m010_representable_times),
+    ("m011_resume_points", _m011_resume_points),
 )
 
 
