@@ -85,7 +85,20 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "| + windows W=2 (default)",
         ),
         "recall_cv": (
-            [["recall_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme), "--quick"]],
+            [
+                ["recall_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme), "--quick"],
+                [
+                    "recall_cv.py",
+                    "--locomo",
+                    str(locomo),
+                    "--longmemeval",
+                    str(lme),
+                    "--time",
+                    "--only",
+                    "locomo",
+                    "--profile",
+                ],
+            ],
             "knee of cross-validated recall",
         ),
         "assistant_sessions": (
