@@ -194,7 +194,7 @@ class Home:
     @contextlib.contextmanager
     def _storage(self) -> Iterator[None]:
         """A damaged archive, a full disk, a file this user cannot open: one line, never a traceback."""
-        from refind_cli.storage.archive import storage_errors
+        from refind_cli.storage.database import storage_errors
 
         with storage_errors(self.path / "archive.db"):
             yield
@@ -313,7 +313,7 @@ class Home:
     def show_day(self, chats: Sequence[str], day: str, *, now: datetime, tz: tzinfo) -> SessionView:
         """The first session of these chats (by name, id or number) on ``day`` (as ``--since`` takes it; one
         that began before and went on into it counts), or, when they were silent then, the first one after."""
-        from refind_cli.storage.archive import to_us
+        from refind_cli.storage.database import to_us
 
         lo, _ = time_range(day, None, now=now, tz=tz, names=("--date", "--date"))
         assert lo is not None
@@ -351,7 +351,7 @@ class Home:
 
     def stats(self, request: StatsRequest) -> Stats:
         from refind_cli.method.stats import stats
-        from refind_cli.storage.archive import to_us
+        from refind_cli.storage.database import to_us
 
         with self._storage():
             return stats(

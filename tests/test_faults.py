@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import refind_cli.frontends.cli.imports
 import refind_cli.storage.archive
+import refind_cli.storage.schema
 from refind_cli.frontends.cli import app
 
 PAGE = 4096
@@ -87,7 +88,7 @@ def test_a_full_disk_during_an_import_is_one_line_and_keeps_nothing_of_that_file
 ):
     home = tmp_path / "home"
     assert CliRunner().invoke(app, ["--home", str(home), "import", "--tz", "UTC", str(JONAS)]).exit_code == 0
-    real_connect = refind_cli.storage.archive._connect
+    real_connect = refind_cli.storage.schema.connect
 
     def small_disk(path: Path) -> apsw.Connection:
         db = real_connect(path)
@@ -95,7 +96,7 @@ def test_a_full_disk_during_an_import_is_one_line_and_keeps_nothing_of_that_file
         db.execute(f"PRAGMA max_page_count = {pages + 4}")  # room for a little, not for an export
         return db
 
-    monkeypatch.setattr(refind_cli.storage.archive, "_connect", small_disk)
+    monkeypatch.setattr(refind_cli.storage.archive, "connect", small_disk)
     r = CliRunner().invoke(app, ["--home", str(home), "import", "--tz", "UTC", "--json", str(TELEGRAM)])
     assert r.exit_code == 2, r.output
     assert "disk is full" in json.loads(r.stdout)["error"]

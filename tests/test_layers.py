@@ -60,7 +60,7 @@ def test_each_engine_is_imported_by_the_module_that_wraps_it() -> None:
         "tantivy": {"refind_cli.index.tantivy_backend"},
         "litellm": {"refind_cli.agent.llm"},
         "mcp": {"refind_cli.frontends.mcp.server"},
-        "apsw": {"refind_cli.storage.archive"},
+        "apsw": {f"refind_cli.storage.{m}" for m in ("archive", "database", "schema", "ledger", "queries")},
     }
     for library, allowed in owners.items():
         users = {

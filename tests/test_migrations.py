@@ -17,7 +17,8 @@ from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_file
 from refind_cli.method.search import search
 from refind_cli.request import SearchRequest
-from refind_cli.storage.archive import MIGRATIONS, Archive, applied_migrations
+from refind_cli.storage.archive import Archive
+from refind_cli.storage.schema import MIGRATIONS, applied_migrations
 
 FIXTURE = Path(__file__).parent / "fixtures" / "release-1.archive.db"
 BERLIN = ZoneInfo("Europe/Berlin")

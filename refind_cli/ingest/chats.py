@@ -12,7 +12,8 @@ from refind_cli.ingest.rows import Batches, ChatPlan, Rows
 from refind_cli.method import segment
 from refind_cli.records import Chat, Message
 from refind_cli.reports import ChatImportResult
-from refind_cli.storage.archive import CROSS_ZONE, Archive
+from refind_cli.storage.archive import Archive
+from refind_cli.storage.database import CROSS_ZONE
 from refind_cli.storage.sessions import (
     SessionWriter,
     Unthreaded,

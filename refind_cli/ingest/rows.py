@@ -9,7 +9,7 @@ from typing import Protocol
 
 from refind_cli.records import Message
 from refind_cli.storage import raw as raw_record
-from refind_cli.storage.archive import to_us
+from refind_cli.storage.database import to_us
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
 
 # Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.

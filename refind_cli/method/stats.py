@@ -10,7 +10,8 @@ from datetime import date, tzinfo
 
 from refind_cli.dates.timeline import from_days, zone_offsets
 from refind_cli.reports import Silence, Stats
-from refind_cli.storage.archive import Archive, from_us
+from refind_cli.storage.archive import Archive
+from refind_cli.storage.database import from_us
 
 SILENCES = 5
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()

@@ -1,0 +1,150 @@
+"""The archive's database file: opening it (read-write, read-only, or an empty stand-in), transactions,
+the errors that are the machine's, and the shapes values take in it (times as integer microseconds since the
+epoch, UTC; rows as the schema fixes them)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import apsw
+
+from refind_cli.errors import RefindError
+from refind_cli.storage.home import ensure_home
+
+# apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
+# once, next to the SQL (``shape`` is only read by the type checker).
+# apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
+# once, next to the SQL (``shape`` is only read by the type checker).
+Row = TypeVar("Row", bound=tuple[Any, ...])
+
+
+def fetch_all(cursor: apsw.Cursor, shape: type[Row]) -> list[Row]:
+    return cast(list[Row], cursor.fetchall())
+
+
+def fetch_one(cursor: apsw.Cursor, shape: type[Row]) -> Row | None:
+    return cast("Row | None", cursor.fetchone())
+
+
+def fetch_first(cursor: apsw.Cursor, shape: type[Row]) -> Row:
+    """The row a query always has: an aggregate's, or one of a key the caller holds."""
+    return cast(Row, cursor.fetchone())
+
+
+@contextlib.contextmanager
+def immediate(db: apsw.Connection) -> Iterator[None]:
+    """One transaction, or a part of the one already open. IMMEDIATE takes the write lock at once, so a
+    second writer waits (busy timeout) instead of failing late."""
+    if db.in_transaction:
+        yield
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        # mypy keeps in_transaction narrowed to False from the check above, though BEGIN set it.
+        if db.in_transaction:
+            db.execute("ROLLBACK")  # type: ignore[unreachable]
+        raise
+    db.execute("COMMIT")
+
+
+def hashed_chat_key(chat_uid: str) -> str:
+    # Imported where an id is computed: identity loads hashlib (OpenSSL, ~2 ms), which a search never needs.
+    from refind_cli.storage.identity import chat_key
+
+    return chat_key(chat_uid)
+
+
+def hashed_path_key(path: str) -> str:
+    from refind_cli.storage.identity import path_key
+
+    return path_key(path)
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+# More than any two zones' offsets differ (UTC-12 to UTC+14), in microseconds: how far apart the same
+# wall-clock time read in two zones can be.
+CROSS_ZONE = 27 * 3600 * 1_000_000
+
+BEFORE_ALL = -(1 << 62)  # microseconds earlier than any stored time
+
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def to_us(dt: datetime) -> int:
+    """Microseconds since the epoch of an aware datetime."""
+    return (dt - EPOCH) // _MICROSECOND
+
+
+def from_us(us: int) -> datetime:
+    return EPOCH + timedelta(microseconds=us)
+
+
+def use_home(home: Path) -> None:
+    try:
+        ensure_home(home)
+    except OSError as exc:
+        raise RefindError(f"{home}: cannot use this as the home folder ({exc.strerror or exc})") from None
+
+
+@contextlib.contextmanager
+def storage_errors(path: Path) -> Iterator[None]:
+    """SQLite failures that are the file's or the machine's, not refind's: one line naming the file. A write
+    that fails this way was inside a transaction, which rolled back: nothing of it is in the archive."""
+    try:
+        yield
+    except (apsw.CorruptError, apsw.NotADBError) as exc:
+        raise RefindError(f"{path}: the archive is damaged ({exc}); `refind doctor` says where") from None
+    except apsw.FullError:
+        raise RefindError(f"{path}: the disk is full; what was being written was not kept") from None
+    except (apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError, apsw.PermissionsError) as exc:
+        # SQLite says "disk I/O error" when even a read finds no room (a reader's shared-memory file).
+        if isinstance(exc, apsw.IOError) and _disk_full(path):
+            raise RefindError(
+                f"{path}: the disk is full; even reading the archive needs a little room"
+            ) from None
+        raise RefindError(f"{path}: cannot read or write the archive ({exc})") from None
+
+
+def _disk_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent).free == 0
+    except OSError:
+        return False
+
+
+# Older SQLite builds cap a statement at 999 variables.
+_MAX_VARIABLES = 900
+
+
+def in_chunks(values: Sequence) -> Iterator[tuple[list, str]]:
+    """Slices of ``values`` small enough for one statement, each with its ``?,?,...`` placeholders."""
+    for i in range(0, len(values), _MAX_VARIABLES):
+        part = list(values[i : i + _MAX_VARIABLES])
+        yield part, ",".join("?" * len(part))
+
+
+def step_case(column: str, steps: Sequence[tuple[int, int]]) -> str:
+    """SQL for the value of the last step at or before ``column``'s value, the first applying before its
+    start too (integers only). A balanced tree of CASEs: a row costs log2(steps) comparisons, forty steps in
+    6, not 20 on average."""
+    if len(steps) == 1:
+        return str(steps[0][1])
+    mid = len(steps) // 2
+    return f"CASE WHEN {column} < {steps[mid][0]} THEN {step_case(column, steps[:mid])} ELSE {step_case(column, steps[mid:])} END"
+
+
+# `refind stats` counts messages by chat, quarter hour (UTC), sender and kind from this table instead of two
+# grouped passes over the messages themselves. Triggers keep it exact through every insert, change and
+# delete of a message, whichever code path makes it (import, forget, merge). A quarter hour, because every
+# zone's offset and change of offset today falls on one; a zone or range that does not is counted from the
+# messages. ``sender`` is '' with ``named`` 0 where the message has none. Left out: assistants' hidden
+# records, as stats leaves them out, and times before 1970 (stats of those reads the messages).
+QUARTER_US = 900_000_000

@@ -1,0 +1,63 @@
+"""The import ledger: which export (by content, format and settings) was imported when, and what it held;
+after a chat is forgotten whole, only hashes of its uid and of its exports' paths stay in it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+
+import apsw
+
+from refind_cli.storage.database import (
+    fetch_all,
+    hashed_chat_key,
+    hashed_path_key,
+)
+
+
+def hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
+    """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
+    rows = fetch_all(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
+    for seq, path, counts in rows:
+        data = json.loads(counts)
+        seen = data.get("seen")
+        if not isinstance(seen, dict) or not any(gone(uid) for uid in seen):
+            continue
+        data["seen"] = {(hashed_chat_key(uid) if gone(uid) else uid): n for uid, n in seen.items()}
+        hidden = path if path.startswith("p:") else hashed_path_key(path)
+        db.execute("UPDATE imports SET path = ?, counts = ? WHERE seq = ?", (hidden, json.dumps(data), seq))
+
+
+class Ledger:
+    """The ledger's reads and writes, on the archive's connection."""
+
+    db: apsw.Connection
+
+    def start_import(self, path: str, sha256: str, fmt: str, started: str, settings: str) -> int:
+        self.db.execute(
+            "INSERT INTO imports (path, sha256, format, started, settings) VALUES (?, ?, ?, ?, ?)",
+            (path, sha256, fmt, started, settings),
+        )
+        return self.db.last_insert_rowid()
+
+    def earlier_import(self, sha256: str, fmt: str, settings: str) -> tuple[int, dict] | None:
+        """(seq, counts) of the latest finished import of the same content, format and settings."""
+        row = self.db.execute(
+            "SELECT seq, counts FROM imports WHERE sha256 = ? AND format = ? AND settings = ?"
+            " AND finished IS NOT NULL ORDER BY seq DESC LIMIT 1",
+            (sha256, fmt, settings),
+        ).fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
+
+    def finish_import(self, import_seq: int, finished: str, counts: dict) -> None:
+        self.db.execute(
+            "UPDATE imports SET finished = ?, counts = ? WHERE seq = ?",
+            (finished, json.dumps(counts), import_seq),
+        )
+
+    def hide_forgotten_chats(self, chat_uids: Iterable[str]) -> None:
+        """After chats were forgotten whole: the import ledger keeps only hashes of their uids and of the
+        paths of the exports that held them."""
+        gone = set(chat_uids)
+        if gone:
+            hide_chats_in_ledger(self.db, gone.__contains__)

@@ -1,0 +1,346 @@
+"""The archive's schema: the tables of the release before migrations, and the named migrations since, each
+applied once and recorded (name, time) in the table ``migrations``, so an older archive upgrades in place;
+and opening the file at that schema: for writing (migrated first), or for reading as it stands (an empty
+stand-in in memory where there is none yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+import apsw
+
+from refind_cli.errors import RefindError
+from refind_cli.records import Kind
+from refind_cli.storage.database import (
+    QUARTER_US,
+    fetch_all,
+    hashed_chat_key,
+    immediate,
+)
+from refind_cli.storage.ledger import hide_chats_in_ledger
+
+INITIAL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chats (
+    seq INTEGER PRIMARY KEY,
+    uid TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL,
+    key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    raw TEXT NOT NULL DEFAULT '',
+    -- how the chat was cut into sessions and turns ("burst:<gap in us>"), so re-segmentation repeats it
+    segmenting TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS messages (
+    seq INTEGER PRIMARY KEY,
+    chat_seq INTEGER NOT NULL,
+    uid TEXT NOT NULL,
+    ts INTEGER NOT NULL,
+    local_time TEXT,
+    sender TEXT,
+    sender_id TEXT,
+    text TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    source_id TEXT,
+    thread TEXT,
+    reply_to TEXT,
+    edited INTEGER NOT NULL DEFAULT 0,
+    raw TEXT NOT NULL,
+    import_seq INTEGER,
+    -- Identity, and the chat's time order in one index: keyed by time first, a chat's messages arrive as
+    -- near-appends rather than random inserts (measured 6 us a row against 12 with a hash-first key). The
+    -- same uid at another time (a file read in another zone) is found by known_uids.
+    UNIQUE (chat_seq, ts, uid)
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    chat_seq INTEGER NOT NULL,
+    thread TEXT,
+    start_ts INTEGER NOT NULL,
+    end_ts INTEGER NOT NULL,
+    n_turns INTEGER NOT NULL,
+    n_messages INTEGER NOT NULL,
+    signature TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_chat ON sessions (chat_seq, start_ts);
+-- A turn's id is "<session id>-<ordinal>": derived, not stored, so it needs no index of its own.
+CREATE TABLE IF NOT EXISTS turns (
+    session_seq INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    chat_seq INTEGER NOT NULL,
+    start_ts INTEGER NOT NULL,
+    end_ts INTEGER NOT NULL,
+    speaker TEXT NOT NULL,
+    text TEXT NOT NULL,
+    message_seqs TEXT NOT NULL,
+    PRIMARY KEY (session_seq, ordinal)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS imports (
+    seq INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    format TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT,
+    counts TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS forgotten (chat_uid TEXT NOT NULL, uid TEXT NOT NULL, PRIMARY KEY (chat_uid, uid))
+    WITHOUT ROWID;
+-- Sessions whose index documents are stale (new, changed or deleted), written in the same transaction as
+-- the change itself, so the index can always catch up after a crash.
+CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
+"""
+
+
+def _m001_initial(db: apsw.Connection) -> None:
+    db.execute(INITIAL_SCHEMA)
+
+
+def _m002_import_settings(db: apsw.Connection) -> None:
+    # What else decides what an import of this content writes (refind's version, the zone, the segmenting):
+    # the same content with the same settings need not be read again. Earlier imports never count as
+    # unchanged. (The release before named migrations may have added the column already.)
+    if "settings" not in {row[1] for row in db.execute("PRAGMA table_info(imports)")}:
+        db.execute("ALTER TABLE imports ADD COLUMN settings TEXT NOT NULL DEFAULT ''")
+
+
+def _m003_drop_schema_version(db: apsw.Connection) -> None:
+    # The release before named migrations wrote a schema version it never read; the migrations table says it.
+    db.execute("DROP TABLE IF EXISTS meta")
+
+
+def _m004_wall_clock_identity(db: apsw.Connection) -> None:
+    """Identities of messages without a source id hashed their instant, which depends on the zone the file
+    was read in; they hash the written time now (refind_cli.storage.identity). Sessions are named after their first
+    message, so their ids follow."""
+    from refind_cli.method import segment
+    from refind_cli.storage.identity import Identity
+
+    chats = fetch_all(
+        db.execute(
+            "SELECT DISTINCT m.chat_seq, c.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq"
+            " WHERE m.source_id IS NULL AND m.local_time IS NOT NULL"
+        ),
+        tuple[int, str],
+    )
+    for chat_seq, chat_uid in chats:
+        identity = Identity()
+        rows = fetch_all(
+            db.execute(
+                "SELECT seq, uid, local_time, ts, sender, text FROM messages"
+                " WHERE chat_seq = ? AND source_id IS NULL ORDER BY seq",
+                (chat_seq,),
+            ),
+            tuple[int, str, str | None, int, str | None, str],
+        )
+        renamed = {}
+        for seq, old, local_time, ts, sender, text in rows:
+            new = identity.uid(None, local_time, ts, sender, text)
+            if new != old:
+                renamed[seq] = new
+        db.executemany("UPDATE messages SET uid = ? WHERE seq = ?", [(u, s) for s, u in renamed.items()])
+        firsts = fetch_all(
+            db.execute(
+                "SELECT s.seq, t.message_seqs FROM sessions s JOIN turns t ON t.session_seq = s.seq"
+                " WHERE s.chat_seq = ? AND t.ordinal = 1",
+                (chat_seq,),
+            ),
+            tuple[int, str],
+        )
+        db.executemany(
+            "UPDATE sessions SET id = ? WHERE seq = ?",
+            [
+                (segment.session_id(chat_uid, renamed[first]), session_seq)
+                for session_seq, seqs in firsts
+                if (first := int(seqs.split(",")[0])) in renamed
+            ],
+        )
+
+
+def _m005_forgotten_chats_hashed(db: apsw.Connection) -> None:
+    """Forgotten entries were keyed by the chat's uid, which holds its name, and the ledger kept the name and
+    the export's path of a chat forgotten whole: keep hashes of them instead."""
+    db.execute("ALTER TABLE forgotten RENAME COLUMN chat_uid TO chat_key")
+    keys = [r[0] for r in db.execute("SELECT DISTINCT chat_key FROM forgotten")]
+    db.executemany(
+        "UPDATE forgotten SET chat_key = ? WHERE chat_key = ?", [(hashed_chat_key(k), k) for k in keys]
+    )
+    present = {r[0] for r in db.execute("SELECT uid FROM chats")}
+    hide_chats_in_ledger(db, lambda chat_uid: chat_uid not in present)
+
+
+def _m006_chat_repairs(db: apsw.Connection) -> None:
+    """`refind chats rename` and `merge`: a name the user gave is kept through re-imports (``renamed``), and
+    a chat merged into another is found there when its export is imported again (``chat_aliases``, keyed by
+    the hash of the merged chat's uid, as ``forgotten`` is)."""
+    db.execute("ALTER TABLE chats ADD COLUMN renamed INTEGER NOT NULL DEFAULT 0")
+    db.execute(
+        "CREATE TABLE chat_aliases (chat_key TEXT PRIMARY KEY, chat_seq INTEGER NOT NULL) WITHOUT ROWID"
+    )
+
+
+def _m007_chat_language(db: apsw.Connection) -> None:
+    """The language of each chat (ISO 639-1, or "und"), told from its text at import (refind_cli.text.language)
+    or given with `refind import --lang` (``lang_given``: kept through re-imports). ``lang_basis``: the
+    chat's message count when it was decided, so a re-import decides again only once the chat has doubled.
+    Chats imported before are decided at their next import ('' until then)."""
+    db.execute("ALTER TABLE chats ADD COLUMN lang TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE chats ADD COLUMN lang_basis INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE chats ADD COLUMN lang_given INTEGER NOT NULL DEFAULT 0")
+
+
+_COUNT_KEY = "(chat_seq, quarter, sender, named, kind)"
+
+
+def _counted_values(row: str) -> str:
+    return f"{row}.chat_seq, {row}.ts / {QUARTER_US}, coalesce({row}.sender, ''), {row}.sender NOT NULL, {row}.kind"
+
+
+def _count_in(row: str) -> str:
+    # An upsert: measured on SQLite 3.54, the INSERT OR IGNORE that fires it does not override its DO UPDATE
+    # (tests/test_stats.py holds the counts to a recount after imports, forgetting and merging).
+    return (
+        f"INSERT INTO message_counts SELECT {_counted_values(row)}, 1"
+        f" WHERE {row}.kind != '{Kind.HIDDEN}' AND {row}.ts >= 0 ON CONFLICT DO UPDATE SET n = n + 1;"
+    )
+
+
+def _count_out(row: str) -> str:
+    # A count that falls to 0 goes: forgetting a chat leaves no trace of its senders' names.
+    key = f"{_COUNT_KEY} = ({_counted_values(row)})"
+    return (
+        f"UPDATE message_counts SET n = n - 1 WHERE {key}; DELETE FROM message_counts WHERE n = 0 AND {key};"
+    )
+
+
+def _m008_message_counts(db: apsw.Connection) -> None:
+    """Counts of messages for `refind stats` (see ``QUARTER_US``), built from the messages held and kept
+    up to date by triggers from now on."""
+    db.execute(
+        "CREATE TABLE message_counts (chat_seq INT, quarter INT, sender TEXT, named INT, kind TEXT, n INT,"
+        f" PRIMARY KEY {_COUNT_KEY}) WITHOUT ROWID"
+    )
+    db.execute(
+        f"INSERT INTO message_counts SELECT chat_seq, ts / {QUARTER_US}, coalesce(sender, ''), sender NOT NULL,"
+        f" kind, count(*) FROM messages WHERE kind != '{Kind.HIDDEN}' AND ts >= 0 GROUP BY 1, 2, 3, 4, 5"
+    )
+    db.execute(f"CREATE TRIGGER message_counts_in AFTER INSERT ON messages BEGIN {_count_in('new')} END")
+    db.execute(f"CREATE TRIGGER message_counts_out AFTER DELETE ON messages BEGIN {_count_out('old')} END")
+    db.execute(
+        "CREATE TRIGGER message_counts_change AFTER UPDATE OF chat_seq, ts, sender, kind ON messages"
+        f" BEGIN {_count_out('old')} {_count_in('new')} END"
+    )
+
+
+def _m009_own_messages(db: apsw.Connection) -> None:
+    """Which messages the person whose export it is wrote, where the export says so (``Message.own``): what
+    ``--from me`` finds. Messages imported before stay unmarked: a re-import adds only what is new (forget
+    the chat and import it again to mark them)."""
+    db.execute("ALTER TABLE messages ADD COLUMN own INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
+    ("m001_initial", _m001_initial),
+    ("m002_import_settings", _m002_import_settings),
+    ("m003_drop_schema_version", _m003_drop_schema_version),
+    ("m004_wall_clock_identity", _m004_wall_clock_identity),
+    ("m005_forgotten_chats_hashed", _m005_forgotten_chats_hashed),
+    ("m006_chat_repairs", _m006_chat_repairs),
+    ("m007_chat_language", _m007_chat_language),
+    ("m008_message_counts", _m008_message_counts),
+    ("m009_own_messages", _m009_own_messages),
+)
+
+
+def applied_migrations(db: apsw.Connection) -> list[str]:
+    """Names of the migrations an archive has had, in the order applied."""
+    if (
+        db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'").fetchone()
+        is None
+    ):
+        return []
+    return [r[0] for r in db.execute("SELECT name FROM migrations ORDER BY rowid")]
+
+
+def migrate(db: apsw.Connection) -> None:
+    """Apply the migrations an archive has not had, each in its own transaction with its record. An archive
+    that has them all is not written to (so opening it does not wait for a writer)."""
+    if len(applied_migrations(db)) == len(MIGRATIONS):
+        return
+    for name, step in MIGRATIONS:
+        with immediate(db):
+            # Checked again under the write lock: another process may have applied it meanwhile.
+            db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied TEXT NOT NULL)")
+            if db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
+                step(db)
+                db.execute(
+                    "INSERT INTO migrations (name, applied) VALUES (?, ?)",
+                    (name, datetime.now(UTC).isoformat(timespec="seconds")),
+                )
+
+
+def _tune(db: apsw.Connection) -> None:
+    db.setbusytimeout(60_000)
+    # 16 MB: an import appends to its tables, so a bigger cache only held more of the import's memory
+    # (64 MB: main process 141 MB at the peak, 16 MB: 87 MB, the same CPU time; bench/RESULTS.md).
+    db.execute("PRAGMA cache_size=-16384")
+    db.execute("PRAGMA temp_store=MEMORY")
+
+
+def connect(path: Path) -> apsw.Connection:
+    # apsw rather than the standard library's sqlite3: it binds parameters in about half the time (writing a
+    # million messages' rows: 9.8 s against 11-15, bench/RESULTS.md). Like sqlite3 with
+    # isolation_level=None, it opens no transaction by itself.
+    db = apsw.Connection(str(path))
+    _tune(db)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    # Forgotten text must not linger in free pages.
+    db.execute("PRAGMA secure_delete=ON")
+    migrate(db)
+    return db
+
+
+_READONLY = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+
+
+def _empty() -> apsw.Connection:
+    db = apsw.Connection(":memory:")
+    migrate(db)
+    return db
+
+
+def connect_readonly(path: Path) -> apsw.Connection:
+    """The archive for reading only. Where there is none yet, an empty one in memory (nothing is created);
+    so too where the file holds no tables yet (its first import was stopped before it committed)."""
+    if not path.exists():
+        return _empty()
+    uri = f"file:{quote(str(path))}?mode=ro"
+    db = apsw.Connection(uri, flags=_READONLY)
+    try:
+        _tune(db)
+        return _schema_or_empty(db)
+    except (apsw.ReadOnlyError, apsw.CantOpenError):
+        # A WAL archive in a folder this user cannot write: SQLite cannot create the shared-memory file
+        # readers coordinate through. Nobody can be writing there either (a writer needs that file), so
+        # the file is read as it stands, unless a write-ahead log holds commits not yet in it.
+        db.close()
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size:
+        raise RefindError(
+            f"{path}: cannot read the archive here: its write-ahead log needs a folder this user can write"
+        )
+    db = apsw.Connection(uri + "&immutable=1", flags=_READONLY)
+    _tune(db)
+    return _schema_or_empty(db)
+
+
+def _schema_or_empty(db: apsw.Connection) -> apsw.Connection:
+    if db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'chats'").fetchone():
+        return db
+    db.close()
+    return _empty()
