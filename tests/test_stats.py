@@ -103,7 +103,7 @@ def test_stats_of_one_speaker(home: Path) -> None:
     assert unknown.exit_code == 2 and "zed" in unknown.stderr
 
 
-# -- the counts `refind stats` reads (archive.message_counts, kept by triggers) -------------------------------
+# -- the counts `refind stats` reads (archive.message_counts, kept by each write) ------------------------------
 
 KOLKATA, KATHMANDU = ZoneInfo("Asia/Kolkata"), ZoneInfo("Asia/Kathmandu")
 
@@ -167,10 +167,42 @@ def test_the_counts_follow_imports_forgetting_and_merging(busy: Path) -> None:
         archive.merge_chats(1, 2)
         assert held(archive) == recounted(archive)
         assert not archive.db.execute("SELECT 1 FROM message_counts WHERE n <= 0 OR chat_seq = 2").fetchall()
-        with archive.transaction():  # a change of time, sender or kind moves the count
-            archive.db.execute("UPDATE messages SET ts = ts + 3600000000, sender = 'Cy' WHERE seq % 7 = 0")
-            archive.db.execute(f"UPDATE messages SET kind = '{Kind.HIDDEN}' WHERE seq % 11 = 0")
+        with archive.transaction():  # a forget of messages stored in the same transaction
+            import_chat(archive, Chat("test", "d", "D"), scattered(4, 50))
+            archive.forget_messages(
+                [seq for (seq,) in archive.db.execute("SELECT seq FROM messages ORDER BY seq DESC LIMIT 20")]
+            )
         assert held(archive) == recounted(archive)
+        before = held(archive)
+        with pytest.raises(RuntimeError), archive.transaction():  # rolled back: nothing counted
+            import_chat(archive, Chat("test", "e", "E"), scattered(5, 50))
+            raise RuntimeError
+        assert held(archive) == before == recounted(archive)
+        archive.insert_messages(  # outside a transaction: counted at once
+            [
+                (
+                    None,
+                    1,
+                    "x",
+                    10**15,
+                    None,
+                    "Ann",
+                    None,
+                    "t",
+                    Kind.TEXT,
+                    None,
+                    None,
+                    None,
+                    0,
+                    "",
+                    None,
+                    0,
+                    None,
+                )
+            ]
+        )
+        assert held(archive) == recounted(archive)
+        assert not archive.db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'trigger'").fetchall()
 
 
 @pytest.mark.parametrize("tz", [BERLIN, UTC, KOLKATA, KATHMANDU, ZoneInfo("America/St_Johns")])

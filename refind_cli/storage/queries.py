@@ -9,8 +9,9 @@ from datetime import datetime
 
 import apsw
 
-from refind_cli.records import ChatInfo, Kind, Turn
+from refind_cli.records import ChatInfo, Kind, Message, Turn
 from refind_cli.results import ChatSummary, SessionInfo
+from refind_cli.storage import raw
 from refind_cli.storage.database import (
     BEFORE_ALL,
     QUARTER_US,
@@ -23,7 +24,18 @@ from refind_cli.storage.database import (
 )
 from refind_cli.storage.schema import applied_migrations
 
-_TURN_COLUMNS = "s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker, t.text"
+# A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
+# the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
+# messages the turn lists, in its order; an archive before m011 holds the same text in turns.text.
+_TURN_TEXT = """(SELECT CASE WHEN count(DISTINCT coalesce(m.sender, '')) = 1
+    THEN group_concat(m.text, char(10) ORDER BY j.key)
+    ELSE group_concat(coalesce(m.sender, '') || ': ' || m.text, char(10) ORDER BY j.key) END
+    FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)"""
+
+_TURN_COLUMNS = (
+    f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker,"
+    f" {_TURN_TEXT}"
+)
 
 
 def _turn(row: Sequence) -> Turn:
@@ -146,8 +158,7 @@ class Queries:
         """Every (name, sender id, whether any of its messages is the exporting person's own) the messages
         are from, as turns name their speakers: what ``--from`` matches. A scan of the messages, paid only by
         a search that asks for speakers. (An archive read before m008 knows no message as anyone's own.)"""
-        columns = {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}
-        own = "max(own)" if "own" in columns else "0"
+        own = "max(own)" if "own" in self._message_columns() else "0"
         return [
             (name, sid, bool(mine))
             for name, sid, mine in fetch_all(
@@ -199,6 +210,51 @@ class Queries:
             tuple[int, int, int],
         )
 
+    def stored_messages(self, chat_seq: int) -> Iterator[Message]:
+        """A chat's messages as its exports gave them, every field and the raw record (``raw.joined``), in
+        the order they were stored: what the lossless promise keeps."""
+        columns = self._message_columns()
+        form = "raw_form" if "raw_form" in columns else "NULL"  # an archive read before m011
+        own = "own" if "own" in columns else "0"
+        rows = self.db.execute(
+            "SELECT ts, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw,"
+            f" {form}, {own} FROM messages WHERE chat_seq = ? ORDER BY seq",
+            (chat_seq,),
+        )
+        for (
+            ts,
+            sender,
+            text,
+            kind,
+            source_id,
+            sender_id,
+            local_time,
+            thread,
+            reply_to,
+            edited,
+            rest,
+            at,
+            own_,
+        ) in rows:
+            record = raw.joined(rest, at, (text, local_time, sender, sender_id))
+            yield Message(
+                from_us(ts),
+                sender,
+                text,
+                kind,
+                source_id,
+                sender_id,
+                local_time,
+                thread,
+                reply_to,
+                bool(edited),
+                record,
+                bool(own_),
+            )
+
+    def _message_columns(self) -> set[str]:
+        return {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}
+
     def integrity_problems(self) -> list[str]:
         try:
             rows = [r[0] for r in self.db.execute("PRAGMA integrity_check")]
@@ -215,8 +271,8 @@ class Queries:
     ) -> Iterator[tuple[int, int, int, int, str, str]]:
         """What the index needs of each turn, as plain tuples (session_seq, ordinal, chat_seq, start in epoch
         seconds, speaker, text): building ``Turn`` records with datetimes cost more than the indexing."""
-        sql = "SELECT session_seq, ordinal, chat_seq, start_ts / 1000000, speaker, text FROM turns"
-        return self._of_sessions(sql, "session_seq", "ordinal", session_seqs)
+        sql = f"SELECT session_seq, ordinal, chat_seq, start_ts / 1000000, speaker, {_TURN_TEXT} FROM turns t"
+        return self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
 
     def _of_sessions(
         self, sql: str, session_column: str, ordinal_column: str, session_seqs: Iterable[int] | None
