@@ -124,9 +124,9 @@ def local_days(epoch_seconds: Iterable[int], tz: tzinfo) -> Counter[date]:
     if not moments:
         return Counter()
     lo, hi = min(moments), max(moments)
-    if (hi - lo) // 86_400 > len(moments):
-        # Few moments over a long span (one dated in the year 9998): converting each costs less than
-        # sampling the zone every day between them.
+    if tz.utcoffset(None) is None and (hi - lo) // 86_400 > len(moments):
+        # Few moments over a long span (one dated in the year 9998) in a zone whose offset changes: converting
+        # each costs less than sampling the zone every day between them. (A fixed zone needs neither.)
         return Counter(datetime.fromtimestamp(ts, tz).date() for ts in moments)
     # The zone's changes over the moments' span, then a bisection a moment: 100,000 moments spread over six
     # years in 26 ms, against 150 ms converting each with astimezone (the same days, checked for Berlin,

@@ -539,8 +539,11 @@ class Queries:
         where, args = self._stats_where(chats, since, until, senders, counted)
         # One expression, so the zone's CASE runs once a row; 1970-01-01 was a Thursday, 72 hours past Monday.
         hour = f"({self._local_seconds(offsets, counted)} / 3600 + 72) % 168"
+        # The counts of a quarter hour summed first, in the table's own order (no sort): 511,000 rows of the
+        # bench's archive are 318,000 quarter hours, which the sort for the hours of the week then takes.
         sql = (
-            f"SELECT {hour} AS h, sum(n) FROM message_counts WHERE {where} GROUP BY h"
+            f"SELECT {hour} AS h, sum(n) FROM (SELECT quarter, sum(n) AS n FROM message_counts WHERE {where}"
+            " GROUP BY chat_seq, quarter) GROUP BY h"
             if counted
             else f"SELECT {hour} AS h, count(*) FROM messages WHERE {where} GROUP BY h"
         )
