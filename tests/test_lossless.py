@@ -83,9 +83,9 @@ def test_every_field_of_every_sample_export_comes_back_from_the_archive(tmp_path
 
 
 def test_a_turn_reads_as_its_messages_make_it(tmp_path: Path):
-    jonas = SAMPLES / "WhatsApp Chat with Jonas Becker.txt"
     with Archive.open(tmp_path / "home") as archive:
-        import_file(archive, jonas, tz=UTC, worker=False)
+        for export in ("WhatsApp Chat with Jonas Becker.txt", "chatgpt-export.zip"):
+            import_file(archive, SAMPLES / export, tz=UTC, worker=False)
         columns = {r[1] for r in archive.db.execute("PRAGMA table_info(turns)")}
         assert "text" not in columns
         texts = {
@@ -93,7 +93,7 @@ def test_a_turn_reads_as_its_messages_make_it(tmp_path: Path):
             for seq, sender, text in archive.db.execute("SELECT seq, sender, text FROM messages")
         }
         turns = list(archive.iter_turns())
-        assert any("\n" in t.text for t in turns)
+        shapes = set()
         for turn in turns:
             seqs = [
                 int(s)
@@ -105,10 +105,13 @@ def test_a_turn_reads_as_its_messages_make_it(tmp_path: Path):
                 .split(",")
             ]
             parts = [texts[s] for s in seqs]
-            if len({sender for sender, _ in parts}) == 1:
+            senders = len({sender for sender, _ in parts})
+            shapes.add((min(len(parts), 2), senders))
+            if senders == 1:
                 assert turn.text == "\n".join(text for _, text in parts)
             else:
                 assert turn.text == "\n".join(f"{sender}: {text}" for sender, text in parts)
+        assert shapes >= {(1, 1), (2, 1), (2, 2)}  # one message; a burst; a question and its answer
 
 
 def test_an_archive_of_the_last_release_keeps_every_record_and_turn_text_through_the_upgrade(tmp_path: Path):
