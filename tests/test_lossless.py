@@ -18,6 +18,7 @@ from refind_cli.importers import read_export
 from refind_cli.ingest import import_file
 from refind_cli.storage import raw
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.schema import applied_migrations
 
 FIXTURE = Path(__file__).parent / "fixtures" / "release-1.archive.db"
 EXPORTS = sorted(p for p in SAMPLES.iterdir() if p.suffix not in {".py", ".md"})
@@ -114,33 +115,37 @@ def test_a_turn_reads_as_its_messages_make_it(tmp_path: Path):
         assert shapes >= {(1, 1), (2, 1), (2, 2)}  # one message; a burst; a question and its answer
 
 
+def _records_and_turns(archive: Archive) -> tuple[list[tuple[int, str]], list[tuple[int, int, str]]]:
+    """(seq, raw record) of every message, as ``stored_messages`` rebuilds it; (session seq, ordinal, text)
+    of every turn."""
+    records = []
+    for c in archive.chats():
+        seqs = [
+            r[0]
+            for r in archive.db.execute(
+                "SELECT seq FROM messages WHERE chat_seq = ? ORDER BY seq", (c.info.seq,)
+            )
+        ]
+        records += [(seq, m.raw) for seq, m in zip(seqs, archive.stored_messages(c.info.seq), strict=True)]
+    # (Not by turn id: m004 renamed sessions.)
+    return sorted(records), sorted((t.session_seq, t.ordinal, t.text) for t in archive.iter_turns())
+
+
 def test_an_archive_of_the_last_release_keeps_every_record_and_turn_text_through_the_upgrade(tmp_path: Path):
     home = tmp_path / "home"
     home.mkdir()
     shutil.copyfile(FIXTURE, home / "archive.db")
     with sqlite3.connect(FIXTURE) as old:
         records = old.execute("SELECT seq, raw FROM messages ORDER BY seq").fetchall()
-        turn_texts = old.execute("SELECT session_seq, ordinal, text FROM turns").fetchall()
+        turn_texts = sorted(old.execute("SELECT session_seq, ordinal, text FROM turns").fetchall())
         size = old.execute("SELECT sum(length(raw)) FROM messages").fetchone()[0]
+    with Archive.open(home, readonly=True) as archive:  # read as it stands, before any migration
+        assert _records_and_turns(archive) == (records, turn_texts)
     with Archive.open(home) as archive:
+        assert "m011_text_once" in applied_migrations(archive.db)
         rests, texts = archive.db.execute(
             "SELECT sum(length(raw)), sum(length(text)) FROM messages"
         ).fetchone()
         assert size - rests > texts * 0.8  # the records no longer hold their texts
-        rebuilt = [
-            (seq, m.raw)
-            for c in archive.chats()
-            for seq, m in zip(
-                [
-                    r[0]
-                    for r in archive.db.execute(
-                        "SELECT seq FROM messages WHERE chat_seq = ? ORDER BY seq", (c.info.seq,)
-                    )
-                ],
-                archive.stored_messages(c.info.seq),
-                strict=True,
-            )
-        ]
-        assert sorted(rebuilt) == records
-        # (Turn ids are not compared: m004 renamed sessions.)
-        assert sorted((t.session_seq, t.ordinal, t.text) for t in archive.iter_turns()) == sorted(turn_texts)
+        assert _records_and_turns(archive) == (records, turn_texts)
+    assert (home / "archive.db").stat().st_size < FIXTURE.stat().st_size  # given back (VACUUM)
