@@ -40,8 +40,11 @@ def build(export: Path, home: Path, before: Path | None) -> float:
     shutil.rmtree(home, ignore_errors=True)
     env = None if before is None else {**os.environ, "PYTHONPATH": str(before)}
     start = time.perf_counter()
+    # The console script as installed (``python -m`` would put the working directory's refind_cli first,
+    # ahead of an older one on PYTHONPATH).
+    exe = str(Path(sys.executable).with_name("refind"))
     subprocess.run(
-        [sys.executable, "-m", "refind_cli", "--home", str(home), "import", "--tz", "UTC", str(export)],
+        [exe, "--home", str(home), "import", "--tz", "UTC", str(export)],
         check=True,
         stdout=subprocess.DEVNULL,
         env=env,
