@@ -26,6 +26,8 @@ import apsw
 sys.path.insert(0, str(Path(__file__).parent))
 from import_bench import generate
 
+from refind_cli.storage.database import fetch_first
+
 MB = 1e6
 
 
@@ -103,8 +105,9 @@ def main() -> None:
         generate(export, args.messages)
     home = args.workdir / f"disk-home-{args.messages}"
     seconds = build(export, home, None)
-    with apsw.Connection(str(home / "archive.db"), flags=apsw.SQLITE_OPEN_READONLY) as db:
-        texts = db.execute("SELECT sum(length(CAST(text AS BLOB))) FROM messages").fetchone()[0]
+    db = apsw.Connection(str(home / "archive.db"), flags=apsw.SQLITE_OPEN_READONLY)
+    texts = fetch_first(db.execute("SELECT sum(length(CAST(text AS BLOB))) FROM messages"), tuple[int])[0]
+    db.close()
     print(
         f"{args.messages:,} messages: export {size(export) / MB:.1f} MB, their texts {texts / MB:.1f} MB"
         f" (UTF-8); {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"

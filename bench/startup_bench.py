@@ -55,7 +55,10 @@ def wall(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, floa
     subprocess.run(cmd, check=False, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     seconds = time.perf_counter() - start
     after = os.times()
-    return seconds, after.children_user + after.children_system - before.children_user - before.children_system
+    return (
+        seconds,
+        after.children_user + after.children_system - before.children_user - before.children_system,
+    )
 
 
 def main() -> None:
