@@ -219,41 +219,15 @@ class Queries:
         columns = self._message_columns()
         form = "raw_form" if "raw_form" in columns else "NULL"  # an archive read before m011
         own = "own" if "own" in columns else "0"
+        # Message's fields in its order, then how to rebuild the record.
         rows = self.db.execute(
             "SELECT ts, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw,"
-            f" {form}, {own} FROM messages WHERE chat_seq = ? ORDER BY seq",
+            f" {own}, {form} FROM messages WHERE chat_seq = ? ORDER BY seq",
             (chat_seq,),
         )
-        for (
-            ts,
-            sender,
-            text,
-            kind,
-            source_id,
-            sender_id,
-            local_time,
-            thread,
-            reply_to,
-            edited,
-            rest,
-            at,
-            own_,
-        ) in rows:
-            record = raw.joined(rest, at, (text, local_time, sender, sender_id))
-            yield Message(
-                from_us(ts),
-                sender,
-                text,
-                kind,
-                source_id,
-                sender_id,
-                local_time,
-                thread,
-                reply_to,
-                bool(edited),
-                record,
-                bool(own_),
-            )
+        for row in rows:
+            record = raw.joined(row[10], row[12], (row[2], row[6], row[1], row[5]))
+            yield Message(from_us(row[0]), *row[1:9], bool(row[9]), record, bool(row[11]))
 
     def _message_columns(self) -> set[str]:
         return {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}
