@@ -227,7 +227,7 @@ class Queries:
         )
         for row in rows:
             record = raw.joined(row[10], row[12], (row[2], row[6], row[1], row[5]))
-            yield Message(from_us(row[0]), *row[1:9], bool(row[9]), record, bool(row[11]))
+            yield Message._make((from_us(row[0]), *row[1:9], bool(row[9]), record, bool(row[11])))
 
     def _message_columns(self) -> set[str]:
         return {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}
