@@ -283,6 +283,11 @@ class Home:
         with self._storage():
             return search(self.archive(), self.index(), request, timeline_tz=timeline, keep=keep)
 
+    def reader(self, *, keep: list[object] | None = None) -> HomeReader:
+        """The home as the read tools (``search_tools.READ_TOOLS``) read it, for a server's connection;
+        ``keep`` as ``search`` takes it."""
+        return HomeReader(self, keep)
+
     def show(self, turn_or_session: str, *, around: str | None = None, context: int = 10) -> SessionView:
         """A whole session, or (given a turn id, or ``around``) the ``context`` turns either side of a turn."""
         with self._storage():
@@ -754,3 +759,24 @@ def evaluate(
         on_question=on_question,
         on_event=on_event or ignore,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class HomeReader:
+    """A home as the read tools read it (``search_tools.Reader``): what a server (MCP, an HTTP API) hands
+    them, so that each serves every read tool as it is declared."""
+
+    home: Home
+    keep: list[object] | None
+
+    def search(self, request: SearchRequest) -> SearchResult:
+        return self.home.search(request, keep=self.keep)
+
+    def show(self, turn_id: str, context: int) -> SessionView:
+        return self.home.show(turn_id, context=context)
+
+    def chats(self) -> list[ChatSummary]:
+        return self.home.chats()
+
+    def chat_ids(self, names: Sequence[str], within: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        return self.home.chat_ids(names, option="chats", within=within, listing="list_chats")

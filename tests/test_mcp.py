@@ -28,9 +28,9 @@ import refind_cli.frontends.cli.imports
 import refind_cli.frontends.cli.search  # noqa: F401  (register the commands compared against)
 from refind_cli.agent.tools import TOOLS
 from refind_cli.frontends.cli import app
-from refind_cli.frontends.mcp.server import SEARCH_SCHEMA
 from refind_cli.frontends.render import json_text
 from refind_cli.ingest import import_chat
+from refind_cli.method.search_tools import SEARCH_SCHEMA
 from refind_cli.records import Chat, Message
 from refind_cli.storage.archive import Archive
 

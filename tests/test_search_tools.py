@@ -3,7 +3,7 @@ exactly what the JSON builders of `refind search/show/chats --json` write."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -12,17 +12,21 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from refind_cli.agent import prompts
-from refind_cli.agent.builtin_tools import SEARCH_CHAT
+from refind_cli.agent.builtin_tools import PRESENT, SEARCH_CHAT, reading_tool
+from refind_cli.agent.tools import Registry, Toolbox
 from refind_cli.facade import Home
 from refind_cli.frontends.mcp import server as mcp_server
 from refind_cli.frontends.render.imports import chats_json
 from refind_cli.frontends.render.search import session_json, to_json
 from refind_cli.method.search_tools import (
     CHATS_SCHEMA,
+    READ_TOOLS,
     SEARCH_GUIDE,
     SEARCH_PARAMETERS,
     SEARCH_SCHEMA,
     SESSION_SCHEMA,
+    Reading,
+    ReadTool,
     Seen,
     parse_search,
     search_request,
@@ -91,3 +95,40 @@ def test_tool_arguments_become_a_request_without_the_seen_sessions(home: Home) -
     assert seen.excluded() == tuple(sorted({h.turn.session_id for h in first.hits}))
     again = home.search(search_request(parsed, None, None, chats=None, exclude=seen))
     assert not {h.turn.session_id for h in again.hits} & set(seen.excluded())
+
+
+def _this_week(reading: Reading, parsed: dict[str, Any]) -> Any:
+    """A toy read tool: search_chat over the week before now."""
+    now = reading.clock(reading.tz)
+    return reading.search({**parsed, "chats": [], "include_seen": False}, now - timedelta(days=7), now)
+
+
+def test_a_read_tool_declared_once_is_served_by_the_mcp_server_and_the_agent(home: Home) -> None:
+    """One declaration (its schema, parse, run and result shape) and nothing else: the MCP server lists and
+    runs it, and refind's agent has it, each rendering the result its own way."""
+    toy = ReadTool(
+        name="search_this_week",
+        description="search_chat over the last seven days.",
+        parameters=SEARCH_PARAMETERS,
+        parse=parse_search,
+        run=_this_week,
+        shape="search",
+        agent_parameters=SEARCH_PARAMETERS,
+        agent_parse=parse_search,
+    )
+    listed, runs = mcp_server.served((*READ_TOOLS, toy))
+    assert [tool.name for tool, _ in listed] == [*(t.name for t in READ_TOOLS), "search_this_week"]
+    served = mcp_server.ArchiveTools(home, BERLIN, now=lambda tz: datetime(2026, 4, 10, 12, tzinfo=tz))
+    with home.reading():
+        out = runs["search_this_week"](served, {"keywords": "dentist"})
+    same_shape(SEARCH_SCHEMA, out)
+    assert out["results"] and all("2026-04-03" <= r["timestamp"][:10] <= "2026-04-10" for r in out["results"])
+    assert out["filters"]["since"].startswith("2026-04-03")
+
+    registry = Registry([reading_tool(toy, PRESENT[toy.shape])])
+    box = Toolbox(home.search, datetime(2026, 4, 10, 12, tzinfo=BERLIN), BERLIN, 3, tools=registry)
+    with home.reading():
+        result = box.call("search_this_week", registry.parse("search_this_week", '{"keywords": "dentist"}'))
+    assert result.turn_ids and box.searches == 1 and box.last_hits
+    assert "dentist" in result.text.lower()
+    assert {h.turn.id for h in box.last_hits} == {r["turn_id"] for r in out["results"]}

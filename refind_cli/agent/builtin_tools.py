@@ -1,40 +1,54 @@
 """The ReFind tools: ``search_chat``, ``take_note`` and ``finish_search``. They register through
 ``tools.register`` like any other tool; importing ``refind_cli.agent`` imports this module.
 
-``search_chat`` is the one ``search_tools`` declares (its schema, its arguments' check, its request, the
-sessions already seen), as the MCP server serves it. The offline planner has its bounds as instants already
-and runs the same search through ``search_between``, so no time of day is lost to a date string read back.
+The read tools come from ``search_tools.READ_TOOLS``, declared once for every front end: each one the agent
+has (``agent_parameters``) is registered here as it is declared, run as every front end runs it, and shown to
+the model by the presenter of its result's shape. The offline planner has its bounds as instants already and
+runs the same search through ``search_between``, so no time of day is lost to a date string read back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, time, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent import prompts
 from refind_cli.agent.events import HitSummary, Note, NoteTaken, SearchDone
 from refind_cli.agent.tools import MalformedCall, Tool, Toolbox, ToolFailed, ToolResult, register
 from refind_cli.errors import RefindError
-from refind_cli.method.search_tools import (
-    SEARCH_DESCRIPTION,
-    SEARCH_NAME,
-    SEARCH_PARAMETERS,
-    SEARCH_TEXT_USAGE,
-    as_int,
-    date_range,
-    parse_search,
-    search_request,
-)
+from refind_cli.method.search_tools import READ_TOOLS, ReadTool, as_int
 from refind_cli.request import DEFAULT_WINDOW
 
+if TYPE_CHECKING:
+    from refind_cli.results import SearchResult
 
-def search_chat(box: Toolbox, args: dict[str, Any]) -> ToolResult:
-    _check_budget(box)
-    try:
-        since, until = date_range(args, now=box.now, tz=box.tz)
-    except RefindError as err:
-        raise ToolFailed(str(err)) from None
-    return _search(box, args, since, until)
+# What the model reads of a read tool's result, by its shape; the call's parsed arguments are the round's.
+Present = Callable[[Toolbox, dict[str, Any], Any], ToolResult]
+
+
+def reading_tool(tool: ReadTool, present: Present) -> Tool:
+    """The agent's tool for a read tool: the model is shown its agent parameters; a call runs as any front end
+    runs it (over the run's scope, without the sessions already seen), within the round budget."""
+    if tool.agent_parameters is None or tool.agent_parse is None:
+        raise ValueError(f"{tool.name} is not declared for the agent")
+
+    def execute(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+        _check_budget(box)
+        try:
+            record = tool.run(box.reading(), args)
+        except RefindError as err:  # an unreadable date, a speaker nobody is called
+            raise ToolFailed(str(err)) from None
+        return present(box, args, record)
+
+    return Tool(
+        name=tool.name,
+        description=tool.description,
+        parameters=tool.agent_parameters,
+        parse=tool.agent_parse,
+        execute=execute,
+        text_usage=tool.text_usage,
+    )
 
 
 def search_between(
@@ -63,7 +77,11 @@ def search_between(
 
     def execute() -> ToolResult:
         _check_budget(box)
-        return _search(box, arguments, since, until, session_rank=session_rank, window=window, blocks=False)
+        try:
+            result = box.reading().search(arguments, since, until, window=window, session_rank=session_rank)
+        except RefindError as err:  # a speaker nobody is called
+            raise ToolFailed(str(err)) from None
+        return _present_search(box, arguments, result, blocks=False)
 
     return box.apply(SEARCH_CHAT.name, arguments, execute)
 
@@ -83,39 +101,20 @@ def _check_budget(box: Toolbox) -> None:
         raise ToolFailed("the search budget is used up; call take_note or finish_search")
 
 
-def _search(
-    box: Toolbox,
-    args: dict[str, Any],
-    since: datetime | None,
-    until: datetime | None,
-    *,
-    session_rank: bool = True,
-    window: int = DEFAULT_WINDOW,
-    blocks: bool = True,
+def _present_search(
+    box: Toolbox, args: dict[str, Any], result: SearchResult, *, blocks: bool = True
 ) -> ToolResult:
-    keywords, top_k = args["keywords"], args["top_k"]
-    request = search_request(
-        args,
-        since,
-        until,
-        chats=box.chats,
-        exclude=box.seen_sessions,
-        window=window,
-        session_rank=session_rank,
-    )
-    try:
-        result = box.search_fn(request)
-    except RefindError as err:  # a speaker nobody is called
-        raise ToolFailed(str(err)) from None
+    """A search's hits as numbered blocks (the planner reads the hits, not text: with ``blocks`` False, how
+    many), the last hits to take notes from, the round's event."""
+    request, keywords = result.request, args["keywords"]
     box.searches += 1
     box.last_hits = hits = tuple(result.hits)
-    box.seen_sessions.add(result)
     event = SearchDone(
         n=box.searches,
         keywords=keywords,
         date_from=args["date_from"],
         date_to=args["date_to"],
-        top_k=top_k,
+        top_k=args["top_k"],
         hits=tuple(
             HitSummary(h.rank, h.turn.id, h.turn.session_id, h.chat.name, h.turn.start, h.turn.speaker)
             for h in hits
@@ -123,9 +122,10 @@ def _search(
         total=result.total,
         excluded_sessions=len(request.exclude_sessions),
     )
+    dated = request.since is not None or request.until is not None
     if not hits:
-        text = f"No results for {keywords!r}" + (" in that date range." if since or until else ".")
-        text += " Try other keywords" + (" or a wider date range." if since or until else ".")
+        text = f"No results for {keywords!r}" + (" in that date range." if dated else ".")
+        text += " Try other keywords" + (" or a wider date range." if dated else ".")
     elif not blocks:
         text = f"{len(hits)} results for {keywords!r}."
     else:
@@ -177,16 +177,14 @@ def finish_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     return ToolResult("Search finished.", finished=True)
 
 
-SEARCH_CHAT = register(
-    Tool(
-        name=SEARCH_NAME,
-        description=SEARCH_DESCRIPTION,
-        parameters=SEARCH_PARAMETERS,
-        parse=parse_search,
-        execute=search_chat,
-        text_usage=SEARCH_TEXT_USAGE,
-    )
-)
+# A read tool whose result has one of these shapes needs nothing here to be the agent's too.
+PRESENT: dict[str, Present] = {"search": _present_search}
+_REGISTERED = {
+    tool.name: register(reading_tool(tool, PRESENT[tool.shape]))
+    for tool in READ_TOOLS
+    if tool.agent_parameters is not None
+}
+SEARCH_CHAT = _REGISTERED["search_chat"]
 
 TAKE_NOTE = register(
     Tool(

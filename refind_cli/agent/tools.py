@@ -21,11 +21,15 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent.events import Event, EventSink, Note, Round, ToolError, ignore
-from refind_cli.method.search_tools import MalformedCall, Seen
+from refind_cli.errors import RefindError
+from refind_cli.method.search_tools import MalformedCall, Reading, Seen
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from refind_cli.reports import SessionView
     from refind_cli.request import SearchRequest
-    from refind_cli.results import Hit, SearchResult
+    from refind_cli.results import ChatSummary, Hit, SearchResult
 
 
 class ToolFailed(Exception):
@@ -159,6 +163,18 @@ class Toolbox:
     def exhausted(self) -> bool:
         return self.searches >= self.max_rounds
 
+    def reading(self) -> Reading:
+        """The run as the read tools read it: its scope as it stands now, its seen sessions, its clock; a
+        model's searches fuse sessions (the method's rounds, measured in bench/RESULTS.md)."""
+        return Reading(
+            _Searching(self.search_fn),
+            lambda _tz: self.now,
+            self.tz,
+            self.chats,
+            seen=self.seen_sessions,
+            session_rank=True,
+        )
+
     def call(self, name: str, args: dict[str, Any]) -> ToolResult:
         """Run a registered tool on parsed arguments; MalformedCall for a name the registry does not hold."""
         tool = self.tools.get(name)
@@ -176,3 +192,22 @@ class Toolbox:
         if result.event is not None:
             self.on_event(result.event)
         return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Searching:
+    """The agent's reader: it searches the archive it was given; browsing is not among its tools."""
+
+    search_fn: SearchFn
+
+    def search(self, request: SearchRequest) -> SearchResult:
+        return self.search_fn(request)
+
+    def show(self, turn_id: str, context: int) -> SessionView:
+        raise RefindError("the agent has no tool that shows a conversation")
+
+    def chats(self) -> Sequence[ChatSummary]:
+        raise RefindError("the agent has no tool that lists the chats")
+
+    def chat_ids(self, names: Sequence[str], within: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        raise RefindError("the agent's searches keep to the run's chats")

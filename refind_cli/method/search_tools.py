@@ -18,15 +18,18 @@ request (``Home.search``, or the agent's search function).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from refind_cli.errors import RefindError
 from refind_cli.request import DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_range
 
 if TYPE_CHECKING:
-    from refind_cli.results import SearchResult
+    from refind_cli.reports import SessionView
+    from refind_cli.results import ChatSummary, SearchResult
 
 MAX_TOP_K = 20
 DEFAULT_TOP_K = 5
@@ -185,6 +188,224 @@ def search_request(
     )
 
 
+# -- the read tools, as every front end serves them --------------------------------------------------------------
+
+
+class Reader(Protocol):
+    """What the read tools read: a home (the MCP server's, an HTTP API's) or the agent's archive and index."""
+
+    def search(self, request: SearchRequest) -> SearchResult: ...
+
+    def show(self, turn_id: str, context: int) -> SessionView: ...
+
+    def chats(self) -> Sequence[ChatSummary]: ...
+
+    def chat_ids(self, names: Sequence[str], within: tuple[int, ...] | None) -> tuple[int, ...] | None: ...
+
+
+@dataclass
+class Reading:
+    """One conversation's reading (an agent's run, an MCP connection): what it reads, its clock and zone, the
+    chats it is limited to (``scope``; ``scope_names`` as the user typed them), the sessions it was shown,
+    and how its searches rank and how many turns they show around a hit."""
+
+    reader: Reader
+    clock: Callable[[tzinfo], datetime]
+    tz: tzinfo
+    scope: tuple[int, ...] | None = None
+    scope_names: tuple[str, ...] | None = None
+    seen: Seen = field(default_factory=Seen)
+    session_rank: bool = SESSION_RANK
+    window: int = DEFAULT_WINDOW
+
+    def search(
+        self,
+        parsed: dict[str, Any],
+        since: datetime | None,
+        until: datetime | None,
+        *,
+        window: int | None = None,
+        session_rank: bool | None = None,
+    ) -> SearchResult:
+        """A parsed search_chat call between bounds already read: over the scope (or the chats it names,
+        within the scope), without the sessions already seen unless it asks for them; what it returns is
+        seen from now on."""
+        chats, names = self.scope, self.scope_names
+        if parsed.get("chats"):
+            chats, names = self.reader.chat_ids(parsed["chats"], self.scope), tuple(parsed["chats"])
+        request = search_request(
+            parsed,
+            since,
+            until,
+            chats=chats,
+            chat_names=names,
+            exclude=None if parsed.get("include_seen") else self.seen,
+            window=self.window if window is None else window,
+            session_rank=self.session_rank if session_rank is None else session_rank,
+        )
+        result = self.reader.search(request)
+        self.seen.add(result)
+        return result
+
+
+Shape = Literal[
+    "search", "session", "chats"
+]  # what a tool returns: SEARCH_SCHEMA, SESSION_SCHEMA, CHATS_SCHEMA
+
+
+@dataclass(frozen=True, slots=True)
+class ReadTool:
+    """A read tool, declared once for every front end. A server shows ``parameters`` and checks calls with
+    ``parse`` (strict: MalformedCall names what is wrong); refind's agent, when it has the tool, shows a model
+    ``agent_parameters`` and parses with ``agent_parse`` (lenient: models write 5.0 and "5"). ``run`` reads
+    the parsed call (RefindError or MalformedCall when it cannot), and returns a record of the ``shape``
+    each front end renders its own way (JSON for a client, blocks of text for a model)."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    parse: Callable[[dict[str, Any]], dict[str, Any]]
+    run: Callable[[Reading, dict[str, Any]], Any]
+    shape: Shape
+    idempotent: bool = False
+    agent_parameters: Mapping[str, Any] | None = None  # None: refind's agent does not have the tool
+    agent_parse: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    text_usage: str | None = None  # the agent's text protocol's example call
+
+
+def _known(args: dict[str, Any], schema: Mapping[str, Any], tool: str) -> None:
+    unknown = sorted(set(args) - set(schema["properties"]))
+    if unknown:
+        takes = ", ".join(schema["properties"]) or "no arguments"
+        raise MalformedCall(f"{tool} has no argument {unknown[0]!r} (it takes {takes})")
+
+
+def _in_range(value: Any, name: str, lo: int, hi: int) -> int:
+    n = as_int(value, name)
+    if not lo <= n <= hi:
+        raise MalformedCall(f"{name} must be between {lo} and {hi}, not {n}")
+    return n
+
+
+def _chat_names(value: Any) -> list[str]:
+    """The ``chats`` argument: a list of names, ids or numbers (one alone is taken as a list of one)."""
+    if value is None:
+        return []
+    values = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, str | int) and not isinstance(v, bool) for v in values):
+        raise MalformedCall("chats must be a list of chat names, ids or numbers (see list_chats)")
+    return [str(v) for v in values if str(v).strip()]
+
+
+def parse_served_search(args: dict[str, Any]) -> dict[str, Any]:
+    """A served search_chat call: no unknown argument, top_k in range, and the connection's own arguments
+    (``chats``, ``include_seen``) besides what ``parse_search`` reads."""
+    _known(args, SERVED_SEARCH_PARAMETERS, SEARCH_NAME)
+    if args.get("top_k") is not None:
+        _in_range(args["top_k"], "top_k", 1, MAX_TOP_K)
+    parsed = parse_search(args)
+    include_seen = args.get("include_seen", False)
+    if not isinstance(include_seen, bool):
+        raise MalformedCall("include_seen must be true or false")
+    return {**parsed, "chats": _chat_names(args.get("chats")), "include_seen": include_seen}
+
+
+def run_search(reading: Reading, parsed: dict[str, Any]) -> SearchResult:
+    since, until = date_range(parsed, now=reading.clock(reading.tz), tz=reading.tz)
+    return reading.search(parsed, since, until)
+
+
+MAX_CONTEXT = 100  # turns either side that get_context returns at most
+
+
+def _side(which: str) -> str:
+    return f"Turns {which} the given one in its conversation (0-{MAX_CONTEXT}, default 10)."
+
+
+CONTEXT_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "turn_id": {"type": "string", "description": "A turn id, as search_chat returns them."},
+        "before": {"type": "integer", "default": 10, "description": _side("before")},
+        "after": {"type": "integer", "default": 10, "description": _side("after")},
+    },
+    "required": ["turn_id"],
+}
+
+
+def parse_context(args: dict[str, Any]) -> dict[str, Any]:
+    _known(args, CONTEXT_PARAMETERS, "get_context")
+    turn_id = args.get("turn_id")
+    if not isinstance(turn_id, str) or not turn_id.strip():
+        raise MalformedCall("get_context needs turn_id: a turn id as search_chat returns them")
+    return {
+        "turn_id": turn_id.strip(),
+        "before": _in_range(args.get("before", 10), "before", 0, MAX_CONTEXT),
+        "after": _in_range(args.get("after", 10), "after", 0, MAX_CONTEXT),
+    }
+
+
+def run_context(reading: Reading, parsed: dict[str, Any]) -> SessionView:
+    turn_id, before, after = parsed["turn_id"], parsed["before"], parsed["after"]
+    view = reading.reader.show(turn_id, max(before, after))
+    if view.around is None or (reading.scope is not None and view.session.chat.seq not in reading.scope):
+        raise RefindError(f"no turn {turn_id!r} (turn ids are in search_chat results)")
+    at = next(i for i, turn in enumerate(view.turns) if turn.id == view.around)
+    return dataclasses.replace(view, turns=view.turns[max(at - before, 0) : at + after + 1])
+
+
+CHATS_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def parse_chats(args: dict[str, Any]) -> dict[str, Any]:
+    _known(args, CHATS_PARAMETERS, "list_chats")
+    return {}
+
+
+def run_chats(reading: Reading, parsed: dict[str, Any]) -> list[ChatSummary]:
+    return [c for c in reading.reader.chats() if reading.scope is None or c.info.seq in reading.scope]
+
+
+SEARCH_CHAT = ReadTool(
+    name=SEARCH_NAME,
+    description=SEARCH_DESCRIPTION,
+    parameters=SERVED_SEARCH_PARAMETERS,
+    parse=parse_served_search,
+    run=run_search,
+    shape="search",
+    agent_parameters=SEARCH_PARAMETERS,
+    agent_parse=parse_search,
+    text_usage=SEARCH_TEXT_USAGE,
+)
+GET_CONTEXT = ReadTool(
+    name="get_context",
+    description=(
+        "The conversation around a turn: the turns before and after it in its session, in order, "
+        "the given turn marked hit. Use it to read more of a conversation search_chat found."
+    ),
+    parameters=CONTEXT_PARAMETERS,
+    parse=parse_context,
+    run=run_context,
+    shape="session",
+    idempotent=True,
+)
+LIST_CHATS = ReadTool(
+    name="list_chats",
+    description=(
+        "The chats in the archive: id, name, source, number of messages, sessions and turns, the "
+        "dates of the first and last message, and the language (ISO 639-1) each is searched in. "
+        "search_chat's chats argument takes these names or ids."
+    ),
+    parameters=CHATS_PARAMETERS,
+    parse=parse_chats,
+    run=run_chats,
+    shape="chats",
+    idempotent=True,
+)
+# Every front end serves these, in this order; refind's agent has those with agent parameters.
+READ_TOOLS: tuple[ReadTool, ...] = (SEARCH_CHAT, GET_CONTEXT, LIST_CHATS)
+
+
 # -- the instructions -------------------------------------------------------------------------------------------
 
 DATA_NOTE = (
@@ -338,3 +559,9 @@ CHATS_SCHEMA = _obj(
         },
     }
 )
+# What each shape of result is, for a client that checks results against a schema.
+SCHEMAS: dict[Shape, dict[str, Any]] = {
+    "search": SEARCH_SCHEMA,
+    "session": SESSION_SCHEMA,
+    "chats": CHATS_SCHEMA,
+}

@@ -1,9 +1,10 @@
 """`refind mcp`: the chat archive as tools for any agent, over the Model Context Protocol (stdio).
 
-Three read-only tools and one prompt:
-- ``search_chat``: the ReFind search, the very tool refind's agent has (``search_tools``: its schema plus
-  ``chats`` and ``include_seen``); its result is `refind search --json`'s object. Sessions a connection was
-  already shown are excluded from its later searches, as in the agent's rounds.
+Every read tool ``search_tools.READ_TOOLS`` declares, served as declared (no tool has code of its own here),
+and one prompt:
+- ``search_chat``: the ReFind search, the very tool refind's agent has (plus ``chats`` and ``include_seen``);
+  its result is `refind search --json`'s object. Sessions a connection was already shown are excluded from
+  its later searches, as in the agent's rounds.
 - ``get_context``: the turns around a turn, as `refind show --json` gives them.
 - ``list_chats``: the chats, as `refind chats --json` gives them.
 - the ``refind`` prompt: the method's search-and-cite instructions for a question.
@@ -20,12 +21,11 @@ Importing this module imports the MCP SDK (pydantic, starlette, ...): only `refi
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from mcp import types
 from mcp.server.lowlevel import Server
@@ -40,52 +40,23 @@ from refind_cli.frontends.render import json_text
 from refind_cli.frontends.render.imports import chats_json
 from refind_cli.frontends.render.search import session_json, to_json
 from refind_cli.method.search_tools import (
-    CHATS_SCHEMA,
     DATA_NOTE,
-    MAX_TOP_K,
-    SEARCH_DESCRIPTION,
+    READ_TOOLS,
+    SCHEMAS,
     SEARCH_GUIDE,
-    SEARCH_NAME,
-    SEARCH_SCHEMA,
-    SERVED_SEARCH_PARAMETERS,
-    SESSION_SCHEMA,
     MalformedCall,
+    Reading,
+    ReadTool,
     Seen,
-    as_int,
-    date_range,
-    parse_search,
-    search_request,
+    run_chats,
     situation,
 )
 
-if TYPE_CHECKING:
-    from refind_cli.results import ChatSummary
-
-MAX_CONTEXT = 100  # turns either side that get_context returns at most
 PROMPT = "refind"
 
 
 class ToolError(Exception):
     """A call the server refuses: bad arguments, an unknown chat or turn. The client reads the message."""
-
-
-# -- input schemas ----------------------------------------------------------------------------------------
-
-
-def _side(which: str) -> str:
-    return f"Turns {which} the given one in its conversation (0-{MAX_CONTEXT}, default 10)."
-
-
-CONTEXT_INPUT = {
-    "type": "object",
-    "properties": {
-        "turn_id": {"type": "string", "description": "A turn id, as search_chat returns them."},
-        "before": {"type": "integer", "default": 10, "description": _side("before")},
-        "after": {"type": "integer", "default": 10, "description": _side("after")},
-    },
-    "required": ["turn_id"],
-}
-CHATS_INPUT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 # -- the tools ----------------------------------------------------------------------------------------------
@@ -133,53 +104,16 @@ class ArchiveTools:
     now: Callable[[tzinfo], datetime] = datetime.now
     # Set when the wire frees it after each answer; without, a search frees its matches as it returns.
     spent: Spent | None = None
+    reading: Reading = field(init=False)
 
-    def search_chat(self, args: dict[str, Any]) -> dict[str, Any]:
-        _known(args, SERVED_SEARCH_PARAMETERS, SEARCH_NAME)
-        if args.get("top_k") is not None:
-            _in_range(args["top_k"], "top_k", 1, MAX_TOP_K)
-        try:
-            parsed = parse_search(args)
-        except MalformedCall as err:
-            raise ToolError(str(err)) from None
-        include_seen = args.get("include_seen", False)
-        if not isinstance(include_seen, bool):
-            raise ToolError("include_seen must be true or false")
-        chats = _names(args.get("chats"))
-        since, until = date_range(parsed, now=self.now(self.tz), tz=self.tz)
-        ids, names = self.scope, self.scope_names
-        if chats:
-            ids = self.home.chat_ids(chats, option="chats", within=self.scope, listing="list_chats")
-            names = tuple(chats)
-        request = search_request(
-            parsed, since, until, chats=ids, chat_names=names, exclude=None if include_seen else self.seen
-        )
-        result = self.home.search(request, keep=None if self.spent is None else self.spent.held)
-        self.seen.add(result)
-        return to_json(result, self.tz)
-
-    def get_context(self, args: dict[str, Any]) -> dict[str, Any]:
-        _known(args, CONTEXT_INPUT, "get_context")
-        turn_id = args.get("turn_id")
-        if not isinstance(turn_id, str) or not turn_id.strip():
-            raise ToolError("get_context needs turn_id: a turn id as search_chat returns them")
-        before = _in_range(args.get("before", 10), "before", 0, MAX_CONTEXT)
-        after = _in_range(args.get("after", 10), "after", 0, MAX_CONTEXT)
-        view = self.home.show(turn_id.strip(), context=max(before, after))
-        if view.around is None or (self.scope is not None and view.session.chat.seq not in self.scope):
-            raise ToolError(f"no turn {turn_id!r} (turn ids are in search_chat results)")
-        at = next(i for i, turn in enumerate(view.turns) if turn.id == view.around)
-        view = dataclasses.replace(view, turns=view.turns[max(at - before, 0) : at + after + 1])
-        return session_json(view, self.tz)
-
-    def list_chats(self, args: dict[str, Any]) -> dict[str, Any]:
-        _known(args, CHATS_INPUT, "list_chats")
-        return chats_json(self._chats(), self.tz)
+    def __post_init__(self) -> None:
+        reader = self.home.reader(keep=None if self.spent is None else self.spent.held)
+        self.reading = Reading(reader, self.now, self.tz, self.scope, self.scope_names, self.seen)
 
     def prompt(self, question: str) -> str:
         """The ReFind method's instructions, for one question."""
         now = self.now(self.tz)
-        chats = self._chats()  # counts every chat's messages: ~50 ms at 1M, so once
+        chats = run_chats(self.reading, {})  # counts every chat's messages: ~50 ms at 1M, so once
         firsts = [c.first for c in chats if c.first is not None]
         lasts = [c.last for c in chats if c.last is not None]
         span = (min(firsts), max(lasts)) if firsts and lasts else None
@@ -203,80 +137,54 @@ Then answer:
 
 Question: {question}"""
 
-    def _chats(self) -> list[ChatSummary]:
-        return [c for c in self.home.chats() if self.scope is None or c.info.seq in self.scope]
-
-
-def _known(args: dict[str, Any], schema: dict[str, Any], tool: str) -> None:
-    unknown = sorted(set(args) - set(schema["properties"]))
-    if unknown:
-        takes = ", ".join(schema["properties"]) or "no arguments"
-        raise ToolError(f"{tool} has no argument {unknown[0]!r} (it takes {takes})")
-
-
-def _in_range(value: Any, name: str, lo: int, hi: int) -> int:
-    try:
-        n = as_int(value, name)
-    except MalformedCall as err:
-        raise ToolError(str(err)) from None
-    if not lo <= n <= hi:
-        raise ToolError(f"{name} must be between {lo} and {hi}, not {n}")
-    return n
-
-
-def _names(value: Any) -> list[str]:
-    """The ``chats`` argument: a list of names, ids or numbers (one alone is taken as a list of one)."""
-    if value is None:
-        return []
-    values = value if isinstance(value, list) else [value]
-    if not all(isinstance(v, str | int) and not isinstance(v, bool) for v in values):
-        raise ToolError("chats must be a list of chat names, ids or numbers (see list_chats)")
-    return [str(v) for v in values if str(v).strip()]
-
 
 # -- the protocol ---------------------------------------------------------------------------------------------
 
+# Each shape of result as a client reads it: the JSON `refind search`, `show` and `chats` print.
+_JSON: dict[str, Callable[[Any, tzinfo], dict[str, Any]]] = {
+    "search": to_json,
+    "session": session_json,
+    "chats": chats_json,
+}
 _READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
-_TOOLS: tuple[tuple[types.Tool, Callable[[ArchiveTools, dict[str, Any]], dict[str, Any]]], ...] = (
-    (
-        types.Tool(
-            name=SEARCH_NAME,
-            description=SEARCH_DESCRIPTION,
-            input_schema=SERVED_SEARCH_PARAMETERS,
-            output_schema=SEARCH_SCHEMA,
-            annotations=_READ_ONLY,
-        ),
-        ArchiveTools.search_chat,
-    ),
-    (
-        types.Tool(
-            name="get_context",
-            description=(
-                "The conversation around a turn: the turns before and after it in its session, in order, "
-                "the given turn marked hit. Use it to read more of a conversation search_chat found."
+
+
+def _serve(tool: ReadTool) -> Run:
+    def run(tools: ArchiveTools, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            parsed = tool.parse(args)
+        except MalformedCall as err:
+            raise ToolError(str(err)) from None
+        return _JSON[tool.shape](tool.run(tools.reading, parsed), tools.tz)
+
+    return run
+
+
+Run = Callable[[ArchiveTools, dict[str, Any]], dict[str, Any]]
+
+
+def served(read_tools: Sequence[ReadTool]) -> tuple[tuple[tuple[types.Tool, ReadTool], ...], dict[str, Run]]:
+    """The MCP tools for read tools, each as it is declared (its schemas, its annotations), and their runs:
+    a read tool the library declares is served with no code of its own here."""
+    listed = tuple(
+        (
+            types.Tool(
+                name=tool.name,
+                description=tool.description,
+                input_schema=dict(tool.parameters),
+                output_schema=SCHEMAS[tool.shape],
+                annotations=_READ_ONLY.model_copy(update={"idempotent_hint": True})
+                if tool.idempotent
+                else _READ_ONLY,
             ),
-            input_schema=CONTEXT_INPUT,
-            output_schema=SESSION_SCHEMA,
-            annotations=_READ_ONLY.model_copy(update={"idempotent_hint": True}),
-        ),
-        ArchiveTools.get_context,
-    ),
-    (
-        types.Tool(
-            name="list_chats",
-            description=(
-                "The chats in the archive: id, name, source, number of messages, sessions and turns, the "
-                "dates of the first and last message, and the language (ISO 639-1) each is searched in. "
-                "search_chat's chats argument takes these names or ids."
-            ),
-            input_schema=CHATS_INPUT,
-            output_schema=CHATS_SCHEMA,
-            annotations=_READ_ONLY.model_copy(update={"idempotent_hint": True}),
-        ),
-        ArchiveTools.list_chats,
-    ),
-)
-_RUN = {tool.name: run for tool, run in _TOOLS}
+            tool,
+        )
+        for tool in read_tools
+    )
+    return listed, {tool.name: _serve(tool) for tool in read_tools}
+
+
+_TOOLS, _RUN = served(READ_TOOLS)
 _PROMPT = types.Prompt(
     name=PROMPT,
     description=(
