@@ -1,6 +1,6 @@
 """Figures for issue 24's resource items, the release before (``--base``) beside this checkout, in one run:
 
-4. one 50-MB WhatsApp message: `import`, `show --json`, `reindex`, `ask --offline`;
+4. one 50-MB WhatsApp message: `import`, `show`, `show --json`, `reindex`, `ask --offline`;
 5. 25,000 WhatsApp lines stamped the same minute: `import`, `show` and `show --json` of the first session;
 6. a Telegram result.json of two senders taking turns 5-400 s apart (sessions end only at the cap): the
    peak RSS of the importing process and of its worker.
@@ -106,7 +106,7 @@ def commands(case: str, path: Path, home: Path, source: Path) -> list[tuple[str,
     refind = [sys.executable, "-m", "refind_cli", "--home", str(home)]
     out = [("import", [*refind, "import", "--tz", "UTC", str(path)])]
     if case == "huge":
-        out += [("show SESSION --json", [])]
+        out += [("show SESSION", []), ("show SESSION --json", [])]
         out += [("reindex", [*refind, "reindex"]), ("ask --offline", [*refind, "ask", "--offline", "abc?"])]
     if case == "minute":
         out += [("show SESSION", []), ("show SESSION --json", [])]

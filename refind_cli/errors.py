@@ -9,6 +9,13 @@ from pathlib import Path
 from typing import Any
 
 
+def echoed(value: object, limit: int = 80) -> str:
+    """What the user (or a model) gave, as an error line repeats it: its repr, cut to ``limit`` characters, so
+    a 100,000-character id or a 300-digit number is not echoed back whole."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
 class RefindError(Exception):
     """A problem the user can act on. ``str(err)`` is the whole message, without the ``refind: error:``."""
 

@@ -6,7 +6,8 @@ hands the result to a renderer or a protocol. Nothing here prints or parses comm
 
 Locks: readers never wait. A read opens the archive and the index and answers from the last commit; if the
 index fell behind the archive (a crash between the two, or a lost index folder), the read catches it up
-only when the home's write lock is free at that moment. Writers (import, forget, doctor, reindex) hold the
+only when the home's write lock is free at that moment, and so it applies the migrations an archive of an
+earlier release lacks. Writers (import, forget, doctor, reindex) hold the
 write lock for the whole operation; a second writer waits, saying so once through ``on_wait``.
 
 Heavy modules (the archive and index engines, the agent, the importers) are imported inside the methods
@@ -25,7 +26,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from refind_cli.errors import RefindError
+from refind_cli.errors import RefindError, echoed
 from refind_cli.request import (
     DEFAULT_K,
     DEFAULT_WINDOW,
@@ -132,6 +133,10 @@ class Home:
             # Read-only until the first write: a reader never waits for a writer, and a home on read-only
             # media can be read. A write (under the write lock) reopens it for writing.
             self._archive = Archive.open(self.path, readonly=True)
+            if self._archive.behind():
+                # An archive of an earlier release is migrated by the first reader to find the home free (a
+                # migration may repair what it stored: times no zone can show); else it is read as it stands.
+                self._when_free(self._archive.upgrade)
         return self._archive
 
     def index(self) -> TurnIndex:
@@ -149,16 +154,20 @@ class Home:
         return open_index(self.path, on_wait=on_wait)
 
     def _catch_up(self, index: TurnIndex) -> None:
-        from refind_cli.storage.locks import try_write_lock
-
         archive = self.archive()
         if archive.index_queue() or (index.num_docs == 0 and archive.has_turns()):
-            try:
-                with try_write_lock(self.path) as free:
-                    if free:
-                        index.sync(archive)
-            except OSError:
-                pass  # a home this user cannot write (a backup disk): answer from the index as it is
+            self._when_free(lambda: index.sync(archive))
+
+    def _when_free(self, write: Callable[[], object]) -> None:
+        """A reader's ``write``, done only if the home's write lock is free right now: a reader never waits."""
+        from refind_cli.storage.locks import try_write_lock
+
+        try:
+            with try_write_lock(self.path) as free:
+                if free:
+                    write()
+        except OSError:
+            pass  # a home this user cannot write (a backup disk): read it as it is
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -300,8 +309,9 @@ class Home:
             turn = archive.turns([turn_or_session]).get(turn_or_session)
             if turn is None:
                 # Neither the home's path nor more of the id than an id holds: an MCP client reads this too.
-                shown = turn_or_session if len(turn_or_session) <= 80 else f"{turn_or_session[:80]}..."
-                raise RefindError(f"no session or turn {shown!r} (ids are in `refind search` output)")
+                raise RefindError(
+                    f"no session or turn {echoed(turn_or_session)} (ids are in `refind search` output)"
+                )
             session = archive.session(turn.session_id)
             assert session is not None
             around = around or turn.id

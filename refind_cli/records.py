@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import NamedTuple
+
+# The times a message can carry, as the WhatsApp reader has them: far inside datetime's range in every zone
+# (a timeline's next bucket is still a date), and a span whose zone changes a view can sample day by day.
+# An import clamps a time outside into it (``importers.read_export``); a migration, what was stored so.
+TIMES = (datetime(1970, 1, 1, tzinfo=UTC), datetime(2199, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))
 
 
 class Kind:
@@ -106,6 +111,7 @@ class Turn:
     end: datetime  # aware UTC: the last message's time
     speaker: str
     text: str  # the messages' texts joined by newlines
+    length: int | None = None  # the whole text's length in characters, where ``text`` holds only its start
 
 
 def said(speaker: str, text: str) -> str:

@@ -7,7 +7,11 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
+import subprocess
+import sys
 import warnings
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,6 +54,17 @@ DCE_FAR = {
 # --- 1: far dates ----------------------------------------------------------------------------------------
 
 
+FAR_VIEWS = (
+    ("stats",),
+    ("stats", "--tz", "Pacific/Kiritimati"),
+    ("search", "hello", "--timeline"),
+    ("search", "hello", "--timeline", "--tz", "Pacific/Kiritimati"),
+    ("chats", "--tz", "Asia/Tokyo"),
+    ("chats", "--json", "--tz", "Pacific/Kiritimati"),
+    ("search", "far", "--tz", "Asia/Tokyo", "--json"),
+)
+
+
 @pytest.mark.parametrize(("name", "export"), [("result.json", TG_FAR), ("beta.json", DCE_FAR)])
 def test_a_far_future_time_is_clamped_at_import_and_every_view_shows_it(
     tmp_path: Path, name: str, export: dict
@@ -61,18 +76,115 @@ def test_a_far_future_time_is_clamped_at_import_and_every_view_shows_it(
     assert r.exit_code == 0, r.output
     [warning] = json.loads(r.stdout)["files"][0]["warnings"]
     assert "9999-12-31" in warning and "stored as 2199-12-31" in warning
-    for args in (
-        ("stats",),
-        ("stats", "--tz", "Pacific/Kiritimati"),
-        ("search", "hello", "--timeline"),
-        ("search", "hello", "--timeline", "--tz", "Pacific/Kiritimati"),
-        ("chats", "--tz", "Asia/Tokyo"),
-        ("chats", "--json", "--tz", "Pacific/Kiritimati"),
-        ("search", "far", "--tz", "Asia/Tokyo", "--json"),
-    ):
+    for args in FAR_VIEWS:
         r = run(home, *args)
         assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
         assert r.exit_code == 0, (args, r.output)
+
+
+def written_the_old_way(home: Path, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``path`` imported into ``home`` as releases before the clamp stored it: its far time as read, and the
+    archive without the migration that repairs it."""
+    import refind_cli.importers
+    from refind_cli.storage import archive, schema
+
+    old = [m for m in schema.MIGRATIONS if m[0] != "m010_representable_times"]
+    with monkeypatch.context() as patch:
+        patch.setattr(refind_cli.importers, "_representable", lambda _path, _chat, messages: messages)
+        patch.setattr(schema, "MIGRATIONS", tuple(old))
+        patch.setattr(archive, "MIGRATIONS", tuple(old))
+        assert run(home, "import", "--tz", "Europe/Berlin", str(path)).exit_code == 0
+
+
+@pytest.mark.parametrize(("name", "export"), [("result.json", TG_FAR), ("beta.json", DCE_FAR)])
+def test_an_archive_that_stored_a_far_time_is_repaired_by_a_migration_the_first_reader_applies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, export: dict
+):
+    import apsw
+
+    from refind_cli.records import TIMES
+    from refind_cli.storage.archive import Archive
+    from refind_cli.storage.database import to_us
+
+    path = tmp_path / name
+    path.write_text(json.dumps(export))
+    home = tmp_path / "home"
+    written_the_old_way(home, path, monkeypatch)
+    db = apsw.Connection(str(home / "archive.db"))
+    assert db.execute("SELECT max(ts) FROM messages").fetchone()[0] > to_us(TIMES[1])
+    db.close()
+    served = tmp_path / "served"
+    shutil.copytree(home, served)
+    for args in FAR_VIEWS:
+        r = run(home, *args)
+        assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
+        assert r.exit_code == 0, (args, r.output)
+    db = apsw.Connection(str(home / "archive.db"))
+    assert db.execute("SELECT max(ts) FROM messages").fetchone()[0] == to_us(TIMES[1])
+    with Archive.open(home, readonly=True) as kept:  # the record keeps the time as written
+        assert any("9999-12-31" in m.raw for c in kept.chats() for m in kept.stored_messages(c.info.seq))
+    assert db.execute("SELECT max(end_ts) FROM sessions").fetchone()[0] == to_us(TIMES[1])
+    assert db.execute("SELECT max(end_ts) FROM turns").fetchone()[0] == to_us(TIMES[1])
+    counted = (
+        "SELECT chat_seq, ts / 900000000, coalesce(sender, ''), sender NOT NULL, kind, count(*) FROM messages"
+    )
+    recount = db.execute(
+        f"{counted} WHERE kind != 'hidden' AND ts >= 0 GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5"
+    )
+    assert recount.fetchall() == db.execute("SELECT * FROM message_counts ORDER BY 1, 2, 3, 4, 5").fetchall()
+    db.close()
+    far = json.loads(run(home, "search", "far", "--json").stdout)["results"][0]
+    assert far["timestamp"].startswith("2199-12-31")
+    # Over MCP, on a copy the first reader has not repaired yet: every answer, no error.
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    calls = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "list_chats", "arguments": {}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "search_chat", "arguments": {"keywords": "far hello"}},
+        },
+    ]
+    text = "".join(json.dumps(c) + "\n" for c in calls)
+    p = refind("--home", str(served), "mcp", "--tz", "Asia/Tokyo", input=text, timeout=60)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    replies = {r["id"]: r for r in map(json.loads, p.stdout.splitlines())}
+    assert not replies[2]["result"].get("isError") and not replies[3]["result"].get("isError"), replies
+    assert '"timestamp": "2200-01-01T08:59:59.999999+09:00", "speaker": "Ann", "text": "far hello"' in (
+        json.dumps(replies[3]["result"]["structuredContent"])
+    )
+
+
+def test_an_old_archive_that_cannot_be_migrated_is_read_with_its_times_in_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """On read-only media no reader can apply m010: the views read the far time as the last one they can show."""
+    import apsw
+
+    from refind_cli.storage.archive import Archive
+
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(TG_FAR))
+    home = tmp_path / "home"
+    written_the_old_way(home, path, monkeypatch)
+    monkeypatch.setattr(Archive, "upgrade", lambda self: None)
+    for args in FAR_VIEWS:
+        r = run(home, *args)
+        assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
+        assert r.exit_code == 0, (args, r.output)
+    far = json.loads(run(home, "search", "far", "--json", "--tz", "Asia/Tokyo").stdout)["results"][0]
+    assert far["timestamp"] == "2200-01-01T08:59:59.999999+09:00"
+    db = apsw.Connection(str(home / "archive.db"))
+    assert db.execute("SELECT max(ts) > 7258118400000000 FROM messages").fetchone() == (1,)  # still year 9999
+    db.close()
 
 
 # --- 2: a home that is a file, or cannot be read -----------------------------------------------------------
@@ -150,7 +262,19 @@ def test_a_reader_of_a_home_that_does_not_exist_creates_nothing(tmp_path: Path):
 # --- 3: every MCP line read gets an answer -----------------------------------------------------------------
 
 
-def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answered(tmp_path: Path):
+# The standard descriptors cannot be moved (no descriptor left): the wire serves them in place.
+IN_PLACE = (
+    "import errno, types; from refind_cli.frontends.mcp import stdio\n"
+    "def refuse(*args): raise OSError(errno.EMFILE, 'Too many open files')\n"
+    "stdio.fcntl = types.SimpleNamespace(fcntl=refuse, F_DUPFD_CLOEXEC=0)\n"
+    "from refind_cli.frontends.cli import main; main()"
+)
+
+
+@pytest.mark.parametrize("descriptors", ["moved", "in place"])
+def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answered(
+    tmp_path: Path, descriptors: str
+):
     home = tmp_path / "home"
     run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json"))
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
@@ -164,16 +288,32 @@ def test_every_mcp_line_that_is_not_a_request_or_holds_a_lone_surrogate_is_answe
         '{"id": 3, "foo": 1}',
         '{"jsonrpc": "2.0", "id": 4, "params": {}}',
         json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}),
+        '{"jsonrpc": "2.0", "id": 6, "method": "ping", "params": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "get_context", "arguments": {"turn_id": "x", "before": 1e308}},
+            }
+        ),
     ]
-    p = refind("--home", str(home), "mcp", input="\n".join(lines) + "\n", timeout=60)
+    args = ("--home", str(home), "mcp")
+    if descriptors == "moved":
+        p = refind(*args, input="\n".join(lines) + "\n", timeout=60)
+    else:
+        command = [sys.executable, "-c", IN_PLACE, *args]
+        p = subprocess.run(command, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
     replies = [json.loads(line) for line in p.stdout.splitlines()]
     by_id = {r["id"]: r for r in replies if r["id"] is not None}
-    assert sorted(by_id) == [1, 2, 3, 4, 5]
+    assert sorted(by_id) == [1, 2, 3, 4, 5, 7]
     assert "result" in by_id[2] and not by_id[2]["result"].get("isError")
     assert by_id[3]["error"]["code"] == by_id[4]["error"]["code"] == -32600
     unnamed = sorted(r["error"]["code"] for r in replies if r["id"] is None)
-    assert unnamed == [-32700, -32600]  # the line that is not JSON, the array
+    assert unnamed == [-32700, -32700, -32600]  # the line that is not JSON, the nested one, the array
+    [refusal] = by_id[7]["result"]["content"]
+    assert by_id[7]["result"]["isError"] and len(refusal["text"]) < 100, refusal  # not 309 digits
 
 
 # --- 9: text a person wrote is stored and shown as written ---------------------------------------------------
@@ -435,21 +575,37 @@ def test_a_copy_under_another_name_is_read_as_what_it_is_with_or_without_reread(
 # --- 11: Slack exports with no team id do not merge across workspaces -------------------------------------------
 
 
-def test_slack_exports_without_team_ids_keep_their_workspaces_apart_by_the_exports_name(tmp_path: Path):
-    def export(name: str, text: str, ts: str) -> Path:
+# Two workspaces that both hold a #general with id C1, and what in each export tells them apart.
+WORKSPACES = {"acme": ("1600000000", "U1"), "globex": ("1650000000", "U9")}
+
+
+@pytest.mark.parametrize("clue", ["created", "owner", "name"])
+def test_slack_exports_without_team_ids_merge_one_workspace_and_keep_two_apart(tmp_path: Path, clue: str):
+    """Renamed by the user (but for the last clue, the name Slack gave the export): what the export holds
+    tells the workspace, so the same one exported twice merges and two do not."""
+
+    def export(workspace: str, n: int, texts: list[str]) -> Path:
+        created, owner = WORKSPACES[workspace]
+        name = f"{workspace.title()} Slack export Jan 1 2024 - Feb {n} 2024" if clue == "name" else f"dl-{n}"
         root = tmp_path / name
         (root / "general").mkdir(parents=True)
-        (root / "channels.json").write_text('[{"id": "C1", "name": "general"}]')
-        (root / "users.json").write_text('[{"id": "U1", "name": "ann"}]')
-        day = [{"type": "message", "user": "U1", "text": text, "ts": ts}]
+        channel = {"id": "C1", "name": "general", **({"created": int(created)} if clue == "created" else {})}
+        (root / "channels.json").write_text(json.dumps([channel]))
+        user = {"id": owner, "name": "ann", **({"is_primary_owner": True} if clue == "owner" else {})}
+        (root / "users.json").write_text(json.dumps([user]))
+        day = [
+            {"type": "message", "user": owner, "text": t, "ts": f"17041032{i:02d}.000100"}
+            for i, t in enumerate(texts)
+        ]
         (root / "general" / "2024-01-01.json").write_text(json.dumps(day))
         return root
 
-    acme = export("Acme Slack export Jan 1 2024 - Jan 2 2024", "acme hello", "1704103200.000100")
-    globex = export("Globex Slack export Jan 1 2024 - Jan 2 2024", "globex hello", "1704103200.000100")
-    later = export("Acme Slack export Jan 1 2024 - Feb 1 2024", "acme later", "1704106800.000100")
     home = tmp_path / "home"
-    for path in (acme, globex, later):
+    for path in (
+        export("acme", 1, ["acme hello"]),
+        export("globex", 2, ["globex hello"]),
+        export("acme", 3, ["acme hello", "acme later"]),
+    ):
         assert run(home, "import", str(path)).exit_code == 0
     chats = json.loads(run(home, "chats", "--json").stdout)["chats"]
     assert sorted((c["name"], c["messages"]) for c in chats) == [("#general", 1), ("#general", 2)]
@@ -458,29 +614,31 @@ def test_slack_exports_without_team_ids_keep_their_workspaces_apart_by_the_expor
 # --- 4: one huge message costs memory bounded by a piece, not by its words ---------------------------------------
 
 
-def test_analysing_a_huge_text_holds_a_piece_of_its_words_at_a_time(monkeypatch: pytest.MonkeyPatch):
+def traced(work: Callable[[], Any]) -> tuple[Any, int]:
+    """What ``work`` returns, and the peak of the memory Python allocated meanwhile (bytes)."""
     import tracemalloc
 
+    tracemalloc.start()
+    try:
+        return work(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_analysing_a_huge_text_holds_a_piece_of_its_words_at_a_time(monkeypatch: pytest.MonkeyPatch):
     from refind_cli.text import analysis
 
     monkeypatch.setattr(analysis, "_PIECE", 1 << 16, raising=False)  # so that a 1-MB text has many pieces
     text = "all work and no play makes jack a dull boy " * (1_000_000 // 43)
     analyzer = analysis.Analyzer()
     whole = analyzer.index_text(text[:200])
-    tracemalloc.start()
-    try:
-        terms = analyzer.index_text(text)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    terms, peak = traced(lambda: analyzer.index_text(text))
     assert terms.startswith(whole) and len(terms.split()) == 6 * len(text) // 43  # 6 terms a line
     # Its output and a piece's words, not a list of a million words (15 times the text).
     assert peak < 3 * len(text), peak
 
 
 def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
-    import tracemalloc
-
     from refind_cli.agent.events import Note
     from refind_cli.agent.extractive import extract, extractive_answer
     from refind_cli.records import ChatInfo, Turn
@@ -489,15 +647,43 @@ def test_the_offline_answer_reads_a_bounded_part_of_a_huge_turn():
     when = datetime(2024, 2, 1, 11, tzinfo=UTC)
     turn = Turn("s-1", "s", 1, 1, 1, when, when, "Jack", text)
     note = Note("s", "s-1", ChatInfo(1, "whatsapp", "Jack", "Jack", "direct"), (turn,), text)
-    tracemalloc.start()
-    try:
-        found = extract("what does jack make?", frozenset({"jack"}), [note], tz=UTC)
-        answer, citations, _ = extractive_answer(found, tz=UTC)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+
+    def found_answer():
+        return extractive_answer(extract("what does jack make?", frozenset({"jack"}), [note], tz=UTC), tz=UTC)
+
+    (answer, citations, _), peak = traced(found_answer)
     assert len(citations) == 1 and "all work and no play" in answer and len(answer) < 2000
     assert peak < len(text), peak  # not its million words (30 times the text)
+
+
+def test_show_gives_the_start_of_a_huge_turn_and_says_how_much_is_left(tmp_path: Path):
+    """A single message past the turn cap is one turn: `show` and get_context read, print and send its first
+    ``SHOWN_CHARS`` characters and say how many more there are, not the whole message."""
+    from refind_cli.facade import Home
+    from refind_cli.storage.queries import SHOWN_CHARS
+
+    body = "all work and no play makes jack a dull boy " * (3 * SHOWN_CHARS // 43)
+    path = tmp_path / "WhatsApp Chat with Jack.txt"
+    path.write_text(f"01/02/2024, 11:00 - Jack: {body}abc\n01/02/2024, 11:01 - Ann: ok\n")
+    home = tmp_path / "home"
+    assert run(home, "import", "--tz", "UTC", str(path)).exit_code == 0
+    session = json.loads(run(home, "search", "abc", "--json").stdout)["results"][0]["session_id"]
+    shown = json.loads(run(home, "show", session, "--json").stdout)["turns"]
+    assert [len(t["text"]) for t in shown] == [SHOWN_CHARS, 2]
+    whole = len(body) + 3
+    assert shown[0] | {"text": ""} == shown[0] | {
+        "text": "",
+        "truncated": True,
+        "text_offset": 0,
+        "text_length": whole,
+    }
+    assert "truncated" not in shown[1]
+    r = run(home, "show", session)
+    assert f"[... {whole - SHOWN_CHARS:,} more characters not shown]" in r.stdout
+    assert len(r.stdout) < 2 * SHOWN_CHARS
+    with Home.open(home) as opened:
+        view, peak = traced(lambda: opened.show(session))
+    assert view.turns[0].length == whole and peak < whole // 2, peak
 
 
 def test_a_body_of_spaces_and_marks_before_a_closing_bracket_reads_in_linear_time(tmp_path: Path):
@@ -509,3 +695,63 @@ def test_a_body_of_spaces_and_marks_before_a_closing_bracket_reads_in_linear_tim
     )
     assert len(found) == 1 and found[0].text.endswith("y>")
     assert time.perf_counter() - started < 2
+
+
+# --- probed again: streams closed or full, huge durations -------------------------------------------------------
+
+
+def refind_closing(
+    fd: int | None, *args: str, stdout: Any = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    """refind with standard descriptor ``fd`` closed before it starts (as `<&-`, `>&-`, `2>&-` do)."""
+    return subprocess.run(
+        [sys.executable, "-m", "refind_cli", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=None if fd is None else lambda: os.close(fd),
+    )
+
+
+READS = (("search", "dentist"), ("search", "dentist", "--json"), ("chats",), ("stats",), ("mcp",))
+
+
+@pytest.fixture(scope="module")
+def sample_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("streams") / "home"
+    assert run(home, "import", "--tz", "UTC", str(SAMPLES / "telegram-result.json")).exit_code == 0
+    return home
+
+
+@pytest.mark.parametrize("args", READS)
+def test_output_that_cannot_be_written_is_one_line(sample_home: Path, args: tuple[str, ...]):
+    runs = [refind_closing(1, "--home", str(sample_home), *args)]
+    if args != ("mcp",):  # with no request, mcp writes nothing
+        with Path("/dev/full").open("w") as full:  # every write fails: the disk is full
+            runs.append(refind_closing(None, "--home", str(sample_home), *args, stdout=full))
+    for p in runs:
+        [line] = p.stderr.splitlines()
+        assert p.returncode == 2 and line.startswith("refind: error: stdout: "), p.stderr
+
+
+def test_a_closed_stdin_reads_as_empty_and_a_closed_stderr_keeps_the_exit_code(
+    sample_home: Path, tmp_path: Path
+):
+    p = refind_closing(0, "--home", str(sample_home), "search", "-")
+    assert (p.returncode, p.stdout, p.stderr) == (1, "", "")
+    p = refind_closing(0, "--home", str(sample_home), "mcp")
+    assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+    p = refind_closing(0, "--home", str(sample_home), "forget", "--chat", "Aylin")
+    assert p.returncode == 2 and "add --yes" in p.stderr
+    home = tmp_path / "file"
+    home.write_text("not a folder")
+    assert refind_closing(2, "--home", str(home), "search", "x").returncode == 2
+
+
+@pytest.mark.parametrize("gap", ["99999999999999999999", "9999999999999999999h", "9" * 5000])
+def test_a_session_gap_longer_than_any_duration_is_one_line(tmp_path: Path, gap: str):
+    r = run(tmp_path / "home", "import", "--session-gap", gap, str(SAMPLES / "telegram-result.json"))
+    line = one_line_error(r, "--session-gap", "longer than any duration")
+    assert len(line) < 200

@@ -146,8 +146,10 @@ def test_render(text: str, expected: str) -> None:
 def test_folder_export_chats(tmp_path: Path) -> None:
     root = write_folder(tmp_path / "export", full_export())
     assert slack.sniff(root)
-    chats = {export.chat.key: (export.chat, messages) for export, messages in read_all(root)}
-    assert set(chats) == {"C1", "G1", "D1", "D2", "G2"}
+    keyed = {export.chat.key: (export.chat, messages) for export, messages in read_all(root)}
+    # No user names a team: a conversation whose record says when it was made is told by that too.
+    assert set(keyed) == {"C1@1600000000", "G1", "D1@1600000000", "D2", "G2"}
+    chats = {key.split("@")[0]: chat for key, chat in keyed.items()}
 
     general, messages = chats["C1"]
     assert (general.source, general.name, general.kind) == ("slack", "#general", "channel")
@@ -392,11 +394,31 @@ def test_reimporting_into_an_archive_of_an_earlier_release_adds_nothing(tmp_path
         old = read_old_way(SAMPLE)
         for export in old:
             import_chat(archive, export.chat, export.messages)
-        before = stored(archive), archive.counts()
+        before = [row[1:] for row in stored(archive)], archive.counts()
         result = import_file(archive, SAMPLE, tz=UTC, worker=worker)
         assert [c.messages_added for c in result.chats] == [0] * len(old)
-        assert (stored(archive), archive.counts()) == before
-        assert {c.info.key for c in archive.chats()} == {e.chat.key for e in old}
+        assert ([row[1:] for row in stored(archive)], archive.counts()) == before
+        # Each chat keeps its uid (and so its session ids) and takes the key this release gives it.
+        assert {c.info.key for c in archive.chats()} == {e.chat.key for e in slack.read(SAMPLE, tz=UTC)}
+        uids = {r[0] for r in archive.db.execute("SELECT uid FROM chats")}
+        assert uids == {f"slack:{e.chat.key}" for e in old}
+
+
+def test_a_chat_adopted_under_its_former_key_is_adopted_once(tmp_path: Path) -> None:
+    """An archive of an earlier release holds one workspace's channel under its id alone: another
+    workspace's export reusing the id is a chat of its own, not added to the adopted one."""
+    with Archive.open(tmp_path / "home") as archive:
+        first = workspace_export(tmp_path / "a", "TA", ["a one", "a two"])
+        for export in read_old_way(first):
+            import_chat(archive, export.chat, export.messages)
+        assert [c.messages_added for c in import_file(archive, first, tz=UTC).chats] == [0]
+        other = workspace_export(tmp_path / "b", "TB", ["b one", "b two", "b three"])
+        assert [c.messages_added for c in import_file(archive, other, tz=UTC).chats] == [3]
+        assert [c.messages_added for c in import_file(archive, first, tz=UTC, reread=True).chats] == [0]
+        assert sorted((c.info.key, c.messages) for c in archive.chats()) == [
+            ("TA/C0CHAT", 2),
+            ("TB/C0CHAT", 3),
+        ]
 
 
 def test_a_chat_forgotten_under_its_former_key_stays_forgotten(tmp_path: Path) -> None:

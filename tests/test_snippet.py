@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.queries import SHOWN_CHARS
 from refind_cli.text import snippet
 from refind_cli.text.analysis import Analyzer
 from refind_cli.text.snippet import JSON_CHARS, TERMINAL_CHARS, first_match, highlight_spans, terms_in
@@ -99,6 +100,7 @@ def test_a_huge_hit_in_json_is_cut_and_says_so(huge: tuple[Path, str]) -> None:
     # An ordinary turn keeps the documented keys and nothing more; its huge neighbour is cut from its start.
     assert "truncated" not in small and small["text"] == "dentist on tuesday then"
     assert small["window"][1]["text_offset"] == 0 and small["window"][1]["truncated"] is True
-    # `refind show --json` gives the whole message.
+    # `refind show --json` gives its first SHOWN_CHARS characters, marked the same way.
     shown = run(home, "show", big["turn_id"], "--json")
-    assert [t["text"] for t in json.loads(shown.stdout)["turns"] if t["hit"]] == [text]
+    [hit] = [t for t in json.loads(shown.stdout)["turns"] if t["hit"]]
+    assert hit["text"] == text[:SHOWN_CHARS] and (hit["truncated"], hit["text_length"]) == (True, len(text))

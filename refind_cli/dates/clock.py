@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta, timezone, tzinfo
 
-from refind_cli.errors import RefindError
+from refind_cli.errors import RefindError, echoed
 
 
 def zone(name: str | None) -> tzinfo:
@@ -44,15 +44,20 @@ def parse_duration(text: str, option: str = "--session-gap") -> timedelta:
     import re
 
     s = text.strip().lower().replace(" ", "")
-    if s.isdigit():
-        return timedelta(minutes=int(s))
-    parts = re.findall(r"(\d+(?:\.\d+)?)([a-z]+)", s)
-    if not parts or "".join(n + u for n, u in parts) != s or any(u not in _UNITS for _, u in parts):
-        raise RefindError(f"{option}: cannot read {text!r} as a duration (try 30m, 1h or 1h30m)")
+    parts = re.findall(r"(\d+(?:\.\d+)?)([a-z]+)", s + "m" if s.isdigit() else s)
+    if (
+        not parts
+        or "".join(n + u for n, u in parts) not in (s, s + "m")
+        or any(u not in _UNITS for _, u in parts)
+    ):
+        raise RefindError(f"{option}: cannot read {echoed(text)} as a duration (try 30m, 1h or 1h30m)")
     total = sum(float(n) * _UNITS[u] for n, u in parts)
     if total <= 0:
         raise RefindError(f"{option}: the duration must be positive")
-    return timedelta(seconds=total)
+    try:
+        return timedelta(seconds=total)
+    except OverflowError:  # past timedelta's 999,999,999 days (or a number of more digits than a float holds)
+        raise RefindError(f"{option}: {echoed(text)} is longer than any duration refind can hold") from None
 
 
 # Zone objects fingerprinted so far, by identity: one import command asks once per file with the same zone,

@@ -25,7 +25,6 @@ import stat
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -220,12 +219,9 @@ def read_export(path: Path, fmt: str, tz: tzinfo) -> Iterator[ChatExport]:
         yield ChatExport(export.chat, _representable(path, export.chat.name, export.messages))
 
 
-# The times a chat can carry, as the WhatsApp reader has them: far inside datetime's range in every zone (a
-# timeline's next bucket is still a date), and a span whose zone changes a view can sample day by day.
-TIMES = (datetime(1970, 1, 1, tzinfo=UTC), datetime(2199, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))
-
-
 def _representable(path: Path, chat: str, messages: Iterable[Message]) -> Iterator[Message]:
+    from refind_cli.records import TIMES
+
     low, high = TIMES
     for n, m in enumerate(messages, 1):
         if low <= m.timestamp <= high:

@@ -13,7 +13,6 @@ entities unescaped. ``*bold*`` and ``:emoji:`` stay as written: the analyzer dro
 from __future__ import annotations
 
 import collections
-import dataclasses
 import json
 import re
 import zipfile
@@ -146,12 +145,12 @@ class _Directory:
     conversations: dict[str, tuple[str, dict[str, Any]]]  # folder -> (kind, record)
     me: str | None  # the exporting user, when the DM list shows one
     workspace: str | None  # the team id most users belong to, when the user lists name teams
+    owner: str | None  # the workspace's primary owner, when the user list marks one
 
 
 def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
     directory = _directory(tree)
-    if directory.workspace is None:
-        directory = dataclasses.replace(directory, workspace=_named_workspace(path))
+    named = _named_workspace(path)
     folders: dict[str, list[str]] = {}
     for name in sorted(tree.names):
         if _is_day_file(name):
@@ -162,7 +161,7 @@ def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
             path, "no Slack conversations: no channels.json or users.json, no <channel>/YYYY-MM-DD.json"
         )
     for folder, days in folders.items():
-        chat = _chat(folder, directory)
+        chat = _chat(folder, directory, named)
         yield ChatExport(chat, _conversation(tree, folder, days, directory))
 
 
@@ -229,7 +228,7 @@ def _directory(tree: _Tree) -> _Directory:
                     conversations[folder] = (kind, record)
             if kind == "direct":
                 dms.append(record)
-    return _Directory(users, channels, conversations, _exporter(dms), _workspace(users))
+    return _Directory(users, channels, conversations, _exporter(dms), _workspace(users), _owner(users))
 
 
 def _exporter(dms: list[dict[str, Any]]) -> str | None:
@@ -249,15 +248,31 @@ def _workspace(users: dict[str, dict[str, Any]]) -> str | None:
     return min(teams, key=lambda team: (-teams[team], team)) if teams else None
 
 
+def _owner(users: dict[str, dict[str, Any]]) -> str | None:
+    """The workspace's primary owner: one a workspace, the same in each of its exports."""
+    return min((i for i, u in users.items() if u.get("is_primary_owner") is True), default=None)
+
+
 # "Acme Slack export Jan 1 2024 - Mar 1 2024.zip", as Slack names the download (and its unpacked folder).
 _EXPORT_NAME = re.compile(r"(.+?) Slack export\b", re.IGNORECASE)
 
 
 def _named_workspace(path: Path) -> str | None:
-    """Where no user names a team: the workspace's name, from the name Slack gives the export, so that two
-    workspaces' exports do not merge their channels (``#general`` with the same id in both)."""
+    """The workspace's name, from the name Slack gives the export: the last resort, since a user may rename
+    the file (and an earlier release's key where nothing else told the workspace)."""
     found = _EXPORT_NAME.match(path.name)
     return f"name:{found[1].strip()}" if found else None
+
+
+def _created(record: dict[str, Any]) -> str | None:
+    """When the conversation was made (epoch seconds, a number or a string of digits): with its id, it tells
+    one workspace's ``#general`` from another's that reuses the id, and stays the same in every export."""
+    value = record.get("created")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit()):
+        return str(int(value))
+    return None
 
 
 def _user_name(user: dict[str, Any]) -> str | None:
@@ -275,11 +290,13 @@ def _name_of(ident: str, directory: _Directory) -> str:
     return (_user_name(user) if user else None) or ident
 
 
-def _chat(folder: str, directory: _Directory) -> Chat:
+def _chat(folder: str, directory: _Directory, named: str | None) -> Chat:
     kind, record = directory.conversations.get(folder, (_guess_kind(folder), {}))
     ident = _str(record.get("id")) or folder
-    # Earlier releases keyed a chat by its id alone; where the workspace cannot be told, that is still all.
-    key, former_key = (f"{directory.workspace}/{ident}", ident) if directory.workspace else (ident, None)
+    key = _key(ident, record, directory, named)
+    # Earlier releases keyed a chat by its id alone, or by the export's name where no user named a team.
+    former = f"{named}/{ident}" if named and directory.workspace is None else ident
+    former_key = None if former == key else former
     members = [m for m in record.get("members") or [] if isinstance(m, str)]
     if kind == "direct":
         others = [m for m in dict.fromkeys(members) if m != directory.me] or members[:1]
@@ -291,6 +308,18 @@ def _chat(folder: str, directory: _Directory) -> Chat:
         name = "#" + (_str(record.get("name")) or folder)
     raw = json.dumps(record, ensure_ascii=False, sort_keys=True) if record else ""
     return Chat(source=FORMAT, key=key, name=name, kind=kind, raw=raw, former_key=former_key)
+
+
+def _key(ident: str, record: dict[str, Any], directory: _Directory, named: str | None) -> str:
+    """The conversation's id within its workspace, told by what the export holds, surest first: the team of
+    its users, the conversation's own creation time, the workspace's primary owner, the export's name (a
+    user may rename the file); else the id alone."""
+    if directory.workspace:
+        return f"{directory.workspace}/{ident}"
+    if created := _created(record):
+        return f"{ident}@{created}"
+    workspace = f"owner:{directory.owner}" if directory.owner else named
+    return f"{workspace}/{ident}" if workspace else ident
 
 
 def _guess_kind(folder: str) -> str:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import RefindError
 from refind_cli.index import Matches, TurnIndex, TurnKey, analyzer_of
+from refind_cli.records import TIMES
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.storage.archive import Archive
@@ -87,7 +88,10 @@ def query_terms(
 def _timeline(times: Iterable[int], tz: tzinfo) -> Timeline:
     from refind_cli.dates.timeline import timeline  # only for --timeline
 
-    return timeline(times, tz)
+    # An index built from an archive of an earlier release that read-only media kept from its migration (m010)
+    # may hold a time outside TIMES: its day would have no date in a zone east of UTC.
+    lo, hi = (int(bound.timestamp()) for bound in TIMES)
+    return timeline((min(max(t, lo), hi) for t in times), tz)
 
 
 def _competition_ranks(sorted_desc: Sequence[float]) -> list[int]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from refind_cli.errors import RefindError
+from refind_cli.errors import RefindError, echoed
 from refind_cli.request import DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_range
 
 if TYPE_CHECKING:
@@ -48,9 +48,9 @@ def as_int(value: Any, what: str) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) <= 40:
         return int(value)
-    raise MalformedCall(f"{what} must be an integer, not {value!r}")
+    raise MalformedCall(f"{what} must be an integer, not {echoed(value)}")
 
 
 # -- search_chat ----------------------------------------------------------------------------------------------
@@ -277,13 +277,13 @@ def _known(args: dict[str, Any], schema: Mapping[str, Any], tool: str) -> None:
     unknown = sorted(set(args) - set(schema["properties"]))
     if unknown:
         takes = ", ".join(schema["properties"]) or "no arguments"
-        raise MalformedCall(f"{tool} has no argument {unknown[0]!r} (it takes {takes})")
+        raise MalformedCall(f"{tool} has no argument {echoed(unknown[0])} (it takes {takes})")
 
 
 def _in_range(value: Any, name: str, lo: int, hi: int) -> int:
     n = as_int(value, name)
     if not lo <= n <= hi:
-        raise MalformedCall(f"{name} must be between {lo} and {hi}, not {n}")
+        raise MalformedCall(f"{name} must be between {lo} and {hi}, not {echoed(n, 40)}")
     return n
 
 

@@ -11,7 +11,7 @@ from datetime import date, tzinfo
 from refind_cli.dates.timeline import from_days, zone_offsets
 from refind_cli.reports import Silence, Stats
 from refind_cli.storage.archive import Archive
-from refind_cli.storage.database import from_us
+from refind_cli.storage.database import from_us, representable_us
 
 SILENCES = 5
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
@@ -42,9 +42,10 @@ def stats(
     """The statistics of the messages of ``chats`` (None: every chat) from ``since`` to ``until``
     (microseconds, inclusive), by ``senders`` only if given, in ``tz``. Silences are the chats' own,
     whoever wrote."""
-    span = archive.message_span(chats, since, until, senders)
-    if span is None:
+    found = archive.message_span(chats, since, until, senders)
+    if found is None:
         return Stats(0, None, None, (), (), tuple((0,) * 24 for _ in range(7)), (), ())
+    span = (representable_us(found[0]), representable_us(found[1]))
     offsets = zone_offsets(span[0] // 1_000_000, span[1] // 1_000_000 + 1, tz)
     people: Counter[str] = Counter()
     kinds: Counter[str] = Counter()

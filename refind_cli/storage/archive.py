@@ -29,7 +29,7 @@ from refind_cli.storage.database import (
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
 from refind_cli.storage.queries import Queries
-from refind_cli.storage.schema import connect, connect_readonly
+from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +85,20 @@ class Archive(Queries, Ledger):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def behind(self) -> bool:
+        """Whether the file lacks migrations of this release (a read-only open reads it as it stands)."""
+        try:
+            return bool(self.db.filename) and len(applied_migrations(self.db)) < len(MIGRATIONS)
+        except apsw.Error:
+            return False  # a damaged file: `refind doctor` reports it, nothing migrates it
+
+    def upgrade(self) -> None:
+        """Apply the migrations the file lacks, for a reader holding the home's write lock; this connection
+        reads on and sees them from its next read. Where the file cannot be written, it stays as it is."""
+        with contextlib.suppress(apsw.Error, OSError):
+            connect(self.path).close()
+        self._chats.clear()
 
     def _writable(self) -> None:
         """Reopen a read-only archive for writing (migrating it first)."""
@@ -149,13 +163,16 @@ class Archive(Queries, Ledger):
         former_key: str | None = None,
     ) -> tuple[int, str]:
         """The chat's seq, and how it was segmented before (``""`` for a new chat). A chat stored under
-        ``former_key`` (an earlier release's key for it) is adopted, uid and all; a new chat inherits what
-        was forgotten under it."""
+        ``former_key`` (an earlier release's key for it) is adopted, uid and all, once: it takes ``key``, so
+        that another chat with the same former key (a Slack channel id that two workspaces reuse) is a chat
+        of its own. A new chat inherits what was forgotten under the former key."""
         uid = f"{source}:{key}"
         former = None if former_key is None else f"{source}:{former_key}"
-        row = self.chat_by_uid(uid)
-        if row is None and former is not None:
-            row = self.chat_by_uid(former)
+        row = self.chat_by_uid(uid) or self._chat_by_key(source, key)
+        if row is None and former_key is not None:
+            row = self._chat_by_key(source, former_key, uid=former)
+            if row is not None:
+                self.db.execute("UPDATE chats SET key = ? WHERE seq = ?", (key, row[0]))
         if row is None:
             merged = self._merged_into(uid)
             if merged is not None:
@@ -226,6 +243,13 @@ class Archive(Queries, Ledger):
             )
             self.db.execute("DELETE FROM chats WHERE seq = ?", (other,))
             self._chats.pop(other, None)
+
+    def _chat_by_key(self, source: str, key: str, uid: str | None = None) -> tuple[int, str] | None:
+        """(seq, segmenting) of the chat that has this key now (an adopted chat keeps its former uid)."""
+        sql = "SELECT seq, segmenting FROM chats WHERE source = ? AND key = ?"
+        if uid is None:
+            return fetch_one(self.db.execute(sql, (source, key)), tuple[int, str])
+        return fetch_one(self.db.execute(f"{sql} AND uid = ?", (source, key, uid)), tuple[int, str])
 
     def chat_by_uid(self, uid: str) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat with this uid, if there is one."""

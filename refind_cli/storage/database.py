@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.records import Kind
+from refind_cli.records import TIMES, Kind
 from refind_cli.storage.home import ensure_home
 
 # apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
@@ -75,6 +75,7 @@ CROSS_ZONE = 27 * 3600 * 1_000_000
 BEFORE_ALL = -(1 << 62)  # microseconds earlier than any stored time
 
 _MICROSECOND = timedelta(microseconds=1)
+_EARLIEST_US, _LATEST_US = ((bound - EPOCH) // _MICROSECOND for bound in TIMES)
 
 
 def to_us(dt: datetime) -> int:
@@ -83,7 +84,13 @@ def to_us(dt: datetime) -> int:
 
 
 def from_us(us: int) -> datetime:
-    return EPOCH + timedelta(microseconds=us)
+    return EPOCH + timedelta(microseconds=representable_us(us))
+
+
+def representable_us(us: int) -> int:
+    """A stored time inside ``records.TIMES``: an archive of an earlier release on read-only media cannot
+    be migrated (m010) and may hold one outside, which no zone east of UTC can show."""
+    return min(max(us, _EARLIEST_US), _LATEST_US)
 
 
 def use_home(home: Path) -> None:

@@ -26,7 +26,7 @@ from refind_cli.storage.schema import applied_migrations
 
 # A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
 # the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
-# messages the turn lists, in its order (a turn of one message read directly); an archive before m011 holds
+# messages the turn lists, in its order (a turn of one message read directly); an archive before m012 holds
 # the same text in turns.text. About 3 us a turn (an index build of a million messages: +1.3 s).
 _TURN_TEXT = """CASE WHEN instr(t.message_seqs, ',') THEN
     (SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
@@ -35,10 +35,16 @@ _TURN_TEXT = """CASE WHEN instr(t.message_seqs, ',') THEN
     FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)
     ELSE (SELECT text FROM messages WHERE seq = CAST(t.message_seqs AS INTEGER)) END"""
 
-_TURN_COLUMNS = (
-    f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker,"
-    f" {_TURN_TEXT}"
+_TURN_FIELDS = (
+    "s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker"
 )
+_TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
+
+# `show` (and MCP's get_context) reads at most this many characters of a turn's text, and its whole length:
+# the segmenter's turn cap is the same (``segment.Caps.turn_chars``), so only a single longer message is cut,
+# and a 50-MB message is no longer held, rendered and printed whole.
+SHOWN_CHARS = 100_000
+_SHOWN_TURN_COLUMNS = f"{_TURN_FIELDS}, substr({_TURN_TEXT}, 1, {SHOWN_CHARS}), length({_TURN_TEXT})"
 
 
 def _turn(row: Sequence) -> Turn:
@@ -52,6 +58,7 @@ def _turn(row: Sequence) -> Turn:
         end=from_us(row[6]),
         speaker=row[7],
         text=row[8],
+        length=row[9] if len(row) > 9 and row[9] > len(row[8]) else None,
     )
 
 
@@ -217,7 +224,7 @@ class Queries:
         """A chat's messages as its exports gave them, every field and the raw record (``raw.joined``), in
         the order they were stored: what the lossless promise keeps."""
         columns = self._message_columns()
-        form = "raw_form" if "raw_form" in columns else "NULL"  # an archive read before m011
+        form = "raw_form" if "raw_form" in columns else "NULL"  # an archive read before m012
         own = "own" if "own" in columns else "0"
         # Message's fields in its order, then how to rebuild the record.
         rows = self.db.execute(
@@ -277,7 +284,7 @@ class Queries:
             if not ordinal.isdigit():
                 continue
             row = self.db.execute(
-                f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+                f"SELECT {_SHOWN_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
                 " WHERE s.id = ? AND t.ordinal = ?",
                 (sid, int(ordinal)),
             ).fetchone()
@@ -334,8 +341,9 @@ class Queries:
         return found[0], found[1]
 
     def session_turns(self, session_id: str) -> list[Turn]:
+        """The session's turns as `show` has them: at most ``SHOWN_CHARS`` of each text."""
         rows = self.db.execute(
-            f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+            f"SELECT {_SHOWN_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
             " WHERE s.id = ? ORDER BY t.ordinal",
             (session_id,),
         )

@@ -13,6 +13,7 @@ from urllib.parse import quote
 import apsw
 
 from refind_cli.errors import RefindError
+from refind_cli.records import TIMES
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
     COUNTED,
@@ -20,6 +21,7 @@ from refind_cli.storage.database import (
     fetch_all,
     hashed_chat_key,
     immediate,
+    to_us,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
 
@@ -196,11 +198,15 @@ def _m007_chat_language(db: apsw.Connection) -> None:
 
 def _m008_message_counts(db: apsw.Connection) -> None:
     """Counts of messages for `refind stats` (see ``QUARTER_US``), built from the messages held. (This
-    migration also made triggers keep them; m010 keeps them in batches instead.)"""
+    migration also made triggers keep them; m011 keeps them in batches instead.)"""
     db.execute(
         "CREATE TABLE message_counts (chat_seq INT, quarter INT, sender TEXT, named INT, kind TEXT, n INT,"
         " PRIMARY KEY (chat_seq, quarter, sender, named, kind)) WITHOUT ROWID"
     )
+    _count_all(db)
+
+
+def _count_all(db: apsw.Connection) -> None:
     db.execute(
         f"INSERT INTO message_counts SELECT {COUNTED}, count(*) FROM messages WHERE {IS_COUNTED}"
         " GROUP BY 1, 2, 3, 4, 5"
@@ -214,14 +220,53 @@ def _m009_own_messages(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN own INTEGER NOT NULL DEFAULT 0")
 
 
-def _m010_message_counts_batched(db: apsw.Connection) -> None:
+def _m010_representable_times(db: apsw.Connection) -> None:
+    """Times outside 1970-2199 (``records.TIMES``), which releases before stored as read (a Telegram message
+    dated 9999-12-31): east of UTC they have no local time, and a timeline's next bucket is the year 10000,
+    so `stats`, timelines and views in such zones failed on the whole archive. Each is clamped into the
+    range, as an import does now (with its warning); the message's record (``raw``, ``local_time``) keeps the
+    time as written. Its sessions and turns follow, and their index documents are queued, so the index
+    catches up with the times it filters by. A message stored twice by identity (read in two zones) whose
+    times meet at the bound is kept apart by a microsecond."""
+    low, high = (to_us(bound) for bound in TIMES)
+    outside = fetch_all(
+        db.execute(
+            "SELECT seq, chat_seq, uid, ts FROM messages WHERE ts NOT BETWEEN ? AND ? ORDER BY ts",
+            (low, high),
+        ),
+        tuple[int, int, str, int],
+    )
+    for seq, chat_seq, uid, ts in outside:
+        kept, inward = (low, 1) if ts < low else (high, -1)
+        taken = "SELECT 1 FROM messages WHERE chat_seq = ? AND ts = ? AND uid = ?"
+        while db.execute(taken, (chat_seq, kept, uid)).fetchone():
+            kept += inward
+        db.execute("UPDATE messages SET ts = ? WHERE seq = ?", (kept, seq))
+    if outside:
+        # message_counts follows the times that moved (no trigger keeps it since m011).
+        db.execute("DELETE FROM message_counts")
+        _count_all(db)
+    db.execute(
+        "INSERT OR IGNORE INTO index_queue SELECT seq FROM sessions"
+        " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
+        (low, high),
+    )
+    for table in ("sessions", "turns"):
+        db.execute(
+            f"UPDATE {table} SET start_ts = max(?1, min(?2, start_ts)), end_ts = max(?1, min(?2, end_ts))"
+            " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
+            (low, high),
+        )
+
+
+def _m011_message_counts_batched(db: apsw.Connection) -> None:
     """message_counts is kept by the archive's writes, a grouped pass at the end of each (the triggers m008
     made cost 8-13 % of an import's CPU, one upsert a message)."""
     for trigger in ("message_counts_in", "message_counts_out", "message_counts_change"):
         db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
 
 
-def _m011_text_once(db: apsw.Connection) -> None:
+def _m012_text_once(db: apsw.Connection) -> None:
     """Each message's text stored once. A message's raw record keeps only what its columns do not hold
     (refind_cli.storage.raw; ``raw_form`` says how to put them back), and a turn's text, which is its
     messages', is no longer stored. The space freed is given back by a VACUUM once the migrations are done."""
@@ -244,7 +289,7 @@ def _m011_text_once(db: apsw.Connection) -> None:
 
 
 # Migrations after which the file is rewritten, to give back what they freed.
-_SHRINKING = frozenset({"m011_text_once"})
+_SHRINKING = frozenset({"m012_text_once"})
 
 
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
@@ -257,8 +302,9 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m007_chat_language", _m007_chat_language),
     ("m008_message_counts", _m008_message_counts),
     ("m009_own_messages", _m009_own_messages),
-    ("m010_message_counts_batched", _m010_message_counts_batched),
-    ("m011_text_once", _m011_text_once),
+    ("m010_representable_times", _m010_representable_times),
+    ("m011_message_counts_batched", _m011_message_counts_batched),
+    ("m012_text_once", _m012_text_once),
 )
 
 

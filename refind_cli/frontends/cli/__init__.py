@@ -13,6 +13,8 @@ from refind_cli import COMPLETE_VAR, __version__
 # Not typing's: importing typing is a tenth of `refind --version` (mypy reads any TYPE_CHECKING as true).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TextIO
+
     import typer
 
 __all__ = ["COMMAND_MODULES", "app", "main", "named_command"]
@@ -61,9 +63,28 @@ def named_command(args: list[str]) -> str | None:
     return None
 
 
+def _null_stream(fd: int) -> TextIO:
+    null = os.open(os.devnull, os.O_RDWR)  # the lowest free number: ``fd`` itself unless a lower one is free
+    if null != fd:
+        os.dup2(null, fd)
+        os.close(null)
+    # The process's own stream, open until it ends.
+    return open(fd, closefd=False) if fd == 0 else open(fd, "w", closefd=False)
+
+
 def main() -> None:
     # Everything refind writes is personal data: files and folders it creates are the user's alone.
     os.umask(0o077)
+    # A standard stream closed at the start (`<&-`, `2>&-`) would lend its number to the next file opened
+    # (the archive, the index): input reads as empty and errors go nowhere, as if from the null device.
+    if sys.stdin is None:
+        sys.stdin = _null_stream(0)
+    if sys.stderr is None:
+        sys.stderr = _null_stream(2)
+    if sys.stdout is None:
+        # Output was asked for and cannot be given (`refind search x >&-`).
+        sys.stderr.write("refind: error: stdout: not open\n")
+        sys.exit(2)
     # A terminal or pipe that cannot encode a character (ASCII, Latin-1) shows it escaped, not a traceback.
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(AttributeError, ValueError):

@@ -5,6 +5,7 @@ modules are imported inside the commands, so ``refind --help`` stays fast and ne
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -298,9 +299,25 @@ def run(group: click.Group, args: list[str], **extra: Any) -> int:
     except BrokenPipeError:
         # The reader went away (`refind search x | head -1`): what it wanted was written. Further writes
         # (the interpreter's final flush) go nowhere instead of raising again.
-        with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _stdout_to_nowhere()
         return 0
+    except OSError as exc:
+        # Output that cannot be written (`> /dev/full`, a full disk, a device gone) names no file: the
+        # library's own file errors do, and are RefindErrors before they get here.
+        if exc.filename is not None or exc.errno not in _OUTPUT_FAILURES:
+            raise
+        _stdout_to_nowhere()
+        with contextlib.suppress(OSError):
+            print_error(f"stdout: cannot write ({exc.strerror})")
+        return 2
+
+
+_OUTPUT_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF, errno.EFBIG})
+
+
+def _stdout_to_nowhere() -> None:
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def open_home(ctx: typer.Context) -> Home:

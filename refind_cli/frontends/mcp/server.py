@@ -286,13 +286,11 @@ def serve(home: Home, *, tz: tzinfo, chats: Sequence[str] | None = None) -> None
     spent = Spent()
 
     async def run() -> None:
-        with mcp_stdio.wire(spent.release) as wire:
-            server = build(home, tz=tz, scope=scope, scope_names=names, spent=spent if wire else None)
+        with mcp_stdio.wire(spent.release) as (lines, writer):
+            server = build(home, tz=tz, scope=scope, scope_names=names, spent=spent)
             # The SDK reads lines from the one and writes to the other, as from its own thread-backed files.
-            stdin, stdout = cast("tuple[Any, Any]", wire or (None, None))
-            if wire:
-                stdin = mcp_stdio.Requests(stdin, stdout.send)
-            async with stdio_server(stdin, stdout) as (read, write):
+            stdin = cast("Any", mcp_stdio.Requests(lines, writer.send))
+            async with stdio_server(stdin, cast("Any", writer)) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
 
     anyio.run(run)

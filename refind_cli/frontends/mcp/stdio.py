@@ -28,6 +28,8 @@ import anyio
 import anyio.lowlevel
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
 
+from refind_cli.errors import RefindError
+
 CHUNK = 1 << 16
 
 
@@ -104,6 +106,8 @@ def _message(line: str) -> tuple[str | None, str | None]:
         message = json.loads(line)
     except ValueError:
         return None, _error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    except RecursionError:
+        return None, _error(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
     fixed = json.dumps(_without_lone_surrogates(message))
     try:
         jsonrpc_message_adapter.validate_json(fixed, by_name=False)
@@ -159,16 +163,21 @@ class Writer:
 
 
 @contextlib.contextmanager
-def wire(written: Callable[[], None]) -> Iterator[tuple[Lines, Writer] | None]:
-    """The protocol's own descriptors while serving, or None when they cannot be moved (then the SDK's
-    transport serves, and moves them itself). ``written`` runs after every message sent."""
-    try:
-        mode = os.fstat(0).st_mode
-        # epoll waits on these; a file or the null device always reads at once (and epoll refuses them).
-        poll = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(0)
-    except OSError:
-        yield None
-        return
+def wire(written: Callable[[], None]) -> Iterator[tuple[Lines, Writer]]:
+    """The protocol's own descriptors while serving; ``written`` runs after every message sent. Where the
+    standard descriptors cannot be moved (no descriptor left, no null device), they are served in place:
+    a stray print could then reach the protocol, but every request read is still answered (the SDK's own
+    transport, which would serve then, drops the lines it cannot validate). RefindError when stdin or
+    stdout is not open."""
+    # Python leaves sys.stdin/stdout None when the descriptor was closed at start; the number may since have
+    # gone to a file this process opened, which must never be read as requests or written to.
+    if sys.stdin is None:
+        raise RefindError("stdin: not open (refind mcp reads its requests there)")
+    if sys.stdout is None:
+        raise RefindError("stdout: not open (refind mcp writes its answers there)")
+    mode = os.fstat(0).st_mode
+    # epoll waits on these; a file or the null device always reads at once (and epoll refuses them).
+    poll = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(0)
     sys.stdout.flush()
     moved: list[tuple[int, int]] = []  # (standard fd, the duplicate that keeps what it was)
     try:
@@ -182,7 +191,9 @@ def wire(written: Callable[[], None]) -> Iterator[tuple[Lines, Writer] | None]:
         os.dup2(2, 1)
     except OSError:
         _restore(moved)
-        yield None
+        moved = []
+    if not moved:
+        yield Lines(0, poll=poll), Writer(1, written)
         return
     try:
         yield Lines(moved[0][1], poll=poll), Writer(moved[1][1], written)

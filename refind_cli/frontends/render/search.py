@@ -27,7 +27,15 @@ def _chat_json(chat: ChatInfo) -> dict:
 
 
 def _turn_json(turn: Turn, tz: tzinfo | None) -> dict:
-    return {"turn_id": turn.id, "timestamp": iso(turn.start, tz), "speaker": turn.speaker, "text": turn.text}
+    data: dict[str, object] = {
+        "turn_id": turn.id,
+        "timestamp": iso(turn.start, tz),
+        "speaker": turn.speaker,
+        "text": turn.text,
+    }
+    if turn.length is not None:  # only the start of the text was read (`show` of a huge message)
+        data |= {"truncated": True, "text_offset": 0, "text_length": turn.length}
+    return data
 
 
 def _bounded_text(turn: Turn, terms: Sequence[str], lang: str = "") -> dict:
@@ -222,6 +230,8 @@ def print_session(console: Console, view: SessionView, tz: tzinfo | None = None)
         line.append(": ")
         text = said(t.speaker, t.text)
         line.append(_shown(text, "\n" + " " * len(line.plain)), style="bold" if t.id == around else "")
+        if t.length is not None:
+            line.append(f" [... {t.length - len(t.text):,} more characters not shown]", style="dim")
         console.print(line)
     # Where to go on from here: `refind show ID` with either id.
     ends = Text("previous: ", style="dim")
