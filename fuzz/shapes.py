@@ -132,11 +132,20 @@ def write_conversations(data: bytes, folder: Path) -> Path:
 
 
 SIGNAL_FILES = ("chat.md", "data.json", "signal.txt")
+KAKAOTALK_FILES = ("KakaoTalk_Fuzz.txt", "KakaoTalk_Fuzz.csv")
 
 
 def write_signal(data: bytes, folder: Path) -> Path:
     """First byte: the chunk size, as for Telegram; second: which of Signal's files the rest is."""
     name = SIGNAL_FILES[data[1] % len(SIGNAL_FILES)] if len(data) > 1 else SIGNAL_FILES[0]
+    path = folder / name
+    path.write_bytes(data[2:])
+    return path
+
+
+def write_kakaotalk(data: bytes, folder: Path) -> Path:
+    """First byte: the chunk size; second: whether the rest is a text export or the macOS app's CSV."""
+    name = KAKAOTALK_FILES[data[1] % len(KAKAOTALK_FILES)] if len(data) > 1 else KAKAOTALK_FILES[0]
     path = folder / name
     path.write_bytes(data[2:])
     return path
@@ -357,8 +366,27 @@ def signal_seeds() -> list[bytes]:
         *((0, f) for f in sorted(LINELOG_FIXTURES.glob("*/chat.md"))),
         (1, LINELOG_FIXTURES / "Aylin Demir" / "data.json"),
         (2, LINELOG_FIXTURES / "signalbackup-Lena.txt"),
+        (2, LINELOG_FIXTURES / "sigtop-Aylin Demir.txt"),
+        (2, SAMPLES / "Noah Weber.txt"),
     ]
     return [bytes([chunk, mode]) + f.read_bytes() for mode, f in files for chunk in (3, 200)]
+
+
+def kakaotalk_seeds() -> list[bytes]:
+    files = [
+        *(
+            (0, f)
+            for f in (
+                SAMPLES / "KakaoTalk_Chat_Minji Park.txt",
+                *sorted(LINELOG_FIXTURES.glob("KakaoTalk*.txt")),
+            )
+        ),
+        *(
+            (1, f)
+            for f in (SAMPLES / "KakaoTalk_Chat_Jiwoo.csv", *sorted(LINELOG_FIXTURES.glob("KakaoTalk*.csv")))
+        ),
+    ]
+    return [bytes([chunk, mode]) + f.read_bytes() for mode, f in files for chunk in (255, 6)]
 
 
 def read_or_input_error(importer: Importer, path: Path, data: bytes) -> None:
@@ -463,11 +491,7 @@ SHAPES = {
         lambda: linelog_seeds("[LINE] Chat with Yuki.txt", "*LINE*.txt"),
         same_reading_in_any_chunk_size,
     ),
-    "kakaotalk": Shape(
-        named_writer("KakaoTalk_Fuzz.txt"),
-        lambda: linelog_seeds("KakaoTalk_Chat_Minji Park.txt", "KakaoTalk*.txt"),
-        same_reading_in_any_chunk_size,
-    ),
+    "kakaotalk": Shape(write_kakaotalk, kakaotalk_seeds, same_reading_in_any_chunk_size),
     "signal": Shape(write_signal, signal_seeds, same_reading_in_any_chunk_size),
 }
 

@@ -7,7 +7,11 @@
   language to Korean to practise): Minji Park, who moved into Schliemannstraße 21 from Seoul, is Maya's
   neighbour. ``회원님`` is Maya, as KakaoTalk writes the exporting person;
 - ``Lena Hoffmann/chat.md``: signal-export's Markdown for Maya's Signal chat with Lena, who took over the old
-  flat on Weserstraße (a quote, a reaction, an attachment, a sticker).
+  flat on Weserstraße (a quote, a reaction, an attachment, a sticker);
+- ``KakaoTalk_Chat_Jiwoo.csv``: KakaoTalk's macOS app export (``Date,User,Message``) of Maya's chat with Jiwoo,
+  Minji's sister, who visits Berlin in October (a text over two lines, quotes inside a text, a photo);
+- ``Noah Weber.txt``: sigtop's text export from Signal Desktop: Maya and Noah from Kletterkiez on the
+  housewarming (a reply quoting a message, a reaction, an attachment, an edited message).
 
 Run from anywhere: ``python sample_exports/generate_linelogs.py [OUT_DIR]``. Output is deterministic: the
 seconds of Signal's stamps come from a hash of the message.
@@ -33,6 +37,8 @@ HERE = Path(__file__).resolve().parent
 LINE_FILE = "[LINE] Chat with Yuki.txt"
 KAKAO_FILE = "KakaoTalk_Chat_Minji Park.txt"
 SIGNAL_FOLDER = "Lena Hoffmann"
+KAKAO_CSV_FILE = "KakaoTalk_Chat_Jiwoo.csv"
+SIGTOP_FILE = "Noah Weber.txt"
 
 
 @dataclass(frozen=True)
@@ -179,16 +185,99 @@ def kakao_export(messages: list[Said]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _second(m: Said) -> int:
+    """The seconds of a stamp that has them: from a hash of the message, so that output is deterministic."""
+    return hashlib.sha256(f"{m.day}{m.time}{m.lines}".encode()).digest()[0] % 60
+
+
 def signal_export(messages: list[Said]) -> str:
     """As signal-export writes a message: the text and Markdown's two line-break spaces, then attachment links
     (each with the same two spaces), then reactions and stickers on lines of their own."""
     out = []
     for m in messages:
-        second = hashlib.sha256(f"{m.day}{m.time}{m.lines}".encode()).digest()[0] % 60
+        second = _second(m)
         text = [line for line in m.lines if not line.startswith(("(- ", "(( "))]
         after = "".join(f"\n{line}" for line in m.lines if line.startswith(("(- ", "(( ")))
         body = f"  {text[0]}  " if "](./media/" in text[0] else "\n".join(text) + "  "
         out.append(f"[{m.day} {m.time}:{second:02d}] {SIGNAL_NAMES[m.who]}: {body}{after}")
+    return "\n".join(out) + "\n"
+
+
+KAKAO_CSV_NAMES = {"maya": "Maya", "jiwoo": "지우"}
+KAKAO_CSV_SCRIPT = """
+# 2026-10-01
+19:02 jiwoo 마야 씨! 언니가 번호 줬어요. 다음 주에 베를린 가요
+19:05 maya 와 환영해요! Saturday is our housewarming, come with Minji
+19:06 jiwoo 좋아요 "집들이" 맞죠?
+    뭐 가져갈까요?
+19:08 maya just yourselves :) 18:00, Schliemannstraße 21
+# 2026-10-03
+17:40 jiwoo 사진
+17:41 jiwoo 케이크 샀어요
+"""
+
+
+def kakao_csv_export(messages: list[Said]) -> str:
+    """As the macOS app writes it: the stamp with seconds (a hash of the message), the name and the text
+    quoted, a quote inside doubled."""
+    out = ["Date,User,Message"]
+    for m in messages:
+        text = "\n".join(m.lines).replace('"', '""')
+        out.append(f'{m.day} {m.time}:{_second(m):02d},"{KAKAO_CSV_NAMES[m.who]}","{text}"')
+    return "\n".join(out) + "\n"
+
+
+SIGTOP_SCRIPT = """
+# 2026-10-02
+20:11 noah Is the housewarming still on for Saturday? Jonas asks if he can bring the slackline
+20:15 maya yes! 18:00. Slackline only if the park is dry
+20:16 noah 👍
+# 2026-10-03
+16:30 noah [IMG_0412.jpg]
+16:31 maya we're out of chairs 😅 can you bring two? {edited: can you bring three?}
+"""
+
+
+def _rfc2822(day: date, time: str, second: int) -> str:
+    when = datetime.combine(day, datetime.strptime(time, "%H:%M").time()).replace(second=second)
+    offset = "+0200"  # Europe/Berlin in summer time, as sigtop writes the stamp in the machine's zone
+    return f"{calendar.day_abbr[when.weekday()]}, {when.day} {calendar.month_abbr[when.month]} {when.year} {when:%H:%M:%S} {offset}"
+
+
+def sigtop_export(messages: list[Said]) -> str:
+    """As sigtop's ``fmt_text.go`` writes a conversation: fields, a blank line, the body, a blank line. The
+    second message quotes the first, Maya reacts to the first, the photo is an attachment, the last is
+    edited (``{edited: …}`` in the script is its newer version)."""
+    noah = "Noah Weber (+4915209876543)"
+    out = [f"Conversation: {noah}", ""]
+    for i, m in enumerate(messages):
+        sent = _rfc2822(m.day, m.time, _second(m))
+        text = "\n".join(m.lines)
+        if m.who == "maya":
+            out += ["From: You", "Type: outgoing", f"Sent: {sent}"]
+        else:
+            out += [
+                f"From: {noah}",
+                "Type: incoming",
+                f"Sent: {sent}",
+                f"Received: {_rfc2822(m.day, m.time, 59)}",
+            ]
+        if text.startswith("[") and text.endswith("]"):
+            out += [f"Attachment: {text[1:-1]} (image/jpeg, 241877 bytes)", ""]
+            continue
+        if i == 0:
+            out.append("Reaction: ❤️ from You")
+        if "{edited: " in text:
+            old, new = text.rstrip("}").split(" {edited: ")
+            newer = old.rsplit(" ", 4)[0] + " " + new
+            out += ["Edited: 2 versions", "", "| Version: 2", f"| Sent: {_rfc2822(m.day, m.time, 58)}", "|"]
+            out += [f"| {newer}", "|", "| Version: 1", f"| Sent: {sent}", "|", f"| {old}", ""]
+            continue
+        if i == 1:
+            first = messages[0]
+            out += ["", f"> From: {noah}", f"> Sent: {_rfc2822(first.day, first.time, _second(first))}", ">"]
+            out += [f"> {first.lines[0]}"]
+        out += ["", text, ""]
     return "\n".join(out) + "\n"
 
 
@@ -197,6 +286,8 @@ def main(out: Path = HERE) -> None:
     (out / KAKAO_FILE).write_bytes(kakao_export(parse(KAKAO_SCRIPT)).encode("utf-8"))
     (out / SIGNAL_FOLDER).mkdir(exist_ok=True)
     (out / SIGNAL_FOLDER / "chat.md").write_bytes(signal_export(parse(SIGNAL_SCRIPT)).encode("utf-8"))
+    (out / KAKAO_CSV_FILE).write_bytes(kakao_csv_export(parse(KAKAO_CSV_SCRIPT)).encode("utf-8"))
+    (out / SIGTOP_FILE).write_bytes(sigtop_export(parse(SIGTOP_SCRIPT)).encode("utf-8"))
 
 
 if __name__ == "__main__":

@@ -419,7 +419,7 @@ def _teams_messages(script: str, where: dict[str, object]) -> list[dict[str, obj
         out.append(
             {
                 "Id": ident,
-                "ReplyToId": keys.get(line.flags.get("re", ""), None),
+                "ReplyToId": keys.get(line.flags.get("re", "")),
                 "Etag": ident,
                 "MessageType": "systemEventMessage" if system else "message",
                 "CreatedDateTime": created,

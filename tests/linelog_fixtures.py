@@ -29,11 +29,14 @@ FORMATS = {
     "KakaoTalk_iOS.txt": "kakaotalk",
     "KakaoTalk_PC.txt": "kakaotalk",
     "KakaoTalk_PC_en.txt": "kakaotalk",
+    "KakaoTalk_모바일.txt": "kakaotalk",
+    "KakaoTalk_macOS.csv": "kakaotalk",
     "Aylin Demir": "signal",
     "Aylin Demir/chat.md": "signal",
     "Aylin Demir/data.json": "signal",
     "Noah (old)/chat.md": "signal",
     "signalbackup-Lena.txt": "signal",
+    "sigtop-Aylin Demir.txt": "signal",
 }
 
 Row = tuple[str | None, str | None, str, str, bool]  # local time, sender, text, kind, own

@@ -405,7 +405,7 @@ def test_each_new_sniff_says_no_to_every_other_export(fmt: str):
 
 @given(st.text())
 def test_readable_html_of_any_text_is_that_text_without_markup(text: str):
-    plain = htmltext.readable(text.replace("<", " ").replace("&", " "))
+    plain = htmltext.page_text(text.replace("<", " ").replace("&", " "))
     assert "<" not in plain
     assert " ".join(plain.split()) == " ".join(
         text.replace("<", " ").replace("&", " ").replace("\xa0", " ").split()

@@ -108,3 +108,65 @@ def test_a_title_with_nothing_after_it_is_an_input_error(tmp_path: Path) -> None
     path.write_text("KakaoTalk Chats with Minji\nDate Saved : May 28, 2018, 9:46 AM\n\n", encoding="utf-8")
     with pytest.raises(InputError, match="has no messages; not a KakaoTalk chat export"):
         load(path, fmt="kakaotalk")
+
+
+def test_mobile_days_framed_by_dashes_and_messages_with_only_a_time() -> None:
+    chat, msgs = load(FIXTURES / "KakaoTalk_모바일.txt")
+    assert (chat.name, chat.kind) == ("민지", "direct")
+    assert rows(msgs) == [
+        ("2023-05-10 09:23", "민지", "오늘 몇시에 와?", T, False),
+        # A row of dashes that frames no day is text.
+        ("2023-05-10 09:25", "회원님", "7시쯤 갈 것 같아.\n-----\n그 전에 전화할게", T, True),
+        ("2023-05-10 13:02", None, "민지님이 철수님을 초대했습니다.", S, False),
+        ("2023-05-10 13:10", "철수", "사진", M, False),
+        ("2023-05-11 00:05", "민지", "잘 자", T, False),
+    ]
+    assert msgs[0].raw == "오전 9:23, 민지 : 오늘 몇시에 와?"
+
+
+def test_macos_csv() -> None:
+    chat, msgs = load(FIXTURES / "KakaoTalk_macOS.csv")
+    assert (chat.source, chat.name) == ("kakaotalk", "KakaoTalk_macOS")
+    assert rows(msgs) == [
+        ("2025-07-06 14:39:55", "민지", "주말에 뭐 해?", T, False),
+        ("2025-07-06 14:40:02", "Maya", '이사 준비\n박스가 많아, 정말 "많아"', T, False),
+        ("2025-07-06 14:41:10", "민지", "사진", M, False),
+        ("2025-07-06 14:42:00", "민지", "파일: 계약서.pdf", A, False),
+        ("2025-07-07 09:05:31", "Maya", "Good morning!", T, False),
+    ]
+    assert msgs[1].raw == '2025-07-06 14:40:02,"Maya","이사 준비\n박스가 많아, 정말 ""많아"""'
+    assert msgs[0].timestamp == datetime(2025, 7, 6, 5, 39, 55, tzinfo=UTC)  # Seoul, UTC+9
+
+
+@pytest.mark.parametrize(
+    ("tail", "error"),
+    [
+        ('2025-07-06 14:40:02,"Maya","cut off in the mid', "line 3: the file ends inside a quoted message"),
+        ('2025-07-06 14:40:02,"Maya"', "line 3: expected 3 fields"),
+        ('2025-13-06 14:40:02,"Maya","hi"', "line 3: unreadable date '2025-13-06 14:40:02'"),
+        ('2025-02-30 14:40:02,"Maya","hi"', "line 3: unreadable date"),
+        ('yesterday,"Maya","hi"', "line 3: unreadable date 'yesterday'"),
+        ('2025-07-06 14:40:02,"Maya" x,"hi"', "line 3: unreadable CSV record"),
+    ],
+)
+def test_a_broken_csv_is_one_error_naming_its_line(tmp_path: Path, tail: str, error: str) -> None:
+    path = tmp_path / "KakaoTalk_broken.csv"
+    path.write_text(f'Date,User,Message\n2025-07-06 14:39:55,"민지","hi"\n{tail}\n', encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load(path, fmt="kakaotalk")
+    assert str(exc.value).startswith(f"{path}: {error}"), str(exc.value)
+
+
+def test_a_csv_with_only_its_header_has_no_messages(tmp_path: Path) -> None:
+    path = tmp_path / "KakaoTalk_empty.csv"
+    path.write_text("Date,User,Message\n", encoding="utf-8")
+    assert kakaotalk.sniff(path)
+    with pytest.raises(InputError, match="has no messages"):
+        load(path)
+
+
+def test_a_csv_of_something_else_is_not_kakaotalk(tmp_path: Path) -> None:
+    for text in ("Date,Amount,Description\n2025-07-06,12.50,Coffee\n", "Date,User,Message\nmonday,bob,hi\n"):
+        path = tmp_path / "other.csv"
+        path.write_text(text, encoding="utf-8")
+        assert not kakaotalk.sniff(path)

@@ -8,8 +8,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from cli_runs import run
 from linelog_fixtures import FIXTURES, load, rows
 
+from refind_cli import importers
 from refind_cli.errors import InputError
 from refind_cli.importers import line
 from refind_cli.records import Chat, Kind
@@ -189,3 +191,25 @@ def test_utf16_with_bom(tmp_path: Path) -> None:
     assert line.sniff(path)
     chat, msgs = load(path)
     assert (chat.name, [m.text for m in msgs]) == ("Bob", ["hi"])
+
+
+def test_the_old_space_separated_group_layout_is_refused_with_its_own_error(tmp_path: Path) -> None:
+    path = tmp_path / "[LINE] Kletter-Gruppe.txt"
+    path.write_text(
+        "[LINE] Chat history in Kletter-Gruppe\nSaved on: 5/4/2020, 21:31\n\nFri, 1/19/2018\n"
+        "21:30 Anna Maria Berg see you at the wall\n21:31 Jonas ok\n",
+        encoding="utf-8",
+    )
+    assert importers.detect(path) == "line"
+    with pytest.raises(InputError) as exc:
+        load(path)
+    assert str(exc.value).startswith(f"{path}: line 5: LINE's old space-separated layout"), str(exc.value)
+    r = run(tmp_path / "home", "import", str(path))
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_text_line_that_starts_with_a_time_after_a_tab_line_is_text(tmp_path: Path) -> None:
+    path = tmp_path / "[LINE] Bob.txt"
+    path.write_text("Fri, 1/19/2018\n21:30\tBob\tplan:\n21:45 meet at the station\n", encoding="utf-8")
+    _, msgs = load(path)
+    assert [m.text for m in msgs] == ["plan:\n21:45 meet at the station"]

@@ -215,7 +215,13 @@ def test_any_text_reads_or_is_an_input_error(
 
 # --- the demo samples -------------------------------------------------------------------------------------
 
-SAMPLE_COUNTS = {"[LINE] Chat with Yuki.txt": 24, "KakaoTalk_Chat_Minji Park.txt": 16, "Lena Hoffmann": 8}
+SAMPLE_COUNTS = {
+    "[LINE] Chat with Yuki.txt": 24,
+    "KakaoTalk_Chat_Minji Park.txt": 16,
+    "Lena Hoffmann": 8,
+    "KakaoTalk_Chat_Jiwoo.csv": 6,
+    "Noah Weber.txt": 5,
+}
 
 
 def test_samples_regenerate_byte_for_byte_read_whole_and_are_named_in_the_readme(tmp_path: Path) -> None:
@@ -227,6 +233,8 @@ def test_samples_regenerate_byte_for_byte_read_whole_and_are_named_in_the_readme
             Path("[LINE] Chat with Yuki.txt"),
             Path("KakaoTalk_Chat_Minji Park.txt"),
             Path("Lena Hoffmann/chat.md"),
+            Path("KakaoTalk_Chat_Jiwoo.csv"),
+            Path("Noah Weber.txt"),
         ]
     )
     for rel in produced:

@@ -113,3 +113,53 @@ def test_broken_data_json_is_one_input_error(tmp_path: Path, line: str, what: st
     with pytest.raises(InputError) as err:
         load(path, fmt="signal")
     assert what in str(err.value)
+
+
+def test_sigtop_text_blocks() -> None:
+    chat, msgs = load(FIXTURES / "sigtop-Aylin Demir.txt")
+    assert (chat.source, chat.key, chat.name) == ("signal", "Aylin Demir (+491701234567)", "Aylin Demir")
+    assert [(m.sender, m.sender_id, m.text, m.kind, m.own, m.edited) for m in msgs] == [
+        (
+            "Aylin Demir",
+            "+491701234567",
+            "Are we still on for Saturday?\nType: incoming\nis how I'd start a form",
+            Kind.TEXT,
+            False,
+            False,
+        ),
+        ("You", None, "Yes!\n\n> quoting myself on purpose", Kind.TEXT, True, False),
+        (
+            "Aylin Demir",
+            "+491701234567",
+            "IMG_2041.jpg (image/jpeg, 183211 bytes)",
+            Kind.ATTACHMENT,
+            False,
+            False,
+        ),
+        ("You", None, "See you at 10", Kind.TEXT, True, True),
+        (None, None, "group-v2-change", Kind.SYSTEM, False, False),
+        (None, None, "call-history", Kind.SYSTEM, False, False),
+    ]
+    assert msgs[0].timestamp == datetime(2024, 1, 5, 13, 22, 1, tzinfo=UTC)  # the file's +0100, not --tz
+    assert msgs[-1].timestamp == datetime(2024, 1, 6, 8, 12, tzinfo=UTC)  # no Sent: when it was received
+    assert msgs[1].raw.startswith("From: You\nType: outgoing\n") and msgs[1].raw.endswith("on purpose")
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("Conversation: Bob\n\nhello\n", "line 3: expected a message block"),
+        ("Conversation: Bob\n\n", "has no messages"),
+        (
+            "Conversation: Bob\n\nFrom: Bob\nType: incoming\nSent: yesterday\n\nhi\n",
+            "line 3: unreadable Sent",
+        ),
+        ("Conversation: Bob\n\nFrom: Bob\nType: incoming\n\nhi\n", "line 3: a message without a Sent"),
+    ],
+)
+def test_a_broken_sigtop_file_is_one_input_error(tmp_path: Path, text: str, what: str) -> None:
+    path = tmp_path / "Bob.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load(path, fmt="signal")
+    assert str(exc.value).startswith(f"{path}: {what}"), str(exc.value)

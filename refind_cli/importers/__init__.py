@@ -412,7 +412,12 @@ register(
 # is one export, read from its chat.md; its data.json (the same chat) is read only when named.
 register(Importer("line", "refind_cli.importers.line", takes=("file",), names=("*.txt",)))
 register(
-    Importer("kakaotalk", "refind_cli.importers.kakaotalk", takes=("file", "zip"), names=("*.txt", "*.zip"))
+    Importer(
+        "kakaotalk",
+        "refind_cli.importers.kakaotalk",
+        takes=("file", "zip"),
+        names=("*.txt", "*.zip", "*.csv"),
+    )
 )
 register(
     Importer(

@@ -241,7 +241,7 @@ def _json_entry(obj: dict[str, Any], where: str, error: Callable[[str, str | Non
     if when is None:
         raise error("an entry without a readable time", f"{where}.time")
     items = as_list(obj.get("safeHtmlItem"))
-    reply = join(*(htmltext.readable(text_of(as_dict(i).get("html"))) for i in items))
+    reply = join(*(htmltext.page_text(text_of(as_dict(i).get("html"))) for i in items))
     files = [text_of(f) or text_of(as_dict(f).get("name")) for f in as_list(obj.get("attachedFiles"))]
     files.append(text_of(obj.get("imageFile")))
     return Entry(
@@ -293,17 +293,17 @@ def _cells(text: str) -> Iterator[tuple[int, str | None]]:
 def _html_entry(cell: str, tz: tzinfo, path: Path, place: str | None, n: int) -> Entry:
     parts = _BR.split(cell)
     found = next(
-        ((i, when) for i in range(1, len(parts)) if (when := _stamp(htmltext.readable(parts[i]), tz))), None
+        ((i, when) for i in range(1, len(parts)) if (when := _stamp(htmltext.page_text(parts[i]), tz))), None
     )
     if found is None:
         raise InputError(path, "a card without a time refind can read", place)
     i, when = found
-    title, *files = (htmltext.readable(p) for p in parts[:i])
+    title, *files = (htmltext.page_text(p) for p in parts[:i])
     reply_html = "<br>".join(parts[i + 1 :])
     return Entry(
         when=when,
         title=title,
-        reply=htmltext.readable(reply_html),
+        reply=htmltext.page_text(reply_html),
         reply_raw=reply_html.strip(),
         files=tuple(f for f in files if f),
         raw=cell,

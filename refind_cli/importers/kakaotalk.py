@@ -8,7 +8,11 @@ The layouts (FORMATS.md §4c), each a ``Layout`` of linelog's:
 - Android Korean: ``2013년 2월 28일 오후 11:17, Name : text``;
 - iOS Korean: ``2014. 2. 6. 오전 10:25, Name : text``;
 - PC: ``--------------- 2018년 3월 3일 토요일 ---------------`` day lines, ``[Name] [오후 8:54] text``, and
-  joins and leaves on lines of their own without a time.
+  joins and leaves on lines of their own without a time;
+- a mobile variant (Korean): a day line framed by rows of dashes on the lines above and below it, and
+  messages with only their time, ``오전 9:23, Name : text``;
+- the macOS app's CSV: a ``Date,User,Message`` header, then ``2025-07-06 14:39:55,"Name","text"`` records
+  (a text with line breaks spans lines inside its quotes), the same in every UI language.
 
 A stamp without ``, Name : `` is a system line (joins, leaves, invitations); a stamp alone, or a date alone,
 is a day line. ``회원님`` ("member") is the exporting person.
@@ -17,15 +21,17 @@ is a day line. ``회원님`` ("member") is the exporting person.
 from __future__ import annotations
 
 import contextlib
+import csv
 import itertools
+import re
 from collections.abc import Iterator
-from datetime import tzinfo
+from datetime import timedelta, tzinfo
 from pathlib import Path
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
-from refind_cli.records import Chat, ChatExport, Kind
+from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "kakaotalk"
 
@@ -70,7 +76,12 @@ _LAYOUTS = (
             rf"|{_NAME} invited {_NAMES}\.|운영정책을 위반한 메시지로 신고 접수 시 .+"
         ),
     ),
+    # Last: a message line of only a time is the loosest, and is tried only when the others fail.
+    Layout(message=pattern(rf"{TIME}, {_SENDER}"), days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"),)),
 )
+# The mobile variant's frame around a day line: a row of dashes on the line above and below it.
+_RULE = pattern(r"-{5,}")
+_FRAMED_DAY = pattern(rf"{_KO_DATE}{_KO_WEEKDAY}")
 
 _TITLES = (
     (pattern(r"KakaoTalk Chats with (?P<name>.+)"), "direct"),
@@ -121,14 +132,17 @@ def sniff(path: Path) -> bool:
         if not path.is_file():
             return False
         if not _is_zip(path):
-            return linelog.sniff_lines(GRAMMAR, linelog.head_lines(linelog.file_head(path)), "")
+            lines = linelog.head_lines(linelog.file_head(path))
+            if path.suffix.lower() == ".csv":
+                return _is_csv(lines)
+            return linelog.sniff_lines(GRAMMAR, list(_unframed(iter(lines))), "")
         with container.open_zip(path) as zf:
             member = _chat_member(container.member_names(zf))
             if member is None:
                 return False
             with contextlib.closing(container.iter_member_chunks(zf, member, path)) as chunks:
                 lines = list(itertools.islice(linelog.iter_lines(chunks, path), linelog.SNIFF_LINES * 4))
-        return linelog.sniff_lines(GRAMMAR, lines, "")
+        return linelog.sniff_lines(GRAMMAR, list(_unframed(iter(lines))), "")
     except Exception:  # sniffing looks at foreign files of any shape; none of them may stop detection
         return False
 
@@ -140,8 +154,12 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         name = head.title or path.name.rsplit(".", 1)[0]
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
+    if path.suffix.lower() == ".csv" and not _is_zip(path):
+        name = path.name.rsplit(".", 1)[0]
+        yield ChatExport(Chat(FORMAT, name, name, "chat"), _csv_messages(path, linelog.file_lines(path), tz))
+        return
     if not _is_zip(path):
-        yield linelog.read_log(GRAMMAR, linelog.file_lines(path), tz, path, None, chat)
+        yield linelog.read_log(GRAMMAR, _unframed(linelog.file_lines(path)), tz, path, None, chat)
         return
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
@@ -149,7 +167,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             raise InputError(path, "contains no KakaoTalk chat (.txt) file")
         where = f"entry {member!r}"
         lines = linelog.iter_lines(container.iter_member_chunks(zf, member, path), path, where)
-        yield linelog.read_log(GRAMMAR, lines, tz, path, where, chat)
+        yield linelog.read_log(GRAMMAR, _unframed(lines), tz, path, where, chat)
 
 
 def _is_zip(path: Path) -> bool:
@@ -161,3 +179,94 @@ def _chat_member(names: list[str]) -> str | None:
     """The mobile apps zip the chat's text file with its photos; the shortest .txt name is the chat."""
     texts = [n for n in names if n.lower().endswith(".txt")]
     return min(texts, key=lambda n: (len(n), n)) if texts else None
+
+
+def _unframed(lines: Iterator[str]) -> Iterator[str]:
+    """The lines with the rows of dashes that frame a day line (the mobile variant) made blank, which the
+    reader passes over as it does the blank lines around a day; the line numbers stay. A row of dashes not
+    next to a day line is text."""
+    held: str | None = None  # a row of dashes, until the next line says whether it frames a day
+    after_day = False
+    for line in lines:
+        text = line.strip()
+        is_day = _FRAMED_DAY.fullmatch(text) is not None
+        if held is not None:
+            yield "" if is_day else held
+            held = None
+        if _RULE.fullmatch(text):
+            if after_day:
+                yield ""
+            else:
+                held = line
+            after_day = False
+            continue
+        after_day = is_day
+        yield line
+    if held is not None:
+        yield held
+
+
+# --- the macOS app's CSV ---------------------------------------------------------------------------------
+
+_CSV_HEADER = "Date,User,Message"
+_CSV_STAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
+
+
+def _is_csv(lines: list[str]) -> bool:
+    """A ``Date,User,Message`` header, and a first record (if any) that starts with its stamp."""
+    content = [line for line in lines if line.strip()]
+    if not content or content[0].removeprefix("\ufeff") != _CSV_HEADER:
+        return False
+    return len(content) == 1 or _CSV_STAMP.match(content[1]) is not None
+
+
+def _csv_messages(path: Path, lines: Iterator[str], tz: tzinfo) -> Iterator[Message]:
+    """The records after the header. A record ends at the line that closes its quotes; its lines as
+    written are its raw record."""
+    header = next(lines, None)
+    if header is None or header.removeprefix("\ufeff") != _CSV_HEADER:
+        raise InputError(path, f"not a KakaoTalk CSV export: expected the header {_CSV_HEADER!r}", "line 1")
+    clock = linelog.Clock(tz)
+    record: list[str] = []
+    quotes = start = 0
+    seen = False
+    for number, line in enumerate(lines, 2):
+        if not record:
+            if not line.strip():
+                continue
+            start = number
+        record.append(line)
+        quotes += line.count('"')
+        if quotes % 2:  # inside a quoted text: its next line is part of it
+            continue
+        seen = True
+        yield _csv_message(path, f"line {start}", "\n".join(record), clock)
+        record, quotes = [], 0
+    if record:
+        raise InputError(
+            path, "the file ends inside a quoted message: it was cut short (export it again)", f"line {start}"
+        )
+    if not seen:
+        raise InputError(path, "has no messages; not a KakaoTalk chat export")
+
+
+def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock) -> Message:
+    try:
+        fields = next(csv.reader([raw], strict=True))
+    except csv.Error as exc:
+        raise InputError(path, f"unreadable CSV record ({exc})", place) from None
+    if len(fields) != 3:
+        raise InputError(path, f"expected 3 fields (Date,User,Message), found {len(fields)}", place)
+    stamp, sender, text = fields
+    m = _CSV_STAMP.fullmatch(stamp)
+    date = (int(m[1]), int(m[2]), int(m[3])) if m else None
+    seconds = int(m[4]) * 3600 + int(m[5]) * 60 + int(m[6]) if m else -1
+    if m is None or date is None or not linelog.YEARS[0] <= date[0] <= linelog.YEARS[1] or seconds >= 86400:
+        raise InputError(path, f"unreadable date {stamp!r} (expected like 2025-07-06 14:39:55)", place)
+    try:
+        when = clock.at(date, timedelta(seconds=seconds))
+    except ValueError:
+        raise InputError(path, f"unreadable date {stamp!r} (no such day)", place) from None
+    name = sender.strip() or None
+    kind = Kind.SYSTEM if name is None else GRAMMAR.kind_of(text.partition("\n")[0].strip())
+    return Message(when, name, text, kind, None, None, stamp, None, None, False, raw, name in GRAMMAR.own)

@@ -4,6 +4,11 @@ The layout (FORMATS.md §4c): an optional title (``[LINE] Chat history with NAME
 line, then day lines (``Fri, 1/19/2018``, ``2024/1/23(火)``, ``Wed, 10/07/2562 BE``) and tab-separated
 messages ``21:30<TAB>Sender<TAB>text``; a system line has no sender field, a multi-line text is wrapped in
 double quotes. The reading is linelog's; this module is its tables.
+
+Old group exports wrote ``21:30 Sender text`` with spaces for tabs. That layout is refused with its own
+error rather than read: a name is one or more words, and nothing in such a file (no member list, no tab
+lines to learn the names from) says where a name with a space ends and the text begins, so any reading
+would put words of people's names into their messages or the other way round.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from collections.abc import Iterator
 from datetime import tzinfo
 from pathlib import Path
 
+from refind_cli.errors import InputError
 from refind_cli.importers import linelog
 from refind_cli.importers.linelog import TIME, WS, Grammar, Head, Layout, pattern
 from refind_cli.records import Chat, ChatExport, Kind
@@ -32,6 +38,8 @@ _DAYS = (
     ),
 )
 _LAYOUT = Layout(message=pattern(rf"{TIME}\t(?:(?P<sender>[^\t]*)\t)?(?P<text>.*)"), days=_DAYS)
+# The old space-separated layout's message line (see the module's notes).
+_SPACED = pattern(rf"{TIME} \S")
 
 _TITLES = (
     (pattern(r'(?:\[LINE\] )?Chat history with "?(?P<name>.+?)"?'), "direct"),
@@ -128,7 +136,23 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         name = head.title or _name_from_file(path.name)
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
+    _refuse_spaced(path)
     yield linelog.read_log(GRAMMAR, linelog.file_lines(path), tz, path, None, chat)
+
+
+def _refuse_spaced(path: Path) -> None:
+    """An InputError when the file's first message line is in the old space-separated layout."""
+    for number, line in enumerate(linelog.head_lines(linelog.file_head(path)), 1):
+        line = line.lstrip(linelog.MARKS)
+        if _LAYOUT.message.match(line):
+            return
+        if _SPACED.match(line) and "\t" not in line:
+            raise InputError(
+                path,
+                "LINE's old space-separated layout ('21:30 Name text') is not read: a name with a space "
+                "cannot be told from the text; export the chat again from a current LINE app",
+                f"line {number}",
+            )
 
 
 def _name_from_file(file_name: str) -> str:

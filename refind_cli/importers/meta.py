@@ -291,6 +291,8 @@ def _load(src: _Source, file: _File) -> _Loaded:
         raise InputError(path, "JSON nested too deeply", where) from None
     if not isinstance(data, dict):
         raise InputError(path, "not a Meta message file: the top level is not a JSON object", where)
+    if "messages" not in data and "participants" not in data:
+        raise InputError(path, "not a Meta message file: it has neither messages nor participants", where)
     raw_messages = data.pop("messages", [])
     if not isinstance(raw_messages, list):
         raise InputError(path, "messages is not a list", where)

@@ -6,7 +6,9 @@
   WhatsApp's Swedish iOS stamps look the same;
 - signal-export's ``data.json``: one JSON object a line, ``{date, sender, body, quote, sticker, reactions,
   attachments, deleted, call, missed}``, the date local ISO time;
-- signalbackup-tools' text export: ``[Jan 05, 2024 14:22:01] <Sender> text``, status lines ``*** …``.
+- signalbackup-tools' text export: ``[Jan 05, 2024 14:22:01] <Sender> text``, status lines ``*** …``;
+- sigtop's text export of Signal Desktop: ``Conversation:`` then ``From:``/``Type:``/``Sent:`` blocks, read by
+  sigtop.py.
 
 signal-export writes both files into one folder per chat, named after the chat: that folder is one export,
 read from its ``chat.md``, so a chat is not imported twice; ``data.json`` is read when named.
@@ -20,7 +22,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 
 from refind_cli.errors import InputError
-from refind_cli.importers import linelog
+from refind_cli.importers import linelog, sigtop
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -70,7 +72,7 @@ def sniff(path: Path) -> bool:
         lines = linelog.head_lines(linelog.file_head(path))
         if path.name.lower().endswith(".json"):
             return _data_head(lines)
-        return linelog.sniff_lines(GRAMMAR, lines, path.suffix.lower())
+        return sigtop.sniff_lines(lines) or linelog.sniff_lines(GRAMMAR, lines, path.suffix.lower())
     except Exception:  # sniffing looks at foreign files of any shape; none of them may stop detection
         return False
 
@@ -82,6 +84,9 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         path = path / CHAT_MD
         if not path.is_file():
             raise InputError(path.parent, f"no {CHAT_MD} in this folder; not a signal-export chat folder")
+    if _is_sigtop(path):
+        yield sigtop.read(path)
+        return
     folder_named = path.name.lower() in (CHAT_MD, DATA_JSON)
     name = path.absolute().parent.name if folder_named else path.name.rsplit(".", 1)[0]
     if path.name.lower().endswith(".json"):
@@ -93,6 +98,12 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
     yield linelog.read_log(GRAMMAR, linelog.file_lines(path), tz, path, None, chat_of)
+
+
+def _is_sigtop(path: Path) -> bool:
+    """Whether a file starts as sigtop's do: a broken one is then told what sigtop's should look like."""
+    content = (line for line in linelog.head_lines(linelog.file_head(path)) if line.strip())
+    return next(content, "").removeprefix("\ufeff").startswith("Conversation: ")
 
 
 # --- data.json ------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
 from refind_cli.importers.container import named_file, named_head
 from refind_cli.importers.conversations import text_of
-from refind_cli.importers.richtext import readable
+from refind_cli.importers.htmltext import message_text
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "skype"
@@ -213,9 +213,9 @@ class _Reader:
 def _content(mtype: str, content: str, name: Callable[[str], str]) -> tuple[str, str]:
     """Kind and readable text of a message by its ``messagetype``."""
     if mtype in _TEXT_TYPES or not mtype:
-        return Kind.TEXT, readable(content, _DROP) if mtype != "Text" else content
+        return Kind.TEXT, message_text(content, _DROP) if mtype != "Text" else content
     if mtype == "RichText/Location":
-        return Kind.LOCATION, readable(content, _DROP)
+        return Kind.LOCATION, message_text(content, _DROP)
     if mtype.startswith("RichText/"):
         names = [m.group(1).strip() for m in _FILE_NAME.finditer(content)]
         return Kind.ATTACHMENT, "\n".join(dict.fromkeys(n for n in names if n)) or mtype
@@ -229,7 +229,7 @@ def _content(mtype: str, content: str, name: Callable[[str], str]) -> tuple[str,
         who = name(_person(initiator.group(1))) if initiator else "Someone"
         what = ", ".join(name(_person(t)) if t else v for t, v in _TARGETS.findall(content) if t or v)
         return Kind.SYSTEM, " ".join(p for p in (who, _ACTIVITY[mtype], what) if p)
-    return Kind.SYSTEM, readable(content, _DROP) or mtype
+    return Kind.SYSTEM, message_text(content, _DROP) or mtype
 
 
 def _person(value: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from refind_cli.errors import InputError
 from refind_cli.importers import container, jsonstream
 from refind_cli.importers.conversations import dump, text_of
-from refind_cli.importers.richtext import readable
+from refind_cli.importers.htmltext import message_text
 from refind_cli.importers.skype import ident
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -162,7 +162,7 @@ def _message(
 ) -> Message:
     body = found if isinstance(found := obj.get("Body"), dict) else {}
     content = text_of(body.get("Content"))
-    text = readable(content, _DROP) if text_of(body.get("ContentType")).lower() == "html" else content
+    text = message_text(content, _DROP) if text_of(body.get("ContentType")).lower() == "html" else content
     subject = text_of(obj.get("Subject"))
     if subject:
         text = f"{subject}\n{text}" if text else subject

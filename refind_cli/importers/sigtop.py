@@ -1,0 +1,175 @@
+"""sigtop's text export of Signal Desktop (``sigtop export-messages``, one ``.txt`` per conversation), read for
+the ``signal`` source (signal_logs.py hands such files here).
+
+The layout, as sigtop's ``fmt_text.go`` writes it: a ``Conversation: NAME (detail)`` line and a blank line,
+then one block per message: header fields ``From:`` (``You`` for the exporting person; absent on a
+system message), ``Type:`` (``incoming``, ``outgoing``, or a system type such as ``group-v2-change``),
+``Sent:`` and ``Received:`` (RFC 2822 dates with their offset, ``Mon, 2 Jan 2006 15:04:05 -0700``), any
+``Attachment:``, ``Reaction:`` and ``Edited: N versions`` lines; then a quoted message as ``>`` lines, the body
+after a blank line, an edited message's versions as ``|`` lines (the newest first); a blank line ends the
+block. A block starts at a ``From:`` line followed by a ``Type:`` line, or at a ``Type:`` line followed by
+another header field, after a blank line: a body line that looks like a header field is text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+
+from refind_cli.errors import InputError
+from refind_cli.importers import linelog
+from refind_cli.records import Chat, ChatExport, Kind, Message
+
+OWN = "You"
+_CONVERSATION = "Conversation: "
+_FIELD = re.compile(r"(From|Type|Sent|Received|Attachment|Reaction|Edited): (.*)")
+_FIRST_FIELDS = ("Sent", "Received", "Attachment", "Reaction", "Edited")
+# A contact or group shown with its detail (number, username, id) in parentheses.
+_DETAILED = re.compile(r"(?P<name>.*) \((?P<detail>[^()]*)\)")
+_MESSAGE_TYPES = frozenset({"incoming", "outgoing"})
+
+
+def sniff_lines(lines: list[str]) -> bool:
+    """A ``Conversation:`` line, then a block's ``From:``/``Type:`` fields."""
+    content = [line for line in lines if line.strip()]
+    return (
+        len(content) >= 3
+        and content[0].removeprefix("\ufeff").startswith(_CONVERSATION)
+        and _block_starts(content[1], content[2])
+    )
+
+
+def _block_starts(line: str, following: str | None) -> bool:
+    m = _FIELD.fullmatch(line)
+    if m is None or following is None:
+        return False
+    after = _FIELD.fullmatch(following)
+    if m[1] == "From":
+        return after is not None and after[1] == "Type"
+    return m[1] == "Type" and after is not None and after[1] in _FIRST_FIELDS
+
+
+def read(path: Path) -> ChatExport:
+    """The file's one conversation; its messages read as consumed."""
+    lines = linelog.file_lines(path)
+    first = next(lines, "").removeprefix("\ufeff")
+    if not first.startswith(_CONVERSATION):
+        raise InputError(
+            path, f"not a sigtop export: expected a first line like {_CONVERSATION}NAME", "line 1"
+        )
+    shown = first.removeprefix(_CONVERSATION).strip()
+    m = _DETAILED.fullmatch(shown)
+    name = m["name"] if m else shown
+    chat = Chat("signal", shown, name, "chat")
+    return ChatExport(chat, _messages(path, lines))
+
+
+def _messages(path: Path, lines: Iterator[str]) -> Iterator[Message]:
+    """Blocks, found with one line of look-ahead: a block is whole when the next starts or the file ends."""
+    block: list[str] = []
+    start = 0
+    previous = ""  # the line before: a block starts after a blank line
+    seen = False
+    line = next(lines, None)
+    number = 2
+    while line is not None:
+        following = next(lines, None)
+        if not previous.strip() and _block_starts(line, following):
+            if block:
+                seen = True
+                yield _message(path, start, block)
+            block, start = [], number
+        elif not block and line.strip():
+            raise InputError(path, "expected a message block starting with From: or Type:", f"line {number}")
+        if block or line.strip():
+            block.append(line)
+        previous, line = line, following
+        number += 1
+    if block:
+        seen = True
+        yield _message(path, start, block)
+    if not seen:
+        raise InputError(path, "has no messages; not a sigtop export")
+
+
+def _message(path: Path, start: int, block: list[str]) -> Message:
+    while block and not block[-1].strip():
+        block.pop()  # the blank line that ends a block
+    fields: dict[str, list[str]] = {}
+    i = 0
+    while i < len(block) and (m := _FIELD.fullmatch(block[i])):
+        fields.setdefault(m[1], []).append(m[2])
+        i += 1
+    rest = block[i:]
+    place = f"line {start}"
+    when = _when(path, place, fields)
+    kind_name = (fields.get("Type") or ["unknown"])[0]
+    sender_field = fields["From"][0] if "From" in fields else None
+    sender, sender_id = sender_field, None
+    if sender_field is not None and (m := _DETAILED.fullmatch(sender_field)):
+        sender, sender_id = m["name"], m["detail"]
+    own = sender_field == OWN
+    text = _body(rest)
+    attachments = fields.get("Attachment", [])
+    if kind_name not in _MESSAGE_TYPES:
+        kind = Kind.SYSTEM
+        text = text or kind_name
+    elif not text and attachments:
+        kind, text = Kind.ATTACHMENT, "\n".join(attachments)
+    else:
+        kind = Kind.TEXT
+    raw = "\n".join(block)
+    return Message(when, sender, text, kind, None, sender_id, None, None, None, "Edited" in fields, raw, own)
+
+
+def _when(path: Path, place: str, fields: dict[str, list[str]]) -> datetime:
+    """When it was sent; when it was received, where sigtop knows no sending time."""
+    for name in ("Sent", "Received"):
+        for value in fields.get(name, []):
+            if value == "unknown":
+                continue
+            try:
+                when = parsedate_to_datetime(value)
+            except (TypeError, ValueError):
+                raise InputError(path, f"unreadable {name} date {value!r}", place) from None
+            if when.tzinfo is None or not linelog.YEARS[0] <= when.year <= linelog.YEARS[1]:
+                raise InputError(path, f"unreadable {name} date {value!r}", place)
+            return when.astimezone(UTC)
+    raise InputError(path, "a message without a Sent or Received date", place)
+
+
+def _body(lines: list[str]) -> str:
+    """The message's text: its body after the quote, or its newest version's."""
+    if lines[1:2] and lines[1].startswith("| Version: "):
+        return _newest_version(lines[1:])
+    return _after_quote(lines)
+
+
+def _after_quote(lines: list[str]) -> str:
+    """The body in what follows a block's fields: a blank line, the quote's ``>`` lines and a blank line if
+    it quotes a message, then the body as written."""
+    i = 1 if lines[:1] == [""] else 0
+    if i < len(lines) and lines[i].startswith(">"):
+        while i < len(lines) and lines[i].startswith(">"):
+            i += 1
+        i += lines[i : i + 1] == [""]
+    return "\n".join(lines[i:])
+
+
+def _newest_version(lines: list[str]) -> str:
+    """An edited message's versions, ``|``-prefixed blocks of fields and body, the newest first; between two
+    versions a ``|`` line."""
+    newest: list[str] = []
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        line = line[2:] if line.startswith("| ") else line[1:]
+        if newest and line.startswith("Version: ") and newest[-1] == "":
+            newest.pop()
+            break
+        newest.append(line)
+    fields = next((i for i, line in enumerate(newest) if not line), len(newest))
+    return _after_quote(newest[fields:])
