@@ -76,8 +76,8 @@ def test_every_field_of_every_sample_export_comes_back_from_the_archive(tmp_path
         # Once each: a text export's line keeps little more than its punctuation; a JSON or XML record keeps
         # what no column holds, its text cut out too in all but a few.
         lines, texts, cut, all_ = archive.db.execute(
-            "SELECT sum(CASE WHEN c.source IN ('whatsapp', 'line', 'kakaotalk', 'signal') THEN length(m.raw) END),"
-            " sum(CASE WHEN c.source IN ('whatsapp', 'line', 'kakaotalk', 'signal') THEN length(m.text) END),"
+            "SELECT sum(CASE WHEN c.source IN ('whatsapp', 'line') THEN length(m.raw) END),"
+            " sum(CASE WHEN c.source IN ('whatsapp', 'line') THEN length(m.text) END),"
             " sum(m.raw_form IS NOT NULL), count(*) FROM messages m JOIN chats c ON c.seq = m.chat_seq"
         ).fetchone()
         assert lines < texts // 4 and cut > all_ * 0.9
