@@ -238,8 +238,16 @@ def child(phase: str, export: Path, home: Path) -> None:
 
 def cli_import(home: Path, export: Path, *options: str) -> int:
     """``refind import`` run in this process, as a user runs it; the messages the archive holds after."""
-    from refind_cli.frontends.cli import main
     from refind_cli.storage.archive import Archive
+
+    cli_run(home, export, *options)
+    with Archive.open(home) as archive:
+        return archive.counts()["messages"]
+
+
+def cli_run(home: Path, export: Path, *options: str) -> None:
+    """``refind import`` run in this process, as a user runs it."""
+    from refind_cli.frontends.cli import main
 
     sys.argv = ["refind", "--home", str(home), "import", "--tz", "UTC", *options, str(export)]
     try:
@@ -247,8 +255,6 @@ def cli_import(home: Path, export: Path, *options: str) -> int:
     except SystemExit as exc:
         if exc.code:
             raise
-    with Archive.open(home) as archive:
-        return archive.counts()["messages"]
 
 
 def run_phase(phase: str, export: Path, home: Path) -> dict:

@@ -6,7 +6,7 @@ new export format is one new module in ``importers/`` and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NamedTuple
@@ -83,6 +83,28 @@ class ChatExport:
 
     chat: Chat
     messages: Iterable[Message]
+    # Once ``messages`` is consumed: where a later reading of the same file, grown since, can go on from
+    # (``Mark``), or None. Set by readers that can go on (``Importer.resumes``).
+    end: Callable[[], Mark | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Where a reading of a line-based export stopped: the bytes of the file it read, which end with a
+    complete line, and the reader's state there (its own JSON: the day, the date order, the clock). A file
+    whose first ``offset`` bytes are those bytes (the ledger holds their hash) is the same export grown, and
+    its reader can start at ``offset`` with that state instead of at the start. ``digest``: the SHA-256 of
+    those bytes where the ledger's hash of the file does not cover them (a zip's text, which the reader
+    decompresses and checks against it)."""
+
+    offset: int
+    state: str
+    digest: str = ""
+
+
+class NotResumable(Exception):
+    """What a grown file holds at the mark does not go on from it (a line continues the message before,
+    the date order it tells differs): raised before any message is yielded, and the file is read whole."""
 
 
 @dataclass(frozen=True, slots=True)

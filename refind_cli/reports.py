@@ -34,6 +34,8 @@ class FileImportResult:
     unchanged_since: int | None = None
     # What was read with a doubt and kept, flagged (a line whose date cannot be read), one line each.
     warnings: tuple[str, ...] = ()
+    # The bytes of a grown export that an earlier import had read, and this one therefore read from.
+    resumed_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

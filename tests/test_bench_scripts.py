@@ -34,6 +34,22 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             ],
             "msg/s",
         ),
+        "reimport_bench": (
+            [
+                [
+                    "reimport_bench.py",
+                    "--messages",
+                    "300",
+                    "--added",
+                    "50",
+                    "--rounds",
+                    "1",
+                    "--workdir",
+                    f"{work}/re",
+                ]
+            ],
+            "resumed / re-read",
+        ),
         "assistant_import_bench": (
             [["assistant_import_bench.py", "--messages", "300", "--workdir", f"{work}/assistant"]],
             "msg/s",

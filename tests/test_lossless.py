@@ -142,7 +142,7 @@ def test_an_archive_of_the_last_release_keeps_every_record_and_turn_text_through
     with Archive.open(home, readonly=True) as archive:  # read as it stands, before any migration
         assert _records_and_turns(archive) == (records, turn_texts)
     with Archive.open(home) as archive:
-        assert "m012_text_once" in applied_migrations(archive.db)
+        assert "m013_text_once" in applied_migrations(archive.db)
         rests, texts = archive.db.execute(
             "SELECT sum(length(raw)), sum(length(text)) FROM messages"
         ).fetchone()

@@ -7,6 +7,9 @@ An importer module exposes:
   first bytes) that says whether the export is this format; it never raises for foreign input,
 - ``read(path, *, tz) -> Iterator[ChatExport]``: the chats and their messages, exactly as written. Times
   without an offset are read in ``tz``. Unreadable input raises ``InputError`` naming the place.
+- a format registered with ``resumes=True`` (a line-based log: one chat per file, read front to back) takes
+  ``read(path, *, tz, after: Mark | None)``: with a mark of an earlier reading (``ChatExport.end``), it reads
+  from the mark's offset on, as if it had read the bytes before (``NotResumable`` where it cannot).
 
 and is known through one ``register(Importer(...))`` call, which says what else refind needs of it: the kinds of
 path it reads, the file names its exports carry, and how its chats pair into turns. Everything that lists
@@ -33,7 +36,7 @@ from refind_cli.errors import InputError, InputWarning
 if TYPE_CHECKING:
     from datetime import tzinfo
 
-    from refind_cli.records import ChatExport, Message
+    from refind_cli.records import ChatExport, Mark, Message
 
 
 class ImporterModule(Protocol):
@@ -45,6 +48,12 @@ class ImporterModule(Protocol):
     def sniff(self, path: Path) -> bool: ...
 
     def read(self, path: Path, *, tz: tzinfo) -> Iterator[ChatExport]: ...
+
+
+class ResumingModule(Protocol):
+    """An importer module of a format registered with ``resumes=True``."""
+
+    def read(self, path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]: ...
 
 
 # What a path can be to an importer: a plain file, a zip archive, or a folder.
@@ -62,6 +71,9 @@ class Importer:
     # How its chats pair into turns (segment.PAIRINGS): "burst", consecutive messages by one sender, for
     # people talking; "exchange", a message and its reply, for chats with an assistant.
     pairing: str = "burst"
+    # Its reader can go on from where an earlier reading of the same file stopped (a ``Mark``), so a grown
+    # export is read only from there: a re-import costs what is new, not the whole history.
+    resumes: bool = False
 
     def load(self) -> ImporterModule:
         from refind_cli.method.segment import PAIRINGS
@@ -75,8 +87,12 @@ class Importer:
     def sniff(self, path: Path) -> bool:
         return bool(self.load().sniff(path))
 
-    def read(self, path: Path, tz: tzinfo) -> Iterator[ChatExport]:
-        return self.load().read(path, tz=tz)
+    def read(self, path: Path, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+        if after is None:
+            return self.load().read(path, tz=tz)
+        if not self.resumes:
+            raise ValueError(f"importer {self.name!r} cannot go on from a mark")
+        return cast(ResumingModule, self.load()).read(path, tz=tz, after=after)
 
     def names_file(self, name: str) -> bool:
         import fnmatch
@@ -210,13 +226,14 @@ def _starts_like_a_zip(path: Path) -> bool:
         return f.read(4) == b"PK\x03\x04"
 
 
-def read_export(path: Path, fmt: str, tz: tzinfo) -> Iterator[ChatExport]:
-    """Chats of one export. ``fmt`` is a registered name or ``"auto"``. A time too far out for every zone
-    and calendar step to show (``TIMES``) is clamped into it, with a warning; its record keeps it as written."""
+def read_export(path: Path, fmt: str, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+    """Chats of one export (``after``: from that mark on, ``Importer.read``). ``fmt`` is a registered name or
+    ``"auto"``. A time too far out for every zone and calendar step to show (``TIMES``) is clamped into it,
+    with a warning; its record keeps it as written."""
     from refind_cli.records import ChatExport
 
-    for export in resolve(path, fmt).read(path, tz):
-        yield ChatExport(export.chat, _representable(path, export.chat.name, export.messages))
+    for export in resolve(path, fmt).read(path, tz, after):
+        yield ChatExport(export.chat, _representable(path, export.chat.name, export.messages), export.end)
 
 
 def _representable(path: Path, chat: str, messages: Iterable[Message]) -> Iterator[Message]:
@@ -311,7 +328,13 @@ def _recognises(importer: Importer, path: Path) -> bool:
 # --- the built-in formats --------------------------------------------------------------------------------
 
 register(
-    Importer("whatsapp", "refind_cli.importers.whatsapp", takes=("file", "zip"), names=("*.txt", "*.zip"))
+    Importer(
+        "whatsapp",
+        "refind_cli.importers.whatsapp",
+        takes=("file", "zip"),
+        names=("*.txt", "*.zip"),
+        resumes=True,
+    )
 )
 register(Importer("slack", "refind_cli.importers.slack", takes=("zip", "folder"), names=("*.zip",)))
 register(
@@ -410,7 +433,7 @@ register(
 # Line-based logs read by one engine (linelog.py). Their sniffs need a title or two stamped lines of their
 # own layouts; Signal's Markdown is a .md file, which WhatsApp's sniff refuses. A signal-export chat folder
 # is one export, read from its chat.md; its data.json (the same chat) is read only when named.
-register(Importer("line", "refind_cli.importers.line", takes=("file",), names=("*.txt",)))
+register(Importer("line", "refind_cli.importers.line", takes=("file",), names=("*.txt",), resumes=True))
 register(
     Importer(
         "kakaotalk",
@@ -421,6 +444,10 @@ register(
 )
 register(
     Importer(
-        "signal", "refind_cli.importers.signal_logs", takes=("file", "folder"), names=("chat.md", "*.txt")
+        "signal",
+        "refind_cli.importers.signal_logs",
+        takes=("file", "folder"),
+        names=("chat.md", "*.txt"),
+        resumes=True,
     )
 )

@@ -85,10 +85,11 @@ def read_member(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
     return b"".join(iter_member_chunks(zf, name, path))
 
 
-def iter_file_chunks(path: Path) -> Generator[bytes, None, None]:
-    """Stream a loose file, for formats that parse as they read."""
+def iter_file_chunks(path: Path, start: int = 0) -> Generator[bytes, None, None]:
+    """Stream a loose file (from byte ``start`` on), for formats that parse as they read."""
     try:
         with path.open("rb") as fh:
+            fh.seek(start)
             while chunk := fh.read(CHUNK):
                 yield chunk
     except OSError as exc:
@@ -152,6 +153,16 @@ def read_file(path: Path, limit: int = MAX_MEMBER_BYTES) -> bytes:
         if size > limit:
             raise InputError(path, f"is {size:,} bytes; larger than the {limit:,} bytes refind reads whole")
         return path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+
+
+def read_file_part(path: Path, start: int, size: int = -1) -> bytes:
+    """``size`` bytes of a loose file from byte ``start`` on (all the rest with -1)."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(start)
+            return fh.read(size)
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from refind_cli.errors import InputError
 from refind_cli.importers import linelog
 from refind_cli.importers.linelog import TIME, WS, Grammar, Head, Layout, pattern
-from refind_cli.records import Chat, ChatExport, Kind
+from refind_cli.records import Chat, ChatExport, Kind, Mark
 
 FORMAT = "line"
 
@@ -129,7 +129,7 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per file; the messages are read as they are consumed."""
 
     def chat(head: Head) -> Chat:
@@ -137,7 +137,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
     _refuse_spaced(path)
-    yield linelog.read_log(GRAMMAR, linelog.file_lines(path), tz, path, None, chat)
+    yield linelog.read_file_log(GRAMMAR, path, tz, chat, after)
 
 
 def _refuse_spaced(path: Path) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import calendar
 import codecs
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from refind_cli.importers import container
 
 # WhatsApp's reader knows how a wall-clock time becomes an instant on a day the clocks change.
 from refind_cli.importers.whatsapp import _day_offset, _on_clock_change
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 SNIFF_BYTES = 16 << 10
 SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
@@ -142,12 +143,15 @@ def pattern(text: str) -> re.Pattern[str]:
 # --- lines --------------------------------------------------------------------------------------------
 
 
-def iter_lines(chunks: Iterable[bytes], path: Path | str, where: str | None = None) -> Iterator[str]:
+def iter_lines(
+    chunks: Iterable[bytes], path: Path | str, where: str | None = None, line: int = 0
+) -> Iterator[str]:
     """The lines of a text export decoded as they stream in: UTF-8 (BOM optional) or UTF-16 with a BOM. Only
-    CR LF, CR and LF end a line (U+2028 is text). Invalid bytes are an InputError naming the line."""
-    decoder: codecs.IncrementalDecoder | None = None
+    CR LF, CR and LF end a line (U+2028 is text). Invalid bytes are an InputError naming the line.
+    ``line``: the lines before these bytes, for a file read from a mark on (UTF-8, where no BOM can be)."""
+    decoder: codecs.IncrementalDecoder | None = codecs.getincrementaldecoder("utf-8")() if line else None
     pending = ""
-    number = 0
+    number = line
     start = b""  # the first bytes, until there are enough to tell a UTF-16 BOM
     for chunk in itertools.chain(chunks, [b""]):
         if decoder is None:
@@ -368,6 +372,11 @@ class Reader:
         self.grammar, self.lines, self.path, self.where = grammar, lines, path, where
         self.clock = Clock(tz)
         self.number = 0
+        # Where a reading from a mark starts (``go_on``), and where this reading ends (``messages``).
+        self.resuming = False
+        self.day: tuple[int, int, int] | None = None
+        self.day_first: bool | None = None
+        self.state: str | None = None
 
     def _place(self, number: int) -> str:
         return f"{self.where}, line {number}" if self.where else f"line {number}"
@@ -430,8 +439,9 @@ class Reader:
         written_dates: dict[tuple[str | None, ...], tuple[int, int, int] | None] = {}
         date_texts: dict[tuple[int, int, int], str] = {}
         senders: dict[str, str | None] = {}
-        day: tuple[int, int, int] | None = None
-        day_first: bool | None = None  # the order of a/b dates, once a date tells it
+        day = self.day
+        day_first = self.day_first  # the order of a/b dates, once a date tells it
+        resuming = self.resuming  # the message before the first line is a mark's, read already
         held_day: tuple[int, int, int] | None = None
         held: list[str] = []  # the held day line and the blank lines after it
         clock = self.clock
@@ -443,7 +453,8 @@ class Reader:
         first_raw = first_text = ""
         more: list[str] | None = None
 
-        number = first = self.number + 1
+        first = self.number + 1
+        number = first - 1
         for number, line in enumerate(self.lines, first):
             stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
             # Message lines first: they are most lines, and no layout's message line is also a day line.
@@ -487,6 +498,8 @@ class Reader:
                     day_first = told
                 if held_day is not None and when is not None:
                     more = (more or []) + held  # a day line before a day line: the first was text
+                elif held_day is not None and resuming:
+                    raise NotResumable  # text of the message before the mark
                 held_day = new_day
                 held[:] = [line]
             elif held_day is not None and not _content(line):
@@ -505,6 +518,8 @@ class Reader:
                     held.clear()
                 more.append(line)
             elif _content(line):
+                if resuming:
+                    raise NotResumable  # a line that goes on with the message before the mark
                 self.number = number
                 raise InputError(
                     self.path,
@@ -513,6 +528,21 @@ class Reader:
                 )
         if when is not None:
             yield _message(grammar, when, local, sender, first_raw, first_text, more)
+        if held_day is None:  # a day line at the end is dropped, or is text of the last message later
+            self.state = json.dumps(
+                {"day": day, "day_first": day_first, "previous": clock.previous.isoformat(), "line": number}
+            )
+
+    def go_on(self, state: str, lines: Iterator[str]) -> None:
+        """Read ``lines``, the file from a mark on, as the rest of the file whose reading left ``state``."""
+        known = json.loads(state)
+        self.lines = lines
+        self.number = known["line"]
+        day = known["day"]
+        self.day = (day[0], day[1], day[2]) if day else None
+        self.day_first = known["day_first"]
+        self.clock.previous = datetime.fromisoformat(known["previous"])
+        self.resuming = True
 
 
 _UNSEEN: Any = object()
@@ -583,5 +613,58 @@ def read_log(
     return ChatExport(chat=chat(head), messages=reader.messages(head.layout))
 
 
+def read_file_log(
+    grammar: Grammar, path: Path, tz: tzinfo, chat: Callable[[Head], Chat], after: Mark | None = None
+) -> ChatExport:
+    """``read_log`` of a loose file, whose ``end`` is where a later reading of it, grown, can go on from (its
+    bytes are checked by the import ledger). ``after``: such a mark; the head is read again (the title names
+    the chat), then the lines from the mark on, up to the first message after it now, so that NotResumable
+    comes before any message."""
+    if after is not None and after.digest:
+        raise NotResumable  # a zip's mark
+    counted = _Counted(container.iter_file_chunks(path))
+    reader = Reader(grammar, iter_lines(counted, path), tz, path, None)
+    head = reader.head(path.suffix.lower())
+    messages: Iterable[Message]
+    if after is None:
+        messages = reader.messages(head.layout)
+    else:
+        counted = _Counted(container.iter_file_chunks(path, after.offset), after.offset)
+        reader.go_on(after.state, iter_lines(counted, path, line=json.loads(after.state)["line"]))
+        following = reader.messages(head.layout)
+        first = next(following, None)
+        messages = following if first is None else itertools.chain([first], following)
+
+    def end() -> Mark | None:
+        if reader.state is None or not counted.whole_lines:
+            return None
+        return Mark(counted.size, reader.state)
+
+    return ChatExport(chat=chat(head), messages=messages, end=end)
+
+
 def file_lines(path: Path) -> Iterator[str]:
     return iter_lines(container.iter_file_chunks(path), path)
+
+
+class _Counted:
+    """A file's chunks as they pass: how many bytes, and whether they end a UTF-8 line (a mark is only
+    ever set there, so the bytes after it start a line of their own)."""
+
+    def __init__(self, chunks: Iterable[bytes], start: int = 0) -> None:
+        self.chunks = chunks
+        self.size = start
+        self.utf16 = False
+        self.last = b"\n" if start else b""  # a mark is at the end of a line
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            if not self.size:
+                self.utf16 = chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+            self.size += len(chunk)
+            self.last = chunk[-1:] or self.last
+            yield chunk
+
+    @property
+    def whole_lines(self) -> bool:
+        return self.last == b"\n" and not self.utf16

@@ -24,7 +24,7 @@ from pathlib import Path
 from refind_cli.errors import InputError
 from refind_cli.importers import linelog, sigtop
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "signal"
 
@@ -77,7 +77,7 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per file, named after the folder signal-export wrote it into (signalbackup-tools: the
     file); read as consumed."""
     if path.is_dir():
@@ -90,6 +90,8 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     folder_named = path.name.lower() in (CHAT_MD, DATA_JSON)
     name = path.absolute().parent.name if folder_named else path.name.rsplit(".", 1)[0]
     if path.name.lower().endswith(".json"):
+        if after is not None:
+            raise NotResumable  # data.json is read whole
         chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
         yield ChatExport(chat=chat, messages=_data_messages(path, tz))
         return
@@ -97,7 +99,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     def chat_of(head: Head) -> Chat:
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
-    yield linelog.read_log(GRAMMAR, linelog.file_lines(path), tz, path, None, chat_of)
+    yield linelog.read_file_log(GRAMMAR, path, tz, chat_of, after)
 
 
 def _is_sigtop(path: Path) -> bool:

@@ -14,6 +14,8 @@ builds the messages, so a million-line file is never held as a million records.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import unicodedata
 import warnings
@@ -26,7 +28,7 @@ from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "whatsapp"
 
@@ -73,6 +75,7 @@ _BUDDHIST_FROM = 2400
 # keeping to it keeps every UTC conversion inside datetime's range.
 _YEARS = (1970, 2199)
 _SECOND = timedelta(seconds=1)
+_LONG_AGO = datetime.min.replace(tzinfo=UTC)
 
 # Exports carry invisible direction marks around names and stamps: strip them, then NFKC, which also turns NBSP, narrow NBSP and thin space into spaces.
 # (str.translate would do both, but it is ten times slower on non-ASCII text.)
@@ -276,10 +279,14 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per file. The file is decoded and checked when the export is yielded; its messages are
-    built as they are consumed."""
-    text, name, where = _load(path)
+    built as they are consumed. ``after``: a mark of an earlier reading of the file (``ChatExport.end``),
+    to read only what the file holds after it."""
+    if after is not None:
+        yield _read_after(path, tz, after)
+        return
+    text, name, where, (size, digest) = _load(path)
     text = _unify_newlines(text)
     start = _first_content(text)
     if start is None:
@@ -288,14 +295,134 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     if first is None:
         raise _not_a_header(path, where, text, start)
     special = _specialise(first)
-    day_first = _day_first(_headers(text, first, special))
+    dates: dict[str, tuple[int, int, int]] = {}
+    day_first = _day_first(_headers(text, first, special), dates)
     parse = _header_parser(day_first, tz)
     if parse(first) is None:
         raise _not_a_header(path, where, text, start)
     chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
     warn = _Warnings(path, where)
-    yield ChatExport(
-        chat=chat, messages=warn.after(_messages(text, _headers(text, first, special), parse, warn))
+    messages = warn.after(_messages(text, _headers(text, first, special), parse, warn))
+    if size is None:
+        yield ChatExport(chat=chat, messages=messages)
+        return
+    reading = _Reading(day_first, _date_order(dates), text.count("\n"), size, digest)
+    yield ChatExport(chat=chat, messages=reading.track(messages), end=reading.mark)
+
+
+# --- going on from a mark -----------------------------------------------------------------------------
+
+
+class _Reading:
+    """What a reading of a loose file leaves for the next one, once its messages are consumed: the date
+    order and what decided it, the time of the last message (a clock change reads a time by the one
+    before), the lines and bytes read."""
+
+    def __init__(
+        self, day_first: bool | None, order: str | list, lines: int, size: int | None, digest: str = ""
+    ) -> None:
+        self.day_first, self.order, self.lines, self.size, self.digest = day_first, order, lines, size, digest
+        self.previous: datetime | None = None
+
+    def track(self, messages: Iterator[Message]) -> Iterator[Message]:
+        for m in messages:
+            self.previous = m.timestamp
+            yield m
+
+    def mark(self) -> Mark | None:
+        if self.previous is None or self.size is None:
+            return None
+        state = {"day_first": self.day_first, "order": self.order, "previous": self.previous.isoformat()}
+        return Mark(self.size, json.dumps({**state, "line": self.lines}), self.digest)
+
+
+def _date_order(dates: dict[str, tuple[int, int, int]]) -> str | list:
+    """What more dates can change of the date order ``_day_first`` took from these: nothing once a first
+    number is above 12 ("day"); once a second one is, only a first above 12 ("month"); else it is a
+    matter of all the dates, kept in order."""
+    if any(first > 12 for first, _, _ in dates.values()):
+        return "day"
+    if any(second > 12 for _, second, _ in dates.values()):
+        return "month"
+    return [[text, *triple] for text, triple in dates.items()]
+
+
+def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
+    """The messages a loose file holds after a mark of an earlier reading. The first header of the file
+    is read again (the layout it has); NotResumable unless the bytes after the mark start with a header
+    and their dates leave the date order as it was."""
+    known = json.loads(after.state)
+    head_bytes, data, name, where, digest = _bytes_after(path, after)
+    head = _unify_newlines(_lenient_decode(head_bytes))
+    start = _first_content(head)
+    first = None if start is None else _match_general(head, start)
+    if first is None:
+        raise NotResumable
+    special = _specialise(first)
+    try:
+        text = "\n" + _unify_newlines(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = known["line"] + data.count(b"\n", 0, exc.start) + 1
+        what = f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); not a text export"
+        raise InputError(path, what, f"{where}, line {line}" if where else f"line {line}") from None
+    day_first: bool | None = known["day_first"]
+    previous = datetime.fromisoformat(known["previous"])
+    lines = known["line"] + text.count("\n") - 1
+    whole_lines = not data or data.endswith(b"\n")
+    size = after.offset + len(data) if whole_lines else None
+    reading = _Reading(day_first, known["order"], lines, size, digest)
+    reading.previous = previous
+    chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
+    if len(text) == 1:
+        return ChatExport(chat=chat, messages=(), end=reading.mark)
+    resumed = special.match(text, 0) or _match_general(text, 1)
+    order = known["order"]
+    dates: dict[str, tuple[int, int, int]] = {}
+    if order != "day":
+        if order != "month":
+            dates = {date: (d1, d2, d3) for date, d1, d2, d3 in order}
+        told = _day_first(_headers(text, resumed, special), dates) if resumed is not None else None
+        if order == "month":
+            told = any(first > 12 for first, _, _ in dates.values())
+        if told != day_first:
+            raise NotResumable  # the file's dates now tell another order
+        reading.order = _date_order(dates) if order != "month" else "month"
+    parse = _header_parser(day_first, tz, previous)
+    if resumed is None or parse(resumed) is None:
+        raise NotResumable  # the line after the mark goes on with the message before it
+    warn = _Warnings(path, where)
+    messages = _messages(text, _headers(text, resumed, special), parse, warn, known["line"])
+    return ChatExport(chat=chat, messages=reading.track(warn.after(messages)), end=reading.mark)
+
+
+def _bytes_after(path: Path, after: Mark) -> tuple[bytes, bytes, str, str | None, str]:
+    """The first bytes of an export's text, its bytes after a mark, the chat's name, the place errors name,
+    and (a zip's) the hash of all its bytes. A zip's text is decompressed, and the bytes before the mark
+    checked against its hash; NotResumable where they differ, or the mark is a loose file's."""
+    if path.suffix.lower() != ".zip" and container.read_file_part(path, 0, 4) != b"PK\x03\x04":
+        if after.digest or path.stat().st_size > container.MAX_MEMBER_BYTES:  # a whole reading says so
+            raise NotResumable
+        head, rest = (
+            container.read_file_part(path, 0, SNIFF_BYTES),
+            container.read_file_part(path, after.offset),
+        )
+        return head, rest, _loose_name(path), None, ""
+    with container.open_zip(path) as zf:
+        member = _chat_member(container.member_names(zf))
+        if member is None or not after.digest:
+            raise NotResumable
+        data = container.read_member(zf, member, path)
+    text = memoryview(data)
+    h = hashlib.sha256(text[: after.offset])
+    if len(data) < after.offset or h.hexdigest() != after.digest:
+        raise NotResumable
+    h.update(text[after.offset :])
+    return (
+        data[:SNIFF_BYTES],
+        data[after.offset :],
+        _zip_name(path, member),
+        f"entry {member!r}",
+        h.hexdigest(),
     )
 
 
@@ -343,26 +470,42 @@ def infer_day_first(dates: Sequence[tuple[int, int, int]]) -> bool | None:
 # --- loading ------------------------------------------------------------------------------------------
 
 
-def _load(path: Path) -> tuple[str, str, str | None]:
-    """The decoded chat text, the chat's name and the place inside the file that errors should name."""
+def _load(path: Path) -> tuple[str, str, str | None, tuple[int | None, str]]:
+    """The decoded chat text, the chat's name, the place inside the file that errors should name, and where
+    a mark can be set: after the bytes read (None unless they are UTF-8 and end a line), with a zip's text
+    their hash (a loose file's is the import ledger's)."""
     if path.is_dir():
         raise InputError(path, "is a folder; a WhatsApp export is a .txt or .zip file")
     if path.suffix.lower() != ".zip":
         data = container.read_file(path)
         if not data.startswith(b"PK\x03\x04"):
-            if path.name == _IOS_CHAT_FILE:
-                return container.decode_text(data, path), _ios_chat_name(path.absolute().parent.name), None
-            return container.decode_text(data, path), chat_name(path.name), None
+            return container.decode_text(data, path), _loose_name(path), None, (_marked(data), "")
         del data
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
         if member is None:
             raise InputError(path, "contains no WhatsApp chat (.txt) file")
         where = f"entry {member!r}"
-        text = container.decode_text(container.read_member(zf, member, path), path, where)
+        data = container.read_member(zf, member, path)
+    size = _marked(data)
+    digest = hashlib.sha256(data).hexdigest() if size is not None else ""
+    return container.decode_text(data, path, where), _zip_name(path, member), where, (size, digest)
+
+
+def _marked(data: bytes) -> int | None:
+    whole_lines = data.endswith(b"\n") and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+    return len(data) if whole_lines else None
+
+
+def _zip_name(path: Path, member: str) -> str:
     base = member.rsplit("/", 1)[-1]
-    name = _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
-    return text, name, where
+    return _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
+
+
+def _loose_name(path: Path) -> str:
+    return (
+        _ios_chat_name(path.absolute().parent.name) if path.name == _IOS_CHAT_FILE else chat_name(path.name)
+    )
 
 
 def _ios_chat_name(container: str) -> str:
@@ -528,11 +671,14 @@ def _unusual_headers(text: str, start: int, end: int) -> Iterator[re.Match[str]]
 # --- dates and times ----------------------------------------------------------------------------------
 
 
-def _day_first(headers: Iterator[re.Match[str]]) -> bool | None:
-    """First pass: the distinct dates in order of appearance, reduced to the day/month decision. A
-    first number above 12 decides at once (it is infer_day_first's first rule), so day-first files are
-    rarely read to the end."""
-    seen: dict[str, tuple[int, int, int]] = {}
+def _day_first(
+    headers: Iterator[re.Match[str]], seen: dict[str, tuple[int, int, int]] | None = None
+) -> bool | None:
+    """First pass: the distinct dates in order of appearance (into ``seen``, which may hold those of the
+    bytes before a mark), reduced to the day/month decision. A first number above 12 decides at once (it
+    is infer_day_first's first rule), so day-first files are rarely read to the end."""
+    if seen is None:
+        seen = {}
     for m in headers:
         date = m["date"]
         if date not in seen:
@@ -578,13 +724,15 @@ _Day = tuple[datetime | None, tuple[int, int, int]]  # UTC midnight (None if the
 _MISSING: Any = object()
 
 
-def _header_parser(day_first: bool | None, tz: tzinfo) -> Callable[[re.Match[str]], _Header | None]:
+def _header_parser(
+    day_first: bool | None, tz: tzinfo, previous: datetime = _LONG_AGO
+) -> Callable[[re.Match[str]], _Header | None]:
     """Header match -> (UTC timestamp, local time text), or None when its date or time is impossible
     (31/02, 25:10: text that only looks like a header). Each distinct date and time of day is parsed
-    once; a day's UTC offset is looked up once unless the clocks change that day."""
+    once; a day's UTC offset is looked up once unless the clocks change that day. ``previous``: the time
+    of the header before (a mark's), which a time on a day the clocks go back is read by."""
     days: dict[str, _Day | None] = {}
     times: dict[str, timedelta | None] = {}
-    previous = datetime.min.replace(tzinfo=UTC)
     last: tuple[str, _Header | None] = ("", None)
 
     def parse(m: re.Match[str]) -> _Header | None:
@@ -791,16 +939,17 @@ def _messages(
     headers: Iterator[re.Match[str]],
     parse: Callable[[re.Match[str]], _Header | None],
     warn: Callable[[int, str], None],
+    line_number: int = 1,
 ) -> Iterator[Message]:
     """Second pass: one message per header, with the lines up to the next header. A header-shaped line
     whose date or time cannot be read (31/02, the year 9999) starts a record of its own, kind MALFORMED,
     reported through ``warn(line number, stamp)``: glued to the message before, it would pass for that
-    sender's words."""
+    sender's words. ``line_number``: the number of the text's first line."""
     senders: dict[str, str | None] = {}
     current: _Header | None = None
     malformed = False
     start = rest_start = 0
-    line_number, counted_to = 1, 0  # line numbers are counted only up to malformed lines
+    counted_to = 0  # line numbers are counted only up to malformed lines
     for m in headers:
         header = parse(m)
         line_start = m.start()

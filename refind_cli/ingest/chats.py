@@ -14,6 +14,7 @@ from refind_cli.records import Chat, Message
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.database import CROSS_ZONE
+from refind_cli.storage.identity import Identity
 from refind_cli.storage.sessions import (
     SessionWriter,
     Unthreaded,
@@ -62,10 +63,13 @@ def import_chat_rows(
     import_seq: int | None,
     progress: ChatProgress | None,
     restore_forgotten: bool,
+    identity: Identity | None = None,
+    seen: int = 0,
 ) -> ChatImportResult:
-    """``import_chat`` inside the caller's transaction, with the rows made here."""
+    """``import_chat`` inside the caller's transaction, with the rows made here (``identity``, ``seen``:
+    ``Rows``')."""
     plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
-    rows = Rows(plan, messages)
+    rows = Rows(plan, messages, identity, seen)
     return write_chat(archive, chat, plan, rows, progress, segmenting != segmented_before)
 
 
@@ -111,7 +115,8 @@ def write_chat(
             changed = resegment_chat(archive, chat_seq)
         elif stored.added:
             # New rows got seqs from next_message_seq on; only what follows the earliest of them can change.
-            changed = resegment_chat(archive, chat_seq, archive.replan_start(chat_seq, plan.next_message_seq))
+            start = archive.replan_start(chat_seq, plan.next_message_seq)
+            changed = resegment_chat(archive, chat_seq, start, threads=stored.threaded)
     else:
         unthreaded = Unthreaded(stored)
         writer = SessionWriter(archive, chat_seq, {})
@@ -183,11 +188,12 @@ class _Stored:
         self.progress = progress
         self.added = self.rows = 0
         self.duplicates = False  # a row's identity was stored already: the seqs planned for the rest are off
+        self.threaded = False  # a threaded row was added: the chat's threads are planned again
 
     def __iter__(self) -> Iterator[tuple]:
         for batch in self.batches:
             self.rows += len(batch)
-            new = batch if self.plan.fresh else self._unknown(batch)
+            new = batch if self.plan.fresh else self._threaded(self._unknown(batch))
             n = self.archive.insert_messages(new)
             self.duplicates |= n != len(new)
             if n != len(batch):
@@ -212,7 +218,11 @@ class _Stored:
                 if uid not in self.plan.forgotten:
                     # The row's planned seq (a fresh chat's) is free: the row itself was not stored.
                     changed.append((*row[:2], uid, *row[3:12], 1, *row[13:]))
-        return self.archive.insert_messages(changed) if changed else 0
+        return self.archive.insert_messages(self._threaded(changed)) if changed else 0
+
+    def _threaded(self, rows: list[tuple]) -> list[tuple]:
+        self.threaded = self.threaded or any(row[10] is not None for row in rows)
+        return rows
 
     def _unknown(self, batch: list[tuple]) -> list[tuple]:
         """The rows whose uid the chat does not hold yet at any time the same message could have: a file

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Generator
 from datetime import timedelta, tzinfo
 from pathlib import Path
 
@@ -10,10 +11,12 @@ from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows, settle_language
-from refind_cli.ingest.ledger import file_digest, import_settings, now, unchanged
-from refind_cli.ingest.progress import FileProgress, Progress, export_size
-from refind_cli.reports import FileImportResult
+from refind_cli.ingest.ledger import file_digests, import_settings, now, unchanged
+from refind_cli.ingest.progress import ChatProgress, FileProgress, Progress, export_size
+from refind_cli.ingest.resume import ResumePoint, import_resumed, keeps, matching, point_after
+from refind_cli.reports import ChatImportResult, FileImportResult
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.identity import Identity
 from refind_cli.storage.sessions import segmenting_key
 
 
@@ -32,7 +35,8 @@ def import_file(
 ) -> FileImportResult:
     """Import one export in one transaction. An unreadable export is reported, and leaves nothing behind.
     Content imported before with the same settings is not read again (its result says so), unless
-    ``reread``; reading it again would add nothing. ``lang``: the language of its chats (ISO 639-1), given
+    ``reread``; reading it again would add nothing. Nor is the part of a grown export that an earlier
+    import read (``ingest.resume``: its result says from where it was read). ``lang``: the language of its chats (ISO 639-1), given
     by the user; else each chat's is told from its text (``settle_language``).
     ``worker``: read the export and build its rows in a second process while this one writes (default: for
     large exports on a machine with more than one core)."""
@@ -41,7 +45,18 @@ def import_file(
     try:
         importer = resolve(path, fmt)
         fmt = importer.name
-        digest = file_digest(path)
+        segmenting = segmenting_key(importer.pairing, session_gap)
+        settings = import_settings(tz, segmenting)
+        candidates = (
+            [
+                (seq, Path(earlier).name, sha256, ResumePoint.from_json(point))
+                for seq, earlier, sha256, point in archive.resume_points(fmt, settings)
+            ]
+            if importer.resumes and not (reread or restore_forgotten) and path.is_file()
+            else []
+        )
+        digest, hashed, prefixes = file_digests(path, [p.mark.offset for *_, p in candidates])
+        resume_from = matching(candidates, path.name, prefixes)
         size = export_size(path)
         if worker is None:
             worker = size >= _worker.WORKER_MIN_BYTES and _worker.can_use_a_worker()
@@ -49,9 +64,9 @@ def import_file(
         return FileImportResult(str(path), None if fmt == "auto" else fmt, error=str(exc))
     except OSError as exc:
         return FileImportResult(str(path), fmt, error=f"{path}: cannot read ({exc.strerror or exc})")
-    segmenting = segmenting_key(importer.pairing, session_gap)
-    settings = import_settings(tz, segmenting)
     warned: list[str] = []
+    points: list[ResumePoint | None] = []
+    resumed: tuple[ChatImportResult, ResumePoint | None] | None = None
     try:
         with archive.transaction():
             import_seq = archive.start_import(str(path.resolve()), digest, fmt, now(), settings)
@@ -64,31 +79,20 @@ def import_file(
                 chats = []
                 report = FileProgress(progress, size) if progress else None
                 chat_progress = report.chat if report else None
-                if worker:
-                    results = _worker.import_in_worker(
-                        archive,
-                        path,
-                        fmt,
-                        tz,
-                        segmenting,
-                        import_seq,
-                        chat_progress,
-                        restore_forgotten,
-                        warned.append,
-                    )
-                else:
-                    results = (
-                        import_chat_rows(
-                            archive,
-                            e.chat,
-                            e.messages,
-                            segmenting,
-                            import_seq,
-                            chat_progress,
-                            restore_forgotten,
+                if resume_from is not None:
+                    with input_warnings(warned.append):
+                        resumed = import_resumed(
+                            archive, path, fmt, tz, segmenting, import_seq, chat_progress, resume_from[1]
                         )
-                        for e in read_export(path, fmt, tz)
-                    )
+                results: Generator[ChatImportResult, None, None]
+                reading = (archive, path, fmt, tz, segmenting, import_seq, chat_progress, restore_forgotten)
+                if resumed is not None:
+                    results = (result for result in [resumed[0]])
+                    points.append(resumed[1])
+                elif worker:
+                    results = _worker.import_in_worker(*reading, warned.append, points.append)
+                else:
+                    results = _import_here(*reading, points.append)
                 with contextlib.closing(results), input_warnings(warned.append):
                     for result in results:
                         chats.append(result)
@@ -105,9 +109,54 @@ def import_file(
             }
             if earlier is not None:
                 counts["unchanged_since"] = earlier[0]
+            if resumed is not None and resume_from is not None:
+                counts["resumed"] = {"from": resume_from[0], "offset": resume_from[1].mark.offset}
             archive.finish_import(import_seq, now(), counts)
+            point = points[0] if len(points) == 1 and len(chats) == 1 else None
+            if (
+                point is not None
+                and path.is_file()
+                and (point.mark.offset == hashed or point.mark.digest)
+                and keeps(archive, chats[0].chat_uid)
+            ):
+                archive.set_resume_point(import_seq, point.to_json())
+                if resumed is not None and resume_from is not None:
+                    archive.set_resume_point(resume_from[0], None)  # this one goes on further
     except InputError as exc:
         return FileImportResult(str(path), fmt, error=str(exc))
     return FileImportResult(
-        str(path), fmt, tuple(chats), unchanged_since=earlier[0] if earlier else None, warnings=tuple(warned)
+        str(path),
+        fmt,
+        tuple(chats),
+        unchanged_since=earlier[0] if earlier else None,
+        warnings=tuple(warned),
+        resumed_at=resume_from[1].mark.offset if resumed is not None and resume_from is not None else None,
     )
+
+
+def _import_here(
+    archive: Archive,
+    path: Path,
+    fmt: str,
+    tz: tzinfo,
+    segmenting: str,
+    import_seq: int,
+    progress: ChatProgress | None,
+    restore_forgotten: bool,
+    points: Callable[[ResumePoint | None], None],
+) -> Generator[ChatImportResult, None, None]:
+    """Each chat of the file read whole in this process, its resume point to ``points``."""
+    for export in read_export(path, fmt, tz):
+        identity = Identity()
+        result = import_chat_rows(
+            archive,
+            export.chat,
+            export.messages,
+            segmenting,
+            import_seq,
+            progress,
+            restore_forgotten,
+            identity,
+        )
+        points(point_after(export, identity, result.messages_added + result.messages_skipped))
+        yield result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
@@ -16,15 +17,31 @@ def file_digest(path: Path) -> str:
     """SHA-256 of an export: its own name (a WhatsApp chat is named by its file, so a copy under another
     name is another chat, not the first one unchanged), and the file, or a folder's files with their
     relative names."""
+    return file_digests(path)[0]
+
+
+def file_digests(path: Path, offsets: Collection[int] = ()) -> tuple[str, int, dict[int, str]]:
+    """``file_digest``, the bytes hashed, and for each of ``offsets`` the hash the same way of a file's first
+    ``offset`` bytes: what the hash of an earlier import of the file before it grew is compared with
+    (``ingest.resume``). One pass."""
     h = hashlib.sha256(path.name.encode() + b"\x00")
     files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
+    wanted = [] if path.is_dir() else sorted({o for o in offsets if o > 0})
+    prefixes: dict[int, str] = {}
+    size = 0
     for p in files:
         if p != path:
             h.update(str(p.relative_to(path)).encode() + b"\x00")
         with p.open("rb") as fh:
             while chunk := fh.read(1 << 20):
+                while wanted and wanted[0] <= size + len(chunk):
+                    cut = wanted.pop(0) - size
+                    before = h.copy()
+                    before.update(chunk[:cut])
+                    prefixes[size + cut] = before.hexdigest()
                 h.update(chunk)
-    return h.hexdigest()
+                size += len(chunk)
+    return h.hexdigest(), size, prefixes
 
 
 def import_settings(tz: tzinfo, segmenting: str) -> str:

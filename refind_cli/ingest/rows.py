@@ -50,19 +50,24 @@ class Batches(Protocol):
 
 class Rows:
     """A chat's messages as archive rows, in batches. A fresh chat's rows get their seqs here, so its
-    sessions can be planned before the rows are stored."""
+    sessions can be planned before the rows are stored. ``identity`` and ``seen``: where the identities
+    and the count of messages read stood at a mark, for messages read from there on (``ingest.resume``)."""
 
-    def __init__(self, plan: ChatPlan, messages: Iterable[Message]) -> None:
+    def __init__(
+        self, plan: ChatPlan, messages: Iterable[Message], identity: Identity | None = None, seen: int = 0
+    ) -> None:
         self.plan = plan
         self.messages = messages
-        self.seen = self.read = 0
+        self.identity = identity or Identity()
+        self.seen = seen
+        self.read = 0
 
     def __iter__(self) -> Iterator[list[tuple]]:
         # The import's hottest loop: one pass per message, with everything it touches in locals.
         plan = self.plan
         forgotten = plan.forgotten
         chat_seq, import_seq = plan.chat_seq, plan.import_seq
-        uid = Identity().uid
+        uid = self.identity.uid
         legacy_uid = Identity(legacy=True).uid if plan.legacy_forgotten else None
         seq = plan.next_message_seq if plan.fresh else None
         cut = raw_record.cut

@@ -5,7 +5,7 @@ and planning sessions is SQLite plus Python. For a large export a worker process
 one does the second, which splits the work about evenly. They talk in pickles over the worker's stdin and
 stdout. The writer sends (path, format, zone). The worker sends, per chat, ("chat", Chat) and waits for
 the chat's ChatPlan; then batches of ("messages", (rows, characters of raw records read so far)); then
-("end", messages seen). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
+("end", (messages seen, where a later reading can go on from: a ResumePoint or None)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
 ("crash", traceback) for a bug.
 
 A plain subprocess rather than multiprocessing: its "spawn" re-runs the caller's main module, which a
@@ -32,6 +32,7 @@ from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest.chats import open_chat, write_chat
 from refind_cli.ingest.progress import ChatProgress
+from refind_cli.ingest.resume import ResumePoint, point_after
 from refind_cli.ingest.rows import Rows
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive
@@ -74,7 +75,7 @@ def serve_worker() -> None:
                     rows = Rows(pickle.load(requests), export.messages)
                     for batch in rows:
                         send(("messages", (batch, rows.read)))
-                    send(("end", rows.seen))
+                    send(("end", (rows.seen, point_after(export, rows.identity, rows.seen))))
         except InputError as exc:
             send(("error", exc))
         except Exception:
@@ -92,12 +93,13 @@ class _Received:
     def __init__(self, receive: Callable[[], tuple[str, Any]]) -> None:
         self.receive = receive
         self.seen = self.read = 0
+        self.point: ResumePoint | None = None
 
     def __iter__(self) -> Iterator[list[tuple]]:
         while (event := self.receive())[0] == "messages":
             batch, self.read = event[1]
             yield batch
-        self.seen = event[1]
+        self.seen, self.point = event[1]
 
 
 def import_in_worker(
@@ -110,9 +112,10 @@ def import_in_worker(
     progress: ChatProgress | None,
     restore_forgotten: bool,
     warn: Callable[[str], None],
+    points: Callable[[ResumePoint | None], None],
 ) -> Generator[ChatImportResult, None, None]:
     """Each chat's result, written here as a worker process reads the export; the worker's input warnings
-    go to ``warn``."""
+    go to ``warn``, where a later reading of each chat can go on from to ``points``."""
     package_root = str(Path(__file__).resolve().parent.parent.parent)
     env = {
         **os.environ,
@@ -154,7 +157,9 @@ def import_in_worker(
             plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
             send(plan)
             batches = _Received(receive)
-            yield write_chat(archive, chat, plan, batches, progress, segmenting != segmented_before)
+            result = write_chat(archive, chat, plan, batches, progress, segmenting != segmented_before)
+            points(batches.point)
+            yield result
     finally:
         if process.poll() is None:
             process.kill()  # done, or the writer gave up early: the rest of the export is not wanted

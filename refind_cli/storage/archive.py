@@ -399,11 +399,15 @@ class Archive(Queries, Ledger):
         sql = f"{columns} AND chat_seq = ? AND thread IS NULL AND ts >= ? ORDER BY ts, seq"
         return self.db.execute(sql, (chat_seq, BEFORE_ALL if start is None else start))
 
-    def session_signatures(self, chat_seq: int, start: int | None = None) -> dict[str, tuple[int, str]]:
-        """id -> (seq, signature) of a chat's sessions; with ``start``, its threads and the unthreaded
-        sessions that begin at ``start`` or later."""
+    def session_signatures(
+        self, chat_seq: int, start: int | None = None, threads: bool = True
+    ) -> dict[str, tuple[int, str]]:
+        """id -> (seq, signature) of a chat's sessions; with ``start``, its threads (unless not ``threads``)
+        and the unthreaded sessions that begin at ``start`` or later."""
+        # Without threads, a range of the (chat_seq, start_ts) index.
+        which = "(thread IS NOT NULL OR start_ts >= ?)" if threads else "start_ts >= ? AND thread IS NULL"
         rows = self.db.execute(
-            "SELECT id, seq, signature FROM sessions WHERE chat_seq = ? AND (thread IS NOT NULL OR start_ts >= ?)",
+            f"SELECT id, seq, signature FROM sessions WHERE chat_seq = ? AND {which}",
             (chat_seq, BEFORE_ALL if start is None else start),
         )
         return {sid: (seq, sig) for sid, seq, sig in rows}
@@ -415,9 +419,10 @@ class Archive(Queries, Ledger):
         timestamps shares its start time with the one before). Sessions before it end more than a session gap
         before it, so nothing added after can change them. None: from the chat's beginning."""
         rows = self.db.execute(
+            # "+chat_seq": the new rows by their seqs (a rowid range), not the chat's whole index.
             "SELECT start_ts, end_ts FROM sessions WHERE chat_seq = ? AND thread IS NULL AND start_ts <="
-            " (SELECT min(ts) FROM messages WHERE chat_seq = ? AND seq >= ?) ORDER BY start_ts DESC, seq DESC",
-            (chat_seq, chat_seq, first_new_seq),
+            " (SELECT min(ts) FROM messages WHERE seq >= ? AND +chat_seq = ?) ORDER BY start_ts DESC, seq DESC",
+            (chat_seq, first_new_seq, chat_seq),
         )
         start: int | None = None
         for begins, ends in rows:

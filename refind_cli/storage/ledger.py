@@ -16,8 +16,10 @@ from refind_cli.storage.database import (
 
 
 def hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
-    """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too."""
+    """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too;
+    where its reading stopped is dropped (the file's next import reads it whole)."""
     rows = fetch_all(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
+    resumes = "resume" in {row[1] for row in db.execute("PRAGMA table_info(imports)")}  # m011 on
     for seq, path, counts in rows:
         data = json.loads(counts)
         seen = data.get("seen")
@@ -26,6 +28,8 @@ def hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> No
         data["seen"] = {(hashed_chat_key(uid) if gone(uid) else uid): n for uid, n in seen.items()}
         hidden = path if path.startswith("p:") else hashed_path_key(path)
         db.execute("UPDATE imports SET path = ?, counts = ? WHERE seq = ?", (hidden, json.dumps(data), seq))
+        if resumes:
+            db.execute("UPDATE imports SET resume = NULL WHERE seq = ?", (seq,))
 
 
 class Ledger:
@@ -48,6 +52,20 @@ class Ledger:
             (sha256, fmt, settings),
         ).fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
+
+    def resume_points(self, fmt: str, settings: str) -> list[tuple[int, str, str, str]]:
+        """(seq, path, hash, resume point) of the finished imports of this format and settings that left one."""
+        return fetch_all(
+            self.db.execute(
+                "SELECT seq, path, sha256, resume FROM imports WHERE format = ? AND settings = ?"
+                " AND finished IS NOT NULL AND resume IS NOT NULL",
+                (fmt, settings),
+            ),
+            tuple[int, str, str, str],
+        )
+
+    def set_resume_point(self, import_seq: int, point: str | None) -> None:
+        self.db.execute("UPDATE imports SET resume = ? WHERE seq = ?", (point, import_seq))
 
     def finish_import(self, import_seq: int, finished: str, counts: dict) -> None:
         self.db.execute(

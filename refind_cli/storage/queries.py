@@ -26,7 +26,7 @@ from refind_cli.storage.schema import applied_migrations
 
 # A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
 # the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
-# messages the turn lists, in its order (a turn of one message read directly); an archive before m012 holds
+# messages the turn lists, in its order (a turn of one message read directly); an archive before m013 holds
 # the same text in turns.text. About 3 us a turn (an index build of a million messages: +1.3 s).
 _TURN_TEXT = """CASE WHEN instr(t.message_seqs, ',') THEN
     (SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
@@ -224,7 +224,7 @@ class Queries:
         """A chat's messages as its exports gave them, every field and the raw record (``raw.joined``), in
         the order they were stored: what the lossless promise keeps."""
         columns = self._message_columns()
-        form = "raw_form" if "raw_form" in columns else "NULL"  # an archive read before m012
+        form = "raw_form" if "raw_form" in columns else "NULL"  # an archive read before m013
         own = "own" if "own" in columns else "0"
         # Message's fields in its order, then how to rebuild the record.
         rows = self.db.execute(

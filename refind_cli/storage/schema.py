@@ -198,7 +198,7 @@ def _m007_chat_language(db: apsw.Connection) -> None:
 
 def _m008_message_counts(db: apsw.Connection) -> None:
     """Counts of messages for `refind stats` (see ``QUARTER_US``), built from the messages held. (This
-    migration also made triggers keep them; m011 keeps them in batches instead.)"""
+    migration also made triggers keep them; m012 keeps them in batches instead.)"""
     db.execute(
         "CREATE TABLE message_counts (chat_seq INT, quarter INT, sender TEXT, named INT, kind TEXT, n INT,"
         " PRIMARY KEY (chat_seq, quarter, sender, named, kind)) WITHOUT ROWID"
@@ -243,7 +243,7 @@ def _m010_representable_times(db: apsw.Connection) -> None:
             kept += inward
         db.execute("UPDATE messages SET ts = ? WHERE seq = ?", (kept, seq))
     if outside:
-        # message_counts follows the times that moved (no trigger keeps it since m011).
+        # message_counts follows the times that moved (no trigger keeps it since m012).
         db.execute("DELETE FROM message_counts")
         _count_all(db)
     db.execute(
@@ -259,14 +259,21 @@ def _m010_representable_times(db: apsw.Connection) -> None:
         )
 
 
-def _m011_message_counts_batched(db: apsw.Connection) -> None:
+def _m011_resume_points(db: apsw.Connection) -> None:
+    """Where the reading of an imported file stopped (``ingest.resume``: its reader's mark, the identities'
+    state there, the messages read), so a later import of the file grown reads only what follows. Imports
+    before have none: their files' next import reads them whole, and leaves one."""
+    db.execute("ALTER TABLE imports ADD COLUMN resume TEXT")
+
+
+def _m012_message_counts_batched(db: apsw.Connection) -> None:
     """message_counts is kept by the archive's writes, a grouped pass at the end of each (the triggers m008
     made cost 8-13 % of an import's CPU, one upsert a message)."""
     for trigger in ("message_counts_in", "message_counts_out", "message_counts_change"):
         db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
 
 
-def _m012_text_once(db: apsw.Connection) -> None:
+def _m013_text_once(db: apsw.Connection) -> None:
     """Each message's text stored once. A message's raw record keeps only what its columns do not hold
     (refind_cli.storage.raw; ``raw_form`` says how to put them back), and a turn's text, which is its
     messages', is no longer stored. The space freed is given back by a VACUUM once the migrations are done."""
@@ -289,7 +296,7 @@ def _m012_text_once(db: apsw.Connection) -> None:
 
 
 # Migrations after which the file is rewritten, to give back what they freed.
-_SHRINKING = frozenset({"m012_text_once"})
+_SHRINKING = frozenset({"m013_text_once"})
 
 
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
@@ -303,8 +310,9 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m008_message_counts", _m008_message_counts),
     ("m009_own_messages", _m009_own_messages),
     ("m010_representable_times", _m010_representable_times),
-    ("m011_message_counts_batched", _m011_message_counts_batched),
-    ("m012_text_once", _m012_text_once),
+    ("m011_resume_points", _m011_resume_points),
+    ("m012_message_counts_batched", _m012_message_counts_batched),
+    ("m013_text_once", _m013_text_once),
 )
 
 

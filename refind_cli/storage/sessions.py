@@ -23,15 +23,27 @@ def parse_segmenting(segmenting: str) -> tuple[str, int]:
     return pairing, int(gap)
 
 
-def resegment_chat(archive: Archive, chat_seq: int, start: int | None = None) -> int:
+def resegment_chat(archive: Archive, chat_seq: int, start: int | None = None, threads: bool = True) -> int:
     """Plan a chat's sessions again from its stored messages, the way it was segmented on import; rewrite
     only the sessions that differ. With ``start``, the unthreaded sessions that begin before it are known
-    to be unchanged and are left as they are. Returns how many sessions changed (new, rewritten or gone)."""
+    to be unchanged and are left as they are; without ``threads``, so are its threads (no threaded message
+    was added: finding the threaded ones would read the whole chat). Returns how many sessions changed
+    (new, rewritten or gone)."""
     chat_uid, segmenting = archive.chat_segmenting(chat_seq)
     pairing, gap_us = parse_segmenting(segmenting)
-    existing = archive.session_signatures(chat_seq, start)
+    existing = archive.session_signatures(chat_seq, start, threads)
     writer = SessionWriter(archive, chat_seq, existing)
-    replan(archive, chat_uid, chat_seq, writer, gap_us, pairing, threaded_only=False, start=start)
+    replan(
+        archive,
+        chat_uid,
+        chat_seq,
+        writer,
+        gap_us,
+        pairing,
+        threaded_only=False,
+        start=start,
+        threads=threads,
+    )
     gone = [seq for sid, (seq, _sig) in existing.items() if sid not in writer.kept]
     archive.delete_sessions(gone)
     return writer.changed + len(gone)
@@ -139,14 +151,15 @@ def replan(
     *,
     threaded_only: bool,
     start: int | None = None,
+    threads: bool = True,
 ) -> None:
-    """Re-plan a chat's sessions from the stored rows (the unthreaded ones from ``start`` on, if given) and
-    write the ones that differ."""
+    """Re-plan a chat's sessions from the stored rows (the unthreaded ones from ``start`` on, if given; the
+    threaded ones if ``threads``) and write the ones that differ."""
     # Streamed: sessions are written while the plan is still being read (other tables, same connection).
     if not threaded_only:
         rows = archive.segment_rows(chat_seq, threaded=False, start=start)
         writer.write(segment.split_by_gap(chat_uid, _rows(rows), gap_us, pairing))
-    writer.write(
-        segment.split_by_thread(chat_uid, _rows(archive.segment_rows(chat_seq, threaded=True)), pairing)
-    )
+    if threads:
+        threaded = archive.segment_rows(chat_seq, threaded=True)
+        writer.write(segment.split_by_thread(chat_uid, _rows(threaded), pairing))
     writer.flush()

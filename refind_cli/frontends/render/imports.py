@@ -37,6 +37,8 @@ def import_json(results: Sequence[FileImportResult]) -> dict:
                 "warnings": list(r.warnings),
                 # the same content was imported before with the same settings, so it was not read again
                 "unchanged": r.unchanged_since is not None,
+                # the bytes an earlier import had read of this export, grown since: read from there on
+                "read_from": r.resumed_at,
             }
             for r in results
         ]
@@ -70,6 +72,8 @@ def print_import(console: Console, result: FileImportResult) -> None:
     if result.error:
         return
     caption = "imported before, unchanged: not read again" if result.unchanged_since is not None else None
+    if result.resumed_at is not None:
+        caption = f"grown since it was imported: read from byte {result.resumed_at:,} on"
     table = Table(
         title=Text(f"{visible(result.path)} ({result.format})"),
         title_justify="left",

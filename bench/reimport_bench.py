@@ -1,0 +1,121 @@
+"""Re-import benchmark (issue 26): a generated WhatsApp export of N messages (default 1,000,000) grown by
+1,000 messages, imported again into the home that holds the export before it grew.
+
+Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, each in a
+fresh process on a fresh copy of the same home, for:
+
+- resumed: what refind does (the file is read from where the last import's reading stopped);
+- re-read: `refind import --reread`, the whole file read again (what refind did before issue 26);
+- full import of the grown file into an empty home: the peer the issue names.
+
+This is a script that prints figures, not a test.
+
+    python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from import_bench import cli_run, generate
+
+
+def child(export: Path, home: Path, reread: bool) -> None:
+    """One `refind import` in this (fresh) process: its seconds, and the messages the archive holds after
+    (counted once the clock has stopped)."""
+    # The modules an import loads, loaded before the clock starts: the figure is the import's work, the
+    # process's wall beside it is what a person waits for.
+    import refind_cli.frontends.cli.imports
+    import refind_cli.frontends.render.imports
+    import refind_cli.importers.whatsapp
+    import refind_cli.index.tantivy_backend
+    import refind_cli.ingest  # noqa: F401
+    from refind_cli.storage.archive import Archive
+
+    start = time.perf_counter()
+    cli_run(home, export, *(["--reread"] if reread else []))
+    seconds = time.perf_counter() - start
+    with Archive.open(home) as archive:
+        print(json.dumps({"seconds": seconds, "messages": archive.counts()["messages"]}))
+
+
+def timed(export: Path, home: Path, reread: bool = False) -> dict:
+    """``child`` in a fresh process; also its wall time start to end (the interpreter's start-up too)."""
+    args = [sys.executable, __file__, "--child", "--export", str(export), "--home", str(home)]
+    start = time.perf_counter()
+    out = subprocess.run(
+        [*args, *(["--reread"] if reread else [])], capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - start
+    if out.returncode:
+        raise SystemExit(f"import failed:\n{out.stderr[-2000:]}")
+    return {**json.loads(out.stdout.strip().splitlines()[-1]), "wall": wall}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--added", type=int, default=1_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workdir", type=Path, default=Path(__file__).parent / "out")
+    parser.add_argument("--child", action="store_true")
+    parser.add_argument("--export", type=Path)
+    parser.add_argument("--home", type=Path)
+    parser.add_argument("--reread", action="store_true")
+    args = parser.parse_args()
+    if args.child:
+        child(args.export, args.home, args.reread)
+        return
+
+    work = args.workdir / "reimport"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    # The same generator and seed: the grown export is the earlier one with its last messages after it.
+    earlier, grown = work / "earlier" / "WhatsApp Chat with Bench.txt", work / "WhatsApp Chat with Bench.txt"
+    earlier.parent.mkdir()
+    generate(earlier, args.messages - args.added)
+    generate(grown, args.messages)
+    assert grown.read_bytes().startswith(earlier.read_bytes())
+    print(f"export: {args.messages:,} messages, {grown.stat().st_size / 1e6:.1f} MB; grown by {args.added:,}")
+
+    base = work / "base"
+    first = timed(earlier, base)
+    print(f"import of the earlier export (setup): {first['seconds']:.1f} s, {first['messages']:,} messages")
+
+    figures: dict[str, list[dict]] = {"resumed": [], "re-read": [], "full": []}
+    for _ in range(args.rounds):
+        for way in figures:
+            home = work / way
+            shutil.rmtree(home, ignore_errors=True)
+            if way != "full":
+                shutil.copytree(base, home)
+            figures[way].append(timed(grown, home, reread=way == "re-read"))
+    counts = {way: {f["messages"] for f in runs} for way, runs in figures.items()}
+    assert len({n for c in counts.values() for n in c}) == 1, counts  # every way stores the same messages
+
+    def median(way: str, key: str) -> float:
+        return float(statistics.median(f[key] for f in figures[way]))
+
+    print(
+        f"{args.rounds} rounds interleaved, medians; `refind import` in-process seconds, its modules loaded"
+        " (and the process's wall, start-up included)"
+    )
+    full = median("full", "seconds")
+    for way in figures:
+        seconds, wall = median(way, "seconds"), median(way, "wall")
+        print(f"  {way:8} {seconds:8.2f} s  (wall {wall:6.2f} s)  {seconds / full:.4f} of the full import")
+    print(f"  resumed / re-read: {median('resumed', 'seconds') / median('re-read', 'seconds'):.4f}")
+
+
+if __name__ == "__main__":
+    main()

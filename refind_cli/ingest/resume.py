@@ -1,0 +1,106 @@
+"""Reading a grown export from where the last reading of it stopped.
+
+People export the same chat again months later: the new file is the old one with what was said since
+appended. A reader that can go on (``Importer.resumes``: line-based logs) leaves a ``Mark`` at the end of a
+loose file: the bytes it read and its state there. The ledger keeps it with what the archive side needs to go
+on (the identities' occurrence counts of the latest written times, the messages read) as a ``ResumePoint``
+on the import's entry, whose content hash is the hash of those bytes. A later import of a file whose first
+bytes hash the same reads from the mark on (one pass over the file hashes it at every candidate offset, and
+the whole of it for the ledger); the messages before it are the ones the archive holds already, so what is
+stored is what a full reading would store. A file that changed before the mark (a message edited or
+deleted), or whose bytes after it do not go on from it (``NotResumable``), is read whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import tzinfo
+from pathlib import Path
+
+from refind_cli.importers import read_export
+from refind_cli.ingest.chats import import_chat_rows
+from refind_cli.ingest.progress import ChatProgress
+from refind_cli.records import ChatExport, Mark, NotResumable
+from refind_cli.reports import ChatImportResult
+from refind_cli.storage.archive import Archive
+from refind_cli.storage.identity import LEGACY_PREFIX, Identity
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePoint:
+    """Where a reading of a one-chat file stopped: the reader's mark, the identities' state there (the
+    occurrence counts of the latest written times: a message sent in the same minute as the one before
+    the mark, with the same text, is its second occurrence) and the messages read before it."""
+
+    mark: Mark
+    recent: dict[str, dict[str, int]]
+    seen: int
+
+    def to_json(self) -> str:
+        mark = {"offset": self.mark.offset, "state": self.mark.state, "digest": self.mark.digest}
+        return json.dumps({**mark, "recent": self.recent, "seen": self.seen})
+
+    @classmethod
+    def from_json(cls, text: str) -> ResumePoint:
+        data = json.loads(text)
+        return cls(Mark(data["offset"], data["state"], data.get("digest", "")), data["recent"], data["seen"])
+
+
+def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoint | None:
+    """Where a chat's reading, its messages consumed, can go on from; None if its reader cannot."""
+    mark = export.end() if export.end is not None else None
+    return None if mark is None else ResumePoint(mark, identity.recent, seen)
+
+
+def matching(
+    points: Sequence[tuple[int, str, str, ResumePoint]], name: str, prefixes: dict[int, str]
+) -> tuple[int, ResumePoint] | None:
+    """Of earlier imports (seq, file name, hash, resume point) of this format and settings, the one whose
+    bytes the file starts with (``prefixes``: the file's first bytes hashed, by offset), furthest on, then
+    latest. Else the latest of a file of the same name whose mark the reader checks itself (a zip's text,
+    which only the reader sees: ``Mark.digest``)."""
+    found = [
+        (point.mark.offset, seq, point)
+        for seq, _, digest, point in points
+        if not point.mark.digest and prefixes.get(point.mark.offset) == digest
+    ]
+    if not found:
+        found = [
+            (seq, seq, point) for seq, earlier, _, point in points if point.mark.digest and earlier == name
+        ]
+    if not found:
+        return None
+    _, seq, point = max(found, key=lambda f: (f[0], f[1]))
+    return seq, point
+
+
+def import_resumed(
+    archive: Archive,
+    path: Path,
+    fmt: str,
+    tz: tzinfo,
+    segmenting: str,
+    import_seq: int,
+    progress: ChatProgress | None,
+    point: ResumePoint,
+) -> tuple[ChatImportResult, ResumePoint | None] | None:
+    """The file's one chat, read from ``point`` on, and where a later reading can go on from; None (with
+    nothing written) when the file does not go on from the point."""
+    exports = read_export(path, fmt, tz, point.mark)
+    try:
+        export = next(exports)
+    except NotResumable:
+        return None
+    identity = Identity(recent={when: dict(counts) for when, counts in point.recent.items()})
+    result = import_chat_rows(
+        archive, export.chat, export.messages, segmenting, import_seq, progress, False, identity, point.seen
+    )
+    return result, point_after(export, identity, result.messages_added + result.messages_skipped)
+
+
+def keeps(archive: Archive, chat_uid: str) -> bool:
+    """Whether a chat's identities can be taken up at a mark: not where some of its forgotten messages
+    carry the identity of archives before named migrations, which counts occurrences by other keys."""
+    return not any(uid.startswith(LEGACY_PREFIX) for uid in archive.forgotten_uids(chat_uid))
