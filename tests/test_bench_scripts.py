@@ -124,6 +124,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["startup_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/startup"]],
             "refind stats ",
         ),
+        "disk_bench": (
+            [["disk_bench.py", "--messages", "300", "--workdir", f"{work}/disk"]],
+            "the same turns' index: FTS5",
+        ),
         "answer_eval": (
             [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "LongMemEval · all: answer_evidence=",
