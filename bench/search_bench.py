@@ -259,12 +259,8 @@ def sample_queries(arch: Archive, n: int, rng: np.random.Generator) -> list[str]
     texts = []
     for i in rng.integers(0, len(sessions), n * 3):
         seq, turns = sessions[int(i)]
-        row = arch.db.execute(
-            "SELECT text FROM turns WHERE session_seq = ? AND ordinal = ?",
-            (seq, int(rng.integers(1, turns + 1))),
-        ).fetchone()
-        assert row is not None
-        texts.append(row[0])
+        ordinal = int(rng.integers(1, turns + 1))
+        texts.append(arch.window(seq, ordinal, ordinal)[0].text)
     queries = []
     for text in texts:
         content = [w for w in dict.fromkeys(text.split()) if w not in FULL_STOPWORDS]

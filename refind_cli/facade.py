@@ -577,7 +577,8 @@ class Home:
     def forget(self, selection: Selection, *, confirm: Callable[[ForgetPlan], bool]) -> ForgetOutcome:
         """Plan what ``selection`` names and ask ``confirm(plan)`` (also when nothing matches, so a front end
         can say so); if it agrees, erase the messages from the archive and rebuild the index, so that no
-        file under the home keeps them."""
+        file under the home keeps them (the conversation kept for ``ask -c`` quotes notes: it goes too)."""
+        from refind_cli.agent.conversation import FILE
         from refind_cli.reports import ForgetOutcome
         from refind_cli.storage import forget
 
@@ -587,6 +588,7 @@ class Home:
                 return ForgetOutcome(planned, False)
             forget.forget(archive, planned)
             self._open_index_for_writing().rebuild(archive)
+            (self.path / FILE).unlink(missing_ok=True)
         return ForgetOutcome(planned, True)
 
     def rename_chat(self, chat: str, name: str) -> ChatInfo:

@@ -29,6 +29,10 @@ MAX_WINDOW = 20
 # One search ranks by plain BM25: measured by fold on the dev sets (bench/recall_cv.py), it beat session fusion
 # on LoCoMo in 9 of the 10 held-out folds at K = 5 and 10 (5 at K = 10), and tied on LongMemEval.
 SESSION_RANK = False
+# A conversation's searches (a model's rounds: refind's agent, an MCP connection) fuse sessions: three rounds
+# of the question's words, each skipping the sessions shown before, found more on LoCoMo fused in 4 of 5
+# held-out folds (bench/RESULTS.md, issue 27).
+ROUNDS_SESSION_RANK = True
 # How hits are ordered: by the ReFind score (fused or BM25), or the newest matches first.
 SORTS = ("score", "time")
 # How the agent talks to a model: native tool calls, JSON actions in text, or whichever the model takes.

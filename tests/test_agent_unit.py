@@ -28,9 +28,9 @@ from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
-from refind_cli.records import Chat, Message
+from refind_cli.records import Chat, ChatInfo, Message, Turn
 from refind_cli.request import AskRequest, SearchRequest
-from refind_cli.results import SearchResult
+from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.storage.archive import Archive
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -403,14 +403,10 @@ def test_a_time_filter_that_finds_nothing_is_widened_then_dropped(small: tuple[A
         return search_fn(request)
 
     now = datetime(2026, 3, 1, 12, tzinfo=BERLIN)  # last week, 16-22 February, holds no dentist
-    result = run(
-        "the dentist last week?",
-        search_fn=recorded,
-        span=arch.time_span(),
-        now=now,
-        tz=BERLIN,
-        budget=Budget(max_rounds=4),
-    )
+    p = plan("the dentist last week?", now=now, tz=BERLIN, span=arch.time_span())
+    box = Toolbox(recorded, now, BERLIN, 4, Collector())
+    # The week alone (its reach past the week is tested below; with it the widened range finds 10 February).
+    offline.run_planner(p, box, replace(tuning(4000), forward=timedelta(0)))
     week = (
         datetime(2026, 2, 16, tzinfo=BERLIN),
         datetime(2026, 2, 23, tzinfo=BERLIN) - timedelta(microseconds=1),
@@ -419,9 +415,9 @@ def test_a_time_filter_that_finds_nothing_is_widened_then_dropped(small: tuple[A
     # Round 1 is the question's words over everything; then the week, the week widened, and no filter.
     assert [(r.since, r.until) for r in requests] == [(None, None), week, wide, (None, None)]
     assert [r.query for r in requests] == ["dentist"] * 4
-    searches = [r for r in result.rounds if r.tool == "search_chat"]
+    searches = [r for r in box.rounds if r.tool == "search_chat"]
     assert searches[1].arguments["date_from"] == "2026-02-16"
-    assert result.notes  # round 1 found the dentist
+    assert box.notes  # round 1 found the dentist
 
 
 def test_a_time_expression_outside_the_archive_stays_words() -> None:
@@ -635,6 +631,56 @@ def test_a_time_filter_reaches_forward_past_the_time_named(small: tuple[Archive,
     offline.run_planner(p, Toolbox(recorded, now, BERLIN, 4, Collector()), spend)
     timed = next(r for r in requests if r.since is not None)
     assert timed.since == p.since and timed.until == p.until + timedelta(days=9)
+    # Ranked by closeness, the timed round reads twice its blocks to note the closest.
+    assert spend.closeness and timed.k == 2 * spend.later_k
+
+
+def test_expansion_takes_the_best_words_and_reads_only_those_that_could_be() -> None:
+    chat = ChatInfo(1, "whatsapp", "maya", "Maya", "dm")
+
+    def hit(rank: int, text: str) -> Hit:
+        turn = Turn(f"s{rank}-1", f"s{rank}", rank, 1, 1, T0, T0, "Maya", text)
+        return Hit(rank, 1.0, turn, chat, (WindowTurn(turn, True),), 1.0, ())
+
+    hits = [
+        hit(1, "kayak paddle canyon sunset"),
+        hit(2, "kayak paddle glacier"),
+        hit(3, "kayak mountain harbour"),
+    ]
+    # Weights by rank: paddle 1.5, canyon and sunset 1, glacier 1/2, mountain and harbour 1/3.
+    rarity = {"paddl": 0.0, "canyon": 0.4, "sunset": 0.5, "glacier": offline.RAREST, "mountain": 0.6}
+    read: list[str] = []
+
+    def rare(stem: str) -> float:
+        read.append(stem)
+        return rarity.get(stem, 0.1)
+
+    used = {"kayak"}
+    # sunset 0.5, canyon 0.4, glacier 0.32; mountain could reach 1/3 of RAREST at most, 0.21: never read.
+    assert offline.expansion(hits, used, rare) == ["sunset", "canyon", "glacier"]
+    assert read == ["paddl", "canyon", "sunset", "glacier"]
+    assert used == {"kayak", "sunset", "canyon", "glacier"}
+    # Equal scores keep the order the words first appear in.
+    assert offline.expansion(hits, {"kayak"}, lambda stem: 0.25, limit=2) == ["paddle", "canyon"]
+
+
+def test_closeness_ranks_the_time_named_first_then_the_soonest_after() -> None:
+    chat = ChatInfo(1, "whatsapp", "maya", "Maya", "dm")
+
+    def hit(rank: int, days: int) -> Hit:
+        turn = Turn(f"s{rank}-1", f"s{rank}", rank, 1, 1, T0 + timedelta(days=days), T0, "Maya", "beach")
+        return Hit(rank, 1.0, turn, chat, (WindowTurn(turn, True),), 1.0, ())
+
+    # BM25 order: 20 days after the week named, inside it, 2 days after, inside it again.
+    hits = [hit(1, 27), hit(2, 3), hit(3, 9), hit(4, 5)]
+    week = (T0, T0 + timedelta(days=7))
+    # The second, inside the week, comes first; BM25's best, 20 days after, ties with the fourth, inside it
+    # (1/61 + 1/64 each), and BM25 breaks the tie; 2 days after is third by both.
+    assert offline.closest(hits, [1, 2, 3, 4], *week) == [2, 1, 4, 3]
+    # Only the picks are ranked: of these two, the one inside the week passes the better BM25 one after it.
+    assert offline.closest(hits, [3, 4], *week) == [4, 3]
+    # With no range every pick is as close as the others: BM25 decides.
+    assert offline.closest(hits, [1, 2, 3, 4], None, None) == [1, 2, 3, 4]
 
 
 def test_the_planner_weighs_words_by_the_index_counts_without_a_search_each(

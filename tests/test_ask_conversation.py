@@ -311,6 +311,12 @@ def test_no_history_and_no_terminal(home: Path) -> None:
     term.type("\x04")
     assert term.wait() == 0
     assert not (home / HISTORY).exists()
+    assert not (home / FILE).exists()  # nothing asked is kept: no conversation for -c either
+    once = refind("--home", str(home), "ask", "--no-history", "dentist", "--now", "2026-05-01")
+    assert once.returncode == 0 and not (home / FILE).exists()
+    env = terminal_env(REFIND_NO_HISTORY="1")  # the setting for every ask
+    once = refind("--home", str(home), "ask", "dentist", "--now", "2026-05-01", env=env)
+    assert once.returncode == 0 and not (home / FILE).exists()
     piped = refind("--home", str(home), "ask")
     assert piped.returncode == 2 and piped.stdout == ""
     assert piped.stderr == "refind: error: a question is needed (a conversation opens only on a terminal)\n"

@@ -96,7 +96,20 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "| + windows W=2 (default)",
         ),
         "recall_cv": (
-            [["recall_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme), "--quick"]],
+            [
+                ["recall_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme), "--quick"],
+                [
+                    "recall_cv.py",
+                    "--locomo",
+                    str(locomo),
+                    "--longmemeval",
+                    str(lme),
+                    "--time",
+                    "--only",
+                    "locomo",
+                    "--profile",
+                ],
+            ],
             "knee of cross-validated recall",
         ),
         "assistant_sessions": (
@@ -122,9 +135,17 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["startup_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/startup"]],
             "refind stats ",
         ),
+        "disk_bench": (
+            [["disk_bench.py", "--messages", "300", "--workdir", f"{work}/disk"]],
+            "the same turns' index: FTS5",
+        ),
         "answer_eval": (
             [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
-            "LongMemEval · all · all: answer_evidence=",
+            "LongMemEval · all: answer_evidence=",
+        ),
+        "answer_cv": (
+            [["answer_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
+            "Each rule's part in the held-out figures",
         ),
         "hostile_figures": (
             [

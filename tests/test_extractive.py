@@ -3,6 +3,7 @@ the direct answer line, and how `refind eval` judges it by evidence and dates.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -11,6 +12,7 @@ from refind_cli.agent.events import Note
 from refind_cli.agent.extractive import (
     LABEL,
     NUMBER,
+    SCORING,
     WHAT,
     WHEN,
     WHERE,
@@ -18,8 +20,9 @@ from refind_cli.agent.extractive import (
     YESNO,
     Asked,
     asked,
-    extract,
     extractive_answer,
+    rank,
+    read,
     span_text,
 )
 from refind_cli.method.evaluate import date_matches, gold_span
@@ -38,6 +41,7 @@ SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
         ("How long ago was Caroline's 18th birthday?", "en", WHEN, True),
         ("How many children does Melanie have?", "en", NUMBER, False),
         ("Who performed at the concert?", "en", WHO, True),
+        ("Who did Caroline call when the car broke down?", "en", WHO, True),  # the first interrogative asks
         ("Where has Melanie camped?", "en", WHERE, True),
         ("Did Melanie make the bowl?", "en", YESNO, True),
         ("What did Caroline research?", "en", WHAT, True),
@@ -61,7 +65,9 @@ def note(*turns: Turn, hit: int = 0) -> Note:
 
 
 def answer(question: str, *turns: Turn, hit: int = 0) -> tuple[str, list[str]]:
-    found = extract(question, frozenset(DEFAULT_ANALYZER.analyze(question)), [note(*turns, hit=hit)], tz=UTC)
+    found = rank(
+        read(question, frozenset(DEFAULT_ANALYZER.analyze(question)), [note(*turns, hit=hit)], tz=UTC)
+    )
     text, citations, _ = extractive_answer(found, tz=UTC)
     return text, [c.turn_id for c in citations]
 
@@ -94,6 +100,40 @@ def test_a_question_is_answered_by_the_reply_after_it() -> None:
         turn(2, "Caroline", "Lots of kids' books - classics and stories from different cultures."),
     )
     assert cited[0] == "s1-2" and text.startswith("Caroline in Caroline and Melanie, 8 May 2023: Lots of")
+
+
+def test_the_turns_before_lend_their_terms() -> None:
+    # "After the charity race" is in the turn before: the realisation is the answer, not the race.
+    question = "What did Melanie realize after the charity race?"
+    turns = (
+        turn(1, "Melanie", "I ran a charity race last Saturday."),
+        turn(2, "Caroline", "Wow, that's great!"),
+        turn(3, "Melanie", "I realized after the race that self-care is really important."),
+    )
+    terms = frozenset(DEFAULT_ANALYZER.analyze(question))
+    ranked = [
+        rank(read(question, terms, [note(*turns, hit=1)], tz=UTC), scoring=replace(SCORING, context=c)).ranked
+        for c in (0.0, 0.25)
+    ]
+    assert [s.item.turn.id for s in ranked[0][:2]] == ["s1-1", "s1-3"]  # a tie: the earlier first
+    assert ranked[1][0].item.turn.id == "s1-3"
+
+
+def test_a_date_in_the_time_the_question_names_comes_first() -> None:
+    question = "When did Melanie go camping in August?"
+    june, august = datetime(2023, 6, 20, tzinfo=UTC), datetime(2023, 8, 20, tzinfo=UTC)
+    turns = (
+        turn(1, "Melanie", "We went camping last week.", june),
+        Turn("s2-1", "s2", 1, 1, 1, august, august, "Melanie", "We went camping last week."),
+    )
+    notes = [note(turns[0]), Note("s2", "s2-1", CHAT, turns[1:], "")]
+    during = (datetime(2023, 8, 1, tzinfo=UTC), datetime(2023, 9, 1, tzinfo=UTC))
+    terms = frozenset(DEFAULT_ANALYZER.analyze(question))
+    for bonus, first in ((0.0, "s1-1"), (0.3, "s2-1")):
+        found = rank(
+            read(question, terms, notes, tz=UTC), during=during, scoring=replace(SCORING, in_time=bonus)
+        )
+        assert found.ranked[0].item.turn.id == first
 
 
 def test_the_line_says_when_the_notes_hold_no_answer_of_the_kind() -> None:

@@ -32,6 +32,9 @@ def jonas_telegram_home(tmp_path: Path) -> Path:
 
 def test_forgotten_text_leaves_no_byte_on_disk_and_stays_forgotten(jonas_telegram_home: Path):
     assert files_containing(jonas_telegram_home, b"Wellenwerk"), "the token must be on disk before forgetting"
+    # The conversation kept for `ask -c` quotes what the answer noted: forgetting takes it too.
+    assert run(jonas_telegram_home, "ask", "--offline", "--quiet", "what is Wellenwerk?").exit_code == 0
+    assert "conversation.json" in files_containing(jonas_telegram_home, b"Wellenwerk")
     r = run(jonas_telegram_home, "forget", "--matching", "wellenwerk", "--yes", "--json")
     assert r.exit_code == 0, r.stderr
     out = json.loads(r.stdout)

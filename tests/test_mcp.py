@@ -149,35 +149,52 @@ def test_tools_and_prompt_are_listed_with_the_agents_schema(client: Client) -> N
 
 
 def test_search_chat_is_refind_search_and_excludes_what_it_returned(client: Client, home: Path) -> None:
+    # A model searches in rounds: search_chat fuses sessions (request.ROUNDS_SESSION_RANK), as
+    # `refind search --session-rank` does.
     first = client.result("search_chat", keywords="dentist", top_k=2)
-    assert first == cli_json(home, "search", "dentist", "-k", "2", "--tz", "UTC")
+    assert first == cli_json(home, "search", "--session-rank", "dentist", "-k", "2", "--tz", "UTC")
     assert len(first["results"]) == 2
     shown = sorted({hit["session_id"] for hit in first["results"]})
     second = client.result("search_chat", keywords="dentist", top_k=2)
     excluded = [arg for s in shown for arg in ("--exclude-session", s)]
-    assert second == cli_json(home, "search", "dentist", "-k", "2", *excluded, "--tz", "UTC")
+    assert second == cli_json(
+        home, "search", "--session-rank", "dentist", "-k", "2", *excluded, "--tz", "UTC"
+    )
     assert second["filters"]["exclude_sessions"] == shown
     assert not {hit["session_id"] for hit in second["results"]} & set(shown)
     # include_seen: as if nothing had been shown (and the default top_k is refind search's)
     again = client.result("search_chat", keywords="dentist", include_seen=True)
-    assert again == cli_json(home, "search", "dentist", "--tz", "UTC")
+    assert again == cli_json(home, "search", "--session-rank", "dentist", "--tz", "UTC")
 
 
 def test_dates_and_chats_filter_like_refind_search(client: Client, home: Path) -> None:
     got = client.result(
         "search_chat", keywords="piano", date_from="2026-03-20", date_to="2026-04", include_seen=True
     )
-    expected = cli_json(home, "search", "piano", "--since", "2026-03-20", "--until", "2026-04", "--tz", "UTC")
+    expected = cli_json(
+        home,
+        "search",
+        "--session-rank",
+        "piano",
+        "--since",
+        "2026-03-20",
+        "--until",
+        "2026-04",
+        "--tz",
+        "UTC",
+    )
     assert got == expected
     assert sorted(hit["text"] for hit in got["results"]) == [
         "a piano in the office lobby?",
         "piano recital in may",
     ]
     family = client.result("search_chat", keywords="piano", chats=["fam"], include_seen=True)
-    assert family == cli_json(home, "search", "piano", "--chat", "fam", "--tz", "UTC")
+    assert family == cli_json(home, "search", "--session-rank", "piano", "--chat", "fam", "--tz", "UTC")
     assert {hit["chat"]["name"] for hit in family["results"]} == {"Family"}
     said = client.result("search_chat", keywords="piano", include_seen=True, **{"from": ["ann", "Ce"]})
-    assert said == cli_json(home, "search", "piano", "--from", "ann", "--from", "Ce", "--tz", "UTC")
+    assert said == cli_json(
+        home, "search", "--session-rank", "piano", "--from", "ann", "--from", "Ce", "--tz", "UTC"
+    )
     assert {hit["speaker"] for hit in said["results"]} == {"Ann", "Cem"} and said["total"] == 3
 
 

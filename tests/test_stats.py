@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from collections import Counter
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -10,7 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from cli_runs import run
 
-from refind_cli.dates.timeline import zone_offsets
+from refind_cli.dates.clock import zone
+from refind_cli.dates.timeline import local_days, zone_offsets
 from refind_cli.ingest import import_chat
 from refind_cli.method.stats import stats
 from refind_cli.records import Chat, Kind, Message
@@ -44,6 +47,24 @@ def test_zone_changes_found_to_the_second() -> None:
     autumn = int(datetime(2024, 10, 27, 1, tzinfo=UTC).timestamp())
     assert zone_offsets(lo, hi, BERLIN) == [(lo, 3600), (spring, 7200), (autumn, 3600)]
     assert zone_offsets(lo, hi, UTC) == [(lo, 0)]
+
+
+@pytest.mark.parametrize("name", ["UTC", "+05:45", "local", "Europe/Berlin"])
+def test_local_days_are_the_days_each_moment_falls_on(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "Asia/Kathmandu")  # the system zone, without daylight saving time
+    time.tzset()
+    try:
+        tz = zone(None if name == "local" else name)
+        dense = list(range(1_700_000_000, 1_700_000_000 + 86400 * 40, 5000))  # sampled, or one offset
+        sparse = [0, 86399, 10**9, 4 * 10**9, 250 * 10**9]  # converted one by one, or one offset
+        for moments in (dense, sparse):
+            expected = Counter(datetime.fromtimestamp(ts, tz).date() for ts in moments)
+            assert local_days(moments, tz) == expected
+        if tz.utcoffset(None) is not None:  # a fixed zone is not sampled
+            assert zone_offsets(0, 250 * 10**9, tz) == [(0, int(tz.utcoffset(None).total_seconds()))]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_stats_in_the_zone(home: Path) -> None:
@@ -103,7 +124,7 @@ def test_stats_of_one_speaker(home: Path) -> None:
     assert unknown.exit_code == 2 and "zed" in unknown.stderr
 
 
-# -- the counts `refind stats` reads (archive.message_counts, kept by triggers) -------------------------------
+# -- the counts `refind stats` reads (archive.message_counts, kept by each write) ------------------------------
 
 KOLKATA, KATHMANDU = ZoneInfo("Asia/Kolkata"), ZoneInfo("Asia/Kathmandu")
 
@@ -167,10 +188,42 @@ def test_the_counts_follow_imports_forgetting_and_merging(busy: Path) -> None:
         archive.merge_chats(1, 2)
         assert held(archive) == recounted(archive)
         assert not archive.db.execute("SELECT 1 FROM message_counts WHERE n <= 0 OR chat_seq = 2").fetchall()
-        with archive.transaction():  # a change of time, sender or kind moves the count
-            archive.db.execute("UPDATE messages SET ts = ts + 3600000000, sender = 'Cy' WHERE seq % 7 = 0")
-            archive.db.execute(f"UPDATE messages SET kind = '{Kind.HIDDEN}' WHERE seq % 11 = 0")
+        with archive.transaction():  # a forget of messages stored in the same transaction
+            import_chat(archive, Chat("test", "d", "D"), scattered(4, 50))
+            archive.forget_messages(
+                [seq for (seq,) in archive.db.execute("SELECT seq FROM messages ORDER BY seq DESC LIMIT 20")]
+            )
         assert held(archive) == recounted(archive)
+        before = held(archive)
+        with pytest.raises(RuntimeError), archive.transaction():  # rolled back: nothing counted
+            import_chat(archive, Chat("test", "e", "E"), scattered(5, 50))
+            raise RuntimeError
+        assert held(archive) == before == recounted(archive)
+        archive.insert_messages(  # outside a transaction: counted at once
+            [
+                (
+                    None,
+                    1,
+                    "x",
+                    10**15,
+                    None,
+                    "Ann",
+                    None,
+                    "t",
+                    Kind.TEXT,
+                    None,
+                    None,
+                    None,
+                    0,
+                    "",
+                    None,
+                    0,
+                    None,
+                )
+            ]
+        )
+        assert held(archive) == recounted(archive)
+        assert not archive.db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'trigger'").fetchall()
 
 
 @pytest.mark.parametrize("tz", [BERLIN, UTC, KOLKATA, KATHMANDU, ZoneInfo("America/St_Johns")])

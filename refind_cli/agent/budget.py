@@ -11,9 +11,10 @@ if TYPE_CHECKING:
     from refind_cli.agent.llm import Completion
 
 
-# Evidence tokens a question (characters / 4 of the notes stage 2 reads) the offline planner spends: set
-# where recall per token bends on the dev sets (bench/recall_cv.py).
-EVIDENCE_TOKENS = 6000
+# Evidence tokens a question (characters / 4 of the notes stage 2 reads) the offline planner spends: the
+# least budget whose held-out figures on the dev sets reach every recall the planner is held to, where
+# LoCoMo's recall per budget bends (bench/recall_cv.py; bench/RESULTS.md, issue 27).
+EVIDENCE_TOKENS = 5000
 
 
 @dataclass(frozen=True, slots=True)

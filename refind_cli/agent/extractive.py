@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from refind_cli.agent import prompts
 from refind_cli.agent.answer import NOTHING_FOUND, Numbered, citation
@@ -26,7 +26,8 @@ from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer
 
 WHEN, WHO, WHERE, NUMBER, YESNO, WHAT = "when", "who", "where", "number", "yes/no", "what"
 
-# What a question asks for, by its interrogative, per language; the first kind whose pattern matches wins.
+# What a question asks for, by its interrogative, per language: the kind whose pattern matches first in the
+# question (on a tie, the first in the table).
 # ("how long ago" asks for a date; "how long" alone for an amount.)
 ASKING: dict[str, tuple[tuple[str, str], ...]] = {
     "en": (
@@ -80,15 +81,34 @@ _COMPILED = {
     lang: tuple((kind, re.compile(rx, re.I)) for kind, rx in table) for lang, table in ASKING.items()
 }
 
-# Bonus of a sentence holding an answer of the asked kind, on top of its share of the question's terms (0-1).
-KIND_BONUS = 0.3
-# The note's hit turn: the search ranked it first among its block.
-HIT_BONUS = 0.1
-# A question's share of the terms, kept by the question itself and given to the reply after it.
-ASKED = 0.5
-REPLY = 0.8
-# A question that names people of the chat is answered by what they said: another's sentence weighs this.
-OTHER_SPEAKER = 0.7
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """The weights of a sentence's score, chosen by cross-validation over the LoCoMo dev conversations
+    (bench/answer_cv.py, bench/RESULTS.md "issue 23")."""
+
+    # Bonus of a sentence holding an answer of the asked kind, on top of its share of the question's terms.
+    kind_bonus: float = 0.15
+    # The note's hit turn: the search ranked it first among its block.
+    hit_bonus: float = 0.0
+    # A question's share of the terms, kept by the question itself and given to the reply after it.
+    asked: float = 0.5
+    reply: float = 0.8
+    # A question that names people of the chat is answered by what they said: another's sentence weighs this.
+    other_speaker: float = 0.35
+    # A report of the asked event scoring this share of the best sentence's score is close enough to answer.
+    report_floor: float = 0.5
+    # A turn is read with the turns before it in its session, up to ``reach`` turns back: the question's
+    # terms they hold and the sentence does not count ``context`` of theirs ("the charity race" said, then
+    # "I'm starting to realize that self-care is really important").
+    reach: int = 3
+    context: float = 0.25
+    # Bonus of a sentence whose date (its time expression's, else its message's) lies in the time the
+    # question names ("camping in June").
+    in_time: float = 0.3
+
+
+SCORING = Scoring()
 QUOTES = 5
 # A turn is read this far for sentences: a pasted book would cost seconds of date reading for nothing.
 TURN_CHARS = 20_000
@@ -115,8 +135,6 @@ REPORTS = {
         ),
     )
 }
-# A report of the asked event scoring this share of the best sentence's score is close enough to answer.
-REPORT_FLOOR = 0.5
 # A sentence ends at . ! ? before a space or the end, but not after a title ("Dr. Okafor"), and at a line.
 SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z]\.)\s+|\n+")
 # A capitalised word not at a sentence's start: a name (of a person or a place).
@@ -135,7 +153,9 @@ def asked(question: str, lang: str = "en") -> Asked:
     """What ``question`` asks for, read in ``lang`` (English's patterns where the language has none)."""
     text = " ".join(question.lower().split())
     table = _COMPILED.get(lang, _COMPILED["en"])
-    kind = next((k for k, rx in table if rx.search(text)), WHAT)
+    # The interrogative that comes first asks: "who supports her when she ..." asks for a person.
+    found = [(m.start(), n, k) for n, (k, rx) in enumerate(table) if (m := rx.search(text))]
+    kind = min(found)[2] if found else WHAT
     past = PAST_RE.get(lang)
     return Asked(kind, bool(past and re.search(past, text)))
 
@@ -256,7 +276,41 @@ class _Reader:
         return m[0] if m else None
 
 
-def extract(
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One noted sentence as read, before any weighing."""
+
+    text: str
+    held: frozenset[str]  # the question's terms it holds (its speaker's name among them)
+    share: float  # their weight, as a share of all the question's terms
+    asks: bool  # it is a question itself
+    value: str | None  # the answer of the asked kind it holds, as shown
+    when: tuple[datetime, datetime] | None  # for WHEN: the range it answers
+    expression: str  # for WHEN: the time expression the range was read from ("": the message's day)
+    report: bool  # for a past question: it tells of the asked event as done
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """One noted turn, read sentence by sentence."""
+
+    item: Numbered
+    hit: bool  # the search's hit turn of a note
+    theirs: bool  # said by a person the question names (or it names none)
+    sentences: tuple[Sentence, ...]
+    held: frozenset[str]  # the question's terms any of its sentences holds
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The notes of a question, read: what ``rank`` weighs (as many times as a tuning needs)."""
+
+    asked: Asked
+    weight: tuple[tuple[str, float], ...]  # each term's weight
+    turns: tuple[Read, ...]  # in session order
+
+
+def read(
     question: str,
     terms: frozenset[str],
     notes: Sequence[Note],
@@ -264,15 +318,10 @@ def extract(
     tz: tzinfo,
     analyzer: Analyzer = DEFAULT_ANALYZER,
     doc_freq: Callable[[str], int] | None = None,
-    speakers: Sequence[str] | None = None,
-) -> Extracted:
-    """Every noted turn's best sentence for ``question`` (analysed ``terms``), best first. A sentence that
-    asks (ends in "?") is no answer itself: its share of the terms goes to the reply after it, the next turn
-    by someone else, which answers it in the words of the question it answers. With ``speakers``, only
-    their turns are quoted."""
+) -> Reading:
+    """Every sentence of every noted turn: the question's ``terms`` (analysed) it holds, and the answer of
+    the asked kind in it."""
     what = asked(question, analyzer.lang)
-    weight = _weights(terms, doc_freq)
-    total = sum(weight.values()) or 1.0
     people = frozenset(t.speaker for n in notes for t in n.turns)
     reader = _Reader(analyzer, people, tz)
     # A person's name is held by what they say, not by a message that names them: in a chat, a name in
@@ -285,34 +334,91 @@ def extract(
             if turn.id not in turns or hit:
                 turns[turn.id] = (Numbered(0, turn, note.chat), hit)
     ordered = sorted(turns.values(), key=lambda v: (v[0].turn.session_id, v[0].turn.ordinal))
+    weight = _weights(terms, doc_freq)
+    total = sum(weight.values()) or 1.0
+    out = []
+    for item, hit in ordered:
+        turn = item.turn
+        own = set(analyzer.analyze(turn.speaker))
+        sentences = []
+        for text in _sentences(said(turn.speaker, turn.text)[:TURN_CHARS]):
+            held = frozenset(((set(analyzer.analyze(text)) - names) | own) & terms)
+            value, when, expression = _value(what, reader, text, turn, tz)
+            report = what.past and reader.reports(text, terms, analyzer)
+            share = sum(weight[t] for t in held) / total
+            sentences.append(Sentence(text, held, share, text.endswith("?"), value, when, expression, report))
+        theirs = not names or bool(own & names)
+        out.append(Read(item, hit, theirs, tuple(sentences), frozenset().union(*(s.held for s in sentences))))
+    return Reading(what, tuple(weight.items()), tuple(out))
+
+
+def rank(
+    reading: Reading,
+    *,
+    scoring: Scoring = SCORING,
+    during: tuple[datetime, datetime] | None = None,
+    speakers: Sequence[str] | None = None,
+) -> Extracted:
+    """Each noted turn's best sentence, best first. A sentence that asks (ends in "?") is no answer
+    itself: its share of the terms goes to the reply after it, the next turn by someone else, which answers
+    it in the words of the question it answers. With ``speakers``, only their turns are quoted; ``during``:
+    the time the question names (the planner's range)."""
+    what = reading.asked
+    weight = dict(reading.weight)
+    total = sum(weight.values()) or 1.0
     best: dict[str, Scored] = {}
     asking = 0.0  # the share of the question's terms the previous turn asked about
     previous = None
-    for item, hit in ordered:
-        turn = item.turn
+    # The turns before this one in its session: (turn, the question's terms it holds).
+    before: list[tuple[Turn, frozenset[str]]] = []
+    for read_turn in reading.turns:
+        item, turn = read_turn.item, read_turn.item.turn
         follows = previous is not None and previous.session_id == turn.session_id
-        reply = (
-            REPLY * asking if follows and previous is not None and previous.speaker != turn.speaker else 0.0
-        )
-        own = set(analyzer.analyze(turn.speaker))
+        replying = follows and previous is not None and previous.speaker != turn.speaker
+        reply = scoring.reply * asking if replying else 0.0
+        before = [
+            b
+            for b in before
+            if b[0].session_id == turn.session_id and turn.ordinal - b[0].ordinal <= scoring.reach
+        ]
+        around = frozenset().union(*(b[1] for b in before))
         # A question about someone is answered by what they said: others' turns weigh less.
-        factor = 1.0 if not names or own & names else OTHER_SPEAKER
+        factor = 1.0 if read_turn.theirs else scoring.other_speaker
         asking = 0.0
-        for sentence in _sentences(said(turn.speaker, turn.text)[:TURN_CHARS]):
-            held = ((set(analyzer.analyze(sentence)) - names) | own) & terms
-            share = sum(weight[t] for t in held) / total
-            if sentence.endswith("?"):
+        top, top_score = read_turn.sentences[0], -1.0
+        # A turn holding none of the question, with nothing before it that does, scores nothing.
+        idle = not (read_turn.held or around or reply)
+        for sentence in () if idle else read_turn.sentences:
+            share = sentence.share
+            if sentence.asks:
                 asking = max(asking, share)
-                share *= ASKED
-            value, when, expression = _value(what, reader, sentence, turn, tz)
-            said_on = what.kind == WHEN and not expression
-            bonus = KIND_BONUS if value is not None and not said_on else 0.0
-            score = factor * (share + reply) + (bonus + (HIT_BONUS if hit else 0.0) if share + reply else 0.0)
-            report = what.past and reader.reports(sentence, terms, analyzer)
-            scored = Scored(score, sentence, item, value, when, said_on, report, expression)
-            if turn.id not in best or scored.score > best[turn.id].score:
-                best[turn.id] = scored
+                share *= scoring.asked
+            if around and scoring.context:
+                share += scoring.context * sum(weight[t] for t in around - sentence.held) / total
+            lifted = share + reply
+            score = 0.0
+            if lifted:
+                said_on = what.kind == WHEN and not sentence.expression
+                bonus = scoring.kind_bonus if sentence.value is not None and not said_on else 0.0
+                if during and scoring.in_time:
+                    lo, hi = sentence.when or (turn.start, turn.end)
+                    bonus += scoring.in_time if lo <= during[1] and hi >= during[0] else 0.0
+                score = factor * lifted + bonus + (scoring.hit_bonus if read_turn.hit else 0.0)
+            if score > top_score:
+                top, top_score = sentence, score
+        top_score = max(top_score, 0.0)
+        best[turn.id] = Scored(
+            top_score,
+            top.text,
+            item,
+            top.value,
+            top.when,
+            what.kind == WHEN and not top.expression,
+            top.report,
+            top.expression,
+        )
         previous = turn
+        before.append((turn, read_turn.held))
     ranked = sorted(
         (s for s in best.values() if speakers is None or s.item.turn.speaker in speakers),
         key=lambda s: (-s.score, s.item.turn.start),
@@ -320,12 +426,19 @@ def extract(
     if what.kind == WHEN and what.past and ranked and ranked[0].said_on:
         # Where no sentence names a date, the first report of the event dates it: before it are plans
         # ("I'll move it"), after it retellings ("Mum I moved the dentist!").
-        near = [s for s in ranked if s.report and s.score >= REPORT_FLOOR * ranked[0].score]
-        if near:
-            first = min(near, key=lambda s: s.item.turn.start)
+        near_best = [s for s in ranked if s.report and s.score >= scoring.report_floor * ranked[0].score]
+        if near_best:
+            first = min(near_best, key=lambda s: s.item.turn.start)
             ranked.remove(first)
             ranked.insert(0, first)
     return Extracted(what, tuple(ranked))
+
+
+def time_named(since: datetime | None, until: datetime | None) -> tuple[datetime, datetime] | None:
+    """The planner's time range as ``rank``'s ``during`` (open ends open); None when it set none."""
+    if since is None and until is None:
+        return None
+    return since or datetime.min.replace(tzinfo=UTC), until or datetime.max.replace(tzinfo=UTC)
 
 
 def _value(
@@ -396,10 +509,15 @@ def answer_line(found: Extracted, tz: tzinfo) -> str:
     return f"{said_in}, {day_text(t.start, tz)}: {quote} [1]"
 
 
+def quoted(found: Extracted) -> list[Scored]:
+    """The sentences the answer quotes, best first: those that hold any of the question, else the best."""
+    return [s for s in found.ranked if s.score > 0][:QUOTES] or list(found.ranked[:1])
+
+
 def extractive_answer(found: Extracted, *, tz: tzinfo) -> tuple[str, list[Citation], Direct | None]:
-    """The answer ``extract`` found as text: the direct answer line, the extractive label, then the
+    """The answer ``rank`` found as text: the direct answer line, the extractive label, then the
     supporting quotes best first, each cited; and the direct answer as a record (None: nothing noted)."""
-    quotes = [s for s in found.ranked if s.score > 0][:QUOTES] or list(found.ranked[:1])
+    quotes = quoted(found)
     if not quotes:
         return NOTHING_FOUND, [], None
     lines = [answer_line(Extracted(found.asked, tuple(quotes)), tz), LABEL]

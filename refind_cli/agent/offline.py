@@ -8,7 +8,8 @@ would show them, each with up to ``NOTE_WINDOW`` turns on either side (a search 
 the hit first while the block stays within its share of the budget (a long hit turn, an assistant's reply,
 cut to the part around its match). A time expression the question contains ("last week", "in March", "the
 week before 23 January 2023", anchored to the date it names) becomes a filter only where the archive has
-messages, reaching ``FORWARD`` past the time it names (people tell of an event afterwards); one that finds
+messages, reaching ``FORWARD`` past the time it names (people tell of an event afterwards), its blocks the
+closest to that time of twice as many, by BM25 rank fused with closeness (``CLOSENESS``); one that finds
 nothing is widened once, then dropped, and never ends the search. A question that counts, lists or aggregates
 (how many, which cities, the average) repeats its words, so the seen-session exclusion spreads it over
 sessions (in one person's turns only when the question names one of round 1's speakers), and the first
@@ -24,6 +25,7 @@ when the budget is spent.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -35,6 +37,7 @@ from refind_cli.agent import prompts
 from refind_cli.agent.budget import EVIDENCE_TOKENS
 from refind_cli.agent.builtin_tools import search_between
 from refind_cli.dates.timeexpr import TimeRange, time_words
+from refind_cli.method.search import RRF_K
 from refind_cli.method.search_tools import DEFAULT_TOP_K
 from refind_cli.records import Turn, said
 from refind_cli.results import WindowTurn
@@ -83,15 +86,19 @@ EXPANSION_TERMS = 3
 FEEDBACK_HITS = 3
 # Expansion words held by more turns than this are too common to lead anywhere new.
 RARE_MAX = 50
+# The most ``_Rarity`` gives: a word two turns hold.
+RAREST = 1.0 / math.log2(3)
 # Ranges this long are dropped, not widened, when they find nothing: a wider one would be most of a chat.
 WIDEN_UNDER = timedelta(days=60)
 # The planner's choices, measured by cross-validation over the dev conversations (bench/recall_cv.py):
 # round 1's blocks and each later round's, the turns on either side of a hit, the largest share of the
-# budget one block may take, and how far past a named time its filter reaches.
+# budget one block may take, and how far past a named time its filter reaches, ranked by closeness to it
+# (alone, the reach lowered one held-out conversation; ranked by closeness it lowers none and lifts one).
 FIRST_TOP_K = 15
 NOTE_WINDOW = 4
 BLOCK_SHARE = 0.1
-FORWARD = timedelta(days=0)
+FORWARD = timedelta(days=7)
+CLOSENESS = True
 # A block whose turns are noted already to this share adds too little to be a note of its own.
 REDUNDANT = 0.8
 
@@ -101,7 +108,9 @@ class Tuning:
     """What the planner spends: ``evidence_tokens`` of notes a question (what stage 2 reads, estimated as
     characters / 4), bought with ``first_k`` blocks in round 1 and ``later_k`` in each later round, each a
     hit with ``window`` turns on either side, cut to ``block_share`` of the budget nearest turns first. A
-    time filter reaches ``forward`` past the time a question names: people tell of an event afterwards."""
+    time filter reaches ``forward`` past the time a question names: people tell of an event afterwards. With
+    ``closeness``, that round asks for twice its blocks and notes those best by their BM25 rank fused with
+    their closeness to the time named (inside it: closest), rather than by BM25 alone."""
 
     evidence_tokens: int
     first_k: int
@@ -109,11 +118,12 @@ class Tuning:
     window: int
     block_share: float
     forward: timedelta
+    closeness: bool = CLOSENESS
 
 
 def tuning(evidence_tokens: int) -> Tuning:
     """The measured choices for a budget (bench/recall_cv.py)."""
-    return Tuning(evidence_tokens, FIRST_TOP_K, DEFAULT_TOP_K, NOTE_WINDOW, BLOCK_SHARE, FORWARD)
+    return Tuning(evidence_tokens, FIRST_TOP_K, DEFAULT_TOP_K, NOTE_WINDOW, BLOCK_SHARE, FORWARD, CLOSENESS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,26 +335,38 @@ def expansion(
     limit: int = EXPANSION_TERMS,
     stems: dict[str, list[str]] | None = None,
     analyzer: Analyzer = DEFAULT_ANALYZER,
+    rarest: float = RAREST,
 ) -> list[str]:
-    """New words from the best hits, weighted by 1/rank and by ``rare`` of their stem (0 drops a word);
-    never a speaker's name or a chat's, which match everything that person said. ``stems`` caches each
-    word's analysis across a run's rounds."""
+    """New words from the best hits, weighted by 1/rank and by ``rare`` of their stem (0 drops a word, and
+    none is over ``rarest``); never a speaker's name or a chat's, which match everything that person said.
+    ``stems`` caches each word's analysis across a run's rounds."""
     said_by = {hit.chat.name for hit in hits} | {w.turn.speaker for hit in hits for w in hit.window}
     names = set(analyzer.analyze(" ".join(said_by)))
-    score: dict[str, float] = {}
-    stems = {} if stems is None else stems
+    weight: dict[str, float] = {}
     for rank, hit in enumerate(hits[:FEEDBACK_HITS], 1):
-        for word in dict.fromkeys(content_words(hit.turn.text[:FEEDBACK_CHARS], analyzer)):
-            if len(word) < 4 or word.isdigit():
-                continue
-            if word not in stems:
-                stems[word] = analyzer.analyze(word)
-            if not stems[word] or any(s in used or s in names for s in stems[word]):
-                continue
-            score[word] = score.get(word, 0.0) + 1.0 / rank
-    for word in list(score):
-        score[word] *= rare(stems[word][0])
-    best = [w for w in sorted(score, key=lambda w: -score[w]) if score[w] > 0][:limit]
+        for word in content_words(hit.turn.text[:FEEDBACK_CHARS], analyzer):
+            if len(word) >= 4 and not word.isdigit():
+                weight[word] = weight.get(word, 0.0) + 1.0 / rank
+    stems = {} if stems is None else stems
+    # The heaviest words first, each analysed and its rarity read only while it could still be among the
+    # best: a long reply holds hundreds of words, each a call to the analyzer and to the index.
+    scored: list[tuple[float, int, str]] = []  # score, first appearance, word
+    top: list[float] = []  # the best ``limit`` scores so far, a heap: a word must reach its least
+    for at, word in sorted(enumerate(weight), key=lambda item: -weight[item[1]]):
+        if top and len(top) >= limit and weight[word] * rarest < top[0]:
+            break
+        if word not in stems:
+            stems[word] = analyzer.analyze(word)
+        if not stems[word] or any(s in used or s in names for s in stems[word]):
+            continue
+        score = weight[word] * rare(stems[word][0])
+        if score > 0:
+            scored.append((score, at, word))
+            if len(top) < limit:
+                heapq.heappush(top, score)
+            else:
+                heapq.heappushpop(top, score)
+    best = [word for _, _, word in sorted(scored, key=lambda item: (-item[0], item[1]))[:limit]]
     for word in best:
         used.update(stems[word])
     return best
@@ -407,10 +429,10 @@ def run_planner(p: Plan, toolbox: Toolbox, spend: Tuning | None = None) -> str:
             if not extra:
                 break
             query, since, until, widened = " ".join([keywords, *extra]), None, None, False
+        close = spend.closeness and since is not None
         # Later rounds rank by plain BM25: measured better than session fusion for these rounds.
-        search_between(
-            toolbox, query, spend.later_k, since, until, session_rank=False, window=spend.window, speakers=who
-        )
+        k = spend.later_k * (2 if close else 1)
+        search_between(toolbox, query, k, since, until, session_rank=False, window=spend.window, speakers=who)
         hits = toolbox.last_hits
         if not hits:
             if since is not None and until is not None:
@@ -421,11 +443,34 @@ def run_planner(p: Plan, toolbox: Toolbox, spend: Tuning | None = None) -> str:
                 )
             continue
         picks = [i for i, h in enumerate(hits, 1) if own or worth_noting(covered(h.terms), terms)]
+        if close:
+            picks = closest(hits, picks, p.since, p.until)[: spend.later_k]
         notes.take(toolbox, picks, terms, covered)
         last_hits = hits
     reason = "max_rounds" if toolbox.exhausted else "finish_search"
     toolbox.call("finish_search", {})
     return reason
+
+
+def closest(
+    hits: Sequence[Hit], picks: Sequence[int], since: datetime | None, until: datetime | None
+) -> list[int]:
+    """``picks`` (1-based, in BM25 order) ordered by their BM25 rank fused with their rank by closeness in
+    time to ``since``-``until`` (reciprocal rank fusion, as sessions and turns are in one search): the turns
+    of the time named first, then those told of it soonest after."""
+
+    def distance(hit: Hit) -> timedelta:
+        start = hit.turn.start
+        if until is not None and start > until:
+            return start - until
+        if since is not None and start < since:
+            return since - start
+        return timedelta(0)
+
+    away = {i: distance(hits[i - 1]) for i in picks}
+    near = {i: 1 + sum(d < away[i] for d in away.values()) for i in picks}  # competition ranks
+    fused = {i: 1 / (RRF_K + i) + 1 / (RRF_K + near[i]) for i in picks}
+    return sorted(picks, key=lambda i: -fused[i])
 
 
 def named_speaker(

@@ -72,15 +72,11 @@ def run(
             toolbox.chats = toolbox.chats or carried_chats
         reason = planner.run_planner(plan, toolbox, planner.tuning(budget.evidence_tokens))
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
-        found = extractive.extract(
-            question,
-            plan.terms,
-            [*more, *toolbox.notes],
-            tz=tz,
-            analyzer=analyzer,
-            doc_freq=doc_freq,
-            speakers=speakers,
+        reading = extractive.read(
+            question, plan.terms, [*more, *toolbox.notes], tz=tz, analyzer=analyzer, doc_freq=doc_freq
         )
+        during = extractive.time_named(plan.since, plan.until)
+        found = extractive.rank(reading, speakers=speakers, during=during)
         text, citations, direct = extractive.extractive_answer(found, tz=tz)
         model, mode = None, "offline-extractive"
     else:

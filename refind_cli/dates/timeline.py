@@ -98,6 +98,11 @@ def zone_offsets(lo: int, hi: int, tz: tzinfo) -> list[tuple[int, int]]:
     """(from epoch second, UTC offset in seconds) of ``tz`` from ``lo`` to ``hi`` (epoch seconds): its
     offset at ``lo`` and every change after. Zones change at most once a day, so the offset is sampled daily
     and each change found to the second by bisection."""
+    fixed = tz.utcoffset(None)
+    if fixed is not None:
+        # A zone that gives an offset for no moment in particular has only that one (a fixed offset, UTC, the
+        # system's zone without daylight saving time): sampling a century of it cost 1.9 s in dateutil.
+        return [(lo, int(fixed.total_seconds()))]
     changes = [(lo, _offset(lo, tz))]
     at = lo
     while at < hi:
@@ -119,9 +124,9 @@ def local_days(epoch_seconds: Iterable[int], tz: tzinfo) -> Counter[date]:
     if not moments:
         return Counter()
     lo, hi = min(moments), max(moments)
-    if (hi - lo) // 86_400 > len(moments):
-        # Few moments over a long span (one dated in the year 9998): converting each costs less than
-        # sampling the zone every day between them.
+    if tz.utcoffset(None) is None and (hi - lo) // 86_400 > len(moments):
+        # Few moments over a long span (one dated in the year 9998) in a zone whose offset changes: converting
+        # each costs less than sampling the zone every day between them. (A fixed zone needs neither.)
         return Counter(datetime.fromtimestamp(ts, tz).date() for ts in moments)
     # The zone's changes over the moments' span, then a bisection a moment: 100,000 moments spread over six
     # years in 26 ms, against 150 ms converting each with astimezone (the same days, checked for Berlin,

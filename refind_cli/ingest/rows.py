@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from refind_cli.records import Message
+from refind_cli.storage import raw as raw_record
 from refind_cli.storage.database import to_us
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
 
@@ -69,6 +70,7 @@ class Rows:
         uid = self.identity.uid
         legacy_uid = Identity(legacy=True).uid if plan.legacy_forgotten else None
         seq = plan.next_message_seq if plan.fresh else None
+        cut = raw_record.cut
         batch: list[tuple] = []
         for m in self.messages:
             ts = to_us(m.timestamp)
@@ -84,6 +86,7 @@ class Rows:
                 and legacy_uid(m.source_id, m.local_time, ts, m.sender, m.text) in forgotten
             ):
                 continue
+            rest, form = cut(m.raw, (m.text, m.local_time, m.sender, m.sender_id))
             batch.append(
                 (
                     seq,
@@ -99,9 +102,10 @@ class Rows:
                     m.thread,
                     m.reply_to,
                     int(m.edited),
-                    m.raw,
+                    rest,
                     import_seq,
                     int(m.own),
+                    form,
                 )
             )
             if seq is not None:

@@ -25,7 +25,7 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from refind_cli.errors import RefindError, echoed
-from refind_cli.request import DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_range
+from refind_cli.request import DEFAULT_WINDOW, ROUNDS_SESSION_RANK, SESSION_RANK, SearchRequest, time_range
 
 if TYPE_CHECKING:
     from refind_cli.reports import SessionView
@@ -215,7 +215,7 @@ class Reading:
     scope: tuple[int, ...] | None = None
     scope_names: tuple[str, ...] | None = None
     seen: Seen = field(default_factory=Seen)
-    session_rank: bool = SESSION_RANK
+    session_rank: bool = ROUNDS_SESSION_RANK
     window: int = DEFAULT_WINDOW
 
     def search(

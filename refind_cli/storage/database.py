@@ -14,11 +14,9 @@ from typing import Any, TypeVar, cast
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.records import TIMES
+from refind_cli.records import TIMES, Kind
 from refind_cli.storage.home import ensure_home
 
-# apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
-# once, next to the SQL (``shape`` is only read by the type checker).
 # apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
 # once, next to the SQL (``shape`` is only read by the type checker).
 Row = TypeVar("Row", bound=tuple[Any, ...])
@@ -149,10 +147,14 @@ def step_case(column: str, steps: Sequence[tuple[int, int]]) -> str:
     return f"CASE WHEN {column} < {steps[mid][0]} THEN {step_case(column, steps[:mid])} ELSE {step_case(column, steps[mid:])} END"
 
 
-# `refind stats` counts messages by chat, quarter hour (UTC), sender and kind from this table instead of two
-# grouped passes over the messages themselves. Triggers keep it exact through every insert, change and
-# delete of a message, whichever code path makes it (import, forget, merge). A quarter hour, because every
-# zone's offset and change of offset today falls on one; a zone or range that does not is counted from the
-# messages. ``sender`` is '' with ``named`` 0 where the message has none. Left out: assistants' hidden
-# records, as stats leaves them out, and times before 1970 (stats of those reads the messages).
+# `refind stats` counts messages by chat, quarter hour (UTC), sender and kind from the table message_counts
+# instead of two grouped passes over the messages themselves. Each write keeps it exact, whichever code path
+# makes it: new messages are counted in one grouped pass when their transaction ends, messages deleted or
+# moved are taken out first (refind_cli.storage.archive). A quarter hour, because every zone's offset and
+# change of offset today falls on one; a zone or range that does not is counted from the messages. ``sender``
+# is '' with ``named`` 0 where the message has none. Left out: assistants' hidden records, as stats leaves
+# them out, and times before 1970 (stats of those reads the messages).
 QUARTER_US = 900_000_000
+# A message's key in message_counts (chat_seq, quarter, sender, named, kind), and which messages it counts.
+COUNTED = f"chat_seq, ts / {QUARTER_US}, coalesce(sender, ''), sender NOT NULL, kind"
+IS_COUNTED = f"kind != '{Kind.HIDDEN}' AND ts >= 0"

@@ -13,9 +13,11 @@ from urllib.parse import quote
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.records import TIMES, Kind
+from refind_cli.records import TIMES
+from refind_cli.storage import raw
 from refind_cli.storage.database import (
-    QUARTER_US,
+    COUNTED,
+    IS_COUNTED,
     fetch_all,
     hashed_chat_key,
     immediate,
@@ -194,46 +196,20 @@ def _m007_chat_language(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE chats ADD COLUMN lang_given INTEGER NOT NULL DEFAULT 0")
 
 
-_COUNT_KEY = "(chat_seq, quarter, sender, named, kind)"
-
-
-def _counted_values(row: str) -> str:
-    return f"{row}.chat_seq, {row}.ts / {QUARTER_US}, coalesce({row}.sender, ''), {row}.sender NOT NULL, {row}.kind"
-
-
-def _count_in(row: str) -> str:
-    # An upsert: measured on SQLite 3.54, the INSERT OR IGNORE that fires it does not override its DO UPDATE
-    # (tests/test_stats.py holds the counts to a recount after imports, forgetting and merging).
-    return (
-        f"INSERT INTO message_counts SELECT {_counted_values(row)}, 1"
-        f" WHERE {row}.kind != '{Kind.HIDDEN}' AND {row}.ts >= 0 ON CONFLICT DO UPDATE SET n = n + 1;"
-    )
-
-
-def _count_out(row: str) -> str:
-    # A count that falls to 0 goes: forgetting a chat leaves no trace of its senders' names.
-    key = f"{_COUNT_KEY} = ({_counted_values(row)})"
-    return (
-        f"UPDATE message_counts SET n = n - 1 WHERE {key}; DELETE FROM message_counts WHERE n = 0 AND {key};"
-    )
-
-
 def _m008_message_counts(db: apsw.Connection) -> None:
-    """Counts of messages for `refind stats` (see ``QUARTER_US``), built from the messages held and kept
-    up to date by triggers from now on."""
+    """Counts of messages for `refind stats` (see ``QUARTER_US``), built from the messages held. (This
+    migration also made triggers keep them; m012 keeps them in batches instead.)"""
     db.execute(
         "CREATE TABLE message_counts (chat_seq INT, quarter INT, sender TEXT, named INT, kind TEXT, n INT,"
-        f" PRIMARY KEY {_COUNT_KEY}) WITHOUT ROWID"
+        " PRIMARY KEY (chat_seq, quarter, sender, named, kind)) WITHOUT ROWID"
     )
+    _count_all(db)
+
+
+def _count_all(db: apsw.Connection) -> None:
     db.execute(
-        f"INSERT INTO message_counts SELECT chat_seq, ts / {QUARTER_US}, coalesce(sender, ''), sender NOT NULL,"
-        f" kind, count(*) FROM messages WHERE kind != '{Kind.HIDDEN}' AND ts >= 0 GROUP BY 1, 2, 3, 4, 5"
-    )
-    db.execute(f"CREATE TRIGGER message_counts_in AFTER INSERT ON messages BEGIN {_count_in('new')} END")
-    db.execute(f"CREATE TRIGGER message_counts_out AFTER DELETE ON messages BEGIN {_count_out('old')} END")
-    db.execute(
-        "CREATE TRIGGER message_counts_change AFTER UPDATE OF chat_seq, ts, sender, kind ON messages"
-        f" BEGIN {_count_out('old')} {_count_in('new')} END"
+        f"INSERT INTO message_counts SELECT {COUNTED}, count(*) FROM messages WHERE {IS_COUNTED}"
+        " GROUP BY 1, 2, 3, 4, 5"
     )
 
 
@@ -266,6 +242,10 @@ def _m010_representable_times(db: apsw.Connection) -> None:
         while db.execute(taken, (chat_seq, kept, uid)).fetchone():
             kept += inward
         db.execute("UPDATE messages SET ts = ? WHERE seq = ?", (kept, seq))
+    if outside:
+        # message_counts follows the times that moved (no trigger keeps it since m012).
+        db.execute("DELETE FROM message_counts")
+        _count_all(db)
     db.execute(
         "INSERT OR IGNORE INTO index_queue SELECT seq FROM sessions"
         " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
@@ -286,6 +266,39 @@ def _m011_resume_points(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE imports ADD COLUMN resume TEXT")
 
 
+def _m012_message_counts_batched(db: apsw.Connection) -> None:
+    """message_counts is kept by the archive's writes, a grouped pass at the end of each (the triggers m008
+    made cost 8-13 % of an import's CPU, one upsert a message)."""
+    for trigger in ("message_counts_in", "message_counts_out", "message_counts_change"):
+        db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+
+
+def _m013_text_once(db: apsw.Connection) -> None:
+    """Each message's text stored once. A message's raw record keeps only what its columns do not hold
+    (refind_cli.storage.raw; ``raw_form`` says how to put them back), and a turn's text, which is its
+    messages', is no longer stored. The space freed is given back by a VACUUM once the migrations are done."""
+    db.execute("ALTER TABLE messages ADD COLUMN raw_form INTEGER")
+    after = -1
+    while batch := fetch_all(
+        db.execute(
+            "SELECT seq, raw, text, local_time, sender, sender_id FROM messages WHERE seq > ? ORDER BY seq"
+            " LIMIT 10000",
+            (after,),
+        ),
+        tuple[int, str, str, str | None, str | None, str | None],
+    ):
+        cuts = [(*raw.cut(record, fields), seq) for seq, record, *fields in batch]
+        db.executemany(
+            "UPDATE messages SET raw = ?, raw_form = ? WHERE seq = ?", [c for c in cuts if c[1] is not None]
+        )
+        after = batch[-1][0]
+    db.execute("ALTER TABLE turns DROP COLUMN text")
+
+
+# Migrations after which the file is rewritten, to give back what they freed.
+_SHRINKING = frozenset({"m013_text_once"})
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m001_initial", _m001_initial),
     ("m002_import_settings", _m002_import_settings),
@@ -298,6 +311,8 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m009_own_messages", _m009_own_messages),
     ("m010_representable_times", _m010_representable_times),
     ("m011_resume_points", _m011_resume_points),
+    ("m012_message_counts_batched", _m012_message_counts_batched),
+    ("m013_text_once", _m013_text_once),
 )
 
 
@@ -316,6 +331,7 @@ def migrate(db: apsw.Connection) -> None:
     that has them all is not written to (so opening it does not wait for a writer)."""
     if len(applied_migrations(db)) == len(MIGRATIONS):
         return
+    shrunk = False
     for name, step in MIGRATIONS:
         with immediate(db):
             # Checked again under the write lock: another process may have applied it meanwhile.
@@ -326,6 +342,9 @@ def migrate(db: apsw.Connection) -> None:
                     "INSERT INTO migrations (name, applied) VALUES (?, ?)",
                     (name, datetime.now(UTC).isoformat(timespec="seconds")),
                 )
+                shrunk |= name in _SHRINKING
+    if shrunk:
+        db.execute("VACUUM")
 
 
 def _tune(db: apsw.Connection) -> None:

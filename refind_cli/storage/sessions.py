@@ -62,7 +62,7 @@ class Unthreaded:
         seg_message = segment.SegMessage
         hidden = Kind.HIDDEN
         last = -(1 << 62)
-        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o in self.rows:
+        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o, _t in self.rows:
             if kind == hidden:
                 continue
             if thread is not None:
@@ -79,9 +79,9 @@ class SessionWriter:
     """Writes planned sessions in batches, skipping the ones whose stored version is identical."""
 
     FLUSH = 2_000
-    # And at this many characters of turn text: sessions are capped at 10,000 messages, so 2,000 of them
-    # could hold a whole chat (70 sessions of 10,000 messages held 700,000 turns: 464 MB).
-    FLUSH_CHARS = 4_000_000
+    # And at this many turns: sessions are capped at 10,000 messages, so 2,000 of them could hold a whole
+    # chat (70 sessions of 10,000 messages held 700,000 turns).
+    FLUSH_TURNS = 100_000
 
     def __init__(self, archive: Archive, chat_seq: int, existing: dict[str, tuple[int, str]]) -> None:
         self.archive = archive
@@ -93,7 +93,7 @@ class SessionWriter:
         self.kept: set[str] = set()
         self.written: list[int] = []
         self.changed = 0
-        self.pending_chars = 0
+        self.pending_turns = 0
 
     def write(self, sessions: Iterable[segment.PlannedSession]) -> None:
         for s in sessions:
@@ -112,8 +112,9 @@ class SessionWriter:
             else:
                 seq = old[0]
                 self.replacing = True
+            # No text: a turn's is its messages' (rebuilt when read, refind_cli.storage.archive).
             turns = [
-                (i, t[0].ts, t[-1].ts, t[0].sender, _turn_text(t), turn_seqs)
+                (i, t[0].ts, t[-1].ts, t[0].sender, turn_seqs)
                 for i, (t, turn_seqs) in enumerate(zip(s.turns, seqs, strict=True), start=1)
             ]
             n_messages = sum(map(len, s.turns))
@@ -124,28 +125,20 @@ class SessionWriter:
             )
             self.written.append(seq)
             self.changed += 1
-            self.pending_chars += sum(len(turn[4]) for turn in turns)
-            if len(self.pending) >= self.FLUSH or self.pending_chars >= self.FLUSH_CHARS:
+            self.pending_turns += len(turns)
+            if len(self.pending) >= self.FLUSH or self.pending_turns >= self.FLUSH_TURNS:
                 self.flush()
 
     def flush(self) -> None:
         if self.pending:
             self.archive.store_sessions(self.pending, replace=self.replacing)
             self.pending = []
-            self.pending_chars = 0
+            self.pending_turns = 0
             self.replacing = False
 
 
 def _rows(rows: Iterable[tuple]) -> Iterator[segment.SegMessage]:
     return map(segment.SegMessage._make, rows)
-
-
-def _turn_text(turn: tuple[segment.SegMessage, ...]) -> str:
-    if len(turn) == 1:
-        return turn[0].text
-    if all(m.sender == turn[0].sender for m in turn):
-        return "\n".join(m.text for m in turn)
-    return "\n".join(f"{m.sender}: {m.text}" for m in turn)
 
 
 def replan(

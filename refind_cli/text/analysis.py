@@ -251,9 +251,15 @@ class Analyzer:
         for CJK runs the span of each bigram."""
         if text.isascii():
             # ASCII words are runs of letters and digits: the simple pattern finds the same spans, and a
-            # one-off search with ASCII hits never compiles the Unicode patterns (~20 ms).
+            # one-off search with ASCII hits never compiles the Unicode patterns (~20 ms). Each distinct word
+            # is analysed once: a long reply repeats its words, and a word's analysis is a pass of its own.
+            seen: dict[str, list[str]] = {}
             for m in _SIMPLE_RE.finditer(text):
-                for term in self.analyze(m.group()):
+                word = m.group()
+                terms = seen.get(word)
+                if terms is None:
+                    terms = seen[word] = self.analyze(word)
+                for term in terms:
                     yield m.start(), m.end(), term
             return
         token, _, cjk = _unicode_patterns()

@@ -109,11 +109,13 @@ def first_match(text: str, terms: Iterable[str], lang: str = "") -> int | None:
     wanted = set(terms)
     if not wanted:
         return None
+    analyzer = highlighter(lang)
     for offset, chunk in _chunks(text):
-        if wanted & _terms(highlighter(lang), chunk):
-            spans = highlight_spans(chunk, wanted, lang)
-            if spans:
-                return offset + spans[0][0]
+        if wanted & _terms(analyzer, chunk):
+            # The words up to the first match only: a long reply's match is often near its start.
+            start = next((start for start, _, term in analyzer.words(chunk) if term in wanted), None)
+            if start is not None:
+                return offset + start
     return None
 
 

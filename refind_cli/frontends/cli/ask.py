@@ -80,7 +80,12 @@ def ask_command(
         typer.Option("--continue", "-c", help="A follow-up of the last conversation (kept in the home)."),
     ] = False,
     no_history: Annotated[
-        bool, typer.Option("--no-history", help="Keep no history of the lines typed in a conversation.")
+        bool,
+        typer.Option(
+            "--no-history",
+            envvar="REFIND_NO_HISTORY",
+            help="Keep nothing of what is asked: no history of the lines typed, no conversation for -c.",
+        ),
     ] = False,
 ) -> None:
     """Answer a question from your chats: a search agent looks in rounds, keeps notes, and answers from them.
@@ -110,7 +115,8 @@ def ask_command(
                 result = started
             else:
                 result = home.ask(typed.request(home, question), on_event=trace)
-                home.keep(typed.conversation().answered(result), on_event=trace)
+                if not no_history:
+                    home.keep(typed.conversation().answered(result), on_event=trace)
     if json_out:
         print_json(ask_json(result, tz=zone_))
     elif terminal:

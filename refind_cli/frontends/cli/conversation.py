@@ -79,7 +79,8 @@ def start(
     home: Home, question: str | None, typed: Typed, *, follow: bool, trace: AskTrace, history: bool
 ) -> AskResult | None:
     """``refind ask -c QUESTION``: the follow-up's result. With no question: the conversation on the
-    terminal (the last one continued, with ``follow``) until it ends; None."""
+    terminal (the last one continued, with ``follow``) until it ends; None. Without ``history`` nothing
+    asked is kept: no line history, no conversation for the next ``-c``."""
     from refind_cli.agent.conversation import HISTORY, FollowUp, load
     from refind_cli.frontends.cli.common import stderr_console, stdout_console
 
@@ -88,9 +89,9 @@ def start(
         kept = load(home.path)
         conversation = replace(kept, chats=conversation.chats or kept.chats, offline=typed.offline)
     if question is not None:
-        request = FollowUp(typed.request(home, question, conversation))
+        request = FollowUp(typed.request(home, question, conversation), keep=history)
         return home.follow_up(conversation, request, on_event=trace).last
-    session = Session(home, conversation, typed, stdout_console(), stderr_console(), trace)
+    session = Session(home, conversation, typed, stdout_console(), stderr_console(), trace, history)
     converse(session, home.path / HISTORY if history else None)
     return None
 
@@ -105,6 +106,7 @@ class Session:
     out: Console
     err: Console
     trace: AskTrace
+    keep: bool  # each exchange kept in the home for ``ask -c``
 
     def say(self, message: str) -> None:
         from rich.text import Text
@@ -174,7 +176,8 @@ def _ask(session: Session, question: str, *, more: bool = False) -> None:
     from refind_cli.agent.conversation import FollowUp
     from refind_cli.frontends.render.ask import print_answer
 
-    request = FollowUp(session.typed.request(session.home, question, session.conversation), more=more)
+    asked = session.typed.request(session.home, question, session.conversation)
+    request = FollowUp(asked, more=more, keep=session.keep)
     session.conversation = session.home.follow_up(session.conversation, request, on_event=session.trace)
     assert session.conversation.last is not None
     print_answer(session.conversation.last, session.out, tz=session.typed.tz)

@@ -1,0 +1,69 @@
+"""A message's raw record as the archive stores it: without the fields the archive holds in columns of their
+own (the text, the written time, the sender and the sender's id), each cut out where the record holds it
+and marked there by one character, so that the record is rebuilt exactly from what is left and the
+message's fields. A WhatsApp line is its stamp, its sender and its text: what is left of it is " - : ".
+
+``form``: how the fields are written inside the record (``FORMS``), or None where nothing was cut and the
+record is kept whole (one that holds a marker character itself, or none of the fields).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+
+
+def _json_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _json_ascii(text: str) -> str:
+    return json.dumps(text)[1:-1]
+
+
+# How the fields are written inside a record, decided by the first that finds the text: as they are (the
+# line or lines of a text export), or as the contents of a JSON string, with non-ASCII characters as they
+# are or escaped (importers keep a record as its JSON either way). A form added later goes at the end: stored
+# records number them.
+FORMS: tuple[Callable[[str], str], ...] = (str, _json_string, _json_ascii)
+
+# The fields cut, in this order, and each one's marker (C0 controls no export writes in a record unescaped;
+# a record that holds one is kept whole).
+FIELDS = ("text", "local_time", "sender", "sender_id")
+_MARKERS = "\x01\x02\x03\x04"
+_ANY_MARKER = re.compile("[\x01-\x04]")
+
+
+def cut(record: str, fields: Sequence[str | None]) -> tuple[str, int | None]:
+    """What is left of the record once ``fields`` (values of ``FIELDS``) are cut out, and its form."""
+    # On the import's hot path (once a message, in the worker): plain loops and ``in`` (a regular expression
+    # or a zip cost more than the rest of it), the common case (a text as written) first.
+    for marker in _MARKERS:
+        if marker in record:
+            return record, None
+    text = fields[0]
+    number = 0
+    if text and text not in record:
+        number = next((i for i in range(1, len(FORMS)) if FORMS[i](text) in record), 0)
+    rest, changed = record, False
+    for i, value in enumerate(fields):
+        if value:
+            written = FORMS[number](value) if number else value
+            at = rest.find(written)
+            # The text is put back last, so only the others must be free of markers (put back before it, a
+            # marker inside one would be taken for the next field's).
+            if at >= 0 and (i == 0 or not _ANY_MARKER.search(written)):
+                rest, changed = f"{rest[:at]}{_MARKERS[i]}{rest[at + len(written) :]}", True
+    return (rest, number) if changed else (record, None)
+
+
+def joined(rest: str, form: int | None, fields: Sequence[str | None]) -> str:
+    """The record as the export held it, from what ``cut`` left of it and the message's fields."""
+    if form is None:
+        return rest
+    write = FORMS[form]
+    for marker, value in reversed(list(zip(_MARKERS, fields, strict=True))):
+        if value and marker in rest:
+            rest = rest.replace(marker, write(value), 1)
+    return rest
