@@ -5,7 +5,7 @@ the write model; reads are ``queries.Queries``, the ledger ``ledger.Ledger``, th
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
@@ -48,6 +48,15 @@ class StoredSession:
     turns: list[tuple[int, int, int, str, str]]
 
 
+def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str = "") -> apsw.Connection:
+    """A connection from ``opener``. Not an SQLite file, or one this user cannot open or write, is the user's
+    to fix, not a crash: one line naming the file."""
+    try:
+        return opener(path)
+    except apsw.Error as exc:
+        raise RefindError(f"{path}: cannot open the archive{purpose} ({exc})") from None
+
+
 class Archive(Queries, Ledger):
     """One open archive. Writes go through ``transaction()``; reads see the last commit (WAL mode).
 
@@ -63,11 +72,7 @@ class Archive(Queries, Ledger):
         self._lang_column = False
         # The lowest seq of the messages stored in this transaction and not yet in message_counts.
         self._uncounted: int | None = None
-        try:
-            self.db = connect_readonly(path) if readonly else connect(path)
-        except apsw.Error as exc:
-            # Not an SQLite file, or one this user cannot open or write: the user's to fix, not a crash.
-            raise RefindError(f"{path}: cannot open the archive ({exc})") from None
+        self.db = _opened(path, connect_readonly if readonly else connect)
 
     @classmethod
     def open(cls, home: Path, *, readonly: bool = False) -> Self:
@@ -105,10 +110,7 @@ class Archive(Queries, Ledger):
         if not self.readonly:
             return
         use_home(self.path.parent)
-        try:
-            db = connect(self.path)
-        except apsw.Error as exc:
-            raise RefindError(f"{self.path}: cannot open the archive for writing ({exc})") from None
+        db = _opened(self.path, connect, " for writing")
         self.db.close()
         self.db = db
         self.readonly = False
@@ -120,10 +122,7 @@ class Archive(Queries, Ledger):
         meanwhile: for a reader that lives on (the MCP server). An archive that was not there when this one
         was opened read-only (an empty one in memory stood in) is opened now."""
         if self.readonly and not self.db.filename and self.path.exists():
-            try:
-                db = connect_readonly(self.path)
-            except apsw.Error as exc:
-                raise RefindError(f"{self.path}: cannot open the archive ({exc})") from None
+            db = _opened(self.path, connect_readonly)
             self.db.close()
             self.db = db
         self._chats.clear()  # a re-import may have renamed a chat
