@@ -3,6 +3,9 @@ the direct answer line, and how `refind eval` judges it by evidence and dates.""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -187,3 +190,39 @@ def test_a_gold_answer_that_is_no_date() -> None:
     # A whole year named by an answer of a week is too vague for a gold day.
     day = gold_span("7 May 2022", asked_at)
     assert day is not None and not date_matches(year, day)
+
+
+SEEDED = """
+from datetime import UTC, datetime
+from refind_cli.agent.events import Note
+from refind_cli.agent.extractive import rank, read
+from refind_cli.records import ChatInfo, Turn
+from refind_cli.text.analysis import DEFAULT_ANALYZER
+
+chat = ChatInfo(1, "locomo", "c", "Caroline and Melanie", "group")
+at = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # every turn at once, as LoCoMo's sessions are
+words = "pottery class clay bowl kiln glaze wheel studio teacher friday painting colours".split()
+question = "when did melanie take the " + " ".join(words)
+texts = [" ".join(words[i::k]) for k in (2, 3, 4) for i in range(k)]
+turns = tuple(Turn(f"s1-{n}", "s1", 1, 1, n, at, at, "Ann" if n % 2 else "Bo", t) for n, t in enumerate(texts))
+terms = frozenset(DEFAULT_ANALYZER.analyze(question))
+df = {t: 3 + 7 * n for n, t in enumerate(sorted(terms))}
+reading = read(question, terms, [Note("s1", "s1-0", chat, turns, "")], tz=UTC, doc_freq=df.__getitem__)
+print([repr(s.share) for r in reading.turns for s in r.sentences])
+print([(s.item.turn.id, repr(s.score)) for s in rank(reading).ranked])
+"""
+
+
+def test_scores_and_ties_do_not_depend_on_the_hash_seed() -> None:
+    # A set's order follows PYTHONHASHSEED; the answer must not (two LoCoMo questions changed with it).
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", SEEDED],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in (1, 2, 3)
+    }
+    assert len(runs) == 1

@@ -335,7 +335,7 @@ def read(
                 turns[turn.id] = (Numbered(0, turn, note.chat), hit)
     ordered = sorted(turns.values(), key=lambda v: (v[0].turn.session_id, v[0].turn.ordinal))
     weight = _weights(terms, doc_freq)
-    total = sum(weight.values()) or 1.0
+    total = math.fsum(weight.values()) or 1.0
     out = []
     for item, hit in ordered:
         turn = item.turn
@@ -345,7 +345,7 @@ def read(
             held = frozenset(((set(analyzer.analyze(text)) - names) | own) & terms)
             value, when, expression = _value(what, reader, text, turn, tz)
             report = what.past and reader.reports(text, terms, analyzer)
-            share = sum(weight[t] for t in held) / total
+            share = math.fsum(weight[t] for t in held) / total
             sentences.append(Sentence(text, held, share, text.endswith("?"), value, when, expression, report))
         theirs = not names or bool(own & names)
         out.append(Read(item, hit, theirs, tuple(sentences), frozenset().union(*(s.held for s in sentences))))
@@ -365,7 +365,7 @@ def rank(
     the time the question names (the planner's range)."""
     what = reading.asked
     weight = dict(reading.weight)
-    total = sum(weight.values()) or 1.0
+    total = math.fsum(weight.values()) or 1.0
     best: dict[str, Scored] = {}
     asking = 0.0  # the share of the question's terms the previous turn asked about
     previous = None
@@ -394,7 +394,7 @@ def rank(
                 asking = max(asking, share)
                 share *= scoring.asked
             if around and scoring.context:
-                share += scoring.context * sum(weight[t] for t in around - sentence.held) / total
+                share += scoring.context * math.fsum(weight[t] for t in around - sentence.held) / total
             lifted = share + reply
             score = 0.0
             if lifted:
@@ -421,7 +421,7 @@ def rank(
         before.append((turn, read_turn.held))
     ranked = sorted(
         (s for s in best.values() if speakers is None or s.item.turn.speaker in speakers),
-        key=lambda s: (-s.score, s.item.turn.start),
+        key=lambda s: (-s.score, s.item.turn.start, s.item.turn.session_id, s.item.turn.ordinal),
     )
     if what.kind == WHEN and what.past and ranked and ranked[0].said_on:
         # Where no sentence names a date, the first report of the event dates it: before it are plans
@@ -461,7 +461,9 @@ def _value(
 
 
 def _weights(terms: frozenset[str], doc_freq: Callable[[str], int] | None) -> dict[str, float]:
-    """A term's weight: its inverse document frequency, so a rare word counts more than a common one."""
+    """A term's weight: its inverse document frequency, so a rare word counts more than a common one.
+    Weights are summed with ``math.fsum``: a set's order changes with PYTHONHASHSEED, and a float sum taken
+    in another order can differ in its last bit and break a tie between two sentences the other way."""
     if doc_freq is None:
         return dict.fromkeys(terms, 1.0)
     return {t: 1.0 / math.log2(2 + doc_freq(t)) for t in terms}
