@@ -356,3 +356,34 @@ def test_a_conversation_with_a_model_and_ctrl_c(home: Path) -> None:
     assert opening.index(QUESTION) < opening.index("and after that?")
     kept = json.loads((home / FILE).read_text())
     assert [e["question"] for e in kept["exchanges"]] == [QUESTION, "and after that?"]
+
+
+@pytest.mark.parametrize("flag", [[], ["--offline"]])
+def test_model_switches_to_a_model_and_back_offline(home: Path, flag: list[str]) -> None:
+    script: list[Reply] = [
+        tool("search_chat", {"keywords": "dentist appointment moved"}),
+        tools(("take_note", {"indices": [1]}), ("finish_search", {})),
+        text("The model says: you moved it to 28 April [1]."),
+    ]
+    with ScriptedLLM(script) as server:
+        # The server and key are set, the model is not: the conversation opens offline.
+        env = terminal_env(REFIND_API_BASE=server.api_base, REFIND_API_KEY="k")
+        term = Terminal(["--home", str(home), "ask", "--now", "2026-05-01T12:00", *flag], env)
+        assert "(offline: no model)" in term.expect(PROMPT)
+        offline = term.ask(QUESTION)
+        assert "\n8 April 2026 — Maya in #team-data: moved the dentist to 28 April" in offline
+        assert not server.requests
+        assert "refind: answering with openai/scripted" in term.ask("/model openai/scripted")
+        modelled = term.ask("and when was it moved?")
+        assert "The model says: you moved it to 28 April [1]." in modelled
+        assert "Extractive answer" not in modelled and len(server.requests) == 3
+        # The model read the offline exchange before the question it answered.
+        assert QUESTION in server.requests[0]["messages"][1]["content"]
+        assert "answering offline" in term.ask("/offline")
+        again = term.ask(QUESTION)
+        assert "\n8 April 2026 — Maya in #team-data: moved the dentist to 28 April" in again
+        assert "Extractive answer" in again and len(server.requests) == 3
+        term.type("\x04")
+        assert term.wait() == 0
+    kept = json.loads((home / FILE).read_text())
+    assert [e["model"] for e in kept["exchanges"]] == [None, "openai/scripted", None]

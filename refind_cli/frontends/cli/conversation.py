@@ -55,7 +55,8 @@ class Typed:
             model=conversation.model if conversation is not None and switched else self.model,
             answer_model=None if switched else self.answer_model,
             api_base=self.api_base,
-            offline=self.offline or (conversation is not None and conversation.offline),
+            # The conversation starts as --offline says; /model and /offline change it from then on.
+            offline=self.offline if conversation is None else conversation.offline,
             protocol=self.protocol,
             max_rounds=self.max_rounds,
             max_tokens=self.max_tokens,
