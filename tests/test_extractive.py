@@ -28,9 +28,10 @@ from refind_cli.agent.extractive import (
     read,
     span_text,
 )
+from refind_cli.dates import cldr
 from refind_cli.method.evaluate import date_matches, gold_span
 from refind_cli.records import ChatInfo, Turn
-from refind_cli.text.analysis import DEFAULT_ANALYZER
+from refind_cli.text.analysis import DEFAULT_ANALYZER, analyzer_for
 
 CHAT = ChatInfo(1, "locomo", "c", "Caroline and Melanie", "group")
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -226,3 +227,50 @@ def test_scores_and_ties_do_not_depend_on_the_hash_seed() -> None:
         for seed in (1, 2, 3)
     }
     assert len(runs) == 1
+
+
+# Languages chosen after dates/cldr.py was written (it was tried on pl, nl, tr and sv): CLDR's words, no table.
+@pytest.mark.parametrize(
+    ("lang", "text", "said", "day"),
+    [
+        ("da", "Jeg flyttede tandlægen i går", "i går", "2023-05-07"),
+        ("da", "det var for 3 dage siden", "for 3 dage siden", "2023-05-05"),
+        ("ro", "M-am mutat pe 12 martie 2022", "12 martie 2022", "2022-03-12"),
+        ("ro", "acum 3 zile", "acum 3 zile", "2023-05-05"),
+        ("hr", "Preselila sam se jučer", "jučer", "2023-05-07"),
+        ("hr", "prije 3 dana", "prije 3 dana", "2023-05-05"),
+        ("el", "Μετακόμισα στις 12 Μαρτίου 2022", "12 Μαρτίου 2022", "2022-03-12"),
+        ("el", "πριν από 3 ημέρες", "πριν από 3 ημέρες", "2023-05-05"),
+    ],
+)
+def test_dates_in_a_language_without_a_time_word_table(lang: str, text: str, said: str, day: str) -> None:
+    found = cldr.find(text, now=SAID, tz=UTC, lang=lang)
+    assert [(r.text, r.start.date().isoformat(), r.end.date().isoformat()) for r in found] == [
+        (said, day, day)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "kind"),
+    [
+        ("Hvilket år flyttede hun til Aarhus?", "da", WHEN),
+        ("În ce lună s-a mutat?", "ro", WHEN),
+        ("Koje godine se preselila?", "hr", WHEN),
+        ("Hvem ringede til tandlægen?", "da", WHAT),  # no library lists "who": read by its terms
+    ],
+)
+def test_a_question_naming_a_date_field_asks_when(question: str, lang: str, kind: str) -> None:
+    assert asked(question, lang).kind == kind
+    assert cldr.words("xx") is None and asked("xx?", "xx").kind == WHAT
+
+
+def test_a_danish_when_answer_reads_i_gaar_against_the_day_it_was_said() -> None:
+    analyzer = analyzer_for("da")
+    question = "Hvilken dag flyttede Mette tandlægen?"
+    turns = (turn(1, "Ole", "Hej Mette!"), turn(2, "Mette", "Jeg flyttede tandlægen i går, det gik fint."))
+    reading = read(question, frozenset(analyzer.analyze(question)), [note(*turns)], tz=UTC, analyzer=analyzer)
+    text, _, direct = extractive_answer(rank(reading), tz=UTC)
+    assert text.startswith(
+        '7 May 2023 ("i går", said 8 May 2023) — Mette in Caroline and Melanie: Jeg flyttede'
+    )
+    assert direct is not None and direct.kind == WHEN

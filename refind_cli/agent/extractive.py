@@ -106,10 +106,19 @@ class Scoring:
     # Bonus of a sentence whose date (its time expression's, else its message's) lies in the time the
     # question names ("camping in June").
     in_time: float = 0.3
+    # The speaker's own name, held by every sentence they say, counts this share of its weight ("Thanks,
+    # Maria!" by John holds "John" and nothing else of "what did John attend?").
+    own_name: float = 1.0
+    # Bonus of the turns the planner noted first (its search ranked them higher): ``noted`` / (1 + the
+    # note's place among the notes).
+    noted: float = 0.0
+    # Bonus of a sentence of many words: ``wordy`` x min(1, its words / WORDY) ("That's cool!" says little).
+    wordy: float = 0.0
 
 
 SCORING = Scoring()
 QUOTES = 5
+WORDY = 12
 # A turn is read this far for sentences: a pasted book would cost seconds of date reading for nothing.
 TURN_CHARS = 20_000
 QUOTE_CHARS = 300
@@ -150,9 +159,15 @@ class Asked:
 
 
 def asked(question: str, lang: str = "en") -> Asked:
-    """What ``question`` asks for, read in ``lang`` (English's patterns where the language has none)."""
+    """What ``question`` asks for, read in ``lang``. A language without interrogatives in ``ASKING`` (no
+    maintained library lists them) asks for a date when it names a date field as CLDR writes it ("w którym
+    roku", "hangi yılda"); anything else it asks is WHAT, read by its terms alone."""
     text = " ".join(question.lower().split())
-    table = _COMPILED.get(lang, _COMPILED["en"])
+    table = _COMPILED.get(lang)
+    if table is None:
+        from refind_cli.dates import cldr
+
+        return Asked(WHEN if cldr.names_a_date_field(text, lang) else WHAT, False)
     # The interrogative that comes first asks: "who supports her when she ..." asks for a person.
     found = [(m.start(), n, k) for n, (k, rx) in enumerate(table) if (m := rx.search(text))]
     kind = min(found)[2] if found else WHAT
@@ -206,10 +221,14 @@ class _Reader:
 
         lang = analyzer.lang
         self.lang, self.tz, self.stopwords = lang, tz, analyzer.stopwords
-        words = LANGUAGES[lang].numbers if lang in LANGUAGES else {w: 0 for w in NUMBERS if w.isalpha()}
-        self.number_re = re.compile(
-            rf"\b(?:{'|'.join(map(re.escape, sorted(words, key=len)[::-1]))})\b", re.I
-        )
+        # A language with no time-word table of its own reads its dates from CLDR (``dates.cldr``), its
+        # numbers as digits only.
+        self.cldr = lang != "en" and lang not in LANGUAGES
+        words = LANGUAGES[lang].numbers if lang in LANGUAGES else {}
+        if lang == "en":
+            words = {w: 0 for w in NUMBERS if w.isalpha()}
+        alternatives = "|".join(map(re.escape, sorted(words, key=len)[::-1]))
+        self.number_re = re.compile(rf"\b(?:{alternatives})\b", re.I) if words else None
         self.place_before = re.compile(PLACE_BEFORE.get(lang, PLACE_BEFORE["en"]), re.I)
         self.speakers = speakers
         self.relative = RELATIVE_EN
@@ -228,6 +247,12 @@ class _Reader:
         occurrence ("camping in June", said in July, is next June)."""
         from refind_cli.dates.timeexpr import find_ranges
 
+        if self.cldr:
+            from refind_cli.dates import cldr
+
+            # CLDR says nothing of tenses: the first date the sentence names answers.
+            found = cldr.find(sentence, now=at, tz=self.tz, lang=self.lang)
+            return found[0] if found else None
         for r in find_ranges(sentence, now=at, tz=self.tz, lang=self.lang):
             dated = bool(YEAR_RE.search(r.text))
             deictic = any(w in self.relative for w in WORD_RE.findall(r.text.lower()))
@@ -272,7 +297,7 @@ class _Reader:
         return None
 
     def number(self, sentence: str) -> str | None:
-        m = DIGITS_RE.search(sentence) or self.number_re.search(sentence)
+        m = DIGITS_RE.search(sentence) or (self.number_re and self.number_re.search(sentence))
         return m[0] if m else None
 
 
@@ -288,6 +313,7 @@ class Sentence:
     when: tuple[datetime, datetime] | None  # for WHEN: the range it answers
     expression: str  # for WHEN: the time expression the range was read from ("": the message's day)
     report: bool  # for a past question: it tells of the asked event as done
+    words: int = 0  # its words
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +325,8 @@ class Read:
     theirs: bool  # said by a person the question names (or it names none)
     sentences: tuple[Sentence, ...]
     held: frozenset[str]  # the question's terms any of its sentences holds
+    own: float = 0.0  # the weight of the speaker's own name among the question's terms, as a share
+    place: int = 0  # the place of the first note holding it among the notes (0: the first noted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,9 +356,11 @@ def read(
     # the text mostly speaks to someone ("thanks, Caroline!"), and the question asks about them.
     names = terms & set(analyzer.analyze(" ".join(people)))
     turns: dict[str, tuple[Numbered, bool]] = {}
-    for note in notes:
+    place: dict[str, int] = {}
+    for n, note in enumerate(notes):
         for turn in note.turns:
             hit = turn.id == note.hit_turn_id
+            place.setdefault(turn.id, n)
             if turn.id not in turns or hit:
                 turns[turn.id] = (Numbered(0, turn, note.chat), hit)
     ordered = sorted(turns.values(), key=lambda v: (v[0].turn.session_id, v[0].turn.ordinal))
@@ -346,9 +376,14 @@ def read(
             value, when, expression = _value(what, reader, text, turn, tz)
             report = what.past and reader.reports(text, terms, analyzer)
             share = math.fsum(weight[t] for t in held) / total
-            sentences.append(Sentence(text, held, share, text.endswith("?"), value, when, expression, report))
+            words = len(WORD_RE.findall(text))
+            sentences.append(
+                Sentence(text, held, share, text.endswith("?"), value, when, expression, report, words)
+            )
         theirs = not names or bool(own & names)
-        out.append(Read(item, hit, theirs, tuple(sentences), frozenset().union(*(s.held for s in sentences))))
+        own_share = math.fsum(weight[t] for t in own & terms) / total
+        held_any = frozenset().union(*(s.held for s in sentences))
+        out.append(Read(item, hit, theirs, tuple(sentences), held_any, own_share, place[turn.id]))
     return Reading(what, tuple(weight.items()), tuple(out))
 
 
@@ -389,7 +424,7 @@ def rank(
         # A turn holding none of the question, with nothing before it that does, scores nothing.
         idle = not (read_turn.held or around or reply)
         for sentence in () if idle else read_turn.sentences:
-            share = sentence.share
+            share = sentence.share - (1.0 - scoring.own_name) * read_turn.own
             if sentence.asks:
                 asking = max(asking, share)
                 share *= scoring.asked
@@ -403,7 +438,10 @@ def rank(
                 if during and scoring.in_time:
                     lo, hi = sentence.when or (turn.start, turn.end)
                     bonus += scoring.in_time if lo <= during[1] and hi >= during[0] else 0.0
-                score = factor * lifted + bonus + (scoring.hit_bonus if read_turn.hit else 0.0)
+                bonus += scoring.hit_bonus if read_turn.hit else 0.0
+                bonus += scoring.noted / (1 + read_turn.place)
+                bonus += scoring.wordy * min(1.0, sentence.words / WORDY)
+                score = factor * lifted + bonus
             if score > top_score:
                 top, top_score = sentence, score
         top_score = max(top_score, 0.0)
