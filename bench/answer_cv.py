@@ -159,9 +159,7 @@ GRID: dict[str, tuple[float, ...]] = {
     "reach": (2, 3),
     "context": (0.0, 0.175, 0.25, 0.375),
     "in_time": (0.0, 0.3, 0.5),
-    "own_name": (0.25, 0.5, 1.0),
-    "noted": (0.0, 0.05, 0.1),
-    "wordy": (0.0, 0.05, 0.1),
+    "session": (0.0, 0.25, 0.5),
 }
 # The rules this issue added, each with the value that turns it off. Tried and dropped (no held-out gain,
 # bench/RESULTS.md): the terms of the turn's other sentences, more context in a reply to a question, a turn
@@ -169,9 +167,7 @@ GRID: dict[str, tuple[float, ...]] = {
 RULES: dict[str, tuple[str, float]] = {
     "context": ("the terms of the turns before count", 0.0),
     "in_time": ("a date in the time the question names", 0.0),
-    "own_name": ("the speaker's own name counts in full", 1.0),
-    "noted": ("the turns the planner noted first", 0.0),
-    "wordy": ("a sentence of many words", 0.0),
+    "session": ("the best score of the turn's session", 0.0),
 }
 PASSES = 2
 # The weights before this session (chosen by this cross-validation in session 8), with the rules session 9
@@ -186,9 +182,7 @@ BEFORE = extractive.Scoring(
     reach=3,
     context=0.25,
     in_time=0.3,
-    own_name=1.0,
-    noted=0.0,
-    wordy=0.0,
+    session=0.0,
 )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from refind_cli.agent import prompts
@@ -101,24 +101,18 @@ class Scoring:
     # A turn is read with the turns before it in its session, up to ``reach`` turns back: the question's
     # terms they hold and the sentence does not count ``context`` of theirs ("the charity race" said, then
     # "I'm starting to realize that self-care is really important").
-    reach: int = 3
-    context: float = 0.25
+    reach: int = 2
+    context: float = 0.375
     # Bonus of a sentence whose date (its time expression's, else its message's) lies in the time the
     # question names ("camping in June").
     in_time: float = 0.3
-    # The speaker's own name, held by every sentence they say, counts this share of its weight ("Thanks,
-    # Maria!" by John holds "John" and nothing else of "what did John attend?").
-    own_name: float = 1.0
-    # Bonus of the turns the planner noted first (its search ranked them higher): ``noted`` / (1 + the
-    # note's place among the notes).
-    noted: float = 0.0
-    # Bonus of a sentence of many words: ``wordy`` x min(1, its words / WORDY) ("That's cool!" says little).
-    wordy: float = 0.0
+    # A turn is also weighed by where it was said, as the search's session fusion weighs it: this share of
+    # the best score in its session counts with its own.
+    session: float = 0.5
 
 
 SCORING = Scoring()
 QUOTES = 5
-WORDY = 12
 # A turn is read this far for sentences: a pasted book would cost seconds of date reading for nothing.
 TURN_CHARS = 20_000
 QUOTE_CHARS = 300
@@ -313,7 +307,6 @@ class Sentence:
     when: tuple[datetime, datetime] | None  # for WHEN: the range it answers
     expression: str  # for WHEN: the time expression the range was read from ("": the message's day)
     report: bool  # for a past question: it tells of the asked event as done
-    words: int = 0  # its words
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,8 +318,6 @@ class Read:
     theirs: bool  # said by a person the question names (or it names none)
     sentences: tuple[Sentence, ...]
     held: frozenset[str]  # the question's terms any of its sentences holds
-    own: float = 0.0  # the weight of the speaker's own name among the question's terms, as a share
-    place: int = 0  # the place of the first note holding it among the notes (0: the first noted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,11 +347,9 @@ def read(
     # the text mostly speaks to someone ("thanks, Caroline!"), and the question asks about them.
     names = terms & set(analyzer.analyze(" ".join(people)))
     turns: dict[str, tuple[Numbered, bool]] = {}
-    place: dict[str, int] = {}
-    for n, note in enumerate(notes):
+    for note in notes:
         for turn in note.turns:
             hit = turn.id == note.hit_turn_id
-            place.setdefault(turn.id, n)
             if turn.id not in turns or hit:
                 turns[turn.id] = (Numbered(0, turn, note.chat), hit)
     ordered = sorted(turns.values(), key=lambda v: (v[0].turn.session_id, v[0].turn.ordinal))
@@ -376,14 +365,9 @@ def read(
             value, when, expression = _value(what, reader, text, turn, tz)
             report = what.past and reader.reports(text, terms, analyzer)
             share = math.fsum(weight[t] for t in held) / total
-            words = len(WORD_RE.findall(text))
-            sentences.append(
-                Sentence(text, held, share, text.endswith("?"), value, when, expression, report, words)
-            )
+            sentences.append(Sentence(text, held, share, text.endswith("?"), value, when, expression, report))
         theirs = not names or bool(own & names)
-        own_share = math.fsum(weight[t] for t in own & terms) / total
-        held_any = frozenset().union(*(s.held for s in sentences))
-        out.append(Read(item, hit, theirs, tuple(sentences), held_any, own_share, place[turn.id]))
+        out.append(Read(item, hit, theirs, tuple(sentences), frozenset().union(*(s.held for s in sentences))))
     return Reading(what, tuple(weight.items()), tuple(out))
 
 
@@ -424,7 +408,7 @@ def rank(
         # A turn holding none of the question, with nothing before it that does, scores nothing.
         idle = not (read_turn.held or around or reply)
         for sentence in () if idle else read_turn.sentences:
-            share = sentence.share - (1.0 - scoring.own_name) * read_turn.own
+            share = sentence.share
             if sentence.asks:
                 asking = max(asking, share)
                 share *= scoring.asked
@@ -438,10 +422,7 @@ def rank(
                 if during and scoring.in_time:
                     lo, hi = sentence.when or (turn.start, turn.end)
                     bonus += scoring.in_time if lo <= during[1] and hi >= during[0] else 0.0
-                bonus += scoring.hit_bonus if read_turn.hit else 0.0
-                bonus += scoring.noted / (1 + read_turn.place)
-                bonus += scoring.wordy * min(1.0, sentence.words / WORDY)
-                score = factor * lifted + bonus
+                score = factor * lifted + bonus + (scoring.hit_bonus if read_turn.hit else 0.0)
             if score > top_score:
                 top, top_score = sentence, score
         top_score = max(top_score, 0.0)
@@ -457,6 +438,15 @@ def rank(
         )
         previous = turn
         before.append((turn, read_turn.held))
+    if scoring.session:
+        session_best: dict[str, float] = {}
+        for s in best.values():
+            sid = s.item.turn.session_id
+            session_best[sid] = max(session_best.get(sid, 0.0), s.score)
+        best = {
+            k: replace(s, score=s.score + scoring.session * session_best[s.item.turn.session_id])
+            for k, s in best.items()
+        }
     ranked = sorted(
         (s for s in best.values() if speakers is None or s.item.turn.speaker in speakers),
         key=lambda s: (-s.score, s.item.turn.start, s.item.turn.session_id, s.item.turn.ordinal),
@@ -550,7 +540,8 @@ def answer_line(found: Extracted, tz: tzinfo) -> str:
 
 
 def quoted(found: Extracted) -> list[Scored]:
-    """The sentences the answer quotes, best first: those that hold any of the question, else the best."""
+    """The sentences the answer quotes, best first: those that score (they, the turns before them or their
+    session hold any of the question), else the best."""
     return [s for s in found.ranked if s.score > 0][:QUOTES] or list(found.ranked[:1])
 
 
