@@ -16,7 +16,8 @@ import refind_cli.frontends.cli.mcp
 import refind_cli.frontends.cli.search
 import refind_cli.frontends.cli.stats  # noqa: F401  (the imports register the commands)
 from refind_cli import __version__
-from refind_cli.frontends.cli import COMMAND_MODULES, app, named_command
+from refind_cli.frontends.cli import COMMAND_MODULES, app
+from refind_cli.frontends.cli.quick import command_at
 
 
 def test_the_table_names_the_module_of_every_command():
@@ -32,19 +33,20 @@ def test_the_table_names_the_module_of_every_command():
 
 
 @pytest.mark.parametrize(
-    ("args", "command"),
+    ("args", "at"),
     [
-        (["search", "dentist"], "search"),
-        (["--home", "/tmp/h", "search", "x"], "search"),
-        (["--home=/tmp/h", "import", "a.txt"], "import"),
-        (["--home", "search", "show", "x"], "show"),  # a home folder named "search"
+        (["search", "dentist"], 0),
+        (["--home", "/tmp/h", "search", "x"], 2),
+        (["--home=/tmp/h", "import", "a.txt"], 1),
+        (["--home", "search", "show", "x"], 2),  # a home folder named "search"
+        (["--color", "never", "search", "x"], 2),
         (["--version"], None),
         (["--help"], None),
         ([], None),
     ],
 )
-def test_named_command(args: list[str], command: str | None):
-    assert named_command(args) == command
+def test_command_at(args: list[str], at: int | None):
+    assert command_at(args) == at
 
 
 def loaded_after(*args: str) -> tuple[str, list[str]]:
@@ -54,7 +56,9 @@ def loaded_after(*args: str) -> tuple[str, list[str]]:
         f"sys.argv = ['refind', *{list(args)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('SDK' if 'mcp' in sys.modules else 'NO-SDK')\n"
-        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.frontends.cli.') and m != 'refind_cli.frontends.cli.common'))\n"
+        "from refind_cli.frontends.cli import COMMAND_MODULES\n"
+        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.frontends.cli.')"
+        " and m.rpartition('.')[2] in COMMAND_MODULES.values()))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
     text, _, modules = out.rpartition("MODULES")
