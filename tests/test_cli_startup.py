@@ -3,8 +3,12 @@ every start); --help and anything unknown still see them all."""
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +21,13 @@ import refind_cli.frontends.cli.search
 import refind_cli.frontends.cli.stats  # noqa: F401  (the imports register the commands)
 from refind_cli import __version__
 from refind_cli.frontends.cli import COMMAND_MODULES, app
+from refind_cli.frontends.cli import quick
 from refind_cli.frontends.cli.quick import command_at
+from refind_cli.ingest import import_chat
+from refind_cli.records import Chat, Message
+from refind_cli.storage.archive import Archive
+
+T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
 
 def test_the_table_names_the_module_of_every_command():
@@ -82,12 +92,6 @@ def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
         assert all(command in text for command in COMMAND_MODULES)
 
 
-def test_search_does_not_import_the_mcp_sdk(tmp_path):
-    text, modules = loaded_after("--home", str(tmp_path / "home"), "search", "dentist", "--json")
-    assert modules == ["refind_cli.frontends.cli.search"]
-    assert "NO-SDK" in text
-
-
 def test_version_builds_no_app():
     code = (
         "import sys\n"
@@ -100,13 +104,74 @@ def test_version_builds_no_app():
     assert out.splitlines() == [f"refind {__version__}", "LOADED"]
 
 
-def test_search_json_does_not_import_rich(tmp_path):
-    code = (
-        "import sys\n"
-        "from refind_cli.frontends.cli import main\n"
-        f"sys.argv = ['refind', '--home', {str(tmp_path / 'home')!r}, 'search', 'dentist', '--json']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('RICH' if 'rich' in sys.modules else 'NO-RICH')\n"
+@pytest.fixture(scope="module")
+def home_with_a_chat(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("startup") / "home"
+    with Archive.open(home) as arch:
+        import_chat(
+            arch,
+            Chat("test", "c1", "Alice"),
+            [
+                Message(T0, "Alice", "I need a dentist"),
+                Message(T0 + timedelta(minutes=1), "Bob", "try Dr. Paris"),
+            ],
+        )
+    return home
+
+
+def imported_by(*args: str) -> tuple[str, set[str]]:
+    """stdout of ``refind ARGS`` run as installed, into a pipe, and every module it imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "refind_cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
-    assert out.splitlines()[-1] == "NO-RICH"
+    found = re.findall(r"^import time:\s+\d+ \|\s+\d+ \| +(\S+)$", done.stderr, re.MULTILINE)
+    assert found, done.stderr
+    return done.stdout, set(found)
+
+
+@pytest.mark.parametrize("extra", [(), ("--json",), ("--jsonl",), ("--timeline", "--tz", "UTC")])
+def test_a_piped_search_imports_no_typer_click_or_rich(home_with_a_chat: Path, extra: tuple[str, ...]):
+    out, modules = imported_by("--home", str(home_with_a_chat), "search", "dentist", *extra)
+    assert "I need a dentist" in out
+    assert not {m.partition(".")[0] for m in modules} & {"typer", "click", "rich", "mcp"}
+    # nor a command module of the typer app
+    assert not {m for m in modules if m.startswith("refind_cli.frontends.cli.")} & {
+        f"refind_cli.frontends.cli.{m}" for m in COMMAND_MODULES.values()
+    }
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("search", "x", "--help"),
+        ("search", "-h"),
+        ("search", "x", "-k", "0"),  # out of bounds: click's error
+        ("search", "x", "-k=5"),  # click reads "=5"
+        ("search", "x", "--tim"),  # argparse would take the abbreviation
+        ("search", "x", "y"),
+        ("search", "--", "-x"),
+        ("search",),
+        ("--home", "", "search", "x"),
+        ("--color", "sometimes", "search", "x"),
+        ("search", "x", "--json=1"),
+        ("show", "x"),
+        ("--version",),
+    ],
+)
+def test_what_the_quick_path_leaves_to_typer(args: tuple[str, ...]):
+    assert quick.serve(list(args)) is None
+
+
+def test_a_search_on_a_terminal_is_drawn_by_rich(home_with_a_chat: Path):
+    # FORCE_COLOR: rich's own rule for a terminal, which the quick path follows too.
+    done = subprocess.run(
+        [sys.executable, "-m", "refind_cli", "--home", str(home_with_a_chat), "search", "dentist"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FORCE_COLOR": "1"},
+    )
+    assert "\x1b[" in done.stdout and "dentist" in done.stdout
