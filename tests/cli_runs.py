@@ -30,7 +30,9 @@ def run(home: Path, *args: str, input: str | None = None) -> Result:
         sys.stderr.flush()
     if code is not None:
         served = (code, out.getvalue().decode(), err.getvalue().decode())
-        assert served == (result.exit_code, result.stdout, result.stderr), f"quick path and typer differ: {args}"
+        assert served == (result.exit_code, result.stdout, result.stderr), (
+            f"quick path and typer differ: {args}"
+        )
     return result
 
 

@@ -20,8 +20,7 @@ import refind_cli.frontends.cli.mcp
 import refind_cli.frontends.cli.search
 import refind_cli.frontends.cli.stats  # noqa: F401  (the imports register the commands)
 from refind_cli import __version__
-from refind_cli.frontends.cli import COMMAND_MODULES, app
-from refind_cli.frontends.cli import quick
+from refind_cli.frontends.cli import COMMAND_MODULES, app, quick
 from refind_cli.frontends.cli.quick import command_at
 from refind_cli.ingest import import_chat
 from refind_cli.records import Chat, Message
