@@ -142,7 +142,7 @@ app = typer.Typer(
 )
 
 
-def typer_param(param: Param) -> typer.models.ParameterInfo:
+def typer_param(param: Param) -> Any:
     """The typer declaration of an option or argument of ``params`` (its default is the parameter's)."""
     if not param.decls:
         return typer.Argument(help=param.help, show_default=False)
