@@ -32,9 +32,14 @@ class _Parser(argparse.ArgumentParser):
         raise _NotQuick(message)
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    # A width, so that argparse does not import shutil to ask the terminal's (it never prints help here).
+    return argparse.HelpFormatter(prog, width=80)
+
+
 def _parser(params: Sequence[Param]) -> _Parser:
     # No abbreviations and no -h: click takes neither here.
-    parser = _Parser(add_help=False, allow_abbrev=False)
+    parser = _Parser(add_help=False, allow_abbrev=False, formatter_class=_formatter)
     for p in params:
         if not p.decls:
             parser.add_argument(p.name)
