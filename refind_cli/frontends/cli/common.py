@@ -163,11 +163,16 @@ def _annotation(param: Param) -> Any:
     return param.kind if param.default is not None or param.required else param.kind | None
 
 
-def table_command(name: str, params: Sequence[Param], body: Callable[..., int], module: str) -> None:
-    """Registers command ``name`` on ``app``: its parameters built from ``params``, run by ``body`` (the home
-    folder, then each parameter by name; returns the exit status), as the quick path runs it too."""
+def table_callback(
+    name: str, params: Sequence[Param], body: Callable[..., int], module: str
+) -> Callable[..., None]:
+    """The typer callback of command ``name`` (registered by ``module``): its parameters built from
+    ``params``, run by ``body`` (the home folder, then each parameter by name; returns the exit status), as
+    the quick path runs it too. A group's callback runs only when no subcommand is named."""
 
     def callback(ctx: typer.Context, **values: Any) -> None:
+        if ctx.invoked_subcommand is not None:
+            return
         code = body(state(ctx).home, **values)
         if code:
             raise Exit(code)
@@ -189,7 +194,7 @@ def table_command(name: str, params: Sequence[Param], body: Callable[..., int], 
     )
     callback.__doc__, callback.__module__ = body.__doc__, module
     callback.__name__ = callback.__qualname__ = f"{name}_command"
-    app.command(name)(callback)
+    return callback
 
 
 # Options that several commands take, declared once (params.py; as sqlite-utils declares its output options

@@ -89,3 +89,21 @@ SEARCH = (
         default=False,
     ),
 )
+
+# `refind chats` (its listing: `chats rename` and `chats merge` are typer's alone).
+CHATS_LIST = (
+    SOURCES,
+    Param(
+        "sort", ("--sort",), "id (import order), recent (last message first), name or messages.", default="id"
+    ),
+    Param("tz", ("--tz",), "Zone for the dates shown."),
+    JSON,
+    Param("csv_out", ("--csv",), "Print the table as CSV.", kind=bool, default=False),
+    Param(
+        "tsv_out",
+        ("--tsv",),
+        "Print the table as TSV (what a pipe gets by default).",
+        kind=bool,
+        default=False,
+    ),
+)

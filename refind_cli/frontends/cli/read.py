@@ -14,6 +14,7 @@ from refind_cli.frontends.cli.output import (
     open_home_at,
     print_json,
     stderr_out,
+    stdout_console,
     stdout_out,
 )
 
@@ -92,3 +93,33 @@ def search(
         if not found and not (json_out or jsonl_out) and not home.chats():
             stderr_out().print(f"{home.path} holds no chats yet: `refind import FILE` first", markup=False)
     return 0 if found else 1
+
+
+def chats(
+    home_path: Path,
+    *,
+    source: list[str] | None,
+    sort: str,
+    tz: str | None,
+    json_out: bool,
+    csv_out: bool,
+    tsv_out: bool,
+) -> int:
+    """List imported chats with their counts and date ranges; rename or merge them."""
+    from refind_cli.dates.clock import zone
+    from refind_cli.frontends.render.imports import chats_json, print_chats, print_no_chats, write_chats
+    from refind_cli.frontends.render.rows import table_format
+
+    with error_boundary(json_out), open_home_at(home_path) as home:
+        zone_ = zone(tz)
+        summaries = home.chats(sources=source, order=sort)
+    fmt = table_format(csv_out=csv_out, tsv_out=tsv_out)
+    if json_out:
+        print_json(chats_json(summaries, zone_))
+    elif not summaries:
+        print_no_chats(stdout_out(), filtered=bool(source))
+    elif fmt != "table":
+        write_chats(summaries, zone_, fmt)
+    else:
+        print_chats(stdout_console(), summaries, zone_)
+    return 0

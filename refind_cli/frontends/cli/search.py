@@ -16,12 +16,12 @@ from refind_cli.frontends.cli.common import (
     open_home,
     print_json,
     stdout_console,
-    table_command,
+    table_callback,
 )
 from refind_cli.frontends.cli.params import SEARCH
 
 # Its options are declared in params.py, which the quick path parses too.
-table_command("search", SEARCH, read.search, __name__)
+app.command("search")(table_callback("search", SEARCH, read.search, __name__))
 
 
 @app.command("show")
