@@ -1,5 +1,6 @@
-"""Piped output is drawn without rich (``render.styled.Plain``) and must read exactly as rich writes the same
-styled text into a pipe; on a terminal rich draws it, styles and all."""
+"""Renderers build ``Styled`` text: piped it is written without rich (``Plain``) and must read exactly as rich
+writes the same text into a pipe; on a terminal rich draws it exactly as it draws the ``rich.text.Text``
+built by the same calls."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import io
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
+from rich.text import Text
 
 from refind_cli.frontends.render.styled import Plain, Styled
 
@@ -15,23 +17,30 @@ from refind_cli.frontends.render.styled import Plain, Styled
 # wide characters, emoji and combining marks, whose terminal cells differ from their code points.
 TEXT = st.text(alphabet=st.sampled_from(list("ab \t\n-é漢字😀e\u0301…█▏")), max_size=30)
 STYLE = st.sampled_from(["", "bold", "dim", "bold yellow", "cyan", "bold magenta"])
+RUNS = st.lists(st.tuples(TEXT, STYLE), max_size=4)
+# A line: its text and style, the runs appended, whether it is dimmed, and a line appended to it whole.
+LINE = st.tuples(TEXT, STYLE, RUNS, st.booleans(), TEXT, STYLE, RUNS)
 
 
-def styled_lines() -> st.SearchStrategy[Styled]:
-    def build(runs: list[tuple[str, str]], dim: bool) -> Styled:
-        line = Styled()
-        for text, style in runs:
-            line.append(text, style=style)
-        if dim:
-            line.stylize("dim")
-        return line
+def build(kind: type[Styled] | type[Text], spec: tuple) -> Styled | Text:
+    text, style, runs, dim, inner_text, inner_style, inner_runs = spec
+    inner = kind(inner_text, style=inner_style)
+    for t, s in inner_runs:
+        inner.append(t, style=s)
+    line = kind(text, style=style)
+    for t, s in runs:
+        line.append(t, style=s)
+    if dim:
+        line.stylize("dim")
+    line.append_text(inner)  # type: ignore[arg-type]
+    return line
 
-    return st.builds(build, st.lists(st.tuples(TEXT, STYLE), max_size=5), st.booleans())
 
-
-def rich_piped(*objects: Styled | str) -> str:
+def rich_output(*objects: Styled | Text | str, terminal: bool) -> str:
     out = io.StringIO()
-    console = Console(file=out, highlight=False, soft_wrap=True)
+    # Not a terminal: rich's own choice of colours (none), as refind's consoles leave it.
+    colors = "standard" if terminal else "auto"
+    console = Console(file=out, highlight=False, soft_wrap=True, force_terminal=terminal, color_system=colors)
     console.print(*objects, markup=False)
     return out.getvalue()
 
@@ -44,21 +53,19 @@ def plain(*objects: Styled | str) -> str:
 
 # Generating the lines is cheap; on a loaded machine it can still look slow to hypothesis.
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(styled_lines(), TEXT)
-def test_plain_writes_what_rich_writes_into_a_pipe(line: Styled, text: str) -> None:
-    assert plain(line) == rich_piped(line)
-    assert plain(line, text) == rich_piped(line, text)
-    assert plain() == rich_piped()
+@given(LINE, TEXT)
+def test_plain_writes_what_rich_writes_into_a_pipe(spec: tuple, text: str) -> None:
+    line = build(Styled, spec)
+    assert isinstance(line, Styled)
+    assert plain(line) == rich_output(line, terminal=False)
+    assert plain(line, text) == rich_output(line, text, terminal=False)
+    assert plain() == rich_output(terminal=False)
 
 
-def test_joined_lines() -> None:
-    lines = [Styled("a", "bold"), Styled("b\tc"), Styled()]
-    assert plain(Styled("\n").join(lines)) == rich_piped(Styled("\n").join(lines)) == "a\nb       c\n\n"
-
-
-def test_rich_draws_the_styles_on_a_terminal() -> None:
-    line = Styled("> ", "bold").append("dentist", "bold yellow")
-    line.stylize("dim")
-    out = io.StringIO()
-    Console(file=out, force_terminal=True, color_system="standard", soft_wrap=True).print(line)
-    assert out.getvalue() == "\x1b[1;2m> \x1b[0m\x1b[1;2;33mdentist\x1b[0m\n"
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(LINE, min_size=1, max_size=3), STYLE)
+def test_rich_draws_styled_text_as_the_text_built_the_same_way(specs: list[tuple], style: str) -> None:
+    styled = Styled("\n", style=style).join(build(Styled, s) for s in specs)  # type: ignore[misc]
+    text = Text("\n", style=style).join(build(Text, s) for s in specs)  # type: ignore[misc]
+    assert rich_output(styled, terminal=True) == rich_output(text, terminal=True)
+    assert plain(styled) == rich_output(text, terminal=False)

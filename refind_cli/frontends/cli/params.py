@@ -107,3 +107,13 @@ CHATS_LIST = (
         default=False,
     ),
 )
+
+STATS = (
+    CHATS,
+    SOURCES,
+    SPEAKERS,
+    Param("since", ("--since",), "Only messages from then on: 2023-05-04, 2023-05, last year, ..."),
+    Param("until", ("--until",), "Only messages until then (inclusive)."),
+    Param("tz", ("--tz",), "Time zone for months, days and hours (default: the system's)."),
+    Param("json_out", ("--json",), "Print the numbers as JSON.", kind=bool, default=False),
+)

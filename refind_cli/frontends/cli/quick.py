@@ -1,4 +1,4 @@
-"""The quick path: `refind search` and `refind chats` parsed by the standard library's argparse, without building the typer app
+"""The quick path: `refind search`, `refind chats` and `refind stats` parsed by the standard library's argparse, without building the typer app
 (typer and click are a third of a cold search's imports). Both parsers are built from the same declarations
 (``params``) and run the same command (``read``). Only a command line this path reads exactly as click would
 is taken here; anything else (--help, a usage error, an unusual spelling) goes to the typer app, which
@@ -14,13 +14,14 @@ from typing import NoReturn
 from refind_cli import COMPLETE_VAR
 from refind_cli.frontends.cli import read
 from refind_cli.frontends.cli.output import guarded, set_color
-from refind_cli.frontends.cli.params import CHATS_LIST, HOME, ROOT, SEARCH, Param
+from refind_cli.frontends.cli.params import CHATS_LIST, HOME, ROOT, SEARCH, STATS, Param
 from refind_cli.storage.home import resolve_home
 
 # The commands this path runs: their declarations and what runs them (the home folder, then each option).
 COMMANDS: dict[str, tuple[Sequence[Param], Callable[..., int]]] = {
     "search": (SEARCH, read.search),
     "chats": (CHATS_LIST, read.chats),
+    "stats": (STATS, read.stats),
 }
 # Words that need typer wherever they stand (help, the eager version option).
 _TYPER_ONLY = frozenset({"-h", "--help", "--version"})

@@ -123,3 +123,40 @@ def chats(
     else:
         print_chats(stdout_console(), summaries, zone_)
     return 0
+
+
+def stats(
+    home_path: Path,
+    *,
+    chat: list[str] | None,
+    source: list[str] | None,
+    speaker: list[str] | None,
+    since: str | None,
+    until: str | None,
+    tz: str | None,
+    json_out: bool,
+) -> int:
+    """Look at the chats rather than read them: messages per month and person, the weekday x hour heatmap,
+    who writes most, the longest silences, the share of media."""
+    from datetime import datetime
+
+    from refind_cli.dates.clock import zone
+    from refind_cli.frontends.render.stats import print_stats, stats_json
+
+    with error_boundary(json_out), open_home_at(home_path) as home:
+        zone_ = zone(tz)
+        request = home.stats_request(
+            chats=chat,
+            sources=source,
+            speakers=speaker,
+            since=since,
+            until=until,
+            now=datetime.now(zone_),
+            tz=zone_,
+        )
+        result = home.stats(request)
+    if json_out:
+        print_json(stats_json(result, zone_))
+    else:
+        print_stats(stdout_out(), result, zone_)
+    return 0

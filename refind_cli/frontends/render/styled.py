@@ -13,43 +13,58 @@ if TYPE_CHECKING:
 
 
 class Styled:
-    """Text made of styled runs: the part of ``rich.text.Text`` the renderers use."""
+    """The part of ``rich.text.Text`` the renderers use, held as rich holds it (the text, a style for the
+    whole, styled spans), so that rich draws it exactly as the ``Text`` the same calls would build."""
 
-    __slots__ = ("runs",)
+    __slots__ = ("_length", "_parts", "base", "spans")
 
     def __init__(self, text: str = "", style: str = "") -> None:
-        self.runs: list[tuple[str, str]] = [(text, style)] if text else []
+        self._parts = [text]
+        self._length = len(text)
+        self.base = style
+        self.spans: list[tuple[int, int, str]] = []
+
+    @property
+    def plain(self) -> str:
+        return "".join(self._parts)
 
     def append(self, text: str, style: str = "") -> Styled:
         if text:
-            self.runs.append((text, style))
+            if style:
+                self.spans.append((self._length, self._length + len(text), style))
+            self._parts.append(text)
+            self._length += len(text)
         return self
 
     def append_text(self, other: Styled) -> Styled:
-        self.runs.extend(other.runs)
+        at = self._length
+        if other.base:
+            self.spans.append((at, at + other._length, other.base))
+        self.spans.extend((start + at, end + at, style) for start, end, style in other.spans)
+        self._parts.extend(other._parts)
+        self._length += other._length
         return self
 
     def stylize(self, style: str) -> None:
-        """``style`` over the whole text, on top of each run's own (as rich combines them)."""
-        self.runs = [(text, f"{own} {style}".strip()) for text, own in self.runs]
+        """``style`` over the text so far, on top of what styles it."""
+        if style and self._length:
+            self.spans.append((0, self._length, style))
 
     def join(self, lines: Iterable[Styled]) -> Styled:
-        """The lines with this text between them."""
-        joined = Styled()
+        """The lines with this text between them, under this text's style."""
+        joined = Styled(style=self.base)
         for i, line in enumerate(lines):
-            if i:
+            if i and self._length:
                 joined.append_text(self)
             joined.append_text(line)
         return joined
 
-    @property
-    def plain(self) -> str:
-        return "".join(text for text, _ in self.runs)
-
     def __rich__(self) -> Text:
-        from rich.text import Text
+        from rich.text import Span, Text
 
-        return Text.assemble(*self.runs)
+        text = Text(self.plain, style=self.base)
+        text.spans = [Span(*span) for span in self.spans]
+        return text
 
 
 class Out(Protocol):
