@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING
 
 from refind_cli.frontends.render import iso, short_time, visible
 from refind_cli.frontends.render.rows import write_rows
-from refind_cli.reports import FileImportResult
-from refind_cli.results import ChatSummary
 from refind_cli.text.language import name as language_name
 
 if TYPE_CHECKING:
-    # rich draws tables for a terminal only: piped `refind chats` is TSV and never imports it.
+    # rich draws tables for a terminal only: piped `refind chats` is TSV and never imports it (nor the
+    # import reports, nine dataclasses to build).
     from rich.console import Console
 
     from refind_cli.frontends.render.styled import Out
+    from refind_cli.reports import FileImportResult
+    from refind_cli.results import ChatSummary
 
 
 def import_json(results: Sequence[FileImportResult]) -> dict:
