@@ -1,5 +1,7 @@
-"""`refind COMMAND` imports only the module that registers COMMAND (typer builds every registered command on
-every start); --help and anything unknown still see them all."""
+"""Start-up: `refind COMMAND` imports only the module that registers COMMAND (typer builds every registered
+command on every start); --help and anything unknown still see them all; `refind --version` builds no app;
+search, chats and stats into a pipe take the quick path (no typer, click or rich), and leave to typer what
+it alone reads right."""
 
 from __future__ import annotations
 
@@ -7,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,11 +23,6 @@ import refind_cli.frontends.cli.stats  # noqa: F401  (the imports register the c
 from refind_cli import __version__
 from refind_cli.frontends.cli import COMMAND_MODULES, app, quick
 from refind_cli.frontends.cli.quick import command_at
-from refind_cli.ingest import import_chat
-from refind_cli.records import Chat, Message
-from refind_cli.storage.archive import Archive
-
-T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
 
 def test_the_table_names_the_module_of_every_command():
@@ -103,21 +99,6 @@ def test_version_builds_no_app():
     assert out.splitlines() == [f"refind {__version__}", "LOADED"]
 
 
-@pytest.fixture(scope="module")
-def home_with_a_chat(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("startup") / "home"
-    with Archive.open(home) as arch:
-        import_chat(
-            arch,
-            Chat("test", "c1", "Alice"),
-            [
-                Message(T0, "Alice", "I need a dentist"),
-                Message(T0 + timedelta(minutes=1), "Bob", "try Dr. Paris"),
-            ],
-        )
-    return home
-
-
 def imported_by(*args: str) -> tuple[str, set[str]]:
     """stdout of ``refind ARGS`` run as installed, into a pipe, and every module it imported."""
     done = subprocess.run(
@@ -134,16 +115,17 @@ def imported_by(*args: str) -> tuple[str, set[str]]:
 @pytest.mark.parametrize(
     ("args", "shown"),
     [
-        (("search", "dentist"), "I need a dentist"),
-        (("search", "dentist", "--json"), "I need a dentist"),
-        (("search", "dentist", "--jsonl"), "I need a dentist"),
-        (("search", "dentist", "--timeline", "--tz", "UTC"), "I need a dentist"),
-        (("chats",), "1\tAlice\ttest\t2\t1"),
-        (("chats", "--json"), '"name": "Alice"'),
+        (("search", "dentist"), "Good luck at the dentist today!"),
+        (("search", "dentist", "--json"), "Good luck at the dentist today!"),
+        (("search", "dentist", "--jsonl"), "Good luck at the dentist today!"),
+        (("search", "dentist", "--timeline", "--tz", "UTC"), "Good luck at the dentist today!"),
+        (("chats",), "id\tchat\tsource\tmessages"),
+        (("chats", "--json"), '"name": "Family"'),
+        (("stats", "--tz", "UTC"), "Who writes most"),
     ],
 )
-def test_piped_reads_import_no_typer_click_or_rich(home_with_a_chat: Path, args: tuple[str, ...], shown: str):
-    out, modules = imported_by("--home", str(home_with_a_chat), *args)
+def test_piped_reads_import_no_typer_click_or_rich(sample_home: Path, args: tuple[str, ...], shown: str):
+    out, modules = imported_by("--home", str(sample_home), *args)
     assert shown in out
     assert not {m.partition(".")[0] for m in modules} & {"typer", "click", "rich", "mcp"}
     # nor a command module of the typer app
@@ -176,10 +158,10 @@ def test_what_the_quick_path_leaves_to_typer(args: tuple[str, ...]):
     assert quick.serve(list(args)) is None
 
 
-def test_a_search_on_a_terminal_is_drawn_by_rich(home_with_a_chat: Path):
+def test_a_search_on_a_terminal_is_drawn_by_rich(sample_home: Path):
     # FORCE_COLOR: rich's own rule for a terminal, which the quick path follows too.
     done = subprocess.run(
-        [sys.executable, "-m", "refind_cli", "--home", str(home_with_a_chat), "search", "dentist"],
+        [sys.executable, "-m", "refind_cli", "--home", str(sample_home), "search", "dentist"],
         capture_output=True,
         text=True,
         timeout=120,
