@@ -381,7 +381,7 @@ def test_model_switches_to_a_model_and_back_offline(home: Path, flag: list[str])
         assert QUESTION in server.requests[0]["messages"][1]["content"]
         assert "answering offline" in term.ask("/offline")
         again = term.ask(QUESTION)
-        assert "\n8 April 2026 — Maya in #team-data: moved the dentist to 28 April" in again
+        assert "\n8 April 2026 — Maya in #team-data: moved the dentist to 28 April" in again, again
         assert "Extractive answer" in again and len(server.requests) == 3
         term.type("\x04")
         assert term.wait() == 0

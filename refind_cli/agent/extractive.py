@@ -438,6 +438,8 @@ def rank(
         )
         previous = turn
         before.append((turn, read_turn.held))
+    # Its own score, before its session's: what makes a report of the event close enough to the best.
+    own = {k: s.score for k, s in best.items()}
     if scoring.session:
         session_best: dict[str, float] = {}
         for s in best.values():
@@ -454,7 +456,8 @@ def rank(
     if what.kind == WHEN and what.past and ranked and ranked[0].said_on:
         # Where no sentence names a date, the first report of the event dates it: before it are plans
         # ("I'll move it"), after it retellings ("Mum I moved the dentist!").
-        near_best = [s for s in ranked if s.report and s.score >= scoring.report_floor * ranked[0].score]
+        floor = scoring.report_floor * max(own[s.item.turn.id] for s in ranked)
+        near_best = [s for s in ranked if s.report and own[s.item.turn.id] >= floor]
         if near_best:
             first = min(near_best, key=lambda s: s.item.turn.start)
             ranked.remove(first)
