@@ -9,6 +9,7 @@ import json
 import os
 import pty
 import select
+import signal
 import struct
 import sys
 import termios
@@ -179,6 +180,9 @@ class Terminal:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: refind, nothing else
+            # Ctrl-C as a terminal gives it, even when the tests run where SIGINT is ignored (a background
+            # job of a shell without job control): an ignored signal stays ignored across exec.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execve(sys.executable, [sys.executable, "-m", "refind_cli", *args], env)
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 250, 0, 0))
         self.screen = ""
