@@ -16,7 +16,7 @@ from refind_cli.errors import RefindError
 from refind_cli.records import ChatInfo, Kind
 from refind_cli.storage.database import (
     BEFORE_ALL,
-    COUNTED,
+    COUNT_TABLES,
     IS_COUNTED,
     fetch_all,
     fetch_first,
@@ -334,43 +334,44 @@ class Archive(Queries, Ledger):
         return len(new)
 
     def _count_new(self) -> None:
-        """Add the messages stored since the last count to message_counts, in one grouped pass over them (new
-        messages take the highest seqs): per-row triggers cost 8-13 % of an import's CPU."""
+        """Add the messages stored since the last count to the tables of counts, in one grouped pass over
+        them each (new messages take the highest seqs): per-row triggers cost 8-13 % of an import's CPU."""
         if self._uncounted is None:
             return
-        self.db.execute(
-            f"INSERT INTO message_counts SELECT {COUNTED}, count(*) FROM messages WHERE seq >= ? AND {IS_COUNTED}"
-            " GROUP BY 1, 2, 3, 4, 5 ON CONFLICT DO UPDATE SET n = n + excluded.n",
-            (self._uncounted,),
-        )
+        for table, _time, key in COUNT_TABLES:
+            self.db.execute(
+                f"INSERT INTO {table} SELECT {key}, count(*) FROM messages WHERE seq >= ? AND {IS_COUNTED}"
+                " GROUP BY 1, 2, 3, 4, 5 ON CONFLICT DO UPDATE SET n = n + excluded.n",
+                (self._uncounted,),
+            )
         self._uncounted = None
 
     def _recount(self, chat_seq: int) -> None:
         """Count a chat's messages again from scratch (a merge moved some of another's into it)."""
         self._count_new()
-        self.db.execute("DELETE FROM message_counts WHERE chat_seq = ?", (chat_seq,))
-        self.db.execute(
-            f"INSERT INTO message_counts SELECT {COUNTED}, count(*) FROM messages WHERE chat_seq = ?"
-            f" AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
-            (chat_seq,),
-        )
+        for table, _time, key in COUNT_TABLES:
+            self.db.execute(f"DELETE FROM {table} WHERE chat_seq = ?", (chat_seq,))
+            self.db.execute(
+                f"INSERT INTO {table} SELECT {key}, count(*) FROM messages WHERE chat_seq = ?"
+                f" AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
+                (chat_seq,),
+            )
 
     def _uncount(self, where: str, args: Sequence[object]) -> None:
-        """Take the messages ``where`` selects out of message_counts, before they are deleted or moved; a
-        count that falls to 0 goes (forgetting a chat leaves no trace of its senders' names)."""
+        """Take the messages ``where`` selects out of the tables of counts, before they are deleted or moved;
+        a count that falls to 0 goes (forgetting a chat leaves no trace of its senders' names)."""
         self._count_new()
-        gone = fetch_all(
-            self.db.execute(
-                f"SELECT {COUNTED}, count(*) FROM messages WHERE {where} AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
-                args,
-            ),
-            tuple[int, int, str, int, str, int],
-        )
-        key = "(chat_seq, quarter, sender, named, kind) = (?, ?, ?, ?, ?)"
-        self.db.executemany(
-            f"UPDATE message_counts SET n = n - ? WHERE {key}", [(r[5], *r[:5]) for r in gone]
-        )
-        self.db.executemany(f"DELETE FROM message_counts WHERE n <= 0 AND {key}", [r[:5] for r in gone])
+        for table, time, key in COUNT_TABLES:
+            gone = fetch_all(
+                self.db.execute(
+                    f"SELECT {key}, count(*) FROM messages WHERE {where} AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
+                    args,
+                ),
+                tuple[int, int, str, int, str, int],
+            )
+            match = f"(chat_seq, {time}, sender, named, kind) = (?, ?, ?, ?, ?)"
+            self.db.executemany(f"UPDATE {table} SET n = n - ? WHERE {match}", [(r[5], *r[:5]) for r in gone])
+            self.db.executemany(f"DELETE FROM {table} WHERE n <= 0 AND {match}", [r[:5] for r in gone])
 
     def stored_texts(self, chat_seq: int, keys: list[tuple[int, str]]) -> list[str | None]:
         """The stored text of each (ts, uid) of a chat, None where there is none."""

@@ -158,3 +158,12 @@ QUARTER_US = 900_000_000
 # A message's key in message_counts (chat_seq, quarter, sender, named, kind), and which messages it counts.
 COUNTED = f"chat_seq, ts / {QUARTER_US}, coalesce(sender, ''), sender NOT NULL, kind"
 IS_COUNTED = f"kind != '{Kind.HIDDEN}' AND ts >= 0"
+# The same messages counted by UTC month (month_counts, its first day in days since the epoch): what a month
+# of `refind stats` reads, all but its first and last hours, which a zone may move into another month
+# (those are read from message_counts). A few thousand rows where message_counts has hundreds of thousands.
+MONTH_COUNTED = (
+    "chat_seq, unixepoch(ts / 1000000, 'unixepoch', 'start of month') / 86400, coalesce(sender, ''),"
+    " sender NOT NULL, kind"
+)
+# Each table of counts, the column its key has for the time, and the key a message is counted under there.
+COUNT_TABLES = (("message_counts", "quarter", COUNTED), ("month_counts", "month", MONTH_COUNTED))

@@ -4,8 +4,10 @@ archive."""
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 import apsw
 
@@ -60,6 +62,16 @@ def _turn(row: Sequence) -> Turn:
         text=row[8],
         length=row[9] if len(row) > 9 and row[9] > len(row[8]) else None,
     )
+
+
+_EPOCH_DAY = date(1970, 1, 1)
+
+
+def _month_step(day: int, step: int) -> int:
+    """The first day of the month ``step`` months from the one that begins on ``day`` (days since epoch)."""
+    at = _EPOCH_DAY + timedelta(days=day)
+    year, month = divmod(at.year * 12 + at.month - 1 + step, 12)
+    return (date(year, month + 1, 1) - _EPOCH_DAY).days
 
 
 def _contains(text: str | None, needle: str) -> bool:
@@ -491,6 +503,9 @@ class Queries:
         month is given as its first day. Grouped by day, then the days by month, so the month's CASE runs
         once a day rather than once a message."""
         counted = self._counted(offsets, since, until, first)
+        month = step_case("day", [(m, m) for m in months]) if months else "day"
+        if counted and months and "m014_month_counts" in applied_migrations(self.db):
+            return self._months_counted(chats, since, until, offsets, senders, months, month)
         where, args = self._stats_where(chats, since, until, senders, counted)
         local = self._local_seconds(offsets, counted)
         per_day = (
@@ -500,13 +515,83 @@ class Queries:
             else f"SELECT {local} / 86400 AS day, sender AS who, kind, count(*) AS n FROM messages WHERE {where}"
             " GROUP BY day, who, kind"
         )
-        month = step_case("day", [(m, m) for m in months]) if months else "day"
         return fetch_all(
             self.db.execute(
                 f"SELECT {month} AS month, who, kind, sum(n) FROM ({per_day}) GROUP BY month, who, kind", args
             ),
             tuple[int, str | None, str, int],
         )
+
+    def _months_counted(
+        self,
+        chats: Sequence[int] | None,
+        since: int | None,
+        until: int | None,
+        offsets: Sequence[tuple[int, int]],
+        senders: Sequence[str] | None,
+        months: Sequence[int],
+        month: str,
+    ) -> list[tuple[int, str | None, str, int]]:
+        """``messages_per_month`` from month_counts: each UTC month wholly in the range as counted there,
+        but the quarter hours at its ends that the zone moves into the month before or after (read from
+        message_counts) taken out of it and put into their local month; the quarter hours of a month the
+        range only partly covers read from message_counts, each into its local month."""
+        quarter = QUARTER_US // 1_000_000
+        per_day = 86400 // quarter
+        back = max(0, -min(o for _, o in offsets)) // quarter  # quarters a zone west of UTC moves back
+        ahead = max(0, max(o for _, o in offsets)) // quarter
+        # UTC months from the one before the first local month to the one after the last (days since epoch).
+        starts = [_month_step(months[0], -1)]
+        while starts[-1] <= months[-1]:
+            starts.append(_month_step(starts[-1], 1))
+        starts.append(_month_step(starts[-1], 1))
+        lo = None if since is None else since // QUARTER_US
+        hi = None if until is None else (until + 1) // QUARTER_US  # exclusive
+        whole = [
+            (start, end)
+            for start, end in itertools.pairwise(starts)
+            if (lo is None or lo <= start * per_day) and (hi is None or end * per_day <= hi)
+        ]
+        # (first quarter, quarter after the last, UTC month the counts hold them under or None)
+        ranges: list[tuple[int, int, int | None]] = []
+        for start, end in whole:
+            first_q, end_q = start * per_day, end * per_day
+            ranges.append((first_q, first_q + back, start))
+            ranges.append((max(end_q - ahead, first_q + back), end_q, start))
+        outside = [(lo, hi)] if not whole else [(lo, whole[0][0] * per_day), (whole[-1][1] * per_day, hi)]
+        ranges.extend(
+            (BEFORE_ALL if a is None else a, -BEFORE_ALL if b is None else b, None)
+            for a, b in outside
+            if not (a is None and whole) and not (b is None and whole)
+        )
+        where, args = self._stats_where(chats, None, None, senders, counted=True)
+        which = "1" if chats is None else f"seq IN ({','.join('?' * len(chats))})"
+        local = self._local_seconds(offsets, counted=True)
+        first_month, last_month = (whole[0][0], whole[-1][0]) if whole else (1, 0)
+        # The ranges drive the reads (CROSS JOIN fixes the order): each is one seek per chat into
+        # message_counts' (chat, quarter) key.
+        sql = f"""
+            WITH ranges(lo, hi, utc) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)),
+            moved AS MATERIALIZED (
+                SELECT r.utc, {local} / 86400 AS day, CASE WHEN named THEN sender END AS who, kind, n
+                FROM ranges r CROSS JOIN (SELECT seq FROM chats WHERE {which}) ch CROSS JOIN message_counts
+                    ON chat_seq = ch.seq AND quarter >= r.lo AND quarter < r.hi
+                WHERE {where})
+            SELECT month, who, kind, sum(n) FROM (
+                SELECT month, CASE WHEN named THEN sender END AS who, kind, n FROM month_counts
+                    WHERE month BETWEEN ? AND ? AND {where}
+                UNION ALL SELECT {month} AS month, who, kind, n FROM moved
+                UNION ALL SELECT utc, who, kind, -n FROM moved WHERE utc IS NOT NULL)
+            GROUP BY month, who, kind HAVING sum(n) != 0"""
+        params = [
+            json.dumps([r for r in ranges if r[0] < r[1]]),
+            *(chats or ()),
+            *args,
+            first_month,
+            last_month,
+            *args,
+        ]
+        return fetch_all(self.db.execute(sql, params), tuple[int, str | None, str, int])
 
     def messages_per_hour(
         self,
