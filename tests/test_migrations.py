@@ -18,6 +18,7 @@ from refind_cli.ingest import import_file
 from refind_cli.method.search import search
 from refind_cli.request import SearchRequest
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.database import uid_text
 from refind_cli.storage.schema import MIGRATIONS, applied_migrations
 
 FIXTURE = Path(__file__).parent / "fixtures" / "release-1.archive.db"
@@ -42,7 +43,9 @@ def test_an_archive_of_the_last_release_upgrades_once(release1_home: Path):
         assert archive.counts() == COUNTS
         tables = {r[0] for r in archive.db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
         assert "meta" not in tables
-        uids = [r[0] for r in archive.db.execute("SELECT uid FROM messages WHERE source_id IS NULL")]
+        uids = [
+            r[0] for r in archive.db.execute(f"SELECT {uid_text()} FROM messages WHERE source_id IS NULL")
+        ]
         assert uids and all(u.startswith("w:") for u in uids)
         # m007: chats imported before languages were told have none until their next import.
         assert {c.lang for c in archive.chats()} == {""}

@@ -5,6 +5,7 @@ the write model; reads are ``queries.Queries``, the ledger ``ledger.Ledger``, th
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ from refind_cli.storage.database import (
     hashed_chat_key,
     immediate,
     in_chunks,
+    packed_uid,
+    uid_text,
     use_home,
 )
 from refind_cli.storage.home import home_to_read
@@ -322,7 +325,7 @@ class Archive(Queries, Ledger):
             for (seq,) in self.db.executemany(
                 "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
                 " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq",
+                f" VALUES (?1, ?2, {packed_uid('?3')}, {', '.join(f'?{i}' for i in range(4, 18))}) RETURNING seq",
                 rows,
             )
         ]
@@ -377,7 +380,7 @@ class Archive(Queries, Ledger):
         """The stored text of each (ts, uid) of a chat, None where there is none."""
         found = dict(
             self.db.executemany(
-                "SELECT ?, text FROM messages WHERE chat_seq = ? AND ts = ? AND uid = ?",
+                f"SELECT ?1, text FROM messages WHERE chat_seq = ?2 AND ts = ?3 AND uid = {packed_uid('?4')}",
                 [(i, chat_seq, ts, uid) for i, (ts, uid) in enumerate(keys)],
             )
         )
@@ -390,7 +393,7 @@ class Archive(Queries, Ledger):
         not): unthreaded ones in time order (from ``start`` on, if given), or threaded ones grouped by thread
         and in time order within each."""
         columns = (
-            "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
+            f"SELECT seq, {uid_text()}, ts, coalesce(sender, ''), thread, text FROM messages"
             f" WHERE kind != '{Kind.HIDDEN}'"
         )
         if threaded:
@@ -482,15 +485,11 @@ class Archive(Queries, Ledger):
     def known_uids(self, chat_seq: int, lo: int, hi: int, among: Sequence[str] | None = None) -> set[str]:
         """Uids of a chat's messages stored with times from ``lo`` to ``hi`` (only those ``among`` the given
         uids, if given)."""
-        sql = "SELECT uid FROM messages WHERE chat_seq = ? AND ts BETWEEN ? AND ?"
+        sql = f"SELECT {uid_text()} FROM messages WHERE chat_seq = ? AND ts BETWEEN ? AND ?"
         if among is None:
             return {r[0] for r in self.db.execute(sql, (chat_seq, lo, hi))}
-        found: set[str] = set()
-        for part, marks in in_chunks(among):
-            found.update(
-                r[0] for r in self.db.execute(f"{sql} AND uid IN ({marks})", (chat_seq, lo, hi, *part))
-            )
-        return found
+        packed = f"{sql} AND uid IN (SELECT {packed_uid('value')} FROM json_each(?))"
+        return {r[0] for r in self.db.execute(packed, (chat_seq, lo, hi, json.dumps(list(among))))}
 
     def forget_messages(self, seqs: Sequence[int]) -> None:
         """Delete messages, remembering only their identities (under a hash of their chat's uid) so a
@@ -498,7 +497,8 @@ class Archive(Queries, Ledger):
         for part, marks in in_chunks(seqs):
             rows = fetch_all(
                 self.db.execute(
-                    f"SELECT c.uid, m.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq WHERE m.seq IN ({marks})",
+                    f"SELECT c.uid, {uid_text('m.uid')} FROM messages m JOIN chats c ON c.seq = m.chat_seq"
+                    f" WHERE m.seq IN ({marks})",
                     part,
                 ),
                 tuple[str, str],

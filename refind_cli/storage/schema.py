@@ -22,6 +22,7 @@ from refind_cli.storage.database import (
     fetch_all,
     hashed_chat_key,
     immediate,
+    packed_uid,
     to_us,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
@@ -306,8 +307,13 @@ def _m014_month_counts(db: apsw.Connection) -> None:
     _count_all(db, "month_counts", MONTH_COUNTED)
 
 
+def _m015_packed_uids(db: apsw.Connection) -> None:
+    """Message identities stored packed (``database.packed_uid``): a hash as its bytes, not as hex."""
+    db.execute(f"UPDATE messages SET uid = {packed_uid('uid')} WHERE typeof(uid) = 'text'")
+
+
 # Migrations after which the file is rewritten, to give back what they freed.
-_SHRINKING = frozenset({"m013_text_once"})
+_SHRINKING = frozenset({"m013_text_once", "m015_packed_uids"})
 
 
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
@@ -325,6 +331,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m012_message_counts_batched", _m012_message_counts_batched),
     ("m013_text_once", _m013_text_once),
     ("m014_month_counts", _m014_month_counts),
+    ("m015_packed_uids", _m015_packed_uids),
 )
 
 
