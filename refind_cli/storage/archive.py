@@ -37,7 +37,7 @@ from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, c
 
 @dataclass(frozen=True, slots=True)
 class StoredSession:
-    """A session as written: ``turns`` are (ordinal, start, end, speaker, message_seqs); a turn's text is its
+    """A session as written: ``turns`` are (ordinal, message_seqs); a turn's text, times and speaker are its
     messages' (``queries``)."""
 
     seq: int
@@ -48,7 +48,7 @@ class StoredSession:
     end: int
     n_messages: int
     signature: str
-    turns: list[tuple[int, int, int, str, str]]
+    turns: list[tuple[int, str]]
 
 
 def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str = "") -> apsw.Connection:
@@ -453,9 +453,8 @@ class Archive(Queries, Ledger):
             ],
         )
         self.db.executemany(
-            "INSERT INTO turns (session_seq, ordinal, chat_seq, start_ts, end_ts, speaker, message_seqs)"
-            " VALUES (?,?,?,?,?,?,?)",
-            [(s.seq, t[0], s.chat_seq, *t[1:]) for s in sessions for t in s.turns],
+            "INSERT INTO turns (session_seq, ordinal, chat_seq, message_seqs) VALUES (?,?,?,?)",
+            [(s.seq, ordinal, s.chat_seq, seqs) for s in sessions for ordinal, seqs in s.turns],
         )
         self.db.executemany(
             "INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", [(s.seq,) for s in sessions]

@@ -35,11 +35,15 @@ _TURN_TEXT = """CASE WHEN instr(t.message_seqs, ',') THEN
         THEN group_concat(m.text, char(10) ORDER BY j.key)
         ELSE group_concat(coalesce(m.sender, '') || ': ' || m.text, char(10) ORDER BY j.key) END
     FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)
-    ELSE (SELECT text FROM messages WHERE seq = CAST(t.message_seqs AS INTEGER)) END"""
+    ELSE f.text END"""
 
-_TURN_FIELDS = (
-    "s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker"
-)
+# Nor are its times and speaker (since m016): its first message's time and sender (``f``, the first of
+# ``message_seqs``; CAST reads the number before the first comma) and its last message's time (the number
+# after the last comma: rtrim strips the digits back to it).
+_TURNS = "turns t JOIN messages f ON f.seq = CAST(t.message_seqs AS INTEGER)"
+_LAST_SEQ = "CAST(substr(t.message_seqs, length(rtrim(t.message_seqs, replace(t.message_seqs, ',', ''))) + 1) AS INTEGER)"
+_TURN_END = f"CASE WHEN instr(t.message_seqs, ',') THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
+_TURN_FIELDS = f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, coalesce(f.sender, '')"
 _TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
 
 # `show` (and MCP's get_context) reads at most this many characters of a turn's text, and its whole length:
@@ -259,7 +263,7 @@ class Queries:
         return [] if rows == ["ok"] else rows
 
     def iter_turns(self, session_seqs: Iterable[int] | None = None) -> Iterator[Turn]:
-        sql = f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+        sql = f"SELECT {_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
         return map(_turn, self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs))
 
     def index_rows(
@@ -267,7 +271,10 @@ class Queries:
     ) -> Iterator[tuple[int, int, int, int, str, str]]:
         """What the index needs of each turn, as plain tuples (session_seq, ordinal, chat_seq, start in epoch
         seconds, speaker, text): building ``Turn`` records with datetimes cost more than the indexing."""
-        sql = f"SELECT session_seq, ordinal, chat_seq, start_ts / 1000000, speaker, {_TURN_TEXT} FROM turns t"
+        sql = (
+            "SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, coalesce(f.sender, ''),"
+            f" {_TURN_TEXT} FROM {_TURNS}"
+        )
         return self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
 
     def _of_sessions(
@@ -283,7 +290,7 @@ class Queries:
 
     def window(self, session_seq: int, lo: int, hi: int) -> list[Turn]:
         rows = self.db.execute(
-            f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+            f"SELECT {_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
             " WHERE t.session_seq = ? AND t.ordinal BETWEEN ? AND ? ORDER BY t.ordinal",
             (session_seq, lo, hi),
         )
@@ -296,7 +303,7 @@ class Queries:
             if not ordinal.isdigit():
                 continue
             row = self.db.execute(
-                f"SELECT {_SHOWN_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+                f"SELECT {_SHOWN_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
                 " WHERE s.id = ? AND t.ordinal = ?",
                 (sid, int(ordinal)),
             ).fetchone()
@@ -355,7 +362,7 @@ class Queries:
     def session_turns(self, session_id: str) -> list[Turn]:
         """The session's turns as `show` has them: at most ``SHOWN_CHARS`` of each text."""
         rows = self.db.execute(
-            f"SELECT {_SHOWN_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+            f"SELECT {_SHOWN_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
             " WHERE s.id = ? ORDER BY t.ordinal",
             (session_id,),
         )

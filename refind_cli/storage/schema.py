@@ -252,7 +252,9 @@ def _m010_representable_times(db: apsw.Connection) -> None:
         " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
         (low, high),
     )
-    for table in ("sessions", "turns"):
+    # Turns keep times of their own only before m016 (since then they are their messages').
+    turn_times = "end_ts" in {row[1] for row in db.execute("PRAGMA table_info(turns)")}
+    for table in ("sessions", "turns") if turn_times else ("sessions",):
         db.execute(
             f"UPDATE {table} SET start_ts = max(?1, min(?2, start_ts)), end_ts = max(?1, min(?2, end_ts))"
             " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
@@ -312,8 +314,15 @@ def _m015_packed_uids(db: apsw.Connection) -> None:
     db.execute(f"UPDATE messages SET uid = {packed_uid('uid')} WHERE typeof(uid) = 'text'")
 
 
+def _m016_turns_by_messages(db: apsw.Connection) -> None:
+    """A turn's times and speaker are no longer stored: they are its first and last messages' (read from
+    them by ``storage.queries``, as its text is since m013)."""
+    for column in ("start_ts", "end_ts", "speaker"):
+        db.execute(f"ALTER TABLE turns DROP COLUMN {column}")
+
+
 # Migrations after which the file is rewritten, to give back what they freed.
-_SHRINKING = frozenset({"m013_text_once", "m015_packed_uids"})
+_SHRINKING = frozenset({"m013_text_once", "m015_packed_uids", "m016_turns_by_messages"})
 
 
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
@@ -332,6 +341,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m013_text_once", _m013_text_once),
     ("m014_month_counts", _m014_month_counts),
     ("m015_packed_uids", _m015_packed_uids),
+    ("m016_turns_by_messages", _m016_turns_by_messages),
 )
 
 
