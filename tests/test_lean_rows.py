@@ -109,9 +109,11 @@ def test_the_upgraded_archive_knows_every_message_of_its_exports(release3_home: 
         forgotten = archive.db.execute("SELECT count(*) FROM forgotten").fetchone()[0]
         # Of each kind of identity: hashes of written times (WhatsApp, with the forgotten message), of instants
         # (SMS, Gemini), sources' own ids (Telegram).
-        for export in [
+        chosen = [
             e for e in EXPORTS if e.name.startswith(("WhatsApp Chat with", "sms", "Gemini", "telegram"))
-        ]:
+        ]
+        assert len(chosen) == 4
+        for export in chosen:
             result = import_file(archive, export, tz=UTC, worker=False, reread=True)
             assert result.error is None, export
             assert sum(c.messages_added for c in result.chats) == 0, export.name
