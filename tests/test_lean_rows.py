@@ -1,4 +1,4 @@
-"""The leaner archive (m014-m016): message identities stored packed, turns without the times and speaker
+"""The leaner archive (m014-m017): message identities stored packed, turns without the times and speaker
 their messages hold, counts by month for `refind stats`. An archive written by the release before them
 (tests/fixtures/release-3.archive.db) upgrades in place and reads exactly as it did: every field of every
 message, every turn, the statistics; and a re-import of the same exports finds everything known."""
@@ -16,16 +16,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_lossless import EXPORTS
-from test_stats import held_months, recounted_months
+from test_stats import held, held_months, recounted, recounted_months
 
 from refind_cli.ingest import import_file
 from refind_cli.method.stats import stats
 from refind_cli.storage.archive import Archive
-from refind_cli.storage.database import packed_uid, to_us, uid_text
+from refind_cli.storage.database import WEEK_QUARTERS, packed_uid, to_us, uid_text
 from refind_cli.storage.schema import MIGRATIONS, applied_migrations
 
 FIXTURE = Path(__file__).parent / "fixtures" / "release-3.archive.db"
-LEAN = ["m014_month_counts", "m015_packed_uids", "m016_turns_by_messages"]
+LEAN = ["m014_month_counts", "m015_packed_uids", "m016_turns_by_messages", "m017_counts_in_week_order"]
 _HEX = st.text("0123456789abcdef", min_size=20, max_size=20)
 _UIDS = (
     st.text()
@@ -101,6 +101,10 @@ def test_an_archive_of_the_release_before_upgrades_in_place_and_reads_the_same(r
         kinds = Counter(r[0] for r in archive.db.execute("SELECT typeof(uid) FROM messages"))
         assert kinds["blob"] > 400 and kinds["text"] > 300  # hashes packed; sources' own ids as they are
         assert held_months(archive) == recounted_months(archive)
+        assert held(archive) == recounted(archive)
+        assert not archive.db.execute(
+            f"SELECT 1 FROM message_counts WHERE qow != quarter % {WEEK_QUARTERS}"
+        ).fetchall()
     assert archive_file.stat().st_size < size
 
 

@@ -138,7 +138,9 @@ def recounted(archive: Archive) -> list[tuple]:
 
 
 def held(archive: Archive) -> list[tuple]:
-    return archive.db.execute("SELECT * FROM message_counts ORDER BY 1, 2, 3, 4, 5").fetchall()
+    return archive.db.execute(
+        "SELECT chat_seq, quarter, sender, named, kind, n FROM message_counts ORDER BY 1, 2, 3, 4, 5"
+    ).fetchall()
 
 
 def scattered(seed: int, n: int) -> list[Message]:

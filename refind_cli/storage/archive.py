@@ -341,10 +341,10 @@ class Archive(Queries, Ledger):
         them each (new messages take the highest seqs): per-row triggers cost 8-13 % of an import's CPU."""
         if self._uncounted is None:
             return
-        for table, _time, key in COUNT_TABLES:
+        for counts in COUNT_TABLES:
             self.db.execute(
-                f"INSERT INTO {table} SELECT {key}, count(*) FROM messages WHERE seq >= ? AND {IS_COUNTED}"
-                " GROUP BY 1, 2, 3, 4, 5 ON CONFLICT DO UPDATE SET n = n + excluded.n",
+                f"INSERT INTO {counts.table} SELECT {counts.key}, count(*){counts.extra} FROM messages"
+                f" WHERE seq >= ? AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5 ON CONFLICT DO UPDATE SET n = n + excluded.n",
                 (self._uncounted,),
             )
         self._uncounted = None
@@ -352,11 +352,11 @@ class Archive(Queries, Ledger):
     def _recount(self, chat_seq: int) -> None:
         """Count a chat's messages again from scratch (a merge moved some of another's into it)."""
         self._count_new()
-        for table, _time, key in COUNT_TABLES:
-            self.db.execute(f"DELETE FROM {table} WHERE chat_seq = ?", (chat_seq,))
+        for counts in COUNT_TABLES:
+            self.db.execute(f"DELETE FROM {counts.table} WHERE chat_seq = ?", (chat_seq,))
             self.db.execute(
-                f"INSERT INTO {table} SELECT {key}, count(*) FROM messages WHERE chat_seq = ?"
-                f" AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
+                f"INSERT INTO {counts.table} SELECT {counts.key}, count(*){counts.extra} FROM messages"
+                f" WHERE chat_seq = ? AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
                 (chat_seq,),
             )
 
@@ -364,17 +364,19 @@ class Archive(Queries, Ledger):
         """Take the messages ``where`` selects out of the tables of counts, before they are deleted or moved;
         a count that falls to 0 goes (forgetting a chat leaves no trace of its senders' names)."""
         self._count_new()
-        for table, time, key in COUNT_TABLES:
+        for counts in COUNT_TABLES:
             gone = fetch_all(
                 self.db.execute(
-                    f"SELECT {key}, count(*) FROM messages WHERE {where} AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
+                    f"SELECT {counts.key}, count(*) FROM messages WHERE {where} AND {IS_COUNTED}"
+                    " GROUP BY 1, 2, 3, 4, 5",
                     args,
                 ),
                 tuple[int, int, str, int, str, int],
             )
-            match = f"(chat_seq, {time}, sender, named, kind) = (?, ?, ?, ?, ?)"
-            self.db.executemany(f"UPDATE {table} SET n = n - ? WHERE {match}", [(r[5], *r[:5]) for r in gone])
-            self.db.executemany(f"DELETE FROM {table} WHERE n <= 0 AND {match}", [r[:5] for r in gone])
+            self.db.executemany(f"UPDATE {counts.table} SET n = n - ?6 WHERE {counts.match}", gone)
+            self.db.executemany(
+                f"DELETE FROM {counts.table} WHERE n <= 0 AND {counts.match}", [r[:5] for r in gone]
+            )
 
     def stored_texts(self, chat_seq: int, keys: list[tuple[int, str]]) -> list[str | None]:
         """The stored text of each (ts, uid) of a chat, None where there is none."""

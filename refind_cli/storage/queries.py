@@ -540,9 +540,9 @@ class Queries:
         month: str,
     ) -> list[tuple[int, str | None, str, int]]:
         """``messages_per_month`` from month_counts: each UTC month wholly in the range as counted there,
-        but the quarter hours at its ends that the zone moves into the month before or after (read from
-        message_counts) taken out of it and put into their local month; the quarter hours of a month the
-        range only partly covers read from message_counts, each into its local month."""
+        but the messages of the quarter hours at its ends that the zone moves into the month before or after
+        (read from the messages) taken out of it and put into their local month; the messages of a month the
+        range only partly covers read each into its local month."""
         quarter = QUARTER_US // 1_000_000
         per_day = 86400 // quarter
         back = max(0, -min(o for _, o in offsets)) // quarter  # quarters a zone west of UTC moves back
@@ -560,29 +560,27 @@ class Queries:
             if (lo is None or lo <= start * per_day) and (hi is None or end * per_day <= hi)
         ]
         # (first quarter, quarter after the last, UTC month the counts hold them under or None)
-        ranges: list[tuple[int, int, int | None]] = []
+        ranges: list[tuple[int | None, int | None, int | None]] = []
         for start, end in whole:
             first_q, end_q = start * per_day, end * per_day
             ranges.append((first_q, first_q + back, start))
             ranges.append((max(end_q - ahead, first_q + back), end_q, start))
         outside = [(lo, hi)] if not whole else [(lo, whole[0][0] * per_day), (whole[-1][1] * per_day, hi)]
         ranges.extend(
-            (BEFORE_ALL if a is None else a, -BEFORE_ALL if b is None else b, None)
-            for a, b in outside
-            if not (a is None and whole) and not (b is None and whole)
+            (a, b, None) for a, b in outside if not (a is None and whole) and not (b is None and whole)
         )
-        where, args = self._stats_where(chats, None, None, senders, counted=True)
+        where, args = self._stats_where(chats, None, None, senders)
         which = "1" if chats is None else f"seq IN ({','.join('?' * len(chats))})"
-        local = self._local_seconds(offsets, counted=True)
+        local = self._local_seconds(offsets)
         first_month, last_month = (whole[0][0], whole[-1][0]) if whole else (1, 0)
-        # The ranges drive the reads (CROSS JOIN fixes the order): each is one seek per chat into
-        # message_counts' (chat, quarter) key.
+        # The ranges drive the reads (CROSS JOIN fixes the order): each is one seek per chat into the
+        # messages' (chat, time) index; a few hours a month.
         sql = f"""
             WITH ranges(lo, hi, utc) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)),
             moved AS MATERIALIZED (
-                SELECT r.utc, {local} / 86400 AS day, CASE WHEN named THEN sender END AS who, kind, n
-                FROM ranges r CROSS JOIN (SELECT seq FROM chats WHERE {which}) ch CROSS JOIN message_counts
-                    ON chat_seq = ch.seq AND quarter >= r.lo AND quarter < r.hi
+                SELECT r.utc, {local} / 86400 AS day, sender AS who, kind, 1 AS n
+                FROM ranges r CROSS JOIN (SELECT seq FROM chats WHERE {which}) ch CROSS JOIN messages
+                    ON chat_seq = ch.seq AND ts >= r.lo AND ts < r.hi
                 WHERE {where})
             SELECT month, who, kind, sum(n) FROM (
                 SELECT month, CASE WHEN named THEN sender END AS who, kind, n FROM month_counts
@@ -591,7 +589,17 @@ class Queries:
                 UNION ALL SELECT utc, who, kind, -n FROM moved WHERE utc IS NOT NULL)
             GROUP BY month, who, kind HAVING sum(n) != 0"""
         params = [
-            json.dumps([r for r in ranges if r[0] < r[1]]),
+            json.dumps(
+                [
+                    (
+                        BEFORE_ALL if a is None else a * QUARTER_US,
+                        -BEFORE_ALL if b is None else b * QUARTER_US,
+                        utc,
+                    )
+                    for a, b, utc in ranges
+                    if a is None or b is None or a < b
+                ]
+            ),
             *(chats or ()),
             *args,
             first_month,
@@ -614,6 +622,8 @@ class Queries:
         before ``first``."""
         counted = self._counted(offsets, since, until, first)
         where, args = self._stats_where(chats, since, until, senders, counted)
+        if counted and "m017_counts_in_week_order" in applied_migrations(self.db):
+            return self._hours_counted(where, args, offsets)
         # One expression, so the zone's CASE runs once a row; 1970-01-01 was a Thursday, 72 hours past Monday.
         hour = f"({self._local_seconds(offsets, counted)} / 3600 + 72) % 168"
         # The counts of a quarter hour summed first, in the table's own order (no sort): 511,000 rows of the
@@ -625,6 +635,29 @@ class Queries:
             else f"SELECT {hour} AS h, count(*) FROM messages WHERE {where} GROUP BY h"
         )
         return fetch_all(self.db.execute(sql, args), tuple[int, int])
+
+    def _hours_counted(
+        self, where: str, args: Sequence[object], offsets: Sequence[tuple[int, int]]
+    ) -> list[tuple[int, int]]:
+        """``messages_per_hour`` from message_counts in its order (a chat's quarters by their place in the UTC
+        week): per place, a sum for each offset the zone has then, with no sort; the places are then moved by
+        their offsets into local hours of the week."""
+        distinct = sorted({offset for _, offset in offsets})
+        if len(distinct) == 1:
+            sums = "sum(n)"
+        else:
+            offset = step_case("quarter", [(at // 900, o) for at, o in offsets])
+            sums = ", ".join(f"sum(CASE WHEN {offset} = {o} THEN n END)" for o in distinct)
+        heat = [0] * 168
+        rows = self.db.execute(
+            f"SELECT qow, {sums} FROM message_counts WHERE {where} GROUP BY chat_seq, qow", args
+        )
+        for qow, *counts in rows:
+            for o, n in zip(distinct, counts, strict=True):
+                if n:
+                    # 1970-01-01 (the week's place 0) was a Thursday, 72 hours past Monday.
+                    heat[((qow * 900 + o) // 3600 + 72) % 168] += n
+        return [(h, n) for h, n in enumerate(heat) if n]
 
     def longest_silences(
         self, chats: Sequence[int] | None, since: int | None, until: int | None, limit: int

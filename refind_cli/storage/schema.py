@@ -16,9 +16,11 @@ from refind_cli.errors import RefindError
 from refind_cli.records import TIMES
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
+    COUNT_TABLES,
     COUNTED,
     IS_COUNTED,
-    MONTH_COUNTED,
+    WEEK_QUARTERS,
+    CountTable,
     fetch_all,
     hashed_chat_key,
     immediate,
@@ -205,13 +207,20 @@ def _m008_message_counts(db: apsw.Connection) -> None:
         "CREATE TABLE message_counts (chat_seq INT, quarter INT, sender TEXT, named INT, kind TEXT, n INT,"
         " PRIMARY KEY (chat_seq, quarter, sender, named, kind)) WITHOUT ROWID"
     )
-    _count_all(db)
+    _count_quarters(db)
 
 
-def _count_all(db: apsw.Connection, table: str = "message_counts", key: str = COUNTED) -> None:
+def _count_all(db: apsw.Connection, counts: CountTable) -> None:
     db.execute(
-        f"INSERT INTO {table} SELECT {key}, count(*) FROM messages WHERE {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5"
+        f"INSERT INTO {counts.table} SELECT {counts.key}, count(*){counts.extra} FROM messages WHERE {IS_COUNTED}"
+        " GROUP BY 1, 2, 3, 4, 5"
     )
+
+
+def _count_quarters(db: apsw.Connection) -> None:
+    """Fill message_counts, of the shape it has now (m017 added the quarter's place in the week)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(message_counts)")}
+    _count_all(db, COUNT_TABLES[0] if "qow" in columns else CountTable("message_counts", COUNTED, "", ""))
 
 
 def _m009_own_messages(db: apsw.Connection) -> None:
@@ -246,7 +255,7 @@ def _m010_representable_times(db: apsw.Connection) -> None:
     if outside:
         # message_counts follows the times that moved (no trigger keeps it since m012).
         db.execute("DELETE FROM message_counts")
-        _count_all(db)
+        _count_quarters(db)
     db.execute(
         "INSERT OR IGNORE INTO index_queue SELECT seq FROM sessions"
         " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
@@ -306,7 +315,7 @@ def _m014_month_counts(db: apsw.Connection) -> None:
         "CREATE TABLE month_counts (chat_seq INT, month INT, sender TEXT, named INT, kind TEXT, n INT,"
         " PRIMARY KEY (chat_seq, month, sender, named, kind)) WITHOUT ROWID"
     )
-    _count_all(db, "month_counts", MONTH_COUNTED)
+    _count_all(db, COUNT_TABLES[1])
 
 
 def _m015_packed_uids(db: apsw.Connection) -> None:
@@ -321,8 +330,22 @@ def _m016_turns_by_messages(db: apsw.Connection) -> None:
         db.execute(f"ALTER TABLE turns DROP COLUMN {column}")
 
 
+def _m017_counts_in_week_order(db: apsw.Connection) -> None:
+    """message_counts ordered, within a chat, by each quarter's place in the UTC week (``qow``): `refind
+    stats` sums a chat's weekday x hour counts in that order, without sorting them."""
+    db.execute(
+        "CREATE TABLE week_ordered (chat_seq INT, quarter INT, sender TEXT, named INT, kind TEXT, n INT, qow INT,"
+        " PRIMARY KEY (chat_seq, qow, quarter, sender, named, kind)) WITHOUT ROWID"
+    )
+    db.execute(f"INSERT INTO week_ordered SELECT *, quarter % {WEEK_QUARTERS} FROM message_counts")
+    db.execute("DROP TABLE message_counts")
+    db.execute("ALTER TABLE week_ordered RENAME TO message_counts")
+
+
 # Migrations after which the file is rewritten, to give back what they freed.
-_SHRINKING = frozenset({"m013_text_once", "m015_packed_uids", "m016_turns_by_messages"})
+_SHRINKING = frozenset(
+    {"m013_text_once", "m015_packed_uids", "m016_turns_by_messages", "m017_counts_in_week_order"}
+)
 
 
 MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
@@ -342,6 +365,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m014_month_counts", _m014_month_counts),
     ("m015_packed_uids", _m015_packed_uids),
     ("m016_turns_by_messages", _m016_turns_by_messages),
+    ("m017_counts_in_week_order", _m017_counts_in_week_order),
 )
 
 
