@@ -5,7 +5,6 @@ message, every turn, the statistics; and a re-import of the same exports finds e
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from datetime import UTC
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_lossless import EXPORTS
+from test_migrations import home_holding
 from test_stats import held, held_months, recounted, recounted_months
 
 from refind_cli.ingest import import_file
@@ -68,10 +68,7 @@ def _snapshot(archive: Archive) -> dict:
 
 @pytest.fixture
 def release3_home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    shutil.copyfile(FIXTURE, home / "archive.db")
-    return home
+    return home_holding(FIXTURE, tmp_path)
 
 
 def test_an_archive_of_the_release_before_upgrades_in_place_and_reads_the_same(release3_home: Path) -> None:

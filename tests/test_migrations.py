@@ -26,12 +26,17 @@ BERLIN = ZoneInfo("Europe/Berlin")
 COUNTS = {"chats": 6, "messages": 434, "sessions": 120, "turns": 364}
 
 
-@pytest.fixture
-def release1_home(tmp_path: Path) -> Path:
+def home_holding(archive: Path, tmp_path: Path) -> Path:
+    """A new home whose archive is a copy of ``archive`` (a fixture's)."""
     home = tmp_path / "home"
     home.mkdir()
-    shutil.copyfile(FIXTURE, home / "archive.db")
+    shutil.copyfile(archive, home / "archive.db")
     return home
+
+
+@pytest.fixture
+def release1_home(tmp_path: Path) -> Path:
+    return home_holding(FIXTURE, tmp_path)
 
 
 def test_an_archive_of_the_last_release_upgrades_once(release1_home: Path):
