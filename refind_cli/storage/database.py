@@ -5,7 +5,6 @@ epoch, UTC; rows as the schema fixes them)."""
 from __future__ import annotations
 
 import contextlib
-import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -121,6 +120,8 @@ def storage_errors(path: Path) -> Iterator[None]:
 
 
 def _disk_full(path: Path) -> bool:
+    import shutil  # here: it loads bz2 and lzma, which a reader's start-up never needs
+
     try:
         return shutil.disk_usage(path.parent).free == 0
     except OSError:
