@@ -157,13 +157,22 @@ _NOT_REGULAR = {
 def path_kind(path: Path) -> str:
     """``"file"``, ``"zip"`` or ``"folder"``, once the path is known to be a regular file or a folder that can
     be read. Anything else (missing, a FIFO, a device, a socket, no permission) raises ``InputError`` before
-    a byte is read: a FIFO or ``/dev/zero`` named like an export would otherwise be read forever."""
+    a byte is read: a FIFO or ``/dev/zero`` named like an export would otherwise be read forever. A file
+    inside an archive (``container.member_of``) is a file."""
     import zipfile
+
+    from refind_cli.importers import container
 
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         raise InputError(path, "no such file or folder") from None
+    except NotADirectoryError:
+        if container.member_of(path) is None:
+            raise InputError(path, "no such file or folder") from None
+        if not container.is_file(path):
+            raise InputError(path, "no such file in the archive") from None
+        return "file"
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
@@ -196,9 +205,13 @@ def resolve(path: Path, fmt: str = "auto") -> Importer:
 
 def detect(path: Path) -> str:
     """The name of the first importer that reads this kind of path and recognises the export."""
+    from refind_cli.importers import container
+
     kind = path_kind(path)
-    if kind == "file" and path.stat().st_size == 0:
+    if kind == "file" and container.file_size(path) == 0:
         raise InputError(path, "is empty; not a chat export")
+    if kind == "file" and container.member_of(path) is not None and _an_archive(path):
+        raise InputError(path, "is an archive inside an archive; unpack the outer one, then import this one")
     if kind == "file" and _starts_like_a_zip(path):
         raise InputError(
             path, "is a zip archive cut short or damaged (no central directory); download it again"
@@ -206,8 +219,6 @@ def detect(path: Path) -> str:
     if kind == "folder" and _empty(path):
         raise InputError(path, "is an empty folder; not a chat export")
     if kind == "zip":
-        from refind_cli.importers import container
-
         # A broken or hostile zip is reported as such, not as an unknown format.
         container.open_zip(path).close()
     for importer in _REGISTRY.values():
@@ -222,8 +233,17 @@ def _empty(folder: Path) -> bool:
 
 
 def _starts_like_a_zip(path: Path) -> bool:
-    with path.open("rb") as f:
-        return f.read(4) == b"PK\x03\x04"
+    from refind_cli.importers import container
+
+    return container.read_file_part(path, 0, 4) == b"PK\x03\x04"
+
+
+def _an_archive(member: Path) -> bool:
+    """Whether a file inside an archive is an archive too (a zip, or a tar by its compression's magic)."""
+    from refind_cli.importers import container
+
+    head = container.read_file_part(member, 0, 262)
+    return head.startswith((b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ")) or head[257:262] == b"ustar"
 
 
 def read_export(path: Path, fmt: str, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
@@ -260,17 +280,50 @@ def exports_in(path: Path, fmt: str = "auto") -> Iterator[Path]:
     import reports it as an error (exit code 2) like a bad file named on the command line: in a folder kept
     for exports it is most likely an export gone wrong (a truncated download), which a script re-running the
     import should hear of. A folder holding nothing named like an export yields itself, for the same reason.
-    With ``fmt``, only that importer's exports are looked for."""
+    An archive (zip or tar) that is not one export stands for the files in it the same way, each a path
+    inside the archive (``container.member_of``): a chat file zipped, a Takeout .tgz. With ``fmt``, only that
+    importer's exports are looked for."""
     importers = list(_REGISTRY.values()) if fmt == "auto" else [_REGISTRY[fmt]] if fmt in _REGISTRY else []
-    if not importers or not path.is_dir() or _one_export(path, importers):
+    if not importers:
         yield path
         return
-    found = False
-    for export in _walk(path, importers, {path.resolve()}):
-        found = True
-        yield export
-    if not found:
+    if path.is_dir() and not _one_export(path, importers):
+        found = _walk(path, importers, {path.resolve()})
+    elif not path.is_dir() and _archive_of_exports(path, importers):
+        found = _members(path, importers)
+    else:
         yield path
+        return
+    any_found = False
+    for export in found:
+        any_found = True
+        yield export
+    if not any_found:
+        yield path
+
+
+def _archive_of_exports(path: Path, importers: list[Importer]) -> bool:
+    """Whether a file is an archive that no importer reads as one export (a WhatsApp or Slack zip is one)."""
+    from refind_cli.importers import container
+
+    if not container.is_archive(path):
+        return False
+    return not any("zip" in i.takes and _recognises(i, path) for i in importers)
+
+
+def _members(archive: Path, importers: list[Importer]) -> Iterator[Path]:
+    """The files of an archive some importer names, by name, each as a path inside the archive; nothing
+    from an archive that cannot be listed (its import names the problem)."""
+    from refind_cli.importers import container
+
+    try:
+        entries = container.archive_files(archive)
+    except InputError:
+        return
+    for name in sorted(e.name for e in entries):
+        parts = name.split("/")
+        if not any(p.startswith(".") for p in parts) and any(i.names_file(parts[-1]) for i in importers):
+            yield archive / name
 
 
 def _walk(folder: Path, importers: list[Importer], seen: set[Path]) -> Iterator[Path]:

@@ -51,6 +51,8 @@ from refind_cli.importers.container import (
     open_zip,
     read_file,
     read_member,
+    sniff_head,
+    utf8_head,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, iso_time, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
@@ -154,9 +156,8 @@ def _head(path: Path) -> tuple[bytes, str]:
                 name = _member(zf)
                 if name is None:
                     return b"", ""
-                return next(iter_member_chunks(zf, name, path), b"")[:SNIFF_BYTES], name
-        with path.open("rb") as fh:
-            return fh.read(SNIFF_BYTES), path.name
+                return utf8_head(next(iter_member_chunks(zf, name, path), b"")[:SNIFF_BYTES]), name
+        return sniff_head(path, SNIFF_BYTES), path.name
     except (InputError, OSError, ValueError):
         return b"", ""
 
@@ -181,7 +182,7 @@ def _in_folder(folder: Path) -> Path | None:
 
 
 def _is_json(head: bytes) -> bool:
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    head = head.lstrip()
     return head[:1] == b"[" and all(p.search(head) for p in _JSON_SNIFF)
 
 

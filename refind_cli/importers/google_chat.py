@@ -34,10 +34,12 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import takeout
 from refind_cli.importers.container import (
     decode_text,
+    is_file,
     member_names,
     open_zip,
     read_file,
     read_member,
+    sniff_head,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
@@ -137,13 +139,12 @@ def _subfolders(folder: Path) -> list[Path]:
 
 
 def _is_messages(head: bytes) -> bool:
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    head = head.lstrip()
     return head[:1] == b"{" and all(p.search(head) for p in _SNIFF)
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.read(SNIFF_BYTES)
+    return sniff_head(path, SNIFF_BYTES)
 
 
 def sniff(path: Path) -> bool:
@@ -178,7 +179,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         group = _Group(
             "",
             partial(read_file, path),
-            partial(read_file, info) if info.is_file() and info != path else None,
+            partial(read_file, info) if is_file(info) and info != path else None,
             path,
             None,
         )

@@ -19,11 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from refind_cli.errors import InputError
+from refind_cli.importers.container import ErrorMaker, utf8_chunks
 
-ErrorMaker = Callable[[str, str | None], InputError]
-"""Makes an importer's error from what went wrong and where (None: nowhere in particular)."""
-
-_BOM = b"\xef\xbb\xbf"
 _STARTS = frozenset({"start_map", "start_array"})
 _ENDS = frozenset({"end_map", "end_array"})
 
@@ -46,19 +43,19 @@ class Rules:
 
 
 class Stream:
-    """A read-only binary file over byte chunks, for ijson: strips a BOM, refuses an overlong value, applies
-    ``rules.repair``. ``consumed`` counts the source bytes taken so far, ``handed`` those passed on to the
-    parser (give or take what a repair adds)."""
+    """A read-only binary file over byte chunks, for ijson: UTF-8 without a BOM, whatever the file's encoding
+    (``container.utf8_chunks``), refuses an overlong value, applies ``rules.repair``. ``consumed`` counts the
+    bytes taken so far (as UTF-8: the file's own, unless it is UTF-16 or 32), ``handed`` those passed on to
+    the parser (give or take what a repair adds)."""
 
     def __init__(self, chunks: Iterator[bytes], error: ErrorMaker, rules: Rules) -> None:
         self.error = error
         self.rules = rules
-        self._chunks = chunks
+        self._chunks = utf8_chunks(chunks, error)
         self._since_quote = 0
         self._buf = b""
         self._pos = 0
-        self._carry = b""  # held back: a start too short to tell a BOM, or a backslash before its escape
-        self._started = False
+        self._carry = b""  # held back: a backslash before its escape
         self.consumed = 0
         self.at_eof = False
 
@@ -91,12 +88,6 @@ class Stream:
                 f"byte {self.consumed}",
             )
         data = self._carry + chunk
-        if not self._started:
-            if len(data) < len(_BOM) and _BOM.startswith(data):
-                self._buf, self._pos, self._carry = b"", 0, data
-                return True
-            self._started = True
-            data = data.removeprefix(_BOM)
         repair = self.rules.repair
         if repair is None:
             self._buf, self._pos, self._carry = data, 0, b""

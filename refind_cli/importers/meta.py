@@ -58,6 +58,7 @@ from refind_cli.importers.container import (
     member_names,
     open_zip,
     read_file,
+    sniff_head,
 )
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -160,11 +161,9 @@ def _is_export_folder(folder: Path) -> bool:
 
 def _sniff_file(path: Path) -> bool:
     try:
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
-    except OSError:
+        head = sniff_head(path, _SNIFF_BYTES).lstrip()
+    except InputError:
         return False
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     return (
         head.startswith(b"{")
         and b'"participants"' in head

@@ -44,4 +44,4 @@ def export_size(path: Path) -> int:
             return sum(
                 info.file_size for info in zf.infolist() if info.filename.lower().endswith((".txt", ".json"))
             )
-    return path.stat().st_size
+    return container.file_size(path)
