@@ -168,7 +168,8 @@ def path_kind(path: Path) -> str:
     except FileNotFoundError:
         raise InputError(path, "no such file or folder") from None
     except NotADirectoryError:
-        if container.member_of(path) is None:
+        inside = container.member_of(path)
+        if inside is None or not container.is_archive(inside[0]):
             raise InputError(path, "no such file or folder") from None
         if not container.is_file(path):
             raise InputError(path, "no such file in the archive") from None
@@ -221,6 +222,9 @@ def detect(path: Path) -> str:
     if kind == "zip":
         # A broken or hostile zip is reported as such, not as an unknown format.
         container.open_zip(path).close()
+    if kind == "file" and container.is_tar(path):
+        container.archive_files(path)  # the same for a tar
+        raise InputError(path, f"is a tar archive holding no chat export; supported: {_supported()}")
     for importer in _REGISTRY.values():
         if kind in importer.takes and importer.sniff(path):
             return importer.name

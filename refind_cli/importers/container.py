@@ -42,6 +42,8 @@ ErrorMaker = Callable[[str, str | None], InputError]
 # A tar is listed by reading it through; a header count past any real export's (Takeout's photos included) is
 # a hostile one, and so are declared sizes that add up far past what the archive could expand to.
 MAX_TAR_MEMBERS = 200_000
+# A tar member this small is held in memory once read (``_held_tar_member``), four at most.
+HELD_TAR_MEMBER_BYTES = 16 << 20
 
 
 def open_zip(path: Path) -> zipfile.ZipFile:
@@ -248,12 +250,31 @@ def _member_chunks(path: Path, archive: Path, name: str) -> Generator[bytes, Non
     """The bytes of the member ``name`` of ``archive``; errors name ``path``, the member's own path."""
     if zipfile.is_zipfile(archive):
         with open_zip(archive) as zf:
-            found = next((n for n in member_names(zf) if _member_name(n) == name), None)
-            if found is None:
+            stored = next((n for n in member_names(zf) if _member_name(n) == name), None)
+            if stored is None:
                 raise InputError(path, "no such file in the archive")
-            for chunk in iter_member_chunks(zf, found, archive):
-                yield chunk
+            yield from iter_member_chunks(zf, stored, archive)
         return
+    entry = next((e for e in archive_files(archive) if e.name == name), None)
+    if entry is None:
+        raise InputError(path, "no such file in the archive")
+    if entry.size <= HELD_TAR_MEMBER_BYTES:
+        st = archive.stat()
+        data = _held_tar_member(str(archive), st.st_mtime_ns, st.st_size, name, str(path))
+        for start in range(0, len(data), CHUNK):
+            yield data[start : start + CHUNK]
+    else:
+        yield from _tar_member(archive, name, path)
+
+
+@functools.lru_cache(maxsize=4)
+def _held_tar_member(archive: str, _mtime: int, _size: int, name: str, path: str) -> bytes:
+    """A small member of a tar, held: an import reads its file several times (a sniff per format, the
+    ledger's hash, the reading), and a compressed tar can only be read from its start."""
+    return b"".join(_tar_member(Path(archive), name, Path(path)))
+
+
+def _tar_member(archive: Path, name: str, path: Path) -> Iterator[bytes]:
     with _open_tar(archive) as tf:
         for info in _tar_files(tf, archive):
             if _member_name(info.name) == name:
