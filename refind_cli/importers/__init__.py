@@ -159,8 +159,6 @@ def path_kind(path: Path) -> str:
     be read. Anything else (missing, a FIFO, a device, a socket, no permission) raises ``InputError`` before
     a byte is read: a FIFO or ``/dev/zero`` named like an export would otherwise be read forever. A file
     inside an archive (``container.member_of``) is a file."""
-    import zipfile
-
     from refind_cli.importers import container
 
     try:
@@ -187,7 +185,7 @@ def path_kind(path: Path) -> str:
             pass
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
-    return "zip" if zipfile.is_zipfile(path) else "file"
+    return "zip" if container.is_zip(path) else "file"
 
 
 def resolve(path: Path, fmt: str = "auto") -> Importer:
@@ -222,9 +220,6 @@ def detect(path: Path) -> str:
     if kind == "zip":
         # A broken or hostile zip is reported as such, not as an unknown format.
         container.open_zip(path).close()
-    if kind == "file" and container.is_tar(path):
-        container.archive_files(path)  # the same for a tar
-        raise InputError(path, f"is a tar archive holding no chat export; supported: {_supported()}")
     for importer in _REGISTRY.values():
         if kind in importer.takes and importer.sniff(path):
             return importer.name
@@ -288,21 +283,21 @@ def exports_in(path: Path, fmt: str = "auto") -> Iterator[Path]:
     inside the archive (``container.member_of``): a chat file zipped, a Takeout .tgz. With ``fmt``, only that
     importer's exports are looked for."""
     importers = list(_REGISTRY.values()) if fmt == "auto" else [_REGISTRY[fmt]] if fmt in _REGISTRY else []
-    if not importers:
+    if not importers or (path.is_dir() and _one_export(path, importers)):
         yield path
-        return
-    if path.is_dir() and not _one_export(path, importers):
-        found = _walk(path, importers, {path.resolve()})
-    elif not path.is_dir() and _archive_of_exports(path, importers):
-        found = _members(path, importers)
+    elif path.is_dir():
+        yield from _or_itself(path, _walk(path, importers, {path.resolve()}))
     else:
-        yield path
-        return
-    any_found = False
+        yield from _or_itself(path, _members(path, importers))
+
+
+def _or_itself(path: Path, found: Iterator[Path]) -> Iterator[Path]:
+    """``found``, or ``path`` if it is empty: an import of a place holding no export says so."""
+    empty = True
     for export in found:
-        any_found = True
+        empty = False
         yield export
-    if not any_found:
+    if empty:
         yield path
 
 
@@ -316,10 +311,13 @@ def _archive_of_exports(path: Path, importers: list[Importer]) -> bool:
 
 
 def _members(archive: Path, importers: list[Importer]) -> Iterator[Path]:
-    """The files of an archive some importer names, by name, each as a path inside the archive; nothing
-    from an archive that cannot be listed (its import names the problem)."""
+    """The files of an archive that is not one export which some importer names, by name, each as a path
+    inside the archive; nothing from any other file, or from an archive that cannot be listed (its import
+    names the problem)."""
     from refind_cli.importers import container
 
+    if not _archive_of_exports(archive, importers):
+        return
     try:
         entries = container.archive_files(archive)
     except InputError:
@@ -354,8 +352,15 @@ def _walk(folder: Path, importers: list[Importer], seen: set[Path]) -> Iterator[
                 yield path
             else:
                 yield from _walk(path, importers, seen)
-        elif any(i.names_file(entry.name) for i in importers):
-            yield path
+        elif any(i.names_file(entry.name) for i in importers) or _named_archive(entry.name, importers):
+            yield from _or_itself(path, _members(path, importers))
+
+
+def _named_archive(name: str, importers: list[Importer]) -> bool:
+    """Whether a file is named as an archive (a Takeout .tgz) that an importer of zips may find exports in."""
+    from refind_cli.importers import container
+
+    return container.archive_stem(name) is not None and any("zip" in i.takes for i in importers)
 
 
 def _one_export(folder: Path, importers: list[Importer]) -> bool:

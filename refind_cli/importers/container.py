@@ -19,8 +19,11 @@ from __future__ import annotations
 import codecs
 import contextlib
 import functools
+import io
 import itertools
+import mimetypes
 import os
+import shutil
 import stat
 import tarfile
 import zipfile
@@ -42,13 +45,38 @@ ErrorMaker = Callable[[str, str | None], InputError]
 # A tar is listed by reading it through; a header count past any real export's (Takeout's photos included) is
 # a hostile one, and so are declared sizes that add up far past what the archive could expand to.
 MAX_TAR_MEMBERS = 200_000
-# A tar member this small is held in memory once read (``_held_tar_member``), four at most.
-HELD_TAR_MEMBER_BYTES = 16 << 20
+# A tar is read as a zip held in memory (``open_zip``) of its files other than photos, videos and sound
+# (which are never exports): a compressed tar reads only from its start, and every importer that reads zips
+# then reads tars. What it holds beyond this is refused with a word to unpack it.
+MAX_TAR_HELD_BYTES = 512 << 20
+
+
+# Archive names (.zip, .tgz, .tar.xz, ...), from the formats the standard library unpacks, longest first.
+ARCHIVE_SUFFIXES = tuple(
+    sorted((s for _, suffixes, _ in shutil.get_unpack_formats() for s in suffixes), key=len, reverse=True)
+)
+
+
+def archive_stem(name: str) -> str | None:
+    """A file name without its archive suffix (``Takeout.tar.gz``: ``Takeout``); None if it has none."""
+    folded = name.lower()
+    suffix = next((s for s in ARCHIVE_SUFFIXES if folded.endswith(s)), None)
+    return None if suffix is None else name[: -len(suffix)]
+
+
+def is_zip(path: Path) -> bool:
+    """Whether a loose file is an archive ``open_zip`` opens: a zip, or a tar (compressed or not)."""
+    return zipfile.is_zipfile(path) or is_tar(path)
 
 
 def open_zip(path: Path) -> zipfile.ZipFile:
+    """A zip archive, or a tar archive as a zip (its files held in memory, ``MAX_TAR_HELD_BYTES``)."""
     try:
-        zf = zipfile.ZipFile(path)
+        if zipfile.is_zipfile(path):
+            zf = zipfile.ZipFile(path)
+        else:
+            st = path.stat()
+            zf = zipfile.ZipFile(io.BytesIO(_tar_as_zip(str(path), st.st_mtime_ns, st.st_size)))
         members = zf.infolist()
     except (
         zipfile.BadZipFile,
@@ -161,7 +189,7 @@ def is_tar(path: Path) -> bool:
 
 def is_archive(path: Path) -> bool:
     """Whether a loose file is an archive whose members refind can read (zip or tar)."""
-    return path.is_file() and (zipfile.is_zipfile(path) or is_tar(path))
+    return path.is_file() and is_zip(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,13 +213,8 @@ def archive_files(archive: Path) -> list[Entry]:
 
 @functools.lru_cache(maxsize=8)
 def _listing(archive: str, _mtime: int, _size: int) -> tuple[Entry, ...]:
-    path = Path(archive)
-    if zipfile.is_zipfile(path):
-        with open_zip(path) as zf:
-            infos = [(n, zf.getinfo(n).file_size) for n in member_names(zf)]
-    else:
-        with _open_tar(path) as tf:
-            infos = [(info.name, info.size) for info in _tar_files(tf, path)]
+    with open_zip(Path(archive)) as zf:
+        infos = [(n, zf.getinfo(n).file_size) for n in member_names(zf)]
     entries = []
     for name, size in infos:
         clean = _member_name(name)
@@ -212,6 +235,40 @@ def _open_tar(path: Path) -> tarfile.TarFile:
         return tarfile.open(path, "r:*")
     except Exception as exc:  # tarfile.TarError, OSError and what a damaged compressed stream raises
         raise InputError(path, f"not a readable tar archive ({exc})") from None
+
+
+@functools.lru_cache(maxsize=1)
+def _tar_as_zip(archive: str, _mtime: int, _size: int) -> bytes:
+    """The files of a tar as an uncompressed zip, read through once with the limits of ``_tar_files``;
+    photos, videos and sound (by the name's media type) are left out."""
+    path = Path(archive)
+    out = io.BytesIO()
+    held = 0
+    with _open_tar(path) as tf, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
+        for info in _tar_files(tf, path):
+            name = _member_name(info.name)
+            kind = (mimetypes.guess_type(info.name)[0] or "").split("/")[0]
+            if name is None or kind in ("image", "video", "audio"):
+                continue
+            held += info.size
+            if held > MAX_TAR_HELD_BYTES:
+                raise InputError(
+                    path,
+                    f"holds more than {MAX_TAR_HELD_BYTES >> 20} MB of files other than media, more than "
+                    "refind reads from a tar; unpack it and import the folder",
+                )
+            try:
+                fh = tf.extractfile(info)
+                assert fh is not None  # a regular file always has its data
+                with fh, zf.open(name, "w") as dest:
+                    while chunk := fh.read(CHUNK):
+                        dest.write(chunk)
+            except Exception as exc:  # a damaged compressed stream
+                where = f"entry {info.name!r}"
+                raise InputError(
+                    path, f"cannot read tar entry ({type(exc).__name__}: {exc})", where
+                ) from None
+    return out.getvalue()
 
 
 def _tar_files(tf: tarfile.TarFile, path: Path) -> Iterator[tarfile.TarInfo]:
@@ -248,47 +305,11 @@ def _tar_files(tf: tarfile.TarFile, path: Path) -> Iterator[tarfile.TarInfo]:
 
 def _member_chunks(path: Path, archive: Path, name: str) -> Generator[bytes, None, None]:
     """The bytes of the member ``name`` of ``archive``; errors name ``path``, the member's own path."""
-    if zipfile.is_zipfile(archive):
-        with open_zip(archive) as zf:
-            stored = next((n for n in member_names(zf) if _member_name(n) == name), None)
-            if stored is None:
-                raise InputError(path, "no such file in the archive")
-            yield from iter_member_chunks(zf, stored, archive)
-        return
-    entry = next((e for e in archive_files(archive) if e.name == name), None)
-    if entry is None:
-        raise InputError(path, "no such file in the archive")
-    if entry.size <= HELD_TAR_MEMBER_BYTES:
-        st = archive.stat()
-        data = _held_tar_member(str(archive), st.st_mtime_ns, st.st_size, name, str(path))
-        for start in range(0, len(data), CHUNK):
-            yield data[start : start + CHUNK]
-    else:
-        yield from _tar_member(archive, name, path)
-
-
-@functools.lru_cache(maxsize=4)
-def _held_tar_member(archive: str, _mtime: int, _size: int, name: str, path: str) -> bytes:
-    """A small member of a tar, held: an import reads its file several times (a sniff per format, the
-    ledger's hash, the reading), and a compressed tar can only be read from its start."""
-    return b"".join(_tar_member(Path(archive), name, Path(path)))
-
-
-def _tar_member(archive: Path, name: str, path: Path) -> Iterator[bytes]:
-    with _open_tar(archive) as tf:
-        for info in _tar_files(tf, archive):
-            if _member_name(info.name) == name:
-                break
-        else:
+    with open_zip(archive) as zf:
+        stored = next((n for n in member_names(zf) if _member_name(n) == name), None)
+        if stored is None:
             raise InputError(path, "no such file in the archive")
-        try:
-            fh = tf.extractfile(info)
-            assert fh is not None  # a regular file always has its data
-            with fh:
-                while chunk := fh.read(CHUNK):
-                    yield chunk
-        except Exception as exc:  # a damaged compressed stream
-            raise InputError(path, f"cannot read tar entry ({type(exc).__name__}: {exc})") from None
+        yield from iter_member_chunks(zf, stored, archive)
 
 
 def is_file(path: Path) -> bool:
@@ -334,7 +355,7 @@ def named_file(
         if not file.is_file():
             raise InputError(path, f"no {name} in this folder; not {what}")
         yield iter_file_chunks(file), file, None
-    elif zipfile.is_zipfile(path):
+    elif is_zip(path):
         with open_zip(path) as zf:
             member = shallowest(zf, name)
             if member is None:
@@ -351,7 +372,7 @@ def named_head(path: Path, name: str, size: int) -> bytes:
         if path.is_dir():
             file = path / name
             data = sniff_head(file, size) if file.is_file() else b""
-        elif zipfile.is_zipfile(path):
+        elif is_zip(path):
             with open_zip(path) as zf:
                 member = shallowest(zf, name)
                 data = utf8_head(next(iter_member_chunks(zf, member, path), b"")[:size]) if member else b""

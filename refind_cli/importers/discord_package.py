@@ -32,7 +32,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
+from refind_cli.importers.container import (
+    is_zip,
+    iter_file_chunks,
+    iter_member_chunks,
+    member_names,
+    open_zip,
+)
 from refind_cli.importers.discord import join, json_events, snowflake, timestamp
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -136,7 +142,7 @@ def _opened(path: Path) -> Iterator[_Package | None]:
             yield _folder_package(path)
         except OSError as exc:
             raise InputError(path, f"cannot list the folder ({exc.strerror or exc})") from None
-    elif zipfile.is_zipfile(path):
+    elif is_zip(path):
         with open_zip(path) as zf:
             yield _zip_package(path, zf)
     else:

@@ -45,6 +45,7 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import conversations, htmltext
 from refind_cli.importers.container import (
     decode_text,
+    is_zip,
     iter_file_chunks,
     iter_member_chunks,
     member_names,
@@ -151,7 +152,7 @@ def _member(zf: zipfile.ZipFile) -> str | None:
 def _head(path: Path) -> tuple[bytes, str]:
     """The first bytes of the activity file and its name; (b"", "") if there is none. Never raises."""
     try:
-        if zipfile.is_zipfile(path):
+        if is_zip(path):
             with open_zip(path) as zf:
                 name = _member(zf)
                 if name is None:
@@ -224,7 +225,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
 
 def _json_entries(path: Path) -> Iterator[Entry]:
     with contextlib.ExitStack() as stack:
-        if zipfile.is_zipfile(path):
+        if is_zip(path):
             zf = stack.enter_context(open_zip(path))
             name = _member(zf)
             assert name is not None  # sniffed
@@ -257,7 +258,7 @@ def _json_entry(obj: dict[str, Any], where: str, error: Callable[[str, str | Non
 
 
 def _html_entries(path: Path, tz: tzinfo) -> Iterator[Entry]:
-    if zipfile.is_zipfile(path):
+    if is_zip(path):
         with open_zip(path) as zf:
             name = _member(zf)
             assert name is not None  # sniffed

@@ -35,6 +35,7 @@ from refind_cli.importers import takeout
 from refind_cli.importers.container import (
     decode_text,
     is_file,
+    is_zip,
     member_names,
     open_zip,
     read_file,
@@ -152,7 +153,7 @@ def sniff(path: Path) -> bool:
         if path.is_dir():
             # By content too: other exports' folders hold a messages.json (Skype's); a group's may be empty.
             return any(_SNIFF[0].search(_head(g.path)) for g in _folder_groups(path)[0])
-        if zipfile.is_zipfile(path):
+        if is_zip(path):
             with open_zip(path) as zf:
                 return any(_GROUP_MEMBER.search(n) for n in member_names(zf))
         return _is_messages(_head(path))
@@ -167,7 +168,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     if path.is_dir():
         groups, user = _folder_groups(path)
         yield from _groups(groups, user, tz)
-    elif zipfile.is_zipfile(path):
+    elif is_zip(path):
         with open_zip(path) as zf:
             groups, user = _zip_groups(path, zf)
             if not groups:

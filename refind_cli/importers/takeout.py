@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import re
 import warnings
-import zipfile
 from pathlib import Path
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers.container import member_names, open_zip
+from refind_cli.importers.container import is_zip, member_names, open_zip
 
 # A product's files inside a Takeout zip, by the importer that reads them.
 PRODUCTS = {
@@ -24,7 +23,7 @@ PRODUCTS = {
 def products(path: Path) -> set[str]:
     """The importers whose product files the zip ``path`` holds; empty for anything else. Never raises."""
     try:
-        if not zipfile.is_zipfile(path):
+        if not is_zip(path):
             return set()
         with open_zip(path) as zf:
             names = member_names(zf)

@@ -62,7 +62,7 @@ def _heads(path: Path, *, first_only: bool) -> Iterator[bytes]:
             yield container.read_file_part(file, 0, _SNIFF_BYTES)
             if first_only:
                 return
-    elif zipfile.is_zipfile(path):
+    elif container.is_zip(path):
         with container.open_zip(path) as zf:
             for name in _zip_members(zf):
                 with contextlib.closing(container.iter_member_chunks(zf, name, path)) as chunks:
@@ -98,7 +98,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         for file in files:
             with contextlib.closing(container.iter_file_chunks(file)) as chunks:
                 yield from _file(chunks, file, None, tz)
-    elif zipfile.is_zipfile(path):
+    elif container.is_zip(path):
         with container.open_zip(path) as zf:
             members = _zip_members(zf)
             if not members:
