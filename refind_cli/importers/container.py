@@ -478,15 +478,16 @@ def utf8_chunks(chunks: Iterable[bytes], error: ErrorMaker) -> Iterator[bytes]:
         if len(start) >= ENCODING_BYTES:
             break
     encoding = text_encoding(start)
-    start = start[encoding.bom :]
+    first, start = start[encoding.bom :], b""  # held no longer than the parser needs it
     if encoding.codec == "utf-8":
-        if start:
-            yield start
+        if first:
+            yield first
+        del first
         yield from chunks
         return
     decoder = codecs.getincrementaldecoder(encoding.codec)()
     done = encoding.bom
-    for chunk in itertools.chain([start], chunks, [b""]):
+    for chunk in itertools.chain([first], chunks, [b""]):
         try:
             text = decoder.decode(chunk, final=not chunk)
         except UnicodeDecodeError as exc:

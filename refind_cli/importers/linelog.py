@@ -166,7 +166,7 @@ def iter_text(
             found = container.text_encoding(start)
             encoding = found.label
             decoder = codecs.getincrementaldecoder(found.codec)()
-            chunk = start[found.bom :]
+            chunk, start = start[found.bom :], b""
         try:
             text = pending + decoder.decode(chunk)
         except UnicodeDecodeError as exc:
