@@ -22,6 +22,7 @@ from samples import SAMPLES
 
 from refind_cli import importers
 from refind_cli.errors import InputError
+from refind_cli.importers import container
 from refind_cli.ingest import import_file
 from refind_cli.storage.archive import Archive
 
@@ -136,6 +137,58 @@ def test_a_rewritten_export_imports_as_the_original(tmp_path: Path, export: Path
     original = _original(export)
     assert original
     assert _messages(rewritten) == original
+
+
+def _packed_exports() -> list[Path]:
+    """The sample exports that are folders or zips: each is tarred (or zipped) whole below."""
+    return [p for p in sorted(SAMPLES.iterdir()) if importers.path_kind(p) in ("folder", "zip")]
+
+
+def _files(export: Path) -> dict[str, bytes]:
+    """An export's files by their names inside it: a folder's, with the folder's name above them, or a zip's."""
+    if export.is_dir():
+        return {
+            f"{export.name}/{f.relative_to(export).as_posix()}": f.read_bytes()
+            for f in export.rglob("*")
+            if f.is_file()
+        }
+    with zipfile.ZipFile(export) as zf:
+        return {i.filename: zf.read(i) for i in zf.infolist() if not i.is_dir()}
+
+
+def _tarred(files: dict[str, bytes], mode: str) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode=mode) as tf:
+        for name, data in sorted(files.items()):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("export", _packed_exports(), ids=lambda p: p.name)
+def test_a_folder_or_zip_export_tarred_or_zipped_again_imports_as_the_original(
+    tmp_path: Path, export: Path
+) -> None:
+    files = _files(export)
+    name = container.archive_stem(export.name) or export.name
+    tgz = tmp_path / f"{name}.tar.gz"
+    tgz.write_bytes(_tarred(files, "w:gz"))
+    rezipped = tmp_path / "again" / f"{name}.zip"
+    rezipped.parent.mkdir()
+    rezipped.write_bytes(_zip_all(files))
+    original = sorted(_original(export))
+    assert original
+    assert sorted(_messages(tgz)) == original
+    assert sorted(_messages(rezipped)) == original
+
+
+def _zip_all(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in sorted(files.items()):
+            zf.writestr(name, data)
+    return out.getvalue()
 
 
 def test_a_chat_from_an_archive_is_the_chat_of_the_file_and_its_reimport_is_unchanged(tmp_path: Path) -> None:
