@@ -41,7 +41,7 @@ FORMAT = "sms"
 _SNIFF_BYTES = 4096
 # The root element, after the XML declaration, the app's comment and a stylesheet instruction.
 # A DTD for <smses> is claimed too, so that it is refused as such rather than as an unknown format.
-_SNIFF = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:<[?!][^>]*>\s*)*(?:<smses[\s>/]|<!DOCTYPE\s+smses\b)")
+_SNIFF = re.compile(rb"\A\s*(?:<[?!][^>]*>\s*)*(?:<smses[\s>/]|<!DOCTYPE\s+smses\b)")
 _OWN = "Me"
 # What the app writes where a field has no value.
 _NULL = frozenset({"", "null"})
