@@ -45,19 +45,24 @@ class Rules:
 class Stream:
     """A read-only binary file over byte chunks, for ijson: UTF-8 without a BOM, whatever the file's encoding
     (``container.utf8_chunks``), refuses an overlong value, applies ``rules.repair``. ``consumed`` counts the
-    bytes taken so far (as UTF-8: the file's own, unless it is UTF-16 or 32), ``handed`` those passed on to
-    the parser (give or take what a repair adds)."""
+    file's bytes taken so far, ``handed`` those passed on to the parser (give or take what a repair adds; in
+    the file's bytes for UTF-8, a BOM included, in UTF-8's for a file transcoded from UTF-16 or 32)."""
 
     def __init__(self, chunks: Iterator[bytes], error: ErrorMaker, rules: Rules) -> None:
         self.error = error
         self.rules = rules
-        self._chunks = utf8_chunks(chunks, error)
+        self._chunks = utf8_chunks(self._counted(chunks), error)
         self._since_quote = 0
         self._buf = b""
         self._pos = 0
         self._carry = b""  # held back: a backslash before its escape
         self.consumed = 0
         self.at_eof = False
+
+    def _counted(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self.consumed += len(chunk)
+            yield chunk
 
     def read(self, size: int = -1) -> bytes:
         while self._pos >= len(self._buf):
@@ -79,7 +84,6 @@ class Stream:
             # What was held back goes to the parser as it is: a dangling backslash is the parser's to reject.
             self._buf, self._pos, self._carry = self._carry, 0, b""
             return bool(self._buf)
-        self.consumed += len(chunk)
         last_quote = chunk.rfind(b'"')
         self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
         if self._since_quote > self.rules.max_token:
