@@ -72,11 +72,11 @@ def is_zip(path: Path) -> bool:
 def open_zip(path: Path) -> zipfile.ZipFile:
     """A zip archive, or a tar archive as a zip (its files held in memory, ``MAX_TAR_HELD_BYTES``)."""
     try:
-        if zipfile.is_zipfile(path):
-            zf = zipfile.ZipFile(path)
-        else:
+        if is_tar(path):
             st = path.stat()
             zf = zipfile.ZipFile(io.BytesIO(_tar_as_zip(str(path), st.st_mtime_ns, st.st_size)))
+        else:
+            zf = zipfile.ZipFile(path)
         members = zf.infolist()
     except (
         zipfile.BadZipFile,
@@ -472,22 +472,20 @@ def utf8_chunks(chunks: Iterable[bytes], error: ErrorMaker) -> Iterator[bytes]:
     passes through as it is, UTF-16 and 32 are decoded as they stream in. Invalid UTF-16 or 32 is an error
     made by ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own way."""
     chunks = iter(chunks)
-    start = b""
-    for chunk in chunks:
-        start += chunk
-        if len(start) >= ENCODING_BYTES:
-            break
-    encoding = text_encoding(start)
-    first, start = start[encoding.bom :], b""  # held no longer than the parser needs it
+    first = _enough_to_tell(chunks)
+    encoding = text_encoding(first)
     if encoding.codec == "utf-8":
+        first = first[encoding.bom :]
         if first:
             yield first
-        del first
+        first = b""  # held no longer than the parser needs it
         yield from chunks
         return
+    source = itertools.chain([first[encoding.bom :]], chunks, [b""])
+    del first
     decoder = codecs.getincrementaldecoder(encoding.codec)()
     done = encoding.bom
-    for chunk in itertools.chain([first], chunks, [b""]):
+    for chunk in source:
         try:
             text = decoder.decode(chunk, final=not chunk)
         except UnicodeDecodeError as exc:
@@ -495,6 +493,16 @@ def utf8_chunks(chunks: Iterable[bytes], error: ErrorMaker) -> Iterator[bytes]:
         done += len(chunk)
         if text:
             yield text.encode("utf-8")
+
+
+def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
+    """The first chunks, joined, until they tell the encoding (``ENCODING_BYTES``) or the text ends."""
+    start = b""
+    for chunk in chunks:
+        start += chunk
+        if len(start) >= ENCODING_BYTES:
+            break
+    return start
 
 
 def decode_text(data: bytes, path: Path | str, where: str | None = None) -> str:
