@@ -212,3 +212,19 @@ def test_a_chat_from_an_archive_is_the_chat_of_the_file_and_its_reimport_is_unch
             assert [(c.chat_uid, c.messages_added, c.messages_skipped) for c in reread.chats] == [
                 (first.chats[0].chat_uid, 0, 6)
             ]
+
+
+def test_a_folder_walk_takes_the_exports_inside_its_archives(tmp_path: Path) -> None:
+    priya, hangouts = SAMPLES / "Priya Nair.txt", SAMPLES / "Hangouts.json"
+    (tmp_path / "priya.zip").write_bytes(_zip(priya.name, priya.read_bytes()))
+    (tmp_path / "takeout-001.tgz").write_bytes(
+        _tgz(f"Takeout/Hangouts/{hangouts.name}", hangouts.read_bytes())
+    )
+    (tmp_path / "photos.tar.xz").write_bytes(_tarred({"IMG_0001.jpg": b"\xff\xd8"}, "w:xz"))
+    assert list(importers.exports_in(tmp_path)) == [
+        tmp_path / "photos.tar.xz",  # named as an archive, holding no export: its import says so
+        tmp_path / "priya.zip" / priya.name,
+        tmp_path / "takeout-001.tgz",  # a Takeout archive Hangouts reads whole, as it reads its zip
+    ]
+    assert sorted(_messages(tmp_path / "priya.zip")) == sorted(_original(priya))
+    assert sorted(_messages(tmp_path / "takeout-001.tgz")) == sorted(_original(hangouts))
