@@ -228,3 +228,14 @@ def test_a_folder_walk_takes_the_exports_inside_its_archives(tmp_path: Path) -> 
     ]
     assert sorted(_messages(tmp_path / "priya.zip")) == sorted(_original(priya))
     assert sorted(_messages(tmp_path / "takeout-001.tgz")) == sorted(_original(hangouts))
+
+
+def test_an_archive_inside_an_archive_is_named_as_such(tmp_path: Path) -> None:
+    family = SAMPLES / "WhatsApp Chat - Family.zip"
+    outer = tmp_path / "backup.zip"
+    outer.write_bytes(_zip(family.name, family.read_bytes()))
+    [inner] = importers.exports_in(outer)
+    assert inner == outer / family.name
+    with pytest.raises(InputError, match="an archive inside an archive; unpack the outer one") as exc:
+        importers.detect(inner)
+    assert str(exc.value).startswith(f"{inner}: ")
