@@ -21,7 +21,7 @@ import pytest
 from samples import SAMPLES
 
 from refind_cli import importers
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container
 from refind_cli.ingest import import_file
 from refind_cli.storage.archive import Archive
@@ -239,3 +239,19 @@ def test_an_archive_inside_an_archive_is_named_as_such(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="an archive inside an archive; unpack the outer one") as exc:
         importers.detect(inner)
     assert str(exc.value).startswith(f"{inner}: ")
+
+
+def test_an_archive_of_several_exports_read_as_one_says_what_else_it_holds(tmp_path: Path) -> None:
+    files = {**_files(SAMPLES / "claude-export"), **_files(SAMPLES / "grok-export")}
+    both = tmp_path / "exports.zip"
+    both.write_bytes(_zip_all(files))
+    with pytest.warns(InputWarning, match=r"this archive also holds grok, .*--format grok.*unpacked"):
+        assert _chats(both) == {"claude"}
+
+
+def _chats(path: Path) -> set[str]:
+    return {
+        chat.chat.source
+        for export in importers.exports_in(path)
+        for chat in importers.read_export(export, "auto", UTC)
+    }

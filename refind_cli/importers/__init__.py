@@ -251,8 +251,24 @@ def read_export(path: Path, fmt: str, tz: tzinfo, after: Mark | None = None) -> 
     with a warning; its record keeps it as written."""
     from refind_cli.records import ChatExport
 
-    for export in resolve(path, fmt).read(path, tz, after):
+    importer = resolve(path, fmt)
+    for export in importer.read(path, tz, after):
         yield ChatExport(export.chat, _representable(path, export.chat.name, export.messages), export.end)
+    if after is None and path_kind(path) == "zip":
+        _warn_others(path, importer)
+
+
+def _warn_others(archive: Path, mine: Importer) -> None:
+    """One warning naming the other formats an archive read as one export holds exports of (a Takeout's
+    Hangouts, Google Chat and Gemini; a zip of several exports): an export is read by one importer."""
+    others = sorted(i.name for i in _REGISTRY.values() if i is not mine and _recognises(i, archive))
+    if others:
+        how = " and ".join(f"--format {name}" for name in others)
+        what = (
+            f"this archive also holds {', '.join(others)}, read only when imported again with {how}, or unpacked "
+            "and imported as a folder"
+        )
+        warnings.warn(InputWarning(archive, what), stacklevel=2)
 
 
 def _representable(path: Path, chat: str, messages: Iterable[Message]) -> Iterator[Message]:

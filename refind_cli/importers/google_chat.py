@@ -31,7 +31,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import takeout
 from refind_cli.importers.container import (
     decode_text,
     is_file,
@@ -174,7 +173,6 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             if not groups:
                 raise InputError(path, f"no Google Chat/Groups/*/messages.json in this zip; not {WHAT}")
             yield from _groups(groups, user, tz)
-        takeout.warn_others(path, FORMAT)
     else:
         info = path.with_name(GROUP_INFO)
         group = _Group(
