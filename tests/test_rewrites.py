@@ -145,7 +145,7 @@ def _packed_exports() -> list[Path]:
 
 
 def _files(export: Path) -> dict[str, bytes]:
-    """An export's files by their names inside it: a folder's, with the folder's name above them, or a zip's."""
+    """An export's files by their names inside it: a folder's (the folder's name above them), or a zip's."""
     if export.is_dir():
         return {
             f"{export.name}/{f.relative_to(export).as_posix()}": f.read_bytes()

@@ -265,8 +265,8 @@ def _warn_others(archive: Path, mine: Importer) -> None:
     if others:
         how = " and ".join(f"--format {name}" for name in others)
         what = (
-            f"this archive also holds {', '.join(others)}, read only when imported again with {how}, or unpacked "
-            "and imported as a folder"
+            f"this archive also holds {', '.join(others)}, read only when imported again with {how}, or "
+            "unpacked and imported as a folder"
         )
         warnings.warn(InputWarning(archive, what), stacklevel=2)
 

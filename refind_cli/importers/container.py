@@ -7,11 +7,12 @@ A file inside an archive has a path too: the archive's path with the member's na
 (``Takeout.tgz/Takeout/Hangouts/Hangouts.json``). No such path exists on disk (a regular file has nothing
 below it), so the name is never ambiguous, survives being passed as text to the import worker, and errors
 name the member the way a person would. The functions here that read a file (``iter_file_chunks``,
-``read_file``, ``sniff_head``, ``is_file``, ``file_size``) read such a member as they read a loose file; an importer that
-reads through them takes a single-file export wherever it lies.
+``read_file``, ``read_file_part``, ``sniff_head``, ``is_file``, ``file_size``) read such a member as they read
+a loose file; an importer that reads through them takes a single-file export wherever it lies.
 
-Text is read through one place too (``text_encoding``, ``utf8_chunks``, ``decode_text``, ``sniff_head``): UTF-8, 16
-or 32, with or without a BOM (Windows tools save UTF-16), so that no importer tells encodings on its own.
+Text is read through one place too (``text_encoding``, ``utf8_chunks``, ``utf8_head``, ``decode_text``,
+``sniff_head``): UTF-8, 16 or 32, with or without a BOM (Windows tools save UTF-16), so that no importer tells
+encodings on its own.
 """
 
 from __future__ import annotations
@@ -40,8 +41,6 @@ MAX_RATIO = 200
 RATIO_FLOOR_BYTES = 64 << 20
 CHUNK = 1 << 20
 
-ErrorMaker = Callable[[str, str | None], InputError]
-"""Makes an importer's error from what went wrong and where (None: nowhere in particular)."""
 # A tar is listed by reading it through; a header count past any real export's (Takeout's photos included) is
 # a hostile one, and so are declared sizes that add up far past what the archive could expand to.
 MAX_TAR_MEMBERS = 200_000
@@ -50,6 +49,8 @@ MAX_TAR_MEMBERS = 200_000
 # then reads tars. What it holds beyond this is refused with a word to unpack it.
 MAX_TAR_HELD_BYTES = 512 << 20
 
+ErrorMaker = Callable[[str, str | None], InputError]
+"""Makes an importer's error from what went wrong and where (None: nowhere in particular)."""
 
 # Archive names (.zip, .tgz, .tar.xz, ...), from the formats the standard library unpacks, longest first.
 ARCHIVE_SUFFIXES = tuple(
@@ -288,7 +289,8 @@ def _tar_files(tf: tarfile.TarFile, path: Path) -> Iterator[tarfile.TarInfo]:
             if info.size > MAX_MEMBER_BYTES:
                 raise InputError(
                     path,
-                    f"declares {info.size:,} bytes (limit {MAX_MEMBER_BYTES:,}); refusing a possible tar bomb",
+                    f"declares {info.size:,} bytes (limit {MAX_MEMBER_BYTES:,}); refusing a possible tar "
+                    "bomb",
                     where,
                 )
             declared += info.size
@@ -366,8 +368,9 @@ def named_file(
 
 
 def named_head(path: Path, name: str, size: int) -> bytes:
-    """The first ``size`` bytes of an export's ``name`` file, as ``named_file`` finds it, as UTF-8 (``sniff_head``)
-    without leading white space; b"" where there is none. Never raises: it serves a format's sniff."""
+    """The first ``size`` bytes of an export's ``name`` file, as ``named_file`` finds it, as UTF-8
+    (``sniff_head``) without leading white space; b"" where there is none. Never raises: it serves a format's
+    sniff."""
     try:
         if path.is_dir():
             file = path / name
