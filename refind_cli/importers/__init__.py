@@ -343,6 +343,7 @@ register(
         "refind_cli.importers.telegram",
         takes=("file", "zip", "folder"),
         names=("*.json", "*.zip"),
+        resumes=True,
     )
 )
 # ChatGPT and Claude.ai: assistant chats, so a turn is a question with its answer.

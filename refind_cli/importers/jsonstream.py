@@ -8,6 +8,12 @@ the UTF-8 becomes the importer's one-line ``InputError`` with a place.
 
 Each format reads under its own ``Rules``: the caps differ with what its real exports hold, and the
 wording of a few errors with what its importer has always said.
+
+A grown export is the earlier one with items added at the end of an array (a chat's messages). An array read
+to its end leaves a ``Head``: the items that ended in the bytes before the parser's last read block but one
+(so the bytes hold nothing past them: not the closing ``]`` a grown file replaces). A file whose first bytes
+are the same (the caller checks their hash) holds the same items there, which ``pass_items`` passes over
+without building them: only their parse events are read.
 """
 
 from __future__ import annotations
@@ -26,6 +32,14 @@ ErrorMaker = Callable[[str, str | None], InputError]
 _BOM = b"\xef\xbb\xbf"
 _STARTS = frozenset({"start_map", "start_array"})
 _ENDS = frozenset({"end_map", "end_array"})
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The first ``items`` of an array lie wholly in the file's first ``offset`` bytes."""
+
+    offset: int
+    items: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +75,7 @@ class Stream:
         self._started = False
         self.consumed = 0
         self.at_eof = False
+        self.exact = True  # ``handed`` counts source bytes: no repair has changed a length
 
     def read(self, size: int = -1) -> bytes:
         while self._pos >= len(self._buf):
@@ -107,6 +122,7 @@ class Stream:
         else:
             self._carry = b""
         self._buf, self._pos = repair(data), 0
+        self.exact = self.exact and len(self._buf) == len(data)
         return True
 
 
@@ -189,16 +205,36 @@ class JsonEvents:
             raise self._fault(exc) from None
         raise self.error("truncated JSON", f"byte {self._stream.consumed}")
 
-    def array(self, where: str) -> Iterator[tuple[Any, str]]:
-        """The items of the array whose ``[`` was just read, each with its place (``where[3]``)."""
-        index = 0
+    def array(self, where: str, passed: Ends | None = None) -> Iterator[tuple[Any, str]]:
+        """The items of the array whose ``[`` was just read (and ``passed``: its first items passed over),
+        each with its place (``where[3]``). Once the array is read, ``head`` says where its items ended."""
+        ends = passed or Ends(self._stream)
+        index = ends.count
         while True:
             event, value = self.next()
             if event == "end_array":
+                self.head = ends.head()
                 return
             place = f"{where}[{index}]"
             yield self.value(event, value, place), place
             index += 1
+            ends.ended(index)
+
+    def pass_items(self, head: Head) -> Ends | None:
+        """Pass over the first ``head.items`` items of the array whose ``[`` was just read, building none of
+        them; for ``array`` to go on from. None where the array has fewer items, or where they do not end
+        where they ended when ``head`` was taken (another file, or another way of reading it)."""
+        ends = Ends(self._stream)
+        while ends.count < head.items:
+            event, _ = self.next()
+            if event == "end_array":
+                return None
+            if event in _STARTS:
+                self.skip()
+            ends.ended(ends.count + 1)
+        return ends if ends.block == head.offset else None
+
+    head: Head | None = None
 
     def dump(self, obj: Any, where: str | None) -> str:
         """A record's raw JSON as the archive keeps it."""
@@ -220,3 +256,25 @@ class JsonEvents:
             return self.error("truncated JSON: the data stops in the middle", f"byte {stream.consumed}")
         # The parser reads ahead a block at a time, so the fault lies in the block before this byte.
         return self.error(f"invalid JSON ({detail})", f"near byte {stream.handed}")
+
+
+class Ends:
+    """Where an array's items ended, in source bytes handed to the parser: it hands on a block at a time and
+    reports the events of a block once it has it, so an item that ended while ``handed`` was H lies in the
+    first H bytes."""
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+        self.count = 0
+        self.block = -1  # ``handed`` when the latest item ended
+        self.before = Head(0, 0)  # the items that ended in blocks before that one
+
+    def ended(self, count: int) -> None:
+        handed = self.stream.handed
+        if handed != self.block:
+            self.before = Head(self.block, self.count)
+            self.block = handed
+        self.count = count
+
+    def head(self) -> Head | None:
+        return self.before if self.before.items and self.stream.exact else None

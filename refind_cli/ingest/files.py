@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Generator
 from datetime import timedelta, tzinfo
 from pathlib import Path
@@ -113,10 +114,12 @@ def import_file(
                 counts["resumed"] = {"from": resume_from[0], "offset": resume_from[1].mark.offset}
             archive.finish_import(import_seq, now(), counts)
             point = points[0] if len(points) == 1 and len(chats) == 1 else None
+            if point is not None and point.mark.read is not None and 0 < point.mark.offset < hashed:
+                point = dataclasses.replace(point, prefix=file_digests(path, [point.mark.offset])[2][point.mark.offset])
             if (
                 point is not None
                 and path.is_file()
-                and (point.mark.offset == hashed or point.mark.digest)
+                and (point.mark.offset == hashed or point.mark.digest or point.prefix)
                 and keeps(archive, chats[0].chat_uid)
             ):
                 archive.set_resume_point(import_seq, point.to_json())
