@@ -50,7 +50,7 @@ def generate_telegram(path: Path, n: int) -> None:
                 "text": text,
                 "text_entities": [{"type": "plain", "text": text}],
             }
-            body = json.dumps(item, ensure_ascii=False, indent=1).replace("\n", "\n   ")
+            body = json.dumps(item, ensure_ascii=False, indent=1).replace("\n", "\n  ")
             fh.write(("\n  " if i == 1 else ",\n  ") + body)
         fh.write("\n ]\n}\n")
 

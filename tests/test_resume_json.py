@@ -46,7 +46,7 @@ def result_json(messages: list[dict], dialog: dict | None = None) -> bytes:
     head = dialog or {"name": "Bench", "type": "private_group", "id": 4242}
     out = "{\n" + "".join(f" {json.dumps(k)}: {json.dumps(v)},\n" for k, v in head.items()) + ' "messages": ['
     for n, m in enumerate(messages):
-        out += ("\n  " if n == 0 else ",\n  ") + json.dumps(m, ensure_ascii=False, indent=1).replace("\n", "\n   ")
+        out += ("\n  " if n == 0 else ",\n  ") + json.dumps(m, ensure_ascii=False, indent=1).replace("\n", "\n  ")
     return (out + "\n ]\n}\n").encode()
 
 
@@ -119,10 +119,9 @@ def test_any_grown_export_stores_what_a_full_reading_would(tmp_path_factory, old
             new[at] = {**new[at], "text": new[at]["text"] + " (edited)"}
         else:
             del new[at]
-    resumed, reread, results = grown(tmp_path, [result_json(messages[:old]), result_json(new)])
+    # A change after the mark (in the last block read) is read with what was added.
+    resumed, reread, _ = grown(tmp_path, [result_json(messages[:old]), result_json(new)])
     assert resumed == reread
-    if change is not None:
-        assert results[-1].resumed_at is None
 
 
 def test_the_next_import_goes_on_from_the_mark_the_resumed_one_left(tmp_path: Path):
