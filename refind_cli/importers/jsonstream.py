@@ -76,8 +76,10 @@ class Stream:
         self.consumed = 0
         self.at_eof = False
         self.exact = True  # ``handed`` counts source bytes: no repair has changed a length
+        self.reads = 0
 
     def read(self, size: int = -1) -> bytes:
+        self.reads += 1
         while self._pos >= len(self._buf):
             if self.at_eof or not self._refill():
                 return b""
@@ -223,16 +225,30 @@ class JsonEvents:
     def pass_items(self, head: Head) -> Ends | None:
         """Pass over the first ``head.items`` items of the array whose ``[`` was just read, building none of
         them; for ``array`` to go on from. None where the array has fewer items, or where they do not end
-        where they ended when ``head`` was taken (another file, or another way of reading it)."""
+        where they ended when ``head`` was taken (another file, or another way of reading it). Runs once per
+        event of every message passed over: one flat loop over the parser's events."""
         ends = Ends(self._stream)
-        while ends.count < head.items:
-            event, _ = self.next()
-            if event == "end_array":
-                return None
-            if event in _STARTS:
-                self.skip()
-            ends.ended(ends.count + 1)
-        return ends if ends.block == head.offset else None
+        if head.items <= 0:
+            return None
+        starts, finishes = _STARTS, _ENDS
+        depth = count = 0
+        try:
+            for event, _ in self._events:
+                if event in starts:
+                    depth += 1
+                    continue
+                if event in finishes:
+                    depth -= 1
+                    if depth < 0:  # the array's own end
+                        return None
+                if depth == 0:
+                    count += 1
+                    ends.ended(count)
+                    if count == head.items:
+                        return ends if ends.block == head.offset else None
+        except self._faults as exc:
+            raise self._fault(exc) from None
+        raise self.error("truncated JSON", f"byte {self._stream.consumed}")
 
     head: Head | None = None
 
@@ -267,13 +283,16 @@ class Ends:
         self.stream = stream
         self.count = 0
         self.block = -1  # ``handed`` when the latest item ended
+        self._reads = -1
         self.before = Head(0, 0)  # the items that ended in blocks before that one
 
     def ended(self, count: int) -> None:
-        handed = self.stream.handed
-        if handed != self.block:
-            self.before = Head(self.block, self.count)
-            self.block = handed
+        if self.stream.reads != self._reads:  # ``handed`` moves only when the parser reads
+            self._reads = self.stream.reads
+            handed = self.stream.handed
+            if handed != self.block:
+                self.before = Head(self.block, self.count)
+                self.block = handed
         self.count = count
 
     def head(self) -> Head | None:
