@@ -46,7 +46,9 @@ def result_json(messages: list[dict], dialog: dict | None = None) -> bytes:
     head = dialog or {"name": "Bench", "type": "private_group", "id": 4242}
     out = "{\n" + "".join(f" {json.dumps(k)}: {json.dumps(v)},\n" for k, v in head.items()) + ' "messages": ['
     for n, m in enumerate(messages):
-        out += ("\n  " if n == 0 else ",\n  ") + json.dumps(m, ensure_ascii=False, indent=1).replace("\n", "\n  ")
+        out += ("\n  " if n == 0 else ",\n  ") + json.dumps(m, ensure_ascii=False, indent=1).replace(
+            "\n", "\n  "
+        )
     return (out + "\n ]\n}\n").encode()
 
 

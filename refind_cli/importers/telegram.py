@@ -185,7 +185,9 @@ class _Parser:
                         raise NotResumable
                 messages = self._messages(f"{prefix}messages", passed)
                 if _announced(meta):
-                    yield ChatExport(self._chat(meta, where), messages, self._mark if root and self._marks else None)
+                    yield ChatExport(
+                        self._chat(meta, where), messages, self._mark if root and self._marks else None
+                    )
                     for _ in messages:  # whatever the consumer left unread
                         pass
                     if self._failed:

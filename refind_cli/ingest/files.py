@@ -115,7 +115,9 @@ def import_file(
             archive.finish_import(import_seq, now(), counts)
             point = points[0] if len(points) == 1 and len(chats) == 1 else None
             if point is not None and point.mark.read is not None and 0 < point.mark.offset < hashed:
-                point = dataclasses.replace(point, prefix=file_digests(path, [point.mark.offset])[2][point.mark.offset])
+                point = dataclasses.replace(
+                    point, prefix=file_digests(path, [point.mark.offset])[2][point.mark.offset]
+                )
             if (
                 point is not None
                 and path.is_file()

@@ -58,7 +58,11 @@ def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoin
     mark = export.end() if export.end is not None else None
     if mark is None:
         return None
-    return ResumePoint(mark, {}, mark.read) if mark.read is not None else ResumePoint(mark, identity.recent, seen)
+    return (
+        ResumePoint(mark, {}, mark.read)
+        if mark.read is not None
+        else ResumePoint(mark, identity.recent, seen)
+    )
 
 
 def matching(
