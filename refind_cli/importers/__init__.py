@@ -441,6 +441,7 @@ register(
         "refind_cli.importers.kakaotalk",
         takes=("file", "zip"),
         names=("*.txt", "*.zip", "*.csv"),
+        resumes=True,
     )
 )
 register(
