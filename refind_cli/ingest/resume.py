@@ -9,6 +9,11 @@ bytes hash the same reads from the mark on (one pass over the file hashes it at 
 the whole of it for the ledger); the messages before it are the ones the archive holds already, so what is
 stored is what a full reading would store. A file that changed before the mark (a message edited or
 deleted), or whose bytes after it do not go on from it (``NotResumable``), is read whole.
+
+A JSON export grows inside its list of messages, so its reader's mark is short of the file's end
+(``Mark.read``: a one-chat Telegram ``result.json``, ``importers.jsonstream.Head``): the hash of the bytes
+before it is taken once the import is done and kept beside it (``ResumePoint.prefix``); a later reading
+passes over the messages before it without building them and reads the rest.
 """
 
 from __future__ import annotations
