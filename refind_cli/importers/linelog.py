@@ -834,6 +834,7 @@ def read_file_log(
     comes before any message. ``rewrite``: makes the filter each run of lines passes through."""
     if after is not None and after.digest:
         raise NotResumable  # a zip's mark
+    last: LineFilter | None = None  # the filter of the latest run of lines
 
     def lines(chunks: _Counted, line: int = 0) -> Iterator[str]:
         nonlocal last
@@ -843,7 +844,6 @@ def read_file_log(
         last = rewrite()
         return last(read)
 
-    last: LineFilter | None = None
     counted = _Counted(container.iter_file_chunks(path))
     reader = Reader(grammar, lines(counted), tz, path, None)
     head = reader.head(path.suffix.lower())

@@ -26,7 +26,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import named_file, named_head
+from refind_cli.importers.container import iter_file_chunks, named_file, named_head
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "telegram"
@@ -71,8 +71,29 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
         loose = where == path and entry is None
         if after is not None and not loose:
             raise NotResumable
-        head = None if after is None else jsonstream.Head(after.offset, json.loads(after.state)["items"])
-        yield from _parse(chunks, where, entry, tz, loose, head)
+        tail = None
+        if after is not None:
+            between = json.loads(after.state).get("between")  # the items before the mark
+            if not isinstance(between, int):
+                raise NotResumable
+            tail = _Tail(path, jsonstream.Head(after.offset, between))
+        yield from _parse(chunks, where, entry, tz, loose, tail)
+
+
+class _Tail:
+    """The bytes of a loose file from a ``Head`` of its messages on."""
+
+    def __init__(self, path: Path, head: jsonstream.Head) -> None:
+        self.path = path
+        self.head = head
+
+    def before(self) -> bytes:
+        with self.path.open("rb") as fh:
+            fh.seek(max(0, self.head.offset - 4096))
+            return fh.read(min(4096, self.head.offset))
+
+    def chunks(self) -> Generator[bytes, None, None]:
+        return iter_file_chunks(self.path, self.head.offset)
 
 
 def _parse(
@@ -81,12 +102,14 @@ def _parse(
     entry: str | None,
     tz: tzinfo,
     marks: bool = False,
-    head: jsonstream.Head | None = None,
+    tail: _Tail | None = None,
 ) -> Iterator[ChatExport]:
     # Closed here, not by the garbage collector: an error's traceback keeps the parser (and the open file)
     # alive in a reference cycle, and a caller that reads many bad files ran out of file descriptors.
     with contextlib.closing(chunks):
-        yield from _Parser(chunks, path, entry, tz, marks, head).chats()
+        parser = _Parser(chunks, path, entry, tz, marks, tail)
+        with contextlib.closing(parser):
+            yield from parser.chats()
 
 
 _ESCAPE = re.compile(rb"\\[\\x]")
@@ -129,13 +152,13 @@ class _Parser:
         entry: str | None,
         tz: tzinfo,
         marks: bool = False,
-        head: jsonstream.Head | None = None,
+        tail: _Tail | None = None,
     ) -> None:
         # A plain function, not a bound method, makes the errors: the stream must not point back at the
         # parser (a cycle that only the garbage collector would break).
-        self._events = jsonstream.JsonEvents(
-            _JsonStream(chunks, functools.partial(_input_error, path, entry))
-        )
+        stream = _JsonStream(chunks, functools.partial(_input_error, path, entry))
+        stream.cut_after = b"}" if marks else b""
+        self._events = jsonstream.JsonEvents(stream)
         self._error = self._events.error
         self._tz = tz
         self._failed: InputError | None = None
@@ -143,9 +166,10 @@ class _Parser:
         # says it (personal_information of a whole-account export).
         self._owner: str | None = None
         self._mine: Callable[[str | None], bool] = _nobody
-        # A one-chat file's reading leaves a mark (``marks``); ``head``: the mark to go on from.
+        # A one-chat file's reading leaves a mark (``marks``); ``tail``: the file from a mark on, to go on from.
         self._marks = marks
-        self._head = head
+        self._tail = tail
+        self._tail_chunks: Generator[bytes, None, None] | None = None
         # The first message without an id: one at or before a mark would make the identities of later
         # messages depend on it (``storage.identity``), so no mark is left before it.
         self._unnamed: int | None = None
@@ -179,8 +203,8 @@ class _Parser:
                 found = True
                 self._mine = self._own_messages(meta)
                 passed = None
-                if self._head is not None:
-                    passed = self._events.pass_items(self._head) if root and _announced(meta) else None
+                if self._tail is not None:
+                    passed = self._go_on(self._tail) if root and _announced(meta) else None
                     if passed is None:
                         raise NotResumable
                 messages = self._messages(f"{prefix}messages", passed)
@@ -261,13 +285,22 @@ class _Parser:
             self._failed = exc
             raise
 
+    def _go_on(self, tail: _Tail) -> jsonstream.Ends | None:
+        """The root dialog's messages read on from the tail: the bytes before it are not parsed again."""
+        self._tail_chunks = tail.chunks()
+        return self._events.go_on(tail.head, self._tail_chunks, tail.before(), ["messages"])
+
+    def close(self) -> None:
+        if self._tail_chunks is not None:
+            self._tail_chunks.close()
+
     def _mark(self) -> Mark | None:
         """Where a later reading of this one-chat file, grown since, can go on from: each message is one
         item of its list, so the messages read before the mark are its items."""
         head = self._events.head
         if head is None or (self._unnamed is not None and self._unnamed < head.items):
             return None
-        return Mark(head.offset, json.dumps({"items": head.items}), read=head.items)
+        return Mark(head.offset, json.dumps({"between": head.items}), read=head.items)
 
     def _chat(self, meta: dict[str, Any], where: str) -> Chat:
         ident = _ident(meta.get("id"))
