@@ -13,7 +13,7 @@ deleted), or whose bytes after it do not go on from it (``NotResumable``), is re
 A JSON export grows inside its list of messages, so its reader's mark is short of the file's end
 (``Mark.read``: a one-chat Telegram ``result.json``, ``importers.jsonstream.Head``): the hash of the bytes
 before it is taken once the import is done and kept beside it (``ResumePoint.prefix``); a later reading
-passes over the messages before it without building them and reads the rest.
+starts there, between two messages.
 """
 
 from __future__ import annotations
