@@ -1,6 +1,7 @@
-"""A grown JSON export (a one-chat Telegram ``result.json``) passes over the messages an earlier reading
-read without building them (``importers.jsonstream.Head``, ``ingest.resume``), and leaves the archive exactly
-as a full re-read of the new file would: after an append, an edit in the middle, a deletion."""
+"""A grown JSON export (a one-chat Telegram ``result.json``) is read on from where an earlier reading left a
+head between two messages, without parsing the bytes before it (``importers.jsonstream.Head``,
+``ingest.resume``), and leaves the archive exactly as a full re-read of the new file would: after an append,
+an edit in the middle, a deletion."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def grown(tmp_path: Path, versions: list[bytes]) -> tuple[list, list, list]:
     return both_ways(tmp_path, "result.json", versions)
 
 
-def test_an_append_passes_over_what_was_read_and_stores_what_a_full_reading_would(tmp_path: Path):
+def test_an_append_is_read_from_the_head_and_stores_what_a_full_reading_would(tmp_path: Path):
     messages = [message(i) for i in range(1, 301)]
     resumed, reread, results = grown(tmp_path, [result_json(messages[:250]), result_json(messages)])
     assert results[-1].resumed_at is not None, "read whole"
@@ -74,7 +75,9 @@ def test_an_append_passes_over_what_was_read_and_stores_what_a_full_reading_woul
     assert len(resumed[1]) == 300
 
 
-def test_the_real_block_passes_over_what_was_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_with_the_real_block_a_grown_export_goes_on_from_its_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.undo()
     messages = [message(i) for i in range(1, 1201)]  # about four of the parser's 64 KB blocks
     resumed, reread, results = grown(tmp_path, [result_json(messages[:1100]), result_json(messages)])

@@ -9,8 +9,8 @@ parser stands inside that dialog. The exporter writes control characters as ``\\
 ``_JsonStream`` rewrites those escapes to ``\\u00HH`` on the way into the parser.
 
 A loose one-chat ``result.json`` exported again later is the earlier one with messages added at the end of
-its list: its reading leaves a mark (``jsonstream.Head``), and a later reading passes over the messages
-before it without building them (``ingest.resume`` checks that the file's bytes before it are the same).
+its list: its reading leaves a mark (``jsonstream.Head``), and a later reading reads the dialog's keys, then
+its messages on from the mark (``ingest.resume`` checks that the file's bytes before it are the same).
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
-    """``after``: a mark of an earlier reading of this loose one-chat file; its messages before the mark are
-    passed over (NotResumable where the file is not such a file)."""
+    """``after``: a mark of an earlier reading of this loose one-chat file; its messages are read on from the
+    mark (NotResumable where the file is not such a file)."""
     with named_file(path, RESULT, "a Telegram Desktop export") as (chunks, where, entry):
         loose = where == path and entry is None
         if after is not None and not loose:
