@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
@@ -21,32 +22,67 @@ def file_digest(path: Path) -> str:
     return file_digests(path)[0]
 
 
-def file_digests(path: Path, offsets: Collection[int] = ()) -> tuple[str, int, dict[int, str]]:
+def file_digests(path: Path, offsets: Collection[int] = ()) -> tuple[str, int, dict[int, Prefix]]:
     """``file_digest``, the bytes hashed, and for each of ``offsets`` the hash the same way of a file's first
     ``offset`` bytes: what the hash of an earlier import of the file before it grew is compared with
     (``ingest.resume``). One pass."""
     h = xxhash.xxh3_128(path.name.encode() + b"\x00")
     files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
     wanted = [] if path.is_dir() else sorted({o for o in offsets if o > 0})
-    prefixes: dict[int, str] = {}
-    size = 0
+    prefixes: dict[int, Prefix] = {}
+    size = _hash_into(h, files, path, wanted, prefixes)
+    return DIGEST + h.hexdigest(), size, prefixes
+
+
+def prefix_digest(path: Path, offset: int, shorter: tuple[int, Prefix] | None = None) -> str:
+    """The hash of a file's first ``offset`` bytes, as ``file_digests`` takes it; going on from the hash of
+    fewer of them where given (``shorter``: their count and hash), so that only the bytes between are read."""
+    start, h = (0, xxhash.xxh3_128(path.name.encode() + b"\x00"))
+    if shorter is not None and shorter[0] <= offset:
+        start, h = shorter[0], shorter[1].state.copy()
+    prefixes: dict[int, Prefix] = {}
+    _hash_into(h, [path], path, [offset], prefixes, start, stop=offset)
+    return prefixes[offset].digest if offset in prefixes else DIGEST + h.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """The hash of a file's first bytes, and the hasher that took it (to go on from)."""
+
+    digest: str
+    state: xxhash.xxh3_128
+
+
+def _hash_into(
+    h: xxhash.xxh3_128,
+    files: list[Path],
+    path: Path,
+    wanted: list[int],
+    prefixes: dict[int, Prefix],
+    start: int = 0,
+    stop: int | None = None,
+) -> int:
+    """Hash ``files`` (a folder's with their names) into ``h`` from byte ``start`` on (to about ``stop``);
+    the hash at each of ``wanted`` into ``prefixes``. The bytes read."""
+    size = start
     buffer = bytearray(1 << 22)
     for p in files:
         if p != path:
             h.update(str(p.relative_to(path)).encode() + b"\x00")
         with p.open("rb", buffering=0) as fh, memoryview(buffer) as view:
+            fh.seek(start)
             # Into one buffer, not a new bytes object a read: the hash is fast enough for the copies to count.
-            while n := fh.readinto(buffer):
+            while (stop is None or size < stop) and (n := fh.readinto(buffer)):
                 with view[:n] as chunk:
                     while wanted and wanted[0] <= size + n:
                         cut = wanted.pop(0) - size
                         before = h.copy()
                         with chunk[:cut] as head:
                             before.update(head)
-                        prefixes[size + cut] = DIGEST + before.hexdigest()
+                        prefixes[size + cut] = Prefix(DIGEST + before.hexdigest(), before)
                     h.update(chunk)
                 size += n
-    return DIGEST + h.hexdigest(), size, prefixes
+    return size
 
 
 # XXH3-128, not SHA-256 as before issue 26: every re-import hashes the whole file, the part read before
