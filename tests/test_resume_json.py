@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import io
 import json
 import zipfile
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from samples import JONAS
 from test_resume_import import BERLIN, both_ways
 
 from refind_cli import importers
@@ -249,3 +251,23 @@ def test_a_head_is_between_two_items_and_a_fresh_parser_reads_on_from_it(items, 
 
 def _fail(what: str, where: str | None) -> Exception:
     raise AssertionError(f"{what} at {where}")
+
+
+def test_a_mark_an_earlier_release_left_under_sha256_reads_the_grown_file_whole_once(tmp_path: Path):
+    # Before issue 26's second part the ledger hashed exports with SHA-256: such a mark is not found again
+    # (the file is read whole, which adds what is new), and the import leaves one the next import goes on from.
+    lines = JONAS.read_bytes().splitlines(keepends=True)
+    versions = [b"".join(lines[:n]) for n in (100, 150, len(lines))]
+    export = tmp_path / JONAS.name
+    with Archive.open(tmp_path / "home") as archive:
+        export.write_bytes(versions[0])
+        import_file(archive, export, tz=BERLIN)
+        sha256 = hashlib.sha256(JONAS.name.encode() + b"\x00" + versions[0]).hexdigest()
+        archive.db.execute("UPDATE imports SET sha256 = ?", (sha256,))
+        export.write_bytes(versions[1])
+        once = import_file(archive, export, tz=BERLIN)
+        assert once.resumed_at is None and once.chats[0].messages_added > 0
+        export.write_bytes(versions[2])
+        assert import_file(archive, export, tz=BERLIN).resumed_at == len(versions[1])
+    resumed, reread, _ = both_ways(tmp_path / "ways", JONAS.name, versions)
+    assert resumed == reread
