@@ -44,11 +44,13 @@ with db:
 """
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
-    """(CPU seconds, wall seconds, peak MB of the process and its children together) of one command."""
+def run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """(CPU seconds, wall seconds, peak MB of the process and its children together) of one command, run in
+    ``cwd``: ``python -c`` puts its working directory first on sys.path, so run from a source tree it would
+    import that tree's refind_cli instead of the one PYTHONPATH names."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    process = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
     while process.poll() is None:
         peak = max(peak, _tree_rss_kb(process.pid))
@@ -72,7 +74,7 @@ def once(tree: Path, export: Path) -> tuple[float, float, float]:
         cli = [sys.executable, "-c", "from refind_cli.frontends.cli import main; main()"]
         cmd = [*cli, "--home", str(home / "h"), "import", "--tz", "UTC", str(export)]
     try:
-        return run(cmd, env)
+        return run(cmd, env, home)
     finally:
         shutil.rmtree(home)
 
