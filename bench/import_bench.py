@@ -4,7 +4,8 @@ Prints messages/s and peak RSS for: parsing alone, parse + archive, end to end (
 archive and index); and three peers, each a floor: SQLite inserting and committing the very rows an import
 writes, built beforehand and held in memory; SQLite inserting only the message rows, into a table of the
 same columns without any index (what any schema that keeps the messages and their raw lines must pay); and
-raw tantivy indexing of the same texts with its native analyzer.
+raw tantivy indexing of the same texts with its native analyzer; and issue 26's peer, refind's own reader
+inserting the same texts into SQLite FTS5 (the end-to-end import is held to within 2x of it).
 Every phase runs in a fresh process so that its peak RSS is its own; for an import that reads the export
 in a worker process, the peak is of the two together (sampled every 20 ms from /proc). This is a script
 that prints figures, not a test.
@@ -13,6 +14,7 @@ that prints figures, not a test.
     python bench/import_bench.py --messages 100000 --languages en,de   # the same chat in English and German
     python bench/import_bench.py --messages 200000 --line   # LINE against WhatsApp, the same chat in each
     python bench/import_bench.py --messages 1000000 --base /tmp/base-tree   # this WhatsApp reader against another's
+    python bench/import_bench.py --phases e2e,fts5,sqlite --rounds 3   # issue 26's ratios, interleaved, medians
 
 ``--base`` reads and imports the WhatsApp export by this tree and by another version's (a plain copy,
 ``git archive REV | tar -x -C DIR``, run through PYTHONPATH), interleaved, ``--rounds`` times: messages per
@@ -29,6 +31,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -157,12 +160,19 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
     return messages, sessions
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and its waited-for children (the import worker): the work a phase did,
+    which other programs on the machine do not stretch as they stretch the wall clock."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def child(phase: str, export: Path, home: Path) -> None:
-    """One phase in this (fresh) process; prints {"seconds", "messages", "rss_mb"} as JSON."""
+    """One phase in this (fresh) process; prints {"seconds", "cpu", "messages", "rss_mb"} as JSON."""
 
     sampler = PeakSampler()
     sampler.start()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     if phase == "parse":
         from refind_cli.importers import whatsapp
 
@@ -180,7 +190,7 @@ def child(phase: str, export: Path, home: Path) -> None:
         count = cli_import(home, export)
     elif phase == "sqlite":
         messages, sessions = _written_rows(export, home / "source")
-        start = time.perf_counter()  # the floor: SQLite alone, rows already built
+        start, cpu = time.perf_counter(), _cpu_seconds()  # the floor: SQLite alone, rows already built
         from refind_cli.ingest.rows import BATCH
         from refind_cli.storage.archive import Archive
 
@@ -193,7 +203,7 @@ def child(phase: str, export: Path, home: Path) -> None:
     elif phase == "sqlite-messages":
         messages, _sessions = _written_rows(export, home / "source")
         # Any schema's floor: the message rows alone, into a table without an index.
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu_seconds()
         from refind_cli.ingest.rows import BATCH
         from refind_cli.storage.archive import Archive
 
@@ -204,13 +214,26 @@ def child(phase: str, export: Path, home: Path) -> None:
                 for i in range(0, len(messages), BATCH):
                     archive.db.executemany(insert, messages[i : i + BATCH])
         count = len(messages)
+    elif phase == "fts5":
+        # Issue 26's peer: the same texts, read by refind's own reader, inserted into SQLite FTS5.
+        import sqlite3
+
+        from refind_cli.importers import whatsapp
+
+        home.mkdir(parents=True)
+        db = sqlite3.connect(home / "fts.db")
+        db.execute("CREATE VIRTUAL TABLE fts USING fts5(text, tokenize='porter unicode61')")
+        with db:
+            for chat in whatsapp.read(export, tz=UTC):
+                db.executemany("INSERT INTO fts (text) VALUES (?)", ((m.text,) for m in chat.messages))
+        count = db.execute("SELECT count(*) FROM fts").fetchone()[0]
     elif phase == "tantivy":
         import tantivy
 
         from refind_cli.importers import whatsapp
 
         texts = [m.text for chat in whatsapp.read(export, tz=UTC) for m in chat.messages]
-        start = time.perf_counter()  # the limit: indexing alone, texts already in memory
+        start, cpu = time.perf_counter(), _cpu_seconds()  # the limit: indexing alone, texts already in memory
         builder = tantivy.SchemaBuilder()
         builder.add_text_field("text", tokenizer_name="en_stem", index_option="freq")
         index_dir = home / "tantivy"
@@ -224,7 +247,7 @@ def child(phase: str, export: Path, home: Path) -> None:
         count = len(texts)
     else:
         raise SystemExit(f"unknown phase {phase}")
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     sampler.done.set()
     sampler.join()
     # A large import reads the export in a worker process: the peak is of both together (sampled), and never
@@ -237,7 +260,7 @@ def child(phase: str, export: Path, home: Path) -> None:
         )
         / 1024
     )
-    print(json.dumps({"seconds": seconds, "messages": count, "rss_mb": rss_mb}))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "messages": count, "rss_mb": rss_mb}))
 
 
 def cli_import(home: Path, export: Path, *options: str) -> int:
@@ -259,6 +282,17 @@ def cli_run(home: Path, export: Path, *options: str) -> None:
     except SystemExit as exc:
         if exc.code:
             raise
+
+
+PHASES = {
+    "parse": "parse only (whatsapp.read)",
+    "archive": "parse + archive",
+    "e2e": "end to end: refind import (parse, archive, index)",
+    "sqlite": "peer: SQLite alone, the same rows pre-built (the floor)",
+    "sqlite-messages": "peer: SQLite alone, message rows only, no index",
+    "tantivy": "raw tantivy indexing, native en_stem, same texts",
+    "fts5": "peer: refind's reader + FTS5 insert of the texts",
+}
 
 
 def run_phase(phase: str, export: Path, home: Path, tree: Path | None = None) -> dict:
@@ -302,13 +336,6 @@ def format_child(phase: str, fmt: str, export: Path, home: Path) -> None:
     print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "messages": count, "rss_mb": rss_kb / 1024}))
 
 
-def _cpu_seconds() -> float:
-    """CPU time of this process and its waited-for children (the import worker): the work a phase did,
-    which other programs on the machine do not stretch as they stretch the wall clock."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
 def run_format_phase(script: str, phase: str, fmt: str, export: Path, home: Path) -> dict:
     """``format_child`` in a fresh process started from ``script`` (which passes ``--child PHASE --format
     FMT --export PATH --home PATH`` to it); its figures."""
@@ -333,7 +360,10 @@ def main() -> None:
     parser.add_argument("--line", action="store_true", help="LINE against WhatsApp, the same chat in each")
     parser.add_argument("--format")
     parser.add_argument("--base", type=Path, help="another version's tree: its WhatsApp import against this")
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2, help="with --base or --phases: rounds interleaved")
+    parser.add_argument(
+        "--phases", help=f"e.g. e2e,fts5,sqlite: only these, --rounds times (of {','.join(PHASES)})"
+    )
     args = parser.parse_args()
     if args.child and args.format:
         format_child(args.child, args.format, args.export, args.home)
@@ -358,22 +388,34 @@ def main() -> None:
         print(
             f"generated {export.name}: {export.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - t:.1f} s"
         )
-    rows = []
-    for phase, label in (
-        ("parse", "parse only (whatsapp.read)"),
-        ("archive", "parse + archive"),
-        ("e2e", "end to end: refind import (parse, archive, index)"),
-        ("sqlite", "peer: SQLite alone, the same rows pre-built (the floor)"),
-        ("sqlite-messages", "peer: SQLite alone, message rows only, no index"),
-        ("tantivy", "raw tantivy indexing, native en_stem, same texts"),
-    ):
-        r = run_phase(phase, export, args.workdir / f"home-{phase}")
-        rows.append((label, r))
-        print(
-            f"{label:<56} {r['messages'] / r['seconds']:>10,.0f} msg/s {r['seconds']:>8.1f} s {r['rss_mb']:>7.0f} MB peak RSS",
-            flush=True,
-        )
-    print(json.dumps({label: r for label, r in rows}))
+    chosen = args.phases.split(",") if args.phases else list(PHASES)
+    rounds = args.rounds if args.phases else 1
+    load = os.getloadavg()[0]
+    runs: dict[str, list[dict]] = {phase: [] for phase in chosen}
+    for _ in range(rounds):
+        for phase in chosen:
+            r = run_phase(phase, export, args.workdir / f"home-{phase}")
+            runs[phase].append(r)
+            print(
+                f"{PHASES[phase]:<56} {r['messages'] / r['seconds']:>10,.0f} msg/s {r['seconds']:>8.1f} s"
+                f" {r['cpu']:>7.1f} s CPU {r['rss_mb']:>7.0f} MB peak RSS",
+                flush=True,
+            )
+    print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after, {os.cpu_count()} cores")
+    median = {
+        phase: {key: statistics.median(r[key] for r in rs) for key in ("seconds", "cpu", "rss_mb")}
+        for phase, rs in runs.items()
+    }
+    if "e2e" in median:
+        for peer in ("fts5", "sqlite"):
+            if peer in median:
+                e2e, other = median["e2e"], median[peer]
+                print(
+                    f"end to end / {peer} (medians of {rounds}): wall {e2e['seconds'] / other['seconds']:.2f}x,"
+                    f" CPU {e2e['cpu'] / other['cpu']:.2f}x"
+                    + ("  (issue 26: within 2x)" if peer == "fts5" else "")
+                )
+    print(json.dumps(runs))
 
 
 def best_rates(

@@ -76,6 +76,31 @@ def test_awkward_lines_and_reimports_come_out_the_same(tmp_path: Path):
     assert dump(tmp_path / "there") == dump(tmp_path / "here")
 
 
+def test_batches_are_bounded_by_characters_and_come_out_the_same(tmp_path: Path, monkeypatch):
+    """Long messages make batches of fewer rows (a batch is held whole on both sides of the pipe); where
+    the batches are cut changes nothing that is stored."""
+    long_lines = "".join(f"03/03/2024, 11:{i:02d} - Ana: {'long words ' * (200 + i)}\n" for i in range(40))
+    export = tmp_path / "WhatsApp Chat with Ana.txt"
+    export.write_text(AWKWARD + long_lines + IN_ORDER, encoding="utf-8")
+    sizes: list[tuple[int, int]] = []
+    rows = ingest_rows.Rows.__iter__
+
+    def counted(self: ingest_rows.Rows):
+        for batch in rows(self):
+            sizes.append((len(batch), sum(len(row[7]) + len(row[13]) for row in batch)))
+            yield batch
+
+    here = import_all(tmp_path / "here", [export], worker=False)
+    monkeypatch.setattr(ingest_rows, "BATCH_CHARS", 5_000)
+    monkeypatch.setattr(ingest_rows.Rows, "__iter__", counted)
+    cut = import_all(tmp_path / "cut", [export], worker=False)
+    assert cut == here
+    assert dump(tmp_path / "cut") == dump(tmp_path / "here")
+    # Each batch stops at the first row that reaches the bound: under it before that row (2,600 at most).
+    assert len(sizes) > 5 and all(chars < 5_000 + 2_600 for _, chars in sizes)
+    assert sum(n for n, _ in sizes) == 106  # every message read
+
+
 def test_forgotten_messages_stay_forgotten(tmp_path: Path):
     export = EXPORTS[0]
     with Archive.open(tmp_path / "home") as archive:

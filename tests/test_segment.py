@@ -19,7 +19,7 @@ MIN = 60_000_000
 def msgs(spec: list[tuple[int, str]], thread: str | None = None) -> list[SegMessage]:
     """(minute, sender) pairs -> SegMessages with increasing seqs."""
     return [
-        SegMessage(i + 1, f"u{i}", minute * MIN, sender, thread, f"text {i}")
+        SegMessage(i + 1, f"u{i}", minute * MIN, sender, thread, len(f"text {i}"))
         for i, (minute, sender) in enumerate(spec)
     ]
 
@@ -46,8 +46,8 @@ def test_exchange_pairs_opener_with_replies():
 def test_threads_are_sessions_of_their_own():
     ms = [
         *msgs([(0, "a"), (500, "b")], thread="t1"),
-        SegMessage(9, "u9", 1 * MIN, "c", "t2", "x"),
-        SegMessage(10, "u10", 2 * MIN, "a", "t2", "y"),
+        SegMessage(9, "u9", 1 * MIN, "c", "t2", 1),
+        SegMessage(10, "u10", 2 * MIN, "a", "t2", 1),
     ]
     ordered = sorted(ms, key=lambda m: (m.thread, m.ts))
     sessions = list(split_by_thread("chat", ordered))
@@ -72,7 +72,7 @@ SEC = 1_000_000
 
 
 def one_sender(n: int, *, text: str = "x", step: int = SEC, thread: str | None = None) -> list[SegMessage]:
-    return [SegMessage(i + 1, f"u{i}", i * step, "a", thread, text) for i in range(n)]
+    return [SegMessage(i + 1, f"u{i}", i * step, "a", thread, len(text)) for i in range(n)]
 
 
 def test_a_burst_beyond_the_message_cap_splits_into_capped_turns():
@@ -91,10 +91,9 @@ def test_a_burst_beyond_the_character_cap_splits_but_never_a_message():
 
 
 def test_an_exchange_beyond_the_cap_splits_too():
-    ms = [SegMessage(1, "u0", 0, "user", None, "q")]
+    ms = [SegMessage(1, "u0", 0, "user", None, 1)]
     ms += [
-        SegMessage(i + 2, f"u{i + 1}", (i + 1) * SEC, "assistant", None, "a")
-        for i in range(CAPS.turn_messages)
+        SegMessage(i + 2, f"u{i + 1}", (i + 1) * SEC, "assistant", None, 1) for i in range(CAPS.turn_messages)
     ]
     assert [len(t) for t in split_turns(ms, "exchange")] == [CAPS.turn_messages, 1]
 
@@ -105,7 +104,7 @@ def test_a_session_beyond_the_cap_closes_at_the_cap_even_among_equal_timestamps(
     assert [sum(map(len, s.turns)) for s in sessions] == [cap, cap, 5]
     assert len({s.id for s in sessions}) == 3
     # Issue 24: 25,000 messages of one minute made one session.
-    equal = [SegMessage(i + 1, f"u{i}", 0 if i <= cap + 2 else SEC, "a", None, "x") for i in range(cap + 5)]
+    equal = [SegMessage(i + 1, f"u{i}", 0 if i <= cap + 2 else SEC, "a", None, 1) for i in range(cap + 5)]
     assert [sum(map(len, s.turns)) for s in split_by_gap("chat", equal, 60 * MIN)] == [cap, 5]
 
 
@@ -129,7 +128,7 @@ def spec_messages(spec: list[tuple[int, str, str]]) -> list[SegMessage]:
     out, ts = [], 0
     for i, (step, sender, text) in enumerate(spec):
         ts += step * SEC
-        out.append(SegMessage(i + 1, f"u{i}", ts, sender, None, text))
+        out.append(SegMessage(i + 1, f"u{i}", ts, sender, None, len(text)))
     return out
 
 
@@ -152,7 +151,7 @@ def test_replanning_from_any_session_start_repeats_the_capped_plan(
     for s in planned:
         assert sum(map(len, s.turns)) <= 5
         for t in s.turns:
-            assert len(t) == 1 or (len(t) <= 3 and sum(len(m.text) for m in t) <= 20)
+            assert len(t) == 1 or (len(t) <= 3 and sum(m.chars for m in t) <= 20)
 
 
 @settings(max_examples=100, deadline=None)

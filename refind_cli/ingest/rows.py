@@ -14,6 +14,11 @@ from refind_cli.storage.identity import LEGACY_PREFIX, Identity
 
 # Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
 BATCH = 5_000
+# And characters per batch (texts and what is left of the raw records): a batch is held whole on each side of
+# the pipe, so 5,000 messages of 15 KB each held 78 MB in the worker and as much in the writer (a 186-MB
+# export of such messages peaked at 409 MB; bench/RESULTS.md, issue 26). Short chat messages (about 80
+# characters) never reach it: their batches stay 5,000 rows.
+BATCH_CHARS = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +77,7 @@ class Rows:
         seq = plan.next_message_seq if plan.fresh else None
         cut = raw_record.cut
         batch: list[tuple] = []
+        chars = 0
         for m in self.messages:
             ts = to_us(m.timestamp)
             identity = uid(m.source_id, m.local_time, ts, m.sender, m.text)
@@ -110,8 +116,10 @@ class Rows:
             )
             if seq is not None:
                 seq += 1
-            if len(batch) >= BATCH:
+            chars += len(m.text) + len(rest)
+            if len(batch) >= BATCH or chars >= BATCH_CHARS:
                 yield batch
                 batch = []
+                chars = 0
         if batch:
             yield batch

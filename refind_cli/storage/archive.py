@@ -390,19 +390,25 @@ class Archive(Queries, Ledger):
 
     def segment_rows(
         self, chat_seq: int, threaded: bool, start: int | None = None
-    ) -> Iterator[tuple[int, str, int, str, str | None, str]]:
-        """(seq, uid, ts, sender, thread, text) of a chat's messages that sessions hold (hidden ones are
-        not): unthreaded ones in time order (from ``start`` on, if given), or threaded ones grouped by thread
-        and in time order within each."""
+    ) -> Iterator[tuple[int, str, int, str, str | None, int]]:
+        """(seq, uid, ts, sender, thread, characters of the text) of a chat's messages that sessions hold
+        (hidden ones are not): unthreaded ones in time order (from ``start`` on, if given), or threaded ones
+        grouped by thread and in time order within each. The texts stay in SQLite: planning needs their
+        lengths only."""
+        # SQLite's length() stops at a NUL character: a text that holds one comes whole, to be counted here.
         columns = (
-            f"SELECT seq, {uid_text()}, ts, coalesce(sender, ''), thread, text FROM messages"
+            f"SELECT seq, {uid_text()}, ts, coalesce(sender, ''), thread,"
+            " CASE WHEN instr(text, char(0)) THEN text ELSE length(text) END FROM messages"
             f" WHERE kind != '{Kind.HIDDEN}'"
         )
         if threaded:
             sql = f"{columns} AND chat_seq = ? AND thread IS NOT NULL ORDER BY thread, ts, seq"
-            return self.db.execute(sql, (chat_seq,))
-        sql = f"{columns} AND chat_seq = ? AND thread IS NULL AND ts >= ? ORDER BY ts, seq"
-        return self.db.execute(sql, (chat_seq, BEFORE_ALL if start is None else start))
+            rows = self.db.execute(sql, (chat_seq,))
+        else:
+            sql = f"{columns} AND chat_seq = ? AND thread IS NULL AND ts >= ? ORDER BY ts, seq"
+            rows = self.db.execute(sql, (chat_seq, BEFORE_ALL if start is None else start))
+        for seq, uid, ts, sender, thread, chars in rows:
+            yield seq, uid, ts, sender, thread, chars if isinstance(chars, int) else len(chars)
 
     def session_signatures(
         self, chat_seq: int, start: int | None = None, threads: bool = True

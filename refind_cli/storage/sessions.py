@@ -72,7 +72,7 @@ class Unthreaded:
                     self.out_of_order = True
                 else:
                     last = ts
-                    yield seg_message(seq, uid, ts, sender or "", None, text)
+                    yield seg_message(seq, uid, ts, sender or "", None, len(text))
 
 
 class SessionWriter:
