@@ -69,7 +69,12 @@ def tg_taking_turns(megabytes: int) -> Callable[[Path], Path]:
     return build
 
 
-CASES = {"huge": wa_one_huge_message, "minute": wa_same_minute, "turns": tg_taking_turns}
+def wa_huge_found_early(megabytes: int) -> Callable[[Path], Path]:
+    """One message, "abc" at 1% of it: in the part a search reads (``INDEXED_CHARS``) up to 100 MB."""
+    return wa_one_huge_message(megabytes, abc_at=0.01)
+
+
+CASES = {"huge": wa_huge_found_early, "minute": wa_same_minute, "turns": tg_taking_turns}
 
 
 def built(case: str, size: int, folder: Path) -> Path:
@@ -119,10 +124,10 @@ def commands(case: str, path: Path, home: Path, source: Path) -> list[tuple[str,
     return out
 
 
-def measure_case(case: str, size: int, checkouts: dict[str, Path], tmp: Path, label: str = "") -> None:
+def measure_case(case: str, size: int, checkouts: dict[str, Path], tmp: Path, prefix: str = "") -> None:
     path = built(case, size, tmp)
     for name, source in checkouts.items():
-        name = f"{label}{name}"
+        name = f"{prefix}{name}"
         home = tmp / f"home-{name}"
         if case == "turns":
             env = {**os.environ, "PYTHONPATH": str(source)}
