@@ -40,7 +40,7 @@ from refind_cli.request import (
     time_bound,
     time_range,
 )
-from refind_cli.storage.home import ensure_home, resolve_home
+from refind_cli.storage.home import empty_new_home, ensure_home, remove_empty_home, resolve_home
 
 if TYPE_CHECKING:
     from refind_cli.agent.conversation import Conversation, FollowUp
@@ -500,12 +500,15 @@ class Home:
         from refind_cli.dates.clock import zone
         from refind_cli.importers import exports_in
         from refind_cli.ingest import import_file
+        from refind_cli.storage.locks import WRITE_LOCK
 
         tz = options.tz or zone(None)
+        created = not os.path.lexists(self.path)
+        kept = False
         with self._writing() as archive:
             for path in (export for given in paths for export in exports_in(given, options.fmt)):
                 with progress(path) as report:
-                    yield import_file(
+                    result = import_file(
                         archive,
                         path,
                         fmt=options.fmt,
@@ -516,8 +519,16 @@ class Home:
                         reread=options.reread,
                         lang=options.lang,
                     )
-            with indexing():
-                self._open_index_for_writing().sync(archive)
+                kept = kept or result.error is None
+                yield result
+            if created and not kept:
+                self.close()
+                empty_new_home(self.path, keep=WRITE_LOCK)
+            else:
+                with indexing():
+                    self._open_index_for_writing().sync(archive)
+        if created and not kept:
+            remove_empty_home(self.path, lock=WRITE_LOCK)
 
     @staticmethod
     def import_options(

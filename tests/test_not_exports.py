@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_runs import run
+from samples import JONAS
 
 from refind_cli import importers
 from refind_cli.errors import InputError
@@ -73,8 +74,27 @@ def test_no_format_takes_it_and_the_import_is_one_line_exit_2(tmp_path: Path, na
     assert r.exit_code == 2, r.output
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"refind: error: {path}"), r.stderr
-    with Archive.open(tmp_path / "home") as archive:
-        assert list(archive.chats()) == []
+    # Nothing half-written: the home this import would have created is not left behind, empty.
+    assert not (tmp_path / "home").exists()
+
+
+def test_a_bad_file_leaves_a_home_it_did_not_create_as_it_was(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run(home, "import", str(JONAS)).exit_code == 0
+    r = run(home, "import", str(_write(tmp_path, "novel.txt")))
+    assert r.exit_code == 2, r.output
+    assert (home / "archive.db").is_file() and (home / "index").is_dir()
+    with Archive.open(home) as archive:
+        assert len(list(archive.chats())) == 1
+
+
+def test_a_new_home_that_one_of_several_files_imported_into_is_kept(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    r = run(home, "import", str(_write(tmp_path, "novel.txt")), str(JONAS))
+    assert r.exit_code == 2, r.output
+    with Archive.open(home) as archive:
+        assert len(list(archive.chats())) == 1
+    assert run(home, "search", "--json", "phone").exit_code == 0  # the index was built too
 
 
 @pytest.mark.parametrize("name", sorted(NOT_EXPORTS))

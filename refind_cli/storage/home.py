@@ -46,3 +46,28 @@ def ensure_home(home: Path) -> Path:
         return home
     os.chmod(home, 0o700)  # mkdir's mode is narrowed by the umask, never widened: make it exact
     return home
+
+
+def empty_new_home(home: Path, *, keep: str) -> None:
+    """Remove everything but ``keep`` (the write lock the caller holds) from a home folder that this process
+    created for an import that kept nothing: a file that is not an export leaves no archive behind."""
+    import shutil
+
+    for entry in os.scandir(home):
+        if entry.name == keep:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.remove(entry.path)
+
+
+def remove_empty_home(home: Path, *, lock: str) -> None:
+    """Remove ``home`` once ``empty_new_home`` left only its ``lock``; a home another process has begun to
+    write in since is not empty and stays."""
+    try:
+        if os.listdir(home) == [lock]:
+            os.remove(home / lock)
+            os.rmdir(home)
+    except OSError:
+        pass  # another writer is using it now, or the folder is gone: either way nothing of ours is left
