@@ -975,9 +975,7 @@ def _messages(
         if current is not None:
             raw = text[start : line_start - 1]
             yield (
-                _malformed(current, raw)
-                if malformed
-                else _message(current, raw, rest_start - start, senders)
+                _malformed(current, raw) if malformed else _message(current, raw, rest_start - start, senders)
             )
         malformed = header is None
         if malformed:

@@ -44,7 +44,9 @@ class Identity:
         else:
             prefix, when = "w:", local_time
         if len(text) <= _PIECE:
-            digest = hashlib.blake2b(f"{when}\x00{sender or ''}\x00{text}".encode(), digest_size=10).hexdigest()
+            digest = hashlib.blake2b(
+                f"{when}\x00{sender or ''}\x00{text}".encode(), digest_size=10
+            ).hexdigest()
         else:
             digest = _digest_in_pieces(f"{when}\x00{sender or ''}\x00", text)
         seen = self.recent.get(when)
