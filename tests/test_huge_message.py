@@ -167,3 +167,14 @@ def test_a_long_text_is_read_a_piece_at_a_time_to_the_same_start_and_length(tmp_
         [(*_, indexed)] = archive.index_rows(None, chars=10)
         assert indexed == text[:10]
     assert os.path.getsize(tmp_path / "home" / "archive.db") > 0
+
+
+def test_a_long_text_hashed_in_pieces_keeps_the_identity_it_had():
+    """An archive stores identities: one hashed another way would make a re-import add the message again."""
+    import hashlib
+
+    from refind_cli.storage.identity import Identity
+
+    text = "é and 好 " * 400_000
+    whole = hashlib.blake2b(f"1/2/24, 10:00\x00Bob\x00{text}".encode(), digest_size=10).hexdigest()
+    assert Identity().uid(None, "1/2/24, 10:00", 0, "Bob", text) == "w:" + whole
