@@ -178,3 +178,18 @@ def test_a_long_text_hashed_in_pieces_keeps_the_identity_it_had():
     text = "é and 好 " * 400_000
     whole = hashlib.blake2b(f"1/2/24, 10:00\x00Bob\x00{text}".encode(), digest_size=10).hexdigest()
     assert Identity().uid(None, "1/2/24, 10:00", 0, "Bob", text) == "w:" + whole
+
+
+def test_long_texts_reach_the_writer_from_the_worker_in_pieces_whole_and_in_order(tmp_path: Path):
+    from datetime import UTC
+
+    from refind_cli.ingest import import_file
+    from refind_cli.ingest.worker import PIECE
+
+    texts = [LINE * (PIECE // len(LINE) + 1), "ok", "é" * (PIECE + 3), "fine"]
+    path = tmp_path / "WhatsApp Chat with Jack.txt"
+    path.write_text("".join(f"01/02/2024, 11:0{i} - Jack: {text}\n" for i, text in enumerate(texts)))
+    with Archive.open(tmp_path / "home") as archive:
+        result = import_file(archive, path, tz=UTC, worker=True)
+        assert result.error is None
+        assert [m.text for m in archive.stored_messages(1)] == texts
