@@ -48,8 +48,9 @@ SHOWN_CHARS = 100_000
 # A turn's text longer than wanted is a single message (the segmenter's caps bound a turn of several), and
 # it is read this many bytes at a time (``_head``): SQLite loads a value whole to give it, or even its
 # ``substr`` or ``length`` (65 and 116 MB for a 50-MB message), but not its ``octet_length``. Small, so that
-# `show` holds little more than the characters it shows (of a 50-MB message: 0.07-0.1 s at a load of 10).
-_PIECE_BYTES = 1 << 14
+# `show` holds little more than the characters it shows; 16 KB pieces cost a search of a 50-MB message 10 MB
+# more RSS, 1 MB pieces the show 1 MB more Python memory (bench/RESULTS.md, issue 24).
+_PIECE_BYTES = 1 << 16
 
 
 def _turn_text_within(chars: int) -> str:
@@ -292,18 +293,19 @@ class Queries:
         """The first ``chars`` characters of a message's text, and its whole length in characters where that
         is more: read ``_PIECE_BYTES`` at a time, so a 50-MB message costs a piece of memory, not 50 MB."""
         decoder = codecs.getincrementaldecoder("utf-8")()
-        head = ""
-        length = 0
+        head: list[str] = []
+        kept = length = 0
         with self.db.blob_open("main", "messages", "text", message_seq, False) as blob:
             while piece := blob.read(_PIECE_BYTES):
-                if len(head) < chars:
+                if kept < chars:
                     text = decoder.decode(piece)
-                    head += text[: chars - len(head)]
+                    head.append(text[: chars - kept])
+                    kept += len(head[-1])
                     length += len(text)
                 else:
                     # A piece of ASCII holds no character cut in two (a cut one leaves bytes over 127).
                     length += len(piece) if piece.isascii() else len(decoder.decode(piece))
-        return head, length if length > len(head) else None
+        return "".join(head), length if length > kept else None
 
     def _of_sessions(
         self, sql: str, session_column: str, ordinal_column: str, session_seqs: Iterable[int] | None
