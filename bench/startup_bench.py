@@ -6,7 +6,9 @@ generator), then runs rounds, the commands interleaved in each round so that the
 all of them alike, and prints the median wall time of each and its ratio to its peer:
 
 - ``refind --version`` against ``python -c pass`` (the same interpreter);
-- a cold ``refind search dinner -k 5`` (a new process, page cache warm) against ``grep -c dinner EXPORT``;
+- a cold ``refind search dinner -k 5`` (a new process, page cache warm; also ``--json``) against
+  ``grep -c dinner EXPORT`` (and ``rg -c`` where ripgrep is installed);
+- ``refind chats`` against ``refind --version``;
 - ``refind stats`` against ``refind --version`` (and its target, 1 s), and ``refind search dinner --timeline``
   against the plain search, in the system's zone and in Europe/Berlin (a zone with daylight saving time).
 
@@ -21,7 +23,10 @@ The load average before and after is printed with the figures: the machine may b
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -48,17 +53,14 @@ def build(workdir: Path, n: int) -> tuple[Path, Path]:
 
 
 def wall(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """The command's wall time and CPU time (user + system)."""
-    before = os.times()
+    """The command's wall time and CPU time (user + system; getrusage, finer than os.times' 10 ms ticks)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     # Into a pipe, as a person pipes it (GNU grep stops at the first match when it writes to /dev/null).
     subprocess.run(cmd, check=False, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     seconds = time.perf_counter() - start
-    after = os.times()
-    return (
-        seconds,
-        after.children_user + after.children_system - before.children_user - before.children_system,
-    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def main() -> None:
@@ -80,11 +82,15 @@ def main() -> None:
     exe = str(Path(sys.executable).with_name("refind"))
     commands: dict[str, list[str]] = {}
     if "startup" in only:
+        search = [exe, "--home", str(home), "search", "dinner", "-k", "5"]
         commands |= {
             "python -c pass": [sys.executable, "-c", "pass"],
             "refind --version": [exe, "--version"],
             "grep -c dinner": ["grep", "-c", "dinner", str(export)],
-            "refind search dinner -k 5": [exe, "--home", str(home), "search", "dinner", "-k", "5"],
+            **({"rg -c dinner": ["rg", "-c", "dinner", str(export)]} if shutil.which("rg") else {}),
+            "refind search dinner -k 5": search,
+            "refind search dinner -k 5 --json": [*search, "--json"],
+            "refind chats": [exe, "--home", str(home), "chats"],
         }
     if "stats" in only:
         search = [exe, "--home", str(home), "search", "dinner"]
@@ -98,6 +104,11 @@ def main() -> None:
             "refind stats": [exe, "--home", str(home), "stats", *berlin],
         }
     envs: dict[str, dict[str, str] | None] = dict.fromkeys(commands)
+    # Compiled once, as an install is (`make venv`): where bytecode writing is off (PYTHONDONTWRITEBYTECODE),
+    # every run would compile the modules again.
+    for tree in (Path(__file__).parent.parent / "refind_cli", args.before):
+        if tree is not None:
+            compileall.compile_dir(tree, quiet=1)
     if args.before is not None:
         before_env = {**os.environ, "PYTHONPATH": str(args.before)}
         for name, cmd in list(commands.items()):
@@ -123,6 +134,8 @@ def main() -> None:
     peers = {
         "refind --version": "python -c pass",
         "refind search dinner -k 5": "grep -c dinner",
+        "refind search dinner -k 5 --json": "grep -c dinner",
+        "refind chats": "refind --version",
         "refind search dinner --timeline": "refind search dinner",
         "refind search dinner --timeline --tz Berlin": "refind search dinner --tz Berlin",
         "refind stats": "refind --version",

@@ -1,10 +1,15 @@
-"""`refind COMMAND` imports only the module that registers COMMAND (typer builds every registered command on
-every start); --help and anything unknown still see them all."""
+"""Start-up: `refind COMMAND` imports only the module that registers COMMAND (typer builds every registered
+command on every start); --help and anything unknown still see them all; `refind --version` builds no app;
+search, chats and stats into a pipe take the quick path (no typer, click or rich), and leave to typer what
+it alone reads right."""
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +21,8 @@ import refind_cli.frontends.cli.mcp
 import refind_cli.frontends.cli.search
 import refind_cli.frontends.cli.stats  # noqa: F401  (the imports register the commands)
 from refind_cli import __version__
-from refind_cli.frontends.cli import COMMAND_MODULES, app, named_command
+from refind_cli.frontends.cli import COMMAND_MODULES, app, quick
+from refind_cli.frontends.cli.quick import command_at
 
 
 def test_the_table_names_the_module_of_every_command():
@@ -32,19 +38,20 @@ def test_the_table_names_the_module_of_every_command():
 
 
 @pytest.mark.parametrize(
-    ("args", "command"),
+    ("args", "at"),
     [
-        (["search", "dentist"], "search"),
-        (["--home", "/tmp/h", "search", "x"], "search"),
-        (["--home=/tmp/h", "import", "a.txt"], "import"),
-        (["--home", "search", "show", "x"], "show"),  # a home folder named "search"
+        (["search", "dentist"], 0),
+        (["--home", "/tmp/h", "search", "x"], 2),
+        (["--home=/tmp/h", "import", "a.txt"], 1),
+        (["--home", "search", "show", "x"], 2),  # a home folder named "search"
+        (["--color", "never", "search", "x"], 2),
         (["--version"], None),
         (["--help"], None),
         ([], None),
     ],
 )
-def test_named_command(args: list[str], command: str | None):
-    assert named_command(args) == command
+def test_command_at(args: list[str], at: int | None):
+    assert command_at(args) == at
 
 
 def loaded_after(*args: str) -> tuple[str, list[str]]:
@@ -54,7 +61,9 @@ def loaded_after(*args: str) -> tuple[str, list[str]]:
         f"sys.argv = ['refind', *{list(args)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('SDK' if 'mcp' in sys.modules else 'NO-SDK')\n"
-        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.frontends.cli.') and m != 'refind_cli.frontends.cli.common'))\n"
+        "from refind_cli.frontends.cli import COMMAND_MODULES\n"
+        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('refind_cli.frontends.cli.')"
+        " and m.rpartition('.')[2] in COMMAND_MODULES.values()))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
     text, _, modules = out.rpartition("MODULES")
@@ -62,7 +71,7 @@ def loaded_after(*args: str) -> tuple[str, list[str]]:
 
 
 def test_a_named_command_loads_only_its_module(tmp_path):
-    _, modules = loaded_after("--home", str(tmp_path / "home"), "chats", "--json")
+    _, modules = loaded_after("--home", str(tmp_path / "home"), "import", str(tmp_path / "none.txt"))
     assert modules == ["refind_cli.frontends.cli.imports"]
 
 
@@ -78,12 +87,6 @@ def test_help_and_unknown_commands_see_every_command(args: tuple[str, ...]):
         assert all(command in text for command in COMMAND_MODULES)
 
 
-def test_search_does_not_import_the_mcp_sdk(tmp_path):
-    text, modules = loaded_after("--home", str(tmp_path / "home"), "search", "dentist", "--json")
-    assert modules == ["refind_cli.frontends.cli.search"]
-    assert "NO-SDK" in text
-
-
 def test_version_builds_no_app():
     code = (
         "import sys\n"
@@ -96,13 +99,72 @@ def test_version_builds_no_app():
     assert out.splitlines() == [f"refind {__version__}", "LOADED"]
 
 
-def test_search_json_does_not_import_rich(tmp_path):
-    code = (
-        "import sys\n"
-        "from refind_cli.frontends.cli import main\n"
-        f"sys.argv = ['refind', '--home', {str(tmp_path / 'home')!r}, 'search', 'dentist', '--json']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('RICH' if 'rich' in sys.modules else 'NO-RICH')\n"
+def imported_by(*args: str) -> tuple[str, set[str]]:
+    """stdout of ``refind ARGS`` run as installed, into a pipe, and every module it imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "refind_cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
-    assert out.splitlines()[-1] == "NO-RICH"
+    found = re.findall(r"^import time:\s+\d+ \|\s+\d+ \| +(\S+)$", done.stderr, re.MULTILINE)
+    assert found, done.stderr
+    return done.stdout, set(found)
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("search", "dentist"), "Good luck at the dentist today!"),
+        (("search", "dentist", "--json"), "Good luck at the dentist today!"),
+        (("search", "dentist", "--jsonl"), "Good luck at the dentist today!"),
+        (("search", "dentist", "--timeline", "--tz", "UTC"), "Good luck at the dentist today!"),
+        (("chats",), "id\tchat\tsource\tmessages"),
+        (("chats", "--json"), '"name": "Family"'),
+        (("stats", "--tz", "UTC"), "Who writes most"),
+    ],
+)
+def test_piped_reads_import_no_typer_click_or_rich(sample_home: Path, args: tuple[str, ...], shown: str):
+    out, modules = imported_by("--home", str(sample_home), *args)
+    assert shown in out
+    assert not {m.partition(".")[0] for m in modules} & {"typer", "click", "rich", "mcp"}
+    # nor a command module of the typer app
+    assert not {m for m in modules if m.startswith("refind_cli.frontends.cli.")} & {
+        f"refind_cli.frontends.cli.{m}" for m in COMMAND_MODULES.values()
+    }
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("search", "x", "--help"),
+        ("search", "-h"),
+        ("search", "x", "-k", "0"),  # out of bounds: click's error
+        ("search", "x", "-k=5"),  # click reads "=5"
+        ("search", "x", "--tim"),  # argparse would take the abbreviation
+        ("search", "x", "y"),
+        ("search", "--", "-x"),
+        ("search",),
+        ("--home", "", "search", "x"),
+        ("--color", "sometimes", "search", "x"),
+        ("search", "x", "--json=1"),
+        ("show", "x"),
+        ("chats", "rename", "1", "Mum"),
+        ("chats", "--sort", "name", "merge", "1", "2"),
+        ("--version",),
+    ],
+)
+def test_what_the_quick_path_leaves_to_typer(args: tuple[str, ...]):
+    assert quick.serve(list(args)) is None
+
+
+def test_a_search_on_a_terminal_is_drawn_by_rich(sample_home: Path):
+    # FORCE_COLOR: rich's own rule for a terminal, which the quick path follows too.
+    done = subprocess.run(
+        [sys.executable, "-m", "refind_cli", "--home", str(sample_home), "search", "dentist"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FORCE_COLOR": "1"},
+    )
+    assert "\x1b[" in done.stdout and "dentist" in done.stdout

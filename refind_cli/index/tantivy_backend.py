@@ -26,13 +26,13 @@ next sync redoes the same work, so it is idempotent. tantivy's N and n count del
 
 from __future__ import annotations
 
+# shutil and tempfile are imported where an index is written: they load bz2, lzma and random, which a
+# reader (`refind search`) never needs.
 import contextlib
 import itertools
 import json
 import operator
 import os
-import shutil
-import tempfile
 import time
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -203,6 +203,9 @@ class TantivyIndex:
     def _through_links(self, path: Path) -> tantivy.Index | None:
         """The generation at ``path`` opened from a temporary folder of links to its files (its lock files
         left out, so tantivy makes its own there). The folder goes when this index object does."""
+        import shutil
+        import tempfile
+
         shadow = Path(tempfile.mkdtemp(prefix="refind-index-"))
         weakref.finalize(self, shutil.rmtree, shadow, True)
         for file in path.iterdir():
@@ -384,6 +387,8 @@ class TantivyIndex:
         os.replace(tmp, self.root / CURRENT)
         self._index = index
         self.generation = gen
+        import shutil
+
         for old in self.root.glob("g-*"):
             if old.name != gen:
                 # Readers that still have the old files mapped keep reading them (POSIX unlink semantics).
@@ -481,6 +486,8 @@ class TantivyIndex:
                     lambda w: self._add(w, archive, archive.index_rows(None, chars=INDEXED_CHARS)),
                 )
             except BaseException:
+                import shutil
+
                 shutil.rmtree(self.root / gen, ignore_errors=True)
                 raise
             self._publish(gen, index)

@@ -5,7 +5,6 @@ epoch, UTC; rows as the schema fixes them)."""
 from __future__ import annotations
 
 import contextlib
-import shutil
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -120,6 +119,8 @@ def storage_errors(path: Path) -> Iterator[None]:
 
 
 def _disk_full(path: Path) -> bool:
+    import shutil  # here: it loads bz2 and lzma, which a reader's start-up never needs
+
     try:
         return shutil.disk_usage(path.parent).free == 0
     except OSError:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     import typer
 
-__all__ = ["COMMAND_MODULES", "app", "main", "named_command"]
+__all__ = ["COMMAND_MODULES", "app", "main"]
 
 
 def __getattr__(name: str) -> typer.Typer:
@@ -47,20 +47,6 @@ COMMAND_MODULES = {
     "stats": "stats",
     "completion": "completion",
 }
-_GLOBAL_OPTIONS_WITH_A_VALUE = ("--home", "--color")
-
-
-def named_command(args: list[str]) -> str | None:
-    """The command a command line names: its first word that is neither a global option nor its value."""
-    value_next = False
-    for arg in args:
-        if value_next:
-            value_next = False
-        elif arg in _GLOBAL_OPTIONS_WITH_A_VALUE:
-            value_next = True
-        elif not arg.startswith("-"):
-            return arg
-    return None
 
 
 def _null_stream(fd: int) -> TextIO:
@@ -94,10 +80,17 @@ def main() -> None:
         # interpreter's start).
         sys.stdout.write(f"refind {__version__}\n")
         return
+    from refind_cli.frontends.cli import quick
+
+    # `refind search` without building the app (typer, click and their work are a third of its start).
+    code = quick.serve(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
     from refind_cli.frontends.cli.common import app
 
     # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
-    module = COMMAND_MODULES.get(named_command(sys.argv[1:]) or "")
+    at = quick.command_at(sys.argv[1:])
+    module = COMMAND_MODULES.get(sys.argv[1 + at] if at is not None else "")
     if module is not None and COMPLETE_VAR not in os.environ:
         importlib.import_module(f"refind_cli.frontends.cli.{module}")
     else:

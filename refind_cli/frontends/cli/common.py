@@ -4,27 +4,50 @@ modules are imported inside the commands, so ``refind --help`` stays fast and ne
 
 from __future__ import annotations
 
-import contextlib
-import errno
+import inspect
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
 from typer.core import TyperGroup
 
 from refind_cli import COMPLETE_VAR, __version__
-from refind_cli.errors import RefindError
+from refind_cli.frontends.cli.output import (
+    Exit,
+    error_boundary,
+    fail,
+    guarded,
+    open_home_at,
+    print_error,
+    print_json,
+    print_warning,
+    set_color,
+    stderr_console,
+    stdout_console,
+)
+from refind_cli.frontends.cli.params import CHATS, COLOR, HOME, JSON, SOURCES, SPEAKERS, TZ, Param
 from refind_cli.storage.home import resolve_home
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from refind_cli.facade import Home
+
+# What the command modules take from here, wherever it is defined.
+__all__ = [
+    "Exit",
+    "error_boundary",
+    "fail",
+    "open_home",
+    "print_error",
+    "print_json",
+    "print_warning",
+    "stderr_console",
+    "stdout_console",
+]
 
 
 class RefindGroup(TyperGroup):
@@ -119,33 +142,73 @@ app = typer.Typer(
 )
 
 
-# Options that several commands take, declared once (as sqlite-utils declares its output options once).
-ChatsOption = Annotated[
-    list[str] | None, typer.Option("--chat", help="Only these chats (name, id or number); repeatable.")
-]
-SourcesOption = Annotated[
-    list[str] | None,
-    typer.Option("--source", help="Only chats from this service (whatsapp, slack, ...); repeatable."),
-]
-SpeakersOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--from",
-        help="Only what this person said (a name, the start of any part of one, an id, or 'me'); repeatable.",
-    ),
-]
-TzOption = Annotated[str | None, typer.Option("--tz", help="Time zone for dates (default: the system's).")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+def typer_param(param: Param) -> Any:
+    """The typer declaration of an option or argument of ``params`` (its default is the parameter's)."""
+    if not param.decls:
+        return typer.Argument(help=param.help, show_default=False)
+    return typer.Option(
+        *param.decls,
+        help=param.help,
+        min=param.low,
+        max=param.high,
+        metavar=param.metavar,
+        envvar=param.envvar,
+        click_type=click.Choice(param.choices) if param.choices else None,
+    )
+
+
+def _annotation(param: Param) -> Any:
+    if param.many:
+        return list[param.kind] | None  # type: ignore[name-defined]
+    return param.kind if param.default is not None or param.required else param.kind | None
+
+
+def table_callback(
+    name: str, params: Sequence[Param], body: Callable[..., int], module: str
+) -> Callable[..., None]:
+    """The typer callback of command ``name`` (registered by ``module``): its parameters built from
+    ``params``, run by ``body`` (the home folder, then each parameter by name; returns the exit status), as
+    the quick path runs it too. A group's callback runs only when no subcommand is named."""
+
+    def callback(ctx: typer.Context, **values: Any) -> None:
+        if ctx.invoked_subcommand is not None:
+            return
+        code = body(state(ctx).home, **values)
+        if code:
+            raise Exit(code)
+
+    ctx_param = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
+    callback.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            ctx_param,
+            *(
+                inspect.Parameter(
+                    p.name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=inspect.Parameter.empty if p.required else p.default,
+                    annotation=Annotated[_annotation(p), typer_param(p)],
+                )
+                for p in params
+            ),
+        ]
+    )
+    callback.__doc__, callback.__module__ = body.__doc__, module
+    callback.__name__ = callback.__qualname__ = f"{name}_command"
+    return callback
+
+
+# Options that several commands take, declared once (params.py; as sqlite-utils declares its output options
+# once).
+ChatsOption = Annotated[list[str] | None, typer_param(CHATS)]
+SourcesOption = Annotated[list[str] | None, typer_param(SOURCES)]
+SpeakersOption = Annotated[list[str] | None, typer_param(SPEAKERS)]
+TzOption = Annotated[str | None, typer_param(TZ)]
+JsonOption = Annotated[bool, typer_param(JSON)]
 
 
 @dataclass
 class State:
     home: Path
-
-
-COLOR_CHOICES = ("auto", "always", "never")
-# The --color choice for this run, set by the root options before any command prints.
-_color = "auto"
 
 
 def _version(value: bool) -> None:
@@ -157,29 +220,13 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    home: Annotated[
-        str | None,
-        typer.Option(
-            "--home",
-            envvar="REFIND_HOME",
-            metavar="DIR",
-            help="Data folder (default: $XDG_DATA_HOME/refind).",
-        ),
-    ] = None,
-    color: Annotated[
-        str,
-        typer.Option(
-            "--color",
-            click_type=click.Choice(COLOR_CHOICES),
-            help="Colour the output: auto (on a terminal, unless NO_COLOR is set), always or never.",
-        ),
-    ] = "auto",
+    home: Annotated[str | None, typer_param(HOME)] = HOME.default,  # type: ignore[assignment]
+    color: Annotated[str, typer_param(COLOR)] = COLOR.default,  # type: ignore[assignment]
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
 ) -> None:
-    global _color
-    _color = color
+    set_color(color)
     if home is not None and not home.strip():
         # An empty value would be the current folder, which refind would then make private.
         raise click.BadParameter("give a folder (an empty value is not one)", param_hint="--home")
@@ -190,138 +237,41 @@ def state(ctx: typer.Context) -> State:
     return ctx.ensure_object(State) if ctx.obj is None else ctx.obj
 
 
-def _colors() -> dict[str, Any]:
-    """rich Console settings for --color: auto leaves rich to decide (a terminal, and NO_COLOR unset)."""
-    if _color == "always":
-        return {"force_terminal": True, "no_color": False}
-    if _color == "never":
-        return {"no_color": True, "color_system": None}
-    return {}
-
-
-def stdout_console() -> Console:
-    from rich.console import Console
-
-    # Into a pipe nothing is wrapped to a made-up width: one line per line, continuation lines indented,
-    # so grep and cut see whole messages.
-    piped = not sys.stdout.isatty()
-    console = Console(highlight=False, soft_wrap=piped, **_colors())
-    # rich ends the process with status 1 when the reader goes away; `run` makes that a quiet 0.
-    console.on_broken_pipe = _pipe_closed  # type: ignore[method-assign]
-    return console
-
-
-def _pipe_closed() -> None:
-    raise BrokenPipeError
-
-
-def stderr_console() -> Console:
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, **_colors())
-
-
-def print_json(obj: Any) -> None:
-    from refind_cli.frontends.render import json_text
-
-    sys.stdout.write(json_text(obj, indent=2) + "\n")
-    sys.stdout.flush()
-
-
-def print_error(message: str) -> None:
-    """The one-line error, never wrapped (scripts and people grep it)."""
-    _stderr_line("error", message)
-
-
-def print_warning(message: str) -> None:
-    """One line on stderr for something done with a doubt (the work went on)."""
-    _stderr_line("warning", message)
-
-
-def _stderr_line(label: str, message: str) -> None:
-    # The message may quote a file name or chat text: its control characters and line breaks are shown as
-    # escapes, so it stays one line and cannot drive the terminal.
-    from refind_cli.frontends.render import visible
-
-    sys.stderr.write(f"refind: {label}: {visible(message).replace(chr(10), chr(92) + 'n')}\n")
-    sys.stderr.flush()
-
-
-def fail(message: str, *, json_mode: bool = False) -> NoReturn:
-    """One line on stderr (and an error object on stdout for scripts), exit code 2."""
-    if json_mode:
-        print_json({"error": message})
-    print_error(message)
-    raise typer.Exit(2)
-
-
-@contextlib.contextmanager
-def error_boundary(json_mode: bool = False) -> Iterator[None]:
-    """Turns the library's user-facing errors into the one-line error and exit code 2."""
-    try:
-        yield
-    except RefindError as exc:
-        fail(str(exc), json_mode=json_mode)
-    except KeyboardInterrupt:
-        sys.stderr.write("refind: interrupted\n")
-        raise typer.Exit(130) from None
-
-
 def run(group: click.Group, args: list[str], **extra: Any) -> int:
     """Run one command line and return its exit code."""
     json_mode = "--json" in args or "--jsonl" in args
-    try:
-        with group.make_context("refind", args, **extra) as ctx:
-            group.invoke(ctx)
-        return 0
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.exceptions.NoArgsIsHelpError as exc:
-        exc.show()
-        return 2
-    except click.ClickException as exc:
-        # Only a UsageError carries a context, and it may be None.
-        usage_ctx = getattr(exc, "ctx", None)
-        where = usage_ctx.command_path.removeprefix("refind").strip() if usage_ctx else ""
-        message = exc.format_message().replace("\n", " ")
-        if isinstance(exc, click.UsageError):
-            hint = f"refind {where} --help" if where else "refind --help"
-            message = f"{message.rstrip('.')} (see `{hint}`)"
-        if where:
-            message = f"{where}: {message}"
-        if json_mode:
-            print_json({"error": message})
-        print_error(message)
-        return 2
-    except (KeyboardInterrupt, click.Abort):
-        sys.stderr.write("refind: interrupted\n")
-        return 130
-    except BrokenPipeError:
-        # The reader went away (`refind search x | head -1`): what it wanted was written. Further writes
-        # (the interpreter's final flush) go nowhere instead of raising again.
-        _stdout_to_nowhere()
-        return 0
-    except OSError as exc:
-        # Output that cannot be written (`> /dev/full`, a full disk, a device gone) names no file: the
-        # library's own file errors do, and are RefindErrors before they get here.
-        if exc.filename is not None or exc.errno not in _OUTPUT_FAILURES:
-            raise
-        _stdout_to_nowhere()
-        with contextlib.suppress(OSError):
-            print_error(f"stdout: cannot write ({exc.strerror})")
-        return 2
 
+    def invoke() -> int:
+        try:
+            with group.make_context("refind", args, **extra) as ctx:
+                group.invoke(ctx)
+            return 0
+        except click.exceptions.Exit as exc:
+            return exc.exit_code
+        except click.exceptions.NoArgsIsHelpError as exc:
+            exc.show()
+            return 2
+        except click.ClickException as exc:
+            # Only a UsageError carries a context, and it may be None.
+            usage_ctx = getattr(exc, "ctx", None)
+            where = usage_ctx.command_path.removeprefix("refind").strip() if usage_ctx else ""
+            message = exc.format_message().replace("\n", " ")
+            if isinstance(exc, click.UsageError):
+                hint = f"refind {where} --help" if where else "refind --help"
+                message = f"{message.rstrip('.')} (see `{hint}`)"
+            if where:
+                message = f"{where}: {message}"
+            if json_mode:
+                print_json({"error": message})
+            print_error(message)
+            return 2
+        except click.Abort:
+            sys.stderr.write("refind: interrupted\n")
+            return 130
 
-_OUTPUT_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF, errno.EFBIG})
-
-
-def _stdout_to_nowhere() -> None:
-    with contextlib.suppress(OSError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return guarded(invoke)
 
 
 def open_home(ctx: typer.Context) -> Home:
     """The home folder the command line names; lock waits are said once on stderr."""
-    from refind_cli.facade import Home
-
-    return Home(state(ctx).home, on_wait=lambda msg: stderr_console().print(msg, markup=False))
+    return open_home_at(state(ctx).home)

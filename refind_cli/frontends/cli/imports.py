@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from refind_cli import importers
+from refind_cli.frontends.cli import read
 from refind_cli.frontends.cli.common import (
     JsonOption,
-    SourcesOption,
     app,
     error_boundary,
     open_home,
@@ -22,7 +22,9 @@ from refind_cli.frontends.cli.common import (
     print_warning,
     stderr_console,
     stdout_console,
+    table_callback,
 )
+from refind_cli.frontends.cli.params import CHATS_LIST
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -161,37 +163,8 @@ chats_app = typer.Typer(
 app.add_typer(chats_app)
 
 
-@chats_app.callback()
-def chats(
-    ctx: typer.Context,
-    source: SourcesOption = None,
-    sort: Annotated[
-        str, typer.Option("--sort", help="id (import order), recent (last message first), name or messages.")
-    ] = "id",
-    tz: Annotated[str | None, typer.Option("--tz", help="Zone for the dates shown.")] = None,
-    json_out: JsonOption = False,
-    csv_out: Annotated[bool, typer.Option("--csv", help="Print the table as CSV.")] = False,
-    tsv_out: Annotated[
-        bool, typer.Option("--tsv", help="Print the table as TSV (what a pipe gets by default).")
-    ] = False,
-) -> None:
-    """List imported chats with their counts and date ranges; rename or merge them."""
-    if ctx.invoked_subcommand is not None:
-        return
-    from refind_cli.dates.clock import zone
-    from refind_cli.frontends.render.imports import chats_json, print_chats, write_chats
-    from refind_cli.frontends.render.rows import table_format
-
-    with error_boundary(json_out), open_home(ctx) as home:
-        zone_ = zone(tz)
-        summaries = home.chats(sources=source, order=sort)
-    fmt = table_format(csv_out=csv_out, tsv_out=tsv_out)
-    if json_out:
-        print_json(chats_json(summaries, zone_))
-    elif fmt != "table" and summaries:
-        write_chats(summaries, zone_, fmt)
-    else:
-        print_chats(stdout_console(), summaries, zone_, filtered=bool(source))
+# Its options are declared in params.py, which the quick path parses too.
+chats_app.callback()(table_callback("chats", CHATS_LIST, read.chats, __name__))
 
 
 @chats_app.command("rename")

@@ -2,127 +2,26 @@
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from refind_cli.frontends.cli import read
 from refind_cli.frontends.cli.common import (
-    ChatsOption,
     JsonOption,
-    SourcesOption,
-    SpeakersOption,
     TzOption,
     app,
     error_boundary,
     fail,
     open_home,
     print_json,
-    stderr_console,
     stdout_console,
+    table_callback,
 )
-from refind_cli.request import MAX_K, MAX_WINDOW, SESSION_RANK
+from refind_cli.frontends.cli.params import SEARCH
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
-
-@app.command("search")
-def search_command(
-    ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="Words to look for; '-' reads one query per line from stdin.")],
-    since: Annotated[
-        str | None,
-        typer.Option("--since", help="Only turns from then on: 2023-05-04, 2023-05, last week, ..."),
-    ] = None,
-    until: Annotated[str | None, typer.Option("--until", help="Only turns until then (inclusive).")] = None,
-    chat: ChatsOption = None,
-    source: SourcesOption = None,
-    speaker: SpeakersOption = None,
-    sort: Annotated[
-        str | None,
-        typer.Option(
-            "--sort", help="Order hits by 'score' (best first, the default) or 'time' (newest first)."
-        ),
-    ] = None,
-    newest: Annotated[bool, typer.Option("--newest", help="The newest matches first: --sort time.")] = False,
-    k: Annotated[int, typer.Option("-k", min=1, max=MAX_K, help="Number of results.")] = 5,
-    window: Annotated[
-        int, typer.Option("--window", min=0, max=MAX_WINDOW, help="Turns of context either side.")
-    ] = 2,
-    exclude_session: Annotated[
-        list[str] | None, typer.Option("--exclude-session", help="Skip this session id; repeatable.")
-    ] = None,
-    session_rank: Annotated[
-        bool,
-        typer.Option(
-            "--session-rank/--no-session-rank", help="Fuse each hit's score with its session's (RRF)."
-        ),
-    ] = SESSION_RANK,
-    tz: TzOption = None,
-    json_out: JsonOption = False,
-    jsonl_out: Annotated[
-        bool, typer.Option("--jsonl", help="One JSON object per line, one per query.")
-    ] = False,
-    timeline: Annotated[
-        bool,
-        typer.Option("--timeline", help="First chart how all the matches spread over time, then the hits."),
-    ] = False,
-) -> None:
-    """Search the chats: BM25 over turns, ranked with their conversations, each hit with its context.
-    Exit status 0 when something was found, 1 when nothing was, 2 on error."""
-    from datetime import datetime
-
-    from refind_cli.dates.clock import zone
-    from refind_cli.frontends.render import json_text
-    from refind_cli.frontends.render.search import print_result, to_json
-
-    json_mode = json_out or jsonl_out
-    if json_out and jsonl_out:
-        fail("--json and --jsonl cannot be used together", json_mode=True)
-    if newest and sort == "score":
-        fail("--newest and --sort score cannot be used together", json_mode=json_mode)
-    found = False
-    with error_boundary(json_mode), open_home(ctx) as home:
-        zone_ = zone(tz)
-        request = home.request(
-            query,
-            since=since,
-            until=until,
-            chats=chat,
-            sources=source,
-            speakers=speaker,
-            k=k,
-            window=window,
-            exclude_sessions=exclude_session or (),
-            session_rank=session_rank,
-            sort="time" if newest else sort or "score",
-            now=datetime.now(zone_),
-            tz=zone_,
-        )
-        queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
-        # rich is loaded only for output a person reads, not for JSON.
-        out: Console | None = None
-        objects = []
-        for q in queries:
-            result = home.search(request.for_query(q), timeline=zone_ if timeline else None)
-            found = found or bool(result.hits)
-            if jsonl_out:
-                # Written as each query finishes, so a pipeline can consume answers while asking more.
-                sys.stdout.write(json_text(to_json(result, zone_)) + "\n")
-                sys.stdout.flush()
-            elif json_out:
-                objects.append(to_json(result, zone_))
-            else:
-                out = out or stdout_console()
-                print_result(out, result, zone_, heading=query == "-", err=stderr_console())
-        if json_out:
-            print_json(objects if query == "-" else objects[0])
-        if not found and not (json_out or jsonl_out) and not home.chats():
-            stderr_console().print(
-                f"{home.path} holds no chats yet: `refind import FILE` first", markup=False
-            )
-    raise typer.Exit(0 if found else 1)
+# Its options are declared in params.py, which the quick path parses too.
+app.command("search")(table_callback("search", SEARCH, read.search, __name__))
 
 
 @app.command("show")

@@ -3,14 +3,8 @@ and `refind stats`. Only characters, so they read the same in a terminal, a pipe
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from rich.text import Text
-
 from refind_cli.dates.timeline import Bucket, Timeline
-
-if TYPE_CHECKING:
-    from rich.console import Console
+from refind_cli.frontends.render.styled import Out, Styled
 
 BAR_WIDTH = 40
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -43,13 +37,13 @@ def timeline_json(timeline: Timeline | None) -> dict:
     }
 
 
-def print_timeline(console: Console, timeline: Timeline | None, *, style: str = "cyan") -> None:
+def print_timeline(console: Out, timeline: Timeline | None, *, style: str = "cyan") -> None:
     """One line per bucket: its label, the bar, the count."""
     if timeline is None or not timeline.buckets:
         return
     most = max(b.count for b in timeline.buckets)
     for b in timeline.buckets:
-        line = Text(bucket_label(b, timeline.unit), style="dim" if not b.count else "")
+        line = Styled(bucket_label(b, timeline.unit), style="dim" if not b.count else "")
         line.append("  ")
         line.append(bar(b.count, most).ljust(BAR_WIDTH), style=style)
         line.append(f" {b.count:,}" if b.count else "")

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import tzinfo
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from refind_cli.frontends.render import iso, short_time, visible
 from refind_cli.frontends.render.rows import write_rows
-from refind_cli.reports import FileImportResult
-from refind_cli.results import ChatSummary
 from refind_cli.text.language import name as language_name
+
+if TYPE_CHECKING:
+    # rich draws tables for a terminal only: piped `refind chats` is TSV and never imports it (nor the
+    # import reports, nine dataclasses to build).
+    from rich.console import Console
+
+    from refind_cli.frontends.render.styled import Out
+    from refind_cli.reports import FileImportResult
+    from refind_cli.results import ChatSummary
 
 
 def import_json(results: Sequence[FileImportResult]) -> dict:
@@ -69,6 +73,9 @@ def write_imports(results: Sequence[FileImportResult], fmt: str) -> None:
 
 
 def print_import(console: Console, result: FileImportResult) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     if result.error:
         return
     caption = "imported before, unchanged: not read again" if result.unchanged_since is not None else None
@@ -138,16 +145,18 @@ def write_chats(chats: Sequence[ChatSummary], tz: tzinfo | None, fmt: str) -> No
     )
 
 
-def print_chats(
-    console: Console, chats: Sequence[ChatSummary], tz: tzinfo | None, *, filtered: bool = False
-) -> None:
-    if not chats:
-        console.print(
-            "No chats from that source."
-            if filtered
-            else "No chats yet: import an export with `refind import FILE`."
-        )
-        return
+def print_no_chats(out: Out, *, filtered: bool = False) -> None:
+    out.print(
+        "No chats from that source."
+        if filtered
+        else "No chats yet: import an export with `refind import FILE`."
+    )
+
+
+def print_chats(console: Console, chats: Sequence[ChatSummary], tz: tzinfo | None) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(show_edge=False, caption=f"{len(chats):,} chats", caption_justify="left")
     for column in ("id", "chat", "source", "messages", "sessions", "first", "last", "language"):
         table.add_column(column, justify="right" if column in ("id", "messages", "sessions") else "left")

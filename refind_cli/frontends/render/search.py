@@ -7,15 +7,15 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from refind_cli.frontends.render import iso, visible
+from refind_cli.frontends.render.styled import Out, Styled
 from refind_cli.records import ChatInfo, Turn, said
 from refind_cli.results import Hit, SearchResult
 from refind_cli.text.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
 if TYPE_CHECKING:
-    # rich is imported where a block for people is drawn: JSON output never needs it (a third of the
-    # start-up of `refind search --json`).
+    # rich draws a session for people (`refind show`); a search's hits are Styled, which rich draws only on
+    # a terminal: piped and JSON output never import it (a third of the start-up of `refind search`).
     from rich.console import Console
-    from rich.text import Text
 
     from refind_cli.reports import SessionView
 
@@ -99,13 +99,11 @@ def _local(dt: datetime, tz: tzinfo | None) -> datetime:
     return dt.astimezone(tz) if tz else dt
 
 
-def _body(text: str, terms: Sequence[str], indent: int, lang: str) -> Text:
+def _body(text: str, terms: Sequence[str], indent: int, lang: str) -> Styled:
     """A turn's text with the matched words highlighted, continuation lines indented under the first, and
     control characters shown as escapes (chat text must not drive the terminal)."""
-    from rich.text import Text
-
     pad = "\n" + " " * indent
-    body = Text()
+    body = Styled()
     at = 0
     for start, end in highlight_spans(text, terms, lang) if terms else ():
         body.append(_shown(text[at:start], pad))
@@ -121,11 +119,9 @@ def _shown(text: str, pad: str) -> str:
 
 def _turn_line(
     turn: Turn, *, hit: bool, terms: Sequence[str], lang: str, tz: tzinfo | None, with_date: bool
-) -> Text:
-    from rich.text import Text
-
+) -> Styled:
     when = _local(turn.start, tz).strftime("%Y-%m-%d %H:%M" if with_date else "%H:%M")
-    line = Text("> " if hit else "  ", style="bold" if hit else "dim")
+    line = Styled("> " if hit else "  ", style="bold" if hit else "dim")
     line.append(when, style="cyan")
     line.append("  ")
     line.append(visible(turn.speaker or "?"), style="bold" if hit else "green")
@@ -151,29 +147,27 @@ def _turn_line(
 
 
 def print_result(
-    console: Console,
+    console: Out,
     result: SearchResult,
     tz: tzinfo | None = None,
     *,
     heading: bool = False,
-    err: Console | None = None,
+    err: Out | None = None,
 ) -> None:
     """The hits as blocks; "no matching turns" goes to ``err`` (stderr), so that `| wc -l` counts hits."""
-    from rich.text import Text
-
     if heading:
-        console.print(Text(f"query: {visible(result.query)}", style="bold underline"))
+        console.print(Styled(f"query: {visible(result.query)}", style="bold underline"))
     if result.timeline is not None and result.timeline.buckets:
-        console.print(Text(f"{result.total:,} matching turns by {result.timeline.unit}", style="bold"))
+        console.print(Styled(f"{result.total:,} matching turns by {result.timeline.unit}", style="bold"))
         from refind_cli.frontends.render.charts import print_timeline
 
         print_timeline(console, result.timeline)
         console.print()
     if not result.hits:
-        (err or console).print(Text("no matching turns", style="dim"))
+        (err or console).print(Styled("no matching turns", style="dim"))
         return
     for hit in result.hits:
-        head = Text(f"{hit.rank}. ", style="bold")
+        head = Styled(f"{hit.rank}. ", style="bold")
         head.append(visible(hit.chat.name), style="bold magenta")
         head.append(f" ({hit.chat.source})  ", style="magenta")
         head.append(_local(hit.turn.start, tz).strftime("%a %Y-%m-%d"), style="cyan")
@@ -190,7 +184,7 @@ def print_result(
             console.print(line)
             day = this_day
         console.print()
-    console.print(Text(f"{len(result.hits)} of {result.total:,} matching turns", style="dim"))
+    console.print(Styled(f"{len(result.hits)} of {result.total:,} matching turns", style="dim"))
 
 
 def session_json(view: SessionView, tz: tzinfo | None = None) -> dict:

@@ -1,20 +1,15 @@
 """Output of `refind stats`: bars, a heatmap and lists in the terminal (text only: no browser, no image
-files), and the same numbers as JSON for scripts."""
+files; Styled, so that piped it needs no rich), and the same numbers as JSON for scripts."""
 
 from __future__ import annotations
 
 from datetime import tzinfo
-from typing import TYPE_CHECKING
-
-from rich.text import Text
 
 from refind_cli.frontends.render import iso, short_time, visible
 from refind_cli.frontends.render.charts import BAR_WIDTH, bar
+from refind_cli.frontends.render.styled import Out, Styled
 from refind_cli.records import Kind
 from refind_cli.reports import Stats
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MEDIA_KINDS = (Kind.MEDIA, Kind.ATTACHMENT)
@@ -54,17 +49,17 @@ def stats_json(stats: Stats, tz: tzinfo | None) -> dict:
     }
 
 
-def _section(console: Console, title: str) -> None:
+def _section(console: Out, title: str) -> None:
     console.print()
-    console.print(Text(title, style="bold underline"))
+    console.print(Styled(title, style="bold underline"))
 
 
-def print_stats(console: Console, stats: Stats, tz: tzinfo | None) -> None:
+def print_stats(console: Out, stats: Stats, tz: tzinfo | None) -> None:
     if not stats.messages or stats.first is None or stats.last is None:
         console.print("No messages there.")
         return
     console.print(
-        Text(
+        Styled(
             f"{stats.messages:,} messages from {short_time(stats.first, tz)[:10]} to {short_time(stats.last, tz)[:10]}",
             style="bold",
         )
@@ -78,25 +73,25 @@ def print_stats(console: Console, stats: Stats, tz: tzinfo | None) -> None:
     console.print(f"{kinds}; media and attachments {media_share(stats):.1%}", markup=False)
 
 
-def _people(console: Console, stats: Stats) -> None:
+def _people(console: Out, stats: Stats) -> None:
     _section(console, "Who writes most")
     if not stats.people:
         return
     most = stats.people[0][1]
     width = max(len(visible(name)) for name, _ in stats.people[:TOP_PEOPLE])
     for name, n in stats.people[:TOP_PEOPLE]:
-        line = Text(visible(name).ljust(width) + "  ")
+        line = Styled(visible(name).ljust(width) + "  ")
         line.append(bar(n, most).ljust(BAR_WIDTH), style="cyan")
         line.append(f" {n:,} ({n / stats.messages:.0%})")
         console.print(line)
     if len(stats.people) > TOP_PEOPLE:
-        console.print(Text(f"and {len(stats.people) - TOP_PEOPLE:,} more", style="dim"))
+        console.print(Styled(f"and {len(stats.people) - TOP_PEOPLE:,} more", style="dim"))
 
 
-def _months(console: Console, stats: Stats) -> None:
+def _months(console: Out, stats: Stats) -> None:
     _section(console, "Messages per month")
     named = [name for name, _ in stats.people[: len(COLOURS)]]
-    legend = Text()
+    legend = Styled()
     for name, colour in zip(named, COLOURS, strict=False):
         legend.append("█ ", style=colour)
         legend.append(visible(name) + "  ")
@@ -109,7 +104,7 @@ def _months(console: Console, stats: Stats) -> None:
     for month, people in stats.months:
         total = sum(n for _, n in people)
         counts = dict(people)
-        line = Text(month.strftime("%Y-%m") + "  ", style="" if total else "dim")
+        line = Styled(month.strftime("%Y-%m") + "  ", style="" if total else "dim")
         # Each person's share of the month's bar, cut from the bar of the running total so the parts add up.
         drawn, running = 0, 0
         parts = [(counts.get(name, 0), colour) for name, colour in zip(named, COLOURS, strict=False)]
@@ -122,15 +117,15 @@ def _months(console: Console, stats: Stats) -> None:
         line.append(" " * (BAR_WIDTH - drawn + 1) + (f"{total:,}" if total else ""))
         lines.append(line)
     if lines:  # one print: a century of months is 1,200 lines, and rich's cost is per print
-        console.print(Text("\n").join(lines))
+        console.print(Styled("\n").join(lines))
 
 
-def _heatmap(console: Console, stats: Stats) -> None:
+def _heatmap(console: Out, stats: Stats) -> None:
     _section(console, "When (weekday x hour)")
     hottest = max(max(row) for row in stats.heatmap)
-    console.print(Text("     " + "".join(f"{h:<6}" for h in range(0, 24, 3)), style="dim"))
+    console.print(Styled("     " + "".join(f"{h:<6}" for h in range(0, 24, 3)), style="dim"))
     for name, row in zip(WEEKDAYS, stats.heatmap, strict=True):
-        line = Text(f"{name}  ")
+        line = Styled(f"{name}  ")
         for n in row:
             shade = 0 if not n else 1 + (n * (len(_SHADES) - 2)) // hottest
             line.append(_SHADES[shade] * 2, style="yellow")
@@ -138,11 +133,11 @@ def _heatmap(console: Console, stats: Stats) -> None:
         console.print(line)
 
 
-def _silences(console: Console, stats: Stats, tz: tzinfo | None) -> None:
+def _silences(console: Out, stats: Stats, tz: tzinfo | None) -> None:
     _section(console, "Longest silences")
     for s in stats.silences:
         days = (s.end - s.start).total_seconds() / 86400
-        line = Text(f"{days:,.1f} days".rjust(12) + "  ")
+        line = Styled(f"{days:,.1f} days".rjust(12) + "  ")
         line.append(f"{short_time(s.start, tz)} to {short_time(s.end, tz)}  ", style="cyan")
         line.append(visible(s.chat.name), style="magenta")
         console.print(line)
