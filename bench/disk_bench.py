@@ -2,20 +2,26 @@
 
 Imports a generated WhatsApp export of N messages (bench/import_bench.py's generator) into a new home with
 `refind import`, then prints the export's size, the home's (archive and index) and their ratio, the
-archive's tables and indexes (SQLite's dbstat) beside the messages' text itself, and for context an FTS5
-index of the same turn texts (contentless, porter stemming) built in the same run beside the tantivy index.
+archive's tables and indexes (SQLite's dbstat) beside the messages' text itself, the archive's size after a
+VACUUM (which an import does not run), and for context an FTS5 index of the same turn texts (contentless,
+porter stemming) built in the same run beside the tantivy index.
 
-    python bench/disk_bench.py [--messages 1000000] [--workdir bench/out] [--before DIR]
+    python bench/disk_bench.py [--messages 1000000] [--workdir bench/out] [--before DIR] [--rounds 3]
 
 ``--before DIR``: a folder holding an older refind_cli (git archive BASE refind_cli | tar -x -C DIR), whose
-import builds a second home from the same export in the same run, measured the same way.
+import builds a second home from the same export in the same run, measured the same way; then a copy of that
+home is upgraded in place by this tree's migrations (timed, measured), and the same searches run on each
+home by its own tree, in-process, interleaved over ``--rounds`` rounds: the median time of a search (top 5
+and their windows read from the archive), so that a leaner archive is seen not to make search slower.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -86,15 +92,115 @@ def fts5_size(home: Path, out: Path) -> int:
     return out.stat().st_size
 
 
-def report(label: str, export: Path, home: Path, seconds: float) -> None:
+def report(label: str, export: Path, home: Path, seconds: float | None) -> None:
     archive, index = size(home / "archive.db"), size(home / "index")
     total = size(home)
     print(
         f"{label}: home {total / MB:.1f} MB = {total / size(export):.2f}x the export"
-        f" (archive {archive / MB:.1f} MB, index {index / MB:.1f} MB; import {seconds:.0f} s)"
+        f" (archive {archive / MB:.1f} MB, index {index / MB:.1f} MB"
+        + ("" if seconds is None else f"; import {seconds:.0f} s")
+        + ")"
     )
     for name, n in tables(home / "archive.db"):
         print(f"    {name:32} {n / MB:7.1f} MB")
+
+
+# The searches timed: words of the generated chat, frequent to rare.
+QUERIES = (
+    "dinner",
+    "flight lisbon",
+    "dentist appointment",
+    "keys",
+    "birthday cake",
+    "train late",
+    "job interview offer",
+    "coffee tomorrow",
+    "the",
+    "van",
+    "sintra",
+    "charger",
+    "move flat lease",
+    "hamburg weekend",
+    "sorry",
+)
+
+# Run by each tree on its own home (the tree first on the path): the searches' times, after one to warm up.
+_SEARCHES = """
+import json, sys, time
+from pathlib import Path
+from refind_cli.index.tantivy_backend import TantivyIndex
+from refind_cli.method.search import search
+from refind_cli.request import SearchRequest
+from refind_cli.storage.archive import Archive
+home, queries = Path(sys.argv[1]), sys.argv[2:]
+with Archive.open(home, readonly=True) as archive:
+    index = TantivyIndex.open(home)
+    search(archive, index, SearchRequest(queries[0]))
+    seconds, cpu = [], []
+    for query in queries:
+        start, used = time.perf_counter(), time.process_time()
+        hits = search(archive, index, SearchRequest(query)).hits
+        seconds.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - used)
+        assert all(hit.window for hit in hits)
+print(json.dumps([seconds, cpu]))
+"""
+
+
+def searches(home: Path, tree: Path | None) -> tuple[list[float], list[float]]:
+    env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
+    out = subprocess.run(
+        [sys.executable, "-c", _SEARCHES, str(home), *QUERIES],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    seconds, cpu = json.loads(out)
+    return seconds, cpu
+
+
+def upgraded(old: Path, copy: Path) -> None:
+    """A copy of the older tree's home, upgraded in place by this tree's migrations; its size and time."""
+    from refind_cli.storage.archive import Archive
+
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(old, copy)
+    start, used = time.perf_counter(), time.process_time()
+    Archive.open(copy).close()
+    print(
+        f"upgraded in place (the before home, this tree's migrations and VACUUM):"
+        f" {time.perf_counter() - start:.1f} s wall, {time.process_time() - used:.1f} s CPU"
+    )
+
+
+def compare_searches(before_home: Path, before: Path, after_home: Path, rounds: int) -> None:
+    runs: dict[str, list[tuple[list[float], list[float]]]] = {"before": [], "after": []}
+    for _ in range(rounds):
+        runs["before"].append(searches(before_home, before))
+        runs["after"].append(searches(after_home, None))
+    med = {
+        name: (
+            statistics.median(t for seconds, _ in got for t in seconds),
+            statistics.median(t for _, cpu in got for t in cpu),
+        )
+        for name, got in runs.items()
+    }
+    print(
+        f"search, {len(QUERIES)} queries x {rounds} rounds interleaved, each tree on its own home, median of a"
+        f" query: after {med['after'][0] * 1000:.1f} ms (CPU {med['after'][1] * 1000:.1f}),"
+        f" before {med['before'][0] * 1000:.1f} ms (CPU {med['before'][1] * 1000:.1f}):"
+        f" {med['after'][0] / med['before'][0]:.2f}x wall, {med['after'][1] / med['before'][1]:.2f}x CPU;"
+        f" load average {os.getloadavg()[0]:.1f}"
+    )
+
+
+def vacuumed(archive: Path, copy: Path) -> int:
+    shutil.copyfile(archive, copy)
+    db = apsw.Connection(str(copy))
+    db.execute("VACUUM")
+    db.close()
+    return size(copy)
 
 
 def main() -> None:
@@ -102,6 +208,7 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=1_000_000)
     ap.add_argument("--workdir", type=Path, default=Path(__file__).parent / "out")
     ap.add_argument("--before", type=Path)
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     export = args.workdir / f"startup-{args.messages}.txt"
@@ -117,6 +224,11 @@ def main() -> None:
         f" (UTF-8); {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
     )
     report("after", export, home, seconds)
+    packed = vacuumed(home / "archive.db", args.workdir / "disk-vacuumed.db")
+    print(
+        f"    after a VACUUM: archive {packed / MB:.1f} MB, home"
+        f" {(size(home) - size(home / 'archive.db') + packed) / size(export):.2f}x the export"
+    )
     fts = fts5_size(home, args.workdir / "disk-fts5.db")
     tantivy = size(home / "index")
     print(
@@ -126,6 +238,10 @@ def main() -> None:
     if args.before is not None:
         old = args.workdir / f"disk-home-{args.messages}-before"
         report("before", export, old, build(export, old, args.before))
+        copy = args.workdir / f"disk-home-{args.messages}-upgraded"
+        upgraded(old, copy)
+        report("upgraded", export, copy, None)
+        compare_searches(old, args.before, home, args.rounds)
 
 
 if __name__ == "__main__":

@@ -144,8 +144,7 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
         messages = source.db.execute("SELECT * FROM messages ORDER BY seq").fetchall()
         turns = defaultdict(list)
         for session_seq, *turn in source.db.execute(
-            "SELECT session_seq, ordinal, start_ts, end_ts, speaker, message_seqs FROM turns"
-            " ORDER BY session_seq, ordinal"
+            "SELECT session_seq, ordinal, message_seqs FROM turns ORDER BY session_seq, ordinal"
         ):
             turns[session_seq].append(tuple(turn))
         sessions = [

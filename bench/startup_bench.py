@@ -75,6 +75,12 @@ def main() -> None:
         help="a folder holding an older refind_cli (git archive BASE refind_cli | tar -x -C DIR): its refind"
         " commands run too, in the same rounds, marked (before)",
     )
+    ap.add_argument(
+        "--before-home",
+        type=Path,
+        help="with --before: the home its commands read (one that tree wrote; a newer schema may not be readable"
+        " by it)",
+    )
     args = ap.parse_args()
     export, home = build(args.workdir, args.messages)
     only = set((args.only or "startup,stats").split(","))
@@ -111,9 +117,11 @@ def main() -> None:
             compileall.compile_dir(tree, quiet=1)
     if args.before is not None:
         before_env = {**os.environ, "PYTHONPATH": str(args.before)}
+        swap = {str(home): str(args.before_home or home)}
         for name, cmd in list(commands.items()):
             if name.startswith("refind"):
-                commands[f"{name} (before)"], envs[f"{name} (before)"] = cmd, before_env
+                commands[f"{name} (before)"] = [swap.get(part, part) for part in cmd]
+                envs[f"{name} (before)"] = before_env
     for name, cmd in commands.items():  # warm the page cache
         wall(cmd, envs[name])
     load_before = os.getloadavg()

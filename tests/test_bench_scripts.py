@@ -136,8 +136,22 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "refind stats ",
         ),
         "disk_bench": (
-            [["disk_bench.py", "--messages", "300", "--workdir", f"{work}/disk"]],
-            "the same turns' index: FTS5",
+            [
+                ["disk_bench.py", "--messages", "300", "--workdir", f"{work}/disk"],
+                # This tree as the older one: its upgrade finds nothing to do, its searches run beside.
+                [
+                    "disk_bench.py",
+                    "--messages",
+                    "300",
+                    "--workdir",
+                    f"{work}/disk",
+                    "--before",
+                    str(BENCH.parent),
+                    "--rounds",
+                    "1",
+                ],
+            ],
+            "each tree on its own home",
         ),
         "answer_eval": (
             [["answer_eval.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],

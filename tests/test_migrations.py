@@ -18,6 +18,7 @@ from refind_cli.ingest import import_file
 from refind_cli.method.search import search
 from refind_cli.request import SearchRequest
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.database import uid_text
 from refind_cli.storage.schema import MIGRATIONS, applied_migrations
 
 FIXTURE = Path(__file__).parent / "fixtures" / "release-1.archive.db"
@@ -25,12 +26,17 @@ BERLIN = ZoneInfo("Europe/Berlin")
 COUNTS = {"chats": 6, "messages": 434, "sessions": 120, "turns": 364}
 
 
-@pytest.fixture
-def release1_home(tmp_path: Path) -> Path:
+def home_holding(archive: Path, tmp_path: Path) -> Path:
+    """A new home whose archive is a copy of ``archive`` (a fixture's)."""
     home = tmp_path / "home"
     home.mkdir()
-    shutil.copyfile(FIXTURE, home / "archive.db")
+    shutil.copyfile(archive, home / "archive.db")
     return home
+
+
+@pytest.fixture
+def release1_home(tmp_path: Path) -> Path:
+    return home_holding(FIXTURE, tmp_path)
 
 
 def test_an_archive_of_the_last_release_upgrades_once(release1_home: Path):
@@ -42,7 +48,9 @@ def test_an_archive_of_the_last_release_upgrades_once(release1_home: Path):
         assert archive.counts() == COUNTS
         tables = {r[0] for r in archive.db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
         assert "meta" not in tables
-        uids = [r[0] for r in archive.db.execute("SELECT uid FROM messages WHERE source_id IS NULL")]
+        uids = [
+            r[0] for r in archive.db.execute(f"SELECT {uid_text()} FROM messages WHERE source_id IS NULL")
+        ]
         assert uids and all(u.startswith("w:") for u in uids)
         # m007: chats imported before languages were told have none until their next import.
         assert {c.lang for c in archive.chats()} == {""}

@@ -138,7 +138,9 @@ def recounted(archive: Archive) -> list[tuple]:
 
 
 def held(archive: Archive) -> list[tuple]:
-    return archive.db.execute("SELECT * FROM message_counts ORDER BY 1, 2, 3, 4, 5").fetchall()
+    return archive.db.execute(
+        "SELECT chat_seq, quarter, sender, named, kind, n FROM message_counts ORDER BY 1, 2, 3, 4, 5"
+    ).fetchall()
 
 
 def scattered(seed: int, n: int) -> list[Message]:
@@ -248,6 +250,83 @@ def test_stats_from_the_counts_are_those_of_the_messages(
         monkeypatch.setattr(Archive, "_counted", lambda *_: False)
         assert read == [stats(archive, tz=tz, **s) for s in selections]
         assert read[0].messages > 0 and since % quarter == 0
+
+
+def held_months(archive: Archive) -> list[tuple]:
+    return archive.db.execute("SELECT * FROM month_counts ORDER BY 1, 2, 3, 4, 5").fetchall()
+
+
+def recounted_months(archive: Archive) -> list[tuple]:
+    """month_counts as one grouped pass over the messages gives it (each UTC month by its first day)."""
+    per_month: Counter[tuple] = Counter()
+    for chat, ts, sender, named, kind in archive.db.execute(
+        "SELECT chat_seq, ts, coalesce(sender, ''), sender IS NOT NULL, kind FROM messages"
+        f" WHERE kind != '{Kind.HIDDEN}' AND ts >= 0"
+    ):
+        first = datetime.fromtimestamp(ts // 1_000_000, UTC).date().replace(day=1)
+        per_month[chat, (first - date(1970, 1, 1)).days, sender, named, kind] += 1
+    return sorted((*key, n) for key, n in per_month.items())
+
+
+def test_the_month_counts_follow_every_write_too(busy: Path) -> None:
+    with Archive.open(busy) as archive:
+        assert held_months(archive) == recounted_months(archive) and len(held_months(archive)) > 50
+        import_chat(archive, Chat("test", "a", "A"), scattered(3, 100))
+        with archive.transaction():
+            archive.forget_messages(
+                [seq for (seq,) in archive.db.execute("SELECT seq FROM messages LIMIT 90")]
+            )
+        archive.merge_chats(1, 2)
+        assert held_months(archive) == recounted_months(archive)
+        assert not archive.db.execute("SELECT 1 FROM month_counts WHERE n <= 0 OR chat_seq = 2").fetchall()
+
+
+@pytest.fixture
+def month_ends(tmp_path: Path) -> Path:
+    """Messages in every quarter hour of the last and first day of each month of a year (where zones move
+    them into the month before or after), and a few in between, by two people."""
+    home = tmp_path / "ends"
+    messages = []
+    for month in range(1, 13):
+        start = datetime(2023, month, 1, tzinfo=UTC)
+        for quarter in range(-96, 96):
+            at = start + timedelta(minutes=15 * quarter + 7)
+            messages.append(Message(at, ("Ann", "Bo")[quarter % 2], f"{month} {quarter}"))
+        messages.append(Message(start + timedelta(days=14), "Ann", f"mid {month}"))
+    with Archive.open(home) as archive:
+        import_chat(archive, Chat("test", "e", "Ends"), messages)
+    return home
+
+
+@pytest.mark.parametrize(
+    "name", ["Europe/Berlin", "America/St_Johns", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Asia/Kathmandu"]
+)
+def test_months_at_their_ends_read_from_the_month_counts_are_those_of_the_messages(
+    month_ends: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tz = ZoneInfo(name)
+    # Ranges that cut months in two, on quarter hours of the zone, and that hold no whole month.
+    since = int(datetime(2023, 3, 14, 6, tzinfo=tz).timestamp()) * 1_000_000
+    until = int(datetime(2023, 9, 30, 23, 45, tzinfo=tz).timestamp()) * 1_000_000 - 1
+    short = int(datetime(2023, 5, 31, 12, tzinfo=tz).timestamp()) * 1_000_000
+    selections: list[dict] = [
+        {},
+        {"since": since},
+        {"until": until},
+        {"since": since, "until": until, "senders": ["Bo"]},
+        {"since": short, "until": short + 3 * 86400 * 1_000_000 - 1},
+    ]
+    with Archive.open(month_ends) as archive:
+        read = [stats(archive, tz=tz, **s) for s in selections]
+        assert all(
+            archive._counted(
+                zone_offsets(1_669_000_000, 1_707_000_000, tz), s.get("since"), s.get("until"), 0
+            )
+            for s in selections
+        )
+        monkeypatch.setattr(Archive, "_counted", lambda *_: False)
+        assert read == [stats(archive, tz=tz, **s) for s in selections]
+        assert len(read[0].months) == 13 and read[0].messages == 12 * 193
 
 
 def test_odd_offsets_and_old_times_are_read_from_the_messages(busy: Path) -> None:

@@ -5,6 +5,7 @@ the write model; reads are ``queries.Queries``, the ledger ``ledger.Ledger``, th
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from refind_cli.errors import RefindError
 from refind_cli.records import ChatInfo, Kind
 from refind_cli.storage.database import (
     BEFORE_ALL,
-    COUNTED,
+    COUNT_TABLES,
     IS_COUNTED,
     fetch_all,
     fetch_first,
@@ -24,6 +25,8 @@ from refind_cli.storage.database import (
     hashed_chat_key,
     immediate,
     in_chunks,
+    packed_uid,
+    uid_text,
     use_home,
 )
 from refind_cli.storage.home import home_to_read
@@ -34,7 +37,7 @@ from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, c
 
 @dataclass(frozen=True, slots=True)
 class StoredSession:
-    """A session as written: ``turns`` are (ordinal, start, end, speaker, message_seqs); a turn's text is its
+    """A session as written: ``turns`` are (ordinal, message_seqs); a turn's text, times and speaker are its
     messages' (``queries``)."""
 
     seq: int
@@ -45,7 +48,7 @@ class StoredSession:
     end: int
     n_messages: int
     signature: str
-    turns: list[tuple[int, int, int, str, str]]
+    turns: list[tuple[int, str]]
 
 
 def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str = "") -> apsw.Connection:
@@ -322,7 +325,7 @@ class Archive(Queries, Ledger):
             for (seq,) in self.db.executemany(
                 "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
                 " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq",
+                f" VALUES (?1, ?2, {packed_uid('?3')}, {', '.join(f'?{i}' for i in range(4, 18))}) RETURNING seq",
                 rows,
             )
         ]
@@ -334,49 +337,52 @@ class Archive(Queries, Ledger):
         return len(new)
 
     def _count_new(self) -> None:
-        """Add the messages stored since the last count to message_counts, in one grouped pass over them (new
-        messages take the highest seqs): per-row triggers cost 8-13 % of an import's CPU."""
+        """Add the messages stored since the last count to the tables of counts, in one grouped pass over
+        them each (new messages take the highest seqs): per-row triggers cost 8-13 % of an import's CPU."""
         if self._uncounted is None:
             return
-        self.db.execute(
-            f"INSERT INTO message_counts SELECT {COUNTED}, count(*) FROM messages WHERE seq >= ? AND {IS_COUNTED}"
-            " GROUP BY 1, 2, 3, 4, 5 ON CONFLICT DO UPDATE SET n = n + excluded.n",
-            (self._uncounted,),
-        )
+        for counts in COUNT_TABLES:
+            self.db.execute(
+                f"INSERT INTO {counts.table} SELECT {counts.key}, count(*){counts.extra} FROM messages"
+                f" WHERE seq >= ? AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5 ON CONFLICT DO UPDATE SET n = n + excluded.n",
+                (self._uncounted,),
+            )
         self._uncounted = None
 
     def _recount(self, chat_seq: int) -> None:
         """Count a chat's messages again from scratch (a merge moved some of another's into it)."""
         self._count_new()
-        self.db.execute("DELETE FROM message_counts WHERE chat_seq = ?", (chat_seq,))
-        self.db.execute(
-            f"INSERT INTO message_counts SELECT {COUNTED}, count(*) FROM messages WHERE chat_seq = ?"
-            f" AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
-            (chat_seq,),
-        )
+        for counts in COUNT_TABLES:
+            self.db.execute(f"DELETE FROM {counts.table} WHERE chat_seq = ?", (chat_seq,))
+            self.db.execute(
+                f"INSERT INTO {counts.table} SELECT {counts.key}, count(*){counts.extra} FROM messages"
+                f" WHERE chat_seq = ? AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
+                (chat_seq,),
+            )
 
     def _uncount(self, where: str, args: Sequence[object]) -> None:
-        """Take the messages ``where`` selects out of message_counts, before they are deleted or moved; a
-        count that falls to 0 goes (forgetting a chat leaves no trace of its senders' names)."""
+        """Take the messages ``where`` selects out of the tables of counts, before they are deleted or moved;
+        a count that falls to 0 goes (forgetting a chat leaves no trace of its senders' names)."""
         self._count_new()
-        gone = fetch_all(
-            self.db.execute(
-                f"SELECT {COUNTED}, count(*) FROM messages WHERE {where} AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5",
-                args,
-            ),
-            tuple[int, int, str, int, str, int],
-        )
-        key = "(chat_seq, quarter, sender, named, kind) = (?, ?, ?, ?, ?)"
-        self.db.executemany(
-            f"UPDATE message_counts SET n = n - ? WHERE {key}", [(r[5], *r[:5]) for r in gone]
-        )
-        self.db.executemany(f"DELETE FROM message_counts WHERE n <= 0 AND {key}", [r[:5] for r in gone])
+        for counts in COUNT_TABLES:
+            gone = fetch_all(
+                self.db.execute(
+                    f"SELECT {counts.key}, count(*) FROM messages WHERE {where} AND {IS_COUNTED}"
+                    " GROUP BY 1, 2, 3, 4, 5",
+                    args,
+                ),
+                tuple[int, int, str, int, str, int],
+            )
+            self.db.executemany(f"UPDATE {counts.table} SET n = n - ?6 WHERE {counts.match}", gone)
+            self.db.executemany(
+                f"DELETE FROM {counts.table} WHERE n <= 0 AND {counts.match}", [r[:5] for r in gone]
+            )
 
     def stored_texts(self, chat_seq: int, keys: list[tuple[int, str]]) -> list[str | None]:
         """The stored text of each (ts, uid) of a chat, None where there is none."""
         found = dict(
             self.db.executemany(
-                "SELECT ?, text FROM messages WHERE chat_seq = ? AND ts = ? AND uid = ?",
+                f"SELECT ?1, text FROM messages WHERE chat_seq = ?2 AND ts = ?3 AND uid = {packed_uid('?4')}",
                 [(i, chat_seq, ts, uid) for i, (ts, uid) in enumerate(keys)],
             )
         )
@@ -389,7 +395,7 @@ class Archive(Queries, Ledger):
         not): unthreaded ones in time order (from ``start`` on, if given), or threaded ones grouped by thread
         and in time order within each."""
         columns = (
-            "SELECT seq, uid, ts, coalesce(sender, ''), thread, text FROM messages"
+            f"SELECT seq, {uid_text()}, ts, coalesce(sender, ''), thread, text FROM messages"
             f" WHERE kind != '{Kind.HIDDEN}'"
         )
         if threaded:
@@ -449,9 +455,8 @@ class Archive(Queries, Ledger):
             ],
         )
         self.db.executemany(
-            "INSERT INTO turns (session_seq, ordinal, chat_seq, start_ts, end_ts, speaker, message_seqs)"
-            " VALUES (?,?,?,?,?,?,?)",
-            [(s.seq, t[0], s.chat_seq, *t[1:]) for s in sessions for t in s.turns],
+            "INSERT INTO turns (session_seq, ordinal, chat_seq, message_seqs) VALUES (?,?,?,?)",
+            [(s.seq, ordinal, s.chat_seq, seqs) for s in sessions for ordinal, seqs in s.turns],
         )
         self.db.executemany(
             "INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", [(s.seq,) for s in sessions]
@@ -481,15 +486,11 @@ class Archive(Queries, Ledger):
     def known_uids(self, chat_seq: int, lo: int, hi: int, among: Sequence[str] | None = None) -> set[str]:
         """Uids of a chat's messages stored with times from ``lo`` to ``hi`` (only those ``among`` the given
         uids, if given)."""
-        sql = "SELECT uid FROM messages WHERE chat_seq = ? AND ts BETWEEN ? AND ?"
+        sql = f"SELECT {uid_text()} FROM messages WHERE chat_seq = ? AND ts BETWEEN ? AND ?"
         if among is None:
             return {r[0] for r in self.db.execute(sql, (chat_seq, lo, hi))}
-        found: set[str] = set()
-        for part, marks in in_chunks(among):
-            found.update(
-                r[0] for r in self.db.execute(f"{sql} AND uid IN ({marks})", (chat_seq, lo, hi, *part))
-            )
-        return found
+        packed = f"{sql} AND uid IN (SELECT {packed_uid('value')} FROM json_each(?))"
+        return {r[0] for r in self.db.execute(packed, (chat_seq, lo, hi, json.dumps(list(among))))}
 
     def forget_messages(self, seqs: Sequence[int]) -> None:
         """Delete messages, remembering only their identities (under a hash of their chat's uid) so a
@@ -497,7 +498,8 @@ class Archive(Queries, Ledger):
         for part, marks in in_chunks(seqs):
             rows = fetch_all(
                 self.db.execute(
-                    f"SELECT c.uid, m.uid FROM messages m JOIN chats c ON c.seq = m.chat_seq WHERE m.seq IN ({marks})",
+                    f"SELECT c.uid, {uid_text('m.uid')} FROM messages m JOIN chats c ON c.seq = m.chat_seq"
+                    f" WHERE m.seq IN ({marks})",
                     part,
                 ),
                 tuple[str, str],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -159,3 +160,66 @@ QUARTER_US = 900_000_000
 # A message's key in message_counts (chat_seq, quarter, sender, named, kind), and which messages it counts.
 COUNTED = f"chat_seq, ts / {QUARTER_US}, coalesce(sender, ''), sender NOT NULL, kind"
 IS_COUNTED = f"kind != '{Kind.HIDDEN}' AND ts >= 0"
+# Since m017 message_counts also holds each quarter's place in the UTC week (``qow``, 0 at Thursday 1 January
+# 1970 00:00) and is ordered by it within a chat: the weekday x hour pass sums a chat's quarters in that order,
+# a sum per offset the zone has, without sorting them (hundreds of thousands of rows at a million messages).
+WEEK_QUARTERS = 7 * 96
+# The same messages counted by UTC month (month_counts, its first day in days since the epoch): what a month
+# of `refind stats` reads, all but its first and last hours, which a zone may move into another month
+# (those are read from the messages). A few thousand rows where message_counts has hundreds of thousands.
+MONTH_COUNTED = (
+    "chat_seq, unixepoch(ts / 1000000, 'unixepoch', 'start of month') / 86400, coalesce(sender, ''),"
+    " sender NOT NULL, kind"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CountTable:
+    """A table of counts of messages: ``key``, SQL for a message's key there (chat_seq, time, sender, named,
+    kind); ``extra``, SQL for the columns after the count that the key decides; ``match``, SQL for the row of
+    the key given as parameters ?1 to ?5."""
+
+    table: str
+    key: str
+    extra: str
+    match: str
+
+
+COUNT_TABLES = (
+    CountTable(
+        "message_counts",
+        COUNTED,
+        f", ts / {QUARTER_US} % {WEEK_QUARTERS}",
+        f"chat_seq = ?1 AND qow = ?2 % {WEEK_QUARTERS} AND quarter = ?2 AND sender = ?3 AND named = ?4 AND kind = ?5",
+    ),
+    CountTable(
+        "month_counts",
+        MONTH_COUNTED,
+        "",
+        "chat_seq = ?1 AND month = ?2 AND sender = ?3 AND named = ?4 AND kind = ?5",
+    ),
+)
+
+
+# Message identities as stored since m015 (``storage.identity`` makes them): the hash of a written time,
+# sender and text ("w:" and 20 hex digits) as its 10 bytes, the legacy hash of an instant ("h:" and 20) as
+# 11 ("h" first); any other (a source's own id) as written: a BLOB, which the column's TEXT affinity leaves
+# as it is (a number would be made text). Of a million WhatsApp messages' rows and identity index, 24 MB
+# less. Both ways in SQL, so every query keeps its one statement; no text is ever taken for a packed one.
+_HEX20 = "[0-9a-f]" * 20
+
+
+def packed_uid(value: str) -> str:
+    """SQL for the stored form of the identity the SQL expression ``value`` gives (a parameter, a column)."""
+    return (
+        f"CASE WHEN {value} GLOB 'w:{_HEX20}' THEN unhex(substr({value}, 3))"
+        f" WHEN {value} GLOB 'h:{_HEX20}' THEN unhex('68' || substr({value}, 3)) ELSE {value} END"
+    )
+
+
+def uid_text(column: str = "uid") -> str:
+    """SQL for the identity a stored one (``packed_uid``) stands for, as ``storage.identity`` wrote it."""
+    return (
+        f"CASE typeof({column}) WHEN 'blob' THEN CASE length({column}) WHEN 10 THEN 'w:' || lower(hex({column}))"
+        f" ELSE 'h:' || lower(hex(substr({column}, 2))) END ELSE {column} END"
+    )

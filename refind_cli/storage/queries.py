@@ -5,8 +5,10 @@ archive."""
 from __future__ import annotations
 
 import codecs
+import itertools
+import json
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 import apsw
 
@@ -33,12 +35,15 @@ _SEVERAL = """(SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sen
         THEN group_concat(m.text, char(10) ORDER BY j.key)
         ELSE group_concat(coalesce(m.sender, '') || ': ' || m.text, char(10) ORDER BY j.key) END
     FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)"""
-_TURN_TEXT = f"""CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL}
-    ELSE (SELECT text FROM messages WHERE seq = CAST(t.message_seqs AS INTEGER)) END"""
+_TURN_TEXT = f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE f.text END"
 
-_TURN_FIELDS = (
-    "s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, t.start_ts, t.end_ts, t.speaker"
-)
+# Nor are its times and speaker (since m016): its first message's time and sender (``f``, the first of
+# ``message_seqs``; CAST reads the number before the first comma) and its last message's time (the number
+# after the last comma: rtrim strips the digits back to it).
+_TURNS = "turns t JOIN messages f ON f.seq = CAST(t.message_seqs AS INTEGER)"
+_LAST_SEQ = "CAST(substr(t.message_seqs, length(rtrim(t.message_seqs, replace(t.message_seqs, ',', ''))) + 1) AS INTEGER)"
+_TURN_END = f"CASE WHEN instr(t.message_seqs, ',') THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
+_TURN_FIELDS = f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, coalesce(f.sender, '')"
 _TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
 
 # `show` (and MCP's get_context) reads at most this many characters of a turn's text, and its whole length:
@@ -55,10 +60,9 @@ _PIECE_BYTES = 1 << 16
 
 def _turn_text_within(chars: int) -> str:
     """A turn's text, or NULL for a single message of more than ``chars`` bytes (then read by ``_head``),
-    and the turn's message seqs."""
-    single = f"""(SELECT CASE WHEN octet_length(text) > {int(chars)} THEN NULL ELSE text END
-        FROM messages WHERE seq = CAST(t.message_seqs AS INTEGER))"""
-    return f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE {single} END, t.message_seqs"
+    and its (first) message's seq; over ``_TURNS``."""
+    single = f"CASE WHEN octet_length(f.text) > {int(chars)} THEN NULL ELSE f.text END"
+    return f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE {single} END, f.seq"
 
 
 def _turn(row: Sequence) -> Turn:
@@ -74,6 +78,16 @@ def _turn(row: Sequence) -> Turn:
         text=row[8],
         length=row[9] if len(row) > 9 else None,
     )
+
+
+_EPOCH_DAY = date(1970, 1, 1)
+
+
+def _month_step(day: int, step: int) -> int:
+    """The first day of the month ``step`` months from the one that begins on ``day`` (days since epoch)."""
+    at = _EPOCH_DAY + timedelta(days=day)
+    year, month = divmod(at.year * 12 + at.month - 1 + step, 12)
+    return (date(year, month + 1, 1) - _EPOCH_DAY).days
 
 
 def _contains(text: str | None, needle: str) -> bool:
@@ -261,7 +275,7 @@ class Queries:
         return [] if rows == ["ok"] else rows
 
     def iter_turns(self, session_seqs: Iterable[int] | None = None) -> Iterator[Turn]:
-        sql = f"SELECT {_TURN_COLUMNS} FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+        sql = f"SELECT {_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
         return map(_turn, self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs))
 
     def index_rows(
@@ -271,8 +285,8 @@ class Queries:
         seconds, speaker, the first ``chars`` characters of its text): building ``Turn`` records with
         datetimes cost more than the indexing."""
         sql = (
-            "SELECT session_seq, ordinal, chat_seq, start_ts / 1000000, speaker,"
-            f" {_turn_text_within(chars)} FROM turns t"
+            "SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, coalesce(f.sender, ''),"
+            f" {_turn_text_within(chars)} FROM {_TURNS}"
         )
         rows = self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
         return (row[:-1] for row in self._within(rows, chars))
@@ -280,9 +294,9 @@ class Queries:
     def _within(self, rows: Iterable[Sequence], chars: int) -> Iterator[tuple]:
         """Rows ending in ``_turn_text_within(chars)``'s two columns, with those as (at most ``chars``
         characters of the turn's text, its whole length where that is longer, else None)."""
-        for *fields, text, seqs in rows:
+        for *fields, text, seq in rows:
             if text is None:
-                text, length = self._head(int(seqs), chars)
+                text, length = self._head(seq, chars)
             elif len(text) > chars:
                 text, length = text[:chars], len(text)
             else:
@@ -322,7 +336,7 @@ class Queries:
         """The session's turns from ordinal ``lo`` to ``hi``, each with at most ``chars`` characters of its
         text (``Turn.length``: the whole text's, where it is longer)."""
         rows = self.db.execute(
-            f"SELECT {_TURN_FIELDS}, {_turn_text_within(chars)} FROM turns t"
+            f"SELECT {_TURN_FIELDS}, {_turn_text_within(chars)} FROM {_TURNS}"
             " JOIN sessions s ON s.seq = t.session_seq"
             " WHERE t.session_seq = ? AND t.ordinal BETWEEN ? AND ? ORDER BY t.ordinal",
             (session_seq, lo, hi),
@@ -337,7 +351,7 @@ class Queries:
             if not ordinal.isdigit():
                 continue
             rows = self.db.execute(
-                f"SELECT {_TURN_FIELDS}, {_turn_text_within(SHOWN_CHARS)} FROM turns t"
+                f"SELECT {_TURN_FIELDS}, {_turn_text_within(SHOWN_CHARS)} FROM {_TURNS}"
                 " JOIN sessions s ON s.seq = t.session_seq WHERE s.id = ? AND t.ordinal = ?",
                 (sid, int(ordinal)),
             )
@@ -396,7 +410,7 @@ class Queries:
     def session_turns(self, session_id: str) -> list[Turn]:
         """The session's turns as `show` has them: at most ``SHOWN_CHARS`` of each text."""
         rows = self.db.execute(
-            f"SELECT {_TURN_FIELDS}, {_turn_text_within(SHOWN_CHARS)} FROM turns t"
+            f"SELECT {_TURN_FIELDS}, {_turn_text_within(SHOWN_CHARS)} FROM {_TURNS}"
             " JOIN sessions s ON s.seq = t.session_seq WHERE s.id = ? ORDER BY t.ordinal",
             (session_id,),
         )
@@ -544,6 +558,9 @@ class Queries:
         month is given as its first day. Grouped by day, then the days by month, so the month's CASE runs
         once a day rather than once a message."""
         counted = self._counted(offsets, since, until, first)
+        month = step_case("day", [(m, m) for m in months]) if months else "day"
+        if counted and months and "m014_month_counts" in applied_migrations(self.db):
+            return self._months_counted(chats, since, until, offsets, senders, months, month)
         where, args = self._stats_where(chats, since, until, senders, counted)
         local = self._local_seconds(offsets, counted)
         per_day = (
@@ -553,13 +570,91 @@ class Queries:
             else f"SELECT {local} / 86400 AS day, sender AS who, kind, count(*) AS n FROM messages WHERE {where}"
             " GROUP BY day, who, kind"
         )
-        month = step_case("day", [(m, m) for m in months]) if months else "day"
         return fetch_all(
             self.db.execute(
                 f"SELECT {month} AS month, who, kind, sum(n) FROM ({per_day}) GROUP BY month, who, kind", args
             ),
             tuple[int, str | None, str, int],
         )
+
+    def _months_counted(
+        self,
+        chats: Sequence[int] | None,
+        since: int | None,
+        until: int | None,
+        offsets: Sequence[tuple[int, int]],
+        senders: Sequence[str] | None,
+        months: Sequence[int],
+        month: str,
+    ) -> list[tuple[int, str | None, str, int]]:
+        """``messages_per_month`` from month_counts: each UTC month wholly in the range as counted there,
+        but the messages of the quarter hours at its ends that the zone moves into the month before or after
+        (read from the messages) taken out of it and put into their local month; the messages of a month the
+        range only partly covers read each into its local month."""
+        quarter = QUARTER_US // 1_000_000
+        per_day = 86400 // quarter
+        back = max(0, -min(o for _, o in offsets)) // quarter  # quarters a zone west of UTC moves back
+        ahead = max(0, max(o for _, o in offsets)) // quarter
+        # UTC months from the one before the first local month to the one after the last (days since epoch).
+        starts = [_month_step(months[0], -1)]
+        while starts[-1] <= months[-1]:
+            starts.append(_month_step(starts[-1], 1))
+        starts.append(_month_step(starts[-1], 1))
+        lo = None if since is None else since // QUARTER_US
+        hi = None if until is None else (until + 1) // QUARTER_US  # exclusive
+        whole = [
+            (start, end)
+            for start, end in itertools.pairwise(starts)
+            if (lo is None or lo <= start * per_day) and (hi is None or end * per_day <= hi)
+        ]
+        # (first quarter, quarter after the last, UTC month the counts hold them under or None)
+        ranges: list[tuple[int | None, int | None, int | None]] = []
+        for start, end in whole:
+            first_q, end_q = start * per_day, end * per_day
+            ranges.append((first_q, first_q + back, start))
+            ranges.append((max(end_q - ahead, first_q + back), end_q, start))
+        outside = [(lo, hi)] if not whole else [(lo, whole[0][0] * per_day), (whole[-1][1] * per_day, hi)]
+        ranges.extend(
+            (a, b, None) for a, b in outside if not (a is None and whole) and not (b is None and whole)
+        )
+        where, args = self._stats_where(chats, None, None, senders)
+        which = "1" if chats is None else f"seq IN ({','.join('?' * len(chats))})"
+        local = self._local_seconds(offsets)
+        first_month, last_month = (whole[0][0], whole[-1][0]) if whole else (1, 0)
+        # The ranges drive the reads (CROSS JOIN fixes the order): each is one seek per chat into the
+        # messages' (chat, time) index; a few hours a month.
+        sql = f"""
+            WITH ranges(lo, hi, utc) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)),
+            moved AS MATERIALIZED (
+                SELECT r.utc, {local} / 86400 AS day, sender AS who, kind, 1 AS n
+                FROM ranges r CROSS JOIN (SELECT seq FROM chats WHERE {which}) ch CROSS JOIN messages
+                    ON chat_seq = ch.seq AND ts >= r.lo AND ts < r.hi
+                WHERE {where})
+            SELECT month, who, kind, sum(n) FROM (
+                SELECT month, CASE WHEN named THEN sender END AS who, kind, n FROM month_counts
+                    WHERE month BETWEEN ? AND ? AND {where}
+                UNION ALL SELECT {month} AS month, who, kind, n FROM moved
+                UNION ALL SELECT utc, who, kind, -n FROM moved WHERE utc IS NOT NULL)
+            GROUP BY month, who, kind HAVING sum(n) != 0"""
+        params = [
+            json.dumps(
+                [
+                    (
+                        BEFORE_ALL if a is None else a * QUARTER_US,
+                        -BEFORE_ALL if b is None else b * QUARTER_US,
+                        utc,
+                    )
+                    for a, b, utc in ranges
+                    if a is None or b is None or a < b
+                ]
+            ),
+            *(chats or ()),
+            *args,
+            first_month,
+            last_month,
+            *args,
+        ]
+        return fetch_all(self.db.execute(sql, params), tuple[int, str | None, str, int])
 
     def messages_per_hour(
         self,
@@ -575,6 +670,8 @@ class Queries:
         before ``first``."""
         counted = self._counted(offsets, since, until, first)
         where, args = self._stats_where(chats, since, until, senders, counted)
+        if counted and "m017_counts_in_week_order" in applied_migrations(self.db):
+            return self._hours_counted(where, args, offsets)
         # One expression, so the zone's CASE runs once a row; 1970-01-01 was a Thursday, 72 hours past Monday.
         hour = f"({self._local_seconds(offsets, counted)} / 3600 + 72) % 168"
         # The counts of a quarter hour summed first, in the table's own order (no sort): 511,000 rows of the
@@ -586,6 +683,29 @@ class Queries:
             else f"SELECT {hour} AS h, count(*) FROM messages WHERE {where} GROUP BY h"
         )
         return fetch_all(self.db.execute(sql, args), tuple[int, int])
+
+    def _hours_counted(
+        self, where: str, args: Sequence[object], offsets: Sequence[tuple[int, int]]
+    ) -> list[tuple[int, int]]:
+        """``messages_per_hour`` from message_counts in its order (a chat's quarters by their place in the UTC
+        week): per place, a sum for each offset the zone has then, with no sort; the places are then moved by
+        their offsets into local hours of the week."""
+        distinct = sorted({offset for _, offset in offsets})
+        # The first offset's sum is what the others leave of the whole: the zone's CASE (a tree of its
+        # changes) runs once a row fewer, for a zone with summer time once.
+        offset = step_case("quarter", [(at // 900, o) for at, o in offsets])
+        sums = "".join(f", sum(CASE WHEN {offset} = {o} THEN n END)" for o in distinct[1:])
+        heat = [0] * 168
+        rows = self.db.execute(
+            f"SELECT qow, sum(n){sums} FROM message_counts WHERE {where} GROUP BY chat_seq, qow", args
+        )
+        for qow, total, *others in rows:
+            counts = [total - sum(n or 0 for n in others), *others]
+            for o, n in zip(distinct, counts, strict=True):
+                if n:
+                    # 1970-01-01 (the week's place 0) was a Thursday, 72 hours past Monday.
+                    heat[((qow * 900 + o) // 3600 + 72) % 168] += n
+        return [(h, n) for h, n in enumerate(heat) if n]
 
     def longest_silences(
         self, chats: Sequence[int] | None, since: int | None, until: int | None, limit: int

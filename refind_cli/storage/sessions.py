@@ -112,11 +112,8 @@ class SessionWriter:
             else:
                 seq = old[0]
                 self.replacing = True
-            # No text: a turn's is its messages' (rebuilt when read, refind_cli.storage.archive).
-            turns = [
-                (i, t[0].ts, t[-1].ts, t[0].sender, turn_seqs)
-                for i, (t, turn_seqs) in enumerate(zip(s.turns, seqs, strict=True), start=1)
-            ]
+            # No text, times or speaker: a turn's are its messages' (read from them, refind_cli.storage.queries).
+            turns = list(enumerate(seqs, start=1))
             n_messages = sum(map(len, s.turns))
             self.pending.append(
                 StoredSession(
