@@ -5,6 +5,7 @@ traceback. One table for every registered format, so that a new importer is chec
 from __future__ import annotations
 
 import io
+import tarfile
 import warnings
 import zipfile
 from datetime import UTC
@@ -24,6 +25,16 @@ def _zip(members: dict[str, str]) -> bytes:
     with zipfile.ZipFile(out, "w") as zf:
         for name, text in members.items():
             zf.writestr(name, text)
+    return out.getvalue()
+
+
+def _tar(members: dict[str, str], mode: str = "w:gz") -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode=mode) as tf:
+        for name, text in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            tf.addfile(info, io.BytesIO(text.encode()))
     return out.getvalue()
 
 
@@ -47,6 +58,9 @@ NOT_EXPORTS: dict[str, bytes] = {
     "empty-object.json": b"{}",
     "empty.zip": _zip({}),
     "notes.zip": _zip({"notes.txt": "hello world\n", "todo.md": "- milk\n"}),
+    "notes.tgz": _tar({"notes/notes.txt": "hello world\n", "notes/todo.md": "- milk\n"}),
+    "photos.tar": _tar({"IMG_0001.jpg": "\xff\xd8 not really"}, "w"),
+    "notes-utf16.txt": "Some notes\r\n\r\n10:30 the train left.\r\n".encode("utf-16"),
     "contacts.csv": b"name,email,phone\nBob,bob@example.com,123\n",
     "bank.csv": b"Date,Amount,Description\n2024-01-05,12.50,Coffee\n",
     "almost-kakao.csv": b"Date,User,Message,Extra\n2024-01-05 14:22:01,Bob,hi,x\n",
@@ -110,3 +124,16 @@ def test_naming_any_format_is_an_input_error_or_nothing_never_a_crash(tmp_path: 
             except InputError:
                 continue
         assert read == 0, fmt
+
+
+def test_a_tar_bomb_is_one_line_exit_2_and_named(tmp_path: Path, monkeypatch) -> None:
+    from refind_cli.importers import container
+
+    monkeypatch.setattr(container, "RATIO_FLOOR_BYTES", 1 << 16)
+    path = tmp_path / "Takeout.tgz"
+    path.write_bytes(_tar({f"Takeout/{n}.json": "\0" * (1 << 16) for n in range(40)}))
+    r = run(tmp_path / "home", "import", str(path))
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"refind: error: {path}"), r.stderr
+    assert "refusing a tar bomb" in lines[0]

@@ -157,13 +157,21 @@ _NOT_REGULAR = {
 def path_kind(path: Path) -> str:
     """``"file"``, ``"zip"`` or ``"folder"``, once the path is known to be a regular file or a folder that can
     be read. Anything else (missing, a FIFO, a device, a socket, no permission) raises ``InputError`` before
-    a byte is read: a FIFO or ``/dev/zero`` named like an export would otherwise be read forever."""
-    import zipfile
+    a byte is read: a FIFO or ``/dev/zero`` named like an export would otherwise be read forever. A file
+    inside an archive (``container.member_of``) is a file."""
+    from refind_cli.importers import container
 
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         raise InputError(path, "no such file or folder") from None
+    except NotADirectoryError:
+        inside = container.member_of(path)
+        if inside is None or not container.is_archive(inside[0]):
+            raise InputError(path, "no such file or folder") from None
+        if not container.is_file(path):
+            raise InputError(path, "no such file in the archive") from None
+        return "file"
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
@@ -177,7 +185,7 @@ def path_kind(path: Path) -> str:
             pass
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
-    return "zip" if zipfile.is_zipfile(path) else "file"
+    return "zip" if container.is_zip(path) else "file"
 
 
 def resolve(path: Path, fmt: str = "auto") -> Importer:
@@ -196,9 +204,13 @@ def resolve(path: Path, fmt: str = "auto") -> Importer:
 
 def detect(path: Path) -> str:
     """The name of the first importer that reads this kind of path and recognises the export."""
+    from refind_cli.importers import container
+
     kind = path_kind(path)
-    if kind == "file" and path.stat().st_size == 0:
+    if kind == "file" and container.file_size(path) == 0:
         raise InputError(path, "is empty; not a chat export")
+    if kind == "file" and container.member_of(path) is not None and _an_archive(path):
+        raise InputError(path, "is an archive inside an archive; unpack the outer one, then import this one")
     if kind == "file" and _starts_like_a_zip(path):
         raise InputError(
             path, "is a zip archive cut short or damaged (no central directory); download it again"
@@ -206,8 +218,6 @@ def detect(path: Path) -> str:
     if kind == "folder" and _empty(path):
         raise InputError(path, "is an empty folder; not a chat export")
     if kind == "zip":
-        from refind_cli.importers import container
-
         # A broken or hostile zip is reported as such, not as an unknown format.
         container.open_zip(path).close()
     for importer in _REGISTRY.values():
@@ -222,8 +232,17 @@ def _empty(folder: Path) -> bool:
 
 
 def _starts_like_a_zip(path: Path) -> bool:
-    with path.open("rb") as f:
-        return f.read(4) == b"PK\x03\x04"
+    from refind_cli.importers import container
+
+    return container.read_file_part(path, 0, 4) == b"PK\x03\x04"
+
+
+def _an_archive(member: Path) -> bool:
+    """Whether a file inside an archive is an archive too (a zip, or a tar by its compression's magic)."""
+    from refind_cli.importers import container
+
+    head = container.read_file_part(member, 0, 262)
+    return head.startswith((b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ")) or head[257:262] == b"ustar"
 
 
 def read_export(path: Path, fmt: str, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
@@ -232,8 +251,24 @@ def read_export(path: Path, fmt: str, tz: tzinfo, after: Mark | None = None) -> 
     with a warning; its record keeps it as written."""
     from refind_cli.records import ChatExport
 
-    for export in resolve(path, fmt).read(path, tz, after):
+    importer = resolve(path, fmt)
+    for export in importer.read(path, tz, after):
         yield ChatExport(export.chat, _representable(path, export.chat.name, export.messages), export.end)
+    if after is None and path_kind(path) == "zip":
+        _warn_others(path, importer)
+
+
+def _warn_others(archive: Path, mine: Importer) -> None:
+    """One warning naming the other formats an archive read as one export holds exports of (a Takeout's
+    Hangouts, Google Chat and Gemini; a zip of several exports): an export is read by one importer."""
+    others = sorted(i.name for i in _REGISTRY.values() if i is not mine and _recognises(i, archive))
+    if others:
+        how = " and ".join(f"--format {name}" for name in others)
+        what = (
+            f"this archive also holds {', '.join(others)}, read only when imported again with {how}, or "
+            "unpacked and imported as a folder"
+        )
+        warnings.warn(InputWarning(archive, what), stacklevel=2)
 
 
 def _representable(path: Path, chat: str, messages: Iterable[Message]) -> Iterator[Message]:
@@ -260,17 +295,53 @@ def exports_in(path: Path, fmt: str = "auto") -> Iterator[Path]:
     import reports it as an error (exit code 2) like a bad file named on the command line: in a folder kept
     for exports it is most likely an export gone wrong (a truncated download), which a script re-running the
     import should hear of. A folder holding nothing named like an export yields itself, for the same reason.
-    With ``fmt``, only that importer's exports are looked for."""
+    An archive (zip or tar) that is not one export stands for the files in it the same way, each a path
+    inside the archive (``container.member_of``): a chat file zipped, a Takeout .tgz. With ``fmt``, only that
+    importer's exports are looked for."""
     importers = list(_REGISTRY.values()) if fmt == "auto" else [_REGISTRY[fmt]] if fmt in _REGISTRY else []
-    if not importers or not path.is_dir() or _one_export(path, importers):
+    if not importers or (path.is_dir() and _one_export(path, importers)):
         yield path
-        return
-    found = False
-    for export in _walk(path, importers, {path.resolve()}):
-        found = True
+    elif path.is_dir():
+        yield from _or_itself(path, _walk(path, importers, {path.resolve()}))
+    else:
+        yield from _or_itself(path, _members(path, importers))
+
+
+def _or_itself(path: Path, found: Iterator[Path]) -> Iterator[Path]:
+    """``found``, or ``path`` if it is empty: an import of a place holding no export says so."""
+    empty = True
+    for export in found:
+        empty = False
         yield export
-    if not found:
+    if empty:
         yield path
+
+
+def _archive_of_exports(path: Path, importers: list[Importer]) -> bool:
+    """Whether a file is an archive that no importer reads as one export (a WhatsApp or Slack zip is one)."""
+    from refind_cli.importers import container
+
+    if not container.is_archive(path):
+        return False
+    return not any("zip" in i.takes and _recognises(i, path) for i in importers)
+
+
+def _members(archive: Path, importers: list[Importer]) -> Iterator[Path]:
+    """The files of an archive that is not one export which some importer names, by name, each as a path
+    inside the archive; nothing from any other file, or from an archive that cannot be listed (its import
+    names the problem)."""
+    from refind_cli.importers import container
+
+    if not _archive_of_exports(archive, importers):
+        return
+    try:
+        entries = container.archive_files(archive)
+    except InputError:
+        return
+    for name in sorted(e.name for e in entries):
+        parts = name.split("/")
+        if not any(p.startswith(".") for p in parts) and any(i.names_file(parts[-1]) for i in importers):
+            yield archive / name
 
 
 def _walk(folder: Path, importers: list[Importer], seen: set[Path]) -> Iterator[Path]:
@@ -297,8 +368,15 @@ def _walk(folder: Path, importers: list[Importer], seen: set[Path]) -> Iterator[
                 yield path
             else:
                 yield from _walk(path, importers, seen)
-        elif any(i.names_file(entry.name) for i in importers):
-            yield path
+        elif any(i.names_file(entry.name) for i in importers) or _named_archive(entry.name, importers):
+            yield from _or_itself(path, _members(path, importers))
+
+
+def _named_archive(name: str, importers: list[Importer]) -> bool:
+    """Whether a file is named as an archive (a Takeout .tgz) that an importer of zips may find exports in."""
+    from refind_cli.importers import container
+
+    return container.archive_stem(name) is not None and any("zip" in i.takes for i in importers)
 
 
 def _one_export(folder: Path, importers: list[Importer]) -> bool:

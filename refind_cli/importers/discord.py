@@ -24,14 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import jsonstream
+from refind_cli.importers import container, jsonstream
 from refind_cli.importers.container import iter_file_chunks
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "discord"
 
 _SNIFF_BYTES = 64 << 10
-_BOM = b"\xef\xbb\xbf"
 _SNIFF_JSON = (re.compile(rb'"guild"\s*:\s*\{'), re.compile(rb'"channel"\s*:\s*\{'))
 # A file another tool rewrote without the guild and channel objects: the messages list, its messages shaped as
 # the exporter writes them (an author object that starts with its snowflake id).
@@ -79,15 +78,10 @@ _GROUP = "DirectGroupTextChat"
 
 def sniff(path: Path) -> bool:
     try:
-        head = _head(path)
-    except OSError:
+        head = container.sniff_head(path, _SNIFF_BYTES)
+    except InputError:
         return False
     return _is_json_export(head) or _other_output(head) is not None
-
-
-def _head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.read(_SNIFF_BYTES).removeprefix(_BOM)
 
 
 def _is_json_export(head: bytes) -> bool:
@@ -104,10 +98,7 @@ def _other_output(head: bytes) -> str | None:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    try:
-        other = _other_output(_head(path))
-    except OSError as exc:
-        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+    other = _other_output(container.sniff_head(path, _SNIFF_BYTES))
     if other:
         raise InputError(
             path,
@@ -120,7 +111,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         ).chats()
 
 
-def json_events(chunks: Iterator[bytes], error: jsonstream.ErrorMaker) -> jsonstream.JsonEvents:
+def json_events(chunks: Iterator[bytes], error: container.ErrorMaker) -> jsonstream.JsonEvents:
     """ijson's events over byte chunks, with the limits every Discord JSON file is read under. Errors are
     made by ``error`` (what, where) so that they name the file, or the zip entry, the caller reads."""
     return jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))

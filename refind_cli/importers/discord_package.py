@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import json
 import os
@@ -32,7 +33,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers.container import iter_file_chunks, iter_member_chunks, member_names, open_zip
+from refind_cli.importers.container import (
+    is_zip,
+    iter_file_chunks,
+    iter_member_chunks,
+    member_names,
+    open_zip,
+    utf8_chunks,
+)
 from refind_cli.importers.discord import join, json_events, snowflake, timestamp
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -136,7 +144,7 @@ def _opened(path: Path) -> Iterator[_Package | None]:
             yield _folder_package(path)
         except OSError as exc:
             raise InputError(path, f"cannot list the folder ({exc.strerror or exc})") from None
-    elif zipfile.is_zipfile(path):
+    elif is_zip(path):
         with open_zip(path) as zf:
             yield _zip_package(path, zf)
     else:
@@ -267,7 +275,8 @@ def _chat(package: _Package, ident: str, indexed: Any, info: dict[str, Any]) -> 
 
 def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], str, str]]:
     with contextlib.closing(package.chunks(stored)) as chunks:
-        text = io.TextIOWrapper(io.BufferedReader(_ChunkReader(chunks)), encoding="utf-8-sig", newline="")
+        utf8 = utf8_chunks(chunks, functools.partial(package.error, stored))
+        text = io.TextIOWrapper(io.BufferedReader(_ChunkReader(utf8)), encoding="utf-8", newline="")
         reader = csv.reader(text, strict=True)
         try:
             header = next(reader, None)

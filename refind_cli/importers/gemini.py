@@ -45,12 +45,15 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import conversations, htmltext
 from refind_cli.importers.container import (
     decode_text,
+    is_zip,
     iter_file_chunks,
     iter_member_chunks,
     member_names,
     open_zip,
     read_file,
     read_member,
+    sniff_head,
+    utf8_head,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, iso_time, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
@@ -149,14 +152,13 @@ def _member(zf: zipfile.ZipFile) -> str | None:
 def _head(path: Path) -> tuple[bytes, str]:
     """The first bytes of the activity file and its name; (b"", "") if there is none. Never raises."""
     try:
-        if zipfile.is_zipfile(path):
+        if is_zip(path):
             with open_zip(path) as zf:
                 name = _member(zf)
                 if name is None:
                     return b"", ""
-                return next(iter_member_chunks(zf, name, path), b"")[:SNIFF_BYTES], name
-        with path.open("rb") as fh:
-            return fh.read(SNIFF_BYTES), path.name
+                return utf8_head(next(iter_member_chunks(zf, name, path), b"")[:SNIFF_BYTES]), name
+        return sniff_head(path, SNIFF_BYTES), path.name
     except (InputError, OSError, ValueError):
         return b"", ""
 
@@ -181,7 +183,7 @@ def _in_folder(folder: Path) -> Path | None:
 
 
 def _is_json(head: bytes) -> bool:
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    head = head.lstrip()
     return head[:1] == b"[" and all(p.search(head) for p in _JSON_SNIFF)
 
 
@@ -223,7 +225,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
 
 def _json_entries(path: Path) -> Iterator[Entry]:
     with contextlib.ExitStack() as stack:
-        if zipfile.is_zipfile(path):
+        if is_zip(path):
             zf = stack.enter_context(open_zip(path))
             name = _member(zf)
             assert name is not None  # sniffed
@@ -256,7 +258,7 @@ def _json_entry(obj: dict[str, Any], where: str, error: Callable[[str, str | Non
 
 
 def _html_entries(path: Path, tz: tzinfo) -> Iterator[Entry]:
-    if zipfile.is_zipfile(path):
+    if is_zip(path):
         with open_zip(path) as zf:
             name = _member(zf)
             assert name is not None  # sniffed

@@ -31,13 +31,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import takeout
 from refind_cli.importers.container import (
     decode_text,
+    is_file,
+    is_zip,
     member_names,
     open_zip,
     read_file,
     read_member,
+    sniff_head,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
@@ -137,13 +139,12 @@ def _subfolders(folder: Path) -> list[Path]:
 
 
 def _is_messages(head: bytes) -> bool:
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    head = head.lstrip()
     return head[:1] == b"{" and all(p.search(head) for p in _SNIFF)
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.read(SNIFF_BYTES)
+    return sniff_head(path, SNIFF_BYTES)
 
 
 def sniff(path: Path) -> bool:
@@ -151,7 +152,7 @@ def sniff(path: Path) -> bool:
         if path.is_dir():
             # By content too: other exports' folders hold a messages.json (Skype's); a group's may be empty.
             return any(_SNIFF[0].search(_head(g.path)) for g in _folder_groups(path)[0])
-        if zipfile.is_zipfile(path):
+        if is_zip(path):
             with open_zip(path) as zf:
                 return any(_GROUP_MEMBER.search(n) for n in member_names(zf))
         return _is_messages(_head(path))
@@ -166,19 +167,18 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     if path.is_dir():
         groups, user = _folder_groups(path)
         yield from _groups(groups, user, tz)
-    elif zipfile.is_zipfile(path):
+    elif is_zip(path):
         with open_zip(path) as zf:
             groups, user = _zip_groups(path, zf)
             if not groups:
                 raise InputError(path, f"no Google Chat/Groups/*/messages.json in this zip; not {WHAT}")
             yield from _groups(groups, user, tz)
-        takeout.warn_others(path, FORMAT)
     else:
         info = path.with_name(GROUP_INFO)
         group = _Group(
             "",
             partial(read_file, path),
-            partial(read_file, info) if info.is_file() and info != path else None,
+            partial(read_file, info) if is_file(info) and info != path else None,
             path,
             None,
         )

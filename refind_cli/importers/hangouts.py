@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from refind_cli.importers import conversations, takeout
+from refind_cli.importers import conversations
 from refind_cli.importers.conversations import Reader, as_dict, as_list, dump, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -53,7 +53,6 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     """Hangouts' times are UTC, so ``tz`` is not needed."""
     for where, item, reader in conversations.read(path, WHAT, FILE, LISTS):
         yield _conversation(item, where, reader)
-    takeout.warn_others(path, FORMAT)
 
 
 def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExport:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from refind_cli.errors import InputError
 from refind_cli.importers.container import decode_text, named_head, read_file
+from refind_cli.importers.linelog import unify_newlines
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "imessage"
@@ -77,11 +78,11 @@ class _Record:
 
 def sniff(path: Path) -> bool:
     head = named_head(path, path.name, _SNIFF_BYTES)
-    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    text = unify_newlines(head.decode("utf-8", "replace"))
     if _is_html(text):
         return _SNIFF_HTML_RECORD.search(text) is not None and _SNIFF_HTML.search(text) is not None
-    lines = text.lstrip("\r\n").split("\n", 2)
-    first = _STAMP.fullmatch(lines[0].rstrip("\r"))
+    lines = text.lstrip("\n").split("\n", 2)
+    first = _STAMP.fullmatch(lines[0])
     if first is None:
         return False
     if first["rest"] and not _READ.fullmatch(first["rest"]):
@@ -139,7 +140,7 @@ def _message(record: _Record, tz: tzinfo, path: Path) -> Message:
 def _txt_records(text: str, path: Path) -> list[_Record]:
     """The file's blocks. A block starts at a stamp line that follows a blank line (or the file's start);
     a blank line followed by anything else belongs to the body (a message can hold empty lines)."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = unify_newlines(text).split("\n")
     records: list[_Record] = []
     raw: list[str] = []
     section = "body"  # "body", "tapbacks"

@@ -19,11 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from refind_cli.errors import InputError
+from refind_cli.importers.container import ErrorMaker, utf8_chunks
 
-ErrorMaker = Callable[[str, str | None], InputError]
-"""Makes an importer's error from what went wrong and where (None: nowhere in particular)."""
-
-_BOM = b"\xef\xbb\xbf"
 _STARTS = frozenset({"start_map", "start_array"})
 _ENDS = frozenset({"end_map", "end_array"})
 
@@ -46,21 +43,26 @@ class Rules:
 
 
 class Stream:
-    """A read-only binary file over byte chunks, for ijson: strips a BOM, refuses an overlong value, applies
-    ``rules.repair``. ``consumed`` counts the source bytes taken so far, ``handed`` those passed on to the
-    parser (give or take what a repair adds)."""
+    """A read-only binary file over byte chunks, for ijson: UTF-8 without a BOM, whatever the file's encoding
+    (``container.utf8_chunks``), refuses an overlong value, applies ``rules.repair``. ``consumed`` counts the
+    file's bytes taken so far, ``handed`` those passed on to the parser (give or take what a repair adds; in
+    the file's bytes for UTF-8, a BOM included, in UTF-8's for a file transcoded from UTF-16 or 32)."""
 
     def __init__(self, chunks: Iterator[bytes], error: ErrorMaker, rules: Rules) -> None:
         self.error = error
         self.rules = rules
-        self._chunks = chunks
+        self._chunks = utf8_chunks(self._counted(chunks), error)
         self._since_quote = 0
         self._buf = b""
         self._pos = 0
-        self._carry = b""  # held back: a start too short to tell a BOM, or a backslash before its escape
-        self._started = False
+        self._carry = b""  # held back: a backslash before its escape
         self.consumed = 0
         self.at_eof = False
+
+    def _counted(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self.consumed += len(chunk)
+            yield chunk
 
     def read(self, size: int = -1) -> bytes:
         while self._pos >= len(self._buf):
@@ -82,7 +84,6 @@ class Stream:
             # What was held back goes to the parser as it is: a dangling backslash is the parser's to reject.
             self._buf, self._pos, self._carry = self._carry, 0, b""
             return bool(self._buf)
-        self.consumed += len(chunk)
         last_quote = chunk.rfind(b'"')
         self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
         if self._since_quote > self.rules.max_token:
@@ -91,12 +92,6 @@ class Stream:
                 f"byte {self.consumed}",
             )
         data = self._carry + chunk
-        if not self._started:
-            if len(data) < len(_BOM) and _BOM.startswith(data):
-                self._buf, self._pos, self._carry = b"", 0, data
-                return True
-            self._started = True
-            data = data.removeprefix(_BOM)
         repair = self.rules.repair
         if repair is None:
             self._buf, self._pos, self._carry = data, 0, b""

@@ -129,7 +129,7 @@ GRAMMAR = Grammar(
 
 def sniff(path: Path) -> bool:
     try:
-        if not path.is_file():
+        if not container.is_file(path):
             return False
         if not _is_zip(path):
             lines = linelog.head_lines(linelog.file_head(path))
@@ -171,8 +171,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
 
 
 def _is_zip(path: Path) -> bool:
-    with path.open("rb") as fh:
-        return fh.read(4) == b"PK\x03\x04"
+    return container.read_file_part(path, 0, 4) == b"PK\x03\x04"
 
 
 def _chat_member(names: list[str]) -> str | None:

@@ -18,7 +18,7 @@ from datetime import tzinfo
 from pathlib import Path
 
 from refind_cli.errors import InputError
-from refind_cli.importers import linelog
+from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import TIME, WS, Grammar, Head, Layout, pattern
 from refind_cli.records import Chat, ChatExport, Kind, Mark
 
@@ -122,7 +122,7 @@ GRAMMAR = Grammar(
 
 def sniff(path: Path) -> bool:
     try:
-        return path.is_file() and linelog.sniff_lines(
+        return container.is_file(path) and linelog.sniff_lines(
             GRAMMAR, linelog.head_lines(linelog.file_head(path)), path.suffix.lower()
         )
     except Exception:  # sniffing looks at foreign files of any shape; none of them may stop detection

@@ -149,7 +149,7 @@ def iter_text(
     chunks: Iterable[bytes], path: Path | str, where: str | None, lines: Callable[[], int], bom: bool = True
 ) -> Iterator[str]:
     """The text of an export decoded as it streams in, in pieces of whole lines (each but the last ends with
-    a newline): UTF-8 (BOM optional) or UTF-16 with a BOM. CR LF and CR become LF; only these end a line
+    a newline): UTF-8, 16 or 32 (``container.text_encoding``). CR LF and CR become LF; only these end a line
     (U+2028 is text). Invalid bytes are an InputError naming the line: ``lines()`` says how many newlines
     the pieces given so far hold (the reader counts them, or counts them again when asked: counting every
     piece here would cost a reader that needs no line numbers). ``bom``: False for bytes read from a mark
@@ -157,16 +157,16 @@ def iter_text(
     decoder: codecs.IncrementalDecoder | None = None if bom else codecs.getincrementaldecoder("utf-8")()
     encoding = "UTF-8"
     pending = ""
-    start = b""  # the first bytes, until there are enough to tell a UTF-16 BOM
+    start = b""  # the first bytes, until there are enough to tell the encoding (``container.text_encoding``)
     for chunk in itertools.chain(chunks, [b""]):
         if decoder is None:
             start += chunk
-            if len(start) < 2 and chunk:
+            if len(start) < container.ENCODING_BYTES and chunk:
                 continue
-            if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-                encoding = "UTF-16"
-            decoder = codecs.getincrementaldecoder("utf-16" if encoding == "UTF-16" else "utf-8-sig")()
-            chunk = start
+            found = container.text_encoding(start)
+            encoding = found.label
+            decoder = codecs.getincrementaldecoder(found.codec)()
+            chunk, start = start[found.bom :], b""
         try:
             text = pending + decoder.decode(chunk)
         except UnicodeDecodeError as exc:
@@ -174,8 +174,7 @@ def iter_text(
             raise _decode_error(path, where, line, encoding, exc) from None
         if "\r" in text:
             held = text.endswith("\r")  # its LF may open the next chunk
-            text = text[:-1] if held else text
-            text = text.replace("\r\n", "\n").replace("\r", "\n") + ("\r" if held else "")
+            text = unify_newlines(text[:-1] if held else text) + ("\r" if held else "")
         cut = text.rfind("\n") + 1
         if cut == len(text):
             pending = ""
@@ -211,6 +210,17 @@ def iter_lines(
         yield from lines
 
 
+def unify_newlines(text: str) -> str:
+    """``text`` with CR LF (Windows) and a lone CR (old Macs) made LF: how every line-based reader splits
+    lines. Only these three end a line: str.splitlines would also split on U+2028 and friends, which are
+    message content. (iOS WhatsApp writes CR LF yet keeps bare LF inside messages: all three are ends.)"""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            text = text.replace("\r", "\n")
+    return text
+
+
 def _decode_error(
     path: Path | str, where: str | None, line: int, encoding: str, exc: UnicodeDecodeError
 ) -> InputError:
@@ -220,19 +230,15 @@ def _decode_error(
 
 def head_lines(data: bytes) -> list[str]:
     """The complete lines of a file's first bytes, leniently decoded: what a sniff looks at."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        text = data.decode("utf-16", errors="ignore")
-    else:
-        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = container.utf8_head(data).decode("utf-8", errors="replace")
+    lines = unify_newlines(text).split("\n")
     if len(data) >= SNIFF_BYTES:
         lines.pop()  # cut off mid-line
     return lines
 
 
 def file_head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.read(SNIFF_BYTES)
+    return container.read_file_part(path, 0, SNIFF_BYTES)
 
 
 # --- text held from a record's start ----------------------------------------------------------------
@@ -851,17 +857,17 @@ class _Counted:
     def __init__(self, chunks: Iterable[bytes], start: int = 0) -> None:
         self.chunks = chunks
         self.size = start
-        self.utf16 = False
+        self.utf8 = True
         self.last = b"\n" if start else b""  # a mark is at the end of a line
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self.chunks:
             if not self.size:
-                self.utf16 = chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+                self.utf8 = container.text_encoding(chunk).codec == "utf-8"
             self.size += len(chunk)
             self.last = chunk[-1:] or self.last
             yield chunk
 
     @property
     def whole_lines(self) -> bool:
-        return self.last == b"\n" and not self.utf16
+        return self.last == b"\n" and self.utf8

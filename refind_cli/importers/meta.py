@@ -54,10 +54,12 @@ from typing import Any, TypeGuard
 from refind_cli.errors import InputError
 from refind_cli.importers.container import (
     decode_text,
+    is_zip,
     iter_member_chunks,
     member_names,
     open_zip,
     read_file,
+    sniff_head,
 )
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -160,11 +162,9 @@ def _is_export_folder(folder: Path) -> bool:
 
 def _sniff_file(path: Path) -> bool:
     try:
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
-    except OSError:
+        head = sniff_head(path, _SNIFF_BYTES).lstrip()
+    except InputError:
         return False
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     return (
         head.startswith(b"{")
         and b'"participants"' in head
@@ -180,7 +180,7 @@ def service(path: Path) -> str | None:
                 return None
             children = [p.name for p in _subfolders(path)]
             return _service_of([*path.resolve().parts, *children])
-        if zipfile.is_zipfile(path):
+        if is_zip(path):
             with open_zip(path) as zf:
                 names = member_names(zf)
             found = [n for n in names if _message_file(n, tuple(n.split("/")))]
@@ -210,7 +210,7 @@ def read(path: Path, source: str) -> Iterator[ChatExport]:
     """Chats of the export at ``path``, each with ``source`` as its source."""
     if path.is_dir():
         yield from _read_source(path, _folder_source(path), source)
-    elif zipfile.is_zipfile(path):
+    elif is_zip(path):
         with open_zip(path) as zf:
             yield from _read_source(path, _zip_source(path, zf), source)
     else:

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 
 from refind_cli.errors import InputError
-from refind_cli.importers import linelog, sigtop
+from refind_cli.importers import container, linelog, sigtop
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -67,7 +67,7 @@ def sniff(path: Path) -> bool:
     try:
         if path.is_dir():
             path = path / CHAT_MD
-        if not path.is_file():
+        if not container.is_file(path):
             return False
         lines = linelog.head_lines(linelog.file_head(path))
         if path.name.lower().endswith(".json"):
@@ -82,7 +82,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     file); read as consumed."""
     if path.is_dir():
         path = path / CHAT_MD
-        if not path.is_file():
+        if not container.is_file(path):
             raise InputError(path.parent, f"no {CHAT_MD} in this folder; not a signal-export chat folder")
     if _is_sigtop(path):
         yield sigtop.read(path)

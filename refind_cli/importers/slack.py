@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import decode_text, member_names, open_zip, read_file, read_member
+from refind_cli.importers.container import decode_text, is_zip, member_names, open_zip, read_file, read_member
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "slack"
@@ -114,7 +114,7 @@ def sniff(path: Path) -> bool:
     try:
         if path.is_dir():
             return _is_slack(_folder_tree(path).names)
-        if zipfile.is_zipfile(path):
+        if is_zip(path):
             with open_zip(path) as zf:
                 return _is_slack(_zip_tree(path, zf).names)
     except (InputError, OSError, ValueError):
@@ -129,7 +129,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     """Slack times are epoch seconds, so ``tz`` is not needed."""
     if path.is_dir():
         yield from _read_tree(path, _folder_tree(path))
-    elif zipfile.is_zipfile(path):
+    elif is_zip(path):
         with open_zip(path) as zf:
             yield from _read_tree(path, _zip_tree(path, zf))
     else:

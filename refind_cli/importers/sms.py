@@ -27,12 +27,13 @@ import re
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers.container import iter_file_chunks, named_head
+from refind_cli.importers.container import iter_file_chunks, named_head, utf8_chunks
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "sms"
@@ -40,7 +41,7 @@ FORMAT = "sms"
 _SNIFF_BYTES = 4096
 # The root element, after the XML declaration, the app's comment and a stylesheet instruction.
 # A DTD for <smses> is claimed too, so that it is refused as such rather than as an unknown format.
-_SNIFF = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:<[?!][^>]*>\s*)*(?:<smses[\s>/]|<!DOCTYPE\s+smses\b)")
+_SNIFF = re.compile(rb"\A\s*(?:<[?!][^>]*>\s*)*(?:<smses[\s>/]|<!DOCTYPE\s+smses\b)")
 _OWN = "Me"
 # What the app writes where a field has no value.
 _NULL = frozenset({"", "null"})
@@ -153,7 +154,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     gc.disable()
     try:
         with contextlib.closing(iter_file_chunks(path)) as chunks:
-            reader.feed(repaired(chunks))
+            reader.feed(repaired(utf8_chunks(chunks, partial(InputError, path))))
     finally:
         if collecting:
             gc.enable()
@@ -204,7 +205,7 @@ class _Reader:
             tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | dict[str, str] | None
         )
         self.pending = None
-        parser = expat.ParserCreate()
+        parser = expat.ParserCreate("UTF-8")  # what ``utf8_chunks`` hands it, whatever the declaration says
         parser.buffer_text = True
         parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
         parser.StartDoctypeDeclHandler = self._doctype

@@ -51,7 +51,7 @@ def sniff(path: Path) -> bool:
 
 
 def _looks_like_messages(head: bytes) -> bool:
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    head = container.utf8_head(head).lstrip()
     return _SNIFF.match(head) is not None and (head.startswith(b"[{") or _SNIFF_CHAT.search(head) is not None)
 
 
@@ -59,11 +59,10 @@ def _heads(path: Path, *, first_only: bool) -> Iterator[bytes]:
     """The first bytes of the export's message files (of the first one, with ``first_only``)."""
     if path.is_dir():
         for file in _folder_files(path):
-            with file.open("rb") as fh:
-                yield fh.read(_SNIFF_BYTES)
+            yield container.read_file_part(file, 0, _SNIFF_BYTES)
             if first_only:
                 return
-    elif zipfile.is_zipfile(path):
+    elif container.is_zip(path):
         with container.open_zip(path) as zf:
             for name in _zip_members(zf):
                 with contextlib.closing(container.iter_member_chunks(zf, name, path)) as chunks:
@@ -71,8 +70,7 @@ def _heads(path: Path, *, first_only: bool) -> Iterator[bytes]:
                 if first_only:
                     return
     elif path.name.lower().startswith("messages_"):
-        with path.open("rb") as fh:
-            yield fh.read(_SNIFF_BYTES)
+        yield container.read_file_part(path, 0, _SNIFF_BYTES)
 
 
 def _folder_files(root: Path) -> list[Path]:
@@ -100,7 +98,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         for file in files:
             with contextlib.closing(container.iter_file_chunks(file)) as chunks:
                 yield from _file(chunks, file, None, tz)
-    elif zipfile.is_zipfile(path):
+    elif container.is_zip(path):
         with container.open_zip(path) as zf:
             members = _zip_members(zf)
             if not members:
@@ -158,7 +156,7 @@ def _message(
     where: str,
     roots: set[str],
     tz: tzinfo,
-    error: jsonstream.ErrorMaker,
+    error: container.ErrorMaker,
 ) -> Message:
     body = found if isinstance(found := obj.get("Body"), dict) else {}
     content = text_of(body.get("Content"))

@@ -258,10 +258,9 @@ def sniff(path: Path) -> bool:
     """Whether the first non-empty line of the file, or of a zip's chat file, is a WhatsApp header."""
     try:
         # WhatsApp never writes Markdown; signal-export's chat.md has stamps like Swedish iOS ones.
-        if not path.is_file() or path.suffix.lower() == ".md":
+        if not container.is_file(path) or path.suffix.lower() == ".md":
             return False
-        with path.open("rb") as fh:
-            head = fh.read(SNIFF_BYTES)
+        head = container.read_file_part(path, 0, SNIFF_BYTES)
         if head.startswith(b"PK\x03\x04") or path.suffix.lower() == ".zip":
             with container.open_zip(path) as zf:
                 member = _chat_member(container.member_names(zf))
@@ -272,7 +271,7 @@ def sniff(path: Path) -> bool:
                     head = next(chunks, b"")[:SNIFF_BYTES]
                 finally:
                     chunks.close()
-        text = _unify_newlines(_lenient_decode(head))
+        text = linelog.unify_newlines(_lenient_decode(head))
         start = _first_content(text)
         return start is not None and _match_general(text, start) is not None
     except Exception:  # sniffing looks at foreign files of any shape; none of them may stop detection
@@ -436,8 +435,7 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
 def chat_name(file_name: str) -> str:
     """The chat's title from an export's file name: the localized prefix and extension removed."""
     stem = file_name.rsplit("/", 1)[-1]
-    if stem.lower().endswith((".txt", ".zip")):
-        stem = stem[:-4]
+    stem = stem[:-4] if stem.lower().endswith(".txt") else container.archive_stem(stem) or stem
     folded = stem.casefold()
     for prefix in _NAME_PREFIXES:
         if folded.startswith(prefix.casefold()):
@@ -569,19 +567,7 @@ def _chat_member(names: list[str]) -> str | None:
 
 
 def _lenient_decode(data: bytes) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="ignore")
-    return data.decode("utf-8", errors="replace")
-
-
-def _unify_newlines(text: str) -> str:
-    # iOS writes CRLF yet keeps bare LF inside messages. Only these three end a line: str.splitlines
-    # would also split on U+2028 and friends, which are message content.
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-        if "\r" in text:
-            text = text.replace("\r", "\n")
-    return text
+    return container.utf8_head(data).decode("utf-8", errors="replace")
 
 
 def _first_content(text: str) -> int | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from refind_cli import __version__
 from refind_cli.dates.clock import zone_fingerprint
+from refind_cli.importers.container import iter_file_chunks
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive
 
@@ -32,15 +33,14 @@ def file_digests(path: Path, offsets: Collection[int] = ()) -> tuple[str, int, d
     for p in files:
         if p != path:
             h.update(str(p.relative_to(path)).encode() + b"\x00")
-        with p.open("rb") as fh:
-            while chunk := fh.read(1 << 20):
-                while wanted and wanted[0] <= size + len(chunk):
-                    cut = wanted.pop(0) - size
-                    before = h.copy()
-                    before.update(chunk[:cut])
-                    prefixes[size + cut] = before.hexdigest()
-                h.update(chunk)
-                size += len(chunk)
+        for chunk in iter_file_chunks(p):  # a loose file, or a file inside an archive
+            while wanted and wanted[0] <= size + len(chunk):
+                cut = wanted.pop(0) - size
+                before = h.copy()
+                before.update(chunk[:cut])
+                prefixes[size + cut] = before.hexdigest()
+            h.update(chunk)
+            size += len(chunk)
     return h.hexdigest(), size, prefixes
 
 

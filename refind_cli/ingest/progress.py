@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,9 +38,9 @@ def export_size(path: Path) -> int:
     entries uncompressed (its photos and videos are not read)."""
     if path.is_dir():
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    if zipfile.is_zipfile(path):
+    if container.is_zip(path):
         with container.open_zip(path) as zf:
             return sum(
                 info.file_size for info in zf.infolist() if info.filename.lower().endswith((".txt", ".json"))
             )
-    return path.stat().st_size
+    return container.file_size(path)
