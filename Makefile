@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(PY) bench/retrieval_eval.py
 	$(PY) bench/startup_bench.py
 	$(PY) bench/disk_bench.py
+	$(PY) bench/reimport_bench.py
 
 # Coverage-guided fuzzing of every importer (by hand, not in CI): 120 s per target; exits 1 on a finding.
 fuzz: $(STAMP)

@@ -1,5 +1,6 @@
-"""Re-import benchmark (issue 26): a generated WhatsApp export of N messages (default 1,000,000) grown by
-1,000 messages, imported again into the home that holds the export before it grew.
+"""Re-import benchmark (issue 26): a generated export of N messages (default 1,000,000) grown by 1,000
+messages, imported again into the home that holds the export before it grew: a WhatsApp chat (a line-based
+log) and a one-chat Telegram ``result.json`` (a JSON export), the same chat (``import_bench.chat_records``).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, each in a
 fresh process on a fresh copy of the same home, for:
@@ -11,6 +12,7 @@ fresh process on a fresh copy of the same home, for:
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
+        [--formats whatsapp telegram]
 """
 
 from __future__ import annotations
@@ -22,10 +24,42 @@ import statistics
 import subprocess
 import sys
 import time
+from datetime import UTC
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from import_bench import cli_run, generate
+from import_bench import chat_records, cli_run, generate
+
+
+def generate_telegram(path: Path, n: int) -> None:
+    """The chat of ``import_bench.generate`` as Telegram Desktop writes a one-chat ``result.json``: a message
+    per item, indented as the exporter indents; a grown export's bytes are the earlier one's up to the close
+    of its last message."""
+    senders: dict[str, str] = {}
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write('{\n "name": "Bench",\n "type": "private_group",\n "id": 4242,\n "messages": [')
+        for i, (t, sender, text) in enumerate(chat_records(n + 1), 1):
+            who = senders.setdefault(sender, f"user{len(senders) + 1}")
+            item = {
+                "id": i,
+                "type": "message",
+                "date": f"{t:%Y-%m-%dT%H:%M:%S}",
+                "date_unixtime": str(int(t.replace(tzinfo=UTC).timestamp())),
+                "from": sender,
+                "from_id": who,
+                "text": text,
+                "text_entities": [{"type": "plain", "text": text}],
+            }
+            body = json.dumps(item, ensure_ascii=False, indent=1).replace("\n", "\n  ")
+            fh.write(("\n  " if i == 1 else ",\n  ") + body)
+        fh.write("\n ]\n}\n")
+
+
+# The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
+FORMATS = {
+    "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
+    "telegram": ("result.json", generate_telegram),
+}
 
 
 def child(export: Path, home: Path, reread: bool) -> None:
@@ -35,6 +69,7 @@ def child(export: Path, home: Path, reread: bool) -> None:
     # process's wall beside it is what a person waits for.
     import refind_cli.frontends.cli.imports
     import refind_cli.frontends.render.imports
+    import refind_cli.importers.telegram
     import refind_cli.importers.whatsapp
     import refind_cli.index.tantivy_backend
     import refind_cli.ingest  # noqa: F401
@@ -72,28 +107,34 @@ def main() -> None:
     parser.add_argument("--export", type=Path)
     parser.add_argument("--home", type=Path)
     parser.add_argument("--reread", action="store_true")
+    parser.add_argument("--formats", nargs="+", choices=FORMATS, default=list(FORMATS))
     args = parser.parse_args()
     if args.child:
         child(args.export, args.home, args.reread)
         return
 
-    work = args.workdir / "reimport"
+    for fmt in args.formats:
+        compare(fmt, args.messages, args.added, args.rounds, args.workdir / "reimport" / fmt)
+
+
+def compare(fmt: str, messages: int, added: int, rounds: int, work: Path) -> None:
+    """The three ways of importing the grown export of one format, interleaved; their medians."""
+    name, make = FORMATS[fmt]
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     # The same generator and seed: the grown export is the earlier one with its last messages after it.
-    earlier, grown = work / "earlier" / "WhatsApp Chat with Bench.txt", work / "WhatsApp Chat with Bench.txt"
+    earlier, grown = work / "earlier" / name, work / name
     earlier.parent.mkdir()
-    generate(earlier, args.messages - args.added)
-    generate(grown, args.messages)
-    assert grown.read_bytes().startswith(earlier.read_bytes())
-    print(f"export: {args.messages:,} messages, {grown.stat().st_size / 1e6:.1f} MB; grown by {args.added:,}")
+    make(earlier, messages - added)
+    make(grown, messages)
+    print(f"{fmt} export: {messages:,} messages, {grown.stat().st_size / 1e6:.1f} MB; grown by {added:,}")
 
     base = work / "base"
     first = timed(earlier, base)
     print(f"import of the earlier export (setup): {first['seconds']:.1f} s, {first['messages']:,} messages")
 
     figures: dict[str, list[dict]] = {"resumed": [], "re-read": [], "full": []}
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for way in figures:
             home = work / way
             shutil.rmtree(home, ignore_errors=True)
@@ -107,14 +148,19 @@ def main() -> None:
         return float(statistics.median(f[key] for f in figures[way]))
 
     print(
-        f"{args.rounds} rounds interleaved, medians; `refind import` in-process seconds, its modules loaded"
+        f"{rounds} rounds interleaved, medians; `refind import` in-process seconds, its modules loaded"
         " (and the process's wall, start-up included)"
     )
     full = median("full", "seconds")
     for way in figures:
         seconds, wall = median(way, "seconds"), median(way, "wall")
-        print(f"  {way:8} {seconds:8.2f} s  (wall {wall:6.2f} s)  {seconds / full:.4f} of the full import")
+        rounds_text = ", ".join(f"{f['seconds']:.2f}" for f in figures[way])
+        print(
+            f"  {way:8} {seconds:8.2f} s  (wall {wall:6.2f} s; rounds {rounds_text})"
+            f"  {seconds / full:.4f} of the full import"
+        )
     print(f"  resumed / re-read: {median('resumed', 'seconds') / median('re-read', 'seconds'):.4f}")
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -95,11 +95,14 @@ class Mark:
     whose first ``offset`` bytes are those bytes (the ledger holds their hash) is the same export grown, and
     its reader can start at ``offset`` with that state instead of at the start. ``digest``: the SHA-256 of
     those bytes where the ledger's hash of the file does not cover them (a zip's text, which the reader
-    decompresses and checks against it)."""
+    decompresses and checks against it). ``read``: the messages read before the mark, where it is short of
+    the reading's end (a JSON export's: ``importers.jsonstream.Head``); the identities of those messages are
+    their source ids, so none of their state is kept."""
 
     offset: int
     state: str
     digest: str = ""
+    read: int | None = None
 
 
 class NotResumable(Exception):

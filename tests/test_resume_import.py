@@ -34,11 +34,14 @@ GROWING = {
     "whatsapp": JONAS,
     "line": SAMPLES / "[LINE] Chat with Yuki.txt",
     "signal": SAMPLES / "Lena Hoffmann" / "chat.md",
+    "kakaotalk": SAMPLES / "KakaoTalk_Chat_Minji Park.txt",
 }
 SHAPES = {
     "line-thai": FIXTURES / "[LINE] ประวัติการสนทนากับ สมชาย.txt",
     "line-ja": FIXTURES / "[LINE] 田中とのトーク履歴.txt",
     "signalbackup": FIXTURES / "signalbackup-Lena.txt",
+    # KakaoTalk's layouts, the mobile one with rows of dashes around its day lines among them.
+    **{f"kakaotalk-{p.stem}": p for p in sorted(FIXTURES.glob("KakaoTalk*.txt"))},
 }
 
 
@@ -101,6 +104,8 @@ def _starts_message(fmt: str, line: bytes) -> bool:
         return line[:1].isdigit()
     if fmt == "line":
         return line[:2].isdigit() and b"\t" in line
+    if fmt == "kakaotalk":
+        return line[:1].isdigit() and b", " in line
     return line.startswith(b"[")
 
 

@@ -421,6 +421,7 @@ register(
         "refind_cli.importers.telegram",
         takes=("file", "zip", "folder"),
         names=("*.json", "*.zip"),
+        resumes=True,
     )
 )
 # ChatGPT and Claude.ai: assistant chats, so a turn is a question with its answer.
@@ -518,6 +519,7 @@ register(
         "refind_cli.importers.kakaotalk",
         takes=("file", "zip"),
         names=("*.txt", "*.zip", "*.csv"),
+        resumes=True,
     )
 )
 register(

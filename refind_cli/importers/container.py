@@ -470,10 +470,13 @@ def utf8_head(data: bytes) -> bytes:
     return data.decode(encoding.codec, "ignore").encode("utf-8", "replace")
 
 
-def utf8_chunks(chunks: Iterable[bytes], error: ErrorMaker) -> Iterator[bytes]:
+def utf8_chunks(
+    chunks: Iterable[bytes], error: ErrorMaker, transcoding: Callable[[], None] = lambda: None
+) -> Iterator[bytes]:
     """A text file's byte chunks as UTF-8 without a BOM, for the parsers that read bytes (JSON, XML): UTF-8
-    passes through as it is, UTF-16 and 32 are decoded as they stream in. Invalid UTF-16 or 32 is an error
-    made by ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own way."""
+    passes through as it is, UTF-16 and 32 are decoded as they stream in (``transcoding`` is called first:
+    the bytes handed on then no longer count the file's). Invalid UTF-16 or 32 is an error made by
+    ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own way."""
     chunks = iter(chunks)
     first = _enough_to_tell(chunks)
     encoding = text_encoding(first)
@@ -484,6 +487,7 @@ def utf8_chunks(chunks: Iterable[bytes], error: ErrorMaker) -> Iterator[bytes]:
         first = b""  # held no longer than the parser needs it
         yield from chunks
         return
+    transcoding()
     source = itertools.chain([first[encoding.bom :]], chunks, [b""])
     del first
     decoder = codecs.getincrementaldecoder(encoding.codec)()

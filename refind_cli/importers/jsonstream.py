@@ -8,21 +8,38 @@ the UTF-8 becomes the importer's one-line ``InputError`` with a place.
 
 Each format reads under its own ``Rules``: the caps differ with what its real exports hold, and the
 wording of a few errors with what its importer has always said.
+
+A grown export is the earlier one with items added at the end of an array (a chat's messages). An array read
+to its end leaves a ``Head``: a place between two of its items where the parser's read block ended, the
+next item (a JSON object or array) beginning in a later block, so that the bytes before it hold the first
+items whole and nothing of the next but a comma and white space. A file whose first bytes are the same (the
+caller checks their hash) is read on from there by a fresh parser (``go_on``): the bytes before it are
+never parsed again.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from refind_cli.errors import InputError
 from refind_cli.importers.container import ErrorMaker, utf8_chunks
 
 _STARTS = frozenset({"start_map", "start_array"})
 _ENDS = frozenset({"end_map", "end_array"})
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The file's first ``offset`` bytes hold the first ``items`` of an array whole, then at most a comma
+    and white space: the next item begins after them."""
+
+    offset: int
+    items: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +68,20 @@ class Stream:
     def __init__(self, chunks: Iterator[bytes], error: ErrorMaker, rules: Rules) -> None:
         self.error = error
         self.rules = rules
-        self._chunks = utf8_chunks(self._counted(chunks), error)
+        self._chunks = utf8_chunks(self._counted(chunks), error, self._transcoding)
         self._since_quote = 0
         self._buf = b""
         self._pos = 0
         self._carry = b""  # held back: a backslash before its escape
         self.consumed = 0
         self.at_eof = False
+        self.exact = True  # ``handed`` counts source bytes: no repair has changed a length
+        self.reads = 0
+        self.read_to = 0  # ``handed`` after the latest read
+        self.cut_after = b""  # where a read block ends if it can (``Head``)
+
+    def _transcoding(self) -> None:
+        self.exact = False  # ``handed`` counts UTF-8 bytes, not the UTF-16 or 32 file's: no resume point
 
     def _counted(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         for chunk in chunks:
@@ -65,12 +89,19 @@ class Stream:
             yield chunk
 
     def read(self, size: int = -1) -> bytes:
+        self.reads += 1
         while self._pos >= len(self._buf):
             if self.at_eof or not self._refill():
                 return b""
         end = len(self._buf) if size < 0 else self._pos + size
+        if self.cut_after and end < len(self._buf):
+            # A block that ends just after an item's close leaves a ``Head`` there (the next item opens in
+            # the next block): an item's last byte is a "}" more often than not where the window ends.
+            cut = self._buf.rfind(self.cut_after, self._pos + size // 2, end)
+            end = end if cut < 0 else cut + 1
         out = self._buf[self._pos : end]
         self._pos += len(out)
+        self.read_to = self.handed
         return out
 
     @property
@@ -102,6 +133,7 @@ class Stream:
         else:
             self._carry = b""
         self._buf, self._pos = repair(data), 0
+        self.exact = self.exact and len(self._buf) == len(data)
         return True
 
 
@@ -117,8 +149,13 @@ class JsonEvents:
         self._rules = stream.rules
         self._max_depth = sys.maxsize if stream.rules.max_depth is None else stream.rules.max_depth
         self._faults: tuple[type[Exception], ...] = (ijson.JSONError, UnicodeDecodeError)
-        self._events: Iterator[tuple[str, Any]] = ijson.basic_parse(
-            stream, use_float=True, buf_size=stream.rules.block
+        self._events = self._parse(stream)
+
+    def _parse(self, stream: Stream) -> Iterator[tuple[str, Any]]:
+        import ijson
+
+        return cast(
+            Iterator[tuple[str, Any]], ijson.basic_parse(stream, use_float=True, buf_size=self._rules.block)
         )
 
     def next(self) -> tuple[str, Any]:
@@ -184,16 +221,43 @@ class JsonEvents:
             raise self._fault(exc) from None
         raise self.error("truncated JSON", f"byte {self._stream.consumed}")
 
-    def array(self, where: str) -> Iterator[tuple[Any, str]]:
-        """The items of the array whose ``[`` was just read, each with its place (``where[3]``)."""
-        index = 0
+    def array(self, where: str, passed: Ends | None = None) -> Iterator[tuple[Any, str]]:
+        """The items of the array whose ``[`` was just read (``passed``: read on from a ``Head`` of it,
+        ``go_on``), each with its place (``where[3]``). Once the array is read, ``head`` is its latest."""
+        ends = passed or Ends(self._stream)
+        index = ends.count
         while True:
             event, value = self.next()
             if event == "end_array":
+                self.head = ends.head()
                 return
+            ends.begins(event)
             place = f"{where}[{index}]"
             yield self.value(event, value, place), place
             index += 1
+            ends.ended(index)
+
+    def go_on(self, head: Head, chunks: Iterator[bytes], before: bytes, keys: Sequence[str]) -> Ends | None:
+        """Read on from ``head`` with a fresh parser over ``chunks`` (the file from ``head.offset`` on), as
+        if the bytes before had been read: the array is the value of ``keys`` in nested objects from the top
+        (``[]``: the top level). ``before``: the bytes just before the head, which say whether its comma was
+        read. For ``array`` to go on from; None where they do not end as a head's bytes do."""
+        last = before.rstrip(b" \t\r\n")[-1:]
+        if last not in (b",", b"}", b"]"):
+            return None
+        opening = b"".join(b"{" + json.dumps(key).encode() + b":" for key in keys) + b"[0" + last.strip(b"}]")
+        stream = Stream(itertools.chain([opening], chunks), self.error, self._rules)
+        stream.consumed = head.offset - len(opening)  # counts the file's bytes (the opening starts no BOM)
+        stream.cut_after = self._stream.cut_after
+        self._stream = stream
+        self._events = self._parse(stream)
+        for _ in range(
+            2 * len(keys) + 2
+        ):  # each object's start and key, the array's start, its stand-in item
+            self.next()
+        return Ends(stream, head.items)
+
+    head: Head | None = None
 
     def dump(self, obj: Any, where: str | None) -> str:
         """A record's raw JSON as the archive keeps it."""
@@ -215,3 +279,29 @@ class JsonEvents:
             return self.error("truncated JSON: the data stops in the middle", f"byte {stream.consumed}")
         # The parser reads ahead a block at a time, so the fault lies in the block before this byte.
         return self.error(f"invalid JSON ({detail})", f"near byte {stream.handed}")
+
+
+class Ends:
+    """Where an array's items ended, for its ``Head``: the parser hands the events of a block on once it has
+    read the block, so an item that ended while ``handed`` was H lies in the first H bytes; if the next item
+    is an object or an array and begins in a later block, its opening is not in them either."""
+
+    def __init__(self, stream: Stream, count: int = 0) -> None:
+        self.stream = stream
+        self.count = count
+        self.latest: Head | None = None
+        self._reads = -1  # the stream's reads when the latest item ended
+        self._read_to = 0
+
+    def ended(self, count: int) -> None:
+        self.count = count
+        self._reads = self.stream.reads
+        self._read_to = self.stream.read_to
+
+    def begins(self, event: str) -> None:
+        """The next item's first event was read."""
+        if self._reads >= 0 and self.stream.reads != self._reads and event in _STARTS:
+            self.latest = Head(self._read_to, self.count)
+
+    def head(self) -> Head | None:
+        return self.latest if self.stream.exact else None

@@ -31,7 +31,7 @@ from pathlib import Path
 from refind_cli.errors import InputError
 from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "kakaotalk"
 
@@ -135,39 +135,44 @@ def sniff(path: Path) -> bool:
             lines = linelog.head_lines(linelog.file_head(path))
             if path.suffix.lower() == ".csv":
                 return _is_csv(lines)
-            return linelog.sniff_lines(GRAMMAR, list(_unframed(iter(lines))), "")
+            return linelog.sniff_lines(GRAMMAR, list(_Unframed()(iter(lines))), "")
         with container.open_zip(path) as zf:
             member = _chat_member(container.member_names(zf))
             if member is None:
                 return False
             with contextlib.closing(container.iter_member_chunks(zf, member, path)) as chunks:
                 lines = list(itertools.islice(linelog.iter_lines(chunks, path), linelog.SNIFF_LINES * 4))
-        return linelog.sniff_lines(GRAMMAR, list(_unframed(iter(lines))), "")
+        return linelog.sniff_lines(GRAMMAR, list(_Unframed()(iter(lines))), "")
     except Exception:  # sniffing looks at foreign files of any shape; none of them may stop detection
         return False
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    """One chat per file (or per zip, whose text file is the chat); read as consumed."""
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+    """One chat per file (or per zip, whose text file is the chat); read as consumed. ``after``: a mark of an
+    earlier reading of the loose text file (``linelog.read_file_log``); a CSV or a zip is read whole."""
 
     def chat(head: Head) -> Chat:
         name = head.title or path.name.rsplit(".", 1)[0]
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
     if path.suffix.lower() == ".csv" and not _is_zip(path):
+        if after is not None:
+            raise NotResumable
         name = path.name.rsplit(".", 1)[0]
         yield ChatExport(Chat(FORMAT, name, name, "chat"), _csv_messages(path, linelog.file_lines(path), tz))
         return
     if not _is_zip(path):
-        yield linelog.read_log(GRAMMAR, _unframed(linelog.file_lines(path)), tz, path, None, chat)
+        yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed)
         return
+    if after is not None:
+        raise NotResumable
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
         if member is None:
             raise InputError(path, "contains no KakaoTalk chat (.txt) file")
         where = f"entry {member!r}"
         lines = linelog.iter_lines(container.iter_member_chunks(zf, member, path), path, where)
-        yield linelog.read_log(GRAMMAR, _unframed(lines), tz, path, where, chat)
+        yield linelog.read_log(GRAMMAR, _Unframed()(lines), tz, path, where, chat)
 
 
 def _is_zip(path: Path) -> bool:
@@ -180,29 +185,37 @@ def _chat_member(names: list[str]) -> str | None:
     return min(texts, key=lambda n: (len(n), n)) if texts else None
 
 
-def _unframed(lines: Iterator[str]) -> Iterator[str]:
+class _Unframed:
     """The lines with the rows of dashes that frame a day line (the mobile variant) made blank, which the
     reader passes over as it does the blank lines around a day; the line numbers stay. A row of dashes not
-    next to a day line is text."""
-    held: str | None = None  # a row of dashes, until the next line says whether it frames a day
-    after_day = False
-    for line in lines:
-        text = line.strip()
-        is_day = _FRAMED_DAY.fullmatch(text) is not None
+    next to a day line is text. ``settled`` (``linelog.LineFilter``): the last line was neither a row of
+    dashes nor a day line, whose meaning the next line could change."""
+
+    def __init__(self) -> None:
+        self.settled = True
+
+    def __call__(self, lines: Iterator[str]) -> Iterator[str]:
+        held: str | None = None  # a row of dashes, until the next line says whether it frames a day
+        after_day = False
+        for line in lines:
+            text = line.strip()
+            is_day = _FRAMED_DAY.fullmatch(text) is not None
+            if held is not None:
+                yield "" if is_day else held
+                held = None
+            rule = _RULE.fullmatch(text) is not None
+            self.settled = not (rule or is_day)
+            if rule:
+                if after_day:
+                    yield ""
+                else:
+                    held = line
+                after_day = False
+                continue
+            after_day = is_day
+            yield line
         if held is not None:
-            yield "" if is_day else held
-            held = None
-        if _RULE.fullmatch(text):
-            if after_day:
-                yield ""
-            else:
-                held = line
-            after_day = False
-            continue
-        after_day = is_day
-        yield line
-    if held is not None:
-        yield held
+            yield held
 
 
 # --- the macOS app's CSV ---------------------------------------------------------------------------------

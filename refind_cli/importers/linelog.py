@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container
@@ -816,30 +816,55 @@ def read_log(
     return ChatExport(chat=chat(head), messages=reader.messages(head.layout))
 
 
+class LineFilter(Protocol):
+    """Rewrites a log's lines on their way to the reader (KakaoTalk's frames around a day line). ``settled``:
+    whether the lines so far leave nothing that the next line could change (a line held, or one whose
+    meaning depends on the line after it), so that a reading can go on from there with a fresh filter."""
+
+    settled: bool
+
+    def __call__(self, lines: Iterator[str]) -> Iterator[str]: ...
+
+
 def read_file_log(
-    grammar: Grammar, path: Path, tz: tzinfo, chat: Callable[[Head], Chat], after: Mark | None = None
+    grammar: Grammar,
+    path: Path,
+    tz: tzinfo,
+    chat: Callable[[Head], Chat],
+    after: Mark | None = None,
+    rewrite: Callable[[], LineFilter] | None = None,
 ) -> ChatExport:
     """``read_log`` of a loose file, whose ``end`` is where a later reading of it, grown, can go on from (its
     bytes are checked by the import ledger). ``after``: such a mark; the head is read again (the title names
     the chat), then the lines from the mark on, up to the first message after it now, so that NotResumable
-    comes before any message."""
+    comes before any message. ``rewrite``: makes the filter each run of lines passes through."""
     if after is not None and after.digest:
         raise NotResumable  # a zip's mark
+    last: LineFilter | None = None  # the filter of the latest run of lines
+
+    def lines(chunks: _Counted, line: int = 0) -> Iterator[str]:
+        nonlocal last
+        read = iter_lines(chunks, path, line=line)
+        if rewrite is None:
+            return read
+        last = rewrite()
+        return last(read)
+
     counted = _Counted(container.iter_file_chunks(path))
-    reader = Reader(grammar, iter_lines(counted, path), tz, path, None)
+    reader = Reader(grammar, lines(counted), tz, path, None)
     head = reader.head(path.suffix.lower())
     messages: Iterable[Message]
     if after is None:
         messages = reader.messages(head.layout)
     else:
         counted = _Counted(container.iter_file_chunks(path, after.offset), after.offset)
-        reader.go_on(after.state, iter_lines(counted, path, line=json.loads(after.state)["line"]))
+        reader.go_on(after.state, lines(counted, json.loads(after.state)["line"]))
         following = reader.messages(head.layout)
         first = next(following, None)
         messages = following if first is None else itertools.chain([first], following)
 
     def end() -> Mark | None:
-        if reader.state is None or not counted.whole_lines:
+        if reader.state is None or not counted.whole_lines or (last is not None and not last.settled):
             return None
         return Mark(counted.size, reader.state)
 

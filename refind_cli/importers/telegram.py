@@ -7,12 +7,17 @@ Exports reach hundreds of MB, so the file is never loaded whole: ``ijson`` walks
 events, each message is built on its own, and every dialog's messages are handed out lazily while the
 parser stands inside that dialog. The exporter writes control characters as ``\\xHH``, which is not JSON;
 ``_JsonStream`` rewrites those escapes to ``\\u00HH`` on the way into the parser.
+
+A loose one-chat ``result.json`` exported again later is the earlier one with messages added at the end of
+its list: its reading leaves a mark (``jsonstream.Head``), and a later reading reads the dialog's keys, then
+its messages on from the mark (``ingest.resume`` checks that the file's bytes before it are the same).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import re
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime, tzinfo
@@ -21,8 +26,8 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import named_file, named_head
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.importers.container import iter_file_chunks, named_file, named_head
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "telegram"
 
@@ -59,18 +64,52 @@ def sniff(path: Path) -> bool:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+    """``after``: a mark of an earlier reading of this loose one-chat file; its messages are read on from the
+    mark (NotResumable where the file is not such a file)."""
     with named_file(path, RESULT, "a Telegram Desktop export") as (chunks, where, entry):
-        yield from _parse(chunks, where, entry, tz)
+        loose = where == path and entry is None
+        if after is not None and not loose:
+            raise NotResumable
+        tail = None
+        if after is not None:
+            between = json.loads(after.state).get("between")  # the items before the mark
+            if not isinstance(between, int):
+                raise NotResumable
+            tail = _Tail(path, jsonstream.Head(after.offset, between))
+        yield from _parse(chunks, where, entry, tz, loose, tail)
+
+
+class _Tail:
+    """The bytes of a loose file from a ``Head`` of its messages on."""
+
+    def __init__(self, path: Path, head: jsonstream.Head) -> None:
+        self.path = path
+        self.head = head
+
+    def before(self) -> bytes:
+        with self.path.open("rb") as fh:
+            fh.seek(max(0, self.head.offset - 4096))
+            return fh.read(min(4096, self.head.offset))
+
+    def chunks(self) -> Generator[bytes, None, None]:
+        return iter_file_chunks(self.path, self.head.offset)
 
 
 def _parse(
-    chunks: Generator[bytes, None, None], path: Path, entry: str | None, tz: tzinfo
+    chunks: Generator[bytes, None, None],
+    path: Path,
+    entry: str | None,
+    tz: tzinfo,
+    marks: bool = False,
+    tail: _Tail | None = None,
 ) -> Iterator[ChatExport]:
     # Closed here, not by the garbage collector: an error's traceback keeps the parser (and the open file)
     # alive in a reference cycle, and a caller that reads many bad files ran out of file descriptors.
     with contextlib.closing(chunks):
-        yield from _Parser(chunks, path, entry, tz).chats()
+        parser = _Parser(chunks, path, entry, tz, marks, tail)
+        with contextlib.closing(parser):
+            yield from parser.chats()
 
 
 _ESCAPE = re.compile(rb"\\[\\x]")
@@ -106,12 +145,20 @@ def _input_error(path: Path, entry: str | None, what: str, where: str | None) ->
 class _Parser:
     """Walks the parse events of one ``result.json`` and turns dialogs into ``ChatExport`` records."""
 
-    def __init__(self, chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) -> None:
+    def __init__(
+        self,
+        chunks: Iterator[bytes],
+        path: Path,
+        entry: str | None,
+        tz: tzinfo,
+        marks: bool = False,
+        tail: _Tail | None = None,
+    ) -> None:
         # A plain function, not a bound method, makes the errors: the stream must not point back at the
         # parser (a cycle that only the garbage collector would break).
-        self._events = jsonstream.JsonEvents(
-            _JsonStream(chunks, functools.partial(_input_error, path, entry))
-        )
+        stream = _JsonStream(chunks, functools.partial(_input_error, path, entry))
+        stream.cut_after = b"}" if marks else b""
+        self._events = jsonstream.JsonEvents(stream)
         self._error = self._events.error
         self._tz = tz
         self._failed: InputError | None = None
@@ -119,6 +166,13 @@ class _Parser:
         # says it (personal_information of a whole-account export).
         self._owner: str | None = None
         self._mine: Callable[[str | None], bool] = _nobody
+        # A one-chat file's reading leaves a mark (``marks``); ``tail``: the file from a mark on, to go on from.
+        self._marks = marks
+        self._tail = tail
+        self._tail_chunks: Generator[bytes, None, None] | None = None
+        # The first message without an id: one at or before a mark would make the identities of later
+        # messages depend on it (``storage.identity``), so no mark is left before it.
+        self._unnamed: int | None = None
 
     def chats(self) -> Iterator[ChatExport]:
         event, _ = self._events.next()
@@ -148,9 +202,16 @@ class _Parser:
                     raise self._error("messages is not a list", f"{prefix}messages")
                 found = True
                 self._mine = self._own_messages(meta)
-                messages = self._messages(f"{prefix}messages")
+                passed = None
+                if self._tail is not None:
+                    passed = self._go_on(self._tail) if root and _announced(meta) else None
+                    if passed is None:
+                        raise NotResumable
+                messages = self._messages(f"{prefix}messages", passed)
                 if _announced(meta):
-                    yield ChatExport(self._chat(meta, where), messages)
+                    yield ChatExport(
+                        self._chat(meta, where), messages, self._mark if root and self._marks else None
+                    )
                     for _ in messages:  # whatever the consumer left unread
                         pass
                     if self._failed:
@@ -211,13 +272,35 @@ class _Parser:
                 yield from self._dialog(f"{name}.list[{index}]", root=False)
                 index += 1
 
-    def _messages(self, where: str) -> Iterator[Message]:
+    def _messages(self, where: str, passed: jsonstream.Ends | None) -> Iterator[Message]:
+        n = 0 if passed is None else passed.count
         try:
-            for obj, place in self._events.array(where):
-                yield self._message(obj, place)
+            for obj, place in self._events.array(where, passed):
+                message = self._message(obj, place)
+                if message.source_id is None and self._unnamed is None:
+                    self._unnamed = n
+                n += 1
+                yield message
         except InputError as exc:
             self._failed = exc
             raise
+
+    def _go_on(self, tail: _Tail) -> jsonstream.Ends | None:
+        """The root dialog's messages read on from the tail: the bytes before it are not parsed again."""
+        self._tail_chunks = tail.chunks()
+        return self._events.go_on(tail.head, self._tail_chunks, tail.before(), ["messages"])
+
+    def close(self) -> None:
+        if self._tail_chunks is not None:
+            self._tail_chunks.close()
+
+    def _mark(self) -> Mark | None:
+        """Where a later reading of this one-chat file, grown since, can go on from: each message is one
+        item of its list, so the messages read before the mark are its items."""
+        head = self._events.head
+        if head is None or (self._unnamed is not None and self._unnamed < head.items):
+            return None
+        return Mark(head.offset, json.dumps({"between": head.items}), read=head.items)
 
     def _chat(self, meta: dict[str, Any], where: str) -> Chat:
         ident = _ident(meta.get("id"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Generator
 from datetime import timedelta, tzinfo
 from pathlib import Path
@@ -11,7 +12,7 @@ from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows, settle_language
-from refind_cli.ingest.ledger import file_digests, import_settings, now, unchanged
+from refind_cli.ingest.ledger import file_digests, import_settings, now, prefix_digest, unchanged
 from refind_cli.ingest.progress import ChatProgress, FileProgress, Progress, export_size
 from refind_cli.ingest.resume import ResumePoint, import_resumed, keeps, matching, point_after
 from refind_cli.reports import ChatImportResult, FileImportResult
@@ -56,7 +57,7 @@ def import_file(
             else []
         )
         digest, hashed, prefixes = file_digests(path, [p.mark.offset for *_, p in candidates])
-        resume_from = matching(candidates, path.name, prefixes)
+        resume_from = matching(candidates, path.name, {o: p.digest for o, p in prefixes.items()})
         size = export_size(path)
         if worker is None:
             worker = size >= _worker.WORKER_MIN_BYTES and _worker.can_use_a_worker()
@@ -113,10 +114,15 @@ def import_file(
                 counts["resumed"] = {"from": resume_from[0], "offset": resume_from[1].mark.offset}
             archive.finish_import(import_seq, now(), counts)
             point = points[0] if len(points) == 1 and len(chats) == 1 else None
+            if point is not None and point.mark.read is not None and 0 < point.mark.offset < hashed:
+                # A mark short of the file's end: the hash of the bytes before it, from the one gone on from.
+                went_on = resume_from[1].mark.offset if resumed is not None and resume_from else 0
+                shorter = (went_on, prefixes[went_on]) if went_on in prefixes else None
+                point = dataclasses.replace(point, prefix=prefix_digest(path, point.mark.offset, shorter))
             if (
                 point is not None
                 and path.is_file()
-                and (point.mark.offset == hashed or point.mark.digest)
+                and (point.mark.offset == hashed or point.mark.digest or point.prefix)
                 and keeps(archive, chats[0].chat_uid)
             ):
                 archive.set_resume_point(import_seq, point.to_json())

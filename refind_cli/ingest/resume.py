@@ -9,6 +9,11 @@ bytes hash the same reads from the mark on (one pass over the file hashes it at 
 the whole of it for the ledger); the messages before it are the ones the archive holds already, so what is
 stored is what a full reading would store. A file that changed before the mark (a message edited or
 deleted), or whose bytes after it do not go on from it (``NotResumable``), is read whole.
+
+A JSON export grows inside its list of messages, so its reader's mark is short of the file's end
+(``Mark.read``: a one-chat Telegram ``result.json``, ``importers.jsonstream.Head``): the hash of the bytes
+before it is taken once the import is done and kept beside it (``ResumePoint.prefix``); a later reading
+starts there, between two messages.
 """
 
 from __future__ import annotations
@@ -37,21 +42,32 @@ class ResumePoint:
     mark: Mark
     recent: dict[str, dict[str, int]]
     seen: int
+    # The hash of the file's bytes before a mark short of its end (``Mark.read``), taken as the ledger takes
+    # its hash of the whole file; "" where the import's own hash is the hash of those bytes.
+    prefix: str = ""
 
     def to_json(self) -> str:
         mark = {"offset": self.mark.offset, "state": self.mark.state, "digest": self.mark.digest}
-        return json.dumps({**mark, "recent": self.recent, "seen": self.seen})
+        short = {"read": self.mark.read, "prefix": self.prefix} if self.mark.read is not None else {}
+        return json.dumps({**mark, **short, "recent": self.recent, "seen": self.seen})
 
     @classmethod
     def from_json(cls, text: str) -> ResumePoint:
         data = json.loads(text)
-        return cls(Mark(data["offset"], data["state"], data.get("digest", "")), data["recent"], data["seen"])
+        mark = Mark(data["offset"], data["state"], data.get("digest", ""), data.get("read"))
+        return cls(mark, data["recent"], data["seen"], data.get("prefix", ""))
 
 
 def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoint | None:
     """Where a chat's reading, its messages consumed, can go on from; None if its reader cannot."""
     mark = export.end() if export.end is not None else None
-    return None if mark is None else ResumePoint(mark, identity.recent, seen)
+    if mark is None:
+        return None
+    return (
+        ResumePoint(mark, {}, mark.read)
+        if mark.read is not None
+        else ResumePoint(mark, identity.recent, seen)
+    )
 
 
 def matching(
@@ -64,7 +80,7 @@ def matching(
     found = [
         (point.mark.offset, seq, point)
         for seq, _, digest, point in points
-        if not point.mark.digest and prefixes.get(point.mark.offset) == digest
+        if not point.mark.digest and prefixes.get(point.mark.offset) == (point.prefix or digest)
     ]
     if not found:
         found = [
