@@ -74,6 +74,7 @@ def tables(archive: Path) -> list[tuple[str, int]]:
 
 def fts5_size(home: Path, out: Path) -> int:
     """An FTS5 index of the home's turn texts, contentless (the text lives in the archive, as tantivy's)."""
+    from refind_cli.index import INDEXED_CHARS
     from refind_cli.storage.archive import Archive
 
     out.unlink(missing_ok=True)
@@ -81,7 +82,10 @@ def fts5_size(home: Path, out: Path) -> int:
     db.execute("CREATE VIRTUAL TABLE turns USING fts5(text, content='', tokenize='porter')")
     with Archive.open(home, readonly=True) as archive:
         db.execute("BEGIN")
-        db.executemany("INSERT INTO turns (text) VALUES (?)", ((row[5],) for row in archive.index_rows(None)))
+        db.executemany(
+            "INSERT INTO turns (text) VALUES (?)",
+            ((row[5],) for row in archive.index_rows(None, chars=INDEXED_CHARS)),
+        )
         db.execute("COMMIT")
     db.execute("VACUUM")
     db.close()

@@ -407,12 +407,17 @@ print(json.dumps({
 """
 
 
-def wa_one_huge_message(megabytes: int) -> Callable[[Path], Path]:
+def wa_one_huge_message(megabytes: int, abc_at: float = 0.5) -> Callable[[Path], Path]:
+    """One message of ``megabytes``, the word "abc" at ``abc_at`` of it."""
+
     def build(folder: Path) -> Path:
         path = folder / "WhatsApp Chat with Jack.txt"
         words = "all work and no play makes jack a dull boy "
-        half = words * (megabytes * MB // len(words) // 2)
-        path.write_text("01/02/2024, 11:00 - Jack: " + half + "abc " + half + "\n")
+        lines = megabytes * MB // len(words)
+        before = int(lines * abc_at)
+        path.write_text(
+            "01/02/2024, 11:00 - Jack: " + words * before + "abc " + words * (lines - before) + "\n"
+        )
         return path
 
     build.__name__ = f"wa_one_{megabytes}mb_message"

@@ -1,6 +1,7 @@
 """Figures for issue 24's resource items, the release before (``--base``) beside this checkout, in one run:
 
-4. one 50-MB WhatsApp message: `import`, `show`, `show --json`, `reindex`, `ask --offline`;
+4. one 50-MB WhatsApp message: `import`, `show`, `show --json`, `search`, `search --json`, `stats`,
+   `reindex`, `ask --offline`; beside each, the same command on a one-line chat (``--small``: the baseline);
 5. 25,000 WhatsApp lines stamped the same minute: `import`, `show` and `show --json` of the first session;
 6. a Telegram result.json of two senders taking turns 5-400 s apart (sessions end only at the cap): the
    peak RSS of the importing process and of its worker.
@@ -68,7 +69,12 @@ def tg_taking_turns(megabytes: int) -> Callable[[Path], Path]:
     return build
 
 
-CASES = {"huge": wa_one_huge_message, "minute": wa_same_minute, "turns": tg_taking_turns}
+def wa_huge_found_early(megabytes: int) -> Callable[[Path], Path]:
+    """One message, "abc" at 1% of it: in the part a search reads (``INDEXED_CHARS``) up to 100 MB."""
+    return wa_one_huge_message(megabytes, abc_at=0.01)
+
+
+CASES = {"huge": wa_huge_found_early, "minute": wa_same_minute, "turns": tg_taking_turns}
 
 
 def built(case: str, size: int, folder: Path) -> Path:
@@ -107,15 +113,21 @@ def commands(case: str, path: Path, home: Path, source: Path) -> list[tuple[str,
     out = [("import", [*refind, "import", "--tz", "UTC", str(path)])]
     if case == "huge":
         out += [("show SESSION", []), ("show SESSION --json", [])]
+        out += [
+            ("search abc", [*refind, "search", "abc"]),
+            ("search abc --json", [*refind, "search", "abc", "--json"]),
+        ]
+        out += [("stats", [*refind, "stats"])]
         out += [("reindex", [*refind, "reindex"]), ("ask --offline", [*refind, "ask", "--offline", "abc?"])]
     if case == "minute":
         out += [("show SESSION", []), ("show SESSION --json", [])]
     return out
 
 
-def measure_case(case: str, size: int, checkouts: dict[str, Path], tmp: Path) -> None:
+def measure_case(case: str, size: int, checkouts: dict[str, Path], tmp: Path, prefix: str = "") -> None:
     path = built(case, size, tmp)
     for name, source in checkouts.items():
+        name = f"{prefix}{name}"
         home = tmp / f"home-{name}"
         if case == "turns":
             env = {**os.environ, "PYTHONPATH": str(source)}
@@ -150,6 +162,9 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=25_000)
     parser.add_argument("--telegram-mb", type=int, default=300)
     parser.add_argument("--only", choices=sorted(CASES), action="append")
+    parser.add_argument(
+        "--small", action="store_true", help="also the huge case's commands on a one-line chat"
+    )
     parser.add_argument("--build", nargs=3, metavar=("CASE", "SIZE", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build:
@@ -160,6 +175,9 @@ def main() -> None:
     sizes = {"huge": args.huge_mb, "minute": args.lines, "turns": args.telegram_mb}
     print(f"{'input':<34} {'command (checkout)':<28} {'time':>9} {'peak RSS':>9}")
     for case in args.only or ["minute", "turns", "huge"]:
+        if case == "huge" and args.small:
+            with tempfile.TemporaryDirectory(prefix="refind-issue24-") as tmp:
+                measure_case(case, 0, checkouts, Path(tmp), "small, ")
         with tempfile.TemporaryDirectory(prefix="refind-issue24-") as tmp:
             measure_case(case, sizes[case], checkouts, Path(tmp))
 

@@ -31,6 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from refind_cli.index import INDEXED_CHARS
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
 from refind_cli.method.search import search
@@ -201,7 +202,9 @@ class Bm25sPeer:
         totals = np.bincount(sess, weights=s)[sess]
         fused = 1.0 / (60 + _ranks(s)) + 1.0 / (60 + _ranks(totals))
         for i in np.argsort(-fused, kind="stable")[:5]:
-            arch.window(int(sess[i]), int(self.ord[hits[i]]) - 2, int(self.ord[hits[i]]) + 2)
+            arch.window(
+                int(sess[i]), int(self.ord[hits[i]]) - 2, int(self.ord[hits[i]]) + 2, chars=INDEXED_CHARS
+            )
         return len(hits)
 
 
@@ -244,7 +247,7 @@ def fts_search(
     top = np.argsort(-fused, kind="stable")[:5]
     for i in top:
         sess, ordinal = int(arr[i, 1]), int(arr[i, 2])
-        arch.window(sess, ordinal - 2, ordinal + 2)
+        arch.window(sess, ordinal - 2, ordinal + 2, chars=INDEXED_CHARS)
     return len(rows)
 
 
@@ -260,7 +263,7 @@ def sample_queries(arch: Archive, n: int, rng: np.random.Generator) -> list[str]
     for i in rng.integers(0, len(sessions), n * 3):
         seq, turns = sessions[int(i)]
         ordinal = int(rng.integers(1, turns + 1))
-        texts.append(arch.window(seq, ordinal, ordinal)[0].text)
+        texts.append(arch.window(seq, ordinal, ordinal, chars=INDEXED_CHARS)[0].text)
     queries = []
     for text in texts:
         content = [w for w in dict.fromkeys(text.split()) if w not in FULL_STOPWORDS]

@@ -138,6 +138,11 @@ class Turn:
     text: str  # the messages' texts joined by newlines
     length: int | None = None  # the whole text's length in characters, where ``text`` holds only its start
 
+    def whole(self, shown: str) -> int:
+        """The whole length of ``shown``, an end of ``text`` (as ``said`` gives it), where ``text`` holds only
+        the start of the turn's."""
+        return len(shown) + (self.length - len(self.text) if self.length is not None else 0)
+
 
 def said(speaker: str, text: str) -> str:
     """A turn's text for showing after its speaker's name: a turn of several speakers (a question with its

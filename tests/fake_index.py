@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from refind_cli.index import TurnKey, chat_analyzers, epoch_seconds, turn_text
+from refind_cli.index import INDEXED_CHARS, TurnKey, chat_analyzers, epoch_seconds, turn_text
 from refind_cli.request import SearchRequest
 from refind_cli.storage.archive import Archive
 from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer
@@ -104,11 +104,11 @@ class MemoryIndex:
     def sync(self, archive: Archive) -> int:
         queue = archive.index_queue()
         if not self._turns:
-            n = self._add(archive, archive.index_rows(None))
+            n = self._add(archive, archive.index_rows(None, chars=INDEXED_CHARS))
         else:
             stale = set(queue)
             self._turns = {key: t for key, t in self._turns.items() if t.session not in stale}
-            n = self._add(archive, archive.index_rows(queue))
+            n = self._add(archive, archive.index_rows(queue, chars=INDEXED_CHARS))
         archive.clear_index_queue(queue)
         return n
 
@@ -118,7 +118,7 @@ class MemoryIndex:
     def rebuild(self, archive: Archive) -> int:
         queue = archive.index_queue()
         self._turns = {}
-        n = self._add(archive, archive.index_rows(None))
+        n = self._add(archive, archive.index_rows(None, chars=INDEXED_CHARS))
         archive.clear_index_queue(queue)
         return n
 

@@ -666,7 +666,8 @@ def test_show_gives_the_start_of_a_huge_turn_and_says_how_much_is_left(tmp_path:
     from refind_cli.facade import Home
     from refind_cli.storage.queries import SHOWN_CHARS
 
-    body = "all work and no play makes jack a dull boy " * (3 * SHOWN_CHARS // 43)
+    # Long enough that its half is more than the shown part read in pieces and decoded (twice that part).
+    body = "all work and no play makes jack a dull boy " * (8 * SHOWN_CHARS // 43)
     path = tmp_path / "WhatsApp Chat with Jack.txt"
     path.write_text(f"01/02/2024, 11:00 - Jack: {body}abc\n01/02/2024, 11:01 - Ann: ok\n")
     home = tmp_path / "home"

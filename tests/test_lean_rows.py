@@ -18,6 +18,7 @@ from test_lossless import EXPORTS
 from test_migrations import home_holding
 from test_stats import held, held_months, recounted, recounted_months
 
+from refind_cli.index import INDEXED_CHARS
 from refind_cli.ingest import import_file
 from refind_cli.method.stats import stats
 from refind_cli.storage.archive import Archive
@@ -58,7 +59,7 @@ def _snapshot(archive: Archive) -> dict:
         "chats": chats,
         "messages": {c.info.seq: list(archive.stored_messages(c.info.seq)) for c in chats},
         "turns": list(archive.iter_turns()),
-        "index_rows": list(archive.index_rows()),
+        "index_rows": list(archive.index_rows(None, chars=INDEXED_CHARS)),
         "stats": [
             stats(archive, tz=tz) for tz in (UTC, ZoneInfo("Europe/Berlin"), ZoneInfo("America/St_Johns"))
         ],

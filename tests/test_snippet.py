@@ -54,8 +54,9 @@ def test_a_short_text_is_whole_and_a_long_one_a_window_around_its_first_match() 
 
 @pytest.fixture
 def huge(tmp_path: Path) -> tuple[Path, str]:
-    """One 2-MB message with one match in its middle, between two ordinary turns."""
-    text = FILLER * 25_000 + "the dentist said tuesday " + FILLER * 25_000
+    """One 2-MB message with one match inside its indexed part (``INDEXED_CHARS``), between two ordinary
+    turns."""
+    text = FILLER * 10_000 + "the dentist said tuesday " + FILLER * 40_000
     home = tmp_path / "home"
     with Archive.open(home) as arch:
         import_chat(

@@ -65,7 +65,8 @@ def evidence(notes: Iterable[Note], tz: tzinfo) -> tuple[str, list[Numbered]]:
         )
         for turn in group.turns:
             numbered.append(Numbered(len(numbered) + 1, turn, group.chat))
-            body = prompts.turn_text(said(turn.speaker, turn.text)).replace("\n", "\n    ")
+            text = said(turn.speaker, turn.text)
+            body = prompts.turn_text(text, length=turn.whole(text)).replace("\n", "\n    ")
             parts.append(
                 f"[{len(numbered)}] {prompts.fmt_time(turn.start, tz)} {prompts.quote_data(turn.speaker)}: {body}"
             )

@@ -552,7 +552,8 @@ BLOCK_MIN = 600
 
 
 def _chars(turn: Turn) -> int:
-    body = prompts.turn_text(said(turn.speaker, turn.text))
+    text = said(turn.speaker, turn.text)
+    body = prompts.turn_text(text, length=turn.whole(text))
     return len(body) + 4 * body.count("\n") + len(turn.speaker) + TURN_CHARS
 
 
@@ -576,10 +577,11 @@ def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
         if room < CUT_MIN:
             return None
         turn = hit.turn
-        view = snippet(turn.text, hit.terms, room - _chars(replace(turn, text="")) - 4, hit.chat.lang)
+        limit = room - _chars(replace(turn, text="", length=None)) - 4
+        view = snippet(turn.text, hit.terms, limit, hit.chat.lang, turn.length)
         end = view.start + len(view.text)
         text = ("… " if view.start else "") + view.text + (" …" if end < view.length else "")
-        cut = replace(turn, text=text)
+        cut = replace(turn, text=text, length=None)
         return replace(hit, turn=cut, window=(WindowTurn(cut, True),))
     lo = hi = center
     for step in range(1, len(window)):

@@ -36,12 +36,13 @@ def quote_data(text: str) -> str:
 MODEL_CHARS = 8_000
 
 
-def turn_text(text: str, terms: Iterable[str] = (), lang: str = "") -> str:
+def turn_text(text: str, terms: Iterable[str] = (), lang: str = "", length: int | None = None) -> str:
     """A turn's text (of a chat in ``lang``) for a model: whole, or a window of ``MODEL_CHARS`` around its
-    first match with the cut said in brackets; fenced-data safe."""
+    first match with the cut said in brackets; fenced-data safe. ``length``: the whole text's, where
+    ``text`` is only its start."""
     from refind_cli.text.snippet import snippet
 
-    view = snippet(text, terms, MODEL_CHARS, lang)
+    view = snippet(text, terms, MODEL_CHARS, lang, length)
     body = quote_data(view.text)
     if not view.truncated:
         return body
@@ -127,7 +128,8 @@ def format_block(hit: Hit, tz: tzinfo) -> str:
 
 def _turn_line(turn: Turn, tz: tzinfo, *, hit: bool, terms: Sequence[str], lang: str) -> str:
     mark = ">>" if hit else "  "
-    body = turn_text(said(turn.speaker, turn.text), terms if hit else (), lang).replace("\n", "\n      ")
+    text = said(turn.speaker, turn.text)
+    body = turn_text(text, terms if hit else (), lang, turn.whole(text)).replace("\n", "\n      ")
     return f"{mark} {fmt_time(turn.start, tz)} {quote_data(turn.speaker)}: {body}"
 
 

@@ -880,17 +880,20 @@ def _kind(sender: str | None, body: str, first_line: str) -> str:
     return Kind.TEXT
 
 
-def _message(header: _Header, raw: str, rest: str, senders: dict[str, str | None]) -> Message:
+def _message(header: _Header, raw: str, at: int, senders: dict[str, str | None]) -> Message:
+    """The message of the record ``raw``, whose sender and text begin at ``at``. The text is cut from
+    ``raw`` once: the record's tail as a string of its own would be one more copy of a 50-MB message."""
     sender = None
-    cut = rest.find(": ")
-    if 0 < cut <= _AUTHOR_MAX:  # the usual "Name: text"
+    cut = raw.find(": ", at, at + _AUTHOR_MAX + 2)
+    if cut > at:  # the usual "Name: text"
         author: str | None
-        author = rest[:cut]
+        author = raw[at:cut]
         sender = senders.get(author, _MISSING)
         if sender is _MISSING:
             sender = senders[author] = _sender(author)
-        body = rest[cut + 2 :]
+        body = raw[cut + 2 :]
     if sender is None:  # no author, a colon without a space, or a colon in a system line
+        rest = raw[at:]
         author, body = _split_author(rest)
         sender = None if author is None else _sender(author)
         if sender is None:
@@ -958,9 +961,7 @@ def _messages(
         if current is not None:
             raw = text[start : line_start - 1]
             yield (
-                _malformed(current, raw)
-                if malformed
-                else _message(current, raw, text[rest_start : line_start - 1], senders)
+                _malformed(current, raw) if malformed else _message(current, raw, rest_start - start, senders)
             )
         malformed = header is None
         if malformed:
@@ -986,5 +987,5 @@ def _messages(
         yield (
             _malformed(current, text[start:end])
             if malformed
-            else _message(current, text[start:end], text[rest_start:end], senders)
+            else _message(current, text[start:end], rest_start - start, senders)
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from refind_cli.index.contract import (
+    INDEXED_CHARS,
     Engine,
     Matches,
     OnWait,
@@ -26,6 +27,7 @@ from refind_cli.index.contract import (
 __all__ = [
     "DEFAULT_ENGINE",
     "ENGINES",
+    "INDEXED_CHARS",
     "Engine",
     "Matches",
     "OnWait",

@@ -7,7 +7,8 @@ the one engine refind ships, and the only module that imports tantivy. ``tests/f
 Python engine with the same BM25, against which the method is tested.
 
 The contract, for any engine:
-- A turn is indexed under ``indexed_text(speaker, text)`` analysed by its chat's analyzer (``chat_analyzers``:
+- A turn is indexed under ``indexed_text(speaker, text)``, ``text`` its first ``INDEXED_CHARS`` characters
+  (``Archive.index_rows``), analysed by its chat's analyzer (``chat_analyzers``:
   ``analyzer`` for English and undetermined chats, ``analysis.analyzer_for`` of the chat's language for others;
   terms joined by spaces,
   term frequencies and positions kept), with its speaker as one keyword and integer fields: session seq,
@@ -65,6 +66,14 @@ if TYPE_CHECKING:
 
 # (time in epoch seconds, session seq, ordinal): where a turn is, and what breaks ties between equal scores.
 TurnKey = tuple[int, int, int]
+
+# A turn is indexed, and read by a search, as the first this many characters of its text; the archive keeps
+# and `show --json` gives it whole. Only a single message is ever longer (the segmenter caps a turn of several
+# at 100,000 characters), and chat apps cap a message far below this (Telegram 4,096, Discord 4,000, WhatsApp
+# 65,536): what passes it is a pasted document or log, whose words further in are not searched. Analysed
+# whole, a 50-MB message cost an index build 180 MB more than a small archive; its first million characters
+# cost a few (bench/RESULTS.md, issue 24).
+INDEXED_CHARS = 1_000_000
 
 
 class Matches(Protocol):

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Self, cast
 
 import tantivy
 
-from refind_cli.index.contract import OnWait, TurnKey, chat_analyzers, epoch_seconds, turn_text
+from refind_cli.index.contract import INDEXED_CHARS, OnWait, TurnKey, chat_analyzers, epoch_seconds, turn_text
 from refind_cli.storage import locks
 from refind_cli.storage.home import ensure_home, home_to_read
 from refind_cli.text.analysis import ANALYSIS_VERSION, DEFAULT_ANALYZER, Analyzer
@@ -444,7 +444,7 @@ class TantivyIndex:
             queue = archive.index_queue()
             if self.generation is None or self.num_docs == 0:
                 # Nothing indexed yet (first use, or the index was lost): index every turn, not just the queue.
-                turns = archive.index_rows(None)
+                turns = archive.index_rows(None, chars=INDEXED_CHARS)
                 first = next(turns, None)
                 if first is None:
                     archive.clear_index_queue(queue)
@@ -467,7 +467,7 @@ class TantivyIndex:
                         w.delete_documents_by_query(
                             tantivy.Query.range_query(self.schema, "sess", tantivy.FieldType.Integer, lo, hi)
                         )
-                    return self._add(w, archive, archive.index_rows(queue))
+                    return self._add(w, archive, archive.index_rows(queue, chars=INDEXED_CHARS))
 
                 n = self._write(self._index, WRITER_HEAP, upsert)
             archive.clear_index_queue(queue)
@@ -480,7 +480,11 @@ class TantivyIndex:
             queue = archive.index_queue()
             gen, index = self._new_generation()
             try:
-                n = self._write(index, WRITER_HEAP, lambda w: self._add(w, archive, archive.index_rows(None)))
+                n = self._write(
+                    index,
+                    WRITER_HEAP,
+                    lambda w: self._add(w, archive, archive.index_rows(None, chars=INDEXED_CHARS)),
+                )
             except BaseException:
                 import shutil
 

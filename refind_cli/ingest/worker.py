@@ -4,7 +4,9 @@ Reading an export and turning its messages into rows (parsing, identities) is pu
 and planning sessions is SQLite plus Python. For a large export a worker process does the first while this
 one does the second, which splits the work about evenly. They talk in pickles over the worker's stdin and
 stdout. The writer sends (path, format, zone). The worker sends, per chat, ("chat", Chat) and waits for
-the chat's ChatPlan; then batches of ("messages", (rows, characters of raw records read so far)); then
+the chat's ChatPlan; then batches of ("messages", (rows, characters of raw records read so far)), a text
+longer than ``PIECE`` characters sent ahead of its batch as ("piece", str) events and a ("text", None), its
+row holding None in its place; then
 ("end", (messages seen, where a later reading can go on from: a ResumePoint or None)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
 ("crash", traceback) for a bug.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import operator
 import os
 import pickle
 import signal
@@ -40,6 +43,11 @@ from refind_cli.storage.archive import Archive
 # Below this much text the worker's start-up (a fresh interpreter, about 0.2 s) costs more than it saves.
 WORKER_MIN_BYTES = 4 << 20
 _PIPE_BUFFER = 1 << 20
+# A longer text goes to the writer in pieces of this many characters: pickled whole, a 50-MB message was one
+# more 50-MB copy in the worker (its UTF-8 bytes), beside the text itself.
+PIECE = 1 << 20
+_TEXT = 7  # where a row holds its text (``ingest.rows``)
+_text = operator.itemgetter(_TEXT)
 
 
 def cores() -> int:
@@ -74,7 +82,7 @@ def serve_worker() -> None:
                     send(("chat", export.chat))
                     rows = Rows(pickle.load(requests), export.messages)
                     for batch in rows:
-                        send(("messages", (batch, rows.read)))
+                        send(("messages", (_texts_apart(batch, send), rows.read)))
                     send(("end", (rows.seen, point_after(export, rows.identity, rows.seen))))
         except InputError as exc:
             send(("error", exc))
@@ -87,6 +95,20 @@ def serve_worker() -> None:
         os._exit(1)
 
 
+def _texts_apart(batch: list[tuple], send: Callable[[object], None]) -> list[tuple]:
+    """``batch`` with each text longer than ``PIECE`` sent ahead in pieces, and None in its place."""
+    if not batch or max(map(len, map(_text, batch))) <= PIECE:  # the usual batch, at C speed
+        return batch
+    for i, row in enumerate(batch):
+        text = row[_TEXT]
+        if len(text) > PIECE:
+            for start in range(0, len(text), PIECE):
+                send(("piece", text[start : start + PIECE]))
+            send(("text", None))
+            batch[i] = (*row[:_TEXT], None, *row[_TEXT + 1 :])
+    return batch
+
+
 class _Received:
     """A chat's row batches as the worker sends them."""
 
@@ -96,9 +118,25 @@ class _Received:
         self.point: ResumePoint | None = None
 
     def __iter__(self) -> Iterator[list[tuple]]:
-        while (event := self.receive())[0] == "messages":
-            batch, self.read = event[1]
-            yield batch
+        pieces: list[str] = []
+        texts: list[str] = []  # sent in pieces, for the next batch's rows that hold None instead
+        while (event := self.receive())[0] != "end":
+            kind, payload = event
+            if kind == "piece":
+                pieces.append(payload)
+            elif kind == "text":
+                texts.append("".join(pieces))
+                pieces = []
+            else:
+                batch, self.read = payload
+                if texts:
+                    given = iter(texts)
+                    batch = [
+                        row if row[_TEXT] is not None else (*row[:_TEXT], next(given), *row[_TEXT + 1 :])
+                        for row in batch
+                    ]
+                    texts = []
+                yield batch
         self.seen, self.point = event[1]
 
 

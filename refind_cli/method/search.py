@@ -32,7 +32,7 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import RefindError
-from refind_cli.index import Matches, TurnIndex, TurnKey, analyzer_of
+from refind_cli.index import INDEXED_CHARS, Matches, TurnIndex, TurnKey, analyzer_of
 from refind_cli.records import TIMES
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
@@ -415,12 +415,13 @@ def _hits(
 ) -> tuple[Hit, ...]:
     out: list[Hit] = []
     for score, bm25, sess, ordinal in picked:
-        around = archive.window(sess, ordinal - window, ordinal + window)
+        # What the index read of each turn: the terms it matched are there (the renderers show a part of it).
+        around = archive.window(sess, ordinal - window, ordinal + window, chars=INDEXED_CHARS)
         turn = next((t for t in around if t.ordinal == ordinal), None)
         if turn is None:
             # Forgotten by another process after this index was last synced.
             continue
-        # Bounded by what it takes to find the terms, not by the analysed turn: one may be a 50 MB message.
+        # Bounded by what it takes to find the terms, not by the analysed turn: one may be a million characters.
         own = terms_in(analyzer_of_chat(turn.chat_seq), index.indexed_text(turn.speaker, turn.text), terms)
         out.append(
             Hit(

@@ -4,6 +4,7 @@ archive."""
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import json
 from collections.abc import Iterable, Iterator, Sequence
@@ -30,12 +31,11 @@ from refind_cli.storage.schema import applied_migrations
 # the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
 # messages the turn lists, in its order (a turn of one message read directly); an archive before m013 holds
 # the same text in turns.text. About 3 us a turn (an index build of a million messages: +1.3 s).
-_TURN_TEXT = """CASE WHEN instr(t.message_seqs, ',') THEN
-    (SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
+_SEVERAL = """(SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
         THEN group_concat(m.text, char(10) ORDER BY j.key)
         ELSE group_concat(coalesce(m.sender, '') || ': ' || m.text, char(10) ORDER BY j.key) END
-    FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)
-    ELSE f.text END"""
+    FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)"""
+_TURN_TEXT = f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE f.text END"
 
 # Nor are its times and speaker (since m016): its first message's time and sender (``f``, the first of
 # ``message_seqs``; CAST reads the number before the first comma) and its last message's time (the number
@@ -50,7 +50,19 @@ _TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
 # the segmenter's turn cap is the same (``segment.Caps.turn_chars``), so only a single longer message is cut,
 # and a 50-MB message is no longer held, rendered and printed whole.
 SHOWN_CHARS = 100_000
-_SHOWN_TURN_COLUMNS = f"{_TURN_FIELDS}, substr({_TURN_TEXT}, 1, {SHOWN_CHARS}), length({_TURN_TEXT})"
+# A turn's text longer than wanted is a single message (the segmenter's caps bound a turn of several), and
+# it is read this many bytes at a time (``_head``): SQLite loads a value whole to give it, or even its
+# ``substr`` or ``length`` (65 and 116 MB for a 50-MB message), but not its ``octet_length``. Small, so that
+# `show` holds little more than the characters it shows; 16 KB pieces cost a search of a 50-MB message 10 MB
+# more RSS, 1 MB pieces the show 1 MB more Python memory (bench/RESULTS.md, issue 24).
+_PIECE_BYTES = 1 << 16
+
+
+def _turn_text_within(chars: int) -> str:
+    """A turn's text, or NULL for a single message of more than ``chars`` bytes (then read by ``_head``),
+    and its (first) message's seq; over ``_TURNS``."""
+    single = f"CASE WHEN octet_length(f.text) > {int(chars)} THEN NULL ELSE f.text END"
+    return f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE {single} END, f.seq"
 
 
 def _turn(row: Sequence) -> Turn:
@@ -64,7 +76,7 @@ def _turn(row: Sequence) -> Turn:
         end=from_us(row[6]),
         speaker=row[7],
         text=row[8],
-        length=row[9] if len(row) > 9 and row[9] > len(row[8]) else None,
+        length=row[9] if len(row) > 9 else None,
     )
 
 
@@ -267,15 +279,47 @@ class Queries:
         return map(_turn, self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs))
 
     def index_rows(
-        self, session_seqs: Iterable[int] | None = None
+        self, session_seqs: Iterable[int] | None, *, chars: int
     ) -> Iterator[tuple[int, int, int, int, str, str]]:
         """What the index needs of each turn, as plain tuples (session_seq, ordinal, chat_seq, start in epoch
-        seconds, speaker, text): building ``Turn`` records with datetimes cost more than the indexing."""
+        seconds, speaker, the first ``chars`` characters of its text): building ``Turn`` records with
+        datetimes cost more than the indexing."""
         sql = (
             "SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, coalesce(f.sender, ''),"
-            f" {_TURN_TEXT} FROM {_TURNS}"
+            f" {_turn_text_within(chars)} FROM {_TURNS}"
         )
-        return self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
+        rows = self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
+        return (row[:-1] for row in self._within(rows, chars))
+
+    def _within(self, rows: Iterable[Sequence], chars: int) -> Iterator[tuple]:
+        """Rows ending in ``_turn_text_within(chars)``'s two columns, with those as (at most ``chars``
+        characters of the turn's text, its whole length where that is longer, else None)."""
+        for *fields, text, seq in rows:
+            if text is None:
+                text, length = self._head(seq, chars)
+            elif len(text) > chars:
+                text, length = text[:chars], len(text)
+            else:
+                length = None
+            yield (*fields, text, length)
+
+    def _head(self, message_seq: int, chars: int) -> tuple[str, int | None]:
+        """The first ``chars`` characters of a message's text, and its whole length in characters where that
+        is more: read ``_PIECE_BYTES`` at a time, so a 50-MB message costs a piece of memory, not 50 MB."""
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        head: list[str] = []
+        kept = length = 0
+        with self.db.blob_open("main", "messages", "text", message_seq, False) as blob:
+            while piece := blob.read(_PIECE_BYTES):
+                if kept < chars:
+                    text = decoder.decode(piece)
+                    head.append(text[: chars - kept])
+                    kept += len(head[-1])
+                    length += len(text)
+                else:
+                    # A piece of ASCII holds no character cut in two (a cut one leaves bytes over 127).
+                    length += len(piece) if piece.isascii() else len(decoder.decode(piece))
+        return "".join(head), length if length > kept else None
 
     def _of_sessions(
         self, sql: str, session_column: str, ordinal_column: str, session_seqs: Iterable[int] | None
@@ -288,26 +332,30 @@ class Queries:
         for part, marks in in_chunks(sorted(set(session_seqs))):
             yield from self.db.execute(f"{sql} WHERE {session_column} IN ({marks}){order}", part)
 
-    def window(self, session_seq: int, lo: int, hi: int) -> list[Turn]:
+    def window(self, session_seq: int, lo: int, hi: int, *, chars: int) -> list[Turn]:
+        """The session's turns from ordinal ``lo`` to ``hi``, each with at most ``chars`` characters of its
+        text (``Turn.length``: the whole text's, where it is longer)."""
         rows = self.db.execute(
-            f"SELECT {_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
+            f"SELECT {_TURN_FIELDS}, {_turn_text_within(chars)} FROM {_TURNS}"
+            " JOIN sessions s ON s.seq = t.session_seq"
             " WHERE t.session_seq = ? AND t.ordinal BETWEEN ? AND ? ORDER BY t.ordinal",
             (session_seq, lo, hi),
         )
-        return [_turn(r) for r in rows]
+        return [_turn(r) for r in self._within(rows, chars)]
 
     def turns(self, turn_ids: Iterable[str]) -> dict[str, Turn]:
+        """The turns of these ids as `show` has them: at most ``SHOWN_CHARS`` of each text."""
         out: dict[str, Turn] = {}
         for turn_id in dict.fromkeys(turn_ids):
             sid, _, ordinal = turn_id.rpartition("-")
             if not ordinal.isdigit():
                 continue
-            row = self.db.execute(
-                f"SELECT {_SHOWN_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
-                " WHERE s.id = ? AND t.ordinal = ?",
+            rows = self.db.execute(
+                f"SELECT {_TURN_FIELDS}, {_turn_text_within(SHOWN_CHARS)} FROM {_TURNS}"
+                " JOIN sessions s ON s.seq = t.session_seq WHERE s.id = ? AND t.ordinal = ?",
                 (sid, int(ordinal)),
-            ).fetchone()
-            if row:
+            )
+            for row in self._within(rows, SHOWN_CHARS):
                 out[turn_id] = _turn(row)
         return out
 
@@ -362,11 +410,11 @@ class Queries:
     def session_turns(self, session_id: str) -> list[Turn]:
         """The session's turns as `show` has them: at most ``SHOWN_CHARS`` of each text."""
         rows = self.db.execute(
-            f"SELECT {_SHOWN_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
-            " WHERE s.id = ? ORDER BY t.ordinal",
+            f"SELECT {_TURN_FIELDS}, {_turn_text_within(SHOWN_CHARS)} FROM {_TURNS}"
+            " JOIN sessions s ON s.seq = t.session_seq WHERE s.id = ? ORDER BY t.ordinal",
             (session_id,),
         )
-        return [_turn(r) for r in rows]
+        return [_turn(r) for r in self._within(rows, SHOWN_CHARS)]
 
     def turn_source_ids(self) -> dict[str, frozenset[str]]:
         """Each turn's messages' own source ids (benchmarks map their evidence ids through this)."""

@@ -119,12 +119,15 @@ def first_match(text: str, terms: Iterable[str], lang: str = "") -> int | None:
     return None
 
 
-def snippet(text: str, terms: Iterable[str], limit: int, lang: str = "") -> Snippet:
+def snippet(
+    text: str, terms: Iterable[str], limit: int, lang: str = "", length: int | None = None
+) -> Snippet:
     """``text`` (of a chat in ``lang``) whole if it is at most ``limit`` characters, else a window of about
     that many around its first match (a quarter of it before the match), or its beginning if nothing
-    matches."""
+    matches. ``length``: the whole text's, where ``text`` is only its start (``Turn.length``)."""
+    whole = len(text) if length is None else length
     if len(text) <= limit:
-        return Snippet(text, 0, len(text))
+        return Snippet(text, 0, whole)
     at = first_match(text, terms, lang) or 0
     start = max(0, min(at - limit // 4, len(text) - limit))
     if start:
@@ -133,7 +136,7 @@ def snippet(text: str, terms: Iterable[str], limit: int, lang: str = "") -> Snip
     if end < len(text):
         cut = _cut(text, end - _SLACK)
         end = cut if start < cut <= end else end
-    return Snippet(text[start:end], start, len(text))
+    return Snippet(text[start:end], start, whole)
 
 
 # Stems do not depend on the stop word list, and stop words never reach ``terms``: one highlighter per

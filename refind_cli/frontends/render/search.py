@@ -41,7 +41,7 @@ def _turn_json(turn: Turn, tz: tzinfo | None) -> dict:
 def _bounded_text(turn: Turn, terms: Sequence[str], lang: str = "") -> dict:
     """A search result's ``text``: whole, or for a turn over JSON_CHARS a window around the match, marked
     ``truncated`` with where it starts and the whole length (`refind show --json` has the whole text)."""
-    view = snippet(turn.text, terms, JSON_CHARS, lang)
+    view = snippet(turn.text, terms, JSON_CHARS, lang, turn.length)
     if not view.truncated:
         return {}
     return {"text": view.text, "truncated": True, "text_offset": view.start, "text_length": view.length}
@@ -128,7 +128,8 @@ def _turn_line(
     line.append(": ")
     indent = len(line.plain)
     # A huge turn shows a window around the match: highlighting and layout cost what the window costs.
-    view = snippet(said(turn.speaker, turn.text), terms if hit else (), TERMINAL_CHARS, lang)
+    text = said(turn.speaker, turn.text)
+    view = snippet(text, terms if hit else (), TERMINAL_CHARS, lang, turn.whole(text))
     if view.start:
         line.append("…")
     body = _body(view.text, terms if hit else (), indent, lang)
