@@ -500,7 +500,6 @@ class Home:
         from refind_cli.dates.clock import zone
         from refind_cli.importers import exports_in
         from refind_cli.ingest import import_file
-        from refind_cli.storage.locks import WRITE_LOCK
 
         tz = options.tz or zone(None)
         created = not os.path.lexists(self.path)
@@ -521,14 +520,16 @@ class Home:
                     )
                 kept = kept or result.error is None
                 yield result
-            if created and not kept:
+            # Asked under the lock: another import may have filled the home since it was found missing.
+            discard = created and not kept and not archive.chats()
+            if discard:
                 self.close()
-                empty_new_home(self.path, keep=WRITE_LOCK)
+                empty_new_home(self.path)
             else:
                 with indexing():
                     self._open_index_for_writing().sync(archive)
-        if created and not kept:
-            remove_empty_home(self.path, lock=WRITE_LOCK)
+        if discard:
+            remove_empty_home(self.path)
 
     @staticmethod
     def import_options(

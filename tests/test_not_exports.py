@@ -15,7 +15,7 @@ import pytest
 from cli_runs import run
 from samples import JONAS
 
-from refind_cli import importers
+from refind_cli import facade, importers
 from refind_cli.errors import InputError
 from refind_cli.storage.archive import Archive
 
@@ -98,6 +98,18 @@ def test_a_bad_file_leaves_a_home_it_did_not_create_as_it_was(tmp_path: Path) ->
     r = run(home, "import", str(_write(tmp_path, "novel.txt")))
     assert r.exit_code == 2, r.output
     assert (home / "archive.db").is_file() and (home / "index").is_dir()
+    with Archive.open(home) as archive:
+        assert len(list(archive.chats())) == 1
+
+
+def test_a_home_another_import_filled_after_this_one_found_it_missing_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    assert run(home, "import", str(JONAS)).exit_code == 0
+    # As if this import had looked before the other one created the home, then waited for its lock.
+    monkeypatch.setattr(facade.os.path, "lexists", lambda path: False)
+    assert run(home, "import", str(_write(tmp_path, "novel.txt"))).exit_code == 2
     with Archive.open(home) as archive:
         assert len(list(archive.chats())) == 1
 

@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 from refind_cli.errors import RefindError
+from refind_cli.storage.locks import WRITE_LOCK
 
 
 def resolve_home(explicit: str | Path | None = None) -> Path:
@@ -48,13 +49,13 @@ def ensure_home(home: Path) -> Path:
     return home
 
 
-def empty_new_home(home: Path, *, keep: str) -> None:
-    """Remove everything but ``keep`` (the write lock the caller holds) from a home folder that this process
+def empty_new_home(home: Path) -> None:
+    """Remove everything but the write lock (the caller holds it) from a home folder that this process
     created for an import that kept nothing: a file that is not an export leaves no archive behind."""
     import shutil
 
     for entry in os.scandir(home):
-        if entry.name == keep:
+        if entry.name == WRITE_LOCK:
             continue
         if entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path)
@@ -62,12 +63,12 @@ def empty_new_home(home: Path, *, keep: str) -> None:
             os.remove(entry.path)
 
 
-def remove_empty_home(home: Path, *, lock: str) -> None:
-    """Remove ``home`` once ``empty_new_home`` left only its ``lock``; a home another process has begun to
-    write in since is not empty and stays."""
+def remove_empty_home(home: Path) -> None:
+    """Remove ``home`` once ``empty_new_home`` left only its write lock; a home another process has begun
+    to write in since is not empty and stays."""
     try:
-        if os.listdir(home) == [lock]:
-            os.remove(home / lock)
+        if os.listdir(home) == [WRITE_LOCK]:
+            os.remove(home / WRITE_LOCK)
             os.rmdir(home)
     except OSError:
         pass  # another writer is using it now, or the folder is gone: either way nothing of ours is left
