@@ -133,9 +133,10 @@ class Home:
             # Read-only until the first write: a reader never waits for a writer, and a home on read-only
             # media can be read. A write (under the write lock) reopens it for writing.
             self._archive = Archive.open(self.path, readonly=True)
-            if self._archive.behind():
+            if self._archive.behind() or self._archive.log_left():
                 # An archive of an earlier release is migrated by the first reader to find the home free (a
                 # migration may repair what it stored: times no zone can show); else it is read as it stands.
+                # So is a long write-ahead log folded in, which every process's first query would read again.
                 self._when_free(self._archive.upgrade)
         return self._archive
 
