@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.index import Engine, TurnIndex
     from refind_cli.ingest.progress import Progress
+    from refind_cli.listings import ChatSummary
     from refind_cli.method.benchmarks import Question
     from refind_cli.method.evaluate import EvalReport
     from refind_cli.operations import AskRequest, EvalRequest, ImportOptions, Selection, StatsRequest
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
         SessionView,
         Stats,
     )
-    from refind_cli.results import ChatSummary, SearchResult
+    from refind_cli.results import SearchResult
     from refind_cli.storage.archive import Archive
 
 OnWait = Callable[[str], None]
