@@ -41,6 +41,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from import_bench import generate
 
+# The console script's work, for a tree on PYTHONPATH.
+ENTRY = "import sys; from refind_cli.frontends import cli; sys.exit(getattr(cli, 'run', cli.main)())"
+
 
 def refind(home: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "refind_cli", "--home", str(home), *args]
@@ -143,13 +146,19 @@ def main() -> None:
             compileall.compile_dir(tree, quiet=1)
     if args.before is not None:
         before_env = {**os.environ, "PYTHONPATH": str(args.before)}
-        swap = {str(home): str(args.before_home or home)}
+        # The installed script names this tree's entry point; the older tree's runs as its own script would
+        # (``run`` where it has one, else ``main``).
+        swap = {str(home): str(args.before_home or home), exe: ENTRY}
         for name, cmd in list(commands.items()):
             if name.startswith("refind"):
-                commands[f"{name} (before)"] = [swap.get(part, part) for part in cmd]
+                commands[f"{name} (before)"] = [sys.executable, "-c", *(swap.get(part, part) for part in cmd)]
                 envs[f"{name} (before)"] = before_env
-    for name, cmd in commands.items():  # warm the page cache
-        wall(cmd, envs[name])
+    for name, cmd in commands.items():  # warm the page cache; a command that fails would time its failure
+        done = subprocess.run(
+            cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=envs[name]
+        )
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{name}: exit status {done.returncode}\n{done.stderr.decode()}")
     load_before = os.getloadavg()
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
@@ -201,7 +210,8 @@ def left_log(
     for i in range(args.rounds):
         for suffix, env in trees.items():
             name = "refind search dinner -k 5, log left" + (", first" if i == 0 else "") + suffix
-            cmd = [exe, "--home", str(copies[suffix]), "search", "dinner", "-k", "5"]
+            launch = [sys.executable, "-c", ENTRY] if env is not None else [exe]
+            cmd = [*launch, "--home", str(copies[suffix]), "search", "dinner", "-k", "5"]
             times.setdefault(name, []).append(wall(cmd, env)[0])
         times.setdefault("grep -c dinner", []).append(wall(grep)[0])
     grep_ms = statistics.median(times["grep -c dinner"]) * 1000
