@@ -41,8 +41,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from import_bench import generate
 
-# The console script's work, for a tree on PYTHONPATH.
+# The console script's work, for a tree on PYTHONPATH (-P: not this folder's tree, which -c would put first).
 ENTRY = "import sys; from refind_cli.frontends import cli; sys.exit(getattr(cli, 'run', cli.main)())"
+LAUNCH = [sys.executable, "-P", "-c", ENTRY]
 
 
 def refind(home: Path, *args: str) -> list[str]:
@@ -148,10 +149,10 @@ def main() -> None:
         before_env = {**os.environ, "PYTHONPATH": str(args.before)}
         # The installed script names this tree's entry point; the older tree's runs as its own script would
         # (``run`` where it has one, else ``main``).
-        swap = {str(home): str(args.before_home or home), exe: ENTRY}
+        swap = {str(home): str(args.before_home or home)}
         for name, cmd in list(commands.items()):
             if name.startswith("refind"):
-                commands[f"{name} (before)"] = [sys.executable, "-c", *(swap.get(part, part) for part in cmd)]
+                commands[f"{name} (before)"] = [*LAUNCH, *(swap.get(part, part) for part in cmd[1:])]
                 envs[f"{name} (before)"] = before_env
     for name, cmd in commands.items():  # warm the page cache; a command that fails would time its failure
         done = subprocess.run(
@@ -210,7 +211,7 @@ def left_log(
     for i in range(args.rounds):
         for suffix, env in trees.items():
             name = "refind search dinner -k 5, log left" + (", first" if i == 0 else "") + suffix
-            launch = [sys.executable, "-c", ENTRY] if env is not None else [exe]
+            launch = LAUNCH if env is not None else [exe]
             cmd = [*launch, "--home", str(copies[suffix]), "search", "dinner", "-k", "5"]
             times.setdefault(name, []).append(wall(cmd, env)[0])
         times.setdefault("grep -c dinner", []).append(wall(grep)[0])
