@@ -233,8 +233,10 @@ def emoji_cases(seed: str, count: int) -> Iterator[EmojiCase]:
 
 def emoji_messages(cases: list[EmojiCase], words: list[str]) -> list[str]:
     """A message per case: two of ``words`` around the stored emoji."""
-    return [f"{words[(2 * i) % len(words)]} {case.stored} {words[(2 * i + 1) % len(words)]}" for i, case in
-            enumerate(cases)]
+    return [
+        f"{words[(2 * i) % len(words)]} {case.stored} {words[(2 * i + 1) % len(words)]}"
+        for i, case in enumerate(cases)
+    ]
 
 
 def whatsapp_lines(path: Path, messages: list[str]) -> Path:

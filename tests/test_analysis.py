@@ -126,7 +126,7 @@ def test_ascii_fast_path_splits_like_the_regex(text: str) -> None:
 def test_ascii_words_are_found_as_the_unicode_pattern_finds_them(text: str) -> None:
     from refind_cli.text.analysis import _unicode_patterns
 
-    token, _, _ = _unicode_patterns()
+    token, *_ = _unicode_patterns()
     expected = [
         (m.start(), m.end(), t) for m in token.finditer(text) for t in DEFAULT_ANALYZER.analyze(m.group())
     ]

@@ -18,10 +18,14 @@ import heapq
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import snowballstemmer
 
 from refind_cli.text.language import MIXED, UNDETERMINED
+
+if TYPE_CHECKING:
+    import regex
 
 # Lucene's default English stop words (tantivy's Filter.stopword("english"), bm25s STOPWORDS_EN).
 LUCENE_STOPWORDS: frozenset[str] = frozenset(
@@ -44,67 +48,94 @@ FULL_STOPWORDS: frozenset[str] = frozenset(
 
 STOPWORD_LISTS: dict[str, frozenset[str]] = {"lucene": LUCENE_STOPWORDS, "full": FULL_STOPWORDS}
 
-# Han (with CJK radicals, iteration marks and compatibility ideographs), Hiragana, Katakana (not the
-# middle dot U+30FB or the double hyphen U+30A0, which are punctuation), Hangul; and the scripts written
-# without spaces that need a dictionary to split into words: Thai, Lao, Myanmar, Khmer (their vowel signs
-# and tone marks included, so a run is never cut inside a syllable).
-_CJK = (
-    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3041-\u309f\u30a1-\u30fa\u30fc-\u30ff"
-    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\U00020000-\U0002fa1f"
-    "\u0e01-\u0e3a\u0e40-\u0e4e\u0e81-\u0ecd\u1000-\u103f\u1050-\u108f\u1780-\u17d3"
+# The classes of characters, from Unicode's own properties (the ``regex`` module's tables), not ranges:
+# - written without spaces, so a run of them becomes bigrams: letters whose line-break class is ideographic,
+#   Japanese small kana, non-starter (iteration marks) or "complex context" (Thai, Lao, Khmer, Myanmar, Tai
+#   Tham, ...: scripts that need a dictionary to split into words), and Hangul, as Lucene's CJK analyzer has
+#   them; never Latin (full-width "ｈｅｌｌｏ" is ideographic to line breaking, a word to a reader);
+# - a word: letters and digits with their combining marks (an Indic vowel sign, a Hebrew point, a Tibetan
+#   subjoined letter) and the invisible characters that belong inside one (ZWNJ and ZWJ in Persian and Indic
+#   text, a soft hyphen, a bidi mark), which matching then ignores;
+# - an emoji (Extended_Pictographic, a skin tone) or a flag (two regional indicators): a term of its own, so
+#   `refind search 🎂` finds the birthday messages.
+_RUN = (
+    r"[[\p{lb=ID}\p{lb=CJ}\p{lb=NS}\p{lb=SA}\p{lb=H2}\p{lb=H3}\p{lb=JL}\p{lb=JV}\p{lb=JT}]"
+    r"&&[\p{L}\p{M}\p{Nl}]--\p{sc=Latin}]"
 )
-# Combining marks and joiners that belong inside a word although they are not "alphanumeric" to Python:
-# generic diacritics (text that NFC cannot compose), Hebrew and Arabic vowel points, Indic and Thai vowel
-# signs, ZWNJ/ZWJ. Without them "नमस्ते" would fall apart into letters.
-_MARKS = (
-    "\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a"
-    "\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0900-\u0963\u0966-\u0dff"
-    "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff\u200c\u200d\u20d0-\u20ff\ufe20-\ufe2f"
-)
-# Emoji and pictographs: each one a term of its own (`refind search 🎂` finds the birthday messages).
-_EMOJI = "\u2600-\u27bf\U0001f000-\U0001faff"
-_WORD = f"[^\\W_{_CJK}]"  # a letter or digit that is not CJK
+_LETTER = rf"[[\p{{L}}\p{{N}}\p{{M}}]--{_RUN}]"
+_EMOJI = r"\p{RI}{2}|[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{RI}]"
 _SIMPLE_RE = re.compile(r"[^\W_]+")
 
 
 @functools.cache
-def _unicode_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """(token, special, cjk) patterns. Compiling these large Unicode classes takes about 20 ms, so it waits
-    until some text is not ASCII: a one-off English query never pays it.
+def _unicode_patterns() -> tuple[
+    regex.Pattern[str], regex.Pattern[str], regex.Pattern[str], regex.Pattern[str]
+]:
+    """(token, special, run, simple) patterns, compiled when some text is not ASCII: a one-off English
+    query never imports ``regex``.
 
-    token: a word (letters and digits with their combining marks), or a CJK run. special: a character that
-    needs the token pattern; text without any splits the same way with ``_SIMPLE_RE``, twice as fast.
+    token: a word, a run of a script written without spaces, or an emoji. special: a character that needs
+    the token pattern; text without any splits the same way with ``simple`` (letters and digits).
     """
-    token = re.compile(
-        f"{_WORD}+(?:[{_MARKS}]+{_WORD}*)*|[{_CJK}]+|[{_MARKS}]+(?:{_WORD}+[{_MARKS}]*)*|[{_EMOJI}]"
+    import regex
+
+    flags = regex.V1
+    token = regex.compile(rf"{_RUN}[{_RUN}\p{{M}}]*|{_LETTER}[{_LETTER}\p{{DI}}]*|{_EMOJI}", flags)
+    special = regex.compile(
+        rf"{_RUN}|[\p{{M}}\p{{DI}}\p{{Extended_Pictographic}}\p{{Emoji_Modifier}}\p{{RI}}]", flags
     )
-    return token, re.compile(f"[{_CJK}{_MARKS}{_EMOJI}]"), re.compile(f"[{_CJK}]")
+    return token, special, regex.compile(_RUN, flags), regex.compile(r"[\p{L}\p{N}]+", flags)
 
 
-def _is_emoji(ch: str) -> bool:
-    return "\u2600" <= ch <= "\u27bf" or "\U0001f000" <= ch <= "\U0001faff"
+@functools.cache
+def _term_patterns() -> tuple[regex.Pattern[str], regex.Pattern[str], regex.Pattern[str], regex.Pattern[str]]:
+    """(emoji, ignorable, diacritic, Cyrillic): a token that is an emoji; what matching ignores inside a
+    word (Default_Ignorable_Code_Point: joiners, soft hyphens, variation selectors, bidi marks); the marks
+    people leave out when they type (a nonspacing Diacritic other than a virama, which joins consonants and
+    is part of the spelling); a Cyrillic letter."""
+    import regex
+
+    flags = regex.V1
+    return (
+        regex.compile(_EMOJI, flags),
+        regex.compile(r"\p{DI}+", flags),
+        regex.compile(r"[\p{Dia}&&\p{Mn}--\p{ccc=9}]+", flags),
+        regex.compile(r"\p{sc=Cyrillic}", flags),
+    )
 
 
-# Latin letters that no decomposition takes apart: written as their usual plain spellings.
-_LATIN_PLAIN = str.maketrans(
-    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
-)
+# Letters whose plain spelling no decomposition or name gives: Icelandic and Faroese type them so.
+_UNNAMED_PLAIN = {"ð": "d", "þ": "th"}
+# A Latin letter named as another with something added: "o with stroke" is typed "o", "dotless i" "i",
+# "ae" and the ligature "oe" as two letters.
+_NAMED = re.compile(r"LATIN (?:SMALL|CAPITAL) (?:LETTER|LIGATURE) (?:DOTLESS )?([A-Z]{1,2})(?: WITH .+)?")
 
 
-def _latin(ch: str) -> bool:
-    # Basic Latin to Latin Extended-B, IPA, and Latin Extended Additional (Vietnamese).
-    return ch < "\u0250" or "\u1e00" <= ch <= "\u1eff"
+@functools.cache
+def _plain(ch: str) -> str:
+    """How ``ch`` (a letter left after its diacritics went) is typed without special letters."""
+    if ch.isascii():
+        return ch
+    if (folded := ch.casefold()).isascii():
+        return folded  # "ß" -> "ss"
+    named = _NAMED.fullmatch(unicodedata.name(ch, ""))
+    return named.group(1).lower() if named else _UNNAMED_PLAIN.get(ch, ch)
 
 
 def fold(word: str) -> str:
-    """A lowercased Latin-script word without its diacritics ("remédios" → "remedios", "straße" →
-    "strasse"), as people type them; a word in another script (Greek, Cyrillic, Devanagari, ...) is left as
-    it is, since its marks are letters there. ASCII words never change."""
-    if word.isascii() or not all(_latin(ch) for ch in word if ch.isalpha()):
+    """A lowercased word without the diacritics people leave out when they type ("remédios" → "remedios",
+    "straße" → "strasse", "Αϊνού" → "αινου", Hebrew points, Arabic vowel marks), whatever its script:
+    Unicode's Diacritic marks, but not a virama, which is part of an Indic spelling, nor a vowel sign, which
+    is not a diacritic. ASCII words never change."""
+    if word.isascii():
         return word
-    bare = "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
-    return unicodedata.normalize("NFC", bare).translate(_LATIN_PLAIN)
+    _, _, diacritic, cyrillic = _term_patterns()
+    if cyrillic.search(word):
+        # "й", "ї", "ў" are letters of their own, each with its key; the one habit, "ё" as "е", is the
+        # stemmer's input rule.
+        return word
+    bare = diacritic.sub("", unicodedata.normalize("NFKD", word))
+    return "".join(map(_plain, unicodedata.normalize("NFC", bare)))
 
 
 # ASCII text (most of it) is lowercased and split by one byte-table pass, four times faster than the regex:
@@ -132,6 +163,15 @@ def _pieces(text: str) -> Iterator[str]:
         cut = space.end() if space else end
         yield text[start:cut]
         start = cut
+
+
+def _split(text: str) -> list[str]:
+    """The case-folded tokens of ``text``: words, runs of a script written without spaces, emoji."""
+    if text.isascii():
+        return text.encode().translate(_ASCII_TABLE).decode().split()
+    folded = text.casefold()  # not lower(): "ß" and "ss", "ς" and "σ" are one letter to a reader
+    token, special, _, simple = _unicode_patterns()
+    return (token if special.search(folded) else simple).findall(folded)
 
 
 class Analyzer:
@@ -173,29 +213,39 @@ class Analyzer:
         self._index_cache: dict[str, str] = self._cache if not parts else {}
 
     def _learn(self, word: str) -> str:
-        """The space-joined terms for one lowercased token ("" when it yields none), cached."""
-        if not word.isascii() and _unicode_patterns()[2].match(word):
-            terms = word if len(word) == 1 else " ".join(word[i : i + 2] for i in range(len(word) - 1))
-        elif len(word) == 1 and _is_emoji(word):
-            terms = word
-        elif len(word) > MAX_TOKEN_CHARS or word in self.stopwords or not any(ch.isalnum() for ch in word):
-            terms = ""  # too long to be typed, a stop word, or joiners and marks alone (between two emoji)
+        """The space-joined terms for one case-folded token ("" when it yields none), cached."""
+        if word.isascii():
+            terms = self._word_terms(word)
         else:
-            # Porter stems "s" to "": an empty term would be indexed and matched as a word.
-            # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
-            # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".lower() leaves a combining dot.
-            plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
-            if self._fold_first:
-                terms = self._stem(fold(plain))
-            elif fold(plain) in self.stopwords:
-                terms = ""  # a stop word with an accent its list writes without ("cuándo", "cuando")
+            emoji, ignorable, *_ = _term_patterns()
+            if _unicode_patterns()[2].match(word):
+                # NFKC: decomposed Hangul (as macOS stores it) composes, half-width kana widens.
+                run = unicodedata.normalize("NFKC", word)
+                terms = run if len(run) == 1 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
+            elif emoji.fullmatch(word):
+                terms = word
             else:
-                # Russian "ё" is written "е" as often as not.
-                terms = fold(self._stem(plain.replace("ё", "е")))
+                terms = self._word_terms(ignorable.sub("", word))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[word] = terms
         return terms
+
+    def _word_terms(self, word: str) -> str:
+        """The terms of one word: its stem, or "" for a stop word, a word too long to be typed, or marks
+        alone (between two emoji)."""
+        if len(word) > MAX_TOKEN_CHARS or word in self.stopwords or not any(ch.isalnum() for ch in word):
+            return ""
+        # Porter stems "s" to "": an empty term would be indexed and matched as a word.
+        # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
+        # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".casefold() leaves a combining dot.
+        plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
+        if self._fold_first:
+            return self._stem(fold(plain))
+        if fold(plain) in self.stopwords:
+            return ""  # a stop word with an accent its list writes without ("cuándo", "cuando")
+        # Russian "ё" is written "е" as often as not.
+        return fold(self._stem(plain.replace("ё", "е")))
 
     def _learn_parts(self, word: str) -> str:
         """``_learn``, with a long stem's heads and tails after it."""
@@ -213,11 +263,7 @@ class Analyzer:
     def _words(self, text: str) -> list[str]:
         if self._turkish:
             text = text.replace("I", "ı").replace("İ", "i")
-        if text.isascii():
-            return text.encode().translate(_ASCII_TABLE).decode().split()
-        lower = text.lower()
-        token, special, _ = _unicode_patterns()
-        return (token if special.search(lower) else _SIMPLE_RE).findall(lower)
+        return _split(text)
 
     def _terms(self, text: str, cache: dict[str, str], learn: Callable[[str], str]) -> str:
         words = self._words(text)
@@ -262,16 +308,20 @@ class Analyzer:
                 for term in terms:
                     yield m.start(), m.end(), term
             return
-        token, _, cjk = _unicode_patterns()
+        token, _, run, _ = _unicode_patterns()
         for m in token.finditer(text):
             word = m.group()
             start = m.start()
-            if cjk.match(word):
-                width = min(len(word), 2)
-                for i in range(max(len(word) - 1, 1)):
-                    yield start + i, start + i + width, word[i : i + width]
+            if run.match(word):
+                terms = self.analyze(word)
+                if len(terms) == max(len(word) - 1, 1):
+                    width = min(len(word), 2)
+                    for i, term in enumerate(terms):
+                        yield start + i, start + i + width, term
+                else:  # normalising changed the run's length: each bigram spans the whole run
+                    yield from ((start, m.end(), term) for term in terms)
                 continue
-            # Lowercased word by word: lowering can change a length ("İ" -> "i̇"), which would shift offsets.
+            # Case-folded word by word: folding can change a length ("İ" -> "i̇"), which would shift offsets.
             for term in self.analyze(word):
                 yield start, m.end(), term
 
@@ -422,7 +472,7 @@ def query_analyzer(query: str, analyzers: Sequence[Analyzer]) -> Analyzer | None
     """Which of ``analyzers`` is of the language ``query`` is written in: the one whose stop words it uses
     most; None when it uses none, or as many of two languages'. A query is too short to tell its language
     from its text; its function words are what it has."""
-    words = {fold(w) for w in _SIMPLE_RE.findall(query.lower())}
+    words = set(map(fold, _split(query)))
     used = sorted(((len(words & a.stopwords), i) for i, a in enumerate(analyzers)), reverse=True)
     if not used or used[0][0] == 0 or (len(used) > 1 and used[1][0] == used[0][0]):
         return None
