@@ -213,21 +213,25 @@ def _pictographs() -> tuple[list[str], list[str]]:
 
 
 def emoji_cases(seed: str, count: int) -> Iterator[EmojiCase]:
-    """``count`` cases of each kind, drawn by ``seed`` from Unicode's emoji properties."""
+    """``count`` cases of each kind, drawn by ``seed`` from Unicode's emoji properties; no emoji (nor flag)
+    is in two cases but the two of "skin tone", so each case's messages are the only ones that hold it."""
     every, bases = _pictographs()
     rng = random.Random(seed)
+    plain = rng.sample([e for e in every if e not in bases], 2 * count)
+    toned = rng.sample(bases, 3 * count)
     tones = [chr(c) for c in range(0x1F3FB, 0x1F400)]
-    flags = [c for c in get_global("territory_currencies") if len(c) == 2 and c.isalpha()]
-    for _ in range(count):
-        one = rng.choice(every)
-        yield EmojiCase("single", one, one)
-        yield EmojiCase("typed with U+FE0F", one, one + "\ufe0f")
-        toned = rng.choice(bases) + rng.choice(tones)
-        yield EmojiCase("skin tone, typed bare", toned, toned[0])
-        yield EmojiCase("skin tone, typed toned", toned, toned)
-        zwj = "\u200d".join(rng.sample(bases, 2))
+    flags = rng.sample(
+        sorted(c for c in get_global("territory_currencies") if len(c) == 2 and c.isalpha()), count
+    )
+    for i in range(count):
+        yield EmojiCase("single", plain[2 * i], plain[2 * i])
+        yield EmojiCase("typed with U+FE0F", plain[2 * i + 1], plain[2 * i + 1] + "\ufe0f")
+        with_tone = toned[3 * i] + rng.choice(tones)
+        yield EmojiCase("skin tone, typed bare", with_tone, toned[3 * i])
+        yield EmojiCase("skin tone, typed toned", with_tone, with_tone)
+        zwj = "\u200d".join(toned[3 * i + 1 : 3 * i + 3])
         yield EmojiCase("ZWJ sequence", zwj, zwj)
-        flag = "".join(chr(0x1F1E6 + ord(c) - ord("A")) for c in rng.choice(flags))
+        flag = "".join(chr(0x1F1E6 + ord(c) - ord("A")) for c in flags[i])
         yield EmojiCase("flag", flag, flag)
 
 

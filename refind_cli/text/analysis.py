@@ -178,9 +178,10 @@ class Analyzer:
     """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word.
 
     ``stemmer`` names a Snowball algorithm; None cuts each word to its first ``truncate`` letters (all of it
-    when 0). Porter (English) stems the folded word, as it always has; every other stemmer sees the word with
-    its accents (their rules read them: French "-é", Turkish vowel harmony) and the stem is folded after, so
-    "médicos" and "medicos" both end as "medic". With ``parts`` (a length), a stem at least twice that long is
+    when 0). Porter (English) and the cut read the folded word; every other stemmer sees the word with its
+    accents (their rules read them: French "-é", Turkish vowel harmony) and the stem is folded after, so
+    "médicos" and "medicos" both end as "medic"; where the word typed without its accents stems otherwise,
+    that stem is a second term of the word. With ``parts`` (a length), a stem at least twice that long is
     also indexed as each of its heads and tails of at least that length: the parts of a compound, among
     pieces that match nothing. Only turns get them (``index_text``); a query's word is matched as it is."""
 
@@ -204,7 +205,9 @@ class Analyzer:
             self._stem = lambda word: word[:truncate]
         else:
             self._stem = str
-        self._fold_first = stemmer == "porter"
+        # Porter has always stemmed the folded word; a cut to the first letters reads no accents, and cuts a
+        # decomposed or accented word where its folded form is cut.
+        self._fold_first = stemmer in ("porter", None)
         # Turkish and Azerbaijani write the capital of "ı" as "I" and of "i" as "İ"; Python's lower() knows
         # neither.
         self._turkish = lang in {"tr", "az"}
@@ -240,21 +243,29 @@ class Analyzer:
         # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
         # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".casefold() leaves a combining dot.
         plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
+        bare = fold(plain)
         if self._fold_first:
-            return self._stem(fold(plain))
-        if fold(plain) in self.stopwords:
+            return self._stem(bare)
+        if bare in self.stopwords:
             return ""  # a stop word with an accent its list writes without ("cuándo", "cuando")
         # Russian "ё" is written "е" as often as not.
-        return fold(self._stem(plain.replace("ё", "е")))
+        stem = fold(self._stem(plain.replace("ё", "е")))
+        # Typed without its accents, a word may stem otherwise ("francés" -> "frances", "frances" ->
+        # "franc"; Polish "dzwoniła" -> "dzwon", "dzwonila" -> "dzwonil"): that stem is a term too.
+        typed = self._stem(bare) if bare != plain else stem
+        return stem if typed in (stem, "") else f"{stem} {typed}"
 
     def _learn_parts(self, word: str) -> str:
         """``_learn``, with a long stem's heads and tails after it."""
-        stem = self._cache[word] if word in self._cache else self._learn(word)
+        terms = self._cache[word] if word in self._cache else self._learn(word)
+        # A bigram run's terms have spaces; a word's second term (its stem typed without accents) has no
+        # parts of its own.
+        run = not word.isascii() and _unicode_patterns()[2].match(word)
+        stem = "" if run else terms.split(" ", 1)[0]
         n, least = len(stem), self._parts
-        terms = stem
-        if n >= 2 * least and " " not in stem:
+        if n >= 2 * least:
             cuts = range(least, n - least + 1)
-            terms = " ".join([stem, *(stem[:k] for k in cuts), *(stem[k:] for k in cuts)])
+            terms = " ".join([terms, *(stem[:k] for k in cuts), *(stem[k:] for k in cuts)])
         if len(self._index_cache) >= _CACHE_LIMIT:
             self._index_cache.clear()
         self._index_cache[word] = terms
