@@ -18,9 +18,11 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+ASKED = datetime(2024, 6, 1, 12, tzinfo=UTC)
 
 
 def main() -> None:
@@ -29,14 +31,23 @@ def main() -> None:
     ap.add_argument("--scripts", default="", help="only locales of these ISO 15924 scripts")
     ap.add_argument("--emoji", type=int, default=40, help="emoji cases of each kind")
     ap.add_argument("--misses", action="store_true", help="print every query not found")
+    ap.add_argument("--ask", action="store_true", help="also ask each needle of the offline agent")
     args = ap.parse_args()
     sys.path.insert(0, str(args.tree.resolve()))
     sys.path.insert(1, str(ROOT / "tests"))
 
-    from cldr_chats import emoji_cases, emoji_messages, locale_chat, locales, variants, whatsapp_lines
+    from cldr_chats import (
+        emoji_cases,
+        emoji_messages,
+        locale_chat,
+        locales,
+        month_chat,
+        variants,
+        whatsapp_lines,
+    )
 
     from refind_cli.facade import Home
-    from refind_cli.request import ImportOptions, SearchRequest
+    from refind_cli.request import AskRequest, ImportOptions, SearchRequest
 
     wanted = set(filter(None, args.scripts.split(",")))
     chats = {}
@@ -49,12 +60,21 @@ def main() -> None:
             skipped += 1
         else:
             chats[locale] = chat
+    months = {
+        locale: chat
+        for locale, script in locales().items()
+        if (not wanted or script in wanted) and (chat := month_chat(locale)) is not None
+    }
     cases = list(emoji_cases("polyglot", args.emoji))
     with tempfile.TemporaryDirectory(prefix="refind-polyglot-") as tmp:
         folder = Path(tmp)
         exports = [
             whatsapp_lines(folder / f"WhatsApp Chat with {locale}.txt", list(chat.messages))
             for locale, chat in chats.items()
+        ]
+        exports += [
+            whatsapp_lines(folder / f"WhatsApp Chat with months {locale}.txt", list(chat.messages))
+            for locale, chat in months.items()
         ]
         emoji_chat = emoji_messages(cases, [m for c in chats.values() for m in c.messages if m.isascii()])
         exports.append(whatsapp_lines(folder / "WhatsApp Chat with emoji.txt", emoji_chat))
@@ -85,6 +105,26 @@ def main() -> None:
                         by_form[form]["hit" if hit else "miss"] += 1
                         if not hit and args.misses:
                             print(f"miss {locale} ({lang}) {form}: {query!r} in {chat.messages[at]!r}")
+            asked: dict[str, Counter[str]] = defaultdict(Counter)
+            for locale, chat in chats.items() if args.ask else ():
+                for needle, at in chat.needles:
+                    question = AskRequest(f"{needle}?", now=ASKED, tz=UTC, chats=(seqs[locale][0],))
+                    notes = home.ask(question).notes
+                    hit = any(
+                        chat.messages[at] in t.text for n in notes for t in n.turns if t.id == n.hit_turn_id
+                    )
+                    asked[chat.script]["hit" if hit else "miss"] += 1
+                    if not hit and args.misses:
+                        print(f"miss ask {locale} ({seqs[locale][1]}): {needle!r} in {chat.messages[at]!r}")
+            month_found: dict[str, Counter[str]] = defaultdict(Counter)
+            for locale, chat in months.items():
+                lang = seqs[f"months {locale}"][1]
+                for needle, at in chat.needles:
+                    for form, query in (("written", needle), ("lower", needle.lower())):
+                        hit = found(f"months {locale}", query, chat.messages[at])
+                        month_found[chat.script]["hit" if hit else "miss"] += 1
+                        if not hit and args.misses:
+                            print(f"miss months {locale} ({lang}) {form}: {query!r} in {chat.messages[at]!r}")
             emoji_found: Counter[str] = Counter()
             for i, case in enumerate(cases):
                 hit = found("emoji", case.typed, emoji_chat[i])
@@ -109,6 +149,19 @@ def main() -> None:
     print("\nform typed | found")
     for form, c in by_form.items():
         print(f"{form} | {rate(c)}")
+    if args.ask:
+        print("\nasked offline (the needle noted) | found")
+        ask_total: Counter[str] = Counter()
+        for script in sorted(asked, key=lambda s: (-locales_of[s], s)):
+            ask_total.update(asked[script])
+            print(f"{script} | {rate(asked[script])}")
+        print(f"all | {rate(ask_total)}")
+    print("\nmonth named alone, message holds a date | locales | found")
+    month_total: Counter[str] = Counter()
+    for script, c in sorted(month_found.items()):
+        month_total.update(c)
+        print(f"{script} | {sum(m.script == script for m in months.values())} | {rate(c)}")
+    print(f"all | {len(months)} | {rate(month_total)}")
     print("\nemoji | found")
     for kind in dict.fromkeys(c.kind for c in cases):
         c = Counter({"hit": emoji_found[kind + " hit"], "miss": emoji_found[kind + " miss"]})

@@ -141,6 +141,44 @@ def locale_chat(locale: str) -> LocaleChat | None:
     return LocaleChat(locale, script, tuple(messages), tuple((n, where[k]) for k, n in enumerate(needles)))
 
 
+def month_chat(locale: str) -> LocaleChat | None:
+    """The locale's months as dates in its long format ("5. ledna 2024", "5 января 2024 г."), a message
+    each, beside two of its other names; the needles are the months whose name standing alone ("leden",
+    "январь") is another form than the one in the date, as a person names the month they look for. None when
+    no month changes its form, or when the locale has too few names."""
+    from datetime import date
+
+    from babel.dates import format_date
+
+    loc = Locale.parse(locale)
+    alone = loc.months["stand-alone"]["wide"]
+    pool = names(locale)
+    if len(pool) < LEAST_NAMES:
+        return None
+    rng = random.Random(locale)
+    months = [
+        _key(n)
+        for width in ("wide", "abbreviated")
+        for ctx in loc.months.values()
+        for n in ctx[width].values()
+    ]
+    fillers = [n for n in pool if not any(m in _key(n) for m in months)]
+    rng.shuffle(fillers)
+    messages: list[str] = []
+    needles: list[tuple[str, int]] = []
+    for month in range(1, 13):
+        stamp = format_date(date(2024, month, 5 + month), "long", locale=locale)
+        named = alone.get(month, "")
+        if _key(named) not in regex.findall(r"\w+", _key(stamp)) and _single(
+            named, chat_script := script_of(locale)
+        ):
+            needles.append((named, month - 1))
+        messages.append(format_list([stamp, *fillers[2 * month : 2 * month + 2]], locale=locale))
+    if not needles:
+        return None
+    return LocaleChat(locale, chat_script, tuple(messages), tuple(needles))
+
+
 def _turkic(locale: str) -> bool:
     # A language that writes a dotless "ı" cases "i" and "ı" apart (Turkish, Azerbaijani, Crimean Tatar, ...).
     return any("ı" in n for n in names(locale))

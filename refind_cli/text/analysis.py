@@ -174,6 +174,28 @@ def _split(text: str) -> list[str]:
     return (token if special.search(folded) else simple).findall(folded)
 
 
+# A word as a reader sees one, with a second part after an apostrophe ("don't", "l'appartement").
+_READ_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+
+def reader_words(text: str) -> list[str]:
+    """The words of ``text`` as a question's reader takes them: letters and digits with their marks and
+    joiners ("नमस्ते", "می‌خواهم" whole, where ``\\w`` cuts them at each mark), an apostrophe joining two
+    parts, a run of a script written without spaces as one word."""
+    if text.isascii():
+        return _READ_RE.findall(text)
+    found: list[str] = _reader_pattern().findall(text)
+    return found
+
+
+@functools.cache
+def _reader_pattern() -> regex.Pattern[str]:
+    import regex
+
+    word = rf"(?:{_RUN}[{_RUN}\p{{M}}]*|{_LETTER}[{_LETTER}\p{{DI}}]*)"
+    return regex.compile(rf"{word}(?:['’]{word})?", regex.V1)
+
+
 class Analyzer:
     """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word.
 
@@ -349,7 +371,7 @@ def analyze(text: str) -> list[str]:
 
 # Bumped whenever an analyzer of another language changes (its stop words, stemmer or folding): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 
 # A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
 # of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
