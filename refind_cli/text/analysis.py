@@ -56,14 +56,15 @@ STOPWORD_LISTS: dict[str, frozenset[str]] = {"lucene": LUCENE_STOPWORDS, "full":
 # - a word: letters and digits with their combining marks (an Indic vowel sign, a Hebrew point, a Tibetan
 #   subjoined letter) and the invisible characters that belong inside one (ZWNJ and ZWJ in Persian and Indic
 #   text, a soft hyphen, a bidi mark), which matching then ignores;
-# - an emoji (Extended_Pictographic, a skin tone) or a flag (two regional indicators): a term of its own, so
+# - an emoji (Extended_Pictographic; a skin tone after it is left out of its term, so "👍" finds "👍🏽" and
+#   "👍🏽" finds "👍") or a flag (two regional indicators): a term of its own, so
 #   `refind search 🎂` finds the birthday messages.
 _RUN = (
     r"[[\p{lb=ID}\p{lb=CJ}\p{lb=NS}\p{lb=SA}\p{lb=H2}\p{lb=H3}\p{lb=JL}\p{lb=JV}\p{lb=JT}]"
     r"&&[\p{L}\p{M}\p{Nl}]--\p{sc=Latin}]"
 )
 _LETTER = rf"[[\p{{L}}\p{{N}}\p{{M}}]--{_RUN}]"
-_EMOJI = r"\p{RI}{2}|[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{RI}]"
+_EMOJI = r"(?:\p{RI}{2}|[\p{Extended_Pictographic}\p{RI}])\p{Emoji_Modifier}?"
 _SIMPLE_RE = re.compile(r"[^\W_]+")
 
 
@@ -89,16 +90,17 @@ def _unicode_patterns() -> tuple[
 
 @functools.cache
 def _term_patterns() -> tuple[regex.Pattern[str], regex.Pattern[str], regex.Pattern[str], regex.Pattern[str]]:
-    """(emoji, ignorable, diacritic, Cyrillic): a token that is an emoji; what matching ignores inside a
-    word (Default_Ignorable_Code_Point: joiners, soft hyphens, variation selectors, bidi marks); the marks
-    people leave out when they type (a nonspacing Diacritic other than a virama, which joins consonants and
-    is part of the spelling); a Cyrillic letter."""
+    """(emoji, ignorable, diacritic, Cyrillic): a token that is an emoji, its term the first group; what
+    matching ignores inside a word (Default_Ignorable_Code_Point: joiners, soft hyphens, variation
+    selectors, bidi marks; the enclosing keycap of "1️⃣"); the marks people leave out when they type (a
+    nonspacing Diacritic other than a virama, which joins consonants and is part of the spelling); a
+    Cyrillic letter."""
     import regex
 
     flags = regex.V1
     return (
-        regex.compile(_EMOJI, flags),
-        regex.compile(r"\p{DI}+", flags),
+        regex.compile(r"(\p{RI}{2}|[\p{Extended_Pictographic}\p{RI}])\p{Emoji_Modifier}?", flags),
+        regex.compile(r"[\p{DI}\p{Me}]+", flags),
         regex.compile(r"[\p{Dia}&&\p{Mn}--\p{ccc=9}]+", flags),
         regex.compile(r"\p{sc=Cyrillic}", flags),
     )
@@ -247,8 +249,8 @@ class Analyzer:
                 # NFKC: decomposed Hangul (as macOS stores it) composes, half-width kana widens.
                 run = unicodedata.normalize("NFKC", word)
                 terms = run if len(run) == 1 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
-            elif emoji.fullmatch(word):
-                terms = word
+            elif picture := emoji.fullmatch(word):
+                terms = picture.group(1)
             else:
                 terms = self._word_terms(ignorable.sub("", word))
         if len(self._cache) >= _CACHE_LIMIT:
@@ -369,7 +371,7 @@ def analyze(text: str) -> list[str]:
     return DEFAULT_ANALYZER.analyze(text)
 
 
-# Bumped whenever an analyzer of another language changes (its stop words, stemmer or folding): part of the
+# Bumped whenever an analyzer changes (its stop words, stemmer, folding or splitting of words): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
 ANALYSIS_VERSION = 3
 
