@@ -385,19 +385,20 @@ PARTS = 4
 
 @functools.cache
 def _library_names(lang: str) -> tuple[str, ...]:
-    """The lowercase names of ``lang`` (ISO 639-1) to look the stemmer and the stop words up by: the
+    """The lowercase names of ``lang`` (ISO 639-1, or the ISO 639-2 code CLD3 tells where a language has
+    no shorter one: "haw", "ceb", "fil", "hmn") to look the stemmer and the stop words up by: the
     stop-words package's own name for it ("nb" -> "norwegian"), else CLDR's English name and the
     language's own name, through Babel ("et" -> "estonian", "st" -> "sesotho"); none for a code CLDR does
-    not know. Babel's locale data takes 50 ms or more to load, so the package's table is asked first: a
+    not name. Babel's locale data takes 50 ms or more to load, so the package's table is asked first: a
     search of a German chat never loads it."""
     import stop_words
 
-    from refind_cli.text.language import english_name, is_code, own_name
+    from refind_cli.text.language import english_name, own_name
 
     listed: str | None = stop_words.LANGUAGE_MAPPING.get(lang)
     if listed:
         return (listed,)
-    if not is_code(lang):
+    if english_name(lang) == lang:
         return ()
     return english_name(lang).lower(), own_name(lang).lower()
 
