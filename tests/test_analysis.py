@@ -297,3 +297,13 @@ def test_a_questions_words_keep_their_marks() -> None:
     assert reader_words("नमस्ते दोस्त") == ["नमस्ते", "दोस्त"]
     assert reader_words("l'appartement don’t") == ["l'appartement", "don’t"]
     assert content_words("தமிழ்நாடு?", analyzer_for("ta")) == ["தமிழ்நாடு"]
+
+
+def test_the_fast_path_splits_below_the_combining_marks_as_the_unicode_patterns_do() -> None:
+    from refind_cli.text.analysis import _SIMPLE_RE, _split, _unicode_patterns
+
+    _, special, _, simple = _unicode_patterns()
+    below = [chr(c) for c in range(0x300)]
+    assert [c for c in below if special.match(c)] == ["\u00a9", "\u00ad", "\u00ae"]
+    assert all(bool(simple.fullmatch(c)) == bool(_SIMPLE_RE.fullmatch(c)) for c in below)
+    assert _split("Łódź © ok") == ["łódź", "©", "ok"]
