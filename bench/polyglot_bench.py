@@ -42,6 +42,7 @@ def main() -> None:
         locale_chat,
         locales,
         month_chat,
+        names,
         variants,
         whatsapp_lines,
     )
@@ -76,7 +77,7 @@ def main() -> None:
             whatsapp_lines(folder / f"WhatsApp Chat with months {locale}.txt", list(chat.messages))
             for locale, chat in months.items()
         ]
-        emoji_chat = emoji_messages(cases, [m for c in chats.values() for m in c.messages if m.isascii()])
+        emoji_chat = emoji_messages(cases, names("en"))
         exports.append(whatsapp_lines(folder / "WhatsApp Chat with emoji.txt", emoji_chat))
         t0 = time.perf_counter()
         with Home.open(folder / "home") as home:

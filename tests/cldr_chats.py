@@ -274,7 +274,7 @@ def emoji_cases(seed: str, count: int) -> Iterator[EmojiCase]:
 
 
 def emoji_messages(cases: list[EmojiCase], words: list[str]) -> list[str]:
-    """A message per case: two of ``words`` around the stored emoji."""
+    """A message per case: two of ``words`` (CLDR's English names) around the stored emoji."""
     return [
         f"{words[(2 * i) % len(words)]} {case.stored} {words[(2 * i + 1) % len(words)]}"
         for i, case in enumerate(cases)
