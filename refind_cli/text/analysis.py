@@ -1,14 +1,17 @@
 """The analyzers: the same tokens are indexed and searched for, so a query matches exactly what a turn says.
 
-Lowercase, split on anything that is not a letter or a digit, drop stop words, stem. English (and a chat whose
+Case-fold, split on anything that is not a letter or a digit (with its marks), drop stop words, fold the
+diacritics people leave out, stem; every class of character is one of Unicode's properties, never a range of
+code points, so a script nobody listed is read as its own (bench/RESULTS.md, session 10). English (and a chat whose
 language is unknown) gets the original Porter algorithm, as in the ReFind paper, with NLTK's stop words. Every
 other language is analysed from data (``analyzer_for``): the Snowball stemmer of that name where the stemmer
 library has one, the stop-words package's list where it has one, and where no stemmer exists, its words cut
 to their first ``TRUNCATE`` letters (measured against no stemming, bench/RESULTS.md, issue 21). Long words
 also give their leading and trailing parts as terms, so that "arzt" finds "Zahnarzt" and "Arzttermin".
 Chinese, Japanese and Korean runs have no spaces between words, so they become overlapping character bigrams (a
-lone character stays a unigram), which is what Lucene's CJK analyzer does; so do Thai, Lao, Khmer and Myanmar,
-which write without spaces too and have no dictionary here.
+lone character stays a unigram), which is what Lucene's CJK analyzer does; so does every script Unicode's line
+breaking says is written without spaces (Thai, Lao, Khmer, Myanmar, Yi, Tai Tham, ...), having no dictionary
+here.
 """
 
 from __future__ import annotations
