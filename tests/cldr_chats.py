@@ -56,7 +56,7 @@ def script_of(locale: str) -> str:
     if script:
         return script
     likely = get_global("likely_subtags").get(lang, "")
-    return parse_locale(likely)[2] if likely else "Zzzz"
+    return (parse_locale(likely)[2] if likely else None) or "Zzzz"
 
 
 @cache

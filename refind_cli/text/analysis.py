@@ -184,7 +184,8 @@ def _split(text: str) -> list[str]:
         found: list[str] = _SIMPLE_RE.findall(folded)
         return found
     token, special, _, simple = _unicode_patterns()
-    return (token if special.search(folded) else simple).findall(folded)
+    tokens: list[str] = (token if special.search(folded) else simple).findall(folded)
+    return tokens
 
 
 # A word as a reader sees one, with a second part after an apostrophe ("don't", "l'appartement").
@@ -280,7 +281,8 @@ class Analyzer:
         plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
         bare = fold(plain)
         if self._fold_first:
-            return self._stem(bare)
+            stemmed: str = self._stem(bare)
+            return stemmed
         if bare in self.stopwords:
             return ""  # a stop word with an accent its list writes without ("cuándo", "cuando")
         # Russian "ё" is written "е" as often as not.
