@@ -281,7 +281,11 @@ class Window:
         elif keep:
             self.lines = None
         self.dropped += keep
-        self.text = kept + "".join(added)
+        # One join: ``kept + "".join(added)`` made the new text twice, and held the old one, the pieces and
+        # both copies at once (2.5 times a long record at its last doubling, 2 times now). A lone piece is
+        # joined as itself. The pieces are let go: they are in the text now.
+        self.text = "".join([kept, *added] if kept else added)
+        self.adding = []
         return True
 
     def first_content(self) -> int | None:
@@ -293,7 +297,7 @@ class Window:
             while start < len(text):
                 end = text.find("\n", start)
                 end = len(text) if end < 0 else end
-                if _content(text[start:end]):
+                if _VISIBLE.search(text, start, end):  # not a copy of the line: it may be a 50-MB message
                     return start
                 start = end + 1
             if not self.more(len(text)):
@@ -518,6 +522,9 @@ class Head:
 
 def _content(line: str) -> str:
     return line.strip().strip(MARKS).strip()
+
+
+_VISIBLE = re.compile(f"[^\\s{MARKS}]")  # where ``_content`` of a line is not empty
 
 
 def _title(grammar: Grammar, line: str) -> tuple[str, str] | None:
