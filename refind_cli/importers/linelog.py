@@ -176,14 +176,15 @@ def iter_text(
             held = text.endswith("\r")  # its LF may open the next chunk
             text = unify_newlines(text[:-1] if held else text) + ("\r" if held else "")
         cut = text.rfind("\n") + 1
-        if cut == len(text):
-            pending = ""
-            yield text
-        elif cut:
-            pending = text[cut:]
-            yield text[:cut]
-        else:
+        if not cut:
             pending = text
+            continue
+        pending = text[cut:]
+        # Given out of a list, and the text let go: a suspended generator holds its locals, and a piece can
+        # be a 50-MB line, which the reader then holds again.
+        piece = [text[:cut]]
+        del text
+        yield piece.pop()
     if decoder is not None:
         try:
             pending += decoder.decode(b"", final=True)

@@ -169,7 +169,7 @@ def settle_language(archive: Archive, chat_seq: int, given: str | None) -> None:
         return
     if was_given or (lang and messages < 2 * basis):
         return
-    told = language.detect(archive.latest_texts(chat_seq))
+    told = language.detect(archive.latest_texts(chat_seq, language.TEXT_CHARS))
     _set_language(archive, chat_seq, lang, told, messages, False)
 
 
