@@ -14,16 +14,14 @@ into a fresh home; the worker is used for the huge inputs (over 4 MB), not for t
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_figures import IMPORT_CHILD, MB, ROOT
+from hostile_figures import MB, ROOT, measure_import
 
 WORDS = "all work and no play makes jack a dull boy "
 
@@ -44,19 +42,6 @@ def inputs(folder: Path, megabytes: int) -> dict[str, Path]:
     return paths
 
 
-def imported(path: Path, home: Path, source: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(source)}
-    proc = subprocess.run(
-        [sys.executable, "-c", IMPORT_CHILD, str(path), str(home)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=source,
-        check=True,
-    )
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", type=Path, required=True, help="checkout of the release before")
@@ -72,7 +57,9 @@ def main() -> None:
             for name, path in paths.items():
                 for code, source in checkouts.items():
                     home = Path(tmp) / f"home-{r}-{code}-{path.parent.name}"
-                    f = imported(path, home, source)
+                    f = measure_import(path, home, source)
+                    if "crash" in f:
+                        raise SystemExit(f"{name} ({code}): {f['crash']}")
                     print(
                         f"{name:<18} {code:<7} {r:>5} {f['seconds']:>7.1f}s {f['main_mb']:>7.0f}MB"
                         f" {f['worker_mb']:>5.0f}MB",
