@@ -37,7 +37,11 @@ def insert(db: apsw.Connection, way: str, pieces: int) -> None:
                 blob.write(PIECE.encode())
     elif way == "func":
         held = [PIECE * pieces]
-        db.create_scalar_function("take", held.pop, 0)
+
+        def take() -> str:
+            return held.pop()
+
+        db.create_scalar_function("take", take, 0)
         db.execute(row.format("take()"))
     elif way == "append":
         db.execute(row.format("''"))
@@ -70,8 +74,7 @@ def main() -> None:
         insert(db, args.way, pieces)
         db.execute("COMMIT")
         seconds = time.perf_counter() - started
-        (length,) = db.execute("SELECT length(text) FROM m").fetchone()
-        assert length == len(PIECE) * pieces
+        assert db.execute("SELECT length(text) FROM m").fetchone() == (len(PIECE) * pieces,)
         print(f"{args.way}: peak +{status('VmHWM:') - before:.0f} MB over the RSS before, {seconds:.1f} s")
         db.close()
 
