@@ -38,7 +38,7 @@ def insert(db: apsw.Connection, way: str, pieces: int) -> None:
     elif way == "func":
         held = [PIECE * pieces]
 
-        def take() -> str:
+        def take(*_: object) -> str:
             return held.pop()
 
         db.create_scalar_function("take", take, 0)
