@@ -22,8 +22,10 @@ Importers know nothing of sessions, storage, search or the CLI.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
+import re
 import stat
 import warnings
 from collections.abc import Iterable, Iterator
@@ -36,6 +38,7 @@ from refind_cli.errors import InputError, InputWarning
 if TYPE_CHECKING:
     from datetime import tzinfo
 
+    from refind_cli.importers import container
     from refind_cli.records import ChatExport, Mark, Message
 
 
@@ -95,10 +98,16 @@ class Importer:
         return cast(ResumingModule, self.load()).read(path, tz=tz, after=after)
 
     def names_file(self, name: str) -> bool:
-        import fnmatch
+        return _naming((self,)).match(name.lower()) is not None
 
-        folded = name.lower()
-        return any(fnmatch.fnmatchcase(folded, pattern) for pattern in self.names)
+
+@functools.lru_cache(maxsize=64)
+def _naming(importers: tuple[Importer, ...]) -> re.Pattern[str]:
+    """What matches a file name (in lower case) that one of ``importers`` names: one pattern, as a large
+    archive's walk matches every name."""
+    import fnmatch
+
+    return re.compile("|".join(fnmatch.translate(p) for i in importers for p in i.names) or "(?!)")
 
 
 _REGISTRY: dict[str, Importer] = {}
@@ -166,13 +175,13 @@ def path_kind(path: Path) -> str:
     except FileNotFoundError:
         raise InputError(path, "no such file or folder") from None
     except NotADirectoryError:
+        kind = container.member_kind(path)
+        if kind is not None:
+            return kind
         inside = container.member_of(path)
         if inside is None or not container.is_archive(inside[0]):
             raise InputError(path, "no such file or folder") from None
-        kind = container.member_kind(path)
-        if kind is None:
-            raise InputError(path, "no such file in the archive") from None
-        return kind
+        raise InputError(path, "no such file in the archive") from None
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
@@ -317,12 +326,17 @@ def _archived(path: Path, importers: list[Importer]) -> Iterator[Path]:
 
     if not container.is_zip(path):
         return
-    if _one_archived(path, importers):
-        yield path
-        return
     try:
         entries = container.archive_files(path)
     except InputError:
+        return
+    # Each format names its exports' files (``Importer.names``): where it names none, no export lies (a
+    # Takeout's photo albums), and no sniff need look.
+    naming = _naming(tuple(importers))
+    if not any(naming.match(e.name.rsplit("/", 1)[-1].lower()) for e in entries):
+        return
+    if _one_archived(path, importers, entries):
+        yield path
         return
     folders: dict[str, bool] = {}  # each name at the top: whether it is a folder (a file of a name wins)
     for entry in entries:
@@ -337,22 +351,17 @@ def _archived(path: Path, importers: list[Importer]) -> Iterator[Path]:
             yield from _or_itself(path / name, _archived(path / name, importers))
 
 
-def _one_archived(archive: Path, importers: list[Importer]) -> bool:
+def _one_archived(archive: Path, importers: list[Importer], entries: list[container.Entry]) -> bool:
     """Whether an archive, or a folder or an archive inside one, is one export: exactly one importer of zips
     recognises it, and no file at its top (below the folders that hold nothing else: a zip of one folder) is
     another format's export. A zip sniff finds its format's file at any depth, so an archive of several
     exports is recognised by each of their formats; a real export is recognised by one, since every sniff
     refuses the other formats' exports. The second part, as for a folder (``_one_export``), tells an export
     with a chat of another format beside it."""
-    from refind_cli.importers import container
-
     claims = [i for i in importers if "zip" in i.takes and _recognises(i, archive)]
     if len(claims) != 1:
         return False
-    try:
-        parts = [e.name.split("/") for e in container.archive_files(archive)]
-    except InputError:
-        return True  # its import names the problem
+    parts = [e.name.split("/") for e in entries]
     depth = 0
     while parts and all(len(p) > depth + 1 and p[depth] == parts[0][depth] for p in parts):
         depth += 1

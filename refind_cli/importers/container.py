@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import codecs
 import contextlib
-import copy
 import functools
 import io
 import itertools
@@ -32,7 +31,7 @@ import tarfile
 import zipfile
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import IO
 
 from refind_cli.errors import InputError
@@ -87,35 +86,58 @@ def open_zip(path: Path) -> zipfile.ZipFile:
     inside either, held in memory (``MAX_NESTED``). Each archive's directory is read once (``_directory``),
     however often it is opened."""
     chain, folder = _archive_at(path)
-    directory = _directory(chain, _stamp(Path(chain[0])))
+    stamp = _stamp(Path(chain[0]))
+    directory = _directory(chain, stamp)
     try:
-        return directory.open(directory.below(folder) if folder else directory.infos)
+        return directory.open(_below(chain, stamp, folder) if folder else None)
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
 
 
 class _Listed(zipfile.ZipFile):
-    """A zip whose directory was read before: opening it reads no directory again (a walk over a large
-    archive's folders opens it thousands of times). Its entries may be a folder's, renamed below it: each
-    keeps the name its local header has (``orig_filename``), which is what zipfile checks that against."""
+    """A zip whose directory was read before (a ``_View``): opening it reads no directory again (a walk over
+    a large archive's folders opens it thousands of times). Its entries may be a folder's, renamed below it:
+    each keeps the name its local header has (``orig_filename``), which is what zipfile checks that against."""
 
-    def __init__(self, file: Path | IO[bytes], infos: Sequence[zipfile.ZipInfo]) -> None:
-        self._given = infos
+    def __init__(self, file: Path | IO[bytes], view: _View) -> None:
+        self._view = view
         super().__init__(file)
 
     def _RealGetContents(self) -> None:  # zipfile's reading of the directory, which was read before
-        for info in self._given:
-            self.filelist.append(info)
-            self.NameToInfo[info.filename] = info
+        self.filelist = list(self._view.infos)
+        self.NameToInfo = dict(self._view.table)
+
+
+@dataclass(frozen=True, slots=True)
+class _View:
+    """Entries of a zip as ``_Listed`` takes them: in order, by name, and the names of its files."""
+
+    infos: tuple[zipfile.ZipInfo, ...]
+    table: dict[str, zipfile.ZipInfo]
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, infos: Iterable[zipfile.ZipInfo]) -> _View:
+        infos = tuple(infos)
+        return cls(infos, {i.filename: i for i in infos}, tuple(_file_names(infos)))
 
 
 def member_names(zf: zipfile.ZipFile) -> list[str]:
     """File entries, without folders and macOS resource forks (``__MACOSX/``, ``._name``)."""
+    return list(zf._view.names) if isinstance(zf, _Listed) else _file_names(zf.infolist())
+
+
+def _file_names(infos: Iterable[zipfile.ZipInfo]) -> list[str]:
     names = []
-    for info in zf.infolist():
+    for info in infos:
         name = info.filename
         # Not info.is_dir(): it fails on an empty name, which a hostile zip can carry.
-        if not name or name.endswith("/") or name.startswith("__MACOSX/") or Path(name).name.startswith("._"):
+        if (
+            not name
+            or name.endswith("/")
+            or name.startswith("__MACOSX/")
+            or name.rsplit("/", 1)[-1].startswith("._")
+        ):
             continue
         names.append(name)
     return names
@@ -228,7 +250,9 @@ def archive_files(path: Path) -> list[Entry]:
     climbs out (``..``) or is absolute, each name as a member path takes it (``./`` dropped). The limits are
     checked as the archive is listed."""
     chain, folder = _archive_at(path)
-    return [Entry(i.filename, i.file_size) for i in _directory(chain, _stamp(Path(chain[0]))).below(folder)]
+    directory = _directory(chain, _stamp(Path(chain[0])))
+    cut = len(folder) + 1 if folder else 0
+    return [Entry(n[cut:], directory.files[n].file_size) for n in directory.names_below(folder)]
 
 
 def export_files(path: Path) -> list[Path]:
@@ -243,8 +267,17 @@ def export_files(path: Path) -> list[Path]:
 
 
 def _member_name(name: str) -> str | None:
-    parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p != "."]
-    if not parts or parts[0] == "/" or ".." in parts or parts[-1].startswith("._") or parts[0] == "__MACOSX":
+    """A member's name as a path takes it (``./``, ``//`` and back slashes gone); None for an absolute name,
+    one that climbs out (``..``) or a macOS fork."""
+    name = name.replace("\\", "/")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if (
+        name.startswith("/")
+        or not parts
+        or ".." in parts
+        or parts[-1].startswith("._")
+        or parts[0] == "__MACOSX"
+    ):
         return None
     return "/".join(parts)
 
@@ -269,6 +302,8 @@ def _place(path: Path) -> _Place | None:
         return None
     chain: tuple[str, ...] = (str(inside[0]),)
     stamp = _stamp(inside[0])
+    if not _an_archive_on_disk(chain[0], stamp):
+        return None
     parts = name.split("/")
     start = 0
     for end in range(1, len(parts) + 1):
@@ -279,6 +314,11 @@ def _place(path: Path) -> _Place | None:
             chain, start = (*chain, here), end
     folder = "/".join(parts[start:])
     return _Place(chain, folder, folder=True) if _directory(chain, stamp).is_folder(folder) else None
+
+
+@functools.lru_cache(maxsize=16)
+def _an_archive_on_disk(disk: str, _stamp: tuple[int, int]) -> bool:
+    return zipfile.is_zipfile(disk) or is_tar(Path(disk))
 
 
 def _archive_at(path: Path) -> tuple[tuple[str, ...], str]:
@@ -302,38 +342,46 @@ def _stamp(disk: Path) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class _Directory:
-    """An archive's directory, read once: its entries as zipfile lists them, its regular files by their
+    """An archive's directory, read once: its entries as zipfile lists them (``root``), its regular files by their
     normalised names (``_member_name``) and these names in order (a folder's files are a range of them), and
     the archive's bytes where it is held in memory (None: the zip on disk, ``source``)."""
 
     source: str
-    infos: tuple[zipfile.ZipInfo, ...]
+    root: _View
     files: dict[str, zipfile.ZipInfo]
     names: tuple[str, ...]
     held: bytes | None
 
-    def open(self, infos: Sequence[zipfile.ZipInfo] | None = None) -> zipfile.ZipFile:
-        """The archive, as a zip of ``infos`` (its own entries, or some of them renamed: ``below``)."""
+    def open(self, view: _View | None = None) -> zipfile.ZipFile:
+        """The archive, as a zip of its own entries or of a folder's (``_below``)."""
         source = Path(self.source) if self.held is None else io.BytesIO(self.held)
-        return _Listed(source, self.infos if infos is None else infos)
+        return _Listed(source, self.root if view is None else view)
 
     def is_folder(self, folder: str) -> bool:
         at = bisect.bisect_left(self.names, folder + "/")
         return at < len(self.names) and self.names[at].startswith(folder + "/")
 
-    def below(self, folder: str) -> list[zipfile.ZipInfo]:
-        """The files below ``folder`` ("": the whole archive), each named from there."""
+    def names_below(self, folder: str) -> Sequence[str]:
+        """The names of the files below ``folder`` ("": the whole archive)."""
         if not folder:
-            return [_renamed(self.files[n], n) for n in self.names]
+            return self.names
         start = bisect.bisect_left(self.names, folder + "/")
-        end = bisect.bisect_left(self.names, folder + "0", start)  # "0" is the character after "/"
-        return [_renamed(self.files[n], n[len(folder) + 1 :]) for n in self.names[start:end]]
+        return self.names[start : bisect.bisect_left(self.names, folder + "0", start)]  # "0" follows "/"
+
+
+@functools.lru_cache(maxsize=8)
+def _below(chain: tuple[str, ...], stamp: tuple[int, int], folder: str) -> _View:
+    """The entries of the files below a folder of an archive, each named from there: a walk opens the folder
+    once for each format's sniff."""
+    directory = _directory(chain, stamp)
+    return _View.of(_renamed(directory.files[n], n[len(folder) + 1 :]) for n in directory.names_below(folder))
 
 
 def _renamed(info: zipfile.ZipInfo, name: str) -> zipfile.ZipInfo:
-    if info.filename == name:
-        return info
-    renamed = copy.copy(info)
+    renamed = zipfile.ZipInfo.__new__(zipfile.ZipInfo)
+    for slot in zipfile.ZipInfo.__slots__:  # copy.copy, several times faster
+        if hasattr(info, slot):
+            setattr(renamed, slot, getattr(info, slot))
     renamed.filename = name
     return renamed
 
@@ -370,7 +418,7 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         name = None if info.filename.endswith(("/", "\\")) else _member_name(info.filename)
         if name is not None:
             files[name] = info
-    return _Directory(chain[0], infos, files, tuple(sorted(files)), held)
+    return _Directory(chain[0], _View.of(infos), files, tuple(sorted(files)), held)
 
 
 def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes | None:
