@@ -179,7 +179,7 @@ def path_kind(path: Path) -> str:
         if kind is not None:
             return kind
         inside = container.member_of(path)
-        if inside is None or not container.is_archive(inside[0]):
+        if inside is None or not container.is_zip(inside[0]):
             raise InputError(path, "no such file or folder") from None
         raise InputError(path, "no such file in the archive") from None
     except OSError as exc:

@@ -76,8 +76,11 @@ def is_zip(path: Path) -> bool:
     """Whether ``open_zip`` opens ``path``: a zip or a tar (compressed or not), loose or inside an archive, or
     a folder inside an archive. Never raises."""
     if member_of(path) is None:
-        return zipfile.is_zipfile(path) or is_tar(path)
-    return member_kind(path) == "zip"
+        return path.is_file() and (zipfile.is_zipfile(path) or is_tar(path))  # a FIFO would never answer
+    try:
+        return member_kind(path) == "zip"
+    except InputError:
+        return False
 
 
 def open_zip(path: Path) -> zipfile.ZipFile:
@@ -218,7 +221,7 @@ def member_kind(path: Path) -> str | None:
     place = _place(path)
     if place is None:
         return None
-    if place.folder or _archived(place.chain, place.name, _stamp(Path(place.chain[0]))):
+    if place.folder or _an_archive_inside(place.chain, place.name, _stamp(Path(place.chain[0]))):
         return "zip"
     return "file"
 
@@ -229,11 +232,6 @@ def is_tar(path: Path) -> bool:
         return path.is_file() and tarfile.is_tarfile(path)
     except Exception:  # a damaged compressed stream raises what its codec raises
         return False
-
-
-def is_archive(path: Path) -> bool:
-    """Whether a loose file is an archive whose members refind can read (zip or tar)."""
-    return path.is_file() and is_zip(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,13 +450,17 @@ def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes 
 
 
 @functools.lru_cache(maxsize=1024)
-def _archived(chain: tuple[str, ...], name: str, stamp: tuple[int, int]) -> bool:
-    """Whether the file ``name`` of an archive is an archive too (a zip, or a tar by its first header)."""
+def _an_archive_inside(chain: tuple[str, ...], name: str, stamp: tuple[int, int]) -> bool:
+    """Whether the file ``name`` of an archive is an archive too (a zip, or a tar by its first header). A
+    file that cannot be read is not: its reading names the problem."""
     directory = _directory(chain, stamp)
-    with directory.open() as zf:
-        chunks = iter_member_chunks(zf, directory.files[name].filename, Path(*chain))
-        with contextlib.closing(chunks):
-            head = next(chunks, b"")
+    try:
+        with directory.open() as zf:
+            chunks = iter_member_chunks(zf, directory.files[name].filename, Path(*chain))
+            with contextlib.closing(chunks):
+                head = next(chunks, b"")
+    except (InputError, OSError):
+        return False
     return head.startswith(b"PK\x03\x04") or _is_tar_data(head)
 
 
