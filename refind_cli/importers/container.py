@@ -55,6 +55,9 @@ MAX_HELD_BYTES = 512 << 20
 # Archives inside archives are read to this depth below the one on disk; a deeper one is refused (a zip
 # quine holds itself without end).
 MAX_NESTED = 2
+# A name nested deeper than this lies in no export (Takeout's lie 6 folders deep): it is passed over, as a
+# name that climbs out is, rather than walked a folder at a time.
+MAX_FOLDERS = 64
 
 ErrorMaker = Callable[[str, str | None], InputError]
 """Makes an importer's error from what went wrong and where (None: nowhere in particular)."""
@@ -266,12 +269,13 @@ def export_files(path: Path) -> list[Path]:
 
 def _member_name(name: str) -> str | None:
     """A member's name as a path takes it (``./``, ``//`` and back slashes gone); None for an absolute name,
-    one that climbs out (``..``) or a macOS fork."""
+    one that climbs out (``..``), one nested past ``MAX_FOLDERS`` or a macOS fork."""
     name = name.replace("\\", "/")
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if (
         name.startswith("/")
         or not parts
+        or len(parts) > MAX_FOLDERS
         or ".." in parts
         or parts[-1].startswith("._")
         or parts[0] == "__MACOSX"
