@@ -59,7 +59,11 @@ def _tar(files: dict[str, bytes], mode: str = "w:gz") -> bytes:
 Packing = Callable[[], tuple[str, bytes, str]]
 PACKINGS: dict[str, Packing] = {
     "zip": lambda: ("all.zip", _zip(_listing(SAMPLES)), ""),
-    "tgz-of-the-folder": lambda: ("exports.tgz", _tar(_listing(SAMPLES, "sample_exports/")), "sample_exports/"),
+    "tgz-of-the-folder": lambda: (
+        "exports.tgz",
+        _tar(_listing(SAMPLES, "sample_exports/")),
+        "sample_exports/",
+    ),
 }
 
 
@@ -155,3 +159,141 @@ def test_a_zip_of_one_export_and_a_chat_beside_it_is_not_taken_for_the_one_expor
         (f"mine/{priya.name}", "imessage"),
         ("mine/claude", "claude"),
     ]
+
+
+# --- what an attacker packs ------------------------------------------------------------------------------
+
+
+def _wrapped(levels: int, name: str, data: bytes) -> bytes:
+    """``name`` zipped, then that zip zipped as ``inner.zip``, ``levels`` times."""
+    data = _zip({name: data})
+    for _ in range(levels):
+        data = _zip({"inner.zip": data})
+    return data
+
+
+def test_archives_inside_archives_are_read_to_a_depth_and_deeper_ones_refused_in_one_line(
+    tmp_path: Path,
+) -> None:
+    priya = SAMPLES / "Priya Nair.txt"
+    for levels in range(container.MAX_NESTED + 1):
+        outer = tmp_path / f"backup{levels}.zip"
+        outer.write_bytes(_wrapped(levels, priya.name, priya.read_bytes()))
+        [export] = importers.exports_in(outer)
+        assert export == outer.joinpath(*["inner.zip"] * levels, priya.name)
+        assert _messages(outer) == _messages(priya)
+    # A tarball inside a zip is an archive inside an archive too.
+    mixed = tmp_path / "mixed.zip"
+    mixed.write_bytes(_zip({"takeout.tgz": _tar({f"Takeout/{priya.name}": priya.read_bytes()})}))
+    assert list(importers.exports_in(mixed)) == [mixed / "takeout.tgz" / "Takeout" / priya.name]
+    too_deep = tmp_path / "quine.zip"
+    too_deep.write_bytes(_wrapped(container.MAX_NESTED + 3, priya.name, priya.read_bytes()))
+    started = time.monotonic()
+    r = run(tmp_path / "home", "import", *TZ, str(too_deep))
+    assert r.exit_code == 2
+    [line] = r.stderr.splitlines()
+    deepest = too_deep.joinpath(*["inner.zip"] * (container.MAX_NESTED + 1))
+    assert line == (
+        f"refind: error: {deepest}: is an archive inside {container.MAX_NESTED + 1} others, deeper than refind "
+        f"reads ({container.MAX_NESTED}); unpack the outer one, then import this one"
+    )
+    assert time.monotonic() - started < 10
+
+
+def test_two_exports_of_one_format_in_one_archive_are_both_read_and_a_copy_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    claude, priya = _listing(SAMPLES / "claude-export"), SAMPLES / "Priya Nair.txt"
+    archive = tmp_path / "twice.zip"
+    archive.write_bytes(
+        _zip(
+            {
+                **{f"old/claude-export/{n}": d for n, d in claude.items()},
+                **{f"new/claude-export/{n}": d for n, d in claude.items()},
+                f"phone/{priya.name}": priya.read_bytes(),
+                f"phone copy/{priya.name}": priya.read_bytes(),
+            }
+        )
+    )
+    # Claude's sniff finds a conversations.json in the whole zip, but two of its folders are Claude exports.
+    assert [p.relative_to(archive).as_posix() for p in importers.exports_in(archive)] == [
+        "new",
+        "old",
+        f"phone/{priya.name}",
+        f"phone copy/{priya.name}",
+    ]
+    code, files, stderr = _import(tmp_path / "home", archive)
+    assert (code, stderr) == (0, [])
+    added = [(f["format"], sum(c["messages_added"] for c in f["chats"]), f["unchanged"]) for f in files]
+    assert added == [
+        ("claude", 11, False),
+        ("claude", 0, False),
+        ("imessage", 6, False),
+        ("imessage", 0, True),
+    ]
+
+
+def test_names_that_climb_out_or_lie_too_deep_are_passed_over(tmp_path: Path) -> None:
+    priya, noah = SAMPLES / "Priya Nair.txt", SAMPLES / "Noah Weber.txt"
+    archive = tmp_path / "odd.zip"
+    deep = "/".join(["d"] * (container.MAX_FOLDERS + 1))
+    archive.write_bytes(
+        _zip(
+            {
+                f"x/../../{priya.name}": priya.read_bytes(),
+                f"/abs/{priya.name}": priya.read_bytes(),
+                f"{deep}/{priya.name}": priya.read_bytes(),
+                f"ok\\{noah.name}": noah.read_bytes(),  # a Windows tool's separator
+            }
+        )
+    )
+    before = sorted(tmp_path.rglob("*"))
+    assert list(importers.exports_in(archive)) == [archive / "ok" / noah.name]
+    for climbing in (archive / "x" / ".." / ".." / priya.name, archive / ".." / archive.name):
+        with pytest.raises(InputError, match="no such file in the archive"):
+            importers.detect(climbing)
+    code, files, _ = _import(tmp_path / "home", archive)
+    assert code == 0 and [f["format"] for f in files] == ["signal"]
+    assert sorted(p for p in tmp_path.rglob("*") if "home" not in p.parts) == before
+
+
+def test_a_flood_of_entries_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(container, "MAX_MEMBERS", 50)
+    flood = tmp_path / "flood.zip"
+    flood.write_bytes(_zip({f"{n}/chat.txt": b"" for n in range(51)}))
+    r = run(tmp_path / "home", "import", *TZ, str(flood))
+    assert r.exit_code == 2
+    assert r.stderr.splitlines() == [
+        f"refind: error: {flood}: holds more than 50 entries; refusing a possible zip bomb"
+    ]
+
+
+def test_a_folder_nested_past_the_limit_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(container, "MAX_FOLDERS", 3)
+    priya = SAMPLES / "Priya Nair.txt"
+    shallow, deep = tmp_path / "a" / "b", tmp_path / "a" / "b" / "c" / "d"
+    deep.mkdir(parents=True)
+    (shallow / priya.name).write_bytes(priya.read_bytes())
+    (deep / priya.name).write_bytes(priya.read_bytes())
+    assert list(importers.exports_in(tmp_path)) == [shallow / priya.name]
+
+
+def test_a_folder_in_an_archive_that_is_no_export_is_walked_as_it_is_loose(tmp_path: Path) -> None:
+    tree = {
+        **_listing(SAMPLES / "claude-export", "claude-export/"),
+        **_listing(SAMPLES / "grok-export", "grok-export/"),
+        "notes/todo.txt": b"buy milk\n",
+        "notes/IMG_0001.jpg": b"\xff\xd8",
+        "notes/old/plan.json": b'{"plan": 1}',
+    }
+    loose = tmp_path / "loose"
+    for name, data in tree.items():
+        (loose / name).parent.mkdir(parents=True, exist_ok=True)
+        (loose / name).write_bytes(data)
+    packed = tmp_path / "packed.zip"
+    packed.write_bytes(_zip(tree))
+    found = [p.relative_to(loose).as_posix() for p in importers.exports_in(loose)]
+    assert [p.relative_to(packed).as_posix() for p in importers.exports_in(packed)] == found
+    assert found == ["claude-export", "grok-export", "notes/old/plan.json", "notes/todo.txt"]

@@ -333,8 +333,7 @@ def _archived(path: Path, importers: list[Importer]) -> Iterator[Path]:
         return
     # Each format names its exports' files (``Importer.names``): where it names none, no export lies (a
     # Takeout's photo albums), and no sniff need look.
-    naming = _naming(tuple(importers))
-    if not any(naming.match(e.name.rsplit("/", 1)[-1].lower()) for e in entries):
+    if not any(_named(e.name.rsplit("/", 1)[-1], importers) for e in entries):
         return
     if _one_archived(path, importers, entries):
         yield path
@@ -348,7 +347,7 @@ def _archived(path: Path, importers: list[Importer]) -> Iterator[Path]:
             continue
         if folder:
             yield from _archived(path / name, importers)
-        elif any(i.names_file(name) for i in importers) or _named_archive(name, importers):
+        elif _named(name, importers):
             yield from _or_itself(path / name, _archived(path / name, importers))
 
 
@@ -404,14 +403,17 @@ def _walk(folder: Path, importers: list[Importer], seen: set[Path], depth: int =
                 yield path
             elif depth < container.MAX_FOLDERS:
                 yield from _walk(path, importers, seen, depth + 1)
-        elif any(i.names_file(entry.name) for i in importers) or _named_archive(entry.name, importers):
+        elif _named(entry.name, importers):
             yield from _or_itself(path, _archived(path, importers))
 
 
-def _named_archive(name: str, importers: list[Importer]) -> bool:
-    """Whether a file is named as an archive (a Takeout .tgz) that an importer of zips may find exports in."""
+def _named(name: str, importers: list[Importer]) -> bool:
+    """Whether a file's name is one an export of ``importers`` has, or an archive's (a Takeout .tgz) that an
+    importer of zips may find exports in."""
     from refind_cli.importers import container
 
+    if _naming(tuple(importers)).match(name.lower()):
+        return True
     return container.archive_stem(name) is not None and any("zip" in i.takes for i in importers)
 
 
