@@ -89,12 +89,13 @@ def _tops(files: list[dict], root: Path) -> set[tuple[str, str]]:
     return {(Path(f["path"]).relative_to(root).parts[0], f["format"]) for f in files}
 
 
-def _messages(path: Path) -> list[tuple[str, str, str, str | None, str]]:
-    """Every message the import path reads from ``path`` (``exports_in``, then ``read_export``)."""
+def _messages(path: Path, but: str = "") -> list[tuple[str, str, str, str | None, str]]:
+    """Every message the import path reads from ``path`` (``exports_in``, then ``read_export``), but from
+    the exports named ``but``."""
     read = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for export in importers.exports_in(path):
+        for export in (e for e in importers.exports_in(path) if e.name != but):
             for chat in importers.read_export(export, "auto", UTC):
                 read += [
                     (chat.chat.source, chat.chat.key, m.timestamp.isoformat(), m.sender, m.text)
@@ -297,3 +298,26 @@ def test_a_folder_in_an_archive_that_is_no_export_is_walked_as_it_is_loose(tmp_p
     found = [p.relative_to(loose).as_posix() for p in importers.exports_in(loose)]
     assert [p.relative_to(packed).as_posix() for p in importers.exports_in(packed)] == found
     assert found == ["claude-export", "grok-export", "notes/old/plan.json", "notes/todo.txt"]
+
+
+def test_a_takeout_zip_imports_every_product_as_the_unpacked_folder_does(tmp_path: Path) -> None:
+    from test_google import _takeout
+
+    path = _takeout(tmp_path)
+    with zipfile.ZipFile(path) as zf:
+        zf.extractall(tmp_path / "unpacked")
+    found = [p.relative_to(path).as_posix() for p in importers.exports_in(path)]
+    # Takeout's own index is named like an export (an .html), and reported as the unpacked folder's is.
+    assert found == [
+        "Takeout/Google Chat",
+        "Takeout/Hangouts",
+        "Takeout/My Activity",
+        "Takeout/archive_browser.html",
+    ]
+    assert found[-1] in [
+        p.relative_to(tmp_path / "unpacked").as_posix() for p in importers.exports_in(tmp_path / "unpacked")
+    ]
+    assert [importers.detect(path / f) for f in found[:3]] == ["google-chat", "hangouts", "gemini"]
+    assert _messages(path / "Takeout", but="archive_browser.html") == _messages(
+        tmp_path / "unpacked" / "Takeout", but="archive_browser.html"
+    )
