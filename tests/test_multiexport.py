@@ -7,9 +7,7 @@ no export, the same export twice, names that climb out, a flood of entries."""
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 import time
 import warnings
 import zipfile
@@ -20,6 +18,8 @@ from pathlib import Path
 import pytest
 from cli_runs import run
 from samples import SAMPLES
+from test_rewrites import _tarred as _tar
+from test_rewrites import _zip_all as _zip
 
 from refind_cli import importers
 from refind_cli.errors import InputError
@@ -37,31 +37,13 @@ def _listing(folder: Path, prefix: str = "") -> dict[str, bytes]:
     }
 
 
-def _zip(files: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return out.getvalue()
-
-
-def _tar(files: dict[str, bytes], mode: str = "w:gz") -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode=mode) as tf:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
-    return out.getvalue()
-
-
 # Each packing of sample_exports/: the archive's name, its bytes, and the folder in it the samples lie in.
 Packing = Callable[[], tuple[str, bytes, str]]
 PACKINGS: dict[str, Packing] = {
     "zip": lambda: ("all.zip", _zip(_listing(SAMPLES)), ""),
     "tgz-of-the-folder": lambda: (
         "exports.tgz",
-        _tar(_listing(SAMPLES, "sample_exports/")),
+        _tar(_listing(SAMPLES, "sample_exports/"), "w:gz"),
         "sample_exports/",
     ),
 }
@@ -136,7 +118,7 @@ def test_a_folder_holding_archives_of_exports_and_loose_exports_takes_each(tmp_p
         _zip({**_listing(claude, "claude/"), **_listing(grok, "grok/")})
     )
     (tmp_path / priya.name).write_bytes(priya.read_bytes())
-    (tmp_path / "slack.tgz").write_bytes(_tar(_listing(SAMPLES / "slack-export-acme", "acme/")))
+    (tmp_path / "slack.tgz").write_bytes(_tar(_listing(SAMPLES / "slack-export-acme", "acme/"), "w:gz"))
     assert [
         (p.relative_to(tmp_path).as_posix(), importers.detect(p)) for p in importers.exports_in(tmp_path)
     ] == [
@@ -185,7 +167,7 @@ def test_archives_inside_archives_are_read_to_a_depth_and_deeper_ones_refused_in
         assert _messages(outer) == _messages(priya)
     # A tarball inside a zip is an archive inside an archive too.
     mixed = tmp_path / "mixed.zip"
-    mixed.write_bytes(_zip({"takeout.tgz": _tar({f"Takeout/{priya.name}": priya.read_bytes()})}))
+    mixed.write_bytes(_zip({"takeout.tgz": _tar({f"Takeout/{priya.name}": priya.read_bytes()}, "w:gz")}))
     assert list(importers.exports_in(mixed)) == [mixed / "takeout.tgz" / "Takeout" / priya.name]
     too_deep = tmp_path / "quine.zip"
     too_deep.write_bytes(_wrapped(container.MAX_NESTED + 3, priya.name, priya.read_bytes()))
