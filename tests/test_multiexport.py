@@ -103,6 +103,7 @@ def test_an_archive_of_every_sample_imports_each_export_as_it_imports_loose_and_
     assert (code, _chats(files)) == (loose_code, _chats(loose_files))
     # Every sample the loose import took, each by the importer that took it (not one format for all).
     assert _tops(files, archive / inside) == _tops(loose_files, SAMPLES)
+    assert len(files) == len(loose_files)  # no export read in parts
     assert len({f["format"] for f in files}) == len(importers.names())
     where = f"{archive / inside}".rstrip("/") + "/"
     assert [line.replace(where, f"{SAMPLES}/") for line in stderr] == loose_stderr
@@ -183,24 +184,27 @@ def test_archives_inside_archives_are_read_to_a_depth_and_deeper_ones_refused_in
     assert time.monotonic() - started < 10
 
 
-def test_two_exports_of_one_format_in_one_archive_are_both_read_and_a_copy_is_unchanged(
-    tmp_path: Path,
-) -> None:
-    claude, priya = _listing(SAMPLES / "claude-export"), SAMPLES / "Priya Nair.txt"
+def test_the_same_export_twice_in_one_archive_adds_nothing_twice(tmp_path: Path) -> None:
+    claude, grok, priya = (
+        _listing(SAMPLES / "claude-export"),
+        _listing(SAMPLES / "grok-export"),
+        SAMPLES / "Priya Nair.txt",
+    )
     archive = tmp_path / "twice.zip"
     archive.write_bytes(
         _zip(
             {
+                **{f"claude-export/{n}": d for n, d in claude.items()},
                 **{f"old/claude-export/{n}": d for n, d in claude.items()},
-                **{f"new/claude-export/{n}": d for n, d in claude.items()},
+                **{f"grok-export/{n}": d for n, d in grok.items()},
                 f"phone/{priya.name}": priya.read_bytes(),
                 f"phone copy/{priya.name}": priya.read_bytes(),
             }
         )
     )
-    # Claude's sniff finds a conversations.json in the whole zip, but two of its folders are Claude exports.
     assert [p.relative_to(archive).as_posix() for p in importers.exports_in(archive)] == [
-        "new",
+        "claude-export",
+        "grok-export",
         "old",
         f"phone/{priya.name}",
         f"phone copy/{priya.name}",
@@ -210,9 +214,10 @@ def test_two_exports_of_one_format_in_one_archive_are_both_read_and_a_copy_is_un
     added = [(f["format"], sum(c["messages_added"] for c in f["chats"]), f["unchanged"]) for f in files]
     assert added == [
         ("claude", 11, False),
-        ("claude", 0, False),
+        ("grok", 5, False),
+        ("claude", 0, False),  # another folder's name: read again, nothing added
         ("imessage", 6, False),
-        ("imessage", 0, True),
+        ("imessage", 0, True),  # the same file under the same name: not read again
     ]
 
 

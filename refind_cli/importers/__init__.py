@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import itertools
 import os
 import re
 import stat
@@ -353,12 +352,13 @@ def _archived(path: Path, importers: list[Importer]) -> Iterator[Path]:
 
 def _one_archived(archive: Path, importers: list[Importer], entries: list[container.Entry]) -> bool:
     """Whether an archive, or a folder or an archive inside one, is one export: exactly one importer of zips
-    recognises it; it recognises no two of the folders at its top (below the folders that hold nothing else:
-    a zip of one folder), which would be two exports of its format; and no file there is another format's
-    export. A zip sniff finds its format's file at any depth, so an archive of several exports is recognised
-    by each of their formats; a real export is recognised by one, since every sniff refuses the other
-    formats' exports. The last part, as for a folder (``_one_export``), tells an export with a chat of
-    another format beside it."""
+    recognises it, and no file at its top (below the folders that hold nothing else: a zip of one folder) is
+    another format's export. A zip sniff finds its format's file at any depth, so an archive of several
+    exports is recognised by each of their formats; a real export is recognised by one, since every sniff
+    refuses the other formats' exports. The second part, as for a folder (``_one_export``), tells an export
+    with a chat of another format beside it. (Two exports of one format in one archive, and nothing else,
+    are not told from one: a Messenger export's folders are each recognised alone, as two Claude exports'
+    are.)"""
     claims = [i for i in importers if "zip" in i.takes and _recognises(i, archive)]
     if len(claims) != 1:
         return False
@@ -367,9 +367,6 @@ def _one_archived(archive: Path, importers: list[Importer], entries: list[contai
     while parts and all(len(p) > depth + 1 and p[depth] == parts[0][depth] for p in parts):
         depth += 1
     top = archive.joinpath(*parts[0][:depth]) if parts else archive
-    folders = sorted({p[depth] for p in parts if len(p) > depth + 1})
-    if sum(1 for _ in itertools.islice((f for f in folders if _recognises(claims[0], top / f)), 2)) == 2:
-        return False
     others = [i for i in importers if i not in claims]
     files = [p[depth] for p in parts if len(p) == depth + 1 and not p[depth].startswith(".")]
     return not any(o.names_file(f) and _recognises(o, top / f) for f in files for o in others)
