@@ -182,7 +182,7 @@ def test_a_tar_declaring_more_than_it_could_hold_is_refused_before_it_is_expande
 
 
 def test_a_tar_of_too_many_entries_is_refused(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(container, "MAX_TAR_MEMBERS", 10)
+    monkeypatch.setattr(container, "MAX_MEMBERS", 10)
     path = make_tar(tmp_path / "many.tar", {f"{n}.txt": b"" for n in range(11)}, "w")
     with pytest.raises(InputError, match="more than 10 entries"):
         container.archive_files(path)

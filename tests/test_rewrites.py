@@ -230,28 +230,30 @@ def test_a_folder_walk_takes_the_exports_inside_its_archives(tmp_path: Path) -> 
     assert sorted(_messages(tmp_path / "takeout-001.tgz")) == sorted(_original(hangouts))
 
 
-def test_an_archive_inside_an_archive_is_named_as_such(tmp_path: Path) -> None:
+def test_an_archive_inside_an_archive_is_read_as_the_archive_itself(tmp_path: Path) -> None:
     family = SAMPLES / "WhatsApp Chat - Family.zip"
     outer = tmp_path / "backup.zip"
     outer.write_bytes(_zip(family.name, family.read_bytes()))
     [inner] = importers.exports_in(outer)
     assert inner == outer / family.name
-    with pytest.raises(InputError, match="an archive inside an archive; unpack the outer one") as exc:
-        importers.detect(inner)
-    assert str(exc.value).startswith(f"{inner}: ")
+    assert importers.detect(inner) == "whatsapp"
+    assert sorted(_messages(inner)) == sorted(_original(family))
 
 
-def test_an_archive_of_several_exports_read_as_one_says_what_else_it_holds(tmp_path: Path) -> None:
+def test_an_archive_of_several_exports_imports_each_and_one_format_asked_for_says_what_else_it_holds(
+    tmp_path: Path,
+) -> None:
     files = {**_files(SAMPLES / "claude-export"), **_files(SAMPLES / "grok-export")}
     both = tmp_path / "exports.zip"
     both.write_bytes(_zip_all(files))
+    assert _chats(both) == {"claude", "grok"}
     with pytest.warns(InputWarning, match=r"this archive also holds grok, .*--format grok.*unpacked"):
-        assert _chats(both) == {"claude"}
+        assert _chats(both, "claude") == {"claude"}
 
 
-def _chats(path: Path) -> set[str]:
+def _chats(path: Path, fmt: str = "auto") -> set[str]:
     return {
         chat.chat.source
-        for export in importers.exports_in(path)
-        for chat in importers.read_export(export, "auto", UTC)
+        for export in importers.exports_in(path, fmt)
+        for chat in importers.read_export(export, fmt, UTC)
     }

@@ -22,8 +22,10 @@ Importers know nothing of sessions, storage, search or the CLI.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
+import re
 import stat
 import warnings
 from collections.abc import Iterable, Iterator
@@ -36,6 +38,7 @@ from refind_cli.errors import InputError, InputWarning
 if TYPE_CHECKING:
     from datetime import tzinfo
 
+    from refind_cli.importers import container
     from refind_cli.records import ChatExport, Mark, Message
 
 
@@ -95,10 +98,16 @@ class Importer:
         return cast(ResumingModule, self.load()).read(path, tz=tz, after=after)
 
     def names_file(self, name: str) -> bool:
-        import fnmatch
+        return _naming((self,)).match(name.lower()) is not None
 
-        folded = name.lower()
-        return any(fnmatch.fnmatchcase(folded, pattern) for pattern in self.names)
+
+@functools.lru_cache(maxsize=64)
+def _naming(importers: tuple[Importer, ...]) -> re.Pattern[str]:
+    """What matches a file name (in lower case) that one of ``importers`` names: one pattern, as a large
+    archive's walk matches every name."""
+    import fnmatch
+
+    return re.compile("|".join(fnmatch.translate(p) for i in importers for p in i.names) or "(?!)")
 
 
 _REGISTRY: dict[str, Importer] = {}
@@ -158,7 +167,7 @@ def path_kind(path: Path) -> str:
     """``"file"``, ``"zip"`` or ``"folder"``, once the path is known to be a regular file or a folder that can
     be read. Anything else (missing, a FIFO, a device, a socket, no permission) raises ``InputError`` before
     a byte is read: a FIFO or ``/dev/zero`` named like an export would otherwise be read forever. A file
-    inside an archive (``container.member_of``) is a file."""
+    inside an archive (``container.member_of``) is a file, and a folder or an archive inside one a zip."""
     from refind_cli.importers import container
 
     try:
@@ -166,12 +175,13 @@ def path_kind(path: Path) -> str:
     except FileNotFoundError:
         raise InputError(path, "no such file or folder") from None
     except NotADirectoryError:
+        kind = container.member_kind(path)
+        if kind is not None:
+            return kind
         inside = container.member_of(path)
-        if inside is None or not container.is_archive(inside[0]):
+        if inside is None or not container.is_zip(inside[0]):
             raise InputError(path, "no such file or folder") from None
-        if not container.is_file(path):
-            raise InputError(path, "no such file in the archive") from None
-        return "file"
+        raise InputError(path, "no such file in the archive") from None
     except OSError as exc:
         raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
@@ -209,8 +219,6 @@ def detect(path: Path) -> str:
     kind = path_kind(path)
     if kind == "file" and container.file_size(path) == 0:
         raise InputError(path, "is empty; not a chat export")
-    if kind == "file" and container.member_of(path) is not None and _an_archive(path):
-        raise InputError(path, "is an archive inside an archive; unpack the outer one, then import this one")
     if kind == "file" and _starts_like_a_zip(path):
         raise InputError(
             path, "is a zip archive cut short or damaged (no central directory); download it again"
@@ -235,14 +243,6 @@ def _starts_like_a_zip(path: Path) -> bool:
     from refind_cli.importers import container
 
     return container.read_file_part(path, 0, 4) == b"PK\x03\x04"
-
-
-def _an_archive(member: Path) -> bool:
-    """Whether a file inside an archive is an archive too (a zip, or a tar by its compression's magic)."""
-    from refind_cli.importers import container
-
-    head = container.read_file_part(member, 0, 262)
-    return head.startswith((b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ")) or head[257:262] == b"ustar"
 
 
 def read_export(path: Path, fmt: str, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
@@ -287,24 +287,24 @@ def _representable(path: Path, chat: str, messages: Iterable[Message]) -> Iterat
 
 
 def exports_in(path: Path, fmt: str = "auto") -> Iterator[Path]:
-    """The exports ``refind import PATH`` reads: the path itself, unless it is a folder that is not one export
-    (a Slack or Telegram export folder is one); then each export below it, depth first by name, without
-    descending into a folder that is one export. In a folder only files some importer names are taken
+    """The exports ``refind import PATH`` reads: the path itself, unless it is a folder or an archive that is
+    not one export (a Slack or Telegram export folder is one); then each export in it, depth first by name,
+    without descending into a folder that is one export. In a folder only files some importer names are taken
     (``Importer.names``): photos, voice notes and hidden files are never exports, so they are passed over
     without a word. A file named like an export is yielded even if no importer will recognise it, so that its
     import reports it as an error (exit code 2) like a bad file named on the command line: in a folder kept
     for exports it is most likely an export gone wrong (a truncated download), which a script re-running the
     import should hear of. A folder holding nothing named like an export yields itself, for the same reason.
-    An archive (zip or tar) that is not one export stands for the files in it the same way, each a path
-    inside the archive (``container.member_of``): a chat file zipped, a Takeout .tgz. With ``fmt``, only that
-    importer's exports are looked for."""
+    An archive (zip or tar) is walked as a folder is (``_archived``), each export in it a path inside the
+    archive (``container.member_of``): a chat file zipped, a zip of several export folders, a Takeout .tgz,
+    an archive inside an archive. With ``fmt``, only that importer's exports are looked for."""
     importers = list(_REGISTRY.values()) if fmt == "auto" else [_REGISTRY[fmt]] if fmt in _REGISTRY else []
     if not importers or (path.is_dir() and _one_export(path, importers)):
         yield path
     elif path.is_dir():
         yield from _or_itself(path, _walk(path, importers, {path.resolve()}))
     else:
-        yield from _or_itself(path, _members(path, importers))
+        yield from _or_itself(path, _archived(path, importers))
 
 
 def _or_itself(path: Path, found: Iterator[Path]) -> Iterator[Path]:
@@ -317,34 +317,66 @@ def _or_itself(path: Path, found: Iterator[Path]) -> Iterator[Path]:
         yield path
 
 
-def _archive_of_exports(path: Path, importers: list[Importer]) -> bool:
-    """Whether a file is an archive that no importer reads as one export (a WhatsApp or Slack zip is one)."""
+def _archived(path: Path, importers: list[Importer]) -> Iterator[Path]:
+    """The exports of an archive, or of a folder or an archive inside one: itself if it is one export
+    (``_one_archived``); else each export in it, found as a folder's walk finds them, a folder in it taken or
+    walked by the same rule, a file some importer names taken (an archive among them looked into). Nothing
+    for a file that is no archive, or for an archive that cannot be listed (its import names the problem)."""
     from refind_cli.importers import container
 
-    if not container.is_archive(path):
-        return False
-    return not any("zip" in i.takes and _recognises(i, path) for i in importers)
-
-
-def _members(archive: Path, importers: list[Importer]) -> Iterator[Path]:
-    """The files of an archive that is not one export which some importer names, by name, each as a path
-    inside the archive; nothing from any other file, or from an archive that cannot be listed (its import
-    names the problem)."""
-    from refind_cli.importers import container
-
-    if not _archive_of_exports(archive, importers):
+    if not container.is_zip(path):
         return
     try:
-        entries = container.archive_files(archive)
+        entries = container.archive_files(path)
     except InputError:
         return
-    for name in sorted(e.name for e in entries):
-        parts = name.split("/")
-        if not any(p.startswith(".") for p in parts) and any(i.names_file(parts[-1]) for i in importers):
-            yield archive / name
+    # Each format names its exports' files (``Importer.names``): where it names none, no export lies (a
+    # Takeout's photo albums), and no sniff need look.
+    if not any(_named(e.name.rsplit("/", 1)[-1], importers) for e in entries):
+        return
+    if _one_archived(path, importers, entries):
+        yield path
+        return
+    folders: dict[str, bool] = {}  # each name at the top: whether it is a folder (a file of a name wins)
+    for entry in entries:
+        name, below, _ = entry.name.partition("/")
+        folders[name] = folders.get(name, True) and bool(below)
+    for name, folder in sorted(folders.items()):
+        if name.startswith("."):
+            continue
+        if folder:
+            yield from _archived(path / name, importers)
+        elif _named(name, importers):
+            yield from _or_itself(path / name, _archived(path / name, importers))
 
 
-def _walk(folder: Path, importers: list[Importer], seen: set[Path]) -> Iterator[Path]:
+def _one_archived(archive: Path, importers: list[Importer], entries: list[container.Entry]) -> bool:
+    """Whether an archive, or a folder or an archive inside one, is one export: exactly one importer of zips
+    recognises it, and no file at its top (below the folders that hold nothing else: a zip of one folder) is
+    another format's export. A zip sniff finds its format's file at any depth, so an archive of several
+    exports is recognised by each of their formats; a real export is recognised by one, since every sniff
+    refuses the other formats' exports. The second part, as for a folder (``_one_export``), tells an export
+    with a chat of another format beside it. (Two exports of one format in one archive, and nothing else,
+    are not told from one: a Messenger export's folders are each recognised alone, as two Claude exports'
+    are.)"""
+    claims = [i for i in importers if "zip" in i.takes and _recognises(i, archive)]
+    if len(claims) != 1:
+        return False
+    parts = [e.name.split("/") for e in entries]
+    depth = 0
+    while parts and all(len(p) > depth + 1 and p[depth] == parts[0][depth] for p in parts):
+        depth += 1
+    top = archive.joinpath(*parts[0][:depth]) if parts else archive
+    others = [i for i in importers if i not in claims]
+    files = [p[depth] for p in parts if len(p) == depth + 1 and not p[depth].startswith(".")]
+    return not any(o.names_file(f) and _recognises(o, top / f) for f in files for o in others)
+
+
+def _walk(folder: Path, importers: list[Importer], seen: set[Path], depth: int = 1) -> Iterator[Path]:
+    """The exports below a folder that is not one export; a folder nested past ``container.MAX_FOLDERS`` is
+    passed over, as it is in an archive (no export lies so deep, and each folder is a frame)."""
+    from refind_cli.importers import container
+
     try:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -366,16 +398,19 @@ def _walk(folder: Path, importers: list[Importer], seen: set[Path]) -> Iterator[
             seen.add(real)
             if _one_export(path, importers):
                 yield path
-            else:
-                yield from _walk(path, importers, seen)
-        elif any(i.names_file(entry.name) for i in importers) or _named_archive(entry.name, importers):
-            yield from _or_itself(path, _members(path, importers))
+            elif depth < container.MAX_FOLDERS:
+                yield from _walk(path, importers, seen, depth + 1)
+        elif _named(entry.name, importers):
+            yield from _or_itself(path, _archived(path, importers))
 
 
-def _named_archive(name: str, importers: list[Importer]) -> bool:
-    """Whether a file is named as an archive (a Takeout .tgz) that an importer of zips may find exports in."""
+def _named(name: str, importers: list[Importer]) -> bool:
+    """Whether a file's name is one an export of ``importers`` has, or an archive's (a Takeout .tgz) that an
+    importer of zips may find exports in."""
     from refind_cli.importers import container
 
+    if _naming(tuple(importers)).match(name.lower()):
+        return True
     return container.archive_stem(name) is not None and any("zip" in i.takes for i in importers)
 
 

@@ -17,6 +17,7 @@ encodings on its own.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import contextlib
 import functools
@@ -28,9 +29,10 @@ import shutil
 import stat
 import tarfile
 import zipfile
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+from typing import IO
 
 from refind_cli.errors import InputError
 
@@ -41,13 +43,21 @@ MAX_RATIO = 200
 RATIO_FLOOR_BYTES = 64 << 20
 CHUNK = 1 << 20
 
-# A tar is listed by reading it through; a header count past any real export's (Takeout's photos included) is
-# a hostile one, and so are declared sizes that add up far past what the archive could expand to.
-MAX_TAR_MEMBERS = 200_000
-# A tar is read as a zip held in memory (``open_zip``) of its files other than photos, videos and sound
-# (which are never exports): a compressed tar reads only from its start, and every importer that reads zips
-# then reads tars. What it holds beyond this is refused with a word to unpack it.
-MAX_TAR_HELD_BYTES = 512 << 20
+# An archive's entry count past any real export's (a Takeout's photos included) is a hostile one; so are a
+# tar's declared sizes that add up far past what the archive could expand to (a tar is listed by reading it
+# through, so it must be stopped by what it declares).
+MAX_MEMBERS = 200_000
+# Some archives are held in memory as a zip: a tar, of its files other than photos, videos and sound (which
+# are never exports; a compressed tar reads only from its start, and every importer that reads zips then
+# reads tars), and an archive inside an archive (a Takeout zip zipped again: a member can only be streamed
+# from its start). What one holds beyond this is refused with a word to unpack it.
+MAX_HELD_BYTES = 512 << 20
+# Archives inside archives are read to this depth below the one on disk; a deeper one is refused (a zip
+# quine holds itself without end).
+MAX_NESTED = 2
+# A name nested deeper than this lies in no export (Takeout's lie 6 folders deep): it is passed over, as a
+# name that climbs out is, rather than walked a folder at a time.
+MAX_FOLDERS = 64
 
 ErrorMaker = Callable[[str, str | None], InputError]
 """Makes an importer's error from what went wrong and where (None: nowhere in particular)."""
@@ -66,45 +76,74 @@ def archive_stem(name: str) -> str | None:
 
 
 def is_zip(path: Path) -> bool:
-    """Whether a loose file is an archive ``open_zip`` opens: a zip, or a tar (compressed or not)."""
-    return zipfile.is_zipfile(path) or is_tar(path)
+    """Whether ``open_zip`` opens ``path``: a zip or a tar (compressed or not), loose or inside an archive, or
+    a folder inside an archive. Never raises."""
+    if member_of(path) is None:
+        return path.is_file() and (zipfile.is_zipfile(path) or is_tar(path))  # a FIFO would never answer
+    try:
+        return member_kind(path) == "zip"
+    except InputError:
+        return False
 
 
 def open_zip(path: Path) -> zipfile.ZipFile:
-    """A zip archive, or a tar archive as a zip (its files held in memory, ``MAX_TAR_HELD_BYTES``)."""
+    """A zip archive; a tar as a zip (held in memory, ``MAX_HELD_BYTES``); a folder inside either, as a zip
+    of the files below it named from there (a zip of several exports holds each in a folder); an archive
+    inside either, held in memory (``MAX_NESTED``). Each archive's directory is read once (``_directory``),
+    however often it is opened."""
+    chain, folder = _archive_at(path)
+    stamp = _stamp(Path(chain[0]))
+    directory = _directory(chain, stamp)
     try:
-        if is_tar(path):
-            st = path.stat()
-            zf = zipfile.ZipFile(io.BytesIO(_tar_as_zip(str(path), st.st_mtime_ns, st.st_size)))
-        else:
-            zf = zipfile.ZipFile(path)
-        members = zf.infolist()
-    except (
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        OSError,
-        ValueError,
-        EOFError,
-        NotImplementedError,
-    ) as exc:
-        raise InputError(path, f"not a readable zip archive ({exc})") from None
-    for info in members:
-        if info.file_size > MAX_MEMBER_BYTES:
-            raise InputError(
-                path,
-                f"declares {info.file_size:,} bytes uncompressed (limit {MAX_MEMBER_BYTES:,}); refusing a possible zip bomb",
-                f"entry {info.filename!r}",
-            )
-    return zf
+        return directory.open(_below(chain, stamp, folder) if folder else None)
+    except OSError as exc:
+        raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
+
+
+class _Listed(zipfile.ZipFile):
+    """A zip whose directory was read before (a ``_View``): opening it reads no directory again (a walk over
+    a large archive's folders opens it thousands of times). Its entries may be a folder's, renamed below it:
+    each keeps the name its local header has (``orig_filename``), which is what zipfile checks that against."""
+
+    def __init__(self, file: Path | IO[bytes], view: _View) -> None:
+        self._view = view
+        super().__init__(file)
+
+    def _RealGetContents(self) -> None:  # zipfile's reading of the directory, which was read before
+        self.filelist = list(self._view.infos)
+        self.NameToInfo = dict(self._view.table)
+
+
+@dataclass(frozen=True, slots=True)
+class _View:
+    """Entries of a zip as ``_Listed`` takes them: in order, by name, and the names of its files."""
+
+    infos: tuple[zipfile.ZipInfo, ...]
+    table: dict[str, zipfile.ZipInfo]
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, infos: Iterable[zipfile.ZipInfo]) -> _View:
+        infos = tuple(infos)
+        return cls(infos, {i.filename: i for i in infos}, tuple(_file_names(infos)))
 
 
 def member_names(zf: zipfile.ZipFile) -> list[str]:
     """File entries, without folders and macOS resource forks (``__MACOSX/``, ``._name``)."""
+    return list(zf._view.names) if isinstance(zf, _Listed) else _file_names(zf.infolist())
+
+
+def _file_names(infos: Iterable[zipfile.ZipInfo]) -> list[str]:
     names = []
-    for info in zf.infolist():
+    for info in infos:
         name = info.filename
         # Not info.is_dir(): it fails on an empty name, which a hostile zip can carry.
-        if not name or name.endswith("/") or name.startswith("__MACOSX/") or Path(name).name.startswith("._"):
+        if (
+            not name
+            or name.endswith("/")
+            or name.startswith("__MACOSX/")
+            or name.rsplit("/", 1)[-1].startswith("._")
+        ):
             continue
         names.append(name)
     return names
@@ -141,9 +180,8 @@ def read_member(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
 def iter_file_chunks(path: Path, start: int = 0) -> Generator[bytes, None, None]:
     """Stream a loose file or an archive member (from byte ``start`` on), for formats that parse as they
     read."""
-    inside = member_of(path)
-    if inside is not None:
-        yield from _skip(_member_chunks(path, *inside), start)
+    if member_of(path) is not None:
+        yield from _skip(_member_chunks(path), start)
         return
     try:
         with path.open("rb") as fh:
@@ -167,8 +205,8 @@ def _skip(chunks: Iterable[bytes], start: int) -> Iterator[bytes]:
 
 
 def member_of(path: Path) -> tuple[Path, str] | None:
-    """The archive and the member's name of a path inside an archive (see the module's notes); None for a
-    path on disk or one below no file."""
+    """The archive on disk and the member's name below it of a path inside an archive (see the module's
+    notes); None for a path on disk or one below no file."""
     if os.path.lexists(path):
         return None
     for parent in path.parents:
@@ -180,17 +218,23 @@ def member_of(path: Path) -> tuple[Path, str] | None:
     return None
 
 
+def member_kind(path: Path) -> str | None:
+    """What a path inside an archive is: ``"zip"``, a folder or an archive that ``open_zip`` reads as a zip;
+    ``"file"``; None where nothing is. ``InputError`` for an archive on the way that cannot be read."""
+    place = _place(path)
+    if place is None:
+        return None
+    if place.folder or _an_archive_inside(place.chain, place.name, _stamp(Path(place.chain[0]))):
+        return "zip"
+    return "file"
+
+
 def is_tar(path: Path) -> bool:
     """Whether a loose file is a tar archive, compressed (Takeout's .tgz) or not. Never raises."""
     try:
         return path.is_file() and tarfile.is_tarfile(path)
     except Exception:  # a damaged compressed stream raises what its codec raises
         return False
-
-
-def is_archive(path: Path) -> bool:
-    """Whether a loose file is an archive whose members refind can read (zip or tar)."""
-    return path.is_file() and is_zip(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,61 +245,253 @@ class Entry:
     size: int
 
 
-def archive_files(archive: Path) -> list[Entry]:
-    """The regular files in a zip or tar, in archive order: no folders, links or devices (a link is never
-    followed), no macOS forks, no name that climbs out (``..``) or is absolute, each name as a member path
-    takes it (``./`` dropped). The limits are checked as the archive is listed."""
-    try:
-        st = archive.stat()
-    except OSError as exc:
-        raise InputError(archive, f"cannot read ({exc.strerror or exc})") from None
-    return list(_listing(str(archive), st.st_mtime_ns, st.st_size))
+def archive_files(path: Path) -> list[Entry]:
+    """The regular files of an archive, of a folder inside one or of an archive inside one, named from there
+    and in name order: no folders, links or devices (a link is never followed), no macOS forks, no name that
+    climbs out (``..``) or is absolute, each name as a member path takes it (``./`` dropped). The limits are
+    checked as the archive is listed."""
+    chain, folder = _archive_at(path)
+    directory = _directory(chain, _stamp(Path(chain[0])))
+    cut = len(folder) + 1 if folder else 0
+    return [Entry(n[cut:], directory.files[n].file_size) for n in directory.names_below(folder)]
 
 
-@functools.lru_cache(maxsize=8)
-def _listing(archive: str, _mtime: int, _size: int) -> tuple[Entry, ...]:
-    with open_zip(Path(archive)) as zf:
-        infos = [(n, zf.getinfo(n).file_size) for n in member_names(zf)]
-    entries = []
-    for name, size in infos:
-        clean = _member_name(name)
-        if clean is not None:
-            entries.append(Entry(clean, size))
-    return tuple(entries)
+def export_files(path: Path) -> list[Path]:
+    """The files an export is made of, in name order: a folder's, on disk or inside an archive; else the
+    path itself (a file, or an archive whole)."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file())
+    place = _place(path) if member_of(path) is not None else None
+    if place is None or not place.folder:
+        return [path]
+    return sorted(path / e.name for e in archive_files(path))
 
 
 def _member_name(name: str) -> str | None:
-    parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p != "."]
-    if not parts or parts[0] == "/" or ".." in parts or parts[-1].startswith("._") or parts[0] == "__MACOSX":
+    """A member's name as a path takes it (``./``, ``//`` and back slashes gone); None for an absolute name,
+    one that climbs out (``..``), one nested past ``MAX_FOLDERS`` or a macOS fork."""
+    name = name.replace("\\", "/")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if (
+        name.startswith("/")
+        or not parts
+        or len(parts) > MAX_FOLDERS
+        or ".." in parts
+        or parts[-1].startswith("._")
+        or parts[0] == "__MACOSX"
+    ):
         return None
     return "/".join(parts)
 
 
-def _open_tar(path: Path) -> tarfile.TarFile:
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a path inside an archive leads: the archive on disk and each archive inside it down to the one
+    that holds the place (``chain``), and the place's name in that one, a file's or a folder's."""
+
+    chain: tuple[str, ...]
+    name: str
+    folder: bool
+
+
+def _place(path: Path) -> _Place | None:
+    """Where a path inside an archive (``member_of``) leads; None where nothing is. A name that goes on below
+    a file of the archive goes into that file as an archive (``x.zip/Takeout-001.zip/Takeout/...``).
+    ``InputError`` for an archive on the way that cannot be read."""
+    inside = member_of(path)
+    name = None if inside is None else _member_name(inside[1])
+    if inside is None or name is None:
+        return None
+    chain: tuple[str, ...] = (str(inside[0]),)
+    stamp = _stamp(inside[0])
+    if not _an_archive_on_disk(chain[0], stamp):
+        return None
+    parts = name.split("/")
+    start = 0
+    for end in range(1, len(parts) + 1):
+        here = "/".join(parts[start:end])
+        if here in _directory(chain, stamp).files:
+            if end == len(parts):
+                return _Place(chain, here, folder=False)
+            chain, start = (*chain, here), end
+    folder = "/".join(parts[start:])
+    return _Place(chain, folder, folder=True) if _directory(chain, stamp).is_folder(folder) else None
+
+
+@functools.lru_cache(maxsize=16)
+def _an_archive_on_disk(disk: str, _stamp: tuple[int, int]) -> bool:
+    return zipfile.is_zipfile(disk) or is_tar(Path(disk))
+
+
+def _archive_at(path: Path) -> tuple[tuple[str, ...], str]:
+    """The archive (``_Place.chain``) that ``open_zip`` opens for ``path``, and the folder in it ("": all)."""
+    if member_of(path) is None:
+        return (str(path),), ""
+    place = _place(path)
+    if place is None:
+        raise InputError(path, "no such file in the archive")
+    return (place.chain, place.name) if place.folder else ((*place.chain, place.name), "")
+
+
+def _stamp(disk: Path) -> tuple[int, int]:
+    """What tells that a file on disk changed (its time and size): a directory read before is read again."""
     try:
-        return tarfile.open(path, "r:*")
-    except Exception as exc:  # tarfile.TarError, OSError and what a damaged compressed stream raises
-        raise InputError(path, f"not a readable tar archive ({exc})") from None
+        st = disk.stat()
+    except OSError as exc:
+        raise InputError(disk, f"cannot read ({exc.strerror or exc})") from None
+    return st.st_mtime_ns, st.st_size
 
 
-@functools.lru_cache(maxsize=1)
-def _tar_as_zip(archive: str, _mtime: int, _size: int) -> bytes:
+@dataclass(frozen=True, slots=True)
+class _Directory:
+    """An archive's directory, read once: its entries as zipfile lists them (``root``), its regular files by their
+    normalised names (``_member_name``) and these names in order (a folder's files are a range of them), and
+    the archive's bytes where it is held in memory (None: the zip on disk, ``source``)."""
+
+    source: str
+    root: _View
+    files: dict[str, zipfile.ZipInfo]
+    names: tuple[str, ...]
+    held: bytes | None
+
+    def open(self, view: _View | None = None) -> zipfile.ZipFile:
+        """The archive, as a zip of its own entries or of a folder's (``_below``)."""
+        source = Path(self.source) if self.held is None else io.BytesIO(self.held)
+        return _Listed(source, self.root if view is None else view)
+
+    def is_folder(self, folder: str) -> bool:
+        at = bisect.bisect_left(self.names, folder + "/")
+        return at < len(self.names) and self.names[at].startswith(folder + "/")
+
+    def names_below(self, folder: str) -> Sequence[str]:
+        """The names of the files below ``folder`` ("": the whole archive)."""
+        if not folder:
+            return self.names
+        start = bisect.bisect_left(self.names, folder + "/")
+        return self.names[start : bisect.bisect_left(self.names, folder + "0", start)]  # "0" follows "/"
+
+
+@functools.lru_cache(maxsize=8)
+def _below(chain: tuple[str, ...], stamp: tuple[int, int], folder: str) -> _View:
+    """The entries of the files below a folder of an archive, each named from there: a walk opens the folder
+    once for each format's sniff."""
+    directory = _directory(chain, stamp)
+    return _View.of(_renamed(directory.files[n], n[len(folder) + 1 :]) for n in directory.names_below(folder))
+
+
+def _renamed(info: zipfile.ZipInfo, name: str) -> zipfile.ZipInfo:
+    renamed = zipfile.ZipInfo.__new__(zipfile.ZipInfo)
+    for slot in zipfile.ZipInfo.__slots__:  # copy.copy, several times faster
+        if hasattr(info, slot):
+            setattr(renamed, slot, getattr(info, slot))
+    renamed.filename = name
+    return renamed
+
+
+# Held archives make each entry up to MAX_HELD_BYTES: few are kept, and a walk reads one archive at a time.
+@functools.lru_cache(maxsize=4)
+def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
+    """The directory of the archive ``chain`` names (``_Place``), read once while the file on disk keeps its
+    ``stamp``."""
+    where = Path(*chain)
+    held = _held(chain, stamp, where)
+    try:
+        with zipfile.ZipFile(Path(chain[0]) if held is None else io.BytesIO(held)) as zf:
+            infos = tuple(zf.infolist())
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        ValueError,
+        EOFError,
+        NotImplementedError,
+    ) as exc:
+        raise InputError(where, f"not a readable zip archive ({exc})") from None
+    if len(infos) > MAX_MEMBERS:
+        raise InputError(where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb")
+    files = {}
+    for info in infos:
+        if info.file_size > MAX_MEMBER_BYTES:
+            raise InputError(
+                where,
+                f"declares {info.file_size:,} bytes uncompressed (limit {MAX_MEMBER_BYTES:,}); refusing a possible zip bomb",
+                f"entry {info.filename!r}",
+            )
+        name = None if info.filename.endswith(("/", "\\")) else _member_name(info.filename)
+        if name is not None:
+            files[name] = info
+    return _Directory(chain[0], _View.of(infos), files, tuple(sorted(files)), held)
+
+
+def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes | None:
+    """The bytes of the archive ``chain`` names, for one held in memory (a tar, as a zip; an archive inside
+    another); None for a zip on disk, read from there."""
+    if len(chain) == 1:
+        disk = Path(chain[0])
+        return _tar_as_zip(disk, where, stamp[1]) if is_tar(disk) else None
+    if len(chain) > 1 + MAX_NESTED:
+        raise InputError(
+            where,
+            f"is an archive inside {len(chain) - 1} others, deeper than refind reads ({MAX_NESTED}); unpack the "
+            "outer one, then import this one",
+        )
+    outer = _directory(chain[:-1], stamp)
+    data = bytearray()
+    with outer.open() as zf:
+        for chunk in iter_member_chunks(zf, outer.files[chain[-1]].filename, Path(*chain[:-1])):
+            data += chunk
+            if len(data) > MAX_HELD_BYTES:
+                raise InputError(
+                    where,
+                    f"is an archive of more than {MAX_HELD_BYTES >> 20} MB inside an archive, more than refind "
+                    "reads from memory; unpack the outer one, then import this one",
+                )
+    if zipfile.is_zipfile(io.BytesIO(data)):
+        return bytes(data)
+    if _is_tar_data(data):
+        return _tar_as_zip(io.BytesIO(data), where, len(data))
+    raise InputError(where, "is not a zip or tar archive")
+
+
+@functools.lru_cache(maxsize=1024)
+def _an_archive_inside(chain: tuple[str, ...], name: str, stamp: tuple[int, int]) -> bool:
+    """Whether the file ``name`` of an archive is an archive too (a zip, or a tar by its first header). A
+    file that cannot be read is not: its reading names the problem."""
+    directory = _directory(chain, stamp)
+    try:
+        with directory.open() as zf:
+            chunks = iter_member_chunks(zf, directory.files[name].filename, Path(*chain))
+            with contextlib.closing(chunks):
+                head = next(chunks, b"")
+    except (InputError, OSError):
+        return False
+    return head.startswith(b"PK\x03\x04") or _is_tar_data(head)
+
+
+def _is_tar_data(data: bytes | bytearray) -> bool:
+    """Whether bytes start as a tar does, compressed or not. Never raises."""
+    try:
+        return tarfile.is_tarfile(io.BytesIO(data))
+    except Exception:  # a damaged compressed stream raises what its codec raises
+        return False
+
+
+def _tar_as_zip(source: Path | IO[bytes], where: Path, size: int) -> bytes:
     """The files of a tar as an uncompressed zip, read through once with the limits of ``_tar_files``;
     photos, videos and sound (by the name's media type) are left out."""
-    path = Path(archive)
     out = io.BytesIO()
     held = 0
-    with _open_tar(path) as tf, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
-        for info in _tar_files(tf, path):
+    with _open_tar(source, where) as tf, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
+        for info in _tar_files(tf, where, size):
             name = _member_name(info.name)
             kind = (mimetypes.guess_type(info.name)[0] or "").split("/")[0]
             if name is None or kind in ("image", "video", "audio"):
                 continue
             held += info.size
-            if held > MAX_TAR_HELD_BYTES:
+            if held > MAX_HELD_BYTES:
                 raise InputError(
-                    path,
-                    f"holds more than {MAX_TAR_HELD_BYTES >> 20} MB of files other than media, more than "
+                    where,
+                    f"holds more than {MAX_HELD_BYTES >> 20} MB of files other than media, more than "
                     "refind reads from a tar; unpack it and import the folder",
                 )
             try:
@@ -265,78 +501,87 @@ def _tar_as_zip(archive: str, _mtime: int, _size: int) -> bytes:
                     while chunk := fh.read(CHUNK):
                         dest.write(chunk)
             except Exception as exc:  # a damaged compressed stream
-                where = f"entry {info.name!r}"
+                place = f"entry {info.name!r}"
                 raise InputError(
-                    path, f"cannot read tar entry ({type(exc).__name__}: {exc})", where
+                    where, f"cannot read tar entry ({type(exc).__name__}: {exc})", place
                 ) from None
     return out.getvalue()
 
 
-def _tar_files(tf: tarfile.TarFile, path: Path) -> Iterator[tarfile.TarInfo]:
+def _open_tar(source: Path | IO[bytes], where: Path) -> tarfile.TarFile:
+    try:
+        if isinstance(source, Path):
+            return tarfile.open(source, "r:*")
+        return tarfile.open(fileobj=source, mode="r:*")
+    except Exception as exc:  # tarfile.TarError, OSError and what a damaged compressed stream raises
+        raise InputError(where, f"not a readable tar archive ({exc})") from None
+
+
+def _tar_files(tf: tarfile.TarFile, where: Path, size: int) -> Iterator[tarfile.TarInfo]:
     """The tar's regular files as its headers are read, refused past the limits: a tar is read through to
     be listed, so a hostile one must be stopped by what it declares before it is expanded."""
-    budget = max(RATIO_FLOOR_BYTES, MAX_RATIO * path.stat().st_size)
+    budget = max(RATIO_FLOOR_BYTES, MAX_RATIO * size)
     declared = 0
     try:
         for count, info in enumerate(tf, 1):
-            if count > MAX_TAR_MEMBERS:
+            if count > MAX_MEMBERS:
                 raise InputError(
-                    path, f"holds more than {MAX_TAR_MEMBERS:,} entries; refusing a possible tar bomb"
+                    where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible tar bomb"
                 )
             if not info.isreg():
                 continue
-            where = f"entry {info.name!r}"
+            place = f"entry {info.name!r}"
             if info.size > MAX_MEMBER_BYTES:
                 raise InputError(
-                    path,
+                    where,
                     f"declares {info.size:,} bytes (limit {MAX_MEMBER_BYTES:,}); refusing a possible tar "
                     "bomb",
-                    where,
+                    place,
                 )
             declared += info.size
             if declared > budget:
                 raise InputError(
-                    path, "declares far more bytes than it could hold; refusing a tar bomb", where
+                    where, "declares far more bytes than it could hold; refusing a tar bomb", place
                 )
             yield info
     except InputError:
         raise
     except Exception as exc:  # tarfile.TarError, EOFError, zlib.error and friends from a damaged stream
-        raise InputError(path, f"cannot read tar archive ({type(exc).__name__}: {exc})") from None
+        raise InputError(where, f"cannot read tar archive ({type(exc).__name__}: {exc})") from None
 
 
-def _member_chunks(path: Path, archive: Path, name: str) -> Generator[bytes, None, None]:
-    """The bytes of the member ``name`` of ``archive``; errors name ``path``, the member's own path."""
-    with open_zip(archive) as zf:
-        stored = next((n for n in member_names(zf) if _member_name(n) == name), None)
-        if stored is None:
-            raise InputError(path, "no such file in the archive")
-        yield from iter_member_chunks(zf, stored, archive)
+def _member_chunks(path: Path) -> Generator[bytes, None, None]:
+    """The bytes of the file inside an archive at ``path``; errors name ``path``, or its archive's entry."""
+    place = _place(path)
+    if place is None or place.folder:
+        raise InputError(path, "no such file in the archive")
+    directory = _directory(place.chain, _stamp(Path(place.chain[0])))
+    with directory.open() as zf:
+        yield from iter_member_chunks(zf, directory.files[place.name].filename, Path(*place.chain))
 
 
 def is_file(path: Path) -> bool:
     """Whether ``path`` is a regular file on disk or in an archive. Never raises."""
-    inside = member_of(path)
-    if inside is None:
+    if member_of(path) is None:
         return path.is_file()
     try:
-        return any(e.name == inside[1] for e in archive_files(inside[0]))
+        place = _place(path)
     except InputError:
         return False
+    return place is not None and not place.folder
 
 
 def file_size(path: Path) -> int:
     """The bytes of a loose file, or of an archive member as its archive declares them."""
-    inside = member_of(path)
-    if inside is None:
+    if member_of(path) is None:
         try:
             return path.stat().st_size
         except OSError as exc:
             raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
-    found = next((e for e in archive_files(inside[0]) if e.name == inside[1]), None)
-    if found is None:
+    place = _place(path)
+    if place is None or place.folder:
         raise InputError(path, "no such file in the archive")
-    return found.size
+    return _directory(place.chain, _stamp(Path(place.chain[0]))).files[place.name].file_size
 
 
 def shallowest(zf: zipfile.ZipFile, name: str) -> str | None:

@@ -38,7 +38,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
@@ -139,12 +139,17 @@ class Entry:
 # --- where the file is -----------------------------------------------------------------------------------
 
 
+def _folder_of(name: str) -> str:
+    """The name of the folder a zip member is in ("" at the top)."""
+    return "" if "/" not in name else name.rsplit("/", 2)[-2]
+
+
 def _member(zf: zipfile.ZipFile) -> str | None:
     """The zip's Gemini activity file: in a folder named for Gemini, the JSON before the HTML."""
     found = [
         n
         for n in member_names(zf)
-        if _PRODUCT_FOLDER.search(PurePosixPath(n).parent.name) and n.lower().endswith((".json", ".html"))
+        if n.lower().endswith((".json", ".html")) and _PRODUCT_FOLDER.search(_folder_of(n))
     ]
     return min(found, key=lambda n: (not n.lower().endswith(".json"), n.count("/"), n)) if found else None
 

@@ -11,7 +11,7 @@ import xxhash
 
 from refind_cli import __version__
 from refind_cli.dates.clock import zone_fingerprint
-from refind_cli.importers.container import iter_file_chunks, member_of
+from refind_cli.importers.container import export_files, iter_file_chunks, member_of
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive
 
@@ -19,7 +19,7 @@ from refind_cli.storage.archive import Archive
 def file_digest(path: Path) -> str:
     """The content hash of an export (``DIGEST``): its own name (a WhatsApp chat is named by its file, so a
     copy under another name is another chat, not the first one unchanged), and the file, or a folder's
-    files with their relative names."""
+    files with their relative names (a folder inside an archive too: zipped, it hashes as it did loose)."""
     return file_digests(path)[0]
 
 
@@ -28,8 +28,8 @@ def file_digests(path: Path, offsets: Collection[int] = ()) -> tuple[str, int, d
     ``offset`` bytes: what the hash of an earlier import of the file before it grew is compared with
     (``ingest.resume``). One pass."""
     h = xxhash.xxh3_128(path.name.encode() + b"\x00")
-    files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
-    wanted = [] if path.is_dir() else sorted({o for o in offsets if o > 0})
+    files = export_files(path)
+    wanted = sorted({o for o in offsets if o > 0}) if files == [path] else []
     prefixes: dict[int, Prefix] = {}
     size = _hash_into(h, files, path, wanted, prefixes)
     return DIGEST + h.hexdigest(), size, prefixes
