@@ -34,6 +34,11 @@ class InputError(RefindError):
         return InputError, (self.path, self.what, self.where)
 
 
+class UnknownFormat(InputError):
+    """A file that no importer recognises as an export. Inside a folder or an archive that holds exports it
+    is passed over with a warning (Takeout's ``archive_browser.html``, a notes file beside the chats)."""
+
+
 class InputWarning(UserWarning):
     """Part of an export read with a doubt and kept, flagged (e.g. a line whose date cannot be read): issued
     with ``warnings.warn`` while the import goes on, named like an InputError."""

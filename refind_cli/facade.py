@@ -490,8 +490,12 @@ class Home:
         indexing: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
     ) -> Iterator[FileImportResult]:
         """Import each export in its own transaction, yielding its result as it finishes (a bad file is a
-        result with an error; the others still import), then bring the index up to date. A folder that is
-        not itself one export stands for every export below it."""
+        result with an error; the others still import), then bring the index up to date. A folder or an
+        archive that is not itself one export stands for every export below it; a file in it that no
+        importer recognises is passed over with a warning where it holds an export (Takeout's
+        ``archive_browser.html``, notes kept beside the chats), and is an error where it holds none."""
+        from dataclasses import replace
+
         from refind_cli.dates.clock import zone
         from refind_cli.importers import exports_in
         from refind_cli.ingest import import_file
@@ -500,21 +504,31 @@ class Home:
         created = not os.path.lexists(self.path)
         kept = False
         with self._writing() as archive:
-            for path in (export for given in paths for export in exports_in(given, options.fmt)):
-                with progress(path) as report:
-                    result = import_file(
-                        archive,
-                        path,
-                        fmt=options.fmt,
-                        tz=tz,
-                        session_gap=options.session_gap,
-                        progress=report,
-                        restore_forgotten=options.restore_forgotten,
-                        reread=options.reread,
-                        lang=options.lang,
-                    )
-                kept = kept or result.error is None
-                yield result
+            for given in paths:
+                holds_an_export = False
+                unknown: list[FileImportResult] = []
+                for path in exports_in(given, options.fmt):
+                    with progress(path) as report:
+                        result = import_file(
+                            archive,
+                            path,
+                            fmt=options.fmt,
+                            tz=tz,
+                            session_gap=options.session_gap,
+                            progress=report,
+                            restore_forgotten=options.restore_forgotten,
+                            reread=options.reread,
+                            lang=options.lang,
+                        )
+                    if result.unknown_format and path != given:
+                        unknown.append(result)
+                        continue
+                    holds_an_export = holds_an_export or not result.unknown_format
+                    kept = kept or result.error is None
+                    yield result
+                for result in unknown:
+                    passed = f"{result.path}: passed over: no importer recognises it as a chat export"
+                    yield replace(result, error=None, warnings=(passed,)) if holds_an_export else result
             # Asked under the lock: another import may have filled the home since it was found missing.
             discard = created and not kept and not archive.chats()
             if discard:

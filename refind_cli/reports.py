@@ -36,6 +36,8 @@ class FileImportResult:
     warnings: tuple[str, ...] = ()
     # The bytes of a grown export that an earlier import had read, and this one therefore read from.
     resumed_at: int | None = None
+    # No importer recognised the file (its ``error`` says so).
+    unknown_format: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,11 +117,11 @@ def exports_folder(root: Path) -> Path:
     return root
 
 
-def test_a_folder_of_exports_imports_each_and_reports_what_is_not_one(tmp_path: Path):
+def test_a_folder_of_exports_imports_each_and_passes_over_what_is_not_one(tmp_path: Path):
     root = exports_folder(tmp_path / "exports")
     r = runner.invoke(app, ["--home", str(tmp_path / "home"), "import", "--tz", "UTC", "--json", str(root)])
     files = json.loads(r.stdout)["files"]
-    imported = {Path(f["path"]).relative_to(root).as_posix(): f["format"] for f in files if not f["error"]}
+    imported = {Path(f["path"]).relative_to(root).as_posix(): f["format"] for f in files if f["chats"]}
     assert imported == {
         "ChatExport_2026-03-01": "telegram",  # one export: its files/ are not looked into
         "WhatsApp Chat - Family.zip": "whatsapp",
@@ -130,12 +130,28 @@ def test_a_folder_of_exports_imports_each_and_reports_what_is_not_one(tmp_path: 
         "result.json": "telegram",
         "work/slack-export-acme": "slack",
     }
-    # The one file named like an export that is not one is an error line; photos and voice notes are not.
+    # The one file named like an export that no importer recognises is passed over with a warning, as
+    # Takeout's archive_browser.html is beside its chats; photos and voice notes are passed over silently.
     assert r.stderr.splitlines() == [
-        f"refind: error: {root}/WhatsApp Chat - Family/notes.txt: unknown export format; "
-        f"supported: {', '.join(importers.names())}"
+        f"refind: warning: {root}/WhatsApp Chat - Family/notes.txt: passed over: "
+        "no importer recognises it as a chat export"
     ]
+    assert [f["error"] for f in files] == [None] * len(files)
+    assert r.exit_code == 0
+
+
+def test_a_folder_that_holds_no_export_is_an_error_for_each_file_named_like_one(tmp_path: Path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "todo.txt").write_text("buy milk\n")
+    (root / "index.html").write_text("<html></html>")
+    r = runner.invoke(app, ["--home", str(tmp_path / "home"), "import", str(root)])
     assert r.exit_code == 2
+    assert [line.split(": unknown export format")[0] for line in r.stderr.splitlines()] == [
+        f"refind: error: {root}/index.html",
+        f"refind: error: {root}/todo.txt",
+    ]
+    assert not (tmp_path / "home").exists()
 
 
 def test_exports_in_a_folder_are_found_without_descending_into_exports(tmp_path: Path):

@@ -308,3 +308,18 @@ def test_a_takeout_zip_imports_every_product_as_the_unpacked_folder_does(tmp_pat
     assert _messages(path / "Takeout", but="archive_browser.html") == _messages(
         tmp_path / "unpacked" / "Takeout", but="archive_browser.html"
     )
+
+
+def test_importing_a_takeout_zip_passes_over_its_archive_browser_and_exits_0(tmp_path: Path) -> None:
+    from test_google import _takeout
+
+    path = _takeout(tmp_path)
+    r = run(tmp_path / "home", "import", *TZ, "--json", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines()[-1] == (
+        f"refind: warning: {path}/Takeout/archive_browser.html: passed over: "
+        "no importer recognises it as a chat export"
+    )
+    assert "error" not in r.stderr
+    files = json.loads(r.stdout)["files"]
+    assert sorted({f["format"] for f in files if f["chats"]}) == ["gemini", "google-chat", "hangouts"]

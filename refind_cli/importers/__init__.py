@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
-from refind_cli.errors import InputError, InputWarning
+from refind_cli.errors import InputError, InputWarning, UnknownFormat
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -231,7 +231,7 @@ def detect(path: Path) -> str:
     for importer in _REGISTRY.values():
         if kind in importer.takes and importer.sniff(path):
             return importer.name
-    raise InputError(path, f"unknown export format; supported: {_supported()}")
+    raise UnknownFormat(path, f"unknown export format; supported: {_supported()}")
 
 
 def _empty(folder: Path) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Generator
 from datetime import timedelta, tzinfo
 from pathlib import Path
 
-from refind_cli.errors import InputError, input_warnings
+from refind_cli.errors import InputError, UnknownFormat, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows, settle_language
@@ -62,7 +62,12 @@ def import_file(
         if worker is None:
             worker = size >= _worker.WORKER_MIN_BYTES and _worker.can_use_a_worker()
     except InputError as exc:
-        return FileImportResult(str(path), None if fmt == "auto" else fmt, error=str(exc))
+        return FileImportResult(
+            str(path),
+            None if fmt == "auto" else fmt,
+            error=str(exc),
+            unknown_format=isinstance(exc, UnknownFormat),
+        )
     except OSError as exc:
         return FileImportResult(str(path), fmt, error=f"{path}: cannot read ({exc.strerror or exc})")
     warned: list[str] = []
