@@ -292,9 +292,8 @@ def exports_in(path: Path, fmt: str = "auto") -> Iterator[Path]:
     without descending into a folder that is one export. In a folder only files some importer names are taken
     (``Importer.names``): photos, voice notes and hidden files are never exports, so they are passed over
     without a word. A file named like an export is yielded even if no importer will recognise it, so that its
-    import reports it as an error (exit code 2) like a bad file named on the command line: in a folder kept
-    for exports it is most likely an export gone wrong (a truncated download), which a script re-running the
-    import should hear of. A folder holding nothing named like an export yields itself, for the same reason.
+    import says so: a warning where the same walk finds an export, an error (exit code 2) where it finds none
+    (``Home.import_files``). A folder holding nothing named like an export yields itself, for the same reason.
     An archive (zip or tar) is walked as a folder is (``_archived``), each export in it a path inside the
     archive (``container.member_of``): a chat file zipped, a zip of several export folders, a Takeout .tgz,
     an archive inside an archive. With ``fmt``, only that importer's exports are looked for."""
