@@ -24,6 +24,7 @@ from refind_cli.agent.extractive import (
     Asked,
     asked,
     extractive_answer,
+    person_name,
     rank,
     read,
     span_text,
@@ -104,6 +105,19 @@ def test_a_question_is_answered_by_the_reply_after_it() -> None:
         turn(2, "Caroline", "Lots of kids' books - classics and stories from different cultures."),
     )
     assert cited[0] == "s1-2" and text.startswith("Caroline in Caroline and Melanie, 8 May 2023: Lots of")
+
+
+def test_a_title_in_a_display_name_is_not_the_person_named() -> None:
+    # "Sophie (People & Office)" is Sophie: a question about the office is not about her, so her message
+    # holding "office" weighs as another's, and Priya's own message about the office answers.
+    text, cited = answer(
+        "What did Priya bring to the office?",
+        turn(1, "Priya", "The cake is in the office fridge, top shelf"),
+        turn(2, "Sophie (People & Office)", "Reminder: the office is closed on Friday."),
+    )
+    assert cited[0] == "s1-1" and text.startswith("Priya in Caroline and Melanie, 8 May 2023: The cake is")
+    assert person_name("Sophie (People & Office)").split() == ["Sophie"]
+    assert person_name("Alex [he/him]").split() == ["Alex"]
 
 
 def test_the_turns_before_lend_their_terms() -> None:

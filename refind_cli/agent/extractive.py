@@ -144,6 +144,7 @@ SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z]\.)\s+|\n+")
 NAME_RE = re.compile(r"(?<=[\w,;:)] )[A-ZÀ-ÖØ-ÞА-Я][\w'’-]+(?:\.? [A-ZÀ-ÖØ-ÞА-Я][\w'’-]+)*")
 PLACE_BEFORE = {"en": r"\b(?:in|at|to|from|near|visited|visit|moved to)\s+(?:the\s+)?$"}
 DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)?")
+BRACKETED_RE = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,7 +346,7 @@ def read(
     reader = _Reader(analyzer, people, tz)
     # A person's name is held by what they say, not by a message that names them: in a chat, a name in
     # the text mostly speaks to someone ("thanks, Caroline!"), and the question asks about them.
-    names = terms & set(analyzer.analyze(" ".join(people)))
+    names = terms & set(analyzer.analyze(" ".join(map(person_name, people))))
     turns: dict[str, tuple[Numbered, bool]] = {}
     for note in notes:
         for turn in note.turns:
@@ -358,7 +359,7 @@ def read(
     out = []
     for item, hit in ordered:
         turn = item.turn
-        own = set(analyzer.analyze(turn.speaker))
+        own = set(analyzer.analyze(person_name(turn.speaker)))
         sentences = []
         for text in _sentences(said(turn.speaker, turn.text)[:TURN_CHARS]):
             held = frozenset(((set(analyzer.analyze(text)) - names) | own) & terms)
@@ -489,6 +490,12 @@ def _value(
     if what.kind == NUMBER:
         return reader.number(sentence), None, ""
     return None, None, ""
+
+
+def person_name(speaker: str) -> str:
+    """A speaker's name without what a display name adds in brackets (a title, a team, pronouns):
+    "Sophie (People & Office)" is Sophie, and a question about the office is not about her."""
+    return BRACKETED_RE.sub(" ", speaker)
 
 
 def _weights(terms: frozenset[str], doc_freq: Callable[[str], int] | None) -> dict[str, float]:
