@@ -460,7 +460,9 @@ register(
         names=("message_*.json", "*.zip"),
     )
 )
-register(Importer("discord", "refind_cli.importers.discord", takes=("file",), names=("*.json",)))
+register(
+    Importer("discord", "refind_cli.importers.discord", takes=("file",), names=("*.json",), resumes=True)
+)
 register(
     Importer(
         "discord-package", "refind_cli.importers.discord_package", takes=("zip", "folder"), names=("*.zip",)

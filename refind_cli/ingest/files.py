@@ -56,7 +56,9 @@ def import_file(
             if importer.resumes and not (reread or restore_forgotten) and path.is_file()
             else []
         )
-        digest, hashed, prefixes = file_digests(path, [p.mark.offset for *_, p in candidates])
+        # A mark with its own digest is checked by its reader (the bytes it covers move in a grown file).
+        offsets = [p.mark.offset for *_, p in candidates if not p.mark.digest]
+        digest, hashed, prefixes = file_digests(path, offsets)
         resume_from = matching(candidates, path.name, {o: p.digest for o, p in prefixes.items()})
         size = export_size(path)
         if worker is None:
@@ -114,7 +116,12 @@ def import_file(
                 counts["resumed"] = {"from": resume_from[0], "offset": resume_from[1].mark.offset}
             archive.finish_import(import_seq, now(), counts)
             point = points[0] if len(points) == 1 and len(chats) == 1 else None
-            if point is not None and point.mark.read is not None and 0 < point.mark.offset < hashed:
+            if (
+                point is not None
+                and point.mark.read is not None
+                and not point.mark.digest
+                and 0 < point.mark.offset < hashed
+            ):
                 # A mark short of the file's end: the hash of the bytes before it, from the one gone on from.
                 went_on = resume_from[1].mark.offset if resumed is not None and resume_from else 0
                 shorter = (went_on, prefixes[went_on]) if went_on in prefixes else None
