@@ -1,6 +1,7 @@
 """Re-import benchmark (issue 26): a generated export of N messages (default 1,000,000) grown by 1,000
 messages, imported again into the home that holds the export before it grew: a WhatsApp chat (a line-based
-log) and a one-chat Telegram ``result.json`` (a JSON export), the same chat (``import_bench.chat_records``).
+log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSON exports), the same chat
+(``import_bench.chat_records``).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, each in a
 fresh process on a fresh copy of the same home, for:
@@ -12,7 +13,7 @@ fresh process on a fresh copy of the same home, for:
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram]
+        [--formats whatsapp telegram discord]
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -55,10 +56,49 @@ def generate_telegram(path: Path, n: int) -> None:
         fh.write("\n ]\n}\n")
 
 
+def generate_discord(path: Path, n: int) -> None:
+    """The same chat as DiscordChatExporter writes a channel: its first bytes hold the time of the export,
+    so a grown export's bytes differ from the earlier one's there, and are the same from the messages list
+    on up to the close of its last message."""
+    start = datetime.now(UTC).isoformat()  # a later export's time: another length, other bytes
+    authors: dict[str, dict] = {}
+    with path.open("w", encoding="utf-8") as fh:
+        head = {
+            "guild": {"id": "900000000000000001", "name": "Bench", "iconUrl": "https://cdn/icon.png"},
+            "channel": {"id": "900000000000000077", "type": "GuildTextChat", "name": "general", "topic": None},
+            "dateRange": {"after": None, "before": None},
+            "exportedAt": start,
+        }
+        fh.write(json.dumps(head, indent=2)[:-2] + ',\n  "messages": [')
+        for i, (t, sender, text) in enumerate(chat_records(n + 1), 1):
+            author = authors.setdefault(
+                sender,
+                {"id": str(900000000000001000 + len(authors)), "name": sender.lower(), "nickname": sender},
+            )
+            item = {
+                "id": str(1100000000000000000 + i),
+                "type": "Default",
+                "timestamp": t.replace(tzinfo=UTC).isoformat(),
+                "timestampEdited": None,
+                "isPinned": False,
+                "content": text,
+                "author": {**author, "isBot": False},
+                "attachments": [],
+                "embeds": [],
+                "stickers": [],
+                "reactions": [],
+                "mentions": [],
+            }
+            body = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n    ")
+            fh.write(("\n    " if i == 1 else ",\n    ") + body)
+        fh.write(f'\n  ],\n  "messageCount": {n}\n}}\n')
+
+
 # The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
+    "discord": ("Bench - general [900000000000000077].json", generate_discord),
 }
 
 
@@ -69,6 +109,7 @@ def child(export: Path, home: Path, reread: bool) -> None:
     # process's wall beside it is what a person waits for.
     import refind_cli.frontends.cli.imports
     import refind_cli.frontends.render.imports
+    import refind_cli.importers.discord
     import refind_cli.importers.telegram
     import refind_cli.importers.whatsapp
     import refind_cli.index.tantivy_backend
