@@ -65,7 +65,12 @@ def generate_discord(path: Path, n: int) -> None:
     with path.open("w", encoding="utf-8") as fh:
         head = {
             "guild": {"id": "900000000000000001", "name": "Bench", "iconUrl": "https://cdn/icon.png"},
-            "channel": {"id": "900000000000000077", "type": "GuildTextChat", "name": "general", "topic": None},
+            "channel": {
+                "id": "900000000000000077",
+                "type": "GuildTextChat",
+                "name": "general",
+                "topic": None,
+            },
             "dateRange": {"after": None, "before": None},
             "exportedAt": start,
         }

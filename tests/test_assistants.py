@@ -363,11 +363,11 @@ def test_chatgpt_tree_property(tmp_path: Path, conv: dict):
     mapping = conv["mapping"]
     try:
         (export,) = list(chatgpt.read(path, tz=UTC))
+        messages = list(export.messages)  # built as they are read
     except InputError as exc:
         # Only a conversation with no time anywhere on a message's way up may fail, and says so.
         assert "without a time" in str(exc) and conv["create_time"] is None
         return
-    messages = list(export.messages)
     assert sorted(m.source_id for m in messages) == sorted(k for k in mapping if k != "root")
     current = conv["current_node"]
     path_ids = set(_ancestors(mapping, current)) if current else None

@@ -42,12 +42,20 @@ def message(i: int, content: str | None = None) -> dict:
     }
 
 
-def export(messages: list[dict], exported: str = "2024-02-01T10:00:00.1234567+01:00", topic: str = "") -> bytes:
+def export(
+    messages: list[dict], exported: str = "2024-02-01T10:00:00.1234567+01:00", topic: str = ""
+) -> bytes:
     """A channel's export as the exporter writes it: its first bytes differ with the export's time."""
     return json.dumps(
         {
             "guild": {"id": "1", "name": "Kletterkiez", "iconUrl": "https://cdn/x.png"},
-            "channel": {"id": "77", "type": "GuildTextChat", "category": "Text", "name": "general", "topic": topic},
+            "channel": {
+                "id": "77",
+                "type": "GuildTextChat",
+                "category": "Text",
+                "name": "general",
+                "topic": topic,
+            },
             "dateRange": {"after": None, "before": None},
             "exportedAt": exported,
             "messages": messages,

@@ -107,19 +107,21 @@ def _conversation(
     meta = {k: v for k, v in conv.items() if k != "mapping"}
     chat = Chat(FORMAT, key, title or UNTITLED, kind="direct", raw=dump(meta))
     times = _times(parents, own)
-    messages = []
-    for nid, node in nodes.items():
-        message = node.get("message")
-        if not isinstance(message, dict):
-            continue  # the root of the tree, and nodes whose message was removed
-        when = times[nid] or started
-        if when is None:
-            raise reader.error(
-                "a message without a time, in a conversation without one",
-                f"{where}.mapping.{nid}".lstrip("."),
-            )
-        messages.append(_message(nid, node, message, when, nid in shown, parents.get(nid), nodes))
-    return ChatExport(chat, messages)
+
+    def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
+        for nid, node in nodes.items():
+            message = node.get("message")
+            if not isinstance(message, dict):
+                continue  # the root of the tree, and nodes whose message was removed
+            when = times[nid] or started
+            if when is None:
+                raise reader.error(
+                    "a message without a time, in a conversation without one",
+                    f"{where}.mapping.{nid}".lstrip("."),
+                )
+            yield _message(nid, node, message, when, nid in shown, parents.get(nid), nodes)
+
+    return ChatExport(chat, messages(), fingerprint=conversations.fingerprint(conv))
 
 
 def _own_time(node: dict[str, Any]) -> datetime | None:

@@ -229,6 +229,13 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def fingerprint(conversation: dict[str, Any]) -> str:
+    """A conversation's ``ChatExport.fingerprint``: the hash of all of it, as parsed."""
+    import xxhash
+
+    return xxhash.xxh3_128_hexdigest(json.dumps(conversation).encode())
+
+
 def dump(obj: Any) -> str:
     """A record's raw JSON as the archive keeps it."""
     return json.dumps(obj, ensure_ascii=False, sort_keys=True)

@@ -231,7 +231,9 @@ class _Reader:
         if not span.reach(offset) or span.digest() != after.digest:
             return None
         self._tail = span.chunks(offset)
-        return self._events.go_on(jsonstream.Head(offset, items), self._tail, span.before(offset), ["messages"])
+        return self._events.go_on(
+            jsonstream.Head(offset, items), self._tail, span.before(offset), ["messages"]
+        )
 
     def _mark(self) -> Mark | None:
         """Where a later reading of this file, grown, can go on from: each message is one item of the list."""
