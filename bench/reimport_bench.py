@@ -1,7 +1,8 @@
 """Re-import benchmark (issue 26): a generated export of N messages (default 1,000,000) grown by 1,000
 messages, imported again into the home that holds the export before it grew: a WhatsApp chat (a line-based
 log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSON exports), the same chat
-(``import_bench.chat_records``).
+(``import_bench.chat_records``); and a ChatGPT ``conversations.json`` of the same texts, 50 a conversation
+(its last conversation grows, new ones follow).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, each in a
 fresh process on a fresh copy of the same home, for:
@@ -13,7 +14,7 @@ fresh process on a fresh copy of the same home, for:
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram discord]
+        [--formats whatsapp telegram discord chatgpt]
 """
 
 from __future__ import annotations
@@ -99,11 +100,50 @@ def generate_discord(path: Path, n: int) -> None:
         fh.write(f'\n  ],\n  "messageCount": {n}\n}}\n')
 
 
+def generate_chatgpt(path: Path, n: int, per: int = 50) -> None:
+    """The same chat as a ChatGPT ``conversations.json``: conversations of ``per`` messages, question and
+    answer in turn; a grown export has its last conversation grown and new ones after it."""
+    records = list(chat_records(n + 1))[1:]
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("[")
+        for k in range(0, len(records), per):
+            start = int(records[k][0].replace(tzinfo=UTC).timestamp())
+            mapping: dict = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
+            parent = "root"
+            for i, (t, _, text) in enumerate(records[k : k + per]):
+                nid = f"c{k // per}-m{i}"
+                mapping[parent]["children"].append(nid)
+                mapping[nid] = {
+                    "id": nid,
+                    "parent": parent,
+                    "children": [],
+                    "message": {
+                        "id": nid,
+                        "author": {"role": "user" if i % 2 == 0 else "assistant"},
+                        "create_time": t.replace(tzinfo=UTC).timestamp(),
+                        "content": {"content_type": "text", "parts": [text]},
+                        "metadata": {},
+                    },
+                }
+                parent = nid
+            conversation = {
+                "title": f"Conversation {k // per}",
+                "create_time": start,
+                "update_time": mapping[parent]["message"]["create_time"],
+                "mapping": mapping,
+                "current_node": parent,
+                "id": f"conv-{k // per}",
+            }
+            fh.write(("" if k == 0 else ", ") + json.dumps(conversation, ensure_ascii=False))
+        fh.write("]\n")
+
+
 # The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
     "discord": ("Bench - general [900000000000000077].json", generate_discord),
+    "chatgpt": ("conversations.json", generate_chatgpt),
 }
 
 
@@ -114,6 +154,7 @@ def child(export: Path, home: Path, reread: bool) -> None:
     # process's wall beside it is what a person waits for.
     import refind_cli.frontends.cli.imports
     import refind_cli.frontends.render.imports
+    import refind_cli.importers.chatgpt
     import refind_cli.importers.discord
     import refind_cli.importers.telegram
     import refind_cli.importers.whatsapp

@@ -56,6 +56,7 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
     name = text_of(conv.get("name")).strip()
     meta = {k: v for k, v in conv.items() if k != "chat_messages"}
     chat = Chat(FORMAT, key, name or UNTITLED, kind="direct", raw=dump(meta))
+
     def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
         last = iso_time(conv.get("created_at")) or iso_time(conv.get("updated_at"))
         for index, entry in enumerate(entries):

@@ -233,7 +233,7 @@ def fingerprint(conversation: dict[str, Any]) -> str:
     """A conversation's ``ChatExport.fingerprint``: the hash of all of it, as parsed."""
     import xxhash
 
-    return xxhash.xxh3_128_hexdigest(json.dumps(conversation).encode())
+    return xxhash.xxh3_128_hexdigest(json.dumps(conversation, check_circular=False).encode())
 
 
 def dump(obj: Any) -> str:
