@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import jsonstream
+from refind_cli.importers import container, jsonstream
 from refind_cli.importers.container import named_file, named_head
 
 FILE = "conversations.json"
@@ -231,9 +231,7 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 def fingerprint(conversation: dict[str, Any]) -> str:
     """A conversation's ``ChatExport.fingerprint``: the hash of all of it, as parsed."""
-    import xxhash
-
-    return xxhash.xxh3_128_hexdigest(json.dumps(conversation, check_circular=False).encode())
+    return container.fingerprint([json.dumps(conversation, check_circular=False).encode()])
 
 
 def dump(obj: Any) -> str:
