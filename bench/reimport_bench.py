@@ -2,7 +2,7 @@
 messages, imported again into the home that holds the export before it grew: a WhatsApp chat (a line-based
 log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSON exports), the same chat
 (``import_bench.chat_records``); and a ChatGPT ``conversations.json`` of the same texts, 50 a conversation
-(its last conversation grows, new ones follow).
+(its last conversation grows, new ones follow), and a Slack workspace zip of 20 channels (one grows).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, each in a
 fresh process on a fresh copy of the same home, for:
@@ -14,7 +14,7 @@ fresh process on a fresh copy of the same home, for:
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram discord chatgpt]
+        [--formats whatsapp telegram discord chatgpt slack]
 """
 
 from __future__ import annotations
@@ -138,12 +138,37 @@ def generate_chatgpt(path: Path, n: int, per: int = 50) -> None:
         fh.write("]\n")
 
 
+def generate_slack(path: Path, n: int, channels: int = 20, run: int = 5_000) -> None:
+    """The same chat as a Slack workspace export (a zip): ``channels`` channels, each taking the next ``run``
+    messages in turn (a conversation moves from channel to channel), one file per channel and day; the
+    messages a grown export adds fall in the channel of the latest run, as new days."""
+    import zipfile
+
+    records = list(chat_records(n + 1))[1:]
+    users: dict[str, str] = {}
+    days: dict[tuple[int, str], list[dict]] = {}
+    for i, (t, sender, text) in enumerate(records):
+        user = users.setdefault(sender, f"U{len(users) + 1:04d}")
+        stamp = t.replace(tzinfo=UTC).timestamp()
+        message = {"type": "message", "user": user, "text": text, "ts": f"{int(stamp)}.{i % 1_000_000:06d}"}
+        days.setdefault((i // run % channels, f"{t:%Y-%m-%d}"), []).append(message)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        members = [{"id": u, "name": name.lower(), "real_name": name} for name, u in users.items()]
+        zf.writestr("users.json", json.dumps(members))
+        zf.writestr(
+            "channels.json", json.dumps([{"id": f"C{c:03d}", "name": f"c{c}"} for c in range(channels)])
+        )
+        for (c, day), messages in sorted(days.items()):
+            zf.writestr(f"c{c}/{day}.json", json.dumps(messages, indent=4, ensure_ascii=False))
+
+
 # The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
     "discord": ("Bench - general [900000000000000077].json", generate_discord),
     "chatgpt": ("conversations.json", generate_chatgpt),
+    "slack": ("Bench Slack export.zip", generate_slack),
 }
 
 
@@ -156,6 +181,7 @@ def child(export: Path, home: Path, reread: bool) -> None:
     import refind_cli.frontends.render.imports
     import refind_cli.importers.chatgpt
     import refind_cli.importers.discord
+    import refind_cli.importers.slack
     import refind_cli.importers.telegram
     import refind_cli.importers.whatsapp
     import refind_cli.index.tantivy_backend
