@@ -4,8 +4,8 @@ log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSO
 (``import_bench.chat_records``); and a ChatGPT ``conversations.json`` of the same texts, 50 a conversation
 (its last conversation grows, new ones follow), and a Slack workspace zip of 20 channels (one grows).
 
-Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, each in a
-fresh process on a fresh copy of the same home, for:
+Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
+seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
 
 - resumed: what refind does (the file is read from where the last import's reading stopped);
 - re-read: `refind import --reread`, the whole file read again (what refind did before issue 26);
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -81,7 +82,7 @@ def generate_discord(path: Path, n: int) -> None:
                 sender,
                 {"id": str(900000000000001000 + len(authors)), "name": sender.lower(), "nickname": sender},
             )
-            item = {
+            item: dict[str, object] = {
                 "id": str(1100000000000000000 + i),
                 "type": "Default",
                 "timestamp": t.replace(tzinfo=UTC).isoformat(),
@@ -188,11 +189,15 @@ def child(export: Path, home: Path, reread: bool) -> None:
     import refind_cli.ingest  # noqa: F401
     from refind_cli.storage.archive import Archive
 
+    before = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     start = time.perf_counter()
     cli_run(home, export, *(["--reread"] if reread else []))
     seconds = time.perf_counter() - start
+    after = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    # CPU of this process and of the import worker it waited for (the children's figure counts those ended).
+    cpu = sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before, strict=True))
     with Archive.open(home) as archive:
-        print(json.dumps({"seconds": seconds, "messages": archive.counts()["messages"]}))
+        print(json.dumps({"seconds": seconds, "cpu": cpu, "messages": archive.counts()["messages"]}))
 
 
 def timed(export: Path, home: Path, reread: bool = False) -> dict:
@@ -266,11 +271,11 @@ def compare(fmt: str, messages: int, added: int, rounds: int, work: Path) -> Non
     )
     full = median("full", "seconds")
     for way in figures:
-        seconds, wall = median(way, "seconds"), median(way, "wall")
+        seconds, wall, cpu = median(way, "seconds"), median(way, "wall"), median(way, "cpu")
         rounds_text = ", ".join(f"{f['seconds']:.2f}" for f in figures[way])
         print(
-            f"  {way:8} {seconds:8.2f} s  (wall {wall:6.2f} s; rounds {rounds_text})"
-            f"  {seconds / full:.4f} of the full import"
+            f"  {way:8} {seconds:8.2f} s  (CPU {cpu:6.2f} s; wall {wall:6.2f} s; rounds {rounds_text})"
+            f"  {seconds / full:.4f} of the full import, CPU {cpu / median('full', 'cpu'):.4f}"
         )
     print(f"  resumed / re-read: {median('resumed', 'seconds') / median('re-read', 'seconds'):.4f}")
     shutil.rmtree(work, ignore_errors=True)
