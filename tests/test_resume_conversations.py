@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from test_assistants import chatgpt_chain
 from test_resume_import import BERLIN, archive_rows, both_ways
 
 from refind_cli.importers import chatgpt, claude
@@ -21,32 +22,14 @@ from refind_cli.storage.archive import Archive
 
 def gpt(n: int, length: int, edit: int | None = None) -> dict:
     """The ``n``-th ChatGPT conversation, a chain of ``length`` messages; ``edit``: one said otherwise."""
-    start = 1_700_000_000 + 86_400 * n
-    mapping: dict = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
-    parent = "root"
-    for i in range(length):
-        nid = f"c{n}-m{i}"
-        text = f"conversation {n} message {i} about the weather" + (" (edited)" if i == edit else "")
-        mapping[nid] = {
-            "id": nid,
-            "parent": parent,
-            "children": [],
-            "message": {
-                "id": nid,
-                "author": {"role": "user" if i % 2 == 0 else "assistant"},
-                "create_time": start + 60 * i,
-                "content": {"content_type": "text", "parts": [text]},
-                "metadata": {},
-            },
-        }
-        parent = nid
+    texts = [
+        f"conversation {n} message {i} about the weather" + " (edited)" * (i == edit) for i in range(length)
+    ]
+    conversation = chatgpt_chain(f"conv-{n}", texts, 1_700_000_000 + 86_400 * n, 60)
     return {
-        "id": f"conv-{n}",
+        **conversation,
         "title": f"Conversation {n}",
-        "create_time": start,
-        "update_time": start + 60 * length,
-        "mapping": mapping,
-        "current_node": parent,
+        "update_time": 1_700_000_000 + 86_400 * n + 60 * length,
     }
 
 
@@ -94,7 +77,7 @@ def earlier_and_later(fmt: str, change: str) -> tuple[list[dict], list[dict]]:
 
 
 def length(fmt: str, conversation: dict) -> int:
-    return len(conversation["mapping"]) - 1 if fmt == "chatgpt" else len(conversation["chat_messages"])
+    return len(conversation["mapping"] if fmt == "chatgpt" else conversation["chat_messages"])
 
 
 @pytest.mark.parametrize("fmt", MAKERS)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_resume_import import BERLIN, both_ways
+from test_resume_json import changed
 
 from refind_cli import importers
 from refind_cli.importers import discord
@@ -156,14 +157,7 @@ def test_reading_from_a_mark_yields_what_a_whole_reading_yields_after_it(tmp_pat
 def test_any_grown_export_stores_what_a_full_reading_would(tmp_path_factory, old, added, change, exported):
     tmp_path = tmp_path_factory.mktemp("grown")
     messages = [message(i) for i in range(1, old + added + 1)]
-    new = list(messages)
-    if change is not None:
-        what, where = change
-        at = min(int(where * old), old - 1)
-        if what == "edit":
-            new[at] = {**new[at], "content": new[at]["content"] + " (edited)"}
-        else:
-            del new[at]
+    new = changed(messages, old, change, "content")
     resumed, reread, _ = grown(tmp_path, [export(messages[:old]), export(new, exported)])
     assert resumed == reread
 

@@ -16,6 +16,7 @@ from test_resume_import import BERLIN, both_ways
 
 from refind_cli.importers import meta, slack
 from refind_cli.ingest import import_file
+from refind_cli.reports import FileImportResult
 from refind_cli.storage.archive import Archive
 
 CHANNELS = ["general", "random", "climbing", "trips"]
@@ -76,17 +77,21 @@ def test_an_unchanged_slack_channel_is_not_parsed(tmp_path: Path, monkeypatch: p
     parsed: list[str] = []
     original = slack._load_json
     monkeypatch.setattr(slack, "_load_json", lambda tree, name: parsed.append(name) or original(tree, name))
-    earlier, later = slack_versions("edit")
-    path = tmp_path / "Acme Slack export.zip"
-    with Archive.open(tmp_path / "home") as archive:
-        path.write_bytes(earlier)
-        import_file(archive, path, tz=BERLIN, worker=False)
-        parsed.clear()
-        path.write_bytes(later)
-        result = import_file(archive, path, tz=BERLIN, worker=False)
+    result = reimport(tmp_path / "Acme Slack export.zip", slack_versions("edit"), parsed)
     assert result.error is None
     built = {name.split("/")[0] for name in parsed if "/" in name}
     assert built == {"general", "random", "climbing"}
+
+
+def reimport(path: Path, versions: list[bytes], calls: list[str]) -> FileImportResult:
+    """Each version imported in turn into a home beside ``path``; ``calls`` cleared before the last."""
+    with Archive.open(path.parent / "home") as archive:
+        for n, content in enumerate(versions, 1):
+            calls.clear()
+            path.write_bytes(content)
+            result = import_file(archive, path, tz=BERLIN, worker=False)
+            assert result.error is None, (n, result.error)
+    return result
 
 
 def meta_zip(threads: dict[str, list[bytes]]) -> bytes:
@@ -139,13 +144,6 @@ def test_an_unchanged_thread_is_not_parsed_past_its_first_file(
     loaded: list[str] = []
     original = meta._load
     monkeypatch.setattr(meta, "_load", lambda src, f: loaded.append(f.thread) or original(src, f))
-    earlier, later = meta_versions("append")
-    path = tmp_path / "facebook-maya.zip"
-    with Archive.open(tmp_path / "home") as archive:
-        path.write_bytes(earlier)
-        import_file(archive, path, tz=BERLIN, worker=False)
-        loaded.clear()
-        path.write_bytes(later)
-        import_file(archive, path, tz=BERLIN, worker=False)
+    reimport(tmp_path / "facebook-maya.zip", meta_versions("append"), loaded)
     # Each thread's first file names the chat; only the grown and the new thread read their second.
     assert sorted(loaded) == sorted(["t0", "t0", "t1", "t2", "t3", "t9", "t9"])
