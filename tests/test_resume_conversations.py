@@ -161,3 +161,36 @@ def test_what_was_forgotten_since_stays_forgotten_as_after_a_full_reading(tmp_pa
             assert result.error is None
             out.append(archive_rows(archive))
     assert out[0] == out[1]
+
+
+def grok(n: int, length: int, edit: int | None = None) -> dict:
+    """The ``n``-th Grok conversation of ``length`` responses, each answering the one before."""
+    ms = 1_782_846_000_000 + 86_400_000 * n
+    responses = [
+        {
+            "response": {
+                "_id": f"c{n}-r{i}",
+                "message": f"conversation {n} response {i}" + " (edited)" * (i == edit),
+                "sender": "human" if i % 2 == 0 else "ASSISTANT",
+                "create_time": {"$date": {"$numberLong": str(ms + 60_000 * i)}},
+                **({"parent_response_id": f"c{n}-r{i - 1}"} if i else {}),
+            }
+        }
+        for i in range(length)
+    ]
+    return {"conversation": {"id": f"conv-{n}", "title": f"Conversation {n}"}, "responses": responses}
+
+
+@pytest.mark.parametrize("change", ["edit", "deletion"])
+def test_a_grok_reimport_leaves_the_archive_a_full_reread_would(tmp_path: Path, change: str):
+    earlier = [grok(n, 6) for n in range(8)]
+    later = [grok(n, 6) for n in range(8)] + [grok(8, 4)]
+    later[3] = grok(3, 9)
+    if change == "edit":
+        later[5] = grok(5, 6, edit=2)
+    else:
+        del later[6]
+    versions = [json.dumps({"conversations": c}, indent=1).encode() for c in (earlier, later)]
+    resumed, reread, results = both_ways(tmp_path, "prod-grok-backend.json", versions)
+    assert resumed == reread
+    assert sum(1 for c in results[-1].chats if c.messages_added) == 2 + (change == "edit")
