@@ -1,9 +1,11 @@
 """Re-import benchmark (issue 26): a generated export of N messages (default 1,000,000) grown by 1,000
 messages, imported again into the home that holds the export before it grew: a WhatsApp chat (a line-based
-log) and a one-chat Telegram ``result.json`` (a JSON export), the same chat (``import_bench.chat_records``).
+log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSON exports), the same chat
+(``import_bench.chat_records``); and a ChatGPT ``conversations.json`` of the same texts, 50 a conversation
+(its last conversation grows, new ones follow), and a Slack workspace zip of 20 channels (one grows).
 
-Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, each in a
-fresh process on a fresh copy of the same home, for:
+Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
+seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
 
 - resumed: what refind does (the file is read from where the last import's reading stopped);
 - re-read: `refind import --reread`, the whole file read again (what refind did before issue 26);
@@ -12,19 +14,20 @@ fresh process on a fresh copy of the same home, for:
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram]
+        [--formats whatsapp telegram discord chatgpt slack]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import time
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -55,10 +58,118 @@ def generate_telegram(path: Path, n: int) -> None:
         fh.write("\n ]\n}\n")
 
 
+def generate_discord(path: Path, n: int) -> None:
+    """The same chat as DiscordChatExporter writes a channel: its first bytes hold the time of the export,
+    so a grown export's bytes differ from the earlier one's there, and are the same from the messages list
+    on up to the close of its last message."""
+    start = datetime.now(UTC).isoformat()  # a later export's time: another length, other bytes
+    authors: dict[str, dict] = {}
+    with path.open("w", encoding="utf-8") as fh:
+        head = {
+            "guild": {"id": "900000000000000001", "name": "Bench", "iconUrl": "https://cdn/icon.png"},
+            "channel": {
+                "id": "900000000000000077",
+                "type": "GuildTextChat",
+                "name": "general",
+                "topic": None,
+            },
+            "dateRange": {"after": None, "before": None},
+            "exportedAt": start,
+        }
+        fh.write(json.dumps(head, indent=2)[:-2] + ',\n  "messages": [')
+        for i, (t, sender, text) in enumerate(chat_records(n + 1), 1):
+            author = authors.setdefault(
+                sender,
+                {"id": str(900000000000001000 + len(authors)), "name": sender.lower(), "nickname": sender},
+            )
+            item: dict[str, object] = {
+                "id": str(1100000000000000000 + i),
+                "type": "Default",
+                "timestamp": t.replace(tzinfo=UTC).isoformat(),
+                "timestampEdited": None,
+                "isPinned": False,
+                "content": text,
+                "author": {**author, "isBot": False},
+                "attachments": [],
+                "embeds": [],
+                "stickers": [],
+                "reactions": [],
+                "mentions": [],
+            }
+            body = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n    ")
+            fh.write(("\n    " if i == 1 else ",\n    ") + body)
+        fh.write(f'\n  ],\n  "messageCount": {n}\n}}\n')
+
+
+def generate_chatgpt(path: Path, n: int, per: int = 50) -> None:
+    """The same chat as a ChatGPT ``conversations.json``: conversations of ``per`` messages, question and
+    answer in turn; a grown export has its last conversation grown and new ones after it."""
+    records = list(chat_records(n + 1))[1:]
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("[")
+        for k in range(0, len(records), per):
+            start = int(records[k][0].replace(tzinfo=UTC).timestamp())
+            mapping: dict = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
+            parent = "root"
+            for i, (t, _, text) in enumerate(records[k : k + per]):
+                nid = f"c{k // per}-m{i}"
+                mapping[parent]["children"].append(nid)
+                mapping[nid] = {
+                    "id": nid,
+                    "parent": parent,
+                    "children": [],
+                    "message": {
+                        "id": nid,
+                        "author": {"role": "user" if i % 2 == 0 else "assistant"},
+                        "create_time": t.replace(tzinfo=UTC).timestamp(),
+                        "content": {"content_type": "text", "parts": [text]},
+                        "metadata": {},
+                    },
+                }
+                parent = nid
+            conversation = {
+                "title": f"Conversation {k // per}",
+                "create_time": start,
+                "update_time": mapping[parent]["message"]["create_time"],
+                "mapping": mapping,
+                "current_node": parent,
+                "id": f"conv-{k // per}",
+            }
+            fh.write(("" if k == 0 else ", ") + json.dumps(conversation, ensure_ascii=False))
+        fh.write("]\n")
+
+
+def generate_slack(path: Path, n: int, channels: int = 20, run: int = 5_000) -> None:
+    """The same chat as a Slack workspace export (a zip): ``channels`` channels, each taking the next ``run``
+    messages in turn (a conversation moves from channel to channel), one file per channel and day; the
+    messages a grown export adds fall in the channel of the latest run, as new days."""
+    import zipfile
+
+    records = list(chat_records(n + 1))[1:]
+    users: dict[str, str] = {}
+    days: dict[tuple[int, str], list[dict]] = {}
+    for i, (t, sender, text) in enumerate(records):
+        user = users.setdefault(sender, f"U{len(users) + 1:04d}")
+        stamp = t.replace(tzinfo=UTC).timestamp()
+        message = {"type": "message", "user": user, "text": text, "ts": f"{int(stamp)}.{i % 1_000_000:06d}"}
+        days.setdefault((i // run % channels, f"{t:%Y-%m-%d}"), []).append(message)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        members = [{"id": u, "name": name.lower(), "real_name": name} for name, u in users.items()]
+        zf.writestr("users.json", json.dumps(members))
+        zf.writestr(
+            "channels.json", json.dumps([{"id": f"C{c:03d}", "name": f"c{c}"} for c in range(channels)])
+        )
+        for (c, day), messages in sorted(days.items()):
+            zf.writestr(f"c{c}/{day}.json", json.dumps(messages, indent=4, ensure_ascii=False))
+
+
 # The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
+    "discord": ("Bench - general [900000000000000077].json", generate_discord),
+    "chatgpt": ("conversations.json", generate_chatgpt),
+    "slack": ("Bench Slack export.zip", generate_slack),
 }
 
 
@@ -69,17 +180,24 @@ def child(export: Path, home: Path, reread: bool) -> None:
     # process's wall beside it is what a person waits for.
     import refind_cli.frontends.cli.imports
     import refind_cli.frontends.render.imports
+    import refind_cli.importers.chatgpt
+    import refind_cli.importers.discord
+    import refind_cli.importers.slack
     import refind_cli.importers.telegram
     import refind_cli.importers.whatsapp
     import refind_cli.index.tantivy_backend
     import refind_cli.ingest  # noqa: F401
     from refind_cli.storage.archive import Archive
 
+    before = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     start = time.perf_counter()
     cli_run(home, export, *(["--reread"] if reread else []))
     seconds = time.perf_counter() - start
+    after = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    # CPU of this process and of the import worker it waited for (the children's figure counts those ended).
+    cpu = sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before, strict=True))
     with Archive.open(home) as archive:
-        print(json.dumps({"seconds": seconds, "messages": archive.counts()["messages"]}))
+        print(json.dumps({"seconds": seconds, "cpu": cpu, "messages": archive.counts()["messages"]}))
 
 
 def timed(export: Path, home: Path, reread: bool = False) -> dict:
@@ -153,11 +271,11 @@ def compare(fmt: str, messages: int, added: int, rounds: int, work: Path) -> Non
     )
     full = median("full", "seconds")
     for way in figures:
-        seconds, wall = median(way, "seconds"), median(way, "wall")
+        seconds, wall, cpu = median(way, "seconds"), median(way, "wall"), median(way, "cpu")
         rounds_text = ", ".join(f"{f['seconds']:.2f}" for f in figures[way])
         print(
-            f"  {way:8} {seconds:8.2f} s  (wall {wall:6.2f} s; rounds {rounds_text})"
-            f"  {seconds / full:.4f} of the full import"
+            f"  {way:8} {seconds:8.2f} s  (CPU {cpu:6.2f} s; wall {wall:6.2f} s; rounds {rounds_text})"
+            f"  {seconds / full:.4f} of the full import, CPU {cpu / median('full', 'cpu'):.4f}"
         )
     print(f"  resumed / re-read: {median('resumed', 'seconds') / median('re-read', 'seconds'):.4f}")
     shutil.rmtree(work, ignore_errors=True)

@@ -86,6 +86,9 @@ class ChatExport:
     # Once ``messages`` is consumed: where a later reading of the same file, grown since, can go on from
     # (``Mark``), or None. Set by readers that can go on (``Importer.resumes``).
     end: Callable[[], Mark | None] | None = None
+    # A hash of all that the chat's reading depends on (a conversation's whole object), known before its
+    # messages are built: a chat read before with the same fingerprint is not read again (``ingest.resume``).
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -363,11 +363,11 @@ def test_chatgpt_tree_property(tmp_path: Path, conv: dict):
     mapping = conv["mapping"]
     try:
         (export,) = list(chatgpt.read(path, tz=UTC))
+        messages = list(export.messages)  # built as they are read
     except InputError as exc:
         # Only a conversation with no time anywhere on a message's way up may fail, and says so.
         assert "without a time" in str(exc) and conv["create_time"] is None
         return
-    messages = list(export.messages)
     assert sorted(m.source_id for m in messages) == sorted(k for k in mapping if k != "root")
     current = conv["current_node"]
     path_ids = set(_ancestors(mapping, current)) if current else None
@@ -453,34 +453,39 @@ def test_the_chunk_size_never_changes_what_is_read(tmp_path: Path, monkeypatch, 
 # --- large files ------------------------------------------------------------------------------------------
 
 
+def chatgpt_chain(ident: str, texts: list[str], start: float, step: float = 1) -> dict[str, Any]:
+    """A ChatGPT conversation of one branch: ``texts`` asked and answered in turn, ``step`` seconds apart."""
+    mapping: dict[str, Any] = {}
+    parent = None
+    for i, text in enumerate(texts):
+        nid = f"{ident}-{i}"
+        mapping[nid] = {
+            "id": nid,
+            "parent": parent,
+            "children": [],
+            "message": {
+                "id": nid,
+                "author": {"role": "user" if i % 2 == 0 else "assistant"},
+                "create_time": start + step * i,
+                "content": {"content_type": "text", "parts": [text]},
+                "metadata": {},
+            },
+        }
+        parent = nid
+    return {
+        "id": ident,
+        "title": f"chat {ident}",
+        "create_time": start,
+        "mapping": mapping,
+        "current_node": parent,
+    }
+
+
 def big_chatgpt(n_conversations: int, per_conversation: int) -> bytes:
     out = io.BytesIO()
     out.write(b"[")
     for c in range(n_conversations):
-        mapping: dict[str, Any] = {}
-        parent = None
-        for i in range(per_conversation):
-            nid = f"c{c}-{i}"
-            mapping[nid] = {
-                "id": nid,
-                "parent": parent,
-                "children": [],
-                "message": {
-                    "id": nid,
-                    "author": {"role": "user" if i % 2 == 0 else "assistant"},
-                    "create_time": 1.7e9 + c * 1000 + i,
-                    "content": {"content_type": "text", "parts": ["lisbon dentist flat move " * 20]},
-                    "metadata": {},
-                },
-            }
-            parent = nid
-        conv = {
-            "id": f"c{c}",
-            "title": f"chat {c}",
-            "create_time": 1.7e9,
-            "mapping": mapping,
-            "current_node": parent,
-        }
+        conv = chatgpt_chain(f"c{c}", ["lisbon dentist flat move " * 20] * per_conversation, 1.7e9 + c * 1000)
         out.write((b"," if c else b"") + json.dumps(conv).encode())
     out.write(b"]")
     return out.getvalue()

@@ -109,6 +109,20 @@ def test_a_message_deleted_before_the_mark_is_read_whole_and_kept(tmp_path: Path
     assert len(resumed[1]) == 300  # the deleted message stays archived
 
 
+def changed(messages: list[dict], old: int, change: tuple[str, float] | None, field: str) -> list[dict]:
+    """``messages`` with one of the first ``old`` edited (its ``field`` said otherwise) or deleted, at the
+    share of them ``change`` says; as they are for None."""
+    new = list(messages)
+    if change is not None:
+        what, where = change
+        at = min(int(where * old), old - 1)
+        if what == "edit":
+            new[at] = {**new[at], field: new[at][field] + " (edited)"}
+        else:
+            del new[at]
+    return new
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     old=st.integers(1, 120),
@@ -118,14 +132,7 @@ def test_a_message_deleted_before_the_mark_is_read_whole_and_kept(tmp_path: Path
 def test_any_grown_export_stores_what_a_full_reading_would(tmp_path_factory, old: int, added: int, change):
     tmp_path = tmp_path_factory.mktemp("grown")
     messages = [message(i) for i in range(1, old + added + 1)]
-    new = list(messages)
-    if change is not None:
-        what, where = change
-        at = min(int(where * old), old - 1)
-        if what == "edit":
-            new[at] = {**new[at], "text": new[at]["text"] + " (edited)"}
-        else:
-            del new[at]
+    new = changed(messages, old, change, "text")
     # A change after the mark (in the last block read) is read with what was added.
     resumed, reread, _ = grown(tmp_path, [result_json(messages[:old]), result_json(new)])
     assert resumed == reread
@@ -198,15 +205,15 @@ def test_reading_from_a_mark_yields_what_a_whole_reading_yields_after_it(tmp_pat
     messages = [message(i) for i in range(1, 301)]
     path = tmp_path / "result.json"
     path.write_bytes(result_json(messages[:250]))
-    [export] = importers.read_export(path, "telegram", BERLIN)
+    export = next(importers.read_export(path, "telegram", BERLIN))
     list(export.messages)
     mark = export.end() if export.end else None
     assert mark is not None and mark.read is not None and 0 < mark.read < 250
     path.write_bytes(result_json(messages))
-    [whole] = importers.read_export(path, "telegram", BERLIN)
-    everything = list(whole.messages)
-    [after] = importers.read_export(path, "telegram", BERLIN, mark)
-    assert list(after.messages) == everything[mark.read :]
+    everything = list(next(importers.read_export(path, "telegram", BERLIN)).messages)
+    after = next(importers.read_export(path, "telegram", BERLIN, mark))
+    rest = list(after.messages)
+    assert len(everything) == 300 and rest == everything[mark.read :]
     assert after.end and after.end() is not None  # and leaves a mark for the next one
 
 

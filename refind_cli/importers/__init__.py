@@ -253,7 +253,8 @@ def read_export(path: Path, fmt: str, tz: tzinfo, after: Mark | None = None) -> 
 
     importer = resolve(path, fmt)
     for export in importer.read(path, tz, after):
-        yield ChatExport(export.chat, _representable(path, export.chat.name, export.messages), export.end)
+        messages = _representable(path, export.chat.name, export.messages)
+        yield ChatExport(export.chat, messages, export.end, export.fingerprint)
     if after is None and path_kind(path) == "zip":
         _warn_others(path, importer)
 
@@ -494,7 +495,9 @@ register(
         names=("message_*.json", "*.zip"),
     )
 )
-register(Importer("discord", "refind_cli.importers.discord", takes=("file",), names=("*.json",)))
+register(
+    Importer("discord", "refind_cli.importers.discord", takes=("file",), names=("*.json",), resumes=True)
+)
 register(
     Importer(
         "discord-package", "refind_cli.importers.discord_package", takes=("zip", "folder"), names=("*.zip",)

@@ -100,26 +100,28 @@ def _conversation(
         if not roots:
             raise reader.error("a conversation without an id or messages", where or None)
         key = unkeyed.derived("root:" + roots[0])
-    own = {nid: _own_time(node) for nid, node in nodes.items()}
-    started = epoch_time(conv.get("create_time")) or epoch_time(conv.get("update_time"))
-    shown = active_path(conv.get("current_node"), parents, own)
     title = text_of(conv.get("title")).strip()
     meta = {k: v for k, v in conv.items() if k != "mapping"}
     chat = Chat(FORMAT, key, title or UNTITLED, kind="direct", raw=dump(meta))
-    times = _times(parents, own)
-    messages = []
-    for nid, node in nodes.items():
-        message = node.get("message")
-        if not isinstance(message, dict):
-            continue  # the root of the tree, and nodes whose message was removed
-        when = times[nid] or started
-        if when is None:
-            raise reader.error(
-                "a message without a time, in a conversation without one",
-                f"{where}.mapping.{nid}".lstrip("."),
-            )
-        messages.append(_message(nid, node, message, when, nid in shown, parents.get(nid), nodes))
-    return ChatExport(chat, messages)
+
+    def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
+        own = {nid: _own_time(node) for nid, node in nodes.items()}
+        started = epoch_time(conv.get("create_time")) or epoch_time(conv.get("update_time"))
+        shown = active_path(conv.get("current_node"), parents, own)
+        times = _times(parents, own)
+        for nid, node in nodes.items():
+            message = node.get("message")
+            if not isinstance(message, dict):
+                continue  # the root of the tree, and nodes whose message was removed
+            when = times[nid] or started
+            if when is None:
+                raise reader.error(
+                    "a message without a time, in a conversation without one",
+                    f"{where}.mapping.{nid}".lstrip("."),
+                )
+            yield _message(nid, node, message, when, nid in shown, parents.get(nid), nodes)
+
+    return ChatExport(chat, messages(), fingerprint=conversations.fingerprint(conv))
 
 
 def _own_time(node: dict[str, Any]) -> datetime | None:

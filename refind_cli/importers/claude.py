@@ -56,23 +56,25 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
     name = text_of(conv.get("name")).strip()
     meta = {k: v for k, v in conv.items() if k != "chat_messages"}
     chat = Chat(FORMAT, key, name or UNTITLED, kind="direct", raw=dump(meta))
-    last = iso_time(conv.get("created_at")) or iso_time(conv.get("updated_at"))
-    messages: list[Message] = []
-    for index, entry in enumerate(entries):
-        if entry is None:
-            continue
-        place = f"{where}.chat_messages[{index}]".lstrip(".")
-        if not isinstance(entry, dict):
-            raise reader.error("a message is not a JSON object", place)
-        ident = entry.get("uuid")
-        if not isinstance(ident, str) or not ident:
-            raise reader.error("a message without a uuid", place)
-        when = iso_time(entry.get("created_at")) or iso_time(entry.get("updated_at")) or last
-        if when is None:
-            raise reader.error("a message without a time, in a conversation without one", place)
-        last = when
-        messages += _messages(entry, ident, when)
-    return ChatExport(chat, messages)
+
+    def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
+        last = iso_time(conv.get("created_at")) or iso_time(conv.get("updated_at"))
+        for index, entry in enumerate(entries):
+            if entry is None:
+                continue
+            place = f"{where}.chat_messages[{index}]".lstrip(".")
+            if not isinstance(entry, dict):
+                raise reader.error("a message is not a JSON object", place)
+            ident = entry.get("uuid")
+            if not isinstance(ident, str) or not ident:
+                raise reader.error("a message without a uuid", place)
+            when = iso_time(entry.get("created_at")) or iso_time(entry.get("updated_at")) or last
+            if when is None:
+                raise reader.error("a message without a time, in a conversation without one", place)
+            last = when
+            yield from _messages(entry, ident, when)
+
+    return ChatExport(chat, messages(), fingerprint=conversations.fingerprint(conv))
 
 
 def _messages(entry: dict[str, Any], ident: str, when: datetime) -> list[Message]:

@@ -774,3 +774,16 @@ def decode_text(data: bytes, path: Path | str, where: str | None = None) -> str:
         raise InputError(
             path, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); not a text export", place
         ) from None
+
+
+def fingerprint(parts: Iterable[bytes]) -> str:
+    """A ``ChatExport.fingerprint`` of what a chat is read from (files' names and bytes, a directory of
+    names): each part's length goes in before it, so that no two lists of parts hash alike by where they
+    are cut."""
+    import xxhash
+
+    h = xxhash.xxh3_128()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()

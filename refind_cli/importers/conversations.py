@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import jsonstream
+from refind_cli.importers import container, jsonstream
 from refind_cli.importers.container import named_file, named_head
 
 FILE = "conversations.json"
@@ -227,6 +227,11 @@ def as_list(value: Any) -> list[Any]:
 def as_dict(value: Any) -> dict[str, Any]:
     """An object value, or {} for anything else."""
     return value if isinstance(value, dict) else {}
+
+
+def fingerprint(conversation: dict[str, Any]) -> str:
+    """A conversation's ``ChatExport.fingerprint``: the hash of all of it, as parsed."""
+    return container.fingerprint([json.dumps(conversation, check_circular=False).encode()])
 
 
 def dump(obj: Any) -> str:

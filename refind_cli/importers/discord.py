@@ -11,14 +11,22 @@ machine's own format, so they are recognised only to say so: export the channel 
 
 Exports of busy channels run to hundreds of MB, so the file is streamed (``jsonstream``): one message is
 built at a time.
+
+A channel exported again later is the earlier export with messages added at the end of its list, but its first
+bytes differ (``exportedAt``, the date range, a renamed channel): a loose file's reading leaves a mark between
+two messages (``jsonstream.Head``) with the hash of the list's bytes before it, from its ``[`` on. A later
+reading of a file of the same name reads the guild and channel again, finds the list's opening, checks that
+hash over as many bytes from there, and parses only the messages after them (NotResumable where they differ:
+a message edited, deleted, or reacted to since).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -26,7 +34,7 @@ from typing import Any
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container, jsonstream
 from refind_cli.importers.container import iter_file_chunks
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "discord"
 
@@ -97,7 +105,9 @@ def _other_output(head: bytes) -> str | None:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+    """``after``: a mark an earlier reading of a loose file of this name left; its messages are read on from
+    the mark (NotResumable where this file does not go on from it)."""
     other = _other_output(container.sniff_head(path, _SNIFF_BYTES))
     if other:
         raise InputError(
@@ -105,25 +115,53 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             f"a DiscordChatExporter {other} export; refind reads its JSON output: export the channel again "
             "as JSON (--format Json)",
         )
+    loose = container.member_of(path) is None
+    if after is not None and not loose:
+        raise NotResumable
     with contextlib.closing(iter_file_chunks(path)) as chunks:
-        yield from _Reader(
-            json_events(chunks, lambda what, where: InputError(path, what, where)), tz, path
-        ).chats()
+        events = json_events(chunks, lambda what, where: InputError(path, what, where), marks=loose)
+        reader = _Reader(events, tz, path, loose, after)
+        with contextlib.closing(reader):
+            yield from reader.chats()
 
 
-def json_events(chunks: Iterator[bytes], error: container.ErrorMaker) -> jsonstream.JsonEvents:
+def json_events(
+    chunks: Iterator[bytes], error: container.ErrorMaker, marks: bool = False
+) -> jsonstream.JsonEvents:
     """ijson's events over byte chunks, with the limits every Discord JSON file is read under. Errors are
-    made by ``error`` (what, where) so that they name the file, or the zip entry, the caller reads."""
-    return jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
+    made by ``error`` (what, where) so that they name the file, or the zip entry, the caller reads.
+    ``marks``: its read blocks end after a "}" where they can, so that a list read leaves a ``Head``."""
+    stream = jsonstream.Stream(chunks, error, _RULES)
+    stream.cut_after = b"}" if marks else b""
+    return jsonstream.JsonEvents(stream)
 
 
 class _Reader:
     """One exported channel: its ``guild`` and ``channel``, then its messages one at a time."""
 
-    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo, path: Path) -> None:
+    def __init__(
+        self,
+        events: jsonstream.JsonEvents,
+        tz: tzinfo,
+        path: Path,
+        marks: bool = False,
+        after: Mark | None = None,
+    ) -> None:
         self._events = events
         self._tz = tz
         self._path = path
+        self._marks = marks  # a loose file: its reading leaves a mark
+        self._after = after
+        # The messages list's bytes from its "[" on, hashed up to the latest mark (``jsonstream.Span``).
+        self._span: jsonstream.Span | None = None
+        self._tail: Generator[bytes, None, None] | None = None
+        # The first message without an id: its identity is counted among identical ones, so the messages
+        # after it could not be stored without reading it: no mark after it.
+        self._unnamed: int | None = None
+
+    def close(self) -> None:
+        if self._tail is not None:
+            self._tail.close()
 
     def chats(self) -> Iterator[ChatExport]:
         events = self._events
@@ -143,10 +181,19 @@ class _Reader:
                 continue
             if event != "start_array":
                 raise events.error("messages is not a list", "messages")
+            first = not found
             found = True
-            messages = (self._message(obj, where) for obj, where in events.array("messages"))
-            if "guild" in meta and "channel" in meta:
-                yield ChatExport(self._chat(meta), messages)
+            named = "guild" in meta and "channel" in meta
+            if first and named and (self._marks or self._after):
+                self._span = self._opening()
+            passed = None
+            if self._after is not None:
+                passed = self._go_on(self._after) if first and named else None
+                if passed is None:
+                    raise NotResumable
+            messages = self._messages(passed)
+            if named:
+                yield ChatExport(self._chat(meta), messages, self._mark if first and self._span else None)
                 for _ in messages:  # whatever the consumer left unread
                     pass
             else:  # not the exporter's order: hold this channel's messages until it is named
@@ -155,10 +202,50 @@ class _Reader:
         if not found:
             raise events.error('not a DiscordChatExporter export: no "messages" list', None)
         if buffered is not None:
-            chat = self._chat(meta) if "channel" in meta else self._unnamed(buffered)
+            chat = self._chat(meta) if "channel" in meta else self._unnamed_chat(buffered)
             yield ChatExport(chat, buffered)
 
-    def _unnamed(self, messages: list[Message]) -> Chat:
+    def _messages(self, passed: jsonstream.Ends | None) -> Iterator[Message]:
+        n = 0 if passed is None else passed.count
+        for obj, where in self._events.array("messages", passed):
+            message = self._message(obj, where)
+            if message.source_id is None and self._unnamed is None:
+                self._unnamed = n
+            n += 1
+            yield message
+
+    def _opening(self) -> jsonstream.Span | None:
+        """The messages list's bytes from its "[" on (found in the file's first bytes, which the parser
+        read up to it: the guild, the channel, the dates)."""
+        start = jsonstream.array_start(container.read_file_part(self._path, 0, _SNIFF_BYTES), "messages")
+        return None if start is None else jsonstream.Span(self._path, start)
+
+    def _go_on(self, after: Mark) -> jsonstream.Ends | None:
+        """The messages read on from the mark, where the list's bytes before it are the earlier file's."""
+        state = json.loads(after.state)
+        items, start = state.get("between"), state.get("start")
+        span = self._span
+        if span is None or not isinstance(items, int) or not isinstance(start, int) or not after.digest:
+            return None
+        offset = span.start + after.offset - start
+        if not span.reach(offset) or span.digest() != after.digest:
+            return None
+        self._tail = span.chunks(offset)
+        return self._events.go_on(
+            jsonstream.Head(offset, items), self._tail, span.before(offset), ["messages"]
+        )
+
+    def _mark(self) -> Mark | None:
+        """Where a later reading of this file, grown, can go on from: each message is one item of the list."""
+        head, span = self._events.head, self._span
+        if head is None or span is None or (self._unnamed is not None and self._unnamed < head.items):
+            return None
+        if head.offset < span.start or not span.reach(head.offset):
+            return None
+        state = json.dumps({"between": head.items, "start": span.start})
+        return Mark(head.offset, state, span.digest(), read=head.items)
+
+    def _unnamed_chat(self, messages: list[Message]) -> Chat:
         """The channel of a file without its guild and channel objects (a rewritten file): keyed by the id in
         the exporter's file name, else by its earliest message, which stays the same as the channel grows."""
         named = _NAMED_ID.search(self._path.name)

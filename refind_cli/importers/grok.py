@@ -109,7 +109,9 @@ def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExpor
     # Without any parent links (a file that carries none) the responses are one line, all shown.
     shown = active_path(None, parents, {ident: when for ident, _, when in responses}) if parents else ids
     return ChatExport(
-        chat, [_message(ident, r, when, ident in shown, parents.get(ident)) for ident, r, when in responses]
+        chat,
+        (_message(ident, r, when, ident in shown, parents.get(ident)) for ident, r, when in responses),
+        fingerprint=conversations.fingerprint(item),
     )
 
 

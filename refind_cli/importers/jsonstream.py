@@ -14,23 +14,31 @@ to its end leaves a ``Head``: a place between two of its items where the parser'
 next item (a JSON object or array) beginning in a later block, so that the bytes before it hold the first
 items whole and nothing of the next but a comma and white space. A file whose first bytes are the same (the
 caller checks their hash) is read on from there by a fresh parser (``go_on``): the bytes before it are
-never parsed again.
+never parsed again. An export whose first bytes change with every export (Discord's ``exportedAt``) is
+checked from the array's opening on (``array_start``, ``Span``): where that lies in the new file is found
+in its first bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import ErrorMaker, utf8_chunks
+from refind_cli.importers.container import ErrorMaker, iter_file_chunks, utf8_chunks
 
 _STARTS = frozenset({"start_map", "start_array"})
 _ENDS = frozenset({"end_map", "end_array"})
+# What nesting is told by: a string (in which a brace is text), or a bracket.
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.S)
+_OPENS_ARRAY = re.compile(rb"\s*:\s*\[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +48,60 @@ class Head:
 
     offset: int
     items: int
+
+
+def array_start(head: bytes, key: str) -> int | None:
+    """The offset just after the ``[`` that opens the array of ``key`` in the top-level object, where
+    ``head`` (a file's first bytes, which the parser read as JSON) holds it; else None."""
+    wanted = json.dumps(key).encode()
+    depth = 0
+    for token in _TOKENS.finditer(head):
+        found = token.group()
+        if found[:1] == b'"':
+            # At the top level a string followed by a colon is a key; a value is followed by "," or "}".
+            if depth == 1 and found == wanted and (opens := _OPENS_ARRAY.match(head, token.end())):
+                return opens.end()
+        else:
+            depth += 1 if found in b"{[" else -1
+    return None
+
+
+class Span:
+    """A loose file's bytes from ``start`` on, hashed as far as ``stop``: what an export whose first bytes
+    change with every export is checked by, from an array's opening (``array_start``) to a ``Head`` of it.
+    ``reach`` goes on hashing from where it stopped, so that a file is hashed once."""
+
+    def __init__(self, path: Path, start: int) -> None:
+        import xxhash  # only resumable JSON exports pay for the hash
+
+        self.path = path
+        self.start = start
+        self.stop = start
+        self._hash = xxhash.xxh3_128()
+
+    def reach(self, stop: int) -> bool:
+        """Hash on to byte ``stop``; False where the file ends before it."""
+        if stop > self.stop:
+            with contextlib.closing(iter_file_chunks(self.path, self.stop)) as chunks:
+                for chunk in chunks:
+                    take = chunk[: stop - self.stop]
+                    self._hash.update(take)
+                    self.stop += len(take)
+                    if self.stop >= stop:
+                        break
+        return self.stop == stop
+
+    def digest(self) -> str:
+        return self._hash.hexdigest()
+
+    def before(self, offset: int) -> bytes:
+        """The bytes just before ``offset`` (``JsonEvents.go_on`` reads the last of them)."""
+        with self.path.open("rb") as fh:
+            fh.seek(max(0, offset - 4096))
+            return fh.read(min(4096, offset))
+
+    def chunks(self, offset: int) -> Generator[bytes, None, None]:
+        return iter_file_chunks(self.path, offset)
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,7 @@ from typing import Any, TypeGuard
 from refind_cli.errors import InputError
 from refind_cli.importers.container import (
     decode_text,
+    fingerprint,
     is_zip,
     iter_member_chunks,
     member_names,
@@ -265,7 +266,9 @@ def _read_source(path: Path, src: _Source, source: str) -> Iterator[ChatExport]:
         files = sorted(threads[thread], key=lambda f: (-f.number, f.copy, f.category, f.name))
         first = _load(src, files[0])
         chat = _chat(first, thread, source)
-        yield ChatExport(chat, _thread_messages(src, files, first))
+        # A thread's messages are made of its files alone.
+        parts = (part for f in files for part in (f"{f.category}/{f.number}/{f.copy}".encode(), src.read(f)))
+        yield ChatExport(chat, _thread_messages(src, files, first), fingerprint=fingerprint(parts))
 
 
 @dataclass(slots=True)

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import decode_text, is_zip, member_names, open_zip, read_file, read_member
+from refind_cli.importers.container import (
+    decode_text,
+    fingerprint,
+    is_zip,
+    member_names,
+    open_zip,
+    read_file,
+    read_member,
+)
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
 FORMAT = "slack"
@@ -160,9 +168,21 @@ def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
         raise InputError(
             path, "no Slack conversations: no channels.json or users.json, no <channel>/YYYY-MM-DD.json"
         )
+    names = _names(directory)
     for folder, days in folders.items():
         chat = _chat(folder, directory, named)
-        yield ChatExport(chat, _conversation(tree, folder, days, directory))
+        # A channel's messages are made of its day files and the names of users and channels, no more; its
+        # days are read whole (a reply in a new day file marks its parent in an old one as threaded).
+        files = (part for day in days for part in (day.encode(), tree.read(f"{folder}/{day}")))
+        yield ChatExport(
+            chat, _conversation(tree, folder, days, directory), fingerprint=fingerprint([names, *files])
+        )
+
+
+def _names(directory: _Directory) -> bytes:
+    """What a message's sender and text take from the directory: users' names by id, channels' by id."""
+    users = {ident: _user_name(user) for ident, user in directory.users.items()}
+    return json.dumps([sorted(users.items()), sorted(directory.channels.items())]).encode()
 
 
 def _load_list(tree: _Tree, name: str) -> list[dict[str, Any]]:

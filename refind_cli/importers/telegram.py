@@ -20,13 +20,14 @@ import functools
 import json
 import re
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import iter_file_chunks, named_file, named_head
+from refind_cli.importers.container import named_file, named_head
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "telegram"
@@ -76,24 +77,17 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
             between = json.loads(after.state).get("between")  # the items before the mark
             if not isinstance(between, int):
                 raise NotResumable
-            tail = _Tail(path, jsonstream.Head(after.offset, between))
+            tail = _Tail(jsonstream.Span(path, 0), jsonstream.Head(after.offset, between))
         yield from _parse(chunks, where, entry, tz, loose, tail)
 
 
+@dataclass(frozen=True, slots=True)
 class _Tail:
-    """The bytes of a loose file from a ``Head`` of its messages on."""
+    """A loose file (its bytes before the head are checked by the import ledger) and a ``Head`` of its
+    messages."""
 
-    def __init__(self, path: Path, head: jsonstream.Head) -> None:
-        self.path = path
-        self.head = head
-
-    def before(self) -> bytes:
-        with self.path.open("rb") as fh:
-            fh.seek(max(0, self.head.offset - 4096))
-            return fh.read(min(4096, self.head.offset))
-
-    def chunks(self) -> Generator[bytes, None, None]:
-        return iter_file_chunks(self.path, self.head.offset)
+    file: jsonstream.Span
+    head: jsonstream.Head
 
 
 def _parse(
@@ -287,8 +281,10 @@ class _Parser:
 
     def _go_on(self, tail: _Tail) -> jsonstream.Ends | None:
         """The root dialog's messages read on from the tail: the bytes before it are not parsed again."""
-        self._tail_chunks = tail.chunks()
-        return self._events.go_on(tail.head, self._tail_chunks, tail.before(), ["messages"])
+        self._tail_chunks = tail.file.chunks(tail.head.offset)
+        return self._events.go_on(
+            tail.head, self._tail_chunks, tail.file.before(tail.head.offset), ["messages"]
+        )
 
     def close(self) -> None:
         if self._tail_chunks is not None:

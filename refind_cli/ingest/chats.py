@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 
 from refind_cli.ingest.progress import ChatProgress, Progress
@@ -65,12 +65,17 @@ def import_chat_rows(
     restore_forgotten: bool,
     identity: Identity | None = None,
     seen: int = 0,
+    unchanged: Callable[[ChatPlan, bool], ChatImportResult | None] | None = None,
 ) -> ChatImportResult:
     """``import_chat`` inside the caller's transaction, with the rows made here (``identity``, ``seen``:
-    ``Rows``')."""
+    ``Rows``'). ``unchanged``: given the chat's plan and whether it is segmented anew, what reading it would
+    report where it needs no reading (``ingest.resume.Prints``)."""
     plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
+    resegmenting = segmenting != segmented_before
+    if unchanged is not None and (result := unchanged(plan, resegmenting)) is not None:
+        return result
     rows = Rows(plan, messages, identity, seen)
-    return write_chat(archive, chat, plan, rows, progress, segmenting != segmented_before)
+    return write_chat(archive, chat, plan, rows, progress, resegmenting)
 
 
 def open_chat(

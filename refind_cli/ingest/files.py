@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Callable, Generator
 from datetime import timedelta, tzinfo
 from pathlib import Path
@@ -14,7 +15,15 @@ from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows, settle_language
 from refind_cli.ingest.ledger import file_digests, import_settings, now, prefix_digest, unchanged
 from refind_cli.ingest.progress import ChatProgress, FileProgress, Progress, export_size
-from refind_cli.ingest.resume import ResumePoint, import_resumed, keeps, matching, point_after
+from refind_cli.ingest.resume import (
+    Prints,
+    ResumePoint,
+    import_resumed,
+    keeps,
+    matching,
+    point_after,
+    read_entries,
+)
 from refind_cli.reports import ChatImportResult, FileImportResult
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.identity import Identity
@@ -48,15 +57,13 @@ def import_file(
         fmt = importer.name
         segmenting = segmenting_key(importer.pairing, session_gap)
         settings = import_settings(tz, segmenting)
-        candidates = (
-            [
-                (seq, Path(earlier).name, sha256, ResumePoint.from_json(point))
-                for seq, earlier, sha256, point in archive.resume_points(fmt, settings)
-            ]
-            if importer.resumes and not (reread or restore_forgotten) and path.is_file()
-            else []
+        marks, prints = read_entries(
+            [] if reread or restore_forgotten else archive.resume_points(fmt, settings)
         )
-        digest, hashed, prefixes = file_digests(path, [p.mark.offset for *_, p in candidates])
+        candidates = marks if importer.resumes and path.is_file() else []
+        # A mark with its own digest is checked by its reader (the bytes it covers move in a grown file).
+        offsets = [p.mark.offset for *_, p in candidates if not p.mark.digest]
+        digest, hashed, prefixes = file_digests(path, offsets)
         resume_from = matching(candidates, path.name, {o: p.digest for o, p in prefixes.items()})
         size = export_size(path)
         if worker is None:
@@ -96,9 +103,9 @@ def import_file(
                     results = (result for result in [resumed[0]])
                     points.append(resumed[1])
                 elif worker:
-                    results = _worker.import_in_worker(*reading, warned.append, points.append)
+                    results = _worker.import_in_worker(*reading, warned.append, points.append, prints)
                 else:
-                    results = _import_here(*reading, points.append)
+                    results = _import_here(*reading, points.append, prints)
                 with contextlib.closing(results), input_warnings(warned.append):
                     for result in results:
                         chats.append(result)
@@ -119,7 +126,12 @@ def import_file(
                 counts["resumed"] = {"from": resume_from[0], "offset": resume_from[1].mark.offset}
             archive.finish_import(import_seq, now(), counts)
             point = points[0] if len(points) == 1 and len(chats) == 1 else None
-            if point is not None and point.mark.read is not None and 0 < point.mark.offset < hashed:
+            if (
+                point is not None
+                and point.mark.read is not None
+                and not point.mark.digest
+                and 0 < point.mark.offset < hashed
+            ):
                 # A mark short of the file's end: the hash of the bytes before it, from the one gone on from.
                 went_on = resume_from[1].mark.offset if resumed is not None and resume_from else 0
                 shorter = (went_on, prefixes[went_on]) if went_on in prefixes else None
@@ -133,6 +145,8 @@ def import_file(
                 archive.set_resume_point(import_seq, point.to_json())
                 if resumed is not None and resume_from is not None:
                     archive.set_resume_point(resume_from[0], None)  # this one goes on further
+            elif (taken := prints.to_json()) is not None:
+                archive.set_resume_point(import_seq, taken)
     except InputError as exc:
         return FileImportResult(str(path), fmt, error=str(exc))
     return FileImportResult(
@@ -155,8 +169,10 @@ def _import_here(
     progress: ChatProgress | None,
     restore_forgotten: bool,
     points: Callable[[ResumePoint | None], None],
+    prints: Prints,
 ) -> Generator[ChatImportResult, None, None]:
-    """Each chat of the file read whole in this process, its resume point to ``points``."""
+    """Each chat of the file read whole in this process (but those read before as they are: ``prints``),
+    its resume point to ``points``."""
     for export in read_export(path, fmt, tz):
         identity = Identity()
         result = import_chat_rows(
@@ -168,6 +184,8 @@ def _import_here(
             progress,
             restore_forgotten,
             identity,
+            unchanged=functools.partial(prints.unchanged, archive, export.chat, export.fingerprint),
         )
+        prints.took(export.fingerprint, result)
         points(point_after(export, identity, result.messages_added + result.messages_skipped))
         yield result

@@ -10,6 +10,11 @@ the whole of it for the ledger); the messages before it are the ones the archive
 stored is what a full reading would store. A file that changed before the mark (a message edited or
 deleted), or whose bytes after it do not go on from it (``NotResumable``), is read whole.
 
+A file of many chats (ChatGPT's or Claude's conversations) changes in some of them: its reader fingerprints
+each chat before building its messages (``ChatExport.fingerprint``), and the import keeps the fingerprints of
+the chats it read, by chat, in its entry (``Prints``). A chat whose fingerprint the latest import that read it
+left, with the same settings, is not read again: the rows it would make are all stored (or forgotten) already.
+
 A JSON export grows inside its list of messages, so its reader's mark is short of the file's end
 (``Mark.read``: a one-chat Telegram ``result.json``, ``importers.jsonstream.Head``): the hash of the bytes
 before it is taken once the import is done and kept beside it (``ResumePoint.prefix``); a later reading
@@ -27,7 +32,8 @@ from pathlib import Path
 from refind_cli.importers import read_export
 from refind_cli.ingest.chats import import_chat_rows
 from refind_cli.ingest.progress import ChatProgress
-from refind_cli.records import ChatExport, Mark, NotResumable
+from refind_cli.ingest.rows import ChatPlan
+from refind_cli.records import Chat, ChatExport, Mark, NotResumable
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
@@ -90,6 +96,52 @@ def matching(
         return None
     _, seq, point = max(found, key=lambda f: (f[0], f[1]))
     return seq, point
+
+
+def read_entries(
+    entries: Sequence[tuple[int, str, str, str]],
+) -> tuple[list[tuple[int, str, str, ResumePoint]], Prints]:
+    """The ledger's entries of a format and settings that left something to go on from (seq, path, hash,
+    resume column): the marks (seq, file name, hash, point), and the chats' fingerprints."""
+    marks = []
+    prints: dict[str, tuple[str, int]] = {}
+    for seq, path, digest, text in sorted(entries):
+        data = json.loads(text)
+        if "chats" in data:
+            prints.update((uid, (fp, seen)) for uid, (fp, seen) in data["chats"].items())
+        else:
+            marks.append((seq, Path(path).name, digest, ResumePoint.from_json(text)))
+    return marks, Prints(prints)
+
+
+class Prints:
+    """The chats' fingerprints that earlier imports of a format and settings left (by chat uid: the latest,
+    with the messages read then), and those of this import's chats (``took``), which its entry keeps."""
+
+    def __init__(self, earlier: dict[str, tuple[str, int]]) -> None:
+        self.earlier = earlier
+        self.taken: dict[str, tuple[str, int]] = {}
+
+    def unchanged(
+        self, archive: Archive, chat: Chat, fingerprint: str | None, plan: ChatPlan, resegmenting: bool
+    ) -> ChatImportResult | None:
+        """What reading the chat would report, where it was read before as it is (nothing added; none of its
+        rows read); None where it must be read."""
+        earlier = self.earlier.get(plan.chat_uid)
+        if fingerprint is None or earlier is None or earlier[0] != fingerprint or resegmenting or plan.fresh:
+            return None
+        self.taken[plan.chat_uid] = earlier
+        n_sessions, n_turns = archive.session_counts(plan.chat_seq)
+        return ChatImportResult(
+            plan.chat_seq, chat.name, chat.source, 0, earlier[1], n_sessions, n_turns, 0, plan.chat_uid
+        )
+
+    def took(self, fingerprint: str | None, result: ChatImportResult) -> None:
+        if fingerprint is not None:
+            self.taken[result.chat_uid] = (fingerprint, result.messages_added + result.messages_skipped)
+
+    def to_json(self) -> str | None:
+        return json.dumps({"chats": self.taken}) if self.taken else None
 
 
 def import_resumed(

@@ -3,10 +3,11 @@
 Reading an export and turning its messages into rows (parsing, identities) is pure Python; storing them
 and planning sessions is SQLite plus Python. For a large export a worker process does the first while this
 one does the second, which splits the work about evenly. They talk in pickles over the worker's stdin and
-stdout. The writer sends (path, format, zone). The worker sends, per chat, ("chat", Chat) and waits for
-the chat's ChatPlan; then batches of ("messages", (rows, characters of raw records read so far)), a text
-longer than ``PIECE`` characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a ("text",
-its length), its row holding None in its place; then
+stdout. The writer sends (path, format, zone). The worker sends, per chat, ("chat", (Chat, its
+fingerprint)) and waits for the chat's ChatPlan (None: the chat needs no reading, ``resume.Prints``); then
+batches of ("messages", (rows, characters of raw records read so far)), a text longer than ``PIECE``
+characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a ("text", its length), its row
+holding None in its place; then
 ("end", (messages seen, where a later reading can go on from: a ResumePoint or None)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
 ("crash", traceback) for a bug.
 
@@ -36,7 +37,7 @@ from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest.chats import open_chat, write_chat
 from refind_cli.ingest.progress import ChatProgress
-from refind_cli.ingest.resume import ResumePoint, point_after
+from refind_cli.ingest.resume import Prints, ResumePoint, point_after
 from refind_cli.ingest.rows import Rows
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive, HeldText
@@ -83,8 +84,11 @@ def serve_worker() -> None:
         try:
             with input_warnings(lambda text: send(("warning", text))):
                 for export in read_export(path, fmt, tz):
-                    send(("chat", export.chat))
-                    rows = Rows(pickle.load(requests), export.messages)
+                    send(("chat", (export.chat, export.fingerprint)))
+                    plan = pickle.load(requests)
+                    if plan is None:  # read before as it is (``ingest.resume.Prints``)
+                        continue
+                    rows = Rows(plan, export.messages)
                     for batch in rows:
                         send(("messages", (_texts_apart(batch, send), rows.read)))
                     send(("end", (rows.seen, point_after(export, rows.identity, rows.seen))))
@@ -171,9 +175,11 @@ def import_in_worker(
     restore_forgotten: bool,
     warn: Callable[[str], None],
     points: Callable[[ResumePoint | None], None],
+    prints: Prints,
 ) -> Generator[ChatImportResult, None, None]:
-    """Each chat's result, written here as a worker process reads the export; the worker's input warnings
-    go to ``warn``, where a later reading of each chat can go on from to ``points``."""
+    """Each chat's result, written here as a worker process reads the export (but those read before as they
+    are: ``prints``); the worker's input warnings go to ``warn``, where a later reading of each chat can go
+    on from to ``points``."""
     package_root = str(Path(__file__).resolve().parent.parent.parent)
     env = {
         **os.environ,
@@ -211,12 +217,19 @@ def import_in_worker(
     try:
         send((path, fmt, tz))
         while (event := receive())[0] == "chat":
-            chat = event[1]
+            chat, fingerprint = event[1]
             plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
-            send(plan)
+            resegmenting = segmenting != segmented_before
+            skipped = prints.unchanged(archive, chat, fingerprint, plan, resegmenting)
+            send(None if skipped else plan)
+            if skipped is not None:
+                points(None)
+                yield skipped
+                continue
             batches = _Received(receive, archive.path.parent)
             with contextlib.closing(batches):
-                result = write_chat(archive, chat, plan, batches, progress, segmenting != segmented_before)
+                result = write_chat(archive, chat, plan, batches, progress, resegmenting)
+            prints.took(fingerprint, result)
             points(batches.point)
             yield result
     finally:
