@@ -31,7 +31,8 @@ from refind_cli.storage.database import (
 )
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
-from refind_cli.storage.queries import Queries
+from refind_cli.storage import raw, written
+from refind_cli.storage.queries import Chatwide, Queries
 from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly
 
 
@@ -72,6 +73,8 @@ class Archive(Queries, Ledger):
         self.path = path
         self.readonly = readonly
         self._chats: dict[int, ChatInfo] = {}
+        # What each chat holds once for its rows (``_chatwide``), as decided in this transaction or read.
+        self._wide: dict[int, Chatwide] = {}
         self._lang_column = False
         # The lowest seq of the messages stored in this transaction and not yet in message_counts.
         self._uncounted: int | None = None
@@ -107,6 +110,7 @@ class Archive(Queries, Ledger):
         with contextlib.suppress(apsw.Error, OSError):
             connect(self.path).close()
         self._chats.clear()
+        self._wide.clear()
 
     def _writable(self) -> None:
         """Reopen a read-only archive for writing (migrating it first)."""
@@ -118,6 +122,7 @@ class Archive(Queries, Ledger):
         self.db = db
         self.readonly = False
         self._chats.clear()
+        self._wide.clear()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -151,6 +156,7 @@ class Archive(Queries, Ledger):
         except BaseException:
             # Chats cached in a rolled-back transaction may not exist, nor messages left to count.
             self._chats.clear()
+            self._wide.clear()
             self._uncounted = None
             raise
 
@@ -226,6 +232,8 @@ class Archive(Queries, Ledger):
         (``sessions.resegment_chat``), inside this transaction."""
         with self.transaction():
             into_uid, other_uid = self.chat_uid(into), self.chat_uid(other)
+            if self.chatwide(other) != self.chatwide(into):
+                self._spell_out(other)
             self._uncount("chat_seq = ?", (other,))
             self.db.execute("UPDATE OR IGNORE messages SET chat_seq = ? WHERE chat_seq = ?", (into, other))
             self.db.execute("DELETE FROM messages WHERE chat_seq = ?", (other,))
@@ -245,6 +253,7 @@ class Archive(Queries, Ledger):
             )
             self.db.execute("DELETE FROM chats WHERE seq = ?", (other,))
             self._chats.pop(other, None)
+            self._wide.pop(other, None)
 
     def _chat_by_key(self, source: str, key: str, uid: str | None = None) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat that has this key now (an adopted chat keeps its former uid)."""
@@ -289,6 +298,7 @@ class Archive(Queries, Ledger):
         if not self.has_messages(chat_seq):
             self.db.execute("DELETE FROM chats WHERE seq = ?", (chat_seq,))
             self._chats.pop(chat_seq, None)
+            self._wide.pop(chat_seq, None)
 
     def chat_uid(self, chat_seq: int) -> str:
         return fetch_first(self.db.execute("SELECT uid FROM chats WHERE seq = ?", (chat_seq,)), tuple[str])[0]
@@ -319,14 +329,14 @@ class Archive(Queries, Ledger):
         """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
         reply_to, edited, raw, import_seq, own, raw_form), the raw record as ``raw.cut`` leaves it; seq may be
         None. Returns how many were new; known uids are left alone. They are counted for `refind stats` when
-        the transaction ends (``_count_new``)."""
+        the transaction ends (``_count_new``). What the chat holds once (``_chatwide``) is left out of them."""
         new = [
             seq
             for (seq,) in self.db.executemany(
                 "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
-                " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form)"
-                f" VALUES (?1, ?2, {packed_uid('?3')}, {', '.join(f'?{i}' for i in range(4, 18))}) RETURNING seq",
-                rows,
+                " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
+                f" VALUES (?1, ?2, {packed_uid('?3')}, {', '.join(f'?{i}' for i in range(4, 19))}) RETURNING seq",
+                self._lean(rows),
             )
         ]
         if new:
@@ -335,6 +345,73 @@ class Archive(Queries, Ledger):
             if not self.db.in_transaction:
                 self._count_new()
         return len(new)
+
+    def _lean(self, rows: list[tuple]) -> list[tuple]:
+        """``insert_messages``' rows with the offset of the clock they were written by (``wall``) after them, and without what
+        their chat holds once: a written time its layout rebuilds (None in its place; the offset says how),
+        a raw record's rest equal to the chat's shared one ('' in its place). Each rebuild is checked here."""
+        lean = []
+        offset = 0  # the last row's: the clock a chat's times are written by seldom changes
+        for row in rows:
+            wide = self._wide.get(row[1]) or self._chatwide_from(row[1], rows)
+            layout, stamp, wall = wide.layout, row[4], None
+            if stamp is not None and layout is not None:
+                ts = row[3]
+                if layout.write(ts // 1_000_000 + offset * 60) == stamp:
+                    wall = offset
+                elif (found := layout.offset(stamp, ts)) is not None:
+                    wall = offset = found
+            shared = row[16] is not None and row[13] == wide.rest
+            if wall is None and not shared:
+                lean.append((*row, None))
+            else:
+                lean.append(
+                    (
+                        *row[:4],
+                        None if wall is not None else stamp,
+                        *row[5:13],
+                        "" if shared else row[13],
+                        *row[14:],
+                        wall,
+                    )
+                )
+        return lean
+
+    def _chatwide_from(self, chat_seq: int, rows: list[tuple]) -> Chatwide:
+        """The chat's ``Chatwide``; what it does not hold yet is decided from ``rows`` (its first rows) and
+        kept for good: rows stored from now on rely on it. Decided once a transaction: a chat whose times
+        have no layout found keeps them as text (until the archive is opened again)."""
+        wide = self.chatwide(chat_seq)
+        layout, rest = wide.layout, wide.rest
+        if layout is None:
+            layout = written.told([(r[3], r[4]) for r in rows if r[1] == chat_seq and r[4] is not None])
+            if layout is not None:
+                self.db.execute("UPDATE chats SET written = ? WHERE seq = ?", (layout.dumps(), chat_seq))
+        if rest is None:
+            rest = raw.shared_rest(r[13] for r in rows if r[1] == chat_seq and r[16] is not None)
+            if rest is not None:
+                self.db.execute("UPDATE chats SET rest = ? WHERE seq = ?", (rest, chat_seq))
+        self._wide[chat_seq] = wide = Chatwide(layout, rest)
+        return wide
+
+    def _spell_out(self, chat_seq: int) -> None:
+        """Put back into a chat's rows what the chat holds once for them (before they move to another)."""
+        wide = self.chatwide(chat_seq)
+        rows = fetch_all(
+            self.db.execute(
+                "SELECT seq, ts, wall, raw, raw_form FROM messages WHERE chat_seq = ?"
+                " AND (wall NOT NULL OR (raw = '' AND raw_form NOT NULL))",
+                (chat_seq,),
+            ),
+            tuple[int, int, int | None, str, int | None],
+        )
+        self.db.executemany(
+            "UPDATE messages SET local_time = coalesce(?, local_time), wall = NULL, raw = ? WHERE seq = ?",
+            [
+                (None if wall is None else wide.written_time(ts, wall), wide.record_rest(rest, form), seq)
+                for seq, ts, wall, rest, form in rows
+            ],
+        )
 
     def _count_new(self) -> None:
         """Add the messages stored since the last count to the tables of counts, in one grouped pass over

@@ -342,9 +342,66 @@ def _m017_counts_in_week_order(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE week_ordered RENAME TO message_counts")
 
 
+def _m018_written_times(db: apsw.Connection) -> None:
+    """A message's written time (``local_time``) is no longer stored where its chat's layout of a time
+    (``chats.written``, ``storage.written``) rebuilds it from the instant and the offset of the clock it was
+    written by (``messages.wall``, minutes); the others keep theirs. Each rebuild is checked as it is made."""
+    from refind_cli.storage.written import SAMPLE, told
+
+    db.execute("ALTER TABLE chats ADD COLUMN written TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE messages ADD COLUMN wall INTEGER")
+    for (chat_seq,) in fetch_all(db.execute("SELECT seq FROM chats"), tuple[int]):
+        stamps = "FROM messages WHERE chat_seq = ? AND local_time NOT NULL AND seq > ? ORDER BY seq LIMIT ?"
+        layout = told(
+            fetch_all(db.execute(f"SELECT ts, local_time {stamps}", (chat_seq, -1, SAMPLE)), tuple[int, str])
+        )
+        if layout is None:
+            continue
+        db.execute("UPDATE chats SET written = ? WHERE seq = ?", (layout.dumps(), chat_seq))
+        after = -1
+        while batch := fetch_all(
+            db.execute(f"SELECT seq, ts, local_time {stamps}", (chat_seq, after, 10_000)),
+            tuple[int, int, str],
+        ):
+            walls = ((layout.offset(stamp, ts), seq) for seq, ts, stamp in batch)
+            db.executemany(
+                "UPDATE messages SET local_time = NULL, wall = ? WHERE seq = ?",
+                [w for w in walls if w[0] is not None],
+            )
+            after = batch[-1][0]
+
+
+def _m019_shared_rests(db: apsw.Connection) -> None:
+    """What is left of a raw record (m013) is held once by its chat (``chats.rest``) where most of the chat's
+    records leave the same and it holds nothing a person wrote (``raw.shared_rest``); such a row's ``raw``
+    is ''."""
+    db.execute("ALTER TABLE chats ADD COLUMN rest TEXT")
+    commonest = fetch_all(
+        db.execute(
+            "SELECT chat_seq, raw, max(n) FROM (SELECT chat_seq, raw, count(*) AS n FROM messages"
+            " WHERE raw_form NOT NULL GROUP BY chat_seq, raw) GROUP BY chat_seq"
+        ),
+        tuple[int, str, int],
+    )
+    for chat_seq, rest, n in commonest:
+        if raw.shareable(rest, n):
+            db.execute("UPDATE chats SET rest = ? WHERE seq = ?", (rest, chat_seq))
+            db.execute(
+                "UPDATE messages SET raw = '' WHERE chat_seq = ? AND raw = ? AND raw_form NOT NULL",
+                (chat_seq, rest),
+            )
+
+
 # Migrations after which the file is rewritten, to give back what they freed.
 _SHRINKING = frozenset(
-    {"m013_text_once", "m015_packed_uids", "m016_turns_by_messages", "m017_counts_in_week_order"}
+    {
+        "m013_text_once",
+        "m015_packed_uids",
+        "m016_turns_by_messages",
+        "m017_counts_in_week_order",
+        "m018_written_times",
+        "m019_shared_rests",
+    }
 )
 
 
@@ -366,6 +423,8 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m015_packed_uids", _m015_packed_uids),
     ("m016_turns_by_messages", _m016_turns_by_messages),
     ("m017_counts_in_week_order", _m017_counts_in_week_order),
+    ("m018_written_times", _m018_written_times),
+    ("m019_shared_rests", _m019_shared_rests),
 )
 
 

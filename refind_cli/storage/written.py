@@ -1,0 +1,193 @@
+"""How a chat writes its times, so that a message's written time (``Message.local_time``: a WhatsApp stamp,
+"01/01/2019, 08:00") need not be stored as text: it is its instant moved by the offset of the clock it was
+written by, in the chat's layout of a time (``Layout``). The archive keeps a row's offset (minutes, a byte
+or none) and the chat's layout once, and keeps the text only where that rebuilds something else than what
+was written: each row is checked when it is stored, so the rebuild is lossless by construction.
+
+A layout is told from a chat's first written times (``told``), whatever the format: the reading of each
+run of digits or letters in them that some offset makes true of their instants. Month and day names are
+English; a layout in another language is not found, and its chat keeps its times as text.
+"""
+
+from __future__ import annotations
+
+import calendar
+import json
+import operator
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+_MONTHS = tuple(calendar.month_name)[1:]
+_DAYS = tuple(calendar.day_name)
+
+# Each token: how it is written (a %-format of the value at that place of a struct_time, then of the
+# extras ``_extras`` gives after it), and the pattern that reads it back.
+_TOKENS: dict[str, tuple[str, int, str]] = {
+    "Y": ("%d", 0, r"\d{4}"),
+    "mm": ("%02d", 1, r"\d\d"),
+    "m": ("%d", 1, r"[1-9]\d?"),
+    "dd": ("%02d", 2, r"\d\d"),
+    "d": ("%d", 2, r"[1-9]\d?"),
+    "HH": ("%02d", 3, r"\d\d"),
+    "H": ("%d", 3, r"1?\d|2[0-3]"),
+    "MM": ("%02d", 4, r"\d\d"),
+    "SS": ("%02d", 5, r"\d\d"),
+    "y": ("%02d", 9, r"\d\d"),
+    "II": ("%02d", 10, r"0[1-9]|1[0-2]"),
+    "I": ("%d", 10, r"1[0-2]|[1-9]"),
+    "p": ("%s", 11, "AM|PM"),
+    "pl": ("%s", 12, "am|pm"),
+    "b": ("%s", 13, "|".join(m[:3] for m in _MONTHS)),
+    "B": ("%s", 14, "|".join(_MONTHS)),
+    "a": ("%s", 15, "|".join(d[:3] for d in _DAYS)),
+    "A": ("%s", 16, "|".join(_DAYS)),
+}
+_STRUCT = 9  # a struct_time's length: tokens from there on need the extras
+# A token written with a leading zero, and the same without (which a value of two digits cannot tell).
+_UNPADDED = {"dd": "d", "mm": "m", "HH": "H", "II": "I"}
+# Which tokens a run of digits or letters may be, in the order preferred where several fit one time.
+_DIGITS = ("Y", "dd", "mm", "d", "m", "HH", "H", "MM", "SS", "y", "II", "I")
+_LETTERS = ("p", "pl", "b", "B", "a", "A")
+# A layout must say these (one of each group) to fix an instant's minute.
+_NEEDED = (("Y", "y"), ("mm", "m", "b", "B"), ("dd", "d"), ("HH", "H", "II", "I"), ("MM",))
+# Offsets tried when a layout is told: every quarter hour from UTC-12 to UTC+14, UTC first.
+_OFFSETS = sorted(range(-12 * 60, 14 * 60 + 1, 15), key=abs)
+_RUNS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
+# Written times a layout is told from: enough to see past a day and month that are equal, or an hour that
+# is twelve or less.
+SAMPLE = 64
+
+
+def _extras(t: time.struct_time) -> tuple[int | str, ...]:
+    hour12 = t.tm_hour % 12 or 12
+    month, day = _MONTHS[t.tm_mon - 1], _DAYS[t.tm_wday]
+    p = "AM" if t.tm_hour < 12 else "PM"
+    return (t.tm_year % 100, hour12, p, p.lower(), month[:3], month, day[:3], day)
+
+
+def _value(name: str, t: time.struct_time, extras: tuple[int | str, ...]) -> str:
+    spec, at, _ = _TOKENS[name]
+    return spec % (t[at] if at < _STRUCT else extras[at - _STRUCT])
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A chat's layout of a written time: literal text and tokens (``_TOKENS``), in order."""
+
+    parts: tuple[tuple[bool, str], ...]  # (is a token, the token's name or the literal text)
+    _format: str = field(init=False, compare=False, repr=False)
+    _values: Callable[[tuple[int | str, ...]], tuple[int | str, ...]] = field(
+        init=False, compare=False, repr=False
+    )
+    _pattern: re.Pattern[str] = field(init=False, compare=False, repr=False)
+    _extra: bool = field(init=False, compare=False, repr=False)
+    _seconds: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        tokens = [name for token, name in self.parts if token]
+        fmt = "".join(_TOKENS[name][0] if token else name.replace("%", "%%") for token, name in self.parts)
+        pattern = "".join(
+            f"(?P<{name}>{_TOKENS[name][2]})" if token else re.escape(name) for token, name in self.parts
+        )
+        places = [_TOKENS[name][1] for name in tokens]
+        # One C call picks a time's values in the layout's order (a layout has at least the five ``_NEEDED``).
+        pick = operator.itemgetter(*places)
+        object.__setattr__(self, "_format", fmt)
+        object.__setattr__(self, "_values", pick)
+        object.__setattr__(self, "_pattern", re.compile(pattern))
+        object.__setattr__(self, "_extra", max(places, default=0) >= _STRUCT)
+        object.__setattr__(self, "_seconds", "SS" in tokens)
+
+    @classmethod
+    def loads(cls, stored: str) -> Layout | None:
+        return cls(tuple((bool(t), s) for t, s in json.loads(stored))) if stored else None
+
+    def dumps(self) -> str:
+        return json.dumps([[int(t), s] for t, s in self.parts], ensure_ascii=False)
+
+    def write(self, seconds: int) -> str:
+        """The time ``seconds`` (since the epoch, on the clock it was written by) in this layout."""
+        t = time.gmtime(seconds)
+        return self._format % self._values((*t, *_extras(t)) if self._extra else t)
+
+    def offset(self, written: str, ts: int) -> int | None:
+        """The offset in minutes that rebuilds ``written`` from the instant ``ts`` (microseconds), or None."""
+        got = self._pattern.fullmatch(written)
+        if got is None:
+            return None
+        seconds = ts // 1_000_000
+        fields = got.groupdict()
+        year = int(fields["Y"]) if "Y" in fields else None
+        if year is None:
+            near = time.gmtime(seconds).tm_year
+            year = int(fields["y"])
+            year += 100 * round((near - year) / 100)
+        month = int(fields.get("mm") or fields.get("m") or 0) or _month(fields)
+        day = int(fields.get("dd") or fields.get("d") or 0)
+        hour = fields.get("HH") or fields.get("H")
+        if hour is None:
+            hour12 = int(fields.get("II") or fields.get("I") or 0)
+            afternoon = (fields.get("p") or fields.get("pl") or "").upper() == "PM"
+            hour = hour12 % 12 + 12 * afternoon
+        second = int(fields["SS"]) if self._seconds else seconds % 60
+        try:
+            wall = calendar.timegm((year, month, day, int(hour), int(fields["MM"]), second, 0, 0, 0))
+        except (ValueError, OverflowError):
+            return None
+        minutes, rest = divmod(wall - seconds, 60)
+        if rest or self.write(seconds + minutes * 60) != written:
+            return None
+        return minutes
+
+
+def _month(fields: dict[str, str]) -> int:
+    name = fields.get("B") or fields.get("b") or ""
+    return next((i + 1 for i, m in enumerate(_MONTHS) if m.startswith(name)), 0) if name else 0
+
+
+def _reading(written: str, seconds: int) -> tuple[tuple[bool, str], ...] | None:
+    """The layout that makes ``written`` true of the instant ``seconds`` at the nearest offset, if any."""
+    runs = _RUNS.findall(written)
+    for minutes in _OFFSETS:
+        t = time.gmtime(seconds + minutes * 60)
+        extras = _extras(t)
+        parts: list[tuple[bool, str]] = []
+        for run in runs:
+            names = _DIGITS if run[0].isdigit() else _LETTERS if run[0].isalpha() else ()
+            name = next((n for n in names if (True, n) not in parts and _value(n, t, extras) == run), None)
+            if name is None and run[0].isdigit():
+                break
+            parts.append((True, name) if name else (False, run))
+        else:
+            said = {name for token, name in parts if token}
+            if all(said & set(group) for group in _NEEDED):
+                return tuple(parts)
+    return None
+
+
+def told(samples: Sequence[tuple[int, str]]) -> Layout | None:
+    """The layout that rebuilds the most of ``samples`` ((instant in microseconds, written time)), if any
+    rebuilds at least half of them."""
+    samples = samples[:SAMPLE]
+    seen: Counter[tuple[tuple[bool, str], ...]] = Counter()
+    for ts, written in samples:
+        parts = _reading(written, ts // 1_000_000)
+        if parts is not None:
+            seen[parts] += 1
+
+    def fit(parts: tuple[tuple[bool, str], ...]) -> tuple[int, Layout]:
+        layout = Layout(parts)
+        return sum(layout.offset(w, ts) is not None for ts, w in samples), layout
+
+    best = max((fit(parts) for parts, _ in seen.most_common(4)), key=lambda f: f[0], default=None)
+    if best is None:
+        return None
+    # "12" is a day or hour written with or without a leading zero: the samples tell which where one is less.
+    for i, (token, name) in enumerate(best[1].parts):
+        if token and name in _UNPADDED:
+            other = fit((*best[1].parts[:i], (True, _UNPADDED[name]), *best[1].parts[i + 1 :]))
+            best = max(best, other, key=lambda f: f[0])
+    return best[1] if 2 * best[0] >= len(samples) else None
