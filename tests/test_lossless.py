@@ -12,7 +12,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-
 from hypothesis import given
 from hypothesis import strategies as st
 from samples import SAMPLES

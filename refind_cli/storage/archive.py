@@ -15,6 +15,7 @@ import apsw
 
 from refind_cli.errors import RefindError
 from refind_cli.records import ChatInfo, Kind
+from refind_cli.storage import raw, written
 from refind_cli.storage.database import (
     BEFORE_ALL,
     COUNT_TABLES,
@@ -31,7 +32,6 @@ from refind_cli.storage.database import (
 )
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
-from refind_cli.storage import raw, written
 from refind_cli.storage.queries import Chatwide, Queries
 from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly
 
