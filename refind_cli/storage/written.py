@@ -12,6 +12,7 @@ English; a layout in another language is not found, and its chat keeps its times
 from __future__ import annotations
 
 import calendar
+import itertools
 import json
 import operator
 import re
@@ -45,6 +46,7 @@ _TOKENS: dict[str, tuple[str, int, str]] = {
     "a": ("%s", 15, "|".join(d[:3] for d in _DAYS)),
     "A": ("%s", 16, "|".join(_DAYS)),
 }
+_HALVES = ("AM", "PM")
 _STRUCT = 9  # a struct_time's length: tokens from there on need the extras
 # A token written with a leading zero, and the same without (which a value of two digits cannot tell).
 _UNPADDED = {"dd": "d", "mm": "m", "HH": "H", "II": "I"}
@@ -59,12 +61,16 @@ _RUNS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
 # Written times a layout is told from: enough to see past a day and month that are equal, or an hour that
 # is twelve or less.
 SAMPLE = 64
+# Readings of them weighed (by how many of the samples each rebuilds): the commonest.
+_READINGS = 16
+# And of those, the best are tried with their padded days, months and hours unpadded.
+_SWAPPED = 4
 
 
 def _extras(t: time.struct_time) -> tuple[int | str, ...]:
     hour12 = t.tm_hour % 12 or 12
     month, day = _MONTHS[t.tm_mon - 1], _DAYS[t.tm_wday]
-    p = "AM" if t.tm_hour < 12 else "PM"
+    p = _HALVES[t.tm_hour >= 12]
     return (t.tm_year % 100, hour12, p, p.lower(), month[:3], month, day[:3], day)
 
 
@@ -153,19 +159,34 @@ def _reading(written: str, seconds: int) -> tuple[tuple[bool, str], ...] | None:
     runs = _RUNS.findall(written)
     for minutes in _OFFSETS:
         t = time.gmtime(seconds + minutes * 60)
-        extras = _extras(t)
-        parts: list[tuple[bool, str]] = []
-        for run in runs:
-            names = _DIGITS if run[0].isdigit() else _LETTERS if run[0].isalpha() else ()
-            name = next((n for n in names if (True, n) not in parts and _value(n, t, extras) == run), None)
-            if name is None and run[0].isdigit():
-                break
-            parts.append((True, name) if name else (False, run))
-        else:
-            said = {name for token, name in parts if token}
-            if all(said & set(group) for group in _NEEDED):
-                return tuple(parts)
+        parts = _assigned(runs, t, _extras(t), ())
+        if parts is not None:
+            return parts
     return None
+
+
+def _assigned(
+    runs: list[str], t: time.struct_time, extras: tuple[int | str, ...], parts: tuple[tuple[bool, str], ...]
+) -> tuple[tuple[bool, str], ...] | None:
+    """``parts`` read on over ``runs``: each run of digits a token whose value it is (each token once), each
+    run of letters one or literal text, until the tokens say an instant to the minute ("1/1/00, 12:00 AM":
+    the first "00" is the year, not the hour)."""
+    if not runs:
+        said = {name for token, name in parts if token}
+        twelve = bool(said & {"I", "II"})
+        if twelve != bool(said & {"p", "pl"}) or not all(said & set(group) for group in _NEEDED):
+            return None
+        return parts
+    run, rest = runs[0], runs[1:]
+    names = _DIGITS if run[0].isdigit() else _LETTERS if run[0].isalpha() else ()
+    for name in names:
+        if (True, name) not in parts and _value(name, t, extras) == run:
+            found = _assigned(rest, t, extras, (*parts, (True, name)))
+            if found is not None:
+                return found
+    if run[0].isdigit() or run.upper() in _HALVES:  # an "AM" that is not this time's is not literal text
+        return None
+    return _assigned(rest, t, extras, (*parts, (False, run)))
 
 
 def told(samples: Sequence[tuple[int, str]]) -> Layout | None:
@@ -182,12 +203,23 @@ def told(samples: Sequence[tuple[int, str]]) -> Layout | None:
         layout = Layout(parts)
         return sum(layout.offset(w, ts) is not None for ts, w in samples), layout
 
-    best = max((fit(parts) for parts, _ in seen.most_common(4)), key=lambda f: f[0], default=None)
-    if best is None:
-        return None
-    # "12" is a day or hour written with or without a leading zero: the samples tell which where one is less.
-    for i, (token, name) in enumerate(best[1].parts):
-        if token and name in _UNPADDED:
-            other = fit((*best[1].parts[:i], (True, _UNPADDED[name]), *best[1].parts[i + 1 :]))
-            best = max(best, other, key=lambda f: f[0])
-    return best[1] if 2 * best[0] >= len(samples) else None
+    def unpadded(parts: tuple[tuple[bool, str], ...]) -> tuple[int, Layout]:
+        # "12" is a day or hour written with or without a leading zero: the samples tell which, each token
+        # apart, where one fits fewer of them (a tie keeps the reading's).
+        padded = [i for i, (token, name) in enumerate(parts) if token and name in _UNPADDED]
+        best = fit(parts)
+        for chosen in itertools.product((False, True), repeat=len(padded)):
+            if any(chosen):
+                swapped = list(parts)
+                for i, swap in zip(padded, chosen, strict=True):
+                    if swap:
+                        swapped[i] = (True, _UNPADDED[parts[i][1]])
+                if len({p for p in swapped if p[0]}) == len([p for p in swapped if p[0]]):
+                    best = max(best, fit(tuple(swapped)), key=lambda f: f[0])
+        return best
+
+    readings = sorted(seen, key=lambda parts: -seen[parts])[:_READINGS]
+    fits = sorted((fit(parts) for parts in readings), key=lambda f: -f[0])
+    if fits and fits[0][0] < len(samples):
+        fits = sorted((unpadded(f[1].parts) for f in fits[:_SWAPPED]), key=lambda f: -f[0])
+    return fits[0][1] if fits and 2 * fits[0][0] >= len(samples) else None
