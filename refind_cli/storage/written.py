@@ -154,14 +154,15 @@ def _month(fields: dict[str, str]) -> int:
     return next((i + 1 for i, m in enumerate(_MONTHS) if m.startswith(name)), 0) if name else 0
 
 
-def _reading(written: str, seconds: int) -> tuple[tuple[bool, str], ...] | None:
-    """The layout that makes ``written`` true of the instant ``seconds`` at the nearest offset, if any."""
+def _reading(written: str, seconds: int, first: int) -> tuple[tuple[tuple[bool, str], ...], int] | None:
+    """The layout that makes ``written`` true of the instant ``seconds`` at the offset ``first`` or else
+    the nearest, if any, and that offset."""
     runs = _RUNS.findall(written)
-    for minutes in _OFFSETS:
+    for minutes in (first, *_OFFSETS):
         t = time.gmtime(seconds + minutes * 60)
         parts = _assigned(runs, t, _extras(t), ())
         if parts is not None:
-            return parts
+            return parts, minutes
     return None
 
 
@@ -194,9 +195,11 @@ def told(samples: Sequence[tuple[int, str]]) -> Layout | None:
     rebuilds at least half of them."""
     samples = samples[:SAMPLE]
     seen: Counter[tuple[tuple[bool, str], ...]] = Counter()
+    offset = 0  # the last sample's: a chat's clock seldom changes
     for ts, written in samples:
-        parts = _reading(written, ts // 1_000_000)
-        if parts is not None:
+        found = _reading(written, ts // 1_000_000, offset)
+        if found is not None:
+            parts, offset = found
             seen[parts] += 1
 
     def fit(parts: tuple[tuple[bool, str], ...]) -> tuple[int, Layout]:
