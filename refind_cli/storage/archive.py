@@ -9,13 +9,13 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import apsw
 
 from refind_cli.errors import RefindError
 from refind_cli.records import ChatInfo, Kind
-from refind_cli.storage import raw, written
+from refind_cli.storage import raw
 from refind_cli.storage.database import (
     BEFORE_ALL,
     COUNT_TABLES,
@@ -32,8 +32,11 @@ from refind_cli.storage.database import (
 )
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
-from refind_cli.storage.queries import Chatwide, Queries
-from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly
+from refind_cli.storage.queries import Queries
+from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly, spell_out
+
+if TYPE_CHECKING:
+    from refind_cli.storage import written
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +77,7 @@ class Archive(Queries, Ledger):
         self.readonly = readonly
         self._chats: dict[int, ChatInfo] = {}
         # What each chat holds once for its rows (``_chatwide``), as decided in this transaction or read.
-        self._wide: dict[int, Chatwide] = {}
+        self._wide: dict[int, written.Chatwide] = {}
         self._lang_column = False
         # The lowest seq of the messages stored in this transaction and not yet in message_counts.
         self._uncounted: int | None = None
@@ -233,7 +236,7 @@ class Archive(Queries, Ledger):
         with self.transaction():
             into_uid, other_uid = self.chat_uid(into), self.chat_uid(other)
             if self.chatwide(other) != self.chatwide(into):
-                self._spell_out(other)
+                spell_out(self.db, "m.chat_seq = ?", (other,))
             self._uncount("chat_seq = ?", (other,))
             self.db.execute("UPDATE OR IGNORE messages SET chat_seq = ? WHERE chat_seq = ?", (into, other))
             self.db.execute("DELETE FROM messages WHERE chat_seq = ?", (other,))
@@ -377,14 +380,16 @@ class Archive(Queries, Ledger):
                 )
         return lean
 
-    def _chatwide_from(self, chat_seq: int, rows: list[tuple]) -> Chatwide:
+    def _chatwide_from(self, chat_seq: int, rows: list[tuple]) -> written.Chatwide:
         """The chat's ``Chatwide``; what it does not hold yet is decided from ``rows`` (its first rows) and
         kept for good: rows stored from now on rely on it. Decided once a transaction: a chat whose times
         have no layout found keeps them as text (until the archive is opened again)."""
+        from refind_cli.storage.written import Chatwide, told  # here: a search never writes
+
         wide = self.chatwide(chat_seq)
         layout, rest = wide.layout, wide.rest
         if layout is None:
-            layout = written.told([(r[3], r[4]) for r in rows if r[1] == chat_seq and r[4] is not None])
+            layout = told([(r[3], r[4]) for r in rows if r[1] == chat_seq and r[4] is not None])
             if layout is not None:
                 self.db.execute("UPDATE chats SET written = ? WHERE seq = ?", (layout.dumps(), chat_seq))
         if rest is None:
@@ -393,25 +398,6 @@ class Archive(Queries, Ledger):
                 self.db.execute("UPDATE chats SET rest = ? WHERE seq = ?", (rest, chat_seq))
         self._wide[chat_seq] = wide = Chatwide(layout, rest)
         return wide
-
-    def _spell_out(self, chat_seq: int) -> None:
-        """Put back into a chat's rows what the chat holds once for them (before they move to another)."""
-        wide = self.chatwide(chat_seq)
-        rows = fetch_all(
-            self.db.execute(
-                "SELECT seq, ts, wall, raw, raw_form FROM messages WHERE chat_seq = ?"
-                " AND (wall NOT NULL OR (raw = '' AND raw_form NOT NULL))",
-                (chat_seq,),
-            ),
-            tuple[int, int, int | None, str, int | None],
-        )
-        self.db.executemany(
-            "UPDATE messages SET local_time = coalesce(?, local_time), wall = NULL, raw = ? WHERE seq = ?",
-            [
-                (None if wall is None else wide.written_time(ts, wall), wide.record_rest(rest, form), seq)
-                for seq, ts, wall, rest, form in rows
-            ],
-        )
 
     def _count_new(self) -> None:
         """Add the messages stored since the last count to the tables of counts, in one grouped pass over

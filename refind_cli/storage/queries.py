@@ -8,7 +8,6 @@ import codecs
 import itertools
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -30,24 +29,7 @@ from refind_cli.storage.database import (
 from refind_cli.storage.schema import applied_migrations
 
 if TYPE_CHECKING:
-    from refind_cli.storage.written import Layout
-
-
-@dataclass(frozen=True, slots=True)
-class Chatwide:
-    """What a chat holds once for its messages' rows: the layout of its written times (m018; a row's
-    ``wall`` is the offset in minutes of the clock it was written by, its ``local_time`` then NULL), and the
-    rest of a raw record that most of its rows share (m019; a row's ``raw`` is then '', with a form)."""
-
-    layout: Layout | None
-    rest: str | None
-
-    def written_time(self, ts: int, wall: int) -> str:
-        assert self.layout is not None  # a row has a wall offset only where its chat has a layout
-        return self.layout.write(ts // 1_000_000 + wall * 60)
-
-    def record_rest(self, rest: str, form: int | None) -> str:
-        return self.rest if rest == "" and form is not None and self.rest is not None else rest
+    from refind_cli.storage.written import Chatwide
 
 
 # A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
@@ -295,9 +277,10 @@ class Queries:
 
     def chatwide(self, chat_seq: int) -> Chatwide:
         """What the chat holds once for its messages' rows (nothing before m018)."""
+        from refind_cli.storage.written import Chatwide, Layout  # here: a search never reads written times
+
         if "written" not in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}:
             return Chatwide(None, None)
-        from refind_cli.storage.written import Layout  # here: a search never reads written times
 
         layout, rest = fetch_first(
             self.db.execute("SELECT written, rest FROM chats WHERE seq = ?", (chat_seq,)),

@@ -5,7 +5,7 @@ stand-in in memory where there is none yet)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
@@ -239,6 +239,8 @@ def _m010_representable_times(db: apsw.Connection) -> None:
     catches up with the times it filters by. A message stored twice by identity (read in two zones) whose
     times meet at the bound is kept apart by a microsecond."""
     low, high = (to_us(bound) for bound in TIMES)
+    # Their written times stay as written (an archive given m018 before this one: a test's).
+    spell_out(db, "m.ts NOT BETWEEN ? AND ?", (low, high))
     outside = fetch_all(
         db.execute(
             "SELECT seq, chat_seq, uid, ts FROM messages WHERE ts NOT BETWEEN ? AND ? ORDER BY ts",
@@ -269,6 +271,36 @@ def _m010_representable_times(db: apsw.Connection) -> None:
             " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
             (low, high),
         )
+
+
+def spell_out(db: apsw.Connection, where: str, args: Sequence[object]) -> None:
+    """Put back into the messages ``where`` selects (``m`` the message, ``c`` its chat) what their chat
+    holds once for them (m018, m019): before they move to another chat or their times change."""
+    if "wall" not in {row[1] for row in db.execute("PRAGMA table_info(messages)")}:
+        return
+    from refind_cli.storage.written import Chatwide, Layout
+
+    rows = fetch_all(
+        db.execute(
+            "SELECT m.seq, m.ts, m.wall, m.raw, m.raw_form, c.written, c.rest FROM messages m"
+            f" JOIN chats c ON c.seq = m.chat_seq WHERE ({where})"
+            " AND (m.wall NOT NULL OR (m.raw = '' AND m.raw_form NOT NULL))",
+            args,
+        ),
+        tuple[int, int, int | None, str, int | None, str, str | None],
+    )
+    wide = {(layout, rest): Chatwide(Layout.loads(layout), rest) for *_, layout, rest in rows}
+    db.executemany(
+        "UPDATE messages SET local_time = coalesce(?, local_time), wall = NULL, raw = ? WHERE seq = ?",
+        [
+            (
+                None if wall is None else wide[layout, shared].written_time(ts, wall),
+                wide[layout, shared].record_rest(rest, form),
+                seq,
+            )
+            for seq, ts, wall, rest, form, layout, shared in rows
+        ],
+    )
 
 
 def _m011_resume_points(db: apsw.Connection) -> None:

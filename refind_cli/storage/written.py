@@ -11,7 +11,6 @@ English; a layout in another language is not found, and its chat keeps its times
 
 from __future__ import annotations
 
-import calendar
 import itertools
 import json
 import operator
@@ -20,9 +19,25 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
-_MONTHS = tuple(calendar.month_name)[1:]
-_DAYS = tuple(calendar.day_name)
+# The C locale's names (what apps that write English times write), whatever the user's locale.
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_EPOCH_DAY = 719_163  # date(1970, 1, 1).toordinal()
 
 # Each token: how it is written (a %-format of the value at that place of a struct_time, then of the
 # extras ``_extras`` gives after it), and the pattern that reads it back.
@@ -140,9 +155,10 @@ class Layout:
             hour = hour12 % 12 + 12 * afternoon
         second = int(fields["SS"]) if self._seconds else seconds % 60
         try:
-            wall = calendar.timegm((year, month, day, int(hour), int(fields["MM"]), second, 0, 0, 0))
-        except (ValueError, OverflowError):
+            days = date(year, month, day).toordinal() - _EPOCH_DAY
+        except ValueError:
             return None
+        wall = days * 86_400 + int(hour) * 3600 + int(fields["MM"]) * 60 + second
         minutes, rest = divmod(wall - seconds, 60)
         if rest or self.write(seconds + minutes * 60) != written:
             return None
@@ -226,3 +242,20 @@ def told(samples: Sequence[tuple[int, str]]) -> Layout | None:
     if fits and fits[0][0] < len(samples):
         fits = sorted((unpadded(f[1].parts) for f in fits[:_SWAPPED]), key=lambda f: -f[0])
     return fits[0][1] if fits and 2 * fits[0][0] >= len(samples) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Chatwide:
+    """What a chat holds once for its messages' rows: the layout of its written times (m018; a row's
+    ``wall`` is the offset in minutes of the clock it was written by, its ``local_time`` then NULL), and the
+    rest of a raw record that most of its rows share (m019; a row's ``raw`` is then '', with a form)."""
+
+    layout: Layout | None
+    rest: str | None
+
+    def written_time(self, ts: int, wall: int) -> str:
+        assert self.layout is not None  # a row has a wall offset only where its chat has a layout
+        return self.layout.write(ts // 1_000_000 + wall * 60)
+
+    def record_rest(self, rest: str, form: int | None) -> str:
+        return self.rest if rest == "" and form is not None and self.rest is not None else rest
