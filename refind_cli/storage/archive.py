@@ -338,7 +338,8 @@ class Archive(Queries, Ledger):
             for (seq,) in self.db.executemany(
                 "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
                 " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
-                f" VALUES (?1, ?2, {packed_uid('?3')}, {', '.join(f'?{i}' for i in range(4, 19))}) RETURNING seq",
+                f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, ?18, {', '.join(f'?{i}' for i in range(6, 14))}, ?19,"
+                " ?15, ?16, ?17, ?20) RETURNING seq",
                 self._lean(rows),
             )
         ]
@@ -350,34 +351,38 @@ class Archive(Queries, Ledger):
         return len(new)
 
     def _lean(self, rows: list[tuple]) -> list[tuple]:
-        """``insert_messages``' rows with the offset of the clock they were written by (``wall``) after them, and without what
-        their chat holds once: a written time its layout rebuilds (None in its place; the offset says how),
-        a raw record's rest equal to the chat's shared one ('' in its place). Each rebuild is checked here."""
+        """``insert_messages``' rows, each followed by what its row stores in place of its written time and
+        raw record's rest, and the offset of the clock it was written by (``wall``), without what their chat
+        holds once: a written time its layout rebuilds (None, and the offset), a raw record's rest equal to
+        the chat's shared one (''). Each rebuild is checked here."""
         lean = []
+        chat = layout = rest = None
         offset = 0  # the last row's: the clock a chat's times are written by seldom changes
+        minute, text = None, None  # the last time written: messages come in bursts within a minute
         for row in rows:
-            wide = self._wide.get(row[1]) or self._chatwide_from(row[1], rows)
-            layout, stamp, wall = wide.layout, row[4], None
+            if row[1] != chat:
+                chat = row[1]
+                wide = self._wide.get(chat) or self._chatwide_from(chat, rows)
+                layout, rest = wide.layout, wide.rest
+                minute = None
+            stamp, wall = row[4], None
             if stamp is not None and layout is not None:
-                ts = row[3]
-                if layout.write(ts // 1_000_000 + offset * 60) == stamp:
+                seconds = row[3] // 1_000_000 + offset * 60
+                if seconds != minute:
+                    minute, text = seconds, layout.write(seconds)
+                if text == stamp:
                     wall = offset
-                elif (found := layout.offset(stamp, ts)) is not None:
+                elif (found := layout.offset(stamp, row[3])) is not None:
                     wall = offset = found
-            shared = row[16] is not None and row[13] == wide.rest
-            if wall is None and not shared:
-                lean.append((*row, None))
-            else:
-                lean.append(
-                    (
-                        *row[:4],
-                        None if wall is not None else stamp,
-                        *row[5:13],
-                        "" if shared else row[13],
-                        *row[14:],
-                        wall,
-                    )
+            # The row as given, then what the SQL stores instead (``insert_messages``).
+            lean.append(
+                (
+                    *row,
+                    stamp if wall is None else None,
+                    "" if row[13] == rest and row[16] is not None else row[13],
+                    wall,
                 )
+            )
         return lean
 
     def _chatwide_from(self, chat_seq: int, rows: list[tuple]) -> written.Chatwide:
