@@ -357,23 +357,16 @@ class Archive(Queries, Ledger):
         the chat's shared one (''). Each rebuild is checked here."""
         lean = []
         chat = layout = rest = None
-        offset = 0  # the last row's: the clock a chat's times are written by seldom changes
-        minute, text = None, None  # the last time written: messages come in bursts within a minute
+        offset = 0  # the last row's
         for row in rows:
             if row[1] != chat:
                 chat = row[1]
                 wide = self._wide.get(chat) or self._chatwide_from(chat, rows)
                 layout, rest = wide.layout, wide.rest
-                minute = None
             stamp, wall = row[4], None
             if stamp is not None and layout is not None:
-                seconds = row[3] // 1_000_000 + offset * 60
-                if seconds != minute:
-                    minute, text = seconds, layout.write(seconds)
-                if text == stamp:
-                    wall = offset
-                elif (found := layout.offset(stamp, row[3])) is not None:
-                    wall = offset = found
+                wall = layout.offset_near(stamp, row[3], offset)
+                offset = offset if wall is None else wall
             # The row as given, then what the SQL stores instead (``insert_messages``).
             lean.append(
                 (

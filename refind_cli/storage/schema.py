@@ -382,25 +382,40 @@ def _m018_written_times(db: apsw.Connection) -> None:
 
     db.execute("ALTER TABLE chats ADD COLUMN written TEXT NOT NULL DEFAULT ''")
     db.execute("ALTER TABLE messages ADD COLUMN wall INTEGER")
+    layouts = {}
     for (chat_seq,) in fetch_all(db.execute("SELECT seq FROM chats"), tuple[int]):
-        stamps = "FROM messages WHERE chat_seq = ? AND local_time NOT NULL AND seq > ? ORDER BY seq LIMIT ?"
+        # A chat's first times, by its (chat, time) index.
         layout = told(
-            fetch_all(db.execute(f"SELECT ts, local_time {stamps}", (chat_seq, -1, SAMPLE)), tuple[int, str])
-        )
-        if layout is None:
-            continue
-        db.execute("UPDATE chats SET written = ? WHERE seq = ?", (layout.dumps(), chat_seq))
-        after = -1
-        while batch := fetch_all(
-            db.execute(f"SELECT seq, ts, local_time {stamps}", (chat_seq, after, 10_000)),
-            tuple[int, int, str],
-        ):
-            walls = ((layout.offset(stamp, ts), seq) for seq, ts, stamp in batch)
-            db.executemany(
-                "UPDATE messages SET local_time = NULL, wall = ? WHERE seq = ?",
-                [w for w in walls if w[0] is not None],
+            fetch_all(
+                db.execute(
+                    "SELECT ts, local_time FROM messages WHERE chat_seq = ? AND local_time NOT NULL ORDER BY ts LIMIT ?",
+                    (chat_seq, SAMPLE),
+                ),
+                tuple[int, str],
             )
-            after = batch[-1][0]
+        )
+        if layout is not None:
+            layouts[chat_seq] = layout
+            db.execute("UPDATE chats SET written = ? WHERE seq = ?", (layout.dumps(), chat_seq))
+    offsets = dict.fromkeys(layouts, 0)  # each chat's last
+    after = -1
+    while batch := fetch_all(
+        db.execute(
+            "SELECT seq, chat_seq, ts, local_time FROM messages WHERE seq > ? AND local_time NOT NULL ORDER BY seq"
+            " LIMIT 10000",
+            (after,),
+        ),
+        tuple[int, int, int, str],
+    ):
+        walls = []
+        for seq, chat_seq, ts, stamp in batch:
+            if (layout := layouts.get(chat_seq)) is not None:
+                wall = layout.offset_near(stamp, ts, offsets[chat_seq])
+                if wall is not None:
+                    walls.append((wall, seq))
+                    offsets[chat_seq] = wall
+        db.executemany("UPDATE messages SET local_time = NULL, wall = ? WHERE seq = ?", walls)
+        after = batch[-1][0]
 
 
 def _m019_shared_rests(db: apsw.Connection) -> None:

@@ -134,6 +134,13 @@ class Layout:
         t = time.gmtime(seconds)
         return self._format % self._values((*t, *_extras(t)) if self._extra else t)
 
+    def offset_near(self, written: str, ts: int, last: int) -> int | None:
+        """``offset``, tried first at the offset ``last`` (a chat's clock seldom changes: one write, not a
+        parse)."""
+        if self.write(ts // 1_000_000 + last * 60) == written:
+            return last
+        return self.offset(written, ts)
+
     def offset(self, written: str, ts: int) -> int | None:
         """The offset in minutes that rebuilds ``written`` from the instant ``ts`` (microseconds), or None."""
         got = self._pattern.fullmatch(written)
