@@ -151,6 +151,9 @@ class Archive(Queries, Ledger):
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception. Used inside another, it joins it."""
         self._writable()
         outermost = not self.db.in_transaction
+        if outermost:
+            # Another process may have removed a chat since, and a new one taken its seq.
+            self._wide.clear()
         try:
             with immediate(self.db):
                 yield
