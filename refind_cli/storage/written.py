@@ -76,6 +76,8 @@ _RUNS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
 # Written times a layout is told from: enough to see past a day and month that are equal, or an hour that
 # is twelve or less.
 SAMPLE = 64
+# Or so many, where none of them has a reading: a chat whose first times have none has no layout.
+_HOPELESS = 8
 # Readings of them weighed (by how many of the samples each rebuilds): the commonest.
 _READINGS = 16
 # And of those, the best are tried with their padded days, months and hours unpadded.
@@ -219,7 +221,9 @@ def told(samples: Sequence[tuple[int, str]]) -> Layout | None:
     samples = samples[:SAMPLE]
     seen: Counter[tuple[tuple[bool, str], ...]] = Counter()
     offset = 0  # the last sample's: a chat's clock seldom changes
-    for ts, written in samples:
+    for i, (ts, written) in enumerate(samples):
+        if i == _HOPELESS and not seen:
+            return None  # times this module cannot read (other languages' names): each tries every offset
         found = _reading(written, ts // 1_000_000, offset)
         if found is not None:
             parts, offset = found
