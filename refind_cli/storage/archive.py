@@ -341,8 +341,9 @@ class Archive(Queries, Ledger):
             for (seq,) in self.db.executemany(
                 "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
                 " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
-                f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, ?18, {', '.join(f'?{i}' for i in range(6, 14))}, ?19,"
-                " ?15, ?16, ?17, ?20) RETURNING seq",
+                f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END,"
+                f" {', '.join(f'?{i}' for i in range(6, 14))}, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
+                " RETURNING seq",
                 self._lean(rows),
             )
         ]
@@ -354,10 +355,10 @@ class Archive(Queries, Ledger):
         return len(new)
 
     def _lean(self, rows: list[tuple]) -> list[tuple]:
-        """``insert_messages``' rows, each followed by what its row stores in place of its written time and
-        raw record's rest, and the offset of the clock it was written by (``wall``), without what their chat
-        holds once: a written time its layout rebuilds (None, and the offset), a raw record's rest equal to
-        the chat's shared one (''). Each rebuild is checked here."""
+        """``insert_messages``' rows, each followed by what leaves out of it what its chat holds once: the
+        offset of the clock it was written by (``wall``) where the chat's layout rebuilds its written time
+        (stored as NULL), and whether its raw record's rest is the chat's shared one (stored as ''). Each
+        rebuild is checked here. (Each value is bound once: a record kept whole may be a 50-MB message.)"""
         lean = []
         chat = layout = rest = None
         offset = 0  # the last row's
@@ -370,15 +371,7 @@ class Archive(Queries, Ledger):
             if stamp is not None and layout is not None:
                 wall = layout.offset_near(stamp, row[3], offset)
                 offset = offset if wall is None else wall
-            # The row as given, then what the SQL stores instead (``insert_messages``).
-            lean.append(
-                (
-                    *row,
-                    stamp if wall is None else None,
-                    "" if row[13] == rest and row[16] is not None else row[13],
-                    wall,
-                )
-            )
+            lean.append((*row, wall, row[16] is not None and row[13] == rest))
         return lean
 
     def _chatwide_from(self, chat_seq: int, rows: list[tuple]) -> written.Chatwide:
