@@ -126,7 +126,7 @@ def test_ascii_fast_path_splits_like_the_regex(text: str) -> None:
 def test_ascii_words_are_found_as_the_unicode_pattern_finds_them(text: str) -> None:
     from refind_cli.text.analysis import _unicode_patterns
 
-    token, _, _ = _unicode_patterns()
+    token, *_ = _unicode_patterns()
     expected = [
         (m.start(), m.end(), t) for m in token.finditer(text) for t in DEFAULT_ANALYZER.analyze(m.group())
     ]
@@ -236,3 +236,74 @@ def test_a_querys_own_function_words_are_dropped_from_every_languages_analysis()
     # No function words, or as many of two languages: nothing is dropped.
     assert query_language_stopwords("Wohnung Berlin", [DEFAULT_ANALYZER, de]) == frozenset()
     assert DEFAULT_ANALYZER.analyze("the dentist", frozenset()) == ["dentist"]
+
+
+# -- characters classed by Unicode's properties (session 10) -------------------------------------------------
+
+
+def test_every_script_written_without_spaces_becomes_bigrams_and_full_width_latin_a_word() -> None:
+    # Yi, Tai Tham and Bopomofo are written without spaces as Chinese and Thai are: their line-break class
+    # says so, no range had them.
+    for run in ("ꊉꇩꉙꌋꆀ", "ᨣᩣ᩠ᨾᩮᩬᩥᨦ", "ㄅㄆㄇㄈ"):
+        terms = analyze(run)
+        assert len(terms) > 1 and all(len(t) <= 3 for t in terms), (run, terms)
+    assert analyze("ｈｅｌｌｏ Ｗｏｒｌｄ") == analyze("hello world")
+    assert analyze("ｶﾞｲﾄﾞ") == analyze("ガイド")  # half-width kana widen
+
+
+def test_decomposed_hangul_and_joiners_match_their_usual_forms() -> None:
+    korean = "롬바르드어"
+    assert analyze(unicodedata.normalize("NFD", korean)) == analyze(korean)
+    assert analyze("ବାର୍\u200dବଡସ") == analyze("ବାର୍ବଡସ")  # Odia with and without a ZWJ
+    assert analyze("می\u200cخواهم") == ["میخواهم"]  # Persian's ZWNJ
+    assert analyze("Zahn\u00adarzt") == analyze("Zahnarzt")  # a soft hyphen
+
+
+def test_diacritics_are_folded_in_every_script_but_a_virama_or_cyrillics_letters() -> None:
+    assert analyze("Αϊνού") == analyze("αινου") == analyze("ΑΙΝΟΥ")
+    assert analyze("שָׁלוֹם") == analyze("שלום")  # Hebrew points
+    assert analyze("مَرْحَبًا") == analyze("مرحبا")  # Arabic vowel marks
+    assert analyze("japɔ́ŋ Pɛsɛ́shɛl") == analyze("japɔŋ Pɛsɛshɛl")  # Latin beyond Latin Extended-B
+    assert analyze("ħobż ɓaƙi") == analyze("hobz baki")  # letters named "with stroke", "with hook"
+    assert analyze("नमस्ते") == ["नमस्ते"]  # the virama is spelling
+    assert analyze("й") != analyze("и")
+
+
+def test_a_word_typed_without_its_accents_meets_its_stem() -> None:
+    for lang, written, typed in (
+        ("es", "francés", "frances"),
+        ("tr", "olmuş", "olmus"),
+        ("pl", "dzwoniła", "dzwonila"),
+    ):
+        a = analyzer_for(lang)
+        assert set(a.analyze(typed)) & set(a.analyze(written)), (lang, written, typed)
+    # A language without a stemmer cuts the folded word.
+    assert analyzer_for("yo").analyze("Fọ́lápùùkù") == analyzer_for("yo").analyze("folapuuku")
+
+
+def test_emoji_by_their_properties_and_the_words_beside_them() -> None:
+    assert analyze("⭐ ㊙ ⏪") == ["⭐", "㊙", "⏪"]
+    assert analyze("ok 👍🏽 cake") == ["ok", "👍", "cake"] and analyze("👍🏽") == analyze("👍")
+    assert analyze("🇩🇪🇫🇷") == ["🇩🇪", "🇫🇷"]
+    assert analyze("1️⃣ ❤️") == ["1", "❤"]
+    text = "party 🎉🏽 tonight"
+    assert [t for _, _, t in DEFAULT_ANALYZER.words(text)] == analyze(text)
+
+
+def test_a_questions_words_keep_their_marks() -> None:
+    from refind_cli.agent.offline import content_words
+    from refind_cli.text.analysis import reader_words
+
+    assert reader_words("नमस्ते दोस्त") == ["नमस्ते", "दोस्त"]
+    assert reader_words("l'appartement don’t") == ["l'appartement", "don’t"]
+    assert content_words("தமிழ்நாடு?", analyzer_for("ta")) == ["தமிழ்நாடு"]
+
+
+def test_the_fast_path_splits_below_the_combining_marks_as_the_unicode_patterns_do() -> None:
+    from refind_cli.text.analysis import _SIMPLE_RE, _split, _unicode_patterns
+
+    _, special, _, simple = _unicode_patterns()
+    below = [chr(c) for c in range(0x300)]
+    assert [c for c in below if special.match(c)] == ["\u00a9", "\u00ad", "\u00ae"]
+    assert all(bool(simple.fullmatch(c)) == bool(_SIMPLE_RE.fullmatch(c)) for c in below)
+    assert _split("Łódź © ok") == ["łódź", "©", "ok"]

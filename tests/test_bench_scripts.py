@@ -123,6 +123,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "compounds found",
         ),
         "time_words_bench": ([["time_words_bench.py"]], "languages with tables"),
+        "polyglot_bench": (
+            [["polyglot_bench.py", "--scripts", "Grek,Yiii,Kore", "--emoji", "2", "--ask"]],
+            "asked offline",
+        ),
         "import_cpu": (
             [["import_cpu.py", "--base", str(BENCH.parent), "--rounds", "1", str(WHATSAPP)]],
             "medians",

@@ -36,6 +36,9 @@ def test_an_unclosed_quote_is_plain_words(text: str) -> None:
         ("e-mail C++ -- - * ** http://x/* 3-5", Query("e-mail C++ -- - * ** http://x/* 3-5")),
         ('""', Query("", ("",))),
         ('"unclosed -word', Query('"unclosed -word')),
+        # A prefix keeps its combining marks (a Devanagari virama, a decomposed accent).
+        ("नमस्* cafe\u0301*", Query("", prefixes=("नमस्", "cafe\u0301"))),
+        ("\u0301*", Query("\u0301*")),
     ],
 )
 def test_syntax(text: str, want: Query) -> None:

@@ -41,7 +41,7 @@ from refind_cli.method.search import RRF_K
 from refind_cli.method.search_tools import DEFAULT_TOP_K
 from refind_cli.records import Turn, said
 from refind_cli.results import WindowTurn
-from refind_cli.text.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer
+from refind_cli.text.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS, Analyzer, reader_words
 from refind_cli.text.snippet import snippet
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ def content_words(text: str, analyzer: Analyzer = DEFAULT_ANALYZER) -> list[str]
     """The words of ``text`` (in ``analyzer``'s language) worth searching for, in order, once each."""
     stop, asking = analyzer.stopwords, question_words(analyzer.lang)
     words = []
-    for word in WORD_RE.findall(text.lower()):
+    for word in reader_words(text.lower()):
         word = word.replace("’", "'")
         # English "don't" is "don"; French "l'appartement" and Italian "dell'anno" are their second part.
         head, _, tail = word.partition("'")

@@ -1,14 +1,17 @@
 """The analyzers: the same tokens are indexed and searched for, so a query matches exactly what a turn says.
 
-Lowercase, split on anything that is not a letter or a digit, drop stop words, stem. English (and a chat whose
+Case-fold, split on anything that is not a letter or a digit (with its marks), drop stop words, fold the
+diacritics people leave out, stem; every class of character is one of Unicode's properties, never a range of
+code points, so a script nobody listed is read as its own (bench/RESULTS.md, session 10). English (and a chat whose
 language is unknown) gets the original Porter algorithm, as in the ReFind paper, with NLTK's stop words. Every
 other language is analysed from data (``analyzer_for``): the Snowball stemmer of that name where the stemmer
 library has one, the stop-words package's list where it has one, and where no stemmer exists, its words cut
 to their first ``TRUNCATE`` letters (measured against no stemming, bench/RESULTS.md, issue 21). Long words
 also give their leading and trailing parts as terms, so that "arzt" finds "Zahnarzt" and "Arzttermin".
 Chinese, Japanese and Korean runs have no spaces between words, so they become overlapping character bigrams (a
-lone character stays a unigram), which is what Lucene's CJK analyzer does; so do Thai, Lao, Khmer and Myanmar,
-which write without spaces too and have no dictionary here.
+lone character stays a unigram), which is what Lucene's CJK analyzer does; so does every script Unicode's line
+breaking says is written without spaces (Thai, Lao, Khmer, Myanmar, Yi, Tai Tham, ...), having no dictionary
+here.
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ import heapq
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import snowballstemmer
 
 from refind_cli.text.language import MIXED, UNDETERMINED
+
+if TYPE_CHECKING:
+    import regex
 
 # Lucene's default English stop words (tantivy's Filter.stopword("english"), bm25s STOPWORDS_EN).
 LUCENE_STOPWORDS: frozenset[str] = frozenset(
@@ -44,67 +51,100 @@ FULL_STOPWORDS: frozenset[str] = frozenset(
 
 STOPWORD_LISTS: dict[str, frozenset[str]] = {"lucene": LUCENE_STOPWORDS, "full": FULL_STOPWORDS}
 
-# Han (with CJK radicals, iteration marks and compatibility ideographs), Hiragana, Katakana (not the
-# middle dot U+30FB or the double hyphen U+30A0, which are punctuation), Hangul; and the scripts written
-# without spaces that need a dictionary to split into words: Thai, Lao, Myanmar, Khmer (their vowel signs
-# and tone marks included, so a run is never cut inside a syllable).
-_CJK = (
-    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3041-\u309f\u30a1-\u30fa\u30fc-\u30ff"
-    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\U00020000-\U0002fa1f"
-    "\u0e01-\u0e3a\u0e40-\u0e4e\u0e81-\u0ecd\u1000-\u103f\u1050-\u108f\u1780-\u17d3"
+# The classes of characters, from Unicode's own properties (the ``regex`` module's tables), not ranges:
+# - written without spaces, so a run of them becomes bigrams: letters whose line-break class is ideographic,
+#   Japanese small kana, non-starter (iteration marks) or "complex context" (Thai, Lao, Khmer, Myanmar, Tai
+#   Tham, ...: scripts that need a dictionary to split into words), and Hangul, as Lucene's CJK analyzer has
+#   them; never Latin (full-width "ｈｅｌｌｏ" is ideographic to line breaking, a word to a reader);
+# - a word: letters and digits with their combining marks (an Indic vowel sign, a Hebrew point, a Tibetan
+#   subjoined letter) and the invisible characters that belong inside one (ZWNJ and ZWJ in Persian and Indic
+#   text, a soft hyphen, a bidi mark), which matching then ignores;
+# - an emoji (Extended_Pictographic; a skin tone after it is left out of its term, so "👍" finds "👍🏽" and
+#   "👍🏽" finds "👍") or a flag (two regional indicators): a term of its own, so
+#   `refind search 🎂` finds the birthday messages.
+_RUN = (
+    r"[[\p{lb=ID}\p{lb=CJ}\p{lb=NS}\p{lb=SA}\p{lb=H2}\p{lb=H3}\p{lb=JL}\p{lb=JV}\p{lb=JT}]"
+    r"&&[\p{L}\p{M}\p{Nl}]--\p{sc=Latin}]"
 )
-# Combining marks and joiners that belong inside a word although they are not "alphanumeric" to Python:
-# generic diacritics (text that NFC cannot compose), Hebrew and Arabic vowel points, Indic and Thai vowel
-# signs, ZWNJ/ZWJ. Without them "नमस्ते" would fall apart into letters.
-_MARKS = (
-    "\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a"
-    "\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0900-\u0963\u0966-\u0dff"
-    "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff\u200c\u200d\u20d0-\u20ff\ufe20-\ufe2f"
-)
-# Emoji and pictographs: each one a term of its own (`refind search 🎂` finds the birthday messages).
-_EMOJI = "\u2600-\u27bf\U0001f000-\U0001faff"
-_WORD = f"[^\\W_{_CJK}]"  # a letter or digit that is not CJK
+_LETTER = rf"[[\p{{L}}\p{{N}}\p{{M}}]--{_RUN}]"
+_EMOJI = r"(?:\p{RI}{2}|[\p{Extended_Pictographic}\p{RI}])\p{Emoji_Modifier}?"
 _SIMPLE_RE = re.compile(r"[^\W_]+")
+# What text must hold for the Unicode patterns to split it otherwise than ``_SIMPLE_RE``: a character from
+# the combining marks on (below them are the Latin letters, which Python and Unicode agree are letters), or
+# Latin-1's pictographs (©, ®) or soft hyphen.
+_BEYOND_LATIN = re.compile("[\u00a9\u00ad\u00ae\u0300-\U0010ffff]")
 
 
 @functools.cache
-def _unicode_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """(token, special, cjk) patterns. Compiling these large Unicode classes takes about 20 ms, so it waits
-    until some text is not ASCII: a one-off English query never pays it.
+def _unicode_patterns() -> tuple[
+    regex.Pattern[str], regex.Pattern[str], regex.Pattern[str], regex.Pattern[str]
+]:
+    """(token, special, run, simple) patterns, compiled when some text is not ASCII: a one-off English
+    query never imports ``regex``.
 
-    token: a word (letters and digits with their combining marks), or a CJK run. special: a character that
-    needs the token pattern; text without any splits the same way with ``_SIMPLE_RE``, twice as fast.
+    token: a word, a run of a script written without spaces, or an emoji. special: a character that needs
+    the token pattern; text without any splits the same way with ``simple`` (letters and digits).
     """
-    token = re.compile(
-        f"{_WORD}+(?:[{_MARKS}]+{_WORD}*)*|[{_CJK}]+|[{_MARKS}]+(?:{_WORD}+[{_MARKS}]*)*|[{_EMOJI}]"
+    import regex
+
+    flags = regex.V1
+    token = regex.compile(rf"{_RUN}[{_RUN}\p{{M}}]*|{_LETTER}[{_LETTER}\p{{DI}}]*|{_EMOJI}", flags)
+    special = regex.compile(
+        rf"{_RUN}|[\p{{M}}\p{{DI}}\p{{Extended_Pictographic}}\p{{Emoji_Modifier}}\p{{RI}}]", flags
     )
-    return token, re.compile(f"[{_CJK}{_MARKS}{_EMOJI}]"), re.compile(f"[{_CJK}]")
+    return token, special, regex.compile(_RUN, flags), regex.compile(r"[\p{L}\p{N}]+", flags)
 
 
-def _is_emoji(ch: str) -> bool:
-    return "\u2600" <= ch <= "\u27bf" or "\U0001f000" <= ch <= "\U0001faff"
+@functools.cache
+def _term_patterns() -> tuple[regex.Pattern[str], regex.Pattern[str], regex.Pattern[str], regex.Pattern[str]]:
+    """(emoji, ignorable, diacritic, Cyrillic): a token that is an emoji, its term the first group; what
+    matching ignores inside a word (Default_Ignorable_Code_Point: joiners, soft hyphens, variation
+    selectors, bidi marks; the enclosing keycap of "1️⃣"); the marks people leave out when they type (a
+    nonspacing Diacritic other than a virama, which joins consonants and is part of the spelling); a
+    Cyrillic letter."""
+    import regex
+
+    flags = regex.V1
+    return (
+        regex.compile(r"(\p{RI}{2}|[\p{Extended_Pictographic}\p{RI}])\p{Emoji_Modifier}?", flags),
+        regex.compile(r"[\p{DI}\p{Me}]+", flags),
+        regex.compile(r"[\p{Dia}&&\p{Mn}--\p{ccc=9}]+", flags),
+        regex.compile(r"\p{sc=Cyrillic}", flags),
+    )
 
 
-# Latin letters that no decomposition takes apart: written as their usual plain spellings.
-_LATIN_PLAIN = str.maketrans(
-    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
-)
+# Letters whose plain spelling no decomposition or name gives: Icelandic and Faroese type them so.
+_UNNAMED_PLAIN = {"ð": "d", "þ": "th"}
+# A Latin letter named as another with something added: "o with stroke" is typed "o", "dotless i" "i",
+# "ae" and the ligature "oe" as two letters.
+_NAMED = re.compile(r"LATIN (?:SMALL|CAPITAL) (?:LETTER|LIGATURE) (?:DOTLESS )?([A-Z]{1,2})(?: WITH .+)?")
 
 
-def _latin(ch: str) -> bool:
-    # Basic Latin to Latin Extended-B, IPA, and Latin Extended Additional (Vietnamese).
-    return ch < "\u0250" or "\u1e00" <= ch <= "\u1eff"
+@functools.cache
+def _plain(ch: str) -> str:
+    """How ``ch`` (a letter left after its diacritics went) is typed without special letters."""
+    if ch.isascii():
+        return ch
+    if (folded := ch.casefold()).isascii():
+        return folded  # "ß" -> "ss"
+    named = _NAMED.fullmatch(unicodedata.name(ch, ""))
+    return named.group(1).lower() if named else _UNNAMED_PLAIN.get(ch, ch)
 
 
 def fold(word: str) -> str:
-    """A lowercased Latin-script word without its diacritics ("remédios" → "remedios", "straße" →
-    "strasse"), as people type them; a word in another script (Greek, Cyrillic, Devanagari, ...) is left as
-    it is, since its marks are letters there. ASCII words never change."""
-    if word.isascii() or not all(_latin(ch) for ch in word if ch.isalpha()):
+    """A lowercased word without the diacritics people leave out when they type ("remédios" → "remedios",
+    "straße" → "strasse", "Αϊνού" → "αινου", Hebrew points, Arabic vowel marks), whatever its script:
+    Unicode's Diacritic marks, but not a virama, which is part of an Indic spelling, nor a vowel sign, which
+    is not a diacritic. ASCII words never change."""
+    if word.isascii():
         return word
-    bare = "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
-    return unicodedata.normalize("NFC", bare).translate(_LATIN_PLAIN)
+    _, _, diacritic, cyrillic = _term_patterns()
+    if cyrillic.search(word):
+        # "й", "ї", "ў" are letters of their own, each with its key; the one habit, "ё" as "е", is the
+        # stemmer's input rule.
+        return word
+    bare = diacritic.sub("", unicodedata.normalize("NFKD", word))
+    return "".join(map(_plain, unicodedata.normalize("NFC", bare)))
 
 
 # ASCII text (most of it) is lowercased and split by one byte-table pass, four times faster than the regex:
@@ -134,13 +174,50 @@ def _pieces(text: str) -> Iterator[str]:
         start = cut
 
 
+def _split(text: str) -> list[str]:
+    """The case-folded tokens of ``text``: words, runs of a script written without spaces, emoji."""
+    if text.isascii():
+        return text.encode().translate(_ASCII_TABLE).decode().split()
+    folded = text.casefold()  # not lower(): "ß" and "ss", "ς" and "σ" are one letter to a reader
+    if not _BEYOND_LATIN.search(folded):
+        # The standard library splits it faster than the Unicode patterns.
+        found: list[str] = _SIMPLE_RE.findall(folded)
+        return found
+    token, special, _, simple = _unicode_patterns()
+    tokens: list[str] = (token if special.search(folded) else simple).findall(folded)
+    return tokens
+
+
+# A word as a reader sees one, with a second part after an apostrophe ("don't", "l'appartement").
+_READ_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+
+def reader_words(text: str) -> list[str]:
+    """The words of ``text`` as a question's reader takes them: letters and digits with their marks and
+    joiners ("नमस्ते", "می‌خواهم" whole, where ``\\w`` cuts them at each mark), an apostrophe joining two
+    parts, a run of a script written without spaces as one word."""
+    if text.isascii():
+        return _READ_RE.findall(text)
+    found: list[str] = _reader_pattern().findall(text)
+    return found
+
+
+@functools.cache
+def _reader_pattern() -> regex.Pattern[str]:
+    import regex
+
+    word = rf"(?:{_RUN}[{_RUN}\p{{M}}]*|{_LETTER}[{_LETTER}\p{{DI}}]*)"
+    return regex.compile(rf"{word}(?:['’]{word})?", regex.V1)
+
+
 class Analyzer:
     """Text -> index terms. Callable from many places; keeps a cache of the analysed form of each word.
 
     ``stemmer`` names a Snowball algorithm; None cuts each word to its first ``truncate`` letters (all of it
-    when 0). Porter (English) stems the folded word, as it always has; every other stemmer sees the word with
-    its accents (their rules read them: French "-é", Turkish vowel harmony) and the stem is folded after, so
-    "médicos" and "medicos" both end as "medic". With ``parts`` (a length), a stem at least twice that long is
+    when 0). Porter (English) and the cut read the folded word; every other stemmer sees the word with its
+    accents (their rules read them: French "-é", Turkish vowel harmony) and the stem is folded after, so
+    "médicos" and "medicos" both end as "medic"; where the word typed without its accents stems otherwise,
+    that stem is a second term of the word. With ``parts`` (a length), a stem at least twice that long is
     also indexed as each of its heads and tails of at least that length: the parts of a compound, among
     pieces that match nothing. Only turns get them (``index_text``); a query's word is matched as it is."""
 
@@ -164,7 +241,9 @@ class Analyzer:
             self._stem = lambda word: word[:truncate]
         else:
             self._stem = str
-        self._fold_first = stemmer == "porter"
+        # Porter has always stemmed the folded word; a cut to the first letters reads no accents, and cuts a
+        # decomposed or accented word where its folded form is cut.
+        self._fold_first = stemmer in ("porter", None)
         # Turkish and Azerbaijani write the capital of "ı" as "I" and of "i" as "İ"; Python's lower() knows
         # neither.
         self._turkish = lang in {"tr", "az"}
@@ -173,38 +252,57 @@ class Analyzer:
         self._index_cache: dict[str, str] = self._cache if not parts else {}
 
     def _learn(self, word: str) -> str:
-        """The space-joined terms for one lowercased token ("" when it yields none), cached."""
-        if not word.isascii() and _unicode_patterns()[2].match(word):
-            terms = word if len(word) == 1 else " ".join(word[i : i + 2] for i in range(len(word) - 1))
-        elif len(word) == 1 and _is_emoji(word):
-            terms = word
-        elif len(word) > MAX_TOKEN_CHARS or word in self.stopwords or not any(ch.isalnum() for ch in word):
-            terms = ""  # too long to be typed, a stop word, or joiners and marks alone (between two emoji)
+        """The space-joined terms for one case-folded token ("" when it yields none), cached."""
+        if word.isascii():
+            terms = self._word_terms(word)
         else:
-            # Porter stems "s" to "": an empty term would be indexed and matched as a word.
-            # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
-            # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".lower() leaves a combining dot.
-            plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
-            if self._fold_first:
-                terms = self._stem(fold(plain))
-            elif fold(plain) in self.stopwords:
-                terms = ""  # a stop word with an accent its list writes without ("cuándo", "cuando")
+            emoji, ignorable, *_ = _term_patterns()
+            if _unicode_patterns()[2].match(word):
+                # NFKC: decomposed Hangul (as macOS stores it) composes, half-width kana widens.
+                run = unicodedata.normalize("NFKC", word)
+                terms = run if len(run) == 1 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
+            elif picture := emoji.fullmatch(word):
+                terms = picture.group(1)
             else:
-                # Russian "ё" is written "е" as often as not.
-                terms = fold(self._stem(plain.replace("ё", "е")))
+                terms = self._word_terms(ignorable.sub("", word))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[word] = terms
         return terms
 
+    def _word_terms(self, word: str) -> str:
+        """The terms of one word: its stem, or "" for a stop word, a word too long to be typed, or marks
+        alone (between two emoji)."""
+        if len(word) > MAX_TOKEN_CHARS or word in self.stopwords or not any(ch.isalnum() for ch in word):
+            return ""
+        # Porter stems "s" to "": an empty term would be indexed and matched as a word.
+        # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
+        # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".casefold() leaves a combining dot.
+        plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
+        bare = fold(plain)
+        if self._fold_first:
+            stemmed: str = self._stem(bare)
+            return stemmed
+        if bare in self.stopwords:
+            return ""  # a stop word with an accent its list writes without ("cuándo", "cuando")
+        # Russian "ё" is written "е" as often as not.
+        stem = fold(self._stem(plain.replace("ё", "е")))
+        # Typed without its accents, a word may stem otherwise ("francés" -> "frances", "frances" ->
+        # "franc"; Polish "dzwoniła" -> "dzwon", "dzwonila" -> "dzwonil"): that stem is a term too.
+        typed = self._stem(bare) if bare != plain else stem
+        return stem if typed in (stem, "") else f"{stem} {typed}"
+
     def _learn_parts(self, word: str) -> str:
         """``_learn``, with a long stem's heads and tails after it."""
-        stem = self._cache[word] if word in self._cache else self._learn(word)
+        terms = self._cache[word] if word in self._cache else self._learn(word)
+        # A bigram run's terms have spaces; a word's second term (its stem typed without accents) has no
+        # parts of its own.
+        run = not word.isascii() and _unicode_patterns()[2].match(word)
+        stem = "" if run else terms.split(" ", 1)[0]
         n, least = len(stem), self._parts
-        terms = stem
-        if n >= 2 * least and " " not in stem:
+        if n >= 2 * least:
             cuts = range(least, n - least + 1)
-            terms = " ".join([stem, *(stem[:k] for k in cuts), *(stem[k:] for k in cuts)])
+            terms = " ".join([terms, *(stem[:k] for k in cuts), *(stem[k:] for k in cuts)])
         if len(self._index_cache) >= _CACHE_LIMIT:
             self._index_cache.clear()
         self._index_cache[word] = terms
@@ -213,11 +311,7 @@ class Analyzer:
     def _words(self, text: str) -> list[str]:
         if self._turkish:
             text = text.replace("I", "ı").replace("İ", "i")
-        if text.isascii():
-            return text.encode().translate(_ASCII_TABLE).decode().split()
-        lower = text.lower()
-        token, special, _ = _unicode_patterns()
-        return (token if special.search(lower) else _SIMPLE_RE).findall(lower)
+        return _split(text)
 
     def _terms(self, text: str, cache: dict[str, str], learn: Callable[[str], str]) -> str:
         words = self._words(text)
@@ -262,16 +356,20 @@ class Analyzer:
                 for term in terms:
                     yield m.start(), m.end(), term
             return
-        token, _, cjk = _unicode_patterns()
+        token, _, run, _ = _unicode_patterns()
         for m in token.finditer(text):
             word = m.group()
             start = m.start()
-            if cjk.match(word):
-                width = min(len(word), 2)
-                for i in range(max(len(word) - 1, 1)):
-                    yield start + i, start + i + width, word[i : i + width]
+            if run.match(word):
+                terms = self.analyze(word)
+                if len(terms) == max(len(word) - 1, 1):
+                    width = min(len(word), 2)
+                    for i, term in enumerate(terms):
+                        yield start + i, start + i + width, term
+                else:  # normalising changed the run's length: each bigram spans the whole run
+                    yield from ((start, m.end(), term) for term in terms)
                 continue
-            # Lowercased word by word: lowering can change a length ("İ" -> "i̇"), which would shift offsets.
+            # Case-folded word by word: folding can change a length ("İ" -> "i̇"), which would shift offsets.
             for term in self.analyze(word):
                 yield start, m.end(), term
 
@@ -286,9 +384,9 @@ def analyze(text: str) -> list[str]:
     return DEFAULT_ANALYZER.analyze(text)
 
 
-# Bumped whenever an analyzer of another language changes (its stop words, stemmer or folding): part of the
+# Bumped whenever an analyzer changes (its stop words, stemmer, folding or splitting of words): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 
 # A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
 # of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
@@ -300,19 +398,20 @@ PARTS = 4
 
 @functools.cache
 def _library_names(lang: str) -> tuple[str, ...]:
-    """The lowercase names of ``lang`` (ISO 639-1) to look the stemmer and the stop words up by: the
+    """The lowercase names of ``lang`` (ISO 639-1, or the ISO 639-2 code CLD3 tells where a language has
+    no shorter one: "haw", "ceb", "fil", "hmn") to look the stemmer and the stop words up by: the
     stop-words package's own name for it ("nb" -> "norwegian"), else CLDR's English name and the
     language's own name, through Babel ("et" -> "estonian", "st" -> "sesotho"); none for a code CLDR does
-    not know. Babel's locale data takes 50 ms or more to load, so the package's table is asked first: a
+    not name. Babel's locale data takes 50 ms or more to load, so the package's table is asked first: a
     search of a German chat never loads it."""
     import stop_words
 
-    from refind_cli.text.language import english_name, is_code, own_name
+    from refind_cli.text.language import english_name, own_name
 
     listed: str | None = stop_words.LANGUAGE_MAPPING.get(lang)
     if listed:
         return (listed,)
-    if not is_code(lang):
+    if english_name(lang) == lang:
         return ()
     return english_name(lang).lower(), own_name(lang).lower()
 
@@ -422,7 +521,7 @@ def query_analyzer(query: str, analyzers: Sequence[Analyzer]) -> Analyzer | None
     """Which of ``analyzers`` is of the language ``query`` is written in: the one whose stop words it uses
     most; None when it uses none, or as many of two languages'. A query is too short to tell its language
     from its text; its function words are what it has."""
-    words = {fold(w) for w in _SIMPLE_RE.findall(query.lower())}
+    words = set(map(fold, _split(query)))
     used = sorted(((len(words & a.stopwords), i) for i, a in enumerate(analyzers)), reverse=True)
     if not used or used[0][0] == 0 or (len(used) > 1 and used[1][0] == used[0][0]):
         return None

@@ -14,6 +14,7 @@ is analysed and ranked exactly as before the syntax existed.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 # A quoted phrase (with an optional "-" before it), or a run of anything else but spaces and quotes.
@@ -60,5 +61,6 @@ def _has_word(text: str) -> bool:
 
 
 def _is_word(text: str) -> bool:
-    """A prefix is letters and digits only: ``C*`` is one, ``**`` and ``http://*`` are plain text."""
-    return text.isalnum()
+    """A prefix is letters and digits only, with their combining marks (``नमस्*``, where a vowel sign or a
+    virama is not "alphanumeric" to Python): ``C*`` is one, ``**`` and ``http://*`` are plain text."""
+    return text[:1].isalnum() and all(c.isalnum() or unicodedata.category(c)[0] == "M" for c in text)
