@@ -259,12 +259,16 @@ print(json.dumps({
 """
 
 
-def measure_import(path: Path, home: Path) -> dict:
+def measure_import(path: Path, home: Path, source: Path | None = None) -> dict:
+    """``IMPORT_CHILD``'s figures, with the code of the checkout at ``source`` if given."""
+    env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
     proc = subprocess.run(
         [sys.executable, "-c", IMPORT_CHILD, str(path), str(home)],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
+        cwd=source,
     )
     if proc.returncode != 0:
         return {"crash": (proc.stderr.strip().splitlines() or ["no output"])[-1]}

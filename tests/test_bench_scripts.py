@@ -165,6 +165,11 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["answer_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "Each rule's part in the held-out figures",
         ),
+        "huge_import_figures": (
+            [["huge_import_figures.py", "--base", str(BENCH.parent), "--mb", "1", "--rounds", "1"]],
+            "1 MB, between",
+        ),
+        "huge_insert_ways": ([["huge_insert_ways.py", "zeroblob", "--mb", "1"]], "zeroblob: peak +"),
         "hostile_figures": (
             [
                 ["hostile_figures.py", "--huge-only", "--huge-mb", "1", "--burst", "200"],

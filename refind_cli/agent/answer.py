@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from refind_cli.agent import prompts
 from refind_cli.agent.events import Citation, Note
 from refind_cli.records import ChatInfo, Turn, said
+from refind_cli.text.snippet import JSON_CHARS, snippet
 
 if TYPE_CHECKING:
     from refind_cli.agent.llm import Completion, LLMClient
@@ -80,8 +81,13 @@ def estimate_tokens(text: str) -> int:
 
 
 def citation(item: Numbered) -> Citation:
+    """A cited turn, its text whole or its first ``JSON_CHARS`` characters (with the whole length): a turn
+    read for the search holds up to a million characters of a huge message, and a citation is shown,
+    written as JSON and kept with the conversation."""
     t = item.turn
-    return Citation(t.session_id, t.id, item.chat.name, t.start, t.speaker, t.text)
+    view = snippet(t.text, (), JSON_CHARS, length=t.length)
+    length = view.length if view.truncated else None
+    return Citation(t.session_id, t.id, item.chat.name, t.start, t.speaker, view.text, length)
 
 
 def cite(text: str, numbered: Sequence[Numbered]) -> tuple[str, list[Citation]]:

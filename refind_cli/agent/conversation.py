@@ -309,6 +309,7 @@ def _earlier_json(e: Earlier) -> dict[str, Any]:
                 "timestamp": c.timestamp.isoformat(),
                 "speaker": c.speaker,
                 "text": c.text,
+                "length": c.length,
             }
             for c in e.citations
         ],
@@ -334,6 +335,7 @@ def _earlier(d: dict[str, Any]) -> Earlier:
                 datetime.fromisoformat(c["timestamp"]),
                 str(c["speaker"]),
                 str(c["text"]),
+                None if c.get("length") is None else int(c["length"]),
             )
             for c in d["citations"]
         ),

@@ -83,6 +83,7 @@ class Citation:
     timestamp: datetime
     speaker: str
     text: str
+    length: int | None = None  # the turn's whole length in characters, where ``text`` is only its start
 
 
 @dataclass(frozen=True, slots=True)

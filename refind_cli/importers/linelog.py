@@ -176,14 +176,15 @@ def iter_text(
             held = text.endswith("\r")  # its LF may open the next chunk
             text = unify_newlines(text[:-1] if held else text) + ("\r" if held else "")
         cut = text.rfind("\n") + 1
-        if cut == len(text):
-            pending = ""
-            yield text
-        elif cut:
-            pending = text[cut:]
-            yield text[:cut]
-        else:
+        if not cut:
             pending = text
+            continue
+        pending = text[cut:]
+        # Given out of a list, and the text let go: a suspended generator holds its locals, and a piece can
+        # be a 50-MB line, which the reader then holds again.
+        piece = [text[:cut]]
+        del text
+        yield piece.pop()
     if decoder is not None:
         try:
             pending += decoder.decode(b"", final=True)
@@ -281,7 +282,11 @@ class Window:
         elif keep:
             self.lines = None
         self.dropped += keep
-        self.text = kept + "".join(added)
+        # One join: ``kept + "".join(added)`` made the new text twice, and held the old one, the pieces and
+        # both copies at once (2.5 times a long record at its last doubling, 2 times now). A lone piece is
+        # joined as itself. The pieces are let go: they are in the text now.
+        self.text = "".join([kept, *added] if kept else added)
+        self.adding = []
         return True
 
     def first_content(self) -> int | None:
@@ -293,7 +298,7 @@ class Window:
             while start < len(text):
                 end = text.find("\n", start)
                 end = len(text) if end < 0 else end
-                if _content(text[start:end]):
+                if _VISIBLE.search(text, start, end):  # not a copy of the line: it may be a 50-MB message
                     return start
                 start = end + 1
             if not self.more(len(text)):
@@ -518,6 +523,9 @@ class Head:
 
 def _content(line: str) -> str:
     return line.strip().strip(MARKS).strip()
+
+
+_VISIBLE = re.compile(f"[^\\s{MARKS}]")  # where ``_content`` of a line is not empty
 
 
 def _title(grammar: Grammar, line: str) -> tuple[str, str] | None:

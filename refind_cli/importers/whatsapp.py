@@ -304,10 +304,12 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
             return _first_header(chunks, path, where)
 
     else:  # the first pass decided within the text it still holds (as a whole chat under a megabyte)
-        held = (window, first)
+        # Given once and not held here: the window and its first match hold the text read (a 50-MB message).
+        held = [(window, first)]
+        del window, first
 
         def start() -> tuple[linelog.Window, re.Match[str]]:
-            return held
+            return held.pop()
 
     chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
     warn = _Warnings(path, where)
@@ -422,10 +424,10 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
             return window, resumed
 
     else:
-        held = (window, resumed)
+        held = [(window, resumed)]  # given once, as in read
 
         def start() -> tuple[linelog.Window, re.Match[str]]:
-            return held
+            return held.pop()
 
     warn = _Warnings(path, where)
     messages = _messages(start, special, parse, warn)
@@ -946,7 +948,9 @@ def _messages(
     start = rest_start = 0
     # Line numbers are counted only for malformed lines: from the last one on, or from the window's end.
     line_number, counted_to = 0, -1
-    for m in linelog.stamp_lines(window, first, special, _match_other):
+    stamps = linelog.stamp_lines(window, first, special, _match_other)
+    del first  # it holds the text it was found in
+    for m in stamps:
         if window.text is not text:  # the window read on (a plain attribute: cheaper than m.string)
             text = window.text
             shift = window.dropped - dropped
@@ -979,13 +983,15 @@ def _messages(
         start = line_start
         rest_start = m.end()
     if current is not None:
+        # The file is read: the window and the last match (it holds the text it was found in) let go of the
+        # last record before its message is made, which holds it twice (as written and its text), not
+        # three or four times.
+        del m
         shift = window.dropped - dropped
-        text = window.text
+        text, window.text = window.text, ""
         start -= shift
         rest_start -= shift
         end = len(text) - 1 if text.endswith("\n") else len(text)
-        yield (
-            _malformed(current, text[start:end])
-            if malformed
-            else _message(current, text[start:end], rest_start - start, senders)
-        )
+        raw = text[start:end]
+        del text
+        yield _malformed(current, raw) if malformed else _message(current, raw, rest_start - start, senders)

@@ -169,7 +169,7 @@ def settle_language(archive: Archive, chat_seq: int, given: str | None) -> None:
         return
     if was_given or (lang and messages < 2 * basis):
         return
-    told = language.detect(archive.latest_texts(chat_seq))
+    told = language.detect(archive.latest_texts(chat_seq, language.TEXT_CHARS))
     _set_language(archive, chat_seq, lang, told, messages, False)
 
 
@@ -217,8 +217,9 @@ class _Stored:
         stored = self.archive.stored_texts(self.plan.chat_seq, [(row[3], row[2]) for row in sourced])
         changed = []
         for row, text in zip(sourced, stored, strict=True):
-            if text is not None and text != row[7]:
-                uid = f"{row[2]}~{hashlib.blake2b(row[7].encode(), digest_size=6).hexdigest()}"
+            mine = row[7] if text is None or isinstance(row[7], str) else row[7].whole()
+            if text is not None and text != mine:
+                uid = f"{row[2]}~{hashlib.blake2b(mine.encode(), digest_size=6).hexdigest()}"
                 if uid not in self.plan.forgotten:
                     # The row's planned seq (a fresh chat's) is free: the row itself was not stored.
                     changed.append((*row[:2], uid, *row[3:12], 1, *row[13:]))

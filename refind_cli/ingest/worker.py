@@ -5,8 +5,8 @@ and planning sessions is SQLite plus Python. For a large export a worker process
 one does the second, which splits the work about evenly. They talk in pickles over the worker's stdin and
 stdout. The writer sends (path, format, zone). The worker sends, per chat, ("chat", Chat) and waits for
 the chat's ChatPlan; then batches of ("messages", (rows, characters of raw records read so far)), a text
-longer than ``PIECE`` characters sent ahead of its batch as ("piece", str) events and a ("text", None), its
-row holding None in its place; then
+longer than ``PIECE`` characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a ("text",
+its length), its row holding None in its place; then
 ("end", (messages seen, where a later reading can go on from: a ResumePoint or None)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
 ("crash", traceback) for a bug.
 
@@ -25,6 +25,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable, Generator, Iterator
 from datetime import tzinfo
@@ -38,13 +39,16 @@ from refind_cli.ingest.progress import ChatProgress
 from refind_cli.ingest.resume import ResumePoint, point_after
 from refind_cli.ingest.rows import Rows
 from refind_cli.reports import ChatImportResult
-from refind_cli.storage.archive import Archive
+from refind_cli.storage.archive import Archive, HeldText
 
 # Below this much text the worker's start-up (a fresh interpreter, about 0.2 s) costs more than it saves.
 WORKER_MIN_BYTES = 4 << 20
 _PIPE_BUFFER = 1 << 20
 # A longer text goes to the writer in pieces of this many characters: pickled whole, a 50-MB message was one
-# more 50-MB copy in the worker (its UTF-8 bytes), beside the text itself.
+# more 50-MB copy in the worker (its UTF-8 bytes), beside the text itself. The writer keeps the pieces in a
+# file beside the archive until their row is stored, and stores them from there a piece at a time
+# (``HeldText``): joined, the text was one more copy in the writer, beside the two SQLite makes of a value
+# bound whole.
 PIECE = 1 << 20
 _TEXT = 7  # where a row holds its text (``ingest.rows``)
 _text = operator.itemgetter(_TEXT)
@@ -103,30 +107,38 @@ def _texts_apart(batch: list[tuple], send: Callable[[object], None]) -> list[tup
         text = row[_TEXT]
         if len(text) > PIECE:
             for start in range(0, len(text), PIECE):
-                send(("piece", text[start : start + PIECE]))
-            send(("text", None))
+                send(("piece", text[start : start + PIECE].encode()))
+            send(("text", len(text)))
             batch[i] = (*row[:_TEXT], None, *row[_TEXT + 1 :])
     return batch
 
 
 class _Received:
-    """A chat's row batches as the worker sends them."""
+    """A chat's row batches as the worker sends them; a text sent in pieces is held in ``spool`` (a file
+    without a name, made when one first comes) until its batch is stored."""
 
-    def __init__(self, receive: Callable[[], tuple[str, Any]]) -> None:
+    def __init__(self, receive: Callable[[], tuple[str, Any]], folder: Path) -> None:
         self.receive = receive
+        self.folder = folder
+        self.spool: IO[bytes] | None = None
         self.seen = self.read = 0
         self.point: ResumePoint | None = None
 
     def __iter__(self) -> Iterator[list[tuple]]:
-        pieces: list[str] = []
-        texts: list[str] = []  # sent in pieces, for the next batch's rows that hold None instead
+        texts: list[HeldText] = []  # for the next batch's rows that hold None instead
+        start = 0  # where the text being received starts in the spool
         while (event := self.receive())[0] != "end":
             kind, payload = event
             if kind == "piece":
-                pieces.append(payload)
+                if self.spool is None:
+                    # Lives across the chat's batches: ``close()`` closes it.
+                    self.spool = tempfile.TemporaryFile(dir=self.folder)  # noqa: SIM115
+                self.spool.write(payload)
             elif kind == "text":
-                texts.append("".join(pieces))
-                pieces = []
+                assert self.spool is not None
+                end = self.spool.tell()
+                texts.append(HeldText(self.spool, start, end - start, payload))
+                start = end
             else:
                 batch, self.read = payload
                 if texts:
@@ -137,7 +149,15 @@ class _Received:
                     ]
                     texts = []
                 yield batch
+                if self.spool is not None and start:  # the batch is stored: its texts are not needed
+                    self.spool.seek(0)
+                    self.spool.truncate()
+                    start = 0
         self.seen, self.point = event[1]
+
+    def close(self) -> None:
+        if self.spool is not None:
+            self.spool.close()
 
 
 def import_in_worker(
@@ -194,8 +214,9 @@ def import_in_worker(
             chat = event[1]
             plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
             send(plan)
-            batches = _Received(receive)
-            result = write_chat(archive, chat, plan, batches, progress, segmenting != segmented_before)
+            batches = _Received(receive, archive.path.parent)
+            with contextlib.closing(batches):
+                result = write_chat(archive, chat, plan, batches, progress, segmenting != segmented_before)
             points(batches.point)
             yield result
     finally:

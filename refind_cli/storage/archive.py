@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import IO, TYPE_CHECKING, Self
 
 import apsw
 
@@ -55,6 +56,33 @@ class StoredSession:
     turns: list[tuple[int, str]]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class HeldText:
+    """A message's text held in a file rather than in memory (the import worker sends a long one in
+    pieces): its UTF-8 bytes, ``size`` of them from ``offset`` on. ``len()`` is its length in characters,
+    all that planning sessions reads of a row's text. ``insert_messages`` writes it a piece at a time."""
+
+    file: IO[bytes]
+    offset: int
+    size: int
+    chars: int
+
+    def __len__(self) -> int:
+        return self.chars
+
+    def pieces(self, size: int = 1 << 20) -> Iterator[bytes]:
+        for start in range(self.offset, self.offset + self.size, size):
+            self.file.seek(start)
+            yield self.file.read(min(size, self.offset + self.size - start))
+
+    def whole(self) -> str:
+        """The text itself, whole: for the rare reader that compares it."""
+        return b"".join(self.pieces()).decode()
+
+
+_text = operator.itemgetter(7)  # where a row holds its text
+
+
 def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str = "") -> apsw.Connection:
     """A connection from ``opener``. Not an SQLite file, or one this user cannot open or write, is the user's
     to fix, not a crash: one line naming the file."""
@@ -62,6 +90,24 @@ def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str 
         return opener(path)
     except apsw.Error as exc:
         raise RefindError(f"{path}: cannot open the archive{purpose} ({exc})") from None
+
+
+def _insert_sql(text: str) -> str:
+    """The insert of a message row, its text given by the SQL expression ``text`` (of ?8); the row followed
+    by its ``wall`` offset (?18: its written time is stored as NULL) and whether its rest is its chat's (?19:
+    stored as ''), as ``Archive._lean`` gives them (each value bound once)."""
+    return (
+        "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
+        " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
+        f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?6, ?7, {text},"
+        f" {', '.join(f'?{i}' for i in range(9, 14))}, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
+        " RETURNING seq"
+    )
+
+
+_INSERT = _insert_sql("?8")
+# A text of ?8 bytes, to be written in place (the bytes a zeroblob, so no text is bound whole).
+_INSERT_HELD = _insert_sql("CAST(zeroblob(?8) AS TEXT)")
 
 
 class Archive(Queries, Ledger):
@@ -335,18 +381,12 @@ class Archive(Queries, Ledger):
         """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
         reply_to, edited, raw, import_seq, own, raw_form), the raw record as ``raw.cut`` leaves it; seq may be
         None. Returns how many were new; known uids are left alone. They are counted for `refind stats` when
-        the transaction ends (``_count_new``). What the chat holds once (``_chatwide``) is left out of them."""
-        new = [
-            seq
-            for (seq,) in self.db.executemany(
-                "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
-                " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
-                f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END,"
-                f" {', '.join(f'?{i}' for i in range(6, 14))}, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
-                " RETURNING seq",
-                self._lean(rows),
-            )
-        ]
+        the transaction ends (``_count_new``). What the chat holds once (``_lean``) is left out of them."""
+        rows = self._lean(rows)
+        if HeldText in set(map(type, map(_text, rows))):
+            new = [seq for row in rows for seq in self._insert_held(row)]
+        else:
+            new = [seq for (seq,) in self.db.executemany(_INSERT, rows)]
         if new:
             lowest = min(new)
             self._uncounted = lowest if self._uncounted is None else min(self._uncounted, lowest)
@@ -392,6 +432,21 @@ class Archive(Queries, Ledger):
                 self.db.execute("UPDATE chats SET rest = ? WHERE seq = ?", (rest, chat_seq))
         self._wide[chat_seq] = wide = Chatwide(layout, rest)
         return wide
+
+    def _insert_held(self, row: tuple) -> list[int]:
+        """Insert one row whose text may be a ``HeldText``: the row is stored with as many bytes as the text
+        has, then they are written a piece at a time, so the text is never in memory whole. (Bound whole,
+        a 50-MB text cost SQLite two copies of it beside the Python string: the bound value and the row's
+        record; the record of a text made in SQL is still built, one copy.)"""
+        text = row[7]
+        if not isinstance(text, HeldText):
+            return [seq for (seq,) in self.db.execute(_INSERT, row)]
+        stored = [seq for (seq,) in self.db.execute(_INSERT_HELD, (*row[:7], text.size, *row[8:]))]
+        for seq in stored:
+            with self.db.blob_open("main", "messages", "text", seq, True) as blob:
+                for piece in text.pieces():
+                    blob.write(piece)
+        return stored
 
     def _count_new(self) -> None:
         """Add the messages stored since the last count to the tables of counts, in one grouped pass over

@@ -176,13 +176,15 @@ class Queries:
         )
         return None if row is None else (row[0], row[1], bool(row[2]))
 
-    def latest_texts(self, chat_seq: int) -> Iterator[str]:
-        """The chat's text messages (no system, media or hidden records), latest first."""
-        for row in self.db.execute(
-            "SELECT text FROM messages WHERE chat_seq = ? AND kind = ? ORDER BY ts DESC",
+    def latest_texts(self, chat_seq: int, chars: int) -> Iterator[str]:
+        """The first ``chars`` characters of each of the chat's text messages (no system, media or hidden
+        records), latest first; a long one is read a piece at a time (``_head``), never whole."""
+        for text, seq in self.db.execute(
+            f"SELECT CASE WHEN octet_length(text) > {int(chars)} THEN NULL ELSE text END, seq FROM messages"
+            " WHERE chat_seq = ? AND kind = ? ORDER BY ts DESC",
             (chat_seq, Kind.TEXT),
         ):
-            yield row[0]
+            yield self._head(seq, chars)[0] if text is None else text[:chars]
 
     def chats_of_sources(self, sources: Sequence[str]) -> list[int]:
         marks = ",".join("?" * len(sources))

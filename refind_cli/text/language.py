@@ -24,6 +24,9 @@ MIXED = "+"  # joins the two languages of a bilingual chat: "de+en"
 # A chat needs this many words to be told at all; up to this many are read.
 MIN_WORDS = 20
 SAMPLE_WORDS = 3000
+# Characters a word takes at most, for what is read of each text: ``SAMPLE_WORDS`` of them by default.
+WORD_CHARS = 16
+TEXT_CHARS = SAMPLE_WORDS * WORD_CHARS
 # A second language is kept when CLD3 reliably tells at least this share of a chat's messages (of those it
 # tells reliably) as that language, and at least this many of them: a quoted phrase or a song title is not
 # a second language.
@@ -61,7 +64,7 @@ def detect(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> str:
     words = 0
     for text in texts:
         # A sample's worth of each text: one 50 MB message must not be read whole to tell its language.
-        piece = text[: sample_words * 16]
+        piece = text[: sample_words * WORD_CHARS]
         sample.append(piece)
         words += len(_WORD.findall(piece))
         if words >= sample_words:

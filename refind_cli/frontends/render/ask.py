@@ -179,6 +179,10 @@ def ask_json(result: AskResult, *, tz: tzinfo | None = None) -> dict[str, Any]:
                 "timestamp": iso(c.timestamp, tz),
                 "speaker": c.speaker,
                 "text": c.text,
+                # As `show --json` marks a turn it gives only the start of.
+                **(
+                    {} if c.length is None else {"truncated": True, "text_offset": 0, "text_length": c.length}
+                ),
             }
             for c in result.citations
         ],
