@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from refind_cli.errors import InputError
-from refind_cli.importers import conversations, discord, telegram
+from refind_cli.importers import conversations, discord, jsonstream, telegram
 
 
 def _telegram(path: Path) -> None:
@@ -73,3 +73,34 @@ def test_a_fault_deep_in_a_large_discord_file_is_placed_within_a_read_block_of_i
         _discord(path)
     near = int((err.value.where or "").removeprefix("near byte "))
     assert len(head) < near <= len(head) + (64 << 10)
+
+
+def _reads_to_parse(text: bytes) -> int:
+    rules = jsonstream.Rules(block=64 << 10, max_token=8 << 20, max_depth=8)
+    stream = jsonstream.Stream(
+        iter([text[i : i + (1 << 20)] for i in range(0, len(text), 1 << 20)]), _error, rules
+    )
+    events = jsonstream.JsonEvents(stream)
+    events.finish()
+    return stream.reads
+
+
+def _error(what: str, where: str | None) -> InputError:
+    return InputError(Path("export.json"), what if where is None else f"{where}: {what}")
+
+
+@pytest.mark.parametrize(
+    "string",
+    ["é" * 2_000_000, "\\u00e9" * 1_000_000, '\\"' * 2_000_000, "a\\\\" * 1_000_000],
+    ids=["utf8", "escaped", "escaped-quotes", "escaped-backslashes"],
+)
+def test_a_long_string_is_read_in_blocks_that_grow_with_it(string: str):
+    # yajl re-scans a token from its start on every read block it spans: in blocks of a fixed size a 4-MB
+    # string took seconds (time grew with the square of its length); blocks that double keep it linear.
+    text = ('{"a": "' + string + '", "b": [1, 2, 3]}').encode()
+    assert _reads_to_parse(text) <= 16  # fixed 64-KB blocks: 60 and more
+
+
+def test_short_strings_keep_the_formats_read_block():
+    text = ("[" + ", ".join(f'"{i:06d}"' for i in range(100_000)) + "]").encode()
+    assert _reads_to_parse(text) >= len(text) // (64 << 10)

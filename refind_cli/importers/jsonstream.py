@@ -46,8 +46,8 @@ class Head:
 class Rules:
     """How one format's JSON is read, and how a few of its faults are worded.
 
-    yajl re-scans a token that spans its read blocks, so a token's time grows with its square over
-    ``block``; ``max_token`` refuses a single value longer than any real export holds before that bites."""
+    ``max_token`` refuses a single value longer than any real export holds, and caps how far a read block
+    grows while one token spans blocks (``Stream.read``)."""
 
     block: int  # bytes the parser reads at a time
     max_token: int  # the longest single value, in bytes
@@ -79,6 +79,7 @@ class Stream:
         self.reads = 0
         self.read_to = 0  # ``handed`` after the latest read
         self.cut_after = b""  # where a read block ends if it can (``Head``)
+        self._token = 0  # bytes handed since the last quote that opens or closes a string
 
     def _transcoding(self) -> None:
         self.exact = False  # ``handed`` counts UTF-8 bytes, not the UTF-16 or 32 file's: no resume point
@@ -93,6 +94,12 @@ class Stream:
         while self._pos >= len(self._buf):
             if self.at_eof or not self._refill():
                 return b""
+        if 0 < size < self._token:
+            # yajl re-scans a token that spans its read blocks from the token's start on every block, so a
+            # string of n bytes read in blocks of b costs n * n / b: a block as long as the token so far
+            # (capped by the longest token the format takes) doubles it each time, and the cost stays linear.
+            size = min(self._token, self.rules.max_token)
+            self._gather(size)
         end = len(self._buf) if size < 0 else self._pos + size
         if self.cut_after and end < len(self._buf):
             # A block that ends just after an item's close leaves a ``Head`` there (the next item opens in
@@ -102,7 +109,16 @@ class Stream:
         out = self._buf[self._pos : end]
         self._pos += len(out)
         self.read_to = self.handed
+        quote = _last_quote(out)
+        self._token = self._token + len(out) if quote < 0 else len(out) - quote - 1
         return out
+
+    def _gather(self, size: int) -> None:
+        """Hold at least ``size`` bytes not yet handed, where the file has them."""
+        while len(self._buf) - self._pos < size and not self.at_eof:
+            rest = self._buf[self._pos :]
+            self._refill()
+            self._buf, self._pos = rest + self._buf, 0
 
     @property
     def handed(self) -> int:
@@ -135,6 +151,27 @@ class Stream:
         self._buf, self._pos = repair(data), 0
         self.exact = self.exact and len(self._buf) == len(data)
         return True
+
+
+# Escaped quotes looked at before a block is taken for one inside a string: past them, a longer read block
+# costs some memory, never a wrong parse.
+_QUOTES_LOOKED_AT = 64
+
+
+def _last_quote(block: bytes) -> int:
+    """Where the last quote in ``block`` that is not escaped lies (one after an even run of backslashes),
+    or -1."""
+    quote = block.rfind(b'"')
+    for _ in range(_QUOTES_LOOKED_AT):
+        if quote < 0:
+            return -1
+        start = quote
+        while start and block[start - 1] == 0x5C:  # a backslash
+            start -= 1
+        if (quote - start) % 2 == 0:
+            return quote
+        quote = block.rfind(b'"', 0, start)
+    return -1
 
 
 class JsonEvents:
