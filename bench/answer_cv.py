@@ -41,7 +41,7 @@ from refind_cli.agent.archive_ask import ask
 from refind_cli.agent.events import Note
 from refind_cli.method.benchmarks import LOCOMO, Question, load_questions
 from refind_cli.method.evaluate import answer_metrics, build, date_matches, evidence_turn, gold_span
-from refind_cli.request import AskRequest
+from refind_cli.operations import AskRequest
 from refind_cli.text.analysis import analyzer_for, question_analyzer
 
 FOLDS = 5

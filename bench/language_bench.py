@@ -33,7 +33,8 @@ from language_chats import ENGLISH_CASE, ENGLISH_CHAT, LANGUAGES, Case, whatsapp
 
 from refind_cli.facade import Home  # noqa: E402
 from refind_cli.method import search  # noqa: E402
-from refind_cli.request import ImportOptions, SearchRequest  # noqa: E402
+from refind_cli.operations import ImportOptions  # noqa: E402
+from refind_cli.request import SearchRequest  # noqa: E402
 from refind_cli.text.analysis import Analyzer  # noqa: E402
 
 

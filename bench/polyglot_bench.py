@@ -48,7 +48,8 @@ def main() -> None:
     )
 
     from refind_cli.facade import Home
-    from refind_cli.request import AskRequest, ImportOptions, SearchRequest
+    from refind_cli.operations import AskRequest, ImportOptions
+    from refind_cli.request import SearchRequest
 
     wanted = set(filter(None, args.scripts.split(",")))
     chats = {}

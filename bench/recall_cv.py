@@ -44,7 +44,8 @@ from refind_cli.method.benchmarks import LOCOMO, Question, load_questions
 from refind_cli.method.evaluate import Built, build, retrieval_metrics
 from refind_cli.method.search import search
 from refind_cli.method.search_tools import DEFAULT_TOP_K, Seen, search_request
-from refind_cli.request import AskRequest, SearchRequest
+from refind_cli.operations import AskRequest
+from refind_cli.request import SearchRequest
 from refind_cli.results import SearchResult
 from refind_cli.text.analysis import question_analyzer
 

@@ -12,10 +12,15 @@ all of them alike, and prints the median wall time of each and its ratio to its 
 - ``refind stats`` against ``refind --version`` (and its target, 1 s), and ``refind search dinner --timeline``
   against the plain search, in the system's zone and in Europe/Berlin (a zone with daylight saving time).
 
-Each command's CPU time (user + system, its median) is printed beside its wall time: on a shared machine the
-wall time holds the waiting for a core too.
+Each command's CPU time (user + system, its median) is printed beside its wall time, and its ratio to the
+peer's CPU: on a shared machine the wall time holds the waiting for a core too, and moves with the load.
 
-    python bench/startup_bench.py [--messages 1000000] [--rounds 7] [--workdir bench/out]
+``--left-log`` also measures a cold search on a copy of the home whose archive has a long write-ahead log
+beside it, as a writer leaves it when it closes while a reader has the file open (a migration's VACUUM run
+by a reader's upgrade left the whole archive there): every process's first query reads all of it again,
+until a reader that finds the home free folds it in.
+
+    python bench/startup_bench.py [--messages 1000000] [--rounds 7] [--workdir bench/out] [--left-log]
 
 The load average before and after is printed with the figures: the machine may be shared.
 """
@@ -36,6 +41,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from import_bench import generate
 
+# The console script's work, for a tree on PYTHONPATH (-P: not this folder's tree, which -c would put first).
+ENTRY = "import sys; from refind_cli.frontends import cli; sys.exit(getattr(cli, 'run', cli.main)())"
+LAUNCH = [sys.executable, "-P", "-c", ENTRY]
+
 
 def refind(home: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "refind_cli", "--home", str(home), *args]
@@ -50,6 +59,24 @@ def build(workdir: Path, n: int) -> tuple[Path, Path]:
             refind(home, "import", "--tz", "UTC", str(export)), check=True, stdout=subprocess.DEVNULL
         )
     return export, home
+
+
+def with_left_log(home: Path, workdir: Path) -> Path:
+    """A copy of ``home`` whose archive has a write-ahead log as long as the archive beside it: a reader holds
+    the file open while a writer rewrites it (VACUUM) and closes, so the writer's close does not fold it in."""
+    import apsw
+
+    copy = workdir / "left-log-home"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(home, copy)
+    path = copy / "archive.db"
+    reader = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    reader.execute("SELECT count(*) FROM chats").fetchall()
+    writer = apsw.Connection(str(path))
+    writer.execute("VACUUM")
+    writer.close()
+    reader.close()
+    return copy
 
 
 def wall(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -69,6 +96,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--workdir", type=Path, default=Path(__file__).parent / "out")
     ap.add_argument("--only", help="comma-separated: startup,stats (default both)")
+    ap.add_argument(
+        "--left-log", action="store_true", help="also a search on a home with a write-ahead log left"
+    )
     ap.add_argument(
         "--before",
         type=Path,
@@ -117,13 +147,19 @@ def main() -> None:
             compileall.compile_dir(tree, quiet=1)
     if args.before is not None:
         before_env = {**os.environ, "PYTHONPATH": str(args.before)}
+        # The installed script names this tree's entry point; the older tree's runs as its own script would
+        # (``run`` where it has one, else ``main``).
         swap = {str(home): str(args.before_home or home)}
         for name, cmd in list(commands.items()):
             if name.startswith("refind"):
-                commands[f"{name} (before)"] = [swap.get(part, part) for part in cmd]
+                commands[f"{name} (before)"] = [*LAUNCH, *(swap.get(part, part) for part in cmd[1:])]
                 envs[f"{name} (before)"] = before_env
-    for name, cmd in commands.items():  # warm the page cache
-        wall(cmd, envs[name])
+    for name, cmd in commands.items():  # warm the page cache; a command that fails would time its failure
+        done = subprocess.run(
+            cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=envs[name]
+        )
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{name}: exit status {done.returncode}\n{done.stderr.decode()}")
     load_before = os.getloadavg()
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
@@ -150,10 +186,45 @@ def main() -> None:
     }
     for name, m in med.items():
         peer = peers.get(name.removesuffix(" (before)"))
-        ratio = f"  {m / med[peer]:.2f}x {peer}" if peer in med else ""
+        ratio = (
+            f"  {m / med[peer]:.2f}x {peer} (CPU {med_cpu[name] / med_cpu[peer]:.2f}x)" if peer in med else ""
+        )
         if name.startswith("refind stats"):
             ratio += f"; {m:.2f}x the 1 s target"
         print(f"{name:50} {m * 1000:8.0f} ms (CPU {med_cpu[name] * 1000:6.0f} ms){ratio}")
+    if args.left_log:
+        left_log(export, home, args, envs)
+
+
+def left_log(
+    export: Path, home: Path, args: argparse.Namespace, envs: dict[str, dict[str, str] | None]
+) -> None:
+    """Cold searches on a home with a write-ahead log left beside its archive: this tree's first one (which
+    folds the log in) and those after it; the --before tree's, on a copy of its own, each of which reads the
+    log again. ``grep -c`` in the same rounds."""
+    exe = str(Path(sys.executable).with_name("refind"))
+    grep = ["grep", "-c", "dinner", str(export)]
+    trees = {"": None} | ({" (before)": envs["refind search dinner -k 5 (before)"]} if args.before else {})
+    copies = {suffix: with_left_log(home, args.workdir / f"left{i}") for i, suffix in enumerate(trees)}
+    wal = {suffix: (copy / "archive.db-wal").stat().st_size for suffix, copy in copies.items()}
+    times: dict[str, list[float]] = {}
+    for i in range(args.rounds):
+        for suffix, env in trees.items():
+            name = "refind search dinner -k 5, log left" + (", first" if i == 0 else "") + suffix
+            launch = LAUNCH if env is not None else [exe]
+            cmd = [*launch, "--home", str(copies[suffix]), "search", "dinner", "-k", "5"]
+            times.setdefault(name, []).append(wall(cmd, env)[0])
+        times.setdefault("grep -c dinner", []).append(wall(grep)[0])
+    grep_ms = statistics.median(times["grep -c dinner"]) * 1000
+    print(f"write-ahead log left: {max(wal.values()) / 1e6:.0f} MB; grep -c dinner {grep_ms:.0f} ms")
+    for name, ts in times.items():
+        if name.startswith("refind"):
+            m = statistics.median(ts) * 1000
+            print(f"{name:50} {m:8.0f} ms  {m / grep_ms:.2f}x grep -c dinner")
+    for suffix, copy in copies.items():
+        log = copy / "archive.db-wal"
+        print(f"log left after the rounds{suffix}: {log.stat().st_size / 1e6 if log.exists() else 0:.0f} MB")
+        shutil.rmtree(copy.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,8 @@ from language_chats import whatsapp_export  # noqa: E402
 from world_chats import ENGLISH_QUESTIONS, HELD_OUT, WORLDS, World, bilingual_chat, world_chat  # noqa: E402
 
 from refind_cli.facade import Home  # noqa: E402
-from refind_cli.request import ImportOptions, SearchRequest  # noqa: E402
+from refind_cli.operations import ImportOptions  # noqa: E402
+from refind_cli.request import SearchRequest  # noqa: E402
 from refind_cli.text import analysis  # noqa: E402
 
 

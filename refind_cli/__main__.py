@@ -1,3 +1,3 @@
-from refind_cli.frontends.cli import main
+from refind_cli.frontends.cli import run
 
-main()
+run()

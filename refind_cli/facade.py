@@ -27,19 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import RefindError, echoed
-from refind_cli.request import (
-    DEFAULT_K,
-    DEFAULT_WINDOW,
-    SESSION_RANK,
-    AskRequest,
-    EvalRequest,
-    ImportOptions,
-    SearchRequest,
-    Selection,
-    StatsRequest,
-    time_bound,
-    time_range,
-)
+from refind_cli.request import DEFAULT_K, DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_bound, time_range
 from refind_cli.storage.home import empty_new_home, ensure_home, remove_empty_home, resolve_home
 
 if TYPE_CHECKING:
@@ -48,8 +36,10 @@ if TYPE_CHECKING:
     from refind_cli.agent.llm import ModelConfig
     from refind_cli.index import Engine, TurnIndex
     from refind_cli.ingest.progress import Progress
+    from refind_cli.listings import ChatSummary
     from refind_cli.method.benchmarks import Question
     from refind_cli.method.evaluate import EvalReport
+    from refind_cli.operations import AskRequest, EvalRequest, ImportOptions, Selection, StatsRequest
     from refind_cli.records import ChatInfo
     from refind_cli.reports import (
         FileImportResult,
@@ -60,7 +50,7 @@ if TYPE_CHECKING:
         SessionView,
         Stats,
     )
-    from refind_cli.results import ChatSummary, SearchResult
+    from refind_cli.results import SearchResult
     from refind_cli.storage.archive import Archive
 
 OnWait = Callable[[str], None]
@@ -133,9 +123,10 @@ class Home:
             # Read-only until the first write: a reader never waits for a writer, and a home on read-only
             # media can be read. A write (under the write lock) reopens it for writing.
             self._archive = Archive.open(self.path, readonly=True)
-            if self._archive.behind():
+            if self._archive.behind() or self._archive.log_left():
                 # An archive of an earlier release is migrated by the first reader to find the home free (a
                 # migration may repair what it stored: times no zone can show); else it is read as it stands.
+                # So is a long write-ahead log folded in, which every process's first query would read again.
                 self._when_free(self._archive.upgrade)
         return self._archive
 
@@ -360,6 +351,8 @@ class Home:
     ) -> StatsRequest:
         """`refind stats` of some chats (by name, id or number) or sources, of some speakers (as ``--from``
         names them), from ``since`` to ``until`` as ``--since`` takes them (None: everything), in ``tz``."""
+        from refind_cli.operations import StatsRequest
+
         lo, hi = time_range(since, until, now=now, tz=tz)
         with self._storage():
             return StatsRequest(tz, self.chat_ids(chats, sources), lo, hi, self._speakers(speakers))
@@ -403,6 +396,8 @@ class Home:
         default the process's); none, or ``offline``, runs the offline planner. ``now`` is when it is asked:
         a datetime, an ISO date-time as ``--now`` takes it, or None for this moment. ``evidence_tokens``: what
         the offline planner's notes may spend (None: the measured default)."""
+        from refind_cli.operations import AskRequest
+
         # The words typed are checked before the agent or the archive is loaded (an argument error stays cheap).
         typed = AskRequest(question.strip(), asked_at(now, tz), tz, protocol=protocol)
         from refind_cli.agent import Budget
@@ -545,6 +540,7 @@ class Home:
         ``--session-gap`` takes it (90m, 1h30m), ``lang`` an ISO 639-1 code in any case."""
         from refind_cli.dates.clock import parse_duration
         from refind_cli.importers import names
+        from refind_cli.operations import ImportOptions
 
         choices = ("auto", *names())
         if fmt not in choices:
@@ -572,6 +568,8 @@ class Home:
     ) -> Selection:
         """What `refind forget` erases, from what the user typed: one chat by name, id or number, dates as
         ``--since`` takes them (``before``: everything before its start)."""
+        from refind_cli.operations import Selection
+
         lo, hi = time_range(since, until, now=now, tz=tz)
         seq = None
         if chat is not None:
@@ -748,6 +746,8 @@ def eval_request(
 ) -> EvalRequest:
     """`refind eval` from what the user typed. Only an explicit ``model`` spends money here:
     ``$REFIND_MODEL`` alone keeps eval offline. The judge is ``judge_model`` (default: ``model``)."""
+    from refind_cli.operations import EvalRequest
+
     if judge_model and not model:
         raise RefindError("--judge-model needs --model")
     config, judge = model_configs(model, judge_model, api_base, env) if model else (None, None)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from refind_cli.listings import SessionInfo
 from refind_cli.records import ChatInfo, Turn
-from refind_cli.results import SessionInfo
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,11 @@
-"""What the library's operations return: search hits, imports, chats and sessions, forget plans, health.
-Records only, importing nothing heavy, so renderers and front ends can take them without loading the
-archive, the index engine or the importers."""
+"""What a search returns: its hits, each with its window of turns. Records only, importing nothing heavy, so
+renderers and front ends can take them without loading the archive, the index engine or the importers. A
+chat and a session as listed are in ``listings``, what the other operations report in ``reports``: a
+search builds none of their classes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from refind_cli.records import ChatInfo, Turn
@@ -42,25 +42,3 @@ class SearchResult:
     @property
     def query(self) -> str:
         return self.request.query
-
-
-@dataclass(frozen=True, slots=True)
-class ChatSummary:
-    info: ChatInfo
-    messages: int
-    sessions: int
-    turns: int
-    first: datetime | None
-    last: datetime | None
-    lang: str = ""  # ISO 639-1, "und" (too little text), "" (imported before languages were told)
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    seq: int
-    id: str
-    chat: ChatInfo
-    start: datetime
-    end: datetime
-    n_turns: int
-    n_messages: int

@@ -28,7 +28,7 @@ from refind_cli.agent.tools import TOOLS, MalformedCall, Registry, Tool, Toolbox
 from refind_cli.errors import ModelError
 from refind_cli.frontends.render.ask import AskTrace, ask_json
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
-from refind_cli.request import AskRequest
+from refind_cli.operations import AskRequest
 from refind_cli.storage.archive import Archive
 
 SECRET = "sk-test-secret-4f9a1c"

@@ -28,8 +28,9 @@ from refind_cli.agent.text_protocol import parse_text_action
 from refind_cli.agent.tools import TOOLS, MalformedCall, SearchFn, Toolbox
 from refind_cli.index.tantivy_backend import TantivyIndex as Index
 from refind_cli.ingest import import_chat
+from refind_cli.operations import AskRequest
 from refind_cli.records import Chat, ChatInfo, Message, Turn
-from refind_cli.request import AskRequest, SearchRequest
+from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
 from refind_cli.storage.archive import Archive
 

@@ -41,7 +41,7 @@ from refind_cli.agent.conversation import (
 )
 from refind_cli.errors import RefindError
 from refind_cli.facade import Home
-from refind_cli.request import AskRequest
+from refind_cli.operations import AskRequest
 from refind_cli.text.analysis import DEFAULT_ANALYZER
 
 BERLIN = ZoneInfo("Europe/Berlin")

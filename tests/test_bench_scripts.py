@@ -136,8 +136,19 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "show SESSION --json (after)",
         ),
         "startup_bench": (
-            [["startup_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/startup"]],
-            "refind stats ",
+            [
+                [
+                    "startup_bench.py",
+                    "--messages",
+                    "300",
+                    "--rounds",
+                    "1",
+                    "--workdir",
+                    f"{work}/startup",
+                    "--left-log",
+                ]
+            ],
+            "refind search dinner -k 5, log left, first",
         ),
         "disk_bench": (
             [

@@ -168,3 +168,33 @@ def test_a_search_on_a_terminal_is_drawn_by_rich(sample_home: Path):
         env={**os.environ, "FORCE_COLOR": "1"},
     )
     assert "\x1b[" in done.stdout and "dentist" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "torn_down"),
+    [
+        (("search", "dentist"), 0, False),
+        (("search", "zzzqqq"), 1, False),
+        (("search", "dentist", "--since", "yesterday-ish"), 2, False),
+        (("chats",), 0, False),
+        (("search", "dentist", "--help"), 0, True),  # typer's
+    ],
+)
+def test_the_installed_command_ends_a_quick_read_without_teardown(
+    sample_home: Path, args: tuple[str, ...], code: int, torn_down: bool
+):
+    # What `refind` and `python -m refind_cli` run (``run``). Teardown is the interpreter's last step: the handler
+    # below runs only when the process ends through it; the output is whole either way.
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('TORN DOWN'))\n"
+        f"sys.argv = ['refind', '--home', {str(sample_home)!r}, *{list(args)!r}]\n"
+        "from refind_cli.frontends.cli import run\n"
+        "run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, "TORN DOWN" in done.stderr) == (code, torn_down), done.stderr
+    if code == 0:
+        assert done.stdout.endswith("\n") and len(done.stdout) > 100
+    if code == 2:
+        assert done.stderr.startswith("refind: error: --since") and done.stdout == ""

@@ -21,8 +21,8 @@ import refind_cli.frontends.cli.imports  # noqa: F401  (registers the command)
 from refind_cli import importers
 from refind_cli.frontends.cli import app
 from refind_cli.ingest import import_file, worker
+from refind_cli.operations import Selection
 from refind_cli.records import Message, NotResumable
-from refind_cli.request import Selection
 from refind_cli.storage import forget
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.schema import applied_migrations

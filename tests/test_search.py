@@ -428,6 +428,23 @@ def test_results_do_not_depend_on_the_first_pass_size(
     arch.close()
 
 
+def test_a_plain_top_k_collects_k_and_one_yet_finds_what_every_match_finds(tmp_path: Path) -> None:
+    # ``best`` collects the k best and one more, and more while the k-th best ties past them: here 40 equal
+    # turns tie with the best, and three turns score in between.
+    messages = session(T0, ["pear plum"] * 40 + ["pear"] * 3, ("A", "B"))
+    for i, lines in enumerate(_random_corpus(random.Random(7))):
+        messages += session(T0 + timedelta(days=i + 1), [line + " pear" for line in lines], ("A", "B"))
+    arch, idx = build(tmp_path / "home", {Chat("test", "c", "C"): messages})
+    every = Index.open(tmp_path / "home")
+    every.best = every.matching  # type: ignore[method-assign]
+    for query in ("pear", "plum pear", "w1 w2", "w0"):
+        for k in (1, 2, 5, 39, 40, 41, 44, 1000):
+            request = SearchRequest(query, k=k, window=0)
+            got, want = search(arch, idx, request), search(arch, every, request)
+            assert (got.total, _hits(got)) == (want.total, _hits(want)), (query, k)
+    arch.close()
+
+
 def _hits(result: SearchResult) -> list[tuple]:
     return [(h.rank, h.turn.id, h.terms, tuple((w.turn.id, w.hit) for w in h.window)) for h in result.hits]
 

@@ -20,7 +20,7 @@ from refind_cli.dates.clock import zone_fingerprint
 from refind_cli.facade import chats_named
 from refind_cli.frontends.cli import app
 from refind_cli.ingest import files, import_file, ledger, worker
-from refind_cli.request import Selection
+from refind_cli.operations import Selection
 from refind_cli.storage import forget
 from refind_cli.storage.archive import Archive
 

@@ -31,7 +31,8 @@ from cldr_chats import (
 
 from refind_cli.facade import Home
 from refind_cli.index.tantivy_backend import TantivyIndex
-from refind_cli.request import AskRequest, ImportOptions, SearchRequest
+from refind_cli.operations import AskRequest, ImportOptions
+from refind_cli.request import SearchRequest
 
 
 def sample() -> list[LocaleChat]:

@@ -13,7 +13,8 @@ from language_chats import ENGLISH_CHAT, whatsapp_export
 from world_chats import ENGLISH_QUESTIONS, WORLDS, bilingual_chat, world_chat
 
 from refind_cli.facade import Home
-from refind_cli.request import ImportOptions, SearchRequest
+from refind_cli.operations import ImportOptions
+from refind_cli.request import SearchRequest
 from refind_cli.text.analysis import stemmer_name
 
 

@@ -11,7 +11,8 @@ from refind_cli import agent
 from refind_cli.facade import Home, eval_request
 from refind_cli.index import TurnIndex
 from refind_cli.method.search import search
-from refind_cli.request import AskRequest, SearchRequest
+from refind_cli.operations import AskRequest
+from refind_cli.request import SearchRequest
 from refind_cli.storage.archive import Archive
 
 

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from refind_cli.agent.conversation import Earlier
     from refind_cli.agent.llm import LLMClient, ModelConfig
     from refind_cli.index import TurnIndex
-    from refind_cli.request import AskRequest, SearchRequest
+    from refind_cli.operations import AskRequest
+    from refind_cli.request import SearchRequest
     from refind_cli.results import SearchResult
     from refind_cli.storage.archive import Archive
 

@@ -29,7 +29,7 @@ from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:
     from refind_cli.agent.offline import Plan
-    from refind_cli.request import AskRequest
+    from refind_cli.operations import AskRequest
     from refind_cli.text.analysis import Analyzer
 
 FILE = "conversation.json"

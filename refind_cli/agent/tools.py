@@ -27,9 +27,10 @@ from refind_cli.method.search_tools import MalformedCall, Reading, Seen
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from refind_cli.listings import ChatSummary
     from refind_cli.reports import SessionView
     from refind_cli.request import SearchRequest
-    from refind_cli.results import ChatSummary, Hit, SearchResult
+    from refind_cli.results import Hit, SearchResult
 
 
 class ToolFailed(Exception):

@@ -338,12 +338,21 @@ class TantivyIndex:
         without: Sequence[Sequence[str]] = (),
         speakers: Collection[str] | None = None,
     ) -> TantivyMatches:
-        searcher, q, total, hits = self._first_pass(terms, request, exclude, phrases, without, speakers)
+        searcher = self._index.searcher()
+        q = self._query(terms, request, exclude, phrases, without, speakers)
+        # The k best and one more, every match counted: turning every match into Python objects, as
+        # ``matching`` must, was a third of a cold search's work ("dinner" over 1M turns: 14,667 of them).
+        limit = request.k + 1
+        first = searcher.search(q, limit, count=True)
+        # read .hits once: every access rebuilds the list. tantivy's stub leaves out .count (set by count=True).
+        total, hits = first.count, first.hits  # type: ignore[attr-defined]
+        # While turns tying with the k-th best may lie past what was collected, collect more: the method
+        # orders equal scores itself, so it needs all of them.
+        while len(hits) < total and hits[-1][0] == hits[min(request.k, len(hits)) - 1][0]:
+            limit = min(total, limit * 8)
+            hits = searcher.search(q, limit, count=False).hits
         if not hits:
             return TantivyMatches(searcher, total, hits)
-        # The first pass holds the best hits; only when ties at the k-th score run past it are all fetched.
-        if len(hits) < total and hits[-1][0] == hits[min(request.k, len(hits)) - 1][0]:
-            hits = searcher.search(q, total, count=False).hits
         last = min(request.k, len(hits)) - 1
         cut = hits[last][0]
         end = last + 1

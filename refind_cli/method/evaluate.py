@@ -43,7 +43,8 @@ from refind_cli.index import TurnIndex, open_index
 from refind_cli.ingest import import_chat
 from refind_cli.method.benchmarks import LOCOMO, Haystack, Question
 from refind_cli.method.search import search
-from refind_cli.request import AskRequest, SearchRequest
+from refind_cli.operations import AskRequest
+from refind_cli.request import SearchRequest
 from refind_cli.storage.archive import Archive
 
 if TYPE_CHECKING:

@@ -28,8 +28,9 @@ from refind_cli.errors import RefindError, echoed
 from refind_cli.request import DEFAULT_WINDOW, ROUNDS_SESSION_RANK, SESSION_RANK, SearchRequest, time_range
 
 if TYPE_CHECKING:
+    from refind_cli.listings import ChatSummary
     from refind_cli.reports import SessionView
-    from refind_cli.results import ChatSummary, SearchResult
+    from refind_cli.results import SearchResult
 
 MAX_TOP_K = 20
 DEFAULT_TOP_K = 5

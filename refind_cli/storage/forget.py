@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from refind_cli.errors import RefindError
+from refind_cli.operations import Selection
 from refind_cli.reports import ForgetPlan
-from refind_cli.request import Selection
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.database import from_us, to_us
 from refind_cli.storage.sessions import resegment_chat

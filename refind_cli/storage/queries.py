@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import apsw
 
 from refind_cli.records import ChatInfo, Kind, Message, Turn
-from refind_cli.results import ChatSummary, SessionInfo
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
     BEFORE_ALL,
@@ -29,8 +28,8 @@ from refind_cli.storage.database import (
 from refind_cli.storage.schema import applied_migrations
 
 if TYPE_CHECKING:
+    from refind_cli.listings import ChatSummary, SessionInfo
     from refind_cli.storage.written import Chatwide
-
 
 # A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
 # the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
@@ -123,6 +122,8 @@ class Queries:
 
     def chats(self, sources: Sequence[str] | None = None) -> list[ChatSummary]:
         """Every chat (of these sources, if given) with its counts and time span, in import order."""
+        from refind_cli.listings import ChatSummary  # a search does not build it
+
         where = f"WHERE c.source IN ({','.join('?' * len(sources))})" if sources is not None else ""
         has_lang = self._has_lang()
         rows = fetch_all(
@@ -393,6 +394,8 @@ class Queries:
         return out
 
     def session(self, session_id: str) -> SessionInfo | None:
+        from refind_cli.listings import SessionInfo  # a search does not build it
+
         row = self.db.execute(
             "SELECT seq, id, chat_seq, start_ts, end_ts, n_turns, n_messages FROM sessions WHERE id = ?",
             (session_id,),

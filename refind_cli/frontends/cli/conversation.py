@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from refind_cli.agent.events import AskResult
     from refind_cli.facade import Home
     from refind_cli.frontends.render.ask import AskTrace
-    from refind_cli.request import AskRequest
+    from refind_cli.operations import AskRequest
 
 HISTORY_LINES = 1_000
 

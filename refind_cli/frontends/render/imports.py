@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from refind_cli.frontends.render.styled import Out
+    from refind_cli.listings import ChatSummary
     from refind_cli.reports import FileImportResult
-    from refind_cli.results import ChatSummary
 
 
 def import_json(results: Sequence[FileImportResult]) -> dict:

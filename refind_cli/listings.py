@@ -1,0 +1,32 @@
+"""A chat and a session as the archive lists them (`refind chats`, `refind show`, the read tools). Records
+only; apart from ``results`` so that a search does not build their classes, and from ``reports`` so that a
+listing builds none of the maintenance reports'."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from refind_cli.records import ChatInfo
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSummary:
+    info: ChatInfo
+    messages: int
+    sessions: int
+    turns: int
+    first: datetime | None
+    last: datetime | None
+    lang: str = ""  # ISO 639-1, "und" (too little text), "" (imported before languages were told)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    seq: int
+    id: str
+    chat: ChatInfo
+    start: datetime
+    end: datetime
+    n_turns: int
+    n_messages: int
