@@ -135,6 +135,13 @@ class PeakSampler(threading.Thread):
             self.peak_kb = max(self.peak_kb, _tree_rss_kb(os.getpid()))
 
 
+# A row as ``Archive.insert_messages`` takes it (as stored: its written time and rest held by its chat).
+_ROW = (
+    "seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread, reply_to, edited, raw,"
+    " import_seq, own, raw_form"
+)
+
+
 def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
     """Every row an import of ``export`` writes (messages; sessions with their turns), read back into memory."""
     from collections import defaultdict
@@ -144,7 +151,7 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
 
     with Archive.open(home) as source:
         import_file(source, export, fmt="whatsapp", tz=UTC)
-        messages = source.db.execute("SELECT * FROM messages ORDER BY seq").fetchall()
+        messages = source.db.execute(f"SELECT {_ROW} FROM messages ORDER BY seq").fetchall()
         turns = defaultdict(list)
         for session_seq, *turn in source.db.execute(
             "SELECT session_seq, ordinal, message_seqs FROM turns ORDER BY session_seq, ordinal"
@@ -195,6 +202,9 @@ def child(phase: str, export: Path, home: Path) -> None:
         from refind_cli.storage.archive import Archive
 
         with Archive.open(home / "floor") as archive, archive.transaction():
+            # The chat the rows are of, as the import left it.
+            archive.db.execute("ATTACH ? AS source", (str(home / "source" / "archive.db"),))
+            archive.db.execute("INSERT INTO chats SELECT * FROM source.chats")
             for i in range(0, len(messages), BATCH):
                 archive.insert_messages(messages[i : i + BATCH])
             for i in range(0, len(sessions), 2_000):
@@ -208,7 +218,7 @@ def child(phase: str, export: Path, home: Path) -> None:
         from refind_cli.storage.archive import Archive
 
         with Archive.open(home / "floor") as archive:
-            archive.db.execute("CREATE TABLE bare AS SELECT * FROM messages WHERE 0")
+            archive.db.execute(f"CREATE TABLE bare AS SELECT {_ROW} FROM messages WHERE 0")
             insert = f"INSERT INTO bare VALUES ({','.join('?' * len(messages[0]))})"
             with archive.transaction():
                 for i in range(0, len(messages), BATCH):

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from datetime import UTC
+from datetime import UTC, tzinfo
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from samples import SAMPLES
@@ -54,15 +56,18 @@ def test_a_whatsapp_line_keeps_only_its_punctuation():
     assert raw.joined(rest, form, fields) == line
 
 
-def test_every_field_of_every_sample_export_comes_back_from_the_archive(tmp_path: Path):
+# Written times are rebuilt from instants and the offset of the clock (storage.written): in a zone with
+# offsets other than 0, and half hours.
+@pytest.mark.parametrize("tz", [UTC, ZoneInfo("America/St_Johns")], ids=str)
+def test_every_field_of_every_sample_export_comes_back_from_the_archive(tmp_path: Path, tz: tzinfo):
     assert len(EXPORTS) >= 20  # every format the samples hold
     with Archive.open(tmp_path / "home") as archive:
         for export in EXPORTS:
             expected = {
                 (e.chat.source, e.chat.key): (e.chat, list(e.messages))
-                for e in read_export(export, "auto", UTC)
+                for e in read_export(export, "auto", tz)
             }
-            result = import_file(archive, export, tz=UTC, worker=False)
+            result = import_file(archive, export, tz=tz, worker=False)
             assert result.error is None, export
             for chat_result in result.chats:
                 info = archive.chat(chat_result.chat_id)
@@ -81,6 +86,12 @@ def test_every_field_of_every_sample_export_comes_back_from_the_archive(tmp_path
             " sum(m.raw_form IS NOT NULL), count(*) FROM messages m JOIN chats c ON c.seq = m.chat_seq"
         ).fetchone()
         assert lines < texts // 4 and cut > all_ * 0.9
+        # Written times and the rests of WhatsApp's lines are held once by their chat.
+        stamps, rebuilt, shared = archive.db.execute(
+            "SELECT count(m.local_time), count(m.wall), sum(m.raw = '' AND m.raw_form NOT NULL)"
+            " FROM messages m JOIN chats c ON c.seq = m.chat_seq WHERE c.source = 'whatsapp'"
+        ).fetchone()
+        assert rebuilt > 10 * stamps and shared > rebuilt / 2
 
 
 def test_a_turn_reads_as_its_messages_make_it(tmp_path: Path):

@@ -10,12 +10,13 @@ import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Self
+from typing import IO, TYPE_CHECKING, Self
 
 import apsw
 
 from refind_cli.errors import RefindError
 from refind_cli.records import ChatInfo, Kind
+from refind_cli.storage import raw
 from refind_cli.storage.database import (
     BEFORE_ALL,
     COUNT_TABLES,
@@ -33,7 +34,10 @@ from refind_cli.storage.database import (
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
 from refind_cli.storage.queries import Queries
-from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly
+from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly, spell_out
+
+if TYPE_CHECKING:
+    from refind_cli.storage import written
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,11 +93,14 @@ def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str 
 
 
 def _insert_sql(text: str) -> str:
-    """The insert of a message row, its text given by the SQL expression ``text`` (of ?8)."""
+    """The insert of a message row, its text given by the SQL expression ``text`` (of ?8); the row followed
+    by its ``wall`` offset (?18: its written time is stored as NULL) and whether its rest is its chat's (?19:
+    stored as ''), as ``Archive._lean`` gives them (each value bound once)."""
     return (
         "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
-        " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form)"
-        f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, ?5, ?6, ?7, {text}, {', '.join(f'?{i}' for i in range(9, 18))})"
+        " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
+        f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?6, ?7, {text},"
+        f" {', '.join(f'?{i}' for i in range(9, 14))}, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
         " RETURNING seq"
     )
 
@@ -118,6 +125,8 @@ class Archive(Queries, Ledger):
         self.path = path
         self.readonly = readonly
         self._chats: dict[int, ChatInfo] = {}
+        # What each chat holds once for its rows (``_chatwide``), as decided in this transaction or read.
+        self._wide: dict[int, written.Chatwide] = {}
         self._lang_column = False
         # The lowest seq of the messages stored in this transaction and not yet in message_counts.
         self._uncounted: int | None = None
@@ -169,6 +178,7 @@ class Archive(Queries, Ledger):
             finally:
                 db.close()
         self._chats.clear()
+        self._wide.clear()
 
     def _writable(self) -> None:
         """Reopen a read-only archive for writing (migrating it first)."""
@@ -180,6 +190,7 @@ class Archive(Queries, Ledger):
         self.db = db
         self.readonly = False
         self._chats.clear()
+        self._wide.clear()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -205,6 +216,9 @@ class Archive(Queries, Ledger):
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception. Used inside another, it joins it."""
         self._writable()
         outermost = not self.db.in_transaction
+        if outermost:
+            # Another process may have removed a chat since, and a new one taken its seq.
+            self._wide.clear()
         try:
             with immediate(self.db):
                 yield
@@ -213,6 +227,7 @@ class Archive(Queries, Ledger):
         except BaseException:
             # Chats cached in a rolled-back transaction may not exist, nor messages left to count.
             self._chats.clear()
+            self._wide.clear()
             self._uncounted = None
             raise
 
@@ -288,6 +303,8 @@ class Archive(Queries, Ledger):
         (``sessions.resegment_chat``), inside this transaction."""
         with self.transaction():
             into_uid, other_uid = self.chat_uid(into), self.chat_uid(other)
+            if self.chatwide(other) != self.chatwide(into):
+                spell_out(self.db, "m.chat_seq = ?", (other,))
             self._uncount("chat_seq = ?", (other,))
             self.db.execute("UPDATE OR IGNORE messages SET chat_seq = ? WHERE chat_seq = ?", (into, other))
             self.db.execute("DELETE FROM messages WHERE chat_seq = ?", (other,))
@@ -307,6 +324,7 @@ class Archive(Queries, Ledger):
             )
             self.db.execute("DELETE FROM chats WHERE seq = ?", (other,))
             self._chats.pop(other, None)
+            self._wide.pop(other, None)
 
     def _chat_by_key(self, source: str, key: str, uid: str | None = None) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat that has this key now (an adopted chat keeps its former uid)."""
@@ -351,6 +369,7 @@ class Archive(Queries, Ledger):
         if not self.has_messages(chat_seq):
             self.db.execute("DELETE FROM chats WHERE seq = ?", (chat_seq,))
             self._chats.pop(chat_seq, None)
+            self._wide.pop(chat_seq, None)
 
     def chat_uid(self, chat_seq: int) -> str:
         return fetch_first(self.db.execute("SELECT uid FROM chats WHERE seq = ?", (chat_seq,)), tuple[str])[0]
@@ -381,7 +400,8 @@ class Archive(Queries, Ledger):
         """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
         reply_to, edited, raw, import_seq, own, raw_form), the raw record as ``raw.cut`` leaves it; seq may be
         None. Returns how many were new; known uids are left alone. They are counted for `refind stats` when
-        the transaction ends (``_count_new``)."""
+        the transaction ends (``_count_new``). What the chat holds once (``_lean``) is left out of them."""
+        rows = self._lean(rows)
         if HeldText in set(map(type, map(_text, rows))):
             new = [seq for row in rows for seq in self._insert_held(row)]
         else:
@@ -392,6 +412,45 @@ class Archive(Queries, Ledger):
             if not self.db.in_transaction:
                 self._count_new()
         return len(new)
+
+    def _lean(self, rows: list[tuple]) -> list[tuple]:
+        """``insert_messages``' rows, each followed by what leaves out of it what its chat holds once: the
+        offset of the clock it was written by (``wall``) where the chat's layout rebuilds its written time
+        (stored as NULL), and whether its raw record's rest is the chat's shared one (stored as ''). Each
+        rebuild is checked here. (Each value is bound once: a record kept whole may be a 50-MB message.)"""
+        lean = []
+        chat = layout = rest = None
+        offset = 0  # the last row's
+        for row in rows:
+            if row[1] != chat:
+                chat = row[1]
+                wide = self._wide.get(chat) or self._chatwide_from(chat, rows)
+                layout, rest = wide.layout, wide.rest
+            stamp, wall = row[4], None
+            if stamp is not None and layout is not None:
+                wall = layout.offset_near(stamp, row[3], offset)
+                offset = offset if wall is None else wall
+            lean.append((*row, wall, row[16] is not None and row[13] == rest))
+        return lean
+
+    def _chatwide_from(self, chat_seq: int, rows: list[tuple]) -> written.Chatwide:
+        """The chat's ``Chatwide``; what it does not hold yet is decided from ``rows`` (its first rows) and
+        kept for good: rows stored from now on rely on it. Decided once a transaction: a chat whose times
+        have no layout found keeps them as text (until the archive is opened again)."""
+        from refind_cli.storage.written import Chatwide, told  # here: a search never writes
+
+        wide = self.chatwide(chat_seq)
+        layout, rest = wide.layout, wide.rest
+        if layout is None:
+            layout = told([(r[3], r[4]) for r in rows if r[1] == chat_seq and r[4] is not None])
+            if layout is not None:
+                self.db.execute("UPDATE chats SET written = ? WHERE seq = ?", (layout.dumps(), chat_seq))
+        if rest is None:
+            rest = raw.shared_rest(r[13] for r in rows if r[1] == chat_seq and r[16] is not None)
+            if rest is not None:
+                self.db.execute("UPDATE chats SET rest = ? WHERE seq = ?", (rest, chat_seq))
+        self._wide[chat_seq] = wide = Chatwide(layout, rest)
+        return wide
 
     def _insert_held(self, row: tuple) -> list[int]:
         """Insert one row whose text may be a ``HeldText``: the row is stored with as many bytes as the text

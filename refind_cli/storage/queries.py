@@ -29,6 +29,7 @@ from refind_cli.storage.schema import applied_migrations
 
 if TYPE_CHECKING:
     from refind_cli.listings import ChatSummary, SessionInfo
+    from refind_cli.storage.written import Chatwide
 
 # A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
 # the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
@@ -261,15 +262,34 @@ class Queries:
         columns = self._message_columns()
         form = "raw_form" if "raw_form" in columns else "NULL"  # an archive read before m013
         own = "own" if "own" in columns else "0"
+        wall = "wall" if "wall" in columns else "NULL"  # before m018
+        wide = self.chatwide(chat_seq)
         # Message's fields in its order, then how to rebuild the record.
         rows = self.db.execute(
             "SELECT ts, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw,"
-            f" {own}, {form} FROM messages WHERE chat_seq = ? ORDER BY seq",
+            f" {own}, {form}, {wall} FROM messages WHERE chat_seq = ? ORDER BY seq",
             (chat_seq,),
         )
         for row in rows:
-            record = raw.joined(row[10], row[12], (row[2], row[6], row[1], row[5]))
-            yield Message._make((from_us(row[0]), *row[1:9], bool(row[9]), record, bool(row[11])))
+            written = row[6] if row[13] is None else wide.written_time(row[0], row[13])
+            rest = wide.record_rest(row[10], row[12])
+            record = raw.joined(rest, row[12], (row[2], written, row[1], row[5]))
+            yield Message._make(
+                (from_us(row[0]), *row[1:6], written, row[7], row[8], bool(row[9]), record, bool(row[11]))
+            )
+
+    def chatwide(self, chat_seq: int) -> Chatwide:
+        """What the chat holds once for its messages' rows (nothing before m018)."""
+        from refind_cli.storage.written import Chatwide, Layout  # here: a search never reads written times
+
+        if "written" not in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}:
+            return Chatwide(None, None)
+
+        layout, rest = fetch_first(
+            self.db.execute("SELECT written, rest FROM chats WHERE seq = ?", (chat_seq,)),
+            tuple[str, str | None],
+        )
+        return Chatwide(Layout.loads(layout), rest)
 
     def _message_columns(self) -> set[str]:
         return {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}

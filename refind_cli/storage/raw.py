@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 
 
 def _json_string(text: str) -> str:
@@ -67,3 +68,20 @@ def joined(rest: str, form: int | None, fields: Sequence[str | None]) -> str:
         if value and marker in rest:
             rest = rest.replace(marker, write(value), 1)
     return rest
+
+
+# A rest shared by a chat's rows (``shared_rest``) must be worth a row of its own and hold nothing a person
+# wrote: only ASCII punctuation, spaces and markers (a message forgotten leaves nothing of it in the chat).
+_SHARED_MIN = 2
+
+
+def shared_rest(rests: Iterable[str]) -> str | None:
+    """The rest (of records cut with a form) that most of ``rests`` are, if their chat can hold it once."""
+    counted = Counter(rests).most_common(1)
+    return counted[0][0] if counted and shareable(*counted[0]) else None
+
+
+def shareable(rest: str, rows: int) -> bool:
+    """Whether a rest that ``rows`` rows leave can be held once by their chat: a WhatsApp line's " - : "
+    around its markers."""
+    return rows >= _SHARED_MIN and bool(rest) and rest.isascii() and not any(c.isalnum() for c in rest)

@@ -5,7 +5,7 @@ stand-in in memory where there is none yet)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
@@ -239,6 +239,8 @@ def _m010_representable_times(db: apsw.Connection) -> None:
     catches up with the times it filters by. A message stored twice by identity (read in two zones) whose
     times meet at the bound is kept apart by a microsecond."""
     low, high = (to_us(bound) for bound in TIMES)
+    # Their written times stay as written (an archive given m018 before this one: a test's).
+    spell_out(db, "m.ts NOT BETWEEN ? AND ?", (low, high))
     outside = fetch_all(
         db.execute(
             "SELECT seq, chat_seq, uid, ts FROM messages WHERE ts NOT BETWEEN ? AND ? ORDER BY ts",
@@ -269,6 +271,36 @@ def _m010_representable_times(db: apsw.Connection) -> None:
             " WHERE start_ts NOT BETWEEN ?1 AND ?2 OR end_ts NOT BETWEEN ?1 AND ?2",
             (low, high),
         )
+
+
+def spell_out(db: apsw.Connection, where: str, args: Sequence[object]) -> None:
+    """Put back into the messages ``where`` selects (``m`` the message, ``c`` its chat) what their chat
+    holds once for them (m018, m019): before they move to another chat or their times change."""
+    if "wall" not in {row[1] for row in db.execute("PRAGMA table_info(messages)")}:
+        return
+    from refind_cli.storage.written import Chatwide, Layout
+
+    rows = fetch_all(
+        db.execute(
+            "SELECT m.seq, m.ts, m.wall, m.raw, m.raw_form, c.written, c.rest FROM messages m"
+            f" JOIN chats c ON c.seq = m.chat_seq WHERE ({where})"
+            " AND (m.wall NOT NULL OR (m.raw = '' AND m.raw_form NOT NULL))",
+            args,
+        ),
+        tuple[int, int, int | None, str, int | None, str, str | None],
+    )
+    wide = {(layout, rest): Chatwide(Layout.loads(layout), rest) for *_, layout, rest in rows}
+    db.executemany(
+        "UPDATE messages SET local_time = coalesce(?, local_time), wall = NULL, raw = ? WHERE seq = ?",
+        [
+            (
+                None if wall is None else wide[layout, shared].written_time(ts, wall),
+                wide[layout, shared].record_rest(rest, form),
+                seq,
+            )
+            for seq, ts, wall, rest, form, layout, shared in rows
+        ],
+    )
 
 
 def _m011_resume_points(db: apsw.Connection) -> None:
@@ -342,9 +374,81 @@ def _m017_counts_in_week_order(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE week_ordered RENAME TO message_counts")
 
 
+def _m018_written_times(db: apsw.Connection) -> None:
+    """A message's written time (``local_time``) is no longer stored where its chat's layout of a time
+    (``chats.written``, ``storage.written``) rebuilds it from the instant and the offset of the clock it was
+    written by (``messages.wall``, minutes); the others keep theirs. Each rebuild is checked as it is made."""
+    from refind_cli.storage.written import SAMPLE, told
+
+    db.execute("ALTER TABLE chats ADD COLUMN written TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE messages ADD COLUMN wall INTEGER")
+    layouts = {}
+    for (chat_seq,) in fetch_all(db.execute("SELECT seq FROM chats"), tuple[int]):
+        # A chat's first times, by its (chat, time) index.
+        layout = told(
+            fetch_all(
+                db.execute(
+                    "SELECT ts, local_time FROM messages WHERE chat_seq = ? AND local_time NOT NULL ORDER BY ts LIMIT ?",
+                    (chat_seq, SAMPLE),
+                ),
+                tuple[int, str],
+            )
+        )
+        if layout is not None:
+            layouts[chat_seq] = layout
+            db.execute("UPDATE chats SET written = ? WHERE seq = ?", (layout.dumps(), chat_seq))
+    offsets = dict.fromkeys(layouts, 0)  # each chat's last
+    after = -1
+    while batch := fetch_all(
+        db.execute(
+            "SELECT seq, chat_seq, ts, local_time FROM messages WHERE seq > ? AND local_time NOT NULL ORDER BY seq"
+            " LIMIT 10000",
+            (after,),
+        ),
+        tuple[int, int, int, str],
+    ):
+        walls = []
+        for seq, chat_seq, ts, stamp in batch:
+            if (layout := layouts.get(chat_seq)) is not None:
+                wall = layout.offset_near(stamp, ts, offsets[chat_seq])
+                if wall is not None:
+                    walls.append((wall, seq))
+                    offsets[chat_seq] = wall
+        db.executemany("UPDATE messages SET local_time = NULL, wall = ? WHERE seq = ?", walls)
+        after = batch[-1][0]
+
+
+def _m019_shared_rests(db: apsw.Connection) -> None:
+    """What is left of a raw record (m013) is held once by its chat (``chats.rest``) where most of the chat's
+    records leave the same and it holds nothing a person wrote (``raw.shared_rest``); such a row's ``raw``
+    is ''."""
+    db.execute("ALTER TABLE chats ADD COLUMN rest TEXT")
+    commonest = fetch_all(
+        db.execute(
+            "SELECT chat_seq, raw, max(n) FROM (SELECT chat_seq, raw, count(*) AS n FROM messages"
+            " WHERE raw_form NOT NULL GROUP BY chat_seq, raw) GROUP BY chat_seq"
+        ),
+        tuple[int, str, int],
+    )
+    for chat_seq, rest, n in commonest:
+        if raw.shareable(rest, n):
+            db.execute("UPDATE chats SET rest = ? WHERE seq = ?", (rest, chat_seq))
+            db.execute(
+                "UPDATE messages SET raw = '' WHERE chat_seq = ? AND raw = ? AND raw_form NOT NULL",
+                (chat_seq, rest),
+            )
+
+
 # Migrations after which the file is rewritten, to give back what they freed.
 _SHRINKING = frozenset(
-    {"m013_text_once", "m015_packed_uids", "m016_turns_by_messages", "m017_counts_in_week_order"}
+    {
+        "m013_text_once",
+        "m015_packed_uids",
+        "m016_turns_by_messages",
+        "m017_counts_in_week_order",
+        "m018_written_times",
+        "m019_shared_rests",
+    }
 )
 
 
@@ -366,6 +470,8 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m015_packed_uids", _m015_packed_uids),
     ("m016_turns_by_messages", _m016_turns_by_messages),
     ("m017_counts_in_week_order", _m017_counts_in_week_order),
+    ("m018_written_times", _m018_written_times),
+    ("m019_shared_rests", _m019_shared_rests),
 )
 
 
