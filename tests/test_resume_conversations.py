@@ -15,7 +15,7 @@ from test_resume_import import BERLIN, archive_rows, both_ways
 
 from refind_cli.importers import chatgpt, claude
 from refind_cli.ingest import import_file, worker
-from refind_cli.request import Selection
+from refind_cli.operations import Selection
 from refind_cli.storage import forget
 from refind_cli.storage.archive import Archive
 
