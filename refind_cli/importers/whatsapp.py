@@ -27,6 +27,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from refind_cli.dates import stampwords
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import MARKS as _MARKS
@@ -41,12 +42,8 @@ SNIFF_BYTES = 64 << 10
 # word; WhatsApp puts space, NBSP, narrow NBSP (2023+) or thin space (linelog.WS) between a stamp's parts.
 _M = f"[{_MARKS}]*"
 
-_AMPM_BEFORE = "오전|오후|上午|下午|午前|午後"
-_AMPM_AFTER = (
-    rf"[AaPp]\.?{_WS}?[Mm]\.?(?![^\W\d_])"
-    r"|in the (?:morning|afternoon|evening)|at night"
-    rf"|{_AMPM_BEFORE}|ص|م"
-)
+# AM/PM markers and day periods, before or after the time: every word CLDR writes for them (``stampwords``).
+_AMPM = stampwords.pattern(stampwords.words())
 # Years of up to six digits: a header with the year 10000 is read (as a malformed record), not glued to the
 # message before.
 _DATE = (
@@ -56,9 +53,9 @@ _DATE = (
     rf"(?P<d3>[RHST]?\d{{1,6}})(?P<be>{_WS}?B\.?E\.?)?)(?:{_M}\.)?"
 )
 _TIME = (
-    rf"(?P<time>(?:(?P<ap0>{_AMPM_BEFORE}){_WS}?)?"
+    rf"(?P<time>(?:(?P<ap0>{_AMPM}){_WS}?)?"
     r"(?P<h>\d{1,2})(?P<ts>[:.])(?P<mi>\d{2})(?:(?P=ts)(?P<s>\d{2}))?"
-    rf"(?:{_WS}?(?P<ap>{_AMPM_AFTER}))?)"
+    rf"(?:{_WS}?(?P<ap>{_AMPM}))?)"
 )
 _BETWEEN = rf"{_M}(?:[,،]{_WS}?|{_WS})(?:klo{_WS})?{_M}"
 # "] " after a bracketed stamp; " - " on Android; ": " on iOS before 2017.
@@ -658,9 +655,9 @@ _LEAF_PATTERNS = {
     "h": r"\d{1,2}",
     "mi": r"\d{2}",
     "s": r"\d{2}",
-    "ap": f"(?:{_AMPM_AFTER})",
-    "ap0": f"(?:{_AMPM_BEFORE})",
 }
+# The words a file's other stamps can carry: those of the locales that write its first stamp's word.
+_LEAF_WORDS = ("ap", "ap0")
 
 
 def _specialise(m: re.Match[str]) -> re.Pattern[str]:
@@ -674,12 +671,17 @@ def _specialise(m: re.Match[str]) -> re.Pattern[str]:
         start, end = m.span(name)
         events += [(start, opening, f"(?P<{name}>"), (end, closing, ")")]
     absent = []
-    for name in (*_LEAF_PATTERNS, "be"):
+    for name in (*_LEAF_PATTERNS, *_LEAF_WORDS, "be"):
         start, end = m.span(name)
         if start < 0:
             absent.append(f"(?P<{name}>)")
             continue
-        inner = re.escape(m[name]) if name == "be" else _LEAF_PATTERNS[name]
+        if name == "be":
+            inner = re.escape(m[name])
+        elif name in _LEAF_WORDS:
+            inner = stampwords.pattern(stampwords.kin(m[name]))
+        else:
+            inner = _LEAF_PATTERNS[name]
         events += [(start, 5, f"(?P<{name}>{inner}"), (end, 0, ")")]
     # Invisible marks before the stamp vary from line to line (iOS prefixes media and system lines with LRM).
     # (One mark run without a bracket: two adjacent runs would backtrack quadratically on a line of marks.)
@@ -729,22 +731,6 @@ def _year(text: str, *, buddhist: bool) -> int:
         return year + 2000
     # Thai exports sometimes drop the "BE"; no Gregorian year of a chat is that large.
     return year - _BUDDHIST_OFFSET if buddhist or year >= _BUDDHIST_FROM else year
-
-
-def _hour24(hour: int, ampm: str) -> int | None:
-    if hour > 12:
-        return None
-    word = _ampm_word(ampm)
-    if word in ("am", "inthemorning", "오전", "上午", "午前", "ص"):
-        return hour % 12
-    if word == "atnight":  # CLDR's "at night" runs from 21:00 to 06:00
-        return hour + 12 if 6 <= hour < 12 else hour % 12
-    return hour % 12 + 12
-
-
-@cache  # the pattern admits a few dozen spellings
-def _ampm_word(ampm: str) -> str:
-    return _normalise(ampm).replace(".", "").replace(" ", "").lower()
 
 
 _Header = tuple[datetime, str]  # UTC timestamp, local time as written
@@ -813,11 +799,11 @@ def _time_of_day(m: re.Match[str]) -> timedelta | None:
     hour_text, minute_text, second_text, ampm, ampm_before = m.group("h", "mi", "s", "ap", "ap0")
     hour: int | None
     hour = int(hour_text)
+    minute = int(minute_text)
     if ampm or ampm_before:
-        hour = _hour24(hour, ampm or ampm_before)
+        hour = stampwords.hour24(hour, minute, ampm or ampm_before)
         if hour is None:
             return None
-    minute = int(minute_text)
     second = int(second_text) if second_text else 0
     if hour > 23 or minute > 59 or second > 59:
         return None

@@ -1,0 +1,130 @@
+"""The words a clock time is written with in every CLDR locale: AM/PM markers ("a. m.", "午後", "오후", "ص",
+"पूर्वाह्न") and the flexible day periods some locales write instead ("下午", "in the evening", "ညနေ"), each
+with the hours it names, from CLDR's day periods and day-period rules (through Babel).
+
+Reading them from Babel takes seconds (every locale's data is loaded), too long for an import to start
+with: ``generate()`` writes them once into ``stampwords_data.py``, which an import loads, and a test checks
+that file against Babel. ``python -m refind_cli.dates.stampwords`` writes it again (after a Babel upgrade).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+from refind_cli.dates import stampwords_data
+
+DAY = 24 * 60
+# Marks CLDR puts inside some patterns' words (RLM, ALM, LRM): not part of the word as read.
+_MARKS = re.compile("[\u061c\u200e\u200f]")
+_SPACES = re.compile(r"\s+")
+
+
+def key(word: str) -> str:
+    """A word as looked up: NFKC (NBSP, narrow NBSP and thin space are spaces), without direction marks,
+    spaces collapsed, case-folded."""
+    return _SPACES.sub(" ", _MARKS.sub("", unicodedata.normalize("NFKC", word))).strip().casefold()
+
+
+def hour24(hour: int, minute: int, word: str) -> int | None:
+    """The hour of a 12-hour clock time (``hour`` 1 to 12, or 0) written with ``word``: the one of its two
+    readings that falls in the hours the word names; None for an unknown word, or one that names both."""
+    spans = stampwords_data.PERIODS.get(key(word))
+    if spans is None or hour > 12:
+        return None
+    readings = [h for h in (hour % 12, hour % 12 + 12) if _within(h * 60 + minute, spans)]
+    return readings[0] if len(readings) == 1 else None
+
+
+def _within(minute: int, spans: tuple[tuple[int, int], ...]) -> bool:
+    return any(lo <= minute < hi if lo < hi else minute >= lo or minute < hi for lo, hi in spans)
+
+
+@cache
+def words() -> tuple[str, ...]:
+    """Every word, longest first (an alternation tries them in order)."""
+    return tuple(sorted(stampwords_data.PERIODS, key=lambda w: (-len(w), w)))
+
+
+@cache
+def kin(word: str) -> tuple[str, ...]:
+    """The words written beside ``word`` in some locale (its own locale's other markers): what the other
+    stamps of a file whose first stamp carries ``word`` can carry."""
+    k = key(word)
+    found = {w for group in stampwords_data.GROUPS if k in group for w in group}
+    return tuple(sorted(found or {k}, key=lambda w: (-len(w), w)))
+
+
+def pattern(found: tuple[str, ...]) -> str:
+    """An alternation matching ``found`` (keys) as a file writes them: any case, any space between their
+    parts (space, NBSP, narrow NBSP, thin space) or none, direction marks around them."""
+    parts = []
+    for w in found:
+        pieces = [re.escape(p) for p in w.split(" ")]
+        parts.append("[ \u00a0\u202f\u2009]?".join(pieces))
+    return "(?i:" + "|".join(parts) + ")"
+
+
+# --- generating the table ---------------------------------------------------------------------------
+
+
+def generate() -> tuple[dict[str, tuple[tuple[int, int], ...]], tuple[tuple[str, ...], ...]]:
+    """From Babel: each word's hour spans (minutes since midnight, end excluded, wrapping past midnight),
+    and each locale's words. The words are what the pattern letters ``a`` (AM/PM) and ``B`` (flexible day
+    periods) write: the abbreviated format forms."""
+    from babel import Locale, localedata
+
+    periods: dict[str, set[tuple[int, int]]] = {}
+    groups: set[tuple[str, ...]] = set()
+    for ident in localedata.locale_identifiers():
+        loc = Locale.parse(ident)
+        names = loc.day_periods.get("format", {}).get("abbreviated", {})
+        rules = loc.day_period_rules.get(None, {}) if loc.day_period_rules else {}
+        group = set()
+        for period, name in names.items():
+            spans = _spans(period, rules)
+            k = key(name)
+            if not spans or not k or any(c.isdecimal() for c in k):
+                continue
+            periods.setdefault(k, set()).update(spans)
+            group.add(k)
+        if group:
+            groups.add(tuple(sorted(group)))
+    return {w: tuple(sorted(s)) for w, s in sorted(periods.items())}, tuple(sorted(groups))
+
+
+def _spans(period: str, rules: dict[str, list[dict[str, int]]]) -> list[tuple[int, int]]:
+    if period == "am":
+        return [(0, DAY // 2)]
+    if period == "pm":
+        return [(DAY // 2, DAY)]
+    out = []
+    for rule in rules.get(period, []):
+        if "at" in rule:
+            at = rule["at"] // 60
+            out.append((at, at + 60))
+        elif "from" in rule and "before" in rule:
+            out.append((rule["from"] // 60 % DAY, rule["before"] // 60 % DAY or DAY))
+    return out
+
+
+def write(path: Path = Path(stampwords_data.__file__)) -> None:
+    periods, groups = generate()
+    lines = [
+        '"""Generated by ``python -m refind_cli.dates.stampwords`` from CLDR (Babel): do not edit."""',
+        "",
+        "PERIODS: dict[str, tuple[tuple[int, int], ...]] = {",
+        *(f"    {w!r}: {s!r}," for w, s in periods.items()),
+        "}",
+        "GROUPS: tuple[tuple[str, ...], ...] = (",
+        *(f"    {g!r}," for g in groups),
+        ")",
+        "",
+    ]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write()
