@@ -13,6 +13,7 @@ import re
 import unicodedata
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from refind_cli.dates import stampwords_data
 
@@ -59,27 +60,49 @@ def kin(word: str) -> tuple[str, ...]:
 
 def pattern(found: tuple[str, ...]) -> str:
     """An alternation matching ``found`` (keys) as a file writes them: any case, any space between their
-    parts (space, NBSP, narrow NBSP, thin space) or none, direction marks around them."""
-    parts = []
-    for w in found:
-        pieces = [re.escape(p) for p in w.split(" ")]
-        parts.append("[ \u00a0\u202f\u2009]?".join(pieces))
-    return "(?i:" + "|".join(parts) + ")"
+    parts (space, NBSP, narrow NBSP, thin space) or none."""
+    return "(?i:" + "|".join(_spaced(w, "[ \u00a0\u202f\u2009]?") for w in found) + ")"
+
+
+@cache
+def literals(place: str) -> str:
+    """An alternation matching the literal texts CLDR writes at a place of a stamp (``PLACES``), any run of
+    spaces and direction marks where they have a space (Persian's "،\u200f " between date and time)."""
+    found = sorted(stampwords_data.LITERALS[place], key=lambda t: (-len(t), t))
+    return "(?:" + "|".join(_spaced(t, "[ \u00a0\u202f\u2009\u200e\u200f\u061c]*") for t in found) + ")"
+
+
+def _spaced(text: str, space: str) -> str:
+    return space.join(re.escape(p) for p in text.split(" "))
 
 
 # --- generating the table ---------------------------------------------------------------------------
 
 
-def generate() -> tuple[dict[str, tuple[tuple[int, int], ...]], tuple[tuple[str, ...], ...]]:
+Table = tuple[
+    dict[str, tuple[tuple[int, int], ...]], tuple[tuple[str, ...], ...], dict[str, tuple[str, ...]]
+]
+# The parts of a stamp whose literal text CLDR's patterns vary: between the date's numbers and after them,
+# before and after the time's numbers (words such as "Kl.", "ч.", "น."), between hour and minute and
+# minute and second, between date and time (the date-time pattern) and after both.
+PLACES = ("date_sep", "date_end", "time_word", "hour_sep", "minute_sep", "glue", "glue_end")
+_TIME_SKELETONS = ("hm", "Hm", "hms", "Hms")
+
+
+def generate() -> Table:
     """From Babel: each word's hour spans (minutes since midnight, end excluded, wrapping past midnight),
-    and each locale's words. The words are what the pattern letters ``a`` (AM/PM) and ``B`` (flexible day
-    periods) write: the abbreviated format forms."""
+    each locale's words, and the literal text of each place of a stamp (``PLACES``), from the short date,
+    the short and medium times of either hour cycle and the short and medium date-time patterns. The
+    words are what the pattern letters ``a`` (AM/PM) and ``B`` (flexible day periods) write: the
+    abbreviated format forms."""
     from babel import Locale, localedata
 
     periods: dict[str, set[tuple[int, int]]] = {}
     groups: set[tuple[str, ...]] = set()
+    literals: dict[str, set[str]] = {place: set() for place in PLACES}
     for ident in localedata.locale_identifiers():
         loc = Locale.parse(ident)
+        _literals(loc, literals)
         names = loc.day_periods.get("format", {}).get("abbreviated", {})
         rules = loc.day_period_rules.get(None, {}) if loc.day_period_rules else {}
         group = set()
@@ -92,7 +115,59 @@ def generate() -> tuple[dict[str, tuple[tuple[int, int], ...]], tuple[tuple[str,
             group.add(k)
         if group:
             groups.add(tuple(sorted(group)))
-    return {w: tuple(sorted(s)) for w, s in sorted(periods.items())}, tuple(sorted(groups))
+    return (
+        {w: tuple(sorted(s)) for w, s in sorted(periods.items())},
+        tuple(sorted(groups)),
+        {place: tuple(sorted(found - {""})) for place, found in literals.items()},
+    )
+
+
+def _literals(loc: Any, into: dict[str, set[str]]) -> None:
+    """The literal text of each place of a stamp in ``loc``'s patterns (``PLACES``), its spaces one space."""
+    from babel.dates import tokenize_pattern
+
+    def runs(pattern: str) -> list[tuple[str, str]]:
+        """(field letter or "", literal text) in order, adjacent literals joined."""
+        out: list[tuple[str, str]] = []
+        for kind, value in tokenize_pattern(pattern):
+            if kind == "field":
+                out.append((value[0], ""))
+            elif out and not out[-1][0]:
+                out[-1] = ("", out[-1][1] + value)
+            else:
+                out.append(("", value))
+        return out
+
+    def add(place: str, text: str) -> None:
+        into[place].add(_SPACES.sub(" ", _MARKS.sub("", unicodedata.normalize("NFKC", text))))
+
+    date = runs(loc.date_formats["short"].pattern)
+    if {f for f, _ in date if f} <= set("yMdL"):  # numbers only: no month or era names
+        fields = [i for i, (f, _) in enumerate(date) if f]
+        for i, (f, text) in enumerate(date):
+            if not f:
+                add("date_end" if i > fields[-1] else "date_sep" if i > fields[0] else "glue", text)
+    times = [loc.time_formats[w].pattern for w in ("short", "medium")]
+    times += [loc.datetime_skeletons[s].pattern for s in _TIME_SKELETONS if s in loc.datetime_skeletons]
+    for pattern in times:
+        parts = runs(pattern)
+        for i, (f, text) in enumerate(parts):
+            if f:
+                continue
+            before = parts[i - 1][0] if i else ""
+            after = parts[i + 1][0] if i + 1 < len(parts) else ""
+            if before in "hHkK" and before and after == "m":
+                add("hour_sep", text)
+            elif before == "m" and after == "s":
+                add("minute_sep", text)
+            else:
+                for word in text.split():
+                    add("time_word", word)
+    for width in ("short", "medium"):
+        glue = str(loc.datetime_formats[width]).replace("'", "")  # quotes mark literal text ("{1} 'à' {0}")
+        first, second = sorted(("{0}", "{1}"), key=glue.index)
+        add("glue", glue[glue.index(first) + 3 : glue.index(second)])
+        add("glue_end", glue[glue.index(second) + 3 :])
 
 
 def _spans(period: str, rules: dict[str, list[dict[str, int]]]) -> list[tuple[int, int]]:
@@ -111,7 +186,7 @@ def _spans(period: str, rules: dict[str, list[dict[str, int]]]) -> list[tuple[in
 
 
 def write(path: Path = Path(stampwords_data.__file__)) -> None:
-    periods, groups = generate()
+    periods, groups, literals = generate()
     lines = [
         '"""Generated by ``python -m refind_cli.dates.stampwords`` from CLDR (Babel): do not edit."""',
         "",
@@ -121,6 +196,9 @@ def write(path: Path = Path(stampwords_data.__file__)) -> None:
         "GROUPS: tuple[tuple[str, ...], ...] = (",
         *(f"    {g!r}," for g in groups),
         ")",
+        "LITERALS: dict[str, tuple[str, ...]] = {",
+        *(f"    {p!r}: {found!r}," for p, found in literals.items()),
+        "}",
         "",
     ]
     path.write_text("\n".join(lines), encoding="utf-8")

@@ -44,24 +44,31 @@ _M = f"[{_MARKS}]*"
 
 # AM/PM markers and day periods, before or after the time: every word CLDR writes for them (``stampwords``).
 _AMPM = stampwords.pattern(stampwords.words())
+# Between a date's numbers: what CLDR's patterns write ("/", ".", "-", ". ").
+_DATE_SEP = stampwords.literals("date_sep")
 # Years of up to six digits: a header with the year 10000 is read (as a malformed record), not glued to the
 # message before.
 _DATE = (
-    rf"(?P<date>(?P<d1>\d{{1,6}}){_M}(?P<ds>[./-]){_WS}?{_M}(?P<d2>\d{{1,2}}){_M}(?P=ds){_WS}?{_M}"
+    rf"(?P<date>(?P<d1>\d{{1,6}}){_M}(?P<ds>{_DATE_SEP}){_WS}?{_M}(?P<d2>\d{{1,2}}){_M}(?P<ds2>{_DATE_SEP}){_WS}?{_M}"
     # The marks before a trailing dot are bound to it: a bare run of marks is left to the next part, since
     # two adjacent mark runs backtrack quadratically on a line made of marks.
-    rf"(?P<d3>[RHST]?\d{{1,6}})(?P<be>{_WS}?B\.?E\.?)?)(?:{_M}\.)?"
+    rf"(?P<d3>[RHST]?\d{{1,6}})(?P<be>{_WS}?B\.?E\.?)?)(?:{_M}{stampwords.literals('date_end')})?"
 )
+# Words CLDR writes around a time's numbers ("Kl.", "ч.", "น."), besides AM/PM.
+_TIME_WORD = rf"(?:{stampwords.literals('time_word')}{_WS}?)?"
 _TIME = (
-    rf"(?P<time>(?:(?P<ap0>{_AMPM}){_WS}?)?"
-    r"(?P<h>\d{1,2})(?P<ts>[:.])(?P<mi>\d{2})(?:(?P=ts)(?P<s>\d{2}))?"
-    rf"(?:{_WS}?(?P<ap>{_AMPM}))?)"
+    rf"(?P<time>{_TIME_WORD}(?:(?P<ap0>{_AMPM}){_WS}?)?{_TIME_WORD}"
+    rf"(?P<h>\d{{1,2}})(?P<ts>{stampwords.literals('hour_sep')})(?P<mi>\d{{1,2}})"
+    rf"(?:(?P<ts2>{stampwords.literals('minute_sep')})(?P<s>\d{{2}}))?"
+    rf"(?:{_WS}?{stampwords.literals('time_word')})?(?:{_WS}?(?P<ap>{_AMPM}))?"
+    rf"(?:{_WS}?{stampwords.literals('time_word')})?)"
 )
-_BETWEEN = rf"{_M}(?:[,،]{_WS}?|{_WS})(?:klo{_WS})?{_M}"
-# "] " after a bracketed stamp; " - " on Android; ": " on iOS before 2017.
+_BETWEEN = rf"{_M}{stampwords.literals('glue')}{_M}(?:klo{_WS})?{_M}"
+# What the date-time pattern writes after both ("{1} ({0})").
+_AFTER = rf"(?:{_M}{stampwords.literals('glue_end')})?"
 _END = rf"{_M}(?(br)\]{_WS}?|(?:{_WS}[-–]{_WS}?|:{_WS}))"
-_HEADER_DATE_FIRST = re.compile(rf"{_M}(?:(?P<br>\[){_M})?(?P<stamp>{_DATE}{_BETWEEN}{_TIME}){_END}")
-_HEADER_TIME_FIRST = re.compile(rf"{_M}(?:(?P<br>\[){_M})?(?P<stamp>{_TIME}{_BETWEEN}{_DATE}){_END}")
+_HEADER_DATE_FIRST = re.compile(rf"{_M}(?:(?P<br>\[){_M})?(?P<stamp>{_DATE}{_BETWEEN}{_TIME}{_AFTER}){_END}")
+_HEADER_TIME_FIRST = re.compile(rf"{_M}(?:(?P<br>\[){_M})?(?P<stamp>{_TIME}{_BETWEEN}{_DATE}{_AFTER}){_END}")
 
 # Besides digits, what a header line can start with; other lines never reach the general patterns.
 _NON_DIGIT_STARTS = "[" + _MARKS
@@ -653,7 +660,7 @@ _LEAF_PATTERNS = {
     "d2": r"\d{1,2}",
     "d3": r"[RHST]?\d{1,6}",
     "h": r"\d{1,2}",
-    "mi": r"\d{2}",
+    "mi": r"\d{1,2}",
     "s": r"\d{2}",
 }
 # The words a file's other stamps can carry: those of the locales that write its first stamp's word.
