@@ -24,9 +24,9 @@ _SPACES = re.compile(r"\s+")
 
 
 def key(word: str) -> str:
-    """A word as looked up: NFKC (NBSP, narrow NBSP and thin space are spaces), without direction marks,
-    spaces collapsed, case-folded."""
-    return _SPACES.sub(" ", _MARKS.sub("", unicodedata.normalize("NFKC", word))).strip().casefold()
+    """A word as looked up: without direction marks, its spaces (NBSP, narrow NBSP, thin space) one
+    space, case-folded. Not NFKC: a file writes CLDR's letters as they are ("ʷ" stays)."""
+    return _SPACES.sub(" ", _MARKS.sub("", word)).strip().casefold()
 
 
 def hour24(hour: int, minute: int, word: str) -> int | None:

@@ -59,7 +59,7 @@ _TIME_WORD = rf"(?:{stampwords.literals('time_word')}{_WS}?)?"
 _TIME = (
     rf"(?P<time>{_TIME_WORD}(?:(?P<ap0>{_AMPM}){_WS}?)?{_TIME_WORD}"
     rf"(?P<h>\d{{1,2}})(?P<ts>{stampwords.literals('hour_sep')})(?P<mi>\d{{1,2}})"
-    rf"(?:(?P<ts2>{stampwords.literals('minute_sep')})(?P<s>\d{{2}}))?"
+    rf"(?:(?P<ts2>{stampwords.literals('minute_sep')})(?P<s>\d{{1,2}}))?"
     rf"(?:{_WS}?{stampwords.literals('time_word')})?(?:{_WS}?(?P<ap>{_AMPM}))?"
     rf"(?:{_WS}?{stampwords.literals('time_word')})?)"
 )
@@ -297,7 +297,10 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     special = _specialise(first)
     dates: dict[str, tuple[int, int, int]] = {}
     day_first = _day_first(linelog.stamp_lines(window, first, special, _match_other), dates)
-    parse = _header_parser(day_first, tz)
+    year_first = _year_first(list(dates.values()))
+    if year_first:  # the numbers read as (day, month, year) were (year, month, day)
+        day_first = infer_day_first([(m, d, 2000 + y) for y, m, d in ((a, b, c % 100) for a, b, c in dates.values())])
+    parse = _header_parser(day_first, tz, year_first=year_first)
     if parse(first) is None:
         window, first = _first_header(chunks, path, where)
         raise _not_a_header(path, where, window.line_number(first.start()))
@@ -317,7 +320,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
 
     chat = Chat(source=FORMAT, key=name, name=name, kind="chat")
     warn = _Warnings(path, where)
-    reading = _Reading(day_first, _date_order(dates), ends)
+    reading = _Reading(day_first, _date_order(dates), ends, year_first=year_first)
     messages = warn.after(_messages(start, special, parse, warn))
     yield ChatExport(chat=chat, messages=reading.track(messages), end=reading.mark)
 
@@ -342,9 +345,15 @@ class _Reading:
     and bytes read."""
 
     def __init__(
-        self, day_first: bool | None, order: str | list[Any], ends: _Ends, previous: datetime | None = None
+        self,
+        day_first: bool | None,
+        order: str | list[Any],
+        ends: _Ends,
+        previous: datetime | None = None,
+        year_first: bool = False,
     ) -> None:
         self.day_first, self.order, self.ends, self.previous = day_first, order, ends, previous
+        self.year_first = year_first
 
     def track(self, messages: Iterator[Message]) -> Iterator[Message]:
         for m in messages:
@@ -353,8 +362,8 @@ class _Reading:
 
     def mark(self) -> Mark | None:
         ends = self.ends
-        if self.previous is None or ends.size is None:
-            return None
+        if self.previous is None or ends.size is None or self.year_first:
+            return None  # a year-first file's order is not carried over: it is read whole again
         state = {"day_first": self.day_first, "order": self.order, "previous": self.previous.isoformat()}
         return Mark(ends.size, json.dumps({**state, "line": ends.lines}), ends.digest)
 
@@ -661,7 +670,7 @@ _LEAF_PATTERNS = {
     "d3": r"[RHST]?\d{1,6}",
     "h": r"\d{1,2}",
     "mi": r"\d{1,2}",
-    "s": r"\d{2}",
+    "s": r"\d{1,2}",
 }
 # The words a file's other stamps can carry: those of the locales that write its first stamp's word.
 _LEAF_WORDS = ("ap", "ap0")
@@ -724,9 +733,34 @@ def _day_first(
                 seen[date] = (int(d2), int(d3), int(d1))
             else:
                 seen[date] = triple = (int(d1), int(d2), _year(d3, buddhist=False))
-                if triple[0] > 12:
+                # Day first, unless the first number is a two-digit year ("26/01/05", yy/MM/dd): told
+                # once another date of the same last number has another first one.
+                if triple[0] > 12 and (
+                    len(d3) > 2
+                    or any(t[2] == triple[2] and t[0] != triple[0] for t in seen.values())
+                    or triple[0] > 31
+                ):
                     return True
     return infer_day_first(list(seen.values()))
+
+
+def _year_first(dates: Sequence[tuple[int, int, int]]) -> bool:
+    """Whether dates of two-digit numbers only (as ``_day_first`` reads them: first, second, 2000 + last)
+    are year first (CLDR's ``yy/MM/dd``, ``yy. M. d.``): a first number above 31, or one that never goes
+    down in the file and changes less often than the last, which is then the day."""
+    short = [(first, last - 2000) for first, _, last in dates if first < 100 and 2000 <= last < 2100]
+    if len(short) != len(dates) or not short or any(last > 31 for _, last in short):
+        return False
+    if any(first > 31 for first, _ in short):
+        return True
+    firsts = [first for first, _ in short]
+    lasts = [last for _, last in short]
+    went_down = any(b < a for a, b in pairwise(firsts))
+    return not went_down and _changes(firsts) < _changes(lasts)
+
+
+def _changes(numbers: list[int]) -> int:
+    return sum(a != b for a, b in pairwise(numbers))
 
 
 def _year(text: str, *, buddhist: bool) -> int:
@@ -746,7 +780,7 @@ _MISSING: Any = object()
 
 
 def _header_parser(
-    day_first: bool | None, tz: tzinfo, previous: datetime = _LONG_AGO
+    day_first: bool | None, tz: tzinfo, previous: datetime = _LONG_AGO, *, year_first: bool = False
 ) -> Callable[[re.Match[str]], _Header | None]:
     """Header match -> (UTC timestamp, local time text), or None when its date or time is impossible
     (31/02, 25:10: text that only looks like a header). Each distinct date and time of day is parsed
@@ -763,7 +797,7 @@ def _header_parser(
             return last[1]
         day = days.get(date_text, _MISSING)
         if day is _MISSING:
-            day = days[date_text] = _day(m, day_first, tz)
+            day = days[date_text] = _day(m, day_first, tz, year_first)
         if day is None:
             return None
         delta = times.get(time_text, _MISSING)
@@ -783,9 +817,9 @@ def _header_parser(
     return parse
 
 
-def _day(m: re.Match[str], day_first: bool | None, tz: tzinfo) -> _Day | None:
+def _day(m: re.Match[str], day_first: bool | None, tz: tzinfo, year_first: bool = False) -> _Day | None:
     d1, d2, d3, buddhist = m.group("d1", "d2", "d3", "be")
-    if len(d1) > 2:
+    if len(d1) > 2 or (year_first and len(d3) <= 2):
         year, a, b = _year(d1, buddhist=bool(buddhist)), int(d2), int(d3)
         month, day = (b, a) if day_first else (a, b)
     else:
