@@ -109,7 +109,7 @@ def generate() -> Table:
         for period, name in names.items():
             spans = _spans(period, rules)
             k = key(name)
-            if not spans or not k or any(c.isdecimal() for c in k):
+            if not spans or not k:
                 continue
             periods.setdefault(k, set()).update(spans)
             group.add(k)

@@ -1,0 +1,85 @@
+"""WhatsApp exports in every CLDR locale's own stamps (``tests/stamp_chats.py``), generated at test time from
+Babel's data rather than listed: one locale per distinct shape of stamp (the words and digits kept), each
+read with every message's instant, sender and text, nothing glued, nothing warned; a coarser sample with
+the rewrites other tools make. ``bench/stamp_probe.py`` reads every locale with every rewrite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import regex
+from babel import Locale
+from babel.dates import tokenize_pattern
+from stamp_chats import MOMENTS, REWRITES, check, one_per_shape, shape_key, stamp
+
+from refind_cli.dates import stampwords, stampwords_data
+
+
+def _both_halves(word: str) -> bool:
+    spans = stampwords_data.PERIODS.get(word)
+    return spans is not None and stampwords.hour24(1, 0, word) is None and stampwords.hour24(12, 0, word) is None
+
+
+def left(locale: str, shape: str) -> bool:
+    """The stamps not read yet, told from CLDR's data: a date with more than numbers (an era: "5 1 2026
+    p.C.n.", la_VA), or a time with a word that names both halves of the day in some locales ("ip.": PM
+    in Finnish, AM in Inari Sami)."""
+    loc = Locale.parse(locale)
+    fields = {v[0] for k, v in tokenize_pattern(loc.date_formats["short"].pattern) if k == "field"}
+    tokens = {t for when, _, _ in MOMENTS for t in stampwords.key(stamp(locale, shape, when)).split()}
+    two = any(_both_halves(t) for t in tokens)
+    return not fields <= set("yMd") or two
+
+
+def _coarse(locale: str, shape: str) -> str:
+    """The stamp's layout: digits one 0, each run of letters one "a", the shape (Android or iOS) kept."""
+    first = stamp(locale, shape, MOMENTS[0][0])
+    return shape.split("-")[0] + regex.sub(r"\p{L}+", "a", regex.sub(r"\p{Nd}+", "0", first))
+
+
+def test_every_shape_of_stamp_cldr_writes_is_read(tmp_path: Path) -> None:
+    cases = one_per_shape(shape_key)
+    assert len(cases) > 500  # every locale's words: not a list
+    wrong = {
+        f"{c.locale} {c.shape} {c.first_stamp!r}": p[0]
+        for c in cases
+        if not left(c.locale, c.shape) and (p := check(c, tmp_path))
+    }
+    assert not wrong, f"{len(wrong)} of {len(cases)}: {wrong}"
+
+
+@pytest.mark.parametrize("rewrite", [r for r in REWRITES if r != "as generated"])
+def test_stamps_rewritten_by_other_tools_are_read(tmp_path: Path, rewrite: str) -> None:
+    cases = one_per_shape(_coarse)
+    wrong = {
+        f"{c.locale} {c.shape} {c.first_stamp!r}": p[0]
+        for c in cases
+        if not left(c.locale, c.shape) and (p := check(c, tmp_path, rewrite))
+    }
+    assert not wrong, f"{len(wrong)} of {len(cases)}: {wrong}"
+
+
+def test_a_day_period_is_read_by_the_hours_cldr_gives_it() -> None:
+    assert stampwords.hour24(9, 30, "下午") == 21  # zh: PM
+    assert stampwords.hour24(12, 40, "p.\u202fm.") == 12
+    assert stampwords.hour24(12, 15, "a. m.") == 0
+    assert stampwords.hour24(10, 15, "at night") == 22  # en's flexible period, CLDR's night1
+    assert stampwords.hour24(9, 0, "पूर्वाह्न") == 9 and stampwords.hour24(2, 0, "अपराह्न") == 14
+    assert stampwords.hour24(9, 0, "no such word") is None
+
+
+def test_what_is_left_is_few() -> None:
+    """The stamps ``left`` excuses are under 1 % of the shapes."""
+    cases = one_per_shape(shape_key)
+    assert sum(left(c.locale, c.shape) for c in cases) <= len(cases) // 100
+
+
+def test_the_shipped_words_are_babels(tmp_path: Path) -> None:
+    """The generated table is what Babel's CLDR data gives now (regenerate with ``python -m
+    refind_cli.dates.stampwords`` after a Babel upgrade)."""
+    periods, groups, literals = stampwords.generate()
+    assert periods == stampwords_data.PERIODS
+    assert groups == stampwords_data.GROUPS
+    assert literals == stampwords_data.LITERALS
