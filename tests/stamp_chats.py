@@ -21,7 +21,8 @@ import unicodedata
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+import random
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -123,9 +124,14 @@ def _locale(locale: str) -> Locale:
     return Locale.parse(locale)
 
 
-def stamp(locale: str, shape: str, when: datetime) -> str:
+def stamp(locale: str, shape: str, when: datetime, date_pattern: str = "short") -> str:
+    """``date_pattern``: "short", the locale's short date; or "yMd", its pattern of that skeleton (what
+    Android's ``DateFormat.getDateFormat`` asks ICU for), where the locale has one."""
     loc = _locale(locale)
-    date_text = dates.format_date(when.date(), loc.date_formats["short"].pattern, locale=loc)
+    pattern = loc.date_formats["short"].pattern
+    if date_pattern != "short" and date_pattern in loc.datetime_skeletons:
+        pattern = loc.datetime_skeletons[date_pattern].pattern
+    date_text = dates.format_date(when.date(), pattern, locale=loc)
     time_text = dates.format_time(when.time(), _time_pattern(loc, shape), locale=loc)
     return digits(locale)(_glue(loc).replace("{1}", "\0").replace("{0}", time_text).replace("\0", date_text))
 
@@ -143,19 +149,38 @@ def readable(locale: str, shape: str) -> bool:
     return stamp(locale, shape, datetime(2026, 1, 5, 0, 15)) != stamp(locale, shape, datetime(2026, 1, 5, 12, 15))
 
 
-def case(locale: str, shape: str) -> StampCase:
+def moments(seed: str, count: int = 8) -> tuple[tuple[datetime, int, bool], ...]:
+    """``count`` moments at random (seeded), in order, between 2024 and 2027, none that the zone's clocks
+    skip or repeat."""
+    rng = random.Random(seed)
+    found: set[datetime] = set()
+    while len(found) < count:
+        when = datetime(2024, 1, 1) + timedelta(seconds=rng.randrange(4 * 365 * 86400))
+        if when.replace(tzinfo=ZONE).utcoffset() == when.replace(tzinfo=ZONE, fold=1).utcoffset() and (
+            when.replace(tzinfo=ZONE).astimezone(UTC).astimezone(ZONE).replace(tzinfo=None) == when
+        ):
+            found.add(when)
+    return tuple((when, i % 2, i % 3 == 2) for i, when in enumerate(sorted(found)))
+
+
+def case(
+    locale: str,
+    shape: str,
+    at: tuple[tuple[datetime, int, bool], ...] = MOMENTS,
+    date_pattern: str = "short",
+) -> StampCase:
     loc = Locale.parse(locale)
     months = loc.months["format"]["wide"]
     days = loc.days["format"]["wide"]
     names = _names(locale)
     lines: list[str] = []
     expected: list[Expected] = []
-    for when, who, two_lines in MOMENTS:
+    for when, who, two_lines in at:
         text = unicodedata.normalize("NFC", months[when.month])
         if two_lines:
             text += "\n" + unicodedata.normalize("NFC", days[when.weekday()])
         sender = names[who]
-        head = stamp(locale, shape, when)
+        head = stamp(locale, shape, when, date_pattern)
         lines.append(f"[{head}] {sender}: {text}" if shape.startswith("ios") else f"{head} - {sender}: {text}")
         # Android's stamps have no seconds.
         written = when if shape.startswith("ios") else when.replace(second=0)

@@ -29,6 +29,11 @@ def key(word: str) -> str:
     return _SPACES.sub(" ", _MARKS.sub("", word)).strip().casefold()
 
 
+def known(word: str) -> bool:
+    """Whether CLDR writes ``word`` as an AM/PM marker or a day period in some locale."""
+    return key(word) in stampwords_data.PERIODS
+
+
 def hour24(hour: int, minute: int, word: str) -> int | None:
     """The hour of a 12-hour clock time (``hour`` 1 to 12, or 0) written with ``word``: the one of its two
     readings that falls in the hours the word names; None for an unknown word, or one that names both."""
@@ -50,6 +55,13 @@ def words() -> tuple[str, ...]:
 
 
 @cache
+def first_signs() -> str:
+    """The characters other than letters and digits that a word starts with (Syriac's abbreviation mark,
+    an apostrophe)."""
+    return "".join(sorted({w[0] for w in stampwords_data.PERIODS if not w[0].isalnum()}))
+
+
+@cache
 def kin(word: str) -> tuple[str, ...]:
     """The words written beside ``word`` in some locale (its own locale's other markers): what the other
     stamps of a file whose first stamp carries ``word`` can carry."""
@@ -59,9 +71,32 @@ def kin(word: str) -> tuple[str, ...]:
 
 
 def pattern(found: tuple[str, ...]) -> str:
-    """An alternation matching ``found`` (keys) as a file writes them: any case, any space between their
-    parts (space, NBSP, narrow NBSP, thin space) or none."""
-    return "(?i:" + "|".join(_spaced(w, "[ \u00a0\u202f\u2009]?") for w in found) + ")"
+    """A pattern matching ``found`` (keys) as a file writes them: any case, any space between their parts
+    (space, NBSP, narrow NBSP, thin space) or none. Factored by prefix (a trie), so that a match costs
+    the length of a word, not the number of words: a plain alternation of CLDR's 800 words is tried word
+    by word at every position the regex engine reaches."""
+    trie: dict[str, Any] = {}
+    for word in found:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return "(?i:" + _trie(trie) + ")"
+
+
+def _trie(node: dict[str, Any]) -> str:
+    ends = "" in node
+    branches = []
+    for char, child in sorted(node.items()):
+        if char:
+            head = "[ \u00a0\u202f\u2009]?" if char == " " else re.escape(char)
+            branches.append(head + _trie(child))
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if ends:  # longest first: the engine takes the first branch that leads to a match
+        return "(?:" + body + ")?"
+    return body
 
 
 @cache
@@ -73,6 +108,8 @@ def literals(place: str) -> str:
 
 
 def _spaced(text: str, space: str) -> str:
+    if not text.strip():  # a separator of spaces alone is at least one: "12345" is no date
+        return space.removesuffix("*").removesuffix("?") + "+"
     return space.join(re.escape(p) for p in text.split(" "))
 
 

@@ -42,8 +42,13 @@ SNIFF_BYTES = 64 << 10
 # word; WhatsApp puts space, NBSP, narrow NBSP (2023+) or thin space (linelog.WS) between a stamp's parts.
 _M = f"[{_MARKS}]*"
 
-# AM/PM markers and day periods, before or after the time: every word CLDR writes for them (``stampwords``).
-_AMPM = stampwords.pattern(stampwords.words())
+# AM/PM markers and day periods, before or after the time. The general patterns take any short run of
+# words there (one to three, the fewest that lead to a match: "ŋdi" before Ewe's "ga 9:07"), and
+# ``_match_general`` keeps a match only when it is a word CLDR writes for one (``stampwords``): the 800
+# words as an alternation would cost a second to compile and be tried at every line that starts with a
+# digit. A file's own stamps are then matched with its locales' words (``_specialise``).
+_WORD_PART = rf"(?:[^\W\d_]|[{re.escape(stampwords.first_signs())}])[^\s\d:,،()\[\]\-]{{0,15}}"
+_AMPM = rf"{_WORD_PART}(?:[ \u00a0\u202f\u2009]{_WORD_PART}){{0,2}}?"
 # Between a date's numbers: what CLDR's patterns write ("/", ".", "-", ". ").
 _DATE_SEP = stampwords.literals("date_sep")
 # Years of up to six digits: a header with the year 10000 is read (as a malformed record), not glued to the
@@ -55,13 +60,13 @@ _DATE = (
     rf"(?P<d3>[RHST]?\d{{1,6}})(?P<be>{_WS}?B\.?E\.?)?)(?:{_M}{stampwords.literals('date_end')})?"
 )
 # Words CLDR writes around a time's numbers ("Kl.", "ч.", "น."), besides AM/PM.
-_TIME_WORD = rf"(?:{stampwords.literals('time_word')}{_WS}?)?"
+_WORD = rf"{stampwords.literals('time_word')}(?![^\W\d_])"  # "s" is no start of "subaka"
+_TIME_WORD = rf"(?:{_WORD}{_WS}?)?"
 _TIME = (
     rf"(?P<time>{_TIME_WORD}(?:(?P<ap0>{_AMPM}){_WS}?)?{_TIME_WORD}"
     rf"(?P<h>\d{{1,2}})(?P<ts>{stampwords.literals('hour_sep')})(?P<mi>\d{{1,2}})"
     rf"(?:(?P<ts2>{stampwords.literals('minute_sep')})(?P<s>\d{{1,2}}))?"
-    rf"(?:{_WS}?{stampwords.literals('time_word')})?(?:{_WS}?(?P<ap>{_AMPM}))?"
-    rf"(?:{_WS}?{stampwords.literals('time_word')})?)"
+    rf"(?:{_WS}?{_WORD})?(?:{_WS}?(?P<ap>{_AMPM}))?(?:{_WS}?{_WORD})?)"
 )
 _BETWEEN = rf"{_M}{stampwords.literals('glue')}{_M}(?:klo{_WS})?{_M}"
 # What the date-time pattern writes after both ("{1} ({0})").
@@ -653,7 +658,10 @@ class _Warnings:
 
 
 def _match_general(text: str, pos: int) -> re.Match[str] | None:
-    return _HEADER_DATE_FIRST.match(text, pos) or _HEADER_TIME_FIRST.match(text, pos)
+    m = _HEADER_DATE_FIRST.match(text, pos) or _HEADER_TIME_FIRST.match(text, pos)
+    if m is None or not any(m.group("ap0", "ap")):
+        return m
+    return m if all(w is None or stampwords.known(w) for w in m.group("ap0", "ap")) else None
 
 
 def _match_other(text: str, line: int) -> re.Match[str] | None:
