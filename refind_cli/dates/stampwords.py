@@ -109,8 +109,10 @@ def literals(place: str) -> str:
 
 def _spaced(text: str, space: str) -> str:
     if not text.strip():  # a separator of spaces alone is at least one: "12345" is no date
-        return space.removesuffix("*").removesuffix("?") + "+"
-    return space.join(re.escape(p) for p in text.split(" "))
+        return space.removesuffix("*").removesuffix("?") + "++"
+    # Possessive: a run of marks is never given back (two runs side by side would backtrack quadratically
+    # on a line of marks).
+    return (space + "+" if space.endswith("*") else space).join(re.escape(p) for p in text.split(" "))
 
 
 # --- generating the table ---------------------------------------------------------------------------

@@ -40,7 +40,7 @@ SNIFF_BYTES = 64 << 10
 
 # Direction marks, isolates and stray BOMs (linelog.MARKS) are invisible, and never part of a name or a
 # word; WhatsApp puts space, NBSP, narrow NBSP (2023+) or thin space (linelog.WS) between a stamp's parts.
-_M = f"[{_MARKS}]*"
+_M = f"[{_MARKS}]*+"  # possessive: no following part starts with a mark, so none is given back
 
 # AM/PM markers and day periods, before or after the time. The general patterns take any short run of
 # words there (one to three, the fewest that lead to a match: "ŋdi" before Ewe's "ga 9:07"), and
