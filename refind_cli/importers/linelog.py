@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Protocol
 
+from refind_cli.dates import stampwords
 from refind_cli.errors import InputError
 from refind_cli.importers import container
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
@@ -42,22 +43,11 @@ SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day 
 MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 WS = "[ \u00a0\u202f\u2009]"
 
-# AM/PM words by language, written before the time (Korean, Chinese, Japanese) or after it.
-AMPM: dict[str, bool] = {
-    "am": False,
-    "pm": True,
-    "a.m.": False,
-    "p.m.": True,
-    "오전": False,
-    "오후": True,
-    "上午": False,
-    "下午": True,
-    "午前": False,
-    "午後": True,
-    "ก่อนเที่ยง": False,
-    "หลังเที่ยง": True,
-}
-AMPM_WORDS = "(?i:" + "|".join(re.escape(w) for w in sorted(AMPM, key=len, reverse=True)) + ")"
+# AM/PM markers and day periods, written before the time (Korean, Chinese, Japanese) or after it: any short
+# run of words there, kept when CLDR writes it for one (``stampwords``; ``read_time``), the fewest words that
+# lead to a match. (An alternation of CLDR's 800 words would be tried word by word at every line.)
+_WORD_PART = rf"(?:[^\W\d_]|[{re.escape(stampwords.first_signs())}])[^\s\d:,،()\[\]\-\t]{{0,15}}"
+AMPM_WORDS = rf"{_WORD_PART}(?:{WS}{_WORD_PART}){{0,2}}?"
 TIME = (
     rf"(?P<time>(?:(?P<ap>{AMPM_WORDS}){WS}?)?(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?"
     rf"(?:{WS}?(?P<ap2>{AMPM_WORDS}))?)"
@@ -501,9 +491,10 @@ def read_time(m: re.Match[str]) -> int | None:
     second = int(m["s"]) if m["s"] else 0
     word = m["ap"] or m["ap2"]
     if word:
-        if hour > 12:
+        read = stampwords.hour24(hour, minute, word)
+        if read is None:  # not a word CLDR writes for a time of day, or one that does not name this hour
             return None
-        hour = hour % 12 + (12 if AMPM[word.lower()] else 0)
+        hour = read
     if hour > 23 or minute > 59 or second > 59:
         return None
     return hour * 3600 + minute * 60 + second

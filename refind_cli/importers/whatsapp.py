@@ -42,13 +42,10 @@ SNIFF_BYTES = 64 << 10
 # word; WhatsApp puts space, NBSP, narrow NBSP (2023+) or thin space (linelog.WS) between a stamp's parts.
 _M = f"[{_MARKS}]*+"  # possessive: no following part starts with a mark, so none is given back
 
-# AM/PM markers and day periods, before or after the time. The general patterns take any short run of
-# words there (one to three, the fewest that lead to a match: "ŋdi" before Ewe's "ga 9:07"), and
-# ``_match_general`` keeps a match only when it is a word CLDR writes for one (``stampwords``): the 800
-# words as an alternation would cost a second to compile and be tried at every line that starts with a
-# digit. A file's own stamps are then matched with its locales' words (``_specialise``).
-_WORD_PART = rf"(?:[^\W\d_]|[{re.escape(stampwords.first_signs())}])[^\s\d:,،()\[\]\-]{{0,15}}"
-_AMPM = rf"{_WORD_PART}(?:[ \u00a0\u202f\u2009]{_WORD_PART}){{0,2}}?"
+# AM/PM markers and day periods, before or after the time: linelog's run of words, kept by
+# ``_match_general`` when CLDR writes it. A file's own stamps are then matched with its locales' words
+# (``_specialise``).
+_AMPM = linelog.AMPM_WORDS
 # Between a date's numbers: what CLDR's patterns write ("/", ".", "-", ". ").
 _DATE_SEP = stampwords.literals("date_sep")
 # Years of up to six digits: a header with the year 10000 is read (as a malformed record), not glued to the
