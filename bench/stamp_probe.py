@@ -2,13 +2,14 @@
 shapes, the locale's hour cycle and the other one; ``tests/stamp_chats.py``) the importer reads right, as
 generated and as other tools rewrite them.
 
-    .venv/bin/python bench/stamp_probe.py [--tree DIR] [--held-out | --tuned] [--show N]
+    .venv/bin/python bench/stamp_probe.py [--tree DIR] [--held-out] [--show N] [--table]
 
 A locale reads right when all four of its exports do, with every rewrite. ``--held-out``: exports never
 looked at while the reader was fixed: each locale's ``yMd`` date pattern (Android's
 ``DateFormat.getDateFormat``) instead of its short one, at moments drawn at random (seeded by the locale)
 instead of the probe's. ``--tree`` reads with another checkout's refind (``git archive main | tar -x -C DIR``): the
-peer measured in the same run. Prints the counts and the first ``N`` failures.
+peer measured in the same run. Prints the counts and the first ``N`` failures. ``--table``: whether the
+shipped ``refind_cli/dates/stampwords_data.py`` is what Babel's CLDR data gives now, whole.
 """
 
 from __future__ import annotations
@@ -28,8 +29,20 @@ def main() -> None:
     parser.add_argument("--held-out", action="store_true")
     parser.add_argument("--show", type=int, default=10)
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose refind_cli is measured")
+    parser.add_argument("--table", action="store_true")
     args = parser.parse_args()
     sys.path[:0] = [str(args.tree.resolve()), str(ROOT / "tests")]
+    if args.table:
+        from refind_cli.dates import stampwords, stampwords_data
+
+        periods, groups, literals = stampwords.generate()
+        same = (periods, groups, literals) == (
+            stampwords_data.PERIODS,
+            stampwords_data.GROUPS,
+            stampwords_data.LITERALS,
+        )
+        print(f"shipped table is Babel's: {same} ({len(periods)} words, {len(groups)} locale groups)")
+        return
     from stamp_chats import REWRITES, SHAPES, case, check, locales, moments, readable
 
     chosen = list(locales())

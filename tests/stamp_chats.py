@@ -143,10 +143,17 @@ def _names(locale: str) -> tuple[str, str]:
     return "Ana", own if own != "Ana" and ":" not in own else "Bo"
 
 
+@cache
+def _halves(locale: str, shape: str) -> tuple[str, str]:
+    """The locale's stamps a quarter past midnight and a quarter past noon."""
+    return stamp(locale, shape, datetime(2026, 1, 5, 0, 15)), stamp(locale, shape, datetime(2026, 1, 5, 12, 15))
+
+
 def readable(locale: str, shape: str) -> bool:
     """Whether a stamp of this shape can be read at all: a 12-hour pattern whose AM and PM write the same
     (CLDR gives fr_CM no markers for ``hm``) says nothing of which half of the day it is."""
-    return stamp(locale, shape, datetime(2026, 1, 5, 0, 15)) != stamp(locale, shape, datetime(2026, 1, 5, 12, 15))
+    first, second = _halves(locale, shape)
+    return first != second
 
 
 def moments(seed: str, count: int = 8) -> tuple[tuple[datetime, int, bool], ...]:
@@ -189,10 +196,9 @@ def case(
 
 
 def shape_key(locale: str, shape: str) -> str:
-    """The shape of a locale's stamps: a morning and an evening one with every digit a 0 (the words and
-    marks kept)."""
-    stamps = (stamp(locale, shape, MOMENTS[0][0]), stamp(locale, shape, MOMENTS[5][0]))
-    return shape + " " + regex.sub(r"\p{Nd}", "0", " ".join(stamps))
+    """The shape of a locale's stamps: one after midnight and one after noon with every digit a 0 (the
+    words and marks kept)."""
+    return shape + " " + regex.sub(r"\p{Nd}", "0", " ".join(_halves(locale, shape)))
 
 
 # What other tools (and WhatsApp itself, by platform and version) make of an export's bytes.
@@ -246,6 +252,7 @@ def check(c: StampCase, folder: Path, rewrite: str = "as generated") -> list[str
     return problems
 
 
+@cache
 def one_per_shape(key: Callable[[str, str], str] = shape_key) -> list[StampCase]:
     """One case per distinct stamp shape (the first locale, in order, that writes it)."""
     seen: dict[str, tuple[str, str]] = {}

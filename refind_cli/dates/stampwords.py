@@ -128,18 +128,18 @@ PLACES = ("date_sep", "date_end", "time_word", "hour_sep", "minute_sep", "glue",
 _TIME_SKELETONS = ("hm", "Hm", "hms", "Hms")
 
 
-def generate() -> Table:
+def generate(locales: tuple[str, ...] | None = None) -> Table:
     """From Babel: each word's hour spans (minutes since midnight, end excluded, wrapping past midnight),
     each locale's words, and the literal text of each place of a stamp (``PLACES``), from the short date,
     the short and medium times of either hour cycle and the short and medium date-time patterns. The
     words are what the pattern letters ``a`` (AM/PM) and ``B`` (flexible day periods) write: the
-    abbreviated format forms."""
+    abbreviated format forms. ``locales``: only these (all of Babel's by default)."""
     from babel import Locale, localedata
 
     periods: dict[str, set[tuple[int, int]]] = {}
     groups: set[tuple[str, ...]] = set()
     literals: dict[str, set[str]] = {place: set() for place in PLACES}
-    for ident in localedata.locale_identifiers():
+    for ident in locales if locales is not None else localedata.locale_identifiers():
         loc = Locale.parse(ident)
         _literals(loc, literals)
         names = loc.day_periods.get("format", {}).get("abbreviated", {})
