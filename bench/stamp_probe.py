@@ -75,7 +75,9 @@ def main() -> None:
     which = "held-out " if args.held_out else ""
     print(f"tree {args.tree}")
     print(f"{which}locales whose exports read right: {right} of {len(chosen)}")
-    print(f"{which}files read right: {files_right} of {files} ({took:.1f} s, {time.process_time():.1f} s CPU)")
+    print(
+        f"{which}files read right: {files_right} of {files} ({took:.1f} s, {time.process_time():.1f} s CPU)"
+    )
     print(f"exports left out as unreadable (12-hour times without AM/PM in CLDR): {unreadable}")
     print("failing files by shape:", dict(by_shape) or "none")
     print("failing files by rewrite:", dict(by_rewrite) or "none")

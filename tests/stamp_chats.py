@@ -17,11 +17,11 @@ them, and prints how many read right.
 
 from __future__ import annotations
 
+import random
 import unicodedata
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-import random
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
@@ -86,7 +86,7 @@ def _zero(system: str) -> str:
         if unicodedata.decimal(c) == 0
     ]
     extended = [z for z in zeros if ("EXTENDED" in unicodedata.name(z)) == system.endswith("ext")]
-    return (extended or zeros or ["0"])[0]
+    return str((extended or zeros or ["0"])[0])
 
 
 _ALL_CHARS = "".join(chr(c) for c in range(0x0600, 0x1E960) if unicodedata.category(chr(c)) == "Nd")
@@ -105,7 +105,8 @@ def digits(locale: str) -> Callable[[str], str]:
 def _glue(locale: Locale) -> str:
     """The locale's short date-time pattern as text with ``{0}`` (time) and ``{1}`` (date)."""
     return "".join(
-        value if kind == "chars" else "" for kind, value in dates.tokenize_pattern(str(locale.datetime_formats["short"]))
+        str(value) if kind == "chars" else ""
+        for kind, value in dates.tokenize_pattern(str(locale.datetime_formats["short"]))
     )
 
 
@@ -113,10 +114,10 @@ def _time_pattern(locale: Locale, shape: str) -> str:
     seconds = shape.startswith("ios")
     own = locale.time_formats["medium" if seconds else "short"].pattern
     if not shape.endswith("other-cycle"):
-        return own
+        return str(own)
     twelve = any(kind == "field" and value[0] in "hK" for kind, value in dates.tokenize_pattern(own))
     skeleton = ("Hms" if seconds else "Hm") if twelve else ("hms" if seconds else "hm")
-    return locale.datetime_skeletons[skeleton].pattern
+    return str(locale.datetime_skeletons[skeleton].pattern)
 
 
 @cache
@@ -146,7 +147,9 @@ def _names(locale: str) -> tuple[str, str]:
 @cache
 def _halves(locale: str, shape: str) -> tuple[str, str]:
     """The locale's stamps a quarter past midnight and a quarter past noon."""
-    return stamp(locale, shape, datetime(2026, 1, 5, 0, 15)), stamp(locale, shape, datetime(2026, 1, 5, 12, 15))
+    return stamp(locale, shape, datetime(2026, 1, 5, 0, 15)), stamp(
+        locale, shape, datetime(2026, 1, 5, 12, 15)
+    )
 
 
 def readable(locale: str, shape: str) -> bool:
@@ -188,7 +191,9 @@ def case(
             text += "\n" + unicodedata.normalize("NFC", days[when.weekday()])
         sender = names[who]
         head = stamp(locale, shape, when, date_pattern)
-        lines.append(f"[{head}] {sender}: {text}" if shape.startswith("ios") else f"{head} - {sender}: {text}")
+        lines.append(
+            f"[{head}] {sender}: {text}" if shape.startswith("ios") else f"{head} - {sender}: {text}"
+        )
         # Android's stamps have no seconds.
         written = when if shape.startswith("ios") else when.replace(second=0)
         expected.append(Expected(written.replace(tzinfo=ZONE), sender, text))
@@ -198,7 +203,7 @@ def case(
 def shape_key(locale: str, shape: str) -> str:
     """The shape of a locale's stamps: one after midnight and one after noon with every digit a 0 (the
     words and marks kept)."""
-    return shape + " " + regex.sub(r"\p{Nd}", "0", " ".join(_halves(locale, shape)))
+    return shape + " " + str(regex.sub(r"\p{Nd}", "0", " ".join(_halves(locale, shape))))
 
 
 # What other tools (and WhatsApp itself, by platform and version) make of an export's bytes.
@@ -261,3 +266,56 @@ def one_per_shape(key: Callable[[str, str], str] = shape_key) -> list[StampCase]
             if readable(locale, shape):
                 seen.setdefault(key(locale, shape), (locale, shape))
     return [case(locale, shape) for locale, shape in seen.values()]
+
+
+def line_export(locale: str, shape: str) -> StampCase:
+    """A LINE export ("Export chat history") whose message lines carry the locale's own time (short, or the
+    other hour cycle's), under LINE's year-first day lines: ``09:07<TAB>Name<TAB>text``."""
+    loc = Locale.parse(locale)
+    names = _names(locale)
+    lines = ["[LINE] Chat history with Ana", "Saved on: 2027/01/01 10:00", ""]
+    expected: list[Expected] = []
+    day = None
+    for when, who, _ in MOMENTS:
+        if when.date() != day:
+            day = when.date()
+            lines += ["", f"{day.year}/{day.month:02d}/{day.day:02d}"]
+        text = unicodedata.normalize("NFC", loc.months["format"]["wide"][when.month])
+        time_text = digits(locale)(dates.format_time(when.time(), _time_pattern(loc, shape), locale=loc))
+        lines.append(f"{time_text}\t{names[who]}\t{text}")
+        expected.append(Expected(when.replace(second=0, tzinfo=ZONE), names[who], text))
+    return StampCase(locale, shape, tuple(lines), tuple(expected))
+
+
+def check_line(c: StampCase, folder: Path) -> list[str]:
+    """What the LINE importer reads wrong of a ``line_export``, as lines; [] when it reads it right."""
+    from refind_cli.importers import line
+
+    path = folder / f"[LINE] {c.locale} {c.shape}.txt"
+    path.write_text(c.text, encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            (export,) = list(line.read(path, tz=ZONE))
+            got = list(export.messages)
+        except Exception as exc:  # the probe reports every failure, of any kind, as a line
+            return [f"{type(exc).__name__}: {exc}"]
+    problems = [f"warning: {w.message}" for w in caught]
+    if len(got) != len(c.expected):
+        problems.append(f"{len(got)} messages read, {len(c.expected)} written")
+    for want, m in zip(c.expected, got, strict=False):
+        if m.timestamp != want.when or m.sender != want.sender or m.text != want.text:
+            problems.append(
+                f"{(m.local_time, m.sender, m.text)!r} read, {(want.when, want.sender, want.text)!r} written"
+            )
+    return problems
+
+
+def time_key(locale: str, shape: str) -> str:
+    """The shape of a locale's times alone: after midnight and after noon, every digit a 0."""
+    loc = _locale(locale)
+    times = (
+        dates.format_time(datetime(2026, 1, 5, h, 15).time(), _time_pattern(loc, shape), locale=loc)
+        for h in (0, 12)
+    )
+    return shape + " " + str(regex.sub(r"\p{Nd}", "0", " ".join(times)))

@@ -13,14 +13,28 @@ import pytest
 import regex
 from babel import Locale
 from babel.dates import tokenize_pattern
-from stamp_chats import MOMENTS, REWRITES, check, one_per_shape, shape_key, stamp
+from stamp_chats import (
+    MOMENTS,
+    REWRITES,
+    check,
+    check_line,
+    line_export,
+    locales,
+    one_per_shape,
+    readable,
+    shape_key,
+    stamp,
+    time_key,
+)
 
 from refind_cli.dates import stampwords, stampwords_data
 
 
 def _both_halves(word: str) -> bool:
     spans = stampwords_data.PERIODS.get(word)
-    return spans is not None and stampwords.hour24(1, 0, word) is None and stampwords.hour24(12, 0, word) is None
+    return (
+        spans is not None and stampwords.hour24(1, 0, word) is None and stampwords.hour24(12, 0, word) is None
+    )
 
 
 def left(locale: str, shape: str) -> bool:
@@ -90,3 +104,19 @@ def test_the_shipped_words_are_babels() -> None:
     assert set(groups) <= set(stampwords_data.GROUPS)
     for place, found in literals.items():
         assert set(found) <= set(stampwords_data.LITERALS[place]), place
+
+
+def test_line_reads_every_locales_time(tmp_path: Path) -> None:
+    """LINE's message lines (``09:07<TAB>Name<TAB>text``) with each locale's own time, one locale per shape
+    of time (the words and digits kept): linelog's times are the same CLDR words and literals."""
+    seen: dict[str, tuple[str, str]] = {}
+    for locale, shape in ((loc, s) for loc in locales() for s in ("android", "android-other-cycle")):
+        if readable(locale, shape):
+            seen.setdefault(time_key(locale, shape), (locale, shape))
+    assert len(seen) > 150
+    wrong = {
+        f"{locale} {shape}": p[0]
+        for locale, shape in seen.values()
+        if not left(locale, shape) and (p := check_line(line_export(locale, shape), tmp_path))
+    }
+    assert not wrong, f"{len(wrong)} of {len(seen)}: {wrong}"

@@ -10,6 +10,8 @@ that file against Babel. ``python -m refind_cli.dates.stampwords`` writes it aga
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import unicodedata
 from functools import cache
 from pathlib import Path
@@ -118,9 +120,7 @@ def _spaced(text: str, space: str) -> str:
 # --- generating the table ---------------------------------------------------------------------------
 
 
-Table = tuple[
-    dict[str, tuple[tuple[int, int], ...]], tuple[tuple[str, ...], ...], dict[str, tuple[str, ...]]
-]
+Table = tuple[dict[str, tuple[tuple[int, int], ...]], tuple[tuple[str, ...], ...], dict[str, tuple[str, ...]]]
 # The parts of a stamp whose literal text CLDR's patterns vary: between the date's numbers and after them,
 # before and after the time's numbers (words such as "Kl.", "ч.", "น."), between hour and minute and
 # minute and second, between date and time (the date-time pattern) and after both.
@@ -170,11 +170,11 @@ def _literals(loc: Any, into: dict[str, set[str]]) -> None:
         out: list[tuple[str, str]] = []
         for kind, value in tokenize_pattern(pattern):
             if kind == "field":
-                out.append((value[0], ""))
+                out.append((str(value[0]), ""))
             elif out and not out[-1][0]:
-                out[-1] = ("", out[-1][1] + value)
+                out[-1] = ("", out[-1][1] + str(value))
             else:
-                out.append(("", value))
+                out.append(("", str(value)))
         return out
 
     def add(place: str, text: str) -> None:
@@ -241,6 +241,9 @@ def write(path: Path = Path(stampwords_data.__file__)) -> None:
         "",
     ]
     path.write_text("\n".join(lines), encoding="utf-8")
+    ruff = Path(sys.executable).with_name("ruff")
+    if ruff.exists():  # the project's layout of the file (``make test`` checks it)
+        subprocess.run([str(ruff), "format", "-q", str(path)], check=False)
 
 
 if __name__ == "__main__":

@@ -46,11 +46,15 @@ WS = "[ \u00a0\u202f\u2009]"
 # AM/PM markers and day periods, written before the time (Korean, Chinese, Japanese) or after it: any short
 # run of words there, kept when CLDR writes it for one (``stampwords``; ``read_time``), the fewest words that
 # lead to a match. (An alternation of CLDR's 800 words would be tried word by word at every line.)
-_WORD_PART = rf"(?:[^\W\d_]|[{re.escape(stampwords.first_signs())}])[^\s\d:,،()\[\]\-\t]{{0,15}}"
+_WORD_PART = rf"(?:[^\W\d_]|[{re.escape(stampwords.first_signs())}])[^\s\d:,،()\[\]\t]{{0,15}}"
 AMPM_WORDS = rf"{_WORD_PART}(?:{WS}{_WORD_PART}){{0,2}}?"
+# Words CLDR's time patterns write around the numbers besides AM/PM ("Kl.", "ч.", "น."), whole.
+TIME_WORD = rf"{stampwords.literals('time_word')}(?![^\W\d_])"
 TIME = (
-    rf"(?P<time>(?:(?P<ap>{AMPM_WORDS}){WS}?)?(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?"
-    rf"(?:{WS}?(?P<ap2>{AMPM_WORDS}))?)"
+    rf"(?P<time>(?:{TIME_WORD}{WS}?)?(?:(?P<ap>{AMPM_WORDS}){WS}?)?(?:{TIME_WORD}{WS}?)?"
+    rf"(?P<h>\d{{1,2}}){stampwords.literals('hour_sep')}(?P<mi>\d{{1,2}})"
+    rf"(?:{stampwords.literals('minute_sep')}(?P<s>\d{{1,2}}))?"
+    rf"(?:{WS}?{TIME_WORD})?(?:{WS}?(?P<ap2>{AMPM_WORDS}))?(?:{WS}?{TIME_WORD})?)"
 )
 
 # Month and weekday names: English from the calendar module (the C locale); the CJK day characters and Thai

@@ -22,7 +22,6 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
-from functools import cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -57,7 +56,7 @@ _DATE = (
     rf"(?P<d3>[RHST]?\d{{1,6}})(?P<be>{_WS}?B\.?E\.?)?)(?:{_M}{stampwords.literals('date_end')})?"
 )
 # Words CLDR writes around a time's numbers ("Kl.", "ч.", "น."), besides AM/PM.
-_WORD = rf"{stampwords.literals('time_word')}(?![^\W\d_])"  # "s" is no start of "subaka"
+_WORD = linelog.TIME_WORD  # whole: "s" is no start of "subaka"
 _TIME_WORD = rf"(?:{_WORD}{_WS}?)?"
 _TIME = (
     rf"(?P<time>{_TIME_WORD}(?:(?P<ap0>{_AMPM}){_WS}?)?{_TIME_WORD}"
@@ -301,7 +300,9 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     day_first = _day_first(linelog.stamp_lines(window, first, special, _match_other), dates)
     year_first = _year_first(list(dates.values()))
     if year_first:  # the numbers read as (day, month, year) were (year, month, day)
-        day_first = infer_day_first([(m, d, 2000 + y) for y, m, d in ((a, b, c % 100) for a, b, c in dates.values())])
+        day_first = infer_day_first(
+            [(m, d, 2000 + y) for y, m, d in ((a, b, c % 100) for a, b, c in dates.values())]
+        )
     parse = _header_parser(day_first, tz, year_first=year_first)
     if parse(first) is None:
         window, first = _first_header(chunks, path, where)
