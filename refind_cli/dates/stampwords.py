@@ -72,6 +72,7 @@ def kin(word: str) -> tuple[str, ...]:
     return tuple(sorted(found or {k}, key=lambda w: (-len(w), w)))
 
 
+@cache  # a file's first stamp's word's kin: the same few, file after file
 def pattern(found: tuple[str, ...]) -> str:
     """A pattern matching ``found`` (keys) as a file writes them: any case, any space between their parts
     (space, NBSP, narrow NBSP, thin space) or none. Factored by prefix (a trie), so that a match costs
