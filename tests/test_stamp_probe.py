@@ -16,6 +16,7 @@ from babel.dates import tokenize_pattern
 from stamp_chats import (
     MOMENTS,
     REWRITES,
+    ZONE,
     check,
     check_line,
     line_export,
@@ -28,6 +29,7 @@ from stamp_chats import (
 )
 
 from refind_cli.dates import stampwords, stampwords_data
+from refind_cli.importers import whatsapp
 
 
 def _both_halves(word: str) -> bool:
@@ -120,3 +122,21 @@ def test_line_reads_every_locales_time(tmp_path: Path) -> None:
         if not left(locale, shape) and (p := check_line(line_export(locale, shape), tmp_path))
     }
     assert not wrong, f"{len(wrong)} of {len(seen)}: {wrong}"
+
+
+def test_four_digit_years_first_across_years_keep_their_order(tmp_path: Path) -> None:
+    """Found by the held-out sweep (random moments over four years): a file of ``2024-03-14`` stamps whose
+    months change more often than its years was taken for one of two-digit years first, and refused."""
+    path = tmp_path / "WhatsApp Chat with Years.txt"
+    stamps = [
+        "2024-03-14 00:55",
+        "2024-06-11 06:54",
+        "2024-06-13 07:07",
+        "2024-06-26 11:07",
+        "2025-06-02 20:02",
+    ]
+    stamps += ["2026-06-09 02:07", "2026-06-23 18:51"]  # the months change less often than the years
+    path.write_text("".join(f"{s} - Ana: hi {i}\n" for i, s in enumerate(stamps)), encoding="utf-8")
+    (export,) = whatsapp.read(path, tz=ZONE)
+    got = [m.timestamp.astimezone(ZONE).strftime("%Y-%m-%d %H:%M") for m in export.messages]
+    assert got == stamps
