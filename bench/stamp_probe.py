@@ -2,7 +2,7 @@
 shapes, the locale's hour cycle and the other one; ``tests/stamp_chats.py``) the importer reads right, as
 generated and as other tools rewrite them.
 
-    .venv/bin/python bench/stamp_probe.py [--tree DIR] [--held-out] [--show N] [--table]
+    .venv/bin/python bench/stamp_probe.py [--tree DIR] [--held-out] [--show N] [--table] [--locales de,ko]
 
 A locale reads right when all four of its exports do, with every rewrite. ``--held-out``: exports never
 looked at while the reader was fixed: each locale's ``yMd`` date pattern (Android's
@@ -30,6 +30,7 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=10)
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose refind_cli is measured")
     parser.add_argument("--table", action="store_true")
+    parser.add_argument("--locales", help="only these, comma-separated (all of Babel's by default)")
     args = parser.parse_args()
     sys.path[:0] = [str(args.tree.resolve()), str(ROOT / "tests")]
     if args.table:
@@ -45,7 +46,7 @@ def main() -> None:
         return
     from stamp_chats import REWRITES, SHAPES, case, check, locales, moments, readable
 
-    chosen = list(locales())
+    chosen = args.locales.split(",") if args.locales else list(locales())
     started = time.perf_counter()
     right = unreadable = files = files_right = 0
     by_shape: Counter[str] = Counter()

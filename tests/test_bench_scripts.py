@@ -123,6 +123,7 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "compounds found",
         ),
         "time_words_bench": ([["time_words_bench.py"]], "languages with tables"),
+        "stamp_probe": ([["stamp_probe.py", "--locales", "de,ko,ar_EG", "--show", "0"]], "files read right"),
         "polyglot_bench": (
             [["polyglot_bench.py", "--scripts", "Grek,Yiii,Kore", "--emoji", "2", "--ask"]],
             "asked offline",
