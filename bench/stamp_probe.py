@@ -4,6 +4,8 @@ generated and as other tools rewrite them.
 
     .venv/bin/python bench/stamp_probe.py [--tree DIR] [--held-out] [--show N] [--table] [--locales de,ko]
 
+``--line``: LINE exports with each locale's own times instead (``line_export``).
+
 A locale reads right when all four of its exports do, with every rewrite. ``--held-out``: exports never
 looked at while the reader was fixed: each locale's ``yMd`` date pattern (Android's
 ``DateFormat.getDateFormat``) instead of its short one, at moments drawn at random (seeded by the locale)
@@ -31,6 +33,7 @@ def main() -> None:
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose refind_cli is measured")
     parser.add_argument("--table", action="store_true")
     parser.add_argument("--locales", help="only these, comma-separated (all of Babel's by default)")
+    parser.add_argument("--line", action="store_true", help="LINE exports with each locale's times instead")
     args = parser.parse_args()
     sys.path[:0] = [str(args.tree.resolve()), str(ROOT / "tests")]
     if args.table:
@@ -47,6 +50,9 @@ def main() -> None:
     from stamp_chats import REWRITES, SHAPES, case, check, locales, moments, readable
 
     chosen = args.locales.split(",") if args.locales else list(locales())
+    if args.line:
+        line_files(chosen, args.show)
+        return
     started = time.perf_counter()
     right = unreadable = files = files_right = 0
     by_shape: Counter[str] = Counter()
@@ -82,6 +88,29 @@ def main() -> None:
     print(f"exports left out as unreadable (12-hour times without AM/PM in CLDR): {unreadable}")
     print("failing files by shape:", dict(by_shape) or "none")
     print("failing files by rewrite:", dict(by_rewrite) or "none")
+    for line in failures:
+        print("  " + line)
+
+
+def line_files(chosen: list[str], show: int) -> None:
+    """LINE exports (``stamp_chats.line_export``) of each locale's times in both hour cycles."""
+    from stamp_chats import check_line, line_export, readable
+
+    started = time.perf_counter()
+    files = right = 0
+    failures: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for locale in chosen:
+            for shape in ("android", "android-other-cycle"):
+                if not readable(locale, shape):
+                    continue
+                problems = check_line(line_export(locale, shape), Path(tmp))
+                files += 1
+                right += not problems
+                if problems and len(failures) < show:
+                    failures.append(f"{locale} {shape}: {problems[0]}")
+    took = time.perf_counter() - started
+    print(f"LINE files read right: {right} of {files} ({took:.1f} s, {time.process_time():.1f} s CPU)")
     for line in failures:
         print("  " + line)
 
