@@ -138,5 +138,6 @@ def test_four_digit_years_first_across_years_keep_their_order(tmp_path: Path) ->
     stamps += ["2026-06-09 02:07", "2026-06-23 18:51"]  # the months change less often than the years
     path.write_text("".join(f"{s} - Ana: hi {i}\n" for i, s in enumerate(stamps)), encoding="utf-8")
     (export,) = whatsapp.read(path, tz=ZONE)
-    got = [m.timestamp.astimezone(ZONE).strftime("%Y-%m-%d %H:%M") for m in export.messages]
-    assert got == stamps
+    got = [m.timestamp.astimezone(ZONE) for m in export.messages]
+    fmt = "%Y-%m-%d %H:%M" if stamps[0][4] == "-" else "%d.%m.%Y %H:%M"
+    assert [g.strftime(fmt) for g in got] == stamps

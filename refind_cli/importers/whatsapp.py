@@ -298,8 +298,8 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     special = _specialise(first)
     dates: dict[str, tuple[int, int, int]] = {}
     day_first = _day_first(linelog.stamp_lines(window, first, special, _match_other), dates)
-    # (A four-digit first number is a year already: its dates are read as (month, day, year).)
-    year_first = len(first["d1"]) <= 2 and _year_first(list(dates.values()))
+    # Only where both the first and the last number have two digits: a four-digit one is the year.
+    year_first = len(first["d1"]) <= 2 and len(first["d3"]) <= 2 and _year_first(list(dates.values()))
     if year_first:  # the numbers read as (day, month, year) were (year, month, day)
         day_first = infer_day_first(
             [(m, d, 2000 + y) for y, m, d in ((a, b, c % 100) for a, b, c in dates.values())]
