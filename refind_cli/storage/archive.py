@@ -400,10 +400,9 @@ class Archive(Queries, Ledger):
     def insert_messages(self, rows: list[tuple]) -> int:
         """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
         reply_to, edited, raw, import_seq, own, raw_form), the raw record as ``raw.cut`` leaves it; seq may be
-        None, and a seq given is above every stored message's (a fresh chat's plan numbers its rows from
-        ``next_message_seq``). Returns how many were new; known uids are left alone. They are counted for
-        `refind stats` when the transaction ends (``_count_new``). What the chat holds once (``_lean``) is left
-        out of them."""
+        None (the next free one), and a seq given is free. Returns how many were new; known uids are left
+        alone. They are counted for `refind stats` when the transaction ends (``_count_new``), or before at
+        ``count_stored``. What the chat holds once (``_lean``) is left out of them."""
         if not rows:
             return 0
         # Before counting changes: deciding what the chat holds once may update its row.
@@ -425,6 +424,13 @@ class Archive(Queries, Ledger):
             if not self.db.in_transaction:
                 self._count_new()
         return added
+
+    def count_stored(self) -> None:
+        """Count the messages stored so far now rather than when the transaction ends. For a caller that
+        stores no message below one stored before this (an import, between its batches: a seq it gives is
+        above every stored one, or its batch's own); at the end of a large import the one pass over them
+        all took 0.6 s per 200,000 messages on one core, its worker gone."""
+        self._count_new()
 
     def _lean(self, rows: list[tuple]) -> list[tuple]:
         """``insert_messages``' rows, each followed by what leaves out of it what its chat holds once: the
