@@ -71,13 +71,22 @@ class Span:
     change with every export is checked by, from an array's opening (``array_start``) to a ``Head`` of it.
     ``reach`` goes on hashing from where it stopped, so that a file is hashed once."""
 
-    def __init__(self, path: Path, start: int) -> None:
+    def __init__(self, path: Path, start: int, goal: int | None = None) -> None:
         import xxhash  # only resumable JSON exports pay for the hash
 
         self.path = path
         self.start = start
         self.stop = start
+        self.goal = goal  # where ``feed`` stops (a ``records.Tap``)
         self._hash = xxhash.xxh3_128()
+
+    def feed(self, at: int, chunk: bytes | memoryview) -> None:
+        """The file's bytes from ``at`` on, as another pass over the file reads them: hashed where they carry
+        the span on towards its goal."""
+        if self.goal is not None and at <= self.stop < min(at + len(chunk), self.goal):
+            take = chunk[self.stop - at : self.goal - at]
+            self._hash.update(take)
+            self.stop += len(take)
 
     def reach(self, stop: int) -> bool:
         """Hash on to byte ``stop``; False where the file ends before it."""

@@ -89,13 +89,18 @@ def matching(
         if not point.mark.digest and prefixes.get(point.mark.offset) == (point.prefix or digest)
     ]
     if not found:
-        found = [
-            (seq, seq, point) for seq, earlier, _, point in points if point.mark.digest and earlier == name
-        ]
-    if not found:
-        return None
+        return checked_by_reader(points, name)
     _, seq, point = max(found, key=lambda f: (f[0], f[1]))
     return seq, point
+
+
+def checked_by_reader(
+    points: Sequence[tuple[int, str, str, ResumePoint]], name: str
+) -> tuple[int, ResumePoint] | None:
+    """The latest of the earlier imports' points of a file of this name whose mark the reader checks itself
+    (``Mark.digest``)."""
+    named = [(seq, point) for seq, earlier, _, point in points if point.mark.digest and earlier == name]
+    return max(named, key=lambda f: f[0]) if named else None
 
 
 def read_entries(
