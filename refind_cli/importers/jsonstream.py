@@ -514,7 +514,7 @@ def array_items(path: Path, cut: str, most: int) -> list[Item] | None:
                     return None
             else:
                 gap += block[last:]
-                if len(gap) > _SCAN_BLOCK:
+                if len(gap) > 1 << 20:  # white space, commas: no export holds a MB of them
                     return None
             depth = int(depths[-1]) if len(depths) else depth
             in_string = (in_string + len(quotes)) & 1
