@@ -437,6 +437,35 @@ def chatgpt_files() -> dict[str, bytes]:
     }
 
 
+def chatgpt_chain(ident: str, texts: list[str], start: float, step: float = 1) -> dict[str, Any]:
+    """A ChatGPT conversation of one branch: ``texts`` asked and answered in turn, ``step`` seconds apart. Not
+    one of the samples: the tests' and the benchmarks' conversations of any length."""
+    mapping: dict[str, Any] = {}
+    parent = None
+    for i, text in enumerate(texts):
+        nid = f"{ident}-{i}"
+        mapping[nid] = {
+            "id": nid,
+            "parent": parent,
+            "children": [],
+            "message": {
+                "id": nid,
+                "author": {"role": "user" if i % 2 == 0 else "assistant"},
+                "create_time": start + step * i,
+                "content": {"content_type": "text", "parts": [text]},
+                "metadata": {},
+            },
+        }
+        parent = nid
+    return {
+        "id": ident,
+        "title": f"chat {ident}",
+        "create_time": start,
+        "mapping": mapping,
+        "current_node": parent,
+    }
+
+
 def write_zip(path: Path, files: dict[str, bytes]) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:

@@ -21,7 +21,9 @@ from refind_cli.ingest import import_file
 from refind_cli.storage.archive import Archive
 
 # Strings that a scan for quotes and brackets can trip on: escaped quotes, runs of backslashes, brackets.
-TRICKY = st.text(alphabet=st.sampled_from(['"', "\\", "{", "}", "[", "]", ",", ":", " ", "a", "é", "😀", "\n"]))
+TRICKY = st.text(
+    alphabet=st.sampled_from(['"', "\\", "{", "}", "[", "]", ",", ":", " ", "a", "é", "😀", "\n"])
+)
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | TRICKY,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3),
@@ -97,7 +99,9 @@ def test_a_bad_file_says_what_the_parser_says(tmp_path: Path, monkeypatch: pytes
 
 
 @pytest.mark.parametrize("change", ["append", "edit", "deletion", "message deleted"])
-def test_a_scanned_reimport_leaves_the_archive_a_full_reread_would(tmp_path: Path, scanning: None, change: str):
+def test_a_scanned_reimport_leaves_the_archive_a_full_reread_would(
+    tmp_path: Path, scanning: None, change: str
+):
     earlier, later = earlier_and_later("chatgpt", change)
     resumed, reread, results = both_ways(tmp_path, "conversations.json", [export(earlier), export(later)])
     assert resumed == reread
