@@ -108,7 +108,7 @@ class Tree:
             meta.setdefault("model_slug", self.model)
             meta.setdefault("default_model_slug", self.model)
         meta.setdefault("request_id", hashlib.blake2b(nid.encode(), digest_size=8).hexdigest())
-        message = {
+        message: dict[str, Any] = {
             "id": nid,
             "author": {"role": role, "name": author, "metadata": {}},
             "create_time": _epoch(at, self.key, name) if at else None,
