@@ -113,6 +113,8 @@ def test_a_scanned_reimport_leaves_the_archive_a_full_reread_would(
 def test_a_scanned_import_stores_what_a_parsed_one_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     _, later = earlier_and_later("chatgpt", "edit")
     later[2] = {k: v for k, v in later[2].items() if k not in ("id", "conversation_id")}  # keyed by its tree
+    later[4]["title"] = "half a pair \ud800, 1E2 and -0.0"  # values two parsers could read otherwise
+    later[4]["x"] = [1e2, -0.0, 10**15]
     rows = []
     for way in ("parsed", "scanned"):
         if way == "scanned":
@@ -131,10 +133,8 @@ def test_only_the_changed_conversations_are_parsed(
 ):
     earlier, later = earlier_and_later("chatgpt", "edit")
     parsed: list[str] = []
-    original = conversations.Reader.one
-    monkeypatch.setattr(
-        conversations.Reader, "one", lambda self, *a: parsed.append(a[2]) or original(self, *a)
-    )
+    original = chatgpt._conversation
+    monkeypatch.setattr(chatgpt, "_conversation", lambda *a: parsed.append(a[1]) or original(*a))
     path = tmp_path / "conversations.json"
     with Archive.open(tmp_path / "home") as archive:
         path.write_bytes(export(earlier))

@@ -101,9 +101,9 @@ def scan(path: Path, what: str, bulk: str) -> Iterator[tuple[Scanned, Reader]] |
 
 def _scanned(item: jsonstream.Item, index: int, reader: Reader) -> Scanned:
     where = f"[{index}]"
-    try:
-        meta = json.loads(item.rest)
-    except (ValueError, RecursionError):  # what the whole reading says better
+    try:  # by the same parser as the whole: the same values ("\ud800" read as "?", no 1e400)
+        meta = reader.one(item.rest, item.start, where)
+    except InputError:  # what the whole reading says, and where
         meta = None
 
     def whole() -> dict[str, Any]:
