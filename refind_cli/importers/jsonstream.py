@@ -438,8 +438,9 @@ def array_items(path: Path, cut: str, most: int) -> list[Item] | None:
     """The objects of a loose UTF-8 file's top-level array, found without parsing them: a scan of the bytes
     for the quotes and brackets outside strings (numpy, a block at a time), each object's bytes hashed, the
     value of ``cut`` in it (an object or array at its top level) left out of its ``rest``. None where the file
-    is not such an array, or an item's ``rest`` runs past ``most`` bytes (a BOM, another top level, an item that is no object, anything but commas and white
-    space between items or after the array): its reader reads it as it always did, and says what is wrong."""
+    is not such an array (a BOM, another top level, an item that is no object, anything but commas and white
+    space between items or after the array), or where an item's ``rest`` runs past ``most`` bytes: its reader
+    reads it as it always did, and says what is wrong."""
     import numpy as np
     import xxhash
 
