@@ -223,3 +223,24 @@ def uid_text(column: str = "uid") -> str:
         f"CASE typeof({column}) WHEN 'blob' THEN CASE length({column}) WHEN 10 THEN 'w:' || lower(hex({column}))"
         f" ELSE 'h:' || lower(hex(substr({column}, 2))) END ELSE {column} END"
     )
+
+
+# Senders' names held once (since m020, table ``senders``): a message's ``sender`` is its name's key there, the
+# fewest big-endian bytes of a number counted from 0 (one byte for a chat's first 256 names), as a BLOB, which
+# the column's TEXT affinity keeps as it is; NULL where the message has none. Of a million WhatsApp messages'
+# rows and counts, 18 MB less. Both ways in SQL, as identities are: a row of an archive before m020, read as it
+# stands, holds the name itself.
+def sender_key(number: int) -> bytes:
+    return number.to_bytes(max(1, (number.bit_length() + 7) // 8), "big")
+
+
+def sender_name(column: str) -> str:
+    """SQL for the name a stored ``sender`` (``column``) stands for."""
+    return f"CASE typeof({column}) WHEN 'blob' THEN (SELECT sn.name FROM senders sn WHERE sn.key = {column}) ELSE {column} END"
+
+
+def senders_in(column: str, names: int) -> str:
+    """SQL for whether the stored sender ``column`` (NULL read as '') is one of ``names`` names, given as the
+    parameters that follow, twice over: once as names (an archive before m020, or no sender), once as keys."""
+    marks = ",".join("?" * names)
+    return f"(coalesce({column}, '') IN ({marks}) OR {column} IN (SELECT sn.key FROM senders sn WHERE sn.name IN ({marks})))"

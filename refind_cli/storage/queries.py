@@ -23,6 +23,8 @@ from refind_cli.storage.database import (
     fetch_one,
     from_us,
     in_chunks,
+    sender_name,
+    senders_in,
     step_case,
 )
 from refind_cli.storage.schema import applied_migrations
@@ -34,10 +36,11 @@ if TYPE_CHECKING:
 # A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
 # the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
 # messages the turn lists, in its order (a turn of one message read directly); an archive before m013 holds
-# the same text in turns.text. About 3 us a turn (an index build of a million messages: +1.3 s).
-_SEVERAL = """(SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
+# the same text in turns.text. About 3 us a turn (an index build of a million messages: +1.3 s). (One name
+# has one key: senders are compared as stored.)
+_SEVERAL = f"""(SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
         THEN group_concat(m.text, char(10) ORDER BY j.key)
-        ELSE group_concat(coalesce(m.sender, '') || ': ' || m.text, char(10) ORDER BY j.key) END
+        ELSE group_concat(coalesce({sender_name("m.sender")}, '') || ': ' || m.text, char(10) ORDER BY j.key) END
     FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)"""
 _TURN_TEXT = f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE f.text END"
 
@@ -47,7 +50,8 @@ _TURN_TEXT = f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE f.text 
 _TURNS = "turns t JOIN messages f ON f.seq = CAST(t.message_seqs AS INTEGER)"
 _LAST_SEQ = "CAST(substr(t.message_seqs, length(rtrim(t.message_seqs, replace(t.message_seqs, ',', ''))) + 1) AS INTEGER)"
 _TURN_END = f"CASE WHEN instr(t.message_seqs, ',') THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
-_TURN_FIELDS = f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, coalesce(f.sender, '')"
+_SPEAKER = f"coalesce({sender_name('f.sender')}, '')"
+_TURN_FIELDS = f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, {_SPEAKER}"
 _TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
 
 # `show` (and MCP's get_context) reads at most this many characters of a turn's text, and its whole length:
@@ -205,10 +209,15 @@ class Queries:
         are from, as turns name their speakers: what ``--from`` matches. A scan of the messages, paid only by
         a search that asks for speakers. (An archive read before m008 knows no message as anyone's own.)"""
         own = "max(own)" if "own" in self._message_columns() else "0"
+        # Grouped by the senders as stored first: a name is read once a group, not once a message.
+        stored = f"SELECT sender, sender_id, {own} AS mine FROM messages GROUP BY 1, 2"
         return [
             (name, sid, bool(mine))
             for name, sid, mine in fetch_all(
-                self.db.execute(f"SELECT coalesce(sender, ''), sender_id, {own} FROM messages GROUP BY 1, 2"),
+                self.db.execute(
+                    f"SELECT coalesce({sender_name('sender')}, ''), sender_id, max(mine) FROM ({stored})"
+                    " GROUP BY 1, 2"
+                ),
                 tuple[str, str | None, int],
             )
         ]
@@ -266,8 +275,8 @@ class Queries:
         wide = self.chatwide(chat_seq)
         # Message's fields in its order, then how to rebuild the record.
         rows = self.db.execute(
-            "SELECT ts, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw,"
-            f" {own}, {form}, {wall} FROM messages WHERE chat_seq = ? ORDER BY seq",
+            f"SELECT ts, {sender_name('sender')}, text, kind, source_id, sender_id, local_time, thread, reply_to,"
+            f" edited, raw, {own}, {form}, {wall} FROM messages WHERE chat_seq = ? ORDER BY seq",
             (chat_seq,),
         )
         for row in rows:
@@ -312,7 +321,7 @@ class Queries:
         seconds, speaker, the first ``chars`` characters of its text): building ``Turn`` records with
         datetimes cost more than the indexing."""
         sql = (
-            "SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, coalesce(f.sender, ''),"
+            f"SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, {_SPEAKER},"
             f" {_turn_text_within(chars)} FROM {_TURNS}"
         )
         rows = self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
@@ -495,8 +504,8 @@ class Queries:
             where.append(f"chat_seq IN ({','.join('?' * len(chats))})")
             args.extend(chats)
         if senders is not None:
-            where.append(f"coalesce(sender, '') IN ({','.join('?' * len(senders))})")
-            args.extend(senders)
+            where.append(senders_in("sender", len(senders)))
+            args.extend([*senders, *senders])
         if counted:  # the bounds fall on quarter hours (_counted)
             bounds = [(">=", None if since is None else since // QUARTER_US)]
             bounds.append(("<", None if until is None else (until + 1) // QUARTER_US))
@@ -601,7 +610,9 @@ class Queries:
         )
         return fetch_all(
             self.db.execute(
-                f"SELECT {month} AS month, who, kind, sum(n) FROM ({per_day}) GROUP BY month, who, kind", args
+                f"SELECT {month} AS month, {sender_name('who')}, kind, sum(n) FROM ({per_day})"
+                " GROUP BY month, who, kind",
+                args,
             ),
             tuple[int, str | None, str, int],
         )
@@ -659,7 +670,7 @@ class Queries:
                 FROM ranges r CROSS JOIN (SELECT seq FROM chats WHERE {which}) ch CROSS JOIN messages
                     ON chat_seq = ch.seq AND ts >= r.lo AND ts < r.hi
                 WHERE {where})
-            SELECT month, who, kind, sum(n) FROM (
+            SELECT month, {sender_name("who")}, kind, sum(n) FROM (
                 SELECT month, CASE WHEN named THEN sender END AS who, kind, n FROM month_counts
                     WHERE month BETWEEN ? AND ? AND {where}
                 UNION ALL SELECT {month} AS month, who, kind, n FROM moved

@@ -25,6 +25,7 @@ from refind_cli.storage.database import (
     hashed_chat_key,
     immediate,
     packed_uid,
+    sender_key,
     to_us,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
@@ -439,6 +440,37 @@ def _m019_shared_rests(db: apsw.Connection) -> None:
             )
 
 
+SENDERS = "CREATE TABLE {}senders (key BLOB PRIMARY KEY, name TEXT NOT NULL UNIQUE) WITHOUT ROWID"
+
+
+def _m020_senders_held_once(db: apsw.Connection) -> None:
+    """Each sender's name held once, in the table ``senders``; a message's ``sender`` is its key there
+    (``database.sender_key``), and so is the sender of each row of the tables of counts, counted again."""
+    db.execute(SENDERS.format(""))
+    names = [r[0] for r in db.execute("SELECT DISTINCT sender FROM messages WHERE typeof(sender) = 'text'")]
+    db.executemany("INSERT INTO senders (key, name) VALUES (?, ?)", [(sender_key(i), n) for i, n in enumerate(names)])
+    db.execute(
+        "UPDATE messages SET sender = (SELECT key FROM senders WHERE name = messages.sender)"
+        " WHERE typeof(sender) = 'text'"
+    )
+    for counts in COUNT_TABLES:
+        db.execute(f"DELETE FROM {counts.table}")
+        _count_all(db, counts)
+
+
+def stand_in_senders(db: apsw.Connection) -> None:
+    """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
+    space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
+    none), or none where the file has its own now (another process migrated it), which the stand-in would
+    hide."""
+    held = db.execute("SELECT 1 FROM main.sqlite_schema WHERE name = 'senders'").fetchone() is not None
+    standing = db.execute("SELECT 1 FROM temp.sqlite_schema WHERE name = 'senders'").fetchone() is not None
+    if held and standing:
+        db.execute("DROP TABLE temp.senders")
+    elif not held and not standing:
+        db.execute(SENDERS.format("temp."))
+
+
 # Migrations after which the file is rewritten, to give back what they freed.
 _SHRINKING = frozenset(
     {
@@ -448,6 +480,7 @@ _SHRINKING = frozenset(
         "m017_counts_in_week_order",
         "m018_written_times",
         "m019_shared_rests",
+        "m020_senders_held_once",
     }
 )
 
@@ -472,6 +505,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m017_counts_in_week_order", _m017_counts_in_week_order),
     ("m018_written_times", _m018_written_times),
     ("m019_shared_rests", _m019_shared_rests),
+    ("m020_senders_held_once", _m020_senders_held_once),
 )
 
 
@@ -564,6 +598,7 @@ def connect_readonly(path: Path) -> apsw.Connection:
 
 def _schema_or_empty(db: apsw.Connection) -> apsw.Connection:
     if db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'chats'").fetchone():
+        stand_in_senders(db)
         return db
     db.close()
     return _empty()
