@@ -20,6 +20,7 @@ from refind_cli.importers import read_export
 from refind_cli.ingest import import_file
 from refind_cli.storage import raw
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.database import sender_name
 from refind_cli.storage.schema import applied_migrations
 
 FIXTURE = Path(__file__).parent / "fixtures" / "release-1.archive.db"
@@ -102,7 +103,9 @@ def test_a_turn_reads_as_its_messages_make_it(tmp_path: Path):
         assert "text" not in columns
         texts = {
             seq: (sender or "", text)
-            for seq, sender, text in archive.db.execute("SELECT seq, sender, text FROM messages")
+            for seq, sender, text in archive.db.execute(
+                f"SELECT seq, {sender_name('sender')}, text FROM messages"
+            )
         }
         turns = list(archive.iter_turns())
         shapes = set()

@@ -51,7 +51,9 @@ _TURNS = "turns t JOIN messages f ON f.seq = CAST(t.message_seqs AS INTEGER)"
 _LAST_SEQ = "CAST(substr(t.message_seqs, length(rtrim(t.message_seqs, replace(t.message_seqs, ',', ''))) + 1) AS INTEGER)"
 _TURN_END = f"CASE WHEN instr(t.message_seqs, ',') THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
 _SPEAKER = f"coalesce({sender_name('f.sender')}, '')"
-_TURN_FIELDS = f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, {_SPEAKER}"
+_TURN_FIELDS = (
+    f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, {_SPEAKER}"
+)
 _TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
 
 # `show` (and MCP's get_context) reads at most this many characters of a turn's text, and its whole length:

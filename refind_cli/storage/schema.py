@@ -448,7 +448,9 @@ def _m020_senders_held_once(db: apsw.Connection) -> None:
     (``database.sender_key``), and so is the sender of each row of the tables of counts, counted again."""
     db.execute(SENDERS.format(""))
     names = [r[0] for r in db.execute("SELECT DISTINCT sender FROM messages WHERE typeof(sender) = 'text'")]
-    db.executemany("INSERT INTO senders (key, name) VALUES (?, ?)", [(sender_key(i), n) for i, n in enumerate(names)])
+    db.executemany(
+        "INSERT INTO senders (key, name) VALUES (?, ?)", [(sender_key(i), n) for i, n in enumerate(names)]
+    )
     db.execute(
         "UPDATE messages SET sender = (SELECT key FROM senders WHERE name = messages.sender)"
         " WHERE typeof(sender) = 'text'"
