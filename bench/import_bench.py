@@ -135,9 +135,10 @@ class PeakSampler(threading.Thread):
             self.peak_kb = max(self.peak_kb, _tree_rss_kb(os.getpid()))
 
 
-# A row as ``Archive.insert_messages`` takes it (as stored: its written time and rest held by its chat).
+# A row as ``Archive.insert_messages`` takes it (as stored: its written time and rest held by its chat; its
+# sender's name, ``{}``, read from the key stored).
 _ROW = (
-    "seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread, reply_to, edited, raw,"
+    "seq, chat_seq, uid, ts, local_time, {}, sender_id, text, kind, source_id, thread, reply_to, edited, raw,"
     " import_seq, own, raw_form"
 )
 
@@ -148,10 +149,12 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
 
     from refind_cli.ingest import import_file
     from refind_cli.storage.archive import Archive, StoredSession
+    from refind_cli.storage.database import sender_name
 
     with Archive.open(home) as source:
         import_file(source, export, fmt="whatsapp", tz=UTC)
-        messages = source.db.execute(f"SELECT {_ROW} FROM messages ORDER BY seq").fetchall()
+        row = _ROW.format(sender_name("sender"))
+        messages = source.db.execute(f"SELECT {row} FROM messages ORDER BY seq").fetchall()
         turns = defaultdict(list)
         for session_seq, *turn in source.db.execute(
             "SELECT session_seq, ordinal, message_seqs FROM turns ORDER BY session_seq, ordinal"
@@ -218,7 +221,7 @@ def child(phase: str, export: Path, home: Path) -> None:
         from refind_cli.storage.archive import Archive
 
         with Archive.open(home / "floor") as archive:
-            archive.db.execute(f"CREATE TABLE bare AS SELECT {_ROW} FROM messages WHERE 0")
+            archive.db.execute(f"CREATE TABLE bare AS SELECT {_ROW.format('sender')} FROM messages WHERE 0")
             insert = f"INSERT INTO bare VALUES ({','.join('?' * len(messages[0]))})"
             with archive.transaction():
                 for i in range(0, len(messages), BATCH):
