@@ -1,5 +1,6 @@
-"""Senders' names held once (m020): a message's ``sender`` is its name's key in the table ``senders``. Every
-reader gets the names as before (stats by sender, speakers, turns); an archive written by the release before
+"""Senders' names held once (m020): a message's ``sender`` is its name's key in the table ``senders``; and a
+text message's kind is stored as '' (m021). Every reader gets the names and kinds as before (stats by sender
+and kind, speakers, turns, every field of every message); an archive written by the release before
 (tests/fixtures/release-4.archive.db) upgrades in place and reads the same, and is read as it stands by a
 reader that cannot migrate it, even when another process migrates it meanwhile; a name goes with the last
 message that had it."""
@@ -15,6 +16,7 @@ from test_migrations import home_holding
 
 from refind_cli.ingest import import_file
 from refind_cli.method.stats import stats
+from refind_cli.records import Kind
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.database import sender_key
 from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect
@@ -53,6 +55,12 @@ def test_each_name_is_held_once_and_every_message_keeps_its_own(tmp_path: Path):
         jonas = stats(archive, tz=UTC, senders=["Jonas Becker"])
         assert 0 < jonas.messages < stats(archive, tz=UTC).messages
         assert [p for p, _ in jonas.people] == ["Jonas Becker"]
+        # Text is the kind stored as ''; the others by name; every reader reads "text".
+        stored = dict(archive.db.execute("SELECT kind, count(*) FROM messages GROUP BY kind").fetchall())
+        assert stored[""] > 5 * sum(n for kind, n in stored.items() if kind) and Kind.TEXT not in stored
+        assert dict(stats(archive, tz=UTC).kinds)[Kind.TEXT] == stored[""]
+        kinds = {m.kind for c in archive.chats() for m in archive.stored_messages(c.info.seq)}
+        assert Kind.TEXT in kinds and "" not in kinds and len(kinds) >= 3
 
 
 def test_a_name_goes_with_the_last_message_that_had_it_and_a_new_one_takes_a_new_key(tmp_path: Path):
@@ -87,6 +95,11 @@ def test_an_archive_of_the_release_before_upgrades_and_reads_the_same(tmp_path: 
         assert archive.db.execute(
             "SELECT count(*) FROM messages WHERE typeof(sender) = 'text'"
         ).fetchone() == (0,)
+        texts = f"kind = '{Kind.TEXT}'"
+        assert archive.db.execute(
+            f"SELECT (SELECT count(*) FROM messages WHERE {texts}), (SELECT count(*) FROM message_counts WHERE {texts}),"
+            " (SELECT count(*) FROM messages WHERE kind = '')"
+        ).fetchone() >= (0, 0, 100)
         assert _readings(archive) == before
 
 

@@ -30,6 +30,7 @@ from refind_cli.storage.database import (
     packed_uid,
     sender_key,
     sender_name,
+    stored_kind,
     uid_text,
     use_home,
 )
@@ -110,7 +111,7 @@ def _insert_sql(text: str) -> str:
         "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
         " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
         f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?20, ?7, {text},"
-        f" {', '.join(f'?{i}' for i in range(9, 14))}, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
+        f" {stored_kind('?9')}, ?10, ?11, ?12, ?13, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
         " RETURNING seq"
     )
 

@@ -23,6 +23,7 @@ from refind_cli.storage.database import (
     fetch_one,
     from_us,
     in_chunks,
+    kind_name,
     sender_name,
     senders_in,
     step_case,
@@ -188,7 +189,7 @@ class Queries:
         records), latest first; a long one is read a piece at a time (``_head``), never whole."""
         for text, seq in self.db.execute(
             f"SELECT CASE WHEN octet_length(text) > {int(chars)} THEN NULL ELSE text END, seq FROM messages"
-            " WHERE chat_seq = ? AND kind = ? ORDER BY ts DESC",
+            " WHERE chat_seq = ? AND kind IN ('', ?) ORDER BY ts DESC",
             (chat_seq, Kind.TEXT),
         ):
             yield self._head(seq, chars)[0] if text is None else text[:chars]
@@ -277,7 +278,7 @@ class Queries:
         wide = self.chatwide(chat_seq)
         # Message's fields in its order, then how to rebuild the record.
         rows = self.db.execute(
-            f"SELECT ts, {sender_name('sender')}, text, kind, source_id, sender_id, local_time, thread, reply_to,"
+            f"SELECT ts, {sender_name('sender')}, text, {kind_name('kind')}, source_id, sender_id, local_time, thread, reply_to,"
             f" edited, raw, {own}, {form}, {wall} FROM messages WHERE chat_seq = ? ORDER BY seq",
             (chat_seq,),
         )
@@ -612,7 +613,7 @@ class Queries:
         )
         return fetch_all(
             self.db.execute(
-                f"SELECT {month} AS month, {sender_name('who')}, kind, sum(n) FROM ({per_day})"
+                f"SELECT {month} AS month, {sender_name('who')}, {kind_name('kind')}, sum(n) FROM ({per_day})"
                 " GROUP BY month, who, kind",
                 args,
             ),
@@ -672,7 +673,7 @@ class Queries:
                 FROM ranges r CROSS JOIN (SELECT seq FROM chats WHERE {which}) ch CROSS JOIN messages
                     ON chat_seq = ch.seq AND ts >= r.lo AND ts < r.hi
                 WHERE {where})
-            SELECT month, {sender_name("who")}, kind, sum(n) FROM (
+            SELECT month, {sender_name("who")}, {kind_name("kind")}, sum(n) FROM (
                 SELECT month, CASE WHEN named THEN sender END AS who, kind, n FROM month_counts
                     WHERE month BETWEEN ? AND ? AND {where}
                 UNION ALL SELECT {month} AS month, who, kind, n FROM moved

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.records import TIMES
+from refind_cli.records import TIMES, Kind
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
     COUNT_TABLES,
@@ -460,6 +460,14 @@ def _m020_senders_held_once(db: apsw.Connection) -> None:
         _count_all(db, counts)
 
 
+def _m021_text_kind_implied(db: apsw.Connection) -> None:
+    """A text message's kind is stored as '' (``database.kind_name``), in the messages and the tables of
+    counts."""
+    db.execute(f"UPDATE messages SET kind = '' WHERE kind = '{Kind.TEXT}'")
+    for counts in COUNT_TABLES:
+        db.execute(f"UPDATE {counts.table} SET kind = '' WHERE kind = '{Kind.TEXT}'")
+
+
 def stand_in_senders(db: apsw.Connection) -> None:
     """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
     space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
@@ -483,6 +491,7 @@ _SHRINKING = frozenset(
         "m018_written_times",
         "m019_shared_rests",
         "m020_senders_held_once",
+        "m021_text_kind_implied",
     }
 )
 
@@ -508,6 +517,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m018_written_times", _m018_written_times),
     ("m019_shared_rests", _m019_shared_rests),
     ("m020_senders_held_once", _m020_senders_held_once),
+    ("m021_text_kind_implied", _m021_text_kind_implied),
 )
 
 
