@@ -1,5 +1,5 @@
 """Senders' names held once (m020): a message's ``sender`` is its name's key in the table ``senders``; and a
-text message's kind is stored as '' (m021). Every reader gets the names and kinds as before (stats by sender
+text message's kind is stored as '' (m021); a session's signature as bytes (m022). Every reader gets the names and kinds as before (stats by sender
 and kind, speakers, turns, every field of every message); an archive written by the release before
 (tests/fixtures/release-4.archive.db) upgrades in place and reads the same, and is read as it stands by a
 reader that cannot migrate it, even when another process migrates it meanwhile; a name goes with the last
@@ -89,6 +89,7 @@ def test_an_archive_of_the_release_before_upgrades_and_reads_the_same(tmp_path: 
         assert "m020_senders_held_once" not in applied_migrations(old.db)
         stored = {r[0] for r in old.db.execute("SELECT sender FROM messages WHERE sender NOT NULL")}
         before = _readings(old)
+        before_sessions = old.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
     with Archive.open(home) as archive:
         assert applied_migrations(archive.db) == [name for name, _ in MIGRATIONS]
         assert set(_names(archive)) == stored and len(stored) > 5
@@ -101,6 +102,10 @@ def test_an_archive_of_the_release_before_upgrades_and_reads_the_same(tmp_path: 
             " (SELECT count(*) FROM messages WHERE kind = '')"
         ).fetchone()
         assert named == counted == 0 and implied > 100
+        # m022: each session's signature as its 12 bytes (a re-import finds them equal: test_chatwide).
+        assert archive.db.execute(
+            "SELECT count(*), sum(typeof(signature) = 'blob' AND length(signature) = 12) FROM sessions"
+        ).fetchone() == (before_sessions, before_sessions)
         assert _readings(archive) == before
 
 

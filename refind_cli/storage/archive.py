@@ -62,7 +62,7 @@ class StoredSession:
     start: int
     end: int
     n_messages: int
-    signature: str
+    signature: bytes
     turns: list[tuple[int, str]]
 
 
@@ -582,7 +582,7 @@ class Archive(Queries, Ledger):
 
     def session_signatures(
         self, chat_seq: int, start: int | None = None, threads: bool = True
-    ) -> dict[str, tuple[int, str]]:
+    ) -> dict[str, tuple[int, bytes]]:
         """id -> (seq, signature) of a chat's sessions; with ``start``, its threads (unless not ``threads``)
         and the unthreaded sessions that begin at ``start`` or later."""
         # Without threads, a range of the (chat_seq, start_ts) index.

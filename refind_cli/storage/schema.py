@@ -468,6 +468,13 @@ def _m021_text_kind_implied(db: apsw.Connection) -> None:
         db.execute(f"UPDATE {counts.table} SET kind = '' WHERE kind = '{Kind.TEXT}'")
 
 
+def _m022_signatures_as_bytes(db: apsw.Connection) -> None:
+    """A session's signature (``segment.signature``) stored as its 12 bytes, not as their hex."""
+    db.execute(
+        "UPDATE sessions SET signature = unhex(signature) WHERE typeof(signature) = 'text' AND unhex(signature) NOT NULL"
+    )
+
+
 def stand_in_senders(db: apsw.Connection) -> None:
     """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
     space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
@@ -492,6 +499,7 @@ _SHRINKING = frozenset(
         "m019_shared_rests",
         "m020_senders_held_once",
         "m021_text_kind_implied",
+        "m022_signatures_as_bytes",
     }
 )
 
@@ -518,6 +526,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m019_shared_rests", _m019_shared_rests),
     ("m020_senders_held_once", _m020_senders_held_once),
     ("m021_text_kind_implied", _m021_text_kind_implied),
+    ("m022_signatures_as_bytes", _m022_signatures_as_bytes),
 )
 
 
