@@ -30,7 +30,9 @@ from refind_cli.storage.database import (
     packed_uid,
     sender_key,
     sender_name,
+    seqs_of,
     stored_kind,
+    stored_seqs,
     uid_text,
     use_home,
 )
@@ -632,7 +634,7 @@ class Archive(Queries, Ledger):
         )
         self.db.executemany(
             "INSERT INTO turns (session_seq, ordinal, chat_seq, message_seqs) VALUES (?,?,?,?)",
-            [(s.seq, ordinal, s.chat_seq, seqs) for s in sessions for ordinal, seqs in s.turns],
+            [(s.seq, ordinal, s.chat_seq, stored_seqs(seqs)) for s in sessions for ordinal, seqs in s.turns],
         )
         self.db.executemany(
             "INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", [(s.seq,) for s in sessions]
@@ -646,7 +648,7 @@ class Archive(Queries, Ledger):
 
     def session_message_seqs(self, session_seq: int) -> list[int]:
         rows = self.db.execute("SELECT message_seqs FROM turns WHERE session_seq = ?", (session_seq,))
-        return [int(x) for (seqs,) in rows for x in seqs.split(",")]
+        return [seq for (seqs,) in rows for seq in seqs_of(seqs)]
 
     def sessions_of_messages(self, chat_seqs: Iterable[int], message_seqs: set[int]) -> set[int]:
         """Sessions (seqs) of the given chats that contain any of the given messages."""
@@ -655,7 +657,7 @@ class Archive(Queries, Ledger):
             for session_seq, seqs in self.db.execute(
                 "SELECT session_seq, message_seqs FROM turns WHERE chat_seq = ?", (chat_seq,)
             ):
-                if session_seq not in found and not message_seqs.isdisjoint(int(x) for x in seqs.split(",")):
+                if session_seq not in found and not message_seqs.isdisjoint(seqs_of(seqs)):
                     found.add(session_seq)
         return found
 

@@ -255,3 +255,25 @@ def kind_name(column: str) -> str:
 def stored_kind(value: str) -> str:
     """SQL for the stored form of the kind the SQL expression ``value`` gives."""
     return f"CASE {value} WHEN '{Kind.TEXT}' THEN '' ELSE {value} END"
+
+
+# A turn's messages as stored (``turns.message_seqs``): their seqs in the turn's order, "12,15,13"; "12" for
+# one; since m023 a run of consecutive seqs, what nearly every turn is, as its first and how many follow,
+# "12+2" for 12, 13 and 14 (a million messages' turns: 4 MB less).
+def stored_seqs(listed: str) -> str:
+    """The stored form of a turn's seqs given as a list ("12,13,14") or stored already."""
+    if "," not in listed:
+        return listed
+    seqs = listed.split(",")
+    first = int(seqs[0])
+    if seqs != [str(first + i) for i in range(len(seqs))]:
+        return listed
+    return f"{first}+{len(seqs) - 1}"
+
+
+def seqs_of(stored: str) -> list[int]:
+    """A turn's message seqs, in its order, from their stored form."""
+    if "+" in stored:
+        first, more = stored.split("+")
+        return list(range(int(first), int(first) + int(more) + 1))
+    return [int(seq) for seq in stored.split(",")]

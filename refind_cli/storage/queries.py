@@ -26,6 +26,7 @@ from refind_cli.storage.database import (
     kind_name,
     sender_name,
     senders_in,
+    seqs_of,
     step_case,
 )
 from refind_cli.storage.schema import applied_migrations
@@ -34,23 +35,42 @@ if TYPE_CHECKING:
     from refind_cli.listings import ChatSummary, SessionInfo
     from refind_cli.storage.written import Chatwide
 
+
 # A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
 # the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
-# messages the turn lists, in its order (a turn of one message read directly); an archive before m013 holds
-# the same text in turns.text. About 3 us a turn (an index build of a million messages: +1.3 s). (One name
-# has one key: senders are compared as stored.)
-_SEVERAL = f"""(SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
-        THEN group_concat(m.text, char(10) ORDER BY j.key)
-        ELSE group_concat(coalesce({sender_name("m.sender")}, '') || ': ' || m.text, char(10) ORDER BY j.key) END
-    FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)"""
-_TURN_TEXT = f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE f.text END"
+# messages the turn lists, in its order (a turn of one message read directly; a run, ``database.stored_seqs``,
+# as a range of seqs); an archive before m013 holds the same text in turns.text. About 3 us a turn (an index
+# build of a million messages: +1.3 s). (One name has one key: senders are compared as stored.)
+def _several(messages: str, order: str) -> str:
+    return f"""(SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
+        THEN group_concat(m.text, char(10) ORDER BY {order})
+        ELSE group_concat(coalesce({sender_name("m.sender")}, '') || ': ' || m.text, char(10) ORDER BY {order}) END
+    FROM {messages})"""
 
-# Nor are its times and speaker (since m016): its first message's time and sender (``f``, the first of
-# ``message_seqs``; CAST reads the number before the first comma) and its last message's time (the number
-# after the last comma: rtrim strips the digits back to it).
-_TURNS = "turns t JOIN messages f ON f.seq = CAST(t.message_seqs AS INTEGER)"
-_LAST_SEQ = "CAST(substr(t.message_seqs, length(rtrim(t.message_seqs, replace(t.message_seqs, ',', ''))) + 1) AS INTEGER)"
-_TURN_END = f"CASE WHEN instr(t.message_seqs, ',') THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
+
+# A turn's first message's seq (CAST reads the number before the first comma or plus), and its last's: of a
+# run, the first and how many follow; of a list, the number after the last comma (rtrim strips the digits
+# back to it).
+_FIRST_SEQ = "CAST(t.message_seqs AS INTEGER)"
+_RUN = "instr(t.message_seqs, '+')"
+_RUN_LAST = f"{_FIRST_SEQ} + CAST(substr(t.message_seqs, {_RUN} + 1) AS INTEGER)"
+_LAST_SEQ = (
+    f"CASE WHEN {_RUN} THEN {_RUN_LAST}"
+    " ELSE CAST(substr(t.message_seqs, length(rtrim(t.message_seqs, replace(t.message_seqs, ',', ''))) + 1)"
+    " AS INTEGER) END"
+)
+_MANY = "t.message_seqs GLOB '*[,+]*'"
+_LISTED = "json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value"
+_SEVERAL = (
+    f"CASE WHEN {_RUN} THEN {_several(f'messages m WHERE m.seq BETWEEN {_FIRST_SEQ} AND {_RUN_LAST}', 'm.seq')}"
+    f" ELSE {_several(_LISTED, 'j.key')} END"
+)
+_TURN_TEXT = f"CASE WHEN {_MANY} THEN {_SEVERAL} ELSE f.text END"
+
+# Nor are its times and speaker (since m016): its first message's time and sender (``f``) and its last
+# message's time.
+_TURNS = f"turns t JOIN messages f ON f.seq = {_FIRST_SEQ}"
+_TURN_END = f"CASE WHEN {_MANY} THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
 _SPEAKER = f"coalesce({sender_name('f.sender')}, '')"
 _TURN_FIELDS = (
     f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, {_SPEAKER}"
@@ -73,7 +93,7 @@ def _turn_text_within(chars: int) -> str:
     """A turn's text, or NULL for a single message of more than ``chars`` bytes (then read by ``_head``),
     and its (first) message's seq; over ``_TURNS``."""
     single = f"CASE WHEN octet_length(f.text) > {int(chars)} THEN NULL ELSE f.text END"
-    return f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE {single} END, f.seq"
+    return f"CASE WHEN {_MANY} THEN {_SEVERAL} ELSE {single} END, f.seq"
 
 
 def _turn(row: Sequence) -> Turn:
@@ -463,7 +483,7 @@ class Queries:
         rows = self.db.execute(
             "SELECT s.id || '-' || t.ordinal, t.message_seqs FROM turns t JOIN sessions s ON s.seq = t.session_seq"
         )
-        return {tid: frozenset(sources[int(m)] for m in seqs.split(",") if m) for tid, seqs in rows}
+        return {tid: frozenset(sources[m] for m in seqs_of(seqs)) for tid, seqs in rows}
 
     def session_threads(self) -> dict[str, str | None]:
         """Session id -> the explicit thread key it was built from (None for silence-split sessions)."""

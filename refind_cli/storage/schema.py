@@ -26,6 +26,7 @@ from refind_cli.storage.database import (
     immediate,
     packed_uid,
     sender_key,
+    stored_seqs,
     to_us,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
@@ -475,6 +476,25 @@ def _m022_signatures_as_bytes(db: apsw.Connection) -> None:
     )
 
 
+def _m023_turns_as_runs(db: apsw.Connection) -> None:
+    """A turn of consecutive messages is stored as its first seq and how many follow
+    (``database.stored_seqs``)."""
+    after = (-1, -1)
+    while batch := fetch_all(
+        db.execute(
+            "SELECT session_seq, ordinal, message_seqs FROM turns WHERE (session_seq, ordinal) > (?, ?)"
+            " ORDER BY session_seq, ordinal LIMIT 10000",
+            after,
+        ),
+        tuple[int, int, str],
+    ):
+        db.executemany(
+            "UPDATE turns SET message_seqs = ? WHERE session_seq = ? AND ordinal = ?",
+            [(run, *key) for *key, seqs in batch if (run := stored_seqs(seqs)) != seqs],
+        )
+        after = batch[-1][:2]
+
+
 def stand_in_senders(db: apsw.Connection) -> None:
     """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
     space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
@@ -500,6 +520,7 @@ _SHRINKING = frozenset(
         "m020_senders_held_once",
         "m021_text_kind_implied",
         "m022_signatures_as_bytes",
+        "m023_turns_as_runs",
     }
 )
 
@@ -527,6 +548,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m020_senders_held_once", _m020_senders_held_once),
     ("m021_text_kind_implied", _m021_text_kind_implied),
     ("m022_signatures_as_bytes", _m022_signatures_as_bytes),
+    ("m023_turns_as_runs", _m023_turns_as_runs),
 )
 
 
