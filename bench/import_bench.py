@@ -482,28 +482,32 @@ def compare_languages(langs: list[str], n: int, workdir: Path) -> None:
 
 def compare_base(base: Path, export: Path, n: int, rounds: int, workdir: Path) -> None:
     """The WhatsApp export read alone (parse) and imported (e2e) by the other tree and by this one, in fresh
-    processes, interleaved, ``rounds`` times; this tree's best messages per second against the other's, and
-    the largest peak RSS of each."""
+    processes, interleaved, ``rounds`` times (which tree goes first alternates: on a loaded machine the
+    second of a pair ran slower whichever it was); this tree's best messages per second against the
+    other's, the median CPU time of each (the process and its worker; the load stretches it less than
+    the wall clock), and the largest peak RSS of each."""
     if not export.exists():
         generate(export, n)
     trees = {"base": base.resolve(), "this": ROOT}
     runs: dict[tuple[str, str], list[dict]] = {}
-    for _round in range(rounds):
+    for turn in range(rounds):
         for phase in ("parse", "e2e"):
-            for name, tree in trees.items():
+            for name, tree in list(trees.items())[:: 1 if turn % 2 == 0 else -1]:
                 r = run_phase(phase, export, workdir / f"home-{name}-{phase}", tree)
                 runs.setdefault((name, phase), []).append(r)
                 print(
                     f"{name:<5} {phase:<6} {r['messages']:>9,} msgs {r['messages'] / r['seconds']:>10,.0f} msg/s"
-                    f" {r['seconds']:>7.2f} s {r['rss_mb']:>6.0f} MB peak RSS",
+                    f" {r['seconds']:>7.2f} s {r['cpu']:>6.2f} s CPU {r['rss_mb']:>6.0f} MB peak RSS",
                     flush=True,
                 )
     for phase in ("parse", "e2e"):
         best = {name: max(r["messages"] / r["seconds"] for r in runs[(name, phase)]) for name in trees}
+        cpu = {name: statistics.median(r["cpu"] for r in runs[(name, phase)]) for name in trees}
         peak = {name: max(r["rss_mb"] for r in runs[(name, phase)]) for name in trees}
         print(
             f"{phase}: this {best['this']:,.0f} msg/s, base {best['base']:,.0f} msg/s (best of {rounds}):"
-            f" {best['this'] / best['base']:.2f}x; peak RSS this {peak['this']:.0f} MB, base {peak['base']:.0f} MB"
+            f" {best['this'] / best['base']:.2f}x; CPU (median) this {cpu['this']:.2f} s, base {cpu['base']:.2f} s:"
+            f" {cpu['this'] / cpu['base']:.2f}x; peak RSS this {peak['this']:.0f} MB, base {peak['base']:.0f} MB"
         )
 
 
