@@ -472,7 +472,8 @@ def _m021_text_kind_implied(db: apsw.Connection) -> None:
 def _m022_signatures_as_bytes(db: apsw.Connection) -> None:
     """A session's signature (``segment.signature``) stored as its 12 bytes, not as their hex."""
     db.execute(
-        "UPDATE sessions SET signature = unhex(signature) WHERE typeof(signature) = 'text' AND unhex(signature) NOT NULL"
+        "UPDATE sessions SET signature = unhex(signature)"
+        " WHERE typeof(signature) = 'text' AND unhex(signature) NOT NULL"
     )
 
 
