@@ -135,9 +135,10 @@ class PeakSampler(threading.Thread):
             self.peak_kb = max(self.peak_kb, _tree_rss_kb(os.getpid()))
 
 
-# A row as ``Archive.insert_messages`` takes it (as stored: its written time and rest held by its chat).
+# A row as ``Archive.insert_messages`` takes it (as stored: its written time and rest held by its chat; its
+# sender's name, ``{}``, read from the key stored).
 _ROW = (
-    "seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread, reply_to, edited, raw,"
+    "seq, chat_seq, uid, ts, local_time, {}, sender_id, text, kind, source_id, thread, reply_to, edited, raw,"
     " import_seq, own, raw_form"
 )
 
@@ -148,10 +149,12 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
 
     from refind_cli.ingest import import_file
     from refind_cli.storage.archive import Archive, StoredSession
+    from refind_cli.storage.database import sender_name
 
     with Archive.open(home) as source:
         import_file(source, export, fmt="whatsapp", tz=UTC)
-        messages = source.db.execute(f"SELECT {_ROW} FROM messages ORDER BY seq").fetchall()
+        row = _ROW.format(sender_name("sender"))
+        messages = source.db.execute(f"SELECT {row} FROM messages ORDER BY seq").fetchall()
         turns = defaultdict(list)
         for session_seq, *turn in source.db.execute(
             "SELECT session_seq, ordinal, message_seqs FROM turns ORDER BY session_seq, ordinal"
@@ -218,7 +221,7 @@ def child(phase: str, export: Path, home: Path) -> None:
         from refind_cli.storage.archive import Archive
 
         with Archive.open(home / "floor") as archive:
-            archive.db.execute(f"CREATE TABLE bare AS SELECT {_ROW} FROM messages WHERE 0")
+            archive.db.execute(f"CREATE TABLE bare AS SELECT {_ROW.format('sender')} FROM messages WHERE 0")
             insert = f"INSERT INTO bare VALUES ({','.join('?' * len(messages[0]))})"
             with archive.transaction():
                 for i in range(0, len(messages), BATCH):
@@ -479,28 +482,32 @@ def compare_languages(langs: list[str], n: int, workdir: Path) -> None:
 
 def compare_base(base: Path, export: Path, n: int, rounds: int, workdir: Path) -> None:
     """The WhatsApp export read alone (parse) and imported (e2e) by the other tree and by this one, in fresh
-    processes, interleaved, ``rounds`` times; this tree's best messages per second against the other's, and
-    the largest peak RSS of each."""
+    processes, interleaved, ``rounds`` times (which tree goes first alternates: on a loaded machine the
+    second of a pair ran slower whichever it was); this tree's best messages per second against the
+    other's, the median CPU time of each (the process and its worker; the load stretches it less than
+    the wall clock), and the largest peak RSS of each."""
     if not export.exists():
         generate(export, n)
     trees = {"base": base.resolve(), "this": ROOT}
     runs: dict[tuple[str, str], list[dict]] = {}
-    for _round in range(rounds):
+    for turn in range(rounds):
         for phase in ("parse", "e2e"):
-            for name, tree in trees.items():
+            for name, tree in list(trees.items())[:: 1 if turn % 2 == 0 else -1]:
                 r = run_phase(phase, export, workdir / f"home-{name}-{phase}", tree)
                 runs.setdefault((name, phase), []).append(r)
                 print(
                     f"{name:<5} {phase:<6} {r['messages']:>9,} msgs {r['messages'] / r['seconds']:>10,.0f} msg/s"
-                    f" {r['seconds']:>7.2f} s {r['rss_mb']:>6.0f} MB peak RSS",
+                    f" {r['seconds']:>7.2f} s {r['cpu']:>6.2f} s CPU {r['rss_mb']:>6.0f} MB peak RSS",
                     flush=True,
                 )
     for phase in ("parse", "e2e"):
         best = {name: max(r["messages"] / r["seconds"] for r in runs[(name, phase)]) for name in trees}
+        cpu = {name: statistics.median(r["cpu"] for r in runs[(name, phase)]) for name in trees}
         peak = {name: max(r["rss_mb"] for r in runs[(name, phase)]) for name in trees}
         print(
             f"{phase}: this {best['this']:,.0f} msg/s, base {best['base']:,.0f} msg/s (best of {rounds}):"
-            f" {best['this'] / best['base']:.2f}x; peak RSS this {peak['this']:.0f} MB, base {peak['base']:.0f} MB"
+            f" {best['this'] / best['base']:.2f}x; CPU (median) this {cpu['this']:.2f} s, base {cpu['base']:.2f} s:"
+            f" {cpu['this'] / cpu['base']:.2f}x; peak RSS this {peak['this']:.0f} MB, base {peak['base']:.0f} MB"
         )
 
 

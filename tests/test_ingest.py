@@ -97,11 +97,11 @@ def test_a_newer_export_replans_only_from_its_earliest_new_message(archive: Arch
     first_session = next(archive.iter_turns()).session_id
     # A stale signature is what a full re-plan would notice and rewrite: its surviving shows that the session
     # before the new message was not planned again. (The archive is never changed like this otherwise.)
-    archive.db.execute("UPDATE sessions SET signature = 'stale' WHERE id = ?", (first_session,))
+    archive.db.execute("UPDATE sessions SET signature = x'5e' WHERE id = ?", (first_session,))
     r = import_chat(archive, CHAT, [*conversation(), m(24 * 60 + 6, "Maya", "see you")])
     assert (r.messages_added, r.sessions_changed) == (1, 1)
     signature = archive.db.execute("SELECT signature FROM sessions WHERE id = ?", (first_session,)).fetchone()
-    assert signature == ("stale",)
+    assert signature == (b"\x5e",)
 
 
 MESSAGES = st.lists(

@@ -20,6 +20,7 @@ from refind_cli.importers import read_export
 from refind_cli.ingest import import_file
 from refind_cli.storage import raw
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.database import sender_name, seqs_of
 from refind_cli.storage.schema import applied_migrations
 
 FIXTURE = Path(__file__).parent / "fixtures" / "release-1.archive.db"
@@ -102,20 +103,20 @@ def test_a_turn_reads_as_its_messages_make_it(tmp_path: Path):
         assert "text" not in columns
         texts = {
             seq: (sender or "", text)
-            for seq, sender, text in archive.db.execute("SELECT seq, sender, text FROM messages")
+            for seq, sender, text in archive.db.execute(
+                f"SELECT seq, {sender_name('sender')}, text FROM messages"
+            )
         }
         turns = list(archive.iter_turns())
         shapes = set()
+        forms = set()  # (a run, a list) of stored forms of turns' seqs
         for turn in turns:
-            seqs = [
-                int(s)
-                for s in archive.db.execute(
-                    "SELECT message_seqs FROM turns WHERE session_seq = ? AND ordinal = ?",
-                    (turn.session_seq, turn.ordinal),
-                )
-                .fetchone()[0]
-                .split(",")
-            ]
+            stored = archive.db.execute(
+                "SELECT message_seqs FROM turns WHERE session_seq = ? AND ordinal = ?",
+                (turn.session_seq, turn.ordinal),
+            ).fetchone()[0]
+            seqs = seqs_of(stored)
+            forms.add(("+" in stored, "," in stored))
             parts = [texts[s] for s in seqs]
             senders = len({sender for sender, _ in parts})
             shapes.add((min(len(parts), 2), senders))
@@ -124,6 +125,7 @@ def test_a_turn_reads_as_its_messages_make_it(tmp_path: Path):
             else:
                 assert turn.text == "\n".join(f"{sender}: {text}" for sender, text in parts)
         assert shapes >= {(1, 1), (2, 1), (2, 2)}  # one message; a burst; a question and its answer
+        assert forms >= {(False, False), (True, False)}  # one message; a run
 
 
 def _records_and_turns(archive: Archive) -> tuple[list[tuple[int, str]], list[tuple[int, int, str]]]:

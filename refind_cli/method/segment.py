@@ -75,7 +75,7 @@ class PlannedSession:
     turns: tuple[tuple[SegMessage, ...], ...]
 
     @property
-    def signature(self) -> str:
+    def signature(self) -> bytes:
         return signature([turn_seqs(t) for t in self.turns])
 
 
@@ -84,9 +84,10 @@ def turn_seqs(turn: tuple[SegMessage, ...]) -> str:
     return str(turn[0].seq) if len(turn) == 1 else ",".join([str(m.seq) for m in turn])
 
 
-def signature(turn_seqs: list[str]) -> str:
-    """Identifies a session's turn structure: equal signatures mean nothing to re-store or re-index."""
-    return hashlib.blake2b("".join([s + ";" for s in turn_seqs]).encode(), digest_size=12).hexdigest()
+def signature(turn_seqs: list[str]) -> bytes:
+    """Identifies a session's turn structure: equal signatures mean nothing to re-store or re-index. Stored
+    as its bytes (since m022; its hex before)."""
+    return hashlib.blake2b("".join([s + ";" for s in turn_seqs]).encode(), digest_size=12).digest()
 
 
 def session_id(chat_uid: str, first_uid: str) -> str:

@@ -28,13 +28,25 @@ from refind_cli.storage.database import (
     immediate,
     in_chunks,
     packed_uid,
+    sender_key,
+    sender_name,
+    seqs_of,
+    stored_kind,
+    stored_seqs,
     uid_text,
     use_home,
 )
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
 from refind_cli.storage.queries import Queries
-from refind_cli.storage.schema import MIGRATIONS, applied_migrations, connect, connect_readonly, spell_out
+from refind_cli.storage.schema import (
+    MIGRATIONS,
+    applied_migrations,
+    connect,
+    connect_readonly,
+    spell_out,
+    stand_in_senders,
+)
 
 if TYPE_CHECKING:
     from refind_cli.storage import written
@@ -52,7 +64,7 @@ class StoredSession:
     start: int
     end: int
     n_messages: int
-    signature: str
+    signature: bytes
     turns: list[tuple[int, str]]
 
 
@@ -94,13 +106,14 @@ def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str 
 
 def _insert_sql(text: str) -> str:
     """The insert of a message row, its text given by the SQL expression ``text`` (of ?8); the row followed
-    by its ``wall`` offset (?18: its written time is stored as NULL) and whether its rest is its chat's (?19:
-    stored as ''), as ``Archive._lean`` gives them (each value bound once)."""
+    by its ``wall`` offset (?18: its written time is stored as NULL), whether its rest is its chat's (?19:
+    stored as '') and its sender's key (?20, stored in place of the name ?6), as ``Archive._lean`` gives
+    them (each value bound once)."""
     return (
         "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
         " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
-        f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?6, ?7, {text},"
-        f" {', '.join(f'?{i}' for i in range(9, 14))}, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
+        f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?20, ?7, {text},"
+        f" {stored_kind('?9')}, ?10, ?11, ?12, ?13, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
     )
 
 
@@ -128,6 +141,8 @@ class Archive(Queries, Ledger):
         self._chats: dict[int, ChatInfo] = {}
         # What each chat holds once for its rows (``_chatwide``), as decided in this transaction or read.
         self._wide: dict[int, written.Chatwide] = {}
+        # Senders' keys (``database.sender_key``) by name, as stored or read in this transaction.
+        self._senders: dict[str, bytes] = {}
         self._lang_column = False
         # The lowest seq of the messages stored in this transaction and not yet in message_counts.
         self._uncounted: int | None = None
@@ -178,6 +193,7 @@ class Archive(Queries, Ledger):
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 db.close()
+        stand_in_senders(self.db)
         self._chats.clear()
         self._wide.clear()
 
@@ -192,6 +208,7 @@ class Archive(Queries, Ledger):
         self.readonly = False
         self._chats.clear()
         self._wide.clear()
+        self._senders.clear()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -203,6 +220,8 @@ class Archive(Queries, Ledger):
             self.db.close()
             self.db = db
         self._chats.clear()  # a re-import may have renamed a chat
+        if self.readonly:
+            stand_in_senders(self.db)  # another process may have migrated the file since
         if self.db.in_transaction:
             yield
             return
@@ -218,8 +237,9 @@ class Archive(Queries, Ledger):
         self._writable()
         outermost = not self.db.in_transaction
         if outermost:
-            # Another process may have removed a chat since, and a new one taken its seq.
+            # Another process may have removed a chat since, and a new one taken its seq; or a sender.
             self._wide.clear()
+            self._senders.clear()
         try:
             with immediate(self.db):
                 yield
@@ -229,6 +249,7 @@ class Archive(Queries, Ledger):
             # Chats cached in a rolled-back transaction may not exist, nor messages left to count.
             self._chats.clear()
             self._wide.clear()
+            self._senders.clear()
             self._uncounted = None
             raise
 
@@ -435,9 +456,11 @@ class Archive(Queries, Ledger):
     def _lean(self, rows: list[tuple]) -> list[tuple]:
         """``insert_messages``' rows, each followed by what leaves out of it what its chat holds once: the
         offset of the clock it was written by (``wall``) where the chat's layout rebuilds its written time
-        (stored as NULL), and whether its raw record's rest is the chat's shared one (stored as ''). Each
-        rebuild is checked here. (Each value is bound once: a record kept whole may be a 50-MB message.)"""
+        (stored as NULL), and whether its raw record's rest is the chat's shared one (stored as ''); then
+        its sender's key (the archive holds the name once). Each rebuild is checked here. (Each value is
+        bound once: a record kept whole may be a 50-MB message.)"""
         lean = []
+        senders = self._senders
         chat = layout = rest = None
         offset = 0  # the last row's
         for row in rows:
@@ -449,8 +472,26 @@ class Archive(Queries, Ledger):
             if stamp is not None and layout is not None:
                 wall = layout.offset_near(stamp, row[3], offset)
                 offset = offset if wall is None else wall
-            lean.append((*row, wall, row[16] is not None and row[13] == rest))
+            name = row[5]
+            key = None if name is None else senders.get(name) or self._sender_key(name)
+            lean.append((*row, wall, row[16] is not None and row[13] == rest, key))
         return lean
+
+    def _sender_key(self, name: str) -> bytes:
+        """The key of a sender's name, stored now if the archive does not hold the name yet: the number after
+        the highest key's."""
+        found = fetch_one(self.db.execute("SELECT key FROM senders WHERE name = ?", (name,)), tuple[bytes])
+        if found is None:
+            last = fetch_one(
+                self.db.execute("SELECT key FROM senders ORDER BY length(key) DESC, key DESC LIMIT 1"),
+                tuple[bytes],
+            )
+            key = sender_key(0 if last is None else int.from_bytes(last[0]) + 1)
+            self.db.execute("INSERT INTO senders (key, name) VALUES (?, ?)", (key, name))
+        else:
+            key = found[0]
+        self._senders[name] = key
+        return key
 
     def _chatwide_from(self, chat_seq: int, rows: list[tuple]) -> written.Chatwide:
         """The chat's ``Chatwide``; what it does not hold yet is decided from ``rows`` (its first rows) and
@@ -547,7 +588,7 @@ class Archive(Queries, Ledger):
         lengths only."""
         # SQLite's length() stops at a NUL character: a text that holds one comes whole, to be counted here.
         columns = (
-            f"SELECT seq, {uid_text()}, ts, coalesce(sender, ''), thread,"
+            f"SELECT seq, {uid_text()}, ts, coalesce({sender_name('sender')}, ''), thread,"
             " CASE WHEN instr(text, char(0)) THEN text ELSE length(text) END FROM messages"
             f" WHERE kind != '{Kind.HIDDEN}'"
         )
@@ -562,7 +603,7 @@ class Archive(Queries, Ledger):
 
     def session_signatures(
         self, chat_seq: int, start: int | None = None, threads: bool = True
-    ) -> dict[str, tuple[int, str]]:
+    ) -> dict[str, tuple[int, bytes]]:
         """id -> (seq, signature) of a chat's sessions; with ``start``, its threads (unless not ``threads``)
         and the unthreaded sessions that begin at ``start`` or later."""
         # Without threads, a range of the (chat_seq, start_ts) index.
@@ -612,7 +653,7 @@ class Archive(Queries, Ledger):
         )
         self.db.executemany(
             "INSERT INTO turns (session_seq, ordinal, chat_seq, message_seqs) VALUES (?,?,?,?)",
-            [(s.seq, ordinal, s.chat_seq, seqs) for s in sessions for ordinal, seqs in s.turns],
+            [(s.seq, ordinal, s.chat_seq, stored_seqs(seqs)) for s in sessions for ordinal, seqs in s.turns],
         )
         self.db.executemany(
             "INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", [(s.seq,) for s in sessions]
@@ -626,7 +667,7 @@ class Archive(Queries, Ledger):
 
     def session_message_seqs(self, session_seq: int) -> list[int]:
         rows = self.db.execute("SELECT message_seqs FROM turns WHERE session_seq = ?", (session_seq,))
-        return [int(x) for (seqs,) in rows for x in seqs.split(",")]
+        return [seq for (seqs,) in rows for seq in seqs_of(seqs)]
 
     def sessions_of_messages(self, chat_seqs: Iterable[int], message_seqs: set[int]) -> set[int]:
         """Sessions (seqs) of the given chats that contain any of the given messages."""
@@ -635,7 +676,7 @@ class Archive(Queries, Ledger):
             for session_seq, seqs in self.db.execute(
                 "SELECT session_seq, message_seqs FROM turns WHERE chat_seq = ?", (chat_seq,)
             ):
-                if session_seq not in found and not message_seqs.isdisjoint(int(x) for x in seqs.split(",")):
+                if session_seq not in found and not message_seqs.isdisjoint(seqs_of(seqs)):
                     found.add(session_seq)
         return found
 
@@ -650,8 +691,16 @@ class Archive(Queries, Ledger):
 
     def forget_messages(self, seqs: Sequence[int]) -> None:
         """Delete messages, remembering only their identities (under a hash of their chat's uid) so a
-        re-import skips them."""
+        re-import skips them. A sender's name none of the messages left has goes with them."""
+        keys: set[bytes] = set()
         for part, marks in in_chunks(seqs):
+            keys.update(
+                r[0]
+                for r in self.db.execute(
+                    f"SELECT DISTINCT sender FROM messages WHERE seq IN ({marks}) AND typeof(sender) = 'blob'",
+                    part,
+                )
+            )
             rows = fetch_all(
                 self.db.execute(
                     f"SELECT c.uid, {uid_text('m.uid')} FROM messages m JOIN chats c ON c.seq = m.chat_seq"
@@ -666,6 +715,13 @@ class Archive(Queries, Ledger):
             )
             self._uncount(f"seq IN ({marks})", part)
             self.db.execute(f"DELETE FROM messages WHERE seq IN ({marks})", part)
+        for part, marks in in_chunks(list(keys)):
+            self.db.execute(
+                f"DELETE FROM senders WHERE key IN ({marks})"
+                " AND NOT EXISTS (SELECT 1 FROM messages WHERE sender = senders.key)",
+                part,
+            )
+        self._senders.clear()
 
     def compact(self) -> None:
         """Rewrite the database file and empty the write-ahead log, so no free page or old frame keeps

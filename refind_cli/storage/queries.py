@@ -23,6 +23,10 @@ from refind_cli.storage.database import (
     fetch_one,
     from_us,
     in_chunks,
+    kind_name,
+    sender_name,
+    senders_in,
+    seqs_of,
     step_case,
 )
 from refind_cli.storage.schema import applied_migrations
@@ -31,23 +35,46 @@ if TYPE_CHECKING:
     from refind_cli.listings import ChatSummary, SessionInfo
     from refind_cli.storage.written import Chatwide
 
+
 # A turn's text is not stored: it is its messages' texts, a line each, each after its sender's name where
 # the turn has more than one sender (an assistant chat's question and answer). Rebuilt here from the
-# messages the turn lists, in its order (a turn of one message read directly); an archive before m013 holds
-# the same text in turns.text. About 3 us a turn (an index build of a million messages: +1.3 s).
-_SEVERAL = """(SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
-        THEN group_concat(m.text, char(10) ORDER BY j.key)
-        ELSE group_concat(coalesce(m.sender, '') || ': ' || m.text, char(10) ORDER BY j.key) END
-    FROM json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value)"""
-_TURN_TEXT = f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE f.text END"
+# messages the turn lists, in its order (a turn of one message read directly; a run, ``database.stored_seqs``,
+# as a range of seqs); an archive before m013 holds the same text in turns.text. About 3 us a turn (an index
+# build of a million messages: +1.3 s). (One name has one key: senders are compared as stored.)
+def _several(messages: str, order: str) -> str:
+    return f"""(SELECT CASE WHEN min(coalesce(m.sender, '')) = max(coalesce(m.sender, ''))
+        THEN group_concat(m.text, char(10) ORDER BY {order})
+        ELSE group_concat(coalesce({sender_name("m.sender")}, '') || ': ' || m.text, char(10) ORDER BY {order}) END
+    FROM {messages})"""
 
-# Nor are its times and speaker (since m016): its first message's time and sender (``f``, the first of
-# ``message_seqs``; CAST reads the number before the first comma) and its last message's time (the number
-# after the last comma: rtrim strips the digits back to it).
-_TURNS = "turns t JOIN messages f ON f.seq = CAST(t.message_seqs AS INTEGER)"
-_LAST_SEQ = "CAST(substr(t.message_seqs, length(rtrim(t.message_seqs, replace(t.message_seqs, ',', ''))) + 1) AS INTEGER)"
-_TURN_END = f"CASE WHEN instr(t.message_seqs, ',') THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
-_TURN_FIELDS = f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, coalesce(f.sender, '')"
+
+# A turn's first message's seq (CAST reads the number before the first comma or plus), and its last's: of a
+# run, the first and how many follow; of a list, the number after the last comma (rtrim strips the digits
+# back to it).
+_FIRST_SEQ = "CAST(t.message_seqs AS INTEGER)"
+_RUN = "instr(t.message_seqs, '+')"
+_RUN_LAST = f"{_FIRST_SEQ} + CAST(substr(t.message_seqs, {_RUN} + 1) AS INTEGER)"
+_LAST_SEQ = (
+    f"CASE WHEN {_RUN} THEN {_RUN_LAST}"
+    " ELSE CAST(substr(t.message_seqs, length(rtrim(t.message_seqs, replace(t.message_seqs, ',', ''))) + 1)"
+    " AS INTEGER) END"
+)
+_MANY = "t.message_seqs GLOB '*[,+]*'"
+_LISTED = "json_each('[' || t.message_seqs || ']') AS j JOIN messages m ON m.seq = j.value"
+_SEVERAL = (
+    f"CASE WHEN {_RUN} THEN {_several(f'messages m WHERE m.seq BETWEEN {_FIRST_SEQ} AND {_RUN_LAST}', 'm.seq')}"
+    f" ELSE {_several(_LISTED, 'j.key')} END"
+)
+_TURN_TEXT = f"CASE WHEN {_MANY} THEN {_SEVERAL} ELSE f.text END"
+
+# Nor are its times and speaker (since m016): its first message's time and sender (``f``) and its last
+# message's time.
+_TURNS = f"turns t JOIN messages f ON f.seq = {_FIRST_SEQ}"
+_TURN_END = f"CASE WHEN {_MANY} THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
+_SPEAKER = f"coalesce({sender_name('f.sender')}, '')"
+_TURN_FIELDS = (
+    f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, {_SPEAKER}"
+)
 _TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
 
 # `show` (and MCP's get_context) reads at most this many characters of a turn's text, and its whole length:
@@ -66,7 +93,7 @@ def _turn_text_within(chars: int) -> str:
     """A turn's text, or NULL for a single message of more than ``chars`` bytes (then read by ``_head``),
     and its (first) message's seq; over ``_TURNS``."""
     single = f"CASE WHEN octet_length(f.text) > {int(chars)} THEN NULL ELSE f.text END"
-    return f"CASE WHEN instr(t.message_seqs, ',') THEN {_SEVERAL} ELSE {single} END, f.seq"
+    return f"CASE WHEN {_MANY} THEN {_SEVERAL} ELSE {single} END, f.seq"
 
 
 def _turn(row: Sequence) -> Turn:
@@ -182,7 +209,7 @@ class Queries:
         records), latest first; a long one is read a piece at a time (``_head``), never whole."""
         for text, seq in self.db.execute(
             f"SELECT CASE WHEN octet_length(text) > {int(chars)} THEN NULL ELSE text END, seq FROM messages"
-            " WHERE chat_seq = ? AND kind = ? ORDER BY ts DESC",
+            " WHERE chat_seq = ? AND kind IN ('', ?) ORDER BY ts DESC",
             (chat_seq, Kind.TEXT),
         ):
             yield self._head(seq, chars)[0] if text is None else text[:chars]
@@ -205,10 +232,15 @@ class Queries:
         are from, as turns name their speakers: what ``--from`` matches. A scan of the messages, paid only by
         a search that asks for speakers. (An archive read before m008 knows no message as anyone's own.)"""
         own = "max(own)" if "own" in self._message_columns() else "0"
+        # Grouped by the senders as stored first: a name is read once a group, not once a message.
+        stored = f"SELECT sender, sender_id, {own} AS mine FROM messages GROUP BY 1, 2"
         return [
             (name, sid, bool(mine))
             for name, sid, mine in fetch_all(
-                self.db.execute(f"SELECT coalesce(sender, ''), sender_id, {own} FROM messages GROUP BY 1, 2"),
+                self.db.execute(
+                    f"SELECT coalesce({sender_name('sender')}, ''), sender_id, max(mine) FROM ({stored})"
+                    " GROUP BY 1, 2"
+                ),
                 tuple[str, str | None, int],
             )
         ]
@@ -266,8 +298,8 @@ class Queries:
         wide = self.chatwide(chat_seq)
         # Message's fields in its order, then how to rebuild the record.
         rows = self.db.execute(
-            "SELECT ts, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw,"
-            f" {own}, {form}, {wall} FROM messages WHERE chat_seq = ? ORDER BY seq",
+            f"SELECT ts, {sender_name('sender')}, text, {kind_name('kind')}, source_id, sender_id, local_time, thread, reply_to,"
+            f" edited, raw, {own}, {form}, {wall} FROM messages WHERE chat_seq = ? ORDER BY seq",
             (chat_seq,),
         )
         for row in rows:
@@ -312,7 +344,7 @@ class Queries:
         seconds, speaker, the first ``chars`` characters of its text): building ``Turn`` records with
         datetimes cost more than the indexing."""
         sql = (
-            "SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, coalesce(f.sender, ''),"
+            f"SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, {_SPEAKER},"
             f" {_turn_text_within(chars)} FROM {_TURNS}"
         )
         rows = self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
@@ -451,7 +483,7 @@ class Queries:
         rows = self.db.execute(
             "SELECT s.id || '-' || t.ordinal, t.message_seqs FROM turns t JOIN sessions s ON s.seq = t.session_seq"
         )
-        return {tid: frozenset(sources[int(m)] for m in seqs.split(",") if m) for tid, seqs in rows}
+        return {tid: frozenset(sources[m] for m in seqs_of(seqs)) for tid, seqs in rows}
 
     def session_threads(self) -> dict[str, str | None]:
         """Session id -> the explicit thread key it was built from (None for silence-split sessions)."""
@@ -495,8 +527,8 @@ class Queries:
             where.append(f"chat_seq IN ({','.join('?' * len(chats))})")
             args.extend(chats)
         if senders is not None:
-            where.append(f"coalesce(sender, '') IN ({','.join('?' * len(senders))})")
-            args.extend(senders)
+            where.append(senders_in("sender", len(senders)))
+            args.extend([*senders, *senders])
         if counted:  # the bounds fall on quarter hours (_counted)
             bounds = [(">=", None if since is None else since // QUARTER_US)]
             bounds.append(("<", None if until is None else (until + 1) // QUARTER_US))
@@ -601,7 +633,9 @@ class Queries:
         )
         return fetch_all(
             self.db.execute(
-                f"SELECT {month} AS month, who, kind, sum(n) FROM ({per_day}) GROUP BY month, who, kind", args
+                f"SELECT {month} AS month, {sender_name('who')}, {kind_name('kind')}, sum(n) FROM ({per_day})"
+                " GROUP BY month, who, kind",
+                args,
             ),
             tuple[int, str | None, str, int],
         )
@@ -659,7 +693,7 @@ class Queries:
                 FROM ranges r CROSS JOIN (SELECT seq FROM chats WHERE {which}) ch CROSS JOIN messages
                     ON chat_seq = ch.seq AND ts >= r.lo AND ts < r.hi
                 WHERE {where})
-            SELECT month, who, kind, sum(n) FROM (
+            SELECT month, {sender_name("who")}, {kind_name("kind")}, sum(n) FROM (
                 SELECT month, CASE WHEN named THEN sender END AS who, kind, n FROM month_counts
                     WHERE month BETWEEN ? AND ? AND {where}
                 UNION ALL SELECT {month} AS month, who, kind, n FROM moved

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.records import TIMES
+from refind_cli.records import TIMES, Kind
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
     COUNT_TABLES,
@@ -25,6 +25,8 @@ from refind_cli.storage.database import (
     hashed_chat_key,
     immediate,
     packed_uid,
+    sender_key,
+    stored_seqs,
     to_us,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
@@ -439,6 +441,74 @@ def _m019_shared_rests(db: apsw.Connection) -> None:
             )
 
 
+SENDERS = "CREATE TABLE {}senders (key BLOB PRIMARY KEY, name TEXT NOT NULL UNIQUE) WITHOUT ROWID"
+
+
+def _m020_senders_held_once(db: apsw.Connection) -> None:
+    """Each sender's name held once, in the table ``senders``; a message's ``sender`` is its key there
+    (``database.sender_key``), and so is the sender of each row of the tables of counts, counted again."""
+    db.execute(SENDERS.format(""))
+    names = [r[0] for r in db.execute("SELECT DISTINCT sender FROM messages WHERE typeof(sender) = 'text'")]
+    db.executemany(
+        "INSERT INTO senders (key, name) VALUES (?, ?)", [(sender_key(i), n) for i, n in enumerate(names)]
+    )
+    db.execute(
+        "UPDATE messages SET sender = (SELECT key FROM senders WHERE name = messages.sender)"
+        " WHERE typeof(sender) = 'text'"
+    )
+    for counts in COUNT_TABLES:
+        db.execute(f"DELETE FROM {counts.table}")
+        _count_all(db, counts)
+
+
+def _m021_text_kind_implied(db: apsw.Connection) -> None:
+    """A text message's kind is stored as '' (``database.kind_name``), in the messages and the tables of
+    counts."""
+    db.execute(f"UPDATE messages SET kind = '' WHERE kind = '{Kind.TEXT}'")
+    for counts in COUNT_TABLES:
+        db.execute(f"UPDATE {counts.table} SET kind = '' WHERE kind = '{Kind.TEXT}'")
+
+
+def _m022_signatures_as_bytes(db: apsw.Connection) -> None:
+    """A session's signature (``segment.signature``) stored as its 12 bytes, not as their hex."""
+    db.execute(
+        "UPDATE sessions SET signature = unhex(signature)"
+        " WHERE typeof(signature) = 'text' AND unhex(signature) NOT NULL"
+    )
+
+
+def _m023_turns_as_runs(db: apsw.Connection) -> None:
+    """A turn of consecutive messages is stored as its first seq and how many follow
+    (``database.stored_seqs``)."""
+    after = (-1, -1)
+    while batch := fetch_all(
+        db.execute(
+            "SELECT session_seq, ordinal, message_seqs FROM turns WHERE (session_seq, ordinal) > (?, ?)"
+            " ORDER BY session_seq, ordinal LIMIT 10000",
+            after,
+        ),
+        tuple[int, int, str],
+    ):
+        db.executemany(
+            "UPDATE turns SET message_seqs = ? WHERE session_seq = ? AND ordinal = ?",
+            [(run, *key) for *key, seqs in batch if (run := stored_seqs(seqs)) != seqs],
+        )
+        after = batch[-1][:2]
+
+
+def stand_in_senders(db: apsw.Connection) -> None:
+    """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
+    space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
+    none), or none where the file has its own now (another process migrated it), which the stand-in would
+    hide."""
+    held = db.execute("SELECT 1 FROM main.sqlite_schema WHERE name = 'senders'").fetchone() is not None
+    standing = db.execute("SELECT 1 FROM temp.sqlite_schema WHERE name = 'senders'").fetchone() is not None
+    if held and standing:
+        db.execute("DROP TABLE temp.senders")
+    elif not held and not standing:
+        db.execute(SENDERS.format("temp."))
+
+
 # Migrations after which the file is rewritten, to give back what they freed.
 _SHRINKING = frozenset(
     {
@@ -448,6 +518,10 @@ _SHRINKING = frozenset(
         "m017_counts_in_week_order",
         "m018_written_times",
         "m019_shared_rests",
+        "m020_senders_held_once",
+        "m021_text_kind_implied",
+        "m022_signatures_as_bytes",
+        "m023_turns_as_runs",
     }
 )
 
@@ -472,6 +546,10 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m017_counts_in_week_order", _m017_counts_in_week_order),
     ("m018_written_times", _m018_written_times),
     ("m019_shared_rests", _m019_shared_rests),
+    ("m020_senders_held_once", _m020_senders_held_once),
+    ("m021_text_kind_implied", _m021_text_kind_implied),
+    ("m022_signatures_as_bytes", _m022_signatures_as_bytes),
+    ("m023_turns_as_runs", _m023_turns_as_runs),
 )
 
 
@@ -564,6 +642,7 @@ def connect_readonly(path: Path) -> apsw.Connection:
 
 def _schema_or_empty(db: apsw.Connection) -> apsw.Connection:
     if db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'chats'").fetchone():
+        stand_in_senders(db)
         return db
     db.close()
     return _empty()

@@ -83,7 +83,7 @@ class SessionWriter:
     # chat (70 sessions of 10,000 messages held 700,000 turns).
     FLUSH_TURNS = 100_000
 
-    def __init__(self, archive: Archive, chat_seq: int, existing: dict[str, tuple[int, str]]) -> None:
+    def __init__(self, archive: Archive, chat_seq: int, existing: dict[str, tuple[int, bytes]]) -> None:
         self.archive = archive
         self.chat_seq = chat_seq
         self.existing = existing
