@@ -4,14 +4,13 @@ builds its parameters from these (``common.typer_param``), the quick path its ar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from refind_cli.frontends.cli.output import COLOR_CHOICES
 from refind_cli.request import MAX_K, MAX_WINDOW, SESSION_RANK
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One option (``decls`` as click declares it: ``--flag``, ``-k``, ``--on/--off``) or, with no
     ``decls``, the positional argument named ``name``. ``kind`` is str, int or bool (a flag); ``many``:
     repeatable (None when not given); ``low``/``high``: an int's inclusive bounds."""
