@@ -1,5 +1,5 @@
 """The options of the root and of the commands that both entry points parse, declared once: the typer app
-builds its parameters from these (``common.typer_param``), the quick path its argparse parsers
+builds its parameters from these (``common.typer_param``), the quick path its reader
 (``quick``). Plain data: importing it imports neither typer nor click."""
 
 from __future__ import annotations
