@@ -141,6 +141,25 @@ def test_piped_reads_import_no_typer_click_or_rich(sample_home: Path, args: tupl
 @pytest.mark.parametrize(
     "args",
     [
+        ("search", "dentist"),
+        ("search", "dentist", "--json"),
+        ("search", "dentist", "--jsonl", "--sort", "time"),
+    ],
+)
+def test_a_piped_search_builds_no_dataclass_and_parses_without_argparse(
+    sample_home: Path, args: tuple[str, ...]
+):
+    # A frozen dataclass compiles its methods from source when its module loads, and ``dataclasses`` loads
+    # inspect, ast and dis; argparse loads gettext and looks up a translation of each help string: together
+    # ~40 ms of a cold search's CPU at load (bench/RESULTS.md, issue 26 item 3, session 11).
+    out, modules = imported_by("--home", str(sample_home), *args)
+    assert "dentist" in out.casefold()
+    assert not modules & {"dataclasses", "inspect", "ast", "dis", "argparse", "gettext"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
         ("search", "x", "--help"),
         ("search", "-h"),
         ("search", "x", "-k", "0"),  # out of bounds: click's error
