@@ -210,6 +210,11 @@ class Home:
             found = self.archive().chats(_checked_sources(sources))
         return sorted(found, key=CHAT_ORDERS[order])
 
+    def has_chats(self) -> bool:
+        """Whether the home holds any chat: what a search that found nothing says, without counting them."""
+        with self._storage():
+            return self.archive().has_chats()
+
     def chat_ids(
         self,
         names: Sequence[str] | None,
