@@ -155,6 +155,7 @@ def test_a_piped_search_builds_no_dataclass_and_parses_without_argparse(
     out, modules = imported_by("--home", str(sample_home), *args)
     assert "dentist" in out.casefold()
     assert not modules & {"dataclasses", "inspect", "ast", "dis", "argparse", "gettext"}
+    assert "refind_cli.index.analysed" not in modules  # the index's build, in a process of its own
 
 
 @pytest.mark.parametrize(
