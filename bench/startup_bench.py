@@ -15,6 +15,14 @@ all of them alike, and prints the median wall time of each and its ratio to its 
 Each command's CPU time (user + system, its median) is printed beside its wall time, and its ratio to the
 peer's CPU: on a shared machine the wall time holds the waiting for a core too, and moves with the load.
 
+A search that finds nothing (``zzzqqq``) is measured beside ``grep -c zzzqqq``.
+
+``--installed`` also runs ``python -c pass``, ``refind --version`` and the searches as a wheel install has them:
+a venv whose site-packages lists a copy of this tree's ``refind_cli`` and this venv's packages (a plain path
+``.pth``), and the console script with its shebang. The editable install of ``make venv`` loads setuptools'
+finder at every start (pathlib, re, urllib.parse, ...), in ``python -c pass`` too, which flatters
+``--version``; pip's generated script imports ``re``, which a wheel install's ``--version`` pays alone.
+
 ``--left-log`` also measures a cold search on a copy of the home whose archive has a long write-ahead log
 beside it, as a writer leaves it when it closes while a reader has the file open (a migration's VACUUM run
 by a reader's upgrade left the whole archive there): every process's first query reads all of it again,
@@ -79,6 +87,25 @@ def with_left_log(home: Path, workdir: Path) -> Path:
     return copy
 
 
+def installed(workdir: Path) -> Path:
+    """The bin folder of a venv that has this tree as a wheel install would: ``refind_cli`` copied into a
+    folder its site-packages lists (no editable finder), this venv's packages beside it, the console script
+    with its shebang."""
+    venv, tree = workdir / "installed-venv", workdir / "installed-tree"
+    shutil.rmtree(venv, ignore_errors=True)
+    shutil.rmtree(tree, ignore_errors=True)
+    subprocess.run([sys.base_prefix + "/bin/python3", "-m", "venv", "--without-pip", str(venv)], check=True)
+    shutil.copytree(Path(__file__).parent.parent / "refind_cli", tree / "refind_cli")
+    compileall.compile_dir(tree, quiet=1)
+    site = next(Path(p) for p in sys.path if p.endswith("site-packages"))
+    lib = next((venv / "lib").glob("python3*")) / "site-packages"
+    (lib / "refind.pth").write_text(f"{tree}\n{site}\n")
+    script = Path(sys.executable).with_name("refind").read_text().split("\n", 1)[1]
+    (venv / "bin" / "refind").write_text(f"#!{venv / 'bin' / 'python'}\n{script}")
+    (venv / "bin" / "refind").chmod(0o755)
+    return venv / "bin"
+
+
 def wall(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """The command's wall time and CPU time (user + system; getrusage, finer than os.times' 10 ms ticks)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -98,6 +125,9 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated: startup,stats (default both)")
     ap.add_argument(
         "--left-log", action="store_true", help="also a search on a home with a write-ahead log left"
+    )
+    ap.add_argument(
+        "--installed", action="store_true", help="also the start-up commands as a wheel install runs them"
     )
     ap.add_argument(
         "--before",
@@ -126,8 +156,17 @@ def main() -> None:
             **({"rg -c dinner": ["rg", "-c", "dinner", str(export)]} if shutil.which("rg") else {}),
             "refind search dinner -k 5": search,
             "refind search dinner -k 5 --json": [*search, "--json"],
+            "grep -c zzzqqq": ["grep", "-c", "zzzqqq", str(export)],
+            "refind search zzzqqq -k 5": [exe, "--home", str(home), "search", "zzzqqq", "-k", "5"],
             "refind chats": [exe, "--home", str(home), "chats"],
         }
+        if args.installed:
+            bin_ = installed(args.workdir)
+            commands |= {
+                f"{name} (installed)": [str(bin_ / cmd[0].rpartition("/")[2]), *cmd[1:]]
+                for name, cmd in commands.items()
+                if name in ("python -c pass", "refind --version") or name.startswith("refind search")
+            }
     if "stats" in only:
         search = [exe, "--home", str(home), "search", "dinner"]
         berlin = ["--tz", "Europe/Berlin"]
@@ -151,7 +190,7 @@ def main() -> None:
         # (``run`` where it has one, else ``main``).
         swap = {str(home): str(args.before_home or home)}
         for name, cmd in list(commands.items()):
-            if name.startswith("refind"):
+            if name.startswith("refind") and not name.endswith("(installed)"):
                 commands[f"{name} (before)"] = [*LAUNCH, *(swap.get(part, part) for part in cmd[1:])]
                 envs[f"{name} (before)"] = before_env
     for name, cmd in commands.items():  # warm the page cache; a command that fails would time its failure
@@ -176,6 +215,8 @@ def main() -> None:
         f" load average {load_before[0]:.1f} before, {load_after[0]:.1f} after, {os.cpu_count()} cores"
     )
     peers = {
+        "refind --version (installed)": "python -c pass (installed)",
+        "refind search zzzqqq -k 5": "grep -c zzzqqq",
         "refind --version": "python -c pass",
         "refind search dinner -k 5": "grep -c dinner",
         "refind search dinner -k 5 --json": "grep -c dinner",
@@ -185,7 +226,7 @@ def main() -> None:
         "refind stats": "refind --version",
     }
     for name, m in med.items():
-        peer = peers.get(name.removesuffix(" (before)"))
+        peer = peers.get(name) or peers.get(name.removesuffix(" (before)").removesuffix(" (installed)"))
         ratio = (
             f"  {m / med[peer]:.2f}x {peer} (CPU {med_cpu[name] / med_cpu[peer]:.2f}x)" if peer in med else ""
         )

@@ -17,14 +17,12 @@ that use them: ``refind --help`` and the argument errors of every command never 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from refind_cli.errors import RefindError, echoed
 from refind_cli.request import DEFAULT_K, DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_bound, time_range
@@ -84,16 +82,19 @@ def _no_progress(_path: Path) -> contextlib.AbstractContextManager[None]:
     return contextlib.nullcontext()
 
 
-@dataclass
 class Home:
     """A refind home folder. Use as a context manager, or call ``close``."""
 
-    path: Path
-    on_wait: OnWait | None = None
-    # Opens the home's index; None: the registry's default engine (``index.open_index``).
-    engine: Engine | None = None
-    _archive: Archive | None = field(default=None, repr=False)
-    _index: TurnIndex | None = field(default=None, repr=False)
+    def __init__(self, path: Path, on_wait: OnWait | None = None, engine: Engine | None = None) -> None:
+        self.path = path
+        self.on_wait = on_wait
+        # Opens the home's index; None: the registry's default engine (``index.open_index``).
+        self.engine = engine
+        self._archive: Archive | None = None
+        self._index: TurnIndex | None = None
+
+    def __repr__(self) -> str:
+        return f"Home({self.path!r})"
 
     @classmethod
     def open(
@@ -208,6 +209,11 @@ class Home:
         with self._storage():
             found = self.archive().chats(_checked_sources(sources))
         return sorted(found, key=CHAT_ORDERS[order])
+
+    def has_chats(self) -> bool:
+        """Whether the home holds any chat: what a search that found nothing says, without counting them."""
+        with self._storage():
+            return self.archive().has_chats()
 
     def chat_ids(
         self,
@@ -396,6 +402,8 @@ class Home:
         default the process's); none, or ``offline``, runs the offline planner. ``now`` is when it is asked:
         a datetime, an ISO date-time as ``--now`` takes it, or None for this moment. ``evidence_tokens``: what
         the offline planner's notes may spend (None: the measured default)."""
+        from dataclasses import replace
+
         from refind_cli.operations import AskRequest
 
         # The words typed are checked before the agent or the archive is loaded (an argument error stays cheap).
@@ -405,7 +413,7 @@ class Home:
 
         config, answer_config = (None, None) if offline else model_configs(model, answer_model, api_base, env)
         with self._storage():
-            return dataclasses.replace(
+            return replace(
                 typed,
                 config=config,
                 answer_config=answer_config,
@@ -429,6 +437,8 @@ class Home:
         it, in the conversation's scope (its chats, start date, offline); with ``request.more``, the last
         question searched further. The conversation with this exchange added, kept in the home (private)
         for ``refind ask -c`` unless ``request.keep`` is off."""
+        from dataclasses import replace
+
         from refind_cli.agent import ask
         from refind_cli.agent.events import ignore
 
@@ -439,12 +449,12 @@ class Home:
         if request.more and last is None:
             raise RefindError("/more needs an answer of this session to search further from")
         if last is not None:
-            asked = dataclasses.replace(asked, question=last.question)
+            asked = replace(asked, question=last.question)
         if conversation.offline:
-            asked = dataclasses.replace(asked, config=None, answer_config=None)
+            asked = replace(asked, config=None, answer_config=None)
         with self._storage():
             if conversation.chats is not None:
-                asked = dataclasses.replace(asked, chats=self.chat_ids(conversation.chats, option="/chat"))
+                asked = replace(asked, chats=self.chat_ids(conversation.chats, option="/chat"))
             result = ask(
                 self.archive(),
                 self.index(),
@@ -736,6 +746,8 @@ def model_configs(
 ) -> tuple[ModelConfig | None, ModelConfig | None]:
     """The agent's model (``model``, else ``$REFIND_MODEL``; None: the offline planner) and the answer
     model, when another one answers (same server, key and timeout)."""
+    from dataclasses import replace
+
     from refind_cli.agent import resolve_config
 
     config = resolve_config(model, api_base, os.environ if env is None else env)
@@ -743,7 +755,7 @@ def model_configs(
         return config, None
     if config is None:
         raise RefindError("--answer-model needs --model (or REFIND_MODEL)")
-    return config, dataclasses.replace(config, model=answer_model)
+    return config, replace(config, model=answer_model)
 
 
 def eval_request(
@@ -799,8 +811,7 @@ def evaluate(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class HomeReader:
+class HomeReader(NamedTuple):
     """A home as the read tools read it (``search_tools.Reader``): what a server (MCP, an HTTP API) hands
     them, so that each serves every read tool as it is declared."""
 

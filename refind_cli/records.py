@@ -2,12 +2,17 @@
 
 Importers yield ``ChatExport`` objects; everything downstream reads ``Chat`` and ``Message`` only, so a
 new export format is one new module in ``importers/`` and nothing else.
+
+Records are frozen named tuples, not frozen dataclasses: a command builds its record classes on every start,
+and a frozen dataclass compiles six methods from source when its module is imported (~1 ms of CPU each at
+load; importing ``dataclasses`` itself loads ``inspect``, ``ast`` and ``dis``: ~10 ms), where a named tuple
+class costs ~0.1 ms and builds its instances faster (bench/RESULTS.md, issue 26 item 3, session 11). Their
+copies with changes are ``_replace``; a record that checks itself does so in ``__new__`` (``SearchRequest``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple, Protocol
 
@@ -40,8 +45,7 @@ class Kind:
     ALL = frozenset({TEXT, MEDIA, ATTACHMENT, LOCATION, DELETED, SYSTEM, BOT, MALFORMED, HIDDEN})
 
 
-@dataclass(frozen=True, slots=True)
-class Chat:
+class Chat(NamedTuple):
     """One conversation as the source names it: a WhatsApp chat, a Slack channel or DM, a Telegram dialog."""
 
     source: str  # "whatsapp" | "slack" | "telegram" | ... (the importer's FORMAT)
@@ -57,8 +61,8 @@ class Chat:
 class Message(NamedTuple):
     """One message exactly as exported, plus the readable text that gets indexed.
 
-    A named tuple, not a frozen dataclass like the other records: importers build one per message, a
-    million for a large export, and an 11-field frozen dataclass cost 3.2 us to build against 0.6 us."""
+    Importers build one per message, a million for a large export: an 11-field frozen dataclass cost 3.2 us
+    to build against 0.6 us."""
 
     timestamp: datetime  # timezone-aware, UTC
     sender: str | None  # display name; None for system lines without an author
@@ -76,8 +80,7 @@ class Message(NamedTuple):
     own: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ChatExport:
+class ChatExport(NamedTuple):
     """A chat and its messages. ``messages`` may be a one-shot iterator (large files are streamed):
     consume it before asking the importer for the next chat."""
 
@@ -91,8 +94,7 @@ class ChatExport:
     fingerprint: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Mark:
+class Mark(NamedTuple):
     """Where a reading of a line-based export stopped: the bytes of the file it read, which end with a
     complete line, and the reader's state there (its own JSON: the day, the date order, the clock). A file
     whose first ``offset`` bytes are those bytes (the ledger holds their hash) is the same export grown, and
@@ -107,8 +109,9 @@ class Mark:
     digest: str = ""
     read: int | None = None
     # Where ``digest`` was already checked in the pass that hashed the file for the ledger (``Tap``): the
-    # hasher there, for the reader to go on from, so that the file is read once. Never stored.
-    taken: Tap | None = field(default=None, compare=False)
+    # hasher there, for the reader to go on from, so that the file is read once. Never stored; set only on
+    # the copy handed to the reader (a named tuple compares it with the rest).
+    taken: Tap | None = None
 
 
 class Tap(Protocol):
@@ -123,8 +126,7 @@ class NotResumable(Exception):
     the date order it tells differs): raised before any message is yielded, and the file is read whole."""
 
 
-@dataclass(frozen=True, slots=True)
-class ChatInfo:
+class ChatInfo(NamedTuple):
     """A chat as the archive knows it: ``seq`` is its integer id in the archive."""
 
     seq: int
@@ -135,8 +137,7 @@ class ChatInfo:
     lang: str = ""  # ISO 639-1, "und" (too little text to tell), "" (not told yet): decides its analysis
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     """The indexed unit: a burst of consecutive messages by one speaker inside one session (in
     assistant-style chats, a user message plus the reply). Built by the segmenter, stored by the archive."""
 

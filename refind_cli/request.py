@@ -1,7 +1,7 @@
 """A search request: what to look for and where, built once from what the user (or the agent) typed and
 carried whole to the engine. Results carry their request, so renderers echo the filters from the result.
-What the other operations are asked is in ``operations``: a search builds only its own class (a frozen
-dataclass compiles its methods when its module is imported, ~1 ms each).
+What the other operations are asked is in ``operations``. A named tuple, as the records are (``records``): a
+search imports no ``dataclasses``.
 
 The since/until rule lives here and only here: each bound is read with ``timeexpr.parse_bound`` (the start,
 or the inclusive end, of what the text names), and a range whose start is after its end is refused. The
@@ -11,8 +11,9 @@ and the agent hand datetimes on, never date strings, so no time of day is lost o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
 from datetime import datetime, tzinfo
+from typing import Any, NamedTuple, Self
 
 from refind_cli.errors import RefindError
 
@@ -64,43 +65,79 @@ def time_bound(name: str, text: str | None, *, now: datetime, tz: tzinfo, end: b
         raise RefindError(f"{name}: {exc}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class SearchRequest:
+class _Search(NamedTuple):
+    query: str
+    k: int
+    window: int
+    since: datetime | None
+    until: datetime | None
+    chats: tuple[int, ...] | None
+    chat_names: tuple[str, ...] | None
+    sources: tuple[str, ...] | None  # the --source values, kept to echo them (``chats`` holds their chats)
+    exclude_sessions: tuple[str, ...]
+    session_rank: bool
+    speakers: tuple[str, ...] | None
+    sort: str
+
+
+class SearchRequest(_Search):
     """One search. ``since``/``until`` are inclusive bounds on a turn's start time; ``chats`` are chat seqs
     (None: every chat; empty: none); ``chat_names`` are the ``--chat`` values as typed, kept to echo them;
     ``exclude_sessions`` are session ids to skip; ``session_rank`` False ranks by plain BM25; ``speakers``
     are the ``--from`` values as typed (the search resolves them: a name, a sender id, or the start of one
-    name); ``sort`` "time" returns the newest ``k`` matches instead of the best."""
+    name); ``sort`` "time" returns the newest ``k`` matches instead of the best. It checks itself when built,
+    and so does each copy ``_replace`` makes."""
 
-    query: str
-    k: int = DEFAULT_K
-    window: int = DEFAULT_WINDOW
-    since: datetime | None = None
-    until: datetime | None = None
-    chats: tuple[int, ...] | None = None
-    chat_names: tuple[str, ...] | None = None
-    sources: tuple[str, ...] | None = (
-        None  # the --source values, kept to echo them (``chats`` holds their chats)
-    )
-    exclude_sessions: tuple[str, ...] = ()
-    session_rank: bool = SESSION_RANK
-    speakers: tuple[str, ...] | None = None
-    sort: str = "score"
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
-        if self.k < 1:
-            raise RefindError(f"-k: {self.k} is not at least 1")
-        if self.k > MAX_K:
-            raise RefindError(f"-k: {self.k} is more than {MAX_K}")
-        if self.window < 0:
-            raise RefindError(f"--window: {self.window} is not at least 0")
-        if self.window > MAX_WINDOW:
-            raise RefindError(f"--window: {self.window} is more than {MAX_WINDOW}")
-        if self.sort not in SORTS:
-            raise RefindError(f"--sort: {self.sort!r} is not one of {', '.join(SORTS)}")
-        if self.since is not None and self.until is not None and self.since > self.until:
+    def __new__(
+        cls,
+        query: str,
+        k: int = DEFAULT_K,
+        window: int = DEFAULT_WINDOW,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        chats: tuple[int, ...] | None = None,
+        chat_names: tuple[str, ...] | None = None,
+        sources: tuple[str, ...] | None = None,
+        exclude_sessions: tuple[str, ...] = (),
+        session_rank: bool = SESSION_RANK,
+        speakers: tuple[str, ...] | None = None,
+        sort: str = "score",
+    ) -> Self:
+        if k < 1:
+            raise RefindError(f"-k: {k} is not at least 1")
+        if k > MAX_K:
+            raise RefindError(f"-k: {k} is more than {MAX_K}")
+        if window < 0:
+            raise RefindError(f"--window: {window} is not at least 0")
+        if window > MAX_WINDOW:
+            raise RefindError(f"--window: {window} is more than {MAX_WINDOW}")
+        if sort not in SORTS:
+            raise RefindError(f"--sort: {sort!r} is not one of {', '.join(SORTS)}")
+        if since is not None and until is not None and since > until:
             raise RefindError("--since is after --until")
+        return super().__new__(
+            cls,
+            query,
+            k,
+            window,
+            since,
+            until,
+            chats,
+            chat_names,
+            sources,
+            exclude_sessions,
+            session_rank,
+            speakers,
+            sort,
+        )
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Self:  # type: ignore[override]  # (mypy's is generic in the tuple)
+        # What ``_replace`` builds its copy with: through ``__new__``, so that the copy is checked too.
+        return cls(*iterable)
 
     def for_query(self, query: str) -> SearchRequest:
         """The same filters for another query (``refind search -`` reads many)."""
-        return replace(self, query=query)
+        return self._replace(query=query)

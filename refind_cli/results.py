@@ -5,8 +5,7 @@ search builds none of their classes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from refind_cli.records import ChatInfo, Turn
 from refind_cli.request import SearchRequest
@@ -15,14 +14,12 @@ if TYPE_CHECKING:
     from refind_cli.dates.timeline import Timeline
 
 
-@dataclass(frozen=True, slots=True)
-class WindowTurn:
+class WindowTurn(NamedTuple):
     turn: Turn
     hit: bool  # the result's own turn (the others are context)
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     rank: int  # 1-based
     score: float  # the fused RRF score, or BM25 when fusion is off
     turn: Turn
@@ -32,8 +29,7 @@ class Hit:
     terms: tuple[str, ...]  # the query terms this turn contains (analysed form), for highlighting
 
 
-@dataclass(frozen=True, slots=True)
-class SearchResult:
+class SearchResult(NamedTuple):
     request: SearchRequest
     hits: tuple[Hit, ...]
     total: int  # turns that match the query and pass the filters

@@ -563,7 +563,7 @@ def test_a_block_whose_turns_are_noted_already_is_not_noted_again(small: tuple[A
     first = box.last_hits[0]
     assert len(first.window) >= 2
     # The same window around another of its turns: a neighbour of the noted hit, nothing new to note.
-    neighbour = replace(first, turn=next(w.turn for w in first.window if w.turn.id != first.turn.id))
+    neighbour = first._replace(turn=next(w.turn for w in first.window if w.turn.id != first.turn.id))
     box.last_hits = (first, neighbour, *box.last_hits[1:])
     NoteBudget(tuning(4000)).take(box, [1, 2, 3], frozenset({"dentist"}))
     assert [n.hit_turn_id for n in box.notes] == [first.turn.id, box.last_hits[2].turn.id]

@@ -307,3 +307,10 @@ def test_the_fast_path_splits_below_the_combining_marks_as_the_unicode_patterns_
     assert [c for c in below if special.match(c)] == ["\u00a9", "\u00ad", "\u00ae"]
     assert all(bool(simple.fullmatch(c)) == bool(_SIMPLE_RE.fullmatch(c)) for c in below)
     assert _split("Łódź © ok") == ["łódź", "©", "ok"]
+
+
+def test_the_test_for_text_beyond_latin_takes_every_character_from_the_marks_on() -> None:
+    from refind_cli.text.analysis import _BEYOND_LATIN
+
+    every = "".join(map(chr, range(0x110000)))
+    assert "".join(_BEYOND_LATIN.findall(every)) == "\u00a9\u00ad\u00ae" + every[0x300:]

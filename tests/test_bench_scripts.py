@@ -147,6 +147,7 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
                     "--workdir",
                     f"{work}/startup",
                     "--left-log",
+                    "--installed",
                 ]
             ],
             "refind search dinner -k 5, log left, first",

@@ -111,6 +111,14 @@ def test_exit_one_when_nothing_found(two_chat_home: Path) -> None:
     assert run(two_chat_home, "search", "the of and").exit_code == 1
 
 
+def test_a_search_that_finds_nothing_says_so_of_an_empty_home_only(
+    two_chat_home: Path, tmp_path: Path
+) -> None:
+    empty = run(tmp_path / "empty", "search", "zebra")
+    assert (empty.exit_code, empty.stderr.count("holds no chats yet")) == (1, 1)
+    assert "holds no chats yet" not in run(two_chat_home, "search", "zebra").stderr
+
+
 def test_human_output(two_chat_home: Path) -> None:
     r = run(two_chat_home, "search", "paris", "--tz", "UTC")
     assert r.exit_code == 0

@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import refind_cli.frontends.cli.ask
 import refind_cli.frontends.cli.completion
@@ -22,6 +25,7 @@ import refind_cli.frontends.cli.search
 import refind_cli.frontends.cli.stats  # noqa: F401  (the imports register the commands)
 from refind_cli import __version__
 from refind_cli.frontends.cli import COMMAND_MODULES, app, quick
+from refind_cli.frontends.cli.params import CHATS_LIST, SEARCH, STATS
 from refind_cli.frontends.cli.quick import command_at
 
 
@@ -137,11 +141,31 @@ def test_piped_reads_import_no_typer_click_or_rich(sample_home: Path, args: tupl
 @pytest.mark.parametrize(
     "args",
     [
+        ("search", "dentist"),
+        ("search", "dentist", "--json"),
+        ("search", "dentist", "--jsonl", "--sort", "time"),
+    ],
+)
+def test_a_piped_search_builds_no_dataclass_and_parses_without_argparse(
+    sample_home: Path, args: tuple[str, ...]
+):
+    # A frozen dataclass compiles its methods from source when its module loads, and ``dataclasses`` loads
+    # inspect, ast and dis; argparse loads gettext and looks up a translation of each help string: together
+    # ~40 ms of a cold search's CPU at load (bench/RESULTS.md, issue 26 item 3, session 11).
+    out, modules = imported_by("--home", str(sample_home), *args)
+    assert "dentist" in out.casefold()
+    assert not modules & {"dataclasses", "inspect", "ast", "dis", "argparse", "gettext"}
+    assert "refind_cli.index.analysed" not in modules  # the index's build, in a process of its own
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
         ("search", "x", "--help"),
         ("search", "-h"),
         ("search", "x", "-k", "0"),  # out of bounds: click's error
         ("search", "x", "-k=5"),  # click reads "=5"
-        ("search", "x", "--tim"),  # argparse would take the abbreviation
+        ("search", "x", "--tim"),  # an abbreviation
         ("search", "x", "y"),
         ("search", "--", "-x"),
         ("search",),
@@ -198,3 +222,33 @@ def test_the_installed_command_ends_a_quick_read_without_teardown(
         assert done.stdout.endswith("\n") and len(done.stdout) > 100
     if code == 2:
         assert done.stderr.startswith("refind: error: --since") and done.stdout == ""
+
+
+# Words a command line of the quick path's commands is made of: every option they declare, values good and
+# bad, and the spellings click reads otherwise than a plain reading would.
+_WORDS = sorted(
+    {d for p in (*SEARCH, *CHATS_LIST, *STATS) for decl in p.decls for d in decl.split("/")}
+    | {"x", "dinner", "-", "--", "", "5", "0", "-1", "1001", "score", "time", "name", "recent", "-x", "a=b"}
+    | {"--json=1", "-k=5", "-k5", "--tim", "--k", "--window=3", "--sort=time", "--chat=Mum", "--since=-3d"}
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    command=st.sampled_from(["search", "chats", "stats"]),
+    args=st.lists(st.sampled_from(_WORDS), max_size=7),
+)
+def test_the_quick_path_reads_a_command_line_as_click_does_or_leaves_it(command: str, args: list[str]):
+    params = dict(quick.COMMANDS)[command][0]
+    values = quick._parsed(params, args)
+    if values is None or not quick._in_bounds(params, values):
+        return  # typer reads it
+    group = typer.main.get_command(app)
+    root = group.make_context("refind", [command], resilient_parsing=True)
+    command_ = group.get_command(root, command)
+    assert command_ is not None
+    # click refuses what the quick path would have read (its error), or reads the same values.
+    parsed = command_.make_context(command, list(args), parent=root).params
+    assert {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()} == {
+        k: None if v == () else v for k, v in parsed.items()
+    }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import zipfile
 from datetime import UTC, datetime
@@ -383,7 +382,7 @@ def test_workspace_is_the_team_of_most_users() -> None:
 def read_old_way(path: Path) -> list[ChatExport]:
     """The chats as earlier releases keyed them: by channel or DM id alone."""
     return [
-        ChatExport(dataclasses.replace(e.chat, key=e.chat.former_key, former_key=None), list(e.messages))
+        ChatExport(e.chat._replace(key=e.chat.former_key, former_key=None), list(e.messages))
         for e in slack.read(path, tz=UTC)
     ]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -81,7 +80,7 @@ def ask(
 
 def _only_from(search_fn: SearchFn, speakers: tuple[str, ...]) -> SearchFn:
     def said_by(request: SearchRequest) -> SearchResult:
-        return search_fn(replace(request, speakers=speakers))
+        return search_fn(request._replace(speakers=speakers))
 
     return said_by
 
@@ -89,6 +88,6 @@ def _only_from(search_fn: SearchFn, speakers: tuple[str, ...]) -> SearchFn:
 def _not_before(search_fn: SearchFn, since: datetime) -> SearchFn:
     def from_since(request: SearchRequest) -> SearchResult:
         start = since if request.since is None else max(request.since, since)
-        return search_fn(replace(request, since=start))
+        return search_fn(request._replace(since=start))
 
     return from_since

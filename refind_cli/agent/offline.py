@@ -29,7 +29,7 @@ import heapq
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
@@ -537,8 +537,8 @@ class NoteBudget:
     def keep_cut(self, hit: Hit) -> Hit:
         if not self.cut.keys() & {w.turn.id for w in hit.window}:
             return hit
-        window = tuple(replace(w, turn=self.cut.get(w.turn.id, w.turn)) for w in hit.window)
-        return replace(hit, turn=self.cut.get(hit.turn.id, hit.turn), window=window)
+        window = tuple(w._replace(turn=self.cut.get(w.turn.id, w.turn)) for w in hit.window)
+        return hit._replace(turn=self.cut.get(hit.turn.id, hit.turn), window=window)
 
 
 # How stage 2 reads the notes (``answer.evidence``): each turn a line "[n] time speaker: text" (its own
@@ -577,12 +577,12 @@ def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
         if room < CUT_MIN:
             return None
         turn = hit.turn
-        limit = room - _chars(replace(turn, text="", length=None)) - 4
+        limit = room - _chars(turn._replace(text="", length=None)) - 4
         view = snippet(turn.text, hit.terms, limit, hit.chat.lang, turn.length)
         end = view.start + len(view.text)
         text = ("… " if view.start else "") + view.text + (" …" if end < view.length else "")
-        cut = replace(turn, text=text, length=None)
-        return replace(hit, turn=cut, window=(WindowTurn(cut, True),))
+        cut = turn._replace(text=text, length=None)
+        return hit._replace(turn=cut, window=(WindowTurn(cut, True),))
     lo = hi = center
     for step in range(1, len(window)):
         grew = False
@@ -592,7 +592,7 @@ def _cut(hit: Hit, noted: set[str], room: int) -> Hit | None:
                 lo, hi, grew = min(lo, j), max(hi, j), True
         if not grew:
             break
-    return replace(hit, window=window[lo : hi + 1])
+    return hit._replace(window=window[lo : hi + 1])
 
 
 def _widened(since: datetime, until: datetime) -> tuple[datetime, datetime]:

@@ -41,13 +41,13 @@ from typing import TYPE_CHECKING, Self, cast
 
 import tantivy
 
-from refind_cli.index.analysed import AnalysedTurn, analysed_turns
 from refind_cli.index.contract import OnWait, TurnKey, chat_analyzers, epoch_seconds, turn_text
 from refind_cli.storage import locks
 from refind_cli.storage.home import ensure_home, home_to_read
 from refind_cli.text.analysis import ANALYSIS_VERSION, DEFAULT_ANALYZER, Analyzer
 
 if TYPE_CHECKING:
+    from refind_cli.index.analysed import AnalysedTurn
     from refind_cli.request import SearchRequest
     from refind_cli.storage.archive import Archive
 
@@ -406,6 +406,9 @@ class TantivyIndex:
 
     def _documents(self, archive: Archive, session_seqs: list[int] | None) -> Iterator[AnalysedTurn]:
         """The turns of these sessions (None: every one), analysed as this index analyses them."""
+        # Here, not at the top: a search opens the index and never builds it (the child process's start-up).
+        from refind_cli.index.analysed import analysed_turns
+
         return analysed_turns(
             archive,
             session_seqs,

@@ -70,7 +70,7 @@ def import_file(
         digest, hashed, prefixes = file_digests(path, offsets, [tap] if tap is not None else [])
         resume_from = matching(candidates, path.name, {o: p.digest for o, p in prefixes.items()})
         if resume_from is not None and named is not None and resume_from[0] == named[0]:
-            mark = dataclasses.replace(resume_from[1].mark, taken=tap)
+            mark = resume_from[1].mark._replace(taken=tap)
             resume_from = (resume_from[0], dataclasses.replace(resume_from[1], mark=mark))
         size = export_size(path)
         if worker is None:

@@ -20,16 +20,14 @@ ordered by BM25, then newest first, then by session and position.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import heapq
 import re
 import sys
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from refind_cli.errors import RefindError
 from refind_cli.index import INDEXED_CHARS, Matches, TurnIndex, TurnKey, analyzer_of
@@ -50,8 +48,7 @@ RRF_K = 60
 PREFIX_TERMS = 64
 
 
-@dataclass(frozen=True, slots=True)
-class QueryTerms:
+class QueryTerms(NamedTuple):
     """A query analysed for the engine: the distinct terms it scores (plain words, phrase words, prefix
     expansions; duplicates would count twice in a boolean OR), the phrases a turn must hold and the
     phrases (or single terms) it must not."""
@@ -239,7 +236,7 @@ def _search(
     parts = [
         find(
             q.terms,
-            request if chats is request.chats else dataclasses.replace(request, chats=chats),
+            request if chats is request.chats else request._replace(chats=chats),
             exclude,
             phrases=q.phrases,
             without=q.without,

@@ -8,9 +8,8 @@ import contextlib
 import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Self
+from typing import IO, TYPE_CHECKING, NamedTuple, Self
 
 import apsw
 
@@ -52,8 +51,7 @@ if TYPE_CHECKING:
     from refind_cli.storage import written
 
 
-@dataclass(frozen=True, slots=True)
-class StoredSession:
+class StoredSession(NamedTuple):
     """A session as written: ``turns`` are (ordinal, message_seqs); a turn's text, times and speaker are its
     messages' (``queries``)."""
 
@@ -68,16 +66,16 @@ class StoredSession:
     turns: list[tuple[int, str]]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class HeldText:
     """A message's text held in a file rather than in memory (the import worker sends a long one in
     pieces): its UTF-8 bytes, ``size`` of them from ``offset`` on. ``len()`` is its length in characters,
-    all that planning sessions reads of a row's text. ``insert_messages`` writes it a piece at a time."""
+    all that planning sessions reads of a row's text. ``insert_messages`` writes it a piece at a time.
+    A plain class (its ``len`` is not a tuple's), so that a search builds no dataclass (``records``)."""
 
-    file: IO[bytes]
-    offset: int
-    size: int
-    chars: int
+    __slots__ = ("chars", "file", "offset", "size")
+
+    def __init__(self, file: IO[bytes], offset: int, size: int, chars: int) -> None:
+        self.file, self.offset, self.size, self.chars = file, offset, size, chars
 
     def __len__(self) -> int:
         return self.chars

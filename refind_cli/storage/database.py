@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 import apsw
 
@@ -173,8 +172,7 @@ MONTH_COUNTED = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CountTable:
+class CountTable(NamedTuple):
     """A table of counts of messages: ``key``, SQL for a message's key there (chat_seq, time, sender, named,
     kind); ``extra``, SQL for the columns after the count that the key decides; ``match``, SQL for the row of
     the key given as parameters ?1 to ?5."""

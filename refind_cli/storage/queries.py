@@ -492,6 +492,9 @@ class Queries:
     def has_turns(self) -> bool:
         return self.db.execute("SELECT 1 FROM turns LIMIT 1").fetchone() is not None
 
+    def has_chats(self) -> bool:
+        return self.db.execute("SELECT 1 FROM chats LIMIT 1").fetchone() is not None
+
     def time_span(self) -> tuple[datetime, datetime] | None:
         lo, hi = fetch_first(
             self.db.execute("SELECT min(start_ts), max(end_ts) FROM sessions"), tuple[int | None, int | None]

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # A quoted phrase (with an optional "-" before it), or a run of anything else but spaces and quotes.
 _TOKEN = re.compile(r'-?"[^"]*"|[^\s"]+')
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
+class Query(NamedTuple):
     """A parsed query. ``text`` holds the plain words (the whole query when it uses no syntax); the others
     hold the texts of the phrases, of what is excluded, and of the prefixes, without their marks."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from refind_cli.text.analysis import Analyzer, highlighter_for
 
@@ -31,8 +31,7 @@ _SLACK = 64
 _BREAK = re.compile(r"\s|[\W_]")
 
 
-@dataclass(frozen=True, slots=True)
-class Snippet:
+class Snippet(NamedTuple):
     text: str  # the characters shown
     start: int  # where they begin in the whole text
     length: int  # the whole text's length in characters

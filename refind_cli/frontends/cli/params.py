@@ -1,17 +1,16 @@
 """The options of the root and of the commands that both entry points parse, declared once: the typer app
-builds its parameters from these (``common.typer_param``), the quick path its argparse parsers
+builds its parameters from these (``common.typer_param``), the quick path its reader
 (``quick``). Plain data: importing it imports neither typer nor click."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from refind_cli.frontends.cli.output import COLOR_CHOICES
 from refind_cli.request import MAX_K, MAX_WINDOW, SESSION_RANK
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One option (``decls`` as click declares it: ``--flag``, ``-k``, ``--on/--off``) or, with no
     ``decls``, the positional argument named ``name``. ``kind`` is str, int or bool (a flag); ``many``:
     repeatable (None when not given); ``low``/``high``: an int's inclusive bounds."""

@@ -1,15 +1,17 @@
-"""The quick path: `refind search`, `refind chats` and `refind stats` parsed by the standard library's argparse, without building the typer app
-(typer and click are a third of a cold search's imports). Both parsers are built from the same declarations
-(``params``) and run the same command (``read``). Only a command line this path reads exactly as click would
-is taken here; anything else (--help, a usage error, an unusual spelling) goes to the typer app, which
-prints its help or its one-line error as always."""
+"""The quick path: `refind search`, `refind chats` and `refind stats` parsed without building the typer app
+(typer and click are a third of a cold search's imports). Both read the same declarations (``params``) and
+run the same command (``read``). Only a command line in the plain forms (``--opt value``, ``--opt=value``,
+``-k 5``, flags, the positional words) is taken here, each read as click reads it; anything else (--help, a
+usage error, an unusual spelling, a value that starts with a dash) goes to the typer app, which prints its
+help or its one-line error as always. Not argparse: it and the gettext and locale it loads and asks for
+every help string cost ~8 ms of CPU of every search at load (bench/RESULTS.md, issue 26 item 3, session 11),
+and it reads some spellings otherwise than click (abbreviations, ``-k=5``) where this reader declines them."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any
 
 from refind_cli import COMPLETE_VAR
 from refind_cli.frontends.cli import read
@@ -27,41 +29,49 @@ COMMANDS: dict[str, tuple[Sequence[Param], Callable[..., int]]] = {
 _TYPER_ONLY = frozenset({"-h", "--help", "--version"})
 
 
-class _NotQuick(Exception):
-    """The command line is left to typer."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _NotQuick(message)
-
-
-def _formatter(prog: str) -> argparse.HelpFormatter:
-    # A width, so that argparse does not import shutil to ask the terminal's (it never prints help here).
-    return argparse.HelpFormatter(prog, width=80)
-
-
-def _parser(params: Sequence[Param]) -> _Parser:
-    # No abbreviations and no -h: click takes neither here.
-    parser = _Parser(add_help=False, allow_abbrev=False, formatter_class=_formatter)
-    for p in params:
-        if not p.decls:
-            parser.add_argument(p.name)
-        elif p.kind is bool:
-            on, _, off = p.decls[0].partition("/")
-            parser.add_argument(on, dest=p.name, action="store_true", default=p.default)
-            if off:
-                parser.add_argument(off, dest=p.name, action="store_false")
-        else:
-            parser.add_argument(
-                *p.decls,
-                dest=p.name,
-                type=p.kind,
-                action="append" if p.many else "store",
-                default=p.default,
-                choices=p.choices or None,
-            )
-    return parser
+def _parsed(params: Sequence[Param], args: Sequence[str]) -> dict[str, Any] | None:
+    """Each parameter's value in ``args`` as click reads them, or None where click could read them otherwise
+    or refuse them (typer then says so)."""
+    options = {d: p for p in params for d in (p.decls[0].split("/") if p.kind is bool else p.decls)}
+    values: dict[str, Any] = {p.name: p.default for p in params}
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            words += args[i:]
+            break
+        if not arg.startswith("-") or arg == "-":
+            words.append(arg)
+            continue
+        name, given, text = arg.partition("=")
+        p = options.get(name)
+        if p is None or (given and (p.kind is bool or not name.startswith("--"))):
+            return None  # unknown, abbreviated, a flag given a value, or `-k=5` (click's "=5")
+        if p.kind is bool:
+            values[p.name] = name == p.decls[0].split("/")[0]
+            continue
+        if not given:
+            if i == len(args) or (args[i].startswith("-") and args[i] != "-"):
+                return None
+            text = args[i]
+            i += 1
+        value: object = text
+        if p.kind is int:
+            try:
+                value = int(text)
+            except ValueError:
+                return None
+        if p.choices and value not in p.choices:
+            return None
+        got = values[p.name]
+        values[p.name] = ([*got, value] if isinstance(got, list) else [value]) if p.many else value
+    positional = [p.name for p in params if not p.decls]
+    if len(words) != len(positional):
+        return None
+    values.update(zip(positional, words, strict=True))
+    return values
 
 
 def _in_bounds(params: Sequence[Param], values: dict[str, object]) -> bool:
@@ -71,7 +81,7 @@ def _in_bounds(params: Sequence[Param], values: dict[str, object]) -> bool:
             if (p.low is not None and value < p.low) or (p.high is not None and value > p.high):
                 return False
         elif not p.decls and isinstance(value, str) and value.startswith("-") and value != "-":
-            return False  # after `--`: click's parser and argparse differ on what is an option there
+            return False  # a word with a dash first (after `--`): left to click
     return True
 
 
@@ -83,13 +93,8 @@ def serve(args: list[str]) -> int | None:
     if at is None or args[at] not in COMMANDS:
         return None
     params, body = COMMANDS[args[at]]
-    # A short option's `-k=5` is an error to click (its value "=5") and 5 to argparse.
-    if any(a.startswith("-") and not a.startswith("--") and "=" in a for a in args):
-        return None
-    try:
-        root = vars(_parser(ROOT).parse_args(args[:at]))
-        values = vars(_parser(params).parse_args(args[at + 1 :]))
-    except (_NotQuick, argparse.ArgumentError):
+    root, values = _parsed(ROOT, args[:at]), _parsed(params, args[at + 1 :])
+    if root is None or values is None:
         return None
     home = root["home"] if root["home"] is not None else os.environ.get(HOME.envvar or "") or None
     if (home is not None and not home.strip()) or not _in_bounds(params, values):

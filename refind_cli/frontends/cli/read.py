@@ -90,7 +90,7 @@ def search(
                 print_result(out, result, zone_, heading=query == "-", err=stderr_out())
         if json_out:
             print_json(objects if query == "-" else objects[0])
-        if not found and not (json_out or jsonl_out) and not home.chats():
+        if not found and not (json_out or jsonl_out) and not home.has_chats():
             stderr_out().print(f"{home.path} holds no chats yet: `refind import FILE` first", markup=False)
     return 0 if found else 1
 
