@@ -12,7 +12,8 @@ is not trained on: it is measured with each fold's model.
 Feature sets:
 - ``lexical``: the scoring's score (as a share of the question's best), its rank, the best sentence's and the
   whole turn's share of the question's terms, an answer of the asked kind, said by the person named, the
-  search's hit turn, the sentence's words (log), a sentence that asks, the best share of the two turns before
+  search's hit turn, the place of the first note that holds it among the planner's notes and how many notes
+  hold it, the sentence's words (log), a sentence that asks, the best share of the two turns before
   and after in the session, a digit in it, and the share of its words that two or more of the first six
   candidates also hold (relatedness from the notes themselves, as pseudo-relevance feedback).
 - ``+embeddings``: also the cosine of the question with the sentence and with the turn, and the question's
@@ -141,6 +142,13 @@ def describe(
         e = soft.embed(texts)
         sims = e[1:] @ e[0]
     top = max(ranked[0].score, 1e-9) if ranked else 1.0
+    # Where the planner found it: the place of the first note that holds the turn, and how many do.
+    place: dict[str, int] = {}
+    holding: Counter[str] = Counter()
+    for n, note in enumerate(a.notes):
+        for t in note.turns:
+            place.setdefault(t.id, n)
+            holding[t.id] += 1
     rows = []
     for i, s in enumerate(ranked):
         r = by_id[s.item.turn.id]
@@ -167,6 +175,8 @@ def describe(
             max(around, default=0.0),
             float(any(c.isdigit() for c in s.sentence)),
             len(bags[i] & shared) / (1 + len(bags[i])),
+            1.0 / (1 + place[s.item.turn.id]),
+            math.log1p(holding[s.item.turn.id]),
         ]
         if soft is not None and sims is not None:
             row += [
@@ -176,7 +186,7 @@ def describe(
                 max(soft.share(a, x.text, weight, total) for x in r.sentences),
             ]
         rows.append(row)
-    width = 13 + (4 if soft is not None else 0)
+    width = 15 + (4 if soft is not None else 0)
     x = np.array(rows) if rows else np.zeros((0, width))
     y = np.array([float(s.item.turn.id in a.gold_turns) for s in ranked])
     return Described([s.item.turn.id for s in ranked], x, y)
