@@ -186,19 +186,25 @@ def describe(
                 max(soft.share(a, x.text, weight, total) for x in r.sentences),
             ]
         rows.append(row)
-    width = 15 + (4 if soft is not None else 0)
-    x = np.array(rows) if rows else np.zeros((0, width))
+    x = np.array(rows) if rows else np.zeros((0, width(soft)))
     y = np.array([float(s.item.turn.id in a.gold_turns) for s in ranked])
     return Described([s.item.turn.id for s in ranked], x, y)
 
 
-def fit(described: list[Described]) -> Matrix:
-    """A linear pairwise-logistic model: every gold candidate against every other of its question."""
+def width(soft: Soft | None) -> int:
+    return 15 + (4 if soft is not None else 0)
+
+
+def fit(described: list[Described], width: int) -> Matrix:
+    """A linear pairwise-logistic model: every gold candidate against every other of its question (none:
+    all weights 0, the scoring's order kept)."""
     pairs = [
         (d.x[d.y == 1][:, None, :] - d.x[d.y == 0][None, :, :]).reshape(-1, d.x.shape[1])
         for d in described
         if 0 < d.y.sum() < len(d.y)
     ]
+    if not pairs:
+        return np.zeros(width)
     diff = np.vstack(pairs)
     scale = diff.std(0) + 1e-9
     z = diff / scale
@@ -241,33 +247,40 @@ def main() -> None:
         print("wordllama is not installed: the +embeddings rows are skipped\n")
     else:
         variants.append(("+embeddings", Soft(embed, {})))
-    names = [next(asked[i].qid.split("/")[0] for i in locomo if asked[i].fold == f) for f in range(cv.FOLDS)]
+    # Each fold's conversation by name (a file of fewer conversations leaves folds empty).
+    names = [
+        next((asked[i].qid.split("/")[0] for i in locomo if asked[i].fold == f), f"fold {f + 1}")
+        for f in range(cv.FOLDS)
+    ]
     for name, soft in variants:
         held: dict[int, dict[str, float]] = {}
         before: dict[int, dict[str, float]] = {}
         lme: list[tuple[float, float, float, float]] = []
         for f, scoring in enumerate(chosen):
             described = {i: describe(asked[i], table.reads[i], scoring, soft) for i in range(len(asked))}
-            w = fit([described[i] for i in locomo if asked[i].fold != f])
+            w = fit([described[i] for i in locomo if asked[i].fold != f], width(soft))
             for i in locomo:
                 if asked[i].fold == f:
                     held[i] = measured(asked[i], reordered(described[i], w))
                     before[i] = measured(asked[i], described[i].ids)
             new = [measured(asked[i], reordered(described[i], w)) for i in others]
             old = [measured(asked[i], described[i].ids) for i in others]
-            lme.append(
-                (
-                    mean(m["a"] for m in new),
-                    mean(m["b"] for m in new),
-                    mean(m["a"] for m in old),
-                    mean(m["b"] for m in old),
+            if others:
+                lme.append(
+                    (
+                        mean(m["a"] for m in new),
+                        mean(m["b"] for m in new),
+                        mean(m["a"] for m in old),
+                        mean(m["b"] for m in old),
+                    )
                 )
-            )
         print(f"## {name}: LoCoMo categories 1-4, each conversation held out\n")
         print("| held out | n | (a) | (a) before | (b) | (b) before |")
         print("|---" * 6 + "|")
         for f in range(cv.FOLDS):
             idx = [i for i in locomo if asked[i].fold == f]
+            if not idx:
+                continue
             cells = [
                 mean(m[k] for m in (held[i] if h else before[i] for i in idx)) for k in "ab" for h in (1, 0)
             ]
@@ -276,6 +289,8 @@ def main() -> None:
         print("|---" * 6 + "|")
         for cat in ("all", "1", "2", "3", "4"):
             idx = [i for i in locomo if cat in ("all", asked[i].category)]
+            if not idx:
+                continue
             cells = [
                 mean(m[k] for m in (held[i] if h else before[i] for i in idx)) for k in "ab" for h in (1, 0)
             ]
