@@ -178,6 +178,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["answer_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "Each rule's part in the held-out figures",
         ),
+        "answer_learned": (
+            [["answer_learned.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
+            "## lexical: LoCoMo categories 1-4, each conversation held out",
+        ),
         "huge_import_figures": (
             [["huge_import_figures.py", "--base", str(BENCH.parent), "--mb", "1", "--rounds", "1"]],
             "1 MB, between",
