@@ -277,17 +277,26 @@ class Window:
                 break
         if not added:
             return False
-        if self.counting:
-            self.lines = (self.lines or 0) + self.text.count("\n", 0, keep)
-        elif keep:
-            self.lines = None
-        self.dropped += keep
+        self._count_before(keep)
         # One join: ``kept + "".join(added)`` made the new text twice, and held the old one, the pieces and
         # both copies at once (2.5 times a long record at its last doubling, 2 times now). A lone piece is
         # joined as itself. The pieces are let go: they are in the text now.
         self.text = "".join([kept, *added] if kept else added)
         self.adding = []
         return True
+
+    def let_go(self, keep: int) -> None:
+        """Lets go of the text before ``keep`` (a line's start) without reading on: a reader that has cut a
+        long record out of the text lets the window's copy of it go before it makes the record's message."""
+        self._count_before(keep)
+        self.text = self.text[keep:]
+
+    def _count_before(self, keep: int) -> None:
+        if self.counting:
+            self.lines = (self.lines or 0) + self.text.count("\n", 0, keep)
+        elif keep:
+            self.lines = None
+        self.dropped += keep
 
     def first_content(self) -> int | None:
         """Where the first line with visible content starts, the blank lines before it let go; None when
@@ -336,43 +345,52 @@ def stamp_lines(
     its line's start) on, in file order; the window is held from the last one's line. ``usual``: the file's
     usual stamp led by the newline before it, so the regex engine runs from stamp to stamp by itself;
     ``other(text, start)``: a stamp of another shape at a line's start, tried on the lines between two
-    usual ones."""
-    yield first
-    text = window.text
-    end = first.end()
-    last = first  # the last stamp line yielded: the window is held from its line
+    usual ones. Between two stamps it holds positions in the window's text, never the text or a match (which
+    holds the text it was found in): a reader that has cut a long record out lets the window go up to the
+    line of the stamp it was given (``Window.let_go``), and the record's text is freed."""
+    end = first.end()  # where the next usual stamp is searched from
+    last = first.start()  # where the last stamp given starts: the window is held from its line
+    dropped = window.dropped
+    held = [first]  # a stamp is given out of a list: a suspended generator holds its locals
+    del first
+    yield held.pop()
+    search = usual.search
     while True:
-        for m in usual.finditer(text, end):
-            if text.find("\n", end, m.start()) >= 0:
-                for last in _other_stamps(text, end, m.start(), other):
-                    yield last
-            last = m
-            yield m
+        text = window.text
+        if window.dropped != dropped:  # let go of by the reader, up to the last stamp's line at most
+            shift = window.dropped - dropped
+            dropped = window.dropped
+            end -= shift
+            last = max(last - shift, 0)
+        m = search(text, end)
+        stop = len(text) if m is None else m.start()
+        found = None
+        newline = text.find("\n", end, stop)
+        while newline >= 0 and (found := other(text, newline + 1)) is None:
+            newline = text.find("\n", newline + 1, stop)
+        if found is not None:
+            # The usual search goes on from its line, which it cannot match (a usual stamp starts at the
+            # newline before its line): the usual stamp found, if any, is found again.
+            m, end = found, found.start()
+        elif m is not None:
             end = m.end()
-        for last in _other_stamps(text, end, len(text), other):
-            yield last
+        if m is not None:
+            last = m.start()
+            held.append(m)
+            del m, found, text
+            yield held.pop()
+            continue
         # Every line that starts before the end has been tried; the next search starts at the last newline.
         end = len(text) - 1
-        keep = last.start()
-        if last.string is not text:
-            keep = 0  # the window was let go up to it already
-        elif text[keep] == "\n":
+        keep = last
+        if keep < len(text) and text[keep] == "\n":
             keep += 1  # a usual stamp's match starts at the newline before its line
+        del text
         if not window.more(keep):
             return
         end -= keep
-        text = window.text
-
-
-def _other_stamps(
-    text: str, start: int, end: int, other: Callable[[str, int], re.Match[str] | None]
-) -> Iterator[re.Match[str]]:
-    newline = text.find("\n", start, end)
-    while newline >= 0:
-        m = other(text, newline + 1)
-        if m is not None:
-            yield m
-        newline = text.find("\n", newline + 1, end)
+        last = 0
+        dropped = window.dropped
 
 
 # --- times --------------------------------------------------------------------------------------------

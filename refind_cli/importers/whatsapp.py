@@ -191,6 +191,9 @@ _EDITED = re.compile(
     r"|Esta mensagem foi editada|Сообщение изменено)\.?>$"
 )
 _EDITED_TAIL = 120
+# Characters of a record over which the reading window lets it go before its message is made (a copy of the
+# window's rest, which a short record is not worth).
+_LONG_RECORD = 1 << 20
 
 # System texts that arrive with an author: iOS puts the other person's name on the E2E notice of a
 # one-to-one chat, and on security-code and missed-call lines.
@@ -950,6 +953,7 @@ def _messages(
     line_number, counted_to = 0, -1
     stamps = linelog.stamp_lines(window, first, special, _match_other)
     del first  # it holds the text it was found in
+    m: re.Match[str] | None
     for m in stamps:
         if window.text is not text:  # the window read on (a plain attribute: cheaper than m.string)
             text = window.text
@@ -959,11 +963,25 @@ def _messages(
             rest_start -= shift
             counted_to = counted_to - shift if counted_to >= shift else -1
         header = parse(m)
+        if header is None:
+            stamp = m["stamp"]
         line_start = m.start()
         if text[line_start] == "\n":  # the specialised pattern's hits begin at the newline before
             line_start += 1
+        stamp_end = m.end()
         if current is not None:
             raw = text[start : line_start - 1]
+            if line_start - start > _LONG_RECORD:
+                # The window (and this match, which holds the text it was found in) let go of the record
+                # before its message is made, which holds it twice (as written and its text): with the
+                # window's copy, three times.
+                m = None
+                window.let_go(line_start)
+                text = window.text
+                dropped = window.dropped
+                counted_to = counted_to - line_start if counted_to >= line_start else -1
+                stamp_end -= line_start
+                line_start = 0
             yield (
                 _malformed(current, raw) if malformed else _message(current, raw, rest_start - start, senders)
             )
@@ -976,17 +994,16 @@ def _messages(
             else:
                 line_number += text.count("\n", counted_to, line_start)
             counted_to = line_start
-            stamp = m["stamp"]
             warn(line_number, stamp)
             header = (current[0], stamp if stamp.isascii() else _normalise(stamp))
         current = header
         start = line_start
-        rest_start = m.end()
+        rest_start = stamp_end
     if current is not None:
         # The file is read: the window and the last match (it holds the text it was found in) let go of the
         # last record before its message is made, which holds it twice (as written and its text), not
         # three or four times.
-        del m
+        m = None
         shift = window.dropped - dropped
         text, window.text = window.text, ""
         start -= shift
