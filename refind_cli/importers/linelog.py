@@ -37,6 +37,9 @@ from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumab
 
 SNIFF_BYTES = 16 << 10
 SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
+# Characters of a piece of text over which its lines are let go of as they are given (a Python loop a line,
+# which the usual pieces, a chunk's lines, are not worth).
+_LONG_PIECE = 1 << 20
 
 # Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
 MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -123,23 +126,42 @@ class Grammar:
     trim: bool = False
     # kind_patterns as one alternation, one match a message: group k<i> is kind_patterns[i].
     kind_pattern: re.Pattern[str] | None = field(init=False, default=None)
+    longest_kind: int = field(init=False, default=0)  # the longest of ``kinds``
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "longest_kind", max(map(len, self.kinds), default=0))
         if self.kind_patterns:
             joined = "|".join(f"(?P<k{i}>{p.pattern})" for i, (p, _) in enumerate(self.kind_patterns))
             object.__setattr__(self, "kind_pattern", re.compile(joined))
 
     def kind_of(self, first_line: str) -> str:
-        """The kind of a message with a sender, from its first line."""
-        kind = self.kinds.get(first_line)
+        """The kind of a message with a sender, from its first line, white space around it aside. Read in
+        place, not stripped: the line can be a 50-MB message, which a stripped copy would hold once more."""
+        start, end = strip_bounds(first_line)
+        kind = self.kinds.get(first_line[start:end]) if end - start <= self.longest_kind else None
         if kind is not None:
             return kind
-        m = self.kind_pattern.match(first_line) if self.kind_pattern is not None else None
+        m = self.kind_pattern.match(first_line, start, end) if self.kind_pattern is not None else None
         return self.kind_patterns[int(m.lastgroup[1:])][1] if m is not None and m.lastgroup else Kind.TEXT
 
 
 def pattern(text: str) -> re.Pattern[str]:
     return re.compile(text)
+
+
+_LEADING_SPACE = re.compile(r"\s*")  # \s is what str.isspace() and str.strip() take for white space
+
+
+def strip_bounds(text: str) -> tuple[int, int]:
+    """Where ``text.strip()`` starts and ends in ``text``, without making it."""
+    leading = _LEADING_SPACE.match(text)
+    start = leading.end() if leading else 0
+    end = len(text)
+    while end - start >= 64 and text[end - 64 : end].isspace():  # a long run of white space, 64 at a time
+        end -= 64
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
 
 
 # --- lines --------------------------------------------------------------------------------------------
@@ -193,7 +215,9 @@ def iter_text(
     if pending.endswith("\r"):
         pending = pending[:-1] + "\n"
     if pending:
-        yield pending
+        last = [pending]  # given out of a list too: it can be a 50-MB line
+        del pending
+        yield last.pop()
 
 
 def iter_lines(
@@ -205,10 +229,19 @@ def iter_lines(
     # The count as it stands when an invalid byte is met (late binding is the point).
     for piece in iter_text(chunks, path, where, lambda: number, bom=not line):  # noqa: B023
         lines = piece.split("\n")
+        long = len(piece) > _LONG_PIECE
+        del piece  # its lines are copies
         number += len(lines) - 1
         if not lines[-1]:
             lines.pop()  # the piece ended with its newline
-        yield from lines
+        if not long:
+            yield from lines
+            continue
+        # Given out one at a time and let go of here: a piece can hold a 50-MB line, which the reader then
+        # holds as written and as its text.
+        lines.reverse()
+        while lines:
+            yield lines.pop()
 
 
 def unify_newlines(text: str) -> str:
@@ -821,7 +854,7 @@ def _message(
         text = text.strip()
         first = text.partition("\n")[0]
     else:
-        first = first_text.strip()
+        first = first_text
     kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
     # Positional: a named tuple's keyword construction costs twice as much, once per message.
     # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw, own)
