@@ -5,7 +5,8 @@ the release before (``--base``) and this checkout, beside the same commands on a
     python bench/huge_commands_figures.py --base /tmp/huge-base [--mb 50] [--after-mb 4]
 
 Inputs: a one-line WhatsApp chat (the baseline); a WhatsApp chat whose one huge message is its last; the
-huge message followed by ``--after-mb`` of ordinary messages (the reader reads on past it); a Telegram
+huge message followed by ``--after-mb`` of ordinary messages (the reader reads on past it); the same two as
+LINE exports (the line-by-line reader of LINE, KakaoTalk and Signal logs); a Telegram
 result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
 ones. The huge text says "abc" near its start (inside
 the indexed part). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
@@ -63,11 +64,40 @@ def wa_followed(folder: Path, mb: int, after: int) -> Path:
     return path
 
 
+_LINE_HEAD = "[LINE] Chat history with Jack\nSaved on: 2024/02/01 12:00\n\n2024/02/01(Thu)\n"
+
+
+def _line(folder: Path, mb: int, after: int) -> Path:
+    path = folder / "[LINE] Chat with Jack.txt"
+    with path.open("w") as fh:
+        fh.write(f"{_LINE_HEAD}10:59\tAnn\thi\n11:00\tJack\t{_body(mb)}\n")
+        written = i = 0
+        while written < after * MB:
+            text = f"11:01\tAnn\tmessage {i} about the flat in lisbon\n"
+            fh.write(text)
+            written += len(text)
+            i += 1
+    return path
+
+
+def line_last(folder: Path, mb: int, _after: int) -> Path:
+    return _line(folder, mb, 0)
+
+
+def line_followed(folder: Path, mb: int, after: int) -> Path:
+    return _line(folder, mb, after)
+
+
 def tg_between(folder: Path, mb: int, _after: int) -> Path:
     """``mb``: here ``--tg-mb``."""
 
     def message(i: int, text: str) -> dict[str, object]:
-        return {"id": i, "type": "message", "date": "2024-01-01T10:00:00", "date_unixtime": str(1704099600 + i)} | {
+        return {
+            "id": i,
+            "type": "message",
+            "date": "2024-01-01T10:00:00",
+            "date_unixtime": str(1704099600 + i),
+        } | {
             "from": "Ann",
             "from_id": "user7",
             "text": text,
@@ -84,6 +114,8 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
     "one line": wa_one_line,
     "WhatsApp, last": wa_last,
     "WhatsApp, followed": wa_followed,
+    "LINE, last": line_last,
+    "LINE, followed": line_followed,
     "Telegram, between": tg_between,
 }
 
@@ -111,6 +143,7 @@ def commands(session: str) -> dict[str, list[str]]:
         "stats": ["stats"],
         "reindex": ["reindex"],
         "doctor": ["doctor"],
+        "forget --matching abc": ["forget", "--matching", "abc", "--yes"],  # last: it changes the home
     }
 
 
@@ -144,7 +177,9 @@ def main() -> None:
             for label in commands(""):
                 for code, source in checkouts.items():
                     argv = commands(sessions[code])[label]
-                    r = run_measured([sys.executable, "-m", "refind_cli", "--home", str(homes[code]), *argv], source)
+                    r = run_measured(
+                        [sys.executable, "-m", "refind_cli", "--home", str(homes[code]), *argv], source
+                    )
                     failed = f" exit {r['rc']}: {' '.join(r['stderr'])[:60]}" if r["rc"] else ""
                     print(
                         f"{name:<20} {label:<22} {code:<7} {r['seconds']:>7.1f}s {r['rss_mb']:>7.0f}MB{failed}",

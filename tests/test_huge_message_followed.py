@@ -88,8 +88,20 @@ def test_strip_bounds_are_where_strip_cuts(text: str):
 
 
 @given(
-    st.sampled_from(["", " ", "  \t", "\u3000"] + [" " * 70]),
-    st.sampled_from(["사진", "<Photo>", "사진 3장", "Photos 12", "File: a.pdf", "Voice Call 0:42", "Ann invited Bo.", "hello", ""]),
+    st.sampled_from(["", " ", "  \t", "\u3000", " " * 70]),
+    st.sampled_from(
+        [
+            "사진",
+            "<Photo>",
+            "사진 3장",
+            "Photos 12",
+            "File: a.pdf",
+            "Voice Call 0:42",
+            "Ann invited Bo.",
+            "hello",
+            "",
+        ]
+    ),
     st.sampled_from(["", " ", "\t \u3000", " " * 130]),
 )
 def test_a_kind_read_in_place_is_the_kind_of_the_stripped_line(before: str, line: str, after: str):
@@ -113,7 +125,7 @@ _RECORDS = st.one_of(
     st.builds(lambda n: "18/03/2022, 14:57 - Bo: " + "long " * n, st.integers(20, 200)),
     st.just("31/02/2022, 10:01 - Ann: a date that cannot be"),  # malformed: warned with its line number
     st.just("[18/03/2022, 14:58:09] Cy: another shape"),
-    st.just("18/03/2022, 14:59 - Ann changed the subject to \"Re: plans\""),
+    st.just('18/03/2022, 14:59 - Ann changed the subject to "Re: plans"'),
 )
 
 
