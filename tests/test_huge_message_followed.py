@@ -119,6 +119,28 @@ def _kind_of_a_copy(grammar: linelog.Grammar, line: str) -> str:
     return grammar.kind_patterns[int(m.lastgroup[1:])][1] if m is not None and m.lastgroup else Kind.TEXT
 
 
+# Bodies with what the text is cut around: marks and isolates at either end or inside, trailing newlines, an
+# edited marker, a leading LRM, a colon, media placeholders.
+_BODIES = st.lists(
+    st.sampled_from(
+        [
+            "hi",
+            "x²",
+            "\u200e",
+            "\u200f",
+            "\u2066@Bo\u2069",
+            "\n",
+            " ",
+            "<This message was edited>",
+            "IMG-1.jpg (file attached)",
+            "<Media omitted>",
+            "at 10:30",
+            "Joe: x",
+            "\ufeff",
+        ]
+    ),
+    max_size=6,
+).map("".join)
 _RECORDS = st.one_of(
     st.builds(lambda i: f"18/03/2022, 14:{i:02d} - Ann: word {i}", st.integers(0, 59)),
     st.builds(lambda n: "18/03/2022, 14:56 - Bo: " + "\n".join(["line"] * n), st.integers(2, 6)),
@@ -126,6 +148,9 @@ _RECORDS = st.one_of(
     st.just("31/02/2022, 10:01 - Ann: a date that cannot be"),  # malformed: warned with its line number
     st.just("[18/03/2022, 14:58:09] Cy: another shape"),
     st.just('18/03/2022, 14:59 - Ann changed the subject to "Re: plans"'),
+    st.builds(lambda body: "18/03/2022, 15:00 - Bo: " + body, _BODIES),
+    st.builds(lambda body: "18/03/2022, 15:01 - Ann:" + body, _BODIES),  # no space after the colon
+    st.builds(lambda body: "18/03/2022, 15:02 - " + body, _BODIES),  # no author
 )
 
 

@@ -137,7 +137,11 @@ class Grammar:
     def kind_of(self, first_line: str) -> str:
         """The kind of a message with a sender, from its first line, white space around it aside. Read in
         place, not stripped: the line can be a 50-MB message, which a stripped copy would hold once more."""
-        start, end = strip_bounds(first_line)
+        if len(first_line) > _LONG_PIECE:
+            start, end = strip_bounds(first_line)
+        else:
+            first_line = first_line.strip()
+            start, end = 0, len(first_line)
         kind = self.kinds.get(first_line[start:end]) if end - start <= self.longest_kind else None
         if kind is not None:
             return kind
@@ -149,19 +153,32 @@ def pattern(text: str) -> re.Pattern[str]:
     return re.compile(text)
 
 
-_LEADING_SPACE = re.compile(r"\s*")  # \s is what str.isspace() and str.strip() take for white space
+def strip_bounds(
+    text: str, chars: str | None = None, start: int = 0, end: int | None = None
+) -> tuple[int, int]:
+    """Where ``text[start:end].strip(chars)`` starts and ends in ``text``, without making it (the text can be a
+    50-MB message)."""
+    end = len(text) if end is None else end
+    start = lstrip_to(text, chars, start, end)
+    return start, rstrip_to(text, chars, start, end)
 
 
-def strip_bounds(text: str) -> tuple[int, int]:
-    """Where ``text.strip()`` starts and ends in ``text``, without making it."""
-    leading = _LEADING_SPACE.match(text)
-    start = leading.end() if leading else 0
-    end = len(text)
-    while end - start >= 64 and text[end - 64 : end].isspace():  # a long run of white space, 64 at a time
+def lstrip_to(text: str, chars: str | None, start: int, end: int) -> int:
+    """Where ``text[start:end].lstrip(chars)`` starts in ``text``."""
+    while end - start >= 64 and not text[start : start + 64].strip(chars):  # a long run, 64 at a time
+        start += 64
+    while start < end and not text[start].strip(chars):
+        start += 1
+    return start
+
+
+def rstrip_to(text: str, chars: str | None, start: int, end: int) -> int:
+    """Where ``text[start:end].rstrip(chars)`` ends in ``text``."""
+    while end - start >= 64 and not text[end - 64 : end].strip(chars):
         end -= 64
-    while end > start and text[end - 1].isspace():
+    while end > start and not text[end - 1].strip(chars):
         end -= 1
-    return start, end
+    return end
 
 
 # --- lines --------------------------------------------------------------------------------------------
@@ -298,15 +315,17 @@ class Window:
         self.counting = False  # whether text let go is counted (from the first line number asked for on)
 
     def more(self, keep: int) -> bool:
-        """Lets go of the text before ``keep`` and reads on; False at the end. It reads at least as much as
-        it keeps, so a record longer than a piece is copied a few times (its length doubling), not once a piece."""
+        """Lets go of the text before ``keep`` and reads on; False at the end. It reads at least an eighth of
+        what it keeps, so a record longer than a piece is copied a few times (its length growing by an eighth
+        at least), not once a piece. Reading as much as it kept read up to a long record's length past its end,
+        which the new text held beside the old one."""
         kept = self.text[keep:]
         added = self.adding = []
         size = 0
         for piece in self.pieces:
             added.append(piece)
             size += len(piece)
-            if size >= len(kept):
+            if size >= len(kept) >> 3:
                 break
         if not added:
             return False
