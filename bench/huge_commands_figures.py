@@ -5,7 +5,8 @@ the release before (``--base``) and this checkout, beside the same commands on a
     python bench/huge_commands_figures.py --base /tmp/huge-base [--mb 50] [--after-mb 4]
 
 Inputs: a one-line WhatsApp chat (the baseline); a WhatsApp chat whose one huge message is its last; the
-huge message followed by ``--after-mb`` of ordinary messages (the reader reads on past it); the same two as
+huge message followed by ``--after-mb`` of ordinary messages (the reader reads on past it); the huge message
+made of short lines (a pasted log) and followed; the first two as
 LINE exports (the line-by-line reader of LINE, KakaoTalk and Signal logs); a Telegram
 result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
 ones. The huge text says "abc" near its start (inside
@@ -37,6 +38,13 @@ def _body(megabytes: int) -> str:
     return WORDS * (count // 100) + "abc " + WORDS * (count - count // 100)
 
 
+def _lines(megabytes: int) -> str:
+    """A pasted log: short lines, "abc" on one near the start."""
+    count = megabytes * MB // len(WORDS)
+    line = WORDS.strip() + "\n"
+    return line * (count // 100) + "abc\n" + line * (count - count // 100)
+
+
 def _wa(folder: Path, text: str) -> Path:
     path = folder / "WhatsApp Chat with Jack.txt"
     path.write_text(text)
@@ -51,8 +59,8 @@ def wa_last(folder: Path, mb: int, _after: int) -> Path:
     return _wa(folder, f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {_body(mb)}\n")
 
 
-def wa_followed(folder: Path, mb: int, after: int) -> Path:
-    path = _wa(folder, f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {_body(mb)}\n")
+def _wa_followed(folder: Path, body: str, after: int) -> Path:
+    path = _wa(folder, f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {body}\n")
     line = "02/02/2024, {:02d}:{:02d} - Ann: message {} about the flat in lisbon\n"
     with path.open("a") as fh:
         written = i = 0
@@ -62,6 +70,14 @@ def wa_followed(folder: Path, mb: int, after: int) -> Path:
             written += len(text)
             i += 1
     return path
+
+
+def wa_followed(folder: Path, mb: int, after: int) -> Path:
+    return _wa_followed(folder, _body(mb), after)
+
+
+def wa_lines_followed(folder: Path, mb: int, after: int) -> Path:
+    return _wa_followed(folder, _lines(mb), after)
 
 
 _LINE_HEAD = "[LINE] Chat history with Jack\nSaved on: 2024/02/01 12:00\n\n2024/02/01(Thu)\n"
@@ -114,6 +130,7 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
     "one line": wa_one_line,
     "WhatsApp, last": wa_last,
     "WhatsApp, followed": wa_followed,
+    "WhatsApp, lines, followed": wa_lines_followed,
     "LINE, last": line_last,
     "LINE, followed": line_followed,
     "Telegram, between": tg_between,
@@ -157,7 +174,7 @@ def main() -> None:
     args = parser.parse_args()
     checkouts = {"before": args.base.resolve(), "after": ROOT}
     print(f"load average {os.getloadavg()[0]:.1f} at start", flush=True)
-    print(f"{'input':<20} {'command':<22} {'code':<7} {'time':>8} {'peak RSS':>9} {'worker':>7}")
+    print(f"{'input':<26} {'command':<22} {'code':<7} {'time':>8} {'peak RSS':>9} {'worker':>7}")
     with tempfile.TemporaryDirectory(prefix="refind-huge-commands-") as tmp:
         for i, name in enumerate(args.only or INPUTS):
             folder = Path(tmp) / str(i)
@@ -169,7 +186,7 @@ def main() -> None:
                 if "crash" in f:
                     raise SystemExit(f"{name} ({code}): import: {f['crash']}")
                 print(
-                    f"{name:<20} {'import':<22} {code:<7} {f['seconds']:>7.1f}s {f['main_mb']:>7.0f}MB"
+                    f"{name:<26} {'import':<22} {code:<7} {f['seconds']:>7.1f}s {f['main_mb']:>7.0f}MB"
                     f" {f['worker_mb']:>5.0f}MB",
                     flush=True,
                 )
@@ -182,7 +199,7 @@ def main() -> None:
                     )
                     failed = f" exit {r['rc']}: {' '.join(r['stderr'])[:60]}" if r["rc"] else ""
                     print(
-                        f"{name:<20} {label:<22} {code:<7} {r['seconds']:>7.1f}s {r['rss_mb']:>7.0f}MB{failed}",
+                        f"{name:<26} {label:<22} {code:<7} {r['seconds']:>7.1f}s {r['rss_mb']:>7.0f}MB{failed}",
                         flush=True,
                     )
             path.unlink()
