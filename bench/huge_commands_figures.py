@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_figures import MB, ROOT, measure_import, run_measured
+from hostile_two_figures import first_session
 
 WORDS = "all work and no play makes jack a dull boy "
 
@@ -137,19 +137,6 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
 }
 
 
-def session_of(home: Path, source: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": str(source)}
-    out = subprocess.run(
-        [sys.executable, "-m", "refind_cli", "--home", str(home), "search", "abc", "-k", "1", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=source,
-        check=True,
-    )
-    return str(json.loads(out.stdout)["results"][0]["session_id"])
-
-
 def commands(session: str) -> dict[str, list[str]]:
     return {
         "show": ["show", session],
@@ -190,7 +177,7 @@ def main() -> None:
                     f" {f['worker_mb']:>5.0f}MB",
                     flush=True,
                 )
-            sessions = {code: session_of(homes[code], source) for code, source in checkouts.items()}
+            sessions = {code: first_session(homes[code], source, "abc") for code, source in checkouts.items()}
             for label in commands(""):
                 for code, source in checkouts.items():
                     argv = commands(sessions[code])[label]

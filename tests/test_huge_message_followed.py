@@ -9,15 +9,14 @@ Python memory is measured with tracemalloc (exact, whatever the machine's load).
 from __future__ import annotations
 
 import pickle
-import tracemalloc
 import warnings
-from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_huge_message_held import traced_peak
 
 from refind_cli.importers import container, kakaotalk, linelog, read_export, whatsapp
 from refind_cli.ingest.rows import ChatPlan, Rows
@@ -28,15 +27,6 @@ MB = 1 << 20
 LINE = "all work and no play makes jack a dull boy "
 # What does not grow with the message: a chunk of the file read and decoded, a batch of 5,000 short rows.
 FIXED = 5 * MB
-
-
-def traced_peak(run: Callable[[], object]) -> int:
-    tracemalloc.start()
-    try:
-        run()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def worker_peak(path: Path, fmt: str = "whatsapp") -> int:
