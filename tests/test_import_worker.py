@@ -13,7 +13,7 @@ from samples import EXPORTS
 from typer.testing import CliRunner
 
 import refind_cli.frontends.cli.imports  # noqa: F401  (registers the command)
-from refind_cli import ingest
+from refind_cli import ingest, processes
 from refind_cli.frontends.cli import app
 from refind_cli.ingest import import_file
 from refind_cli.ingest import rows as ingest_rows
@@ -149,7 +149,7 @@ def spy_on_workers(monkeypatch) -> list:
 def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch):
     started = spy_on_workers(monkeypatch)
     monkeypatch.setattr(ingest_worker, "WORKER_MIN_BYTES", 0)
-    monkeypatch.setattr(ingest_worker, "cores", lambda: 2)
+    monkeypatch.setattr(processes, "cores", lambda: 2)
     result = CliRunner().invoke(
         app, ["--home", str(tmp_path / "home"), "import", "--tz", "UTC", str(EXPORTS[0])]
     )
@@ -162,7 +162,7 @@ def test_the_command_uses_a_worker_for_large_exports(tmp_path: Path, monkeypatch
 @pytest.mark.parametrize("cores", [1, 2])
 def test_small_exports_and_single_cores_stay_in_process(tmp_path: Path, monkeypatch, cores: int):
     started = spy_on_workers(monkeypatch)
-    monkeypatch.setattr(ingest_worker, "cores", lambda: cores)
+    monkeypatch.setattr(processes, "cores", lambda: cores)
     with Archive.open(tmp_path / "home") as archive:
         import_file(archive, EXPORTS[0], tz=UTC)  # a few kilobytes
         monkeypatch.setattr(ingest_worker, "WORKER_MIN_BYTES", 0)

@@ -132,7 +132,7 @@ def test_failed_write_commits_nothing(empty_home: Path, archive: Archive, monkey
         raise RuntimeError("disk on fire")
 
     with monkeypatch.context() as m:
-        m.setattr(idx, "indexed_text", broken)
+        m.setattr(idx.analyzer, "index_text", broken)
         with pytest.raises(RuntimeError):
             idx.sync(archive)
     # The deletes of the failed sync were rolled back too.

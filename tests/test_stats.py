@@ -14,7 +14,7 @@ from cli_runs import run
 
 from refind_cli.dates.clock import zone
 from refind_cli.dates.timeline import local_days, zone_offsets
-from refind_cli.ingest import import_chat
+from refind_cli.ingest import import_chat, rows
 from refind_cli.method.stats import stats
 from refind_cli.records import Chat, Kind, Message
 from refind_cli.storage.archive import Archive
@@ -226,6 +226,27 @@ def test_the_counts_follow_imports_forgetting_and_merging(busy: Path) -> None:
         )
         assert held(archive) == recounted(archive)
         assert not archive.db.execute("SELECT 1 FROM sqlite_schema WHERE type = 'trigger'").fetchall()
+
+
+def test_a_fresh_chat_is_counted_batch_by_batch_even_with_an_id_given_twice(
+    busy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh chat's batches are counted as they are stored; an id given twice with another text is kept as
+    a message of its own at a seq below rows counted already, and nothing is counted twice."""
+    monkeypatch.setattr(rows, "BATCH", 3)
+    start = datetime(2024, 5, 1, 8, tzinfo=UTC)
+
+    def message(i: int, text: str) -> Message:
+        return Message(start + timedelta(minutes=17 * i), ("Ann", "Bo")[i % 2], text, source_id=f"id{i}")
+
+    # Every third message is followed by an earlier one's id and time with another text: with three rows a
+    # batch, such a row comes before new rows of its batch, its seq below theirs.
+    messages = [m for i in range(21) for m in [message(i, f"t{i}")] + [message(i - 2, "edit")] * (i % 3 == 2)]
+    with Archive.open(busy) as archive:
+        import_chat(archive, Chat("test", "ids", "Ids"), messages)
+        assert archive.db.execute("SELECT count(*) FROM messages WHERE edited").fetchone() == (7,)
+        assert held(archive) == recounted(archive)
+        assert held_months(archive) == recounted_months(archive)
 
 
 @pytest.mark.parametrize("tz", [BERLIN, UTC, KOLKATA, KATHMANDU, ZoneInfo("America/St_Johns")])

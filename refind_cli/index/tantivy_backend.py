@@ -41,7 +41,8 @@ from typing import TYPE_CHECKING, Self, cast
 
 import tantivy
 
-from refind_cli.index.contract import INDEXED_CHARS, OnWait, TurnKey, chat_analyzers, epoch_seconds, turn_text
+from refind_cli.index.analysed import AnalysedTurn, analysed_turns
+from refind_cli.index.contract import OnWait, TurnKey, chat_analyzers, epoch_seconds, turn_text
 from refind_cli.storage import locks
 from refind_cli.storage.home import ensure_home, home_to_read
 from refind_cli.text.analysis import ANALYSIS_VERSION, DEFAULT_ANALYZER, Analyzer
@@ -403,24 +404,25 @@ class TantivyIndex:
                 # Readers that still have the old files mapped keep reading them (POSIX unlink semantics).
                 shutil.rmtree(old, ignore_errors=True)
 
-    def _add(
-        self,
-        writer: tantivy.IndexWriter,
-        archive: Archive,
-        rows: Iterable[tuple[int, int, int, int, str, str]],
-    ) -> int:
+    def _documents(self, archive: Archive, session_seqs: list[int] | None) -> Iterator[AnalysedTurn]:
+        """The turns of these sessions (None: every one), analysed as this index analyses them."""
+        return analysed_turns(
+            archive,
+            session_seqs,
+            analyzer=self.analyzer,
+            others=chat_analyzers(self, archive),
+            speaker_in_text=self.speaker_in_text,
+        )
+
+    def _add(self, writer: tantivy.IndexWriter, turns: Iterable[AnalysedTurn]) -> int:
         # The hot loop of a bulk build: attribute lookups hoisted, and add_* calls, which measured twice as
         # fast as Document(**fields).
-        index_text = self.analyzer.index_text
-        other = {chat: a.index_text for chat, a in chat_analyzers(self, archive).items()}
-        text_of = self.indexed_text
         add = writer.add_document
         document = tantivy.Document
         n = 0
-        for sess, ordinal, chat, ts, speaker, text in rows:
+        for sess, ordinal, chat, ts, speaker, terms in turns:
             doc = document()
-            analyze = other.get(chat, index_text) if other else index_text
-            doc.add_text("text", analyze(text_of(speaker, text)))
+            doc.add_text("text", terms)
             doc.add_text("speaker", speaker)
             doc.add_integer("sess", sess)
             doc.add_integer("ts", ts)
@@ -453,7 +455,7 @@ class TantivyIndex:
             queue = archive.index_queue()
             if self.generation is None or self.num_docs == 0:
                 # Nothing indexed yet (first use, or the index was lost): index every turn, not just the queue.
-                turns = archive.index_rows(None, chars=INDEXED_CHARS)
+                turns = self._documents(archive, None)
                 first = next(turns, None)
                 if first is None:
                     archive.clear_index_queue(queue)
@@ -461,10 +463,10 @@ class TantivyIndex:
                 every = itertools.chain((first,), turns)
                 if self.generation is None:
                     gen, index = self._new_generation()
-                    n = self._write(index, WRITER_HEAP, lambda w: self._add(w, archive, every))
+                    n = self._write(index, WRITER_HEAP, lambda w: self._add(w, every))
                     self._publish(gen, index)
                 else:
-                    n = self._write(self._index, WRITER_HEAP, lambda w: self._add(w, archive, every))
+                    n = self._write(self._index, WRITER_HEAP, lambda w: self._add(w, every))
             else:
                 if not queue:
                     return 0
@@ -476,7 +478,7 @@ class TantivyIndex:
                         w.delete_documents_by_query(
                             tantivy.Query.range_query(self.schema, "sess", tantivy.FieldType.Integer, lo, hi)
                         )
-                    return self._add(w, archive, archive.index_rows(queue, chars=INDEXED_CHARS))
+                    return self._add(w, self._documents(archive, queue))
 
                 n = self._write(self._index, WRITER_HEAP, upsert)
             archive.clear_index_queue(queue)
@@ -492,7 +494,7 @@ class TantivyIndex:
                 n = self._write(
                     index,
                     WRITER_HEAP,
-                    lambda w: self._add(w, archive, archive.index_rows(None, chars=INDEXED_CHARS)),
+                    lambda w: self._add(w, self._documents(archive, None)),
                 )
             except BaseException:
                 import shutil

@@ -207,6 +207,7 @@ class _Stored:
             self.duplicates |= n != len(new)
             if n != len(batch):
                 n += self._keep_changed(batch)
+            self.archive.count_stored()  # while the worker reads on
             self.added += n
             if self.progress:
                 self.progress(self.rows, self.batches.read)

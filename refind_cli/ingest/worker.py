@@ -10,10 +10,7 @@ characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a ("
 holding None in its place; then
 ("end", (messages seen, where a later reading can go on from: a ResumePoint or None)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
 ("crash", traceback) for a bug.
-
-A plain subprocess rather than multiprocessing: its "spawn" re-runs the caller's main module, which a
-script without an ``if __name__ == "__main__"`` guard does not survive, and "fork" would copy whatever
-threads (a progress display) this process runs.
+The process is started by ``processes.python_child``.
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ import operator
 import os
 import pickle
 import signal
-import subprocess
 import sys
 import tempfile
 import traceback
@@ -39,6 +35,7 @@ from refind_cli.ingest.chats import open_chat, write_chat
 from refind_cli.ingest.progress import ChatProgress
 from refind_cli.ingest.resume import Prints, ResumePoint, point_after
 from refind_cli.ingest.rows import Rows
+from refind_cli.processes import can_use_a_child, python_child
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive, HeldText
 
@@ -55,13 +52,7 @@ _TEXT = 7  # where a row holds its text (``ingest.rows``)
 _text = operator.itemgetter(_TEXT)
 
 
-def cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def can_use_a_worker() -> bool:
-    # One core gains nothing; an embedded interpreter cannot start another one.
-    return cores() > 1 and bool(sys.executable)
+can_use_a_worker = can_use_a_child
 
 
 def _sender(stream: IO[bytes]) -> Callable[[object], None]:
@@ -180,18 +171,7 @@ def import_in_worker(
     """Each chat's result, written here as a worker process reads the export (but those read before as they
     are: ``prints``); the worker's input warnings go to ``warn``, where a later reading of each chat can go
     on from to ``points``."""
-    package_root = str(Path(__file__).resolve().parent.parent.parent)
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from refind_cli.ingest import serve_worker; serve_worker()"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        bufsize=_PIPE_BUFFER,
-        env=env,
-    )
+    process = python_child("from refind_cli.ingest import serve_worker; serve_worker()", _PIPE_BUFFER)
     assert process.stdin is not None and process.stdout is not None
     # Through the default 64 KB pipe the two processes take turns every 64 KB; with 1 MB (Linux's limit for
     # an ordinary user) the worker runs a batch or more ahead: 2 s less waiting on a million messages.

@@ -80,7 +80,7 @@ class HeldText:
         return b"".join(self.pieces()).decode()
 
 
-_text = operator.itemgetter(7)  # where a row holds its text
+_seq, _text = operator.itemgetter(0), operator.itemgetter(7)  # where a row holds its seq, its text
 
 
 def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str = "") -> apsw.Connection:
@@ -101,13 +101,14 @@ def _insert_sql(text: str) -> str:
         " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
         f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?6, ?7, {text},"
         f" {', '.join(f'?{i}' for i in range(9, 14))}, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
-        " RETURNING seq"
     )
 
 
+# Without RETURNING: how many rows were new comes from SQLite's count of changes (``insert_messages``).
 _INSERT = _insert_sql("?8")
-# A text of ?8 bytes, to be written in place (the bytes a zeroblob, so no text is bound whole).
-_INSERT_HELD = _insert_sql("CAST(zeroblob(?8) AS TEXT)")
+# A text of ?8 bytes, to be written in place (the bytes a zeroblob, so no text is bound whole): its row's seq
+# is wanted to open the blob.
+_INSERT_HELD = _insert_sql("CAST(zeroblob(?8) AS TEXT)") + " RETURNING seq"
 
 # A write-ahead log longer than this is folded into the file by the next reader to find the home free.
 LEFT_LOG = 4096 * 1000
@@ -399,19 +400,37 @@ class Archive(Queries, Ledger):
     def insert_messages(self, rows: list[tuple]) -> int:
         """Rows as (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind, source_id, thread,
         reply_to, edited, raw, import_seq, own, raw_form), the raw record as ``raw.cut`` leaves it; seq may be
-        None. Returns how many were new; known uids are left alone. They are counted for `refind stats` when
-        the transaction ends (``_count_new``). What the chat holds once (``_lean``) is left out of them."""
+        None (the next free one), and a seq given is free. Returns how many were new; known uids are left
+        alone. They are counted for `refind stats` when the transaction ends (``_count_new``), or before at
+        ``count_stored``. What the chat holds once (``_lean``) is left out of them."""
+        if not rows:
+            return 0
+        # Before counting changes: deciding what the chat holds once may update its row.
         rows = self._lean(rows)
+        given = [seq for seq in map(_seq, rows) if seq is not None]
+        # A row without a seq gets the highest stored one's next: no new row lies below this.
+        lowest = min(given) if len(given) == len(rows) else min([self.next_message_seq(), *given])
+        # How many were new from SQLite's count of changes rather than a RETURNING clause, which cost a
+        # third of the insert's CPU time (bench/RESULTS.md, issue 26 item 2, session 10).
+        before = self.db.total_changes()
         if HeldText in set(map(type, map(_text, rows))):
-            new = [seq for row in rows for seq in self._insert_held(row)]
+            for row in rows:
+                self._insert_held(row)
         else:
-            new = [seq for (seq,) in self.db.executemany(_INSERT, rows)]
-        if new:
-            lowest = min(new)
+            self.db.executemany(_INSERT, rows)
+        added = self.db.total_changes() - before
+        if added:
             self._uncounted = lowest if self._uncounted is None else min(self._uncounted, lowest)
             if not self.db.in_transaction:
                 self._count_new()
-        return len(new)
+        return added
+
+    def count_stored(self) -> None:
+        """Count the messages stored so far now rather than when the transaction ends. For a caller that
+        stores no message below one stored before this (an import, between its batches: a seq it gives is
+        above every stored one, or its batch's own); at the end of a large import the one pass over them
+        all took 0.6 s per 200,000 messages on one core, its worker gone."""
+        self._count_new()
 
     def _lean(self, rows: list[tuple]) -> list[tuple]:
         """``insert_messages``' rows, each followed by what leaves out of it what its chat holds once: the
@@ -452,20 +471,20 @@ class Archive(Queries, Ledger):
         self._wide[chat_seq] = wide = Chatwide(layout, rest)
         return wide
 
-    def _insert_held(self, row: tuple) -> list[int]:
+    def _insert_held(self, row: tuple) -> None:
         """Insert one row whose text may be a ``HeldText``: the row is stored with as many bytes as the text
         has, then they are written a piece at a time, so the text is never in memory whole. (Bound whole,
         a 50-MB text cost SQLite two copies of it beside the Python string: the bound value and the row's
         record; the record of a text made in SQL is still built, one copy.)"""
         text = row[7]
         if not isinstance(text, HeldText):
-            return [seq for (seq,) in self.db.execute(_INSERT, row)]
+            self.db.execute(_INSERT, row)
+            return
         stored = [seq for (seq,) in self.db.execute(_INSERT_HELD, (*row[:7], text.size, *row[8:]))]
         for seq in stored:
             with self.db.blob_open("main", "messages", "text", seq, True) as blob:
                 for piece in text.pieces():
                     blob.write(piece)
-        return stored
 
     def _count_new(self) -> None:
         """Add the messages stored since the last count to the tables of counts, in one grouped pass over

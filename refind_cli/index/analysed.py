@@ -1,0 +1,154 @@
+"""Each turn as an engine takes it: its fields and the analysed terms of its text (``contract``: what a turn
+is indexed under). Read from the archive and analysed in this process, or, for a large build, in a second
+process while this one hands the documents to the engine.
+
+Building the index of a fresh import ran on one core after the archive's commit, the import's worker gone:
+reading the turns back and analysing them (Python) took 60 % of the time, tantivy's calls the rest. The second
+process reads and analyses, this one adds the documents, both cores busy: the same documents in the same
+order, from the archive's last commit, which is what this process would read (it is used only outside a
+transaction). ``serve`` is the second process; it sends batches of analysed turns as pickles over stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from refind_cli.index.contract import INDEXED_CHARS, turn_text
+from refind_cli.processes import can_use_a_child, python_child
+from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer, analyzer_for
+
+if TYPE_CHECKING:
+    from refind_cli.storage.archive import Archive
+
+# (session seq, ordinal, chat seq, start in epoch seconds, speaker, the analysed terms joined by spaces)
+AnalysedTurn = tuple[int, int, int, int, str, str]
+
+# Below this many sessions to index the second process (a fresh interpreter, about 0.2 s to start) costs
+# more than it saves: 20,000 sessions are about 50,000 turns, 0.5 s of reading and analysis.
+CHILD_MIN_SESSIONS = 20_000
+_BATCH = 2_000  # turns a pickle
+_PIPE_BUFFER = 1 << 20
+
+
+def analysed_turns(
+    archive: Archive,
+    session_seqs: list[int] | None,
+    *,
+    analyzer: Analyzer,
+    others: dict[int, Analyzer],
+    speaker_in_text: bool,
+) -> Iterator[AnalysedTurn]:
+    """The turns of these sessions (None: every turn) in ``Archive.index_rows``' order, analysed by
+    ``analyzer``, or by ``others``' for those chats; in a second process when it pays and can be done."""
+    sessions = len(session_seqs) if session_seqs is not None else archive.next_session_seq() - 1
+    if (
+        sessions >= CHILD_MIN_SESSIONS
+        and analyzer is DEFAULT_ANALYZER
+        and not archive.db.in_transaction  # the second process reads the last commit
+        and archive.path.is_file()
+        and can_use_a_child()
+    ):
+        languages = archive.chat_languages()
+        if all(others[chat] is analyzer_for(languages.get(chat, "")) for chat in others):
+            langs = {chat: languages[chat] for chat in others}
+            return _in_child(archive.path, session_seqs, speaker_in_text, langs)
+    return _analysed(archive, session_seqs, analyzer, others, speaker_in_text)
+
+
+def _analysed(
+    archive: Archive,
+    session_seqs: list[int] | None,
+    analyzer: Analyzer,
+    others: dict[int, Analyzer],
+    speaker_in_text: bool,
+) -> Iterator[AnalysedTurn]:
+    # The hot loop of a bulk build: attribute lookups hoisted.
+    index_text = analyzer.index_text
+    other: dict[int, Callable[[str], str]] = {chat: a.index_text for chat, a in others.items()}
+    for sess, ordinal, chat, ts, speaker, text in archive.index_rows(session_seqs, chars=INDEXED_CHARS):
+        analyze = other.get(chat, index_text) if other else index_text
+        yield (
+            sess,
+            ordinal,
+            chat,
+            ts,
+            speaker,
+            analyze(turn_text(speaker, text, speaker_in_text=speaker_in_text)),
+        )
+
+
+def _in_child(
+    path: Path, session_seqs: list[int] | None, speaker_in_text: bool, langs: dict[int, str]
+) -> Iterator[AnalysedTurn]:
+    process = python_child("from refind_cli.index.analysed import serve; serve()", _PIPE_BUFFER)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        pickle.dump((str(path), session_seqs, speaker_in_text, langs), process.stdin, pickle.HIGHEST_PROTOCOL)
+        process.stdin.close()
+        while True:
+            try:
+                kind, payload = pickle.load(process.stdout)
+            except EOFError:
+                raise RuntimeError(
+                    f"{path}: the index's analysis process stopped (exit code {process.wait()})"
+                ) from None
+            if kind == "done":
+                return
+            if kind == "crash":
+                raise RuntimeError(f"{path}: the index's analysis process failed:\n{payload}")
+            yield from payload
+    finally:
+        if process.poll() is None:
+            process.kill()  # the build gave up early: the rest is not wanted
+        process.wait()
+        process.stdout.close()
+
+
+def serve() -> None:
+    """The second process: reads (archive path, session seqs, speaker_in_text, {chat: language} of the chats
+    not analysed by the default analyzer) from stdin, sends ("turns", [AnalysedTurn, ...]) batches, then
+    ("done", None), or ("crash", traceback)."""
+    from refind_cli.storage.archive import Archive  # here: the module itself never opens an archive
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
+    out = os.fdopen(os.dup(1), "wb", buffering=_PIPE_BUFFER)
+    os.dup2(2, 1)  # anything else printed goes to stderr
+
+    def send(obj: Any) -> None:
+        pickle.dump(obj, out, pickle.HIGHEST_PROTOCOL)
+
+    try:
+        path, session_seqs, speaker_in_text, langs = pickle.load(sys.stdin.buffer)
+        try:
+            archive = Archive(Path(path), readonly=True)
+            others = {chat: analyzer_for(lang) for chat, lang in langs.items()}
+            with archive.snapshot():
+                turns = _analysed(archive, session_seqs, DEFAULT_ANALYZER, others, speaker_in_text)
+                for batch in _batches(turns):
+                    send(("turns", batch))
+            archive.close()
+        except Exception:
+            send(("crash", traceback.format_exc()))
+        else:
+            send(("done", None))
+        out.flush()
+    except (BrokenPipeError, EOFError):
+        os._exit(1)  # the parent is gone: nobody to tell
+
+
+def _batches(turns: Iterable[AnalysedTurn]) -> Iterator[list[AnalysedTurn]]:
+    batch: list[AnalysedTurn] = []
+    for turn in turns:
+        batch.append(turn)
+        if len(batch) >= _BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -1,0 +1,34 @@
+"""A second Python process for work that splits: the import's worker (``ingest.worker``) and the index's
+analysis (``index.analysed``). One core gains nothing from one; an embedded interpreter cannot start one.
+
+A plain subprocess rather than multiprocessing: its "spawn" re-runs the caller's main module, which a script
+without an ``if __name__ == "__main__"`` guard does not survive, and "fork" would copy whatever threads (a
+progress display) this process runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def can_use_a_child() -> bool:
+    return cores() > 1 and bool(sys.executable)
+
+
+def python_child(code: str, buffer: int) -> subprocess.Popen[bytes]:
+    """``python -c code`` with this package importable, talking over its stdin and stdout (``buffer``
+    bytes of buffering each way)."""
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=buffer, env=env
+    )
