@@ -186,6 +186,16 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["huge_import_figures.py", "--base", str(BENCH.parent), "--mb", "1", "--rounds", "1"]],
             "1 MB, between",
         ),
+        "huge_commands_figures": (
+            [
+                [
+                    "huge_commands_figures.py",
+                    *("--base", str(BENCH.parent), "--mb", "1", "--tg-mb", "1", "--after-mb", "1"),
+                    *("--only", "WhatsApp, followed", "--only", "LINE, last"),
+                ]
+            ],
+            "forget --matching abc",
+        ),
         "huge_insert_ways": ([["huge_insert_ways.py", "zeroblob", "--mb", "1"]], "zeroblob: peak +"),
         "hostile_figures": (
             [

@@ -280,5 +280,5 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock) -> Mess
     except ValueError:
         raise InputError(path, f"unreadable date {stamp!r} (no such day)", place) from None
     name = sender.strip() or None
-    kind = Kind.SYSTEM if name is None else GRAMMAR.kind_of(text.partition("\n")[0].strip())
+    kind = Kind.SYSTEM if name is None else GRAMMAR.kind_of(text.partition("\n")[0])
     return Message(when, name, text, kind, None, None, stamp, None, None, False, raw, name in GRAMMAR.own)

@@ -38,6 +38,9 @@ from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumab
 
 SNIFF_BYTES = 16 << 10
 SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
+# Characters of a piece of text over which its lines are let go of as they are given (a Python loop a line,
+# which the usual pieces, a chunk's lines, are not worth).
+_LONG_PIECE = 1 << 20
 
 # Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
 MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -117,23 +120,59 @@ class Grammar:
     trim: bool = False
     # kind_patterns as one alternation, one match a message: group k<i> is kind_patterns[i].
     kind_pattern: re.Pattern[str] | None = field(init=False, default=None)
+    longest_kind: int = field(init=False, default=0)  # the longest of ``kinds``
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "longest_kind", max(map(len, self.kinds), default=0))
         if self.kind_patterns:
             joined = "|".join(f"(?P<k{i}>{p.pattern})" for i, (p, _) in enumerate(self.kind_patterns))
             object.__setattr__(self, "kind_pattern", re.compile(joined))
 
     def kind_of(self, first_line: str) -> str:
-        """The kind of a message with a sender, from its first line."""
-        kind = self.kinds.get(first_line)
+        """The kind of a message with a sender, from its first line, white space around it aside. Read in
+        place, not stripped: the line can be a 50-MB message, which a stripped copy would hold once more."""
+        if len(first_line) > _LONG_PIECE:
+            start, end = strip_bounds(first_line)
+        else:
+            first_line = first_line.strip()
+            start, end = 0, len(first_line)
+        kind = self.kinds.get(first_line[start:end]) if end - start <= self.longest_kind else None
         if kind is not None:
             return kind
-        m = self.kind_pattern.match(first_line) if self.kind_pattern is not None else None
+        m = self.kind_pattern.match(first_line, start, end) if self.kind_pattern is not None else None
         return self.kind_patterns[int(m.lastgroup[1:])][1] if m is not None and m.lastgroup else Kind.TEXT
 
 
 def pattern(text: str) -> re.Pattern[str]:
     return re.compile(text)
+
+
+def strip_bounds(
+    text: str, chars: str | None = None, start: int = 0, end: int | None = None
+) -> tuple[int, int]:
+    """Where ``text[start:end].strip(chars)`` starts and ends in ``text``, without making it (the text can be a
+    50-MB message)."""
+    end = len(text) if end is None else end
+    start = lstrip_to(text, chars, start, end)
+    return start, rstrip_to(text, chars, start, end)
+
+
+def lstrip_to(text: str, chars: str | None, start: int, end: int) -> int:
+    """Where ``text[start:end].lstrip(chars)`` starts in ``text``."""
+    while end - start >= 64 and not text[start : start + 64].strip(chars):  # a long run, 64 at a time
+        start += 64
+    while start < end and not text[start].strip(chars):
+        start += 1
+    return start
+
+
+def rstrip_to(text: str, chars: str | None, start: int, end: int) -> int:
+    """Where ``text[start:end].rstrip(chars)`` ends in ``text``."""
+    while end - start >= 64 and not text[end - 64 : end].strip(chars):
+        end -= 64
+    while end > start and not text[end - 1].strip(chars):
+        end -= 1
+    return end
 
 
 # --- lines --------------------------------------------------------------------------------------------
@@ -187,7 +226,9 @@ def iter_text(
     if pending.endswith("\r"):
         pending = pending[:-1] + "\n"
     if pending:
-        yield pending
+        last = [pending]  # given out of a list too: it can be a 50-MB line
+        del pending
+        yield last.pop()
 
 
 def iter_lines(
@@ -199,10 +240,19 @@ def iter_lines(
     # The count as it stands when an invalid byte is met (late binding is the point).
     for piece in iter_text(chunks, path, where, lambda: number, bom=not line):  # noqa: B023
         lines = piece.split("\n")
+        long = len(piece) > _LONG_PIECE
+        del piece  # its lines are copies
         number += len(lines) - 1
         if not lines[-1]:
             lines.pop()  # the piece ended with its newline
-        yield from lines
+        if not long:
+            yield from lines
+            continue
+        # Given out one at a time and let go of here: a piece can hold a 50-MB line, which the reader then
+        # holds as written and as its text.
+        lines.reverse()
+        while lines:
+            yield lines.pop()
 
 
 def unify_newlines(text: str) -> str:
@@ -259,29 +309,40 @@ class Window:
         self.counting = False  # whether text let go is counted (from the first line number asked for on)
 
     def more(self, keep: int) -> bool:
-        """Lets go of the text before ``keep`` and reads on; False at the end. It reads at least as much as
-        it keeps, so a record longer than a piece is copied a few times (its length doubling), not once a piece."""
+        """Lets go of the text before ``keep`` and reads on; False at the end. It reads at least an eighth of
+        what it keeps, so a record longer than a piece is copied a few times (its length growing by an eighth
+        at least), not once a piece. Reading as much as it kept read up to a long record's length past its end,
+        which the new text held beside the old one."""
         kept = self.text[keep:]
         added = self.adding = []
         size = 0
         for piece in self.pieces:
             added.append(piece)
             size += len(piece)
-            if size >= len(kept):
+            if size >= len(kept) >> 3:
                 break
         if not added:
             return False
-        if self.counting:
-            self.lines = (self.lines or 0) + self.text.count("\n", 0, keep)
-        elif keep:
-            self.lines = None
-        self.dropped += keep
+        self._count_before(keep)
         # One join: ``kept + "".join(added)`` made the new text twice, and held the old one, the pieces and
         # both copies at once (2.5 times a long record at its last doubling, 2 times now). A lone piece is
         # joined as itself. The pieces are let go: they are in the text now.
         self.text = "".join([kept, *added] if kept else added)
         self.adding = []
         return True
+
+    def let_go(self, keep: int) -> None:
+        """Lets go of the text before ``keep`` (a line's start) without reading on: a reader that has cut a
+        long record out of the text lets the window's copy of it go before it makes the record's message."""
+        self._count_before(keep)
+        self.text = self.text[keep:]
+
+    def _count_before(self, keep: int) -> None:
+        if self.counting:
+            self.lines = (self.lines or 0) + self.text.count("\n", 0, keep)
+        elif keep:
+            self.lines = None
+        self.dropped += keep
 
     def first_content(self) -> int | None:
         """Where the first line with visible content starts, the blank lines before it let go; None when
@@ -330,43 +391,52 @@ def stamp_lines(
     its line's start) on, in file order; the window is held from the last one's line. ``usual``: the file's
     usual stamp led by the newline before it, so the regex engine runs from stamp to stamp by itself;
     ``other(text, start)``: a stamp of another shape at a line's start, tried on the lines between two
-    usual ones."""
-    yield first
-    text = window.text
-    end = first.end()
-    last = first  # the last stamp line yielded: the window is held from its line
+    usual ones. Between two stamps it holds positions in the window's text, never the text or a match (which
+    holds the text it was found in): a reader that has cut a long record out lets the window go up to the
+    line of the stamp it was given (``Window.let_go``), and the record's text is freed."""
+    end = first.end()  # where the next usual stamp is searched from
+    last = first.start()  # where the last stamp given starts: the window is held from its line
+    dropped = window.dropped
+    held = [first]  # a stamp is given out of a list: a suspended generator holds its locals
+    del first
+    yield held.pop()
+    search = usual.search
     while True:
-        for m in usual.finditer(text, end):
-            if text.find("\n", end, m.start()) >= 0:
-                for last in _other_stamps(text, end, m.start(), other):
-                    yield last
-            last = m
-            yield m
+        text = window.text
+        if window.dropped != dropped:  # let go of by the reader, up to the last stamp's line at most
+            shift = window.dropped - dropped
+            dropped = window.dropped
+            end -= shift
+            last = max(last - shift, 0)
+        m = search(text, end)
+        stop = len(text) if m is None else m.start()
+        found = None
+        newline = text.find("\n", end, stop)
+        while newline >= 0 and (found := other(text, newline + 1)) is None:
+            newline = text.find("\n", newline + 1, stop)
+        if found is not None:
+            # The usual search goes on from its line, which it cannot match (a usual stamp starts at the
+            # newline before its line): the usual stamp found, if any, is found again.
+            m, end = found, found.start()
+        elif m is not None:
             end = m.end()
-        for last in _other_stamps(text, end, len(text), other):
-            yield last
+        if m is not None:
+            last = m.start()
+            held.append(m)
+            del m, found, text
+            yield held.pop()
+            continue
         # Every line that starts before the end has been tried; the next search starts at the last newline.
         end = len(text) - 1
-        keep = last.start()
-        if last.string is not text:
-            keep = 0  # the window was let go up to it already
-        elif text[keep] == "\n":
+        keep = last
+        if keep < len(text) and text[keep] == "\n":
             keep += 1  # a usual stamp's match starts at the newline before its line
+        del text
         if not window.more(keep):
             return
         end -= keep
-        text = window.text
-
-
-def _other_stamps(
-    text: str, start: int, end: int, other: Callable[[str, int], re.Match[str] | None]
-) -> Iterator[re.Match[str]]:
-    newline = text.find("\n", start, end)
-    while newline >= 0:
-        m = other(text, newline + 1)
-        if m is not None:
-            yield m
-        newline = text.find("\n", newline + 1, end)
+        last = 0
+        dropped = window.dropped
 
 
 # --- times --------------------------------------------------------------------------------------------
@@ -798,7 +868,7 @@ def _message(
         text = text.strip()
         first = text.partition("\n")[0]
     else:
-        first = first_text.strip()
+        first = first_text
     kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
     # Positional: a named tuple's keyword construction costs twice as much, once per message.
     # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw, own)

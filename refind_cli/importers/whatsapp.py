@@ -196,6 +196,12 @@ _EDITED = re.compile(
     r"|Esta mensagem foi editada|Сообщение изменено)\.?>$"
 )
 _EDITED_TAIL = 120
+# Characters of a record over which the reading window lets it go before its message is made (a copy of the
+# window's rest, which a short record is not worth).
+_LONG_RECORD = 1 << 20
+# A longer first line is a message's text: a placeholder, a file name, a location or a system notice is a short
+# line the app writes.
+_KIND_LINE = 1 << 16
 
 # System texts that arrive with an author: iOS puts the other person's name on the E2E notice of a
 # one-to-one chat, and on security-code and missed-call lines.
@@ -867,19 +873,6 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
 
 
-def _split_author(rest: str) -> tuple[str | None, str]:
-    """(author as written, body) or (None, rest) for a line without an author."""
-    cut = rest.find(": ")
-    newline = rest.find("\n")
-    if cut > 0 and (newline < 0 or cut < newline):
-        return rest[:cut], rest[cut + 2 :]
-    # "Bob:Hi" (no space) and "Carol:" (view-once media, empty body); not "at 10:30" or "https://".
-    cut = rest.find(":", 0, newline if newline >= 0 else len(rest))
-    if cut <= 0 or rest[cut + 1 : cut + 2] in _NOT_AFTER_BARE_COLON:
-        return None, rest
-    return rest[:cut], rest[cut + 1 :]
-
-
 def _sender(author: str) -> str | None:
     """The display name for a would-be author, or None when the "author" is really part of a sentence."""
     if len(author) > _AUTHOR_MAX or "\n" in author or _GROUP_EVENT.search(author):
@@ -916,24 +909,50 @@ def _kind(sender: str | None, body: str, first_line: str) -> str:
     return Kind.TEXT
 
 
-def _message(header: _Header, raw: str, at: int, senders: dict[str, str | None]) -> Message:
-    """The message of the record ``raw``, whose sender and text begin at ``at``. The text is cut from
-    ``raw`` once: the record's tail as a string of its own would be one more copy of a 50-MB message."""
-    sender = None
+def _author(raw: str, at: int, senders: dict[str, str | None]) -> tuple[str | None, int]:
+    """The sender of the record ``raw``, whose sender and text begin at ``at``, and where its body begins:
+    after "Name: " (the usual), "Name:" (no space; not "at 10:30" or "https://"), or at ``at`` for a line
+    without an author or with a colon in a system line."""
     cut = raw.find(": ", at, at + _AUTHOR_MAX + 2)
     if cut > at:  # the usual "Name: text"
-        author: str | None
         author = raw[at:cut]
         sender = senders.get(author, _MISSING)
         if sender is _MISSING:
             sender = senders[author] = _sender(author)
-        body = raw[cut + 2 :]
-    if sender is None:  # no author, a colon without a space, or a colon in a system line
-        rest = raw[at:]
-        author, body = _split_author(rest)
-        sender = None if author is None else _sender(author)
+        if sender is not None:
+            return sender, cut + 2
+    newline = raw.find("\n", at)
+    cut = raw.find(": ", at)
+    if cut > at and (newline < 0 or cut < newline):
+        after = cut + 2
+    else:
+        cut = raw.find(":", at, newline if newline >= 0 else len(raw))
+        if cut <= at or raw[cut + 1 : cut + 2] in _NOT_AFTER_BARE_COLON:
+            return None, at
+        after = cut + 1
+    # A longer "author" is a sentence with a colon in it (``_sender``): not cut out to be told so.
+    sender = _sender(raw[at:cut]) if cut - at <= _AUTHOR_MAX else None
+    return (sender, after) if sender is not None else (None, at)
+
+
+def _message(header: _Header, raw: str, at: int, senders: dict[str, str | None]) -> Message:
+    """The message of the record ``raw``, whose sender and text begin at ``at``. The text is cut from
+    ``raw`` once: the record's tail as a string of its own would be one more copy of a 50-MB message."""
+    sender, start = _author(raw, at, senders)
+    if len(raw) - start > _LONG_RECORD and (long := _long_text(raw, start)) is not None:
+        text, edited = long
+        end = text.find("\n")
         if sender is None:
-            body = rest
+            kind = Kind.SYSTEM
+        elif (end if end >= 0 else len(text)) > _KIND_LINE:
+            kind = Kind.TEXT  # a kind other than text is told by a short line the app writes
+        else:
+            first_line = text[:end] if end >= 0 else text
+            kind = _kind(
+                sender, raw[start : start + 1], first_line if first_line.isascii() else _normalise(first_line)
+            )
+        return Message(header[0], sender, text, kind, None, None, header[1], None, None, edited, raw)
+    body = raw[start:]
     # The text as written (no NFKC: "，" and "x²" stay, and so do direction marks inside Arabic or Hebrew),
     # but for the marks the export adds around it and the isolates around @mentions; the markers are read
     # from a normalised copy.
@@ -954,6 +973,26 @@ def _message(header: _Header, raw: str, at: int, senders: dict[str, str | None])
     # Positional: keyword construction of a named tuple costs twice as much, once per message.
     # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw)
     return Message(header[0], sender, text, kind, None, None, header[1], None, None, edited, raw)
+
+
+def _long_text(raw: str, start: int) -> tuple[str, bool] | None:
+    """The text of a long record's body ``raw[start:]`` as ``_message`` makes it, cut from ``raw`` once (its
+    ends found in place; stripped copies of a 50-MB body held it three or four times), and whether it was
+    edited; None where isolates must be taken out of it."""
+    end = len(raw)
+    if not raw.isascii():
+        start, end = linelog.strip_bounds(raw, _MARKS, start, end)
+        if _ISOLATES.search(raw, start, end) is not None:
+            return None
+    if raw.find("\n", start, end) >= 0:
+        end = linelog.rstrip_to(raw, _MARKS, start, linelog.rstrip_to(raw, "\n", start, end))
+    edited = False
+    if end > start and raw[end - 1] == ">":
+        marker = _EDITED.search(raw, max(end - _EDITED_TAIL, start), end)
+        if marker is not None:
+            edited = True
+            end = linelog.rstrip_to(raw, _MARKS, start, marker.start())
+    return raw[start:end], edited
 
 
 def _malformed(header: _Header, raw: str) -> Message:
@@ -984,6 +1023,7 @@ def _messages(
     line_number, counted_to = 0, -1
     stamps = linelog.stamp_lines(window, first, special, _match_other)
     del first  # it holds the text it was found in
+    m: re.Match[str] | None
     for m in stamps:
         if window.text is not text:  # the window read on (a plain attribute: cheaper than m.string)
             text = window.text
@@ -993,11 +1033,25 @@ def _messages(
             rest_start -= shift
             counted_to = counted_to - shift if counted_to >= shift else -1
         header = parse(m)
+        if header is None:
+            stamp = m["stamp"]
         line_start = m.start()
         if text[line_start] == "\n":  # the specialised pattern's hits begin at the newline before
             line_start += 1
+        stamp_end = m.end()
         if current is not None:
             raw = text[start : line_start - 1]
+            if line_start - start > _LONG_RECORD:
+                # The window (and this match, which holds the text it was found in) let go of the record
+                # before its message is made, which holds it twice (as written and its text): with the
+                # window's copy, three times.
+                m = None
+                window.let_go(line_start)
+                text = window.text
+                dropped = window.dropped
+                counted_to = counted_to - line_start if counted_to >= line_start else -1
+                stamp_end -= line_start
+                line_start = 0
             yield (
                 _malformed(current, raw) if malformed else _message(current, raw, rest_start - start, senders)
             )
@@ -1010,17 +1064,16 @@ def _messages(
             else:
                 line_number += text.count("\n", counted_to, line_start)
             counted_to = line_start
-            stamp = m["stamp"]
             warn(line_number, stamp)
             header = (current[0], stamp if stamp.isascii() else _normalise(stamp))
         current = header
         start = line_start
-        rest_start = m.end()
+        rest_start = stamp_end
     if current is not None:
         # The file is read: the window and the last match (it holds the text it was found in) let go of the
         # last record before its message is made, which holds it twice (as written and its text), not
         # three or four times.
-        del m
+        m = None
         shift = window.dropped - dropped
         text, window.text = window.text, ""
         start -= shift

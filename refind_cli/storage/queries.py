@@ -275,18 +275,44 @@ class Queries:
             if value is not None:
                 where.append(f"{column} {op} ?")
                 args.append(value)
-        if matching is not None:
+        needle = None if matching is None else matching.casefold()
+        if needle is not None:
             # apsw types a scalar function as taking any SQLite values; this one is only called with a text
             # column and a bound str.
             self.db.create_scalar_function("refind_contains", _contains, 2, deterministic=True)  # type: ignore[arg-type]
-            where.append("refind_contains(text, ?)")
-            args.append(matching.casefold())
-        return fetch_all(
+            # A long text is not handed to the function (SQLite would load it, Python copy it and fold the
+            # copy: three times a 50-MB message): it is a candidate, read in pieces below.
+            where.append(
+                f"CASE WHEN octet_length(text) > {_PIECE_BYTES} THEN 1 ELSE refind_contains(text, ?) END"
+            )
+            args.append(needle)
+        rows = fetch_all(
             self.db.execute(
-                f"SELECT seq, chat_seq, ts FROM messages WHERE {' AND '.join(where) or '1'} ORDER BY ts", args
+                f"SELECT seq, chat_seq, ts, octet_length(text) > {_PIECE_BYTES} FROM messages"
+                f" WHERE {' AND '.join(where) or '1'} ORDER BY ts",
+                args,
             ),
-            tuple[int, int, int],
+            tuple[int, int, int, int | None],
         )
+        return [
+            (seq, chat_seq, ts)
+            for seq, chat_seq, ts, long in rows
+            if needle is None or not long or self._holds(seq, needle)
+        ]
+
+    def _holds(self, message_seq: int, needle: str) -> bool:
+        """Whether a message's text, case-folded, holds ``needle``: read ``_PIECE_BYTES`` at a time (case
+        folding maps each character on its own, so the text's folding is its pieces' foldings joined)."""
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        tail = ""  # the end of the text folded so far, where a needle cut by a piece's end begins
+        keep = max(len(needle) - 1, 0)
+        with self.db.blob_open("main", "messages", "text", message_seq, False) as blob:
+            while piece := blob.read(_PIECE_BYTES):
+                folded = tail + decoder.decode(piece).casefold()
+                if needle in folded:
+                    return True
+                tail = folded[max(len(folded) - keep, 0) :] if keep else ""
+        return False
 
     def stored_messages(self, chat_seq: int) -> Iterator[Message]:
         """A chat's messages as its exports gave them, every field and the raw record (``raw.joined``), in

@@ -1,0 +1,197 @@
+"""Issue 24, item 4 (session 11): time and peak RSS of every command on a home holding one huge message, for
+the release before (``--base``) and this checkout, beside the same commands on a one-line chat, in one run.
+
+    git archive main | tar -x -C /tmp/huge-base
+    python bench/huge_commands_figures.py --base /tmp/huge-base [--mb 50] [--after-mb 4]
+
+Inputs: a one-line WhatsApp chat (the baseline); a WhatsApp chat whose one huge message is its last; the
+huge message followed by ``--after-mb`` of ordinary messages (the reader reads on past it); the huge message
+made of short lines (a pasted log) and followed; the first two as
+LINE exports (the line-by-line reader of LINE, KakaoTalk and Signal logs); a Telegram
+result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
+ones. The huge text says "abc" near its start (inside
+the indexed part). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
+its worker's); every other command is a fresh ``python -m refind_cli`` whose peak RSS is read from
+``RUSAGE_CHILDREN``. The checkouts take turns on each input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from hostile_figures import MB, ROOT, measure_import, run_measured
+from hostile_two_figures import first_session
+
+WORDS = "all work and no play makes jack a dull boy "
+
+
+def _body(megabytes: int) -> str:
+    count = megabytes * MB // len(WORDS)
+    return WORDS * (count // 100) + "abc " + WORDS * (count - count // 100)
+
+
+def _lines(megabytes: int) -> str:
+    """A pasted log: short lines, "abc" on one near the start."""
+    count = megabytes * MB // len(WORDS)
+    line = WORDS.strip() + "\n"
+    return line * (count // 100) + "abc\n" + line * (count - count // 100)
+
+
+def _wa(folder: Path, text: str) -> Path:
+    path = folder / "WhatsApp Chat with Jack.txt"
+    path.write_text(text)
+    return path
+
+
+def wa_one_line(folder: Path, _mb: int, _after: int) -> Path:
+    return _wa(folder, "01/02/2024, 10:59 - Ann: hi abc\n")
+
+
+def wa_last(folder: Path, mb: int, _after: int) -> Path:
+    return _wa(folder, f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {_body(mb)}\n")
+
+
+def _wa_followed(folder: Path, body: str, after: int) -> Path:
+    path = _wa(folder, f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {body}\n")
+    line = "02/02/2024, {:02d}:{:02d} - Ann: message {} about the flat in lisbon\n"
+    with path.open("a") as fh:
+        written = i = 0
+        while written < after * MB:
+            text = line.format(i // 60 % 24, i % 60, i)
+            fh.write(text)
+            written += len(text)
+            i += 1
+    return path
+
+
+def wa_followed(folder: Path, mb: int, after: int) -> Path:
+    return _wa_followed(folder, _body(mb), after)
+
+
+def wa_lines_followed(folder: Path, mb: int, after: int) -> Path:
+    return _wa_followed(folder, _lines(mb), after)
+
+
+_LINE_HEAD = "[LINE] Chat history with Jack\nSaved on: 2024/02/01 12:00\n\n2024/02/01(Thu)\n"
+
+
+def _line(folder: Path, mb: int, after: int) -> Path:
+    path = folder / "[LINE] Chat with Jack.txt"
+    with path.open("w") as fh:
+        fh.write(f"{_LINE_HEAD}10:59\tAnn\thi\n11:00\tJack\t{_body(mb)}\n")
+        written = i = 0
+        while written < after * MB:
+            text = f"11:01\tAnn\tmessage {i} about the flat in lisbon\n"
+            fh.write(text)
+            written += len(text)
+            i += 1
+    return path
+
+
+def line_last(folder: Path, mb: int, _after: int) -> Path:
+    return _line(folder, mb, 0)
+
+
+def line_followed(folder: Path, mb: int, after: int) -> Path:
+    return _line(folder, mb, after)
+
+
+def tg_between(folder: Path, mb: int, _after: int) -> Path:
+    """``mb``: here ``--tg-mb``."""
+
+    def message(i: int, text: str) -> dict[str, object]:
+        return {
+            "id": i,
+            "type": "message",
+            "date": "2024-01-01T10:00:00",
+            "date_unixtime": str(1704099600 + i),
+        } | {
+            "from": "Ann",
+            "from_id": "user7",
+            "text": text,
+        }
+
+    path = folder / "result.json"
+    chat = {"name": "Ann", "type": "personal_chat", "id": 7}
+    chat["messages"] = [message(1, "hi"), message(2, _body(mb)), message(3, "ok")]
+    path.write_text(json.dumps(chat, indent=1))
+    return path
+
+
+INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
+    "one line": wa_one_line,
+    "WhatsApp, last": wa_last,
+    "WhatsApp, followed": wa_followed,
+    "WhatsApp, lines, followed": wa_lines_followed,
+    "LINE, last": line_last,
+    "LINE, followed": line_followed,
+    "Telegram, between": tg_between,
+}
+
+
+def commands(session: str) -> dict[str, list[str]]:
+    return {
+        "show": ["show", session],
+        "show --json": ["show", session, "--json"],
+        "search abc --window 3": ["search", "abc", "--window", "3"],
+        "search abc --json": ["search", "abc", "--json"],
+        "ask --offline": ["ask", "--offline", "abc?"],
+        "stats": ["stats"],
+        "reindex": ["reindex"],
+        "doctor": ["doctor"],
+        "forget --matching abc": ["forget", "--matching", "abc", "--yes"],  # last: it changes the home
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", type=Path, required=True, help="checkout of the release before")
+    parser.add_argument("--mb", type=int, default=50, help="the huge message's size")
+    parser.add_argument("--after-mb", type=int, default=4, help="ordinary messages after it (followed)")
+    parser.add_argument("--tg-mb", type=int, default=7, help="the Telegram message's size (under 8 MB)")
+    parser.add_argument("--only", choices=sorted(INPUTS), action="append", help="these inputs only")
+    args = parser.parse_args()
+    checkouts = {"before": args.base.resolve(), "after": ROOT}
+    print(f"load average {os.getloadavg()[0]:.1f} at start", flush=True)
+    print(f"{'input':<26} {'command':<22} {'code':<7} {'time':>8} {'peak RSS':>9} {'worker':>7}")
+    with tempfile.TemporaryDirectory(prefix="refind-huge-commands-") as tmp:
+        for i, name in enumerate(args.only or INPUTS):
+            folder = Path(tmp) / str(i)
+            folder.mkdir()
+            path = INPUTS[name](folder, args.tg_mb if name.startswith("Telegram") else args.mb, args.after_mb)
+            homes = {code: folder / f"home-{code}" for code in checkouts}
+            for code, source in checkouts.items():
+                f = measure_import(path, homes[code], source)
+                if "crash" in f:
+                    raise SystemExit(f"{name} ({code}): import: {f['crash']}")
+                print(
+                    f"{name:<26} {'import':<22} {code:<7} {f['seconds']:>7.1f}s {f['main_mb']:>7.0f}MB"
+                    f" {f['worker_mb']:>5.0f}MB",
+                    flush=True,
+                )
+            sessions = {code: first_session(homes[code], source, "abc") for code, source in checkouts.items()}
+            for label in commands(""):
+                for code, source in checkouts.items():
+                    argv = commands(sessions[code])[label]
+                    r = run_measured(
+                        [sys.executable, "-m", "refind_cli", "--home", str(homes[code]), *argv], source
+                    )
+                    failed = f" exit {r['rc']}: {' '.join(r['stderr'])[:60]}" if r["rc"] else ""
+                    print(
+                        f"{name:<26} {label:<22} {code:<7} {r['seconds']:>7.1f}s {r['rss_mb']:>7.0f}MB{failed}",
+                        flush=True,
+                    )
+            path.unlink()
+    print(f"load average {os.getloadavg()[0]:.1f} at end")
+
+
+if __name__ == "__main__":
+    main()
