@@ -28,34 +28,68 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from import_bench import chat_records, cli_run, generate
 
 
+def _telegram_messages(n: int) -> Iterator[tuple[int, dict]]:
+    """The chat of ``import_bench.generate`` as Telegram Desktop's messages: (their number from 1, the item)."""
+    senders: dict[str, str] = {}
+    for i, (t, sender, text) in enumerate(chat_records(n + 1), 1):
+        who = senders.setdefault(sender, f"user{len(senders) + 1}")
+        yield i, {
+            "id": i,
+            "type": "message",
+            "date": f"{t:%Y-%m-%dT%H:%M:%S}",
+            "date_unixtime": str(int(t.replace(tzinfo=UTC).timestamp())),
+            "from": sender,
+            "from_id": who,
+            "text": text,
+            "text_entities": [{"type": "plain", "text": text}],
+        }
+
+
+def _telegram_items(items: Iterable[dict], indent: str) -> str:
+    """A list's items as the exporter indents them (one space a level), ``indent`` before each."""
+    return ",".join(
+        f"\n{indent}" + json.dumps(item, ensure_ascii=False, indent=1).replace("\n", f"\n{indent}")
+        for item in items
+    )
+
+
 def generate_telegram(path: Path, n: int) -> None:
     """The chat of ``import_bench.generate`` as Telegram Desktop writes a one-chat ``result.json``: a message
     per item, indented as the exporter indents; a grown export's bytes are the earlier one's up to the close
     of its last message."""
-    senders: dict[str, str] = {}
     with path.open("w", encoding="utf-8") as fh:
         fh.write('{\n "name": "Bench",\n "type": "private_group",\n "id": 4242,\n "messages": [')
-        for i, (t, sender, text) in enumerate(chat_records(n + 1), 1):
-            who = senders.setdefault(sender, f"user{len(senders) + 1}")
-            item = {
-                "id": i,
-                "type": "message",
-                "date": f"{t:%Y-%m-%dT%H:%M:%S}",
-                "date_unixtime": str(int(t.replace(tzinfo=UTC).timestamp())),
-                "from": sender,
-                "from_id": who,
-                "text": text,
-                "text_entities": [{"type": "plain", "text": text}],
-            }
-            body = json.dumps(item, ensure_ascii=False, indent=1).replace("\n", "\n  ")
-            fh.write(("\n  " if i == 1 else ",\n  ") + body)
+        for i, item in _telegram_messages(n):
+            fh.write(_telegram_items([item], "  "))
         fh.write("\n ]\n}\n")
+
+
+def generate_telegram_account(path: Path, n: int, dialogs: int = 100, run: int = 2_000) -> None:
+    """The same messages as a Telegram Desktop account export (``chats.list`` of ``dialogs`` groups, each
+    taking runs of ``run`` messages in turn), the dialogs in the exporter's order (the latest message's
+    first) behind the account's sections: the messages added to a grown export go to the dialog of the
+    last run, which moves to the top."""
+    lists: dict[int, list[dict]] = {}
+    for i, item in _telegram_messages(n):
+        lists.setdefault((i - 1) // run % dialogs, []).append(item)
+    ordered = sorted(lists.items(), key=lambda kv: kv[1][-1]["id"], reverse=True)
+    contacts = [{"first_name": f"Contact {c}", "phone_number": f"+100{c:07d}"} for c in range(500)]
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write('{\n "about": "Here is the data you requested.",\n "personal_information": {\n')
+        fh.write('  "user_id": 1,\n  "first_name": "Bench"\n },\n "contacts": {\n  "list": [')
+        fh.write(_telegram_items(contacts, "   ") + '\n  ]\n },\n "chats": {\n  "list": [')
+        for k, (d, messages) in enumerate(ordered):
+            head = f'{{\n    "name": "Group {d}",\n    "type": "private_group",\n    "id": {4000 + d},'
+            fh.write(("\n   " if k == 0 else ",\n   ") + head + '\n    "messages": [')
+            fh.write(_telegram_items(messages, "     ") + "\n    ]\n   }")
+        fh.write('\n  ]\n },\n "left_chats": {\n  "list": []\n }\n}\n')
 
 
 def generate_discord(path: Path, n: int) -> None:
@@ -167,6 +201,7 @@ def generate_slack(path: Path, n: int, channels: int = 20, run: int = 5_000) -> 
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
+    "telegram-account": ("result.json", generate_telegram_account),
     "discord": ("Bench - general [900000000000000077].json", generate_discord),
     "chatgpt": ("conversations.json", generate_chatgpt),
     "slack": ("Bench Slack export.zip", generate_slack),
