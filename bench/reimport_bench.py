@@ -2,7 +2,8 @@
 messages, imported again into the home that holds the export before it grew: a WhatsApp chat (a line-based
 log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSON exports), the same chat
 (``import_bench.chat_records``); and a ChatGPT ``conversations.json`` of the same texts, 50 a conversation
-(its last conversation grows, new ones follow), and a Slack workspace zip of 20 channels (one grows).
+(its last conversation grows, new ones follow), a Slack workspace zip of 20 channels (one grows), and a
+Telegram account export of 100 dialogs (``telegram-account``: the dialog of the last messages grows).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
 seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
@@ -14,7 +15,7 @@ seconds (the process's and its import worker's), each in a fresh process on a fr
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram discord chatgpt slack]
+        [--formats whatsapp telegram discord chatgpt slack telegram-account]
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -40,16 +41,19 @@ def _telegram_messages(n: int) -> Iterator[tuple[int, dict]]:
     senders: dict[str, str] = {}
     for i, (t, sender, text) in enumerate(chat_records(n + 1), 1):
         who = senders.setdefault(sender, f"user{len(senders) + 1}")
-        yield i, {
-            "id": i,
-            "type": "message",
-            "date": f"{t:%Y-%m-%dT%H:%M:%S}",
-            "date_unixtime": str(int(t.replace(tzinfo=UTC).timestamp())),
-            "from": sender,
-            "from_id": who,
-            "text": text,
-            "text_entities": [{"type": "plain", "text": text}],
-        }
+        yield (
+            i,
+            {
+                "id": i,
+                "type": "message",
+                "date": f"{t:%Y-%m-%dT%H:%M:%S}",
+                "date_unixtime": str(int(t.replace(tzinfo=UTC).timestamp())),
+                "from": sender,
+                "from_id": who,
+                "text": text,
+                "text_entities": [{"type": "plain", "text": text}],
+            },
+        )
 
 
 def _telegram_items(items: Iterable[dict], indent: str) -> str:
@@ -67,7 +71,7 @@ def generate_telegram(path: Path, n: int) -> None:
     with path.open("w", encoding="utf-8") as fh:
         fh.write('{\n "name": "Bench",\n "type": "private_group",\n "id": 4242,\n "messages": [')
         for i, item in _telegram_messages(n):
-            fh.write(_telegram_items([item], "  "))
+            fh.write(("," if i > 1 else "") + _telegram_items([item], "  "))
         fh.write("\n ]\n}\n")
 
 

@@ -17,22 +17,31 @@ caller checks their hash) is read on from there by a fresh parser (``go_on``): t
 never parsed again. An export whose first bytes change with every export (Discord's ``exportedAt``) is
 checked from the array's opening on (``array_start``, ``Span``): where that lies in the new file is found
 in its first bytes.
+
+A file of many chats (a Telegram account export's dialogs) changes in a few of them: ``Items`` tells where
+each item of its lists lies without parsing it, and finds those whose bytes an earlier reading fingerprinted,
+so that the parser passes over them (``JsonEvents.go_on`` from the item's end).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
+import os
 import re
 import sys
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from refind_cli.errors import InputError
 from refind_cli.importers.container import ErrorMaker, iter_file_chunks, utf8_chunks
+
+if TYPE_CHECKING:
+    import mmap
 
 _STARTS = frozenset({"start_map", "start_array"})
 _ENDS = frozenset({"end_map", "end_array"})
@@ -404,3 +413,222 @@ class Ends:
 
     def head(self) -> Head | None:
         return self.latest if self.stream.exact else None
+
+
+# The structure of JSON text at C speed, for ``Items``: a string; the text up to the next bracket, strings
+# included; a value nested at most ``_NESTED_LEVELS`` deep in one match (a Telegram message with its text
+# parts is 3 deep). Possessive, so that a value they do not match fails without backtracking.
+_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+_FLAT = re.compile(rb'(?:[^"{}\[\]]++|' + _STRING + rb")*+")
+_NESTED_LEVELS = 6
+_NESTED = re.compile(
+    functools.reduce(
+        lambda inner, _: rb'(?:[^"{}\[\]]++|' + _STRING + rb"|[{\[]" + inner + rb"[}\]])*+",
+        range(_NESTED_LEVELS - 1),
+        rb'(?:[^"{}\[\]]++|' + _STRING + rb")*+",
+    ).join((rb"[{\[]", rb"[}\]]"))
+)
+_SCALAR = re.compile(rb"[^,\]}\s]*+")
+_SPACE = re.compile(rb"[ \t\r\n]*+")
+_KEY = re.compile(rb"[ \t\r\n]*+(" + _STRING + rb")[ \t\r\n]*+:[ \t\r\n]*+")
+_OPEN, _CLOSE = frozenset(b"{["), frozenset(b"}]")
+# An item's fingerprint names it by this many of its first bytes (``Items.known``).
+_OPENING = 256
+
+
+class _Unlike(Exception):
+    """The bytes are not JSON as ``Items`` walks it: it tells no more places (the parser says what is wrong)."""
+
+
+def close(buf: bytes | mmap.mmap, pos: int, depth: int) -> int:
+    """The offset just after the outermost of the ``depth`` containers that ``pos`` (between two tokens)
+    lies in closes."""
+    while True:
+        pos = _FLAT.match(buf, pos).end()  # type: ignore[union-attr]  # it matches the empty string
+        if pos >= len(buf):
+            raise _Unlike
+        if buf[pos] in _OPEN:
+            if nested := _NESTED.match(buf, pos):
+                pos = nested.end()
+                continue
+            depth += 1
+        elif buf[pos] in _CLOSE:
+            depth -= 1
+            if not depth:
+                return pos + 1
+        else:
+            raise _Unlike  # a string that does not close
+        pos += 1
+
+
+def _value_end(buf: bytes | mmap.mmap, pos: int) -> int:
+    """The offset just after the value that begins at ``pos``."""
+    if pos >= len(buf):
+        raise _Unlike
+    if buf[pos] in _OPEN:
+        return close(buf, pos + 1, 1)
+    found = re.compile(_STRING).match(buf, pos) if buf[pos] == 0x22 else _SCALAR.match(buf, pos)
+    if found is None or found.end() == pos:
+        raise _Unlike
+    return found.end()
+
+
+def _space(buf: bytes | mmap.mmap, pos: int) -> int:
+    return _SPACE.match(buf, pos).end()  # type: ignore[union-attr]  # it matches the empty string
+
+
+def _object(
+    buf: bytes | mmap.mmap, pos: int, path: tuple[str, ...], paths: frozenset[tuple[str, ...]]
+) -> Generator[int, int | None, int]:
+    """The object whose ``{`` is just before ``pos``, walked as ``Items.walk`` says; returns its end."""
+    pos = _space(buf, pos)
+    if buf[pos : pos + 1] == b"}":
+        return pos + 1
+    while True:
+        key = _KEY.match(buf, pos)
+        if key is None:
+            raise _Unlike
+        try:
+            inner = (*path, json.loads(key.group(1)))
+        except ValueError:
+            raise _Unlike from None
+        pos = key.end()
+        opens = buf[pos : pos + 1]
+        if opens == b"[" and inner in paths:
+            pos = yield from _items(buf, pos + 1)
+        elif opens == b"{" and any(p[: len(inner)] == inner for p in paths):
+            pos = yield from _object(buf, pos + 1, inner, paths)
+        else:
+            pos = _value_end(buf, pos)
+        pos = _space(buf, pos)
+        if buf[pos : pos + 1] == b"}":
+            return pos + 1
+        if buf[pos : pos + 1] != b",":
+            raise _Unlike
+        pos += 1
+
+
+def _items(buf: bytes | mmap.mmap, pos: int) -> Generator[int, int | None, int]:
+    """The array whose ``[`` is just before ``pos``: yields where each item begins, is sent where it ends
+    (None: found here); returns the array's end."""
+    pos = _space(buf, pos)
+    if buf[pos : pos + 1] == b"]":
+        return pos + 1
+    while True:
+        end = yield pos
+        pos = _space(buf, _value_end(buf, pos) if end is None else end)
+        if buf[pos : pos + 1] == b"]":
+            return pos + 1
+        if buf[pos : pos + 1] != b",":
+            raise _Unlike
+        pos = _space(buf, pos + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """An item whose bytes an earlier reading fingerprinted: where it ends, and its fingerprint."""
+
+    end: int
+    fingerprint: str
+
+
+class Items:
+    """The items of the arrays at ``paths`` (keys from the top-level object: ``("chats", "list")``) of a
+    loose UTF-8 JSON file, in the order a parser meets them: where each begins and ends, found from the
+    file's bytes without parsing them (``begin``, ``ended``); a fingerprint of an item's bytes
+    (``fingerprint``); and an item whose bytes one of ``known`` fingerprinted (``known``), found by its
+    first bytes and checked by its hash. Once the bytes are not JSON as it walks them, it tells nothing more.
+
+    The parser reads every byte but those of the known items it passes over, which are the bytes of an item
+    of an earlier file that was read whole as valid JSON: the places before each item are those a parser of
+    the file would find."""
+
+    def __init__(self, path: Path, paths: Sequence[Sequence[str]], known: Collection[str]) -> None:
+        import mmap
+
+        self.path = path
+        self._file = path.open("rb")
+        try:
+            size = os.fstat(self._file.fileno()).st_size
+            self._buf: bytes | mmap.mmap = (
+                mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+            )
+        except (OSError, ValueError):
+            self._buf = b""
+        start = 3 if self._buf[:3] == b"\xef\xbb\xbf" else 0
+        self._walk: Generator[int, int | None, int] | None = (
+            _object(self._buf, _space(self._buf, start) + 1, (), frozenset(map(tuple, paths)))
+            if self._buf[_space(self._buf, start) : _space(self._buf, start) + 1] == b"{"
+            else None
+        )
+        self._started = False
+        self._end: int | None = None
+        self._known: dict[tuple[int, str], dict[tuple[int, str], str]] = {}
+        for fingerprint in known:
+            parts = fingerprint.split(":")
+            if len(parts) == 4 and parts[0].isdigit() and parts[2].isdigit():
+                opening = (int(parts[0]), parts[1])
+                self._known.setdefault(opening, {})[(int(parts[2]), parts[3])] = fingerprint
+
+    def begin(self) -> int | None:
+        """Where the next item begins; None where that is not told."""
+        if self._walk is None:
+            return None
+        try:
+            start = self._walk.send(self._end) if self._started else next(self._walk)
+        except (_Unlike, StopIteration, IndexError):
+            self._walk = None
+            return None
+        self._started, self._end = True, None
+        return start
+
+    def ended(self, end: int | None) -> None:
+        """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""
+        self._end = end
+
+    def end_of(self, start: int, inside: int | None = None) -> int | None:
+        """Where the item that begins at ``start`` ends: found from ``inside`` on (a place between two items
+        of its array of messages, ``Head``) where given."""
+        try:
+            return close(self._buf, inside, 2) if inside is not None else _value_end(self._buf, start)
+        except (_Unlike, IndexError):
+            return None
+
+    def known(self, start: int) -> Known | None:
+        """The item at ``start`` where its bytes are those of one ``known`` fingerprinted."""
+        for (length, opening), items in self._known.items():
+            if self._hash(start, length, 64) != opening:
+                continue
+            for (size, digest), fingerprint in items.items():
+                if start + size <= len(self._buf) and self._hash(start, size, 128) == digest:
+                    return Known(start + size, fingerprint)
+        return None
+
+    def fingerprint(self, start: int, end: int) -> str:
+        """The fingerprint of the item's bytes: its first bytes' hash (to be found by) and its whole one."""
+        opening = min(end - start, _OPENING)
+        return (
+            f"{opening}:{self._hash(start, opening, 64)}:{end - start}:{self._hash(start, end - start, 128)}"
+        )
+
+    def before(self, offset: int) -> bytes:
+        return bytes(self._buf[max(0, offset - 64) : offset])
+
+    def _hash(self, start: int, size: int, bits: int) -> str:
+        import xxhash
+
+        h = xxhash.xxh3_64() if bits == 64 else xxhash.xxh3_128()
+        # Read, not hashed from the map: the map's pages would count as this process's memory.
+        self._file.seek(start)
+        while size > 0:
+            chunk = self._file.read(min(size, 1 << 22))
+            if not chunk:
+                break
+            h.update(chunk)
+            size -= len(chunk)
+        return h.hexdigest()
+
+    def close(self) -> None:
+        if not isinstance(self._buf, bytes):
+            self._buf.close()
+        self._file.close()

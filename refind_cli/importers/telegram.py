@@ -11,6 +11,10 @@ parser stands inside that dialog. The exporter writes control characters as ``\\
 A loose one-chat ``result.json`` exported again later is the earlier one with messages added at the end of
 its list: its reading leaves a mark (``jsonstream.Head``), and a later reading reads the dialog's keys, then
 its messages on from the mark (``ingest.resume`` checks that the file's bytes before it are the same).
+
+An account export exported again later has new messages in some of its dialogs: each dialog's fingerprint
+is the hash of its bytes (``jsonstream.Items``), and a dialog whose bytes an earlier reading fingerprinted
+(``known``) is passed over unparsed where the import has it already (``ingest.resume.Prints``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import contextlib
 import functools
 import json
 import re
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
@@ -27,7 +31,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import named_file, named_head
+from refind_cli.importers.container import iter_file_chunks, member_of, named_file, named_head
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "telegram"
@@ -52,6 +56,9 @@ MAX_TOKEN = 8 << 20
 _STARTS = frozenset({"start_map", "start_array"})
 _DIRECT_TYPES = frozenset({"personal_chat", "bot_chat", "saved_messages"})
 _DELETED = "Deleted account"
+# Where an account export's dialogs lie: the lists of its sections.
+_SECTIONS = ("chats", "left_chats")
+_LISTS = [(section, "list") for section in _SECTIONS]
 
 
 # --- detection ---------------------------------------------------------------------------------------
@@ -65,9 +72,13 @@ def sniff(path: Path) -> bool:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+def read(
+    path: Path, *, tz: tzinfo, after: Mark | None = None, known: Collection[str] = ()
+) -> Iterator[ChatExport]:
     """``after``: a mark of an earlier reading of this loose one-chat file; its messages are read on from the
-    mark (NotResumable where the file is not such a file)."""
+    mark (NotResumable where the file is not such a file). ``known``: fingerprints of dialogs that earlier
+    readings left; a dialog of an account export whose bytes they fingerprint is not parsed unless its
+    messages are read."""
     with named_file(path, RESULT, "a Telegram Desktop export") as (chunks, where, entry):
         loose = where == path and entry is None
         if after is not None and not loose:
@@ -78,7 +89,11 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
             if not isinstance(between, int):
                 raise NotResumable
             tail = _Tail(jsonstream.Span(path, 0), jsonstream.Head(after.offset, between))
-        yield from _parse(chunks, where, entry, tz, loose, tail)
+        # A file on disk (loose or in a folder) can be walked for its dialogs' places.
+        on_disk = entry is None and member_of(where) is None and tail is None
+        items = jsonstream.Items(where, _LISTS, known) if on_disk else None
+        with contextlib.closing(items) if items is not None else contextlib.nullcontext():
+            yield from _parse(chunks, where, entry, tz, loose, tail, items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +112,12 @@ def _parse(
     tz: tzinfo,
     marks: bool = False,
     tail: _Tail | None = None,
+    items: jsonstream.Items | None = None,
 ) -> Iterator[ChatExport]:
     # Closed here, not by the garbage collector: an error's traceback keeps the parser (and the open file)
     # alive in a reference cycle, and a caller that reads many bad files ran out of file descriptors.
     with contextlib.closing(chunks):
-        parser = _Parser(chunks, path, entry, tz, marks, tail)
+        parser = _Parser(chunks, path, entry, tz, marks, tail, items)
         with contextlib.closing(parser):
             yield from parser.chats()
 
@@ -147,11 +163,14 @@ class _Parser:
         tz: tzinfo,
         marks: bool = False,
         tail: _Tail | None = None,
+        items: jsonstream.Items | None = None,
     ) -> None:
         # A plain function, not a bound method, makes the errors: the stream must not point back at the
         # parser (a cycle that only the garbage collector would break).
         stream = _JsonStream(chunks, functools.partial(_input_error, path, entry))
-        stream.cut_after = b"}" if marks else b""
+        # Read blocks end after an item where they can: heads of its arrays (``Head``) are where marks go, and
+        # where a dialog's end is found from.
+        stream.cut_after = b"}" if marks or items else b""
         self._events = jsonstream.JsonEvents(stream)
         self._error = self._events.error
         self._tz = tz
@@ -167,6 +186,10 @@ class _Parser:
         # The first message without an id: one at or before a mark would make the identities of later
         # messages depend on it (``storage.identity``), so no mark is left before it.
         self._unnamed: int | None = None
+        # An account export's dialogs: where each lies, and those read before as they are (``Items``).
+        self._items = items
+        self._reading = False  # the latest dialog's messages were asked for
+        self._ends: tuple[int, int | None] = (-1, None)  # the latest dialog's start and end, once found
 
     def chats(self) -> Iterator[ChatExport]:
         event, _ = self._events.next()
@@ -177,12 +200,21 @@ class _Parser:
         if not found:
             raise self._error('not a Telegram export: no "messages" and no "chats" list', None)
 
-    def _dialog(self, where: str, *, root: bool) -> Generator[ChatExport, None, bool]:
+    def _dialog(
+        self, where: str, *, root: bool, item: tuple[str, int] | None = None
+    ) -> Generator[ChatExport, None, bool]:
         """One dialog object, its ``{`` already read, through its ``}``. Returns whether it held chats.
 
         Real exports put ``name``, ``type`` and ``id`` before ``messages``, so the chat can be announced
-        and its messages streamed. If they come later, this one dialog's messages are buffered."""
+        and its messages streamed. If they come later, this one dialog's messages are buffered.
+
+        ``item``: the dialog's section and place in its list, in an account export. Where the file tells where
+        it lies (``Items``) its reading tells its fingerprint, and a dialog whose bytes a known fingerprint
+        covers is passed over unparsed if its messages are not asked for."""
         meta: dict[str, Any] = {}
+        start = self._items.begin() if self._items is not None and item is not None else None
+        known = self._items.known(start) if self._items is not None and start is not None else None
+        end = None if known is None else known.end
         buffered: list[Message] | None = None
         found = False
         prefix = f"{where}." if where else ""
@@ -201,15 +233,28 @@ class _Parser:
                     passed = self._go_on(self._tail) if root and _announced(meta) else None
                     if passed is None:
                         raise NotResumable
+                self._events.head, self._reading = None, False
                 messages = self._messages(f"{prefix}messages", passed)
                 if _announced(meta):
+                    printed = None
+                    if start is not None and known is None:
+                        printed = functools.partial(self._printed, start)
                     yield ChatExport(
-                        self._chat(meta, where), messages, self._mark if root and self._marks else None
+                        self._chat(meta, where),
+                        messages,
+                        self._mark if root and self._marks else None,
+                        None if known is None else known.fingerprint,
+                        printed,
                     )
+                    if known is not None and item is not None and not self._reading:
+                        self._pass_over(item, known.end)
+                        return True
                     for _ in messages:  # whatever the consumer left unread
                         pass
                     if self._failed:
                         raise self._failed
+                    if start is not None and end is None:
+                        end = self._end_of(start)
                 else:
                     buffered = list(messages)
             elif root and key in ("chats", "left_chats"):
@@ -224,6 +269,8 @@ class _Parser:
                 self._events.skip()  # account-wide sections (contacts, sessions, ...) can be large
             else:
                 meta[key] = self._events.value(event, value, f"{prefix}{key}")
+        if self._items is not None and start is not None:
+            self._items.ended(end)
         if buffered is not None:
             mine = self._own_messages(meta)
             yield ChatExport(self._chat(meta, where), [m._replace(own=mine(m.sender_id)) for m in buffered])
@@ -263,10 +310,11 @@ class _Parser:
                     break
                 if event != "start_map":
                     raise self._error("a dialog is not a JSON object", f"{name}.list[{index}]")
-                yield from self._dialog(f"{name}.list[{index}]", root=False)
+                yield from self._dialog(f"{name}.list[{index}]", root=False, item=(name, index))
                 index += 1
 
     def _messages(self, where: str, passed: jsonstream.Ends | None) -> Iterator[Message]:
+        self._reading = True
         n = 0 if passed is None else passed.count
         try:
             for obj, place in self._events.array(where, passed):
@@ -289,6 +337,31 @@ class _Parser:
     def close(self) -> None:
         if self._tail_chunks is not None:
             self._tail_chunks.close()
+
+    def _pass_over(self, item: tuple[str, int], end: int) -> None:
+        """Go on after the dialog ``item`` that ends at ``end`` with a fresh parser: its bytes are never parsed."""
+        assert self._items is not None
+        self.close()
+        self._tail_chunks = iter_file_chunks(self._items.path, end)
+        head = jsonstream.Head(end, item[1] + 1)
+        self._events.go_on(head, self._tail_chunks, self._items.before(end), [item[0], "list"])
+        self._items.ended(end)
+
+    def _end_of(self, start: int) -> int | None:
+        """Where the dialog that begins at ``start``, its messages read, ends: found from the latest head of
+        its messages (the bytes after it are at most a read block), else from its start."""
+        assert self._items is not None
+        if self._ends[0] != start:
+            head = self._events.head
+            inside = head.offset if head is not None and head.offset > start else None
+            self._ends = (start, self._items.end_of(start, inside))
+        return self._ends[1]
+
+    def _printed(self, start: int) -> str | None:
+        """The fingerprint of the dialog that begins at ``start``, once its messages are read."""
+        assert self._items is not None
+        end = self._end_of(start)
+        return None if end is None else self._items.fingerprint(start, end)
 
     def _mark(self) -> Mark | None:
         """Where a later reading of this one-chat file, grown since, can go on from: each message is one

@@ -22,6 +22,7 @@ from refind_cli.ingest.resume import (
     keeps,
     matching,
     point_after,
+    printed,
     read_entries,
 )
 from refind_cli.reports import ChatImportResult, FileImportResult
@@ -173,7 +174,7 @@ def _import_here(
 ) -> Generator[ChatImportResult, None, None]:
     """Each chat of the file read whole in this process (but those read before as they are: ``prints``),
     its resume point to ``points``."""
-    for export in read_export(path, fmt, tz):
+    for export in read_export(path, fmt, tz, known=prints.known()):
         identity = Identity()
         result = import_chat_rows(
             archive,
@@ -186,6 +187,6 @@ def _import_here(
             identity,
             unchanged=functools.partial(prints.unchanged, archive, export.chat, export.fingerprint),
         )
-        prints.took(export.fingerprint, result)
+        prints.took(printed(export), result)
         points(point_after(export, identity, result.messages_added + result.messages_skipped))
         yield result
