@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import mmap
 
 _STARTS = frozenset({"start_map", "start_array"})
+_FIRST_READ = 4 << 10
 _ENDS = frozenset({"end_map", "end_array"})
 # What nesting is told by: a string (in which a brace is text), or a bracket.
 _TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.S)
@@ -150,6 +151,7 @@ class Stream:
         self.reads = 0
         self.read_to = 0  # ``handed`` after the latest read
         self.cut_after = b""  # where a read block ends if it can (``Head``)
+        self.first_read = 0  # the first block's most bytes, where it is not the parser's (``go_on``)
         self._token = 0  # bytes handed since the last quote that opens or closes a string
 
     def _transcoding(self) -> None:
@@ -162,6 +164,8 @@ class Stream:
 
     def read(self, size: int = -1) -> bytes:
         self.reads += 1
+        if self.first_read and size:  # not ijson's probe, read(0)
+            size, self.first_read = min(size, self.first_read) if size > 0 else self.first_read, 0
         while self._pos >= len(self._buf):
             if self.at_eof or not self._refill():
                 return b""
@@ -357,6 +361,9 @@ class JsonEvents:
         stream = Stream(itertools.chain([opening], chunks), self.error, self._rules)
         stream.consumed = head.offset - len(opening)  # counts the file's bytes (the opening starts no BOM)
         stream.cut_after = self._stream.cut_after
+        # The parser reads a block's events before handing on the first: a short first block, where what
+        # follows the head may be passed over in turn (the next dialog read before: ``Items``).
+        stream.first_read = _FIRST_READ
         self._stream = stream
         self._events = self._parse(stream)
         for _ in range(
