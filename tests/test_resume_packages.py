@@ -13,6 +13,7 @@ import pytest
 from test_resume_import import BERLIN, archive_rows, both_ways
 
 from refind_cli.importers import discord_package, google_chat
+from refind_cli.importers import hangouts as hangouts_module
 from refind_cli.ingest import import_file
 from refind_cli.storage.archive import Archive
 
@@ -171,3 +172,53 @@ def test_a_new_account_name_reads_every_package_channel_again(
         )
         import_file(archive, root, tz=BERLIN, worker=False)
     assert len(calls) == 15
+
+
+def hangouts(conversations: dict[int, list[str]]) -> bytes:
+    """A Hangouts.json of ``conversations`` (by number: their messages' texts) between two people."""
+    people = [{"id": {"gaia_id": g, "chat_id": g}, "fallback_name": f"Person {g}"} for g in ("111", "222")]
+    items = [
+        {
+            "conversation": {
+                "conversation_id": {"id": f"conv{n}"},
+                "conversation": {
+                    "id": {"id": f"conv{n}"},
+                    "type": "STICKY_ONE_TO_ONE",
+                    "self_conversation_state": {"self_read_state": {"participant_id": {"gaia_id": "111"}}},
+                    "participant_data": people,
+                },
+            },
+            "events": [
+                {
+                    "sender_id": {"gaia_id": "111" if i % 2 else "222"},
+                    "timestamp": str(1_465_999_200_000_000 + 86_400_000_000 * n + 60_000_000 * i),
+                    "chat_message": {"message_content": {"segment": [{"type": "TEXT", "text": text}]}},
+                    "event_id": f"c{n}-e{i}",
+                    "event_type": "REGULAR_CHAT_MESSAGE",
+                }
+                for i, text in enumerate(texts)
+            ],
+        }
+        for n, texts in conversations.items()
+    ]
+    return json.dumps({"conversations": items}, indent=1).encode()
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_hangouts_reimport_leaves_the_archive_a_full_reread_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+):
+    earlier, later = versions(change)
+    resumed, reread, _ = both_ways(tmp_path, "Hangouts.json", [hangouts(earlier), hangouts(later)])
+    assert resumed == reread
+    calls = built(monkeypatch, hangouts_module, "_message")
+    path = tmp_path / "again" / "Hangouts.json"
+    path.parent.mkdir()
+    with Archive.open(tmp_path / "again" / "home") as archive:
+        path.write_bytes(hangouts(earlier))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        calls.clear()
+        path.write_bytes(hangouts(later))
+        assert import_file(archive, path, tz=BERLIN, worker=False).error is None
+    changed = [n for n, texts in later.items() if earlier.get(n) != texts]
+    assert len(calls) == sum(len(later[n]) for n in changed)
