@@ -572,10 +572,10 @@ class Items:
         self._end: int | None = None
         self._known: dict[tuple[int, str], dict[tuple[int, str], str]] = {}
         for fingerprint in known:
-            parts = fingerprint.split(":")
-            if len(parts) == 4 and parts[0].isdigit() and parts[2].isdigit():
+            parts = fingerprint.split(":")  # ``fingerprint``'s, and the context ``Walk`` adds
+            if len(parts) >= 4 and parts[0].isdigit() and parts[2].isdigit():
                 opening = (int(parts[0]), parts[1])
-                self._known.setdefault(opening, {})[(int(parts[2]), parts[3])] = fingerprint
+                self._known.setdefault(opening, {})[(int(parts[2]), parts[3])] = ":".join(parts[:4])
 
     def begin(self) -> int | None:
         """Where the next item begins; None where that is not told."""
@@ -639,3 +639,77 @@ class Items:
         if not isinstance(self._buf, bytes):
             self._buf.close()
         self._file.close()
+
+
+class Walk:
+    """A parser's way through the items that ``Items`` places (a Telegram dialog, a Skype conversation), each
+    an object whose messages are its inner list: ``begin`` at an item's ``{``; its fingerprint, told at once
+    where its bytes are known (``fingerprint``), else once its messages are read (``printed``); ``pass_over``
+    it where they were not asked for; ``done`` at its ``}``. The fingerprint holds a ``context`` too: what
+    else its reading depends on (the account, names learnt from other items)."""
+
+    def __init__(self, events: JsonEvents, items: Items) -> None:
+        self.events = events
+        self.items = items
+        self._chunks: Generator[bytes, None, None] | None = None
+        self._start: int | None = None
+        self._known: Known | None = None
+        self._end: int | None = None
+        self._context = ""
+
+    def begin(self) -> None:
+        self._start = self.items.begin()
+        self._known = None if self._start is None else self.items.known(self._start)
+        self._end = None if self._known is None else self._known.end
+        self.events.head = None  # the head of this item's messages, once they are read
+
+    def fingerprint(self, context: str) -> str | None:
+        self._context = context
+        return None if self._known is None else self._with_context(self._known.fingerprint)
+
+    def printed(self) -> Callable[[], str | None] | None:
+        return None if self._start is None or self._known is not None else self._printed
+
+    def pass_over(self, messages: Iterator[Any], keys: Sequence[str], index: int) -> bool:
+        """Go on after the item, the ``index``-th of the list at ``keys``, with a fresh parser where its
+        bytes are known and its messages were not asked for (True): its bytes are never parsed."""
+        import inspect
+
+        if self._known is None or inspect.getgeneratorstate(messages) != inspect.GEN_CREATED:  # type: ignore[arg-type]
+            return False
+        end = self._known.end
+        self.close()
+        self._chunks = iter_file_chunks(self.items.path, end)
+        self.events.go_on(Head(end, index + 1), self._chunks, self.items.before(end), keys)
+        self.items.ended(end)
+        self._start = None
+        return True
+
+    def done(self) -> None:
+        if self._start is not None:
+            self.items.ended(self._end_of(self._start))
+        self._start = None
+
+    def close(self) -> None:
+        if self._chunks is not None:
+            self._chunks.close()
+
+    def _end_of(self, start: int) -> int | None:
+        """Where the item that begins at ``start``, its messages read, ends: found from the latest head of
+        its messages (the bytes after it are at most a read block), else from its start."""
+        if self._end is None:
+            head = self.events.head
+            self._end = self.items.end_of(start, head.offset if head and head.offset > start else None)
+        return self._end
+
+    def _printed(self) -> str | None:
+        start = self._start
+        end = None if start is None else self._end_of(start)
+        return (
+            None if start is None or end is None else self._with_context(self.items.fingerprint(start, end))
+        )
+
+    def _with_context(self, fingerprint: str) -> str:
+        import xxhash
+
+        return f"{fingerprint}:{xxhash.xxh3_64_hexdigest(self._context.encode())}"

@@ -31,7 +31,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import iter_file_chunks, member_of, named_file, named_head
+from refind_cli.importers.container import member_of, named_file, named_head
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "telegram"
@@ -187,9 +187,7 @@ class _Parser:
         # messages depend on it (``storage.identity``), so no mark is left before it.
         self._unnamed: int | None = None
         # An account export's dialogs: where each lies, and those read before as they are (``Items``).
-        self._items = items
-        self._reading = False  # the latest dialog's messages were asked for
-        self._ends: tuple[int, int | None] = (-1, None)  # the latest dialog's start and end, once found
+        self._walk = None if items is None else jsonstream.Walk(self._events, items)
 
     def chats(self) -> Iterator[ChatExport]:
         event, _ = self._events.next()
@@ -212,9 +210,9 @@ class _Parser:
         it lies (``Items``) its reading tells its fingerprint, and a dialog whose bytes a known fingerprint
         covers is passed over unparsed if its messages are not asked for."""
         meta: dict[str, Any] = {}
-        start = self._items.begin() if self._items is not None and item is not None else None
-        known = self._items.known(start) if self._items is not None and start is not None else None
-        end = None if known is None else known.end
+        walk = self._walk if item is not None else None
+        if walk is not None:
+            walk.begin()
         buffered: list[Message] | None = None
         found = False
         prefix = f"{where}." if where else ""
@@ -233,28 +231,25 @@ class _Parser:
                     passed = self._go_on(self._tail) if root and _announced(meta) else None
                     if passed is None:
                         raise NotResumable
-                self._events.head, self._reading = None, False
                 messages = self._messages(f"{prefix}messages", passed)
                 if _announced(meta):
-                    printed = None
-                    if start is not None and known is None:
-                        printed = functools.partial(self._printed, start)
                     yield ChatExport(
                         self._chat(meta, where),
                         messages,
                         self._mark if root and self._marks else None,
-                        None if known is None else known.fingerprint,
-                        printed,
+                        None if walk is None else walk.fingerprint(self._owner or ""),
+                        None if walk is None else walk.printed(),
                     )
-                    if known is not None and item is not None and not self._reading:
-                        self._pass_over(item, known.end)
+                    if (
+                        walk is not None
+                        and item is not None
+                        and walk.pass_over(messages, [item[0], "list"], item[1])
+                    ):
                         return True
                     for _ in messages:  # whatever the consumer left unread
                         pass
                     if self._failed:
                         raise self._failed
-                    if start is not None and end is None:
-                        end = self._end_of(start)
                 else:
                     buffered = list(messages)
             elif root and key in ("chats", "left_chats"):
@@ -269,8 +264,8 @@ class _Parser:
                 self._events.skip()  # account-wide sections (contacts, sessions, ...) can be large
             else:
                 meta[key] = self._events.value(event, value, f"{prefix}{key}")
-        if self._items is not None and start is not None:
-            self._items.ended(end)
+        if walk is not None:
+            walk.done()
         if buffered is not None:
             mine = self._own_messages(meta)
             yield ChatExport(self._chat(meta, where), [m._replace(own=mine(m.sender_id)) for m in buffered])
@@ -314,7 +309,6 @@ class _Parser:
                 index += 1
 
     def _messages(self, where: str, passed: jsonstream.Ends | None) -> Iterator[Message]:
-        self._reading = True
         n = 0 if passed is None else passed.count
         try:
             for obj, place in self._events.array(where, passed):
@@ -337,31 +331,8 @@ class _Parser:
     def close(self) -> None:
         if self._tail_chunks is not None:
             self._tail_chunks.close()
-
-    def _pass_over(self, item: tuple[str, int], end: int) -> None:
-        """Go on after the dialog ``item`` that ends at ``end`` with a fresh parser: its bytes are never parsed."""
-        assert self._items is not None
-        self.close()
-        self._tail_chunks = iter_file_chunks(self._items.path, end)
-        head = jsonstream.Head(end, item[1] + 1)
-        self._events.go_on(head, self._tail_chunks, self._items.before(end), [item[0], "list"])
-        self._items.ended(end)
-
-    def _end_of(self, start: int) -> int | None:
-        """Where the dialog that begins at ``start``, its messages read, ends: found from the latest head of
-        its messages (the bytes after it are at most a read block), else from its start."""
-        assert self._items is not None
-        if self._ends[0] != start:
-            head = self._events.head
-            inside = head.offset if head is not None and head.offset > start else None
-            self._ends = (start, self._items.end_of(start, inside))
-        return self._ends[1]
-
-    def _printed(self, start: int) -> str | None:
-        """The fingerprint of the dialog that begins at ``start``, once its messages are read."""
-        assert self._items is not None
-        end = self._end_of(start)
-        return None if end is None else self._items.fingerprint(start, end)
+        if self._walk is not None:
+            self._walk.close()
 
     def _mark(self) -> Mark | None:
         """Where a later reading of this one-chat file, grown since, can go on from: each message is one
