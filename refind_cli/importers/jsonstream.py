@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import ErrorMaker, iter_file_chunks, utf8_chunks
+from refind_cli.importers.container import ErrorMaker, iter_file_chunks, read_file_part, utf8_chunks
 
 if TYPE_CHECKING:
     import mmap
@@ -106,9 +106,7 @@ class Span:
 
     def before(self, offset: int) -> bytes:
         """The bytes just before ``offset`` (``JsonEvents.go_on`` reads the last of them)."""
-        with self.path.open("rb") as fh:
-            fh.seek(max(0, offset - 4096))
-            return fh.read(min(4096, offset))
+        return read_file_part(self.path, max(0, offset - 4096), min(4096, offset))  # a zip's member too
 
     def chunks(self, offset: int) -> Generator[bytes, None, None]:
         return iter_file_chunks(self.path, offset)

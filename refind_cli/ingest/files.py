@@ -11,6 +11,7 @@ from pathlib import Path
 
 from refind_cli.errors import InputError, UnknownFormat, input_warnings
 from refind_cli.importers import read_export
+from refind_cli.importers.container import is_file
 from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows, settle_language
 from refind_cli.ingest.ledger import file_digests, import_settings, now, prefix_digest, unchanged
@@ -61,7 +62,7 @@ def import_file(
         marks, prints = read_entries(
             [] if reread or restore_forgotten else archive.resume_points(fmt, settings)
         )
-        candidates = marks if importer.resumes and path.is_file() else []
+        candidates = marks if importer.resumes and is_file(path) else []
         # A mark with its own digest is checked by its reader (the bytes it covers move in a grown file).
         offsets = [p.mark.offset for *_, p in candidates if not p.mark.digest]
         digest, hashed, prefixes = file_digests(path, offsets)
@@ -139,7 +140,7 @@ def import_file(
                 point = dataclasses.replace(point, prefix=prefix_digest(path, point.mark.offset, shorter))
             if (
                 point is not None
-                and path.is_file()
+                and is_file(path)
                 and (point.mark.offset == hashed or point.mark.digest or point.prefix)
                 and keeps(archive, chats[0].chat_uid)
             ):
