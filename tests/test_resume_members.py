@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_resume_import import BERLIN, GROWING, archive_rows, lines_of
+from test_resume_import import BERLIN, GROWING, archive_rows, both_ways, lines_of
 
 from refind_cli.importers import exports_in
 from refind_cli.ingest import import_file
@@ -83,3 +83,24 @@ def test_each_member_goes_on_from_its_mark_and_stores_what_a_full_reading_would(
         assert all(at is not None for at in resumed_at), resumed_at  # every member went on from its mark
     else:
         assert resumed_at == [None, None]  # changed before the mark: read whole
+
+
+@pytest.mark.parametrize("change", ["append", "edit", "deletion"])
+def test_a_zipped_telegram_chat_goes_on_from_its_mark_and_stores_what_a_full_reading_would(
+    tmp_path: Path, change: str
+):
+    earlier = telegram_chat(60)
+    later = telegram_chat(
+        90, edit=10 if change == "edit" else None, gone=12 if change == "deletion" else None
+    )
+    made = tmp_path / "made.zip"
+    versions = []
+    for data in (earlier, later, telegram_chat(120)):
+        zipped(made, {"ChatExport_2024-02-01/result.json": data})
+        versions.append(made.read_bytes())
+    resumed, reread, results = both_ways(tmp_path / "ways", "Telegram.zip", versions)
+    assert resumed == reread
+    if change == "append":
+        assert results[1].resumed_at is not None and results[2].resumed_at is not None
+    else:
+        assert results[1].resumed_at is None  # changed before the mark: read whole

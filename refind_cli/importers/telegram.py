@@ -8,9 +8,10 @@ events, each message is built on its own, and every dialog's messages are handed
 parser stands inside that dialog. The exporter writes control characters as ``\\xHH``, which is not JSON;
 ``_JsonStream`` rewrites those escapes to ``\\u00HH`` on the way into the parser.
 
-A loose one-chat ``result.json`` exported again later is the earlier one with messages added at the end of
-its list: its reading leaves a mark (``jsonstream.Head``), and a later reading reads the dialog's keys, then
-its messages on from the mark (``ingest.resume`` checks that the file's bytes before it are the same).
+A one-chat ``result.json`` exported again later is the earlier one with messages added at the end of its
+list: its reading leaves a mark (``jsonstream.Head``), and a later reading reads the dialog's keys, then its
+messages on from the mark (``ingest.resume`` checks that the file's bytes before it are the same; in a zip,
+the reader checks them against the hash the mark holds).
 
 An account export exported again later has new messages in some of its dialogs: each dialog's fingerprint
 is the hash of its bytes (``jsonstream.Items``), and a dialog whose bytes an earlier reading fingerprinted
@@ -31,7 +32,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import member_of, named_file, named_head
+from refind_cli.importers.container import member_of, named_file, named_head, open_zip, shallowest
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "telegram"
@@ -81,19 +82,33 @@ def read(
     messages are read."""
     with named_file(path, RESULT, "a Telegram Desktop export") as (chunks, where, entry):
         loose = where == path and entry is None
-        if after is not None and not loose:
+        # A zip's result.json: its marks hold the hash of its bytes before them (``Mark.digest``), which the
+        # ledger's hash of the zip does not tell.
+        zipped = _zipped(path) if entry is not None and member_of(path) is None else None
+        if after is not None and not (zipped if after.digest else loose):
             raise NotResumable
         tail = None
         if after is not None:
             between = json.loads(after.state).get("between")  # the items before the mark
-            if not isinstance(between, int):
+            span = jsonstream.Span(zipped or path, 0)
+            if not isinstance(between, int) or (
+                after.digest and not (span.reach(after.offset) and span.digest() == after.digest)
+            ):
                 raise NotResumable
-            tail = _Tail(jsonstream.Span(path, 0), jsonstream.Head(after.offset, between))
+            tail = _Tail(span, jsonstream.Head(after.offset, between))
         # A file on disk (loose or in a folder) can be walked for its dialogs' places.
         on_disk = entry is None and member_of(where) is None and tail is None
         items = jsonstream.Items(where, _LISTS, known) if on_disk else None
+        marks = tail.file if tail is not None and zipped else jsonstream.Span(zipped, 0) if zipped else loose
         with contextlib.closing(items) if items is not None else contextlib.nullcontext():
-            yield from _parse(chunks, where, entry, tz, loose, tail, items)
+            yield from _parse(chunks, where, entry, tz, marks, tail, items)
+
+
+def _zipped(path: Path) -> Path | None:
+    """The zip ``path``'s ``result.json`` as a path (``x.zip/folder/result.json``), where it is the zip's."""
+    with open_zip(path) as zf:
+        member = shallowest(zf, RESULT)
+    return None if member is None else path / member
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +125,7 @@ def _parse(
     path: Path,
     entry: str | None,
     tz: tzinfo,
-    marks: bool = False,
+    marks: bool | jsonstream.Span = False,
     tail: _Tail | None = None,
     items: jsonstream.Items | None = None,
 ) -> Iterator[ChatExport]:
@@ -161,7 +176,7 @@ class _Parser:
         path: Path,
         entry: str | None,
         tz: tzinfo,
-        marks: bool = False,
+        marks: bool | jsonstream.Span = False,
         tail: _Tail | None = None,
         items: jsonstream.Items | None = None,
     ) -> None:
@@ -179,8 +194,10 @@ class _Parser:
         # says it (personal_information of a whole-account export).
         self._owner: str | None = None
         self._mine: Callable[[str | None], bool] = _nobody
-        # A one-chat file's reading leaves a mark (``marks``); ``tail``: the file from a mark on, to go on from.
-        self._marks = marks
+        # A one-chat file's reading leaves a mark (``marks``: a zipped file's bytes, which its mark holds the
+        # hash of); ``tail``: the file from a mark on, to go on from.
+        self._marks = bool(marks)
+        self._span = marks if isinstance(marks, jsonstream.Span) else None
         self._tail = tail
         self._tail_chunks: Generator[bytes, None, None] | None = None
         # The first message without an id: one at or before a mark would make the identities of later
@@ -340,7 +357,12 @@ class _Parser:
         head = self._events.head
         if head is None or (self._unnamed is not None and self._unnamed < head.items):
             return None
-        return Mark(head.offset, json.dumps({"between": head.items}), read=head.items)
+        digest = ""
+        if self._span is not None:
+            if not self._span.reach(head.offset):
+                return None
+            digest = self._span.digest()
+        return Mark(head.offset, json.dumps({"between": head.items}), digest, head.items)
 
     def _chat(self, meta: dict[str, Any], where: str) -> Chat:
         ident = _ident(meta.get("id"))
