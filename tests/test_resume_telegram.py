@@ -209,3 +209,37 @@ def test_items_tells_where_each_dialog_lies_whatever_the_json(
         items.ended(end if len(found) % 2 else None)  # told, or found from the bytes
     items.close()
     assert found == dialogs + left
+
+
+_changes = st.lists(
+    st.tuples(st.integers(0, 5), st.sampled_from(["grow", "edit", "drop message", "drop dialog", "new"])),
+    max_size=4,
+)
+
+
+@settings(max_examples=6, deadline=None)
+@given(sizes=st.lists(st.integers(1, 12), min_size=1, max_size=6), changes=_changes, escape=st.booleans())
+def test_any_later_export_reimports_as_a_full_reread_would(
+    tmp_path_factory: pytest.TempPathFactory, sizes: list[int], changes: list[tuple[int, str]], escape: bool
+):
+    earlier = {d: dialog(d, n) for d, n in enumerate(sizes)}
+    later = dict(earlier)
+    for d, change in changes:
+        if d not in later:
+            continue
+        n = len(later[d]["messages"])
+        if change == "grow":
+            later[d] = dialog(d, n + 3)
+        elif change == "edit":
+            later[d] = dialog(d, n, edit=n // 2)
+        elif change == "drop message":
+            later[d] = dialog(d, n, gone=n // 2)
+        elif change == "drop dialog" and len(later) > 1:
+            del later[d]
+        elif change == "new":
+            later[10 + d] = dialog(10 + d, 2)
+    old, new = account(list(earlier.values())), account(list(later.values()), rating=0.5)
+    if escape:  # the exporter's \xHH escapes, which the reader repairs on the way into the parser
+        old, new = (v.replace(b"message 1 about", b"message 1\\x01 about") for v in (old, new))
+    resumed, reread, _ = both_ways(tmp_path_factory.mktemp("ways"), "result.json", [old, new])
+    assert resumed == reread
