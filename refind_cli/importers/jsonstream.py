@@ -568,12 +568,13 @@ class Items:
         )
         self._started = False
         self._end: int | None = None
-        self._known: dict[tuple[int, str], dict[tuple[int, str], str]] = {}
+        # By the length of their first bytes, then those bytes' hash: the items' sizes, hashes, fingerprints.
+        self._known: dict[int, dict[str, dict[tuple[int, str], str]]] = {}
         for fingerprint in known:
             parts = fingerprint.split(":")  # ``fingerprint``'s, and the context ``Walk`` adds
             if len(parts) >= 4 and parts[0].isdigit() and parts[2].isdigit():
-                opening = (int(parts[0]), parts[1])
-                self._known.setdefault(opening, {})[(int(parts[2]), parts[3])] = ":".join(parts[:4])
+                openings = self._known.setdefault(int(parts[0]), {})
+                openings.setdefault(parts[1], {})[(int(parts[2]), parts[3])] = ":".join(parts[:4])
 
     def begin(self) -> int | None:
         """Where the next item begins; None where that is not told."""
@@ -601,10 +602,8 @@ class Items:
 
     def known(self, start: int) -> Known | None:
         """The item at ``start`` where its bytes are those of one ``known`` fingerprinted."""
-        for (length, opening), items in self._known.items():
-            if self._hash(start, length, 64) != opening:
-                continue
-            for (size, digest), fingerprint in items.items():
+        for length, openings in self._known.items():  # a length or two: _OPENING, and items shorter
+            for (size, digest), fingerprint in openings.get(self._hash(start, length, 64), {}).items():
                 if start + size <= len(self._buf) and self._hash(start, size, 128) == digest:
                     return Known(start + size, fingerprint)
         return None
@@ -623,6 +622,9 @@ class Items:
         import xxhash
 
         h = xxhash.xxh3_64() if bits == 64 else xxhash.xxh3_128()
+        if size <= _OPENING:
+            h.update(self._buf[start : start + size])
+            return h.hexdigest()
         # Read, not hashed from the map: the map's pages would count as this process's memory.
         self._file.seek(start)
         while size > 0:
