@@ -92,6 +92,9 @@ class ChatExport:
     # Once ``messages`` is consumed: the chat's fingerprint, where its reader could not tell it before (a
     # Telegram dialog's bytes, whose end is found once it is read).
     printed: Callable[[], str | None] | None = None
+    # The chat's messages before ``messages``, which an earlier import read (a Telegram dialog read on from a
+    # head of its messages): what its reading counts as seen besides them.
+    passed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from refind_cli.storage import forget
 from refind_cli.storage.archive import Archive
 
 
-def message(d: int, i: int, edit: bool = False) -> dict:
+def message(d: int, i: int, edit: bool = False, plain: bool = False) -> dict:
     return {
         "id": i,
         "type": "message",
@@ -29,13 +29,16 @@ def message(d: int, i: int, edit: bool = False) -> dict:
         "date_unixtime": str(1_704_100_000 + 86_400 * d + i),
         "from": f"Person {i % 3}",
         "from_id": f"user{100 + i % 3}",
-        "text": f"dialog {d} message {i} about [brackets] and {{braces}}" + " (edited)" * edit,
+        "text": f"dialog {d} message {i} about "
+        + ("the crag" if plain else "[brackets] and {braces}")
+        + " (edited)" * edit,
         "text_entities": [{"type": "plain", "text": f"dialog {d} message {i}"}],
     }
 
 
-def dialog(d: int, n: int, edit: int | None = None, gone: int | None = None) -> dict:
-    messages = [message(d, i, i == edit) for i in range(n) if i != gone]
+def dialog(d: int, n: int, edit: int | None = None, gone: int | None = None, plain: bool = False) -> dict:
+    """``plain``: no braces in its texts, where a read block may end (``jsonstream.Stream.cut_after``)."""
+    messages = [message(d, i, i == edit, plain) for i in range(n) if i != gone]
     return {"name": f"Group {d}", "type": "private_group", "id": 4000 + d, "messages": messages}
 
 
@@ -125,7 +128,36 @@ def test_only_the_dialogs_that_changed_are_parsed(
         again = import_file(archive, path, tz=BERLIN, worker=use_worker)
         assert again.error is None and not any(c.messages_added for c in again.chats)
     if not use_worker:  # the worker builds them in its own process
-        assert len(built) == 40 + 35 + 5
+        # The edited and the new dialog whole; the grown one from a head of its messages where its earlier
+        # reading left one (a read block of the file ended between two of them), else whole.
+        assert 8 + 35 + 5 <= len(built) <= 40 + 35 + 5
+
+
+@pytest.mark.parametrize("edit", [None, 5], ids=["append", "edit before the head"])
+def test_a_grown_dialog_is_read_on_from_a_head_of_its_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: int | None
+):
+    earlier = [dialog(d, 400 if d == 1 else 20, plain=True) for d in range(4)]
+    later = [*earlier[:1], dialog(1, 410, edit=edit, plain=True), *earlier[2:]]
+    resumed, reread, results = both_ways(tmp_path, "result.json", [account(earlier), account(later)])
+    assert resumed == reread
+    built = counted(monkeypatch)
+    path = tmp_path / "counted" / "result.json"
+    path.parent.mkdir()
+    with Archive.open(tmp_path / "counted" / "home") as archive:
+        path.write_bytes(account(earlier))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        built.clear()
+        path.write_bytes(account(later))
+        import_file(archive, path, tz=BERLIN, worker=False)
+    parsed = len(built)
+    if edit is None:
+        # Its 400 messages are about 2 read blocks: only those after its latest head are parsed again.
+        assert parsed < 150
+    else:  # changed before the head: read whole
+        assert parsed == 410
+    assert [c.messages_added for c in results[-1].chats if c.messages_added] == [10 + (edit is not None)]
+    assert sum(c.messages_added + c.messages_skipped for c in results[-1].chats) == 3 * 20 + 410
 
 
 def test_the_next_import_goes_on_skipping_and_equals_a_reread(tmp_path: Path):

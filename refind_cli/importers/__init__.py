@@ -270,7 +270,7 @@ def read_export(
     importer = resolve(path, fmt)
     for export in importer.read(path, tz, after, known):
         messages = _representable(path, export.chat.name, export.messages)
-        yield ChatExport(export.chat, messages, export.end, export.fingerprint, export.printed)
+        yield ChatExport(export.chat, messages, export.end, export.fingerprint, export.printed, export.passed)
     if after is None and path_kind(path) == "zip":
         _warn_others(path, importer)
 

@@ -347,15 +347,19 @@ class JsonEvents:
             index += 1
             ends.ended(index)
 
-    def go_on(self, head: Head, chunks: Iterator[bytes], before: bytes, keys: Sequence[str]) -> Ends | None:
+    def go_on(
+        self, head: Head, chunks: Iterator[bytes], before: bytes, keys: Sequence[str | None]
+    ) -> Ends | None:
         """Read on from ``head`` with a fresh parser over ``chunks`` (the file from ``head.offset`` on), as
         if the bytes before had been read: the array is the value of ``keys`` in nested objects from the top
-        (``[]``: the top level). ``before``: the bytes just before the head, which say whether its comma was
-        read. For ``array`` to go on from; None where they do not end as a head's bytes do."""
+        (``[]``: the top level; None: an item of a list, ``["chats", "list", None, "messages"]``).
+        ``before``: the bytes just before the head, which say whether its comma was read. For ``array`` to go
+        on from; None where they do not end as a head's bytes do."""
         last = before.rstrip(b" \t\r\n")[-1:]
         if last not in (b",", b"}", b"]"):
             return None
-        opening = b"".join(b"{" + json.dumps(key).encode() + b":" for key in keys) + b"[0" + last.strip(b"}]")
+        opening = b"".join(b"[0," if key is None else b"{" + json.dumps(key).encode() + b":" for key in keys)
+        opening += b"[0" + last.strip(b"}]")
         stream = Stream(itertools.chain([opening], chunks), self.error, self._rules)
         stream.consumed = head.offset - len(opening)  # counts the file's bytes (the opening starts no BOM)
         stream.cut_after = self._stream.cut_after
@@ -364,9 +368,8 @@ class JsonEvents:
         stream.first_read = _FIRST_READ
         self._stream = stream
         self._events = self._parse(stream)
-        for _ in range(
-            2 * len(keys) + 2
-        ):  # each object's start and key, the array's start, its stand-in item
+        # Each object's start and key (a list's start and stand-in item), the array's start, its stand-in item.
+        for _ in range(2 * len(keys) + 2):
             self.next()
         return Ends(stream, head.items)
 
@@ -537,6 +540,14 @@ class Known:
     fingerprint: str
 
 
+@dataclass(frozen=True, slots=True)
+class Grown:
+    """An item whose first bytes an earlier reading fingerprinted, up to a ``Head`` of its messages: the
+    bytes after it are new (messages added at their end)."""
+
+    head: Head
+
+
 class Items:
     """The items of the arrays at ``paths`` (keys from the top-level object: ``("chats", "list")``) of a
     loose UTF-8 JSON file, in the order a parser meets them: where each begins and ends, found from the
@@ -568,13 +579,15 @@ class Items:
         )
         self._started = False
         self._end: int | None = None
-        # By the length of their first bytes, then those bytes' hash: the items' sizes, hashes, fingerprints.
-        self._known: dict[int, dict[str, dict[tuple[int, str], str]]] = {}
+        # By the length of their first bytes, then those bytes' hash: the items' sizes, hashes, fingerprints
+        # and heads (where given: the offset in the item, the messages before it, the bytes' hash).
+        self._known: dict[int, dict[str, dict[tuple[int, str], tuple[str, str]]]] = {}
         for fingerprint in known:
             parts = fingerprint.split(":")  # ``fingerprint``'s, and the context ``Walk`` adds
-            if len(parts) >= 4 and parts[0].isdigit() and parts[2].isdigit():
+            if len(parts) >= 5 and parts[0].isdigit() and parts[2].isdigit():
                 openings = self._known.setdefault(int(parts[0]), {})
-                openings.setdefault(parts[1], {})[(int(parts[2]), parts[3])] = ":".join(parts[:4])
+                item = (":".join(parts[:5]), parts[4])
+                openings.setdefault(parts[1], {})[(int(parts[2]), parts[3])] = item
 
     def begin(self) -> int | None:
         """Where the next item begins; None where that is not told."""
@@ -600,20 +613,38 @@ class Items:
         except (_Unlike, IndexError):
             return None
 
-    def known(self, start: int) -> Known | None:
-        """The item at ``start`` where its bytes are those of one ``known`` fingerprinted."""
+    def known(self, start: int) -> Known | Grown | None:
+        """The item at ``start`` where its bytes are those of one ``known`` fingerprinted; else where its
+        bytes up to a head of its messages are."""
+        heads: list[str] = []
         for length, openings in self._known.items():  # a length or two: _OPENING, and items shorter
-            for (size, digest), fingerprint in openings.get(self._hash(start, length, 64), {}).items():
+            for (size, digest), (print_, head) in openings.get(self._hash(start, length, 64), {}).items():
                 if start + size <= len(self._buf) and self._hash(start, size, 128) == digest:
-                    return Known(start + size, fingerprint)
+                    return Known(start + size, print_)
+                heads.append(head)
+        for head in heads:
+            offset, items, digest = [*head.split("."), "", "", ""][:3]
+            if offset.isdigit() and items.isdigit() and self._hash(start, int(offset), 128) == digest:
+                return Grown(Head(start + int(offset), int(items)))
         return None
 
-    def fingerprint(self, start: int, end: int) -> str:
-        """The fingerprint of the item's bytes: its first bytes' hash (to be found by) and its whole one."""
+    def fingerprint(self, start: int, end: int, head: Head | None) -> str:
+        """The fingerprint of the item's bytes: its first bytes' hash (to be found by), its whole one, and
+        where given a head of its messages, with the hash of the bytes before it (to go on from)."""
         opening = min(end - start, _OPENING)
-        return (
+        whole = (
             f"{opening}:{self._hash(start, opening, 64)}:{end - start}:{self._hash(start, end - start, 128)}"
         )
+        if head is None:
+            return f"{whole}:-"
+        return f"{whole}:{head.offset - start}.{head.items}.{self._hash(start, head.offset - start, 128)}"
+
+    def chunks(self, offset: int) -> Generator[bytes, None, None]:
+        """The file's bytes from ``offset`` on: a short first read, where the parser may stop soon after."""
+        size = 16 << 10
+        while chunk := os.pread(self._file.fileno(), size, offset):
+            offset, size = offset + len(chunk), 1 << 20
+            yield chunk
 
     def before(self, offset: int) -> bytes:
         return bytes(self._buf[max(0, offset - 64) : offset])
@@ -654,20 +685,42 @@ class Walk:
         self._chunks: Generator[bytes, None, None] | None = None
         self._start: int | None = None
         self._known: Known | None = None
+        self._grown: Grown | None = None
         self._end: int | None = None
         self._context = ""
+        self._keeps: Callable[[Head], bool] = lambda _head: False
+        self.passed = 0  # the item's messages before the head its reading went on from (``go_on``)
 
     def begin(self) -> None:
         self._start = self.items.begin()
-        self._known = None if self._start is None else self.items.known(self._start)
+        found = None if self._start is None else self.items.known(self._start)
+        self._known = found if isinstance(found, Known) else None
+        self._grown = found if isinstance(found, Grown) else None
         self._end = None if self._known is None else self._known.end
+        self.passed = 0
         self.events.head = None  # the head of this item's messages, once they are read
+
+    def go_on(self, keys: Sequence[str | None]) -> Ends | None:
+        """Where the item grew since a head of its messages that an earlier reading left, read on from
+        there (``JsonEvents.go_on``; ``keys`` lead to its messages); None where it did not."""
+        if self._grown is None:
+            return None
+        head = self._grown.head
+        self.close()
+        self._chunks = self.items.chunks(head.offset)
+        passed = self.events.go_on(head, self._chunks, self.items.before(head.offset), keys)
+        if passed is not None:  # else the bytes before it are not as a head's: it was not left there
+            self.passed = head.items
+        return passed
 
     def fingerprint(self, context: str) -> str | None:
         self._context = context
         return None if self._known is None else self._with_context(self._known.fingerprint)
 
-    def printed(self) -> Callable[[], str | None] | None:
+    def printed(self, keeps: Callable[[Head], bool]) -> Callable[[], str | None] | None:
+        """``keeps``: whether a later reading may go on from a head of the item's messages (not where a
+        message before it has no id: the identities of those after it would depend on it)."""
+        self._keeps = keeps
         return None if self._start is None or self._known is not None else self._printed
 
     def pass_over(self, messages: Iterator[Any], keys: Sequence[str], index: int) -> bool:
@@ -679,7 +732,7 @@ class Walk:
             return False
         end = self._known.end
         self.close()
-        self._chunks = iter_file_chunks(self.items.path, end)
+        self._chunks = self.items.chunks(end)
         self.events.go_on(Head(end, index + 1), self._chunks, self.items.before(end), keys)
         self.items.ended(end)
         self._start = None
@@ -705,9 +758,11 @@ class Walk:
     def _printed(self) -> str | None:
         start = self._start
         end = None if start is None else self._end_of(start)
-        return (
-            None if start is None or end is None else self._with_context(self.items.fingerprint(start, end))
-        )
+        if start is None or end is None:
+            return None
+        head = self.events.head
+        head = head if head is not None and start < head.offset < end and self._keeps(head) else None
+        return self._with_context(self.items.fingerprint(start, end, head))
 
     def _with_context(self, fingerprint: str) -> str:
         import xxhash

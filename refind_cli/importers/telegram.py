@@ -248,6 +248,10 @@ class _Parser:
                     passed = self._go_on(self._tail) if root and _announced(meta) else None
                     if passed is None:
                         raise NotResumable
+                elif walk is not None and item is not None and _announced(meta):
+                    # A dialog that grew since an earlier reading: read on from a head of its messages.
+                    passed = walk.go_on([item[0], "list", None, "messages"])
+                self._unnamed = None  # in this dialog
                 messages = self._messages(f"{prefix}messages", passed)
                 if _announced(meta):
                     yield ChatExport(
@@ -255,7 +259,8 @@ class _Parser:
                         messages,
                         self._mark if root and self._marks else None,
                         None if walk is None else walk.fingerprint(self._owner or ""),
-                        None if walk is None else walk.printed(),
+                        None if walk is None else walk.printed(self._keeps),
+                        0 if walk is None else walk.passed,
                     )
                     if (
                         walk is not None
@@ -351,11 +356,16 @@ class _Parser:
         if self._walk is not None:
             self._walk.close()
 
+    def _keeps(self, head: jsonstream.Head) -> bool:
+        """Whether a later reading of the dialog may go on from ``head``: not where a message before it has
+        no id (its hashed identity would make later identities depend on it)."""
+        return self._unnamed is None or self._unnamed >= head.items
+
     def _mark(self) -> Mark | None:
         """Where a later reading of this one-chat file, grown since, can go on from: each message is one
         item of its list, so the messages read before the mark are its items."""
         head = self._events.head
-        if head is None or (self._unnamed is not None and self._unnamed < head.items):
+        if head is None or not self._keeps(head):
             return None
         digest = ""
         if self._span is not None:

@@ -186,6 +186,7 @@ def _import_here(
             progress,
             restore_forgotten,
             identity,
+            export.passed,
             unchanged=functools.partial(prints.unchanged, archive, export.chat, export.fingerprint),
         )
         prints.took(printed(export), result)

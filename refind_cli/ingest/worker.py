@@ -89,7 +89,7 @@ def serve_worker() -> None:
                     plan = pickle.load(requests)
                     if plan is None:  # read before as it is (``ingest.resume.Prints``)
                         continue
-                    rows = Rows(plan, export.messages)
+                    rows = Rows(plan, export.messages, seen=export.passed)
                     for batch in rows:
                         send(("messages", (_texts_apart(batch, send), rows.read)))
                     point = point_after(export, rows.identity, rows.seen)
