@@ -3,7 +3,8 @@ messages, imported again into the home that holds the export before it grew: a W
 log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSON exports), the same chat
 (``import_bench.chat_records``); and a ChatGPT ``conversations.json`` of the same texts, 50 a conversation
 (its last conversation grows, new ones follow), a Slack workspace zip of 20 channels (one grows), and a
-Telegram account export of 100 dialogs (``telegram-account``: the dialog of the last messages grows).
+Telegram account export of 100 dialogs (``telegram-account``: the dialog of the last messages grows), a
+Hangouts.json and a Google Chat Takeout zip of 20 conversations each (the last one grows).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
 seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
@@ -15,7 +16,7 @@ seconds (the process's and its import worker's), each in a fresh process on a fr
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram discord chatgpt slack telegram-account]
+        [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat]
 """
 
 from __future__ import annotations
@@ -94,6 +95,65 @@ def generate_telegram_account(path: Path, n: int, dialogs: int = 100, run: int =
             fh.write(("\n   " if k == 0 else ",\n   ") + head + '\n    "messages": [')
             fh.write(_telegram_items(messages, "     ") + "\n    ]\n   }")
         fh.write('\n  ]\n },\n "left_chats": {\n  "list": []\n }\n}\n')
+
+
+def _runs(n: int, chats: int, run: int) -> dict[int, list[tuple[datetime, str, str]]]:
+    """The chat's messages in ``chats`` chats, each taking the next ``run`` of them in turn: those a grown
+    export adds go to the chat of the latest run."""
+    chat: dict[int, list[tuple[datetime, str, str]]] = {}
+    for i, record in enumerate(chat_records(n + 1)):
+        chat.setdefault(i // run % chats, []).append(record)
+    return chat
+
+
+def generate_hangouts(path: Path, n: int, chats: int = 20, run: int = 5_000) -> None:
+    """The same chat as a Takeout ``Hangouts.json`` of ``chats`` conversations between the 7 senders."""
+    senders: dict[str, str] = {}
+    items = []
+    for c, records in sorted(_runs(n, chats, run).items()):
+        events = []
+        for i, (t, sender, text) in enumerate(records):
+            gaia = senders.setdefault(sender, str(100 + len(senders)))
+            events.append(
+                {
+                    "sender_id": {"gaia_id": gaia},
+                    "timestamp": str(int(t.replace(tzinfo=UTC).timestamp() * 1_000_000)),
+                    "chat_message": {"message_content": {"segment": [{"type": "TEXT", "text": text}]}},
+                    "event_id": f"c{c}-e{i}",
+                    "event_type": "REGULAR_CHAT_MESSAGE",
+                }
+            )
+        conversation = {"id": {"id": f"conv{c}"}, "type": "GROUP", "name": f"Group {c}"}
+        items.append(
+            {
+                "conversation": {"conversation_id": {"id": f"conv{c}"}, "conversation": conversation},
+                "events": events,
+            }
+        )
+    path.write_text(json.dumps({"conversations": items}, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def generate_google_chat(path: Path, n: int, chats: int = 20, run: int = 5_000) -> None:
+    """The same chat as a Google Chat Takeout zip: ``chats`` spaces, a ``messages.json`` each."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for c, records in sorted(_runs(n, chats, run).items()):
+            messages = [
+                {
+                    "creator": {"name": sender, "email": f"{sender.split()[0].lower()}@example.com"},
+                    "created_date": f"{t:%A, %B %-d, %Y at %-I:%M:%S %p} UTC",
+                    "text": text,
+                    "topic_id": f"t{i}",
+                    "message_id": f"SPACE{c}/t{i}/m{i}",
+                }
+                for i, (t, sender, text) in enumerate(records)
+            ]
+            folder = f"Takeout/Google Chat/Groups/Space SPACE{c}"
+            zf.writestr(
+                f"{folder}/messages.json", json.dumps({"messages": messages}, indent=2, ensure_ascii=False)
+            )
+            zf.writestr(f"{folder}/group_info.json", json.dumps({"name": f"Space {c}"}))
 
 
 def generate_discord(path: Path, n: int) -> None:
@@ -206,6 +266,8 @@ FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
     "telegram-account": ("result.json", generate_telegram_account),
+    "hangouts": ("Hangouts.json", generate_hangouts),
+    "google-chat": ("takeout-google-chat.zip", generate_google_chat),
     "discord": ("Bench - general [900000000000000077].json", generate_discord),
     "chatgpt": ("conversations.json", generate_chatgpt),
     "slack": ("Bench Slack export.zip", generate_slack),
