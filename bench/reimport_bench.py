@@ -34,6 +34,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sample_exports"))
+from generate_assistants import chatgpt_chain
 from import_bench import chat_records, cli_run, generate
 
 
@@ -201,38 +203,18 @@ def generate_discord(path: Path, n: int) -> None:
 
 def generate_chatgpt(path: Path, n: int, per: int = 50) -> None:
     """The same chat as a ChatGPT ``conversations.json``: conversations of ``per`` messages, question and
-    answer in turn; a grown export has its last conversation grown and new ones after it."""
+    answer in turn (``generate_assistants.chatgpt_chain``, the tests' conversations), at the chat's times; a
+    grown export has its last conversation grown and new ones after it."""
     records = list(chat_records(n + 1))[1:]
     with path.open("w", encoding="utf-8") as fh:
         fh.write("[")
         for k in range(0, len(records), per):
-            start = int(records[k][0].replace(tzinfo=UTC).timestamp())
-            mapping: dict = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
-            parent = "root"
-            for i, (t, _, text) in enumerate(records[k : k + per]):
-                nid = f"c{k // per}-m{i}"
-                mapping[parent]["children"].append(nid)
-                mapping[nid] = {
-                    "id": nid,
-                    "parent": parent,
-                    "children": [],
-                    "message": {
-                        "id": nid,
-                        "author": {"role": "user" if i % 2 == 0 else "assistant"},
-                        "create_time": t.replace(tzinfo=UTC).timestamp(),
-                        "content": {"content_type": "text", "parts": [text]},
-                        "metadata": {},
-                    },
-                }
-                parent = nid
-            conversation = {
-                "title": f"Conversation {k // per}",
-                "create_time": start,
-                "update_time": mapping[parent]["message"]["create_time"],
-                "mapping": mapping,
-                "current_node": parent,
-                "id": f"conv-{k // per}",
-            }
+            run = records[k : k + per]
+            times = [t.replace(tzinfo=UTC).timestamp() for t, _, _ in run]
+            conversation = chatgpt_chain(f"conv-{k // per}", [text for _, _, text in run], times[0])
+            for node, when in zip(conversation["mapping"].values(), times, strict=True):
+                node["message"]["create_time"] = when
+            conversation["update_time"] = times[-1]
             fh.write(("" if k == 0 else ", ") + json.dumps(conversation, ensure_ascii=False))
         fh.write("]\n")
 

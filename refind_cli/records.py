@@ -7,9 +7,9 @@ new export format is one new module in ``importers/`` and nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 # The times a message can carry, as the WhatsApp reader has them: far inside datetime's range in every zone
 # (a timeline's next bucket is still a date), and a span whose zone changes a view can sample day by day.
@@ -112,6 +112,16 @@ class Mark:
     state: str
     digest: str = ""
     read: int | None = None
+    # Where ``digest`` was already checked in the pass that hashed the file for the ledger (``Tap``): the
+    # hasher there, for the reader to go on from, so that the file is read once. Never stored.
+    taken: Tap | None = field(default=None, compare=False)
+
+
+class Tap(Protocol):
+    """What a reader hashes of a file (``Mark.digest``), carried along by another pass over the file's
+    bytes: ``feed`` takes each of its chunks in order, ``at`` the offset of the chunk's first byte."""
+
+    def feed(self, at: int, chunk: bytes | memoryview) -> None: ...
 
 
 class NotResumable(Exception):

@@ -108,7 +108,7 @@ class Tree:
             meta.setdefault("model_slug", self.model)
             meta.setdefault("default_model_slug", self.model)
         meta.setdefault("request_id", hashlib.blake2b(nid.encode(), digest_size=8).hexdigest())
-        message = {
+        message: dict[str, Any] = {
             "id": nid,
             "author": {"role": role, "name": author, "metadata": {}},
             "create_time": _epoch(at, self.key, name) if at else None,
@@ -434,6 +434,35 @@ def chatgpt_files() -> dict[str, bytes]:
         "shared_conversations.json": b"[]",
         "user.json": json.dumps(user).encode(),
         IMAGE_NAME: IMAGE_BYTES,
+    }
+
+
+def chatgpt_chain(ident: str, texts: list[str], start: float, step: float = 1) -> dict[str, Any]:
+    """A ChatGPT conversation of one branch: ``texts`` asked and answered in turn, ``step`` seconds apart. Not
+    one of the samples: the tests' and the benchmarks' conversations of any length."""
+    mapping: dict[str, Any] = {}
+    parent = None
+    for i, text in enumerate(texts):
+        nid = f"{ident}-{i}"
+        mapping[nid] = {
+            "id": nid,
+            "parent": parent,
+            "children": [],
+            "message": {
+                "id": nid,
+                "author": {"role": "user" if i % 2 == 0 else "assistant"},
+                "create_time": start + step * i,
+                "content": {"content_type": "text", "parts": [text]},
+                "metadata": {},
+            },
+        }
+        parent = nid
+    return {
+        "id": ident,
+        "title": f"chat {ident}",
+        "create_time": start,
+        "mapping": mapping,
+        "current_node": parent,
     }
 
 

@@ -33,6 +33,9 @@ from refind_cli.records import Kind
 from refind_cli.request import SearchRequest
 from refind_cli.storage.archive import Archive
 
+sys.path.insert(0, str(SAMPLES))
+from generate_assistants import chatgpt_chain
+
 CHATGPT = SAMPLES / "chatgpt-export.zip"
 CLAUDE = SAMPLES / "claude-export"
 runner = CliRunner()
@@ -290,7 +293,7 @@ def test_an_overlong_string_is_refused_quickly(tmp_path: Path, monkeypatch):
     path = tmp_path / "conversations.json"
     path.write_text(CHATGPT_HEAD + '"a": {"message": {"id": "' + "a" * (5 << 20) + '"}}}}]')
     with pytest.raises(InputError, match="runs past 2 MB"):
-        list(chatgpt.read(path, tz=UTC))
+        [message for export in chatgpt.read(path, tz=UTC) for message in export.messages]
 
 
 def test_a_zip_bomb_is_refused_by_the_safe_zip_reader(tmp_path: Path, monkeypatch):
@@ -451,34 +454,6 @@ def test_the_chunk_size_never_changes_what_is_read(tmp_path: Path, monkeypatch, 
 
 
 # --- large files ------------------------------------------------------------------------------------------
-
-
-def chatgpt_chain(ident: str, texts: list[str], start: float, step: float = 1) -> dict[str, Any]:
-    """A ChatGPT conversation of one branch: ``texts`` asked and answered in turn, ``step`` seconds apart."""
-    mapping: dict[str, Any] = {}
-    parent = None
-    for i, text in enumerate(texts):
-        nid = f"{ident}-{i}"
-        mapping[nid] = {
-            "id": nid,
-            "parent": parent,
-            "children": [],
-            "message": {
-                "id": nid,
-                "author": {"role": "user" if i % 2 == 0 else "assistant"},
-                "create_time": start + step * i,
-                "content": {"content_type": "text", "parts": [text]},
-                "metadata": {},
-            },
-        }
-        parent = nid
-    return {
-        "id": ident,
-        "title": f"chat {ident}",
-        "create_time": start,
-        "mapping": mapping,
-        "current_node": parent,
-    }
 
 
 def big_chatgpt(n_conversations: int, per_conversation: int) -> bytes:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from datetime import tzinfo
 
     from refind_cli.importers import container
-    from refind_cli.records import ChatExport, Mark, Message
+    from refind_cli.records import ChatExport, Mark, Message, Tap
 
 
 class ImporterModule(Protocol):
@@ -109,6 +109,12 @@ class Importer:
         if not self.resumes:
             raise ValueError(f"importer {self.name!r} cannot go on from a mark")
         return cast(ResumingModule, self.load()).read(path, tz=tz, after=after)
+
+    def tap(self, path: Path, after: Mark) -> Tap | None:
+        """What the reader checks a mark with its own digest against in ``path``, for the ledger's pass over
+        the file to hash on the way (a module's ``tap``); None where the module has none."""
+        tap = getattr(self.load(), "tap", None) if self.resumes else None
+        return cast("Tap | None", tap(path, after)) if tap is not None else None
 
     def names_file(self, name: str) -> bool:
         return _naming((self,)).match(name.lower()) is not None

@@ -77,9 +77,35 @@ def sniff(path: Path) -> bool:
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     unkeyed = conversations.Missing(path, "conversation", "id", "keyed by the id of its first node")
-    for where, conv, reader in conversations.read(path, WHAT):
-        yield _conversation(conv, where, reader, unkeyed)
+    scanned = conversations.scan(path, WHAT, "mapping")
+    if scanned is not None:
+        for item, reader in scanned:
+            yield _scanned(item, reader, unkeyed)
+    else:
+        for where, conv, reader in conversations.read(path, WHAT):
+            yield _conversation(conv, where, reader, unkeyed)
     unkeyed.warn()
+
+
+def _scanned(item: conversations.Scanned, reader: Reader, unkeyed: conversations.Missing) -> ChatExport:
+    """A conversation found by its bytes: its chat from all but its mapping, its mapping parsed only where
+    its messages are read (a conversation read before as it is: never)."""
+    meta = item.meta
+    key = meta.get("conversation_id", meta.get("id")) if meta is not None else None
+    if meta is None or not isinstance(key, str) or not key:  # keyed by its tree: read whole now
+        export = _conversation(item.whole(), item.where, reader, unkeyed)
+        return ChatExport(export.chat, export.messages, fingerprint=item.fingerprint)
+
+    def messages() -> Iterator[Message]:
+        yield from _conversation(item.whole(), item.where, reader, unkeyed).messages
+
+    return ChatExport(_chat(meta, key), messages(), fingerprint=item.fingerprint)
+
+
+def _chat(conv: dict[str, Any], key: str) -> Chat:
+    title = text_of(conv.get("title")).strip()
+    meta = {k: v for k, v in conv.items() if k != "mapping"}
+    return Chat(FORMAT, key, title or UNTITLED, kind="direct", raw=dump(meta))
 
 
 def _conversation(
@@ -100,9 +126,7 @@ def _conversation(
         if not roots:
             raise reader.error("a conversation without an id or messages", where or None)
         key = unkeyed.derived("root:" + roots[0])
-    title = text_of(conv.get("title")).strip()
-    meta = {k: v for k, v in conv.items() if k != "mapping"}
-    chat = Chat(FORMAT, key, title or UNTITLED, kind="direct", raw=dump(meta))
+    chat = _chat(conv, key)
 
     def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
         own = {nid: _own_time(node) for nid, node in nodes.items()}

@@ -15,7 +15,8 @@ from __future__ import annotations
 import contextlib
 import json
 import warnings
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,55 @@ def _read(
             yield where, obj, reader
 
 
+# --- a grown export, by its conversations' bytes -----------------------------------------------------------
+
+# From this size on, a loose file's conversations are found by a scan of its bytes before any is parsed
+# (``scan``): a conversation read before as it is then costs a hash of its bytes, not its parse.
+SCAN_MIN_BYTES = 4 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Scanned:
+    """A conversation found by ``scan``: where it is (``[3]``), the hash of its bytes (its
+    ``ChatExport.fingerprint``), the conversation without its bulk (``None`` in place of the value of the
+    key ``scan`` was given; None where those bytes are not a JSON object), and its whole reading."""
+
+    where: str
+    fingerprint: str
+    meta: dict[str, Any] | None
+    whole: Callable[[], dict[str, Any]]
+
+
+def scan(path: Path, what: str, bulk: str) -> Iterator[tuple[Scanned, Reader]] | None:
+    """The conversations of a loose file of at least ``SCAN_MIN_BYTES`` that is a list of objects, by their
+    bytes (``jsonstream.array_items``); each is parsed only when its ``whole`` is asked for, as ``read``
+    parses it. None for any other file: ``read`` reads it."""
+    if not path.is_file() or container.member_of(path) is not None or path.stat().st_size < SCAN_MIN_BYTES:
+        return None
+    items = jsonstream.array_items(path, bulk, MAX_TOKEN)
+    if items is None:
+        return None
+    reader = Reader(iter(()), path, None, what)
+    return ((_scanned(item, index, reader), reader) for index, item in enumerate(items))
+
+
+def _scanned(item: jsonstream.Item, index: int, reader: Reader) -> Scanned:
+    where = f"[{index}]"
+    try:  # by the same parser as the whole: the same values ("\ud800" read as "?", no 1e400)
+        meta = reader.one(item.rest, item.start, where)
+    except InputError:  # what the whole reading says, and where
+        meta = None
+
+    def whole() -> dict[str, Any]:
+        data = container.read_file_part(reader.path, item.start, item.end - item.start)
+        obj = reader.one(data, item.start, where)
+        if not isinstance(obj, dict):
+            raise reader.error("a conversation is not a JSON object", where)
+        return obj
+
+    return Scanned(where, item.fingerprint, meta if isinstance(meta, dict) else None, whole)
+
+
 # --- reading ---------------------------------------------------------------------------------------------
 
 
@@ -98,6 +148,19 @@ class Reader:
         """An InputError naming the file, the zip entry if any, and the place."""
         place = ", ".join(p for p in (self.entry, where) if p) or None
         return InputError(self.path, what, place)
+
+    def one(self, data: bytes, start: int, where: str) -> Any:
+        """The one JSON value ``data`` holds, the file's bytes from ``start`` on (errors say where in the
+        file), read under the same rules as the whole file."""
+        block = self._events.rules.block  # in the chunks a whole file comes in: an overlong value is seen
+        chunks = (data[at : at + block] for at in range(0, len(data), block))
+        stream = jsonstream.Stream(chunks, self.error, self._events.rules)
+        stream.consumed = start
+        events = jsonstream.JsonEvents(stream)
+        event, value = events.next()
+        obj = events.value(event, value, where)
+        events.finish()
+        return obj
 
     def conversations(self) -> Iterator[tuple[str, dict[str, Any]]]:
         event, _ = self._events.next()

@@ -136,6 +136,31 @@ def json_events(
     return jsonstream.JsonEvents(stream)
 
 
+def tap(path: Path, after: Mark) -> jsonstream.Span | None:
+    """What ``after.digest`` is checked against in this file, for the ledger's pass over it to hash on the
+    way (``records.Tap``): the messages list's bytes from its "[" on, as many as the mark's."""
+    start = _list_start(path)
+    if start is None:
+        return None
+    span = jsonstream.Span(path, start)
+    span.goal = _offset(span, after)
+    return span
+
+
+def _list_start(path: Path) -> int | None:
+    return jsonstream.array_start(container.read_file_part(path, 0, _SNIFF_BYTES), "messages")
+
+
+def _offset(span: jsonstream.Span | None, after: Mark) -> int | None:
+    """Where in this file the mark lies: as far from the list's opening as it lay in the earlier file; None
+    where the mark says nothing of that."""
+    state = json.loads(after.state)
+    items, start = state.get("between"), state.get("start")
+    if span is None or not isinstance(items, int) or not isinstance(start, int) or not after.digest:
+        return None
+    return span.start + after.offset - start
+
+
 class _Reader:
     """One exported channel: its ``guild`` and ``channel``, then its messages one at a time."""
 
@@ -216,23 +241,27 @@ class _Reader:
 
     def _opening(self) -> jsonstream.Span | None:
         """The messages list's bytes from its "[" on (found in the file's first bytes, which the parser
-        read up to it: the guild, the channel, the dates)."""
-        start = jsonstream.array_start(container.read_file_part(self._path, 0, _SNIFF_BYTES), "messages")
+        read up to it: the guild, the channel, the dates); as far as the ledger's pass hashed them, where it
+        did (``tap``)."""
+        start = _list_start(self._path)
+        taken = self._after.taken if self._after is not None else None
+        if isinstance(taken, jsonstream.Span) and taken.start == start:
+            return taken
         return None if start is None else jsonstream.Span(self._path, start)
 
     def _go_on(self, after: Mark) -> jsonstream.Ends | None:
         """The messages read on from the mark, where the list's bytes before it are the earlier file's."""
-        state = json.loads(after.state)
-        items, start = state.get("between"), state.get("start")
-        span = self._span
-        if span is None or not isinstance(items, int) or not isinstance(start, int) or not after.digest:
+        span, offset = self._span, _offset(self._span, after)
+        if span is None or offset is None:
             return None
-        offset = span.start + after.offset - start
         if not span.reach(offset) or span.digest() != after.digest:
             return None
         self._tail = span.chunks(offset)
         return self._events.go_on(
-            jsonstream.Head(offset, items), self._tail, span.before(offset), ["messages"]
+            jsonstream.Head(offset, json.loads(after.state)["between"]),
+            self._tail,
+            span.before(offset),
+            ["messages"],
         )
 
     def _mark(self) -> Mark | None:

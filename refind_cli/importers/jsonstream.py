@@ -81,13 +81,22 @@ class Span:
     change with every export is checked by, from an array's opening (``array_start``) to a ``Head`` of it.
     ``reach`` goes on hashing from where it stopped, so that a file is hashed once."""
 
-    def __init__(self, path: Path, start: int) -> None:
+    def __init__(self, path: Path, start: int, goal: int | None = None) -> None:
         import xxhash  # only resumable JSON exports pay for the hash
 
         self.path = path
         self.start = start
         self.stop = start
+        self.goal = goal  # where ``feed`` stops (a ``records.Tap``)
         self._hash = xxhash.xxh3_128()
+
+    def feed(self, at: int, chunk: bytes | memoryview) -> None:
+        """The file's bytes from ``at`` on, as another pass over the file reads them: hashed where they carry
+        the span on towards its goal."""
+        if self.goal is not None and at <= self.stop < min(at + len(chunk), self.goal):
+            take = chunk[self.stop - at : self.goal - at]
+            self._hash.update(take)
+            self.stop += len(take)
 
     def reach(self, stop: int) -> bool:
         """Hash on to byte ``stop``; False where the file ends before it."""
@@ -256,7 +265,7 @@ class JsonEvents:
 
         self.error = stream.error
         self._stream = stream
-        self._rules = stream.rules
+        self.rules = stream.rules
         self._max_depth = sys.maxsize if stream.rules.max_depth is None else stream.rules.max_depth
         self._faults: tuple[type[Exception], ...] = (ijson.JSONError, UnicodeDecodeError)
         self._events = self._parse(stream)
@@ -265,7 +274,7 @@ class JsonEvents:
         import ijson
 
         return cast(
-            Iterator[tuple[str, Any]], ijson.basic_parse(stream, use_float=True, buf_size=self._rules.block)
+            Iterator[tuple[str, Any]], ijson.basic_parse(stream, use_float=True, buf_size=self.rules.block)
         )
 
     def next(self) -> tuple[str, Any]:
@@ -360,7 +369,7 @@ class JsonEvents:
             return None
         opening = b"".join(b"[0," if key is None else b"{" + json.dumps(key).encode() + b":" for key in keys)
         opening += b"[0" + last.strip(b"}]")
-        stream = Stream(itertools.chain([opening], chunks), self.error, self._rules)
+        stream = Stream(itertools.chain([opening], chunks), self.error, self.rules)
         stream.consumed = head.offset - len(opening)  # counts the file's bytes (the opening starts no BOM)
         stream.cut_after = self._stream.cut_after
         # The parser reads a block's events before handing on the first: a short first block, where what
@@ -384,13 +393,13 @@ class JsonEvents:
 
     def _fault(self, exc: Exception) -> InputError:
         stream = self._stream
-        if isinstance(exc, UnicodeDecodeError) and self._rules.utf8_fault:
-            return self.error(self._rules.utf8_fault, f"near byte {stream.handed}")
+        if isinstance(exc, UnicodeDecodeError) and self.rules.utf8_fault:
+            return self.error(self.rules.utf8_fault, f"near byte {stream.handed}")
         # yajl's message is several lines with a caret drawing; its first line says what went wrong. It can
         # come as the repr of bytes, with its line breaks written as "\\n".
         lines = str(exc).strip().removeprefix("b'").removeprefix('b"').replace("\\n", "\n").splitlines()
         detail = lines[0].strip() if lines else type(exc).__name__
-        detail = detail if self._rules.full_stop else detail.rstrip(".")
+        detail = detail if self.rules.full_stop else detail.rstrip(".")
         if stream.at_eof and "premature EOF" in detail:
             return self.error("truncated JSON: the data stops in the middle", f"byte {stream.consumed}")
         # The parser reads ahead a block at a time, so the fault lies in the block before this byte.
@@ -768,3 +777,122 @@ class Walk:
         import xxhash
 
         return f"{fingerprint}:{xxhash.xxh3_64_hexdigest(self._context.encode())}"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """An object of a file's top-level array, known by its bytes: where they lie, their hash, and the same
+    bytes with the value of one key (the bulk of the item) written ``null``."""
+
+    start: int
+    end: int
+    fingerprint: str
+    rest: bytes
+
+
+# Read at a time by ``array_items``: its arrays cost a few times the block.
+_SCAN_BLOCK = 1 << 20
+_GAPS = (re.compile(rb"\s*"), re.compile(rb"\s*,\s*"))  # before the first item, between two
+# The key of a value that opens at an item's top level: after the "{" or "," that begins a key (in valid JSON
+# the quote before the key's name is then no escaped one, so the name is the whole key).
+_KEY_BEFORE = re.compile(rb'[{,]\s*("(?:[^"\\]|\\.)*")\s*:\s*\Z', re.S)
+
+
+def array_items(path: Path, cut: str, most: int) -> list[Item] | None:
+    """The objects of a loose UTF-8 file's top-level array, found without parsing them: a scan of the bytes
+    for the quotes and brackets outside strings (numpy, a block at a time), each object's bytes hashed, the
+    value of ``cut`` in it (an object or array at its top level) left out of its ``rest``. None where the file
+    is not such an array (a BOM, another top level, an item that is no object, anything but commas and white
+    space between items or after the array), or where an item's ``rest`` runs past ``most`` bytes: its reader
+    reads it as it always did, and says what is wrong."""
+    import numpy as np
+    import xxhash
+
+    kinds = np.zeros(256, np.int8)
+    kinds[[ord("{"), ord("[")]] = 1
+    kinds[[ord("}"), ord("]")]] = -1
+    wanted = json.dumps(cut).encode()
+    items: list[Item] = []
+    depth, in_string, slashes = 0, 0, 0  # carried from block to block
+    mode, gap = "before", bytearray()  # before / gap (between items) / item / cut / after
+    hasher, rest, start = xxhash.xxh3_128(), bytearray(), 0
+    base = 0
+    with path.open("rb") as fh:
+        while block := fh.read(_SCAN_BLOCK):
+            a = np.frombuffer(block, np.uint8)
+            quotes = np.flatnonzero(a == 0x22)
+            after_slash = np.flatnonzero(a[np.maximum(quotes - 1, 0)] == 0x5C)
+            if len(quotes) and quotes[0] == 0 and slashes:
+                after_slash = np.union1d(after_slash, [0])
+            escaped = [i for i in after_slash.tolist() if _run(block, int(quotes[i]), slashes) % 2]
+            if escaped:
+                quotes = np.delete(quotes, escaped)
+            marks = np.flatnonzero(kinds[a])
+            outside = marks[((np.searchsorted(quotes, marks) + in_string) & 1) == 0]
+            steps = kinds[a[outside]]
+            depths = depth + np.cumsum(steps, dtype=np.int64)
+            keep = (depths <= 2) | ((steps == 1) & (depths == 3))
+            last = 0
+            for at, step, now in zip(
+                outside[keep].tolist(), steps[keep].tolist(), depths[keep].tolist(), strict=True
+            ):
+                if mode in ("item", "cut"):
+                    hasher.update(block[last : at + 1])
+                if mode == "item":
+                    rest += block[last : at + 1]
+                elif mode in ("gap", "before"):
+                    gap += block[last:at]
+                last = at + 1
+                if now < 0 or mode == "after" or (now == 1 and step == 1) != (mode == "before"):
+                    return None  # a second top level, or a close without its opening
+                if mode == "before":
+                    if gap.strip():
+                        return None
+                    mode, gap = "gap", bytearray()
+                elif now == 2 and step == 1:  # an item opens
+                    if block[at] != 0x7B or not _GAPS[bool(items)].fullmatch(gap):
+                        return None
+                    mode, gap, start = "item", bytearray(), base + at
+                    hasher, rest = xxhash.xxh3_128(block[at : at + 1]), bytearray(b"{")
+                elif now == 1:  # an item closes
+                    if len(rest) > most:
+                        return None
+                    items.append(Item(start, base + at + 1, hasher.hexdigest(), bytes(rest)))
+                    mode = "gap"
+                elif now == 0:  # the array closes
+                    if gap.strip():
+                        return None
+                    mode = "after"
+                elif now == 3 and mode == "item":  # a value opens at the item's top level
+                    key = _KEY_BEFORE.search(rest, max(0, len(rest) - 256 - len(wanted)), len(rest) - 1)
+                    if key is not None and key[1] == wanted:
+                        rest[-1:] = b"null"
+                        mode = "cut"
+                elif now == 2 and mode == "cut":  # the cut value closes
+                    mode = "item"
+            if mode in ("item", "cut"):
+                hasher.update(block[last:])
+                if mode == "item":
+                    rest += block[last:]
+            elif mode == "after":
+                if block[last:].strip():
+                    return None
+            else:
+                gap += block[last:]
+                if len(gap) > 1 << 20:  # white space, commas: no export holds a MB of them
+                    return None
+            depth = int(depths[-1]) if len(depths) else depth
+            in_string = (in_string + len(quotes)) & 1
+            trail = len(block) - len(block.rstrip(b"\\"))
+            slashes = trail + slashes if trail == len(block) else trail
+            base += len(block)
+    return items if mode == "after" else None
+
+
+def _run(block: bytes, quote: int, carried: int) -> int:
+    """The backslashes just before ``quote`` (those that ended the block before it too, if they reach its
+    start)."""
+    at = quote
+    while at and block[at - 1] == 0x5C:
+        at -= 1
+    return quote - at + (carried if at == 0 else 0)

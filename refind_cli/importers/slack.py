@@ -70,6 +70,9 @@ class _Tree:
     names: frozenset[str]
     read: Callable[[str], bytes]
     place: Callable[[str], tuple[Path, str | None]]  # path and "where" for errors about one file
+    # What stands for a file's bytes in its channel's fingerprint: in a zip, the CRC-32 and size its central
+    # directory holds (nothing decompressed); in a folder, the bytes themselves.
+    stamp: Callable[[str], bytes]
 
 
 def _folder_tree(root: Path) -> _Tree:
@@ -82,7 +85,12 @@ def _folder_tree(root: Path) -> _Tree:
                 names.update(f"{child.name}/{f.name}" for f in child.iterdir() if f.is_file())
     except OSError as exc:
         raise InputError(root, f"cannot list the folder ({exc.strerror or exc})") from None
-    return _Tree(frozenset(names), lambda name: read_file(root / name), lambda name: (root / name, None))
+    return _Tree(
+        frozenset(names),
+        lambda name: read_file(root / name),
+        lambda name: (root / name, None),
+        lambda name: read_file(root / name),
+    )
 
 
 def _zip_tree(path: Path, zf: zipfile.ZipFile) -> _Tree:
@@ -92,7 +100,12 @@ def _zip_tree(path: Path, zf: zipfile.ZipFile) -> _Tree:
         frozenset(n[len(prefix) :] for n in names if n.startswith(prefix)),
         lambda name: read_member(zf, prefix + name, path),
         lambda name: (path, f"entry {prefix + name!r}"),
+        lambda name: _crc(zf.getinfo(prefix + name)),
     )
+
+
+def _crc(info: zipfile.ZipInfo) -> bytes:
+    return f"crc32 {info.CRC:08x} size {info.file_size}".encode()
 
 
 def _top_folder(names: list[str]) -> str:
@@ -173,7 +186,7 @@ def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
         chat = _chat(folder, directory, named)
         # A channel's messages are made of its day files and the names of users and channels, no more; its
         # days are read whole (a reply in a new day file marks its parent in an old one as threaded).
-        files = (part for day in days for part in (day.encode(), tree.read(f"{folder}/{day}")))
+        files = (part for day in days for part in (day.encode(), tree.stamp(f"{folder}/{day}")))
         yield ChatExport(
             chat, _conversation(tree, folder, days, directory), fingerprint=fingerprint([names, *files])
         )

@@ -19,6 +19,7 @@ from refind_cli.ingest.progress import ChatProgress, FileProgress, Progress, exp
 from refind_cli.ingest.resume import (
     Prints,
     ResumePoint,
+    checked_by_reader,
     import_resumed,
     keeps,
     matching,
@@ -65,11 +66,21 @@ def import_file(
         candidates = marks if importer.resumes and is_file(path) else []
         # A mark with its own digest is checked by its reader (the bytes it covers move in a grown file).
         offsets = [p.mark.offset for *_, p in candidates if not p.mark.digest]
-        digest, hashed, prefixes = file_digests(path, offsets)
+        # Its bytes hashed in the ledger's pass too, so that the file is read once.
+        named = checked_by_reader(candidates, path.name)
+        tap = importer.tap(path, named[1].mark) if named is not None else None
+        digest, hashed, prefixes = file_digests(path, offsets, [tap] if tap is not None else [])
         resume_from = matching(candidates, path.name, {o: p.digest for o, p in prefixes.items()})
+        if resume_from is not None and named is not None and resume_from[0] == named[0]:
+            mark = dataclasses.replace(resume_from[1].mark, taken=tap)
+            resume_from = (resume_from[0], dataclasses.replace(resume_from[1], mark=mark))
         size = export_size(path)
         if worker is None:
-            worker = size >= _worker.WORKER_MIN_BYTES and _worker.can_use_a_worker()
+            # Not for an export of many chats read again: the worker would wait for the writer's answer on
+            # each chat, most of them not read again (2,000 round trips took 5 s of 7 at load 10).
+            worker = (
+                size >= _worker.WORKER_MIN_BYTES and _worker.can_use_a_worker() and not prints.again(path)
+            )
     except InputError as exc:
         return FileImportResult(
             str(path),
@@ -114,7 +125,8 @@ def import_file(
                         if report:
                             report.chat_done()
             for chat in chats:
-                settle_language(archive, chat.chat_id, lang)
+                if chat.chat_id not in prints.skipped or lang is not None:  # else settled when it was read
+                    settle_language(archive, chat.chat_id, lang)
             counts = {
                 "chats": len(chats),
                 "messages_added": sum(c.messages_added for c in chats),

@@ -12,6 +12,7 @@ import xxhash
 from refind_cli import __version__
 from refind_cli.dates.clock import zone_fingerprint
 from refind_cli.importers.container import export_files, iter_file_chunks, member_of
+from refind_cli.records import Tap
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive
 
@@ -23,15 +24,19 @@ def file_digest(path: Path) -> str:
     return file_digests(path)[0]
 
 
-def file_digests(path: Path, offsets: Collection[int] = ()) -> tuple[str, int, dict[int, Prefix]]:
+def file_digests(
+    path: Path, offsets: Collection[int] = (), taps: Collection[Tap] = ()
+) -> tuple[str, int, dict[int, Prefix]]:
     """``file_digest``, the bytes hashed, and for each of ``offsets`` the hash the same way of a file's first
     ``offset`` bytes: what the hash of an earlier import of the file before it grew is compared with
-    (``ingest.resume``). One pass."""
+    (``ingest.resume``). One pass, which also feeds a loose file's bytes to ``taps`` (what a reader checks
+    its own marks by)."""
     h = xxhash.xxh3_128(path.name.encode() + b"\x00")
     files = export_files(path)
-    wanted = sorted({o for o in offsets if o > 0}) if files == [path] else []
+    loose = files == [path]
+    wanted = sorted({o for o in offsets if o > 0}) if loose else []
     prefixes: dict[int, Prefix] = {}
-    size = _hash_into(h, files, path, wanted, prefixes)
+    size = _hash_into(h, files, path, wanted, prefixes, taps=taps if loose else ())
     return DIGEST + h.hexdigest(), size, prefixes
 
 
@@ -62,9 +67,11 @@ def _hash_into(
     prefixes: dict[int, Prefix],
     start: int = 0,
     stop: int | None = None,
+    taps: Collection[Tap] = (),
 ) -> int:
     """Hash ``files`` (a folder's with their names) into ``h`` from byte ``start`` on (to about ``stop``);
-    the hash at each of ``wanted`` into ``prefixes``. The bytes read."""
+    the hash at each of ``wanted`` into ``prefixes``; a loose file's chunks to ``taps`` too. The bytes
+    read."""
     size = start
     buffer = bytearray(1 << 22)
     for p in files:
@@ -81,6 +88,8 @@ def _hash_into(
             # Into one buffer, not a new bytes object a read: the hash is fast enough for the copies to count.
             while (stop is None or size < stop) and (n := fh.readinto(buffer)):
                 with view[:n] as read:
+                    for tap in taps:
+                        tap.feed(size, read)
                     size = _take(h, read, size, wanted, prefixes)
     return size
 

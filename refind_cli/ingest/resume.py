@@ -96,13 +96,18 @@ def matching(
         if not point.mark.digest and prefixes.get(point.mark.offset) == (point.prefix or digest)
     ]
     if not found:
-        found = [
-            (seq, seq, point) for seq, earlier, _, point in points if point.mark.digest and earlier == name
-        ]
-    if not found:
-        return None
+        return checked_by_reader(points, name)
     _, seq, point = max(found, key=lambda f: (f[0], f[1]))
     return seq, point
+
+
+def checked_by_reader(
+    points: Sequence[tuple[int, str, str, ResumePoint]], name: str
+) -> tuple[int, ResumePoint] | None:
+    """The latest of the earlier imports' points of a file of this name whose mark the reader checks itself
+    (``Mark.digest``)."""
+    named = [(seq, point) for seq, earlier, _, point in points if point.mark.digest and earlier == name]
+    return max(named, key=lambda f: f[0]) if named else None
 
 
 def read_entries(
@@ -112,22 +117,31 @@ def read_entries(
     resume column): the marks (seq, file name, hash, point), and the chats' fingerprints."""
     marks = []
     prints: dict[str, tuple[str, int]] = {}
+    names: set[str] = set()
     for seq, path, digest, text in sorted(entries):
         data = json.loads(text)
         if "chats" in data:
             prints.update((uid, (fp, seen)) for uid, (fp, seen) in data["chats"].items())
+            names.add(Path(path).name)
         else:
             marks.append((seq, Path(path).name, digest, ResumePoint.from_json(text)))
-    return marks, Prints(prints)
+    return marks, Prints(prints, frozenset(names))
 
 
 class Prints:
     """The chats' fingerprints that earlier imports of a format and settings left (by chat uid: the latest,
     with the messages read then), and those of this import's chats (``took``), which its entry keeps."""
 
-    def __init__(self, earlier: dict[str, tuple[str, int]]) -> None:
+    def __init__(self, earlier: dict[str, tuple[str, int]], names: frozenset[str] = frozenset()) -> None:
         self.earlier = earlier
+        self.names = names  # the names of the files those imports read
         self.taken: dict[str, tuple[str, int]] = {}
+        self.skipped: set[int] = set()  # the chats (seqs) of this import not read again
+
+    def again(self, path: Path) -> bool:
+        """Whether the file is, by its name, one that left fingerprints: an export read again, most of whose
+        chats are likely the same."""
+        return path.name in self.names
 
     def unchanged(
         self, archive: Archive, chat: Chat, fingerprint: str | None, plan: ChatPlan, resegmenting: bool
@@ -138,6 +152,7 @@ class Prints:
         if fingerprint is None or earlier is None or earlier[0] != fingerprint or resegmenting or plan.fresh:
             return None
         self.taken[plan.chat_uid] = earlier
+        self.skipped.add(plan.chat_seq)
         n_sessions, n_turns = archive.session_counts(plan.chat_seq)
         return ChatImportResult(
             plan.chat_seq, chat.name, chat.source, 0, earlier[1], n_sessions, n_turns, 0, plan.chat_uid
