@@ -2,7 +2,9 @@
 messages, imported again into the home that holds the export before it grew: a WhatsApp chat (a line-based
 log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSON exports), the same chat
 (``import_bench.chat_records``); and a ChatGPT ``conversations.json`` of the same texts, 50 a conversation
-(its last conversation grows, new ones follow), and a Slack workspace zip of 20 channels (one grows).
+(its last conversation grows, new ones follow), a Slack workspace zip of 20 channels (one grows), and a
+Telegram account export of 100 dialogs (``telegram-account``: the dialog of the last messages grows), a
+Hangouts.json and a Google Chat Takeout zip of 20 conversations each (the last one grows).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
 seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
@@ -14,7 +16,7 @@ seconds (the process's and its import worker's), each in a fresh process on a fr
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram discord chatgpt slack]
+        [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat]
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -36,16 +39,14 @@ from generate_assistants import chatgpt_chain
 from import_bench import chat_records, cli_run, generate
 
 
-def generate_telegram(path: Path, n: int) -> None:
-    """The chat of ``import_bench.generate`` as Telegram Desktop writes a one-chat ``result.json``: a message
-    per item, indented as the exporter indents; a grown export's bytes are the earlier one's up to the close
-    of its last message."""
+def _telegram_messages(n: int) -> Iterator[tuple[int, dict]]:
+    """The chat of ``import_bench.generate`` as Telegram Desktop's messages: (their number from 1, the item)."""
     senders: dict[str, str] = {}
-    with path.open("w", encoding="utf-8") as fh:
-        fh.write('{\n "name": "Bench",\n "type": "private_group",\n "id": 4242,\n "messages": [')
-        for i, (t, sender, text) in enumerate(chat_records(n + 1), 1):
-            who = senders.setdefault(sender, f"user{len(senders) + 1}")
-            item = {
+    for i, (t, sender, text) in enumerate(chat_records(n + 1), 1):
+        who = senders.setdefault(sender, f"user{len(senders) + 1}")
+        yield (
+            i,
+            {
                 "id": i,
                 "type": "message",
                 "date": f"{t:%Y-%m-%dT%H:%M:%S}",
@@ -54,10 +55,107 @@ def generate_telegram(path: Path, n: int) -> None:
                 "from_id": who,
                 "text": text,
                 "text_entities": [{"type": "plain", "text": text}],
-            }
-            body = json.dumps(item, ensure_ascii=False, indent=1).replace("\n", "\n  ")
-            fh.write(("\n  " if i == 1 else ",\n  ") + body)
+            },
+        )
+
+
+def _telegram_items(items: Iterable[dict], indent: str) -> str:
+    """A list's items as the exporter indents them (one space a level), ``indent`` before each."""
+    return ",".join(
+        f"\n{indent}" + json.dumps(item, ensure_ascii=False, indent=1).replace("\n", f"\n{indent}")
+        for item in items
+    )
+
+
+def generate_telegram(path: Path, n: int) -> None:
+    """The chat of ``import_bench.generate`` as Telegram Desktop writes a one-chat ``result.json``: a message
+    per item, indented as the exporter indents; a grown export's bytes are the earlier one's up to the close
+    of its last message."""
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write('{\n "name": "Bench",\n "type": "private_group",\n "id": 4242,\n "messages": [')
+        for i, item in _telegram_messages(n):
+            fh.write(("," if i > 1 else "") + _telegram_items([item], "  "))
         fh.write("\n ]\n}\n")
+
+
+def generate_telegram_account(path: Path, n: int, dialogs: int = 100, run: int = 2_000) -> None:
+    """The same messages as a Telegram Desktop account export (``chats.list`` of ``dialogs`` groups, each
+    taking runs of ``run`` messages in turn), the dialogs in the exporter's order (the latest message's
+    first) behind the account's sections: the messages added to a grown export go to the dialog of the
+    last run, which moves to the top."""
+    lists: dict[int, list[dict]] = {}
+    for i, item in _telegram_messages(n):
+        lists.setdefault((i - 1) // run % dialogs, []).append(item)
+    ordered = sorted(lists.items(), key=lambda kv: kv[1][-1]["id"], reverse=True)
+    contacts = [{"first_name": f"Contact {c}", "phone_number": f"+100{c:07d}"} for c in range(500)]
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write('{\n "about": "Here is the data you requested.",\n "personal_information": {\n')
+        fh.write('  "user_id": 1,\n  "first_name": "Bench"\n },\n "contacts": {\n  "list": [')
+        fh.write(_telegram_items(contacts, "   ") + '\n  ]\n },\n "chats": {\n  "list": [')
+        for k, (d, messages) in enumerate(ordered):
+            head = f'{{\n    "name": "Group {d}",\n    "type": "private_group",\n    "id": {4000 + d},'
+            fh.write(("\n   " if k == 0 else ",\n   ") + head + '\n    "messages": [')
+            fh.write(_telegram_items(messages, "     ") + "\n    ]\n   }")
+        fh.write('\n  ]\n },\n "left_chats": {\n  "list": []\n }\n}\n')
+
+
+def _runs(n: int, chats: int, run: int) -> dict[int, list[tuple[datetime, str, str]]]:
+    """The chat's messages in ``chats`` chats, each taking the next ``run`` of them in turn: those a grown
+    export adds go to the chat of the latest run."""
+    chat: dict[int, list[tuple[datetime, str, str]]] = {}
+    for i, record in enumerate(chat_records(n + 1)):
+        chat.setdefault(i // run % chats, []).append(record)
+    return chat
+
+
+def generate_hangouts(path: Path, n: int, chats: int = 20, run: int = 5_000) -> None:
+    """The same chat as a Takeout ``Hangouts.json`` of ``chats`` conversations between the 7 senders."""
+    senders: dict[str, str] = {}
+    items = []
+    for c, records in sorted(_runs(n, chats, run).items()):
+        events = []
+        for i, (t, sender, text) in enumerate(records):
+            gaia = senders.setdefault(sender, str(100 + len(senders)))
+            events.append(
+                {
+                    "sender_id": {"gaia_id": gaia},
+                    "timestamp": str(int(t.replace(tzinfo=UTC).timestamp() * 1_000_000)),
+                    "chat_message": {"message_content": {"segment": [{"type": "TEXT", "text": text}]}},
+                    "event_id": f"c{c}-e{i}",
+                    "event_type": "REGULAR_CHAT_MESSAGE",
+                }
+            )
+        conversation = {"id": {"id": f"conv{c}"}, "type": "GROUP", "name": f"Group {c}"}
+        items.append(
+            {
+                "conversation": {"conversation_id": {"id": f"conv{c}"}, "conversation": conversation},
+                "events": events,
+            }
+        )
+    path.write_text(json.dumps({"conversations": items}, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def generate_google_chat(path: Path, n: int, chats: int = 20, run: int = 5_000) -> None:
+    """The same chat as a Google Chat Takeout zip: ``chats`` spaces, a ``messages.json`` each."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for c, records in sorted(_runs(n, chats, run).items()):
+            messages = [
+                {
+                    "creator": {"name": sender, "email": f"{sender.split()[0].lower()}@example.com"},
+                    "created_date": f"{t:%A, %B %-d, %Y at %-I:%M:%S %p} UTC",
+                    "text": text,
+                    "topic_id": f"t{i}",
+                    "message_id": f"SPACE{c}/t{i}/m{i}",
+                }
+                for i, (t, sender, text) in enumerate(records)
+            ]
+            folder = f"Takeout/Google Chat/Groups/Space SPACE{c}"
+            zf.writestr(
+                f"{folder}/messages.json", json.dumps({"messages": messages}, indent=2, ensure_ascii=False)
+            )
+            zf.writestr(f"{folder}/group_info.json", json.dumps({"name": f"Space {c}"}))
 
 
 def generate_discord(path: Path, n: int) -> None:
@@ -149,6 +247,9 @@ def generate_slack(path: Path, n: int, channels: int = 20, run: int = 5_000) -> 
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
+    "telegram-account": ("result.json", generate_telegram_account),
+    "hangouts": ("Hangouts.json", generate_hangouts),
+    "google-chat": ("takeout-google-chat.zip", generate_google_chat),
     "discord": ("Bench - general [900000000000000077].json", generate_discord),
     "chatgpt": ("conversations.json", generate_chatgpt),
     "slack": ("Bench Slack export.zip", generate_slack),

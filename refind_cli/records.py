@@ -92,6 +92,12 @@ class ChatExport(NamedTuple):
     # A hash of all that the chat's reading depends on (a conversation's whole object), known before its
     # messages are built: a chat read before with the same fingerprint is not read again (``ingest.resume``).
     fingerprint: str | None = None
+    # Once ``messages`` is consumed: the chat's fingerprint, where its reader could not tell it before (a
+    # Telegram dialog's bytes, whose end is found once it is read).
+    printed: Callable[[], str | None] | None = None
+    # The chat's messages before ``messages``, which an earlier import read (a Telegram dialog read on from a
+    # head of its messages): what its reading counts as seen besides them.
+    passed: int = 0
 
 
 class Mark(NamedTuple):

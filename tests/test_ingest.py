@@ -186,7 +186,7 @@ def test_a_file_that_fails_midway_writes_nothing(archive: Archive, tmp_path: Pat
         raise InputError(export, "bad header", "line 4")
 
     monkeypatch.setattr(
-        files, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, broken_messages())])
+        files, "read_export", lambda path, fmt, tz, known=(): iter([ChatExport(CHAT, broken_messages())])
     )
     monkeypatch.setattr("refind_cli.importers.detect", lambda path: "whatsapp")
     result = import_file(archive, export, tz=UTC)
@@ -199,7 +199,9 @@ def test_a_file_that_fails_midway_writes_nothing(archive: Archive, tmp_path: Pat
 def test_ledger_records_successful_imports(archive: Archive, tmp_path: Path, monkeypatch):
     export = tmp_path / "chat.txt"
     export.write_text("whatever")
-    monkeypatch.setattr(files, "read_export", lambda path, fmt, tz: iter([ChatExport(CHAT, conversation())]))
+    monkeypatch.setattr(
+        files, "read_export", lambda path, fmt, tz, known=(): iter([ChatExport(CHAT, conversation())])
+    )
     monkeypatch.setattr("refind_cli.importers.detect", lambda path: "whatsapp")
     result = import_file(archive, export, tz=UTC)
     assert result.error is None and result.chats[0].messages_added == 6

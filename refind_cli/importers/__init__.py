@@ -28,7 +28,7 @@ import os
 import re
 import stat
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
@@ -59,6 +59,12 @@ class ResumingModule(Protocol):
     def read(self, path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]: ...
 
 
+class KnowingModule(Protocol):
+    """An importer module of a format registered with ``knows=True``."""
+
+    def read(self, path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]: ...
+
+
 # What a path can be to an importer: a plain file, a zip archive, or a folder.
 PATH_KINDS = ("file", "zip", "folder")
 
@@ -77,6 +83,9 @@ class Importer:
     # Its reader can go on from where an earlier reading of the same file stopped (a ``Mark``), so a grown
     # export is read only from there: a re-import costs what is new, not the whole history.
     resumes: bool = False
+    # Its reader is given the chats' fingerprints that earlier imports left (``known``), and passes over the
+    # chats they cover without parsing them where their messages are not asked for.
+    knows: bool = False
 
     def load(self) -> ImporterModule:
         from refind_cli.method.segment import PAIRINGS
@@ -90,7 +99,11 @@ class Importer:
     def sniff(self, path: Path) -> bool:
         return bool(self.load().sniff(path))
 
-    def read(self, path: Path, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+    def read(
+        self, path: Path, tz: tzinfo, after: Mark | None = None, known: Collection[str] = ()
+    ) -> Iterator[ChatExport]:
+        if after is None and known and self.knows:
+            return cast(KnowingModule, self.load()).read(path, tz=tz, known=known)
         if after is None:
             return self.load().read(path, tz=tz)
         if not self.resumes:
@@ -251,16 +264,19 @@ def _starts_like_a_zip(path: Path) -> bool:
     return container.read_file_part(path, 0, 4) == b"PK\x03\x04"
 
 
-def read_export(path: Path, fmt: str, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
-    """Chats of one export (``after``: from that mark on, ``Importer.read``). ``fmt`` is a registered name or
+def read_export(
+    path: Path, fmt: str, tz: tzinfo, after: Mark | None = None, known: Collection[str] = ()
+) -> Iterator[ChatExport]:
+    """Chats of one export (``after``: from that mark on; ``known``: fingerprints earlier imports left;
+    ``Importer.read``). ``fmt`` is a registered name or
     ``"auto"``. A time too far out for every zone and calendar step to show (``TIMES``) is clamped into it,
     with a warning; its record keeps it as written."""
     from refind_cli.records import ChatExport
 
     importer = resolve(path, fmt)
-    for export in importer.read(path, tz, after):
+    for export in importer.read(path, tz, after, known):
         messages = _representable(path, export.chat.name, export.messages)
-        yield ChatExport(export.chat, messages, export.end, export.fingerprint)
+        yield ChatExport(export.chat, messages, export.end, export.fingerprint, export.printed, export.passed)
     if after is None and path_kind(path) == "zip":
         _warn_others(path, importer)
 
@@ -463,6 +479,7 @@ register(
         takes=("file", "zip", "folder"),
         names=("*.json", "*.zip"),
         resumes=True,
+        knows=True,
     )
 )
 # ChatGPT and Claude.ai: assistant chats, so a turn is a question with its answer.

@@ -34,6 +34,7 @@ from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers.container import (
+    fingerprint,
     is_zip,
     iter_file_chunks,
     iter_member_chunks,
@@ -198,7 +199,11 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
                 if messages == files.get("messages.json")
                 else _csv_rows(package, messages)
             )
-            yield ChatExport(chat, _messages(rows, account, _errors(package, messages)))
+            # Its messages are built where they are read: the file's bytes (its chunks, cut alike for the same
+            # bytes) and the account, which names the author and mentions, are all they depend on.
+            with contextlib.closing(package.chunks(messages)) as chunks:
+                printed = fingerprint([repr(account).encode(), *chunks])
+            yield ChatExport(chat, _messages(rows, account, _errors(package, messages)), fingerprint=printed)
 
 
 def _small_json(package: _Package, relative_or_stored: str) -> Any:

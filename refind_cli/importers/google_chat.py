@@ -33,6 +33,7 @@ from typing import Any
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers.container import (
     decode_text,
+    fingerprint,
     is_file,
     is_zip,
     member_names,
@@ -208,10 +209,14 @@ def _groups(groups: list[_Group], user: Callable[[], bytes] | None, tz: tzinfo) 
 
 
 def _group(group: _Group, me: str | None, tz: tzinfo) -> ChatExport:
-    data = _json(group.messages(), group.path, group.where)
+    """A group's chat; its messages are built where they are read (``ChatExport.fingerprint``: the group's
+    files and the account, all they depend on besides the zone, which the import's settings hold)."""
+    raw = group.messages()
+    data = _json(raw, group.path, group.where)
     if not isinstance(data, dict) or not isinstance(data.get("messages", []), list):
         raise InputError(group.path, f'not a {{"messages": [...]}} object; not {WHAT}', group.where)
-    info = as_dict(_json(group.info(), group.path, group.where)) if group.info else {}
+    raw_info = group.info() if group.info else b""
+    info = as_dict(_json(raw_info, group.path, group.where)) if group.info else {}
     entries = as_list(data.get("messages"))
     first_id = next((text_of(as_dict(e).get("message_id")) for e in entries if isinstance(e, dict)), "")
     key = first_id.split("/", 1)[0] if "/" in first_id else group.folder.split(" ", 1)[-1]
@@ -230,8 +235,13 @@ def _group(group: _Group, me: str | None, tz: tzinfo) -> ChatExport:
         if not isinstance(entry, dict):
             where = ", ".join(p for p in (group.where, f"messages[{index}]") if p)
             raise InputError(group.path, "a message is not a JSON object", where)
-    times = _times(entries, group, tz)
-    return ChatExport(chat, [_message(e, me, when) for e, when in zip(entries, times, strict=True)])
+
+    def messages() -> Iterator[Message]:
+        times = _times(entries, group, tz)
+        for entry, when in zip(entries, times, strict=True):
+            yield _message(entry, me, when)
+
+    return ChatExport(chat, messages(), fingerprint=fingerprint([raw, raw_info, (me or "").encode()]))
 
 
 def _times(entries: list[dict[str, Any]], group: _Group, tz: tzinfo) -> list[datetime]:

@@ -89,13 +89,15 @@ def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExpor
     name = text_of(conv.get("name")).strip() or ", ".join(others) or f"Hangouts {key}"
     meta = {k: v for k, v in conv.items() if k not in ("read_state",)}
     chat = Chat(FORMAT, key, name, kind="group" if group else "direct", raw=dump(meta))
-    messages = []
-    for index, event in enumerate(events):
-        place = f"{where}.events[{index}]".lstrip(".")
-        if not isinstance(event, dict):
-            raise reader.error("an event is not a JSON object", place)
-        messages.append(_message(event, place, names, me, reader))
-    return ChatExport(chat, messages)
+
+    def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
+        for index, event in enumerate(events):
+            place = f"{where}.events[{index}]".lstrip(".")
+            if not isinstance(event, dict):
+                raise reader.error("an event is not a JSON object", place)
+            yield _message(event, place, names, me, reader)
+
+    return ChatExport(chat, messages(), fingerprint=conversations.fingerprint(item))
 
 
 def _gaia(value: Any) -> str | None:

@@ -17,24 +17,34 @@ caller checks their hash) is read on from there by a fresh parser (``go_on``): t
 never parsed again. An export whose first bytes change with every export (Discord's ``exportedAt``) is
 checked from the array's opening on (``array_start``, ``Span``): where that lies in the new file is found
 in its first bytes.
+
+A file of many chats (a Telegram account export's dialogs) changes in a few of them: ``Items`` tells where
+each item of its lists lies without parsing it, and finds those whose bytes an earlier reading fingerprinted,
+so that the parser passes over them (``JsonEvents.go_on`` from the item's end).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
+import os
 import re
 import sys
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import ErrorMaker, iter_file_chunks, utf8_chunks
+from refind_cli.importers.container import ErrorMaker, iter_file_chunks, read_file_part, utf8_chunks
+
+if TYPE_CHECKING:
+    import mmap
 
 _STARTS = frozenset({"start_map", "start_array"})
+_FIRST_READ = 4 << 10
 _ENDS = frozenset({"end_map", "end_array"})
 # What nesting is told by: a string (in which a brace is text), or a bracket.
 _TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.S)
@@ -105,9 +115,7 @@ class Span:
 
     def before(self, offset: int) -> bytes:
         """The bytes just before ``offset`` (``JsonEvents.go_on`` reads the last of them)."""
-        with self.path.open("rb") as fh:
-            fh.seek(max(0, offset - 4096))
-            return fh.read(min(4096, offset))
+        return read_file_part(self.path, max(0, offset - 4096), min(4096, offset))  # a zip's member too
 
     def chunks(self, offset: int) -> Generator[bytes, None, None]:
         return iter_file_chunks(self.path, offset)
@@ -150,6 +158,7 @@ class Stream:
         self.reads = 0
         self.read_to = 0  # ``handed`` after the latest read
         self.cut_after = b""  # where a read block ends if it can (``Head``)
+        self.first_read = 0  # the first block's most bytes, where it is not the parser's (``go_on``)
         self._token = 0  # bytes handed since the last quote that opens or closes a string
 
     def _transcoding(self) -> None:
@@ -162,6 +171,8 @@ class Stream:
 
     def read(self, size: int = -1) -> bytes:
         self.reads += 1
+        if self.first_read and size:  # not ijson's probe, read(0)
+            size, self.first_read = min(size, self.first_read) if size > 0 else self.first_read, 0
         while self._pos >= len(self._buf):
             if self.at_eof or not self._refill():
                 return b""
@@ -345,23 +356,29 @@ class JsonEvents:
             index += 1
             ends.ended(index)
 
-    def go_on(self, head: Head, chunks: Iterator[bytes], before: bytes, keys: Sequence[str]) -> Ends | None:
+    def go_on(
+        self, head: Head, chunks: Iterator[bytes], before: bytes, keys: Sequence[str | None]
+    ) -> Ends | None:
         """Read on from ``head`` with a fresh parser over ``chunks`` (the file from ``head.offset`` on), as
         if the bytes before had been read: the array is the value of ``keys`` in nested objects from the top
-        (``[]``: the top level). ``before``: the bytes just before the head, which say whether its comma was
-        read. For ``array`` to go on from; None where they do not end as a head's bytes do."""
+        (``[]``: the top level; None: an item of a list, ``["chats", "list", None, "messages"]``).
+        ``before``: the bytes just before the head, which say whether its comma was read. For ``array`` to go
+        on from; None where they do not end as a head's bytes do."""
         last = before.rstrip(b" \t\r\n")[-1:]
         if last not in (b",", b"}", b"]"):
             return None
-        opening = b"".join(b"{" + json.dumps(key).encode() + b":" for key in keys) + b"[0" + last.strip(b"}]")
+        opening = b"".join(b"[0," if key is None else b"{" + json.dumps(key).encode() + b":" for key in keys)
+        opening += b"[0" + last.strip(b"}]")
         stream = Stream(itertools.chain([opening], chunks), self.error, self.rules)
         stream.consumed = head.offset - len(opening)  # counts the file's bytes (the opening starts no BOM)
         stream.cut_after = self._stream.cut_after
+        # The parser reads a block's events before handing on the first: a short first block, where what
+        # follows the head may be passed over in turn (the next dialog read before: ``Items``).
+        stream.first_read = _FIRST_READ
         self._stream = stream
         self._events = self._parse(stream)
-        for _ in range(
-            2 * len(keys) + 2
-        ):  # each object's start and key, the array's start, its stand-in item
+        # Each object's start and key (a list's start and stand-in item), the array's start, its stand-in item.
+        for _ in range(2 * len(keys) + 2):
             self.next()
         return Ends(stream, head.items)
 
@@ -413,6 +430,353 @@ class Ends:
 
     def head(self) -> Head | None:
         return self.latest if self.stream.exact else None
+
+
+# The structure of JSON text at C speed, for ``Items``: a string; the text up to the next bracket, strings
+# included; a value nested at most ``_NESTED_LEVELS`` deep in one match (a Telegram message with its text
+# parts is 3 deep). Possessive, so that a value they do not match fails without backtracking.
+_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+_FLAT = re.compile(rb'(?:[^"{}\[\]]++|' + _STRING + rb")*+")
+_NESTED_LEVELS = 6
+_NESTED = re.compile(
+    functools.reduce(
+        lambda inner, _: rb'(?:[^"{}\[\]]++|' + _STRING + rb"|[{\[]" + inner + rb"[}\]])*+",
+        range(_NESTED_LEVELS - 1),
+        rb'(?:[^"{}\[\]]++|' + _STRING + rb")*+",
+    ).join((rb"[{\[]", rb"[}\]]"))
+)
+_SCALAR = re.compile(rb"[^,\]}\s]*+")
+_SPACE = re.compile(rb"[ \t\r\n]*+")
+_KEY = re.compile(rb"[ \t\r\n]*+(" + _STRING + rb")[ \t\r\n]*+:[ \t\r\n]*+")
+_OPEN, _CLOSE = frozenset(b"{["), frozenset(b"}]")
+# An item's fingerprint names it by this many of its first bytes (``Items.known``).
+_OPENING = 256
+
+
+class _Unlike(Exception):
+    """The bytes are not JSON as ``Items`` walks it: it tells no more places (the parser says what is wrong)."""
+
+
+def close(buf: bytes | mmap.mmap, pos: int, depth: int) -> int:
+    """The offset just after the outermost of the ``depth`` containers that ``pos`` (between two tokens)
+    lies in closes."""
+    while True:
+        pos = _FLAT.match(buf, pos).end()  # type: ignore[union-attr]  # it matches the empty string
+        if pos >= len(buf):
+            raise _Unlike
+        if buf[pos] in _OPEN:
+            if nested := _NESTED.match(buf, pos):
+                pos = nested.end()
+                continue
+            depth += 1
+        elif buf[pos] in _CLOSE:
+            depth -= 1
+            if not depth:
+                return pos + 1
+        else:
+            raise _Unlike  # a string that does not close
+        pos += 1
+
+
+def _value_end(buf: bytes | mmap.mmap, pos: int) -> int:
+    """The offset just after the value that begins at ``pos``."""
+    if pos >= len(buf):
+        raise _Unlike
+    if buf[pos] in _OPEN:
+        return close(buf, pos + 1, 1)
+    found = re.compile(_STRING).match(buf, pos) if buf[pos] == 0x22 else _SCALAR.match(buf, pos)
+    if found is None or found.end() == pos:
+        raise _Unlike
+    return found.end()
+
+
+def _space(buf: bytes | mmap.mmap, pos: int) -> int:
+    return _SPACE.match(buf, pos).end()  # type: ignore[union-attr]  # it matches the empty string
+
+
+def _object(
+    buf: bytes | mmap.mmap, pos: int, path: tuple[str, ...], paths: frozenset[tuple[str, ...]]
+) -> Generator[int, int | None, int]:
+    """The object whose ``{`` is just before ``pos``, walked as ``Items.walk`` says; returns its end."""
+    pos = _space(buf, pos)
+    if buf[pos : pos + 1] == b"}":
+        return pos + 1
+    while True:
+        key = _KEY.match(buf, pos)
+        if key is None:
+            raise _Unlike
+        try:
+            inner = (*path, json.loads(key.group(1)))
+        except ValueError:
+            raise _Unlike from None
+        pos = key.end()
+        opens = buf[pos : pos + 1]
+        if opens == b"[" and inner in paths:
+            pos = yield from _items(buf, pos + 1)
+        elif opens == b"{" and any(p[: len(inner)] == inner for p in paths):
+            pos = yield from _object(buf, pos + 1, inner, paths)
+        else:
+            pos = _value_end(buf, pos)
+        pos = _space(buf, pos)
+        if buf[pos : pos + 1] == b"}":
+            return pos + 1
+        if buf[pos : pos + 1] != b",":
+            raise _Unlike
+        pos += 1
+
+
+def _items(buf: bytes | mmap.mmap, pos: int) -> Generator[int, int | None, int]:
+    """The array whose ``[`` is just before ``pos``: yields where each item begins, is sent where it ends
+    (None: found here); returns the array's end."""
+    pos = _space(buf, pos)
+    if buf[pos : pos + 1] == b"]":
+        return pos + 1
+    while True:
+        end = yield pos
+        pos = _space(buf, _value_end(buf, pos) if end is None else end)
+        if buf[pos : pos + 1] == b"]":
+            return pos + 1
+        if buf[pos : pos + 1] != b",":
+            raise _Unlike
+        pos = _space(buf, pos + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """An item whose bytes an earlier reading fingerprinted: where it ends, and its fingerprint."""
+
+    end: int
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class Grown:
+    """An item whose first bytes an earlier reading fingerprinted, up to a ``Head`` of its messages: the
+    bytes after it are new (messages added at their end)."""
+
+    head: Head
+
+
+class Items:
+    """The items of the arrays at ``paths`` (keys from the top-level object: ``("chats", "list")``) of a
+    loose UTF-8 JSON file, in the order a parser meets them: where each begins and ends, found from the
+    file's bytes without parsing them (``begin``, ``ended``); a fingerprint of an item's bytes
+    (``fingerprint``); and an item whose bytes one of ``known`` fingerprinted (``known``), found by its
+    first bytes and checked by its hash. Once the bytes are not JSON as it walks them, it tells nothing more.
+
+    The parser reads every byte but those of the known items it passes over, which are the bytes of an item
+    of an earlier file that was read whole as valid JSON: the places before each item are those a parser of
+    the file would find."""
+
+    def __init__(self, path: Path, paths: Sequence[Sequence[str]], known: Collection[str]) -> None:
+        import mmap
+
+        self.path = path
+        self._file = path.open("rb")
+        try:
+            size = os.fstat(self._file.fileno()).st_size
+            self._buf: bytes | mmap.mmap = (
+                mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+            )
+        except (OSError, ValueError):
+            self._buf = b""
+        start = 3 if self._buf[:3] == b"\xef\xbb\xbf" else 0
+        self._walk: Generator[int, int | None, int] | None = (
+            _object(self._buf, _space(self._buf, start) + 1, (), frozenset(map(tuple, paths)))
+            if self._buf[_space(self._buf, start) : _space(self._buf, start) + 1] == b"{"
+            else None
+        )
+        self._started = False
+        self._end: int | None = None
+        # By the length of their first bytes, then those bytes' hash: the items' sizes, hashes, fingerprints
+        # and heads (where given: the offset in the item, the messages before it, the bytes' hash).
+        self._known: dict[int, dict[str, dict[tuple[int, str], tuple[str, str]]]] = {}
+        for fingerprint in known:
+            parts = fingerprint.split(":")  # ``fingerprint``'s, and the context ``Walk`` adds
+            if len(parts) >= 5 and parts[0].isdigit() and parts[2].isdigit():
+                openings = self._known.setdefault(int(parts[0]), {})
+                item = (":".join(parts[:5]), parts[4])
+                openings.setdefault(parts[1], {})[(int(parts[2]), parts[3])] = item
+
+    def begin(self) -> int | None:
+        """Where the next item begins; None where that is not told."""
+        if self._walk is None:
+            return None
+        try:
+            start = self._walk.send(self._end) if self._started else next(self._walk)
+        except (_Unlike, StopIteration, IndexError):
+            self._walk = None
+            return None
+        self._started, self._end = True, None
+        return start
+
+    def ended(self, end: int | None) -> None:
+        """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""
+        self._end = end
+
+    def end_of(self, start: int, inside: int | None = None) -> int | None:
+        """Where the item that begins at ``start`` ends: found from ``inside`` on (a place between two items
+        of its array of messages, ``Head``) where given."""
+        try:
+            return close(self._buf, inside, 2) if inside is not None else _value_end(self._buf, start)
+        except (_Unlike, IndexError):
+            return None
+
+    def known(self, start: int) -> Known | Grown | None:
+        """The item at ``start`` where its bytes are those of one ``known`` fingerprinted; else where its
+        bytes up to a head of its messages are."""
+        heads: list[str] = []
+        for length, openings in self._known.items():  # a length or two: _OPENING, and items shorter
+            for (size, digest), (print_, head) in openings.get(self._hash(start, length, 64), {}).items():
+                if start + size <= len(self._buf) and self._hash(start, size, 128) == digest:
+                    return Known(start + size, print_)
+                heads.append(head)
+        for head in heads:
+            offset, items, digest = [*head.split("."), "", "", ""][:3]
+            if offset.isdigit() and items.isdigit() and self._hash(start, int(offset), 128) == digest:
+                return Grown(Head(start + int(offset), int(items)))
+        return None
+
+    def fingerprint(self, start: int, end: int, head: Head | None) -> str:
+        """The fingerprint of the item's bytes: its first bytes' hash (to be found by), its whole one, and
+        where given a head of its messages, with the hash of the bytes before it (to go on from)."""
+        opening = min(end - start, _OPENING)
+        whole = (
+            f"{opening}:{self._hash(start, opening, 64)}:{end - start}:{self._hash(start, end - start, 128)}"
+        )
+        if head is None:
+            return f"{whole}:-"
+        return f"{whole}:{head.offset - start}.{head.items}.{self._hash(start, head.offset - start, 128)}"
+
+    def chunks(self, offset: int) -> Generator[bytes, None, None]:
+        """The file's bytes from ``offset`` on: a short first read, where the parser may stop soon after."""
+        size = 16 << 10
+        while chunk := os.pread(self._file.fileno(), size, offset):
+            offset, size = offset + len(chunk), 1 << 20
+            yield chunk
+
+    def before(self, offset: int) -> bytes:
+        return bytes(self._buf[max(0, offset - 64) : offset])
+
+    def _hash(self, start: int, size: int, bits: int) -> str:
+        import xxhash
+
+        h = xxhash.xxh3_64() if bits == 64 else xxhash.xxh3_128()
+        if size <= _OPENING:
+            h.update(self._buf[start : start + size])
+            return h.hexdigest()
+        # Read, not hashed from the map: the map's pages would count as this process's memory.
+        self._file.seek(start)
+        while size > 0:
+            chunk = self._file.read(min(size, 1 << 22))
+            if not chunk:
+                break
+            h.update(chunk)
+            size -= len(chunk)
+        return h.hexdigest()
+
+    def close(self) -> None:
+        if not isinstance(self._buf, bytes):
+            self._buf.close()
+        self._file.close()
+
+
+class Walk:
+    """A parser's way through the items that ``Items`` places (a Telegram dialog, a Skype conversation), each
+    an object whose messages are its inner list: ``begin`` at an item's ``{``; its fingerprint, told at once
+    where its bytes are known (``fingerprint``), else once its messages are read (``printed``); ``pass_over``
+    it where they were not asked for; ``done`` at its ``}``. The fingerprint holds a ``context`` too: what
+    else its reading depends on (the account, names learnt from other items)."""
+
+    def __init__(self, events: JsonEvents, items: Items) -> None:
+        self.events = events
+        self.items = items
+        self._chunks: Generator[bytes, None, None] | None = None
+        self._start: int | None = None
+        self._known: Known | None = None
+        self._grown: Grown | None = None
+        self._end: int | None = None
+        self._context = ""
+        self._keeps: Callable[[Head], bool] = lambda _head: False
+        self.passed = 0  # the item's messages before the head its reading went on from (``go_on``)
+
+    def begin(self) -> None:
+        self._start = self.items.begin()
+        found = None if self._start is None else self.items.known(self._start)
+        self._known = found if isinstance(found, Known) else None
+        self._grown = found if isinstance(found, Grown) else None
+        self._end = None if self._known is None else self._known.end
+        self.passed = 0
+        self.events.head = None  # the head of this item's messages, once they are read
+
+    def go_on(self, keys: Sequence[str | None]) -> Ends | None:
+        """Where the item grew since a head of its messages that an earlier reading left, read on from
+        there (``JsonEvents.go_on``; ``keys`` lead to its messages); None where it did not."""
+        if self._grown is None:
+            return None
+        head = self._grown.head
+        self.close()
+        self._chunks = self.items.chunks(head.offset)
+        passed = self.events.go_on(head, self._chunks, self.items.before(head.offset), keys)
+        if passed is not None:  # else the bytes before it are not as a head's: it was not left there
+            self.passed = head.items
+        return passed
+
+    def fingerprint(self, context: str) -> str | None:
+        self._context = context
+        return None if self._known is None else self._with_context(self._known.fingerprint)
+
+    def printed(self, keeps: Callable[[Head], bool]) -> Callable[[], str | None] | None:
+        """``keeps``: whether a later reading may go on from a head of the item's messages (not where a
+        message before it has no id: the identities of those after it would depend on it)."""
+        self._keeps = keeps
+        return None if self._start is None or self._known is not None else self._printed
+
+    def pass_over(self, messages: Iterator[Any], keys: Sequence[str], index: int) -> bool:
+        """Go on after the item, the ``index``-th of the list at ``keys``, with a fresh parser where its
+        bytes are known and its messages were not asked for (True): its bytes are never parsed."""
+        import inspect
+
+        if self._known is None or inspect.getgeneratorstate(messages) != inspect.GEN_CREATED:  # type: ignore[arg-type]
+            return False
+        end = self._known.end
+        self.close()
+        self._chunks = self.items.chunks(end)
+        self.events.go_on(Head(end, index + 1), self._chunks, self.items.before(end), keys)
+        self.items.ended(end)
+        self._start = None
+        return True
+
+    def done(self) -> None:
+        if self._start is not None:
+            self.items.ended(self._end_of(self._start))
+        self._start = None
+
+    def close(self) -> None:
+        if self._chunks is not None:
+            self._chunks.close()
+
+    def _end_of(self, start: int) -> int | None:
+        """Where the item that begins at ``start``, its messages read, ends: found from the latest head of
+        its messages (the bytes after it are at most a read block), else from its start."""
+        if self._end is None:
+            head = self.events.head
+            self._end = self.items.end_of(start, head.offset if head and head.offset > start else None)
+        return self._end
+
+    def _printed(self) -> str | None:
+        start = self._start
+        end = None if start is None else self._end_of(start)
+        if start is None or end is None:
+            return None
+        head = self.events.head
+        head = head if head is not None and start < head.offset < end and self._keeps(head) else None
+        return self._with_context(self.items.fingerprint(start, end, head))
+
+    def _with_context(self, fingerprint: str) -> str:
+        import xxhash
+
+        return f"{fingerprint}:{xxhash.xxh3_64_hexdigest(self._context.encode())}"
 
 
 @dataclass(frozen=True, slots=True)

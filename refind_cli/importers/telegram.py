@@ -8,9 +8,14 @@ events, each message is built on its own, and every dialog's messages are handed
 parser stands inside that dialog. The exporter writes control characters as ``\\xHH``, which is not JSON;
 ``_JsonStream`` rewrites those escapes to ``\\u00HH`` on the way into the parser.
 
-A loose one-chat ``result.json`` exported again later is the earlier one with messages added at the end of
-its list: its reading leaves a mark (``jsonstream.Head``), and a later reading reads the dialog's keys, then
-its messages on from the mark (``ingest.resume`` checks that the file's bytes before it are the same).
+A one-chat ``result.json`` exported again later is the earlier one with messages added at the end of its
+list: its reading leaves a mark (``jsonstream.Head``), and a later reading reads the dialog's keys, then its
+messages on from the mark (``ingest.resume`` checks that the file's bytes before it are the same; in a zip,
+the reader checks them against the hash the mark holds).
+
+An account export exported again later has new messages in some of its dialogs: each dialog's fingerprint
+is the hash of its bytes (``jsonstream.Items``), and a dialog whose bytes an earlier reading fingerprinted
+(``known``) is passed over unparsed where the import has it already (``ingest.resume.Prints``).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import contextlib
 import functools
 import json
 import re
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
@@ -27,7 +32,7 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import named_file, named_head
+from refind_cli.importers.container import member_of, named_file, named_head, open_zip, shallowest
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "telegram"
@@ -52,6 +57,9 @@ MAX_TOKEN = 8 << 20
 _STARTS = frozenset({"start_map", "start_array"})
 _DIRECT_TYPES = frozenset({"personal_chat", "bot_chat", "saved_messages"})
 _DELETED = "Deleted account"
+# Where an account export's dialogs lie: the lists of its sections.
+_SECTIONS = ("chats", "left_chats")
+_LISTS = [(section, "list") for section in _SECTIONS]
 
 
 # --- detection ---------------------------------------------------------------------------------------
@@ -65,20 +73,42 @@ def sniff(path: Path) -> bool:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+def read(
+    path: Path, *, tz: tzinfo, after: Mark | None = None, known: Collection[str] = ()
+) -> Iterator[ChatExport]:
     """``after``: a mark of an earlier reading of this loose one-chat file; its messages are read on from the
-    mark (NotResumable where the file is not such a file)."""
+    mark (NotResumable where the file is not such a file). ``known``: fingerprints of dialogs that earlier
+    readings left; a dialog of an account export whose bytes they fingerprint is not parsed unless its
+    messages are read."""
     with named_file(path, RESULT, "a Telegram Desktop export") as (chunks, where, entry):
         loose = where == path and entry is None
-        if after is not None and not loose:
+        # A zip's result.json: its marks hold the hash of its bytes before them (``Mark.digest``), which the
+        # ledger's hash of the zip does not tell.
+        zipped = _zipped(path) if entry is not None and member_of(path) is None else None
+        if after is not None and not (zipped if after.digest else loose):
             raise NotResumable
         tail = None
         if after is not None:
             between = json.loads(after.state).get("between")  # the items before the mark
-            if not isinstance(between, int):
+            span = jsonstream.Span(zipped or path, 0)
+            if not isinstance(between, int) or (
+                after.digest and not (span.reach(after.offset) and span.digest() == after.digest)
+            ):
                 raise NotResumable
-            tail = _Tail(jsonstream.Span(path, 0), jsonstream.Head(after.offset, between))
-        yield from _parse(chunks, where, entry, tz, loose, tail)
+            tail = _Tail(span, jsonstream.Head(after.offset, between))
+        # A file on disk (loose or in a folder) can be walked for its dialogs' places.
+        on_disk = entry is None and member_of(where) is None and tail is None
+        items = jsonstream.Items(where, _LISTS, known) if on_disk else None
+        marks = tail.file if tail is not None and zipped else jsonstream.Span(zipped, 0) if zipped else loose
+        with contextlib.closing(items) if items is not None else contextlib.nullcontext():
+            yield from _parse(chunks, where, entry, tz, marks, tail, items)
+
+
+def _zipped(path: Path) -> Path | None:
+    """The zip ``path``'s ``result.json`` as a path (``x.zip/folder/result.json``), where it is the zip's."""
+    with open_zip(path) as zf:
+        member = shallowest(zf, RESULT)
+    return None if member is None else path / member
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +125,14 @@ def _parse(
     path: Path,
     entry: str | None,
     tz: tzinfo,
-    marks: bool = False,
+    marks: bool | jsonstream.Span = False,
     tail: _Tail | None = None,
+    items: jsonstream.Items | None = None,
 ) -> Iterator[ChatExport]:
     # Closed here, not by the garbage collector: an error's traceback keeps the parser (and the open file)
     # alive in a reference cycle, and a caller that reads many bad files ran out of file descriptors.
     with contextlib.closing(chunks):
-        parser = _Parser(chunks, path, entry, tz, marks, tail)
+        parser = _Parser(chunks, path, entry, tz, marks, tail, items)
         with contextlib.closing(parser):
             yield from parser.chats()
 
@@ -145,13 +176,16 @@ class _Parser:
         path: Path,
         entry: str | None,
         tz: tzinfo,
-        marks: bool = False,
+        marks: bool | jsonstream.Span = False,
         tail: _Tail | None = None,
+        items: jsonstream.Items | None = None,
     ) -> None:
         # A plain function, not a bound method, makes the errors: the stream must not point back at the
         # parser (a cycle that only the garbage collector would break).
         stream = _JsonStream(chunks, functools.partial(_input_error, path, entry))
-        stream.cut_after = b"}" if marks else b""
+        # Read blocks end after an item where they can: heads of its arrays (``Head``) are where marks go, and
+        # where a dialog's end is found from.
+        stream.cut_after = b"}" if marks or items else b""
         self._events = jsonstream.JsonEvents(stream)
         self._error = self._events.error
         self._tz = tz
@@ -160,13 +194,17 @@ class _Parser:
         # says it (personal_information of a whole-account export).
         self._owner: str | None = None
         self._mine: Callable[[str | None], bool] = _nobody
-        # A one-chat file's reading leaves a mark (``marks``); ``tail``: the file from a mark on, to go on from.
-        self._marks = marks
+        # A one-chat file's reading leaves a mark (``marks``: a zipped file's bytes, which its mark holds the
+        # hash of); ``tail``: the file from a mark on, to go on from.
+        self._marks = bool(marks)
+        self._span = marks if isinstance(marks, jsonstream.Span) else None
         self._tail = tail
         self._tail_chunks: Generator[bytes, None, None] | None = None
         # The first message without an id: one at or before a mark would make the identities of later
         # messages depend on it (``storage.identity``), so no mark is left before it.
         self._unnamed: int | None = None
+        # An account export's dialogs: where each lies, and those read before as they are (``Items``).
+        self._walk = None if items is None else jsonstream.Walk(self._events, items)
 
     def chats(self) -> Iterator[ChatExport]:
         event, _ = self._events.next()
@@ -177,12 +215,21 @@ class _Parser:
         if not found:
             raise self._error('not a Telegram export: no "messages" and no "chats" list', None)
 
-    def _dialog(self, where: str, *, root: bool) -> Generator[ChatExport, None, bool]:
+    def _dialog(
+        self, where: str, *, root: bool, item: tuple[str, int] | None = None
+    ) -> Generator[ChatExport, None, bool]:
         """One dialog object, its ``{`` already read, through its ``}``. Returns whether it held chats.
 
         Real exports put ``name``, ``type`` and ``id`` before ``messages``, so the chat can be announced
-        and its messages streamed. If they come later, this one dialog's messages are buffered."""
+        and its messages streamed. If they come later, this one dialog's messages are buffered.
+
+        ``item``: the dialog's section and place in its list, in an account export. Where the file tells where
+        it lies (``Items``) its reading tells its fingerprint, and a dialog whose bytes a known fingerprint
+        covers is passed over unparsed if its messages are not asked for."""
         meta: dict[str, Any] = {}
+        walk = self._walk if item is not None else None
+        if walk is not None:
+            walk.begin()
         buffered: list[Message] | None = None
         found = False
         prefix = f"{where}." if where else ""
@@ -201,11 +248,26 @@ class _Parser:
                     passed = self._go_on(self._tail) if root and _announced(meta) else None
                     if passed is None:
                         raise NotResumable
+                elif walk is not None and item is not None and _announced(meta):
+                    # A dialog that grew since an earlier reading: read on from a head of its messages.
+                    passed = walk.go_on([item[0], "list", None, "messages"])
+                self._unnamed = None  # in this dialog
                 messages = self._messages(f"{prefix}messages", passed)
                 if _announced(meta):
                     yield ChatExport(
-                        self._chat(meta, where), messages, self._mark if root and self._marks else None
+                        self._chat(meta, where),
+                        messages,
+                        self._mark if root and self._marks else None,
+                        None if walk is None else walk.fingerprint(self._owner or ""),
+                        None if walk is None else walk.printed(self._keeps),
+                        0 if walk is None else walk.passed,
                     )
+                    if (
+                        walk is not None
+                        and item is not None
+                        and walk.pass_over(messages, [item[0], "list"], item[1])
+                    ):
+                        return True
                     for _ in messages:  # whatever the consumer left unread
                         pass
                     if self._failed:
@@ -224,6 +286,8 @@ class _Parser:
                 self._events.skip()  # account-wide sections (contacts, sessions, ...) can be large
             else:
                 meta[key] = self._events.value(event, value, f"{prefix}{key}")
+        if walk is not None:
+            walk.done()
         if buffered is not None:
             mine = self._own_messages(meta)
             yield ChatExport(self._chat(meta, where), [m._replace(own=mine(m.sender_id)) for m in buffered])
@@ -263,7 +327,7 @@ class _Parser:
                     break
                 if event != "start_map":
                     raise self._error("a dialog is not a JSON object", f"{name}.list[{index}]")
-                yield from self._dialog(f"{name}.list[{index}]", root=False)
+                yield from self._dialog(f"{name}.list[{index}]", root=False, item=(name, index))
                 index += 1
 
     def _messages(self, where: str, passed: jsonstream.Ends | None) -> Iterator[Message]:
@@ -289,14 +353,26 @@ class _Parser:
     def close(self) -> None:
         if self._tail_chunks is not None:
             self._tail_chunks.close()
+        if self._walk is not None:
+            self._walk.close()
+
+    def _keeps(self, head: jsonstream.Head) -> bool:
+        """Whether a later reading of the dialog may go on from ``head``: not where a message before it has
+        no id (its hashed identity would make later identities depend on it)."""
+        return self._unnamed is None or self._unnamed >= head.items
 
     def _mark(self) -> Mark | None:
         """Where a later reading of this one-chat file, grown since, can go on from: each message is one
         item of its list, so the messages read before the mark are its items."""
         head = self._events.head
-        if head is None or (self._unnamed is not None and self._unnamed < head.items):
+        if head is None or not self._keeps(head):
             return None
-        return Mark(head.offset, json.dumps({"between": head.items}), read=head.items)
+        digest = ""
+        if self._span is not None:
+            if not self._span.reach(head.offset):
+                return None
+            digest = self._span.digest()
+        return Mark(head.offset, json.dumps({"between": head.items}), digest, head.items)
 
     def _chat(self, meta: dict[str, Any], where: str) -> Chat:
         ident = _ident(meta.get("id"))

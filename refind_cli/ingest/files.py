@@ -11,6 +11,7 @@ from pathlib import Path
 
 from refind_cli.errors import InputError, UnknownFormat, input_warnings
 from refind_cli.importers import read_export
+from refind_cli.importers.container import is_file
 from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows, settle_language
 from refind_cli.ingest.ledger import file_digests, import_settings, now, prefix_digest, unchanged
@@ -23,6 +24,7 @@ from refind_cli.ingest.resume import (
     keeps,
     matching,
     point_after,
+    printed,
     read_entries,
 )
 from refind_cli.reports import ChatImportResult, FileImportResult
@@ -61,7 +63,7 @@ def import_file(
         marks, prints = read_entries(
             [] if reread or restore_forgotten else archive.resume_points(fmt, settings)
         )
-        candidates = marks if importer.resumes and path.is_file() else []
+        candidates = marks if importer.resumes and is_file(path) else []
         # A mark with its own digest is checked by its reader (the bytes it covers move in a grown file).
         offsets = [p.mark.offset for *_, p in candidates if not p.mark.digest]
         # Its bytes hashed in the ledger's pass too, so that the file is read once.
@@ -150,7 +152,7 @@ def import_file(
                 point = dataclasses.replace(point, prefix=prefix_digest(path, point.mark.offset, shorter))
             if (
                 point is not None
-                and path.is_file()
+                and is_file(path)
                 and (point.mark.offset == hashed or point.mark.digest or point.prefix)
                 and keeps(archive, chats[0].chat_uid)
             ):
@@ -185,7 +187,7 @@ def _import_here(
 ) -> Generator[ChatImportResult, None, None]:
     """Each chat of the file read whole in this process (but those read before as they are: ``prints``),
     its resume point to ``points``."""
-    for export in read_export(path, fmt, tz):
+    for export in read_export(path, fmt, tz, known=prints.known()):
         identity = Identity()
         result = import_chat_rows(
             archive,
@@ -196,8 +198,9 @@ def _import_here(
             progress,
             restore_forgotten,
             identity,
+            export.passed,
             unchanged=functools.partial(prints.unchanged, archive, export.chat, export.fingerprint),
         )
-        prints.took(export.fingerprint, result)
+        prints.took(printed(export), result)
         points(point_after(export, identity, result.messages_added + result.messages_skipped))
         yield result

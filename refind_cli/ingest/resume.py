@@ -64,6 +64,13 @@ class ResumePoint:
         return cls(mark, data["recent"], data["seen"], data.get("prefix", ""))
 
 
+def printed(export: ChatExport) -> str | None:
+    """A chat's fingerprint, its messages consumed: told before they were read, or once they were."""
+    if export.fingerprint is None and export.printed is not None:
+        return export.printed()
+    return export.fingerprint
+
+
 def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoint | None:
     """Where a chat's reading, its messages consumed, can go on from; None if its reader cannot."""
     mark = export.end() if export.end is not None else None
@@ -150,6 +157,10 @@ class Prints:
         return ChatImportResult(
             plan.chat_seq, chat.name, chat.source, 0, earlier[1], n_sessions, n_turns, 0, plan.chat_uid
         )
+
+    def known(self) -> frozenset[str]:
+        """The fingerprints earlier imports left: what a reader that passes over chats read before is given."""
+        return frozenset(fingerprint for fingerprint, _ in self.earlier.values())
 
     def took(self, fingerprint: str | None, result: ChatImportResult) -> None:
         if fingerprint is not None:

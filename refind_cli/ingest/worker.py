@@ -3,12 +3,13 @@
 Reading an export and turning its messages into rows (parsing, identities) is pure Python; storing them
 and planning sessions is SQLite plus Python. For a large export a worker process does the first while this
 one does the second, which splits the work about evenly. They talk in pickles over the worker's stdin and
-stdout. The writer sends (path, format, zone). The worker sends, per chat, ("chat", (Chat, its
+stdout. The writer sends (path, format, zone, the fingerprints earlier imports left). The worker sends, per chat, ("chat", (Chat, its
 fingerprint)) and waits for the chat's ChatPlan (None: the chat needs no reading, ``resume.Prints``); then
 batches of ("messages", (rows, characters of raw records read so far)), a text longer than ``PIECE``
 characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a ("text", its length), its row
 holding None in its place; then
-("end", (messages seen, where a later reading can go on from: a ResumePoint or None)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
+("end", (messages seen, where a later reading can go on from: a ResumePoint or None, the chat's fingerprint
+where it is told once the chat is read)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
 ("crash", traceback) for a bug.
 The process is started by ``processes.python_child``.
 """
@@ -33,7 +34,7 @@ from refind_cli.errors import InputError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.ingest.chats import open_chat, write_chat
 from refind_cli.ingest.progress import ChatProgress
-from refind_cli.ingest.resume import Prints, ResumePoint, point_after
+from refind_cli.ingest.resume import Prints, ResumePoint, point_after, printed
 from refind_cli.ingest.rows import Rows
 from refind_cli.processes import can_use_a_child, python_child
 from refind_cli.reports import ChatImportResult
@@ -71,18 +72,19 @@ def serve_worker() -> None:
     os.dup2(2, 1)
     requests = sys.stdin.buffer
     try:
-        path, fmt, tz = pickle.load(requests)
+        path, fmt, tz, known = pickle.load(requests)
         try:
             with input_warnings(lambda text: send(("warning", text))):
-                for export in read_export(path, fmt, tz):
+                for export in read_export(path, fmt, tz, known=known):
                     send(("chat", (export.chat, export.fingerprint)))
                     plan = pickle.load(requests)
                     if plan is None:  # read before as it is (``ingest.resume.Prints``)
                         continue
-                    rows = Rows(plan, export.messages)
+                    rows = Rows(plan, export.messages, seen=export.passed)
                     for batch in rows:
                         send(("messages", (_texts_apart(batch, send), rows.read)))
-                    send(("end", (rows.seen, point_after(export, rows.identity, rows.seen))))
+                    point = point_after(export, rows.identity, rows.seen)
+                    send(("end", (rows.seen, point, printed(export))))
         except InputError as exc:
             send(("error", exc))
         except Exception:
@@ -118,6 +120,7 @@ class _Received:
         self.spool: IO[bytes] | None = None
         self.seen = self.read = 0
         self.point: ResumePoint | None = None
+        self.printed: str | None = None  # the chat's fingerprint, told once it was read
 
     def __iter__(self) -> Iterator[list[tuple]]:
         texts: list[HeldText] = []  # for the next batch's rows that hold None instead
@@ -148,7 +151,7 @@ class _Received:
                     self.spool.seek(0)
                     self.spool.truncate()
                     start = 0
-        self.seen, self.point = event[1]
+        self.seen, self.point, self.printed = event[1]
 
     def close(self) -> None:
         if self.spool is not None:
@@ -195,7 +198,7 @@ def import_in_worker(
         return kind, payload
 
     try:
-        send((path, fmt, tz))
+        send((path, fmt, tz, prints.known()))
         while (event := receive())[0] == "chat":
             chat, fingerprint = event[1]
             plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
@@ -209,7 +212,7 @@ def import_in_worker(
             batches = _Received(receive, archive.path.parent)
             with contextlib.closing(batches):
                 result = write_chat(archive, chat, plan, batches, progress, resegmenting)
-            prints.took(fingerprint, result)
+            prints.took(fingerprint or batches.printed, result)
             points(batches.point)
             yield result
     finally:
