@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 from test_assistants import chatgpt_chain
-from test_resume_import import BERLIN, archive_rows, both_ways
+from test_resume_import import BERLIN, both_ways, forgotten_both_ways
 
 from refind_cli.importers import chatgpt, claude
 from refind_cli.ingest import import_file, worker
 from refind_cli.operations import Selection
-from refind_cli.storage import forget
 from refind_cli.storage.archive import Archive
 
 
@@ -148,19 +147,10 @@ def test_a_zip_export_is_skipped_the_same_way(tmp_path: Path):
 @pytest.mark.parametrize("what", [Selection(matching="weather"), Selection(chat=2)], ids=["messages", "chat"])
 def test_what_was_forgotten_since_stays_forgotten_as_after_a_full_reading(tmp_path: Path, what: Selection):
     earlier, later = earlier_and_later("chatgpt", "append")
-    out = []
-    for way in ("resume", "reread"):
-        path = tmp_path / way / "conversations.json"
-        path.parent.mkdir()
-        with Archive.open(tmp_path / way / "home") as archive:
-            path.write_bytes(export(earlier))
-            import_file(archive, path, tz=BERLIN)
-            forget.forget(archive, forget.plan(archive, what))
-            path.write_bytes(export(later))
-            result = import_file(archive, path, tz=BERLIN, reread=way == "reread")
-            assert result.error is None
-            out.append(archive_rows(archive))
-    assert out[0] == out[1]
+    resumed, reread = forgotten_both_ways(
+        tmp_path, "conversations.json", export(earlier), export(later), what
+    )
+    assert resumed == reread
 
 
 def grok(n: int, length: int, edit: int | None = None) -> dict:

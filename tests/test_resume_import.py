@@ -77,6 +77,26 @@ def both_ways(tmp_path: Path, name: str, versions: list[bytes], **options) -> tu
     return out[0], out[1], results
 
 
+def forgotten_both_ways(
+    tmp_path: Path, name: str, earlier: bytes, later: bytes, what: Selection
+) -> tuple[list, list]:
+    """``earlier`` imported into two homes, ``what`` forgotten in each, then ``later`` imported: resumed where
+    it can in the first home, re-read in the second. The two archives."""
+    out = []
+    for way in ("resume", "reread"):
+        path = tmp_path / way / name
+        path.parent.mkdir()
+        with Archive.open(tmp_path / way / "home") as archive:
+            path.write_bytes(earlier)
+            import_file(archive, path, tz=BERLIN)
+            forget.forget(archive, forget.plan(archive, what))
+            path.write_bytes(later)
+            result = import_file(archive, path, tz=BERLIN, reread=way == "reread")
+            assert result.error is None
+            out.append(archive_rows(archive))
+    return out[0], out[1]
+
+
 @pytest.mark.parametrize("fmt", GROWING)
 @pytest.mark.parametrize("share", [0.3, 0.8])
 def test_an_append_is_read_from_the_mark_and_stores_what_a_full_reading_would(

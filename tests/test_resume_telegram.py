@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_resume_import import BERLIN, archive_rows, both_ways
+from test_resume_import import BERLIN, both_ways, forgotten_both_ways
 
 from refind_cli.importers import jsonstream, telegram
 from refind_cli.ingest import import_file, worker
 from refind_cli.operations import Selection
-from refind_cli.storage import forget
 from refind_cli.storage.archive import Archive
 
 
@@ -182,19 +181,8 @@ def test_left_chats_and_a_folder_export(tmp_path: Path):
 @pytest.mark.parametrize("what", [Selection(matching="braces"), Selection(chat=2)], ids=["messages", "chat"])
 def test_what_was_forgotten_since_stays_forgotten_as_after_a_full_reading(tmp_path: Path, what: Selection):
     earlier, later = versions("append")
-    out = []
-    for way in ("resume", "reread"):
-        path = tmp_path / way / "result.json"
-        path.parent.mkdir()
-        with Archive.open(tmp_path / way / "home") as archive:
-            path.write_bytes(account(earlier))
-            import_file(archive, path, tz=BERLIN)
-            forget.forget(archive, forget.plan(archive, what))
-            path.write_bytes(account(later))
-            result = import_file(archive, path, tz=BERLIN, reread=way == "reread")
-            assert result.error is None
-            out.append(archive_rows(archive))
-    assert out[0] == out[1]
+    resumed, reread = forgotten_both_ways(tmp_path, "result.json", account(earlier), account(later), what)
+    assert resumed == reread
 
 
 def test_bytes_outside_the_dialogs_that_are_not_json_are_an_error_as_in_a_full_reading(tmp_path: Path):
