@@ -271,12 +271,10 @@ def read_export(
     ``Importer.read``). ``fmt`` is a registered name or
     ``"auto"``. A time too far out for every zone and calendar step to show (``TIMES``) is clamped into it,
     with a warning; its record keeps it as written."""
-    from refind_cli.records import ChatExport
-
     importer = resolve(path, fmt)
     for export in importer.read(path, tz, after, known):
         messages = _representable(path, export.chat.name, export.messages)
-        yield ChatExport(export.chat, messages, export.end, export.fingerprint, export.printed, export.passed)
+        yield export._replace(messages=messages)
     if after is None and path_kind(path) == "zip":
         _warn_others(path, importer)
 
@@ -490,6 +488,7 @@ register(
         takes=("file", "zip", "folder"),
         names=("conversations.json", "*.zip"),
         pairing="exchange",
+        knows=True,
     )
 )
 register(

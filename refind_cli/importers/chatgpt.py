@@ -28,7 +28,7 @@ session per conversation found all answer sessions in the top 5 for 0.729 of the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -75,9 +75,10 @@ def sniff(path: Path) -> bool:
     return head[:1] in (b"[", b"{") and bool(_SNIFF.search(head))
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]:
+    """``known``: what earlier imports left (``conversations.scan``)."""
     unkeyed = conversations.Missing(path, "conversation", "id", "keyed by the id of its first node")
-    scanned = conversations.scan(path, WHAT, "mapping")
+    scanned = conversations.scan(path, WHAT, "mapping", known)
     if scanned is not None:
         for item, reader in scanned:
             yield _scanned(item, reader, unkeyed)
@@ -99,7 +100,7 @@ def _scanned(item: conversations.Scanned, reader: Reader, unkeyed: conversations
     def messages() -> Iterator[Message]:
         yield from _conversation(item.whole(), item.where, reader, unkeyed).messages
 
-    return ChatExport(_chat(meta, key), messages(), fingerprint=item.fingerprint)
+    return ChatExport(_chat(meta, key), messages(), fingerprint=item.fingerprint, at=item.at)
 
 
 def _chat(conv: dict[str, Any], key: str) -> Chat:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import warnings
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -76,44 +76,98 @@ SCAN_MIN_BYTES = 4 << 20
 
 @dataclass(frozen=True, slots=True)
 class Scanned:
-    """A conversation found by ``scan``: where it is (``[3]``), the hash of its bytes (its
+    """A conversation found by ``scan``: where it is (``[3]``), the fingerprint of its bytes (its
     ``ChatExport.fingerprint``), the conversation without its bulk (``None`` in place of the value of the
-    key ``scan`` was given; None where those bytes are not a JSON object), and its whole reading."""
+    key ``scan`` was given; None where those bytes are not a JSON object), its whole reading, and its
+    offset in the file (``ChatExport.at``)."""
 
     where: str
     fingerprint: str
     meta: dict[str, Any] | None
     whole: Callable[[], dict[str, Any]]
+    at: int
 
 
-def scan(path: Path, what: str, bulk: str) -> Iterator[tuple[Scanned, Reader]] | None:
-    """The conversations of a loose file of at least ``SCAN_MIN_BYTES`` that is a list of objects, by their
-    bytes (``jsonstream.array_items``); each is parsed only when its ``whole`` is asked for, as ``read``
-    parses it. None for any other file: ``read`` reads it."""
+def scan(
+    path: Path, what: str, bulk: str, known: Collection[str] = ()
+) -> Iterator[tuple[Scanned, Reader]] | None:
+    """The conversations of a loose file of at least ``SCAN_MIN_BYTES`` whose top level is a list, by their
+    bytes (``jsonstream.Items``); each is parsed only when its ``whole`` is asked for, as ``read`` parses
+    it. A conversation whose bytes one of ``known`` fingerprinted costs a hash; where ``known`` holds a
+    start (``jsonstream.start_in``), the list is walked from there (the bytes before it are an earlier
+    file's, whose conversations an earlier import took). None for any other file: ``read`` reads it.
+    Errors are those a whole reading of the file meets first (``Reader.first_error``)."""
     if not path.is_file() or container.member_of(path) is not None or path.stat().st_size < SCAN_MIN_BYTES:
         return None
-    items = jsonstream.array_items(path, bulk, MAX_TOKEN)
-    if items is None:
-        return None
+    if container.read_file_part(path, 0, SNIFF_BYTES).lstrip(b" \t\r\n")[:1] != b"[":
+        return None  # a BOM, or another top level
+    start = jsonstream.start_in(known)
+    items = jsonstream.Items(path, [()], known, start)
     reader = Reader(iter(()), path, None, what)
-    return ((_scanned(item, index, reader), reader) for index, item in enumerate(items))
+    return _scan(items, reader, json.dumps(bulk).encode(), 0 if start is None else start.items)
 
 
-def _scanned(item: jsonstream.Item, index: int, reader: Reader) -> Scanned:
-    where = f"[{index}]"
-    try:  # by the same parser as the whole: the same values ("\ud800" read as "?", no 1e400)
-        meta = reader.one(item.rest, item.start, where)
-    except InputError:  # what the whole reading says, and where
-        meta = None
+def _scan(
+    items: jsonstream.Items, reader: Reader, bulk: bytes, index: int
+) -> Iterator[tuple[Scanned, Reader]]:
+    with contextlib.closing(items):
+        while (start := items.begin()) is not None:
+            where = f"[{index}]"
+            index += 1
+            found = items.known(start)
+            if isinstance(found, jsonstream.Known):
+                end, fingerprint, cut = found.end, found.fingerprint, _cut(found.tail, start)
+            elif (members := items.members(start)) is not None:
+                end, spans = members
+                cut = spans.get(bulk)
+                tail = "-" if cut is None else f"{cut[0] - start}.{cut[1] - start}"
+                fingerprint = items.fingerprint(start, end, tail)
+            else:  # no object: what a whole reading makes of it (a null is passed over)
+                end = items.end_of(start)
+                value = None if end is None else reader.one(items.read(start, end), start, where)
+                if value is not None:
+                    raise reader.first_error(
+                        where, reader.error("a conversation is not a JSON object", where)
+                    )
+                items.ended(end)
+                continue
+            items.ended(end)
+            yield _scanned(items, reader, where, fingerprint, start, end, cut), reader
+        if not items.whole:
+            raise reader.first_error(None, reader.error(f"not {reader.what}: the list does not end as JSON"))
+
+
+def _cut(tail: str, start: int) -> tuple[int, int] | None:
+    """Where a conversation's bulk lies, from its fingerprint's tail (offsets in it)."""
+    offsets = tail.split(".")
+    if len(offsets) != 2 or not all(o.isdigit() for o in offsets):
+        return None
+    return start + int(offsets[0]), start + int(offsets[1])
+
+
+def _scanned(
+    items: jsonstream.Items,
+    reader: Reader,
+    where: str,
+    fingerprint: str,
+    start: int,
+    end: int,
+    cut: tuple[int, int] | None,
+) -> Scanned:
+    meta: Any = None
+    if cut is not None:
+        rest = items.read(start, cut[0]) + b"null" + items.read(cut[1], end)
+        with contextlib.suppress(InputError):  # what the whole reading says, and where, once it is read
+            # By the same parser as the whole: the same values ("\ud800" read as "?", no 1e400).
+            meta = reader.one(rest, start, where, exact=False)
 
     def whole() -> dict[str, Any]:
-        data = container.read_file_part(reader.path, item.start, item.end - item.start)
-        obj = reader.one(data, item.start, where)
+        obj = reader.one(items.read(start, end), start, where)
         if not isinstance(obj, dict):
-            raise reader.error("a conversation is not a JSON object", where)
+            raise reader.first_error(where, reader.error("a conversation is not a JSON object", where))
         return obj
 
-    return Scanned(where, item.fingerprint, meta if isinstance(meta, dict) else None, whole)
+    return Scanned(where, fingerprint, meta if isinstance(meta, dict) else None, whole, start)
 
 
 # --- reading ---------------------------------------------------------------------------------------------
@@ -149,18 +203,35 @@ class Reader:
         place = ", ".join(p for p in (self.entry, where) if p) or None
         return InputError(self.path, what, place)
 
-    def one(self, data: bytes, start: int, where: str) -> Any:
-        """The one JSON value ``data`` holds, the file's bytes from ``start`` on (errors say where in the
-        file), read under the same rules as the whole file."""
+    def one(self, data: bytes, start: int, where: str, *, exact: bool = True) -> Any:
+        """The one JSON value ``data`` holds, the file's bytes from ``start`` on, read under the same rules as
+        the whole file; ``exact``: its error is the one a whole reading meets first (``first_error``)."""
         block = self._events.rules.block  # in the chunks a whole file comes in: an overlong value is seen
         chunks = (data[at : at + block] for at in range(0, len(data), block))
         stream = jsonstream.Stream(chunks, self.error, self._events.rules)
         stream.consumed = start
         events = jsonstream.JsonEvents(stream)
-        event, value = events.next()
-        obj = events.value(event, value, where)
-        events.finish()
+        try:
+            event, value = events.next()
+            obj = events.value(event, value, where)
+            events.finish()
+        except InputError as exc:
+            if not exact:
+                raise
+            raise self.first_error(where, exc) from None
         return obj
+
+    def first_error(self, where: str | None, error: InputError) -> InputError:
+        """The error a whole reading of the file meets first, up to the conversation at ``where`` (None:
+        anywhere), where it meets one; else ``error``: what a reading by the bytes met (it read the file in
+        other blocks, or parsed no byte between its conversations)."""
+        try:
+            for place, _, _ in read(self.path, self.what):
+                if place == where:
+                    break
+        except InputError as exc:
+            return exc
+        return error
 
     def conversations(self) -> Iterator[tuple[str, dict[str, Any]]]:
         event, _ = self._events.next()

@@ -60,6 +60,21 @@ class Head:
     items: int
 
 
+def start_at(head: Head) -> str:
+    """A head of a file's top-level list as one of the ``known`` a reading is given (``start_in``): an
+    earlier file's bytes before it hold the first ``items`` of the list, whose chats an import took."""
+    return f"@{head.offset}.{head.items}"
+
+
+def start_in(known: Collection[str]) -> Head | None:
+    """The head ``start_at`` put among ``known``, if any."""
+    for entry in known:
+        offset, _, items = entry.removeprefix("@").partition(".")
+        if entry.startswith("@") and offset.isdigit() and items.isdigit():
+            return Head(int(offset), int(items))
+    return None
+
+
 def array_start(head: bytes, key: str) -> int | None:
     """The offset just after the ``[`` that opens the array of ``key`` in the top-level object, where
     ``head`` (a file's first bytes, which the parser read as JSON) holds it; else None."""
@@ -247,13 +262,20 @@ def _last_quote(block: bytes) -> int:
     for _ in range(_QUOTES_LOOKED_AT):
         if quote < 0:
             return -1
-        start = quote
-        while start and block[start - 1] == 0x5C:  # a backslash
-            start -= 1
-        if (quote - start) % 2 == 0:
+        run = _run(block, quote)
+        if run % 2 == 0:
             return quote
-        quote = block.rfind(b'"', 0, start)
+        quote = block.rfind(b'"', 0, quote - run)
     return -1
+
+
+def _run(block: bytes, quote: int, carried: int = 0) -> int:
+    """The backslashes just before ``quote`` (and the ``carried`` ones that ended the bytes before the block,
+    if the run reaches its start): an odd run escapes the quote."""
+    at = quote
+    while at and block[at - 1] == 0x5C:  # a backslash
+        at -= 1
+    return quote - at + (carried if at == 0 else 0)
 
 
 class JsonEvents:
@@ -432,25 +454,18 @@ class Ends:
         return self.latest if self.stream.exact else None
 
 
-# The structure of JSON text at C speed, for ``Items``: a string; the text up to the next bracket, strings
-# included; a value nested at most ``_NESTED_LEVELS`` deep in one match (a Telegram message with its text
-# parts is 3 deep). Possessive, so that a value they do not match fails without backtracking.
-_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-_FLAT = re.compile(rb'(?:[^"{}\[\]]++|' + _STRING + rb")*+")
-_NESTED_LEVELS = 6
-_NESTED = re.compile(
-    functools.reduce(
-        lambda inner, _: rb'(?:[^"{}\[\]]++|' + _STRING + rb"|[{\[]" + inner + rb"[}\]])*+",
-        range(_NESTED_LEVELS - 1),
-        rb'(?:[^"{}\[\]]++|' + _STRING + rb")*+",
-    ).join((rb"[{\[]", rb"[}\]]"))
-)
+# The tokens of JSON text that ``Items`` walks at C speed: a string, a key, white space, a scalar; a value
+# in brackets is passed over by ``close``.
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 _SCALAR = re.compile(rb"[^,\]}\s]*+")
 _SPACE = re.compile(rb"[ \t\r\n]*+")
-_KEY = re.compile(rb"[ \t\r\n]*+(" + _STRING + rb")[ \t\r\n]*+:[ \t\r\n]*+")
-_OPEN, _CLOSE = frozenset(b"{["), frozenset(b"}]")
+_KEY = re.compile(rb"[ \t\r\n]*+(" + _STRING.pattern + rb")[ \t\r\n]*+:[ \t\r\n]*+")
+_OPEN = frozenset(b"{[")
 # An item's fingerprint names it by this many of its first bytes (``Items.known``).
 _OPENING = 256
+# Read at a time by ``close``: most items are a few KB (a conversation, a message), some many MB (a dialog),
+# so the block starts small and doubles.
+_CLOSE_BLOCKS = (16 << 10, 1 << 20)
 
 
 class _Unlike(Exception):
@@ -459,23 +474,48 @@ class _Unlike(Exception):
 
 def close(buf: bytes | mmap.mmap, pos: int, depth: int) -> int:
     """The offset just after the outermost of the ``depth`` containers that ``pos`` (between two tokens)
-    lies in closes."""
-    while True:
-        pos = _FLAT.match(buf, pos).end()  # type: ignore[union-attr]  # it matches the empty string
-        if pos >= len(buf):
-            raise _Unlike
-        if buf[pos] in _OPEN:
-            if nested := _NESTED.match(buf, pos):
-                pos = nested.end()
-                continue
-            depth += 1
-        elif buf[pos] in _CLOSE:
-            depth -= 1
-            if not depth:
-                return pos + 1
-        else:
-            raise _Unlike  # a string that does not close
-        pos += 1
+    lies in closes: the quotes that are not escaped (backslash runs counted, across blocks too) and the
+    brackets outside strings, found by numpy a block at a time (measured faster than a walk of the tokens by
+    regular expressions on a ChatGPT and a Telegram export: bench/RESULTS.md, session 12)."""
+    import numpy as np
+
+    kinds = _bracket_kinds()
+    in_string, slashes, size = 0, 0, _CLOSE_BLOCKS[0]
+    while pos < len(buf):
+        block = buf[pos : pos + size]
+        a = np.frombuffer(block, np.uint8)
+        quotes = np.flatnonzero(a == 0x22)
+        if len(quotes):
+            after_slash = np.flatnonzero(a[np.maximum(quotes - 1, 0)] == 0x5C).tolist()
+            if quotes[0] == 0 and slashes:
+                after_slash = [0, *after_slash]  # the backslashes that ended the block before
+            escaped = [i for i in after_slash if _run(block, int(quotes[i]), slashes) % 2]
+            if escaped:
+                quotes = np.delete(quotes, escaped)
+        marks = np.flatnonzero(kinds[a])
+        outside = marks[((np.searchsorted(quotes, marks) + in_string) & 1) == 0]
+        depths = depth + np.cumsum(kinds[a[outside]], dtype=np.int64)
+        closed = np.flatnonzero(depths == 0)
+        if len(closed):
+            return pos + int(outside[closed[0]]) + 1
+        depth = int(depths[-1]) if len(depths) else depth
+        in_string = (in_string + len(quotes)) & 1
+        trail = len(block) - len(block.rstrip(b"\\"))
+        slashes = trail + slashes if trail == len(block) else trail
+        pos += len(block)
+        size = min(2 * size, _CLOSE_BLOCKS[1])
+    raise _Unlike  # a container that does not close
+
+
+@functools.cache
+def _bracket_kinds() -> Any:
+    """By byte: 1 for an opening bracket, -1 for a closing one, else 0."""
+    import numpy as np
+
+    kinds = np.zeros(256, np.int8)
+    kinds[[ord("{"), ord("[")]] = 1
+    kinds[[ord("}"), ord("]")]] = -1
+    return kinds
 
 
 def _value_end(buf: bytes | mmap.mmap, pos: int) -> int:
@@ -484,7 +524,7 @@ def _value_end(buf: bytes | mmap.mmap, pos: int) -> int:
         raise _Unlike
     if buf[pos] in _OPEN:
         return close(buf, pos + 1, 1)
-    found = re.compile(_STRING).match(buf, pos) if buf[pos] == 0x22 else _SCALAR.match(buf, pos)
+    found = _STRING.match(buf, pos) if buf[pos] == 0x22 else _SCALAR.match(buf, pos)
     if found is None or found.end() == pos:
         raise _Unlike
     return found.end()
@@ -531,6 +571,11 @@ def _items(buf: bytes | mmap.mmap, pos: int) -> Generator[int, int | None, int]:
     pos = _space(buf, pos)
     if buf[pos : pos + 1] == b"]":
         return pos + 1
+    return (yield from _items_from(buf, pos))
+
+
+def _items_from(buf: bytes | mmap.mmap, pos: int) -> Generator[int, int | None, int]:
+    """``_items`` from an item's start on."""
     while True:
         end = yield pos
         pos = _space(buf, _value_end(buf, pos) if end is None else end)
@@ -541,12 +586,50 @@ def _items(buf: bytes | mmap.mmap, pos: int) -> Generator[int, int | None, int]:
         pos = _space(buf, pos + 1)
 
 
+def _members(buf: bytes | mmap.mmap, pos: int) -> tuple[int, dict[bytes, tuple[int, int]]]:
+    """The end of the object that begins at ``pos``, and where each of its values lies, by its key as
+    written (with its quotes)."""
+    spans: dict[bytes, tuple[int, int]] = {}
+    pos = _space(buf, pos + 1)
+    if buf[pos : pos + 1] == b"}":
+        return pos + 1, spans
+    while True:
+        key = _KEY.match(buf, pos)
+        if key is None:
+            raise _Unlike
+        pos = _value_end(buf, key.end())
+        spans[bytes(key.group(1))] = (key.end(), pos)
+        pos = _space(buf, pos)
+        if buf[pos : pos + 1] == b"}":
+            return pos + 1, spans
+        if buf[pos : pos + 1] != b",":
+            raise _Unlike
+        pos += 1
+
+
+def _document(
+    buf: bytes | mmap.mmap, paths: frozenset[tuple[str, ...]], start: Head | None
+) -> Generator[int, int | None, int]:
+    """The top-level value, walked as ``Items`` says; returns its end."""
+    pos = _space(buf, 3 if buf[:3] == b"\xef\xbb\xbf" else 0)
+    opens = buf[pos : pos + 1]
+    if start is not None and () in paths:
+        return (yield from _items_from(buf, start.offset))
+    if opens == b"{":
+        return (yield from _object(buf, pos + 1, (), paths))
+    if opens == b"[" and () in paths:
+        return (yield from _items(buf, pos + 1))
+    raise _Unlike
+
+
 @dataclass(frozen=True, slots=True)
 class Known:
-    """An item whose bytes an earlier reading fingerprinted: where it ends, and its fingerprint."""
+    """An item whose bytes an earlier reading fingerprinted: where it ends, its fingerprint, and what its
+    reader kept of it besides (the fingerprint's ``tail``)."""
 
     end: int
     fingerprint: str
+    tail: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -558,17 +641,27 @@ class Grown:
 
 
 class Items:
-    """The items of the arrays at ``paths`` (keys from the top-level object: ``("chats", "list")``) of a
-    loose UTF-8 JSON file, in the order a parser meets them: where each begins and ends, found from the
-    file's bytes without parsing them (``begin``, ``ended``); a fingerprint of an item's bytes
-    (``fingerprint``); and an item whose bytes one of ``known`` fingerprinted (``known``), found by its
-    first bytes and checked by its hash. Once the bytes are not JSON as it walks them, it tells nothing more.
+    """The items of the arrays at ``paths`` of a loose UTF-8 JSON file (keys from the top-level object:
+    ``("chats", "list")``; ``()``: the top level is the array), in the order a parser meets them: where each
+    begins and ends, found from the file's bytes without parsing them (``begin``, ``ended``); a
+    fingerprint of an item's bytes (``fingerprint``); and an item whose bytes one of ``known``
+    fingerprinted (``known``), found by its first bytes and checked by its hash. ``start``: the walk of a
+    top-level array begins at that item (the bytes before it are an earlier file's, whose items an earlier
+    reading took). Once the bytes are not JSON as it walks them, it tells nothing more (``whole`` stays
+    False).
 
     The parser reads every byte but those of the known items it passes over, which are the bytes of an item
     of an earlier file that was read whole as valid JSON: the places before each item are those a parser of
-    the file would find."""
+    the file would find. A reader that parses no byte between the items (``conversations.scan``) has the
+    walk check them: it ends ``whole`` only where they are commas and white space."""
 
-    def __init__(self, path: Path, paths: Sequence[Sequence[str]], known: Collection[str]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        paths: Sequence[Sequence[str]],
+        known: Collection[str],
+        start: Head | None = None,
+    ) -> None:
         import mmap
 
         self.path = path
@@ -580,16 +673,14 @@ class Items:
             )
         except (OSError, ValueError):
             self._buf = b""
-        start = 3 if self._buf[:3] == b"\xef\xbb\xbf" else 0
-        self._walk: Generator[int, int | None, int] | None = (
-            _object(self._buf, _space(self._buf, start) + 1, (), frozenset(map(tuple, paths)))
-            if self._buf[_space(self._buf, start) : _space(self._buf, start) + 1] == b"{"
-            else None
+        self.whole = False
+        self._walk: Generator[int, int | None, int] | None = _document(
+            self._buf, frozenset(map(tuple, paths)), start
         )
         self._started = False
         self._end: int | None = None
         # By the length of their first bytes, then those bytes' hash: the items' sizes, hashes, fingerprints
-        # and heads (where given: the offset in the item, the messages before it, the bytes' hash).
+        # and tails (a head: the offset in the item, the messages before it, the bytes' hash).
         self._known: dict[int, dict[str, dict[tuple[int, str], tuple[str, str]]]] = {}
         for fingerprint in known:
             parts = fingerprint.split(":")  # ``fingerprint``'s, and the context ``Walk`` adds
@@ -604,11 +695,26 @@ class Items:
             return None
         try:
             start = self._walk.send(self._end) if self._started else next(self._walk)
-        except (_Unlike, StopIteration, IndexError):
+        except StopIteration as stop:  # the top-level value's end
+            self._walk = None
+            self.whole = _space(self._buf, stop.value) == len(self._buf)
+            return None
+        except (_Unlike, IndexError):
             self._walk = None
             return None
         self._started, self._end = True, None
         return start
+
+    def members(self, start: int) -> tuple[int, dict[bytes, tuple[int, int]]] | None:
+        """The end of the object that begins at ``start``, and where each of its values lies (by its key as
+        written, quotes and all); None where its bytes are not such an object."""
+        try:
+            return _members(self._buf, start)
+        except (_Unlike, IndexError):
+            return None
+
+    def read(self, start: int, end: int) -> bytes:
+        return read_file_part(self.path, start, end - start)
 
     def ended(self, end: int | None) -> None:
         """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""
@@ -629,7 +735,7 @@ class Items:
         for length, openings in self._known.items():  # a length or two: _OPENING, and items shorter
             for (size, digest), (print_, head) in openings.get(self._hash(start, length, 64), {}).items():
                 if start + size <= len(self._buf) and self._hash(start, size, 128) == digest:
-                    return Known(start + size, print_)
+                    return Known(start + size, print_, print_.rsplit(":", 1)[1])
                 heads.append(head)
         for head in heads:
             offset, items, digest = [*head.split("."), "", "", ""][:3]
@@ -637,16 +743,19 @@ class Items:
                 return Grown(Head(start + int(offset), int(items)))
         return None
 
-    def fingerprint(self, start: int, end: int, head: Head | None) -> str:
+    def fingerprint(self, start: int, end: int, tail: str = "-") -> str:
         """The fingerprint of the item's bytes: its first bytes' hash (to be found by), its whole one, and
-        where given a head of its messages, with the hash of the bytes before it (to go on from)."""
+        ``tail``: what its reader keeps of it besides (no colon in it; ``head_tail``, a ``Grown``'s)."""
         opening = min(end - start, _OPENING)
-        whole = (
+        return (
             f"{opening}:{self._hash(start, opening, 64)}:{end - start}:{self._hash(start, end - start, 128)}"
+            f":{tail}"
         )
-        if head is None:
-            return f"{whole}:-"
-        return f"{whole}:{head.offset - start}.{head.items}.{self._hash(start, head.offset - start, 128)}"
+
+    def head_tail(self, start: int, head: Head) -> str:
+        """A fingerprint's tail that names a head of the item's messages, with the hash of the bytes before
+        it (to go on from)."""
+        return f"{head.offset - start}.{head.items}.{self._hash(start, head.offset - start, 128)}"
 
     def chunks(self, offset: int) -> Generator[bytes, None, None]:
         """The file's bytes from ``offset`` on: a short first read, where the parser may stop soon after."""
@@ -771,128 +880,10 @@ class Walk:
             return None
         head = self.events.head
         head = head if head is not None and start < head.offset < end and self._keeps(head) else None
-        return self._with_context(self.items.fingerprint(start, end, head))
+        tail = "-" if head is None else self.items.head_tail(start, head)
+        return self._with_context(self.items.fingerprint(start, end, tail))
 
     def _with_context(self, fingerprint: str) -> str:
         import xxhash
 
         return f"{fingerprint}:{xxhash.xxh3_64_hexdigest(self._context.encode())}"
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """An object of a file's top-level array, known by its bytes: where they lie, their hash, and the same
-    bytes with the value of one key (the bulk of the item) written ``null``."""
-
-    start: int
-    end: int
-    fingerprint: str
-    rest: bytes
-
-
-# Read at a time by ``array_items``: its arrays cost a few times the block.
-_SCAN_BLOCK = 1 << 20
-_GAPS = (re.compile(rb"\s*"), re.compile(rb"\s*,\s*"))  # before the first item, between two
-# The key of a value that opens at an item's top level: after the "{" or "," that begins a key (in valid JSON
-# the quote before the key's name is then no escaped one, so the name is the whole key).
-_KEY_BEFORE = re.compile(rb'[{,]\s*("(?:[^"\\]|\\.)*")\s*:\s*\Z', re.S)
-
-
-def array_items(path: Path, cut: str, most: int) -> list[Item] | None:
-    """The objects of a loose UTF-8 file's top-level array, found without parsing them: a scan of the bytes
-    for the quotes and brackets outside strings (numpy, a block at a time), each object's bytes hashed, the
-    value of ``cut`` in it (an object or array at its top level) left out of its ``rest``. None where the file
-    is not such an array (a BOM, another top level, an item that is no object, anything but commas and white
-    space between items or after the array), or where an item's ``rest`` runs past ``most`` bytes: its reader
-    reads it as it always did, and says what is wrong."""
-    import numpy as np
-    import xxhash
-
-    kinds = np.zeros(256, np.int8)
-    kinds[[ord("{"), ord("[")]] = 1
-    kinds[[ord("}"), ord("]")]] = -1
-    wanted = json.dumps(cut).encode()
-    items: list[Item] = []
-    depth, in_string, slashes = 0, 0, 0  # carried from block to block
-    mode, gap = "before", bytearray()  # before / gap (between items) / item / cut / after
-    hasher, rest, start = xxhash.xxh3_128(), bytearray(), 0
-    base = 0
-    with path.open("rb") as fh:
-        while block := fh.read(_SCAN_BLOCK):
-            a = np.frombuffer(block, np.uint8)
-            quotes = np.flatnonzero(a == 0x22)
-            after_slash = np.flatnonzero(a[np.maximum(quotes - 1, 0)] == 0x5C)
-            if len(quotes) and quotes[0] == 0 and slashes:
-                after_slash = np.union1d(after_slash, [0])
-            escaped = [i for i in after_slash.tolist() if _run(block, int(quotes[i]), slashes) % 2]
-            if escaped:
-                quotes = np.delete(quotes, escaped)
-            marks = np.flatnonzero(kinds[a])
-            outside = marks[((np.searchsorted(quotes, marks) + in_string) & 1) == 0]
-            steps = kinds[a[outside]]
-            depths = depth + np.cumsum(steps, dtype=np.int64)
-            keep = (depths <= 2) | ((steps == 1) & (depths == 3))
-            last = 0
-            for at, step, now in zip(
-                outside[keep].tolist(), steps[keep].tolist(), depths[keep].tolist(), strict=True
-            ):
-                if mode in ("item", "cut"):
-                    hasher.update(block[last : at + 1])
-                if mode == "item":
-                    rest += block[last : at + 1]
-                elif mode in ("gap", "before"):
-                    gap += block[last:at]
-                last = at + 1
-                if now < 0 or mode == "after" or (now == 1 and step == 1) != (mode == "before"):
-                    return None  # a second top level, or a close without its opening
-                if mode == "before":
-                    if gap.strip():
-                        return None
-                    mode, gap = "gap", bytearray()
-                elif now == 2 and step == 1:  # an item opens
-                    if block[at] != 0x7B or not _GAPS[bool(items)].fullmatch(gap):
-                        return None
-                    mode, gap, start = "item", bytearray(), base + at
-                    hasher, rest = xxhash.xxh3_128(block[at : at + 1]), bytearray(b"{")
-                elif now == 1:  # an item closes
-                    if len(rest) > most:
-                        return None
-                    items.append(Item(start, base + at + 1, hasher.hexdigest(), bytes(rest)))
-                    mode = "gap"
-                elif now == 0:  # the array closes
-                    if gap.strip():
-                        return None
-                    mode = "after"
-                elif now == 3 and mode == "item":  # a value opens at the item's top level
-                    key = _KEY_BEFORE.search(rest, max(0, len(rest) - 256 - len(wanted)), len(rest) - 1)
-                    if key is not None and key[1] == wanted:
-                        rest[-1:] = b"null"
-                        mode = "cut"
-                elif now == 2 and mode == "cut":  # the cut value closes
-                    mode = "item"
-            if mode in ("item", "cut"):
-                hasher.update(block[last:])
-                if mode == "item":
-                    rest += block[last:]
-            elif mode == "after":
-                if block[last:].strip():
-                    return None
-            else:
-                gap += block[last:]
-                if len(gap) > 1 << 20:  # white space, commas: no export holds a MB of them
-                    return None
-            depth = int(depths[-1]) if len(depths) else depth
-            in_string = (in_string + len(quotes)) & 1
-            trail = len(block) - len(block.rstrip(b"\\"))
-            slashes = trail + slashes if trail == len(block) else trail
-            base += len(block)
-    return items if mode == "after" else None
-
-
-def _run(block: bytes, quote: int, carried: int) -> int:
-    """The backslashes just before ``quote`` (those that ended the block before it too, if they reach its
-    start)."""
-    at = quote
-    while at and block[at - 1] == 0x5C:
-        at -= 1
-    return quote - at + (carried if at == 0 else 0)
