@@ -1,11 +1,12 @@
-"""A large ChatGPT ``conversations.json`` is found by a scan of its bytes (``jsonstream.array_items``,
-``conversations.scan``): each conversation's bytes are hashed and its mapping parsed only where its messages
-are read. The scan finds exactly the items a JSON parser finds, whatever the strings hold and wherever its
-blocks are cut; a file it cannot vouch for is read as before; and the archive is the one the parser's way
-leaves, on a first import and on a re-import after an append, an edit and a deletion."""
+"""A large ChatGPT ``conversations.json`` is found by a scan of its bytes (``jsonstream.Items`` over a
+top-level list, ``conversations.scan``): each conversation's bytes are hashed and its mapping parsed only where
+its messages are read. The scan finds exactly the items a JSON parser finds, whatever the strings hold and
+wherever its blocks are cut; a broken file says what a whole reading says; and the archive is the one the
+parser's way leaves, on a first import and on a re-import after an append, an edit and a deletion."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from test_resume_conversations import earlier_and_later, export, length
 from test_resume_import import BERLIN, archive_rows, both_ways
 
+from refind_cli.errors import InputError
 from refind_cli.importers import chatgpt, conversations, jsonstream
 from refind_cli.ingest import import_file
 from refind_cli.storage.archive import Archive
@@ -49,53 +51,75 @@ def scanning(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_scan_finds_what_a_parser_finds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, items: list, indent: int | None, block: int
 ):
-    monkeypatch.setattr(jsonstream, "_SCAN_BLOCK", block)  # every cut: inside strings, between backslashes
+    # Every cut of the scan's blocks: inside strings, between backslashes.
+    monkeypatch.setattr(jsonstream, "_CLOSE_BLOCKS", (block, 2 * block))
     data = json.dumps(items, indent=indent, ensure_ascii=False).encode()
     path = tmp_path / "x.json"
     path.write_bytes(data)
-    found = jsonstream.array_items(path, "mapping", 1 << 20)
-    assert found is not None
-    assert [json.loads(data[i.start : i.end]) for i in found] == items
-    assert [i.fingerprint for i in found] == [xxhash.xxh3_128_hexdigest(data[i.start : i.end]) for i in found]
-    # The rest is the item with its mapping (an object or a list at its top level) written null.
-    assert [json.loads(i.rest) for i in found] == [
-        {**item, "mapping": None} if isinstance(item.get("mapping"), dict | list) else item for item in items
+    found = []
+    with contextlib.closing(jsonstream.Items(path, [()], ())) as walk:
+        while (start := walk.begin()) is not None:
+            members = walk.members(start)
+            assert members is not None
+            found.append((start, *members))
+            walk.ended(members[0])
+        assert walk.whole
+    assert [json.loads(data[start:end]) for start, end, _ in found] == items
+    # Where each value lies, by its key as written.
+    assert [
+        {json.loads(key): json.loads(data[a:b]) for key, (a, b) in spans.items()} for _, _, spans in found
+    ] == items
+    print_ = [jsonstream.Items(path, [()], ()).fingerprint(start, end) for start, end, _ in found]
+    assert [p.split(":")[3] for p in print_] == [
+        xxhash.xxh3_128_hexdigest(data[start:end]) for start, end, _ in found
     ]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        b'[{"a": 1}] x',  # garbage after
-        b'[{"a": 1} {"b": 2}]',  # no comma
-        b'[{"a": 1}, 5]',  # an item that is no object
-        b'[{"a": 1},]',  # a trailing comma
-        b'[{"a": "}"',  # cut short
-        b'{"conversations": []}',  # another top level
-        b'\xef\xbb\xbf[{"a": 1}]',  # a BOM
-        b'[{"a": 1}]]',  # a close without its opening
-        b'[{"a": "' + b"x" * 200 + b'"}]',  # an item's rest longer than allowed
-    ],
-)
-def test_a_file_the_scan_cannot_vouch_for_is_left_to_the_parser(tmp_path: Path, text: bytes):
-    path = tmp_path / "x.json"
-    path.write_bytes(text)
-    assert jsonstream.array_items(path, "mapping", 100) is None
+BROKEN = [
+    b"x",  # garbage after
+    b"<no comma>",  # two conversations without a comma between them
+    b"<five>",  # an item that is no object
+    b"<trailing comma>",
+    b"<cut>",  # cut short
+    b"<bad token>",  # invalid JSON inside a conversation
+    b"<close>",  # a close without its opening
+    b"<null>",  # a null entry: passed over both ways
+]
 
 
-def test_a_bad_file_says_what_the_parser_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def _broken(text: bytes, how: bytes) -> bytes:
+    between = b"},\n {"  # two conversations, as ``export`` writes them
+    if how == b"x":
+        return text + b" x"
+    if how == b"<no comma>":
+        return text.replace(between, b"}\n {", 1)
+    if how == b"<five>":
+        return text.replace(between, b"}, 5, {", 1)
+    if how == b"<trailing comma>":
+        return text.rstrip()[:-1] + b", ]"
+    if how == b"<cut>":
+        return text[: len(text) // 2]
+    if how == b"<bad token>":
+        return text.replace(b"null", b"nul", 3)
+    if how == b"<close>":
+        return text + b"]"
+    return text.replace(between, b"}, null, {", 1)
+
+
+@pytest.mark.parametrize("how", BROKEN)
+def test_a_bad_file_says_what_a_whole_reading_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how):
     earlier, _ = earlier_and_later("chatgpt", "append")
     path = tmp_path / "conversations.json"
-    path.write_bytes(export(earlier)[:-5])  # cut short: not scanned, read as always
-    expected = ""
-    try:
-        [m for e in chatgpt.read(path, tz=BERLIN) for m in e.messages]
-    except Exception as exc:
-        expected = str(exc)
-    monkeypatch.setattr(conversations, "SCAN_MIN_BYTES", 0)
-    with pytest.raises(Exception, match="truncated JSON") as scanned:
-        [m for e in chatgpt.read(path, tz=BERLIN) for m in e.messages]
-    assert str(scanned.value) == expected
+    path.write_bytes(_broken(export(earlier), how))
+    said = []
+    for min_bytes in (1 << 40, 0):  # read whole, then scanned
+        monkeypatch.setattr(conversations, "SCAN_MIN_BYTES", min_bytes)
+        try:
+            said.append(len([m for e in chatgpt.read(path, tz=BERLIN) for m in e.messages]))
+        except InputError as exc:
+            said.append(str(exc))
+    assert said[0] == said[1]
+    assert isinstance(said[0], int) == (how == b"<null>")
 
 
 @pytest.mark.parametrize("change", ["append", "edit", "deletion", "message deleted"])
