@@ -98,9 +98,10 @@ class ChatExport(NamedTuple):
     # The chat's messages before ``messages``, which an earlier import read (a Telegram dialog read on from a
     # head of its messages): what its reading counts as seen besides them.
     passed: int = 0
-    # Where the chat's item begins in its file, where its reader found it by its bytes (a conversation of a
-    # top-level list): a later import of the file, grown after it, reads on from there (``ingest.resume``).
-    at: int | None = None
+    # Where the chat's item begins in its file, and its index in its list, where its reader found it by its
+    # bytes (a conversation of a top-level list): a later import of the file, grown after it, can read on
+    # from there (``ingest.resume.Prints``).
+    at: tuple[int, int] | None = None
 
 
 class Mark(NamedTuple):

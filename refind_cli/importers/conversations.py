@@ -79,13 +79,13 @@ class Scanned:
     """A conversation found by ``scan``: where it is (``[3]``), the fingerprint of its bytes (its
     ``ChatExport.fingerprint``), the conversation without its bulk (``None`` in place of the value of the
     key ``scan`` was given; None where those bytes are not a JSON object), its whole reading, and its
-    offset in the file (``ChatExport.at``)."""
+    offset in the file with its index in the list (``ChatExport.at``)."""
 
     where: str
     fingerprint: str
     meta: dict[str, Any] | None
     whole: Callable[[], dict[str, Any]]
-    at: int
+    at: tuple[int, int]
 
 
 def scan(
@@ -113,6 +113,7 @@ def _scan(
     with contextlib.closing(items):
         while (start := items.begin()) is not None:
             where = f"[{index}]"
+            at = (start, index)
             index += 1
             found = items.known(start)
             if isinstance(found, jsonstream.Known):
@@ -123,16 +124,16 @@ def _scan(
                 tail = "-" if cut is None else f"{cut[0] - start}.{cut[1] - start}"
                 fingerprint = items.fingerprint(start, end, tail)
             else:  # no object: what a whole reading makes of it (a null is passed over)
-                end = items.end_of(start)
-                value = None if end is None else reader.one(items.read(start, end), start, where)
-                if value is not None:
-                    raise reader.first_error(
-                        where, reader.error("a conversation is not a JSON object", where)
-                    )
-                items.ended(end)
+                skipped = items.end_of(start)
+                if skipped is None:
+                    break  # the bytes are no JSON: the whole reading's error, below
+                if reader.one(items.read(start, skipped), start, where) is not None:
+                    error = reader.error("a conversation is not a JSON object", where)
+                    raise reader.first_error(where, error)
+                items.ended(skipped)
                 continue
             items.ended(end)
-            yield _scanned(items, reader, where, fingerprint, start, end, cut), reader
+            yield _scanned(items, reader, at, fingerprint, end, cut), reader
         if not items.whole:
             raise reader.first_error(None, reader.error(f"not {reader.what}: the list does not end as JSON"))
 
@@ -148,12 +149,12 @@ def _cut(tail: str, start: int) -> tuple[int, int] | None:
 def _scanned(
     items: jsonstream.Items,
     reader: Reader,
-    where: str,
+    at: tuple[int, int],
     fingerprint: str,
-    start: int,
     end: int,
     cut: tuple[int, int] | None,
 ) -> Scanned:
+    start, where = at[0], f"[{at[1]}]"
     meta: Any = None
     if cut is not None:
         rest = items.read(start, cut[0]) + b"null" + items.read(cut[1], end)
@@ -167,7 +168,7 @@ def _scanned(
             raise reader.first_error(where, reader.error("a conversation is not a JSON object", where))
         return obj
 
-    return Scanned(where, fingerprint, meta if isinstance(meta, dict) else None, whole, start)
+    return Scanned(where, fingerprint, meta if isinstance(meta, dict) else None, whole, at)
 
 
 # --- reading ---------------------------------------------------------------------------------------------

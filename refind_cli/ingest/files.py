@@ -17,9 +17,11 @@ from refind_cli.ingest.chats import import_chat_rows, settle_language
 from refind_cli.ingest.ledger import file_digests, import_settings, now, prefix_digest, unchanged
 from refind_cli.ingest.progress import ChatProgress, FileProgress, Progress, export_size
 from refind_cli.ingest.resume import (
+    HEAD_EVERY,
     Prints,
     ResumePoint,
     checked_by_reader,
+    heads,
     import_resumed,
     keeps,
     matching,
@@ -69,6 +71,8 @@ def import_file(
         # Its bytes hashed in the ledger's pass too, so that the file is read once.
         named = checked_by_reader(candidates, path.name)
         tap = importer.tap(path, named[1].mark) if named is not None else None
+        if importer.knows:  # the hashes heads are taken from (``resume.heads``), and those earlier ones need
+            offsets += [*prints.offsets(), *range(HEAD_EVERY, export_size(path), HEAD_EVERY)]
         digest, hashed, prefixes = file_digests(path, offsets, [tap] if tap is not None else [])
         resume_from = matching(candidates, path.name, {o: p.digest for o, p in prefixes.items()})
         if resume_from is not None and named is not None and resume_from[0] == named[0]:
@@ -105,6 +109,8 @@ def import_file(
                 chats = []
                 report = FileProgress(progress, size) if progress else None
                 chat_progress = report.chat if report else None
+                # The chats of the items before a head whose bytes are as they were: taken as they are.
+                chats += prints.go_on(archive, {o: p.digest for o, p in prefixes.items()}, segmenting)
                 if resume_from is not None:
                     with input_warnings(warned.append):
                         resumed = import_resumed(
@@ -159,7 +165,9 @@ def import_file(
                 archive.set_resume_point(import_seq, point.to_json())
                 if resumed is not None and resume_from is not None:
                     archive.set_resume_point(resume_from[0], None)  # this one goes on further
-            elif (taken := prints.to_json()) is not None:
+            elif taken := prints.to_json(
+                heads(path, places, prefixes) if (places := prints.places()) else ()
+            ):
                 archive.set_resume_point(import_seq, taken)
     except InputError as exc:
         return FileImportResult(str(path), fmt, error=str(exc))
@@ -199,8 +207,10 @@ def _import_here(
             restore_forgotten,
             identity,
             export.passed,
-            unchanged=functools.partial(prints.unchanged, archive, export.chat, export.fingerprint),
+            unchanged=functools.partial(
+                prints.unchanged, archive, export.chat, export.fingerprint, export.at
+            ),
         )
-        prints.took(printed(export), result)
+        prints.took(printed(export), result, export.at)
         points(point_after(export, identity, result.messages_added + result.messages_skipped))
         yield result

@@ -128,17 +128,24 @@ def unchanged(
     earlier = archive.earlier_import(digest, fmt, settings)
     if earlier is None or "seen" not in earlier[1]:
         return None
+    results = at_rest(archive, earlier[1]["seen"], segmenting)
+    return None if results is None else (earlier[0], results)
+
+
+def at_rest(archive: Archive, seen: dict[str, int], segmenting: str) -> list[ChatImportResult] | None:
+    """What reading the chats again would report (nothing added; ``seen`` messages each, stored or
+    forgotten), where each is still there, cut the same way (``segmenting``); else None."""
     results = []
-    for chat_uid, seen in earlier[1]["seen"].items():
+    for chat_uid, n in seen.items():
         found = archive.chat_by_uid(chat_uid)
         if found is None or found[1] != segmenting:
             return None
         info = archive.chat(found[0])
         n_sessions, n_turns = archive.session_counts(info.seq)
         results.append(
-            ChatImportResult(info.seq, info.name, info.source, 0, seen, n_sessions, n_turns, 0, chat_uid)
+            ChatImportResult(info.seq, info.name, info.source, 0, n, n_sessions, n_turns, 0, chat_uid)
         )
-    return earlier[0], results
+    return results
 
 
 def now() -> str:

@@ -15,6 +15,12 @@ each chat before building its messages (``ChatExport.fingerprint``), and the imp
 the chats it read, by chat, in its entry (``Prints``). A chat whose fingerprint the latest import that read it
 left, with the same settings, is not read again: the rows it would make are all stored (or forgotten) already.
 
+A large file of many chats grows at its end (new conversations, the last one grown): the import leaves heads
+in its entry (``Head``), places between two items of its list with the hash of the bytes before them, taken
+from the hashes of the ledger's pass (``heads``). A later import whose file's bytes before one of them hash
+the same takes the chats of the items before it as they are, and its reader walks the list from there
+(``jsonstream.start_at``): the bytes before it cost the ledger's hash, nothing more.
+
 A JSON export grows inside its list of messages, so its reader's mark is short of the file's end
 (``Mark.read``: a one-chat Telegram ``result.json``, ``importers.jsonstream.Head``): the hash of the bytes
 before it is taken once the import is done and kept beside it (``ResumePoint.prefix``); a later reading
@@ -29,8 +35,9 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
-from refind_cli.importers import read_export
+from refind_cli.importers import jsonstream, read_export
 from refind_cli.ingest.chats import import_chat_rows
+from refind_cli.ingest.ledger import Prefix, at_rest, prefix_digest
 from refind_cli.ingest.progress import ChatProgress
 from refind_cli.ingest.rows import ChatPlan
 from refind_cli.records import Chat, ChatExport, Mark, NotResumable
@@ -114,44 +121,106 @@ def read_entries(
     entries: Sequence[tuple[int, str, str, str]],
 ) -> tuple[list[tuple[int, str, str, ResumePoint]], Prints]:
     """The ledger's entries of a format and settings that left something to go on from (seq, path, hash,
-    resume column): the marks (seq, file name, hash, point), and the chats' fingerprints."""
+    resume column): the marks (seq, file name, hash, point), and the chats' fingerprints and heads."""
     marks = []
     prints: dict[str, tuple[str, int]] = {}
     names: set[str] = set()
+    heads: list[Head] = []
     for seq, path, digest, text in sorted(entries):
         data = json.loads(text)
         if "chats" in data:
-            prints.update((uid, (fp, seen)) for uid, (fp, seen) in data["chats"].items())
+            chats = [(uid, fp, seen) for uid, (fp, seen) in data["chats"].items()]
+            prints.update((uid, (fp, seen)) for uid, fp, seen in chats)
             names.add(Path(path).name)
+            heads += [Head(o, i, d, tuple(chats[:n])) for o, i, d, n in data.get("heads", [])]
         else:
             marks.append((seq, Path(path).name, digest, ResumePoint.from_json(text)))
-    return marks, Prints(prints, frozenset(names))
+    return marks, Prints(prints, frozenset(names), heads)
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A place between two items of a file's list, where the bytes before it hash ``digest`` (as the ledger
+    hashes a file's first bytes) and the ``items`` before it held ``chats`` (uid, fingerprint, messages
+    read). A file whose bytes before it hash the same holds those items as they were."""
+
+    offset: int
+    items: int
+    digest: str
+    chats: tuple[tuple[str, str, int], ...]
+
+
+# Heads are left about this many bytes apart, and at the last item: each is where a later reading of the file,
+# grown or changed after it, can start.
+HEAD_EVERY = 8 << 20
 
 
 class Prints:
     """The chats' fingerprints that earlier imports of a format and settings left (by chat uid: the latest,
-    with the messages read then), and those of this import's chats (``took``), which its entry keeps."""
+    with the messages read then), and those of this import's chats (``took``), which its entry keeps; the
+    heads earlier imports left (``Head``), and where this import's can go (``places``)."""
 
-    def __init__(self, earlier: dict[str, tuple[str, int]], names: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        earlier: dict[str, tuple[str, int]],
+        names: frozenset[str] = frozenset(),
+        heads: Sequence[Head] = (),
+    ) -> None:
         self.earlier = earlier
         self.names = names  # the names of the files those imports read
+        self.earlier_heads = heads
         self.taken: dict[str, tuple[str, int]] = {}
         self.skipped: set[int] = set()  # the chats (seqs) of this import not read again
+        self.start: Head | None = None  # the head this import's reading starts at (``go_on``)
+        # This import's chats in reading order: uid ("" without a fingerprint), and where its item lies.
+        self._placed: list[tuple[str, tuple[int, int] | None]] = []
 
     def again(self, path: Path) -> bool:
         """Whether the file is, by its name, one that left fingerprints: an export read again, most of whose
         chats are likely the same."""
         return path.name in self.names
 
+    def offsets(self) -> list[int]:
+        """Where earlier imports left heads: the ledger's pass hashes the file's bytes before each."""
+        return [head.offset for head in self.earlier_heads]
+
+    def go_on(self, archive: Archive, prefixes: dict[int, str], segmenting: str) -> list[ChatImportResult]:
+        """Where the file's bytes before a head hash as they did (``prefixes``, by offset), the furthest such
+        head's chats, as reading them again would report them, where each is still as it was then (the
+        latest fingerprint of its chat, there and cut the same way): the reading starts at the head
+        (``known``). Else nothing."""
+        for head in sorted(self.earlier_heads, key=lambda h: -h.offset):
+            if prefixes.get(head.offset) != head.digest or any(
+                self.earlier.get(uid, ("", 0))[0] != fp for uid, fp, _ in head.chats
+            ):
+                continue
+            results = at_rest(archive, {uid: seen for uid, _, seen in head.chats}, segmenting)
+            if results is None:
+                continue
+            self.start = head
+            for (uid, fp, seen), result in zip(head.chats, results, strict=True):
+                self.taken[uid] = (fp, seen)
+                self.skipped.add(result.chat_id)
+                self._placed.append((uid, None))
+            return results
+        return []
+
     def unchanged(
-        self, archive: Archive, chat: Chat, fingerprint: str | None, plan: ChatPlan, resegmenting: bool
+        self,
+        archive: Archive,
+        chat: Chat,
+        fingerprint: str | None,
+        at: tuple[int, int] | None,
+        plan: ChatPlan,
+        resegmenting: bool,
     ) -> ChatImportResult | None:
         """What reading the chat would report, where it was read before as it is (nothing added; none of its
-        rows read); None where it must be read."""
+        rows read); None where it must be read. ``at``: where its item lies (``ChatExport.at``)."""
         earlier = self.earlier.get(plan.chat_uid)
         if fingerprint is None or earlier is None or earlier[0] != fingerprint or resegmenting or plan.fresh:
             return None
         self.taken[plan.chat_uid] = earlier
+        self._placed.append((plan.chat_uid, at))
         self.skipped.add(plan.chat_seq)
         n_sessions, n_turns = archive.session_counts(plan.chat_seq)
         return ChatImportResult(
@@ -159,15 +228,61 @@ class Prints:
         )
 
     def known(self) -> frozenset[str]:
-        """The fingerprints earlier imports left: what a reader that passes over chats read before is given."""
-        return frozenset(fingerprint for fingerprint, _ in self.earlier.values())
+        """The fingerprints earlier imports left, and the head to start at: what a reader that passes over
+        chats read before is given."""
+        known = frozenset(fingerprint for fingerprint, _ in self.earlier.values())
+        if self.start is None:
+            return known
+        return known | {jsonstream.start_at(jsonstream.Head(self.start.offset, self.start.items))}
 
-    def took(self, fingerprint: str | None, result: ChatImportResult) -> None:
+    def took(self, fingerprint: str | None, result: ChatImportResult, at: tuple[int, int] | None) -> None:
         if fingerprint is not None:
             self.taken[result.chat_uid] = (fingerprint, result.messages_added + result.messages_skipped)
+        self._placed.append((result.chat_uid if fingerprint is not None else "", at))
 
-    def to_json(self) -> str | None:
-        return json.dumps({"chats": self.taken}) if self.taken else None
+    def places(self) -> list[tuple[int, int, int]]:
+        """Where this import's heads can go (offset, items before, chats before): at each item found by its
+        bytes whose items before were each a chat of its own, with a fingerprint and messages (a chat a
+        later import takes as it is must be one that reading it again would leave as it is)."""
+        places: list[tuple[int, int, int]] = []
+        uids: set[str] = set()
+        before_start = 0 if self.start is None else len(self.start.chats)
+        for n, (uid, at) in enumerate(self._placed):
+            if at is not None and n:
+                places.append((at[0], at[1], n))
+            if not uid or uid in uids or not self.taken[uid][1] or (at is None and n >= before_start):
+                break
+            uids.add(uid)
+        return places
+
+    def to_json(self, heads: Sequence[tuple[int, int, str, int]] = ()) -> str | None:
+        if not self.taken:
+            return None
+        return json.dumps({"chats": self.taken, **({"heads": list(heads)} if heads else {})})
+
+
+def heads(
+    path: Path, places: Sequence[tuple[int, int, int]], prefixes: dict[int, Prefix]
+) -> list[tuple[int, int, str, int]]:
+    """Of ``places`` (``Prints.places``), the first at or after every ``HEAD_EVERY`` bytes and the last, with
+    the hash of the bytes before each (offset, items, hash, chats): from the nearest of ``prefixes`` before
+    it (the ledger's pass hashed the file's first bytes at every ``HEAD_EVERY``), so that only the bytes
+    between are read again."""
+    chosen = {max(places)}
+    for at in range(0, max(places)[0], HEAD_EVERY):
+        chosen.add(min(p for p in places if p[0] >= at))
+    found = []
+    for offset, items, chats in sorted(chosen):
+        shorter = max((o for o in prefixes if o <= offset), default=None)
+        found.append(
+            (
+                offset,
+                items,
+                prefix_digest(path, offset, None if shorter is None else (shorter, prefixes[shorter])),
+                chats,
+            )
+        )
+    return found
 
 
 def import_resumed(

@@ -76,7 +76,7 @@ def serve_worker() -> None:
         try:
             with input_warnings(lambda text: send(("warning", text))):
                 for export in read_export(path, fmt, tz, known=known):
-                    send(("chat", (export.chat, export.fingerprint)))
+                    send(("chat", (export.chat, export.fingerprint, export.at)))
                     plan = pickle.load(requests)
                     if plan is None:  # read before as it is (``ingest.resume.Prints``)
                         continue
@@ -200,10 +200,10 @@ def import_in_worker(
     try:
         send((path, fmt, tz, prints.known()))
         while (event := receive())[0] == "chat":
-            chat, fingerprint = event[1]
+            chat, fingerprint, at = event[1]
             plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
             resegmenting = segmenting != segmented_before
-            skipped = prints.unchanged(archive, chat, fingerprint, plan, resegmenting)
+            skipped = prints.unchanged(archive, chat, fingerprint, at, plan, resegmenting)
             send(None if skipped else plan)
             if skipped is not None:
                 points(None)
@@ -212,7 +212,7 @@ def import_in_worker(
             batches = _Received(receive, archive.path.parent)
             with contextlib.closing(batches):
                 result = write_chat(archive, chat, plan, batches, progress, resegmenting)
-            prints.took(fingerprint or batches.printed, result)
+            prints.took(fingerprint or batches.printed, result, at)
             points(batches.point)
             yield result
     finally:

@@ -1,0 +1,127 @@
+"""A large ChatGPT export exported again: the import left heads in its entry (``ingest.resume.Head``: places
+between two conversations, with the hash of the bytes before them, taken in the ledger's pass), and a later
+import whose file's bytes before one of them are unchanged takes the conversations before it as they are and
+walks the list from there only. The archive ends as a full re-read (``--reread``) of the new file leaves it,
+after an append, an edit in the middle, a deletion and a forgotten message; a file broken after the head says
+what a whole reading says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_resume_conversations import export, gpt
+from test_resume_import import BERLIN, both_ways, forgotten_both_ways
+
+from refind_cli.importers import chatgpt, conversations
+from refind_cli.ingest import import_file, resume
+from refind_cli.operations import Selection
+from refind_cli.storage.archive import Archive
+
+
+@pytest.fixture(autouse=True)
+def scanned_with_heads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conversations, "SCAN_MIN_BYTES", 0)
+    monkeypatch.setattr(resume, "HEAD_EVERY", 3_000)  # a head every few conversations
+
+
+def versions(change: str) -> tuple[list[dict], list[dict]]:
+    earlier = [gpt(n, 6) for n in range(16)]
+    later = [gpt(n, 6) for n in range(15)] + [gpt(15, 9), gpt(16, 4), gpt(17, 3)]  # the last grew, two new
+    if change == "edit":
+        later[6] = gpt(6, 6, edit=2)
+    elif change == "deletion":
+        del later[9]
+    elif change == "message deleted":
+        later[4] = gpt(4, 5)
+    return earlier, later
+
+
+def read_from(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The places of the conversations the reading walks to (``conversations.Scanned.where``)."""
+    walked: list[str] = []
+    original = chatgpt._scanned
+    monkeypatch.setattr(chatgpt, "_scanned", lambda item, *a: walked.append(item.where) or original(item, *a))
+    return walked
+
+
+@pytest.mark.parametrize("change", ["append", "edit", "deletion", "message deleted"])
+def test_a_reimport_from_a_head_leaves_the_archive_a_full_reread_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+):
+    earlier, later = versions(change)
+    walked = read_from(monkeypatch)
+    resumed, reread, results = both_ways(tmp_path, "conversations.json", [export(earlier), export(later)])
+    assert resumed == reread
+    assert len(results[-1].chats) == len(later)
+    # The first import walked every conversation; the second only those from a head on.
+    first = walked[: len(earlier)]
+    assert first == [f"[{n}]" for n in range(len(earlier))]
+    # Then the other home walks both files whole (the second with --reread).
+    again = walked[len(earlier) : -len(earlier) - len(later)]
+    first_changed = {"append": 15, "edit": 6, "deletion": 9, "message deleted": 4}[change]
+    assert again[-1] == f"[{len(later) - 1}]"
+    assert 0 < int(again[0][1:-1]) <= first_changed
+
+
+def test_an_append_is_walked_from_the_last_conversation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    earlier, later = versions("append")
+    walked = read_from(monkeypatch)
+    path = tmp_path / "conversations.json"
+    with Archive.open(tmp_path / "home") as archive:
+        path.write_bytes(export(earlier))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        walked.clear()
+        path.write_bytes(export(later))
+        result = import_file(archive, path, tz=BERLIN, worker=False)
+        assert walked == ["[15]", "[16]", "[17]"]
+        assert sum(c.messages_added for c in result.chats) == 3 + 4 + 3
+        walked.clear()
+        again = import_file(archive, path, tz=BERLIN, worker=False)  # the same file: the ledger's hash
+        assert again.unchanged_since is not None and walked == []
+        path.write_bytes(export([*later, gpt(18, 2)]))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        assert walked == ["[17]", "[18]"]  # from the head the second import left
+
+
+def test_the_worker_leaves_heads_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # Large enough to be scanned in the worker, which reads the module's own SCAN_MIN_BYTES.
+    padding = "x" * ((4 << 20) // 15)  # conversations.SCAN_MIN_BYTES, which the fixture lowered here
+    earlier, later = ([{**c, "padding": padding} for c in v] for v in versions("append"))
+    walked = read_from(monkeypatch)
+    path = tmp_path / "conversations.json"
+    with Archive.open(tmp_path / "home") as archive:
+        path.write_bytes(export(earlier))
+        import_file(archive, path, tz=BERLIN, worker=True)
+        walked.clear()
+        path.write_bytes(export(later))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        assert walked == ["[15]", "[16]", "[17]"]
+
+
+@pytest.mark.parametrize("what", [Selection(matching="weather"), Selection(chat=2)], ids=["messages", "chat"])
+def test_what_was_forgotten_before_the_head_stays_forgotten(tmp_path: Path, what: Selection):
+    earlier, later = versions("append")
+    resumed, reread = forgotten_both_ways(
+        tmp_path, "conversations.json", export(earlier), export(later), what
+    )
+    assert resumed == reread
+
+
+@pytest.mark.parametrize("cut", [b"", b" x", b"]"])
+def test_a_file_broken_after_the_head_says_what_a_whole_reading_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: bytes
+):
+    earlier, later = versions("append")
+    text = export(later)
+    broken = text[: len(text) - 200] if not cut else text + cut
+    path = tmp_path / "conversations.json"
+    with Archive.open(tmp_path / "home") as archive:
+        path.write_bytes(export(earlier))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        path.write_bytes(broken)
+        said = import_file(archive, path, tz=BERLIN, worker=False).error
+    monkeypatch.setattr(conversations, "SCAN_MIN_BYTES", 1 << 40)
+    with Archive.open(tmp_path / "whole") as archive:
+        assert said == import_file(archive, path, tz=BERLIN, worker=False).error
+    assert said
