@@ -1,4 +1,4 @@
-"""A large ChatGPT export exported again: the import left heads in its entry (``ingest.resume.Head``: places
+"""A large ChatGPT or Claude export exported again: the import left heads in its entry (``ingest.resume.Head``: places
 between two conversations, with the hash of the bytes before them, taken in the ledger's pass), and a later
 import whose file's bytes before one of them are unchanged takes the conversations before it as they are and
 walks the list from there only. The archive ends as a full re-read (``--reread``) of the new file leaves it,
@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_resume_conversations import export, gpt
+from test_resume_conversations import MAKERS, export, gpt
 from test_resume_import import BERLIN, both_ways, forgotten_both_ways
 
-from refind_cli.importers import chatgpt, conversations
+from refind_cli.importers import conversations
 from refind_cli.ingest import import_file, resume
 from refind_cli.operations import Selection
 from refind_cli.storage.archive import Archive
@@ -25,31 +25,39 @@ def scanned_with_heads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(resume, "HEAD_EVERY", 3_000)  # a head every few conversations
 
 
-def versions(change: str) -> tuple[list[dict], list[dict]]:
-    earlier = [gpt(n, 6) for n in range(16)]
-    later = [gpt(n, 6) for n in range(15)] + [gpt(15, 9), gpt(16, 4), gpt(17, 3)]  # the last grew, two new
+def versions(change: str, fmt: str = "chatgpt") -> tuple[list[dict], list[dict]]:
+    make = MAKERS[fmt]
+    earlier = [make(n, 6) for n in range(16)]
+    later = [make(n, 6) for n in range(15)] + [
+        make(15, 9),
+        make(16, 4),
+        make(17, 3),
+    ]  # the last grew, two new
     if change == "edit":
-        later[6] = gpt(6, 6, edit=2)
+        later[6] = make(6, 6, edit=2)
     elif change == "deletion":
         del later[9]
     elif change == "message deleted":
-        later[4] = gpt(4, 5)
+        later[4] = make(4, 5)
     return earlier, later
 
 
 def read_from(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The places of the conversations the reading walks to (``conversations.Scanned.where``)."""
     walked: list[str] = []
-    original = chatgpt._scanned
-    monkeypatch.setattr(chatgpt, "_scanned", lambda item, *a: walked.append(item.where) or original(item, *a))
+    original = conversations.found
+    monkeypatch.setattr(
+        conversations, "found", lambda item, *a: walked.append(item.where) or original(item, *a)
+    )
     return walked
 
 
+@pytest.mark.parametrize("fmt", MAKERS)
 @pytest.mark.parametrize("change", ["append", "edit", "deletion", "message deleted"])
 def test_a_reimport_from_a_head_leaves_the_archive_a_full_reread_would(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str, fmt: str
 ):
-    earlier, later = versions(change)
+    earlier, later = versions(change, fmt)
     walked = read_from(monkeypatch)
     resumed, reread, results = both_ways(tmp_path, "conversations.json", [export(earlier), export(later)])
     assert resumed == reread

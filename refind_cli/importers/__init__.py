@@ -498,6 +498,7 @@ register(
         takes=("file", "zip", "folder"),
         names=("conversations.json", "*.zip"),
         pairing="exchange",
+        knows=True,
     )
 )
 # Messenger and Instagram: one reader (meta.py), two sources; an export's paths say which service it is.

@@ -89,18 +89,12 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
 
 
 def _scanned(item: conversations.Scanned, reader: Reader, unkeyed: conversations.Missing) -> ChatExport:
-    """A conversation found by its bytes: its chat from all but its mapping, its mapping parsed only where
-    its messages are read (a conversation read before as it is: never)."""
+    """A conversation found by its bytes: its chat from all but its mapping (one keyed by its tree is read
+    whole)."""
     meta = item.meta
     key = meta.get("conversation_id", meta.get("id")) if meta is not None else None
-    if meta is None or not isinstance(key, str) or not key:  # keyed by its tree: read whole now
-        export = _conversation(item.whole(), item.where, reader, unkeyed)
-        return ChatExport(export.chat, export.messages, fingerprint=item.fingerprint)
-
-    def messages() -> Iterator[Message]:
-        yield from _conversation(item.whole(), item.where, reader, unkeyed).messages
-
-    return ChatExport(_chat(meta, key), messages(), fingerprint=item.fingerprint, at=item.at)
+    chat = _chat(meta, key) if meta is not None and isinstance(key, str) and key else None
+    return conversations.found(item, chat, lambda conv: _conversation(conv, item.where, reader, unkeyed))
 
 
 def _chat(conv: dict[str, Any], key: str) -> Chat:

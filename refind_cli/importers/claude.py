@@ -16,8 +16,9 @@ conversation's; never the time of the import. Sessions are cut by silences, as f
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -39,9 +40,25 @@ def sniff(path: Path) -> bool:
     return head[:1] in (b"[", b"{") and bool(_SNIFF.search(head))
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    for where, conv, reader in conversations.read(path, WHAT):
-        yield _conversation(conv, where, reader)
+def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]:
+    """``known``: what earlier imports left (``conversations.scan``)."""
+    scanned = conversations.scan(path, WHAT, "chat_messages", known)
+    if scanned is not None:
+        for item, reader in scanned:
+            key = item.meta.get("uuid") if item.meta is not None else None
+            chat = _chat(item.meta, key) if item.meta is not None and isinstance(key, str) and key else None
+            yield conversations.found(
+                item, chat, functools.partial(_conversation, where=item.where, reader=reader)
+            )
+    else:
+        for where, conv, reader in conversations.read(path, WHAT):
+            yield _conversation(conv, where, reader)
+
+
+def _chat(conv: dict[str, Any], key: str) -> Chat:
+    name = text_of(conv.get("name")).strip()
+    meta = {k: v for k, v in conv.items() if k != "chat_messages"}
+    return Chat(FORMAT, key, name or UNTITLED, kind="direct", raw=dump(meta))
 
 
 def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExport:
@@ -53,9 +70,7 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
         entries = []
     if not isinstance(entries, list):
         raise reader.error("chat_messages is not a list", f"{where}.chat_messages".lstrip("."))
-    name = text_of(conv.get("name")).strip()
-    meta = {k: v for k, v in conv.items() if k != "chat_messages"}
-    chat = Chat(FORMAT, key, name or UNTITLED, kind="direct", raw=dump(meta))
+    chat = _chat(conv, key)
 
     def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
         last = iso_time(conv.get("created_at")) or iso_time(conv.get("updated_at"))

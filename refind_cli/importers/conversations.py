@@ -24,6 +24,7 @@ from typing import Any
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container, jsonstream
 from refind_cli.importers.container import named_file, named_head
+from refind_cli.records import Chat, ChatExport, Message
 
 FILE = "conversations.json"
 SNIFF_BYTES = 64 << 10
@@ -136,6 +137,19 @@ def _scan(
             yield _scanned(items, reader, at, fingerprint, end, cut), reader
         if not items.whole:
             raise reader.first_error(None, reader.error(f"not {reader.what}: the list does not end as JSON"))
+
+
+def found(item: Scanned, chat: Chat | None, read: Callable[[dict[str, Any]], ChatExport]) -> ChatExport:
+    """A conversation ``scan`` found, as its reader ``read`` reads it: where its ``chat`` is told from all but
+    its bulk, its bulk is parsed only where its messages are read (a conversation read before as it is:
+    never); else it is read whole now (and leaves no head after it: ``ChatExport.at``)."""
+    if chat is None:
+        return read(item.whole())._replace(fingerprint=item.fingerprint)
+
+    def messages() -> Iterator[Message]:
+        yield from read(item.whole()).messages
+
+    return ChatExport(chat, messages(), fingerprint=item.fingerprint, at=item.at)
 
 
 def _cut(tail: str, start: int) -> tuple[int, int] | None:
