@@ -18,9 +18,10 @@ never parsed again. An export whose first bytes change with every export (Discor
 checked from the array's opening on (``array_start``, ``Span``): where that lies in the new file is found
 in its first bytes.
 
-A file of many chats (a Telegram account export's dialogs) changes in a few of them: ``Items`` tells where
-each item of its lists lies without parsing it, and finds those whose bytes an earlier reading fingerprinted,
-so that the parser passes over them (``JsonEvents.go_on`` from the item's end).
+A file of many chats (a Telegram account export's dialogs, a ChatGPT or Claude ``conversations.json``)
+changes in a few of them: ``Items``, the one byte scanner, tells where each item of its lists lies without
+parsing it, and finds those whose bytes an earlier reading fingerprinted, so that the parser passes over them
+(``JsonEvents.go_on`` from the item's end) or is never given them (``conversations.scan``).
 """
 
 from __future__ import annotations
