@@ -61,11 +61,13 @@ def export(conversations: list[dict]) -> bytes:
     return json.dumps(conversations, indent=1).encode()
 
 
-def earlier_and_later(fmt: str, change: str) -> tuple[list[dict], list[dict]]:
+def earlier_and_later(
+    fmt: str, change: str, count: int = 12, grown: int = 3
+) -> tuple[list[dict], list[dict]]:
     make = MAKERS[fmt]
-    earlier = [make(n, 6) for n in range(12)]
-    later = [make(n, 6) for n in range(12)] + [make(12, 4), make(13, 3)]  # two new conversations
-    later[3] = make(3, 9)  # one grew
+    earlier = [make(n, 6) for n in range(count)]
+    later = [make(n, 6) for n in range(count)] + [make(count, 4), make(count + 1, 3)]  # two new conversations
+    later[grown] = make(grown, 9)  # one grew
     if change == "edit":
         later[5] = make(5, 6, edit=2)
     elif change == "deletion":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_resume_conversations import MAKERS, export, gpt
+from test_resume_conversations import MAKERS, earlier_and_later, export, gpt
 from test_resume_import import BERLIN, both_ways, forgotten_both_ways
 
 from refind_cli.importers import conversations
@@ -26,20 +26,8 @@ def scanned_with_heads(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def versions(change: str, fmt: str = "chatgpt") -> tuple[list[dict], list[dict]]:
-    make = MAKERS[fmt]
-    earlier = [make(n, 6) for n in range(16)]
-    later = [make(n, 6) for n in range(15)] + [
-        make(15, 9),
-        make(16, 4),
-        make(17, 3),
-    ]  # the last grew, two new
-    if change == "edit":
-        later[6] = make(6, 6, edit=2)
-    elif change == "deletion":
-        del later[9]
-    elif change == "message deleted":
-        later[4] = make(4, 5)
-    return earlier, later
+    """16 conversations; the last grows, two new ones follow it; 5 is edited, 7 deleted or 8 loses one."""
+    return earlier_and_later(fmt, change, count=16, grown=15)
 
 
 def read_from(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -67,21 +55,28 @@ def test_a_reimport_from_a_head_leaves_the_archive_a_full_reread_would(
     assert first == [f"[{n}]" for n in range(len(earlier))]
     # Then the other home walks both files whole (the second with --reread).
     again = walked[len(earlier) : -len(earlier) - len(later)]
-    first_changed = {"append": 15, "edit": 6, "deletion": 9, "message deleted": 4}[change]
+    first_changed = {"append": 15, "edit": 5, "deletion": 7, "message deleted": 8}[change]
     assert again[-1] == f"[{len(later) - 1}]"
     assert 0 < int(again[0][1:-1]) <= first_changed
+
+
+def grown_once(tmp_path: Path, earlier: list[dict], later: list[dict], walked: list[str], worker: bool):
+    """``earlier`` imported (``worker``: in the import worker), then ``later`` in this process: the archive
+    open on it, the file, and the second import's result; ``walked`` holds what the second walked."""
+    path = tmp_path / "conversations.json"
+    archive = Archive.open(tmp_path / "home")
+    path.write_bytes(export(earlier))
+    import_file(archive, path, tz=BERLIN, worker=worker)
+    walked.clear()
+    path.write_bytes(export(later))
+    return archive, path, import_file(archive, path, tz=BERLIN, worker=False)
 
 
 def test_an_append_is_walked_from_the_last_conversation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     earlier, later = versions("append")
     walked = read_from(monkeypatch)
-    path = tmp_path / "conversations.json"
-    with Archive.open(tmp_path / "home") as archive:
-        path.write_bytes(export(earlier))
-        import_file(archive, path, tz=BERLIN, worker=False)
-        walked.clear()
-        path.write_bytes(export(later))
-        result = import_file(archive, path, tz=BERLIN, worker=False)
+    archive, path, result = grown_once(tmp_path, earlier, later, walked, worker=False)
+    with archive:
         assert walked == ["[15]", "[16]", "[17]"]
         assert sum(c.messages_added for c in result.chats) == 3 + 4 + 3
         walked.clear()
@@ -97,14 +92,10 @@ def test_the_worker_leaves_heads_too(tmp_path: Path, monkeypatch: pytest.MonkeyP
     padding = "x" * ((4 << 20) // 15)  # conversations.SCAN_MIN_BYTES, which the fixture lowered here
     earlier, later = ([{**c, "padding": padding} for c in v] for v in versions("append"))
     walked = read_from(monkeypatch)
-    path = tmp_path / "conversations.json"
-    with Archive.open(tmp_path / "home") as archive:
-        path.write_bytes(export(earlier))
-        import_file(archive, path, tz=BERLIN, worker=True)
-        walked.clear()
-        path.write_bytes(export(later))
-        import_file(archive, path, tz=BERLIN, worker=False)
+    archive, _, result = grown_once(tmp_path, earlier, later, walked, worker=True)
+    with archive:
         assert walked == ["[15]", "[16]", "[17]"]
+        assert result.error is None
 
 
 @pytest.mark.parametrize("what", [Selection(matching="weather"), Selection(chat=2)], ids=["messages", "chat"])
