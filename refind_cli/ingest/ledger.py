@@ -135,16 +135,14 @@ def unchanged(
 def at_rest(archive: Archive, seen: dict[str, int], segmenting: str) -> list[ChatImportResult] | None:
     """What reading the chats again would report (nothing added; ``seen`` messages each, stored or
     forgotten), where each is still there, cut the same way (``segmenting``); else None."""
+    found = archive.chats_by_uid(list(seen))
     results = []
     for chat_uid, n in seen.items():
-        found = archive.chat_by_uid(chat_uid)
-        if found is None or found[1] != segmenting:
+        row = found.get(chat_uid)
+        if row is None or row[1] != segmenting:
             return None
-        info = archive.chat(found[0])
-        n_sessions, n_turns = archive.session_counts(info.seq)
-        results.append(
-            ChatImportResult(info.seq, info.name, info.source, 0, n, n_sessions, n_turns, 0, chat_uid)
-        )
+        seq, _, name, source, n_sessions, n_turns = row
+        results.append(ChatImportResult(seq, name, source, 0, n, n_sessions, n_turns, 0, chat_uid))
     return results
 
 
