@@ -808,6 +808,7 @@ class Walk:
         self._end: int | None = None
         self._context = ""
         self._keeps: Callable[[Head], bool] = lambda _head: False
+        self._tail: Callable[[], str] | None = None
         self.passed = 0  # the item's messages before the head its reading went on from (``go_on``)
 
     def begin(self) -> None:
@@ -836,11 +837,21 @@ class Walk:
         self._context = context
         return None if self._known is None else self._with_context(self._known.fingerprint)
 
-    def printed(self, keeps: Callable[[Head], bool]) -> Callable[[], str | None] | None:
+    def printed(
+        self, keeps: Callable[[Head], bool], tail: Callable[[], str] | None = None
+    ) -> Callable[[], str | None] | None:
         """``keeps``: whether a later reading may go on from a head of the item's messages (not where a
-        message before it has no id: the identities of those after it would depend on it)."""
+        message before it has no id: the identities of those after it would depend on it). ``tail``: what
+        the fingerprint keeps instead of a head, told once the messages are read (what a reading that passes
+        over the item must know of it: ``kept``)."""
         self._keeps = keeps
+        self._tail = tail
         return None if self._start is None or self._known is not None else self._printed
+
+    @property
+    def kept(self) -> str:
+        """The ``tail`` of the known item's fingerprint."""
+        return "" if self._known is None else self._known.tail
 
     def pass_over(self, messages: Iterator[Any], keys: Sequence[str], index: int) -> bool:
         """Go on after the item, the ``index``-th of the list at ``keys``, with a fresh parser where its
@@ -881,7 +892,10 @@ class Walk:
             return None
         head = self.events.head
         head = head if head is not None and start < head.offset < end and self._keeps(head) else None
-        tail = "-" if head is None else self.items.head_tail(start, head)
+        if self._tail is not None:
+            tail = self._tail()
+        else:
+            tail = "-" if head is None else self.items.head_tail(start, head)
         return self._with_context(self.items.fingerprint(start, end, tail))
 
     def _with_context(self, fingerprint: str) -> str:

@@ -9,21 +9,30 @@ mark), of ``RichText/UriObject`` and ``RichText/Media_*`` a ``<URIObject>`` nami
 (``Event/Call``), membership and topic changes (``ThreadActivity/*``) and client signals (``Control/*``) are
 kept as system messages. The text is made readable; ``raw`` keeps the record verbatim.
 
-A Skype account's history runs to hundreds of MB, so the file is streamed (``jsonstream``).
+A Skype account's history runs to hundreds of MB, so the file is streamed (``jsonstream``). Exported again,
+it has new messages in a few conversations: each conversation's fingerprint is the hash of its bytes
+(``jsonstream.Items``) with what its reading depends on besides, the account and the names of people known
+before it (a message without a name takes its sender's from them, and a message without an id is known by
+its sender's name); a conversation whose fingerprint an earlier reading left (``known``) is passed over
+unparsed where the import has it already (``ingest.resume.Prints``), and the names its messages taught later
+conversations are learnt from its fingerprint, so later conversations read as a whole reading reads them.
 """
 
 from __future__ import annotations
 
+import base64
+import collections
 import contextlib
+import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from refind_cli.errors import InputError
 from refind_cli.importers import jsonstream
-from refind_cli.importers.container import named_file, named_head
+from refind_cli.importers.container import member_of, named_file, named_head
 from refind_cli.importers.conversations import text_of
 from refind_cli.importers.htmltext import message_text
 from refind_cli.records import Chat, ChatExport, Kind, Message
@@ -56,6 +65,7 @@ _CALLS = {"started": "Call started", "ended": "Call ended", "missed": "Missed ca
 _TEXT_TYPES = frozenset({"Text", "RichText", "RichText/Html"})
 _OWN = "Me"
 _PERSON = re.compile(r"^(?:https?://\S*/)?(\d+:)")
+_T = TypeVar("_T")
 
 
 # --- detection ---------------------------------------------------------------------------------------
@@ -68,24 +78,64 @@ def sniff(path: Path) -> bool:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]:
+    """``known``: fingerprints of conversations that earlier readings left; a conversation of a file on disk
+    whose bytes, and the names read before it, they fingerprint is not parsed unless its messages are
+    read."""
     with named_file(path, FILE, "a Skype export") as (chunks, where, entry), contextlib.closing(chunks):
 
         def error(what: str, place: str | None) -> InputError:
             return InputError(where, what, ", ".join(p for p in (entry, place) if p) or None)
 
-        events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
-        yield from _Reader(events, tz).chats()
+        stream = jsonstream.Stream(chunks, error, _RULES)
+        on_disk = entry is None and member_of(where) is None
+        items = jsonstream.Items(where, [("conversations",)], known) if on_disk else None
+        stream.cut_after = b"}" if items is not None else b""  # heads, where a conversation's end is found
+        events = jsonstream.JsonEvents(stream)
+        walk = None if items is None else jsonstream.Walk(events, items)
+        reader = _Reader(events, tz, walk, lambda: _first_error(path, tz))
+        with contextlib.closing(items) if items is not None else contextlib.nullcontext():
+            try:
+                yield from reader.exact(reader.chats())
+            finally:
+                if walk is not None:
+                    walk.close()
+
+
+def _first_error(path: Path, tz: tzinfo) -> InputError | None:
+    """The error a whole reading of the export meets first, if any."""
+    try:
+        for export in read(path, tz=tz):
+            collections.deque(export.messages, maxlen=0)
+    except InputError as exc:
+        return exc
+    return None
 
 
 class _Reader:
-    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo) -> None:
+    def __init__(
+        self,
+        events: jsonstream.JsonEvents,
+        tz: tzinfo,
+        walk: jsonstream.Walk | None,
+        first_error: Callable[[], InputError | None],
+    ) -> None:
         self.events = events
+        # The parser that goes on after a conversation passed over reads in other blocks: an error's place
+        # ("near byte") is then the one a whole reading gives.
+        self.first_error = first_error
+        self.passed = False
         self.tz = tz
         self.user = ""
         # Names of people by id, as the export gives them: a person's conversation is named after them, and
-        # some messages carry their sender's name.
+        # some messages carry their sender's name; those the messages of the conversation being read gave.
         self.names: dict[str, str] = {}
+        self.taught: dict[str, str] = {}
+        # Where each conversation lies (``jsonstream.Items``), and those read before as they are. A
+        # conversation's messages read names that earlier ones taught, and teach later ones theirs: its
+        # fingerprint holds the names known before it (with the account), and the names its messages taught,
+        # which a reading that passes over it learns from there.
+        self.walk = walk
 
     def chats(self) -> Iterator[ChatExport]:
         events = self.events
@@ -109,7 +159,7 @@ class _Reader:
                         break
                     if event != "start_map":
                         raise events.error("a conversation is not a JSON object", f"conversations[{index}]")
-                    yield from self._conversation(f"conversations[{index}]")
+                    yield from self._conversation(f"conversations[{index}]", index)
                     index += 1
             else:
                 value = events.value(event, value, key)
@@ -119,10 +169,13 @@ class _Reader:
         if not found:
             raise events.error('not a Skype export: no "conversations" list', None)
 
-    def _conversation(self, where: str) -> Iterator[ChatExport]:
+    def _conversation(self, where: str, index: int) -> Iterator[ChatExport]:
         events = self.events
         meta: dict[str, Any] = {}
         buffered: list[Message] | None = None
+        walk = self.walk
+        if walk is not None:
+            walk.begin()
         while True:
             event, key = events.next()
             if event == "end_map":
@@ -135,15 +188,46 @@ class _Reader:
                 continue
             if event != "start_array":
                 raise events.error("MessageList is not a list", f"{where}.MessageList")
-            messages = (self._message(obj, place) for obj, place in events.array(f"{where}.MessageList"))
+            messages = self.exact(
+                self._message(obj, place) for obj, place in events.array(f"{where}.MessageList")
+            )
             if isinstance(meta.get("id"), str):
-                yield ChatExport(self._chat(meta, where), messages)
+                chat = self._chat(meta, where)
+                self.taught = {}
+                yield ChatExport(
+                    chat,
+                    messages,
+                    fingerprint=None if walk is None else walk.fingerprint(self._context()),
+                    printed=None if walk is None else walk.printed(_no_head, self._taught),
+                )
+                if walk is not None and walk.pass_over(messages, ["conversations"], index):
+                    self.passed = True
+                    for person, shown in json.loads(base64.urlsafe_b64decode(walk.kept)).items():
+                        self.names.setdefault(person, shown)
+                    return
                 for _ in messages:  # whatever the consumer left unread
                     pass
             else:
                 buffered = list(messages)
+        if walk is not None:
+            walk.done()
         if buffered is not None:
             yield ChatExport(self._chat(meta, where), buffered)
+
+    def exact(self, items: Iterator[_T]) -> Iterator[_T]:
+        """``items``, an error in them the one a whole reading meets first."""
+        try:
+            yield from items
+        except InputError as exc:
+            raise ((self.first_error() or exc) if self.passed else exc) from None
+
+    def _context(self) -> str:
+        """What a conversation's reading depends on besides its bytes: the account, the names known."""
+        return json.dumps([self.user, sorted(self.names.items())], ensure_ascii=False)
+
+    def _taught(self) -> str:
+        """The names the conversation's messages taught, as its fingerprint keeps them (no colon)."""
+        return base64.urlsafe_b64encode(json.dumps(self.taught, ensure_ascii=False).encode()).decode()
 
     def _chat(self, meta: dict[str, Any], where: str) -> Chat:
         conversation = meta.get("id")
@@ -174,8 +258,8 @@ class _Reader:
         sender_id = _person(text_of(obj.get("from")))
         own = bool(self.user) and sender_id == self.user
         shown = text_of(obj.get("displayName"))
-        if shown and sender_id:
-            self.names.setdefault(sender_id, shown)
+        if shown and sender_id and sender_id not in self.names:
+            self.names[sender_id] = self.taught[sender_id] = shown
         sender = shown or self._name(sender_id) or None
         kind, text = _content(mtype, content, self._name)
         if properties.get("deletetime") and not text:
@@ -208,6 +292,11 @@ class _Reader:
                 when = datetime.fromisoformat(value)
                 return (when if when.tzinfo else when.replace(tzinfo=self.tz)).astimezone(UTC)
         raise self.events.error(f"unreadable originalarrivaltime {value!r}", f"{where}.originalarrivaltime")
+
+
+def _no_head(_head: jsonstream.Head) -> bool:
+    """A conversation is read whole or passed over, never read on from a head of its messages."""
+    return False
 
 
 def _content(mtype: str, content: str, name: Callable[[str], str]) -> tuple[str, str]:
