@@ -29,6 +29,7 @@ starts there, between two messages.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -268,9 +269,11 @@ def heads(
     the hash of the bytes before each (offset, items, hash, chats): from the nearest of ``prefixes`` before
     it (the ledger's pass hashed the file's first bytes at every ``HEAD_EVERY``), so that only the bytes
     between are read again."""
-    chosen = {max(places)}
-    for at in range(0, max(places)[0], HEAD_EVERY):
-        chosen.add(min(p for p in places if p[0] >= at))
+    offsets = [offset for offset, _, _ in places]  # in the file's order
+    chosen = {
+        places[-1],
+        *(places[bisect.bisect_left(offsets, at)] for at in range(0, offsets[-1], HEAD_EVERY)),
+    }
     found = []
     for offset, items, chats in sorted(chosen):
         shorter = max((o for o in prefixes if o <= offset), default=None)
