@@ -4,7 +4,8 @@ log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSO
 (``import_bench.chat_records``); and a ChatGPT ``conversations.json`` of the same texts, 50 a conversation
 (its last conversation grows, new ones follow), a Slack workspace zip of 20 channels (one grows), and a
 Telegram account export of 100 dialogs (``telegram-account``: the dialog of the last messages grows), a
-Hangouts.json and a Google Chat Takeout zip of 20 conversations each (the last one grows).
+Hangouts.json, a Google Chat Takeout zip and a Skype ``messages.json`` of 20 conversations each (the last one
+grows).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
 seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
@@ -16,7 +17,7 @@ seconds (the process's and its import worker's), each in a fresh process on a fr
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat]
+        [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat skype]
 """
 
 from __future__ import annotations
@@ -135,6 +136,30 @@ def generate_hangouts(path: Path, n: int, chats: int = 20, run: int = 5_000) -> 
     path.write_text(json.dumps({"conversations": items}, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
+def generate_skype(path: Path, n: int, chats: int = 20, run: int = 5_000) -> None:
+    """The same chat as Skype's ``messages.json`` of ``chats`` group conversations between the 7 senders,
+    each message with its sender's name (the grown export's new messages go to the last run's)."""
+    senders: dict[str, str] = {}
+    items = []
+    for c, records in sorted(_runs(n, chats, run).items()):
+        messages = [
+            {
+                "id": f"{c}{i:07d}",
+                "displayName": sender,
+                "originalarrivaltime": f"{t:%Y-%m-%dT%H:%M:%S}.000Z",
+                "messagetype": "RichText",
+                "content": text,
+                "from": "8:" + senders.setdefault(sender, f"live:person{len(senders) + 1}"),
+            }
+            for i, (t, sender, text) in enumerate(records)
+        ]
+        items.append(
+            {"id": f"19:group{c}@thread.skype", "displayName": f"Group {c}", "MessageList": messages}
+        )
+    data = {"userId": "8:live:person1", "exportDate": "2026-06-01T00:00:00.000Z", "conversations": items}
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
 def generate_google_chat(path: Path, n: int, chats: int = 20, run: int = 5_000) -> None:
     """The same chat as a Google Chat Takeout zip: ``chats`` spaces, a ``messages.json`` each."""
     import zipfile
@@ -250,6 +275,7 @@ FORMATS = {
     "telegram-account": ("result.json", generate_telegram_account),
     "hangouts": ("Hangouts.json", generate_hangouts),
     "google-chat": ("takeout-google-chat.zip", generate_google_chat),
+    "skype": ("messages.json", generate_skype),
     "discord": ("Bench - general [900000000000000077].json", generate_discord),
     "chatgpt": ("conversations.json", generate_chatgpt),
     "slack": ("Bench Slack export.zip", generate_slack),
