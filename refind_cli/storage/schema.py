@@ -104,6 +104,15 @@ CREATE TABLE IF NOT EXISTS forgotten (chat_uid TEXT NOT NULL, uid TEXT NOT NULL,
 CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
 """
 
+# Where a long text is stored (``_m040_long_texts_apart``): ``chars`` its length in characters, what planning
+# sessions reads of it.
+LONG_TEXTS = """
+CREATE TABLE IF NOT EXISTS long_texts (seq INTEGER PRIMARY KEY, chars INTEGER NOT NULL, text BLOB NOT NULL);
+CREATE TRIGGER IF NOT EXISTS long_text_gone AFTER DELETE ON messages BEGIN
+    DELETE FROM long_texts WHERE seq = old.seq;
+END;
+"""
+
 
 def _m001_initial(db: apsw.Connection) -> None:
     db.execute(INITIAL_SCHEMA)
@@ -496,6 +505,15 @@ def _m023_turns_as_runs(db: apsw.Connection) -> None:
         after = batch[-1][:2]
 
 
+def _m040_long_texts_apart(db: apsw.Connection) -> None:
+    """A text of more than ``LONG_TEXT`` characters is stored from now on in a row of its own, a BLOB as
+    that row's last column (``long_texts``), its message's text an empty BLOB: written in place by blob I/O,
+    it is never in SQLite's memory whole (in the message's row, two copies of it: bound or cast, and the
+    row's record), and a change to its message's row (``chats merge``) does not rewrite it. A message
+    deleted takes its long text with it. Long texts stored before stay where they are (readers take both)."""
+    db.execute(LONG_TEXTS)
+
+
 def stand_in_senders(db: apsw.Connection) -> None:
     """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
     space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
@@ -550,6 +568,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m021_text_kind_implied", _m021_text_kind_implied),
     ("m022_signatures_as_bytes", _m022_signatures_as_bytes),
     ("m023_turns_as_runs", _m023_turns_as_runs),
+    ("m040_long_texts_apart", _m040_long_texts_apart),
 )
 
 
