@@ -1,5 +1,6 @@
-"""Issue 24, item 4 (session 11): time and peak RSS of every command on a home holding one huge message, for
-the release before (``--base``) and this checkout, beside the same commands on a one-line chat, in one run.
+"""Issue 24, item 4 (sessions 11, 12): time and peak RSS of every command on a home holding one huge message,
+for the release before (``--base``) and this checkout, beside the same commands on a one-line chat, in one
+run.
 
     git archive main | tar -x -C /tmp/huge-base
     python bench/huge_commands_figures.py --base /tmp/huge-base [--mb 50] [--after-mb 4]
@@ -12,7 +13,8 @@ result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over
 ones. The huge text says "abc" near its start (inside
 the indexed part). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
 its worker's); every other command is a fresh ``python -m refind_cli`` whose peak RSS is read from
-``RUSAGE_CHILDREN``. The checkouts take turns on each input.
+``RUSAGE_CHILDREN``. The checkouts take turns on each input. Each home also gets a one-line chat of its
+own (imported second, unmeasured), which ``chats merge`` then takes the huge message's chat into.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ def _lines(megabytes: int) -> str:
     return line * (count // 100) + "abc\n" + line * (count - count // 100)
 
 
-def _wa(folder: Path, text: str) -> Path:
-    path = folder / "WhatsApp Chat with Jack.txt"
+def _wa(folder: Path, text: str, name: str = "Jack") -> Path:
+    folder.mkdir(exist_ok=True)
+    path = folder / f"WhatsApp Chat with {name}.txt"
     path.write_text(text)
     return path
 
@@ -147,6 +150,8 @@ def commands(session: str) -> dict[str, list[str]]:
         "stats": ["stats"],
         "reindex": ["reindex"],
         "doctor": ["doctor"],
+        # The huge message's chat (the first imported) moves into the one-line one.
+        "chats merge 2 1": ["chats", "merge", "2", "1"],
         "forget --matching abc": ["forget", "--matching", "abc", "--yes"],  # last: it changes the home
     }
 
@@ -177,6 +182,11 @@ def main() -> None:
                     f" {f['worker_mb']:>5.0f}MB",
                     flush=True,
                 )
+                other = measure_import(
+                    _wa(folder / "other", "01/02/2024, 09:00 - Zed: hello\n", "Zed"), homes[code], source
+                )
+                if "crash" in other:
+                    raise SystemExit(f"{name} ({code}): import of the other chat: {other['crash']}")
             sessions = {code: first_session(homes[code], source, "abc") for code, source in checkouts.items()}
             for label in commands(""):
                 for code, source in checkouts.items():
