@@ -53,8 +53,11 @@ def test_storing_a_long_text_does_not_make_sqlite_hold_it(tmp_path: Path, worker
     path = whatsapp(tmp_path / "in", "Jack", body)
     with Archive.open(tmp_path / "home") as archive:
         archive.db.execute("PRAGMA cache_size=-1024")
-        peak = sqlite_peak(lambda: import_file(archive, path, tz=UTC, worker=worker))
+        results = []
+        peak = sqlite_peak(lambda: results.append(import_file(archive, path, tz=UTC, worker=worker)))
         assert [m.text for m in archive.stored_messages(1)] == ["hi", body, "ok"]
+        # The text's own row is not counted as a message.
+        assert [(c.messages_added, c.messages_skipped) for c in results[0].chats] == [(3, 0)]
         assert archive.db.execute("SELECT chars FROM long_texts").fetchall() == [(len(body),)]
     # Before: 2.0x the message (the text cast from a zeroblob in its row, then the row's record).
     assert peak < 0.3 * len(body), f"{peak / len(body):.2f} times the message"

@@ -444,12 +444,12 @@ class Archive(Queries, Ledger):
         # How many were new from SQLite's count of changes rather than a RETURNING clause, which cost a
         # third of the insert's CPU time (bench/RESULTS.md, issue 26 item 2, session 10).
         before = self.db.total_changes()
+        apart = 0  # rows of long_texts, which SQLite counts as changes too
         if max(map(len, map(_text, rows))) > LONG_TEXT:  # a HeldText is longer (``worker.PIECE``)
-            for row in rows:
-                self._insert_long(row)
+            apart = sum(map(self._insert_long, rows))
         else:
             self.db.executemany(_INSERT, rows)
-        added = self.db.total_changes() - before
+        added = self.db.total_changes() - before - apart
         if added:
             self._uncounted = lowest if self._uncounted is None else min(self._uncounted, lowest)
             if not self.db.in_transaction:
@@ -522,15 +522,16 @@ class Archive(Queries, Ledger):
         self._wide[chat_seq] = wide = Chatwide(layout, rest)
         return wide
 
-    def _insert_long(self, row: tuple) -> None:
+    def _insert_long(self, row: tuple) -> int:
         """Insert one row, its text stored apart if it is long (``database.LONG_TEXT``; a ``HeldText`` always
         is): as a zeroblob of as many bytes as it has, the last column of a row of its own, then written a
         piece at a time, so SQLite never holds it whole. (In the message's row, cast from a zeroblob or bound
-        whole, a 50-MB text cost SQLite two copies of it: the value and the row's record.)"""
+        whole, a 50-MB text cost SQLite two copies of it: the value and the row's record.) How many texts it
+        stored apart: 1, or 0 (a short text, or a message the archive holds already)."""
         text = row[7]
         if isinstance(text, str) and len(text) <= LONG_TEXT:
             self.db.execute(_INSERT, row)
-            return
+            return 0
         held = isinstance(text, HeldText)
         size = text.size if held else sum(map(len, _utf8_pieces(text)))
         pieces = text.pieces() if held else _utf8_pieces(text)
@@ -542,6 +543,7 @@ class Archive(Queries, Ledger):
             with self.db.blob_open("main", "long_texts", "text", seq, True) as blob:
                 for piece in pieces:
                     blob.write(piece)
+        return len(stored)
 
     def _count_new(self) -> None:
         """Add the messages stored since the last count to the tables of counts, in one grouped pass over
