@@ -20,6 +20,7 @@ from cli_runs import run
 from refind_cli.ingest import import_file
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.database import LONG_TEXT
+from refind_cli.storage.schema import migrate
 
 MB = 1 << 20
 LINE = "all work and no play makes jack a dull boy "
@@ -81,7 +82,7 @@ def test_merging_a_chat_with_a_long_text_does_not_make_sqlite_hold_it(tmp_path: 
         # Ann's "hi" and "ok" are in both chats: kept once.
         assert sorted(m.text for m in archive.stored_messages(2)) == sorted(["hi", "hello", body, "ok"])
     found = run(home, "search", "abc", "--json")
-    assert found.exit_code == 0 and '"text_length": %d' % len(body) in found.stdout
+    assert found.exit_code == 0 and f'"text_length": {len(body)}' in found.stdout
     # Before: 3.0x the message (its row loaded and rewritten, its pages cached); now the pages of the part
     # the index reads (1M characters) and the rest of the command, which do not grow with the message.
     assert peak < 0.5 * len(body), f"{peak / len(body):.2f} times the message"
@@ -119,4 +120,31 @@ def test_a_long_text_kept_in_its_row_before_m040_is_read_as_before(tmp_path: Pat
         assert [m.text for m in archive.stored_messages(1)] == ["hi", body, "ok"]
         assert [t.text for t in archive.iter_turns() if len(t.text) > 2] == [body]
     found = run(home, "search", "abc", "--json")
-    assert found.exit_code == 0 and '"text_length": %d' % len(body) in found.stdout
+    assert found.exit_code == 0 and f'"text_length": {len(body)}' in found.stdout
+
+
+def test_m040_moves_a_long_text_kept_in_its_row_apart_a_piece_at_a_time(tmp_path: Path):
+    body = body_of(6 * MB)
+    home = tmp_path / "home"
+    with Archive.open(home) as archive:
+        assert (
+            import_file(archive, whatsapp(tmp_path / "in", "Jack", body), tz=UTC, worker=False).error is None
+        )
+        with archive.transaction():  # as the release before m040 stored it
+            archive.db.execute(
+                "UPDATE messages SET text = (SELECT CAST(l.text AS TEXT) FROM long_texts l WHERE l.seq = messages.seq)"
+                " WHERE typeof(text) = 'blob'"
+            )
+            archive.db.execute("DROP TABLE long_texts")
+            archive.db.execute("DROP TRIGGER long_text_gone")
+            archive.db.execute("DELETE FROM migrations WHERE name = 'm040_long_texts_apart'")
+    db = apsw.Connection(str(home / "archive.db"))
+    db.execute("PRAGMA cache_size=-1024")
+    peak = sqlite_peak(lambda: migrate(db))
+    db.close()
+    with Archive.open(home) as archive:
+        assert archive.db.execute("SELECT seq, chars FROM long_texts").fetchall() == [(2, len(body))]
+        assert [m.text for m in archive.stored_messages(1)] == ["hi", body, "ok"]
+    found = run(home, "search", "abc", "--json")
+    assert found.exit_code == 0 and f'"text_length": {len(body)}' in found.stdout
+    assert peak < 0.3 * len(body), f"{peak / len(body):.2f} times the message"

@@ -5,6 +5,7 @@ stand-in in memory where there is none yet)."""
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,8 +20,10 @@ from refind_cli.storage.database import (
     COUNT_TABLES,
     COUNTED,
     IS_COUNTED,
+    LONG_TEXT,
     WEEK_QUARTERS,
     CountTable,
+    apart,
     fetch_all,
     hashed_chat_key,
     immediate,
@@ -506,12 +509,35 @@ def _m023_turns_as_runs(db: apsw.Connection) -> None:
 
 
 def _m040_long_texts_apart(db: apsw.Connection) -> None:
-    """A text of more than ``LONG_TEXT`` characters is stored from now on in a row of its own, a BLOB as
-    that row's last column (``long_texts``), its message's text an empty BLOB: written in place by blob I/O,
-    it is never in SQLite's memory whole (in the message's row, two copies of it: bound or cast, and the
-    row's record), and a change to its message's row (``chats merge``) does not rewrite it. A message
-    deleted takes its long text with it. Long texts stored before stay where they are (readers take both)."""
+    """A text of more than ``LONG_TEXT`` characters is stored apart: a BLOB as the last column of a row of
+    its own (``long_texts``), its message's text an empty BLOB. Written in place by blob I/O, it is never in
+    SQLite's memory whole (in the message's row, two copies of it: bound or cast, and the row's record), and
+    a change to its message's row (``chats merge``) does not rewrite it. A message deleted takes its long
+    text with it. The long texts stored before are moved there a piece at a time."""
     db.execute(LONG_TEXTS)
+    longer = fetch_all(
+        db.execute(f"SELECT seq FROM messages WHERE NOT {apart()} AND octet_length(text) > ?", (LONG_TEXT,)),
+        tuple[int],
+    )
+    for (seq,) in longer:
+        with db.blob_open("main", "messages", "text", seq, False) as stored:
+            size = stored.length()
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            chars = sum(len(decoder.decode(stored.read(_MOVED))) for _ in range(0, size, _MOVED))
+            if chars <= LONG_TEXT:
+                continue
+            db.execute(
+                "INSERT INTO long_texts (seq, chars, text) VALUES (?, ?, zeroblob(?))", (seq, chars, size)
+            )
+            stored.seek(0)
+            with db.blob_open("main", "long_texts", "text", seq, True) as moved:
+                while piece := stored.read(_MOVED):
+                    moved.write(piece)
+        db.execute("UPDATE messages SET text = X'' WHERE seq = ?", (seq,))
+
+
+# Bytes of a long text moved at a time.
+_MOVED = 1 << 20
 
 
 def stand_in_senders(db: apsw.Connection) -> None:
