@@ -10,14 +10,15 @@ row (the text loaded, the record built again).
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 import apsw
 import pytest
 from cli_runs import run
 
-from refind_cli.ingest import import_file
+from refind_cli.ingest import import_chat, import_file
+from refind_cli.records import Chat, Message
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.database import LONG_TEXT
 from refind_cli.storage.schema import migrate
@@ -36,7 +37,8 @@ def whatsapp(folder: Path, name: str, body: str) -> Path:
 
 
 def body_of(chars: int) -> str:
-    return "abc é " + LINE * (chars // len(LINE))  # a two-byte character: bytes and characters differ
+    """At least ``chars`` characters; one of two bytes, so that bytes and characters differ."""
+    return "abc é " + LINE * (chars // len(LINE) + 1)
 
 
 def sqlite_peak(run_it: object) -> int:
@@ -136,7 +138,6 @@ def test_m040_moves_a_long_text_kept_in_its_row_apart_a_piece_at_a_time(tmp_path
                 " WHERE typeof(text) = 'blob'"
             )
             archive.db.execute("DROP TABLE long_texts")
-            archive.db.execute("DROP TRIGGER long_text_gone")
             archive.db.execute("DELETE FROM migrations WHERE name = 'm040_long_texts_apart'")
     db = apsw.Connection(str(home / "archive.db"))
     db.execute("PRAGMA cache_size=-1024")
@@ -148,3 +149,15 @@ def test_m040_moves_a_long_text_kept_in_its_row_apart_a_piece_at_a_time(tmp_path
     found = run(home, "search", "abc", "--json")
     assert found.exit_code == 0 and f'"text_length": {len(body)}' in found.stdout
     assert peak < 0.3 * len(body), f"{peak / len(body):.2f} times the message"
+
+
+def test_a_long_text_both_merged_chats_hold_is_kept_once(tmp_path: Path):
+    body = body_of(LONG_TEXT + 10)
+    when = datetime(2024, 2, 1, 11, tzinfo=UTC)
+    with Archive.open(tmp_path / "home") as archive:
+        for key in ("a", "b"):
+            import_chat(archive, Chat("test", key, key.upper()), [Message(when, "Ann", body)])
+        with archive.transaction():
+            archive.merge_chats(1, 2)
+        assert archive.db.execute("SELECT seq FROM long_texts").fetchall() == [(1,)]
+        assert [m.text for m in archive.stored_messages(1)] == [body]

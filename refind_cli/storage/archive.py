@@ -339,7 +339,7 @@ class Archive(Queries, Ledger):
                 spell_out(self.db, "m.chat_seq = ?", (other,))
             self._uncount("chat_seq = ?", (other,))
             self.db.execute("UPDATE OR IGNORE messages SET chat_seq = ? WHERE chat_seq = ?", (into, other))
-            self.db.execute("DELETE FROM messages WHERE chat_seq = ?", (other,))
+            self._delete_messages("chat_seq = ?", (other,))
             self._recount(into)
             self.delete_sessions(
                 [r[0] for r in self.db.execute("SELECT seq FROM sessions WHERE chat_seq = ?", (other,))]
@@ -357,6 +357,15 @@ class Archive(Queries, Ledger):
             self.db.execute("DELETE FROM chats WHERE seq = ?", (other,))
             self._chats.pop(other, None)
             self._wide.pop(other, None)
+
+    def _delete_messages(self, where: str, args: Sequence[object]) -> None:
+        """Delete the messages ``where`` says (of ``messages``), and their texts stored apart: those are
+        looked up from the few long texts, not from the messages."""
+        self.db.execute(
+            f"DELETE FROM long_texts WHERE (SELECT {where} FROM messages WHERE messages.seq = long_texts.seq)",
+            args,
+        )
+        self.db.execute(f"DELETE FROM messages WHERE {where}", args)
 
     def _chat_by_key(self, source: str, key: str, uid: str | None = None) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat that has this key now (an adopted chat keeps its former uid)."""
@@ -734,7 +743,7 @@ class Archive(Queries, Ledger):
                 [(hashed_chat_key(chat_uid), uid) for chat_uid, uid in rows],
             )
             self._uncount(f"seq IN ({marks})", part)
-            self.db.execute(f"DELETE FROM messages WHERE seq IN ({marks})", part)
+            self._delete_messages(f"seq IN ({marks})", part)
         for part, marks in in_chunks(list(keys)):
             self.db.execute(
                 f"DELETE FROM senders WHERE key IN ({marks})"

@@ -111,9 +111,6 @@ CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
 # sessions reads of it.
 LONG_TEXTS = """
 CREATE TABLE IF NOT EXISTS long_texts (seq INTEGER PRIMARY KEY, chars INTEGER NOT NULL, text BLOB NOT NULL);
-CREATE TRIGGER IF NOT EXISTS long_text_gone AFTER DELETE ON messages BEGIN
-    DELETE FROM long_texts WHERE seq = old.seq;
-END;
 """
 
 
@@ -513,7 +510,8 @@ def _m040_long_texts_apart(db: apsw.Connection) -> None:
     its own (``long_texts``), its message's text an empty BLOB. Written in place by blob I/O, it is never in
     SQLite's memory whole (in the message's row, two copies of it: bound or cast, and the row's record), and
     a change to its message's row (``chats merge``) does not rewrite it. A message deleted takes its long
-    text with it. The long texts stored before are moved there a piece at a time."""
+    text with it (``Archive._delete_messages``). The long texts stored before are moved there a piece at a
+    time."""
     db.execute(LONG_TEXTS)
     longer = fetch_all(
         db.execute(f"SELECT seq FROM messages WHERE NOT {apart()} AND octet_length(text) > ?", (LONG_TEXT,)),
