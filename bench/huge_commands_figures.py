@@ -11,7 +11,7 @@ made of short lines (a pasted log) and followed; the first two as
 LINE exports (the line-by-line reader of LINE, KakaoTalk and Signal logs); a Telegram
 result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
 ones. The huge text says "abc" near its start (inside
-the indexed part). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
+the indexed part, at 1 % of it or 430,000 characters). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
 its worker's); every other command is a fresh ``python -m refind_cli`` whose peak RSS is read from
 ``RUSAGE_CHILDREN``. The checkouts take turns on each input. Each home also gets a one-line chat of its
 own (imported second, unmeasured), which ``chats merge`` then takes the huge message's chat into.
@@ -36,8 +36,11 @@ WORDS = "all work and no play makes jack a dull boy "
 
 
 def _body(megabytes: int) -> str:
+    """``megabytes`` of words, "abc" at 1 % of them, within the indexed part (``INDEXED_CHARS``) whatever
+    the size."""
     count = megabytes * MB // len(WORDS)
-    return WORDS * (count // 100) + "abc " + WORDS * (count - count // 100)
+    before = min(count // 100, 10_000)
+    return WORDS * before + "abc " + WORDS * (count - before)
 
 
 def _lines(megabytes: int) -> str:
