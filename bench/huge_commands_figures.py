@@ -10,8 +10,8 @@ huge message followed by ``--after-mb`` of ordinary messages (the reader reads o
 made of short lines (a pasted log) and followed; the first two as
 LINE exports (the line-by-line reader of LINE, KakaoTalk and Signal logs); a Telegram
 result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
-ones. The huge text says "abc" near its start (inside
-the indexed part, at 1 % of it or 430,000 characters). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
+ones. The huge text says "abc" near its start (inside the indexed part, at 1 % of it or 430,000
+characters). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
 its worker's); every other command is a fresh ``python -m refind_cli`` whose peak RSS is read from
 ``RUSAGE_CHILDREN``. The checkouts take turns on each input. Each home also gets a one-line chat of its
 own (imported second, unmeasured), which ``chats merge`` then takes the huge message's chat into.
