@@ -73,7 +73,7 @@ def cut(record: str, fields: Sequence[str | None]) -> tuple[str, int | None]:
         return record, None
     if len(places) > 1:
         places.sort()
-    parts = []
+    parts: list[str] = []
     done = 0
     for start, end, marker in places:
         parts += (record[done:start], marker)
