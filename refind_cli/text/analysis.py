@@ -249,6 +249,7 @@ class Analyzer:
         # neither.
         self._turkish = lang in {"tr", "az"}
         self._parts = parts
+        self._names: dict[str, str] | None = None  # read on the first word: most searches never need it
         self._cache: dict[str, str] = {}
         self._index_cache: dict[str, str] = self._cache if not parts else {}
 
@@ -276,11 +277,36 @@ class Analyzer:
         alone (between two emoji)."""
         if len(word) > MAX_TOKEN_CHARS or word in self.stopwords or not any(ch.isalnum() for ch in word):
             return ""
-        # Porter stems "s" to "": an empty term would be indexed and matched as a word.
         # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
         # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".casefold() leaves a combining dot.
         plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
         bare = fold(plain)
+        if self._names is None:
+            self._names = self._name_terms()
+        named = self._names.get(plain)
+        return named if named is not None else self._stem_terms(plain, bare)
+
+    def _name_terms(self) -> dict[str, str]:
+        """The terms of the forms of the language's month and weekday names (``datenames``), folded, where
+        they differ from the terms of the name standing alone: "ledna" and "leden" are one term. A form is
+        looked up as written and without its diacritics ("brezna"), never a word with other diacritics
+        folded to one ("mają", "they have", is not "maja", "of May")."""
+        from refind_cli.text.datenames import forms
+
+        out: dict[str, str] = {}
+        clashes: set[str] = set()
+        for alone, *others in forms(self.lang):
+            terms = "" if alone in self.stopwords else self._stem_terms(alone, fold(alone))
+            for form in others if terms else ():
+                bare = fold(form)
+                if self._stem_terms(form, bare) != terms:
+                    for key in {form, bare}:
+                        clashes.update([key] if out.setdefault(key, terms) != terms else [])
+        return {form: terms for form, terms in out.items() if form not in clashes}
+
+    def _stem_terms(self, plain: str, bare: str) -> str:
+        """The stems of a word (NFKC) and of its folded form ``bare``: one term, or two where the word
+        typed without its accents stems otherwise; "" for a stop word. Porter stems "s" to ""."""
         if self._fold_first:
             stemmed: str = self._stem(bare)
             return stemmed
@@ -387,7 +413,7 @@ def analyze(text: str) -> list[str]:
 
 # Bumped whenever an analyzer changes (its stop words, stemmer, folding or splitting of words): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 4
 
 # A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
 # of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
