@@ -102,14 +102,16 @@ def _term_patterns() -> tuple[regex.Pattern[str], regex.Pattern[str], regex.Patt
     matching ignores inside a word (Default_Ignorable_Code_Point: joiners, soft hyphens, variation
     selectors, bidi marks; the enclosing keycap of "1️⃣"); the marks people leave out when they type (a
     nonspacing Diacritic other than a virama, which joins consonants and is part of the spelling); a
-    Cyrillic letter."""
+    Cyrillic letter. In the Arabic script every nonspacing mark is one people leave out: besides its
+    Diacritic vowel marks, the maddah and hamza its letters carry ("آ" typed "ا") and the vowel signs of
+    Pashto, Kashmiri and Sindhi (zwarakay), which Unicode does not call Diacritic."""
     import regex
 
     flags = regex.V1
     return (
         regex.compile(r"(\p{RI}{2}|[\p{Extended_Pictographic}\p{RI}])\p{Emoji_Modifier}?", flags),
         regex.compile(r"[\p{DI}\p{Me}]+", flags),
-        regex.compile(r"[\p{Dia}&&\p{Mn}--\p{ccc=9}]+", flags),
+        regex.compile(r"[[\p{Dia}&&\p{Mn}--\p{ccc=9}][\p{scx=Arabic}&&\p{Mn}]]+", flags),
         regex.compile(r"\p{sc=Cyrillic}", flags),
     )
 
@@ -134,7 +136,7 @@ def _plain(ch: str) -> str:
 
 def fold(word: str) -> str:
     """A lowercased word without the diacritics people leave out when they type ("remédios" → "remedios",
-    "straße" → "strasse", "Αϊνού" → "αινου", Hebrew points, Arabic vowel marks), whatever its script:
+    "straße" → "strasse", "Αϊνού" → "αινου", Hebrew points, Arabic vowel marks and hamza), whatever its script:
     Unicode's Diacritic marks, but not a virama, which is part of an Indic spelling, nor a vowel sign, which
     is not a diacritic. ASCII words never change."""
     if word.isascii():
