@@ -252,6 +252,7 @@ class Analyzer:
         self._turkish = lang in {"tr", "az"}
         self._parts = parts
         self._names: dict[str, str] | None = None  # read on the first word: most searches never need it
+        self._clitics: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._cache: dict[str, str] = {}
         self._index_cache: dict[str, str] = self._cache if not parts else {}
 
@@ -368,6 +369,22 @@ class Analyzer:
         if not drop:
             return self.query_text(text).split()
         return [term for start, end, term in self.words(text) if fold(text[start:end].lower()) not in drop]
+
+    def glued(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        """What a query's words are also looked for as: glued to the letters the language writes against a
+        word (``datenames.clitics``: Hebrew "ו" and "ב", Arabic "و", Syriac "ܘ", Tigrinya "ን"), each with
+        them one term ("סונינקה" finds "וסונינקה"); none in most languages. The turns' own terms do not
+        change: only a query asks for the glued forms, and only of its own words."""
+        if self._clitics is None:
+            from refind_cli.text.datenames import clitics
+
+            self._clitics = clitics(self.lang)
+        prefixes, suffixes = self._clitics
+        if not (prefixes or suffixes):
+            return []
+        words = [w for w in self._words(text) if w not in self.stopwords and fold(w) not in drop]
+        forms = [p + w for w in words for p in prefixes] + [w + s for w in words for s in suffixes]
+        return self.query_text(" ".join(forms)).split()
 
     def words(self, text: str) -> Iterator[tuple[int, int, str]]:
         """(start, end, term) for each term of ``text``, with offsets into ``text`` itself: a word's span, or
@@ -527,6 +544,9 @@ class Bilingual(Analyzer):
         if not drop:
             return self.query_text(text).split()
         return list(dict.fromkeys(t for a in self.pair for t in a.analyze(text, drop)))
+
+    def glued(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        return list(dict.fromkeys(t for a in self.pair for t in a.glued(text, drop)))
 
     def words(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Each word's terms in both languages, in the order of the text."""

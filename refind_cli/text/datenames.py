@@ -144,6 +144,45 @@ def generate(idents: Iterable[str] | None = None) -> dict[str, str]:
     return out
 
 
+_GLUED = re.compile(r"([^\W\d_]+)\{[01]\}|\{[01]\}([^\W\d_]+)")
+
+
+def generate_clitics(idents: Iterable[str] | None = None) -> dict[str, str]:
+    """Language code -> the letters its base locale writes against a word without a space, "-" after a
+    prefix and before a suffix ("ו- ב-", "-ren"): its list patterns' "and" (Hebrew "{0} ו{1}", Arabic
+    "و", Syriac "ܘ", Tigrinya "{0}ን {1}ን") and its date patterns' letters beside a month ("בMMMM")."""
+    from babel import Locale, localedata
+    from babel.core import parse_locale
+
+    from refind_cli.text.analysis import _unicode_patterns
+
+    run = _unicode_patterns()[2]
+    out: dict[str, str] = {}
+    chosen = idents if idents is not None else localedata.locale_identifiers()
+    for ident in sorted(i for i in chosen if "_" not in i and i != "root"):
+        loc = Locale.parse(ident)
+        found: set[str] = set()
+        for pattern in loc.list_patterns.get("standard", {}).values():
+            for prefix, suffix in _GLUED.findall(pattern):
+                found.add(f"{prefix}-" if prefix else f"-{suffix}")
+        dates = [loc.date_formats[w] for w in ("full", "long", "medium")]
+        for _, prefix, suffix in (g for p in dates for g in _glue(p)):
+            found.update(f for f in (prefix and f"{prefix}-", suffix and f"-{suffix}") if f)
+        # A script written without spaces glues every word to the next: its runs are bigrams anyway.
+        found = {f for f in found if not run.match(f.strip("-"))}
+        if found:
+            out[parse_locale(ident)[0]] = FORMS.join(sorted(_key(f) for f in found))
+    return out
+
+
+def clitics(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(prefixes, suffixes) ``lang`` glues to a word, from the generated table."""
+    from refind_cli.text.datenames_data import CLITICS
+
+    glued = CLITICS.get(lang, "").split()
+    return tuple(g[:-1] for g in glued if g.endswith("-")), tuple(g[1:] for g in glued if g.startswith("-"))
+
+
 def write(path: Path | None = None) -> None:
     target = path or Path(__file__).with_name("datenames_data.py")
     lines = [
@@ -151,6 +190,9 @@ def write(path: Path | None = None) -> None:
         "",
         "NAMES: dict[str, str] = {",
         *(f"    {lang!r}: {groups!r}," for lang, groups in generate().items()),
+        "}",
+        "CLITICS: dict[str, str] = {",
+        *(f"    {lang!r}: {glued!r}," for lang, glued in generate_clitics().items()),
         "}",
         "",
     ]

@@ -55,3 +55,16 @@ NAMES: dict[str, str] = {
     "xh": "okthoba okthobha",
     "yo": "ìsẹ́gun ìsɛ́gun|ọjọ́rú ɔjɔ́rú|ọjọ́bọ ɔjɔ́bɔ|ẹtì ɛtì|àbámẹ́ta àbámɛ́ta",
 }
+CLITICS: dict[str, str] = {
+    "ar": "و-",
+    "bo": "-འ",
+    "ckb": "-ی",
+    "eu": "-ren",
+    "he": "ב- ו-",
+    "ku": "-a",
+    "mn": "-ын",
+    "syr": "ܒ- ܘ-",
+    "ti": "-ን",
+    "vo": "-a",
+    "yo": "àti-",
+}
