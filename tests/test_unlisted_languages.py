@@ -35,7 +35,6 @@ from refind_cli.index.tantivy_backend import TantivyIndex
 from refind_cli.operations import AskRequest, ImportOptions
 from refind_cli.request import SearchRequest
 
-
 # Locales whose months a date writes in another form than the name standing alone (a case, a glued
 # preposition), of five scripts: the languages CLD3 tells (a language told wrong reads another's months).
 MONTH_LOCALES = ("cs", "pl", "el", "he", "uk", "eu")

@@ -378,11 +378,18 @@ class Analyzer:
         if self._clitics is None:
             from refind_cli.text.datenames import clitics
 
-            self._clitics = clitics(self.lang)
+            prefixes, suffixes = clitics(self.lang)
+            if prefixes or suffixes:
+                # A script written without spaces glues every word to the next: its runs are bigrams anyway.
+                run = _unicode_patterns()[2]
+                prefixes = tuple(p for p in prefixes if not run.match(p))
+                suffixes = tuple(s for s in suffixes if not run.match(s))
+            self._clitics = (prefixes, suffixes)
         prefixes, suffixes = self._clitics
         if not (prefixes or suffixes):
             return []
-        words = [w for w in self._words(text) if w not in self.stopwords and fold(w) not in drop]
+        # A word without terms of its own (a stop word in any form) is no word to look for glued either.
+        words = [w for w in self._words(text) if fold(w) not in drop and self.query_text(w)]
         forms = [p + w for w in words for p in prefixes] + [w + s for w in words for s in suffixes]
         return self.query_text(" ".join(forms)).split()
 

@@ -15,7 +15,6 @@ forms once into ``datenames_data.py``, which an analyzer loads, and a test check
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 import unicodedata
 from collections import defaultdict
@@ -29,8 +28,9 @@ FORMS = " "
 # A pattern's fields that write a wide name, and the names they write: (kind, context).
 _WIDE = {("M", 4): ("months", "format"), ("L", 4): ("months", "stand-alone"),
          ("E", 4): ("days", "format"), ("c", 4): ("days", "stand-alone")}  # fmt: skip
-_HEAD = re.compile(r"[^\W\d_]+$")
-_TAIL = re.compile(r"[^\W\d_]+")
+# Letters at the end, at the start (patterns compiled when a table is generated, never by a search).
+_HEAD = r"[^\W\d_]+$"
+_TAIL = r"[^\W\d_]+"
 
 
 def forms(lang: str) -> tuple[tuple[str, ...], ...]:
@@ -58,8 +58,13 @@ def _glue(pattern: Any) -> Iterable[tuple[tuple[str, str], str, str]]:
             continue
         before = merged[i - 1][1] if i and merged[i - 1][0] == "chars" else ""
         after = merged[i + 1][1] if i + 1 < len(merged) and merged[i + 1][0] == "chars" else ""
-        head, tail = _HEAD.search(before), _TAIL.match(after)
+        head, tail = re.search(_HEAD, before), re.match(_TAIL, after)
         yield _WIDE[value], head.group() if head else "", tail.group() if tail else ""
+
+
+def _one_word(form: str) -> bool:
+    """Letters and their marks only: one word to the analyzer."""
+    return all(ch.isalpha() or unicodedata.category(ch)[0] == "M" for ch in form)
 
 
 def _key(name: str) -> str:
@@ -99,13 +104,11 @@ def generate(idents: Iterable[str] | None = None) -> dict[str, str]:
     name in one script (Serbian's Cyrillic and Latin months are two groups), its first form the name
     standing alone in the first locale of that script ("sr", "sr_Latn"); a form two names share is left out
     (it names neither), and so is a form of root's placeholders ("M01", "Sun") that a locale without its own
-    names falls back to, and a run of a script written without spaces (its bigrams are its terms)."""
+    names falls back to, and one of several words. (A run of a script written without spaces, "一月", stays:
+    the analyzer makes bigrams of it and never looks it up.)"""
     from babel import Locale, localedata
     from babel.core import parse_locale
 
-    from refind_cli.text.analysis import _split, _unicode_patterns
-
-    run = _unicode_patterns()[2]
     placeholders = {f for forms in _locale_forms("root").values() for f in forms}
     by_lang: dict[str, list[str]] = defaultdict(list)
     chosen = idents if idents is not None else localedata.locale_identifiers()
@@ -133,9 +136,7 @@ def generate(idents: Iterable[str] | None = None) -> dict[str, str]:
                 for n, name in sorted(alone.items()):
                     canonical = _key(name)
                     own = [
-                        f
-                        for f in sorted(found[script, kind, n])
-                        if _split(f) == [f] and not run.match(f) and owners[f] == {(kind, n)}
+                        f for f in sorted(found[script, kind, n]) if _one_word(f) and owners[f] == {(kind, n)}
                     ]
                     if canonical in own and len(own) > 1:
                         groups.append(FORMS.join([canonical, *(f for f in own if f != canonical)]))
@@ -144,7 +145,7 @@ def generate(idents: Iterable[str] | None = None) -> dict[str, str]:
     return out
 
 
-_GLUED = re.compile(r"([^\W\d_]+)\{[01]\}|\{[01]\}([^\W\d_]+)")
+_GLUED = r"([^\W\d_]+)\{[01]\}|\{[01]\}([^\W\d_]+)"
 
 
 def generate_clitics(idents: Iterable[str] | None = None) -> dict[str, str]:
@@ -154,22 +155,17 @@ def generate_clitics(idents: Iterable[str] | None = None) -> dict[str, str]:
     from babel import Locale, localedata
     from babel.core import parse_locale
 
-    from refind_cli.text.analysis import _unicode_patterns
-
-    run = _unicode_patterns()[2]
     out: dict[str, str] = {}
     chosen = idents if idents is not None else localedata.locale_identifiers()
     for ident in sorted(i for i in chosen if "_" not in i and i != "root"):
         loc = Locale.parse(ident)
         found: set[str] = set()
         for pattern in loc.list_patterns.get("standard", {}).values():
-            for prefix, suffix in _GLUED.findall(pattern):
+            for prefix, suffix in re.findall(_GLUED, pattern):
                 found.add(f"{prefix}-" if prefix else f"-{suffix}")
         dates = [loc.date_formats[w] for w in ("full", "long", "medium")]
         for _, prefix, suffix in (g for p in dates for g in _glue(p)):
             found.update(f for f in (prefix and f"{prefix}-", suffix and f"-{suffix}") if f)
-        # A script written without spaces glues every word to the next: its runs are bigrams anyway.
-        found = {f for f in found if not run.match(f.strip("-"))}
         if found:
             out[parse_locale(ident)[0]] = FORMS.join(sorted(_key(f) for f in found))
     return out
@@ -197,6 +193,8 @@ def write(path: Path | None = None) -> None:
         "",
     ]
     target.write_text("\n".join(lines), encoding="utf-8")
+    import subprocess  # only to write the file
+
     ruff = Path(sys.executable).with_name("ruff")
     if ruff.exists():  # the project's layout of the file (``make test`` checks it)
         subprocess.run([str(ruff), "format", "-q", str(target)], check=False)

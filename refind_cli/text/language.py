@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterable
@@ -130,6 +129,8 @@ def write_scripts(path: Path | None = None) -> None:
         "",
     ]
     target.write_text("\n".join(lines), encoding="utf-8")
+    import subprocess  # only to write the file
+
     ruff = Path(sys.executable).with_name("ruff")
     if ruff.exists():  # the project's layout of the file (``make test`` checks it)
         subprocess.run([str(ruff), "format", "-q", str(target)], check=False)
