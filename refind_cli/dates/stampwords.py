@@ -224,7 +224,7 @@ def _spans(period: str, rules: dict[str, list[dict[str, int]]]) -> list[tuple[in
 
 
 def write(path: Path = Path(stampwords_data.__file__)) -> None:
-    from refind_cli.text.generated import write_module
+    from refind_cli.generated import write_module
 
     periods, groups, literals = generate()
     write_module(

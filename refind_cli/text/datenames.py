@@ -179,7 +179,7 @@ def clitics(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def write(path: Path | None = None) -> None:
-    from refind_cli.text.generated import write_module
+    from refind_cli.generated import write_module
 
     write_module(
         path or Path(__file__).with_name("datenames_data.py"),

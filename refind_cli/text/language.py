@@ -114,7 +114,7 @@ def generate_scripts() -> tuple[dict[str, str], dict[str, str]]:
 def write_scripts(path: Path | None = None) -> None:
     """Write ``generate_scripts()`` into ``scripts_data.py``: Babel's global data takes ~70 ms to load,
     too long for each import to start with."""
-    from refind_cli.text.generated import write_module
+    from refind_cli.generated import write_module
 
     scripts, speakers = generate_scripts()
     write_module(
