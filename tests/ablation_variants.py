@@ -214,6 +214,7 @@ class Bearers:
     """What the original reading's messages hold, to tell which values of a file bear them."""
 
     texts: frozenset[str]
+    verbatim: frozenset[str]  # the texts some value of the file holds as they are (not built from several)
     blob: str  # every text, joined: a long value inside one bears it too
     times: tuple[float, ...]
     senders: frozenset[str]
@@ -271,9 +272,26 @@ def bearers(export: Path) -> Bearers:
     messages = original(export).messages
     times = sorted(datetime.fromisoformat(t).timestamp() for _, t, _, _ in messages)
     texts = [" ".join(text.split()) for *_, text in messages]
+    values = {_plain(v) for f in _files(export).values() for v in _strings(f)}
     return Bearers(
-        frozenset(t for t in texts if t), "\x00".join(texts), tuple(times), frozenset(s for _, _, s, _ in messages if s)
+        frozenset(t for t in texts if t),
+        frozenset(t for t in texts if t in values),
+        "\x00".join(texts),
+        tuple(times),
+        frozenset(s for _, _, s, _ in messages if s),
     )
+
+
+def _strings(data: bytes) -> list[str]:
+    """Every string a file holds: a JSON file's values, a CSV's fields, else nothing."""
+    try:
+        value = _load(data)
+    except ValueError:
+        try:
+            return [f for r in _rows(data) for f in r]
+        except (UnicodeDecodeError, csv.Error):
+            return []
+    return [v for _, v in _paths(value) if isinstance(v, str)]
 
 
 # A key whose value may name a sender though not as the reading writes it (a role "user" read as "You").
@@ -608,8 +626,6 @@ def verdict(variant: Variant, first: Reading, again: Reading) -> str | None:
     new_warnings = len(first.warnings) - len(base.warnings)
     if first.keys != again.keys:
         return f"chat keys depend on where the file lies: {first.keys[:2]} / {again.keys[:2]}"
-    if len(set(first.keys)) < len(set(base.keys)):
-        return f"chats merged: {len(set(base.keys))} chats read as {len(set(first.keys))}"
     if first.uids < len(first.messages) and first.uids < base.uids:
         return f"message identities collapse: {len(first.messages)} messages, {first.uids} identities"
     squash = (lambda t: " ".join(t.split())) if variant.kind.startswith("html") else (lambda t: t)
@@ -620,20 +636,24 @@ def verdict(variant: Variant, first: Reading, again: Reading) -> str | None:
         if missing and new_warnings < 1:
             return f"silent loss: {sum(missing.values())} of {len(base.messages)} messages, no warning"
         return None
+    if len(set(first.keys)) < len(set(base.keys)):
+        return f"chats merged: {len(set(base.keys))} chats read as {len(set(first.keys))}"
     if new_warnings > 1:
         return f"warnings: {new_warnings} more than the original, e.g. {first.warnings[-1]}"
-    if variant.reworded:  # each message still there, at its time
-        missing = Counter(t for t, _ in want.elements()) - Counter(t for t, _ in have.elements())
-        if missing:
-            return f"lost: {sum(missing.values())} of {len(base.messages)} messages, e.g. at {next(iter(missing))}"
-        return None
-    if missing:
-        (when, text), _ = next(iter(missing.items()))
-        return f"changed: {sum(missing.values())} of {len(base.messages)} messages, e.g. {when} {text[:40]!r}"
-    senders = {(t, squash(x)): s for _, t, s, x in first.messages}
-    wrong = [(t, s) for _, t, s, x in base.messages if senders.get((t, squash(x)), s) != s]
-    if wrong:
-        return f"senders: {len(wrong)} changed, e.g. {wrong[0]}"
+    # A text the file holds as it is must be read as it is; one built from several values (an attachment's
+    # name after the words, a call's length) may read otherwise where one of them changed.
+    verbatim = [k for k in missing if k[1] in bearers(SAMPLES / variant.export).verbatim]
+    if verbatim and not variant.reworded:
+        when, text = verbatim[0]
+        return f"changed: {len(verbatim)} of {len(base.messages)} messages, e.g. {when} {text[:40]!r}"
+    gone = Counter(t for t, _ in want.elements()) - Counter(t for t, _ in have.elements())
+    if gone:
+        return f"lost: {sum(gone.values())} of {len(base.messages)} messages, e.g. at {next(iter(gone))}"
+    if not variant.reworded:
+        senders = {(t, squash(x)): s for _, t, s, x in first.messages}
+        wrong = [(t, s) for _, t, s, x in base.messages if senders.get((t, squash(x)), s) != s]
+        if wrong:
+            return f"senders: {len(wrong)} changed, e.g. {wrong[0]}"
     return None
 
 

@@ -225,7 +225,7 @@ def test_other_exporter_outputs_are_refused_asking_for_json(tmp_path: Path, name
         (b'{"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": [] } trailing', "invalid JSON"),
         (b'{"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": {}}', "messages is not a list"),
         (b'{"guild": {"id": "1"}, "channel": {"id": "2"}}', 'no "messages" list'),
-        (b'{"guild": {"id": "1"}, "channel": {}, "messages": []}', "the channel has no id"),
+        (b'{"guild": {"id": "1"}, "channel": {}, "messages": []}', "no message ids to key the channel by"),
         (b'{"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": [1]}', "not a JSON object"),
         (
             b'{"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": [{"timestamp": "soon"}]}',

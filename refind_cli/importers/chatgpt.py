@@ -33,7 +33,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from refind_cli.importers import conversations
+from refind_cli.importers import conversations, fields
 from refind_cli.importers.conversations import (
     Reader,
     active_path,
@@ -76,7 +76,7 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    unkeyed = conversations.Missing(path, "conversation", "id", "keyed by the id of its first node")
+    unkeyed = fields.Gaps(path)
     scanned = conversations.scan(path, WHAT, "mapping")
     if scanned is not None:
         for item, reader in scanned:
@@ -87,7 +87,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     unkeyed.warn()
 
 
-def _scanned(item: conversations.Scanned, reader: Reader, unkeyed: conversations.Missing) -> ChatExport:
+def _scanned(item: conversations.Scanned, reader: Reader, unkeyed: fields.Gaps) -> ChatExport:
     """A conversation found by its bytes: its chat from all but its mapping, its mapping parsed only where
     its messages are read (a conversation read before as it is: never)."""
     meta = item.meta
@@ -109,7 +109,7 @@ def _chat(conv: dict[str, Any], key: str) -> Chat:
 
 
 def _conversation(
-    conv: dict[str, Any], where: str, reader: Reader, unkeyed: conversations.Missing
+    conv: dict[str, Any], where: str, reader: Reader, unkeyed: fields.Gaps
 ) -> ChatExport:
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict):
@@ -125,7 +125,8 @@ def _conversation(
         roots = sorted(nid for nid in nodes if nid not in parents)
         if not roots:
             raise reader.error("a conversation without an id or messages", where or None)
-        key = unkeyed.derived("root:" + roots[0])
+        unkeyed.lack("conversation", "id", "keyed by the id of its first node")
+        key = "root:" + roots[0]
     chat = _chat(conv, key)
 
     def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
@@ -137,6 +138,11 @@ def _conversation(
             message = node.get("message")
             if not isinstance(message, dict):
                 continue  # the root of the tree, and nodes whose message was removed
+            # Real exports write each of these, null where there is none; a tool that rewrote the file
+            # may leave them out.
+            for field in ("create_time", "content"):
+                if field not in message:
+                    unkeyed.lack("message", field)
             when = times[nid] or started
             if when is None:
                 raise reader.error(

@@ -208,7 +208,7 @@ class _Reader:
                 raise events.error("messages is not a list", "messages")
             first = not found
             found = True
-            named = "guild" in meta and "channel" in meta
+            named = "guild" in meta and _keyed(meta.get("channel"))
             if first and named and (self._marks or self._after):
                 self._span = self._opening()
             passed = None
@@ -227,7 +227,7 @@ class _Reader:
         if not found:
             raise events.error('not a DiscordChatExporter export: no "messages" list', None)
         if buffered is not None:
-            chat = self._chat(meta) if "channel" in meta else self._unnamed_chat(buffered)
+            chat = self._chat(meta) if _keyed(meta.get("channel")) else self._unnamed_chat(buffered)
             yield ChatExport(chat, buffered)
 
     def _messages(self, passed: jsonstream.Ends | None) -> Iterator[Message]:
@@ -290,6 +290,7 @@ class _Reader:
         return Chat(FORMAT, key, self._path.stem, "channel", "")
 
     def _chat(self, meta: dict[str, Any]) -> Chat:
+        """The channel a channel object with an id names (``_keyed``)."""
         channel, guild = meta.get("channel"), meta.get("guild")
         if not isinstance(channel, dict):
             raise self._events.error("no channel object", "channel")
@@ -378,6 +379,11 @@ def timestamp(value: Any, ident: str | None, tz: tzinfo, error: Callable[[str], 
 
 def join(*parts: str | None) -> str:
     return "\n".join(p for p in parts if p)
+
+
+def _keyed(channel: Any) -> bool:
+    """A channel object that keys its channel: a tool that rewrote the file may null it or drop its id."""
+    return isinstance(channel, dict) and snowflake(channel.get("id")) is not None
 
 
 def snowflake(value: Any) -> str | None:

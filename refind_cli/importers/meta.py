@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from refind_cli.errors import InputError
+from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
@@ -324,10 +325,15 @@ def _scale(messages: list[Any]) -> int:
     """Microseconds per unit of the file's ``timestamp_ms``: 1,000 for milliseconds, 1,000,000 for seconds."""
     largest = 0.0
     for obj in messages:
-        value = obj.get("timestamp_ms") if isinstance(obj, dict) else None
+        value = _stamp(obj.get("timestamp_ms")) if isinstance(obj, dict) else None
         if _number(value) and (isinstance(value, int) or math.isfinite(value)):
             largest = max(largest, abs(value))
     return 1_000_000 if largest and largest < _SECONDS_BELOW else 1_000
+
+
+def _stamp(value: Any) -> Any:
+    """``timestamp_ms`` as written, or the number a string of one holds (a spreadsheet's round trip)."""
+    return fields.number(value) if isinstance(value, str) else value
 
 
 def _number(value: object) -> TypeGuard[int | float]:
@@ -335,6 +341,7 @@ def _number(value: object) -> TypeGuard[int | float]:
 
 
 def _timestamp(value: Any, scale: int, path: Path, where: str) -> datetime:
+    value = _stamp(value)
     if not _number(value):
         raise InputError(path, f"message has no valid timestamp_ms ({value!r:.40})", where)
     try:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers import jsonstream
+from refind_cli.importers import fields, jsonstream
 from refind_cli.importers.container import named_file, named_head
 from refind_cli.importers.conversations import text_of
 from refind_cli.importers.htmltext import message_text
@@ -33,6 +33,8 @@ FORMAT = "skype"
 FILE = "messages.json"
 _SNIFF_BYTES = 64 << 10
 _SNIFF = re.compile(rb'\A\{\s*"(?:userId|exportDate)"\s*:.*"conversations"\s*:\s*\[', re.S)
+# A file another tool wrote its keys in another order: the list first, its conversations' MessageList.
+_SNIFF_ANY_ORDER = re.compile(rb'\A\{\s*"conversations"\s*:\s*\[\s*\{[^\[\]{}]*?"MessageList"\s*:\s*[\[n]', re.S)
 _RULES = jsonstream.Rules(
     block=64 << 10, max_token=16 << 20, max_depth=64, not_this="; not a Skype export", full_stop=False
 )
@@ -62,7 +64,8 @@ _PERSON = re.compile(r"^(?:https?://\S*/)?(\d+:)")
 
 
 def sniff(path: Path) -> bool:
-    return _SNIFF.match(named_head(path, FILE, _SNIFF_BYTES)) is not None
+    head = named_head(path, FILE, _SNIFF_BYTES)
+    return _SNIFF.match(head) is not None or _SNIFF_ANY_ORDER.match(head) is not None
 
 
 # --- reading -----------------------------------------------------------------------------------------
@@ -75,12 +78,15 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             return InputError(where, what, ", ".join(p for p in (entry, place) if p) or None)
 
         events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
-        yield from _Reader(events, tz).chats()
+        gaps = fields.Gaps(where)
+        yield from _Reader(events, tz, gaps).chats()
+        gaps.warn()
 
 
 class _Reader:
-    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo) -> None:
+    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo, gaps: fields.Gaps) -> None:
         self.events = events
+        self.gaps = gaps
         self.tz = tz
         self.user = ""
         # Names of people by id, as the export gives them: a person's conversation is named after them, and
@@ -136,19 +142,21 @@ class _Reader:
             if event != "start_array":
                 raise events.error("MessageList is not a list", f"{where}.MessageList")
             messages = (self._message(obj, place) for obj, place in events.array(f"{where}.MessageList"))
-            if isinstance(meta.get("id"), str):
+            if ident(meta.get("id")):
                 yield ChatExport(self._chat(meta, where), messages)
                 for _ in messages:  # whatever the consumer left unread
                     pass
             else:
                 buffered = list(messages)
         if buffered is not None:
-            yield ChatExport(self._chat(meta, where), buffered)
+            yield ChatExport(self._chat(meta, where, buffered[0] if buffered else None), buffered)
+        elif not ident(meta.get("id")):
+            self.gaps.lack("conversation", "MessageList")
 
-    def _chat(self, meta: dict[str, Any], where: str) -> Chat:
-        conversation = meta.get("id")
-        if not isinstance(conversation, str) or not conversation:
-            raise self.events.error("the conversation has no id", where)
+    def _chat(self, meta: dict[str, Any], where: str, first: Message | None = None) -> Chat:
+        # Without its id, a conversation is what it started with: its first message stays as it grows.
+        there = (meta.get("displayName"), first and first.timestamp.isoformat(), first and first.text)
+        conversation = self.gaps.key("conversation", "id", meta.get("id"), *there)
         thread = meta.get("threadProperties")
         topic = thread.get("topic") if isinstance(thread, dict) else None
         shown = text_of(meta.get("displayName"))
@@ -169,6 +177,8 @@ class _Reader:
         if not isinstance(obj, dict):
             raise self.events.error("a message is not a JSON object", where)
         mtype = text_of(obj.get("messagetype"))
+        if obj.get("content") is None:
+            self.gaps.lack("message", "content")
         content = text_of(obj.get("content"))
         properties = found if isinstance(found := obj.get("properties"), dict) else {}
         sender_id = _person(text_of(obj.get("from")))
@@ -238,8 +248,5 @@ def _person(value: str) -> str:
     return value[m.start(1) :] if m else value
 
 
-def ident(value: Any) -> str | None:
-    """An id of Skype's or Teams': a string, or a number in some files."""
-    if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
-        return None
-    return str(value)
+# An id of Skype's or Teams': a string, or a number in some files.
+ident = fields.ident
