@@ -365,7 +365,7 @@ def test_spreadsheet_mangled_ids_still_import_once(tmp_path: Path):
             "unexpected end of data",
         ),
         (b"ID,Timestamp,Contents,Attachments\n1,2020-05-01,\xff\xfe,\n", "invalid UTF-8"),
-        (b"Author,Date\nann,2020\n", "no ID and Timestamp columns"),
+        (b"Author,Date\nann,2020\n", "no Timestamp column"),
         (b"ID,Timestamp,Contents,Attachments\nabc,yesterday,hi,\n", "unreadable time"),
     ],
 )

@@ -93,3 +93,13 @@ class Gaps:
         what = "; ".join(parts) + ": a file another tool rewrote? read with what is there"
         self._lacks.clear()
         warnings.warn(InputWarning(self.path, what), stacklevel=2)
+
+
+# Separators a spreadsheet writes between a CSV's fields: a comma, or where the comma is the decimal mark
+# (Excel in German, French, ...), a semicolon; a tab in "text (tab delimited)".
+_SEPARATORS = (",", ";", "\t")
+
+
+def separator(header: str) -> str:
+    """The field separator of a CSV file, told by its header line: the one that splits it most."""
+    return max(_SEPARATORS, key=header.count)
