@@ -580,7 +580,7 @@ def _dropped_variants(export: Path, fmt: str, files: Files) -> Iterator[Variant]
                 text = files[member].decode("utf-8-sig")
             except UnicodeDecodeError:
                 continue
-            if any(t in text for t in b.texts):
+            if any(len(t) >= 12 and t in text for t in b.texts):
                 held.add("text")
             if any(s in text for s in b.senders):
                 held.add("sender")

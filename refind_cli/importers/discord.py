@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import container, jsonstream
+from refind_cli.importers import container, fields, jsonstream
 from refind_cli.importers.container import iter_file_chunks
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -175,6 +175,7 @@ class _Reader:
         self._events = events
         self._tz = tz
         self._path = path
+        self._gaps = fields.Gaps(path)
         self._marks = marks  # a loose file: its reading leaves a mark
         self._after = after
         # The messages list's bytes from its "[" on, hashed up to the latest mark (``jsonstream.Span``).
@@ -229,6 +230,7 @@ class _Reader:
         if buffered is not None:
             chat = self._chat(meta) if _keyed(meta.get("channel")) else self._unnamed_chat(buffered)
             yield ChatExport(chat, buffered)
+        self._gaps.warn()
 
     def _messages(self, passed: jsonstream.Ends | None) -> Iterator[Message]:
         n = 0 if passed is None else passed.count
@@ -313,6 +315,8 @@ class _Reader:
         author = found if isinstance(found := obj.get("author"), dict) else {}
         sender = _str(author.get("nickname")) or _str(author.get("name")) or None
         content = _str(obj.get("content")) or ""
+        if obj.get("content") is None:  # the exporter writes "" for a message without words
+            self._gaps.lack("message", "content")
         kind_name = _str(obj.get("type")) or "Default"
         files = [_str(a.get("fileName")) for a in _objects(obj.get("attachments"))]
         stickers = [_str(s.get("name")) for s in _objects(obj.get("stickers"))]

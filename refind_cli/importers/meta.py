@@ -297,7 +297,11 @@ def _load(src: _Source, file: _File) -> _Loaded:
         raise InputError(path, "not a Meta message file: the top level is not a JSON object", where)
     if "messages" not in data and "participants" not in data:
         raise InputError(path, "not a Meta message file: it has neither messages nor participants", where)
-    raw_messages = data.pop("messages", [])
+    gaps = fields.Gaps(path)
+    if data.get("messages") is None:
+        gaps.lack("message file", "messages")
+    raw_messages = data.pop("messages", None)
+    raw_messages = [] if raw_messages is None else raw_messages
     if not isinstance(raw_messages, list):
         raise InputError(path, "messages is not a list", where)
     surrogates = _SURROGATE_ESCAPE.search(text) is not None
@@ -316,6 +320,7 @@ def _load(src: _Source, file: _File) -> _Loaded:
             raise InputError(path, "message nested too deeply", place) from None
         raw_messages[index] = None  # the parsed object is done with: one file's worth is held, not two
         entries.append(_message(obj, timestamp, raw, fix))
+    gaps.warn()
     entries.reverse()  # newest first in the file; a stable sort then keeps ties in reverse file order
     entries.sort(key=lambda m: m.timestamp)
     return _Loaded(data, entries, file)
