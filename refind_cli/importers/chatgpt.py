@@ -118,8 +118,16 @@ def _conversation(
     parents = {
         nid: p for nid, node in nodes.items() if isinstance(p := node.get("parent"), str) and p in nodes
     }
-    key = conv.get("conversation_id", conv.get("id"))
-    if not isinstance(key, str) or not key:
+    if not parents and len(nodes) > 1:  # a tool kept only the children lists: the same tree
+        unkeyed.lack("conversation", "parent links", "its tree rebuilt from the children lists")
+        parents = {
+            child: nid
+            for nid, node in nodes.items()
+            for child in as_list(node.get("children"))
+            if isinstance(child, str) and child in nodes and child != nid
+        }
+    key = fields.ident(conv.get("conversation_id", conv.get("id")))
+    if key is None:
         # Tools that anonymise or convert exports drop the id; the tree's root keeps its node id as the
         # conversation grows, so it keys the chat as stably as the id would.
         roots = sorted(nid for nid in nodes if nid not in parents)
@@ -137,7 +145,9 @@ def _conversation(
         for nid, node in nodes.items():
             message = node.get("message")
             if not isinstance(message, dict):
-                continue  # the root of the tree, and nodes whose message was removed
+                if nid in parents:  # only the root of a real export's tree has none
+                    unkeyed.lack("message", "message object")
+                continue
             # Real exports write each of these, null where there is none; a tool that rewrote the file
             # may leave them out.
             for field in ("create_time", "content"):

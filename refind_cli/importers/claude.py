@@ -92,7 +92,9 @@ def _messages(entry: dict[str, Any], ident: str | None, when: datetime) -> list[
     for block in as_list(entry.get("content")):
         if not isinstance(block, dict):
             continue
-        kind = block.get("type")
+        # A block whose type a tool dropped is told by the key that holds its words.
+        kind = block.get("type") or next((k for k in ("thinking", "input") if k in block), "text")
+        kind = "tool_use" if kind == "input" else kind
         if kind == "thinking":
             n = len(thinking)
             thinking.append(

@@ -100,10 +100,12 @@ def _conversation(item: dict[str, Any], where: str, reader: Reader, gaps: fields
         if ident is None:  # a place of its own in the tree, and identified by its time and text
             gaps.lack("response", "_id", "told apart by time, sender and text")
             ident = f"#{index}"
-        for field in ("create_time", "message"):
-            if response.get(field) is None:
-                gaps.lack("response", field)
-        when = mongo_time(response.get("create_time")) or last
+        when = mongo_time(response.get("create_time"))
+        if when is None:
+            gaps.lack("response", "create_time", "dated by the one before")
+        if response.get("message") is None:
+            gaps.lack("response", "message")
+        when = when or last
         if when is None:
             raise reader.error("a response without a time, in a conversation without one", place)
         last = when

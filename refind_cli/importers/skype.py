@@ -129,6 +129,7 @@ class _Reader:
         events = self.events
         meta: dict[str, Any] = {}
         buffered: list[Message] | None = None
+        listed = False
         while True:
             event, key = events.next()
             if event == "end_map":
@@ -141,6 +142,7 @@ class _Reader:
                 continue
             if event != "start_array":
                 raise events.error("MessageList is not a list", f"{where}.MessageList")
+            listed = True
             messages = (self._message(obj, place) for obj, place in events.array(f"{where}.MessageList"))
             if ident(meta.get("id")):
                 yield ChatExport(self._chat(meta, where), messages)
@@ -150,7 +152,7 @@ class _Reader:
                 buffered = list(messages)
         if buffered is not None:
             yield ChatExport(self._chat(meta, where, buffered[0] if buffered else None), buffered)
-        elif not ident(meta.get("id")):
+        if not listed:
             self.gaps.lack("conversation", "MessageList")
 
     def _chat(self, meta: dict[str, Any], where: str, first: Message | None = None) -> Chat:
