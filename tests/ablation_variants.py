@@ -118,7 +118,9 @@ def exports() -> list[Path]:
 
 def _files(export: Path) -> Files:
     if export.is_dir():
-        return {f.relative_to(export).as_posix(): f.read_bytes() for f in sorted(export.rglob("*")) if f.is_file()}
+        return {
+            f.relative_to(export).as_posix(): f.read_bytes() for f in sorted(export.rglob("*")) if f.is_file()
+        }
     if importers.path_kind(export) == "zip":
         with zipfile.ZipFile(export) as zf:
             return {i.filename: zf.read(i) for i in zf.infolist() if not i.is_dir()}
@@ -160,7 +162,9 @@ def _group(member: str, export: Path) -> str:
 class Reading:
     """What ``refind import`` reads of a path: each export found in it read with ``read_export``."""
 
-    messages: list[tuple[str, str, str | None, str]] = field(default_factory=list)  # chat key, time, sender, text
+    messages: list[tuple[str, str, str | None, str]] = field(
+        default_factory=list
+    )  # chat key, time, sender, text
     keys: list[str] = field(default_factory=list)  # every chat's key, in order
     uids: int = 0  # distinct message identities, summed over chats
     warnings: list[str] = field(default_factory=list)
@@ -183,7 +187,7 @@ def read(path: Path) -> Reading:
                     refused.append(str(err))
         except InputError as err:
             refused.append(str(err))
-        except Exception as err:  # noqa: BLE001 - the probe's point: any other exception is a failure
+        except Exception as err:
             reading.crash = f"{type(err).__name__}: {err}"
     reading.warnings = [str(w.message) for w in caught if issubclass(w.category, InputWarning)]
     if refused and not found:
@@ -199,7 +203,9 @@ def _read_export(export: Path, reading: Reading) -> None:
         uids = set()
         for m in chat.messages:
             reading.messages.append((chat.chat.key, m.timestamp.isoformat(), m.sender, m.text))
-            uids.add(identity.uid(m.source_id, m.local_time, int(m.timestamp.timestamp() * 1e6), m.sender, m.text))
+            uids.add(
+                identity.uid(m.source_id, m.local_time, int(m.timestamp.timestamp() * 1e6), m.sender, m.text)
+            )
         reading.keys.append(chat.chat.key)
         reading.uids += len(uids)
 
@@ -220,7 +226,7 @@ class Bearers:
     senders: frozenset[str]
 
     def text(self, value: object) -> str | None:
-        """"text" for a value that is a message's whole text (or holds one), "part" for a piece of one."""
+        """ "text" for a value that is a message's whole text (or holds one), "part" for a piece of one."""
         if isinstance(value, int | float) and not isinstance(value, bool) and len(str(value)) >= 3:
             return "part" if str(value) in self.blob else None
         if not isinstance(value, str):
@@ -303,8 +309,10 @@ _SENDERISH = re.compile(r"(?i)author|sender|from|role|user|creator|participant|n
 
 def _ids(obj: dict[str, Any]) -> bool:
     """A map keyed by ids (ChatGPT's ``mapping``, Discord's ``index.json``), not a record."""
-    return bool(obj) and all(isinstance(v, dict) or v is None or isinstance(v, str) for v in obj.values()) and all(
-        len(k) >= 6 and re.search(r"\d", k) and not re.fullmatch(r"[A-Za-z_]+", k) for k in obj
+    return (
+        bool(obj)
+        and all(isinstance(v, dict) or v is None or isinstance(v, str) for v in obj.values())
+        and all(len(k) >= 6 and re.search(r"\d", k) and not re.fullmatch(r"[A-Za-z_]+", k) for k in obj)
     )
 
 
@@ -413,11 +421,17 @@ def _json_variants(export: Path, fmt: str, files: Files) -> Iterator[Variant]:
                 bears.add("named")
             place = f"{group}: {label(path)}"
             for kind, op in (("removed", _remove), ("null", _null)):
-                yield Variant(export.name, fmt, kind, place, frozenset(bears), _json_change(members, path, op))
+                yield Variant(
+                    export.name, fmt, kind, place, frozenset(bears), _json_change(members, path, op)
+                )
             if any(_retype(v) != v or type(_retype(v)) is not type(v) for v in values[path]):
-                yield Variant(export.name, fmt, "retyped", place, frozenset(), _json_change(members, path, _retyped))
-        for kind, op in (("extra-keys", _extra), ("shuffled", _reversed)):
-            yield Variant(export.name, fmt, kind, f"{group}: every object", frozenset(), _json_whole(members, op))
+                yield Variant(
+                    export.name, fmt, "retyped", place, frozenset(), _json_change(members, path, _retyped)
+                )
+        for kind, whole in (("extra-keys", _extra), ("shuffled", _reversed)):
+            yield Variant(
+                export.name, fmt, kind, f"{group}: every object", frozenset(), _json_whole(members, whole)
+            )
 
 
 def _bears(b: Bearers, values: list[Any]) -> set[str]:
@@ -443,7 +457,9 @@ def _json_change(
     return change
 
 
-def _json_whole(members: list[str], op: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Files], Files]:
+def _json_whole(
+    members: list[str], op: Callable[[dict[str, Any]], dict[str, Any]]
+) -> Callable[[Files], Files]:
     def change(files: Files) -> Files:
         return {**files, **{m: _dump(_each_object(_load(files[m]), op), files[m]) for m in members}}
 
@@ -479,7 +495,9 @@ def _csv_variants(export: Path, fmt: str, files: Files) -> Iterator[Variant]:
             dropped = [[v for i, v in enumerate(r) if i != at] for r in rows]
             emptied = [header] + [[("" if i == at else v) for i, v in enumerate(r)] for r in body]
             for kind, data in (("removed", _csv(dropped)), ("null", _csv(emptied))):
-                yield Variant(export.name, fmt, kind, f"{place}: {column}", frozenset(bears), _member(member, data))
+                yield Variant(
+                    export.name, fmt, kind, f"{place}: {column}", frozenset(bears), _member(member, data)
+                )
         whole = (
             ("shuffled", "columns reversed", _csv([list(reversed(r)) for r in rows])),
             ("extra-keys", "a column added", _csv([[*header, "Notes"]] + [[*r, ""] for r in body])),
@@ -523,7 +541,8 @@ class _Saved(HTMLParser):
         if self.how == "saved":
             attrs = list(reversed(attrs))
         return "".join(
-            f" {k}" if v is None else f' {k}="{v.replace("&", "&amp;").replace(chr(34), "&quot;")}"' for k, v in attrs
+            f" {k}" if v is None else f' {k}="{v.replace("&", "&amp;").replace(chr(34), "&quot;")}"'
+            for k, v in attrs
         )
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -559,7 +578,12 @@ def _html_variants(export: Path, fmt: str, files: Files) -> Iterator[Variant]:
         if (member or export.name).lower().endswith((".html", ".htm")):
             for how in ("saved", "entities", "whitespace"):
                 yield Variant(
-                    export.name, fmt, f"html-{how}", _group(member, export), frozenset(), _member(member, saved(data, how))
+                    export.name,
+                    fmt,
+                    f"html-{how}",
+                    _group(member, export),
+                    frozenset(),
+                    _member(member, saved(data, how)),
                 )
 
 

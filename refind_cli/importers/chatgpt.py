@@ -108,9 +108,7 @@ def _chat(conv: dict[str, Any], key: str) -> Chat:
     return Chat(FORMAT, key, title or UNTITLED, kind="direct", raw=dump(meta))
 
 
-def _conversation(
-    conv: dict[str, Any], where: str, reader: Reader, unkeyed: fields.Gaps
-) -> ChatExport:
+def _conversation(conv: dict[str, Any], where: str, reader: Reader, unkeyed: fields.Gaps) -> ChatExport:
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict):
         raise reader.error("a conversation without a mapping", where or None)

@@ -291,7 +291,9 @@ def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], 
         reader = None
         try:
             first = text.readline(1 << 16)  # a header, not a whole file without a line end
-            reader = csv.reader(itertools.chain([first], text), strict=True, delimiter=fields.separator(first))
+            reader = csv.reader(
+                itertools.chain([first], text), strict=True, delimiter=fields.separator(first)
+            )
             header = next(reader, None)
             if header is None:
                 return  # an empty file: a channel without messages
@@ -306,10 +308,14 @@ def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], 
         except csv.Error as exc:
             # A message holds at most 4,000 characters, so a field past the csv module's limit (128 KiB) is
             # a quote that never closes: refused there rather than read to the end of the file.
-            raise package.error(stored, f"invalid CSV ({exc})", f"line {reader.line_num if reader else 1}") from None
+            raise package.error(
+                stored, f"invalid CSV ({exc})", f"line {reader.line_num if reader else 1}"
+            ) from None
         except UnicodeDecodeError as exc:
             raise package.error(
-                stored, f"invalid UTF-8 (byte 0x{exc.object[exc.start]:02x})", f"line {reader.line_num if reader else 1}"
+                stored,
+                f"invalid UTF-8 (byte 0x{exc.object[exc.start]:02x})",
+                f"line {reader.line_num if reader else 1}",
             ) from None
 
 

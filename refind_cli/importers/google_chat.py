@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
@@ -42,7 +43,6 @@ from refind_cli.importers.container import (
     read_member,
     sniff_head,
 )
-from refind_cli.importers import fields
 from refind_cli.importers.conversations import as_dict, as_list, dump, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
 

@@ -110,7 +110,12 @@ def _gaia(value: Any) -> str | None:
 
 
 def _message(
-    event: dict[str, Any], place: str, names: dict[str, str], me: str | None, reader: Reader, gaps: fields.Gaps
+    event: dict[str, Any],
+    place: str,
+    names: dict[str, str],
+    me: str | None,
+    reader: Reader,
+    gaps: fields.Gaps,
 ) -> Message:
     ident = fields.ident(event.get("event_id"))
     if ident is None:

@@ -34,7 +34,9 @@ FILE = "messages.json"
 _SNIFF_BYTES = 64 << 10
 _SNIFF = re.compile(rb'\A\{\s*"(?:userId|exportDate)"\s*:.*"conversations"\s*:\s*\[', re.S)
 # A file another tool wrote its keys in another order: the list first, its conversations' MessageList.
-_SNIFF_ANY_ORDER = re.compile(rb'\A\{\s*"conversations"\s*:\s*\[\s*\{[^\[\]{}]*?"MessageList"\s*:\s*[\[n]', re.S)
+_SNIFF_ANY_ORDER = re.compile(
+    rb'\A\{\s*"conversations"\s*:\s*\[\s*\{[^\[\]{}]*?"MessageList"\s*:\s*[\[n]', re.S
+)
 _RULES = jsonstream.Rules(
     block=64 << 10, max_token=16 << 20, max_depth=64, not_this="; not a Skype export", full_stop=False
 )
@@ -151,9 +153,24 @@ class _Reader:
             else:
                 buffered = list(messages)
         if buffered is not None:
+            if not ident(meta.get("id")):
+                buffered = self._named(buffered, text_of(meta.get("displayName")))
             yield ChatExport(self._chat(meta, where, buffered[0] if buffered else None), buffered)
         if not listed:
             self.gaps.lack("conversation", "MessageList")
+
+    def _named(self, messages: list[Message], shown: str) -> list[Message]:
+        """A conversation without its id is no longer known as the person it is with; where one person
+        besides the account writes in it, it is theirs, and its name is theirs."""
+        others = {m.sender_id for m in messages if m.sender_id and not m.own}
+        if not shown or len(others) != 1:
+            return messages
+        (person,) = others
+        self.names.setdefault(person, shown)
+        return [
+            m._replace(sender=shown) if m.sender_id == person and m.sender == person.split(":", 1)[-1] else m
+            for m in messages
+        ]
 
     def _chat(self, meta: dict[str, Any], where: str, first: Message | None = None) -> Chat:
         # Without its id, a conversation is what it started with: its first message stays as it grows.

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers import fields, container, jsonstream
+from refind_cli.importers import container, fields, jsonstream
 from refind_cli.importers.conversations import dump, text_of
 from refind_cli.importers.htmltext import message_text
 from refind_cli.importers.skype import ident

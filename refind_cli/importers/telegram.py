@@ -69,7 +69,9 @@ _LISTS = [(section, "list") for section in _SECTIONS]
 
 def sniff(path: Path) -> bool:
     head = named_head(path, RESULT, _SNIFF_BYTES)
-    return head.startswith(b"{") and any(p.search(head) for p in (_SNIFF_DIALOG, _SNIFF_ACCOUNT, _SNIFF_MESSAGES))
+    return head.startswith(b"{") and any(
+        p.search(head) for p in (_SNIFF_DIALOG, _SNIFF_ACCOUNT, _SNIFF_MESSAGES)
+    )
 
 
 # --- reading -----------------------------------------------------------------------------------------
