@@ -68,6 +68,8 @@ _TEXT_KEYS = (
     "user_instructions",
     "model_set_context",
 )
+# Where a content object holds what it says: one without any lost it to a tool that rewrote the file.
+_HOLDING = ("parts", "thoughts", *_TEXT_KEYS)
 
 
 def sniff(path: Path) -> bool:
@@ -151,6 +153,9 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader, unkeyed: fie
             for field in ("create_time", "content"):
                 if field not in message:
                     unkeyed.lack("message", field)
+            content = message.get("content")
+            if isinstance(content, dict) and not any(content.get(k) is not None for k in _HOLDING):
+                unkeyed.lack("message", "text in its content")
             when = times[nid] or started
             if when is None:
                 raise reader.error(

@@ -67,6 +67,9 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader, gaps: fields
             place = f"{where}.chat_messages[{index}]".lstrip(".")
             if not isinstance(entry, dict):
                 raise reader.error("a message is not a JSON object", place)
+            blocks = [b for b in as_list(entry.get("content")) if isinstance(b, dict)]
+            if any(b.get(b.get("type")) is None for b in blocks if b.get("type") in ("text", "thinking")):
+                gaps.lack("content block", "text")
             ident = fields.ident(entry.get("uuid"))
             if ident is None:
                 gaps.lack("message", "uuid", "told apart by time, sender and text")

@@ -131,8 +131,11 @@ def _message(
     event_type = text_of(event.get("event_type"))
     content = as_dict(as_dict(event.get("chat_message")).get("message_content"))
     if event_type in _MESSAGES or (not event_type and content):
-        if not content.get("segment") and not content.get("attachment"):
+        segments = [as_dict(s) for s in as_list(content.get("segment"))]
+        if not segments and not content.get("attachment"):
             gaps.lack("message", "chat_message.message_content.segment")
+        elif any(s.get("type") == "TEXT" and s.get("text") is None for s in segments):
+            gaps.lack("segment", "text")
         text, kind = _content(content)
     else:
         text, kind = _system(event, event_type, sender, names), Kind.SYSTEM
