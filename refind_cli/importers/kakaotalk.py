@@ -24,13 +24,12 @@ import contextlib
 import csv
 import itertools
 import re
-import warnings
 from collections.abc import Iterator
 from datetime import timedelta, tzinfo
 from pathlib import Path
 from typing import NamedTuple
 
-from refind_cli.errors import InputError, InputWarning
+from refind_cli.errors import InputError
 from refind_cli.importers import container, fields, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
@@ -227,8 +226,8 @@ _CSV_STAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
 
 
 class _Columns(NamedTuple):
-    """A CSV's separator and where its Date, User (-1: none) and Message are: the app writes them in that
-    order, a spreadsheet may move them, add its own, separate them with ";" or drop the User."""
+    """A CSV's separator and where its Date, User and Message are: the app writes them in that order, a
+    spreadsheet may move them, add its own or separate them with ";"."""
 
     separator: str
     at: tuple[int, int, int]
@@ -240,14 +239,14 @@ def _csv_columns(header: str) -> _Columns | None:
         names = [n.strip() for n in next(csv.reader([header.removeprefix("\ufeff")], delimiter=separator))]
     except (csv.Error, StopIteration):
         return None
-    if "Date" not in names or "Message" not in names:
+    if not set(_CSV_COLUMNS) <= set(names):
         return None
-    at = names.index("Date"), names.index("User") if "User" in names else -1, names.index("Message")
+    at = names.index("Date"), names.index("User"), names.index("Message")
     return _Columns(separator, at)
 
 
 def _is_csv(lines: list[str]) -> bool:
-    """A header with Date and Message columns, and a first record (if any) that holds its stamp."""
+    """A header with Date, User and Message columns, and a first record (if any) that holds its stamp."""
     content = [line for line in lines if line.strip()]
     if not content or _csv_columns(content[0]) is None:
         return False
@@ -261,9 +260,6 @@ def _csv_messages(path: Path, lines: Iterator[str], tz: tzinfo) -> Iterator[Mess
     columns = None if header is None else _csv_columns(header)
     if columns is None:
         raise InputError(path, "not a KakaoTalk CSV export: expected a header of Date,User,Message", "line 1")
-    if columns.at[1] < 0:
-        what = "no User column (a file another tool rewrote?): its messages are read without senders"
-        warnings.warn(InputWarning(path, what), stacklevel=2)
     clock = linelog.Clock(tz)
     record: list[str] = []
     quotes = start = 0
@@ -296,7 +292,7 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
     if len(cells) <= max(columns.at):
         need = max(columns.at) + 1
         raise InputError(path, f"expected {need} fields (Date,User,Message), found {len(cells)}", place)
-    stamp, sender, text = (cells[i] if i >= 0 else "" for i in columns.at)
+    stamp, sender, text = (cells[i] for i in columns.at)
     m = _CSV_STAMP.fullmatch(stamp)
     date = (int(m[1]), int(m[2]), int(m[3])) if m else None
     seconds = int(m[4]) * 3600 + int(m[5]) * 60 + int(m[6]) if m else -1
@@ -307,6 +303,5 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
     except ValueError:
         raise InputError(path, f"unreadable date {stamp!r} (no such day)", place) from None
     name = sender.strip() or None
-    system = name is None and columns.at[1] >= 0  # a line without a sender, where senders are written
-    kind = Kind.SYSTEM if system else GRAMMAR.kind_of(text.partition("\n")[0])
+    kind = Kind.SYSTEM if name is None else GRAMMAR.kind_of(text.partition("\n")[0])
     return Message(when, name, text, kind, None, None, stamp, None, None, False, raw, name in GRAMMAR.own)
