@@ -140,11 +140,9 @@ def _write(export: Path, files: Files, into: Path) -> Path:
     elif "" in files:
         target.write_bytes(files[""])
     else:
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
             for name, data in files.items():
                 zf.writestr(name, data)
-        target.write_bytes(out.getvalue())
     return target
 
 
