@@ -7,10 +7,11 @@ what a whole reading says."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
-from test_resume_conversations import MAKERS, earlier_and_later, export, gpt
+from test_resume_conversations import MAKERS, MODULES, earlier_and_later, export, gpt
 from test_resume_import import BERLIN, both_ways, forgotten_both_ways
 
 from refind_cli.importers import conversations
@@ -58,6 +59,35 @@ def test_a_reimport_from_a_head_leaves_the_archive_a_full_reread_would(
     first_changed = {"append": 15, "edit": 5, "deletion": 7, "message deleted": 8}[change]
     assert again[-1] == f"[{len(later) - 1}]"
     assert 0 < int(again[0][1:-1]) <= first_changed
+
+
+IDS = {"chatgpt": ("id", "conversation_id"), "claude": ("uuid",)}
+
+
+@pytest.mark.parametrize("fmt", MAKERS)
+def test_a_conversation_without_its_id_is_keyed_alike_scanned_and_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+):
+    earlier, later = versions("append", fmt)
+    # A tool dropped the ids of one conversation that stays and of the one that grows.
+    for conversations_ in (earlier, later):
+        for n in (4, 15):
+            conversations_[n] = {k: v for k, v in conversations_[n].items() if k not in IDS[fmt]}
+    resumed, reread, results = both_ways(tmp_path, "conversations.json", [export(earlier), export(later)])
+    assert resumed == reread
+    assert len(results[-1].chats) == len(later)
+    path = tmp_path / "conversations.json"
+    path.write_bytes(export(later))
+    read = []
+    for min_bytes in (1 << 40, 0):  # read whole, then scanned
+        monkeypatch.setattr(conversations, "SCAN_MIN_BYTES", min_bytes)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            keys = [e.chat.key for e in MODULES[fmt].read(path, tz=BERLIN)]
+        read.append((keys, [str(w.message) for w in said]))
+    assert read[0] == read[1]
+    assert len(set(read[0][0])) == len(later)
+    assert len(read[0][1]) == 1 and "2 conversations have no" in read[0][1][0]
 
 
 def grown_once(tmp_path: Path, earlier: list[dict], later: list[dict], walked: list[str], worker: bool):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from test_resume_import import BERLIN, both_ways
 
+from refind_cli.errors import InputWarning
 from refind_cli.importers import skype
 from refind_cli.ingest import import_file
 from refind_cli.storage.archive import Archive
@@ -117,6 +118,24 @@ def test_a_name_taught_by_a_conversation_passed_over_is_still_learnt(tmp_path: P
         for e in skype.read(tmp_path / "reread" / "exports" / "messages.json", tz=BERLIN)
     ]
     assert read[-1] == ["Person 4"]
+
+
+def test_a_conversation_without_its_id_is_read_whole_and_keyed_alike(tmp_path: Path):
+    earlier, later = versions("append")
+    # A tool dropped the id of a person's conversation: it is keyed by what it holds and named after them.
+    person = {"displayName": "Person 9", "MessageList": [message(9, i, 9 * (i % 2)) for i in range(4)]}
+    earlier.insert(3, person)
+    later.insert(3, {**person, "MessageList": [*person["MessageList"], message(9, 4, 9)]})
+    resumed, reread, results = both_ways(tmp_path, "messages.json", [export(earlier), export(later)])
+    assert resumed == reread
+    assert sum(c.messages_added + c.messages_skipped for c in results[-1].chats) == sum(
+        len(c["MessageList"]) for c in later
+    )
+    with pytest.warns(InputWarning, match="a conversation has no id") as said:
+        read = list(skype.read(tmp_path / "resume" / "exports" / "messages.json", tz=BERLIN))
+    assert len(said) == 1
+    assert read[3].chat.key.startswith("derived:") and read[3].chat.name == "Person 9"
+    assert [m.sender for m in read[3].messages] == ["Person 0", "Person 9"] * 2 + ["Person 9"]
 
 
 def test_a_broken_file_says_what_a_whole_reading_says(tmp_path: Path):
