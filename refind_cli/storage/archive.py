@@ -5,6 +5,7 @@ the write model; reads are ``queries.Queries``, the ledger ``ledger.Ledger``, th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -104,14 +105,14 @@ def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str 
 
 def _insert_sql(text: str) -> str:
     """The insert of a message row, its text given by the SQL expression ``text`` (of ?8); the row followed
-    by its ``wall`` offset (?18: its written time is stored as NULL), whether its rest is its chat's (?19:
-    stored as '') and its sender's key (?20, stored in place of the name ?6), as ``Archive._lean`` gives
-    them (each value bound once)."""
+    by its ``wall`` offset (?18: its written time is stored as NULL), what its rest is stored as where its
+    chat holds it (?19: '' or a key, in place of the rest ?14) and its sender's key (?20, stored in place of
+    the name ?6), as ``Archive._lean`` gives them (each value bound once)."""
     return (
         "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
         " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
         f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?20, ?7, {text},"
-        f" {stored_kind('?9')}, ?10, ?11, ?12, ?13, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
+        f" {stored_kind('?9')}, ?10, ?11, ?12, ?13, coalesce(?19, ?14), ?15, ?16, ?17, ?18)"
     )
 
 
@@ -454,26 +455,45 @@ class Archive(Queries, Ledger):
     def _lean(self, rows: list[tuple]) -> list[tuple]:
         """``insert_messages``' rows, each followed by what leaves out of it what its chat holds once: the
         offset of the clock it was written by (``wall``) where the chat's layout rebuilds its written time
-        (stored as NULL), and whether its raw record's rest is the chat's shared one (stored as ''); then
-        its sender's key (the archive holds the name once). Each rebuild is checked here. (Each value is
-        bound once: a record kept whole may be a 50-MB message.)"""
+        (stored as NULL), and what its raw record's rest is stored as where the chat holds it ('' or a key,
+        ``Chatwide``; a rest that holds nothing a person wrote is held from its first row on); then its
+        sender's key (the archive holds the name once). Each rebuild is checked here. (Each value is bound
+        once: a record kept whole may be a 50-MB message.)"""
         lean = []
         senders = self._senders
-        chat = layout = rest = None
+        chat = layout = None
+        held: dict[str, str | bytes] = {}
         offset = 0  # the last row's
         for row in rows:
             if row[1] != chat:
                 chat = row[1]
                 wide = self._wide.get(chat) or self._chatwide_from(chat, rows)
-                layout, rest = wide.layout, wide.rest
+                layout, held = wide.layout, wide.stored
             stamp, wall = row[4], None
             if stamp is not None and layout is not None:
                 wall = layout.offset_near(stamp, row[3], offset)
                 offset = offset if wall is None else wall
             name = row[5]
             key = None if name is None else senders.get(name) or self._sender_key(name)
-            lean.append((*row, wall, row[16] is not None and row[13] == rest, key))
+            shared = None
+            if row[16] is not None:
+                shared = held.get(row[13])
+                if shared is None and len(wide.rests) < raw.FURTHER_RESTS and raw.unwritten(row[13]):
+                    wide = self._hold_rest(row[1], row[13])
+                    held = wide.stored
+                    shared = held[row[13]]
+            lean.append((*row, wall, shared, key))
         return lean
+
+    def _hold_rest(self, chat_seq: int, rest: str) -> written.Chatwide:
+        """The chat's ``Chatwide`` holding ``rest`` too, as its next further rest (stored now)."""
+        wide = self._wide[chat_seq]
+        rests = (*wide.rests, rest)
+        self.db.execute(
+            "UPDATE chats SET rests = ? WHERE seq = ?", (json.dumps(rests, ensure_ascii=False), chat_seq)
+        )
+        self._wide[chat_seq] = wide = dataclasses.replace(wide, rests=rests)
+        return wide
 
     def _sender_key(self, name: str) -> bytes:
         """The key of a sender's name, stored now if the archive does not hold the name yet: the number after
@@ -507,7 +527,7 @@ class Archive(Queries, Ledger):
             rest = raw.shared_rest(r[13] for r in rows if r[1] == chat_seq and r[16] is not None)
             if rest is not None:
                 self.db.execute("UPDATE chats SET rest = ? WHERE seq = ?", (rest, chat_seq))
-        self._wide[chat_seq] = wide = Chatwide(layout, rest)
+        self._wide[chat_seq] = wide = Chatwide(layout, rest, wide.rests)
         return wide
 
     def _insert_held(self, row: tuple) -> None:

@@ -338,16 +338,18 @@ class Queries:
 
     def chatwide(self, chat_seq: int) -> Chatwide:
         """What the chat holds once for its messages' rows (nothing before m018)."""
-        from refind_cli.storage.written import Chatwide, Layout  # here: a search never reads written times
+        from refind_cli.storage.written import Chatwide  # here: a search never reads written times
 
-        if "written" not in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}:
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}
+        if "written" not in columns:
             return Chatwide(None, None)
-
-        layout, rest = fetch_first(
-            self.db.execute("SELECT written, rest FROM chats WHERE seq = ?", (chat_seq,)),
-            tuple[str, str | None],
+        rests = "rests" if "rests" in columns else "NULL"  # before m030
+        return Chatwide.loads(
+            *fetch_first(
+                self.db.execute(f"SELECT written, rest, {rests} FROM chats WHERE seq = ?", (chat_seq,)),
+                tuple[str, str | None, str | None],
+            )
         )
-        return Chatwide(Layout.loads(layout), rest)
 
     def _message_columns(self) -> set[str]:
         return {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}
