@@ -2,7 +2,7 @@
 between direction marks, so their lines leave a rest of their own beside the chat's commonest; each is held
 once by the chat (``chats.rests``), a row's ``raw`` its one-byte key. Every record reads back as exported,
 through a merge too; an archive written by main before (tests/fixtures/release-5.archive.db) upgrades in
-place and reads the same."""
+place and reads the same. And a session's id stored as the 6 bytes its hex spells (m031), read as before."""
 
 from __future__ import annotations
 
@@ -100,3 +100,39 @@ def test_an_archive_of_main_before_upgrades_in_place_and_reads_the_same(tmp_path
         # Neither rest was the chat's before (m019 shared only ASCII): both are further ones now.
         assert set(archive.chatwide(crew.seq).rests) == {MARKED, PLAIN}
         assert set(_rows(archive, "Boulder Crew")) == {b"\x00", b"\x01"}
+
+
+def _session_readings(archive: Archive) -> tuple:
+    """What readers get of sessions by their ids: every turn's id, each session, its neighbours, its turns."""
+    turns = [(t.id, t.session_id, t.ordinal, t.text) for t in archive.iter_turns()]
+    ids = sorted({sid for _, sid, _, _ in turns})
+    return (
+        turns,
+        archive.session_seqs(ids),
+        [archive.session(sid) for sid in ids],
+        [archive.neighbour_sessions(sid) for sid in ids],
+        [[t.id for t in archive.session_turns(sid)] for sid in ids],
+        archive.turns([tid for tid, _, _, _ in turns[::7]]).keys(),
+    )
+
+
+def test_session_ids_are_stored_as_their_bytes_and_read_as_before(tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copyfile(FIXTURE, home / "archive.db")
+    with Archive.open(home, readonly=True) as archive:
+        before = _session_readings(archive)
+        assert {r[0] for r in archive.db.execute("SELECT typeof(id) FROM sessions")} == {"text"}
+    with Archive.open(home) as archive:
+        with archive.transaction():  # the first write applies the migrations
+            pass
+        assert "m031_session_ids_as_bytes" in applied_migrations(archive.db)
+        assert {r[0] for r in archive.db.execute("SELECT length(id) FROM sessions")} == {6}
+        assert _session_readings(archive) == before
+        # A new import stores its sessions' ids as bytes too; an id that is no session's finds nothing.
+        added = tmp_path / "WhatsApp Chat with Wall Crew.txt"
+        added.write_text(phone_chat().replace("route", "wall"), encoding="utf-8")
+        result = import_file(archive, added, tz=UTC, worker=False)
+        assert result.error is None and result.chats[0].sessions_changed > 0
+        assert {r[0] for r in archive.db.execute("SELECT typeof(id) FROM sessions")} == {"blob"}
+        assert archive.session("not hex") is None and archive.session_seqs(["0123456789ab"]) == {}

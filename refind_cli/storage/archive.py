@@ -31,8 +31,10 @@ from refind_cli.storage.database import (
     sender_key,
     sender_name,
     seqs_of,
+    session_id_text,
     stored_kind,
     stored_seqs,
+    stored_session_id,
     uid_text,
     use_home,
 )
@@ -627,7 +629,7 @@ class Archive(Queries, Ledger):
         # Without threads, a range of the (chat_seq, start_ts) index.
         which = "(thread IS NOT NULL OR start_ts >= ?)" if threads else "start_ts >= ? AND thread IS NULL"
         rows = self.db.execute(
-            f"SELECT id, seq, signature FROM sessions WHERE chat_seq = ? AND {which}",
+            f"SELECT {session_id_text('id')}, seq, signature FROM sessions WHERE chat_seq = ? AND {which}",
             (chat_seq, BEFORE_ALL if start is None else start),
         )
         return {sid: (seq, sig) for sid, seq, sig in rows}
@@ -665,7 +667,17 @@ class Archive(Queries, Ledger):
             f"INSERT{' OR REPLACE' if replace else ''} INTO sessions (seq, id, chat_seq, thread, start_ts,"
             " end_ts, n_turns, n_messages, signature) VALUES (?,?,?,?,?,?,?,?,?)",
             [
-                (s.seq, s.id, s.chat_seq, s.thread, s.start, s.end, len(s.turns), s.n_messages, s.signature)
+                (
+                    s.seq,
+                    stored_session_id(s.id),
+                    s.chat_seq,
+                    s.thread,
+                    s.start,
+                    s.end,
+                    len(s.turns),
+                    s.n_messages,
+                    s.signature,
+                )
                 for s in sessions
             ],
         )

@@ -534,6 +534,13 @@ def _m030_further_rests(db: apsw.Connection) -> None:
     db.execute("DROP TABLE temp.further")
 
 
+def _m031_session_ids_as_bytes(db: apsw.Connection) -> None:
+    """A session's id (``segment.session_id``, 12 hex digits) stored as the 6 bytes they spell
+    (``database.stored_session_id``), in the table and its index; read back as text by
+    ``database.session_id_text``."""
+    db.execute("UPDATE sessions SET id = unhex(id) WHERE typeof(id) = 'text' AND lower(hex(unhex(id))) IS id")
+
+
 def stand_in_senders(db: apsw.Connection) -> None:
     """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
     space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
@@ -561,6 +568,7 @@ _SHRINKING = frozenset(
         "m022_signatures_as_bytes",
         "m023_turns_as_runs",
         "m030_further_rests",
+        "m031_session_ids_as_bytes",
     }
 )
 
@@ -590,6 +598,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m022_signatures_as_bytes", _m022_signatures_as_bytes),
     ("m023_turns_as_runs", _m023_turns_as_runs),
     ("m030_further_rests", _m030_further_rests),
+    ("m031_session_ids_as_bytes", _m031_session_ids_as_bytes),
 )
 
 
