@@ -682,8 +682,8 @@ class Archive(Queries, Ledger):
             ],
         )
         self.db.executemany(
-            "INSERT INTO turns (session_seq, ordinal, chat_seq, message_seqs) VALUES (?,?,?,?)",
-            [(s.seq, ordinal, s.chat_seq, stored_seqs(seqs)) for s in sessions for ordinal, seqs in s.turns],
+            "INSERT INTO turns (session_seq, ordinal, message_seqs) VALUES (?,?,?)",
+            [(s.seq, ordinal, stored_seqs(seqs)) for s in sessions for ordinal, seqs in s.turns],
         )
         self.db.executemany(
             "INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", [(s.seq,) for s in sessions]
@@ -704,7 +704,9 @@ class Archive(Queries, Ledger):
         found: set[int] = set()
         for chat_seq in chat_seqs:
             for session_seq, seqs in self.db.execute(
-                "SELECT session_seq, message_seqs FROM turns WHERE chat_seq = ?", (chat_seq,)
+                "SELECT session_seq, message_seqs FROM turns"
+                " WHERE session_seq IN (SELECT seq FROM sessions WHERE chat_seq = ?)",
+                (chat_seq,),
             ):
                 if session_seq not in found and not message_seqs.isdisjoint(seqs_of(seqs)):
                     found.add(session_seq)

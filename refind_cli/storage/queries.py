@@ -76,7 +76,7 @@ _TURN_END = f"CASE WHEN {_MANY} THEN (SELECT ts FROM messages WHERE seq = {_LAST
 _SPEAKER = f"coalesce({sender_name('f.sender')}, '')"
 _SESSION_ID = session_id_text("s.id")
 _TURN_FIELDS = (
-    f"{_SESSION_ID} || '-' || t.ordinal, {_SESSION_ID}, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END},"
+    f"{_SESSION_ID} || '-' || t.ordinal, {_SESSION_ID}, t.session_seq, f.chat_seq, t.ordinal, f.ts, {_TURN_END},"
     f" {_SPEAKER}"
 )
 _TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
@@ -376,7 +376,7 @@ class Queries:
         seconds, speaker, the first ``chars`` characters of its text): building ``Turn`` records with
         datetimes cost more than the indexing."""
         sql = (
-            f"SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, {_SPEAKER},"
+            f"SELECT t.session_seq, t.ordinal, f.chat_seq, f.ts / 1000000, {_SPEAKER},"
             f" {_turn_text_within(chars)} FROM {_TURNS}"
         )
         rows = self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)

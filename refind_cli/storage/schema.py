@@ -541,6 +541,17 @@ def _m031_session_ids_as_bytes(db: apsw.Connection) -> None:
     db.execute("UPDATE sessions SET id = unhex(id) WHERE typeof(id) = 'text' AND lower(hex(unhex(id))) IS id")
 
 
+def _m032_turns_without_chat(db: apsw.Connection) -> None:
+    """A turn's chat is no longer stored: it is its session's, and its messages'."""
+    db.execute("ALTER TABLE turns DROP COLUMN chat_seq")
+
+
+def _m033_signatures_of_8_bytes(db: apsw.Connection) -> None:
+    """A session's signature (``segment.signature``) keeps the first 8 of its 12 bytes: it tells a session's
+    old turn structure from its new, which 64 bits do as well."""
+    db.execute("UPDATE sessions SET signature = substr(signature, 1, 8) WHERE length(signature) > 8")
+
+
 def stand_in_senders(db: apsw.Connection) -> None:
     """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
     space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
@@ -569,6 +580,8 @@ _SHRINKING = frozenset(
         "m023_turns_as_runs",
         "m030_further_rests",
         "m031_session_ids_as_bytes",
+        "m032_turns_without_chat",
+        "m033_signatures_of_8_bytes",
     }
 )
 
@@ -599,6 +612,8 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m023_turns_as_runs", _m023_turns_as_runs),
     ("m030_further_rests", _m030_further_rests),
     ("m031_session_ids_as_bytes", _m031_session_ids_as_bytes),
+    ("m032_turns_without_chat", _m032_turns_without_chat),
+    ("m033_signatures_of_8_bytes", _m033_signatures_of_8_bytes),
 )
 
 
