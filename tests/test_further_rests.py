@@ -2,7 +2,9 @@
 between direction marks, so their lines leave a rest of their own beside the chat's commonest; each is held
 once by the chat (``chats.rests``), a row's ``raw`` its one-byte key. Every record reads back as exported,
 through a merge too; an archive written by main before (tests/fixtures/release-5.archive.db) upgrades in
-place and reads the same. And a session's id stored as the 6 bytes its hex spells (m031), read as before."""
+place and reads the same. And a session's id stored as the 6 bytes its hex spells (m031), its turns without
+their chat (m032), its signature in 8 bytes (m033): read as before, and the same export imported again
+finds every session unchanged."""
 
 from __future__ import annotations
 
@@ -129,6 +131,11 @@ def test_session_ids_are_stored_as_their_bytes_and_read_as_before(tmp_path: Path
         assert "m031_session_ids_as_bytes" in applied_migrations(archive.db)
         assert {r[0] for r in archive.db.execute("SELECT length(id) FROM sessions")} == {6}
         assert _session_readings(archive) == before
+        # The export imported again finds every session as it was (signatures cut to 8 bytes by m033 are
+        # what the segmenter makes now), nothing added.
+        [again] = import_file(archive, _export(tmp_path), tz=UTC, worker=False).chats
+        assert (again.messages_added, again.sessions_changed) == (0, 0)
+        assert {r[0] for r in archive.db.execute("SELECT length(signature) FROM sessions")} == {8}
         # A new import stores its sessions' ids as bytes too; an id that is no session's finds nothing.
         added = tmp_path / "WhatsApp Chat with Wall Crew.txt"
         added.write_text(phone_chat().replace("route", "wall"), encoding="utf-8")
