@@ -42,3 +42,13 @@ def test_a_first_import_leaves_no_free_page_and_a_later_one_leaves_the_file_as_i
     assert second.error is None
     # Not rewritten: the index queue the second import emptied left its pages free.
     assert _free_pages(home_dir) > 0
+
+
+def test_compacting_keeps_the_connection_s_sorts_in_memory(tmp_path: Path):
+    from refind_cli.storage.archive import Archive
+
+    with Archive.open(tmp_path / "home") as archive:
+        with archive.transaction():
+            pass
+        archive.compact()  # its copy of the archive went to a file
+        assert archive.db.execute("PRAGMA temp_store").fetchone() == (2,)  # MEMORY, as connect() set it

@@ -37,6 +37,7 @@ from refind_cli.storage.database import (
     stored_session_id,
     uid_text,
     use_home,
+    vacuum,
 )
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
@@ -759,7 +760,7 @@ class Archive(Queries, Ledger):
         """Rewrite the database file and empty the write-ahead log, so no free page or old frame keeps
         deleted text."""
         self._writable()
-        self.db.execute("VACUUM")
+        vacuum(self.db)
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def index_queue(self) -> list[int]:

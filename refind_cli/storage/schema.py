@@ -29,6 +29,7 @@ from refind_cli.storage.database import (
     sender_key,
     stored_seqs,
     to_us,
+    vacuum,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
 
@@ -645,7 +646,7 @@ def migrate(db: apsw.Connection) -> None:
                 )
                 shrunk |= name in _SHRINKING
     if shrunk:
-        db.execute("VACUUM")
+        vacuum(db)
 
 
 def _tune(db: apsw.Connection) -> None:
