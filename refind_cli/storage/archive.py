@@ -5,7 +5,6 @@ the write model; reads are ``queries.Queries``, the ledger ``ledger.Ledger``, th
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -495,7 +494,7 @@ class Archive(Queries, Ledger):
         self.db.execute(
             "UPDATE chats SET rests = ? WHERE seq = ?", (json.dumps(rests, ensure_ascii=False), chat_seq)
         )
-        self._wide[chat_seq] = wide = dataclasses.replace(wide, rests=rests)
+        self._wide[chat_seq] = wide = type(wide)(wide.layout, wide.rest, rests)
         return wide
 
     def _sender_key(self, name: str) -> bytes:
