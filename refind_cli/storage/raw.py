@@ -90,11 +90,12 @@ def shared_rest(rests: Iterable[str]) -> str | None:
 def shareable(rest: str, rows: int) -> bool:
     """Whether a rest that ``rows`` rows leave can be held once by their chat: a WhatsApp line's " - : "
     around its markers."""
-    return rows >= _SHARED_MIN and bool(rest) and unwritten(rest)
+    return rows >= _SHARED_MIN and unwritten(rest)
 
 
 def unwritten(rest: str) -> bool:
-    """Whether a rest holds nothing a person wrote, and is short enough to be held by its chat."""
-    return len(rest) <= SHARED_LONGEST and all(
+    """Whether a rest (never '': a record cut holds a marker) holds nothing a person wrote, and is short
+    enough to be held by its chat."""
+    return 0 < len(rest) <= SHARED_LONGEST and all(
         (c.isascii() and not c.isalnum()) or unicodedata.category(c) == "Cf" for c in rest
     )
