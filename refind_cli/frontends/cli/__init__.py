@@ -75,7 +75,7 @@ def main(end: Callable[[int], NoReturn] = sys.exit) -> None:
     # try/except, not contextlib.suppress: contextlib (with collections and functools) is a fifth of
     # `refind --version` beyond the interpreter's own start.
     for stream in (sys.stdout, sys.stderr):
-        try:
+        try:  # noqa: SIM105
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
         except (AttributeError, ValueError):
             pass
@@ -117,7 +117,7 @@ def run() -> NoReturn:
 
 def _end_now(code: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
-        try:
+        try:  # noqa: SIM105 (contextlib is not imported here: above)
             stream.flush()
         except (OSError, ValueError):
             pass
