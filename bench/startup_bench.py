@@ -106,9 +106,14 @@ def installed(workdir: Path) -> dict[str, Path]:
     shutil.copytree(root / "refind_cli", source / "refind_cli", ignore=shutil.ignore_patterns("__pycache__"))
     quiet = ["--quiet", "--disable-pip-version-check", "--no-deps", "--no-index"]
     pip = [sys.executable, "-m", "pip"]
-    subprocess.run(
-        [*pip, "wheel", *quiet, "--no-build-isolation", "-w", str(wheels), str(source)], check=True
+    # The build's warnings (setuptools' deprecations) would bury the figures: shown only if it fails.
+    built = subprocess.run(
+        [*pip, "wheel", *quiet, "--no-build-isolation", "-w", str(wheels), str(source)],
+        capture_output=True,
+        text=True,
     )
+    if built.returncode:
+        raise SystemExit(f"building the wheel failed:\n{built.stderr}")
     wheel = str(next(wheels.glob("*.whl")))
     site = next(Path(p) for p in sys.path if p.endswith("site-packages"))
     bins: dict[str, Path] = {}
