@@ -10,14 +10,13 @@ that file against Babel. ``python -m refind_cli.dates.stampwords`` writes it aga
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import unicodedata
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from refind_cli.dates import stampwords_data
+from refind_cli.generated import write_module
 
 DAY = 24 * 60
 # Marks CLDR puts inside some patterns' words (RLM, ALM, LRM): not part of the word as read.
@@ -241,10 +240,7 @@ def write(path: Path = Path(stampwords_data.__file__)) -> None:
         "}",
         "",
     ]
-    path.write_text("\n".join(lines), encoding="utf-8")
-    ruff = Path(sys.executable).with_name("ruff")
-    if ruff.exists():  # the project's layout of the file (``make test`` checks it)
-        subprocess.run([str(ruff), "format", "-q", str(path)], check=False)
+    write_module(path, lines)
 
 
 if __name__ == "__main__":

@@ -140,11 +140,12 @@ def _escape(point: int) -> str:
 
 
 def write(path: Path | None = None) -> None:
-    # Here, not at the top: every search imports this module.
-    import subprocess
+    # Here, not at the top: a search that meets a character beyond Latin imports this module.
     from pathlib import Path
 
     import regex
+
+    from refind_cli.generated import write_module
 
     path = path or Path(data.__file__)
     starts, kinds_, members, sets = generate()
@@ -173,10 +174,7 @@ def write(path: Path | None = None) -> None:
         "}",
         "",
     ]
-    path.write_text("\n".join(lines), encoding="utf-8")
-    ruff = Path(sys.executable).with_name("ruff")
-    if ruff.exists():  # the project's layout of the file (``make test`` checks it)
-        subprocess.run([str(ruff), "format", "-q", str(path)], check=False)
+    write_module(path, lines)
 
 
 if __name__ == "__main__":
