@@ -244,7 +244,7 @@ def main() -> None:
         # (``run`` where it has one, else ``main``).
         swap = {str(home): str(args.before_home or home)}
         for name, cmd in list(commands.items()):
-            if name.startswith("refind") and not name.endswith("(installed)"):
+            if name.startswith("refind") and "(installed" not in name:
                 commands[f"{name} (before)"] = [*LAUNCH, *(swap.get(part, part) for part in cmd[1:])]
                 envs[f"{name} (before)"] = before_env
     for name, cmd in commands.items():  # warm the page cache; a command that fails would time its failure
