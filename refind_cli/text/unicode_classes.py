@@ -1,10 +1,10 @@
 """The classes of characters the analyzer splits text by, from Unicode's own properties, read without the
 ``regex`` module at run time.
 
-The classes are written once as ``regex`` (V1) property expressions (``CLASS_PROPERTIES``, ``SET_PROPERTIES``); ``generate()``
-reads which code points each holds from ``regex``'s tables and writes them into ``unicode_classes_data.py``,
-which an import loads; a test checks that file against ``regex`` (and that the stdlib patterns built on it
-split every assigned code point as the ``regex`` patterns do). ``python -m refind_cli.text.unicode_classes``
+The classes are written once as ``regex`` (V1) property expressions (``CLASS_PROPERTIES``,
+``SET_PROPERTIES``); ``generate()`` reads which code points each holds from ``regex``'s tables and writes
+them into ``unicode_classes_data.py``, which an import loads; a test checks that file against ``regex`` (and
+that the stdlib patterns built on it split every code point as the ``regex`` patterns do). ``python -m refind_cli.text.unicode_classes``
 writes it again (after a ``regex`` upgrade, with a bump of ``analysis.ANALYSIS_VERSION`` if it changed).
 
 Why not ``regex`` itself: importing it and compiling its property patterns was ~70 % of a search's own work
@@ -12,7 +12,7 @@ whenever a hit held an emoji, a bidi mark or a non-Latin letter. Why not stdlib 
 ``re`` builds a class's table one code point at a time, and the run class alone holds 42,000 of the first
 65,536 (5 ms and more to compile; the token pattern ~16 ms). So each character is first mapped to the
 letter of its *kind* (which of the classes it is in: ``kinds``), and the patterns run over those letters,
-one per character, with classes of a dozen letters; a match's span is the span in the text.
+one per character, with classes of a few letters; a match's span is the span in the text.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 class _Kinds(dict[int, str]):
-    """Code point -> its kind's letter, each looked up once (``str.translate`` reads the dict in C)."""
+    """Code point -> its kind's letter, each looked up once (``str.translate`` reads the dict in C); it holds
+    at most the code points met."""
 
     def __missing__(self, point: int) -> str:
         kind = data.KINDS[bisect_right(data.STARTS, point) - 1]
@@ -91,8 +92,8 @@ def kinds(text: str) -> str:
 
 
 def kind_class(*names: str) -> str:
-    """A stdlib class (``[...]``) of the kinds' letters in any of the ``CLASS_PROPERTIES`` named: it matches where the
-    character in ``text`` at that place is in one of them."""
+    """A stdlib class (``[...]``) of the kinds' letters in any of the ``CLASS_PROPERTIES`` named: over
+    ``kinds(text)``, it matches where the character of ``text`` at that place is in one of them."""
     return "[" + "".join(sorted({k for name in names for k in data.MEMBERS[name]})) + "]"
 
 
@@ -103,8 +104,8 @@ def stdlib_set(name: str) -> str:
 
 def generate() -> tuple[tuple[int, ...], str, dict[str, str], dict[str, str]]:
     """(starts, kinds, members, sets) as ``regex``'s tables give them now: the first code point of each run
-    of code points of one kind, each run's kind letter, each class's kind letters, and each of ``SET_PROPERTIES`` as a
-    stdlib class of ranges (``\\uXXXX`` escapes)."""
+    of code points of one kind, each run's kind letter, each class's kind letters, and each of
+    ``SET_PROPERTIES`` as a stdlib class of ranges (``\\uXXXX`` escapes)."""
     import regex
 
     every = "".join(map(chr, range(sys.maxunicode + 1)))
