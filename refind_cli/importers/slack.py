@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
+from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
@@ -182,14 +183,16 @@ def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
             path, "no Slack conversations: no channels.json or users.json, no <channel>/YYYY-MM-DD.json"
         )
     names = _names(directory)
+    gaps = fields.Gaps(path)
     for folder, days in folders.items():
         chat = _chat(folder, directory, named)
         # A channel's messages are made of its day files and the names of users and channels, no more; its
         # days are read whole (a reply in a new day file marks its parent in an old one as threaded).
         files = (part for day in days for part in (day.encode(), tree.stamp(f"{folder}/{day}")))
         yield ChatExport(
-            chat, _conversation(tree, folder, days, directory), fingerprint=fingerprint([names, *files])
+            chat, _conversation(tree, folder, days, directory, gaps), fingerprint=fingerprint([names, *files])
         )
+    gaps.warn()
 
 
 def _names(directory: _Directory) -> bytes:
@@ -372,7 +375,9 @@ def _mpim_name(folder: str) -> str:
 # --- messages ----------------------------------------------------------------------------------------
 
 
-def _conversation(tree: _Tree, folder: str, days: list[str], directory: _Directory) -> Iterator[Message]:
+def _conversation(
+    tree: _Tree, folder: str, days: list[str], directory: _Directory, gaps: fields.Gaps
+) -> Iterator[Message]:
     """All of one conversation's day files, in ``ts`` order (a stable sort keeps same-ts messages in file order)."""
     entries: list[tuple[tuple[int, int], dict[str, Any], datetime, str]] = []
     for day in days:
@@ -386,6 +391,8 @@ def _conversation(tree: _Tree, folder: str, days: list[str], directory: _Directo
             if not isinstance(obj, dict):
                 raise InputError(path, "a message is not a JSON object", place)
             key, timestamp = _parse_ts(obj.get("ts"), path, place)
+            if obj.get("text") is None:  # Slack writes "" for a message of files alone
+                gaps.lack("message", "text")
             try:
                 raw = json.dumps(obj, ensure_ascii=False, sort_keys=True)
             except RecursionError:
