@@ -15,13 +15,15 @@ all of them alike, and prints the median wall time of each and its ratio to its 
 Each command's CPU time (user + system, its median) is printed beside its wall time, and its ratio to the
 peer's CPU: on a shared machine the wall time holds the waiting for a core too, and moves with the load.
 
-A search that finds nothing (``zzzqqq``) is measured beside ``grep -c zzzqqq``.
+A search that finds nothing (``zzzqqq``) is measured beside ``grep -c zzzqqq``; on a home holding one sample
+chat, a search whose hits hold an emoji (``foreword``) beside one whose hits are ASCII (``bouldering``).
 
-``--installed`` also runs ``python -c pass``, ``refind --version`` and the searches as a wheel install has them:
-a venv whose site-packages lists a copy of this tree's ``refind_cli`` and this venv's packages (a plain path
-``.pth``), and the console script with its shebang. The editable install of ``make venv`` loads setuptools'
-finder at every start (pathlib, re, urllib.parse, ...), in ``python -c pass`` too, which flatters
-``--version``; pip's generated script imports ``re``, which a wheel install's ``--version`` pays alone.
+``--installed`` also runs ``python -c pass``, ``refind --version`` and the searches as a user's install has
+them: this tree's wheel, built, and installed by pip into a venv of its own (this venv's pip, >= 25), the
+dependencies reached by a ``.pth`` path to this venv's packages; and ``--version`` as installed by the older
+pip this interpreter bundles, if it does (before 25, pip's console script imported ``re``). The editable
+install of ``make venv`` loads setuptools' finder at every start (pathlib, re, urllib.parse, ...), in
+``python -c pass`` too, which flatters ``--version``.
 
 ``--left-log`` also measures a cold search on a copy of the home whose archive has a long write-ahead log
 beside it, as a writer leaves it when it closes while a reader has the file open (a migration's VACUUM run
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import ensurepip
 import os
 import resource
 import shutil
@@ -87,23 +90,62 @@ def with_left_log(home: Path, workdir: Path) -> Path:
     return copy
 
 
-def installed(workdir: Path) -> Path:
-    """The bin folder of a venv that has this tree as a wheel install would: ``refind_cli`` copied into a
-    folder its site-packages lists (no editable finder), this venv's packages beside it, the console script
-    with its shebang."""
-    venv, tree = workdir / "installed-venv", workdir / "installed-tree"
-    shutil.rmtree(venv, ignore_errors=True)
-    shutil.rmtree(tree, ignore_errors=True)
-    subprocess.run([sys.base_prefix + "/bin/python3", "-m", "venv", "--without-pip", str(venv)], check=True)
-    shutil.copytree(Path(__file__).parent.parent / "refind_cli", tree / "refind_cli")
-    compileall.compile_dir(tree, quiet=1)
+def installed(workdir: Path) -> dict[str, Path]:
+    """The bin folders of venvs that hold this tree as a user installs it: its wheel, built here, installed
+    by this venv's pip (>= 25, the ``bench`` extra: its console script imports only ``sys`` and the entry
+    point) and, as ``, pip X``, by the older pip this interpreter bundles (``ensurepip``; before 25, pip's
+    script imported ``re`` to edit ``sys.argv[0]``). Each venv reaches this venv's packages, the
+    dependencies, by a plain path ``.pth`` (no editable finder)."""
+    root = Path(__file__).parent.parent
+    source, wheels = workdir / "installed-source", workdir / "installed-wheel"
+    for folder in (source, wheels, *workdir.glob("installed-venv*")):
+        shutil.rmtree(folder, ignore_errors=True)
+    source.mkdir(parents=True)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, source)
+    shutil.copytree(root / "refind_cli", source / "refind_cli", ignore=shutil.ignore_patterns("__pycache__"))
+    quiet = ["--quiet", "--disable-pip-version-check", "--no-deps", "--no-index"]
+    pip = [sys.executable, "-m", "pip"]
+    # The build's warnings (setuptools' deprecations) would bury the figures: shown only if it fails.
+    built = subprocess.run(
+        [*pip, "wheel", *quiet, "--no-build-isolation", "-w", str(wheels), str(source)],
+        capture_output=True,
+        text=True,
+    )
+    if built.returncode:
+        raise SystemExit(f"building the wheel failed:\n{built.stderr}")
+    wheel = str(next(wheels.glob("*.whl")))
     site = next(Path(p) for p in sys.path if p.endswith("site-packages"))
-    lib = next((venv / "lib").glob("python3*")) / "site-packages"
-    (lib / "refind.pth").write_text(f"{tree}\n{site}\n")
-    script = Path(sys.executable).with_name("refind").read_text().split("\n", 1)[1]
-    (venv / "bin" / "refind").write_text(f"#!{venv / 'bin' / 'python'}\n{script}")
-    (venv / "bin" / "refind").chmod(0o755)
-    return venv / "bin"
+    bins: dict[str, Path] = {}
+    bundled = sorted((Path(ensurepip.__file__).parent / "_bundled").glob("pip-*.whl"))
+    olds = {
+        f", pip {w.name.split('-')[1]}": w for w in bundled if int(w.name.split("-")[1].split(".")[0]) < 25
+    }
+    for suffix in ("", *olds):
+        venv = workdir / f"installed-venv{len(bins)}"
+        subprocess.run(
+            [sys.base_prefix + "/bin/python3", "-m", "venv", "--without-pip", str(venv)], check=True
+        )
+        python = str(venv / "bin" / "python")
+        if suffix:  # the bundled pip, run from its wheel by the venv's own interpreter
+            subprocess.run([python, f"{olds[suffix]}/pip", "install", *quiet, wheel], check=True)
+        else:
+            subprocess.run([*pip, "--python", python, "install", *quiet, wheel], check=True)
+        lib = next((venv / "lib").glob("python3*")) / "site-packages"
+        (lib / "dependencies.pth").write_text(f"{site}\n")
+        bins[suffix] = venv / "bin"
+    return bins
+
+
+def sample_home(workdir: Path) -> Path:
+    """A home holding one of the sample chats, whose messages have emoji in them."""
+    home = workdir / "sample-home"
+    if not (home / "archive.db").exists():
+        chat = Path(__file__).parent.parent / "sample_exports" / "WhatsApp Chat with Jonas Becker.txt"
+        subprocess.run(
+            refind(home, "import", "--tz", "UTC", str(chat)), check=True, stdout=subprocess.DEVNULL
+        )
+    return home
 
 
 def wall(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -143,6 +185,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     export, home = build(args.workdir, args.messages)
+    samples = sample_home(args.workdir)
     only = set((args.only or "startup,stats").split(","))
     # The console script as installed: `refind` next to this interpreter (python -m adds runpy's imports).
     exe = str(Path(sys.executable).with_name("refind"))
@@ -159,14 +202,25 @@ def main() -> None:
             "grep -c zzzqqq": ["grep", "-c", "zzzqqq", str(export)],
             "refind search zzzqqq -k 5": [exe, "--home", str(home), "search", "zzzqqq", "-k", "5"],
             "refind chats": [exe, "--home", str(home), "chats"],
+            # A hit with an emoji beside one without (a turn from the combining marks on was highlighted with
+            # the regex module until session 12).
+            "refind search bouldering (sample chat)": [exe, "--home", str(samples), "search", "bouldering"],
+            "refind search foreword (sample chat, emoji)": [
+                exe,
+                "--home",
+                str(samples),
+                "search",
+                "foreword",
+            ],
         }
         if args.installed:
-            bin_ = installed(args.workdir)
-            commands |= {
-                f"{name} (installed)": [str(bin_ / cmd[0].rpartition("/")[2]), *cmd[1:]]
-                for name, cmd in commands.items()
-                if name in ("python -c pass", "refind --version") or name.startswith("refind search")
-            }
+            for suffix, bin_ in installed(args.workdir).items():
+                commands |= {
+                    f"{name} (installed{suffix})": [str(bin_ / cmd[0].rpartition("/")[2]), *cmd[1:]]
+                    for name, cmd in commands.items()
+                    if name in ("python -c pass", "refind --version")
+                    or (not suffix and name.startswith("refind search") and "(" not in name)
+                }
     if "stats" in only:
         search = [exe, "--home", str(home), "search", "dinner"]
         berlin = ["--tz", "Europe/Berlin"]
@@ -190,7 +244,7 @@ def main() -> None:
         # (``run`` where it has one, else ``main``).
         swap = {str(home): str(args.before_home or home)}
         for name, cmd in list(commands.items()):
-            if name.startswith("refind") and not name.endswith("(installed)"):
+            if name.startswith("refind") and "(installed" not in name:
                 commands[f"{name} (before)"] = [*LAUNCH, *(swap.get(part, part) for part in cmd[1:])]
                 envs[f"{name} (before)"] = before_env
     for name, cmd in commands.items():  # warm the page cache; a command that fails would time its failure
@@ -216,6 +270,7 @@ def main() -> None:
     )
     peers = {
         "refind --version (installed)": "python -c pass (installed)",
+        "refind search foreword (sample chat, emoji)": "refind search bouldering (sample chat)",
         "refind search zzzqqq -k 5": "grep -c zzzqqq",
         "refind --version": "python -c pass",
         "refind search dinner -k 5": "grep -c dinner",
@@ -227,6 +282,10 @@ def main() -> None:
     }
     for name, m in med.items():
         peer = peers.get(name) or peers.get(name.removesuffix(" (before)").removesuffix(" (installed)"))
+        if name.startswith("refind --version (installed, pip"):
+            peer = name.replace("refind --version", "python -c pass")
+        if name.endswith(" (before)") and f"{peer} (before)" in med:
+            peer = f"{peer} (before)"
         ratio = (
             f"  {m / med[peer]:.2f}x {peer} (CPU {med_cpu[name] / med_cpu[peer]:.2f}x)" if peer in med else ""
         )

@@ -1,17 +1,17 @@
 """A chat and a session as the archive lists them (`refind chats`, `refind show`, the read tools). Records
 only; apart from ``results`` so that a search does not build their classes, and from ``reports`` so that a
-listing builds none of the maintenance reports'."""
+listing builds none of the maintenance reports'. Named tuples, as ``records`` says why: `refind chats` loads
+no ``dataclasses``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from refind_cli.records import ChatInfo
 
 
-@dataclass(frozen=True, slots=True)
-class ChatSummary:
+class ChatSummary(NamedTuple):
     info: ChatInfo
     messages: int
     sessions: int
@@ -21,8 +21,7 @@ class ChatSummary:
     lang: str = ""  # ISO 639-1, "und" (too little text), "" (imported before languages were told)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+class SessionInfo(NamedTuple):
     seq: int
     id: str
     chat: ChatInfo

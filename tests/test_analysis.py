@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -118,17 +119,19 @@ def test_stopwords_are_never_terms(name: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
 def test_ascii_fast_path_splits_like_the_regex(text: str) -> None:
-    # ASCII text takes the byte-table path in index_text; words() always uses the Unicode regex.
+    # ASCII text takes the byte-table path in index_text; words() the simple pattern.
     assert analyze(text) == [t for _, _, t in DEFAULT_ANALYZER.words(text)]
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
 def test_ascii_words_are_found_as_the_unicode_pattern_finds_them(text: str) -> None:
-    from refind_cli.text.analysis import _unicode_patterns
+    from refind_cli.text.analysis import _unicode
 
-    token, *_ = _unicode_patterns()
+    kinds, token, *_ = _unicode()
     expected = [
-        (m.start(), m.end(), t) for m in token.finditer(text) for t in DEFAULT_ANALYZER.analyze(m.group())
+        (m.start(), m.end(), t)
+        for m in token.finditer(kinds(text))
+        for t in DEFAULT_ANALYZER.analyze(text[m.start() : m.end()])
     ]
     assert list(DEFAULT_ANALYZER.words(text)) == expected
 
@@ -300,12 +303,24 @@ def test_a_questions_words_keep_their_marks() -> None:
 
 
 def test_the_fast_path_splits_below_the_combining_marks_as_the_unicode_patterns_do() -> None:
-    from refind_cli.text.analysis import _SIMPLE_RE, _split, _unicode_patterns
+    from refind_cli.text.analysis import _SIMPLE_RE, _split, _unicode
+    from refind_cli.text.unicode_classes import kind_class
 
-    _, special, _, simple = _unicode_patterns()
-    below = [chr(c) for c in range(0x300)]
-    assert [c for c in below if special.match(c)] == ["\u00a9", "\u00ad", "\u00ae"]
-    assert all(bool(simple.fullmatch(c)) == bool(_SIMPLE_RE.fullmatch(c)) for c in below)
+    kinds, *_ = _unicode()
+    below = "".join(chr(c) for c in range(0x300))
+    # Below the marks, only these three are of a kind other than a plain letter or digit, an apostrophe or
+    # nothing.
+    plain = re.compile(f"{kind_class('letter', 'apostrophe')}|[ ]")
+    assert [c for c, k in zip(below, kinds(below), strict=True) if not plain.fullmatch(k)] == [
+        "\u00a9",
+        "\u00ad",
+        "\u00ae",
+    ]
+    letter = re.compile(kind_class("letter"))
+    assert all(
+        bool(letter.fullmatch(k)) == bool(_SIMPLE_RE.fullmatch(c))
+        for c, k in zip(below, kinds(below), strict=True)
+    )
     assert _split("Łódź © ok") == ["łódź", "©", "ok"]
 
 

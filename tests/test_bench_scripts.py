@@ -200,6 +200,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             ],
             "forget --matching abc",
         ),
+        "split_bench": (
+            [["split_bench.py", "--before", str(BENCH.parent), "--rounds", "1", "--data", str(lme)]],
+            "first text (import and start)",
+        ),
         "huge_insert_ways": ([["huge_insert_ways.py", "zeroblob", "--mb", "1"]], "zeroblob: peak +"),
         "hostile_figures": (
             [

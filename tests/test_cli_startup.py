@@ -144,6 +144,9 @@ def test_piped_reads_import_no_typer_click_or_rich(sample_home: Path, args: tupl
         ("search", "dentist"),
         ("search", "dentist", "--json"),
         ("search", "dentist", "--jsonl", "--sort", "time"),
+        ("search", "dentist", "--timeline", "--tz", "UTC"),
+        ("chats",),
+        ("chats", "--json"),
     ],
 )
 def test_a_piped_search_builds_no_dataclass_and_parses_without_argparse(
@@ -153,9 +156,17 @@ def test_a_piped_search_builds_no_dataclass_and_parses_without_argparse(
     # inspect, ast and dis; argparse loads gettext and looks up a translation of each help string: together
     # ~40 ms of a cold search's CPU at load (bench/RESULTS.md, issue 26 item 3, session 11).
     out, modules = imported_by("--home", str(sample_home), *args)
-    assert "dentist" in out.casefold()
+    assert ("dentist" if args[0] == "search" else "family") in out.casefold()
     assert not modules & {"dataclasses", "inspect", "ast", "dis", "argparse", "gettext"}
     assert "refind_cli.index.analysed" not in modules  # the index's build, in a process of its own
+
+
+def test_a_search_whose_hits_hold_emoji_highlights_them_without_regex(sample_home: Path):
+    # Importing regex and compiling its Unicode-property patterns was ~70 % of a search's own work whenever a
+    # hit held a character from the combining marks on (bench/RESULTS.md, issue 26 item 3, session 12).
+    out, modules = imported_by("--home", str(sample_home), "search", "housewarming sofa", "--json")
+    assert "\\ud83d\\ude02" in out or "\U0001f602" in out
+    assert "regex" not in modules
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def test_unit_follows_the_span() -> None:
 
 def test_every_bucket_from_first_to_last_empty_ones_too() -> None:
     spread = from_days(Counter({date(2024, 1, 31): 2, date(2024, 4, 2): 1, date(2024, 1, 5): 1}), "month")
-    assert [(b.start.isoformat(), b.count) for b in spread.buckets] == [
+    assert [(b.start.isoformat(), b.tally) for b in spread.buckets] == [
         ("2024-01-01", 3),
         ("2024-02-01", 0),
         ("2024-03-01", 0),
@@ -78,7 +78,7 @@ def test_search_counts_every_match_not_only_the_results(tmp_path: Path) -> None:
                 )
                 assert len(result.hits) == 1 and result.total == 3
                 assert result.timeline is not None
-                assert [(b.start.isoformat(), b.count) for b in result.timeline.buckets] == [
+                assert [(b.start.isoformat(), b.tally) for b in result.timeline.buckets] == [
                     ("2024-01-08", 1),
                     ("2024-01-15", 0),
                     ("2024-01-22", 0),

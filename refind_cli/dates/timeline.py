@@ -7,8 +7,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import NamedTuple
 
 # The finest unit that keeps a chart within about a screen: a few weeks by day, half a year by week, a few
 # years by month, more by year.
@@ -18,20 +18,19 @@ DAYS_BY_MONTH = 6 * 366
 UNITS = ("day", "week", "month", "year")
 
 
-@dataclass(frozen=True, slots=True)
-class Bucket:
+# Named tuples, as records.py says why: `refind search --timeline` loads no ``dataclasses``.
+class Bucket(NamedTuple):
     start: date  # the first day of the bucket, in the zone the timeline was made in
-    count: int
+    tally: int  # not ``count``: a tuple's method
 
 
-@dataclass(frozen=True, slots=True)
-class Timeline:
+class Timeline(NamedTuple):
     unit: str  # one of UNITS
     buckets: tuple[Bucket, ...]
 
     @property
     def total(self) -> int:
-        return sum(b.count for b in self.buckets)
+        return sum(b.tally for b in self.buckets)
 
 
 def unit_for(first: date, last: date) -> str:

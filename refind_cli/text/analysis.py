@@ -21,14 +21,10 @@ import heapq
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
 import snowballstemmer
 
 from refind_cli.text.language import MIXED, UNDETERMINED
-
-if TYPE_CHECKING:
-    import regex
 
 # Lucene's default English stop words (tantivy's Filter.stopword("english"), bm25s STOPWORDS_EN).
 LUCENE_STOPWORDS: frozenset[str] = frozenset(
@@ -51,25 +47,8 @@ FULL_STOPWORDS: frozenset[str] = frozenset(
 
 STOPWORD_LISTS: dict[str, frozenset[str]] = {"lucene": LUCENE_STOPWORDS, "full": FULL_STOPWORDS}
 
-# The classes of characters, from Unicode's own properties (the ``regex`` module's tables), not ranges:
-# - written without spaces, so a run of them becomes bigrams: letters whose line-break class is ideographic,
-#   Japanese small kana, non-starter (iteration marks) or "complex context" (Thai, Lao, Khmer, Myanmar, Tai
-#   Tham, ...: scripts that need a dictionary to split into words), and Hangul, as Lucene's CJK analyzer has
-#   them; never Latin (full-width "ｈｅｌｌｏ" is ideographic to line breaking, a word to a reader);
-# - a word: letters and digits with their combining marks (an Indic vowel sign, a Hebrew point, a Tibetan
-#   subjoined letter) and the invisible characters that belong inside one (ZWNJ and ZWJ in Persian and Indic
-#   text, a soft hyphen, a bidi mark), which matching then ignores;
-# - an emoji (Extended_Pictographic; a skin tone after it is left out of its term, so "👍" finds "👍🏽" and
-#   "👍🏽" finds "👍") or a flag (two regional indicators): a term of its own, so
-#   `refind search 🎂` finds the birthday messages.
-_RUN = (
-    r"[[\p{lb=ID}\p{lb=CJ}\p{lb=NS}\p{lb=SA}\p{lb=H2}\p{lb=H3}\p{lb=JL}\p{lb=JV}\p{lb=JT}]"
-    r"&&[\p{L}\p{M}\p{Nl}]--\p{sc=Latin}]"
-)
-_LETTER = rf"[[\p{{L}}\p{{N}}\p{{M}}]--{_RUN}]"
-_EMOJI = r"(?:\p{RI}{2}|[\p{Extended_Pictographic}\p{RI}])\p{Emoji_Modifier}?"
 _SIMPLE_RE = re.compile(r"[^\W_]+")
-# What text must hold for the Unicode patterns to split it otherwise than ``_SIMPLE_RE``: a character from
+# What text must hold for the Unicode classes to split it otherwise than ``_SIMPLE_RE``: a character from
 # the combining marks on (below them are the Latin letters, which Python and Unicode agree are letters), or
 # Latin-1's pictographs (©, ®) or soft hyphen. Written as what is not below the marks: a class that spans
 # to U+10FFFF cost 7 ms of every start to compile (``re`` builds its bitmap char by char).
@@ -77,43 +56,56 @@ _BEYOND_LATIN = re.compile("[\u00a9\u00ad\u00ae]|[^\x00-\u02ff]")
 
 
 @functools.cache
-def _unicode_patterns() -> tuple[
-    regex.Pattern[str], regex.Pattern[str], regex.Pattern[str], regex.Pattern[str]
+def _unicode() -> tuple[
+    Callable[[str], str], re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]
 ]:
-    """(token, special, run, simple) patterns, compiled when some text is not ASCII: a one-off English
-    query never imports ``regex``.
+    """(kinds, token, run, emoji, reader), loaded when some text is not below the combining marks: a text's
+    kinds (``unicode_classes.kinds``: a letter a character, telling which of Unicode's classes it is in),
+    and the patterns that run over them: a token; the first character of a run; an emoji, its term the
+    first group; a word as a question's reader takes it.
 
-    token: a word, a run of a script written without spaces, or an emoji. special: a character that needs
-    the token pattern; text without any splits the same way with ``simple`` (letters and digits).
+    The classes (``unicode_classes`` says which properties, and why they are read so):
+    - a run of a script written without spaces (with its marks): it becomes bigrams;
+    - a word: letters and digits with their combining marks, and the invisible characters that belong
+      inside one (ZWNJ and ZWJ in Persian and Indic text, a soft hyphen, a bidi mark), which matching then
+      ignores; for a question's reader, an apostrophe joins it to a second part ("don't", "l'appartement");
+    - an emoji (a skin tone after it is left out of its term, so "👍" finds "👍🏽" and "👍🏽" finds "👍") or
+      a flag (two regional indicators): a term of its own, so `refind search 🎂` finds the birthday messages.
     """
-    import regex
+    from refind_cli.text.unicode_classes import kind_class, kinds
 
-    flags = regex.V1
-    token = regex.compile(rf"{_RUN}[{_RUN}\p{{M}}]*|{_LETTER}[{_LETTER}\p{{DI}}]*|{_EMOJI}", flags)
-    special = regex.compile(
-        rf"{_RUN}|[\p{{M}}\p{{DI}}\p{{Extended_Pictographic}}\p{{Emoji_Modifier}}\p{{RI}}]", flags
+    run = kind_class("run")
+    word = (
+        rf"(?:{run}{kind_class('run', 'mark')}*|{kind_class('letter')}{kind_class('letter', 'ignorable')}*)"
     )
-    return token, special, regex.compile(_RUN, flags), regex.compile(r"[\p{L}\p{N}]+", flags)
+    emoji = (
+        rf"({kind_class('indicator')}{{2}}|{kind_class('pictograph', 'indicator')}){kind_class('modifier')}?"
+    )
+    reader = rf"{word}(?:{kind_class('apostrophe')}{word})?"
+    return kinds, re.compile(f"{word}|{emoji}"), re.compile(run), re.compile(emoji), re.compile(reader)
 
 
 @functools.cache
-def _term_patterns() -> tuple[regex.Pattern[str], regex.Pattern[str], regex.Pattern[str], regex.Pattern[str]]:
-    """(emoji, ignorable, diacritic, Cyrillic): a token that is an emoji, its term the first group; what
-    matching ignores inside a word (Default_Ignorable_Code_Point: joiners, soft hyphens, variation
-    selectors, bidi marks; the enclosing keycap of "1️⃣"); the marks people leave out when they type (a
-    nonspacing Diacritic other than a virama, which joins consonants and is part of the spelling); a
-    Cyrillic letter. In the Arabic script every nonspacing mark is one people leave out: besides its
-    Diacritic vowel marks, the maddah and hamza its letters carry ("آ" typed "ا") and the vowel signs of
-    Pashto, Kashmiri and Sindhi (zwarakay), which Unicode does not call Diacritic."""
-    import regex
+def _term_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(invisible, diacritic, Cyrillic) over a word itself: what matching ignores inside a word; the marks
+    people leave out when they type; a Cyrillic letter."""
+    from refind_cli.text.unicode_classes import stdlib_set
 
-    flags = regex.V1
-    return (
-        regex.compile(r"(\p{RI}{2}|[\p{Extended_Pictographic}\p{RI}])\p{Emoji_Modifier}?", flags),
-        regex.compile(r"[\p{DI}\p{Me}]+", flags),
-        regex.compile(r"[[\p{Dia}&&\p{Mn}--\p{ccc=9}][\p{scx=Arabic}&&\p{Mn}]]+", flags),
-        regex.compile(r"\p{sc=Cyrillic}", flags),
-    )
+    invisible, diacritic, cyrillic = (re.compile(f"{stdlib_set(name)}+") for name in _TERM_SETS)
+    return invisible, diacritic, cyrillic
+
+
+_TERM_SETS = ("invisible", "diacritic", "cyrillic")
+
+
+def _tokens(pattern: re.Pattern[str], text: str) -> list[str]:
+    """The parts of ``text`` that ``pattern`` (one of ``_unicode``'s) finds among its kinds."""
+    return [text[m.start() : m.end()] for m in pattern.finditer(_unicode()[0](text))]
+
+
+def _is_run(word: str) -> bool:
+    kinds, _, run, _, _ = _unicode()
+    return run.match(kinds(word[:1])) is not None
 
 
 # Letters whose plain spelling no decomposition or name gives: Icelandic and Faroese type them so.
@@ -141,7 +133,7 @@ def fold(word: str) -> str:
     is not a diacritic. ASCII words never change."""
     if word.isascii():
         return word
-    _, _, diacritic, cyrillic = _term_patterns()
+    _, diacritic, cyrillic = _term_patterns()
     if cyrillic.search(word):
         # "й", "ї", "ў" are letters of their own, each with its key; the one habit, "ё" as "е", is the
         # stemmer's input rule.
@@ -186,9 +178,7 @@ def _split(text: str) -> list[str]:
         # The standard library splits it faster than the Unicode patterns.
         found: list[str] = _SIMPLE_RE.findall(folded)
         return found
-    token, special, _, simple = _unicode_patterns()
-    tokens: list[str] = (token if special.search(folded) else simple).findall(folded)
-    return tokens
+    return _tokens(_unicode()[1], folded)
 
 
 # A word as a reader sees one, with a second part after an apostrophe ("don't", "l'appartement").
@@ -201,16 +191,7 @@ def reader_words(text: str) -> list[str]:
     parts, a run of a script written without spaces as one word."""
     if text.isascii():
         return _READ_RE.findall(text)
-    found: list[str] = _reader_pattern().findall(text)
-    return found
-
-
-@functools.cache
-def _reader_pattern() -> regex.Pattern[str]:
-    import regex
-
-    word = rf"(?:{_RUN}[{_RUN}\p{{M}}]*|{_LETTER}[{_LETTER}\p{{DI}}]*)"
-    return regex.compile(rf"{word}(?:['’]{word})?", regex.V1)
+    return _tokens(_unicode()[4], text)
 
 
 class Analyzer:
@@ -261,15 +242,14 @@ class Analyzer:
         if word.isascii():
             terms = self._word_terms(word)
         else:
-            emoji, ignorable, *_ = _term_patterns()
-            if _unicode_patterns()[2].match(word):
+            if _is_run(word):
                 # NFKC: decomposed Hangul (as macOS stores it) composes, half-width kana widens.
                 run = unicodedata.normalize("NFKC", word)
                 terms = run if len(run) == 1 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
-            elif picture := emoji.fullmatch(word):
-                terms = picture.group(1)
+            elif picture := _unicode()[3].fullmatch(_unicode()[0](word)):
+                terms = word[picture.start(1) : picture.end(1)]
             else:
-                terms = self._word_terms(ignorable.sub("", word))
+                terms = self._word_terms(_term_patterns()[0].sub("", word))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[word] = terms
@@ -327,7 +307,7 @@ class Analyzer:
         terms = self._cache[word] if word in self._cache else self._learn(word)
         # A bigram run's terms have spaces; a word's second term (its stem typed without accents) has no
         # parts of its own.
-        run = not word.isascii() and _unicode_patterns()[2].match(word)
+        run = not word.isascii() and _is_run(word)
         stem = "" if run else terms.split(" ", 1)[0]
         n, least = len(stem), self._parts
         if n >= 2 * least:
@@ -381,9 +361,8 @@ class Analyzer:
             prefixes, suffixes = clitics(self.lang)
             if prefixes or suffixes:
                 # A script written without spaces glues every word to the next: its runs are bigrams anyway.
-                run = _unicode_patterns()[2]
-                prefixes = tuple(p for p in prefixes if not run.match(p))
-                suffixes = tuple(s for s in suffixes if not run.match(s))
+                prefixes = tuple(p for p in prefixes if not _is_run(p))
+                suffixes = tuple(s for s in suffixes if not _is_run(s))
             self._clitics = (prefixes, suffixes)
         prefixes, suffixes = self._clitics
         if not (prefixes or suffixes):
@@ -409,11 +388,11 @@ class Analyzer:
                 for term in terms:
                     yield m.start(), m.end(), term
             return
-        token, _, run, _ = _unicode_patterns()
-        for m in token.finditer(text):
-            word = m.group()
+        kinds, token, run, _, _ = _unicode()
+        for m in token.finditer(kinds(text)):
             start = m.start()
-            if run.match(word):
+            word = text[start : m.end()]
+            if run.match(m.group()):
                 terms = self.analyze(word)
                 if len(terms) == max(len(word) - 1, 1):
                     width = min(len(word), 2)

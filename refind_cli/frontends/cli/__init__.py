@@ -3,8 +3,6 @@ itself on ``app``) parses its options, makes one call to the facade and hands th
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
 import sys
 
@@ -74,9 +72,13 @@ def main(end: Callable[[int], NoReturn] = sys.exit) -> None:
         sys.stderr.write("refind: error: stdout: not open\n")
         sys.exit(2)
     # A terminal or pipe that cannot encode a character (ASCII, Latin-1) shows it escaped, not a traceback.
+    # try/except, not contextlib.suppress: contextlib (with collections and functools) is a fifth of
+    # `refind --version` beyond the interpreter's own start.
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(AttributeError, ValueError):
+        try:  # noqa: SIM105
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass
     if sys.argv[1:] == ["--version"] and COMPLETE_VAR not in os.environ:
         # What the root's eager --version option prints, without building the app (it alone is 3x the
         # interpreter's start).
@@ -94,6 +96,8 @@ def main(end: Callable[[int], NoReturn] = sys.exit) -> None:
     at = quick.command_at(sys.argv[1:])
     module = COMMAND_MODULES.get(sys.argv[1 + at] if at is not None else "")
     if module is not None and COMPLETE_VAR not in os.environ:
+        import importlib
+
         importlib.import_module(f"refind_cli.frontends.cli.{module}")
     else:
         # --help, no command, a misspelt one, or a completion: all of them, in the order `refind --help`
@@ -113,6 +117,8 @@ def run() -> NoReturn:
 
 def _end_now(code: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
+        try:  # noqa: SIM105 (contextlib is not imported here: above)
             stream.flush()
+        except (OSError, ValueError):
+            pass
     os._exit(code)

@@ -33,7 +33,7 @@ def timeline_json(timeline: Timeline | None) -> dict:
         return {"unit": None, "buckets": []}
     return {
         "unit": timeline.unit,
-        "buckets": [{"start": b.start.isoformat(), "count": b.count} for b in timeline.buckets],
+        "buckets": [{"start": b.start.isoformat(), "count": b.tally} for b in timeline.buckets],
     }
 
 
@@ -41,10 +41,10 @@ def print_timeline(console: Out, timeline: Timeline | None, *, style: str = "cya
     """One line per bucket: its label, the bar, the count."""
     if timeline is None or not timeline.buckets:
         return
-    most = max(b.count for b in timeline.buckets)
+    most = max(b.tally for b in timeline.buckets)
     for b in timeline.buckets:
-        line = Styled(bucket_label(b, timeline.unit), style="dim" if not b.count else "")
+        line = Styled(bucket_label(b, timeline.unit), style="dim" if not b.tally else "")
         line.append("  ")
-        line.append(bar(b.count, most).ljust(BAR_WIDTH), style=style)
-        line.append(f" {b.count:,}" if b.count else "")
+        line.append(bar(b.tally, most).ljust(BAR_WIDTH), style=style)
+        line.append(f" {b.tally:,}" if b.tally else "")
         console.print(line)
