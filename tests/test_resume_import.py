@@ -343,7 +343,7 @@ def zipped(member: str, content: bytes) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("source", [JONAS], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
 def test_a_grown_zip_is_read_from_the_mark_in_its_text(tmp_path: Path, source: Path):
     lines = lines_of(source)
     cut = next(n for n in range(len(lines) * 2 // 3, len(lines)) if _starts_message(_fmt(source), lines[n]))
@@ -354,7 +354,7 @@ def test_a_grown_zip_is_read_from_the_mark_in_its_text(tmp_path: Path, source: P
     assert resumed == reread
 
 
-@pytest.mark.parametrize("source", [JONAS], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
 def test_a_zip_whose_text_changed_before_the_mark_is_read_whole(tmp_path: Path, source: Path):
     lines = lines_of(source)
     old = b"".join(lines[:-3])

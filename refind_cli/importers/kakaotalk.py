@@ -23,9 +23,10 @@ from __future__ import annotations
 import contextlib
 import csv
 import itertools
+import json
 import re
 from collections.abc import Iterator
-from datetime import timedelta, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 
 from refind_cli.errors import InputError
@@ -149,30 +150,23 @@ def sniff(path: Path) -> bool:
 
 def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per file (or per zip, whose text file is the chat); read as consumed. ``after``: a mark of an
-    earlier reading of the loose text file (``linelog.read_file_log``); a CSV or a zip is read whole."""
+    earlier reading of the file (``linelog.read_file_log``; a CSV's, ``_csv_export``)."""
 
     def chat(head: Head) -> Chat:
         name = head.title or path.name.rsplit(".", 1)[0]
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
     if path.suffix.lower() == ".csv" and not _is_zip(path):
-        if after is not None:
-            raise NotResumable
-        name = path.name.rsplit(".", 1)[0]
-        yield ChatExport(Chat(FORMAT, name, name, "chat"), _csv_messages(path, linelog.file_lines(path), tz))
+        yield _csv_export(path, tz, after)
         return
     if not _is_zip(path):
         yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed)
         return
-    if after is not None:
-        raise NotResumable
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
-        if member is None:
-            raise InputError(path, "contains no KakaoTalk chat (.txt) file")
-        where = f"entry {member!r}"
-        lines = linelog.iter_lines(container.iter_member_chunks(zf, member, path), path, where)
-        yield linelog.read_log(GRAMMAR, _Unframed()(lines), tz, path, where, chat)
+    if member is None:
+        raise InputError(path, "contains no KakaoTalk chat (.txt) file")
+    yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed, member)
 
 
 def _is_zip(path: Path) -> bool:
@@ -232,17 +226,51 @@ def _is_csv(lines: list[str]) -> bool:
     return len(content) == 1 or _CSV_STAMP.match(content[1]) is not None
 
 
-def _csv_messages(path: Path, lines: Iterator[str], tz: tzinfo) -> Iterator[Message]:
-    """The records after the header. A record ends at the line that closes its quotes; its lines as
-    written are its raw record."""
-    header = next(lines, None)
-    if header is None or header.removeprefix("\ufeff") != _CSV_HEADER:
-        raise InputError(path, f"not a KakaoTalk CSV export: expected the header {_CSV_HEADER!r}", "line 1")
+def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
+    """The CSV's chat, read whole or from ``after`` on: a record ends at the end of a line, so the bytes after
+    a mark (at a record's end) are records of their own; what carries over is the clock and the line count.
+    Its ``end``: a mark at the file's end, where it ends a line."""
+    if after is not None and after.digest:
+        raise NotResumable
+    known = json.loads(after.state) if after is not None else {"line": 0}
+    read = linelog.Counted(
+        container.iter_file_chunks(path, after.offset if after else 0), after.offset if after else 0
+    )
     clock = linelog.Clock(tz)
+    if "previous" in known:
+        clock.previous = datetime.fromisoformat(known["previous"])
+    lines: list[int] = []  # the lines read, once all are
+
+    def end() -> Mark | None:
+        if not lines or not read.whole_lines:
+            return None
+        return Mark(read.size, json.dumps({"previous": clock.previous.isoformat(), "line": lines[0]}))
+
+    name = path.name.rsplit(".", 1)[0]
+    messages = _csv_messages(
+        path, linelog.iter_lines(read, path, line=known["line"]), clock, known["line"], lines
+    )
+    return ChatExport(Chat(FORMAT, name, name, "chat"), messages, end)
+
+
+def _csv_messages(
+    path: Path, lines: Iterator[str], clock: linelog.Clock, before: int, read: list[int]
+) -> Iterator[Message]:
+    """The records after the header (``before``: the lines read before these, none where the header is
+    still to come). A record ends at the line that closes its quotes; its lines as written are its raw
+    record. Once they run out, the lines read are put in ``read``."""
+    if not before:
+        header = next(lines, None)
+        if header is None or header.removeprefix("\ufeff") != _CSV_HEADER:
+            raise InputError(
+                path, f"not a KakaoTalk CSV export: expected the header {_CSV_HEADER!r}", "line 1"
+            )
     record: list[str] = []
     quotes = start = 0
-    seen = False
-    for number, line in enumerate(lines, 2):
+    seen = bool(before)
+    first = max(before, 1) + 1
+    number = first - 1
+    for number, line in enumerate(lines, first):
         if not record:
             if not line.strip():
                 continue
@@ -260,6 +288,7 @@ def _csv_messages(path: Path, lines: Iterator[str], tz: tzinfo) -> Iterator[Mess
         )
     if not seen:
         raise InputError(path, "has no messages; not a KakaoTalk chat export")
+    read.append(number)
 
 
 def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock) -> Message:
