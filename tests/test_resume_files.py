@@ -106,30 +106,29 @@ def test_a_grown_slack_channel_reads_only_its_new_day_files(tmp_path: Path, monk
     assert sum(c.messages_added for c in again.chats) == 5
 
 
-def reply(channel: str, n: int, parent: str, i: int = 0) -> dict:
-    base = 1_700_000_000 + 86_400 * n
-    return {
-        "type": "message",
-        "user": "U2",
-        "ts": f"{base + 7 + i}.000900",
-        "thread_ts": parent,
-        "text": "re",
-    }
+def reply(n: int, parent: str, text: str = "re") -> dict:
+    ts = f"{1_700_000_000 + 86_400 * n + 7}.000900"
+    return {"type": "message", "user": "U2", "ts": ts, "thread_ts": parent, "text": text}
 
 
 @pytest.mark.parametrize(
-    "change", ["a reply to a message of a day passed over", "a message earlier than the days passed over"]
+    "change", ["a reply to a message of a day passed over", "a parent older than those days"]
 )
 def test_a_grown_slack_channel_stores_what_a_full_reread_would(tmp_path: Path, change: str):
     earlier = {c: [day(c, n) for n in range(3)] for c in CHANNELS}
-    later = {c: [day(c, n) for n in range(3)] for c in CHANNELS}
     if change.startswith("a reply"):
-        later["general"].append([*day("general", 3), reply("general", 3, earlier["general"][0][1]["ts"])])
-    else:  # filed under a new day, yet older than the last message of the days before it
-        later["general"].append([*day("general", 3), reply("general", 1, "1700086400.000000", 1)])
-    resumed, reread, results = both_ways(
-        tmp_path, "Acme Slack export.zip", [slack_zip(earlier), slack_zip(later)]
-    )
+        later = {c: [day(c, n) for n in range(3)] for c in CHANNELS}
+        later["general"].append([*day("general", 3), reply(3, earlier["general"][0][1]["ts"])])
+    else:
+        # A day file passed over holds a reply whose parent the earlier export lacked; the later one files the
+        # parent under a new day: read whole, the parent is stored as threaded, as a full reading stores it.
+        ts = "1700086430.000900"
+        parent = {"type": "message", "user": "U1", "ts": ts, "thread_ts": ts, "text": "the parent"}
+        earlier["general"][2].append(reply(2, parent["ts"]))
+        later = {c: [list(d) for d in days] for c, days in earlier.items()}
+        later["general"].append([*day("general", 3), parent])
+    versions = [slack_zip(earlier), slack_zip(later)]
+    resumed, reread, results = both_ways(tmp_path, "Acme Slack export.zip", versions)
     assert resumed == reread
     assert [c.messages_added for c in results[-1].chats if c.name == "#general"] == [6]
 
