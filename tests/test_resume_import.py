@@ -366,6 +366,23 @@ def test_a_zip_whose_text_changed_before_the_mark_is_read_whole(tmp_path: Path, 
     assert resumed == reread
 
 
+@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
+def test_a_zip_whose_text_changed_before_the_mark_in_as_many_bytes_is_read_whole(
+    tmp_path: Path, source: Path
+):
+    # The bytes after the mark are where they were: only the hash of those before it tells the change.
+    lines = lines_of(source)
+    n = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].rstrip()[-1:].isalpha())
+    end = len(lines[n].rstrip())
+    swapped = b"X" if lines[n][end - 1 : end] != b"X" else b"Y"
+    edited = [*lines[:n], lines[n][: end - 1] + swapped + lines[n][end:], *lines[n + 1 :]]
+    name = source.with_suffix(".zip").name
+    versions = [zipped(source.name, b"".join(lines[:-3])), zipped(source.name, b"".join(edited))]
+    resumed, reread, results = both_ways(tmp_path, name, versions)
+    assert results[-1].resumed_at is None
+    assert resumed == reread
+
+
 def _fmt(source: Path) -> str:
     return next(fmt for fmt, path in GROWING.items() if path == source)
 
