@@ -232,13 +232,11 @@ def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
     Its ``end``: a mark at the file's end, where it ends a line."""
     if after is not None and after.digest:
         raise NotResumable
-    known = json.loads(after.state) if after is not None else {"line": 0}
-    read = linelog.Counted(
-        container.iter_file_chunks(path, after.offset if after else 0), after.offset if after else 0
-    )
+    offset, line = (after.offset, json.loads(after.state)["line"]) if after is not None else (0, 0)
+    read = linelog.Counted(container.iter_file_chunks(path, offset), offset)
     clock = linelog.Clock(tz)
-    if "previous" in known:
-        clock.previous = datetime.fromisoformat(known["previous"])
+    if after is not None:
+        clock.previous = datetime.fromisoformat(json.loads(after.state)["previous"])
     lines: list[int] = []  # the lines read, once all are
 
     def end() -> Mark | None:
@@ -247,9 +245,7 @@ def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
         return Mark(read.size, json.dumps({"previous": clock.previous.isoformat(), "line": lines[0]}))
 
     name = path.name.rsplit(".", 1)[0]
-    messages = _csv_messages(
-        path, linelog.iter_lines(read, path, line=known["line"]), clock, known["line"], lines
-    )
+    messages = _csv_messages(path, linelog.iter_lines(read, path, line=line), clock, line, lines)
     return ChatExport(Chat(FORMAT, name, name, "chat"), messages, end)
 
 
