@@ -133,6 +133,17 @@ def test_a_grown_slack_channel_stores_what_a_full_reread_would(tmp_path: Path, c
     assert [c.messages_added for c in results[-1].chats if c.name == "#general"] == [6]
 
 
+def test_a_slack_channel_without_its_last_day_reports_what_a_full_reread_does(tmp_path: Path):
+    earlier = {c: [day(c, n) for n in range(3)] for c in CHANNELS}
+    later = {c: [day(c, n) for n in range(3 if c != "general" else 2)] for c in CHANNELS}
+    resumed, reread, results = both_ways(
+        tmp_path, "Acme Slack export.zip", [slack_zip(earlier), slack_zip(later)]
+    )
+    assert resumed == reread
+    seen = {c.name: c.messages_added + c.messages_skipped for c in results[-1].chats}
+    assert seen == {"#general": 10, "#random": 15, "#climbing": 15, "#trips": 15}
+
+
 def reimport(path: Path, versions: list[bytes], calls: list[str]) -> FileImportResult:
     """Each version imported in turn into a home beside ``path``; ``calls`` cleared before the last."""
     with Archive.open(path.parent / "home") as archive:

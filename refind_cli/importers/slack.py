@@ -189,8 +189,13 @@ def _read_tree(path: Path, tree: _Tree, known: Collection[str] = ()) -> Iterator
         chat = _chat(folder, directory, named)
         channel = _Channel(tree, folder, days, directory, [names, chat.source.encode(), chat.key.encode()])
         earlier = points.get(channel.tag, [])
-        same = next((p for p in earlier if p.days == len(days) and p.digest == channel.digest(p.days)), None)
-        if same is not None:  # read before as it is: its messages are built only where asked for
+        # Read before as it is: the point after all the days of a reading (the other one, after all but its
+        # last, is a shorter channel's, whose messages that reading counted too many of).
+        same = next(
+            (p for p in earlier if p.whole and p.days == len(days) and p.digest == channel.digest(p.days)),
+            None,
+        )
+        if same is not None:  # its messages are built only where asked for
             yield ChatExport(chat, channel.messages(), fingerprint=same.text)
             continue
         grown = sorted((p for p in earlier if p.days < len(days)), key=lambda p: -p.days)
@@ -210,12 +215,13 @@ class _Point:
     keeps too). Two are left, after all the days and after all but the last: the last day file of an export
     made that day grows."""
 
-    tag: str  # which chat (a hash of its key)
+    tag: str  # which chat (a hash of its key and the names its messages take)
     days: int
     last: tuple[int, int]
     count: int
     digest: str
     text: str  # the whole fingerprint this point was found in
+    whole: bool = False  # the point after all the days of the reading that left it
 
     def write(self) -> str:
         return f"{self.days}:{self.last[0]}.{self.last[1]:09d}:{self.count}:{self.digest}"
@@ -229,11 +235,12 @@ class _Point:
             tag, *points = rest.split(" ")
             if kind != _PRINTS:
                 continue
-            for point in points:
+            for n, point in enumerate(points, 1):
                 with contextlib.suppress(ValueError):
                     days, last, count, digest = point.split(":")
                     seconds, nanos = last.split(".")
-                    made = cls(tag, int(days), (int(seconds), int(nanos)), int(count), digest, text)
+                    when = (int(seconds), int(nanos))
+                    made = cls(tag, int(days), when, int(count), digest, text, n == len(points))
                     found.setdefault(tag, []).append(made)
         return found
 
