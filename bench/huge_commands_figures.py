@@ -1,5 +1,6 @@
-"""Issue 24, item 4 (session 11): time and peak RSS of every command on a home holding one huge message, for
-the release before (``--base``) and this checkout, beside the same commands on a one-line chat, in one run.
+"""Issue 24, item 4 (sessions 11, 12): time and peak RSS of every command on a home holding one huge message,
+for the release before (``--base``) and this checkout, beside the same commands on a one-line chat, in one
+run.
 
     git archive main | tar -x -C /tmp/huge-base
     python bench/huge_commands_figures.py --base /tmp/huge-base [--mb 50] [--after-mb 4]
@@ -9,10 +10,11 @@ huge message followed by ``--after-mb`` of ordinary messages (the reader reads o
 made of short lines (a pasted log) and followed; the first two as
 LINE exports (the line-by-line reader of LINE, KakaoTalk and Signal logs); a Telegram
 result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
-ones. The huge text says "abc" near its start (inside
-the indexed part). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
+ones. The huge text says "abc" near its start (inside the indexed part, at 1 % of it or 430,000
+characters). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
 its worker's); every other command is a fresh ``python -m refind_cli`` whose peak RSS is read from
-``RUSAGE_CHILDREN``. The checkouts take turns on each input.
+``RUSAGE_CHILDREN``. The checkouts take turns on each input. Each home also gets a one-line chat of its
+own (imported second, unmeasured), which ``chats merge`` then takes the huge message's chat into.
 """
 
 from __future__ import annotations
@@ -34,8 +36,11 @@ WORDS = "all work and no play makes jack a dull boy "
 
 
 def _body(megabytes: int) -> str:
+    """``megabytes`` of words, "abc" at 1 % of them, within the indexed part (``INDEXED_CHARS``) whatever
+    the size."""
     count = megabytes * MB // len(WORDS)
-    return WORDS * (count // 100) + "abc " + WORDS * (count - count // 100)
+    before = min(count // 100, 10_000)
+    return WORDS * before + "abc " + WORDS * (count - before)
 
 
 def _lines(megabytes: int) -> str:
@@ -45,8 +50,9 @@ def _lines(megabytes: int) -> str:
     return line * (count // 100) + "abc\n" + line * (count - count // 100)
 
 
-def _wa(folder: Path, text: str) -> Path:
-    path = folder / "WhatsApp Chat with Jack.txt"
+def _wa(folder: Path, text: str, name: str = "Jack") -> Path:
+    folder.mkdir(exist_ok=True)
+    path = folder / f"WhatsApp Chat with {name}.txt"
     path.write_text(text)
     return path
 
@@ -147,6 +153,8 @@ def commands(session: str) -> dict[str, list[str]]:
         "stats": ["stats"],
         "reindex": ["reindex"],
         "doctor": ["doctor"],
+        # The huge message's chat (the first imported) moves into the one-line one.
+        "chats merge 2 1": ["chats", "merge", "2", "1"],
         "forget --matching abc": ["forget", "--matching", "abc", "--yes"],  # last: it changes the home
     }
 
@@ -177,6 +185,11 @@ def main() -> None:
                     f" {f['worker_mb']:>5.0f}MB",
                     flush=True,
                 )
+                other = measure_import(
+                    _wa(folder / "other", "01/02/2024, 09:00 - Zed: hello\n", "Zed"), homes[code], source
+                )
+                if "crash" in other:
+                    raise SystemExit(f"{name} ({code}): import of the other chat: {other['crash']}")
             sessions = {code: first_session(homes[code], source, "abc") for code, source in checkouts.items()}
             for label in commands(""):
                 for code, source in checkouts.items():

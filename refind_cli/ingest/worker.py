@@ -39,6 +39,7 @@ from refind_cli.ingest.rows import Rows
 from refind_cli.processes import can_use_a_child, python_child
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive, HeldText
+from refind_cli.storage.database import LONG_TEXT
 
 # Below this much text the worker's start-up (a fresh interpreter, about 0.2 s) costs more than it saves.
 WORKER_MIN_BYTES = 4 << 20
@@ -46,9 +47,9 @@ _PIPE_BUFFER = 1 << 20
 # A longer text goes to the writer in pieces of this many characters: pickled whole, a 50-MB message was one
 # more 50-MB copy in the worker (its UTF-8 bytes), beside the text itself. The writer keeps the pieces in a
 # file beside the archive until their row is stored, and stores them from there a piece at a time
-# (``HeldText``): joined, the text was one more copy in the writer, beside the two SQLite makes of a value
-# bound whole.
-PIECE = 1 << 20
+# (``HeldText``): joined, the text was one more copy in the writer. A text this long is the one the archive
+# stores apart (``database.LONG_TEXT``), never in SQLite's memory whole either.
+PIECE = LONG_TEXT
 _TEXT = 7  # where a row holds its text (``ingest.rows``)
 _text = operator.itemgetter(_TEXT)
 

@@ -20,6 +20,8 @@ from refind_cli.storage.database import (
     BEFORE_ALL,
     COUNT_TABLES,
     IS_COUNTED,
+    LONG_TEXT,
+    apart,
     fetch_all,
     fetch_first,
     fetch_one,
@@ -93,6 +95,16 @@ class HeldText:
 _seq, _text = operator.itemgetter(0), operator.itemgetter(7)  # where a row holds its seq, its text
 
 
+# A message's whole text, where it is stored apart too (on an archive opened for writing, so migrated).
+_WHOLE_TEXT = f"CASE WHEN {apart()} THEN (SELECT CAST(l.text AS TEXT) FROM long_texts l WHERE l.seq = messages.seq) ELSE text END"
+
+
+def _utf8_pieces(text: str) -> Iterator[bytes]:
+    """A long text's UTF-8 bytes, ``LONG_TEXT`` characters at a time."""
+    for start in range(0, len(text), LONG_TEXT):
+        yield text[start : start + LONG_TEXT].encode()
+
+
 def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str = "") -> apsw.Connection:
     """A connection from ``opener``. Not an SQLite file, or one this user cannot open or write, is the user's
     to fix, not a crash: one line naming the file."""
@@ -117,9 +129,9 @@ def _insert_sql(text: str) -> str:
 
 # Without RETURNING: how many rows were new comes from SQLite's count of changes (``insert_messages``).
 _INSERT = _insert_sql("?8")
-# A text of ?8 bytes, to be written in place (the bytes a zeroblob, so no text is bound whole): its row's seq
-# is wanted to open the blob.
-_INSERT_HELD = _insert_sql("CAST(zeroblob(?8) AS TEXT)") + " RETURNING seq"
+# A long text's message (its text an empty BLOB: the text is stored apart, ``_insert_long``): its row's seq
+# is wanted to store the text under it.
+_INSERT_APART = _insert_sql("X''") + " RETURNING seq"
 
 # A write-ahead log longer than this is folded into the file by the next reader to find the home free.
 LEFT_LOG = 4096 * 1000
@@ -327,7 +339,7 @@ class Archive(Queries, Ledger):
                 spell_out(self.db, "m.chat_seq = ?", (other,))
             self._uncount("chat_seq = ?", (other,))
             self.db.execute("UPDATE OR IGNORE messages SET chat_seq = ? WHERE chat_seq = ?", (into, other))
-            self.db.execute("DELETE FROM messages WHERE chat_seq = ?", (other,))
+            self._delete_messages("chat_seq = ?", (other,))
             self._recount(into)
             self.delete_sessions(
                 [r[0] for r in self.db.execute("SELECT seq FROM sessions WHERE chat_seq = ?", (other,))]
@@ -345,6 +357,15 @@ class Archive(Queries, Ledger):
             self.db.execute("DELETE FROM chats WHERE seq = ?", (other,))
             self._chats.pop(other, None)
             self._wide.pop(other, None)
+
+    def _delete_messages(self, where: str, args: Sequence[object]) -> None:
+        """Delete the messages ``where`` says (of ``messages``), and their texts stored apart: those are
+        looked up from the few long texts, not from the messages."""
+        self.db.execute(
+            f"DELETE FROM long_texts WHERE (SELECT {where} FROM messages WHERE messages.seq = long_texts.seq)",
+            args,
+        )
+        self.db.execute(f"DELETE FROM messages WHERE {where}", args)
 
     def _chat_by_key(self, source: str, key: str, uid: str | None = None) -> tuple[int, str] | None:
         """(seq, segmenting) of the chat that has this key now (an adopted chat keeps its former uid)."""
@@ -432,12 +453,12 @@ class Archive(Queries, Ledger):
         # How many were new from SQLite's count of changes rather than a RETURNING clause, which cost a
         # third of the insert's CPU time (bench/RESULTS.md, issue 26 item 2, session 10).
         before = self.db.total_changes()
-        if HeldText in set(map(type, map(_text, rows))):
-            for row in rows:
-                self._insert_held(row)
+        apart = 0  # rows of long_texts, which SQLite counts as changes too
+        if max(map(len, map(_text, rows))) > LONG_TEXT:  # a HeldText is longer (``worker.PIECE``)
+            apart = sum(map(self._insert_long, rows))
         else:
             self.db.executemany(_INSERT, rows)
-        added = self.db.total_changes() - before
+        added = self.db.total_changes() - before - apart
         if added:
             self._uncounted = lowest if self._uncounted is None else min(self._uncounted, lowest)
             if not self.db.in_transaction:
@@ -510,20 +531,28 @@ class Archive(Queries, Ledger):
         self._wide[chat_seq] = wide = Chatwide(layout, rest)
         return wide
 
-    def _insert_held(self, row: tuple) -> None:
-        """Insert one row whose text may be a ``HeldText``: the row is stored with as many bytes as the text
-        has, then they are written a piece at a time, so the text is never in memory whole. (Bound whole,
-        a 50-MB text cost SQLite two copies of it beside the Python string: the bound value and the row's
-        record; the record of a text made in SQL is still built, one copy.)"""
+    def _insert_long(self, row: tuple) -> int:
+        """Insert one row, its text stored apart if it is long (``database.LONG_TEXT``; a ``HeldText`` always
+        is): as a zeroblob of as many bytes as it has, the last column of a row of its own, then written a
+        piece at a time, so SQLite never holds it whole. (In the message's row, cast from a zeroblob or bound
+        whole, a 50-MB text cost SQLite two copies of it: the value and the row's record.) How many texts it
+        stored apart: 1, or 0 (a short text, or a message the archive holds already)."""
         text = row[7]
-        if not isinstance(text, HeldText):
+        if isinstance(text, str) and len(text) <= LONG_TEXT:
             self.db.execute(_INSERT, row)
-            return
-        stored = [seq for (seq,) in self.db.execute(_INSERT_HELD, (*row[:7], text.size, *row[8:]))]
+            return 0
+        held = isinstance(text, HeldText)
+        size = text.size if held else sum(map(len, _utf8_pieces(text)))
+        pieces = text.pieces() if held else _utf8_pieces(text)
+        stored = [seq for (seq,) in self.db.execute(_INSERT_APART, (*row[:7], None, *row[8:]))]
         for seq in stored:
-            with self.db.blob_open("main", "messages", "text", seq, True) as blob:
-                for piece in text.pieces():
+            self.db.execute(
+                "INSERT INTO long_texts (seq, chars, text) VALUES (?, ?, zeroblob(?))", (seq, len(text), size)
+            )
+            with self.db.blob_open("main", "long_texts", "text", seq, True) as blob:
+                for piece in pieces:
                     blob.write(piece)
+        return len(stored)
 
     def _count_new(self) -> None:
         """Add the messages stored since the last count to the tables of counts, in one grouped pass over
@@ -571,7 +600,7 @@ class Archive(Queries, Ledger):
         """The stored text of each (ts, uid) of a chat, None where there is none."""
         found = dict(
             self.db.executemany(
-                f"SELECT ?1, text FROM messages WHERE chat_seq = ?2 AND ts = ?3 AND uid = {packed_uid('?4')}",
+                f"SELECT ?1, {_WHOLE_TEXT} FROM messages WHERE chat_seq = ?2 AND ts = ?3 AND uid = {packed_uid('?4')}",
                 [(i, chat_seq, ts, uid) for i, (ts, uid) in enumerate(keys)],
             )
         )
@@ -585,9 +614,11 @@ class Archive(Queries, Ledger):
         grouped by thread and in time order within each. The texts stay in SQLite: planning needs their
         lengths only."""
         # SQLite's length() stops at a NUL character: a text that holds one comes whole, to be counted here.
+        # A long text's length is stored beside it.
         columns = (
             f"SELECT seq, {uid_text()}, ts, coalesce({sender_name('sender')}, ''), thread,"
-            " CASE WHEN instr(text, char(0)) THEN text ELSE length(text) END FROM messages"
+            f" CASE WHEN {apart()} THEN (SELECT chars FROM long_texts l WHERE l.seq = messages.seq)"
+            " WHEN instr(text, char(0)) THEN text ELSE length(text) END FROM messages"
             f" WHERE kind != '{Kind.HIDDEN}'"
         )
         if threaded:
@@ -712,7 +743,7 @@ class Archive(Queries, Ledger):
                 [(hashed_chat_key(chat_uid), uid) for chat_uid, uid in rows],
             )
             self._uncount(f"seq IN ({marks})", part)
-            self.db.execute(f"DELETE FROM messages WHERE seq IN ({marks})", part)
+            self._delete_messages(f"seq IN ({marks})", part)
         for part, marks in in_chunks(list(keys)):
             self.db.execute(
                 f"DELETE FROM senders WHERE key IN ({marks})"

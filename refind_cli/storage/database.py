@@ -16,6 +16,17 @@ from refind_cli.errors import RefindError
 from refind_cli.records import TIMES, Kind
 from refind_cli.storage.home import ensure_home
 
+# A message's text of more than this many characters is stored apart (``schema._m040_long_texts_apart``): its
+# row's text is then an empty BLOB, which no text a person wrote is (every importer gives a str).
+LONG_TEXT = 1 << 20
+
+
+def apart(text: str = "text") -> str:
+    """SQL: whether a message's text (the column ``text`` of ``messages``) is stored apart. It does not load
+    the text: SQLite answers ``typeof`` from the row's header."""
+    return f"typeof({text}) = 'blob'"
+
+
 # apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
 # once, next to the SQL (``shape`` is only read by the type checker).
 Row = TypeVar("Row", bound=tuple[Any, ...])

@@ -18,6 +18,7 @@ from refind_cli.storage import raw
 from refind_cli.storage.database import (
     BEFORE_ALL,
     QUARTER_US,
+    apart,
     fetch_all,
     fetch_first,
     fetch_one,
@@ -89,10 +90,16 @@ SHOWN_CHARS = 100_000
 _PIECE_BYTES = 1 << 16
 
 
+def _longer(text: str, size: int) -> str:
+    """SQL: whether a message's text (the column ``text``) is stored apart or is longer than ``size`` bytes,
+    without loading it."""
+    return f"({apart(text)} OR octet_length({text}) > {int(size)})"
+
+
 def _turn_text_within(chars: int) -> str:
     """A turn's text, or NULL for a single message of more than ``chars`` bytes (then read by ``_head``),
     and its (first) message's seq; over ``_TURNS``."""
-    single = f"CASE WHEN octet_length(f.text) > {int(chars)} THEN NULL ELSE f.text END"
+    single = f"CASE WHEN {_longer('f.text', chars)} THEN NULL ELSE f.text END"
     return f"CASE WHEN {_MANY} THEN {_SEVERAL} ELSE {single} END, f.seq"
 
 
@@ -208,7 +215,7 @@ class Queries:
         """The first ``chars`` characters of each of the chat's text messages (no system, media or hidden
         records), latest first; a long one is read a piece at a time (``_head``), never whole."""
         for text, seq in self.db.execute(
-            f"SELECT CASE WHEN octet_length(text) > {int(chars)} THEN NULL ELSE text END, seq FROM messages"
+            f"SELECT CASE WHEN {_longer('text', chars)} THEN NULL ELSE text END, seq FROM messages"
             " WHERE chat_seq = ? AND kind IN ('', ?) ORDER BY ts DESC",
             (chat_seq, Kind.TEXT),
         ):
@@ -283,12 +290,12 @@ class Queries:
             # A long text is not handed to the function (SQLite would load it, Python copy it and fold the
             # copy: three times a 50-MB message): it is a candidate, read in pieces below.
             where.append(
-                f"CASE WHEN octet_length(text) > {_PIECE_BYTES} THEN 1 ELSE refind_contains(text, ?) END"
+                f"CASE WHEN {_longer('text', _PIECE_BYTES)} THEN 1 ELSE refind_contains(text, ?) END"
             )
             args.append(needle)
         rows = fetch_all(
             self.db.execute(
-                f"SELECT seq, chat_seq, ts, octet_length(text) > {_PIECE_BYTES} FROM messages"
+                f"SELECT seq, chat_seq, ts, {_longer('text', _PIECE_BYTES)} FROM messages"
                 f" WHERE {' AND '.join(where) or '1'} ORDER BY ts",
                 args,
             ),
@@ -306,7 +313,7 @@ class Queries:
         decoder = codecs.getincrementaldecoder("utf-8")()
         tail = ""  # the end of the text folded so far, where a needle cut by a piece's end begins
         keep = max(len(needle) - 1, 0)
-        with self.db.blob_open("main", "messages", "text", message_seq, False) as blob:
+        with self._text_blob(message_seq) as blob:
             while piece := blob.read(_PIECE_BYTES):
                 folded = tail + decoder.decode(piece).casefold()
                 if needle in folded:
@@ -325,10 +332,12 @@ class Queries:
         # Message's fields in its order, then how to rebuild the record.
         rows = self.db.execute(
             f"SELECT ts, {sender_name('sender')}, text, {kind_name('kind')}, source_id, sender_id, local_time, thread, reply_to,"
-            f" edited, raw, {own}, {form}, {wall} FROM messages WHERE chat_seq = ? ORDER BY seq",
+            f" edited, raw, {own}, {form}, {wall}, seq FROM messages WHERE chat_seq = ? ORDER BY seq",
             (chat_seq,),
         )
         for row in rows:
+            if not isinstance(row[2], str):
+                row = (*row[:2], self._text_apart(row[14]), *row[3:])
             written = row[6] if row[13] is None else wide.written_time(row[0], row[13])
             rest = wide.record_rest(row[10], row[12])
             record = raw.joined(rest, row[12], (row[2], written, row[1], row[5]))
@@ -360,8 +369,10 @@ class Queries:
         return [] if rows == ["ok"] else rows
 
     def iter_turns(self, session_seqs: Iterable[int] | None = None) -> Iterator[Turn]:
-        sql = f"SELECT {_TURN_COLUMNS} FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
-        return map(_turn, self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs))
+        """Every turn, its text whole."""
+        sql = f"SELECT {_TURN_COLUMNS}, f.seq FROM {_TURNS} JOIN sessions s ON s.seq = t.session_seq"
+        for *fields, text, seq in self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs):
+            yield _turn((*fields, text if isinstance(text, str) else self._text_apart(seq)))
 
     def index_rows(
         self, session_seqs: Iterable[int] | None, *, chars: int
@@ -388,13 +399,26 @@ class Queries:
                 length = None
             yield (*fields, text, length)
 
+    def _text_blob(self, message_seq: int) -> apsw.Blob:
+        """A message's text as stored, to read in pieces: in its row, or apart (``database.LONG_TEXT``)."""
+        held = fetch_first(
+            self.db.execute(f"SELECT {apart()} FROM messages WHERE seq = ?", (message_seq,)), tuple[int]
+        )
+        return self.db.blob_open("main", "long_texts" if held[0] else "messages", "text", message_seq, False)
+
+    def _text_apart(self, message_seq: int) -> str:
+        """A text stored apart, whole: for the reader that gives or compares every field."""
+        with self.db.blob_open("main", "long_texts", "text", message_seq, False) as blob:
+            stored = blob.read()
+        return stored.decode()
+
     def _head(self, message_seq: int, chars: int) -> tuple[str, int | None]:
         """The first ``chars`` characters of a message's text, and its whole length in characters where that
         is more: read ``_PIECE_BYTES`` at a time, so a 50-MB message costs a piece of memory, not 50 MB."""
         decoder = codecs.getincrementaldecoder("utf-8")()
         head: list[str] = []
         kept = length = 0
-        with self.db.blob_open("main", "messages", "text", message_seq, False) as blob:
+        with self._text_blob(message_seq) as blob:
             while piece := blob.read(_PIECE_BYTES):
                 if kept < chars:
                     text = decoder.decode(piece)

@@ -5,6 +5,7 @@ stand-in in memory where there is none yet)."""
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,8 +20,10 @@ from refind_cli.storage.database import (
     COUNT_TABLES,
     COUNTED,
     IS_COUNTED,
+    LONG_TEXT,
     WEEK_QUARTERS,
     CountTable,
+    apart,
     fetch_all,
     hashed_chat_key,
     immediate,
@@ -102,6 +105,12 @@ CREATE TABLE IF NOT EXISTS forgotten (chat_uid TEXT NOT NULL, uid TEXT NOT NULL,
 -- Sessions whose index documents are stale (new, changed or deleted), written in the same transaction as
 -- the change itself, so the index can always catch up after a crash.
 CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
+"""
+
+# Where a long text is stored (``_m040_long_texts_apart``): ``chars`` its length in characters, what planning
+# sessions reads of it.
+LONG_TEXTS = """
+CREATE TABLE IF NOT EXISTS long_texts (seq INTEGER PRIMARY KEY, chars INTEGER NOT NULL, text BLOB NOT NULL);
 """
 
 
@@ -496,6 +505,39 @@ def _m023_turns_as_runs(db: apsw.Connection) -> None:
         after = batch[-1][:2]
 
 
+def _m040_long_texts_apart(db: apsw.Connection) -> None:
+    """A text of more than ``LONG_TEXT`` characters is stored apart: a BLOB as the last column of a row of
+    its own (``long_texts``), its message's text an empty BLOB. Written in place by blob I/O, it is never in
+    SQLite's memory whole (in the message's row, two copies of it: bound or cast, and the row's record), and
+    a change to its message's row (``chats merge``) does not rewrite it. A message deleted takes its long
+    text with it (``Archive._delete_messages``). The long texts stored before are moved there a piece at a
+    time."""
+    db.execute(LONG_TEXTS)
+    longer = fetch_all(
+        db.execute(f"SELECT seq FROM messages WHERE NOT {apart()} AND octet_length(text) > ?", (LONG_TEXT,)),
+        tuple[int],
+    )
+    for (seq,) in longer:
+        with db.blob_open("main", "messages", "text", seq, False) as stored:
+            size = stored.length()
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            chars = sum(len(decoder.decode(stored.read(_MOVED))) for _ in range(0, size, _MOVED))
+            if chars <= LONG_TEXT:
+                continue
+            db.execute(
+                "INSERT INTO long_texts (seq, chars, text) VALUES (?, ?, zeroblob(?))", (seq, chars, size)
+            )
+            stored.seek(0)
+            with db.blob_open("main", "long_texts", "text", seq, True) as moved:
+                while piece := stored.read(_MOVED):
+                    moved.write(piece)
+        db.execute("UPDATE messages SET text = X'' WHERE seq = ?", (seq,))
+
+
+# Bytes of a long text moved at a time.
+_MOVED = 1 << 20
+
+
 def stand_in_senders(db: apsw.Connection) -> None:
     """For a connection that reads an archive as it stands: an empty table of senders in its own temporary
     space where the file has none yet (before m020 its rows hold names, so the SQL that reads keys finds
@@ -550,6 +592,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m021_text_kind_implied", _m021_text_kind_implied),
     ("m022_signatures_as_bytes", _m022_signatures_as_bytes),
     ("m023_turns_as_runs", _m023_turns_as_runs),
+    ("m040_long_texts_apart", _m040_long_texts_apart),
 )
 
 
