@@ -124,6 +124,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
         ),
         "time_words_bench": ([["time_words_bench.py"]], "languages with tables"),
         "stamp_probe": ([["stamp_probe.py", "--locales", "de,ko,ar_EG", "--show", "0"]], "files read right"),
+        "ablation_probe": (
+            [["ablation_probe.py", "--formats", "whatsapp,imessage"]],
+            "variants keep the rule",
+        ),
         "polyglot_bench": (
             [["polyglot_bench.py", "--scripts", "Grek,Yiii,Kore", "--emoji", "2", "--ask"]],
             "asked offline",

@@ -225,7 +225,7 @@ def test_other_exporter_outputs_are_refused_asking_for_json(tmp_path: Path, name
         (b'{"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": [] } trailing', "invalid JSON"),
         (b'{"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": {}}', "messages is not a list"),
         (b'{"guild": {"id": "1"}, "channel": {"id": "2"}}', 'no "messages" list'),
-        (b'{"guild": {"id": "1"}, "channel": {}, "messages": []}', "the channel has no id"),
+        (b'{"guild": {"id": "1"}, "channel": {}, "messages": []}', "no message ids to key the channel by"),
         (b'{"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": [1]}', "not a JSON object"),
         (
             b'{"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": [{"timestamp": "soon"}]}',
@@ -365,7 +365,7 @@ def test_spreadsheet_mangled_ids_still_import_once(tmp_path: Path):
             "unexpected end of data",
         ),
         (b"ID,Timestamp,Contents,Attachments\n1,2020-05-01,\xff\xfe,\n", "invalid UTF-8"),
-        (b"Author,Date\nann,2020\n", "no ID and Timestamp columns"),
+        (b"Author,Date\nann,2020\n", "no Timestamp column"),
         (b"ID,Timestamp,Contents,Attachments\nabc,yesterday,hi,\n", "unreadable time"),
     ],
 )

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import telegram
 from refind_cli.records import ChatExport, Kind, Message
 
@@ -460,10 +460,14 @@ def test_metadata_after_messages_is_buffered(tmp_path: Path) -> None:
     assert isinstance(exports[0][0].messages, list)
 
 
-def test_dialog_without_id_is_an_error(tmp_path: Path) -> None:
+def test_a_dialog_without_id_is_keyed_by_what_it_holds_with_one_warning(tmp_path: Path) -> None:
+    """A file another tool rewrote (FORMATS.md §4c): read, not refused, under a key that stays."""
     path = write(tmp_path / "result.json", account([{"name": "X", "type": "private_group", "messages": []}]))
-    with pytest.raises(InputError, match=r"chats\.list\[0\]: dialog has no id"):
-        read_all(path)
+    with pytest.warns(InputWarning, match="a dialog has no id") as caught:
+        first = read_all(path)
+    assert len([w for w in caught if issubclass(w.category, InputWarning)]) == 1
+    with pytest.warns(InputWarning):
+        assert [c.chat.key for c, _ in read_all(path)] == [c.chat.key for c, _ in first]
 
 
 # --- errors ------------------------------------------------------------------------------------------

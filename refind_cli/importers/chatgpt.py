@@ -33,7 +33,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from refind_cli.importers import conversations
+from refind_cli.importers import conversations, fields
 from refind_cli.importers.conversations import (
     Reader,
     active_path,
@@ -68,6 +68,8 @@ _TEXT_KEYS = (
     "user_instructions",
     "model_set_context",
 )
+# Where a content object holds what it says: one without any lost it to a tool that rewrote the file.
+_HOLDING = ("parts", "thoughts", *_TEXT_KEYS)
 
 
 def sniff(path: Path) -> bool:
@@ -76,7 +78,7 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    unkeyed = conversations.Missing(path, "conversation", "id", "keyed by the id of its first node")
+    unkeyed = fields.Gaps(path)
     scanned = conversations.scan(path, WHAT, "mapping")
     if scanned is not None:
         for item, reader in scanned:
@@ -87,7 +89,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     unkeyed.warn()
 
 
-def _scanned(item: conversations.Scanned, reader: Reader, unkeyed: conversations.Missing) -> ChatExport:
+def _scanned(item: conversations.Scanned, reader: Reader, unkeyed: fields.Gaps) -> ChatExport:
     """A conversation found by its bytes: its chat from all but its mapping, its mapping parsed only where
     its messages are read (a conversation read before as it is: never)."""
     meta = item.meta
@@ -108,9 +110,7 @@ def _chat(conv: dict[str, Any], key: str) -> Chat:
     return Chat(FORMAT, key, title or UNTITLED, kind="direct", raw=dump(meta))
 
 
-def _conversation(
-    conv: dict[str, Any], where: str, reader: Reader, unkeyed: conversations.Missing
-) -> ChatExport:
+def _conversation(conv: dict[str, Any], where: str, reader: Reader, unkeyed: fields.Gaps) -> ChatExport:
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict):
         raise reader.error("a conversation without a mapping", where or None)
@@ -118,14 +118,23 @@ def _conversation(
     parents = {
         nid: p for nid, node in nodes.items() if isinstance(p := node.get("parent"), str) and p in nodes
     }
-    key = conv.get("conversation_id", conv.get("id"))
-    if not isinstance(key, str) or not key:
+    if not parents and len(nodes) > 1:  # a tool kept only the children lists: the same tree
+        unkeyed.lack("conversation", "parent links", "its tree rebuilt from the children lists")
+        parents = {
+            child: nid
+            for nid, node in nodes.items()
+            for child in as_list(node.get("children"))
+            if isinstance(child, str) and child in nodes and child != nid
+        }
+    key = fields.ident(conv.get("conversation_id", conv.get("id")))
+    if key is None:
         # Tools that anonymise or convert exports drop the id; the tree's root keeps its node id as the
         # conversation grows, so it keys the chat as stably as the id would.
         roots = sorted(nid for nid in nodes if nid not in parents)
         if not roots:
             raise reader.error("a conversation without an id or messages", where or None)
-        key = unkeyed.derived("root:" + roots[0])
+        unkeyed.lack("conversation", "id", "keyed by the id of its first node")
+        key = "root:" + roots[0]
     chat = _chat(conv, key)
 
     def messages() -> Iterator[Message]:  # built only where the conversation is read (``fingerprint``)
@@ -136,7 +145,17 @@ def _conversation(
         for nid, node in nodes.items():
             message = node.get("message")
             if not isinstance(message, dict):
-                continue  # the root of the tree, and nodes whose message was removed
+                if nid in parents:  # only the root of a real export's tree has none
+                    unkeyed.lack("message", "message object")
+                continue
+            # Real exports write each of these, null where there is none; a tool that rewrote the file
+            # may leave them out.
+            for field in ("create_time", "content"):
+                if field not in message:
+                    unkeyed.lack("message", field)
+            content = message.get("content")
+            if isinstance(content, dict) and not any(content.get(k) is not None for k in _HOLDING):
+                unkeyed.lack("message", "text in its content")
             when = times[nid] or started
             if when is None:
                 raise reader.error(

@@ -22,7 +22,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from refind_cli.importers import conversations
+from refind_cli.importers import conversations, fields
 from refind_cli.importers.conversations import Reader, as_list, dump, iso_time, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -40,20 +40,22 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+    gaps = fields.Gaps(path)
     for where, conv, reader in conversations.read(path, WHAT):
-        yield _conversation(conv, where, reader)
+        yield _conversation(conv, where, reader, gaps)
+    gaps.warn()
 
 
-def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExport:
-    key = conv.get("uuid")
-    if not isinstance(key, str) or not key:
-        raise reader.error("a conversation without a uuid", where or None)
+def _conversation(conv: dict[str, Any], where: str, reader: Reader, gaps: fields.Gaps) -> ChatExport:
     entries = conv.get("chat_messages")
     if entries is None:
         entries = []
     if not isinstance(entries, list):
         raise reader.error("chat_messages is not a list", f"{where}.chat_messages".lstrip("."))
     name = text_of(conv.get("name")).strip()
+    # Without its uuid, a conversation is what it started with: its first message stays as it grows.
+    first = next((e for e in entries if isinstance(e, dict)), {})
+    key = gaps.key("conversation", "uuid", conv.get("uuid"), first.get("created_at"), first.get("text"), name)
     meta = {k: v for k, v in conv.items() if k != "chat_messages"}
     chat = Chat(FORMAT, key, name or UNTITLED, kind="direct", raw=dump(meta))
 
@@ -65,9 +67,14 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
             place = f"{where}.chat_messages[{index}]".lstrip(".")
             if not isinstance(entry, dict):
                 raise reader.error("a message is not a JSON object", place)
-            ident = entry.get("uuid")
-            if not isinstance(ident, str) or not ident:
-                raise reader.error("a message without a uuid", place)
+            blocks = [b for b in as_list(entry.get("content")) if isinstance(b, dict)]
+            if any(b.get(b.get("type")) is None for b in blocks if b.get("type") in ("text", "thinking")):
+                gaps.lack("content block", "text")
+            ident = fields.ident(entry.get("uuid"))
+            if ident is None:
+                gaps.lack("message", "uuid", "told apart by time, sender and text")
+            if entry.get("text") is None and entry.get("content") is None:
+                gaps.lack("message", "text or content")
             when = iso_time(entry.get("created_at")) or iso_time(entry.get("updated_at")) or last
             if when is None:
                 raise reader.error("a message without a time, in a conversation without one", place)
@@ -77,7 +84,7 @@ def _conversation(conv: dict[str, Any], where: str, reader: Reader) -> ChatExpor
     return ChatExport(chat, messages(), fingerprint=conversations.fingerprint(conv))
 
 
-def _messages(entry: dict[str, Any], ident: str, when: datetime) -> list[Message]:
+def _messages(entry: dict[str, Any], ident: str | None, when: datetime) -> list[Message]:
     """The message, preceded by its thinking blocks, each a hidden message of its own."""
     role = text_of(entry.get("sender"))
     sender = _SENDERS.get(role) or role or "unknown"
@@ -88,7 +95,9 @@ def _messages(entry: dict[str, Any], ident: str, when: datetime) -> list[Message
     for block in as_list(entry.get("content")):
         if not isinstance(block, dict):
             continue
-        kind = block.get("type")
+        # A block whose type a tool dropped is told by the key that holds its words.
+        kind = block.get("type") or next((k for k in ("thinking", "input") if k in block), "text")
+        kind = "tool_use" if kind == "input" else kind
         if kind == "thinking":
             n = len(thinking)
             thinking.append(
@@ -97,7 +106,7 @@ def _messages(entry: dict[str, Any], ident: str, when: datetime) -> list[Message
                     sender=sender,
                     text=text_of(block.get("thinking")),
                     kind=Kind.HIDDEN,
-                    source_id=f"{ident}:thinking" + (f":{n + 1}" if n else ""),
+                    source_id=ident and f"{ident}:thinking" + (f":{n + 1}" if n else ""),
                     sender_id=role or None,
                     reply_to=reply_to,
                     raw=dump(block),

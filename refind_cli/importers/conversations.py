@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import warnings
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import container, jsonstream
+from refind_cli.errors import InputError
+from refind_cli.importers import container, fields, jsonstream
 from refind_cli.importers.container import named_file, named_head
 
 FILE = "conversations.json"
@@ -200,29 +199,6 @@ class Reader:
             yield "", meta
 
 
-# --- what other tools leave out --------------------------------------------------------------------------
-
-
-class Missing:
-    """Records of a file that lack a field a real export always has (a conversation's id, written away by an
-    anonymiser or a converter), read with a key derived from what is there: one warning for the file, after
-    it is read, saying what was missing and how the records were keyed."""
-
-    def __init__(self, path: Path, record: str, field: str, how: str) -> None:
-        self.path, self.record, self.field, self.how = path, record, field, how
-        self.count = 0
-
-    def derived(self, key: str) -> str:
-        self.count += 1
-        return key
-
-    def warn(self) -> None:
-        if self.count:
-            many = f"{self.count:,} {self.record}s have" if self.count > 1 else f"a {self.record} has"
-            what = f"{many} no {self.field} (a file another tool rewrote?); each is {self.how}"
-            warnings.warn(InputWarning(self.path, what), stacklevel=2)
-
-
 # --- values ----------------------------------------------------------------------------------------------
 
 
@@ -230,12 +206,10 @@ def epoch_time(value: Any) -> datetime | None:
     """Epoch seconds (a number, or a numeric string) as aware UTC; None for anything else or out of range."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return iso_time(value)
-    if not isinstance(value, int | float):
+    if isinstance(value, str) and fields.number(value) is None:
+        return iso_time(value)
+    value = fields.number(value)
+    if value is None:
         return None
     try:
         return datetime.fromtimestamp(value, UTC)
@@ -255,9 +229,8 @@ def iso_time(value: Any) -> datetime | None:
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
 
 
-def text_of(value: Any) -> str:
-    """A string value, or "" for anything else (null, a number, a list where a string belongs)."""
-    return value if isinstance(value, str) else ""
+# A string value, a number as its text, or "" for anything else (``fields.text``).
+text_of = fields.text
 
 
 def join(*parts: str) -> str:

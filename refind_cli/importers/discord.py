@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import container, jsonstream
+from refind_cli.importers import container, fields, jsonstream
 from refind_cli.importers.container import iter_file_chunks
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -175,6 +175,7 @@ class _Reader:
         self._events = events
         self._tz = tz
         self._path = path
+        self._gaps = fields.Gaps(path)
         self._marks = marks  # a loose file: its reading leaves a mark
         self._after = after
         # The messages list's bytes from its "[" on, hashed up to the latest mark (``jsonstream.Span``).
@@ -208,7 +209,7 @@ class _Reader:
                 raise events.error("messages is not a list", "messages")
             first = not found
             found = True
-            named = "guild" in meta and "channel" in meta
+            named = "guild" in meta and _keyed(meta.get("channel"))
             if first and named and (self._marks or self._after):
                 self._span = self._opening()
             passed = None
@@ -227,8 +228,9 @@ class _Reader:
         if not found:
             raise events.error('not a DiscordChatExporter export: no "messages" list', None)
         if buffered is not None:
-            chat = self._chat(meta) if "channel" in meta else self._unnamed_chat(buffered)
+            chat = self._chat(meta) if _keyed(meta.get("channel")) else self._unnamed_chat(buffered)
             yield ChatExport(chat, buffered)
+        self._gaps.warn()
 
     def _messages(self, passed: jsonstream.Ends | None) -> Iterator[Message]:
         n = 0 if passed is None else passed.count
@@ -290,6 +292,7 @@ class _Reader:
         return Chat(FORMAT, key, self._path.stem, "channel", "")
 
     def _chat(self, meta: dict[str, Any]) -> Chat:
+        """The channel a channel object with an id names (``_keyed``)."""
         channel, guild = meta.get("channel"), meta.get("guild")
         if not isinstance(channel, dict):
             raise self._events.error("no channel object", "channel")
@@ -312,6 +315,8 @@ class _Reader:
         author = found if isinstance(found := obj.get("author"), dict) else {}
         sender = _str(author.get("nickname")) or _str(author.get("name")) or None
         content = _str(obj.get("content")) or ""
+        if obj.get("content") is None:  # the exporter writes "" for a message without words
+            self._gaps.lack("message", "content")
         kind_name = _str(obj.get("type")) or "Default"
         files = [_str(a.get("fileName")) for a in _objects(obj.get("attachments"))]
         stickers = [_str(s.get("name")) for s in _objects(obj.get("stickers"))]
@@ -378,6 +383,11 @@ def timestamp(value: Any, ident: str | None, tz: tzinfo, error: Callable[[str], 
 
 def join(*parts: str | None) -> str:
     return "\n".join(p for p in parts if p)
+
+
+def _keyed(channel: Any) -> bool:
+    """A channel object that keys its channel: a tool that rewrote the file may null it or drop its id."""
+    return isinstance(channel, dict) and snowflake(channel.get("id")) is not None
 
 
 def snowflake(value: Any) -> str | None:

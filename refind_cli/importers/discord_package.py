@@ -21,6 +21,7 @@ import contextlib
 import csv
 import functools
 import io
+import itertools
 import json
 import os
 import re
@@ -33,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers import fields
 from refind_cli.importers.container import (
     fingerprint,
     is_zip,
@@ -182,6 +184,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         if not isinstance(index, dict):
             raise package.error(package.files[INDEX], "is not a JSON object of channel names", None)
         account = _account(package)
+        gaps = fields.Gaps(path)
         channels: dict[str, dict[str, str]] = {}
         for relative, stored in package.files.items():
             parts = relative.split("/")
@@ -190,8 +193,9 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         for ident in sorted(channels, key=int):
             files = channels[ident]
             messages = files.get("messages.json") or files.get("messages.csv")
-            if messages is None:
-                continue  # a channel folder without messages
+            if messages is None:  # a tool that copied part of the package left them out
+                gaps.lack("channel folder", "messages.csv or messages.json", "passed over")
+                continue
             info = _small_json(package, files["channel.json"]) if "channel.json" in files else {}
             chat = _chat(package, ident, index.get(ident), info if isinstance(info, dict) else {})
             rows = (
@@ -203,7 +207,9 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             # bytes) and the account, which names the author and mentions, are all they depend on.
             with contextlib.closing(package.chunks(messages)) as chunks:
                 printed = fingerprint([repr(account).encode(), *chunks])
-            yield ChatExport(chat, _messages(rows, account, _errors(package, messages)), fingerprint=printed)
+            read = _messages(rows, account, _errors(package, messages), gaps)
+            yield ChatExport(chat, read, fingerprint=printed)
+        gaps.warn()
 
 
 def _small_json(package: _Package, relative_or_stored: str) -> Any:
@@ -282,28 +288,34 @@ def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], 
     with contextlib.closing(package.chunks(stored)) as chunks:
         utf8 = utf8_chunks(chunks, functools.partial(package.error, stored))
         text = io.TextIOWrapper(io.BufferedReader(_ChunkReader(utf8)), encoding="utf-8", newline="")
-        reader = csv.reader(text, strict=True)
+        reader = None
         try:
+            first = text.readline(1 << 16)  # a header, not a whole file without a line end
+            reader = csv.reader(
+                itertools.chain([first], text), strict=True, delimiter=fields.separator(first)
+            )
             header = next(reader, None)
             if header is None:
                 return  # an empty file: a channel without messages
-            header = [h.strip() for h in header]
-            if "ID" not in header or "Timestamp" not in header:
-                raise package.error(
-                    stored, "no ID and Timestamp columns; not a Discord messages.csv", "line 1"
-                )
+            header = [h.strip().removeprefix("\ufeff") for h in header]
+            if "Timestamp" not in header:
+                raise package.error(stored, "no Timestamp column; not a Discord messages.csv", "line 1")
             for row in reader:
                 if row:
-                    fields = dict(zip(header, row, strict=False))
-                    raw = json.dumps(fields, ensure_ascii=False, sort_keys=True)
-                    yield fields, f"line {reader.line_num}", raw
+                    record = dict(zip(header, row, strict=False))
+                    raw = json.dumps(record, ensure_ascii=False, sort_keys=True)
+                    yield record, f"line {reader.line_num}", raw
         except csv.Error as exc:
             # A message holds at most 4,000 characters, so a field past the csv module's limit (128 KiB) is
             # a quote that never closes: refused there rather than read to the end of the file.
-            raise package.error(stored, f"invalid CSV ({exc})", f"line {reader.line_num}") from None
+            raise package.error(
+                stored, f"invalid CSV ({exc})", f"line {reader.line_num if reader else 1}"
+            ) from None
         except UnicodeDecodeError as exc:
             raise package.error(
-                stored, f"invalid UTF-8 (byte 0x{exc.object[exc.start]:02x})", f"line {reader.line_num}"
+                stored,
+                f"invalid UTF-8 (byte 0x{exc.object[exc.start]:02x})",
+                f"line {reader.line_num if reader else 1}",
             ) from None
 
 
@@ -346,8 +358,11 @@ def _messages(
     rows: Iterator[tuple[dict[str, Any], str, str]],
     account: _Account,
     error: Callable[[str, str | None], InputError],
+    gaps: fields.Gaps,
 ) -> Iterator[Message]:
     for row, where, raw in rows:
+        if row.get("Contents") is None:
+            gaps.lack("message", "Contents")
         yield _message(row, where, raw, account, error)
 
 

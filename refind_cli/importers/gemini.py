@@ -101,7 +101,12 @@ TITLES = {
 _ATTACHED = re.compile(r"\s*Attached \d+ files?\.\s*$")
 
 # The product's name in the header, in any language ("Gemini Apps", "Gemini-Apps"; "Bard" before 2024).
-_JSON_SNIFF = (re.compile(rb'"header"\s*:\s*"[^"]{0,40}(?:Gemini|Bard)'), re.compile(rb'"title"\s*:\s*"'))
+# The product is named in each entry's header, and again in its products (which stays where a tool that
+# rewrote the file dropped the header).
+_JSON_SNIFF = (
+    re.compile(rb'"(?:header"\s*:\s*"|products"\s*:\s*\[\s*")[^"]{0,40}(?:Gemini|Bard)'),
+    re.compile(rb'"title"\s*:\s*"'),
+)
 _HTML_SNIFF = re.compile(rb'class="header-cell[^"]*"[^>]*>\s*<p[^>]*>[^<]{0,40}(?:Gemini|Bard)', re.I)
 _PRODUCT_FOLDER = re.compile(r"gemini|bard", re.I)
 _CONTENT_CELL = re.compile(

@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
@@ -238,8 +239,12 @@ def _group(group: _Group, me: str | None, tz: tzinfo) -> ChatExport:
 
     def messages() -> Iterator[Message]:
         times = _times(entries, group, tz)
+        gaps = fields.Gaps(group.path)
         for entry, when in zip(entries, times, strict=True):
+            if entry.get("text") is None and not entry.get("attached_files"):
+                gaps.lack("message", "text")
             yield _message(entry, me, when)
+        gaps.warn()
 
     return ChatExport(chat, messages(), fingerprint=fingerprint([raw, raw_info, (me or "").encode()]))
 

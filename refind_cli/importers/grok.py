@@ -27,7 +27,7 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from refind_cli.importers import conversations
+from refind_cli.importers import conversations, fields
 from refind_cli.importers.conversations import (
     Reader,
     active_path,
@@ -57,8 +57,10 @@ def sniff(path: Path) -> bool:
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     """Grok's times are UTC, so ``tz`` is not needed."""
+    gaps = fields.Gaps(path)
     for where, item, reader in conversations.read(path, WHAT, FILE):
-        yield _conversation(item, where, reader)
+        yield _conversation(item, where, reader, gaps)
+    gaps.warn()
 
 
 def mongo_time(value: Any) -> datetime | None:
@@ -68,22 +70,24 @@ def mongo_time(value: Any) -> datetime | None:
         value = value["$date"]
         if isinstance(value, dict):
             value = value.get("$numberLong")
-        if (isinstance(value, str) and value.isdigit()) or type(value) is int:
-            return epoch_time(int(value) / 1000)
+        ms = fields.number(value)
+        if ms is not None:
+            return epoch_time(ms / 1000)
     return iso_time(value)
 
 
-def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExport:
+def _conversation(item: dict[str, Any], where: str, reader: Reader, gaps: fields.Gaps) -> ChatExport:
     conv = as_dict(item.get("conversation"))
-    key = conv.get("id")
-    if not isinstance(key, str) or not key:
-        raise reader.error("a conversation without an id", f"{where}.conversation.id".lstrip("."))
     entries = item.get("responses")
     if entries is None:
         entries = []
     if not isinstance(entries, list):
         raise reader.error("responses is not a list", f"{where}.responses".lstrip("."))
     title = text_of(conv.get("title")).strip()
+    # Without its id, a conversation is what it started with: its first response stays as it grows.
+    first = as_dict(as_dict(entries[0]).get("response")) if entries else {}
+    there = (conv.get("create_time"), first.get("create_time"), first.get("message"), title)
+    key = gaps.key("conversation", "id", conv.get("id"), *there)
     chat = Chat(FORMAT, key, title or UNTITLED, kind="direct", raw=dump(conv))
     last = mongo_time(conv.get("create_time")) or mongo_time(conv.get("modify_time"))
     responses: list[tuple[str, dict[str, Any], datetime]] = []
@@ -92,10 +96,16 @@ def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExpor
         response = as_dict(entry).get("response", entry)
         if not isinstance(response, dict):
             raise reader.error("a response is not a JSON object", place)
-        ident = response.get("_id")
-        if not isinstance(ident, str) or not ident:
-            raise reader.error("a response without an _id", place)
-        when = mongo_time(response.get("create_time")) or last
+        ident = fields.ident(response.get("_id"))
+        if ident is None:  # a place of its own in the tree, and identified by its time and text
+            gaps.lack("response", "_id", "told apart by time, sender and text")
+            ident = f"#{index}"
+        when = mongo_time(response.get("create_time"))
+        if when is None:
+            gaps.lack("response", "create_time", "dated by the one before")
+        if response.get("message") is None:
+            gaps.lack("response", "message")
+        when = when or last
         if when is None:
             raise reader.error("a response without a time, in a conversation without one", place)
         last = when
@@ -133,7 +143,7 @@ def _message(
         sender=_SENDERS.get(role.lower()) or role or "unknown",
         text=text,
         kind=kind,
-        source_id=ident,
+        source_id=None if ident.startswith("#") else ident,
         sender_id=role or None,
         reply_to=parent,
         raw=dump(response),

@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from refind_cli.importers import conversations
+from refind_cli.importers import conversations, fields
 from refind_cli.importers.conversations import Reader, as_dict, as_list, dump, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -51,27 +51,32 @@ def sniff(path: Path) -> bool:
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     """Hangouts' times are UTC, so ``tz`` is not needed."""
+    gaps = fields.Gaps(path)
     for where, item, reader in conversations.read(path, WHAT, FILE, LISTS):
-        yield _conversation(item, where, reader)
+        yield _conversation(item, where, reader, gaps)
+    gaps.warn()
 
 
-def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExport:
+def _conversation(item: dict[str, Any], where: str, reader: Reader, gaps: fields.Gaps) -> ChatExport:
     if "conversation_state" in item:  # before 2017
         state = as_dict(item.get("conversation_state"))
         conv, events = as_dict(state.get("conversation")), state.get("event")
         key = as_dict(item.get("conversation_id")).get("id")
-    elif "conversation" in item:
+    elif "conversation" in item or "events" in item:
         outer = as_dict(item.get("conversation"))
         conv, events = as_dict(outer.get("conversation")), item.get("events")
         key = as_dict(outer.get("conversation_id")).get("id")
     else:
         raise reader.error(f"a conversation in neither Hangouts layout; not {WHAT}", where or None)
-    key = key if isinstance(key, str) and key else as_dict(conv.get("id")).get("id")
-    if not isinstance(key, str) or not key:
-        raise reader.error("a conversation without an id", where or None)
+    if events is None:
+        gaps.lack("conversation", "events")
     events = [] if events is None else events
     if not isinstance(events, list):
         raise reader.error("its events are not a list", where or None)
+    # Without its id, a conversation is what it started with: its first event stays as it grows.
+    first = as_dict(events[0]) if events else {}
+    there = (first.get("timestamp"), first.get("event_id"), first.get("chat_message"))
+    key = gaps.key("conversation", "id", fields.ident(key) or as_dict(conv.get("id")).get("id"), *there)
     names: dict[str, str] = {}
     for person in as_list(conv.get("participant_data")):
         person = as_dict(person)
@@ -95,32 +100,42 @@ def _conversation(item: dict[str, Any], where: str, reader: Reader) -> ChatExpor
             place = f"{where}.events[{index}]".lstrip(".")
             if not isinstance(event, dict):
                 raise reader.error("an event is not a JSON object", place)
-            yield _message(event, place, names, me, reader)
+            yield _message(event, place, names, me, reader, gaps)
 
     return ChatExport(chat, messages(), fingerprint=conversations.fingerprint(item))
 
 
 def _gaia(value: Any) -> str | None:
-    ident = as_dict(value).get("gaia_id")
-    return ident if isinstance(ident, str) and ident else None
+    return fields.ident(as_dict(value).get("gaia_id"))
 
 
 def _message(
-    event: dict[str, Any], place: str, names: dict[str, str], me: str | None, reader: Reader
+    event: dict[str, Any],
+    place: str,
+    names: dict[str, str],
+    me: str | None,
+    reader: Reader,
+    gaps: fields.Gaps,
 ) -> Message:
-    ident = event.get("event_id")
-    if not isinstance(ident, str) or not ident:
-        raise reader.error("an event without an event_id", place)
-    stamp = event.get("timestamp")
+    ident = fields.ident(event.get("event_id"))
+    if ident is None:
+        gaps.lack("event", "event_id", "told apart by time, sender and text")
+    stamp = fields.number(event.get("timestamp"))
     try:
         when = _EPOCH + timedelta(microseconds=int(stamp))  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):
+        stamp = event.get("timestamp")
         raise reader.error(f"unreadable timestamp {stamp!r}", f"{place}.timestamp") from None
     sender_id = _gaia(event.get("sender_id"))
     sender = names.get(sender_id, sender_id) if sender_id else None
     event_type = text_of(event.get("event_type"))
     content = as_dict(as_dict(event.get("chat_message")).get("message_content"))
     if event_type in _MESSAGES or (not event_type and content):
+        segments = [as_dict(s) for s in as_list(content.get("segment"))]
+        if not segments and not content.get("attachment"):
+            gaps.lack("message", "chat_message.message_content.segment")
+        elif any(s.get("type") == "TEXT" and s.get("text") is None for s in segments):
+            gaps.lack("segment", "text")
         text, kind = _content(content)
     else:
         text, kind = _system(event, event_type, sender, names), Kind.SYSTEM

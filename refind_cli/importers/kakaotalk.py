@@ -28,9 +28,10 @@ import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
+from typing import NamedTuple
 
 from refind_cli.errors import InputError
-from refind_cli.importers import container, linelog
+from refind_cli.importers import container, fields, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -214,24 +215,48 @@ class _Unframed:
 
 # --- the macOS app's CSV ---------------------------------------------------------------------------------
 
-_CSV_HEADER = "Date,User,Message"
+_CSV_COLUMNS = ("Date", "User", "Message")
 _CSV_STAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
 
 
+class _Columns(NamedTuple):
+    """A CSV's separator and where its Date, User and Message are: the app writes them in that order, a
+    spreadsheet may move them, add its own or separate them with ";"."""
+
+    separator: str
+    at: tuple[int, int, int]
+
+
+def _csv_columns(header: str) -> _Columns | None:
+    separator = fields.separator(header)
+    try:
+        names = [n.strip() for n in next(csv.reader([header.removeprefix("\ufeff")], delimiter=separator))]
+    except (csv.Error, StopIteration):
+        return None
+    if not set(_CSV_COLUMNS) <= set(names):
+        return None
+    at = names.index("Date"), names.index("User"), names.index("Message")
+    return _Columns(separator, at)
+
+
 def _is_csv(lines: list[str]) -> bool:
-    """A ``Date,User,Message`` header, and a first record (if any) that starts with its stamp."""
+    """A header with Date, User and Message columns, and a first record (if any) that holds its stamp."""
     content = [line for line in lines if line.strip()]
-    if not content or content[0].removeprefix("\ufeff") != _CSV_HEADER:
+    if not content or _csv_columns(content[0]) is None:
         return False
-    return len(content) == 1 or _CSV_STAMP.match(content[1]) is not None
+    return len(content) == 1 or _CSV_STAMP.search(content[1]) is not None
 
 
 def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
     """The CSV's chat, read whole or from ``after`` on: a record ends at the end of a line, so the bytes after
-    a mark (at a record's end) are records of their own; what carries over is the clock and the line count.
-    Its ``end``: a mark at the file's end, where it ends a line."""
+    a mark (at a record's end) are records of their own; what carries over is the clock and the line count
+    (the columns are the header's, read again). Its ``end``: a mark at the file's end, where it ends a line."""
     if after is not None and after.digest:
         raise NotResumable
+    head = linelog.head_lines(linelog.file_head(path))
+    columns = _csv_columns(head[0]) if head else None
+    if columns is None:
+        raise InputError(path, "not a KakaoTalk CSV export: expected a header of Date,User,Message", "line 1")
     offset, line = (after.offset, json.loads(after.state)["line"]) if after is not None else (0, 0)
     read = linelog.Counted(container.iter_file_chunks(path, offset), offset)
     clock = linelog.Clock(tz)
@@ -245,27 +270,24 @@ def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
         return Mark(read.size, json.dumps({"previous": clock.previous.isoformat(), "line": lines[0]}))
 
     name = path.name.rsplit(".", 1)[0]
-    messages = _csv_messages(path, linelog.iter_lines(read, path, line=line), clock, line, lines)
+    records = linelog.iter_lines(read, path, line=line)
+    if after is None:
+        next(records, None)  # the header
+    messages = _csv_messages(path, records, clock, columns, max(line, 1), lines)
     return ChatExport(Chat(FORMAT, name, name, "chat"), messages, end)
 
 
 def _csv_messages(
-    path: Path, lines: Iterator[str], clock: linelog.Clock, before: int, read: list[int]
+    path: Path, lines: Iterator[str], clock: linelog.Clock, columns: _Columns, before: int, read: list[int]
 ) -> Iterator[Message]:
-    """The records after the header (``before``: the lines read before these, none where the header is
-    still to come). A record ends at the line that closes its quotes; its lines as written are its raw
-    record. Once they run out, the lines read are put in ``read``."""
-    if not before:
-        header = next(lines, None)
-        if header is None or header.removeprefix("\ufeff") != _CSV_HEADER:
-            raise InputError(
-                path, f"not a KakaoTalk CSV export: expected the header {_CSV_HEADER!r}", "line 1"
-            )
+    """The records after the header (``before``: the lines before these, the header's at least). A record
+    ends at the line that closes its quotes; its lines as written are its raw record. Once they run out,
+    the lines read are put in ``read``."""
     record: list[str] = []
     quotes = start = 0
-    seen = bool(before)
-    first = max(before, 1) + 1
-    number = first - 1
+    seen = before > 1
+    first = before + 1
+    number = before
     for number, line in enumerate(lines, first):
         if not record:
             if not line.strip():
@@ -276,7 +298,7 @@ def _csv_messages(
         if quotes % 2:  # inside a quoted text: its next line is part of it
             continue
         seen = True
-        yield _csv_message(path, f"line {start}", "\n".join(record), clock)
+        yield _csv_message(path, f"line {start}", "\n".join(record), clock, columns)
         record, quotes = [], 0
     if record:
         raise InputError(
@@ -287,14 +309,15 @@ def _csv_messages(
     read.append(number)
 
 
-def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock) -> Message:
+def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns: _Columns) -> Message:
     try:
-        fields = next(csv.reader([raw], strict=True))
+        cells = next(csv.reader([raw], strict=True, delimiter=columns.separator))
     except csv.Error as exc:
         raise InputError(path, f"unreadable CSV record ({exc})", place) from None
-    if len(fields) != 3:
-        raise InputError(path, f"expected 3 fields (Date,User,Message), found {len(fields)}", place)
-    stamp, sender, text = fields
+    if len(cells) <= max(columns.at):
+        need = max(columns.at) + 1
+        raise InputError(path, f"expected {need} fields (Date,User,Message), found {len(cells)}", place)
+    stamp, sender, text = (cells[i] for i in columns.at)
     m = _CSV_STAMP.fullmatch(stamp)
     date = (int(m[1]), int(m[2]), int(m[3])) if m else None
     seconds = int(m[4]) * 3600 + int(m[5]) * 60 + int(m[6]) if m else -1

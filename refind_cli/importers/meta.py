@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from refind_cli.errors import InputError
+from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
@@ -296,7 +297,11 @@ def _load(src: _Source, file: _File) -> _Loaded:
         raise InputError(path, "not a Meta message file: the top level is not a JSON object", where)
     if "messages" not in data and "participants" not in data:
         raise InputError(path, "not a Meta message file: it has neither messages nor participants", where)
-    raw_messages = data.pop("messages", [])
+    gaps = fields.Gaps(path)
+    if data.get("messages") is None:
+        gaps.lack("message file", "messages")
+    raw_messages = data.pop("messages", None)
+    raw_messages = [] if raw_messages is None else raw_messages
     if not isinstance(raw_messages, list):
         raise InputError(path, "messages is not a list", where)
     surrogates = _SURROGATE_ESCAPE.search(text) is not None
@@ -315,6 +320,7 @@ def _load(src: _Source, file: _File) -> _Loaded:
             raise InputError(path, "message nested too deeply", place) from None
         raw_messages[index] = None  # the parsed object is done with: one file's worth is held, not two
         entries.append(_message(obj, timestamp, raw, fix))
+    gaps.warn()
     entries.reverse()  # newest first in the file; a stable sort then keeps ties in reverse file order
     entries.sort(key=lambda m: m.timestamp)
     return _Loaded(data, entries, file)
@@ -324,10 +330,15 @@ def _scale(messages: list[Any]) -> int:
     """Microseconds per unit of the file's ``timestamp_ms``: 1,000 for milliseconds, 1,000,000 for seconds."""
     largest = 0.0
     for obj in messages:
-        value = obj.get("timestamp_ms") if isinstance(obj, dict) else None
+        value = _stamp(obj.get("timestamp_ms")) if isinstance(obj, dict) else None
         if _number(value) and (isinstance(value, int) or math.isfinite(value)):
             largest = max(largest, abs(value))
     return 1_000_000 if largest and largest < _SECONDS_BELOW else 1_000
+
+
+def _stamp(value: Any) -> Any:
+    """``timestamp_ms`` as written, or the number a string of one holds (a spreadsheet's round trip)."""
+    return fields.number(value) if isinstance(value, str) else value
 
 
 def _number(value: object) -> TypeGuard[int | float]:
@@ -335,6 +346,7 @@ def _number(value: object) -> TypeGuard[int | float]:
 
 
 def _timestamp(value: Any, scale: int, path: Path, where: str) -> datetime:
+    value = _stamp(value)
     if not _number(value):
         raise InputError(path, f"message has no valid timestamp_ms ({value!r:.40})", where)
     try:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers import jsonstream
+from refind_cli.importers import fields, jsonstream
 from refind_cli.importers.container import named_file, named_head
 from refind_cli.importers.conversations import text_of
 from refind_cli.importers.htmltext import message_text
@@ -33,6 +33,10 @@ FORMAT = "skype"
 FILE = "messages.json"
 _SNIFF_BYTES = 64 << 10
 _SNIFF = re.compile(rb'\A\{\s*"(?:userId|exportDate)"\s*:.*"conversations"\s*:\s*\[', re.S)
+# A file another tool wrote its keys in another order: the list first, its conversations' MessageList.
+_SNIFF_ANY_ORDER = re.compile(
+    rb'\A\{\s*"conversations"\s*:\s*\[\s*\{[^\[\]{}]*?"MessageList"\s*:\s*[\[n]', re.S
+)
 _RULES = jsonstream.Rules(
     block=64 << 10, max_token=16 << 20, max_depth=64, not_this="; not a Skype export", full_stop=False
 )
@@ -62,7 +66,8 @@ _PERSON = re.compile(r"^(?:https?://\S*/)?(\d+:)")
 
 
 def sniff(path: Path) -> bool:
-    return _SNIFF.match(named_head(path, FILE, _SNIFF_BYTES)) is not None
+    head = named_head(path, FILE, _SNIFF_BYTES)
+    return _SNIFF.match(head) is not None or _SNIFF_ANY_ORDER.match(head) is not None
 
 
 # --- reading -----------------------------------------------------------------------------------------
@@ -75,12 +80,15 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             return InputError(where, what, ", ".join(p for p in (entry, place) if p) or None)
 
         events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
-        yield from _Reader(events, tz).chats()
+        gaps = fields.Gaps(where)
+        yield from _Reader(events, tz, gaps).chats()
+        gaps.warn()
 
 
 class _Reader:
-    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo) -> None:
+    def __init__(self, events: jsonstream.JsonEvents, tz: tzinfo, gaps: fields.Gaps) -> None:
         self.events = events
+        self.gaps = gaps
         self.tz = tz
         self.user = ""
         # Names of people by id, as the export gives them: a person's conversation is named after them, and
@@ -123,6 +131,7 @@ class _Reader:
         events = self.events
         meta: dict[str, Any] = {}
         buffered: list[Message] | None = None
+        listed = False
         while True:
             event, key = events.next()
             if event == "end_map":
@@ -135,20 +144,38 @@ class _Reader:
                 continue
             if event != "start_array":
                 raise events.error("MessageList is not a list", f"{where}.MessageList")
+            listed = True
             messages = (self._message(obj, place) for obj, place in events.array(f"{where}.MessageList"))
-            if isinstance(meta.get("id"), str):
+            if ident(meta.get("id")):
                 yield ChatExport(self._chat(meta, where), messages)
                 for _ in messages:  # whatever the consumer left unread
                     pass
             else:
                 buffered = list(messages)
         if buffered is not None:
-            yield ChatExport(self._chat(meta, where), buffered)
+            if not ident(meta.get("id")):
+                buffered = self._named(buffered, text_of(meta.get("displayName")))
+            yield ChatExport(self._chat(meta, where, buffered[0] if buffered else None), buffered)
+        if not listed:
+            self.gaps.lack("conversation", "MessageList")
 
-    def _chat(self, meta: dict[str, Any], where: str) -> Chat:
-        conversation = meta.get("id")
-        if not isinstance(conversation, str) or not conversation:
-            raise self.events.error("the conversation has no id", where)
+    def _named(self, messages: list[Message], shown: str) -> list[Message]:
+        """A conversation without its id is no longer known as the person it is with; where one person
+        besides the account writes in it, it is theirs, and its name is theirs."""
+        others = {m.sender_id for m in messages if m.sender_id and not m.own}
+        if not shown or len(others) != 1:
+            return messages
+        (person,) = others
+        self.names.setdefault(person, shown)
+        return [
+            m._replace(sender=shown) if m.sender_id == person and m.sender == person.split(":", 1)[-1] else m
+            for m in messages
+        ]
+
+    def _chat(self, meta: dict[str, Any], where: str, first: Message | None = None) -> Chat:
+        # Without its id, a conversation is what it started with: its first message stays as it grows.
+        there = (meta.get("displayName"), first and first.timestamp.isoformat(), first and first.text)
+        conversation = self.gaps.key("conversation", "id", meta.get("id"), *there)
         thread = meta.get("threadProperties")
         topic = thread.get("topic") if isinstance(thread, dict) else None
         shown = text_of(meta.get("displayName"))
@@ -169,6 +196,8 @@ class _Reader:
         if not isinstance(obj, dict):
             raise self.events.error("a message is not a JSON object", where)
         mtype = text_of(obj.get("messagetype"))
+        if obj.get("content") is None:
+            self.gaps.lack("message", "content")
         content = text_of(obj.get("content"))
         properties = found if isinstance(found := obj.get("properties"), dict) else {}
         sender_id = _person(text_of(obj.get("from")))
@@ -238,8 +267,5 @@ def _person(value: str) -> str:
     return value[m.start(1) :] if m else value
 
 
-def ident(value: Any) -> str | None:
-    """An id of Skype's or Teams': a string, or a number in some files."""
-    if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
-        return None
-    return str(value)
+# An id of Skype's or Teams': a string, or a number in some files.
+ident = fields.ident

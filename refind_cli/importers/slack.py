@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
+from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
@@ -185,9 +186,11 @@ def _read_tree(path: Path, tree: _Tree, known: Collection[str] = ()) -> Iterator
         )
     names = _names(directory)
     points = _Point.parse(known)
+    gaps = fields.Gaps(path)
     for folder, days in folders.items():
         chat = _chat(folder, directory, named)
-        channel = _Channel(tree, folder, days, directory, [names, chat.source.encode(), chat.key.encode()])
+        context = [names, chat.source.encode(), chat.key.encode()]
+        channel = _Channel(tree, folder, days, directory, context, gaps)
         earlier = points.get(channel.tag, [])
         # Read before as it is: the point after all the days of a reading (the other one, after all but its
         # last, is a shorter channel's, whose messages that reading counted too many of).
@@ -202,6 +205,7 @@ def _read_tree(path: Path, tree: _Tree, known: Collection[str] = ()) -> Iterator
         start = next((p for p in grown if p.digest == channel.digest(p.days)), None)
         passed = channel.go_on(start) if start is not None else 0
         yield ChatExport(chat, channel.messages(), printed=channel.printed, passed=passed)
+    gaps.warn()
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,9 +256,15 @@ class _Channel:
     """One conversation's day files read as a chat: whole, or from a ``_Point`` of an earlier reading on."""
 
     def __init__(
-        self, tree: _Tree, folder: str, days: list[str], directory: _Directory, context: list[bytes]
+        self,
+        tree: _Tree,
+        folder: str,
+        days: list[str],
+        directory: _Directory,
+        context: list[bytes],
+        gaps: fields.Gaps,
     ) -> None:
-        self.tree, self.folder, self.days, self.directory = tree, folder, days, directory
+        self.tree, self.folder, self.days, self.directory, self.gaps = tree, folder, days, directory, gaps
         # A channel's messages are made of its day files and the names of users and channels, no more.
         self.context = context
         self.stamps = [(day.encode(), tree.stamp(f"{folder}/{day}")) for day in days]
@@ -317,6 +327,8 @@ class _Channel:
             if not isinstance(obj, dict):
                 raise InputError(path, "a message is not a JSON object", place)
             key, timestamp = _parse_ts(obj.get("ts"), path, place)
+            if obj.get("text") is None:  # Slack writes "" for a message of files alone
+                self.gaps.lack("message", "text")
             try:
                 raw = json.dumps(obj, ensure_ascii=False, sort_keys=True)
             except RecursionError:

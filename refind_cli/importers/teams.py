@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers import container, jsonstream
+from refind_cli.importers import container, fields, jsonstream
 from refind_cli.importers.conversations import dump, text_of
 from refind_cli.importers.htmltext import message_text
 from refind_cli.importers.skype import ident
@@ -123,12 +123,20 @@ def _file(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) ->
     if event != "start_array":
         raise error("not a Teams message file: the top level is not a JSON list", None)
     chats: dict[str, tuple[Chat, list[dict[str, Any]], list[str]]] = {}
+    gaps = fields.Gaps(path)
+    # A file is one chat's or channel's history, named by its id (``messages_<id>.json``): where a message
+    # no longer names its chat, the file's name does.
+    named = re.sub(r"^entry '(.*)'$", r"\1", entry or path.name).rsplit("/", 1)[-1]
     for obj, where in events.array(""):
         if not isinstance(obj, dict):
             raise error("a message is not a JSON object", where)
         chat = _chat_of(obj)
         if chat is None:
-            raise error("the message names neither a ChatId nor a ChannelIdentity", where)
+            gaps.lack("message", "ChatId or ChannelIdentity", "keyed by its file's name")
+            chat = Chat(FORMAT, fields.derived("file", named), named, "chat")
+        body = obj.get("Body")
+        if not isinstance(body, dict) or body.get("Content") is None:
+            gaps.lack("message", "Body.Content")
         chats.setdefault(chat.key, (chat, [], []))[1].append(obj)
         chats[chat.key][2].append(where)
     events.finish()
@@ -139,6 +147,7 @@ def _file(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) ->
         if chat.kind == "chat" and names:
             chat = Chat(FORMAT, chat.key, ", ".join(names), "group" if len(names) > 2 else "direct", chat.raw)
         yield ChatExport(chat, messages)
+    gaps.warn()
 
 
 def _chat_of(obj: dict[str, Any]) -> Chat | None:
@@ -160,7 +169,9 @@ def _message(
 ) -> Message:
     body = found if isinstance(found := obj.get("Body"), dict) else {}
     content = text_of(body.get("Content"))
-    text = message_text(content, _DROP) if text_of(body.get("ContentType")).lower() == "html" else content
+    # Teams writes HTML, and says so; a file that lost the ContentType still holds the markup.
+    shape = text_of(body.get("ContentType")).lower() or ("html" if content.lstrip().startswith("<") else "")
+    text = message_text(content, _DROP) if shape == "html" else content
     subject = text_of(obj.get("Subject"))
     if subject:
         text = f"{subject}\n{text}" if text else subject

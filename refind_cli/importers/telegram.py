@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers import jsonstream
+from refind_cli.importers import fields, jsonstream
 from refind_cli.importers.container import (
     iter_file_chunks,
     member_of,
@@ -58,6 +58,8 @@ _DIALOG_TYPES = (
     "public_channel",
 )
 _SNIFF_DIALOG = re.compile(rb'"type"\s*:\s*"(?:' + b"|".join(t.encode() for t in _DIALOG_TYPES) + rb')"')
+# A one-chat file whose dialog type another tool dropped: its messages' own keys.
+_SNIFF_MESSAGES = re.compile(rb'"messages"\s*:\s*\[.*?"(?:date_unixtime|text_entities)"\s*:', re.S)
 _SNIFF_ACCOUNT = re.compile(rb'"(?:personal_information|left_chats|frequent_contacts)"\s*:|"chats"\s*:\s*\{')
 _PARSER_BLOCK = 64 << 10
 MAX_TOKEN = 8 << 20
@@ -74,7 +76,9 @@ _LISTS = [(section, "list") for section in _SECTIONS]
 
 def sniff(path: Path) -> bool:
     head = named_head(path, RESULT, _SNIFF_BYTES)
-    return head.startswith(b"{") and bool(_SNIFF_DIALOG.search(head) or _SNIFF_ACCOUNT.search(head))
+    return head.startswith(b"{") and any(
+        p.search(head) for p in (_SNIFF_DIALOG, _SNIFF_ACCOUNT, _SNIFF_MESSAGES)
+    )
 
 
 # --- reading -----------------------------------------------------------------------------------------
@@ -225,6 +229,7 @@ class _Parser:
         stream.cut_after = b"}" if marks or items else b""
         self._events = jsonstream.JsonEvents(stream)
         self._error = self._events.error
+        self._gaps = fields.Gaps(path)
         self._tz = tz
         self._failed: InputError | None = None
         # Whose export it is: the account's user id ("user123", as messages' from_id), where the export
@@ -249,6 +254,7 @@ class _Parser:
             raise self._error("not a Telegram export: the top level is not a JSON object", None)
         found = yield from self._dialog("", root=True)
         self._events.finish()
+        self._gaps.warn()
         if not found:
             raise self._error('not a Telegram export: no "messages" and no "chats" list', None)
 
@@ -412,9 +418,7 @@ class _Parser:
         return Mark(head.offset, json.dumps({"between": head.items}), digest, head.items)
 
     def _chat(self, meta: dict[str, Any], where: str) -> Chat:
-        ident = _ident(meta.get("id"))
-        if ident is None:
-            raise self._error("dialog has no id", where or None)
+        ident = self._gaps.key("dialog", "id", meta.get("id"), meta.get("name"), meta.get("type"))
         kind_name = kind if isinstance(kind := meta.get("type"), str) else ""
         name = meta.get("name")
         if not isinstance(name, str) or not name:
@@ -432,7 +436,12 @@ class _Parser:
             raise self._error("a message is not a JSON object", where)
         date = obj.get("date")
         service = obj.get("type") == "service"
-        text = _text(obj.get("text"), lambda what: self._error(what, f"{where}.text"))
+        # ``text_entities`` holds the same text in parts, where a tool dropped ``text``.
+        found = obj.get("text")
+        found = obj.get("text_entities") if found is None else found
+        if found is None:
+            self._gaps.lack("message", "text")
+        text = _text(found, lambda what: self._error(what, f"{where}.text"))
         if service:
             sender, sender_id = _str(obj.get("actor")), _ident(obj.get("actor_id"))
             kind, text = Kind.SYSTEM, _join(_describe_service(obj), text)
@@ -510,9 +519,7 @@ def _str(value: Any) -> str | None:
 
 def _ident(value: Any) -> str | None:
     """Ids are ints, or strings such as ``"user123"`` (old exports wrote ints there too)."""
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        return None
-    return str(value)
+    return fields.ident(value)
 
 
 def _text(value: Any, error: Callable[[str], InputError]) -> str:

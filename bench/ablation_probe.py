@@ -1,0 +1,79 @@
+"""Files other tools rewrite: every sample export with each field removed, nulled or retyped, keys added or
+reordered, CSV columns moved or re-separated, pages saved again, files of a folder dropped
+(``tests/ablation_variants.py``), each read as ``refind import`` reads it and held to the rule there. Prints
+the variants that break it, per format and per kind of change.
+
+    .venv/bin/python bench/ablation_probe.py [--tree DIR] [--show N] [--formats chatgpt,discord] [--timeout S]
+
+``--tree`` reads with another checkout's refind (``git archive main | tar -x -C DIR``): the peer measured in
+the same run, on the variants this checkout's generator makes. A variant whose reading takes longer than
+``--timeout`` seconds counts as a hang.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from types import FrameType
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: FrameType | None) -> None:
+    raise Hang
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose refind_cli is measured")
+    parser.add_argument("--show", type=int, default=10)
+    parser.add_argument("--formats", help="only these, comma-separated")
+    parser.add_argument("--timeout", type=float, default=30.0)
+    args = parser.parse_args()
+    sys.path[:0] = [str(args.tree.resolve()), str(ROOT / "tests")]
+    import ablation_variants as av
+
+    started = time.perf_counter()
+    chosen = [v for v in av.variants() if not args.formats or v.format in args.formats.split(",")]
+    failed: list[tuple[av.Variant, str]] = []
+    signal.signal(signal.SIGALRM, _alarm)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, variant in enumerate(chosen):
+            signal.setitimer(signal.ITIMER_REAL, args.timeout)
+            try:
+                wrong = av.check(variant, Path(tmp) / str(n))
+            except Hang:
+                wrong = f"hang: no answer in {args.timeout:g} s"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if wrong:
+                failed.append((variant, wrong))
+    seconds = time.perf_counter() - started
+    print(f"refind from {args.tree}: {len(chosen) - len(failed)} of {len(chosen)} variants keep the rule")
+    print(f"({seconds:.1f} s; lossy variants: {sum(v.lossy for v in chosen)})")
+    _table("format", Counter(v.format for v in chosen), Counter(v.format for v, _ in failed))
+    _table("kind", Counter(v.kind for v in chosen), Counter(v.kind for v, _ in failed))
+    what = Counter(w.split(":", 1)[0] for _, w in failed)
+    print("failures by what went wrong: " + ", ".join(f"{k} {n}" for k, n in what.most_common()))
+    for variant, wrong in failed[: args.show]:
+        print(f"  {variant.name}{' (lossy)' if variant.lossy else ''}: {wrong[:200]}")
+
+
+def _table(by: str, total: Counter[str], failed: Counter[str]) -> None:
+    print(f"\n| {by} | variants | failing |\n|---|---|---|")
+    for key in sorted(total):
+        print(f"| {key} | {total[key]} | {failed[key]} |")
+    print()
+
+
+if __name__ == "__main__":
+    main()

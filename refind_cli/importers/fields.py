@@ -1,0 +1,105 @@
+"""Reading a record's fields as other tools leave them: anonymisers, converters and spreadsheets keep a
+format's shape but drop fields a real export always has (a conversation's id, a channel object), write null
+for them, or turn a number into a string and an id of digits into a number (FORMATS.md §4c, "Files other
+tools rewrite"; ``tests/ablation_variants.py`` makes such files from the samples).
+
+One way for every importer: ``text``, ``ident`` and ``number`` read a value that may be a string or a number;
+``Gaps`` keys a record whose id is gone by what is there (``derived``) and says once, after the file, what
+was missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import warnings
+from pathlib import Path
+from typing import Any
+
+from refind_cli.errors import InputWarning
+
+
+def text(value: Any) -> str:
+    """A string value, a number as its decimal text (a spreadsheet's round trip makes ``"7"`` a ``7``), or ""
+    for anything else (null, a list where a string belongs)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return ""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return str(value)
+
+
+def ident(value: Any) -> str | None:
+    """An id, whether written as a string or as a number (``"48211"`` or ``48211``: the same id); None where
+    there is none (missing, null, empty, not a scalar)."""
+    found = text(value).strip()
+    return found or None
+
+
+def number(value: Any) -> float | None:
+    """A number, whether written as a number or as a string of one; None for anything else, NaN and the
+    infinities included."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def derived(*there: object) -> str:
+    """A key made of what a record holds where its id is gone (its first message's time and text, its
+    title): the same record, exported again and grown at its end, gets the same key."""
+    data = json.dumps(there, ensure_ascii=False, sort_keys=True, default=str)
+    return "derived:" + hashlib.blake2b(data.encode(), digest_size=12).hexdigest()
+
+
+class Gaps:
+    """What the records of one file lack that a real export always has, counted while it is read and said in
+    one warning once it is read (``warn``): the file is read with what is there, not refused."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = path
+        self._lacks: dict[tuple[str, str], tuple[int, str]] = {}
+
+    def lack(self, record: str, field: str, how: str = "") -> None:
+        """A ``record`` ("message") without its ``field``; ``how``: what was done instead ("read without
+        one")."""
+        count, _ = self._lacks.get((record, field), (0, how))
+        self._lacks[(record, field)] = (count + 1, how)
+
+    def key(self, record: str, field: str, value: Any, *there: object) -> str:
+        """The record's id (``value``), or where a tool dropped it, a key derived from ``there``, noted."""
+        found = ident(value)
+        if found is not None:
+            return found
+        self.lack(record, field, "keyed by what it holds")
+        return derived(record, *there)
+
+    def warn(self) -> None:
+        if not self._lacks:
+            return
+        parts = []
+        for (record, field), (count, how) in self._lacks.items():
+            many = f"{count:,} {record}s have" if count > 1 else f"a {record} has"
+            parts.append(f"{many} no {field}" + (f" ({how})" if how else ""))
+        what = "; ".join(parts) + ": a file another tool rewrote? read with what is there"
+        self._lacks.clear()
+        warnings.warn(InputWarning(self.path, what), stacklevel=2)
+
+
+# Separators a spreadsheet writes between a CSV's fields: a comma, or where the comma is the decimal mark
+# (Excel in German, French, ...), a semicolon; a tab in "text (tab delimited)".
+_SEPARATORS = (",", ";", "\t")
+
+
+def separator(header: str) -> str:
+    """The field separator of a CSV file, told by its header line: the one that splits it most."""
+    return max(_SEPARATORS, key=header.count)
