@@ -5,7 +5,7 @@ does; each needle searched in every form a person would type it (``cldr_chats.va
 and counted found when its message is among the first three hits. An emoji chat, drawn from Unicode's emoji
 properties, is searched the same way.
 
-    python bench/polyglot_bench.py [--tree DIR] [--scripts Latn,Grek] [--emoji 40]
+    python bench/polyglot_bench.py [--tree DIR] [--scripts Latn,Grek] [--emoji 40] [--held-out]
 
 ``--tree`` imports refind from another checkout (``git archive main | tar -x -C DIR``): the peer measured in
 the same run. A script that prints figures, not a test.
@@ -32,6 +32,11 @@ def main() -> None:
     ap.add_argument("--emoji", type=int, default=40, help="emoji cases of each kind")
     ap.add_argument("--misses", action="store_true", help="print every query not found")
     ap.add_argument("--ask", action="store_true", help="also ask each needle of the offline agent")
+    ap.add_argument(
+        "--held-out",
+        action="store_true",
+        help="the held-out probe: chats of currency and unit names, months in day-month dates (MMMMd)",
+    )
     args = ap.parse_args()
     sys.path.insert(0, str(args.tree.resolve()))
     sys.path.insert(1, str(ROOT / "tests"))
@@ -39,6 +44,7 @@ def main() -> None:
     from cldr_chats import (
         emoji_cases,
         emoji_messages,
+        held_out_names,
         locale_chat,
         locales,
         month_chat,
@@ -57,7 +63,7 @@ def main() -> None:
     for locale, script in locales().items():
         if wanted and script not in wanted:
             continue
-        chat = locale_chat(locale)
+        chat = locale_chat(locale, held_out_names if args.held_out else names)
         if chat is None:
             skipped += 1
         else:
@@ -65,7 +71,8 @@ def main() -> None:
     months = {
         locale: chat
         for locale, script in locales().items()
-        if (not wanted or script in wanted) and (chat := month_chat(locale)) is not None
+        if (not wanted or script in wanted)
+        and (chat := month_chat(locale, "MMMMd" if args.held_out else "")) is not None
     }
     cases = list(emoji_cases("polyglot", args.emoji))
     with tempfile.TemporaryDirectory(prefix="refind-polyglot-") as tmp:

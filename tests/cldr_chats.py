@@ -11,6 +11,9 @@ A second chat holds emoji drawn from Unicode's own properties (the ``regex`` mod
 Emoji_Modifier_Base, Regional_Indicator): single emoji, with a skin tone, as a ZWJ sequence, with the
 variation selector that keyboards add, and flags.
 
+``held_out_names`` and ``month_chat(locale, "MMMMd")`` make a second probe from other CLDR data (currencies,
+units, day-month dates), kept apart from the tuning of the analysis.
+
 ``tests/test_unlisted_languages.py`` searches a sample of one locale per script; ``bench/polyglot_bench.py``
 all of them.
 """
@@ -92,6 +95,22 @@ def names(locale: str) -> list[str]:
     return [n for n in out if ok(n)]
 
 
+def held_out_names(locale: str) -> list[str]:
+    """Other names of the locale, for a probe tuned on none of them: its currencies (and their plural
+    forms) and its units' long names, in its own script, NFC, distinct."""
+    loc = Locale.parse(locale)
+    ok = in_script(script_of(locale))
+    plurals = loc._data.get("currency_names_plural", {})
+    units = loc._data.get("unit_display_names", {})
+    pools = (
+        loc.currencies.values(),
+        (form for forms in plurals.values() for form in forms.values()),
+        (unit.get("long", "") for unit in units.values()),
+    )
+    out = dict.fromkeys(unicodedata.normalize("NFC", n) for pool in pools for n in pool if n)
+    return [n for n in out if ok(n)]
+
+
 def _key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
@@ -104,10 +123,11 @@ def _single(word: str, script: str) -> bool:
     return inner == word and len(word) >= least and not regex.search(r"[\s\p{S}\p{N}]", word)
 
 
-def locale_chat(locale: str) -> LocaleChat | None:
-    """The probe chat of ``locale``; None when CLDR has too few of its names in its script."""
+def locale_chat(locale: str, pool_of: Callable[[str], list[str]] = names) -> LocaleChat | None:
+    """The probe chat of ``locale`` (from ``names``, or another pool of its names); None when CLDR has too
+    few of its names in its script."""
     script = script_of(locale)
-    pool = names(locale)
+    pool = pool_of(locale)
     if len(pool) < LEAST_NAMES:
         return None
     rng = random.Random(locale)
@@ -141,14 +161,15 @@ def locale_chat(locale: str) -> LocaleChat | None:
     return LocaleChat(locale, script, tuple(messages), tuple((n, where[k]) for k, n in enumerate(needles)))
 
 
-def month_chat(locale: str) -> LocaleChat | None:
-    """The locale's months as dates in its long format ("5. ledna 2024", "5 января 2024 г."), a message
-    each, beside two of its other names; the needles are the months whose name standing alone ("leden",
-    "январь") is another form than the one in the date, as a person names the month they look for. None when
-    no month changes its form, or when the locale has too few names."""
+def month_chat(locale: str, skeleton: str = "") -> LocaleChat | None:
+    """The locale's months as dates in its long format ("5. ledna 2024", "5 января 2024 г."), or in the
+    pattern it has for a ``skeleton`` ("MMMMd": "5. ledna"), a message each, beside two of its other names;
+    the needles are the months whose name standing alone ("leden", "январь") is another form than the one in
+    the date, as a person names the month they look for. None when no month changes its form, or when the
+    locale has too few names."""
     from datetime import date
 
-    from babel.dates import format_date
+    from babel.dates import format_date, format_skeleton
 
     loc = Locale.parse(locale)
     alone = loc.months["stand-alone"]["wide"]
@@ -167,7 +188,12 @@ def month_chat(locale: str) -> LocaleChat | None:
     messages: list[str] = []
     needles: list[tuple[str, int]] = []
     for month in range(1, 13):
-        stamp = format_date(date(2024, month, 5 + month), "long", locale=locale)
+        day = date(2024, month, 5 + month)
+        stamp = (
+            format_skeleton(skeleton, day, locale=locale)
+            if skeleton
+            else format_date(day, "long", locale=locale)
+        )
         named = alone.get(month, "")
         if _key(named) not in regex.findall(r"\w+", _key(stamp)) and _single(
             named, chat_script := script_of(locale)

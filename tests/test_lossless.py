@@ -57,6 +57,26 @@ def test_a_whatsapp_line_keeps_only_its_punctuation():
     assert raw.joined(rest, form, fields) == line
 
 
+# Each field is cut where it first occurs in what the fields before it left (the text first): a line's time,
+# sender and text in that order are cut in one step, and these are not such lines.
+@pytest.mark.parametrize(
+    ("line", "fields", "rest"),
+    [
+        # The text is in the time: cut there, and the time is no longer whole.
+        ("1/1/19, 10:00 - Al: 1", ("1", "1/1/19, 10:00", "Al", None), "\x01/1/19, 10:00 - \x03: 1"),
+        # The sender is in the time too: cut where it is outside the time.
+        ("12/01/2019, 10:00 - 10: hi", ("hi", "12/01/2019, 10:00", "10", None), "\x02 - \x03: \x01"),
+        # The sender is only in the text: not cut.
+        ("1/1/19, 10:00 - Ann: hi Bo", ("hi Bo", "1/1/19, 10:00", "Bo", None), "\x02 - Ann: \x01"),
+        # The sender's first place outside the time is in another name.
+        ("1/1/19, 10:00 - Bob: hello Bo", ("hello Bo", "1/1/19, 10:00", "Bo", None), "\x02 - \x03b: \x01"),
+    ],
+)
+def test_fields_are_cut_where_they_first_occur(line: str, fields: tuple, rest: str):
+    assert raw.cut(line, fields) == (rest, 0)
+    assert raw.joined(rest, 0, fields) == line
+
+
 # Written times are rebuilt from instants and the offset of the clock (storage.written): in a zone with
 # offsets other than 0, and half hours.
 @pytest.mark.parametrize("tz", [UTC, ZoneInfo("America/St_Johns")], ids=str)

@@ -24,6 +24,7 @@ from cldr_chats import (
     emoji_messages,
     locale_chat,
     locales,
+    month_chat,
     names,
     variants,
     whatsapp_lines,
@@ -33,6 +34,10 @@ from refind_cli.facade import Home
 from refind_cli.index.tantivy_backend import TantivyIndex
 from refind_cli.operations import AskRequest, ImportOptions
 from refind_cli.request import SearchRequest
+
+# Locales whose months a date writes in another form than the name standing alone (a case, a glued
+# preposition), of five scripts: the languages CLD3 tells (a language told wrong reads another's months).
+MONTH_LOCALES = ("cs", "pl", "el", "he", "uk", "eu")
 
 
 def sample() -> list[LocaleChat]:
@@ -51,6 +56,7 @@ class Probe:
     seqs: dict[str, int]  # chat name -> seq
     emoji: list[EmojiCase]
     emoji_chat: list[str]
+    months: list[LocaleChat]
 
     def found(self, title: str, query: str, message: str) -> bool:
         hits = self.home.search(SearchRequest(query, k=3, chats=(self.seqs[title],))).hits
@@ -65,10 +71,14 @@ def probe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Probe]:
     emoji_chat = emoji_messages(cases, names("en"))
     exports = [whatsapp_lines(folder / f"WhatsApp Chat with {c.locale}.txt", list(c.messages)) for c in chats]
     exports.append(whatsapp_lines(folder / "WhatsApp Chat with emoji.txt", emoji_chat))
+    months = [c for locale in MONTH_LOCALES if (c := month_chat(locale)) is not None]
+    exports += [
+        whatsapp_lines(folder / f"WhatsApp Chat with months {c.locale}.txt", list(c.messages)) for c in months
+    ]
     with Home.open(folder / "home") as h:
         assert all(r.error is None for r in h.import_files(exports, ImportOptions()))
         seqs = {c.info.name: c.info.seq for c in h.chats()}
-        yield Probe(h, chats, seqs, cases, emoji_chat)
+        yield Probe(h, chats, seqs, cases, emoji_chat, months)
 
 
 def test_the_sample_covers_the_scripts_cldr_writes(probe: Probe) -> None:
@@ -93,6 +103,18 @@ def test_every_form_a_person_types_finds_what_the_word_as_written_finds(probe: P
     assert not missed
     # As written, a word is found but where the language glues a word to it ("and" in Arabic and Hebrew).
     assert written >= 0.9 * sum(len(c.needles) for c in probe.chats)
+
+
+def test_a_month_named_alone_finds_the_date_that_writes_it_in_another_form(probe: Probe) -> None:
+    assert {c.locale for c in probe.months} == set(MONTH_LOCALES)
+    missed = [
+        (chat.locale, needle)
+        for chat in probe.months
+        for needle, at in chat.needles
+        if not probe.found(f"months {chat.locale}", needle, chat.messages[at])
+    ]
+    # Polish "maja" ("of May") is also "mają" ("they have") typed without its ogonek: a stop word.
+    assert missed == [("pl", "maj")]
 
 
 def test_emoji_are_found_as_typed(probe: Probe) -> None:

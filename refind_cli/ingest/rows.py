@@ -78,48 +78,67 @@ class Rows:
         cut = raw_record.cut
         batch: list[tuple] = []
         chars = 0
-        for m in self.messages:
-            ts = to_us(m.timestamp)
-            identity = uid(m.source_id, m.local_time, ts, m.sender, m.text)
-            self.seen += 1
-            self.read += len(m.raw)
-            if identity in forgotten:
-                if legacy_uid is not None:
-                    legacy_uid(m.source_id, m.local_time, ts, m.sender, m.text)  # counts the occurrence
-                continue
-            if (
-                legacy_uid is not None
-                and legacy_uid(m.source_id, m.local_time, ts, m.sender, m.text) in forgotten
-            ):
-                continue
-            rest, form = cut(m.raw, (m.text, m.local_time, m.sender, m.sender_id))
-            batch.append(
-                (
-                    seq,
-                    chat_seq,
-                    identity,
-                    ts,
-                    m.local_time,
-                    m.sender,
-                    m.sender_id,
-                    m.text,
-                    m.kind,
-                    m.source_id,
-                    m.thread,
-                    m.reply_to,
-                    int(m.edited),
-                    rest,
-                    import_seq,
-                    int(m.own),
-                    form,
+        seen, read = self.seen, self.read  # kept in locals, told at each batch and at the end
+        try:
+            # The fields unpacked in the loop's header: one step, where reading them by name took one each.
+            for (
+                when,
+                sender,
+                text,
+                kind,
+                source_id,
+                sender_id,
+                local_time,
+                thread,
+                reply_to,
+                edited,
+                record,
+                own,
+            ) in self.messages:
+                ts = to_us(when)
+                identity = uid(source_id, local_time, ts, sender, text)
+                seen += 1
+                read += len(record)
+                if identity in forgotten:
+                    if legacy_uid is not None:
+                        legacy_uid(source_id, local_time, ts, sender, text)  # counts the occurrence
+                    continue
+                if (
+                    legacy_uid is not None
+                    and legacy_uid(source_id, local_time, ts, sender, text) in forgotten
+                ):
+                    continue
+                rest, form = cut(record, (text, local_time, sender, sender_id))
+                batch.append(
+                    (
+                        seq,
+                        chat_seq,
+                        identity,
+                        ts,
+                        local_time,
+                        sender,
+                        sender_id,
+                        text,
+                        kind,
+                        source_id,
+                        thread,
+                        reply_to,
+                        int(edited),
+                        rest,
+                        import_seq,
+                        int(own),
+                        form,
+                    )
                 )
-            )
-            if seq is not None:
-                seq += 1
-            chars += len(m.text) + len(rest)
-            if len(batch) >= BATCH or chars >= BATCH_CHARS:
-                yield batch
-                batch = []
-                chars = 0
+                if seq is not None:
+                    seq += 1
+                chars += len(text) + len(rest)
+                if len(batch) >= BATCH or chars >= BATCH_CHARS:
+                    self.seen, self.read = seen, read
+                    yield batch
+                    batch = []
+                    chars = 0
+        finally:
+            self.seen, self.read = seen, read
         if batch:
             yield batch

@@ -70,7 +70,8 @@ def query_terms(
 
     parsed = parse(query)
     phrases = [tuple(t) for p in parsed.phrases if (t := analyze(p))]
-    terms = analyze(parsed.text) + [t for p in phrases for t in p]
+    # The plain words also as the language glues them to a letter ("and", "in"; none in most languages).
+    terms = analyze(parsed.text) + analyzer.glued(parsed.text, drop) + [t for p in phrases for t in p]
     for prefix in parsed.prefixes:
         # The word itself ("happy" is indexed as "happi"), then the indexed words it begins (folded, as the
         # index holds them: "médic*" finds "medic").

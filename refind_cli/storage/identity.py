@@ -23,6 +23,7 @@ LEGACY_PREFIX = "h:"
 # A longer text is hashed this many characters at a time: encoded whole with its header, a 50-MB message took
 # two more copies of itself (100 MB).
 _PIECE = 1 << 20
+_blake2b = hashlib.blake2b
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Identity:
     def uid(
         self, source_id: str | None, local_time: str | None, ts: int, sender: str | None, text: str
     ) -> str:
+        # Once a message on the import's hot path (in the worker): the hash and two dict look-ups.
         if source_id is not None:
             return "id:" + source_id
         if local_time is None or self.legacy:
@@ -44,17 +46,16 @@ class Identity:
         else:
             prefix, when = "w:", local_time
         if len(text) <= _PIECE:
-            digest = hashlib.blake2b(
-                f"{when}\x00{sender or ''}\x00{text}".encode(), digest_size=10
-            ).hexdigest()
+            digest = _blake2b(f"{when}\x00{sender or ''}\x00{text}".encode(), digest_size=10).hexdigest()
         else:
             digest = _digest_in_pieces(f"{when}\x00{sender or ''}\x00", text)
-        seen = self.recent.get(when)
+        recent = self.recent
+        seen = recent.get(when)
         if seen is None:
             # The common case: a time not met yet, so the first occurrence.
-            self.recent[when] = {digest: 1}
-            if len(self.recent) > RECENT_STAMPS:
-                del self.recent[next(iter(self.recent))]
+            recent[when] = {digest: 1}
+            if len(recent) > RECENT_STAMPS:
+                del recent[next(iter(recent))]
             return prefix + digest
         n = seen.get(digest, 0)
         seen[digest] = n + 1

@@ -102,14 +102,16 @@ def _term_patterns() -> tuple[regex.Pattern[str], regex.Pattern[str], regex.Patt
     matching ignores inside a word (Default_Ignorable_Code_Point: joiners, soft hyphens, variation
     selectors, bidi marks; the enclosing keycap of "1️⃣"); the marks people leave out when they type (a
     nonspacing Diacritic other than a virama, which joins consonants and is part of the spelling); a
-    Cyrillic letter."""
+    Cyrillic letter. In the Arabic script every nonspacing mark is one people leave out: besides its
+    Diacritic vowel marks, the maddah and hamza its letters carry ("آ" typed "ا") and the vowel signs of
+    Pashto, Kashmiri and Sindhi (zwarakay), which Unicode does not call Diacritic."""
     import regex
 
     flags = regex.V1
     return (
         regex.compile(r"(\p{RI}{2}|[\p{Extended_Pictographic}\p{RI}])\p{Emoji_Modifier}?", flags),
         regex.compile(r"[\p{DI}\p{Me}]+", flags),
-        regex.compile(r"[\p{Dia}&&\p{Mn}--\p{ccc=9}]+", flags),
+        regex.compile(r"[[\p{Dia}&&\p{Mn}--\p{ccc=9}][\p{scx=Arabic}&&\p{Mn}]]+", flags),
         regex.compile(r"\p{sc=Cyrillic}", flags),
     )
 
@@ -134,7 +136,7 @@ def _plain(ch: str) -> str:
 
 def fold(word: str) -> str:
     """A lowercased word without the diacritics people leave out when they type ("remédios" → "remedios",
-    "straße" → "strasse", "Αϊνού" → "αινου", Hebrew points, Arabic vowel marks), whatever its script:
+    "straße" → "strasse", "Αϊνού" → "αινου", Hebrew points, Arabic vowel marks and hamza), whatever its script:
     Unicode's Diacritic marks, but not a virama, which is part of an Indic spelling, nor a vowel sign, which
     is not a diacritic. ASCII words never change."""
     if word.isascii():
@@ -249,6 +251,8 @@ class Analyzer:
         # neither.
         self._turkish = lang in {"tr", "az"}
         self._parts = parts
+        self._names: dict[str, str] | None = None  # read on the first word: most searches never need it
+        self._clitics: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._cache: dict[str, str] = {}
         self._index_cache: dict[str, str] = self._cache if not parts else {}
 
@@ -276,11 +280,36 @@ class Analyzer:
         alone (between two emoji)."""
         if len(word) > MAX_TOKEN_CHARS or word in self.stopwords or not any(ch.isalnum() for ch in word):
             return ""
-        # Porter stems "s" to "": an empty term would be indexed and matched as a word.
         # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
         # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".casefold() leaves a combining dot.
         plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
         bare = fold(plain)
+        if self._names is None:
+            self._names = self._name_terms()
+        named = self._names.get(plain)
+        return named if named is not None else self._stem_terms(plain, bare)
+
+    def _name_terms(self) -> dict[str, str]:
+        """The terms of the forms of the language's month and weekday names (``datenames``), folded, where
+        they differ from the terms of the name standing alone: "ledna" and "leden" are one term. A form is
+        looked up as written and without its diacritics ("brezna"), never a word with other diacritics
+        folded to one ("mają", "they have", is not "maja", "of May")."""
+        from refind_cli.text.datenames import forms
+
+        out: dict[str, str] = {}
+        clashes: set[str] = set()
+        for alone, *others in forms(self.lang):
+            terms = "" if alone in self.stopwords else self._stem_terms(alone, fold(alone))
+            for form in others if terms else ():
+                bare = fold(form)
+                if self._stem_terms(form, bare) != terms:
+                    for key in {form, bare}:
+                        clashes.update([key] if out.setdefault(key, terms) != terms else [])
+        return {form: terms for form, terms in out.items() if form not in clashes}
+
+    def _stem_terms(self, plain: str, bare: str) -> str:
+        """The stems of a word (NFKC) and of its folded form ``bare``: one term, or two where the word
+        typed without its accents stems otherwise; "" for a stop word. Porter stems "s" to ""."""
         if self._fold_first:
             stemmed: str = self._stem(bare)
             return stemmed
@@ -341,6 +370,29 @@ class Analyzer:
             return self.query_text(text).split()
         return [term for start, end, term in self.words(text) if fold(text[start:end].lower()) not in drop]
 
+    def glued(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        """What a query's words are also looked for as: glued to the letters the language writes against a
+        word (``datenames.clitics``: Hebrew "ו" and "ב", Arabic "و", Syriac "ܘ", Tigrinya "ን"), each with
+        them one term ("סונינקה" finds "וסונינקה"); none in most languages. The turns' own terms do not
+        change: only a query asks for the glued forms, and only of its own words."""
+        if self._clitics is None:
+            from refind_cli.text.datenames import clitics
+
+            prefixes, suffixes = clitics(self.lang)
+            if prefixes or suffixes:
+                # A script written without spaces glues every word to the next: its runs are bigrams anyway.
+                run = _unicode_patterns()[2]
+                prefixes = tuple(p for p in prefixes if not run.match(p))
+                suffixes = tuple(s for s in suffixes if not run.match(s))
+            self._clitics = (prefixes, suffixes)
+        prefixes, suffixes = self._clitics
+        if not (prefixes or suffixes):
+            return []
+        # A word without terms of its own (a stop word in any form) is no word to look for glued either.
+        words = [w for w in self._words(text) if fold(w) not in drop and self.query_text(w)]
+        forms = [p + w for w in words for p in prefixes] + [w + s for w in words for s in suffixes]
+        return self.query_text(" ".join(forms)).split()
+
     def words(self, text: str) -> Iterator[tuple[int, int, str]]:
         """(start, end, term) for each term of ``text``, with offsets into ``text`` itself: a word's span, or
         for CJK runs the span of each bigram."""
@@ -387,7 +439,7 @@ def analyze(text: str) -> list[str]:
 
 # Bumped whenever an analyzer changes (its stop words, stemmer, folding or splitting of words): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 4
 
 # A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
 # of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
@@ -499,6 +551,9 @@ class Bilingual(Analyzer):
         if not drop:
             return self.query_text(text).split()
         return list(dict.fromkeys(t for a in self.pair for t in a.analyze(text, drop)))
+
+    def glued(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        return list(dict.fromkeys(t for a in self.pair for t in a.glued(text, drop)))
 
     def words(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Each word's terms in both languages, in the order of the text."""

@@ -16,6 +16,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 UNDETERMINED = "und"  # ISO 639-2's "undetermined": too little text to tell; searched as English
@@ -71,15 +72,110 @@ def detect(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> str:
             break
     if words < MIN_WORDS:
         return UNDETERMINED
-    first, _ = identify("\n".join(sample))
+    joined = "\n".join(sample)
+    first = in_its_script(identify(joined)[0], joined)
     if first == UNDETERMINED:
         return UNDETERMINED
     long_enough = [m for m in sample if len(_WORD.findall(m)) >= MESSAGE_WORDS][:MESSAGES]
-    told = Counter(code for code, sure in map(identify, long_enough) if sure)
+    told = Counter(in_its_script(code, m) for m in long_enough for code, sure in [identify(m)] if sure)
     second = next((code for code, _ in told.most_common(2) if code != first), None)
     if second is not None and told[second] >= max(SECOND_MIN, SECOND_SHARE * sum(told.values())):
         return f"{first}{MIXED}{second}"
     return first
+
+
+# ISO 15924 codes that name several Unicode scripts (CLDR's locales use them), as the ``regex`` module names
+# the scripts.
+_COMPOSITE = {"Hans": "Hani", "Hant": "Hani", "Jpan": "Hani Hira Kana", "Kore": "Hang Hani"}
+
+
+def generate_scripts() -> tuple[dict[str, str], dict[str, str]]:
+    """(ISO 639 code -> the ISO 15924 scripts CLDR has a locale of it in, space-joined: its likely script
+    where a locale names none, "sr": "Cyrl Latn"; script -> the language CLDR finds likeliest for it)."""
+    from babel import localedata
+    from babel.core import get_global, parse_locale
+
+    likely = get_global("likely_subtags")
+    found: dict[str, set[str]] = {}
+    for ident in localedata.locale_identifiers():
+        lang, _, script, *_ = parse_locale(ident)
+        script = script or (parse_locale(likely[lang])[2] if lang in likely else None)
+        if script and lang != "root":
+            found.setdefault(lang, set()).add(script)
+    scripts = {lang: " ".join(sorted(found[lang])) for lang in sorted(found)}
+    speakers = {
+        key[4:]: str(parse_locale(likely[key])[0])
+        for key in sorted(likely)
+        if key.startswith("und_") and len(key) == 8 and key[4:] not in _COMPOSITE
+    }
+    return scripts, speakers
+
+
+def write_scripts(path: Path | None = None) -> None:
+    """Write ``generate_scripts()`` into ``scripts_data.py``: Babel's global data takes ~70 ms to load,
+    too long for each import to start with."""
+    from refind_cli.generated import write_module
+
+    scripts, speakers = generate_scripts()
+    write_module(
+        path or Path(__file__).with_name("scripts_data.py"),
+        "python -m refind_cli.text.language",
+        ("SCRIPTS", "dict[str, str]", scripts),
+        ("SPEAKERS", "dict[str, str]", speakers),
+    )
+
+
+@functools.cache
+def _script_class(scripts: frozenset[str]) -> Any:
+    """A class of the letters of ``scripts`` (ISO 15924), without the codes Unicode has no script of
+    ("Aran", Nastaliq style); None when none is left."""
+    import regex  # only where a language is told: an import, never a search
+
+    codes = [c for s in sorted(scripts) for c in _COMPOSITE.get(s, s).split()]
+    known = [c for c in codes if _is_script(c)]
+    return regex.compile("[" + "".join(rf"\p{{sc={c}}}" for c in known) + "]") if known else None
+
+
+@functools.cache
+def _is_script(code: str) -> bool:
+    import regex
+
+    try:
+        regex.compile(rf"\p{{sc={code}}}")
+    except regex.error:
+        return False
+    return True
+
+
+def _share(scripts: frozenset[str], letters: list[str]) -> float:
+    """The share of ``letters`` written in one of ``scripts``."""
+    own = _script_class(scripts)
+    return sum(1 for ch in letters if own.match(ch)) / len(letters) if own is not None else 0.0
+
+
+def in_its_script(code: str, text: str) -> str:
+    """``code`` when ``text`` is written in a script CLDR writes that language in; else the language CLDR
+    finds likeliest for the script most of its letters are in (Syriac "syr", Tibetan "bo", Cyrillic
+    "ru", Latin "en"), or undetermined. CLD3 knows ~100 languages: one it does not know it tells as
+    another, at times of another script (Syriac as Hungarian, Tibetan as Hindi), whose analyzer then reads
+    its words as no word of that language."""
+    from refind_cli.text.scripts_data import SCRIPTS, SPEAKERS
+
+    if code == UNDETERMINED or code not in SCRIPTS:
+        return code
+    letters = [ch for ch in text[:TEXT_CHARS] if ch.isalpha()]
+    scripts = frozenset(SCRIPTS[code].split())
+    ascii_letters = sum(1 for ch in letters if ch.isascii())
+    if not letters or ("Latn" in scripts and ascii_letters >= len(letters) / 2):
+        return code  # most chats: no Unicode tables needed
+    if _share(scripts, letters) >= 0.5:
+        return code
+    common = Counter(letters).most_common(1)[0][0]
+    for script, lang in SPEAKERS.items():
+        own = _script_class(frozenset([script]))
+        if own is not None and own.match(common) and _share(frozenset([script]), letters) >= 0.5:
+            return lang
+    return UNDETERMINED
 
 
 def parts(lang: str) -> list[str]:
@@ -122,3 +218,7 @@ def name(lang: str) -> str:
 def is_code(code: str) -> bool:
     """Whether ``code`` is an ISO 639-1 code (two letters CLDR names): what `refind import --lang` takes."""
     return len(code) == 2 and code in _english_names()
+
+
+if __name__ == "__main__":
+    write_scripts()
