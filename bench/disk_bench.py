@@ -149,8 +149,10 @@ print(json.dumps([seconds, cpu]))
 
 def searches(home: Path, tree: Path | None) -> tuple[list[float], list[float]]:
     env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
+    # -P: the working folder is not put first on the path (run from a checkout, ``-c`` would import its
+    # refind_cli ahead of the older tree on PYTHONPATH).
     out = subprocess.run(
-        [sys.executable, "-c", _SEARCHES, str(home), *QUERIES],
+        [sys.executable, "-P", "-c", _SEARCHES, str(home), *QUERIES],
         check=True,
         capture_output=True,
         text=True,

@@ -149,12 +149,17 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
 
     from refind_cli.ingest import import_file
     from refind_cli.storage.archive import Archive, StoredSession
-    from refind_cli.storage.database import sender_name
+    from refind_cli.storage.database import sender_name, session_id_text
 
     with Archive.open(home) as source:
         import_file(source, export, fmt="whatsapp", tz=UTC)
         row = _ROW.format(sender_name("sender"))
-        messages = source.db.execute(f"SELECT {row} FROM messages ORDER BY seq").fetchall()
+        # A rest its chat holds is given back as the rest itself (what an import hands the archive).
+        wide = {chat: source.chatwide(chat) for (chat,) in source.db.execute("SELECT seq FROM chats")}
+        messages = [
+            r if r[16] is None else (*r[:13], wide[r[1]].record_rest(r[13], r[16]), *r[14:])
+            for r in source.db.execute(f"SELECT {row} FROM messages ORDER BY seq")
+        ]
         turns = defaultdict(list)
         for session_seq, *turn in source.db.execute(
             "SELECT session_seq, ordinal, message_seqs FROM turns ORDER BY session_seq, ordinal"
@@ -163,7 +168,8 @@ def _written_rows(export: Path, home: Path) -> tuple[list[tuple], list]:
         sessions = [
             StoredSession(seq, sid, chat, thread, start, end, n_messages, signature, turns[seq])
             for seq, sid, chat, thread, start, end, n_messages, signature in source.db.execute(
-                "SELECT seq, id, chat_seq, thread, start_ts, end_ts, n_messages, signature FROM sessions"
+                f"SELECT seq, {session_id_text('id')}, chat_seq, thread, start_ts, end_ts, n_messages, signature"
+                " FROM sessions"
                 " ORDER BY seq"
             )
         ]

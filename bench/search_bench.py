@@ -37,6 +37,7 @@ from refind_cli.method.search import search
 from refind_cli.records import Chat, Message
 from refind_cli.request import SearchRequest
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.database import session_id_text
 from refind_cli.text.analysis import DEFAULT_ANALYZER, FULL_STOPWORDS
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
@@ -304,7 +305,7 @@ def main() -> None:
         n_turns = arch.counts()["turns"]
         span = arch.time_span()
         assert span is not None
-        session_ids = [r[0] for r in arch.db.execute("SELECT id FROM sessions")]
+        session_ids = [r[0] for r in arch.db.execute(f"SELECT {session_id_text('id')} FROM sessions")]
         queries = sample_queries(arch, args.queries, rng)
         lo_all = span[0]
         window = timedelta(days=182)

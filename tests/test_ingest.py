@@ -12,6 +12,7 @@ from refind_cli.errors import InputError
 from refind_cli.ingest import files, import_chat, import_file
 from refind_cli.records import Chat, ChatExport, Kind, Message
 from refind_cli.storage.archive import Archive
+from refind_cli.storage.database import stored_session_id
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 CHAT = Chat("whatsapp", "Jonas", "Jonas")
@@ -97,10 +98,11 @@ def test_a_newer_export_replans_only_from_its_earliest_new_message(archive: Arch
     first_session = next(archive.iter_turns()).session_id
     # A stale signature is what a full re-plan would notice and rewrite: its surviving shows that the session
     # before the new message was not planned again. (The archive is never changed like this otherwise.)
-    archive.db.execute("UPDATE sessions SET signature = x'5e' WHERE id = ?", (first_session,))
+    stored = stored_session_id(first_session)
+    archive.db.execute("UPDATE sessions SET signature = x'5e' WHERE id = ?", (stored,))
     r = import_chat(archive, CHAT, [*conversation(), m(24 * 60 + 6, "Maya", "see you")])
     assert (r.messages_added, r.sessions_changed) == (1, 1)
-    signature = archive.db.execute("SELECT signature FROM sessions WHERE id = ?", (first_session,)).fetchone()
+    signature = archive.db.execute("SELECT signature FROM sessions WHERE id = ?", (stored,)).fetchone()
     assert signature == (b"\x5e",)
 
 

@@ -95,7 +95,7 @@ def test_an_archive_of_the_release_before_upgrades_in_place_and_reads_the_same(r
             == stored_uids
         )
         columns = {r[1] for r in archive.db.execute("PRAGMA table_info(turns)")}
-        assert columns == {"session_seq", "ordinal", "chat_seq", "message_seqs"}
+        assert columns == {"session_seq", "ordinal", "message_seqs"}  # the chat too is the session's (m032)
         kinds = Counter(r[0] for r in archive.db.execute("SELECT typeof(uid) FROM messages"))
         assert kinds["blob"] > 400 and kinds["text"] > 300  # hashes packed; sources' own ids as they are
         assert held_months(archive) == recounted_months(archive)

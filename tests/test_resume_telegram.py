@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_resume_import import BERLIN, both_ways, forgotten_both_ways
 
@@ -43,8 +43,10 @@ def dialog(d: int, n: int, edit: int | None = None, gone: int | None = None, pla
 
 def account(dialogs: list[dict], rating: float = 1.0, left: list[dict] | None = None) -> bytes:
     """An account export as Telegram Desktop writes it: one space a level, the dialogs with the latest
-    message first."""
-    ordered = sorted(dialogs, key=lambda x: x["messages"][-1]["date_unixtime"], reverse=True)
+    message first (a dialog left without messages, as real exports hold, last)."""
+    ordered = sorted(
+        dialogs, key=lambda x: x["messages"][-1]["date_unixtime"] if x["messages"] else "", reverse=True
+    )
     return json.dumps(
         {
             "about": "Here is the data you requested.",
@@ -238,6 +240,7 @@ _changes = st.lists(
 
 
 @settings(max_examples=6, deadline=None)
+@example(sizes=[1], changes=[(0, "drop message")], escape=False)  # the one message dropped: no messages left
 @given(sizes=st.lists(st.integers(1, 12), min_size=1, max_size=6), changes=_changes, escape=st.booleans())
 def test_any_later_export_reimports_as_a_full_reread_would(
     tmp_path_factory: pytest.TempPathFactory, sizes: list[int], changes: list[tuple[int, str]], escape: bool

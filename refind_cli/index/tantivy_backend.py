@@ -52,8 +52,8 @@ if TYPE_CHECKING:
     from refind_cli.storage.archive import Archive
 
 # 3: positions; 4: the speaker field; 5: emoji terms, Latin diacritics folded; 6: each chat analysed in its
-# language, Thai/Lao/Khmer/Myanmar as bigrams
-FORMAT_VERSION = 6
+# language, Thai/Lao/Khmer/Myanmar as bigrams; 7: times and ordinals not indexed, only fast
+FORMAT_VERSION = 7
 INDEX_DIR = "index"
 CURRENT = "CURRENT"
 LOCK = "write.lock"
@@ -72,6 +72,10 @@ _I64_MAX = 2**63 - 1
 WRITER_HEAP = max(32_000_000, 16_000_000 * INDEX_THREADS)
 
 
+# The integer fields a term query names: excluded sessions (and a sync's deletes), the chat set.
+_TERM_QUERIED = frozenset({"sess", "chat"})
+
+
 def build_schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("text", stored=False, tokenizer_name="whitespace", index_option="position")
@@ -79,9 +83,13 @@ def build_schema() -> tantivy.Schema:
     # a quarter of the indexing time (measured) for a value the search can look up from two fast fields.
     # The speaker as one term, for --from: a filter, never scored (the name is in "text" too, for that).
     sb.add_text_field("speaker", stored=False, tokenizer_name="raw", index_option="basic")
-    # i64, not date or u64: fast_field_values reads only numeric columns, and Python ints are i64.
+    # i64, not date or u64: fast_field_values reads only numeric columns, and Python ints are i64. Indexed
+    # (a term a value) only where a term query needs it: a set of sessions or chats. A time range is
+    # answered from the fast column, and a turn's ordinal is only read back. The terms of every start time
+    # and ordinal were 4.3 of the 13.2 MB of a million messages' index, and a third of the build's time
+    # (bench/RESULTS.md, issue 26 item 4, session 12).
     for name in ("sess", "ts", "chat", "turn"):
-        sb.add_integer_field(name, stored=False, indexed=True, fast=True)
+        sb.add_integer_field(name, stored=False, indexed=name in _TERM_QUERIED, fast=True)
     return sb.build()
 
 

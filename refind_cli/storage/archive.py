@@ -32,10 +32,13 @@ from refind_cli.storage.database import (
     sender_key,
     sender_name,
     seqs_of,
+    session_id_text,
     stored_kind,
     stored_seqs,
+    stored_session_id,
     uid_text,
     use_home,
+    vacuum,
 )
 from refind_cli.storage.home import home_to_read
 from refind_cli.storage.ledger import Ledger
@@ -116,14 +119,14 @@ def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str 
 
 def _insert_sql(text: str) -> str:
     """The insert of a message row, its text given by the SQL expression ``text`` (of ?8); the row followed
-    by its ``wall`` offset (?18: its written time is stored as NULL), whether its rest is its chat's (?19:
-    stored as '') and its sender's key (?20, stored in place of the name ?6), as ``Archive._lean`` gives
-    them (each value bound once)."""
+    by its ``wall`` offset (?18: its written time is stored as NULL), what its rest is stored as where its
+    chat holds it (?19: '' or a key, in place of the rest ?14) and its sender's key (?20, stored in place of
+    the name ?6), as ``Archive._lean`` gives them (each value bound once)."""
     return (
         "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
         " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
         f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?20, ?7, {text},"
-        f" {stored_kind('?9')}, ?10, ?11, ?12, ?13, CASE WHEN ?19 THEN '' ELSE ?14 END, ?15, ?16, ?17, ?18)"
+        f" {stored_kind('?9')}, ?10, ?11, ?12, ?13, coalesce(?19, ?14), ?15, ?16, ?17, ?18)"
     )
 
 
@@ -475,12 +478,14 @@ class Archive(Queries, Ledger):
     def _lean(self, rows: list[tuple]) -> list[tuple]:
         """``insert_messages``' rows, each followed by what leaves out of it what its chat holds once: the
         offset of the clock it was written by (``wall``) where the chat's layout rebuilds its written time
-        (stored as NULL), and whether its raw record's rest is the chat's shared one (stored as ''); then
-        its sender's key (the archive holds the name once). Each rebuild is checked here. (Each value is
-        bound once: a record kept whole may be a 50-MB message.)"""
+        (stored as NULL), and what its raw record's rest is stored as where the chat holds it ('' or a key,
+        ``Chatwide``; a rest that holds nothing a person wrote is held from its first row on); then its
+        sender's key (the archive holds the name once). Each rebuild is checked here. (Each value is bound
+        once: a record kept whole may be a 50-MB message.)"""
         lean = []
         senders = self._senders
-        chat = layout = rest = None
+        chat = layout = None
+        held: dict[str, str | bytes] = {}
         offset = 0  # the last row's
         # The last row's written time, instant and wall: messages sent in the same minute share them, and
         # the check of one costs a time formatted (a fifth of the rows of a generated chat, more of a real one).
@@ -489,7 +494,7 @@ class Archive(Queries, Ledger):
             if row[1] != chat:
                 chat = row[1]
                 wide = self._wide.get(chat) or self._chatwide_from(chat, rows)
-                layout, rest = wide.layout, wide.rest
+                layout, held = wide.layout, wide.stored
                 last = (None, 0, None)
             stamp, wall = row[4], None
             if stamp is not None and layout is not None:
@@ -501,8 +506,25 @@ class Archive(Queries, Ledger):
                     last = (stamp, row[3], wall)
             name = row[5]
             key = None if name is None else senders.get(name) or self._sender_key(name)
-            lean.append((*row, wall, row[16] is not None and row[13] == rest, key))
+            shared = None
+            if row[16] is not None:
+                shared = held.get(row[13])
+                if shared is None and len(wide.rests) < raw.FURTHER_RESTS and raw.unwritten(row[13]):
+                    wide = self._hold_rest(row[1], row[13])
+                    held = wide.stored
+                    shared = held[row[13]]
+            lean.append((*row, wall, shared, key))
         return lean
+
+    def _hold_rest(self, chat_seq: int, rest: str) -> written.Chatwide:
+        """The chat's ``Chatwide`` holding ``rest`` too, as its next further rest (stored now)."""
+        wide = self._wide[chat_seq]
+        rests = (*wide.rests, rest)
+        self.db.execute(
+            "UPDATE chats SET rests = ? WHERE seq = ?", (json.dumps(rests, ensure_ascii=False), chat_seq)
+        )
+        self._wide[chat_seq] = wide = type(wide)(wide.layout, wide.rest, rests)
+        return wide
 
     def _sender_key(self, name: str) -> bytes:
         """The key of a sender's name, stored now if the archive does not hold the name yet: the number after
@@ -536,7 +558,7 @@ class Archive(Queries, Ledger):
             rest = raw.shared_rest(r[13] for r in rows if r[1] == chat_seq and r[16] is not None)
             if rest is not None:
                 self.db.execute("UPDATE chats SET rest = ? WHERE seq = ?", (rest, chat_seq))
-        self._wide[chat_seq] = wide = Chatwide(layout, rest)
+        self._wide[chat_seq] = wide = Chatwide(layout, rest, wide.rests)
         return wide
 
     def _insert_long(self, row: tuple) -> int:
@@ -646,7 +668,7 @@ class Archive(Queries, Ledger):
         # Without threads, a range of the (chat_seq, start_ts) index.
         which = "(thread IS NOT NULL OR start_ts >= ?)" if threads else "start_ts >= ? AND thread IS NULL"
         rows = self.db.execute(
-            f"SELECT id, seq, signature FROM sessions WHERE chat_seq = ? AND {which}",
+            f"SELECT {session_id_text('id')}, seq, signature FROM sessions WHERE chat_seq = ? AND {which}",
             (chat_seq, BEFORE_ALL if start is None else start),
         )
         return {sid: (seq, sig) for sid, seq, sig in rows}
@@ -684,13 +706,23 @@ class Archive(Queries, Ledger):
             f"INSERT{' OR REPLACE' if replace else ''} INTO sessions (seq, id, chat_seq, thread, start_ts,"
             " end_ts, n_turns, n_messages, signature) VALUES (?,?,?,?,?,?,?,?,?)",
             [
-                (s.seq, s.id, s.chat_seq, s.thread, s.start, s.end, len(s.turns), s.n_messages, s.signature)
+                (
+                    s.seq,
+                    stored_session_id(s.id),
+                    s.chat_seq,
+                    s.thread,
+                    s.start,
+                    s.end,
+                    len(s.turns),
+                    s.n_messages,
+                    s.signature,
+                )
                 for s in sessions
             ],
         )
         self.db.executemany(
-            "INSERT INTO turns (session_seq, ordinal, chat_seq, message_seqs) VALUES (?,?,?,?)",
-            [(s.seq, ordinal, s.chat_seq, stored_seqs(seqs)) for s in sessions for ordinal, seqs in s.turns],
+            "INSERT INTO turns (session_seq, ordinal, message_seqs) VALUES (?,?,?)",
+            [(s.seq, ordinal, stored_seqs(seqs)) for s in sessions for ordinal, seqs in s.turns],
         )
         self.db.executemany(
             "INSERT OR IGNORE INTO index_queue (session_seq) VALUES (?)", [(s.seq,) for s in sessions]
@@ -711,7 +743,9 @@ class Archive(Queries, Ledger):
         found: set[int] = set()
         for chat_seq in chat_seqs:
             for session_seq, seqs in self.db.execute(
-                "SELECT session_seq, message_seqs FROM turns WHERE chat_seq = ?", (chat_seq,)
+                "SELECT session_seq, message_seqs FROM turns"
+                " WHERE session_seq IN (SELECT seq FROM sessions WHERE chat_seq = ?)",
+                (chat_seq,),
             ):
                 if session_seq not in found and not message_seqs.isdisjoint(seqs_of(seqs)):
                     found.add(session_seq)
@@ -764,7 +798,7 @@ class Archive(Queries, Ledger):
         """Rewrite the database file and empty the write-ahead log, so no free page or old frame keeps
         deleted text."""
         self._writable()
-        self.db.execute("VACUUM")
+        vacuum(self.db)
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def index_queue(self) -> list[int]:

@@ -5,7 +5,7 @@ epoch, UTC; rows as the schema fixes them)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar, cast
@@ -61,6 +61,19 @@ def immediate(db: apsw.Connection) -> Iterator[None]:
             db.execute("ROLLBACK")  # type: ignore[unreachable]
         raise
     db.execute("COMMIT")
+
+
+def vacuum(db: apsw.Connection) -> None:
+    """Rewrite the file without its free pages, each table and index packed. VACUUM copies the archive into
+    a temporary database first: in a file, not in memory (where sorts go), or compacting a million messages'
+    archive would hold 150 MB more (190 MB peak against 48, the same time: bench/RESULTS.md, issue 26 item
+    4, session 12)."""
+    (temp_store,) = fetch_first(db.execute("PRAGMA temp_store"), tuple[int])
+    db.execute("PRAGMA temp_store=FILE")
+    try:
+        db.execute("VACUUM")
+    finally:
+        db.execute(f"PRAGMA temp_store={temp_store}")
 
 
 def hashed_chat_key(chat_uid: str) -> str:
@@ -257,6 +270,27 @@ def senders_in(column: str, names: int) -> str:
 
 # A text message's kind, the commonest by far, is stored as '' since m021 (4 bytes a message and a row of counts
 # less); every other kind as its name. What a stored ``kind`` (``column``) stands for, in SQL:
+def session_id_text(column: str) -> str:
+    """SQL for a session's id (``segment.session_id``, hex) from its stored form: its bytes since m031, the
+    text before."""
+    return f"CASE typeof({column}) WHEN 'blob' THEN lower(hex({column})) ELSE {column} END"
+
+
+def stored_session_id(session_id: str) -> str | bytes:
+    """A session id as stored since m031: the bytes its hex spells (half the width), or the text where it
+    spells none exactly."""
+    try:
+        packed = bytes.fromhex(session_id)
+    except ValueError:
+        return session_id
+    return packed if packed.hex() == session_id else session_id
+
+
+def session_id_forms(session_ids: Iterable[str]) -> list[str | bytes]:
+    """Each id as stored since m031 and as stored before: a lookup by ``id IN (...)`` finds it either way."""
+    return [form for sid in session_ids for form in (stored_session_id(sid), sid)]
+
+
 def kind_name(column: str) -> str:
     return f"CASE {column} WHEN '' THEN '{Kind.TEXT}' ELSE {column} END"
 

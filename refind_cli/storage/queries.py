@@ -28,6 +28,8 @@ from refind_cli.storage.database import (
     sender_name,
     senders_in,
     seqs_of,
+    session_id_forms,
+    session_id_text,
     step_case,
 )
 from refind_cli.storage.schema import applied_migrations
@@ -73,8 +75,10 @@ _TURN_TEXT = f"CASE WHEN {_MANY} THEN {_SEVERAL} ELSE f.text END"
 _TURNS = f"turns t JOIN messages f ON f.seq = {_FIRST_SEQ}"
 _TURN_END = f"CASE WHEN {_MANY} THEN (SELECT ts FROM messages WHERE seq = {_LAST_SEQ}) ELSE f.ts END"
 _SPEAKER = f"coalesce({sender_name('f.sender')}, '')"
+_SESSION_ID = session_id_text("s.id")
 _TURN_FIELDS = (
-    f"s.id || '-' || t.ordinal, s.id, t.session_seq, t.chat_seq, t.ordinal, f.ts, {_TURN_END}, {_SPEAKER}"
+    f"{_SESSION_ID} || '-' || t.ordinal, {_SESSION_ID}, t.session_seq, f.chat_seq, t.ordinal, f.ts, {_TURN_END},"
+    f" {_SPEAKER}"
 )
 _TURN_COLUMNS = f"{_TURN_FIELDS}, {_TURN_TEXT}"
 
@@ -347,16 +351,18 @@ class Queries:
 
     def chatwide(self, chat_seq: int) -> Chatwide:
         """What the chat holds once for its messages' rows (nothing before m018)."""
-        from refind_cli.storage.written import Chatwide, Layout  # here: a search never reads written times
+        from refind_cli.storage.written import Chatwide  # here: a search never reads written times
 
-        if "written" not in {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}:
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(chats)")}
+        if "written" not in columns:
             return Chatwide(None, None)
-
-        layout, rest = fetch_first(
-            self.db.execute("SELECT written, rest FROM chats WHERE seq = ?", (chat_seq,)),
-            tuple[str, str | None],
+        rests = "rests" if "rests" in columns else "NULL"  # before m030
+        return Chatwide.loads(
+            *fetch_first(
+                self.db.execute(f"SELECT written, rest, {rests} FROM chats WHERE seq = ?", (chat_seq,)),
+                tuple[str, str | None, str | None],
+            )
         )
-        return Chatwide(Layout.loads(layout), rest)
 
     def _message_columns(self) -> set[str]:
         return {r[1] for r in self.db.execute("PRAGMA table_info(messages)")}
@@ -381,7 +387,7 @@ class Queries:
         seconds, speaker, the first ``chars`` characters of its text): building ``Turn`` records with
         datetimes cost more than the indexing."""
         sql = (
-            f"SELECT t.session_seq, t.ordinal, t.chat_seq, f.ts / 1000000, {_SPEAKER},"
+            f"SELECT t.session_seq, t.ordinal, f.chat_seq, f.ts / 1000000, {_SPEAKER},"
             f" {_turn_text_within(chars)} FROM {_TURNS}"
         )
         rows = self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
@@ -461,8 +467,8 @@ class Queries:
                 continue
             rows = self.db.execute(
                 f"SELECT {_TURN_FIELDS}, {_turn_text_within(SHOWN_CHARS)} FROM {_TURNS}"
-                " JOIN sessions s ON s.seq = t.session_seq WHERE s.id = ? AND t.ordinal = ?",
-                (sid, int(ordinal)),
+                " JOIN sessions s ON s.seq = t.session_seq WHERE s.id IN (?, ?) AND t.ordinal = ?",
+                (*session_id_forms([sid]), int(ordinal)),
             )
             for row in self._within(rows, SHOWN_CHARS):
                 out[turn_id] = _turn(row)
@@ -471,16 +477,21 @@ class Queries:
     def session_seqs(self, session_ids: Iterable[str]) -> dict[str, int]:
         ids = list(dict.fromkeys(session_ids))
         out: dict[str, int] = {}
-        for part, marks in in_chunks(ids):
-            out.update(self.db.execute(f"SELECT id, seq FROM sessions WHERE id IN ({marks})", part))
+        for part, marks in in_chunks(session_id_forms(ids)):
+            out.update(
+                self.db.execute(
+                    f"SELECT {session_id_text('id')}, seq FROM sessions WHERE id IN ({marks})", part
+                )
+            )
         return out
 
     def session(self, session_id: str) -> SessionInfo | None:
         from refind_cli.listings import SessionInfo  # a search does not build it
 
         row = self.db.execute(
-            "SELECT seq, id, chat_seq, start_ts, end_ts, n_turns, n_messages FROM sessions WHERE id = ?",
-            (session_id,),
+            f"SELECT seq, {session_id_text('id')}, chat_seq, start_ts, end_ts, n_turns, n_messages FROM sessions"
+            " WHERE id IN (?, ?)",
+            session_id_forms([session_id]),
         ).fetchone()
         if row is None:
             return None
@@ -494,7 +505,7 @@ class Queries:
         marks = ",".join("?" * len(chat_seqs))
         row = fetch_one(
             self.db.execute(
-                f"SELECT id FROM sessions WHERE chat_seq IN ({marks}) AND end_ts >= ?"
+                f"SELECT {session_id_text('id')} FROM sessions WHERE chat_seq IN ({marks}) AND end_ts >= ?"
                 " ORDER BY start_ts, seq LIMIT 1",
                 (*chat_seqs, since),
             ),
@@ -508,10 +519,10 @@ class Queries:
         for op, order in (("<", "DESC"), (">", "ASC")):
             row = fetch_one(
                 self.db.execute(
-                    f"""SELECT n.id FROM sessions s JOIN sessions n ON n.chat_seq = s.chat_seq
-                    WHERE s.id = ? AND (n.start_ts, n.seq) {op} (s.start_ts, s.seq)
+                    f"""SELECT {session_id_text("n.id")} FROM sessions s JOIN sessions n ON n.chat_seq = s.chat_seq
+                    WHERE s.id IN (?, ?) AND (n.start_ts, n.seq) {op} (s.start_ts, s.seq)
                     ORDER BY n.start_ts {order}, n.seq {order} LIMIT 1""",
-                    (session_id,),
+                    session_id_forms([session_id]),
                 ),
                 tuple[str],
             )
@@ -522,8 +533,8 @@ class Queries:
         """The session's turns as `show` has them: at most ``SHOWN_CHARS`` of each text."""
         rows = self.db.execute(
             f"SELECT {_TURN_FIELDS}, {_turn_text_within(SHOWN_CHARS)} FROM {_TURNS}"
-            " JOIN sessions s ON s.seq = t.session_seq WHERE s.id = ? ORDER BY t.ordinal",
-            (session_id,),
+            " JOIN sessions s ON s.seq = t.session_seq WHERE s.id IN (?, ?) ORDER BY t.ordinal",
+            session_id_forms([session_id]),
         )
         return [_turn(r) for r in self._within(rows, SHOWN_CHARS)]
 
@@ -531,13 +542,14 @@ class Queries:
         """Each turn's messages' own source ids (benchmarks map their evidence ids through this)."""
         sources = dict(self.db.execute("SELECT seq, source_id FROM messages"))
         rows = self.db.execute(
-            "SELECT s.id || '-' || t.ordinal, t.message_seqs FROM turns t JOIN sessions s ON s.seq = t.session_seq"
+            f"SELECT {_SESSION_ID} || '-' || t.ordinal, t.message_seqs FROM turns t"
+            " JOIN sessions s ON s.seq = t.session_seq"
         )
         return {tid: frozenset(sources[m] for m in seqs_of(seqs)) for tid, seqs in rows}
 
     def session_threads(self) -> dict[str, str | None]:
         """Session id -> the explicit thread key it was built from (None for silence-split sessions)."""
-        return dict(self.db.execute("SELECT id, thread FROM sessions"))
+        return dict(self.db.execute(f"SELECT {session_id_text('id')}, thread FROM sessions"))
 
     def has_turns(self) -> bool:
         return self.db.execute("SELECT 1 FROM turns LIMIT 1").fetchone() is not None

@@ -10,6 +10,7 @@ record is kept whole (one that holds a marker character itself, or none of the f
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
@@ -104,8 +105,13 @@ def joined(rest: str, form: int | None, fields: Sequence[str | None]) -> str:
 
 
 # A rest shared by a chat's rows (``shared_rest``) must be worth a row of its own and hold nothing a person
-# wrote: only ASCII punctuation, spaces and markers (a message forgotten leaves nothing of it in the chat).
+# wrote: only ASCII punctuation, spaces and markers, and format characters (the direction marks WhatsApp
+# writes around a phone number), so a message forgotten leaves nothing of it in the chat.
 _SHARED_MIN = 2
+# The further rests a chat holds (``Chatwide.rests``: each row's key is one byte), and the longest: a rest
+# of a line's punctuation is a few characters, and a longer one is not looked at on the import's hot path.
+FURTHER_RESTS = 64
+SHARED_LONGEST = 64
 
 
 def shared_rest(rests: Iterable[str]) -> str | None:
@@ -117,4 +123,12 @@ def shared_rest(rests: Iterable[str]) -> str | None:
 def shareable(rest: str, rows: int) -> bool:
     """Whether a rest that ``rows`` rows leave can be held once by their chat: a WhatsApp line's " - : "
     around its markers."""
-    return rows >= _SHARED_MIN and bool(rest) and rest.isascii() and not any(c.isalnum() for c in rest)
+    return rows >= _SHARED_MIN and unwritten(rest)
+
+
+def unwritten(rest: str) -> bool:
+    """Whether a rest (never '': a record cut holds a marker) holds nothing a person wrote, and is short
+    enough to be held by its chat."""
+    return 0 < len(rest) <= SHARED_LONGEST and all(
+        (c.isascii() and not c.isalnum()) or unicodedata.category(c) == "Cf" for c in rest
+    )

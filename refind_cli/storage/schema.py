@@ -6,6 +6,7 @@ stand-in in memory where there is none yet)."""
 from __future__ import annotations
 
 import codecs
+import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from refind_cli.storage.database import (
     sender_key,
     stored_seqs,
     to_us,
+    vacuum,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
 
@@ -289,28 +291,29 @@ def spell_out(db: apsw.Connection, where: str, args: Sequence[object]) -> None:
     holds once for them (m018, m019): before they move to another chat or their times change."""
     if "wall" not in {row[1] for row in db.execute("PRAGMA table_info(messages)")}:
         return
-    from refind_cli.storage.written import Chatwide, Layout
+    from refind_cli.storage.written import Chatwide
 
+    rests = "c.rests" if "rests" in {row[1] for row in db.execute("PRAGMA table_info(chats)")} else "NULL"
     rows = fetch_all(
         db.execute(
-            "SELECT m.seq, m.ts, m.wall, m.raw, m.raw_form, c.written, c.rest FROM messages m"
+            f"SELECT m.seq, m.ts, m.wall, m.raw, m.raw_form, c.written, c.rest, {rests} FROM messages m"
             f" JOIN chats c ON c.seq = m.chat_seq WHERE ({where})"
-            " AND (m.wall NOT NULL OR (m.raw = '' AND m.raw_form NOT NULL))",
+            " AND (m.wall NOT NULL OR ((m.raw = '' OR typeof(m.raw) = 'blob') AND m.raw_form NOT NULL))",
             args,
         ),
-        tuple[int, int, int | None, str, int | None, str, str | None],
+        tuple[int, int, int | None, str | bytes, int | None, str, str | None, str | None],
     )
-    wide = {(layout, rest): Chatwide(Layout.loads(layout), rest) for *_, layout, rest in rows}
+    wide: dict[tuple[str, str | None, str | None], Chatwide] = {}
+    spelled = []
+    for seq, ts, wall, rest, form, layout, shared, further in rows:
+        chat = wide.get((layout, shared, further)) or wide.setdefault(
+            (layout, shared, further), Chatwide.loads(layout, shared, further)
+        )
+        local_time = None if wall is None else chat.written_time(ts, wall)
+        spelled.append((local_time, chat.record_rest(rest, form), seq))
     db.executemany(
         "UPDATE messages SET local_time = coalesce(?, local_time), wall = NULL, raw = ? WHERE seq = ?",
-        [
-            (
-                None if wall is None else wide[layout, shared].written_time(ts, wall),
-                wide[layout, shared].record_rest(rest, form),
-                seq,
-            )
-            for seq, ts, wall, rest, form, layout, shared in rows
-        ],
+        spelled,
     )
 
 
@@ -505,6 +508,60 @@ def _m023_turns_as_runs(db: apsw.Connection) -> None:
         after = batch[-1][:2]
 
 
+def _m030_further_rests(db: apsw.Connection) -> None:
+    """The other rests a chat's raw records share, beside the one m019 holds (``written.Chatwide``: a
+    WhatsApp sender saved as a phone number is written between direction marks), held once by the chat too
+    (``chats.rests``, a JSON list); such a row's ``raw`` is its rest's one-byte key."""
+    db.execute("ALTER TABLE chats ADD COLUMN rests TEXT")
+    counted = fetch_all(
+        db.execute(
+            "SELECT chat_seq, raw, count(*) FROM messages"
+            " WHERE raw_form NOT NULL AND typeof(raw) = 'text' AND raw != '' AND length(raw) <= ?"
+            " GROUP BY chat_seq, raw ORDER BY chat_seq, 3 DESC, raw",
+            (raw.SHARED_LONGEST,),
+        ),
+        tuple[int, str, int],
+    )
+    held: dict[int, list[str]] = {}
+    for chat_seq, rest, n in counted:
+        rests = held.setdefault(chat_seq, [])
+        if raw.shareable(rest, n) and len(rests) < raw.FURTHER_RESTS:
+            rests.append(rest)
+    db.execute("CREATE TEMP TABLE further (chat_seq INT, rest TEXT, key BLOB, PRIMARY KEY (chat_seq, rest))")
+    for chat_seq, rests in held.items():
+        if rests:
+            db.execute(
+                "UPDATE chats SET rests = ? WHERE seq = ?", (json.dumps(rests, ensure_ascii=False), chat_seq)
+            )
+            db.executemany(
+                "INSERT INTO temp.further VALUES (?, ?, ?)",
+                [(chat_seq, rest, bytes([i])) for i, rest in enumerate(rests)],
+            )
+    db.execute(
+        "UPDATE messages SET raw = f.key FROM temp.further f"
+        " WHERE f.chat_seq = messages.chat_seq AND f.rest = messages.raw AND messages.raw_form NOT NULL"
+    )
+    db.execute("DROP TABLE temp.further")
+
+
+def _m031_session_ids_as_bytes(db: apsw.Connection) -> None:
+    """A session's id (``segment.session_id``, 12 hex digits) stored as the 6 bytes they spell
+    (``database.stored_session_id``), in the table and its index; read back as text by
+    ``database.session_id_text``."""
+    db.execute("UPDATE sessions SET id = unhex(id) WHERE typeof(id) = 'text' AND lower(hex(unhex(id))) IS id")
+
+
+def _m032_turns_without_chat(db: apsw.Connection) -> None:
+    """A turn's chat is no longer stored: it is its session's, and its messages'."""
+    db.execute("ALTER TABLE turns DROP COLUMN chat_seq")
+
+
+def _m033_signatures_of_8_bytes(db: apsw.Connection) -> None:
+    """A session's signature (``segment.signature``) keeps the first 8 of its 12 bytes: it tells a session's
+    old turn structure from its new, which 64 bits do as well."""
+    db.execute("UPDATE sessions SET signature = substr(signature, 1, 8) WHERE length(signature) > 8")
+
+
 def _m040_long_texts_apart(db: apsw.Connection) -> None:
     """A text of more than ``LONG_TEXT`` characters is stored apart: a BLOB as the last column of a row of
     its own (``long_texts``), its message's text an empty BLOB. Written in place by blob I/O, it is never in
@@ -564,6 +621,10 @@ _SHRINKING = frozenset(
         "m021_text_kind_implied",
         "m022_signatures_as_bytes",
         "m023_turns_as_runs",
+        "m030_further_rests",
+        "m031_session_ids_as_bytes",
+        "m032_turns_without_chat",
+        "m033_signatures_of_8_bytes",
     }
 )
 
@@ -592,6 +653,10 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m021_text_kind_implied", _m021_text_kind_implied),
     ("m022_signatures_as_bytes", _m022_signatures_as_bytes),
     ("m023_turns_as_runs", _m023_turns_as_runs),
+    ("m030_further_rests", _m030_further_rests),
+    ("m031_session_ids_as_bytes", _m031_session_ids_as_bytes),
+    ("m032_turns_without_chat", _m032_turns_without_chat),
+    ("m033_signatures_of_8_bytes", _m033_signatures_of_8_bytes),
     ("m040_long_texts_apart", _m040_long_texts_apart),
 )
 
@@ -624,7 +689,7 @@ def migrate(db: apsw.Connection) -> None:
                 )
                 shrunk |= name in _SHRINKING
     if shrunk:
-        db.execute("VACUUM")
+        vacuum(db)
 
 
 def _tune(db: apsw.Connection) -> None:

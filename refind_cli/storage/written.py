@@ -258,15 +258,34 @@ def told(samples: Sequence[tuple[int, str]]) -> Layout | None:
 @dataclass(frozen=True, slots=True)
 class Chatwide:
     """What a chat holds once for its messages' rows: the layout of its written times (m018; a row's
-    ``wall`` is the offset in minutes of the clock it was written by, its ``local_time`` then NULL), and the
-    rest of a raw record that most of its rows share (m019; a row's ``raw`` is then '', with a form)."""
+    ``wall`` is the offset in minutes of the clock it was written by, its ``local_time`` then NULL), the
+    rest of a raw record that most of its rows share (m019; a row's ``raw`` is then '', with a form), and
+    the further rests its rows share (m030, ``rests``: a row's ``raw`` is then the one-byte key
+    ``bytes([i])`` of the i-th: a WhatsApp sender saved as a phone number is written between direction
+    marks, so each of their lines leaves a rest of its own)."""
 
     layout: Layout | None
     rest: str | None
+    rests: tuple[str, ...] = ()
+    # What a row's rest is stored as ('' or a key), by rest: what the writer looks up a row.
+    stored: dict[str, str | bytes] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        stored: dict[str, str | bytes] = {rest: bytes([i]) for i, rest in enumerate(self.rests)}
+        if self.rest is not None:
+            stored[self.rest] = ""
+        object.__setattr__(self, "stored", stored)
 
     def written_time(self, ts: int, wall: int) -> str:
         assert self.layout is not None  # a row has a wall offset only where its chat has a layout
         return self.layout.write(ts // 1_000_000 + wall * 60)
 
-    def record_rest(self, rest: str, form: int | None) -> str:
+    def record_rest(self, rest: str | bytes, form: int | None) -> str:
+        if isinstance(rest, bytes):
+            return self.rests[rest[0]]  # a key is stored only for a record cut with a form
         return self.rest if rest == "" and form is not None and self.rest is not None else rest
+
+    @classmethod
+    def loads(cls, layout: str, rest: str | None, rests: str | None) -> Chatwide:
+        """From the chat's columns ``written``, ``rest`` and ``rests`` (a JSON list, or NULL)."""
+        return cls(Layout.loads(layout), rest, tuple(json.loads(rests)) if rests else ())
