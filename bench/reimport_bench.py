@@ -5,7 +5,8 @@ log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSO
 (its last conversation grows, new ones follow), a Slack workspace zip of 20 channels (one grows), and a
 Telegram account export of 100 dialogs (``telegram-account``: the dialog of the last messages grows), a
 Hangouts.json, a Google Chat Takeout zip and a Skype ``messages.json`` of 20 conversations each (the last one
-grows).
+grows); the chat as KakaoTalk's macOS CSV and as its zipped phone text, and the Telegram account export
+zipped.
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
 seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
@@ -17,7 +18,8 @@ seconds (the process's and its import worker's), each in a fresh process on a fr
 This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
-        [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat skype]
+        [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat skype
+                   kakaotalk-csv kakaotalk-zip telegram-account-zip]
 """
 
 from __future__ import annotations
@@ -268,6 +270,40 @@ def generate_slack(path: Path, n: int, channels: int = 20, run: int = 5_000) -> 
             zf.writestr(f"c{c}/{day}.json", json.dumps(messages, indent=4, ensure_ascii=False))
 
 
+def generate_kakaotalk_csv(path: Path, n: int) -> None:
+    """The same chat as KakaoTalk's macOS CSV: a ``Date,User,Message`` header, a record a message (a text
+    with a line break spans lines inside its quotes)."""
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("Date,User,Message\n")
+        for t, sender, text in chat_records(n + 1):
+            quoted = text.replace('"', '""')
+            fh.write(f'{t:%Y-%m-%d %H:%M:%S},"{sender}","{quoted}"\n')
+
+
+def generate_kakaotalk_zip(path: Path, n: int) -> None:
+    """The same chat as a KakaoTalk phone export (Android, English), zipped as the app shares it: its text
+    file beside a photo."""
+    import zipfile
+
+    lines = ["KakaoTalk Chats with Bench", "Date Saved : Jan 1, 2030 at 10:00 AM", ""]
+    for t, sender, text in chat_records(n + 1):
+        lines.append(f"{t:%B} {t.day}, {t.year}, {t:%I:%M %p}".replace(" 0", " ") + f", {sender} : {text}")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("KakaoTalkChats.txt", "\n".join(lines) + "\n")
+        zf.writestr("2019-01-01-08-00-00.jpg", b"\xff\xd8 not a photo")
+
+
+def generate_telegram_account_zip(path: Path, n: int) -> None:
+    """``generate_telegram_account``'s export zipped, as Telegram Desktop's folder is when shared."""
+    import zipfile
+
+    loose = path.with_suffix(".json")
+    generate_telegram_account(loose, n)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(loose, "DataExport_2030-01-01/result.json")
+    loose.unlink()
+
+
 # The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
@@ -279,6 +315,9 @@ FORMATS = {
     "discord": ("Bench - general [900000000000000077].json", generate_discord),
     "chatgpt": ("conversations.json", generate_chatgpt),
     "slack": ("Bench Slack export.zip", generate_slack),
+    "kakaotalk-csv": ("KakaoTalk_Chat_Bench.csv", generate_kakaotalk_csv),
+    "kakaotalk-zip": ("KakaoTalk_Chat_Bench.zip", generate_kakaotalk_zip),
+    "telegram-account-zip": ("Telegram Desktop export.zip", generate_telegram_account_zip),
 }
 
 

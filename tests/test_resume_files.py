@@ -83,6 +83,67 @@ def test_an_unchanged_slack_channel_is_not_parsed(tmp_path: Path, monkeypatch: p
     assert built == {"general", "random", "climbing"}
 
 
+def test_a_grown_slack_channel_reads_only_its_new_day_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    parsed: list[str] = []
+    original = slack._load_json
+    monkeypatch.setattr(slack, "_load_json", lambda tree, name: parsed.append(name) or original(tree, name))
+    versions = slack_versions("append")
+    result = reimport(tmp_path / "Acme Slack export.zip", versions, parsed)
+    # general gained a day; random's last day grew: read from the point its reading left before that day.
+    assert sorted(n for n in parsed if "/" in n) == ["general/2023-11-18.json", "random/2023-11-17.json"]
+    # It reports what a full reading would: every message of the export seen.
+    seen = {c.name: c.messages_added + c.messages_skipped for c in result.chats}
+    assert seen == {"#general": 20, "#random": 17, "#climbing": 15, "#trips": 15}
+    # And the next export, grown again, goes on from the points this one left.
+    later = {c: [day(c, n) for n in range(3)] for c in CHANNELS}
+    later["general"] += [day("general", 3), day("general", 4)]
+    later["random"][2] = day("random", 2, count=7)
+    parsed.clear()
+    with Archive.open(tmp_path / "home") as archive:
+        (tmp_path / "Acme Slack export.zip").write_bytes(slack_zip(later))
+        again = import_file(archive, tmp_path / "Acme Slack export.zip", tz=BERLIN, worker=False)
+    assert [n for n in parsed if "/" in n] == ["general/2023-11-19.json"]
+    assert sum(c.messages_added for c in again.chats) == 5
+
+
+def reply(n: int, parent: str, text: str = "re") -> dict:
+    ts = f"{1_700_000_000 + 86_400 * n + 7}.000900"
+    return {"type": "message", "user": "U2", "ts": ts, "thread_ts": parent, "text": text}
+
+
+@pytest.mark.parametrize(
+    "change", ["a reply to a message of a day passed over", "a parent older than those days"]
+)
+def test_a_grown_slack_channel_stores_what_a_full_reread_would(tmp_path: Path, change: str):
+    earlier = {c: [day(c, n) for n in range(3)] for c in CHANNELS}
+    if change.startswith("a reply"):
+        later = {c: [day(c, n) for n in range(3)] for c in CHANNELS}
+        later["general"].append([*day("general", 3), reply(3, earlier["general"][0][1]["ts"])])
+    else:
+        # A day file passed over holds a reply whose parent the earlier export lacked; the later one files the
+        # parent under a new day: read whole, the parent is stored as threaded, as a full reading stores it.
+        ts = "1700086430.000900"
+        parent = {"type": "message", "user": "U1", "ts": ts, "thread_ts": ts, "text": "the parent"}
+        earlier["general"][2].append(reply(2, parent["ts"]))
+        later = {c: [list(d) for d in days] for c, days in earlier.items()}
+        later["general"].append([*day("general", 3), parent])
+    versions = [slack_zip(earlier), slack_zip(later)]
+    resumed, reread, results = both_ways(tmp_path, "Acme Slack export.zip", versions)
+    assert resumed == reread
+    assert [c.messages_added for c in results[-1].chats if c.name == "#general"] == [6]
+
+
+def test_a_slack_channel_without_its_last_day_reports_what_a_full_reread_does(tmp_path: Path):
+    earlier = {c: [day(c, n) for n in range(3)] for c in CHANNELS}
+    later = {c: [day(c, n) for n in range(3 if c != "general" else 2)] for c in CHANNELS}
+    resumed, reread, results = both_ways(
+        tmp_path, "Acme Slack export.zip", [slack_zip(earlier), slack_zip(later)]
+    )
+    assert resumed == reread
+    seen = {c.name: c.messages_added + c.messages_skipped for c in results[-1].chats}
+    assert seen == {"#general": 10, "#random": 15, "#climbing": 15, "#trips": 15}
+
+
 def reimport(path: Path, versions: list[bytes], calls: list[str]) -> FileImportResult:
     """Each version imported in turn into a home beside ``path``; ``calls`` cleared before the last."""
     with Archive.open(path.parent / "home") as archive:

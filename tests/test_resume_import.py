@@ -343,7 +343,7 @@ def zipped(member: str, content: bytes) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("source", [JONAS], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
 def test_a_grown_zip_is_read_from_the_mark_in_its_text(tmp_path: Path, source: Path):
     lines = lines_of(source)
     cut = next(n for n in range(len(lines) * 2 // 3, len(lines)) if _starts_message(_fmt(source), lines[n]))
@@ -354,13 +354,30 @@ def test_a_grown_zip_is_read_from_the_mark_in_its_text(tmp_path: Path, source: P
     assert resumed == reread
 
 
-@pytest.mark.parametrize("source", [JONAS], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
 def test_a_zip_whose_text_changed_before_the_mark_is_read_whole(tmp_path: Path, source: Path):
     lines = lines_of(source)
     old = b"".join(lines[:-3])
     edited = [*lines[:-4], lines[-4].rstrip(b"\r\n") + b" (edited)\n", *lines[-3:]]
     name = source.with_suffix(".zip").name
     versions = [zipped(source.name, old), zipped(source.name, b"".join(edited))]
+    resumed, reread, results = both_ways(tmp_path, name, versions)
+    assert results[-1].resumed_at is None
+    assert resumed == reread
+
+
+@pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
+def test_a_zip_whose_text_changed_before_the_mark_in_as_many_bytes_is_read_whole(
+    tmp_path: Path, source: Path
+):
+    # The bytes after the mark are where they were: only the hash of those before it tells the change.
+    lines = lines_of(source)
+    n = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].rstrip()[-1:].isalpha())
+    end = len(lines[n].rstrip())
+    swapped = b"X" if lines[n][end - 1 : end] != b"X" else b"Y"
+    edited = [*lines[:n], lines[n][: end - 1] + swapped + lines[n][end:], *lines[n + 1 :]]
+    name = source.with_suffix(".zip").name
+    versions = [zipped(source.name, b"".join(lines[:-3])), zipped(source.name, b"".join(edited))]
     resumed, reread, results = both_ways(tmp_path, name, versions)
     assert results[-1].resumed_at is None
     assert resumed == reread

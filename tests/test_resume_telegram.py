@@ -266,3 +266,63 @@ def test_any_later_export_reimports_as_a_full_reread_would(
         old, new = (v.replace(b"message 1 about", b"message 1\\x01 about") for v in (old, new))
     resumed, reread, _ = both_ways(tmp_path_factory.mktemp("ways"), "result.json", [old, new])
     assert resumed == reread
+
+
+# --- an account export in a zip: its result.json copied to a temporary file, walked as a loose one's ----------
+
+
+def zipped_account(data: bytes) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("DataExport_2024-02-01/result.json", data)
+        zf.writestr("DataExport_2024-02-01/export_results.html", b"<html></html>")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_zipped_account_export_leaves_the_archive_a_full_reread_would(tmp_path: Path, change: str):
+    earlier, later = versions(change)
+    zips = [zipped_account(account(earlier)), zipped_account(account(later, rating=0.5))]
+    resumed, reread, results = both_ways(tmp_path, "Telegram.zip", zips)
+    assert resumed == reread
+    assert sum(c.messages_added + c.messages_skipped for c in results[-1].chats) == sum(
+        len(d["messages"]) for d in later
+    )
+
+
+def test_a_zipped_account_export_parses_only_the_dialogs_that_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    earlier, later = versions("edit")
+    built = counted(monkeypatch)
+    path = tmp_path / "Telegram.zip"
+    with Archive.open(tmp_path / "home") as archive:
+        path.write_bytes(zipped_account(account(earlier)))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        built.clear()
+        path.write_bytes(zipped_account(account(later, rating=0.5)))
+        result = import_file(archive, path, tz=BERLIN, worker=False)
+        assert result.error is None and len(result.chats) == 9
+    assert 8 + 35 + 5 <= len(built) <= 40 + 35 + 5  # the grown, the edited and the new dialog
+
+
+def test_a_zipped_account_export_is_read_as_it_streams_where_no_copy_can_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    path = tmp_path / "Telegram.zip"
+    path.write_bytes(zipped_account(account(versions("append")[1])))
+    whole = [(e.chat, list(e.messages)) for e in telegram.read(path, tz=BERLIN)]
+
+    opened = Path.open
+
+    def full_disk(self: Path, mode: str = "r", *args: object, **kwargs: object):
+        if "w" in mode and self.name == "result.json":
+            raise OSError(28, "No space left on device")
+        return opened(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", full_disk)
+    streamed = [(e.chat, list(e.messages)) for e in telegram.read(path, tz=BERLIN)]
+    assert streamed == whole

@@ -469,7 +469,9 @@ register(
         resumes=True,
     )
 )
-register(Importer("slack", "refind_cli.importers.slack", takes=("zip", "folder"), names=("*.zip",)))
+register(
+    Importer("slack", "refind_cli.importers.slack", takes=("zip", "folder"), names=("*.zip",), knows=True)
+)
 register(
     Importer(
         "telegram",

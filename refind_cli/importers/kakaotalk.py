@@ -23,9 +23,10 @@ from __future__ import annotations
 import contextlib
 import csv
 import itertools
+import json
 import re
 from collections.abc import Iterator
-from datetime import timedelta, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import NamedTuple
 
@@ -150,30 +151,23 @@ def sniff(path: Path) -> bool:
 
 def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per file (or per zip, whose text file is the chat); read as consumed. ``after``: a mark of an
-    earlier reading of the loose text file (``linelog.read_file_log``); a CSV or a zip is read whole."""
+    earlier reading of the file (``linelog.read_file_log``; a CSV's, ``_csv_export``)."""
 
     def chat(head: Head) -> Chat:
         name = head.title or path.name.rsplit(".", 1)[0]
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
     if path.suffix.lower() == ".csv" and not _is_zip(path):
-        if after is not None:
-            raise NotResumable
-        name = path.name.rsplit(".", 1)[0]
-        yield ChatExport(Chat(FORMAT, name, name, "chat"), _csv_messages(path, linelog.file_lines(path), tz))
+        yield _csv_export(path, tz, after)
         return
     if not _is_zip(path):
         yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed)
         return
-    if after is not None:
-        raise NotResumable
     with container.open_zip(path) as zf:
         member = _chat_member(container.member_names(zf))
-        if member is None:
-            raise InputError(path, "contains no KakaoTalk chat (.txt) file")
-        where = f"entry {member!r}"
-        lines = linelog.iter_lines(container.iter_member_chunks(zf, member, path), path, where)
-        yield linelog.read_log(GRAMMAR, _Unframed()(lines), tz, path, where, chat)
+    if member is None:
+        raise InputError(path, "contains no KakaoTalk chat (.txt) file")
+    yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed, member)
 
 
 def _is_zip(path: Path) -> bool:
@@ -253,18 +247,48 @@ def _is_csv(lines: list[str]) -> bool:
     return len(content) == 1 or _CSV_STAMP.search(content[1]) is not None
 
 
-def _csv_messages(path: Path, lines: Iterator[str], tz: tzinfo) -> Iterator[Message]:
-    """The records after the header. A record ends at the line that closes its quotes; its lines as
-    written are its raw record."""
-    header = next(lines, None)
-    columns = None if header is None else _csv_columns(header)
+def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
+    """The CSV's chat, read whole or from ``after`` on: a record ends at the end of a line, so the bytes after
+    a mark (at a record's end) are records of their own; what carries over is the clock and the line count
+    (the columns are the header's, read again). Its ``end``: a mark at the file's end, where it ends a line."""
+    if after is not None and after.digest:
+        raise NotResumable
+    head = linelog.head_lines(linelog.file_head(path))
+    columns = _csv_columns(head[0]) if head else None
     if columns is None:
         raise InputError(path, "not a KakaoTalk CSV export: expected a header of Date,User,Message", "line 1")
+    offset, line = (after.offset, json.loads(after.state)["line"]) if after is not None else (0, 0)
+    read = linelog.Counted(container.iter_file_chunks(path, offset), offset)
     clock = linelog.Clock(tz)
+    if after is not None:
+        clock.previous = datetime.fromisoformat(json.loads(after.state)["previous"])
+    lines: list[int] = []  # the lines read, once all are
+
+    def end() -> Mark | None:
+        if not lines or not read.whole_lines:
+            return None
+        return Mark(read.size, json.dumps({"previous": clock.previous.isoformat(), "line": lines[0]}))
+
+    name = path.name.rsplit(".", 1)[0]
+    records = linelog.iter_lines(read, path, line=line)
+    if after is None:
+        next(records, None)  # the header
+    messages = _csv_messages(path, records, clock, columns, max(line, 1), lines)
+    return ChatExport(Chat(FORMAT, name, name, "chat"), messages, end)
+
+
+def _csv_messages(
+    path: Path, lines: Iterator[str], clock: linelog.Clock, columns: _Columns, before: int, read: list[int]
+) -> Iterator[Message]:
+    """The records after the header (``before``: the lines before these, the header's at least). A record
+    ends at the line that closes its quotes; its lines as written are its raw record. Once they run out,
+    the lines read are put in ``read``."""
     record: list[str] = []
     quotes = start = 0
-    seen = False
-    for number, line in enumerate(lines, 2):
+    seen = before > 1
+    first = before + 1
+    number = before
+    for number, line in enumerate(lines, first):
         if not record:
             if not line.strip():
                 continue
@@ -282,6 +306,7 @@ def _csv_messages(path: Path, lines: Iterator[str], tz: tzinfo) -> Iterator[Mess
         )
     if not seen:
         raise InputError(path, "has no messages; not a KakaoTalk chat export")
+    read.append(number)
 
 
 def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns: _Columns) -> Message:

@@ -906,54 +906,96 @@ def read_file_log(
     chat: Callable[[Head], Chat],
     after: Mark | None = None,
     rewrite: Callable[[], LineFilter] | None = None,
+    member: str | None = None,
 ) -> ChatExport:
-    """``read_log`` of a loose file, whose ``end`` is where a later reading of it, grown, can go on from (its
-    bytes are checked by the import ledger). ``after``: such a mark; the head is read again (the title names
-    the chat), then the lines from the mark on, up to the first message after it now, so that NotResumable
-    comes before any message. ``rewrite``: makes the filter each run of lines passes through."""
-    if after is not None and after.digest:
-        raise NotResumable  # a zip's mark
+    """``read_log`` of a loose file, or of a zip's text ``member``, whose ``end`` is where a later reading of
+    it, grown, can go on from (a loose file's bytes are checked by the import ledger, a member's by the hash
+    its mark holds: ``member_from``). ``after``: such a mark; the head is read again (the title names the
+    chat), then the lines from the mark on, up to the first message after it now, so that NotResumable comes
+    before any message. ``rewrite``: makes the filter each run of lines passes through."""
+    if after is not None and bool(after.digest) != (member is not None):
+        raise NotResumable  # a zip's mark read in a loose file, or the reverse
+    where = None if member is None else f"entry {member!r}"
     last: LineFilter | None = None  # the filter of the latest run of lines
 
-    def lines(chunks: _Counted, line: int = 0) -> Iterator[str]:
+    def lines(chunks: Counted, line: int = 0) -> Iterator[str]:
         nonlocal last
-        read = iter_lines(chunks, path, line=line)
+        read = iter_lines(chunks, path, where, line=line)
         if rewrite is None:
             return read
         last = rewrite()
         return last(read)
 
-    counted = _Counted(container.iter_file_chunks(path))
-    reader = Reader(grammar, lines(counted), tz, path, None)
+    def counted(offset: int = 0, digest: str = "") -> Counted:
+        if member is None:
+            return Counted(container.iter_file_chunks(path, offset), offset)
+        ends = Counted((), offset)
+        ends.chunks = member_from(path, member, offset, digest, ends)
+        return ends
+
+    read = counted()
+    reader = Reader(grammar, lines(read), tz, path, where)
     head = reader.head(path.suffix.lower())
     messages: Iterable[Message]
     if after is None:
         messages = reader.messages(head.layout)
     else:
-        counted = _Counted(container.iter_file_chunks(path, after.offset), after.offset)
-        reader.go_on(after.state, lines(counted, json.loads(after.state)["line"]))
+        read = counted(after.offset, after.digest)
+        reader.go_on(after.state, lines(read, json.loads(after.state)["line"]))
         following = reader.messages(head.layout)
         first = next(following, None)
         messages = following if first is None else itertools.chain([first], following)
 
     def end() -> Mark | None:
-        if reader.state is None or not counted.whole_lines or (last is not None and not last.settled):
+        if reader.state is None or not read.whole_lines or (last is not None and not last.settled):
             return None
-        return Mark(counted.size, reader.state)
+        return Mark(read.size, reader.state, read.digest)
 
     return ChatExport(chat=chat(head), messages=messages, end=end)
+
+
+class Digested(Protocol):
+    """Where a zip's text's hash is told once it has streamed to its end (``member_from``)."""
+
+    digest: str
+
+
+def member_from(path: Path, member: str, offset: int, digest: str, told: Digested) -> Iterator[bytes]:
+    """A zip's chat text from byte ``offset`` on, hashed as it streams (a mark of a zip's text carries the
+    hash of the bytes before it): NotResumable before any byte when those before ``offset`` do not hash to
+    ``digest``. Once it runs out, the hash of all its bytes is ``told``."""
+    import hashlib
+
+    h = hashlib.sha256()
+    skip = offset
+    with container.open_zip(path) as zf:
+        for chunk in container.iter_member_chunks(zf, member, path):
+            if skip:
+                h.update(chunk[:skip])
+                if len(chunk) < skip:
+                    skip -= len(chunk)
+                    continue
+                chunk, skip = chunk[skip:], 0
+                if h.hexdigest() != digest:
+                    raise NotResumable
+            h.update(chunk)
+            yield chunk
+    if skip:
+        raise NotResumable  # the text is shorter than the mark
+    told.digest = h.hexdigest()
 
 
 def file_lines(path: Path) -> Iterator[str]:
     return iter_lines(container.iter_file_chunks(path), path)
 
 
-class _Counted:
+class Counted:
     """A file's chunks as they pass: how many bytes, and whether they end a UTF-8 line (a mark is only
     ever set there, so the bytes after it start a line of their own)."""
 
     def __init__(self, chunks: Iterable[bytes], start: int = 0) -> None:
         self.chunks = chunks
+        self.digest = ""  # a zip's text's hash, once it ran out (``member_from``)
         self.size = start
         self.utf8 = True
         self.last = b"\n" if start else b""  # a mark is at the end of a line

@@ -13,10 +13,11 @@ entities unescaped. ``*bold*`` and ``:emoji:`` stay as written: the analyzer dro
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import re
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -147,13 +148,14 @@ def sniff(path: Path) -> bool:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    """Slack times are epoch seconds, so ``tz`` is not needed."""
+def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]:
+    """Slack times are epoch seconds, so ``tz`` is not needed. ``known``: the channels' fingerprints that
+    earlier readings left (``_Point``); a channel that grew by days since one is read from those days on."""
     if path.is_dir():
-        yield from _read_tree(path, _folder_tree(path))
+        yield from _read_tree(path, _folder_tree(path), known)
     elif is_zip(path):
         with open_zip(path) as zf:
-            yield from _read_tree(path, _zip_tree(path, zf))
+            yield from _read_tree(path, _zip_tree(path, zf), known)
     else:
         raise InputError(path, "a Slack export is a zip or a folder of JSON files")
 
@@ -170,7 +172,7 @@ class _Directory:
     owner: str | None  # the workspace's primary owner, when the user list marks one
 
 
-def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
+def _read_tree(path: Path, tree: _Tree, known: Collection[str] = ()) -> Iterator[ChatExport]:
     directory = _directory(tree)
     named = _named_workspace(path)
     folders: dict[str, list[str]] = {}
@@ -183,16 +185,160 @@ def _read_tree(path: Path, tree: _Tree) -> Iterator[ChatExport]:
             path, "no Slack conversations: no channels.json or users.json, no <channel>/YYYY-MM-DD.json"
         )
     names = _names(directory)
+    points = _Point.parse(known)
     gaps = fields.Gaps(path)
     for folder, days in folders.items():
         chat = _chat(folder, directory, named)
-        # A channel's messages are made of its day files and the names of users and channels, no more; its
-        # days are read whole (a reply in a new day file marks its parent in an old one as threaded).
-        files = (part for day in days for part in (day.encode(), tree.stamp(f"{folder}/{day}")))
-        yield ChatExport(
-            chat, _conversation(tree, folder, days, directory, gaps), fingerprint=fingerprint([names, *files])
+        context = [names, chat.source.encode(), chat.key.encode()]
+        channel = _Channel(tree, folder, days, directory, context, gaps)
+        earlier = points.get(channel.tag, [])
+        # Read before as it is: the point after all the days of a reading (the other one, after all but its
+        # last, is a shorter channel's, whose messages that reading counted too many of).
+        same = next(
+            (p for p in earlier if p.whole and p.days == len(days) and p.digest == channel.digest(p.days)),
+            None,
         )
+        if same is not None:  # its messages are built only where asked for
+            yield ChatExport(chat, channel.messages(), fingerprint=same.text)
+            continue
+        grown = sorted((p for p in earlier if p.days < len(days)), key=lambda p: -p.days)
+        start = next((p for p in grown if p.digest == channel.digest(p.days)), None)
+        passed = channel.go_on(start) if start is not None else 0
+        yield ChatExport(chat, channel.messages(), printed=channel.printed, passed=passed)
     gaps.warn()
+
+
+@dataclass(frozen=True, slots=True)
+class _Point:
+    """What a channel's reading leaves for the next one, in its fingerprint: of its first ``days`` day files,
+    the hash of their names and stamps (with the names its messages take and the chat's key: ``digest``),
+    the latest ``ts`` of their messages and how many they hold. A later export whose first ``days`` files
+    hash the same is read from the file after them on, as long as every message there is later than
+    ``last``: a reply lies in the day file of its parent or a later one, so none of the files passed over
+    marks a message read now as threaded (nor the reverse, which would change a stored row the full reading
+    keeps too). Two are left, after all the days and after all but the last: the last day file of an export
+    made that day grows."""
+
+    tag: str  # which chat (a hash of its key and the names its messages take)
+    days: int
+    last: tuple[int, int]
+    count: int
+    digest: str
+    text: str  # the whole fingerprint this point was found in
+    whole: bool = False  # the point after all the days of the reading that left it
+
+    def write(self) -> str:
+        return f"{self.days}:{self.last[0]}.{self.last[1]:09d}:{self.count}:{self.digest}"
+
+    @classmethod
+    def parse(cls, known: Collection[str]) -> dict[str, list[_Point]]:
+        """The points of the fingerprints ``_Channel.printed`` wrote, by chat; others are passed over."""
+        found: dict[str, list[_Point]] = {}
+        for text in known:
+            kind, _, rest = text.partition(" ")
+            tag, *points = rest.split(" ")
+            if kind != _PRINTS:
+                continue
+            for n, point in enumerate(points, 1):
+                with contextlib.suppress(ValueError):
+                    days, last, count, digest = point.split(":")
+                    seconds, nanos = last.split(".")
+                    when = (int(seconds), int(nanos))
+                    made = cls(tag, int(days), when, int(count), digest, text, n == len(points))
+                    found.setdefault(tag, []).append(made)
+        return found
+
+
+_PRINTS = "slack-days-1"  # the kind of a channel's fingerprint (``_Point``)
+
+
+class _Channel:
+    """One conversation's day files read as a chat: whole, or from a ``_Point`` of an earlier reading on."""
+
+    def __init__(
+        self,
+        tree: _Tree,
+        folder: str,
+        days: list[str],
+        directory: _Directory,
+        context: list[bytes],
+        gaps: fields.Gaps,
+    ) -> None:
+        self.tree, self.folder, self.days, self.directory, self.gaps = tree, folder, days, directory, gaps
+        # A channel's messages are made of its day files and the names of users and channels, no more.
+        self.context = context
+        self.stamps = [(day.encode(), tree.stamp(f"{folder}/{day}")) for day in days]
+        self.tag = fingerprint(context)[:16]
+        self.start: _Point | None = None
+        self.read: list[list[_Entry]] | None = None  # the day files from the start on, once read
+        self._digests: dict[int, str] = {}
+
+    def digest(self, days: int) -> str:
+        if days not in self._digests:
+            parts = [part for stamp in self.stamps[:days] for part in stamp]
+            self._digests[days] = fingerprint([*self.context, *parts])
+        return self._digests[days]
+
+    def go_on(self, start: _Point) -> int:
+        """Read the day files after ``start``'s; the messages before them, where every message read is
+        later than those (else the channel is read whole: 0)."""
+        read = [self._day(day) for day in self.days[start.days :]]
+        if any(entry[0] <= start.last for entries in read for entry in entries):
+            return 0
+        self.start, self.read = start, read
+        return start.count
+
+    def messages(self) -> Iterator[Message]:
+        """Its messages, in ``ts`` order (a stable sort keeps same-ts messages in file order)."""
+        if self.read is None:
+            self.read = [self._day(day) for day in self.days]
+        entries = sorted((entry for day in self.read for entry in day), key=lambda entry: entry[0])
+        replied = {
+            thread
+            for _, obj, _, _ in entries
+            if (thread := _str(obj.get("thread_ts"))) and thread != _str(obj.get("ts"))
+        }
+        for _, obj, timestamp, raw in entries:
+            yield _message(obj, timestamp, raw, replied, self.directory)
+
+    def printed(self) -> str | None:
+        """Its fingerprint, its day files read: the points after all of them and after all but the last."""
+        if self.read is None:
+            return None
+        start = self.start or _Point(self.tag, 0, (-1, 0), 0, "", "")
+        points = [start] if start.days else []
+        count, last = start.count, start.last
+        for n, entries in enumerate(self.read, start.days + 1):
+            count += len(entries)
+            last = max([last, *(entry[0] for entry in entries)])
+            if n >= len(self.days) - 1:
+                points.append(_Point(self.tag, n, last, count, self.digest(n), ""))
+        return " ".join([_PRINTS, self.tag, *(p.write() for p in points[-2:])])
+
+    def _day(self, day: str) -> list[_Entry]:
+        name = f"{self.folder}/{day}"
+        data = _load_json(self.tree, name)
+        path, where = self.tree.place(name)
+        if not isinstance(data, list):
+            raise InputError(path, "a day file is not a JSON array of messages", where)
+        entries = []
+        for index, obj in enumerate(data):
+            place = _join_where(where, f"message {index}")
+            if not isinstance(obj, dict):
+                raise InputError(path, "a message is not a JSON object", place)
+            key, timestamp = _parse_ts(obj.get("ts"), path, place)
+            if obj.get("text") is None:  # Slack writes "" for a message of files alone
+                self.gaps.lack("message", "text")
+            try:
+                raw = json.dumps(obj, ensure_ascii=False, sort_keys=True)
+            except RecursionError:
+                raise InputError(path, "message nested too deeply", place) from None
+            entries.append((key, obj, timestamp, raw))
+        return entries
+
+
+# A message of a day file: its ``ts`` as exact (seconds, nanoseconds), its object, time and raw record.
+_Entry = tuple[tuple[int, int], dict[str, Any], datetime, str]
 
 
 def _names(directory: _Directory) -> bytes:
@@ -373,39 +519,6 @@ def _mpim_name(folder: str) -> str:
 
 
 # --- messages ----------------------------------------------------------------------------------------
-
-
-def _conversation(
-    tree: _Tree, folder: str, days: list[str], directory: _Directory, gaps: fields.Gaps
-) -> Iterator[Message]:
-    """All of one conversation's day files, in ``ts`` order (a stable sort keeps same-ts messages in file order)."""
-    entries: list[tuple[tuple[int, int], dict[str, Any], datetime, str]] = []
-    for day in days:
-        name = f"{folder}/{day}"
-        data = _load_json(tree, name)
-        path, where = tree.place(name)
-        if not isinstance(data, list):
-            raise InputError(path, "a day file is not a JSON array of messages", where)
-        for index, obj in enumerate(data):
-            place = _join_where(where, f"message {index}")
-            if not isinstance(obj, dict):
-                raise InputError(path, "a message is not a JSON object", place)
-            key, timestamp = _parse_ts(obj.get("ts"), path, place)
-            if obj.get("text") is None:  # Slack writes "" for a message of files alone
-                gaps.lack("message", "text")
-            try:
-                raw = json.dumps(obj, ensure_ascii=False, sort_keys=True)
-            except RecursionError:
-                raise InputError(path, "message nested too deeply", place) from None
-            entries.append((key, obj, timestamp, raw))
-    entries.sort(key=lambda entry: entry[0])
-    replied = {
-        thread
-        for _, obj, _, _ in entries
-        if (thread := _str(obj.get("thread_ts"))) and thread != _str(obj.get("ts"))
-    }
-    for _, obj, timestamp, raw in entries:
-        yield _message(obj, timestamp, raw, replied, directory)
 
 
 def _parse_ts(value: Any, path: Path, where: str) -> tuple[tuple[int, int], datetime]:

@@ -32,7 +32,14 @@ from typing import Any
 
 from refind_cli.errors import InputError
 from refind_cli.importers import fields, jsonstream
-from refind_cli.importers.container import member_of, named_file, named_head, open_zip, shallowest
+from refind_cli.importers.container import (
+    iter_file_chunks,
+    member_of,
+    named_file,
+    named_head,
+    open_zip,
+    shallowest,
+)
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "telegram"
@@ -100,12 +107,42 @@ def read(
             ):
                 raise NotResumable
             tail = _Tail(span, jsonstream.Head(after.offset, between))
-        # A file on disk (loose or in a folder) can be walked for its dialogs' places.
-        on_disk = entry is None and member_of(where) is None and tail is None
-        items = jsonstream.Items(where, _LISTS, known) if on_disk else None
-        marks = tail.file if tail is not None and zipped else jsonstream.Span(zipped, 0) if zipped else loose
-        with contextlib.closing(items) if items is not None else contextlib.nullcontext():
+        with contextlib.ExitStack() as stack:
+            # A file on disk (loose or in a folder) can be walked for its dialogs' places; a zipped account
+            # export is copied to one first (``_spooled``).
+            on_disk: Path | None = (
+                where if entry is None and member_of(where) is None and tail is None else None
+            )
+            if zipped is not None and after is None and (on_disk := _spooled(zipped, stack)) is not None:
+                chunks = iter_file_chunks(on_disk)
+            items = jsonstream.Items(on_disk, _LISTS, known) if on_disk is not None else None
+            if items is not None:
+                stack.enter_context(contextlib.closing(items))
+            marks = (
+                tail.file if tail is not None and zipped else jsonstream.Span(zipped, 0) if zipped else loose
+            )
             yield from _parse(chunks, where, entry, tz, marks, tail, items)
+
+
+def _spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:
+    """An account export's zipped ``result.json`` copied to a temporary file for as long as ``stack`` lasts,
+    so that its dialogs can be found by their bytes and passed over as a loose file's are (``Items`` needs
+    the bytes at hand, which a zip's stream does not give); None for a one-chat export (its marks go on from
+    a head) or where no temporary file can be written (it is then read as it streams)."""
+    if not _SNIFF_ACCOUNT.search(named_head(member, RESULT, _SNIFF_BYTES)):
+        return None
+    import tempfile
+
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="refind-")))
+    copy = folder / RESULT
+    try:
+        with copy.open("wb") as out:
+            for chunk in iter_file_chunks(member):
+                out.write(chunk)
+    except OSError:  # a full disk: the copy is dropped now, not when the reading ends
+        copy.unlink(missing_ok=True)
+        return None
+    return copy
 
 
 def _zipped(path: Path) -> Path | None:

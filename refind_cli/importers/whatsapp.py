@@ -15,7 +15,6 @@ collects the distinct dates for the day/month decision, the second, lazy one bui
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import unicodedata
@@ -527,30 +526,7 @@ def _chunks(
     if member is None:
         return lambda: _counted(container.iter_file_chunks(path, offset), ends, offset, lines)
     digest = after.digest if after is not None else ""
-    return lambda: _counted(_member_from(path, member, ends, offset, digest), ends, offset, lines)
-
-
-def _member_from(path: Path, member: str, ends: _Ends, offset: int, digest: str) -> Iterator[bytes]:
-    """A zip's chat text from byte ``offset`` on, hashed as it streams (a mark of a zip's text carries the
-    hash of the bytes before it): NotResumable before any byte when those before ``offset`` do not hash to
-    ``digest``."""
-    h = hashlib.sha256()
-    skip = offset
-    with container.open_zip(path) as zf:
-        for chunk in container.iter_member_chunks(zf, member, path):
-            if skip:
-                h.update(chunk[:skip])
-                if len(chunk) < skip:
-                    skip -= len(chunk)
-                    continue
-                chunk, skip = chunk[skip:], 0
-                if h.hexdigest() != digest:
-                    raise NotResumable
-            h.update(chunk)
-            yield chunk
-    if skip:
-        raise NotResumable  # the text is shorter than the mark
-    ends.digest = h.hexdigest()
+    return lambda: _counted(linelog.member_from(path, member, offset, digest, ends), ends, offset, lines)
 
 
 def _counted(chunks: Iterator[bytes], ends: _Ends, offset: int, lines: int) -> Iterator[bytes]:
