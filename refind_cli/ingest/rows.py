@@ -7,10 +7,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from refind_cli.method.segment import GapSplit
 from refind_cli.records import Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.database import to_us
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
+from refind_cli.storage.sessions import NewSession, Unthreaded, new_session
 
 # Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
 BATCH = 5_000
@@ -47,10 +49,28 @@ class Batches(Protocol):
     """A chat's rows in batches. ``seen`` counts the messages read (forgotten ones too) once exhausted;
     ``read`` is how much of the export they came from, in characters of their raw records, so far."""
 
-    seen: int
-    read: int
+    @property
+    def seen(self) -> int: ...
+
+    @property
+    def read(self) -> int: ...
 
     def __iter__(self) -> Iterator[list[tuple]]: ...
+
+
+class PlannedBatches(Batches, Protocol):
+    """A chat's rows in batches, with a fresh chat's unthreaded sessions planned (``Planned``): ``take``
+    gives those planned from the rows passed so far and not taken yet. ``out_of_order``: the rows came out
+    of time order, and the sessions are no good; ``threaded``: some rows are of explicit threads, which are
+    planned from the stored rows after (both told once exhausted)."""
+
+    @property
+    def out_of_order(self) -> bool: ...
+
+    @property
+    def threaded(self) -> bool: ...
+
+    def take(self) -> list[NewSession]: ...
 
 
 class Rows:
@@ -142,3 +162,48 @@ class Rows:
             self.seen, self.read = seen, read
         if batch:
             yield batch
+
+
+class Planned:
+    """``PlannedBatches`` of ``batches``: a fresh chat's unthreaded sessions are planned from each batch
+    before it is passed on, where the rows are made (the import worker: planning was a fifth of the
+    writer's CPU time, and the writer is the longer of the two). Another chat's batches pass as they are:
+    its sessions are planned with the stored ones, after."""
+
+    def __init__(self, plan: ChatPlan, batches: Batches) -> None:
+        self.plan = plan
+        self.batches = batches
+        self.unthreaded = Unthreaded()
+        self.sessions: list[NewSession] = []
+
+    @property
+    def seen(self) -> int:
+        return self.batches.seen
+
+    @property
+    def read(self) -> int:
+        return self.batches.read
+
+    @property
+    def out_of_order(self) -> bool:
+        return self.unthreaded.out_of_order
+
+    @property
+    def threaded(self) -> bool:
+        return self.unthreaded.threaded
+
+    def take(self) -> list[NewSession]:
+        taken, self.sessions = self.sessions, []
+        return taken
+
+    def __iter__(self) -> Iterator[list[tuple]]:
+        plan = self.plan
+        if not plan.fresh:
+            yield from self.batches
+            return
+        split = GapSplit(plan.chat_uid, plan.gap_us, plan.pairing)
+        of = self.unthreaded.of
+        for batch in self.batches:
+            self.sessions.extend(map(new_session, split.feed(of(batch))))
+            yield batch
+        self.sessions.extend(map(new_session, split.close()))

@@ -153,15 +153,33 @@ def split_by_gap(
     chat_uid: str, ordered: Iterable[SegMessage], gap_us: int, pairing: str = "burst"
 ) -> Iterator[PlannedSession]:
     """Sessions of messages given in time order: a new one after each silence longer than ``gap_us``."""
-    cap = CAPS.session_messages
-    current: list[SegMessage] = []
-    for m in ordered:
-        if current and (m.ts - current[-1].ts > gap_us or len(current) >= cap):
-            yield _session(chat_uid, current, None, pairing)
-            current = []
-        current.append(m)
-    if current:
-        yield _session(chat_uid, current, None, pairing)
+    split = GapSplit(chat_uid, gap_us, pairing)
+    yield from split.feed(ordered)
+    yield from split.close()
+
+
+class GapSplit:
+    """``split_by_gap`` fed a part of the messages at a time (an import plans a chat's sessions batch by
+    batch, and sends each batch on before the next is read): ``feed`` yields the sessions the part closes,
+    ``close`` the last one."""
+
+    def __init__(self, chat_uid: str, gap_us: int, pairing: str) -> None:
+        self.chat_uid, self.gap_us, self.pairing = chat_uid, gap_us, pairing
+        self.current: list[SegMessage] = []  # the session still open
+
+    def feed(self, ordered: Iterable[SegMessage]) -> Iterator[PlannedSession]:
+        chat_uid, gap_us, pairing, cap = self.chat_uid, self.gap_us, self.pairing, CAPS.session_messages
+        current = self.current
+        for m in ordered:
+            if current and (m.ts - current[-1].ts > gap_us or len(current) >= cap):
+                yield _session(chat_uid, current, None, pairing)
+                current = self.current = []
+            current.append(m)
+
+    def close(self) -> Iterator[PlannedSession]:
+        if self.current:
+            yield _session(self.chat_uid, self.current, None, self.pairing)
+            self.current = []
 
 
 def split_by_thread(

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
+from typing import NamedTuple
 
 from refind_cli.method import segment
 from refind_cli.records import Kind
 from refind_cli.storage.archive import Archive, StoredSession
+from refind_cli.storage.database import stored_seqs
 
 
 def segmenting_key(pairing: str, session_gap: timedelta) -> str:
@@ -50,29 +52,52 @@ def resegment_chat(archive: Archive, chat_seq: int, start: int | None = None, th
 
 
 class Unthreaded:
-    """What segmentation needs of a fresh chat's unthreaded rows, while they come in time order. Hidden
-    messages are stored but held by no session."""
+    """What segmentation needs of a fresh chat's unthreaded rows, fed a batch at a time (``of``) while they
+    come in time order. Hidden messages are stored but held by no session."""
 
-    def __init__(self, rows: Iterable[tuple]) -> None:
-        self.rows = rows
+    def __init__(self) -> None:
         self.out_of_order = False  # the streamed plan is unusable
         self.threaded = False  # explicit threads are planned from the stored rows afterwards
+        self.last = -(1 << 62)  # the time of the last row planned
 
-    def __iter__(self) -> Iterator[segment.SegMessage]:
+    def of(self, rows: Iterable[tuple]) -> Iterator[segment.SegMessage]:
         seg_message = segment.SegMessage
         hidden = Kind.HIDDEN
-        last = -(1 << 62)
-        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o, _t in self.rows:
-            if kind == hidden:
-                continue
-            if thread is not None:
-                self.threaded = True
-            elif not self.out_of_order:
-                if ts < last:
-                    self.out_of_order = True
-                else:
-                    last = ts
-                    yield seg_message(seq, uid, ts, sender or "", None, len(text))
+        last = self.last
+        try:
+            for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o, _t in rows:
+                if kind == hidden:
+                    continue
+                if thread is not None:
+                    self.threaded = True
+                elif not self.out_of_order:
+                    if ts < last:
+                        self.out_of_order = True
+                    else:
+                        last = ts
+                        yield seg_message(seq, uid, ts, sender or "", None, len(text))
+        finally:
+            self.last = last
+
+
+class NewSession(NamedTuple):
+    """An unthreaded session of a chat that had none, planned where its rows were made (the import worker)
+    and sent to the writer in this form, rather than as its messages: all ``SessionWriter.add`` stores but
+    the seq it gives it."""
+
+    id: str
+    start: int
+    end: int
+    n_messages: int
+    signature: bytes
+    turns: tuple[str, ...]  # each turn's message seqs, as stored (``database.stored_seqs``)
+
+
+def new_session(s: segment.PlannedSession) -> NewSession:
+    seqs = [segment.turn_seqs(t) for t in s.turns]
+    return NewSession(
+        s.id, s.start, s.end, sum(map(len, s.turns)), segment.signature(seqs), tuple(map(stored_seqs, seqs))
+    )
 
 
 class SessionWriter:
@@ -115,16 +140,30 @@ class SessionWriter:
             # No text, times or speaker: a turn's are its messages' (read from them, refind_cli.storage.queries).
             turns = list(enumerate(seqs, start=1))
             n_messages = sum(map(len, s.turns))
-            self.pending.append(
+            self._pend(
                 StoredSession(
                     seq, s.id, self.chat_seq, s.thread, s.start, s.end, n_messages, signature, turns
                 )
             )
-            self.written.append(seq)
-            self.changed += 1
-            self.pending_turns += len(turns)
-            if len(self.pending) >= self.FLUSH or self.pending_turns >= self.FLUSH_TURNS:
-                self.flush()
+
+    def add(self, sessions: Iterable[NewSession]) -> None:
+        """Write sessions planned elsewhere (``NewSession``) of a chat that holds none yet."""
+        chat_seq = self.chat_seq
+        for s in sessions:
+            seq = self.next_seq
+            self.next_seq += 1
+            turns = list(enumerate(s.turns, start=1))
+            self._pend(
+                StoredSession(seq, s.id, chat_seq, None, s.start, s.end, s.n_messages, s.signature, turns)
+            )
+
+    def _pend(self, session: StoredSession) -> None:
+        self.pending.append(session)
+        self.written.append(session.seq)
+        self.changed += 1
+        self.pending_turns += len(session.turns)
+        if len(self.pending) >= self.FLUSH or self.pending_turns >= self.FLUSH_TURNS:
+            self.flush()
 
     def flush(self) -> None:
         if self.pending:
