@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
-from typing import NamedTuple
 
 from refind_cli.method import segment
 from refind_cli.records import Kind
 from refind_cli.storage.archive import Archive, StoredSession
-from refind_cli.storage.database import stored_seqs
+from refind_cli.storage.database import run_of_seqs
 
 
 def segmenting_key(pairing: str, session_gap: timedelta) -> str:
@@ -62,6 +61,7 @@ class Unthreaded:
 
     def of(self, rows: Iterable[tuple]) -> Iterator[segment.SegMessage]:
         seg_message = segment.SegMessage
+        new = tuple.__new__  # a named tuple's own __new__ is a Python call
         hidden = Kind.HIDDEN
         last = self.last
         try:
@@ -75,29 +75,33 @@ class Unthreaded:
                         self.out_of_order = True
                     else:
                         last = ts
-                        yield seg_message(seq, uid, ts, sender or "", None, len(text))
+                        yield new(seg_message, (seq, uid, ts, sender or "", None, len(text)))
         finally:
             self.last = last
 
 
-class NewSession(NamedTuple):
-    """An unthreaded session of a chat that had none, planned where its rows were made (the import worker)
-    and sent to the writer in this form, rather than as its messages: all ``SessionWriter.add`` stores but
-    the seq it gives it."""
-
-    id: str
-    start: int
-    end: int
-    n_messages: int
-    signature: bytes
-    turns: tuple[str, ...]  # each turn's message seqs, as stored (``database.stored_seqs``)
+# An unthreaded session of a chat that had none, planned where its rows were made (the import worker) and
+# sent to the writer in this form, rather than as its messages: (id, start, end, messages, signature, each
+# turn's message seqs as stored [``database.stored_seqs``]), all ``SessionWriter.add`` stores but the seq it
+# gives it. A plain tuple: pickled at C speed, where a named tuple costs a Python call each way.
+NewSession = tuple[str, int, int, int, bytes, tuple[str, ...]]
 
 
 def new_session(s: segment.PlannedSession) -> NewSession:
-    seqs = [segment.turn_seqs(t) for t in s.turns]
-    return NewSession(
-        s.id, s.start, s.end, sum(map(len, s.turns)), segment.signature(seqs), tuple(map(stored_seqs, seqs))
-    )
+    listed = [segment.turn_seqs(t) for t in s.turns]
+    stored = tuple(map(_stored_turn, s.turns, listed))
+    return (s.id, s.start, s.end, sum(map(len, s.turns)), segment.signature(listed), stored)
+
+
+def _stored_turn(turn: tuple[segment.SegMessage, ...], listed: str) -> str:
+    """``stored_seqs(listed)``, where ``listed`` spells the seqs of ``turn``: from the seqs at hand rather
+    than read back from the text."""
+    if len(turn) == 1:
+        return listed
+    first = turn[0].seq
+    if [m.seq for m in turn] != list(range(first, first + len(turn))):
+        return listed
+    return run_of_seqs(first, len(turn))
 
 
 class SessionWriter:
@@ -149,13 +153,11 @@ class SessionWriter:
     def add(self, sessions: Iterable[NewSession]) -> None:
         """Write sessions planned elsewhere (``NewSession``) of a chat that holds none yet."""
         chat_seq = self.chat_seq
-        for s in sessions:
+        for sid, start, end, n_messages, signature, seqs in sessions:
             seq = self.next_seq
             self.next_seq += 1
-            turns = list(enumerate(s.turns, start=1))
-            self._pend(
-                StoredSession(seq, s.id, chat_seq, None, s.start, s.end, s.n_messages, s.signature, turns)
-            )
+            turns = list(enumerate(seqs, start=1))
+            self._pend(StoredSession(seq, sid, chat_seq, None, start, end, n_messages, signature, turns))
 
     def _pend(self, session: StoredSession) -> None:
         self.pending.append(session)
