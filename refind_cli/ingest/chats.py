@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 
 from refind_cli.ingest.progress import ChatProgress, Progress
-from refind_cli.ingest.rows import Batches, ChatPlan, Planned, PlannedBatches, Rows
+from refind_cli.ingest.rows import Batches, ChatPlan, Planned, Rows
 from refind_cli.method import segment
 from refind_cli.records import Chat, Message
 from refind_cli.reports import ChatImportResult
@@ -105,12 +105,11 @@ def write_chat(
     archive: Archive,
     chat: Chat,
     plan: ChatPlan,
-    batches: PlannedBatches,
+    batches: Planned,
     progress: ChatProgress | None,
     resegmenting: bool,
 ) -> ChatImportResult:
-    """Store a chat's rows; a fresh chat's sessions as they come planned with them, an updated one's planned
-    after."""
+    """Store a chat's rows; plan a fresh chat's sessions while the rows stream past, an updated one's after."""
     chat_seq = plan.chat_seq
     stored = _Stored(archive, plan, batches, progress)
     if not plan.fresh:
@@ -125,8 +124,8 @@ def write_chat(
     else:
         writer = SessionWriter(archive, chat_seq, {})
         for _batch in stored:
-            writer.add(batches.take())
-        writer.add(batches.take())
+            writer.write(batches.take())
+        writer.write(batches.take())
         writer.flush()
         if batches.out_of_order or stored.duplicates:
             # Out-of-order lines or duplicate ids within the file: plan again from the stored, sorted rows.

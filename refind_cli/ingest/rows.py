@@ -7,12 +7,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from refind_cli.method.segment import GapSplit
+from refind_cli.method.segment import GapSplit, PlannedSession
 from refind_cli.records import Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.database import to_us
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
-from refind_cli.storage.sessions import NewSession, Unthreaded, new_session
+from refind_cli.storage.sessions import Unthreaded
 
 # Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
 BATCH = 5_000
@@ -56,21 +56,6 @@ class Batches(Protocol):
     def read(self) -> int: ...
 
     def __iter__(self) -> Iterator[list[tuple]]: ...
-
-
-class PlannedBatches(Batches, Protocol):
-    """A chat's rows in batches, with a fresh chat's unthreaded sessions planned (``Planned``): ``take``
-    gives those planned from the rows passed so far and not taken yet. ``out_of_order``: the rows came out
-    of time order, and the sessions are no good; ``threaded``: some rows are of explicit threads, which are
-    planned from the stored rows after (both told once exhausted)."""
-
-    @property
-    def out_of_order(self) -> bool: ...
-
-    @property
-    def threaded(self) -> bool: ...
-
-    def take(self) -> list[NewSession]: ...
 
 
 class Rows:
@@ -165,16 +150,16 @@ class Rows:
 
 
 class Planned:
-    """``PlannedBatches`` of ``batches``: a fresh chat's unthreaded sessions are planned from each batch
-    before it is passed on, where the rows are made (the import worker: planning was a fifth of the
-    writer's CPU time, and the writer is the longer of the two). Another chat's batches pass as they are:
-    its sessions are planned with the stored ones, after."""
+    """``batches``, with a fresh chat's unthreaded sessions planned from each batch as it passes (``take``:
+    those planned so far and not taken yet), from the batch's rows themselves: fed one row at a time through
+    a generator between storing and planning, they cost the writer more than the planning's own loop.
+    Another chat's batches pass as they are: its sessions are planned with the stored ones, after."""
 
     def __init__(self, plan: ChatPlan, batches: Batches) -> None:
         self.plan = plan
         self.batches = batches
         self.unthreaded = Unthreaded()
-        self.sessions: list[NewSession] = []
+        self.sessions: list[PlannedSession] = []
 
     @property
     def seen(self) -> int:
@@ -186,13 +171,15 @@ class Planned:
 
     @property
     def out_of_order(self) -> bool:
+        """The rows came out of time order: the sessions planned are no good."""
         return self.unthreaded.out_of_order
 
     @property
     def threaded(self) -> bool:
+        """Some rows are of explicit threads, planned from the stored rows after."""
         return self.unthreaded.threaded
 
-    def take(self) -> list[NewSession]:
+    def take(self) -> list[PlannedSession]:
         taken, self.sessions = self.sessions, []
         return taken
 
@@ -204,6 +191,6 @@ class Planned:
         split = GapSplit(plan.chat_uid, plan.gap_us, plan.pairing)
         of = self.unthreaded.of
         for batch in self.batches:
-            self.sessions.extend(map(new_session, split.feed(of(batch))))
+            self.sessions += split.feed(of(batch))
             yield batch
-        self.sessions.extend(map(new_session, split.close()))
+        self.sessions += split.close()

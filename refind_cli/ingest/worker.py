@@ -9,9 +9,7 @@ batches of ("messages", (rows, characters of raw records read so far)), a text l
 characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a ("text", its length), its row
 holding None in its place; then
 ("end", (messages seen, where a later reading can go on from: a ResumePoint or None, the chat's fingerprint
-where it is told once the chat is read, whether its rows came out of time order, whether some are of threads)).
-A fresh chat's unthreaded sessions are planned here too (``rows.Planned``): those a batch closes go ahead of
-it as ("sessions", [NewSession...]), the last before "end". At the end: ("done", None), or ("error", InputError) for an unreadable export, or
+where it is told once the chat is read)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
 ("crash", traceback) for a bug.
 The process is started by ``processes.python_child``.
 """
@@ -42,7 +40,6 @@ from refind_cli.processes import can_use_a_child, python_child
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive, HeldText
 from refind_cli.storage.database import LONG_TEXT
-from refind_cli.storage.sessions import NewSession
 
 # Below this much text the worker's start-up (a fresh interpreter, about 0.2 s) costs more than it saves.
 WORKER_MIN_BYTES = 4 << 20
@@ -85,16 +82,10 @@ def serve_worker() -> None:
                     if plan is None:  # read before as it is (``ingest.resume.Prints``)
                         continue
                     rows = Rows(plan, export.messages, seen=export.passed)
-                    planned = Planned(plan, rows)
-                    for batch in planned:
-                        if planned.sessions:
-                            send(("sessions", planned.take()))
+                    for batch in rows:
                         send(("messages", (_texts_apart(batch, send), rows.read)))
-                    if planned.sessions:
-                        send(("sessions", planned.take()))
                     point = point_after(export, rows.identity, rows.seen)
-                    told = (rows.seen, point, printed(export), planned.out_of_order, planned.threaded)
-                    send(("end", told))
+                    send(("end", (rows.seen, point, printed(export))))
         except InputError as exc:
             send(("error", exc))
         except Exception:
@@ -131,8 +122,6 @@ class _Received:
         self.seen = self.read = 0
         self.point: ResumePoint | None = None
         self.printed: str | None = None  # the chat's fingerprint, told once it was read
-        self.sessions: list[NewSession] = []  # planned by the worker, not taken yet
-        self.out_of_order = self.threaded = False  # told once the chat was read (``rows.PlannedBatches``)
 
     def __iter__(self) -> Iterator[list[tuple]]:
         texts: list[HeldText] = []  # for the next batch's rows that hold None instead
@@ -144,8 +133,6 @@ class _Received:
                     # Lives across the chat's batches: ``close()`` closes it.
                     self.spool = tempfile.TemporaryFile(dir=self.folder)  # noqa: SIM115
                 self.spool.write(payload)
-            elif kind == "sessions":
-                self.sessions.extend(payload)
             elif kind == "text":
                 assert self.spool is not None
                 end = self.spool.tell()
@@ -165,11 +152,7 @@ class _Received:
                     self.spool.seek(0)
                     self.spool.truncate()
                     start = 0
-        self.seen, self.point, self.printed, self.out_of_order, self.threaded = event[1]
-
-    def take(self) -> list[NewSession]:
-        taken, self.sessions = self.sessions, []
-        return taken
+        self.seen, self.point, self.printed = event[1]
 
     def close(self) -> None:
         if self.spool is not None:
@@ -229,7 +212,7 @@ def import_in_worker(
                 continue
             batches = _Received(receive, archive.path.parent)
             with contextlib.closing(batches):
-                result = write_chat(archive, chat, plan, batches, progress, resegmenting)
+                result = write_chat(archive, chat, plan, Planned(plan, batches), progress, resegmenting)
             prints.took(fingerprint or batches.printed, result, at)
             points(batches.point)
             yield result

@@ -80,19 +80,6 @@ class Unthreaded:
             self.last = last
 
 
-# An unthreaded session of a chat that had none, planned where its rows were made (the import worker) and
-# sent to the writer in this form, rather than as its messages: (id, start, end, messages, signature, each
-# turn's message seqs as stored [``database.stored_seqs``]), all ``SessionWriter.add`` stores but the seq it
-# gives it. A plain tuple: pickled at C speed, where a named tuple costs a Python call each way.
-NewSession = tuple[str, int, int, int, bytes, tuple[str, ...]]
-
-
-def new_session(s: segment.PlannedSession) -> NewSession:
-    listed = [segment.turn_seqs(t) for t in s.turns]
-    stored = tuple(map(_stored_turn, s.turns, listed))
-    return (s.id, s.start, s.end, sum(map(len, s.turns)), segment.signature(listed), stored)
-
-
 def _stored_turn(turn: tuple[segment.SegMessage, ...], listed: str) -> str:
     """``stored_seqs(listed)``, where ``listed`` spells the seqs of ``turn``: from the seqs at hand rather
     than read back from the text."""
@@ -142,30 +129,18 @@ class SessionWriter:
                 seq = old[0]
                 self.replacing = True
             # No text, times or speaker: a turn's are its messages' (read from them, refind_cli.storage.queries).
-            turns = list(enumerate(seqs, start=1))
+            turns = list(enumerate(map(_stored_turn, s.turns, seqs), start=1))
             n_messages = sum(map(len, s.turns))
-            self._pend(
+            self.pending.append(
                 StoredSession(
                     seq, s.id, self.chat_seq, s.thread, s.start, s.end, n_messages, signature, turns
                 )
             )
-
-    def add(self, sessions: Iterable[NewSession]) -> None:
-        """Write sessions planned elsewhere (``NewSession``) of a chat that holds none yet."""
-        chat_seq = self.chat_seq
-        for sid, start, end, n_messages, signature, seqs in sessions:
-            seq = self.next_seq
-            self.next_seq += 1
-            turns = list(enumerate(seqs, start=1))
-            self._pend(StoredSession(seq, sid, chat_seq, None, start, end, n_messages, signature, turns))
-
-    def _pend(self, session: StoredSession) -> None:
-        self.pending.append(session)
-        self.written.append(session.seq)
-        self.changed += 1
-        self.pending_turns += len(session.turns)
-        if len(self.pending) >= self.FLUSH or self.pending_turns >= self.FLUSH_TURNS:
-            self.flush()
+            self.written.append(seq)
+            self.changed += 1
+            self.pending_turns += len(turns)
+            if len(self.pending) >= self.FLUSH or self.pending_turns >= self.FLUSH_TURNS:
+                self.flush()
 
     def flush(self) -> None:
         if self.pending:
