@@ -1,6 +1,6 @@
-"""A fresh chat's sessions are planned batch by batch where its rows are made (``ingest.rows.Planned``; in the
-import worker for a large export) and stored as they come (``SessionWriter.add``): they must be exactly the
-sessions that planning the stored chat again finds (``SessionWriter.write``), wherever the batches are cut."""
+"""A fresh chat's sessions are planned batch by batch as its rows pass on their way to be stored
+(``ingest.rows.Planned``, fed by the import worker for a large export): they must be exactly the sessions that
+planning the stored chat again finds, wherever the batches are cut."""
 
 from __future__ import annotations
 
