@@ -326,9 +326,10 @@ class Analyzer:
     def _terms(self, text: str, cache: dict[str, str], learn: Callable[[str], str]) -> str:
         words = self._words(text)
         try:
-            return " ".join([t for t in map(cache.__getitem__, words) if t])
+            # filter(None, ...) rather than a comprehension's test: a fifth of a million messages' analysis.
+            return " ".join(filter(None, map(cache.__getitem__, words)))
         except KeyError:
-            return " ".join([t for t in (cache[w] if w in cache else learn(w) for w in words) if t])
+            return " ".join(filter(None, (cache[w] if w in cache else learn(w) for w in words)))
 
     def index_text(self, text: str) -> str:
         """The terms ``text`` is indexed under, joined by single spaces: the form handed to tantivy's
