@@ -551,7 +551,9 @@ class Home:
                 # session 12), beside the index's build. Later imports add less than the archive holds;
                 # `forget` compacts too.
                 with indexing():
-                    self._open_index_for_writing().sync(archive, meanwhile=archive.compact if created else None)
+                    self._open_index_for_writing().sync(
+                        archive, meanwhile=archive.compact if created else None
+                    )
         if discard:
             remove_empty_home(self.path)
 

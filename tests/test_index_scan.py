@@ -38,6 +38,10 @@ def _messages(n: int, senders: tuple[str | None, ...], start: datetime = T0) -> 
     ]
 
 
+def _one(archive: Archive, sql: str) -> int:
+    return int(str(archive.db.execute(sql).fetchall()[0][0]))
+
+
 def _every_session(archive: Archive) -> list[int]:
     return [row[0] for row in archive.db.execute("SELECT seq FROM sessions")]
 
@@ -68,18 +72,21 @@ def archive(empty_home: Path) -> Iterator[Archive]:
         import_chat(arch, Chat("test", "old", "Old"), before)
         shuffled = _messages(50, ("Gus", "Hal"))
         import_chat(arch, Chat("test", "shuffled", "Shuffled"), shuffled[25:] + shuffled[:25])
-        threaded = [m._replace(thread=f"t{i % 4}" if i % 3 else None) for i, m in enumerate(_messages(40, ("Ivy", "Jo")))]
+        threaded = [
+            m._replace(thread=f"t{i % 4}" if i % 3 else None)
+            for i, m in enumerate(_messages(40, ("Ivy", "Jo")))
+        ]
         import_chat(arch, Chat("test", "threads", "Threads"), threaded)
         import_chat(arch, Chat("test", "two", "Two"), _messages(30, ("Ana", "Ben"), T0 + timedelta(days=400)))
         yield arch
 
 
 def test_the_pass_gives_the_query_s_rows(archive: Archive) -> None:
-    turns = archive.db.execute("SELECT message_seqs FROM turns").fetchall()
-    assert any("+" in seqs for (seqs,) in turns)  # runs
-    listed = [seqs for (seqs,) in turns if "," in seqs]
-    assert any(int(a) > int(b) for seqs in listed for a, b in zip(seqs.split(","), seqs.split(",")[1:]))
-    assert archive.db.execute("SELECT count(*) FROM messages WHERE ts < 0").fetchone()[0] > 0
+    turns = [str(row[0]) for row in archive.db.execute("SELECT message_seqs FROM turns")]
+    assert any("+" in seqs for seqs in turns)  # runs
+    listed = [[int(seq) for seq in seqs.split(",")] for seqs in turns if "," in seqs]
+    assert any(seqs != sorted(seqs) for seqs in listed)  # seqs that go back
+    assert _one(archive, "SELECT count(*) FROM messages WHERE ts < 0") > 0
     assert _same_rows(archive) == archive.counts()["turns"]
 
 
@@ -88,7 +95,7 @@ def test_the_pass_reads_what_the_query_reads_where_rows_are_odd(archive: Archive
     sender whose key the senders table lacks reads as no name; a text stored as a BLOB (apart) in a turn of
     several is read as the query reads it."""
     with archive.transaction():
-        runs = [seqs for (seqs,) in archive.db.execute("SELECT message_seqs FROM turns") if "+" in seqs]
+        runs = [str(r[0]) for r in archive.db.execute("SELECT message_seqs FROM turns") if "+" in str(r[0])]
         first_gone, later_gone, blob_in = runs[0], runs[3], runs[5]
         archive.db.execute("DELETE FROM messages WHERE seq = ?", (int(first_gone.split("+")[0]),))
         archive.db.execute("DELETE FROM messages WHERE seq = ?", (int(later_gone.split("+")[0]) + 1,))
@@ -117,7 +124,7 @@ def test_a_first_sync_compacts_beside_the_build_with_the_queue_emptied(
     assert archive.index_queue()
     assert index.sync(archive, meanwhile=work) == archive.counts()["turns"] == index.num_docs
     assert seen == [(False, [])]
-    assert archive.db.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert _one(archive, "PRAGMA freelist_count") == 0
     # Synced already: the work runs after (nothing to build).
     assert index.sync(archive, meanwhile=work) == 0
     assert seen[1] == (True, [])
@@ -144,7 +151,12 @@ def test_in_this_process_the_work_runs_once_the_turns_are_read(empty_home: Path,
 
     index = TantivyIndex.open(empty_home)
     ran: list[bool] = []
-    assert index.sync(archive, meanwhile=lambda: ran.append(threading.current_thread() is threading.main_thread())) > 0
+    assert (
+        index.sync(
+            archive, meanwhile=lambda: ran.append(threading.current_thread() is threading.main_thread())
+        )
+        > 0
+    )
     assert ran == [True]
     assert index.num_docs == archive.counts()["turns"]
 
@@ -152,12 +164,15 @@ def test_in_this_process_the_work_runs_once_the_turns_are_read(empty_home: Path,
 def test_a_first_import_is_indexed_and_compacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(analysed, "CHILD_MIN_SESSIONS", 1)
     export = tmp_path / "WhatsApp Chat with Bench.txt"
-    lines = [f"0{1 + i // 1440 % 9}/01/2020, {i // 60 % 24:02d}:{i % 60:02d} - {('Ana', 'Ben')[i % 3 % 2]}: {_text(i)}" for i in range(3000)]
+    lines = [
+        f"0{1 + i // 1440 % 9}/01/2020, {i // 60 % 24:02d}:{i % 60:02d} - {('Ana', 'Ben')[i % 3 % 2]}: {_text(i)}"
+        for i in range(3000)
+    ]
     export.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with Home.open(tmp_path / "home") as home:
         [result] = home.import_files([export], Home.import_options(tz=UTC))
         assert result.error is None
         archive = home.archive()
-        assert archive.db.execute("PRAGMA freelist_count").fetchone()[0] == 0
+        assert _one(archive, "PRAGMA freelist_count") == 0
         assert not archive.index_queue()
         assert home.index().num_docs == archive.counts()["turns"] > 0

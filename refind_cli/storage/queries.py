@@ -124,8 +124,6 @@ def _name(sender: str | bytes | None, names: dict[bytes, str]) -> str:
     return name if name is not None else ""
 
 
-
-
 def _turn(row: Sequence) -> Turn:
     return Turn(
         id=row[0],
@@ -451,7 +449,9 @@ class Queries:
                     # A text stored apart, or longer than ``chars``, in a turn of several (none the
                     # segmenter's caps make): read as the query reads it.
                     sql = f"{_index_rows_sql(chars)} WHERE t.session_seq = ? AND t.ordinal = ?"
-                    yield from (row[:-1] for row in self._within(self.db.execute(sql, (sess, ordinal)), chars))
+                    yield from (
+                        row[:-1] for row in self._within(self.db.execute(sql, (sess, ordinal)), chars)
+                    )
                     continue
                 if len({row[3] if row[3] is not None else "" for row in rows}) == 1:
                     text = "\n".join(texts)
@@ -470,7 +470,6 @@ class Queries:
         """The rows of ``select`` of these messages, in this order, those that exist."""
         rows = (self.db.execute(f"{select} WHERE seq = ?", (seq,)).fetchone() for seq in seqs)
         return [row for row in rows if row is not None]
-
 
     def _within(self, rows: Iterable[Sequence], chars: int) -> Iterator[tuple]:
         """Rows ending in ``_turn_text_within(chars)``'s two columns, with those as (at most ``chars``
