@@ -61,6 +61,22 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             ],
             "resumed / re-read",
         ),
+        "index_step_bench": (
+            [
+                [
+                    "index_step_bench.py",
+                    "--messages",
+                    "300",
+                    "--base",
+                    str(BENCH.parent),
+                    "--rounds",
+                    "1",
+                    "--workdir",
+                    f"{work}/index_step",
+                ]
+            ],
+            "read and analyse",
+        ),
         "assistant_import_bench": (
             [["assistant_import_bench.py", "--messages", "300", "--workdir", f"{work}/assistant"]],
             "msg/s",
