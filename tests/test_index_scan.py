@@ -161,6 +161,17 @@ def test_in_this_process_the_work_runs_once_the_turns_are_read(empty_home: Path,
     assert index.num_docs == archive.counts()["turns"]
 
 
+def test_in_this_process_the_compaction_follows_the_reading(empty_home: Path, archive: Archive) -> None:
+    """The pass leaves no statement running when the turns end before the messages do (a hidden message
+    last): VACUUM refuses to run beside one."""
+    import_chat(archive, Chat("test", "last", "Last"), _messages(21, ("Kim", "Lu")))
+    last = archive.db.execute("SELECT kind FROM messages ORDER BY seq DESC LIMIT 1").fetchall()
+    assert last == [(Kind.HIDDEN,)]
+    index = TantivyIndex.open(empty_home)
+    assert index.sync(archive, meanwhile=archive.compact) == archive.counts()["turns"] == index.num_docs
+    assert _one(archive, "PRAGMA freelist_count") == 0
+
+
 def test_a_first_import_is_indexed_and_compacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(analysed, "CHILD_MIN_SESSIONS", 1)
     export = tmp_path / "WhatsApp Chat with Bench.txt"

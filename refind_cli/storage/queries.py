@@ -424,47 +424,50 @@ class Queries:
             "SELECT session_seq, ordinal, message_seqs FROM turns ORDER BY session_seq, ordinal"
         )
         at = next(scan, None)
-        for sess, ordinal, stored in turns:
-            # The turn's messages: its first where the pass is, the rest after it (a run, "12+2": as many
-            # rows as it holds, ending at its last seq), else each looked up.
-            first, _, more = stored.partition("+")
-            seq = int(first) if first.isdigit() else seqs_of(stored)[0]
-            while at is not None and at[0] < seq:
-                at = next(scan, None)
-            if at is not None and at[0] == seq and (more or first.isdigit()):
-                rows = [at]
-                if more:
-                    rows += itertools.islice(scan, int(more))
-                at = next(scan, None)
-                if rows[-1][0] != seq + len(rows) - 1 or len(rows) != (int(more) + 1 if more else 1):
-                    rows = self._rows_of(select, seqs_of(stored))
-            else:
-                rows = self._rows_of(select, seqs_of(stored))
-            if not rows or rows[0][0] != seq:
-                continue  # its first message is gone: the query's join finds none
-            seq, chat, us, sender, text = rows[0]
-            if len(rows) > 1:
-                texts = list(map(_ROW_TEXT, rows))
-                if None in texts:
-                    # A text stored apart, or longer than ``chars``, in a turn of several (none the
-                    # segmenter's caps make): read as the query reads it.
-                    sql = f"{_index_rows_sql(chars)} WHERE t.session_seq = ? AND t.ordinal = ?"
-                    yield from (
-                        row[:-1] for row in self._within(self.db.execute(sql, (sess, ordinal)), chars)
-                    )
-                    continue
-                if len({row[3] if row[3] is not None else "" for row in rows}) == 1:
-                    text = "\n".join(texts)
+        try:
+            for sess, ordinal, stored in turns:
+                # The turn's messages: its first where the pass is, the rest after it (a run, "12+2": as many
+                # rows as it holds, ending at its last seq), else each looked up.
+                first, _, more = stored.partition("+")
+                seq = int(first) if first.isdigit() else seqs_of(stored)[0]
+                while at is not None and at[0] < seq:
+                    at = next(scan, None)
+                if at is not None and at[0] == seq and (more or first.isdigit()):
+                    rows = [at]
+                    if more:
+                        rows += itertools.islice(scan, int(more))
+                    at = next(scan, None)
+                    if rows[-1][0] != seq + len(rows) - 1 or len(rows) != (int(more) + 1 if more else 1):
+                        rows = self._rows_of(select, seqs_of(stored))
                 else:
-                    text = "\n".join([f"{_name(row[3], names)}: {row[4]}" for row in rows])
-            elif text is None:
-                text = self._head(seq, chars)[0]
-            if len(text) > chars:
-                text = text[:chars]
-            # SQLite's integer division truncates toward zero.
-            ts = us // 1_000_000 if us >= 0 else -(-us // 1_000_000)
-            speaker = names.get(sender) if type(sender) is bytes else sender
-            yield sess, ordinal, chat, ts, speaker if speaker is not None else "", text
+                    rows = self._rows_of(select, seqs_of(stored))
+                if not rows or rows[0][0] != seq:
+                    continue  # its first message is gone: the query's join finds none
+                seq, chat, us, sender, text = rows[0]
+                if len(rows) > 1:
+                    texts = list(map(_ROW_TEXT, rows))
+                    if None in texts:
+                        # A text stored apart, or longer than ``chars``, in a turn of several (none the
+                        # segmenter's caps make): read as the query reads it.
+                        sql = f"{_index_rows_sql(chars)} WHERE t.session_seq = ? AND t.ordinal = ?"
+                        yield from (
+                            row[:-1] for row in self._within(self.db.execute(sql, (sess, ordinal)), chars)
+                        )
+                        continue
+                    if len({row[3] if row[3] is not None else "" for row in rows}) == 1:
+                        text = "\n".join(texts)
+                    else:
+                        text = "\n".join([f"{_name(row[3], names)}: {row[4]}" for row in rows])
+                elif text is None:
+                    text = self._head(seq, chars)[0]
+                if len(text) > chars:
+                    text = text[:chars]
+                # SQLite's integer division truncates toward zero.
+                ts = us // 1_000_000 if us >= 0 else -(-us // 1_000_000)
+                speaker = names.get(sender) if type(sender) is bytes else sender
+                yield sess, ordinal, chat, ts, speaker if speaker is not None else "", text
+        finally:
+            scan.close()  # rows may follow the last turn's (hidden ones): the statement ends with the pass
 
     def _rows_of(self, select: str, seqs: list[int]) -> list[tuple]:
         """The rows of ``select`` of these messages, in this order, those that exist."""
