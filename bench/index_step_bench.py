@@ -3,6 +3,7 @@ archive is committed (the index built from every turn, then or meanwhile the arc
 analysing process's share of it (every turn read from the archive and analysed), each timed by CPU and wall.
 
     python bench/index_step_bench.py --base /tmp/base-tree [--messages 1000000] [--rounds 3] [--workdir DIR]
+    python bench/index_step_bench.py --base /tmp/base-tree --home HOME   # a home imported before
 
 A generated WhatsApp export (``import_bench.generate``) is imported once by this tree; each round, each tree in
 a fresh process (``--base``: a plain copy of the other version's tree, ``git archive REV | tar -x -C DIR``, run
@@ -81,15 +82,19 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "index_step")
+    ap.add_argument("--home", type=Path, help="a home imported before, instead of a generated export's")
     args = ap.parse_args()
     work = args.workdir
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    export = work / "WhatsApp Chat with Bench.txt"
-    generate(export, args.messages)
-    home = work / "home"
-    cli = [sys.executable, "-c", "from refind_cli.frontends.cli import main; main()"]
-    subprocess.run([*cli, "--home", str(home), "import", "--tz", "UTC", str(export)], check=True, cwd=ROOT)
+    home = args.home or work / "home"
+    if args.home is None:
+        export = work / "WhatsApp Chat with Bench.txt"
+        generate(export, args.messages)
+        cli = [sys.executable, "-c", "from refind_cli.frontends.cli import main; main()"]
+        subprocess.run(
+            [*cli, "--home", str(home), "import", "--tz", "UTC", str(export)], check=True, cwd=ROOT
+        )
     trees = {"base": args.base.resolve(), "this": ROOT}
     load = os.getloadavg()[0]
     figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
