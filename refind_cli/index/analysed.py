@@ -100,7 +100,7 @@ def _in_child(
     session_seqs: list[int] | None,
     speaker_in_text: bool,
     langs: dict[int, str],
-    meanwhile: Callable[[], None] | None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Iterator[AnalysedTurn]:
     process = python_child("from refind_cli.index.analysed import serve; serve()", _PIPE_BUFFER)
     assert process.stdin is not None and process.stdout is not None
