@@ -106,7 +106,7 @@ def _in_child(
     assert process.stdin is not None and process.stdout is not None
     # This process leaves the archive alone while the child reads it: the connection is the thread's. The
     # compaction of a first import is mostly waiting on the disk (3 s of wall for 0.9 s of CPU at a
-    # million messages), while the index is building is CPU: side by side (whatever commit the child
+    # million messages), while building the index is CPU: side by side (whatever commit the child
     # reads, a compaction does not change what the archive holds).
     beside = _Beside(meanwhile) if meanwhile is not None else None
     try:
