@@ -4,7 +4,7 @@ told from its text, as an import does), and each needle searched for by ``refind
 --jsonl`` in every form a person would type it; found when its message is among the three hits. The
 command line end to end, as a user (or a test nobody here wrote) runs it.
 
-    python bench/catalog_bench.py [--tree DIR] [--catalog core|admin] [--mixed] [--misses]
+    python bench/catalog_bench.py [--tree DIR] [--catalog core|admin] [--mixed] [--misses] [--langs pl,ko]
 
 ``--catalog admin`` is the held-out probe (other sentences of the same languages). ``--mixed`` also imports
 each language's chat with English messages between its own (code-switching). ``--tree`` runs refind from
@@ -107,8 +107,14 @@ def main() -> None:
     ap.add_argument("--catalog", default="core", choices=("core", "admin"))
     ap.add_argument("--mixed", action="store_true", help="also each language with English messages between")
     ap.add_argument("--misses", action="store_true", help="print every query not found")
+    ap.add_argument("--langs", default="", help="only these catalogs (folder names: pl,zh_Hant)")
     args = ap.parse_args()
-    chats = {lang: c for lang in catalogs(args.catalog) if (c := chat(lang, args.catalog)) is not None}
+    wanted = set(filter(None, args.langs.split(",")))
+    chats = {
+        lang: c
+        for lang in catalogs(args.catalog)
+        if (not wanted or lang in wanted) and (c := chat(lang, args.catalog)) is not None
+    }
     if args.mixed:
         chats |= {f"{lang} mixed": mixed(c, args.catalog) for lang, c in list(chats.items())}
     by = run(args.tree.resolve(), chats, args.misses)

@@ -100,7 +100,7 @@ def english(catalog: str = "core") -> list[str]:
     po = next(iter(catalogs(catalog).values()))
     with po.open("rb") as f, contextlib.redirect_stdout(io.StringIO()):
         cat = read_po(f)
-    ids = (m.id[0] if isinstance(m.id, tuple) else m.id for m in cat if m.id)
+    ids = [str(m.id if isinstance(m.id, str) else m.id[0]) for m in cat if m.id]
     return list(dict.fromkeys(" ".join(_PLACEHOLDER.sub(" ", t).split()) for t in ids if len(t.split()) >= 3))
 
 
@@ -119,7 +119,7 @@ def _pick_word(message: str, others: list[str], script: str, rng: random.Random)
     """A word of ``message`` no other message holds: the longest (content words are long), or in a script
     written without spaces a piece of three characters of a run."""
     rest = _key(" ".join(others))
-    words = [w for w in _WORD.findall(message) if _key(w) not in rest]
+    words: list[str] = [w for w in _WORD.findall(message) if _key(w) not in rest]
     if script in _RUNS:
         width = 3 if script in {"Thai", "Khmr", "Laoo", "Mymr"} else 2
         # Whole graphemes: a piece does not start with a vowel sign.
