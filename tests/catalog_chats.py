@@ -49,7 +49,9 @@ _WORD = regex.compile(r"\p{L}[\p{L}\p{M}\p{Cf}]*")
 _RUNS = {"Hans", "Hant", "Jpan", "Kore", "Thai", "Khmr", "Laoo", "Mymr"}
 # A piece of such a run a person would type: Han or kana of one kind (a Chinese or Japanese word), else three
 # letters of the run.
-_RUN = regex.compile(r"\p{Han}{2,}|\p{Katakana}{2,}|[\p{Thai}\p{Khmer}\p{Lao}\p{Myanmar}\p{Hangul}][\p{L}\p{M}]{2,}")
+_RUN = regex.compile(
+    r"\p{Han}{2,}|\p{Katakana}{2,}|[\p{Thai}\p{Khmer}\p{Lao}\p{Myanmar}\p{Hangul}][\p{L}\p{M}]{2,}"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +73,9 @@ def _root() -> Path:
 def catalogs(catalog: str = "core") -> dict[str, Path]:
     """One catalog a language (the shortest folder name of it; English left out): folder name -> PO file."""
     found: dict[str, Path] = {}
-    for po in sorted((_root() / CATALOGS[catalog]).glob("*/LC_MESSAGES/django.po"), key=lambda p: len(str(p))):
+    for po in sorted(
+        (_root() / CATALOGS[catalog]).glob("*/LC_MESSAGES/django.po"), key=lambda p: len(str(p))
+    ):
         name = po.parent.parent.name
         base = name.split("_")[0]
         if base != "en" and not any(k.split("_")[0] == base for k in found):
