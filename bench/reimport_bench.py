@@ -344,10 +344,16 @@ def child(export: Path, home: Path, reread: bool) -> None:
     seconds = time.perf_counter() - start
     after = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     # CPU of this process and of the import worker it waited for (the children's figure counts those ended).
-    own, worker = (a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before, strict=True))
+    own, worker = (
+        a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before, strict=True)
+    )
     with Archive.open(home) as archive:
         messages = archive.counts()["messages"]
-    print(json.dumps({"seconds": seconds, "cpu": own + worker, "own": own, "worker": worker, "messages": messages}))
+    print(
+        json.dumps(
+            {"seconds": seconds, "cpu": own + worker, "own": own, "worker": worker, "messages": messages}
+        )
+    )
 
 
 def timed(export: Path, home: Path, reread: bool = False, tree: Path | None = None) -> dict:
@@ -425,7 +431,9 @@ def compare(
         make(grown, messages)
         first = timed(earlier, base)
         (base / "done").write_text(json.dumps(first))
-        print(f"import of the earlier export (setup): {first['seconds']:.1f} s, {first['messages']:,} messages")
+        print(
+            f"import of the earlier export (setup): {first['seconds']:.1f} s, {first['messages']:,} messages"
+        )
     print(f"{fmt} export: {messages:,} messages, {grown.stat().st_size / 1e6:.1f} MB; grown by {added:,}")
     if setup_only:
         return
