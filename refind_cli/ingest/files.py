@@ -166,9 +166,11 @@ def import_file(
                 if resumed is not None and resume_from is not None:
                     archive.set_resume_point(resume_from[0], None)  # this one goes on further
             elif taken := prints.to_json(
-                heads(path, places, prefixes) if (places := prints.places()) else ()
+                [*prints.carried(), *(heads(path, places, prefixes) if (places := prints.places()) else ())]
             ):
                 archive.set_resume_point(import_seq, taken)
+                for seq in prints.superseded():
+                    archive.set_resume_point(seq, None)
     except InputError as exc:
         return FileImportResult(str(path), fmt, error=str(exc))
     return FileImportResult(
