@@ -371,6 +371,36 @@ def timed(export: Path, home: Path, reread: bool = False, tree: Path | None = No
     return {**json.loads(out.stdout.strip().splitlines()[-1]), "wall": wall, "load": os.getloadavg()[0]}
 
 
+def command(export: Path, home: Path, tree: Path | None = None) -> dict:
+    """`refind import` of ``export`` as a person runs it (``python -m refind_cli``, its output into a pipe):
+    the process's wall and CPU (its import worker's too), start-up included; with ``tree``, on that
+    version's refind_cli."""
+    env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
+    args = [sys.executable, "-m", "refind_cli", "--home", str(home), "import", "--tz", "UTC", str(export)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run(args, capture_output=True, text=True, check=False, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode:
+        raise SystemExit(f"import failed:\n{out.stderr[-2000:]}")
+    from refind_cli.storage.archive import Archive
+
+    with Archive.open(home) as archive:
+        messages = archive.counts()["messages"]
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    load = os.getloadavg()[0]
+    return {
+        "seconds": wall,
+        "cpu": cpu,
+        "own": cpu,
+        "worker": 0.0,
+        "messages": messages,
+        "wall": wall,
+        "load": load,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -399,13 +429,15 @@ def main() -> None:
 
     for fmt in args.formats:
         work = args.workdir / "reimport" / fmt
-        ways = [*args.ways, *(["resumed-base"] if args.base else [])]
+        ways = [*args.ways, *([f"{w}-base" for w in args.ways if f"{w}-base" in WAYS] if args.base else [])]
         compare(fmt, args.messages, args.added, args.rounds, work, ways, args.base, args.keep, args.setup)
 
 
 # The ways of importing the grown export: resumed (what refind does), re-read (``--reread``: the whole file
-# read again), full (into an empty home: the issue's peer), resumed on another tree's code (``--base``).
-WAYS = ("resumed", "re-read", "full", "resumed-base")
+# read again), full (into an empty home: the issue's peer), each in-process with its modules loaded; command:
+# resumed as `refind import` in a process of its own, start-up included. "-base": on another tree's code
+# (``--base``).
+WAYS = ("resumed", "re-read", "full", "command", "resumed-base", "command-base")
 
 
 def compare(
@@ -445,7 +477,11 @@ def compare(
             shutil.rmtree(home, ignore_errors=True)
             if way != "full":
                 shutil.copytree(base, home)
-            run = timed(grown, home, reread=way == "re-read", tree=tree if way == "resumed-base" else None)
+            on = tree if way.endswith("-base") else None
+            if way.startswith("command"):
+                run = command(grown, home, on)
+            else:
+                run = timed(grown, home, reread=way == "re-read", tree=on)
             figures[way].append(run)
     counts = {way: {f["messages"] for f in runs} for way, runs in figures.items()}
     assert len({n for c in counts.values() for n in c}) == 1, counts  # every way stores the same messages
