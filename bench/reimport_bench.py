@@ -384,6 +384,7 @@ def command(export: Path, home: Path, tree: Path | None = None) -> dict:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode:
         raise SystemExit(f"import failed:\n{out.stderr[-2000:]}")
+    home.with_suffix(".out").write_text(out.stdout)  # what it printed, to compare with another tree's
     from refind_cli.storage.archive import Archive
 
     with Archive.open(home) as archive:
