@@ -203,10 +203,9 @@ class Prints:
             if results is None:
                 continue
             self.start = head
-            for (uid, fp, seen), result in zip(head.chats, results, strict=True):
-                self.taken[uid] = (fp, seen)
-                self.skipped.add(result.chat_id)
-                self._placed.append((uid, None))
+            self.taken.update((uid, (fp, seen)) for uid, fp, seen in head.chats)
+            self.skipped.update(result.chat_id for result in results)
+            self._placed += [(uid, None) for uid, _, _ in head.chats]
             return results
         return []
 
