@@ -560,7 +560,7 @@ register(
     )
 )
 # Phones and messengers (issue 22). SMS Backup & Restore XML also holds Signal Android's old plaintext backup.
-register(Importer("sms", "refind_cli.importers.sms", takes=("file",), names=("*.xml",)))
+register(Importer("sms", "refind_cli.importers.sms", takes=("file",), names=("*.xml",), resumes=True))
 register(Importer("imessage", "refind_cli.importers.imessage", takes=("file",), names=("*.txt", "*.html")))
 register(
     Importer(
