@@ -7,7 +7,8 @@ Telegram account export of 100 dialogs (``telegram-account``: the dialog of the 
 Hangouts.json, a Google Chat Takeout zip and a Skype ``messages.json`` of 20 conversations each (the last one
 grows); the chat as KakaoTalk's macOS CSV and as its zipped phone text, and the Telegram account export
 zipped; an SMS Backup & Restore file of the same texts (``sms``: SMS threads by sender, every tenth
-message an MMS to a group; the grown backup's new SMS come before its earlier MMS).
+message an MMS to a group; the grown backup's new SMS come before its earlier MMS), and the chat as an
+imessage-exporter TXT file (``imessage``).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
 seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
@@ -20,7 +21,7 @@ This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
         [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat skype
-                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms]
+                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms imessage]
 """
 
 from __future__ import annotations
@@ -357,6 +358,15 @@ def generate_sms(path: Path, n: int, mms_every: int = 10) -> None:
         fh.write("</smses>\n")
 
 
+def generate_imessage(path: Path, n: int) -> None:
+    """The same chat as imessage-exporter's TXT of a group conversation: a block a message (its stamp, its
+    sender, ``Me`` for the first sender, its lines) and a blank line after it."""
+    with path.open("w", encoding="utf-8") as fh:
+        for t, sender, text in chat_records(n + 1):
+            who = "Me" if sender == SENDERS[0] else sender
+            fh.write(f"{t:%b %d, %Y} {t.hour % 12 or 12:2d}:{t:%M:%S %p}\n{who}\n{text}\n\n")
+
+
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
@@ -371,6 +381,7 @@ FORMATS = {
     "kakaotalk-zip": ("KakaoTalk_Chat_Bench.zip", generate_kakaotalk_zip),
     "telegram-account-zip": ("Telegram Desktop export.zip", generate_telegram_account_zip),
     "sms": ("sms-backup.xml", generate_sms),
+    "imessage": ("Bench.txt", generate_imessage),
 }
 
 
@@ -383,6 +394,7 @@ def child(export: Path, home: Path, reread: bool) -> None:
     import refind_cli.frontends.render.imports
     import refind_cli.importers.chatgpt
     import refind_cli.importers.discord
+    import refind_cli.importers.imessage
     import refind_cli.importers.slack
     import refind_cli.importers.sms
     import refind_cli.importers.telegram

@@ -36,9 +36,9 @@ def sms(
     )
 
 
-def mms(n: int, *, text: str | None = None, name: str = "Jonas Becker, Aylin Demir") -> str:
+def mms(n: int, *, text: str | None = None, name: str = "Jonas Becker, Aylin Demir", to: str = GROUP) -> str:
     return (
-        f'  <mms date="{T0 + 60_000 * n}" msg_box="{1 + n % 2}" address="{GROUP}" contact_name="{name}">\n'
+        f'  <mms date="{T0 + 60_000 * n}" msg_box="{1 + n % 2}" address="{to}" contact_name="{name}">\n'
         "    <parts>\n"
         '      <part seq="-1" ct="application/smil" text="&lt;smil/&gt;" />\n'
         f'      <part seq="0" ct="text/plain" text="{text or f"group {n}"}" />\n'
@@ -101,9 +101,13 @@ def test_new_threads_take_the_place_a_full_reading_gives_them(tmp_path: Path):
 def test_a_contact_name_met_in_the_new_rows_names_the_thread_as_a_full_reading_does(tmp_path: Path):
     # The old SMS show the number, the old MMS one name, the new SMS another: a full reading meets the new SMS
     # before the old MMS, so their name wins.
-    old = backup([sms(0, 2, name="null"), mms(100, name="Bob")], 1)
-    grown = [sms(0, 2, name="null"), sms(1, 2, name="Robert"), mms(100, name="Bob"), mms(101, name="Bob")]
-    reimported(tmp_path, NAME, [old, backup(grown, 2)], at(old, b"<mms"))
+    number = PEOPLE[2][0]
+    old = backup([sms(0, 2, name="null"), mms(100, name="Bob", to=number)], 1)
+    grown = [sms(0, 2, name="null"), sms(150, 2, name="Robert"), mms(100, name="Bob", to=number)]
+    resumed, _ = reimported(
+        tmp_path, NAME, [old, backup([*grown, mms(160, name="Bob", to=number)], 2)], at(old, b"<mms")
+    )
+    assert [row[4] for row in resumed[0]] == ["Robert"]
 
 
 def test_a_backup_without_mms_or_without_sms_grows(tmp_path: Path):
