@@ -330,16 +330,9 @@ def import_resumed(
     results: list[ChatImportResult] = []
     after: list[ResumePoint | None] = []
     while export is not None:
+        seen += export.passed
         result = import_chat_rows(
-            archive,
-            export.chat,
-            export.messages,
-            segmenting,
-            import_seq,
-            progress,
-            False,
-            identity,
-            seen + export.passed,
+            archive, export.chat, export.messages, segmenting, import_seq, progress, False, identity, seen
         )
         results.append(result)
         after.append(point_after(export, identity, result.messages_added + result.messages_skipped))
