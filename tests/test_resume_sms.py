@@ -232,3 +232,21 @@ def test_reading_from_a_mark_yields_what_a_whole_reading_yields_after_it(tmp_pat
     for (name, messages, _), (_, new, passed) in zip(whole, after, strict=True):
         assert messages[passed:] == new, name
     assert end == whole_end
+
+
+def test_a_count_that_disagrees_is_said_once_as_a_whole_reading_says_it(tmp_path: Path):
+    old = backup(rows(range(0, 5), range(100, 102)), 1)
+    grown = backup(rows(range(0, 8), range(100, 104)), 2).replace(b'count="12"', b'count="99"')
+    warned = {}
+    for way in ("resume", "reread"):
+        path = tmp_path / way / NAME
+        path.parent.mkdir()
+        with Archive.open(tmp_path / way / "home") as archive:
+            path.write_bytes(old)
+            import_file(archive, path, tz=BERLIN)
+            path.write_bytes(grown)
+            result = import_file(archive, path, tz=BERLIN, reread=way == "reread")
+            assert (result.resumed_at is not None) == (way == "resume")
+            warned[way] = [w.replace(str(path), "FILE") for w in result.warnings]
+    assert warned["resume"] == warned["reread"] and len(warned["resume"]) == 1
+    assert 'count="99" but holds 12 messages' in warned["resume"][0]
