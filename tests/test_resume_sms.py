@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_resume_import import BERLIN, both_ways, reimported
+from test_resume_import import BERLIN, archive_rows, both_ways, reimported
 
 from refind_cli import importers
 from refind_cli.importers import sms as sms_reader
@@ -250,3 +250,35 @@ def test_a_count_that_disagrees_is_said_once_as_a_whole_reading_says_it(tmp_path
             warned[way] = [w.replace(str(path), "FILE") for w in result.warnings]
     assert warned["resume"] == warned["reread"] and len(warned["resume"]) == 1
     assert 'count="99" but holds 12 messages' in warned["resume"][0]
+
+
+def test_a_backup_named_by_a_later_time_goes_on_from_the_mark_of_the_one_before(tmp_path: Path):
+    # The app names each backup by the time it was made: the earlier one's mark is found by its format.
+    old = backup(rows(range(0, 20), range(100, 108)), 1)
+    new = backup(rows(range(0, 26), range(100, 111)), 2)
+    archives = []
+    for way in ("resume", "reread"):
+        folder = tmp_path / way
+        folder.mkdir()
+        (folder / "sms-20260501080000.xml").write_bytes(old)
+        (folder / "sms-20260601080000.xml").write_bytes(new)
+        with Archive.open(folder / "home") as archive:
+            assert import_file(archive, folder / "sms-20260501080000.xml", tz=BERLIN).error is None
+            result = import_file(
+                archive, folder / "sms-20260601080000.xml", tz=BERLIN, reread=way == "reread"
+            )
+            assert result.resumed_at == (at(old, b"<mms") if way == "resume" else None)
+            archives.append(archive_rows(archive))
+    assert archives[0] == archives[1]
+
+
+def test_another_phones_backup_is_read_whole(tmp_path: Path):
+    mine = backup(rows(range(0, 20), range(100, 108)), 1)
+    theirs = backup([sms(n, 1, body=f"theirs {n}") for n in range(30)], 2)
+    path = tmp_path / "sms-2.xml"
+    with Archive.open(tmp_path / "home") as archive:
+        (tmp_path / "sms-1.xml").write_bytes(mine)
+        import_file(archive, tmp_path / "sms-1.xml", tz=BERLIN)
+        path.write_bytes(theirs)
+        result = import_file(archive, path, tz=BERLIN)
+    assert result.resumed_at is None and sum(c.messages_added for c in result.chats) == 30

@@ -129,9 +129,17 @@ def checked_by_reader(
     points: Sequence[tuple[int, str, str, ResumePoint]], name: str
 ) -> tuple[int, ResumePoint] | None:
     """The latest of the earlier imports' points of a file of this name whose mark the reader checks itself
-    (``Mark.digest``)."""
-    named = [(seq, point) for seq, earlier, _, point in points if point.mark.digest and earlier == name]
-    return max(named, key=lambda f: f[0]) if named else None
+    (``Mark.digest``); else the latest such mark of a file's chats (``Mark.each``) whatever its file's name:
+    a phone backup is named by the time it was made, and its reader tells whether this one grew from it."""
+    found = [
+        (earlier == name, seq, point)
+        for seq, earlier, _, point in points
+        if point.mark.digest and (earlier == name or point.mark.each)
+    ]
+    if not found:
+        return None
+    _, seq, point = max(found, key=lambda f: (f[0], f[1]))
+    return seq, point
 
 
 def read_entries(
