@@ -38,7 +38,8 @@ def test_an_append_is_read_from_the_mark_and_stores_what_a_full_reading_would(tm
 
 def test_a_second_sender_after_the_mark_makes_the_chat_a_group_as_a_full_reading_does(tmp_path: Path):
     old = b"".join(blocks(10))
-    new = old + b"".join(blocks(3, 10, sender="+15555550999"))
+    # The first new block's sender is the one before the mark: the second comes after it.
+    new = old + blocks(1, 10)[0] + b"".join(blocks(3, 11, sender="+15555550999"))
     resumed, _ = reimported(tmp_path, NAME, [old, new], len(old))
     assert [row[5] for row in resumed[0]] == ["group"]
 

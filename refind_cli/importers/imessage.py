@@ -131,7 +131,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     if len(others) < 2:  # the kind is told by the records read before it is given
         first = blocks()
         with contextlib.closing(first.records(_lines(path, offset, first.line), path)) as told:
-            others |= _senders(told, 2 - len(others))
+            others = _senders(told, others)
         if after is None and not first.count:
             raise _no_messages(path)
     reading = blocks()
@@ -163,13 +163,14 @@ def _no_messages(path: Path) -> InputError:
     return InputError(path, "no messages; not an imessage-exporter conversation file")
 
 
-def _senders(records: Iterable[_Record], enough: int | None = None) -> set[str]:
-    """The others who wrote (not the phone's owner, not an announcement), as far as ``enough`` of them."""
-    others: set[str] = set()
+def _senders(records: Iterable[_Record], known: set[str] | None = None) -> set[str]:
+    """The others who wrote (not the phone's owner, not an announcement), ``known`` among them; given
+    ``known``, only until there are two (a group)."""
+    others = set(known or ())
     for r in records:
         if r.sender and r.sender != _OWN and r.kind != Kind.SYSTEM:
             others.add(r.sender)
-            if enough is not None and len(others) >= enough:
+            if known is not None and len(others) >= 2:
                 break
     return others
 
