@@ -6,7 +6,9 @@ log), a one-chat Telegram ``result.json`` and a DiscordChatExporter channel (JSO
 Telegram account export of 100 dialogs (``telegram-account``: the dialog of the last messages grows), a
 Hangouts.json, a Google Chat Takeout zip and a Skype ``messages.json`` of 20 conversations each (the last one
 grows); the chat as KakaoTalk's macOS CSV and as its zipped phone text, and the Telegram account export
-zipped.
+zipped; an SMS Backup & Restore file of the same texts (``sms``: SMS threads by sender, every tenth
+message an MMS to a group; the grown backup's new SMS come before its earlier MMS), and the chat as an
+imessage-exporter TXT file (``imessage``).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
 seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
@@ -19,7 +21,7 @@ This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
         [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat skype
-                   kakaotalk-csv kakaotalk-zip telegram-account-zip]
+                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms imessage]
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sample_exports"))
 from generate_assistants import chatgpt_chain
-from import_bench import chat_records, cli_run, generate
+from import_bench import SENDERS, chat_records, cli_run, generate
 
 
 def _telegram_messages(n: int) -> Iterator[tuple[int, dict]]:
@@ -306,6 +309,65 @@ def generate_telegram_account_zip(path: Path, n: int) -> None:
 
 
 # The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
+def _xml_attr(text: str) -> str:
+    """``text`` as SMS Backup & Restore writes an attribute: escaped, a new line and each character beyond
+    the BMP (emoji) as character references (the latter as two UTF-16 halves, as the app writes them)."""
+    out = escape(text, {'"': "&quot;", "\n": "&#10;"})
+    return "".join(c if ord(c) < 0x10000 else "".join(f"&#{u};" for u in _halves(ord(c))) for c in out)
+
+
+def _halves(code: int) -> tuple[int, int]:
+    code -= 0x10000
+    return 0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)
+
+
+def generate_sms(path: Path, n: int, mms_every: int = 10) -> None:
+    """The same chat as an SMS Backup & Restore file: each sender's messages a thread of SMS (the first
+    sender's are the phone's own, sent to the second), every ``mms_every``-th message an MMS to a group of
+    three; all SMS first, then all MMS, as the app writes them. A grown backup's new SMS come before the
+    earlier MMS, and its root's count and date change."""
+    sms: list[str] = []
+    mms: list[str] = []
+    for i, (t, sender, text) in enumerate(chat_records(n + 1)):
+        ms = int(t.replace(tzinfo=UTC).timestamp() * 1000)
+        own = sender == SENDERS[0]
+        body = _xml_attr(text)
+        if i % mms_every == mms_every - 1:
+            mms.append(
+                f'  <mms date="{ms}" msg_box="{2 if own else 1}" address="+15550001~+15550002" '
+                f'contact_name="{SENDERS[1]}, {SENDERS[2]}">\n    <parts>\n'
+                '      <part seq="-1" ct="application/smil" text="&lt;smil/&gt;" />\n'
+                f'      <part seq="0" ct="text/plain" text="{body}" />\n    </parts>\n'
+                f'    <addrs>\n      <addr address="{"insert-address-token" if own else "+15550001"}" type="137" />'
+                "\n    </addrs>\n  </mms>\n"
+            )
+            continue
+        other = SENDERS.index(sender) if not own else 1
+        sms.append(
+            f'  <sms protocol="0" address="+1555000{other}" date="{ms}" type="{2 if own else 1}" subject="null" '
+            f'body="{body}" toa="null" sc_toa="null" read="1" status="-1" locked="0" date_sent="0" '
+            f'contact_name="{SENDERS[other]}" />\n'
+        )
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(
+            "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n"
+            f"<!--File Created By SMS Backup & Restore v10.20.002 on {n}-->\n"
+            f'<smses count="{n}" backup_set="5d4f1c2e" backup_date="{n}" type="full">\n'
+        )
+        fh.writelines(sms)
+        fh.writelines(mms)
+        fh.write("</smses>\n")
+
+
+def generate_imessage(path: Path, n: int) -> None:
+    """The same chat as imessage-exporter's TXT of a group conversation: a block a message (its stamp, its
+    sender, ``Me`` for the first sender, its lines) and a blank line after it."""
+    with path.open("w", encoding="utf-8") as fh:
+        for t, sender, text in chat_records(n + 1):
+            who = "Me" if sender == SENDERS[0] else sender
+            fh.write(f"{t:%b %d, %Y} {t.hour % 12 or 12:2d}:{t:%M:%S %p}\n{who}\n{text}\n\n")
+
+
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
@@ -319,6 +381,8 @@ FORMATS = {
     "kakaotalk-csv": ("KakaoTalk_Chat_Bench.csv", generate_kakaotalk_csv),
     "kakaotalk-zip": ("KakaoTalk_Chat_Bench.zip", generate_kakaotalk_zip),
     "telegram-account-zip": ("Telegram Desktop export.zip", generate_telegram_account_zip),
+    "sms": ("sms-backup.xml", generate_sms),
+    "imessage": ("Bench.txt", generate_imessage),
 }
 
 
@@ -331,7 +395,9 @@ def child(export: Path, home: Path, reread: bool) -> None:
     import refind_cli.frontends.render.imports
     import refind_cli.importers.chatgpt
     import refind_cli.importers.discord
+    import refind_cli.importers.imessage
     import refind_cli.importers.slack
+    import refind_cli.importers.sms
     import refind_cli.importers.telegram
     import refind_cli.importers.whatsapp
     import refind_cli.index.tantivy_backend

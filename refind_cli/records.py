@@ -122,6 +122,10 @@ class Mark(NamedTuple):
     # hasher there, for the reader to go on from, so that the file is read once. Never stored; set only on
     # the copy handed to the reader (a named tuple compares it with the rest).
     taken: Tap | None = None
+    # The mark is the file's, left by the reading of each of its chats (a backup of many threads): each chat's
+    # messages before it are told by its reader (``ChatExport.passed``), and no identity state is kept (its
+    # reader goes on only where each chat's messages after it are later than all those before).
+    each: bool = False
 
 
 class Tap(Protocol):

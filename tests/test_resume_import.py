@@ -77,6 +77,17 @@ def both_ways(tmp_path: Path, name: str, versions: list[bytes], **options) -> tu
     return out[0], out[1], results
 
 
+def reimported(
+    tmp_path: Path, name: str, versions: list[bytes], at: int | None, **options
+) -> tuple[list, list]:
+    """``both_ways``, held to both archives being the same and to the last import being read from byte ``at``
+    on (None: read whole): the resumed home's archive and its results."""
+    resumed, reread, results = both_ways(tmp_path, name, versions, **options)
+    assert results[-1].resumed_at == at
+    assert resumed == reread
+    return resumed, results
+
+
 def forgotten_both_ways(
     tmp_path: Path, name: str, earlier: bytes, later: bytes, what: Selection
 ) -> tuple[list, list]:
@@ -112,9 +123,7 @@ def test_an_append_is_read_from_the_mark_and_stores_what_a_full_reading_would(
     ]
     cut = cuts[0]
     old, new = b"".join(lines[:cut]), b"".join(lines)
-    resumed, reread, results = both_ways(tmp_path, GROWING[fmt].name, [old, new])
-    assert results[-1].resumed_at == len(old), "read whole"
-    assert resumed == reread
+    resumed, results = reimported(tmp_path, GROWING[fmt].name, [old, new], len(old))
     added = results[-1].chats[0].messages_added
     assert added > 0 and results[0].chats[0].messages_added + added == len(resumed[1])
 
@@ -135,9 +144,7 @@ def test_an_export_edited_before_the_mark_is_read_whole_and_keeps_the_older_vers
     middle = len(lines) // 2
     edited = [*lines[:middle], lines[middle].rstrip(b"\r\n") + b" (edited)\n", *lines[middle + 1 :]]
     old, new = b"".join(lines[:-2]), b"".join(edited)
-    resumed, reread, results = both_ways(tmp_path, GROWING[fmt].name, [old, new])
-    assert results[-1].resumed_at is None
-    assert resumed == reread
+    resumed, results = reimported(tmp_path, GROWING[fmt].name, [old, new], None)
     texts = [row[7] for row in resumed[1]]
     assert any("(edited)" in t for t in texts)
     assert len(resumed[1]) >= results[0].chats[0].messages_added + 1  # the older text is still there
@@ -150,9 +157,7 @@ def test_a_message_deleted_before_the_mark_is_read_whole_and_kept(tmp_path: Path
     deleted = next(n for n in range(first, len(lines)) if _starts_message(fmt, lines[n]))
     following = next(n for n in range(deleted + 1, len(lines)) if _starts_message(fmt, lines[n]))
     old, new = b"".join(lines[: following + 1]), b"".join(lines[:deleted] + lines[following : following + 1])
-    resumed, reread, results = both_ways(tmp_path, GROWING[fmt].name, [old, new])
-    assert results[-1].resumed_at is None
-    assert resumed == reread
+    resumed, results = reimported(tmp_path, GROWING[fmt].name, [old, new], None)
     assert len(resumed[1]) == results[0].chats[0].messages_added  # nothing lost, nothing new
 
 
@@ -161,19 +166,15 @@ def test_a_message_again_in_the_same_minute_is_a_second_occurrence_after_the_mar
     # would take the identity of the one before it and be skipped as stored.
     lines = lines_of(JONAS)
     old = b"".join(lines)
-    resumed, reread, results = both_ways(tmp_path, JONAS.name, [old, old + lines[-1] + lines[-1]])
-    assert results[-1].resumed_at == len(old)
+    _, results = reimported(tmp_path, JONAS.name, [old, old + lines[-1] + lines[-1]], len(old))
     assert results[-1].chats[0].messages_added == 2
-    assert resumed == reread
 
 
 def test_a_line_after_the_mark_that_goes_on_with_the_last_message_reads_whole(tmp_path: Path):
     lines = lines_of(JONAS)
     old = b"".join(lines)
     grown = old + b"and one more line of the last message\n" + lines[-1]
-    resumed, reread, results = both_ways(tmp_path, JONAS.name, [old, grown])
-    assert results[-1].resumed_at is None
-    assert resumed == reread
+    reimported(tmp_path, JONAS.name, [old, grown], None)
 
 
 def test_dates_after_the_mark_that_change_the_date_order_read_whole(tmp_path: Path):
@@ -181,19 +182,15 @@ def test_dates_after_the_mark_that_change_the_date_order_read_whole(tmp_path: Pa
     # have a second number above 12, so the file is month first, and every earlier date reads otherwise.
     old = "".join(f"0{d}/02/2021, 10:0{d} - Ann: day {d}\n" for d in range(1, 8)).encode()
     grown = old + b"02/13/2021, 10:00 - Ann: later\n"
-    resumed, reread, results = both_ways(tmp_path, "WhatsApp Chat with Ann.txt", [old, grown])
-    assert results[-1].resumed_at is None
-    assert resumed == reread
+    reimported(tmp_path, "WhatsApp Chat with Ann.txt", [old, grown], None)
 
 
 def test_the_next_import_goes_on_from_the_mark_the_resumed_one_left(tmp_path: Path):
     lines = lines_of(JONAS)
     versions = [b"".join(lines[:n]) for n in (100, 150, len(lines))]
     versions = [v for v in versions if v]
-    resumed, reread, results = both_ways(tmp_path, JONAS.name, versions)
+    _, results = reimported(tmp_path, JONAS.name, versions, len(versions[1]))
     assert results[1].resumed_at == len(versions[0])
-    assert results[2].resumed_at == len(versions[1])
-    assert resumed == reread
     with Archive.open(tmp_path / "resume" / "home") as archive:  # the marks gone on from are dropped
         assert archive.db.execute("SELECT count(*) FROM imports WHERE resume IS NOT NULL").fetchone()[0] == 1
 
@@ -349,9 +346,7 @@ def test_a_grown_zip_is_read_from_the_mark_in_its_text(tmp_path: Path, source: P
     cut = next(n for n in range(len(lines) * 2 // 3, len(lines)) if _starts_message(_fmt(source), lines[n]))
     old, new = b"".join(lines[:cut]), b"".join(lines)
     name = source.with_suffix(".zip").name
-    resumed, reread, results = both_ways(tmp_path, name, [zipped(source.name, old), zipped(source.name, new)])
-    assert results[-1].resumed_at == len(old)
-    assert resumed == reread
+    reimported(tmp_path, name, [zipped(source.name, old), zipped(source.name, new)], len(old))
 
 
 @pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
@@ -361,9 +356,7 @@ def test_a_zip_whose_text_changed_before_the_mark_is_read_whole(tmp_path: Path, 
     edited = [*lines[:-4], lines[-4].rstrip(b"\r\n") + b" (edited)\n", *lines[-3:]]
     name = source.with_suffix(".zip").name
     versions = [zipped(source.name, old), zipped(source.name, b"".join(edited))]
-    resumed, reread, results = both_ways(tmp_path, name, versions)
-    assert results[-1].resumed_at is None
-    assert resumed == reread
+    reimported(tmp_path, name, versions, None)
 
 
 @pytest.mark.parametrize("source", [JONAS, GROWING["kakaotalk"]], ids=lambda p: p.name)
@@ -378,9 +371,7 @@ def test_a_zip_whose_text_changed_before_the_mark_in_as_many_bytes_is_read_whole
     edited = [*lines[:n], lines[n][: end - 1] + swapped + lines[n][end:], *lines[n + 1 :]]
     name = source.with_suffix(".zip").name
     versions = [zipped(source.name, b"".join(lines[:-3])), zipped(source.name, b"".join(edited))]
-    resumed, reread, results = both_ways(tmp_path, name, versions)
-    assert results[-1].resumed_at is None
-    assert resumed == reread
+    reimported(tmp_path, name, versions, None)
 
 
 def _fmt(source: Path) -> str:
@@ -392,9 +383,7 @@ def test_a_time_after_the_mark_on_the_night_the_clocks_go_back_is_read_by_the_on
     # only the time before the mark tells.
     old = b"27/10/2024, 01:00 - Ann: late\n27/10/2024, 02:30 - Ann: still up\n"
     grown = old + b"27/10/2024, 02:15 - Ann: the clocks went back\n"
-    resumed, reread, results = both_ways(tmp_path, "WhatsApp Chat with Ann.txt", [old, grown])
-    assert results[-1].resumed_at == len(old)
-    assert resumed == reread
+    resumed, _ = reimported(tmp_path, "WhatsApp Chat with Ann.txt", [old, grown], len(old))
     times = sorted(row[3] for row in resumed[1])
     assert times[-1] - times[-2] == 45 * 60 * 1_000_000  # 02:30 CEST, then 02:15 CET
 
@@ -402,6 +391,4 @@ def test_a_time_after_the_mark_on_the_night_the_clocks_go_back_is_read_by_the_on
 def test_a_crlf_export_goes_on_from_the_mark(tmp_path: Path):
     lines = [line.rstrip(b"\n") + b"\r\n" for line in lines_of(JONAS)]
     old, new = b"".join(lines[:120]), b"".join(lines)
-    resumed, reread, results = both_ways(tmp_path, JONAS.name, [old, new])
-    assert results[-1].resumed_at == len(old)
-    assert resumed == reread
+    reimported(tmp_path, JONAS.name, [old, new], len(old))

@@ -583,8 +583,12 @@ register(
     )
 )
 # Phones and messengers (issue 22). SMS Backup & Restore XML also holds Signal Android's old plaintext backup.
-register(Importer("sms", "refind_cli.importers.sms", takes=("file",), names=("*.xml",)))
-register(Importer("imessage", "refind_cli.importers.imessage", takes=("file",), names=("*.txt", "*.html")))
+register(Importer("sms", "refind_cli.importers.sms", takes=("file",), names=("*.xml",), resumes=True))
+register(
+    Importer(
+        "imessage", "refind_cli.importers.imessage", takes=("file",), names=("*.txt", "*.html"), resumes=True
+    )
+)
 register(
     Importer(
         "skype", "refind_cli.importers.skype", takes=("file", "folder"), names=("messages.json",), knows=True

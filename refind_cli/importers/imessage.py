@@ -18,17 +18,27 @@ no zone: they are read in ``--tz``.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from html.parser import HTMLParser
 from pathlib import Path
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import decode_text, named_head, read_file
-from refind_cli.importers.linelog import unify_newlines
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.importers.container import (
+    decode_text,
+    iter_file_chunks,
+    named_head,
+    read_file,
+    read_file_part,
+    text_encoding,
+)
+from refind_cli.importers.linelog import Counted, iter_lines, unify_newlines
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "imessage"
 
@@ -98,16 +108,76 @@ def _is_html(text: str) -> bool:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    text = decode_text(read_file(path), path)
-    records = _html_records(text, path) if _is_html(text) else _txt_records(text, path)
-    if not records:
-        raise InputError(path, "no messages; not an imessage-exporter conversation file")
-    messages = [_message(r, tz, path) for r in records]
-    others = {m.sender for m in messages if not m.own and m.kind != Kind.SYSTEM and m.sender}
-    kind = "group" if len(others) > 1 else "direct"
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+    """The file's conversation. TXT streams: its records are read as its lines come (twice where the chat's
+    kind is not told by its first records: a direct chat is one with a single other sender), and its reading
+    leaves a mark at its end; ``after``: such a mark of an earlier reading of the file, read on from (HTML is
+    read whole, and never from a mark)."""
+    if _is_html(_head(path)):
+        if after is not None:
+            raise NotResumable
+        html = _html_records(decode_text(read_file(path), path), path)
+        if not html:
+            raise _no_messages(path)
+        yield ChatExport(_chat(path, _senders(html)), [_message(r, tz, path) for r in html])
+        return
+    state = json.loads(after.state) if after is not None else {}
+    offset = after.offset if after is not None else 0
+
+    def blocks() -> _Blocks:
+        return _Blocks(int(state.get("line", 0)), bool(state.get("blank", True)), after is not None)
+
+    others = set(state.get("others", []))
+    if len(others) < 2:  # the kind is told by the records read before it is given
+        first = blocks()
+        with contextlib.closing(first.records(_lines(path, offset, first.line), path)) as told:
+            others = _senders(told, others)
+        if after is None and not first.count:
+            raise _no_messages(path)
+    reading = blocks()
+    read = Counted(iter_file_chunks(path, offset), offset)
+    records: Iterator[_Record] = reading.records(iter_lines(read, path, line=reading.line), path)
+    if after is not None and (head := next(records, None)) is not None:
+        records = itertools.chain([head], records)  # NotResumable, where it comes, before any message
+
+    def end() -> Mark | None:
+        if not read.whole_lines or reading.section == "sender" or not reading.line:
+            return None
+        kept = {"line": reading.line, "blank": reading.blank, "others": sorted(others)[:2]}
+        return Mark(read.size, json.dumps(kept, ensure_ascii=False))
+
+    yield ChatExport(_chat(path, others), (_message(r, tz, path) for r in records), end)
+
+
+def _head(path: Path) -> str:
+    head = read_file_part(path, 0, 1024)
+    encoding = text_encoding(head)
+    return head[encoding.bom :].decode(encoding.codec, "replace")
+
+
+def _lines(path: Path, offset: int, line: int) -> Iterator[str]:
+    return iter_lines(iter_file_chunks(path, offset), path, line=line)
+
+
+def _no_messages(path: Path) -> InputError:
+    return InputError(path, "no messages; not an imessage-exporter conversation file")
+
+
+def _senders(records: Iterable[_Record], known: set[str] | None = None) -> set[str]:
+    """The others who wrote (not the phone's owner, not an announcement), ``known`` among them; given
+    ``known``, only until there are two (a group)."""
+    others = set(known or ())
+    for r in records:
+        if r.sender and r.sender != _OWN and r.kind != Kind.SYSTEM:
+            others.add(r.sender)
+            if known is not None and len(others) >= 2:
+                break
+    return others
+
+
+def _chat(path: Path, others: set[str]) -> Chat:
     name = path.stem
-    yield ChatExport(Chat(FORMAT, name, name, kind), messages)
+    return Chat(FORMAT, name, name, "group" if len(others) > 1 else "direct")
 
 
 def _message(record: _Record, tz: tzinfo, path: Path) -> Message:
@@ -137,59 +207,77 @@ def _message(record: _Record, tz: tzinfo, path: Path) -> Message:
     )
 
 
-def _txt_records(text: str, path: Path) -> list[_Record]:
-    """The file's blocks. A block starts at a stamp line that follows a blank line (or the file's start);
-    a blank line followed by anything else belongs to the body (a message can hold empty lines)."""
-    lines = unify_newlines(text).split("\n")
-    records: list[_Record] = []
-    raw: list[str] = []
-    section = "body"  # "body", "tapbacks"
-    for number, line in enumerate(lines, 1):
-        after_blank = number == 1 or lines[number - 2] == ""
-        stamp = _STAMP.fullmatch(line) if after_blank else None
-        if stamp is not None:
-            if records:
-                _close(records[-1], raw)
-            raw = [line]
-            rest = stamp["rest"] or ""
-            if rest and not _READ.fullmatch(rest):  # an announcement: "<stamp> You named the conversation …"
-                records.append(_Record(stamp["stamp"], None, [rest[1:]], kind=Kind.SYSTEM))
-                section = "done"
+class _Blocks:
+    """A TXT file's blocks as its lines come, and where their reading stands: the lines read, whether the
+    last was blank (a stamp line starts a block only after one), the section of the block's lines it is in.
+    ``after``: the lines follow a mark, where a block ended: any but blank lines before a block's stamp
+    would belong to the block before the mark (NotResumable)."""
+
+    def __init__(self, line: int = 0, blank: bool = True, after: bool = False) -> None:
+        self.line = line
+        self.blank = blank
+        self.after = after
+        self.section = "body"  # "sender", "body", "tapbacks", "done"
+        self.count = 0  # the records begun
+
+    def records(self, lines: Iterable[str], path: Path) -> Generator[_Record, None, None]:
+        """The file's blocks. A block starts at a stamp line that follows a blank line (or the file's start);
+        a blank line followed by anything else belongs to the body (a message can hold empty lines)."""
+        record: _Record | None = None
+        raw: list[str] = []
+        for line in lines:
+            self.line += 1
+            stamp = _STAMP.fullmatch(line) if self.blank else None
+            self.blank = line == ""
+            if stamp is not None:
+                if record is not None:
+                    _close(record, raw)
+                    yield record
+                self.count += 1
+                raw = [line]
+                rest = stamp["rest"] or ""
+                if rest and not _READ.fullmatch(
+                    rest
+                ):  # an announcement: "<stamp> You named the conversation …"
+                    record = _Record(stamp["stamp"], None, [rest[1:]], kind=Kind.SYSTEM)
+                    self.section = "done"
+                else:
+                    record = _Record(stamp["stamp"], None)
+                    self.section = "sender"
+                continue
+            if record is None:
+                if line.strip():
+                    if self.after:
+                        raise NotResumable
+                    raise InputError(
+                        path, "expected a stamp such as 'May 17, 2022  5:29:42 PM'", f"line {self.line}"
+                    )
+                continue
+            raw.append(line)
+            section = self.section
+            if section == "sender":
+                record.sender = line
+                self.section = "body"
+            elif section == "done" or line.startswith(_INDENT):
+                continue  # a reply's copy under its parent, or what follows an announcement
+            elif line in _TAPBACKS:
+                self.section = "tapbacks"
+            elif section == "tapbacks" and line:
+                continue
+            elif line == _REPLY_NOTE:
+                record.reply = True
+            elif line == _DELETED:
+                record.kind = Kind.DELETED
+            elif line in _EFFECTS:
+                continue
+            elif _PATH.fullmatch(line) or line.startswith("Sticker from "):
+                record.files.append(line)
             else:
-                records.append(_Record(stamp["stamp"], None))
-                section = "sender"
-            continue
-        if not records:
-            if line.strip():
-                raise InputError(
-                    path, "expected a stamp such as 'May 17, 2022  5:29:42 PM'", f"line {number}"
-                )
-            continue
-        raw.append(line)
-        record = records[-1]
-        if section == "sender":
-            record.sender = line
-            section = "body"
-        elif section == "done" or line.startswith(_INDENT):
-            continue  # a reply's copy under its parent, or what follows an announcement
-        elif line in _TAPBACKS:
-            section = "tapbacks"
-        elif section == "tapbacks" and line:
-            continue
-        elif line == _REPLY_NOTE:
-            record.reply = True
-        elif line == _DELETED:
-            record.kind = Kind.DELETED
-        elif line in _EFFECTS:
-            continue
-        elif _PATH.fullmatch(line) or line.startswith("Sticker from "):
-            record.files.append(line)
-        else:
-            section = "body"
-            record.lines.append(line)
-    if records:
-        _close(records[-1], raw)
-    return records
+                self.section = "body"
+                record.lines.append(line)
+        if record is not None:
+            _close(record, raw)
+            yield record
 
 
 def _close(record: _Record, raw: list[str]) -> None:

@@ -16,6 +16,13 @@ entity expansion and external entities) is refused, as the app never writes one.
 Two traps of real files are repaired on the way into the parser: emoji written as two character references
 to UTF-16 surrogates (``&#55357;&#56832;``), which XML forbids, are joined into one; a reference to a
 character XML cannot hold (a lone surrogate, a control character) becomes U+FFFD.
+
+A backup made again later holds the earlier one's rows with the new ones among them: new SMS after the old
+SMS, before the old MMS, and new MMS after those, under a root whose ``count`` and ``backup_date`` changed. Its
+reading leaves a mark (``Mark.each``: the file's, for all its threads) holding each part's bytes as a length
+and a hash, the SMS rows' and the MMS rows', and each thread's state after them: a later backup whose parts
+begin with those bytes is read without parsing them (``_Reader.route``), and its threads take up that state.
+Positions and hashes are of the bytes the parser reads (UTF-8, references repaired), not the file's.
 """
 
 from __future__ import annotations
@@ -25,16 +32,19 @@ import gc
 import json
 import re
 import warnings
-from collections.abc import Iterator
-from datetime import UTC, datetime, tzinfo
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
 from functools import partial
 from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+import xxhash
+
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers.container import iter_file_chunks, named_head, utf8_chunks
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.importers.container import iter_file_chunks, member_of, named_head, utf8_chunks
+from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "sms"
 
@@ -76,6 +86,11 @@ _LOW = range(0xDC00, 0xE000)
 _REPLACEMENT = b"&#65533;"
 # A chunk's tail from an "&" this close to its end may be a reference cut in two: it waits for the next chunk.
 _CARRY = 24
+# A row's start tag, and an MMS row's: where a grown backup's parts are found before they are parsed.
+_ROW = re.compile(rb"<[sm]ms[\s/>]")
+_MMS = re.compile(rb"<mms[\s/>]")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
 
 
 # --- detection ---------------------------------------------------------------------------------------
@@ -143,10 +158,16 @@ def repaired(chunks: Iterator[bytes]) -> Iterator[bytes]:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """One chat per set of addresses, in the order the file first names them; each chat's messages in time
-    order. The times are the phone's epoch milliseconds, so ``tz`` changes nothing."""
-    reader = _Reader(path)
+    order. The times are the phone's epoch milliseconds, so ``tz`` changes nothing. ``after``: the mark an
+    earlier reading of a loose backup of this name left; its rows are passed over where this file holds them
+    as they were, and the threads' messages after them are read (NotResumable where it cannot: the file is
+    then read whole, which also names any fault in it where it lies)."""
+    earlier = _Earlier.of(after) if after is not None else None
+    if after is not None and (earlier is None or member_of(path) is not None):
+        raise NotResumable
+    reader = _Reader(path, earlier)
     # Every message is held until the end (a thread is complete only then), and the cycle collector would
     # walk the growing heap again and again: a sixth of the reading's time. The reading makes one cycle (the
     # parser and its handlers), collected once the collector runs again.
@@ -154,23 +175,63 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     gc.disable()
     try:
         with contextlib.closing(iter_file_chunks(path)) as chunks:
-            reader.feed(repaired(utf8_chunks(chunks, partial(InputError, path))))
+            stream = repaired(utf8_chunks(chunks, partial(InputError, path)))
+            reader.feed(stream if earlier is None else reader.route(stream, earlier))
+    except InputError:
+        if earlier is None:
+            raise
+        raise NotResumable from None
     finally:
         if collecting:
             gc.enable()
     for thread in reader.threads.values():
         thread.messages.sort(key=lambda m: m.timestamp)
-        yield ChatExport(thread.chat(), thread.messages)
+        # A message no later than the thread's latest before the mark would sort among the messages
+        # passed over, and could share their times: only a whole reading places it and counts it right.
+        if thread.messages and thread.passed and _us(thread.messages[0].timestamp) <= thread.latest:
+            raise NotResumable
+    reader.counted()
+    mark = reader.mark()
+    for thread in reader.threads.values():
+        yield ChatExport(thread.chat(), thread.messages, lambda: mark, passed=thread.passed)
+
+
+def _us(when: datetime) -> int:
+    return (when - _EPOCH) // _US
+
+
+@dataclass(frozen=True, slots=True)
+class _Earlier:
+    """What a mark holds of the backup read before: its SMS rows' and MMS rows' bytes (a length and a hash
+    each), the rows they hold, and each thread in the order it was first met: its addresses, its names after
+    the SMS rows (None where it had none then) and after all of them, its messages and the latest time."""
+
+    sms: tuple[int, str]
+    mms: tuple[int, str]
+    rows: int
+    threads: tuple[tuple[list[str], dict[str, str] | None, dict[str, str], int, int], ...]
+
+    @classmethod
+    def of(cls, mark: Mark) -> _Earlier | None:
+        try:
+            state = json.loads(mark.state)
+            sms, mms = state["sms"], state["mms"]
+            threads = tuple((a, n0, n1, int(n), int(t)) for a, n0, n1, n, t in state["threads"])
+            return cls((int(sms[0]), str(sms[1])), (int(mms[0]), str(mms[1])), int(state["rows"]), threads)
+        except (ValueError, KeyError, TypeError):
+            return None
 
 
 class _Thread:
-    __slots__ = ("addresses", "key", "messages", "names")
+    __slots__ = ("addresses", "key", "latest", "messages", "names", "passed")
 
     def __init__(self, key: str, addresses: list[str]) -> None:
         self.key = key
         self.addresses = addresses
         self.names: dict[str, str] = {}
         self.messages: list[Message] = []
+        self.passed = 0  # its messages in the rows passed over (``after``)
+        self.latest = 0  # the latest of their times, in microseconds
 
     def chat(self) -> Chat:
         shown = [self.names.get(a, a) for a in self.addresses]
@@ -186,11 +247,12 @@ class _Reader:
     made an end callback each cost a quarter of the reading. A row ends where the next one starts (or the root
     ends); whether the root was closed is expat's to say when the input ends."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, earlier: _Earlier | None = None) -> None:
         self.path = path
         self.threads: dict[str, _Thread] = {}
+        self.earlier = earlier
         self.seen: dict[tuple[str, str | None], tuple[_Thread, dict[str, str], str | None]] = {}
-        self.rows = 0
+        self.rows = earlier.rows if earlier is not None else 0
         self.root = False  # <smses> was read
         self.count: str | None = None
         self.mms: tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | None = None
@@ -205,6 +267,23 @@ class _Reader:
             tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | dict[str, str] | None
         )
         self.pending = None
+        # What a mark is made of. Where the rows begin, and where the MMS rows' part begins (the first MMS
+        # row's start; or where the earlier backup's MMS rows were passed over), in the bytes the parser reads;
+        # each part's bytes hashed once they are whole rows; the threads' names where the SMS part ended.
+        self.first_row: int | None = None
+        self.split: int | None = None
+        self.hashes = (xxhash.xxh3_128(), xxhash.xxh3_128())
+        self.lengths = [0, 0]
+        self.split_names: dict[str, dict[str, str]] | None = None
+        self.start = 0  # where the rows begin in the file's bytes as the parser would read them all
+        # The app's layout: rows side by side in the root, SMS before MMS. Else no mark: parts found by their
+        # bytes would not be where the parser's rows are.
+        self.flat = True
+        if earlier is not None:
+            for addresses, before, _, passed, latest in earlier.threads:
+                thread = self._thread(addresses, before) if before is not None else None
+                if thread is not None:
+                    thread.passed, thread.latest = passed, latest
         parser = expat.ParserCreate("UTF-8")  # what ``utf8_chunks`` hands it, whatever the declaration says
         parser.buffer_text = True
         parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -226,6 +305,7 @@ class _Reader:
                 buf += chunk
                 parse(chunk, False)
                 if self.row_start is not None:
+                    self._hash(self.row_start)
                     del buf[: self.row_start - self.base]
                     self.base = self.row_start
                 elif len(buf) > _PROLOG_BYTES:  # expat may not have reached the first row's tag: kept
@@ -238,14 +318,90 @@ class _Reader:
             raise self._truncated() from None
         end = buf.rfind(b"</smses")
         self._row_ends(self.base + (end if end >= 0 else len(buf)))
+        self.flat = self.flat and end >= 0
+        self._hash(self.base + max(end, 0))
+        if self.split_names is None:
+            self._sms_part_ends()
+
+    def counted(self) -> None:
+        """Says where the root's count differs from the rows read."""
         if self.count is not None and self.count.isdigit() and int(self.count) != self.rows:
             warnings.warn(
                 InputWarning(
                     self.path,
                     f'the backup says count="{self.count}" but holds {self.rows} messages; all of them were read',
                 ),
-                stacklevel=2,
+                stacklevel=3,
             )
+
+    def route(self, stream: Iterator[bytes], earlier: _Earlier) -> Iterator[bytes]:
+        """The bytes of a backup grown from the earlier one that the parser is to read: the earlier rows, the
+        SMS part's and the MMS part's, are hashed where they lie in it (the first row on; the first MMS row
+        after them on) and passed over; NotResumable where they differ."""
+        rest = _Rest(stream)
+        self.start = yield from rest.until(_ROW)
+        # The rows' bytes begin there: the new rows are hashed on from it, with the space before each.
+        self.first_row = rest.fed
+        for part, (length, digest) in enumerate((earlier.sms, earlier.mms)):
+            if part:
+                if not length:  # the earlier backup held no MMS: all the rest is new
+                    break
+                yield from rest.until(_MMS)
+                self.split = rest.fed
+            for piece in rest.take(length):
+                self.hashes[part].update(piece)
+                self.lengths[part] += len(piece)
+            if self.lengths[part] != length or self.hashes[part].hexdigest() != digest:
+                raise NotResumable
+        yield from rest.rest()
+
+    def _hash(self, stop: int) -> None:
+        """The bytes before ``stop`` (a row's start, or the rows' end) and after the ones hashed, into their
+        part's hash: whole rows (and the space after them)."""
+        if self.first_row is None:
+            return
+        start, split = max(self.base, self.first_row), self.split
+        if split is None or split >= stop:
+            parts = [(0, start, stop)]
+        elif split <= start:
+            parts = [(1, start, stop)]
+        else:
+            parts = [(0, start, split), (1, split, stop)]
+        for part, lo, hi in parts:
+            if hi > lo:
+                self.hashes[part].update(self.buf[lo - self.base : hi - self.base])
+                self.lengths[part] += hi - lo
+
+    def _sms_part_ends(self) -> None:
+        """The SMS rows read (and, in a grown backup, the earlier MMS rows passed over): the threads' names
+        then, and the threads those MMS rows held, with their names after them."""
+        self.split_names = {key: dict(thread.names) for key, thread in self.threads.items()}
+        if self.earlier is not None:
+            for addresses, _, after, passed, latest in self.earlier.threads:
+                thread = self._thread(addresses, after)
+                thread.passed, thread.latest = passed, latest
+
+    def mark(self) -> Mark | None:
+        """Where a later backup, grown from this one, can be read on from; None where this one's rows are not
+        laid out as the app lays them, or there are none."""
+        if not self.flat or (self.first_row is None and self.earlier is None):
+            return None
+        threads = [
+            [
+                thread.addresses,
+                (self.split_names or {}).get(key),
+                thread.names,
+                thread.passed + len(thread.messages),
+                _us(thread.messages[-1].timestamp) if thread.messages else thread.latest,
+            ]
+            for key, thread in self.threads.items()
+        ]
+        sms, mms = [(n, h.hexdigest()) for n, h in zip(self.lengths, self.hashes, strict=True)]
+        state = json.dumps(
+            {"sms": sms, "mms": mms, "rows": self.rows, "threads": threads}, ensure_ascii=False
+        )
+        start = self.start if self.earlier is not None else self.first_row or 0
+        return Mark(start + sms[0], state, sms[1] + mms[1], each=True)
 
     def _truncated(self) -> InputError:
         if not self.root:
@@ -281,6 +437,14 @@ class _Reader:
             index = self.parser.CurrentByteIndex
             if self.pending is not None:
                 self._row_ends(index)
+            if self.first_row is None:
+                self.first_row = index
+            if name == "mms" and self.split is None:
+                self.split = index
+            if self.split is not None and index >= self.split:
+                self.flat = self.flat and name == "mms"
+                if self.split_names is None:
+                    self._sms_part_ends()
             self.row_start = index
             self.rows += 1
             if name == "sms":
@@ -294,7 +458,8 @@ class _Reader:
                 raise self.error(f"the root is <{name}>, not <smses>; not an SMS Backup & Restore file")
             self.root = True
             self.count = attrs.get("count")
-        # Anything else belongs to the row before it, and stays in that row's raw record.
+        else:  # anything else belongs to the row before it, and stays in that row's raw record
+            self.flat = False
 
     def _end_in_mms(self, name: str) -> None:
         self.mms_depth -= 1
@@ -311,6 +476,8 @@ class _Reader:
         base = self.base
         raw = self.buf[self.row_start - base : end - base]
         if isinstance(pending, dict):
+            # An SMS row is one empty element: one with content, or a row inside it, is not the app's layout.
+            self.flat = self.flat and raw.count(b"<") == 1 and raw.rstrip().endswith(b"/>")
             self._sms(pending, raw.decode().rstrip())
         else:
             # Most MMS rows carry no file: the pattern is run only on those that may.
@@ -425,6 +592,55 @@ class _Reader:
                 own=own,
             )
         )
+
+
+class _Rest:
+    """A stream of bytes handed on in pieces: up to a pattern, a length passed over, the rest. ``pos``: the
+    stream's bytes handed on or passed over; ``fed``: those handed on."""
+
+    def __init__(self, stream: Iterator[bytes]) -> None:
+        self.stream = stream
+        self.data = b""
+        self.pos = self.fed = 0
+
+    def until(self, pattern: re.Pattern[bytes]) -> Generator[bytes, None, int]:
+        """The bytes before the pattern's first match (all where it has none); where it lies."""
+        while (m := pattern.search(self.data)) is None:
+            # The last bytes wait for the next chunk: a match may begin among them.
+            yield from self._hand(max(0, len(self.data) - 8))
+            chunk = next(self.stream, None)
+            if chunk is None:
+                yield from self._hand(len(self.data))
+                return self.pos
+            self.data += chunk
+        yield from self._hand(m.start())
+        return self.pos
+
+    def _hand(self, n: int) -> Iterator[bytes]:
+        if n:
+            piece, self.data = self.data[:n], self.data[n:]
+            self.pos += n
+            self.fed += n
+            yield piece
+
+    def take(self, n: int) -> Iterator[bytes]:
+        """The next ``n`` bytes (fewer where the stream ends), not handed on."""
+        while n:
+            if not self.data and (chunk := next(self.stream, None)) is not None:
+                self.data = chunk
+            if not self.data:
+                return
+            piece, self.data = self.data[:n], self.data[n:]
+            self.pos += len(piece)
+            n -= len(piece)
+            yield piece
+
+    def rest(self) -> Iterator[bytes]:
+        yield from self._hand(len(self.data))
+        for chunk in self.stream:
+            self.pos += len(chunk)
+            self.fed += len(chunk)
+            yield chunk
 
 
 def _address(value: str) -> str:

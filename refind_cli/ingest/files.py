@@ -21,6 +21,7 @@ from refind_cli.ingest.resume import (
     Prints,
     ResumePoint,
     checked_by_reader,
+    file_point,
     heads,
     import_resumed,
     keeps,
@@ -96,7 +97,7 @@ def import_file(
         return FileImportResult(str(path), fmt, error=f"{path}: cannot read ({exc.strerror or exc})")
     warned: list[str] = []
     points: list[ResumePoint | None] = []
-    resumed: tuple[ChatImportResult, ResumePoint | None] | None = None
+    resumed: tuple[list[ChatImportResult], list[ResumePoint | None]] | None = None
     try:
         with archive.transaction():
             import_seq = archive.start_import(str(path.resolve()), digest, fmt, now(), settings)
@@ -119,8 +120,8 @@ def import_file(
                 results: Generator[ChatImportResult, None, None]
                 reading = (archive, path, fmt, tz, segmenting, import_seq, chat_progress, restore_forgotten)
                 if resumed is not None:
-                    results = (result for result in [resumed[0]])
-                    points.append(resumed[1])
+                    results = (result for result in resumed[0])
+                    points += resumed[1]
                 elif worker:
                     results = _worker.import_in_worker(*reading, warned.append, points.append, prints)
                 else:
@@ -145,7 +146,7 @@ def import_file(
             if resumed is not None and resume_from is not None:
                 counts["resumed"] = {"from": resume_from[0], "offset": resume_from[1].mark.offset}
             archive.finish_import(import_seq, now(), counts)
-            point = points[0] if len(points) == 1 and len(chats) == 1 else None
+            point = file_point(points, len(chats))
             if (
                 point is not None
                 and point.mark.read is not None
@@ -160,7 +161,7 @@ def import_file(
                 point is not None
                 and is_file(path)
                 and (point.mark.offset == hashed or point.mark.digest or point.prefix)
-                and keeps(archive, chats[0].chat_uid)
+                and (point.mark.each or keeps(archive, chats[0].chat_uid))
             ):
                 archive.set_resume_point(import_seq, point.to_json())
                 if resumed is not None and resume_from is not None:

@@ -63,12 +63,15 @@ class ResumePoint:
     def to_json(self) -> str:
         mark = {"offset": self.mark.offset, "state": self.mark.state, "digest": self.mark.digest}
         short = {"read": self.mark.read, "prefix": self.prefix} if self.mark.read is not None else {}
-        return json.dumps({**mark, **short, "recent": self.recent, "seen": self.seen})
+        each = {"each": True} if self.mark.each else {}
+        return json.dumps({**mark, **short, **each, "recent": self.recent, "seen": self.seen})
 
     @classmethod
     def from_json(cls, text: str) -> ResumePoint:
         data = json.loads(text)
         mark = Mark(data["offset"], data["state"], data.get("digest", ""), data.get("read"))
+        if data.get("each"):
+            mark = mark._replace(each=True)
         return cls(mark, data["recent"], data["seen"], data.get("prefix", ""))
 
 
@@ -84,11 +87,24 @@ def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoin
     mark = export.end() if export.end is not None else None
     if mark is None:
         return None
+    if mark.each:
+        return ResumePoint(mark, {}, 0)
     return (
         ResumePoint(mark, {}, mark.read)
         if mark.read is not None
         else ResumePoint(mark, identity.recent, seen)
     )
+
+
+def file_point(points: Sequence[ResumePoint | None], chats: int) -> ResumePoint | None:
+    """Where a later reading of the whole file can go on from: its one chat's point, or the file's mark that
+    the reading of each of its chats left (``Mark.each``)."""
+    if len(points) == 1 and chats == 1:
+        return points[0]
+    first = points[0] if points and len(points) == chats else None
+    if first is None or not first.mark.each or any(point != first for point in points):
+        return None
+    return first
 
 
 def matching(
@@ -113,9 +129,17 @@ def checked_by_reader(
     points: Sequence[tuple[int, str, str, ResumePoint]], name: str
 ) -> tuple[int, ResumePoint] | None:
     """The latest of the earlier imports' points of a file of this name whose mark the reader checks itself
-    (``Mark.digest``)."""
-    named = [(seq, point) for seq, earlier, _, point in points if point.mark.digest and earlier == name]
-    return max(named, key=lambda f: f[0]) if named else None
+    (``Mark.digest``); else the latest such mark of a file's chats (``Mark.each``) whatever its file's name:
+    a phone backup is named by the time it was made, and its reader tells whether this one grew from it."""
+    found = [
+        (earlier == name, seq, point)
+        for seq, earlier, _, point in points
+        if point.mark.digest and (earlier == name or point.mark.each)
+    ]
+    if not found:
+        return None
+    _, seq, point = max(found, key=lambda f: (f[0], f[1]))
+    return seq, point
 
 
 def read_entries(
@@ -325,19 +349,32 @@ def import_resumed(
     import_seq: int,
     progress: ChatProgress | None,
     point: ResumePoint,
-) -> tuple[ChatImportResult, ResumePoint | None] | None:
-    """The file's one chat, read from ``point`` on, and where a later reading can go on from; None (with
-    nothing written) when the file does not go on from the point."""
+) -> tuple[list[ChatImportResult], list[ResumePoint | None]] | None:
+    """The file's chats, read from ``point`` on, and where a later reading of each can go on from
+    (``file_point``); None (with nothing written) when the file does not go on from the point. A one-chat file's chat takes up the identities'
+    state and the count the point holds; each chat of a file's mark (``Mark.each``) the count its reader
+    tells (``ChatExport.passed``)."""
     exports = read_export(path, fmt, tz, point.mark)
     try:
-        export = next(exports)
+        export: ChatExport | None = next(exports)
     except NotResumable:
         return None
+    except StopIteration:
+        export = None
     identity = Identity(recent={when: dict(counts) for when, counts in point.recent.items()})
-    result = import_chat_rows(
-        archive, export.chat, export.messages, segmenting, import_seq, progress, False, identity, point.seen
-    )
-    return result, point_after(export, identity, result.messages_added + result.messages_skipped)
+    seen = point.seen
+    results: list[ChatImportResult] = []
+    after: list[ResumePoint | None] = []
+    while export is not None:
+        seen += export.passed
+        result = import_chat_rows(
+            archive, export.chat, export.messages, segmenting, import_seq, progress, False, identity, seen
+        )
+        results.append(result)
+        after.append(point_after(export, identity, result.messages_added + result.messages_skipped))
+        identity, seen = Identity(), 0
+        export = next(exports, None)
+    return results, after
 
 
 def keeps(archive: Archive, chat_uid: str) -> bool:
