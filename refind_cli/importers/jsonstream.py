@@ -33,7 +33,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Collection, Generator, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -715,7 +715,20 @@ class Items:
             return None
 
     def read(self, start: int, end: int) -> bytes:
+        if end - start <= _OPENING:  # a short value (a time, a name): from the map, as the walk reads it
+            return bytes(self._buf[start:end])
         return read_file_part(self.path, start, end - start)
+
+    def digest(self, spans: Iterable[tuple[int, int]]) -> str:
+        """The hash of the bytes of ``spans`` (start, end) in turn, each with its length before it (as
+        ``container.fingerprint`` hashes parts): of items the walk placed, whose pages it read."""
+        import xxhash
+
+        h = xxhash.xxh3_128()
+        for start, end in spans:
+            h.update((end - start).to_bytes(8, "little"))
+            h.update(self._buf[start:end])
+        return h.hexdigest()
 
     def ended(self, end: int | None) -> None:
         """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""
