@@ -27,7 +27,7 @@ def entry(c: int, i: int, *, edit: bool = False, title: str = "") -> dict:
     when = START + timedelta(hours=3 * c, minutes=i)
     return {
         "header": "Gemini Apps",
-        "title": title or f"Prompted conversation {c} question {i} about \"trains\" \\ rails",
+        "title": title or f'Prompted conversation {c} question {i} about "trains" \\ rails',
         "time": when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
         "products": ["Gemini Apps"],
         "activityControls": ["Gemini Apps Activity"],

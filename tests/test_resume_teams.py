@@ -47,9 +47,7 @@ def message(c: int, i: int, *, edit: bool = False, reply: bool = False) -> dict:
 
 
 def chat(c: int, length: int, *, edit: int | None = None, gone: int | None = None) -> list[dict]:
-    return [
-        message(c, i, edit=i == edit, reply=c < 0 and i % 2 == 1) for i in range(length) if i != gone
-    ]
+    return [message(c, i, edit=i == edit, reply=c < 0 and i % 2 == 1) for i in range(length) if i != gone]
 
 
 def files(chats: dict[int, list[dict]]) -> dict[str, bytes]:
