@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import re
 import warnings
 import zipfile
@@ -288,17 +287,16 @@ class _Scan:
         items = jsonstream.Items(path, [()], ())
         placed: list[_Placed] = []
         while (start := items.begin()) is not None:
-            found = items.members(start)
-            if found is None:  # a null entry is passed over, as the whole reading passes it
-                end = items.end_of(start)
-                if end is None or items.read(start, end) != b"null":
-                    break
-            else:
-                end, spans = found
-                when = _time_alone(items, spans)
+            end = items.end_of(start)
+            if end is None:
+                break
+            if items.read(start, start + 1) == b"{":
+                when = _time_alone(items, start, end)
                 if when is None:
                     break
                 placed.append(_Placed(when, start, end, len(placed)))
+            elif items.read(start, end) != b"null":  # a null entry is passed over, as the whole reading does
+                break
             items.ended(end)
         if not items.whole:
             items.close()
@@ -333,18 +331,21 @@ class _Scan:
         self.items.close()
 
 
-def _time_alone(items: jsonstream.Items, spans: dict[bytes, tuple[int, int]]) -> datetime | None:
+def _time_alone(items: jsonstream.Items, start: int, end: int) -> datetime | None:
     """An entry's time from its bytes alone, where the whole reading's parser would read the same: a plain
-    string (no escapes: ``json`` and that parser agree on it) under the one key spelt ``time``."""
-    span = spans.get(b'"time"')
-    if span is None or any(b"\\" in key for key in spans):
-        return None
-    raw = items.read(*span)
+    string (no escape: ``json`` and that parser agree on it) under the one key spelt ``time``."""
+    span = items.member(start, end, b'"time"')
+    if span is None:
+        found = items.members(start)
+        if found is None or any(b"\\" in key for key in found[1]):
+            return None
+        span = found[1].get(b'"time"')
+    raw = b"" if span is None else items.read(*span)
     if b"\\" in raw or raw[:1] != b'"':
         return None
     try:
-        return iso_time(json.loads(raw))
-    except ValueError:
+        return iso_time(raw[1:-1].decode())
+    except UnicodeDecodeError:
         return None
 
 

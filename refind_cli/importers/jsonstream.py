@@ -519,12 +519,34 @@ def _bracket_kinds() -> Any:
     return kinds
 
 
+# A short value in brackets, nested three deep at most (an entry's list of names, of ``{"html": ...}``, a
+# small object of such), is matched by a regular expression within its first bytes: ``close``'s numpy block
+# costs about a millisecond whatever the value's size (measured on a Gemini activity file: 30,000 such values
+# 29 s of a 36 s re-import under the profiler, bench/RESULTS.md, session 13).
+def _nested(levels: int) -> bytes:
+    inner = b""
+    for _ in range(levels):
+        inner = rb'[\[{](?:[^\[\]{}"]++|' + _STRING.pattern + (b"|" + inner if inner else b"") + rb")*+[\]}]"
+    return inner
+
+
+_SHORT = re.compile(_nested(3))
+_SHORT_BYTES = 64 << 10
+# An object's members before one of them and after it, as ``Items.member`` checks them: keys written plain (no
+# escape, so that no two spell one key), values strings, scalars or short values.
+_PLAIN_KEY = rb'"[^"\\]*+"[ \t\r\n]*+:[ \t\r\n]*+'
+_VALUE = rb'(?:[^,\]}\s"\[{]++|' + _STRING.pattern + b"|" + _nested(3) + b")"
+_BEFORE = re.compile(rb"\{[ \t\r\n]*+(?:" + _PLAIN_KEY + _VALUE + rb"[ \t\r\n]*+,[ \t\r\n]*+)*+")
+_AFTER = re.compile(rb"(?:[ \t\r\n]*+,[ \t\r\n]*+" + _PLAIN_KEY + _VALUE + rb")*+[ \t\r\n]*+\}")
+
+
 def _value_end(buf: bytes | mmap.mmap, pos: int) -> int:
     """The offset just after the value that begins at ``pos``."""
     if pos >= len(buf):
         raise _Unlike
     if buf[pos] in _OPEN:
-        return close(buf, pos + 1, 1)
+        short = _SHORT.match(buf, pos, pos + _SHORT_BYTES)
+        return short.end() if short is not None else close(buf, pos + 1, 1)
     found = _STRING.match(buf, pos) if buf[pos] == 0x22 else _SCALAR.match(buf, pos)
     if found is None or found.end() == pos:
         raise _Unlike
@@ -713,6 +735,21 @@ class Items:
             return _members(self._buf, start)
         except (_Unlike, IndexError):
             return None
+
+    def member(self, start: int, end: int, key: bytes) -> tuple[int, int] | None:
+        """Where the string value of the member ``key`` (as written, quotes and all, no escape in it) of the
+        object from ``start`` to ``end`` lies, where the object's bytes tell it at once: its keys written
+        plain, ``key`` once, its values strings, scalars or short values (a parser of the object would take
+        that value). None where they do not (``members`` then tells)."""
+        buf = self._buf
+        at = buf.find(key, start, end)
+        if at < 0 or buf.find(key, at + len(key), end) >= 0 or _BEFORE.fullmatch(buf, start, at) is None:
+            return None
+        colon = _space(buf, at + len(key))
+        found = _STRING.match(buf, _space(buf, colon + 1), end) if buf[colon : colon + 1] == b":" else None
+        if found is None or _AFTER.fullmatch(buf, found.end(), end) is None:
+            return None
+        return found.span()
 
     def read(self, start: int, end: int) -> bytes:
         if end - start <= _OPENING:  # a short value (a time, a name): from the map, as the walk reads it
