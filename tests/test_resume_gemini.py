@@ -7,14 +7,17 @@ edited in the middle, one deleted, and a conversation deleted; nothing already a
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_resume_import import BERLIN, both_ways, forgotten_both_ways
 
-from refind_cli.importers import gemini
+from refind_cli.importers import gemini, jsonstream
 from refind_cli.ingest import import_file
 from refind_cli.operations import Selection
 from refind_cli.storage.archive import Archive
@@ -148,3 +151,59 @@ def test_a_broken_file_says_what_a_whole_reading_says(
             errors.append(result.error and result.error.replace(str(tmp_path / f"{scan}"), ""))
     assert errors[0] is not None
     assert errors[0] == errors[1]
+
+
+TRICKY = st.lists(
+    st.sampled_from(['"', "\\", "{", "}", "[", "]", ",", ":", " ", '"time"', "é", "\n"]), max_size=6
+).map("".join)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | TRICKY,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(
+    obj=st.dictionaries(TRICKY | st.just("time"), VALUES, max_size=5),
+    extra=st.sampled_from(["", '"time"', '"ti\\u006de"', '"\\"time"']),
+    at=st.integers(0, 5),
+    space=st.sampled_from(["", " ", "\n  "]),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_member_told_at_once_is_the_one_a_parser_takes(obj: dict, extra: str, at: int, space: str) -> None:
+    """``Items.member`` tells an object's end and its ``"time"`` string only where a parser takes that string
+    (a second key spelling "time", nested "time" keys, quotes and brackets in strings); else nothing."""
+    members = [f"{json.dumps(k, ensure_ascii=False)}:{space}{json.dumps(v)}" for k, v in obj.items()]
+    if extra:
+        members.insert(min(at, len(members)), f'{extra}: "2020-01-01T00:00:00Z"')
+    text = f"[{space}{{{space}{f',{space}'.join(members)}{space}}}{space}]".encode()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.json"
+        path.write_bytes(text)
+        items = jsonstream.Items(path, [()], ())
+        try:
+            start = items.begin()
+            assert start is not None
+            found = items.member(start, b'"time"')
+            if found is not None:
+                end, span = found
+                assert end == items.end_of(start)
+                parsed = json.loads(text)[0]
+                assert parsed["time"] == json.loads(text[span[0] : span[1]])
+        finally:
+            items.close()
+
+
+def test_a_plain_entry_is_told_at_once(tmp_path: Path) -> None:
+    """The entries a Takeout writes are told by ``Items.member``, not by the slower ``members``."""
+    path = tmp_path / "MyActivity.json"
+    path.write_bytes(export({0: conversation(0, 3)}))
+    items = jsonstream.Items(path, [()], ())
+    try:
+        while (start := items.begin()) is not None:
+            found = items.member(start, b'"time"')
+            assert found is not None
+            items.ended(found[0])
+        assert items.whole
+    finally:
+        items.close()

@@ -287,16 +287,16 @@ class _Scan:
         items = jsonstream.Items(path, [()], ())
         placed: list[_Placed] = []
         while (start := items.begin()) is not None:
-            end = items.end_of(start)
-            if end is None:
-                break
-            if items.read(start, start + 1) == b"{":
-                when = _time_alone(items, start, end)
+            found = _timed(items, start)
+            if found is not None:
+                end, when = found
                 if when is None:
                     break
                 placed.append(_Placed(when, start, end, len(placed)))
-            elif items.read(start, end) != b"null":  # a null entry is passed over, as the whole reading does
-                break
+            else:  # a null entry is passed over, as the whole reading passes it
+                end = items.end_of(start)
+                if end is None or items.read(start, end) != b"null":
+                    break
             items.ended(end)
         if not items.whole:
             items.close()
@@ -331,22 +331,27 @@ class _Scan:
         self.items.close()
 
 
-def _time_alone(items: jsonstream.Items, start: int, end: int) -> datetime | None:
-    """An entry's time from its bytes alone, where the whole reading's parser would read the same: a plain
-    string (no escape: ``json`` and that parser agree on it) under the one key spelt ``time``."""
-    span = items.member(start, end, b'"time"')
-    if span is None:
-        found = items.members(start)
-        if found is None or any(b"\\" in key for key in found[1]):
-            return None
-        span = found[1].get(b'"time"')
-    raw = b"" if span is None else items.read(*span)
+def _timed(items: jsonstream.Items, start: int) -> tuple[int, datetime | None] | None:
+    """The end of the entry at ``start`` and its time, read from its bytes alone where the whole reading's
+    parser would read the same: a plain string (no escape: any parser reads it alike) under the one key
+    spelt ``time`` (None where it is not); None where the entry is no object."""
+    found = items.member(start, b'"time"')
+    if found is not None:
+        end, span = found
+    elif (members := items.members(start)) is not None:
+        end, spans = members
+        if any(b"\\" in key for key in spans) or b'"time"' not in spans:
+            return end, None
+        span = spans[b'"time"']
+    else:
+        return None
+    raw = items.read(*span)
     if b"\\" in raw or raw[:1] != b'"':
-        return None
+        return end, None
     try:
-        return iso_time(raw[1:-1].decode())
+        return end, iso_time(raw[1:-1].decode())
     except UnicodeDecodeError:
-        return None
+        return end, None
 
 
 def _tail(name: str) -> str:

@@ -532,12 +532,40 @@ def _nested(levels: int) -> bytes:
 
 _SHORT = re.compile(_nested(3))
 _SHORT_BYTES = 64 << 10
-# An object's members before one of them and after it, as ``Items.member`` checks them: keys written plain (no
-# escape, so that no two spell one key), values strings, scalars or short values.
-_PLAIN_KEY = rb'"[^"\\]*+"[ \t\r\n]*+:[ \t\r\n]*+'
-_VALUE = rb'(?:[^,\]}\s"\[{]++|' + _STRING.pattern + b"|" + _nested(3) + b")"
-_BEFORE = re.compile(rb"\{[ \t\r\n]*+(?:" + _PLAIN_KEY + _VALUE + rb"[ \t\r\n]*+,[ \t\r\n]*+)*+")
-_AFTER = re.compile(rb"(?:[ \t\r\n]*+,[ \t\r\n]*+" + _PLAIN_KEY + _VALUE + rb")*+[ \t\r\n]*+\}")
+
+
+@functools.cache
+def _with_member(key: bytes) -> re.Pattern[bytes]:
+    """An object whose keys are written plain (no escape, so that no two spell one key), ``key`` once among
+    them with a string value (its group), the other values strings, scalars or short values: what
+    ``Items.member`` matches."""
+    space = rb"[ \t\r\n]*+"
+    value = rb'(?:[^,\]}\s"\[{]++|' + _STRING.pattern + b"|" + _nested(3) + b")"
+    other = b'"(?!' + re.escape(key[1:]) + rb')[^"\\]*+"' + space + b":" + space + value
+    return re.compile(
+        rb"\{"
+        + space
+        + b"(?:"
+        + other
+        + space
+        + b","
+        + space
+        + b")*+"
+        + re.escape(key)
+        + space
+        + b":"
+        + space
+        + b"("
+        + _STRING.pattern
+        + b")(?:"
+        + space
+        + b","
+        + space
+        + other
+        + b")*+"
+        + space
+        + rb"\}"
+    )
 
 
 def _value_end(buf: bytes | mmap.mmap, pos: int) -> int:
@@ -736,20 +764,13 @@ class Items:
         except (_Unlike, IndexError):
             return None
 
-    def member(self, start: int, end: int, key: bytes) -> tuple[int, int] | None:
-        """Where the string value of the member ``key`` (as written, quotes and all, no escape in it) of the
-        object from ``start`` to ``end`` lies, where the object's bytes tell it at once: its keys written
-        plain, ``key`` once, its values strings, scalars or short values (a parser of the object would take
-        that value). None where they do not (``members`` then tells)."""
-        buf = self._buf
-        at = buf.find(key, start, end)
-        if at < 0 or buf.find(key, at + len(key), end) >= 0 or _BEFORE.fullmatch(buf, start, at) is None:
-            return None
-        colon = _space(buf, at + len(key))
-        found = _STRING.match(buf, _space(buf, colon + 1), end) if buf[colon : colon + 1] == b":" else None
-        if found is None or _AFTER.fullmatch(buf, found.end(), end) is None:
-            return None
-        return found.span()
+    def member(self, start: int, key: bytes) -> tuple[int, tuple[int, int]] | None:
+        """The end of the object that begins at ``start``, and where the string value of its member ``key``
+        (as written, quotes and all, no escape in it) lies, where the object's bytes tell both at once (one
+        regular expression: its keys written plain, ``key`` once, its values strings, scalars or short
+        values). None where they do not (``members`` then tells)."""
+        found = _with_member(key).match(self._buf, start, start + _SHORT_BYTES)
+        return None if found is None else (found.end(), found.span(1))
 
     def read(self, start: int, end: int) -> bytes:
         if end - start <= _OPENING:  # a short value (a time, a name): from the map, as the walk reads it
