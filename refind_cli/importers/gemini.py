@@ -24,6 +24,9 @@ cuts every chat with (``refind import --session-gap``, default one hour; measure
 bench/assistant_sessions.py, see chatgpt.py): a conversation is then exactly one session, so grouping
 changes nothing in what search returns, and ``refind chats`` lists the conversations a person remembers.
 A later export adds entries after the last: a conversation that continues keeps its key and gains messages.
+A loose JSON file is read by its entries' bytes (``_Scan``): each entry's time is read alone, the entries are
+grouped as above, and a conversation whose entries' bytes an earlier import fingerprinted is not parsed: a
+grown export costs the walk of its bytes and the parse of its new and changed conversations.
 
 Times in the JSON are UTC. The HTML writes wall-clock times with a zone abbreviation (``CEST``, ``MESZ``) of
 the machine that made the export: read in ``--tz``, except ``UTC``/``GMT``.
