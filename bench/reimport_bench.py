@@ -316,7 +316,7 @@ def generate_teams(path: Path, n: int, chats: int = 100, run: int = 2_000) -> No
     senders: dict[str, str] = {}
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         for c, records in sorted(_runs(n, chats, run).items()):
-            messages = [
+            messages: list[dict] = [
                 {
                     "Id": f"{c}{i:07d}",
                     "ReplyToId": None,

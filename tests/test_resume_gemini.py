@@ -207,3 +207,23 @@ def test_a_plain_entry_is_told_at_once(tmp_path: Path) -> None:
         assert items.whole
     finally:
         items.close()
+
+
+def test_places_count_the_null_entries_as_a_whole_reading_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, later = versions("unread title")
+    text = export(later).replace(b"[\n  {", b"[\n  null,\n  {", 1)
+    warned = []
+    for scan in (True, False):
+        path = tmp_path / f"{scan}" / "MyActivity.json"
+        path.parent.mkdir()
+        path.write_bytes(text)
+        with Archive.open(tmp_path / f"{scan}" / "home") as archive, monkeypatch.context() as m:
+            if not scan:
+                m.setattr(gemini._Scan, "of", lambda path: None)
+            result = import_file(archive, path, tz=BERLIN, worker=False)
+            assert result.error is None
+            warned.append([w.replace(str(path), "") for w in result.warnings])
+    assert warned[0] == warned[1]
+    assert any("at [23]" in w for w in warned[0])  # [22] without the null before it

@@ -289,18 +289,21 @@ class _Scan:
             return None
         items = jsonstream.Items(path, [()], ())
         placed: list[_Placed] = []
+        index = 0
         while (start := items.begin()) is not None:
             found = _timed(items, start)
             if found is not None:
                 end, when = found
                 if when is None:
                     break
-                placed.append(_Placed(when, start, end, len(placed)))
+                placed.append(_Placed(when, start, end, index))
             else:  # a null entry is passed over, as the whole reading passes it
-                end = items.end_of(start)
-                if end is None or items.read(start, end) != b"null":
+                skipped = items.end_of(start)
+                if skipped is None or items.read(start, skipped) != b"null":
                     break
+                end = skipped
             items.ended(end)
+            index += 1
         if not items.whole:
             items.close()
             return None
