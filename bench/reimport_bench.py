@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -411,22 +412,62 @@ def child(export: Path, home: Path, reread: bool) -> None:
     seconds = time.perf_counter() - start
     after = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     # CPU of this process and of the import worker it waited for (the children's figure counts those ended).
-    cpu = sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before, strict=True))
+    own, worker = (
+        a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before, strict=True)
+    )
     with Archive.open(home) as archive:
-        print(json.dumps({"seconds": seconds, "cpu": cpu, "messages": archive.counts()["messages"]}))
+        messages = archive.counts()["messages"]
+    print(
+        json.dumps(
+            {"seconds": seconds, "cpu": own + worker, "own": own, "worker": worker, "messages": messages}
+        )
+    )
 
 
-def timed(export: Path, home: Path, reread: bool = False) -> dict:
-    """``child`` in a fresh process; also its wall time start to end (the interpreter's start-up too)."""
+def timed(export: Path, home: Path, reread: bool = False, tree: Path | None = None) -> dict:
+    """``child`` in a fresh process (with ``tree``, on that version's refind_cli); also its wall time start
+    to end (the interpreter's start-up too) and the load average of the minute before it ended."""
     args = [sys.executable, __file__, "--child", "--export", str(export), "--home", str(home)]
+    env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
     start = time.perf_counter()
     out = subprocess.run(
-        [*args, *(["--reread"] if reread else [])], capture_output=True, text=True, check=False
+        [*args, *(["--reread"] if reread else [])], capture_output=True, text=True, check=False, env=env
     )
     wall = time.perf_counter() - start
     if out.returncode:
         raise SystemExit(f"import failed:\n{out.stderr[-2000:]}")
-    return {**json.loads(out.stdout.strip().splitlines()[-1]), "wall": wall}
+    return {**json.loads(out.stdout.strip().splitlines()[-1]), "wall": wall, "load": os.getloadavg()[0]}
+
+
+def command(export: Path, home: Path, tree: Path | None = None) -> dict:
+    """`refind import` of ``export`` as a person runs it (``python -m refind_cli``, its output into a pipe):
+    the process's wall and CPU (its import worker's too), start-up included; with ``tree``, on that
+    version's refind_cli."""
+    env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
+    args = [sys.executable, "-m", "refind_cli", "--home", str(home), "import", "--tz", "UTC", str(export)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run(args, capture_output=True, text=True, check=False, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode:
+        raise SystemExit(f"import failed:\n{out.stderr[-2000:]}")
+    home.with_suffix(".out").write_text(out.stdout)  # what it printed, to compare with another tree's
+    from refind_cli.storage.archive import Archive
+
+    with Archive.open(home) as archive:
+        messages = archive.counts()["messages"]
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    load = os.getloadavg()[0]
+    return {
+        "seconds": wall,
+        "cpu": cpu,
+        "own": cpu,
+        "worker": 0.0,
+        "messages": messages,
+        "wall": wall,
+        "load": load,
+    }
 
 
 def main() -> None:
@@ -442,39 +483,75 @@ def main() -> None:
     parser.add_argument("--home", type=Path)
     parser.add_argument("--reread", action="store_true")
     parser.add_argument("--formats", nargs="+", choices=FORMATS, default=list(FORMATS))
+    parser.add_argument("--ways", nargs="+", choices=WAYS, default=["resumed", "re-read", "full"])
+    parser.add_argument(
+        "--base", type=Path, help="another tree (e.g. a git archive of main): its resumed import measured too"
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the exports and the earlier export's home, and reuse them"
+    )
+    parser.add_argument("--setup", action="store_true", help="only make the exports and the earlier home")
     args = parser.parse_args()
     if args.child:
         child(args.export, args.home, args.reread)
         return
 
     for fmt in args.formats:
-        compare(fmt, args.messages, args.added, args.rounds, args.workdir / "reimport" / fmt)
+        work = args.workdir / "reimport" / fmt
+        ways = [*args.ways, *([f"{w}-base" for w in args.ways if f"{w}-base" in WAYS] if args.base else [])]
+        compare(fmt, args.messages, args.added, args.rounds, work, ways, args.base, args.keep, args.setup)
 
 
-def compare(fmt: str, messages: int, added: int, rounds: int, work: Path) -> None:
-    """The three ways of importing the grown export of one format, interleaved; their medians."""
+# The ways of importing the grown export: resumed (what refind does), re-read (``--reread``: the whole file
+# read again), full (into an empty home: the issue's peer), each in-process with its modules loaded; command:
+# resumed as `refind import` in a process of its own, start-up included. "-base": on another tree's code
+# (``--base``).
+WAYS = ("resumed", "re-read", "full", "command", "resumed-base", "command-base")
+
+
+def compare(
+    fmt: str,
+    messages: int,
+    added: int,
+    rounds: int,
+    work: Path,
+    ways: list[str],
+    tree: Path | None = None,
+    keep: bool = False,
+    setup_only: bool = False,
+) -> None:
+    """The ways of importing the grown export of one format, interleaved; their medians. With ``keep``, the
+    exports and the home of the earlier one are made once and kept (the homes of the last round too)."""
     name, make = FORMATS[fmt]
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    # The same generator and seed: the grown export is the earlier one with its last messages after it.
-    earlier, grown = work / "earlier" / name, work / name
-    earlier.parent.mkdir()
-    make(earlier, messages - added)
-    make(grown, messages)
+    earlier, grown, base = work / "earlier" / name, work / name, work / "base"
+    if not (keep and (base / "done").exists()):
+        shutil.rmtree(work, ignore_errors=True)
+        earlier.parent.mkdir(parents=True)
+        # The same generator and seed: the grown export is the earlier one with its last messages after it.
+        make(earlier, messages - added)
+        make(grown, messages)
+        first = timed(earlier, base)
+        (base / "done").write_text(json.dumps(first))
+        print(
+            f"import of the earlier export (setup): {first['seconds']:.1f} s, {first['messages']:,} messages"
+        )
     print(f"{fmt} export: {messages:,} messages, {grown.stat().st_size / 1e6:.1f} MB; grown by {added:,}")
+    if setup_only:
+        return
 
-    base = work / "base"
-    first = timed(earlier, base)
-    print(f"import of the earlier export (setup): {first['seconds']:.1f} s, {first['messages']:,} messages")
-
-    figures: dict[str, list[dict]] = {"resumed": [], "re-read": [], "full": []}
+    figures: dict[str, list[dict]] = {way: [] for way in ways}
     for _ in range(rounds):
         for way in figures:
             home = work / way
             shutil.rmtree(home, ignore_errors=True)
             if way != "full":
                 shutil.copytree(base, home)
-            figures[way].append(timed(grown, home, reread=way == "re-read"))
+            on = tree if way.endswith("-base") else None
+            if way.startswith("command"):
+                run = command(grown, home, on)
+            else:
+                run = timed(grown, home, reread=way == "re-read", tree=on)
+            figures[way].append(run)
     counts = {way: {f["messages"] for f in runs} for way, runs in figures.items()}
     assert len({n for c in counts.values() for n in c}) == 1, counts  # every way stores the same messages
 
@@ -483,18 +560,22 @@ def compare(fmt: str, messages: int, added: int, rounds: int, work: Path) -> Non
 
     print(
         f"{rounds} rounds interleaved, medians; `refind import` in-process seconds, its modules loaded"
-        " (and the process's wall, start-up included)"
+        " (and the process's wall, start-up included; CPU of the process and of its import worker)"
     )
-    full = median("full", "seconds")
+    peer = "full" if "full" in figures else ways[-1]
     for way in figures:
         seconds, wall, cpu = median(way, "seconds"), median(way, "wall"), median(way, "cpu")
         rounds_text = ", ".join(f"{f['seconds']:.2f}" for f in figures[way])
         print(
-            f"  {way:8} {seconds:8.2f} s  (CPU {cpu:6.2f} s; wall {wall:6.2f} s; rounds {rounds_text})"
-            f"  {seconds / full:.4f} of the full import, CPU {cpu / median('full', 'cpu'):.4f}"
+            f"  {way:12} {seconds:8.2f} s  (CPU {cpu:6.2f} s: own {median(way, 'own'):.2f}, worker"
+            f" {median(way, 'worker'):.2f}; wall {wall:6.2f} s; load {median(way, 'load'):.1f};"
+            f" rounds {rounds_text})  {seconds / median(peer, 'seconds'):.4f} of {peer},"
+            f" CPU {cpu / median(peer, 'cpu'):.4f}"
         )
-    print(f"  resumed / re-read: {median('resumed', 'seconds') / median('re-read', 'seconds'):.4f}")
-    shutil.rmtree(work, ignore_errors=True)
+    if "resumed" in figures and "re-read" in figures:
+        print(f"  resumed / re-read: {median('resumed', 'seconds') / median('re-read', 'seconds'):.4f}")
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -47,8 +47,9 @@ if TYPE_CHECKING:
 _STARTS = frozenset({"start_map", "start_array"})
 _FIRST_READ = 4 << 10
 _ENDS = frozenset({"end_map", "end_array"})
-# What nesting is told by: a string (in which a brace is text), or a bracket.
-_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.S)
+# What nesting is told by: a string (in which a brace is text), or a bracket; last, a quote whose string does
+# not end before the bytes do (``close`` counts on from it a block at a time).
+_TOKENS = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[{}\[\]]|"', re.S)
 _OPENS_ARRAY = re.compile(rb"\s*:\s*\[")
 
 
@@ -477,7 +478,22 @@ def close(buf: bytes | mmap.mmap, pos: int, depth: int) -> int:
     """The offset just after the outermost of the ``depth`` containers that ``pos`` (between two tokens)
     lies in closes: the quotes that are not escaped (backslash runs counted, across blocks too) and the
     brackets outside strings, found by numpy a block at a time (measured faster than a walk of the tokens by
-    regular expressions on a ChatGPT and a Telegram export: bench/RESULTS.md, session 12)."""
+    regular expressions on a ChatGPT and a Telegram export: bench/RESULTS.md, session 12). The first block
+    is walked by a regular expression: most values close in it (a conversation, a message), and a re-import
+    that reads a few of them after its head would spend more on importing numpy (0.1-0.3 s of CPU) than on
+    the walk (bench/RESULTS.md, session 13)."""
+    stop = min(len(buf), pos + _CLOSE_BLOCKS[0])
+    for token in _TOKENS.finditer(buf, pos, stop):
+        first = buf[token.start()]
+        if first == 0x22:
+            if token.end() - token.start() == 1:  # a string the block cuts: counted by blocks from its quote
+                stop = token.start()
+                break
+            continue
+        depth += 1 if first in _OPEN else -1
+        if depth == 0:
+            return token.end()
+    pos = stop
     import numpy as np
 
     kinds = _bracket_kinds()

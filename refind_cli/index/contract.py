@@ -120,9 +120,11 @@ class TurnIndex(Protocol):
         """The text a turn is indexed under, before analysis."""
         ...
 
-    def sync(self, archive: Archive) -> int:
+    def sync(self, archive: Archive, *, meanwhile: Callable[[], None] | None = None) -> int:
         """Catch up with the archive's index queue (everything, when nothing is indexed yet); returns the
-        number of turns added."""
+        number of turns added. ``meanwhile``: work on the archive (a first import's compaction) done by the
+        time it returns, once the queue is emptied: beside the build where the engine reads the archive in
+        another process (this one's connection is the work's meanwhile), else after it."""
         ...
 
     def rebuild(self, archive: Archive) -> int:
@@ -181,10 +183,13 @@ def analyzer_of(index: TurnIndex, lang: str) -> Analyzer:
 
 def chat_analyzers(index: TurnIndex, archive: Archive) -> dict[int, Analyzer]:
     """The chats whose turns ``index`` analyses with another analyzer than its own: chat seq -> analyzer."""
+    languages = archive.chat_languages()
+    # Asked once a language, not once a chat: an import into a home of 20,000 chats asks this each time.
+    by_lang = {lang: analyzer_of(index, lang) for lang in set(languages.values())}
     return {
         chat: analyzer
-        for chat, lang in archive.chat_languages().items()
-        if (analyzer := analyzer_of(index, lang)) is not index.analyzer
+        for chat, lang in languages.items()
+        if (analyzer := by_lang[lang]) is not index.analyzer
     }
 
 

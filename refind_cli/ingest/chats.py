@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 
 from refind_cli.ingest.progress import ChatProgress, Progress
-from refind_cli.ingest.rows import Batches, ChatPlan, Rows
+from refind_cli.ingest.rows import Batches, ChatPlan, Planned, Rows
 from refind_cli.method import segment
 from refind_cli.records import Chat, Message
 from refind_cli.reports import ChatImportResult
@@ -17,7 +17,6 @@ from refind_cli.storage.database import CROSS_ZONE
 from refind_cli.storage.identity import Identity
 from refind_cli.storage.sessions import (
     SessionWriter,
-    Unthreaded,
     parse_segmenting,
     replan,
     resegment_chat,
@@ -74,7 +73,7 @@ def import_chat_rows(
     resegmenting = segmenting != segmented_before
     if unchanged is not None and (result := unchanged(plan, resegmenting)) is not None:
         return result
-    rows = Rows(plan, messages, identity, seen)
+    rows = Planned(plan, Rows(plan, messages, identity, seen))
     return write_chat(archive, chat, plan, rows, progress, resegmenting)
 
 
@@ -106,7 +105,7 @@ def write_chat(
     archive: Archive,
     chat: Chat,
     plan: ChatPlan,
-    batches: Batches,
+    batches: Planned,
     progress: ChatProgress | None,
     resegmenting: bool,
 ) -> ChatImportResult:
@@ -123,16 +122,17 @@ def write_chat(
             start = archive.replan_start(chat_seq, plan.next_message_seq)
             changed = resegment_chat(archive, chat_seq, start, threads=stored.threaded)
     else:
-        unthreaded = Unthreaded(stored)
         writer = SessionWriter(archive, chat_seq, {})
-        writer.write(segment.split_by_gap(plan.chat_uid, unthreaded, plan.gap_us, plan.pairing))
+        for _batch in stored:
+            writer.write(batches.take())
+        writer.write(batches.take())
         writer.flush()
-        if unthreaded.out_of_order or stored.duplicates:
+        if batches.out_of_order or stored.duplicates:
             # Out-of-order lines or duplicate ids within the file: plan again from the stored, sorted rows.
             archive.delete_sessions(writer.written)
             changed = resegment_chat(archive, chat_seq)
         else:
-            if unthreaded.threaded:
+            if batches.threaded:
                 replan(
                     archive, plan.chat_uid, chat_seq, writer, plan.gap_us, plan.pairing, threaded_only=True
                 )
@@ -199,7 +199,8 @@ class _Stored:
         self.duplicates = False  # a row's identity was stored already: the seqs planned for the rest are off
         self.threaded = False  # a threaded row was added: the chat's threads are planned again
 
-    def __iter__(self) -> Iterator[tuple]:
+    def __iter__(self) -> Iterator[list[tuple]]:
+        """Each batch's new rows, once stored."""
         for batch in self.batches:
             self.rows += len(batch)
             new = batch if self.plan.fresh else self._threaded(self._unknown(batch))
@@ -211,7 +212,7 @@ class _Stored:
             self.added += n
             if self.progress:
                 self.progress(self.rows, self.batches.read)
-            yield from new
+            yield new
 
     def _keep_changed(self, batch: list[tuple]) -> int:
         """A row whose identity is the source's id, stored already with another text (a Slack message

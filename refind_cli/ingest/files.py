@@ -71,14 +71,14 @@ def import_file(
         # Its bytes hashed in the ledger's pass too, so that the file is read once.
         named = checked_by_reader(candidates, path.name)
         tap = importer.tap(path, named[1].mark) if named is not None else None
+        size = export_size(path)  # once: a zip's is a sum over its entries (73,000 for a large Slack export)
         if importer.knows:  # the hashes heads are taken from (``resume.heads``), and those earlier ones need
-            offsets += [*prints.offsets(), *range(HEAD_EVERY, export_size(path), HEAD_EVERY)]
+            offsets += [*prints.offsets(), *range(HEAD_EVERY, size, HEAD_EVERY)]
         digest, hashed, prefixes = file_digests(path, offsets, [tap] if tap is not None else [])
         resume_from = matching(candidates, path.name, {o: p.digest for o, p in prefixes.items()})
         if resume_from is not None and named is not None and resume_from[0] == named[0]:
             mark = resume_from[1].mark._replace(taken=tap)
             resume_from = (resume_from[0], dataclasses.replace(resume_from[1], mark=mark))
-        size = export_size(path)
         if worker is None:
             # Not for an export of many chats read again: the worker would wait for the writer's answer on
             # each chat, most of them not read again (2,000 round trips took 5 s of 7 at load 10).
@@ -166,9 +166,11 @@ def import_file(
                 if resumed is not None and resume_from is not None:
                     archive.set_resume_point(resume_from[0], None)  # this one goes on further
             elif taken := prints.to_json(
-                heads(path, places, prefixes) if (places := prints.places()) else ()
+                [*prints.carried(), *(heads(path, places, prefixes) if (places := prints.places()) else ())]
             ):
                 archive.set_resume_point(import_seq, taken)
+                for seq in prints.superseded():
+                    archive.set_resume_point(seq, None)
     except InputError as exc:
         return FileImportResult(str(path), fmt, error=str(exc))
     return FileImportResult(

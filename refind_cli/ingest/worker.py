@@ -35,7 +35,7 @@ from refind_cli.importers import read_export
 from refind_cli.ingest.chats import open_chat, write_chat
 from refind_cli.ingest.progress import ChatProgress
 from refind_cli.ingest.resume import Prints, ResumePoint, point_after, printed
-from refind_cli.ingest.rows import Rows
+from refind_cli.ingest.rows import Planned, Rows
 from refind_cli.processes import can_use_a_child, python_child
 from refind_cli.reports import ChatImportResult
 from refind_cli.storage.archive import Archive, HeldText
@@ -212,7 +212,7 @@ def import_in_worker(
                 continue
             batches = _Received(receive, archive.path.parent)
             with contextlib.closing(batches):
-                result = write_chat(archive, chat, plan, batches, progress, resegmenting)
+                result = write_chat(archive, chat, plan, Planned(plan, batches), progress, resegmenting)
             prints.took(fingerprint or batches.printed, result, at)
             points(batches.point)
             yield result

@@ -112,15 +112,14 @@ def split_turns(messages: list[SegMessage], pairing: str) -> tuple[tuple[SegMess
                 grown[-1].append(m)
             previous = m.sender
         turns = [tuple(t) for t in grown]
-    return tuple(
-        piece
-        for t in turns
-        for piece in (
-            (t,)
-            if len(t) == 1 or (len(t) <= caps.turn_messages and sum(map(_CHARS, t)) <= caps.turn_chars)
-            else _cap_turn(t, caps)
-        )
-    )
+    most, chars = caps.turn_messages, caps.turn_chars
+    capped: list[tuple[SegMessage, ...]] = []
+    for t in turns:  # a loop, not a generator: planning runs once per message of an import
+        if len(t) == 1 or (len(t) <= most and sum(map(_CHARS, t)) <= chars):
+            capped.append(t)
+        else:
+            capped += _cap_turn(t, caps)
+    return tuple(capped)
 
 
 def _cap_turn(turn: tuple[SegMessage, ...], caps: Caps) -> list[tuple[SegMessage, ...]]:
@@ -153,15 +152,36 @@ def split_by_gap(
     chat_uid: str, ordered: Iterable[SegMessage], gap_us: int, pairing: str = "burst"
 ) -> Iterator[PlannedSession]:
     """Sessions of messages given in time order: a new one after each silence longer than ``gap_us``."""
-    cap = CAPS.session_messages
-    current: list[SegMessage] = []
-    for m in ordered:
-        if current and (m.ts - current[-1].ts > gap_us or len(current) >= cap):
-            yield _session(chat_uid, current, None, pairing)
-            current = []
-        current.append(m)
-    if current:
-        yield _session(chat_uid, current, None, pairing)
+    split = GapSplit(chat_uid, gap_us, pairing)
+    yield from split.feed(ordered)
+    yield from split.close()
+
+
+class GapSplit:
+    """``split_by_gap`` fed a part of the messages at a time (an import plans a chat's sessions batch by
+    batch, and sends each batch on before the next is read): ``feed`` yields the sessions the part closes,
+    ``close`` the last one."""
+
+    def __init__(self, chat_uid: str, gap_us: int, pairing: str) -> None:
+        self.chat_uid, self.gap_us, self.pairing = chat_uid, gap_us, pairing
+        self.current: list[SegMessage] = []  # the session still open
+
+    def feed(self, ordered: Iterable[SegMessage]) -> Iterator[PlannedSession]:
+        chat_uid, gap_us, pairing, cap = self.chat_uid, self.gap_us, self.pairing, CAPS.session_messages
+        current = self.current
+        last = current[-1].ts if current else 0  # the time of the open session's last message
+        for m in ordered:
+            ts = m.ts
+            if current and (ts - last > gap_us or len(current) >= cap):
+                yield _session(chat_uid, current, None, pairing)
+                current = self.current = []
+            current.append(m)
+            last = ts
+
+    def close(self) -> Iterator[PlannedSession]:
+        if self.current:
+            yield _session(self.chat_uid, self.current, None, self.pairing)
+            self.current = []
 
 
 def split_by_thread(

@@ -311,7 +311,12 @@ def stored_seqs(listed: str) -> str:
     first = int(seqs[0])
     if seqs != [str(first + i) for i in range(len(seqs))]:
         return listed
-    return f"{first}+{len(seqs) - 1}"
+    return run_of_seqs(first, len(seqs))
+
+
+def run_of_seqs(first: int, n: int) -> str:
+    """The stored form of the ``n`` consecutive seqs from ``first`` on (``stored_seqs``)."""
+    return f"{first}+{n - 1}"
 
 
 def seqs_of(stored: str) -> list[int]:

@@ -10,6 +10,7 @@ from datetime import timedelta
 from refind_cli.method import segment
 from refind_cli.records import Kind
 from refind_cli.storage.archive import Archive, StoredSession
+from refind_cli.storage.database import run_of_seqs
 
 
 def segmenting_key(pairing: str, session_gap: timedelta) -> str:
@@ -50,29 +51,44 @@ def resegment_chat(archive: Archive, chat_seq: int, start: int | None = None, th
 
 
 class Unthreaded:
-    """What segmentation needs of a fresh chat's unthreaded rows, while they come in time order. Hidden
-    messages are stored but held by no session."""
+    """What segmentation needs of a fresh chat's unthreaded rows, fed a batch at a time (``of``) while they
+    come in time order. Hidden messages are stored but held by no session."""
 
-    def __init__(self, rows: Iterable[tuple]) -> None:
-        self.rows = rows
+    def __init__(self) -> None:
         self.out_of_order = False  # the streamed plan is unusable
         self.threaded = False  # explicit threads are planned from the stored rows afterwards
+        self.last = -(1 << 62)  # the time of the last row planned
 
-    def __iter__(self) -> Iterator[segment.SegMessage]:
+    def of(self, rows: Iterable[tuple]) -> Iterator[segment.SegMessage]:
         seg_message = segment.SegMessage
+        new = tuple.__new__  # a named tuple's own __new__ is a Python call
         hidden = Kind.HIDDEN
-        last = -(1 << 62)
-        for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o, _t in self.rows:
-            if kind == hidden:
-                continue
-            if thread is not None:
-                self.threaded = True
-            elif not self.out_of_order:
-                if ts < last:
-                    self.out_of_order = True
-                else:
-                    last = ts
-                    yield seg_message(seq, uid, ts, sender or "", None, len(text))
+        last = self.last
+        try:
+            for seq, _c, uid, ts, _l, sender, _si, text, kind, _so, thread, _r, _e, _ra, _i, _o, _t in rows:
+                if kind == hidden:
+                    continue
+                if thread is not None:
+                    self.threaded = True
+                elif not self.out_of_order:
+                    if ts < last:
+                        self.out_of_order = True
+                    else:
+                        last = ts
+                        yield new(seg_message, (seq, uid, ts, sender or "", None, len(text)))
+        finally:
+            self.last = last
+
+
+def _stored_turn(turn: tuple[segment.SegMessage, ...], listed: str) -> str:
+    """``stored_seqs(listed)``, where ``listed`` spells the seqs of ``turn``: from the seqs at hand rather
+    than read back from the text."""
+    if len(turn) == 1:
+        return listed
+    first = turn[0].seq
+    if [m.seq for m in turn] != list(range(first, first + len(turn))):
+        return listed
+    return run_of_seqs(first, len(turn))
 
 
 class SessionWriter:
@@ -113,7 +129,7 @@ class SessionWriter:
                 seq = old[0]
                 self.replacing = True
             # No text, times or speaker: a turn's are its messages' (read from them, refind_cli.storage.queries).
-            turns = list(enumerate(seqs, start=1))
+            turns = list(enumerate(map(_stored_turn, s.turns, seqs), start=1))
             n_messages = sum(map(len, s.turns))
             self.pending.append(
                 StoredSession(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -24,6 +25,7 @@ from refind_cli.frontends.cli.common import (
     stdout_console,
     table_callback,
 )
+from refind_cli.frontends.cli.output import for_a_terminal
 from refind_cli.frontends.cli.params import CHATS_LIST
 
 if TYPE_CHECKING:
@@ -88,12 +90,14 @@ def import_(
             reread=reread,
             lang=lang,
         )
-    err = stderr_console()
-    out = stdout_console()
+    # rich only for a terminal: its import is a tenth of a second of CPU, the most of a re-import of a grown
+    # export, which a script may run often.
+    err = stderr_console() if for_a_terminal(sys.stderr) else None
     fmt_out = table_format(csv_out=False, tsv_out=False)  # into a pipe the tables are TSV
+    out = stdout_console() if fmt_out == "table" and not json_out else None
     results = []
     with error_boundary(json_out), open_home(ctx) as home:
-        indexing = (lambda: err.status("indexing ...")) if err.is_terminal else contextlib.nullcontext
+        indexing = (lambda: err.status("indexing ...")) if err is not None else contextlib.nullcontext
         for result in home.import_files(
             paths, options, progress=functools.partial(_progress, err), indexing=indexing
         ):
@@ -102,7 +106,7 @@ def import_(
                 print_warning(warning)
             if result.error:
                 print_error(result.error)
-            elif not json_out and fmt_out == "table":
+            elif out is not None:
                 print_import(out, result)
     if json_out:
         print_json(import_json(results))
@@ -113,10 +117,10 @@ def import_(
 
 
 @contextlib.contextmanager
-def _progress(err: Console, path: Path) -> Iterator[Progress | None]:
+def _progress(err: Console | None, path: Path) -> Iterator[Progress | None]:
     """A progress bar on stderr while one export is read (messages, share of the export read, time left;
-    shown only on a terminal), and the callback that moves it."""
-    if not err.is_terminal:
+    shown only on a terminal: ``err``), and the callback that moves it."""
+    if err is None:
         yield None
         return
     from rich.progress import (

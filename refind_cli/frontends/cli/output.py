@@ -48,7 +48,7 @@ def _colors() -> dict[str, Any]:
     return {}
 
 
-def _for_a_terminal(stream: TextIO) -> bool:
+def for_a_terminal(stream: TextIO) -> bool:
     """Whether rich would draw for a terminal on ``stream`` (styles, wrapping): --color always, else rich's
     own rules (TTY_COMPATIBLE, FORCE_COLOR, then the stream), read here so that piped output needs no rich."""
     if _color == "always":
@@ -89,7 +89,7 @@ def stderr_console() -> Console:
 
 def stdout_out() -> Out:
     """Where a renderer of styled text prints: rich on a terminal, plain text otherwise (the same text)."""
-    if _for_a_terminal(sys.stdout):
+    if for_a_terminal(sys.stdout):
         return stdout_console()
     from refind_cli.frontends.render.styled import Plain
 
@@ -97,7 +97,7 @@ def stdout_out() -> Out:
 
 
 def stderr_out() -> Out:
-    if _for_a_terminal(sys.stderr):
+    if for_a_terminal(sys.stderr):
         return stderr_console()
     from refind_cli.frontends.render.styled import Plain
 

@@ -28,6 +28,11 @@ def visible(text: str) -> str:
     return _CONTROL.sub(_escape, text)
 
 
+def has_control(text: str) -> bool:
+    """Whether ``visible`` would change ``text``."""
+    return _CONTROL.search(text) is not None
+
+
 def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 

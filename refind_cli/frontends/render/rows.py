@@ -7,7 +7,7 @@ import csv
 import sys
 from collections.abc import Iterable, Sequence
 
-from refind_cli.frontends.render import visible
+from refind_cli.frontends.render import has_control, visible
 
 FORMATS = ("table", "tsv", "csv")
 
@@ -26,6 +26,11 @@ def write_rows(header: Sequence[str], rows: Iterable[Sequence[object]], fmt: str
     writer = csv.writer(sys.stdout, dialect="excel-tab" if fmt == "tsv" else "excel", lineterminator="\n")
     writer.writerow(header)
     # Piped text may still reach a terminal (`| less -R`, `| cat`): chat text shows its control characters
-    # as escapes here as everywhere but JSON.
-    writer.writerows([visible(v) if isinstance(v, str) else v for v in row] for row in rows)
+    # as escapes here as everywhere but JSON. Looked for in the whole table's text at once, and escaped
+    # field by field only where found: a re-import reports 20,000 chats, whose rows took 0.14 s of CPU with
+    # a look a field (load 13).
+    table = rows if isinstance(rows, list) else list(rows)
+    if has_control("\t".join([v for row in table for v in row if isinstance(v, str)])):
+        table = [[visible(v) if isinstance(v, str) else v for v in row] for row in table]
+    writer.writerows(table)
     sys.stdout.flush()
