@@ -536,9 +536,9 @@ def _bracket_kinds() -> Any:
 
 
 # A short value in brackets, nested three deep at most (an entry's list of names, of ``{"html": ...}``, a
-# small object of such), is matched by a regular expression within its first bytes: ``close``'s numpy block
-# costs about a millisecond whatever the value's size (measured on a Gemini activity file: 30,000 such values
-# 29 s of a 36 s re-import under the profiler, bench/RESULTS.md, session 13).
+# small object of such), is matched by one regular expression within its first bytes, before ``close`` (a
+# Python step a token; before its first block was walked so, numpy's block cost about a millisecond whatever
+# the value's size: 30,000 such values 29 s of a 36 s Gemini re-import, bench/RESULTS.md, session 13).
 def _nested(levels: int) -> bytes:
     inner = b""
     for _ in range(levels):
