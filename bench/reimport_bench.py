@@ -8,7 +8,9 @@ Hangouts.json, a Google Chat Takeout zip and a Skype ``messages.json`` of 20 con
 grows); the chat as KakaoTalk's macOS CSV and as its zipped phone text, and the Telegram account export
 zipped; an SMS Backup & Restore file of the same texts (``sms``: SMS threads by sender, every tenth
 message an MMS to a group; the grown backup's new SMS come before its earlier MMS), and the chat as an
-imessage-exporter TXT file (``imessage``).
+imessage-exporter TXT file (``imessage``); a Microsoft Teams export zip of 100 chats (the last run's chat
+grows) and a Gemini ``MyActivity.json`` of the same texts, a prompt and its reply an entry, 50 entries a
+conversation (new entries on top).
 
 Prints the seconds of `refind import` (end to end: the archive and the index) of the grown file, and its CPU
 seconds (the process's and its import worker's), each in a fresh process on a fresh copy of the same home, for:
@@ -21,7 +23,7 @@ This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
         [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat skype
-                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms imessage]
+                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms imessage teams gemini]
 """
 
 from __future__ import annotations
@@ -308,6 +310,68 @@ def generate_telegram_account_zip(path: Path, n: int) -> None:
     loose.unlink()
 
 
+def generate_teams(path: Path, n: int, chats: int = 100, run: int = 2_000) -> None:
+    """The same chat as a Microsoft Teams privacy export (a zip): ``chats`` group chats, a
+    ``users/<id>/messages_<chat>.json`` each, HTML bodies (the grown export's new messages go to the last
+    run's chat, whose file grows)."""
+    import html
+    import zipfile
+
+    senders: dict[str, str] = {}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for c, records in sorted(_runs(n, chats, run).items()):
+            messages: list[dict] = [
+                {
+                    "Id": f"{c}{i:07d}",
+                    "ReplyToId": None,
+                    "MessageType": "message",
+                    "CreatedDateTime": f"{t:%Y-%m-%dT%H:%M:%S}.000Z",
+                    "LastEditedDateTime": None,
+                    "DeletedDateTime": None,
+                    "ChatId": f"19:chat{c}@unq.gbl.spaces",
+                    "From": {
+                        "User": {
+                            "Id": senders.setdefault(sender, f"u{len(senders) + 1}"),
+                            "DisplayName": sender,
+                        }
+                    },
+                    "Body": {"ContentType": "html", "Content": f"<p>{html.escape(text)}</p>"},
+                    "Attachments": [],
+                }
+                for i, (t, sender, text) in enumerate(records)
+            ]
+            zf.writestr(
+                f"users/me/messages_19-chat{c}.json", json.dumps(messages, indent=1, ensure_ascii=False)
+            )
+
+
+def generate_gemini(path: Path, n: int, per: int = 50) -> None:
+    """The same texts as a Gemini ``MyActivity.json`` (Google Takeout): a prompt and its reply an entry, an
+    entry a minute, ``per`` entries a conversation (two hours of silence between), newest first; a grown
+    export's new entries are on top (the last conversation continues, new ones follow)."""
+    import html
+    from datetime import timedelta
+
+    texts = [text for _, _, text in chat_records(n + 1)]
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("[")
+        for k in reversed(range(len(texts) // 2)):
+            when = start + timedelta(minutes=k + 120 * (k // per))
+            item = {
+                "header": "Gemini Apps",
+                "title": f"Prompted {texts[2 * k]}",
+                "time": f"{when:%Y-%m-%dT%H:%M:%S}.000Z",
+                "products": ["Gemini Apps"],
+                "activityControls": ["Gemini Apps Activity"],
+                "safeHtmlItem": [{"html": f"<p>{html.escape(texts[2 * k + 1])}</p>"}],
+            }
+            fh.write(
+                ("" if k == len(texts) // 2 - 1 else ",") + "\n  " + json.dumps(item, ensure_ascii=False)
+            )
+        fh.write("\n]\n")
+
+
 # The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
 def _xml_attr(text: str) -> str:
     """``text`` as SMS Backup & Restore writes an attribute: escaped, a new line and each character beyond
@@ -383,6 +447,8 @@ FORMATS = {
     "telegram-account-zip": ("Telegram Desktop export.zip", generate_telegram_account_zip),
     "sms": ("sms-backup.xml", generate_sms),
     "imessage": ("Bench.txt", generate_imessage),
+    "teams": ("teams-export.zip", generate_teams),
+    "gemini": ("MyActivity.json", generate_gemini),
 }
 
 
@@ -395,9 +461,11 @@ def child(export: Path, home: Path, reread: bool) -> None:
     import refind_cli.frontends.render.imports
     import refind_cli.importers.chatgpt
     import refind_cli.importers.discord
+    import refind_cli.importers.gemini
     import refind_cli.importers.imessage
     import refind_cli.importers.slack
     import refind_cli.importers.sms
+    import refind_cli.importers.teams
     import refind_cli.importers.telegram
     import refind_cli.importers.whatsapp
     import refind_cli.index.tantivy_backend

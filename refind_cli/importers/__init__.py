@@ -571,6 +571,7 @@ register(
         takes=("file", "zip", "folder"),
         names=("*.json", "*.zip"),
         pairing="exchange",
+        knows=True,
     )
 )
 register(
@@ -600,6 +601,7 @@ register(
         "refind_cli.importers.teams",
         takes=("file", "zip", "folder"),
         names=("messages_*.json", "*.zip"),
+        knows=True,
     )
 )
 # Line-based logs read by one engine (linelog.py). Their sniffs need a title or two stamped lines of their

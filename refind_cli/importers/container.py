@@ -783,6 +783,12 @@ def decode_text(data: bytes, path: Path | str, where: str | None = None) -> str:
         ) from None
 
 
+def member_stamp(info: zipfile.ZipInfo) -> bytes:
+    """What stands for a zip member's bytes in a fingerprint: the CRC-32 and size its central directory holds
+    (nothing decompressed)."""
+    return f"crc32 {info.CRC:08x} size {info.file_size}".encode()
+
+
 def fingerprint(parts: Iterable[bytes]) -> str:
     """A ``ChatExport.fingerprint`` of what a chat is read from (files' names and bytes, a directory of
     names): each part's length goes in before it, so that no two lists of parts hash alike by where they

@@ -24,6 +24,9 @@ cuts every chat with (``refind import --session-gap``, default one hour; measure
 bench/assistant_sessions.py, see chatgpt.py): a conversation is then exactly one session, so grouping
 changes nothing in what search returns, and ``refind chats`` lists the conversations a person remembers.
 A later export adds entries after the last: a conversation that continues keeps its key and gains messages.
+A loose JSON file is read by its entries' bytes (``_Scan``): each entry's time is read alone, the entries are
+grouped as above, and a conversation whose entries' bytes an earlier import fingerprinted is not parsed: a
+grown export costs the walk of its bytes and the parse of its new and changed conversations.
 
 Times in the JSON are UTC. The HTML writes wall-clock times with a zone abbreviation (``CEST``, ``MESZ``) of
 the machine that made the export: read in ``--tz``, except ``UTC``/``GMT``.
@@ -31,24 +34,26 @@ the machine that made the export: read in ``--tz``, except ``UTC``/``GMT``.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import re
 import warnings
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import conversations, htmltext
+from refind_cli.importers import conversations, htmltext, jsonstream
 from refind_cli.importers.container import (
     decode_text,
     is_zip,
     iter_file_chunks,
     iter_member_chunks,
     member_names,
+    member_of,
     open_zip,
     read_file,
     read_member,
@@ -65,6 +70,7 @@ ASSISTANT = "Gemini"
 YOU = "You"
 NAME_CHARS = 60
 SNIFF_BYTES = 64 << 10
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,30 +213,171 @@ def sniff(path: Path) -> bool:
 # --- reading ---------------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]:
+    """``known``: the conversations' fingerprints that earlier readings left (``_Scan``): a conversation whose
+    entries' bytes are those of one of them is told from it, its entries parsed only where its messages are
+    asked for."""
     if path.is_dir():
         found = _in_folder(path)
         if found is None:
             raise InputError(path, f"no Gemini Apps activity file in this folder; not {WHAT}")
         path = found
     head, _ = _head(path)
+    unread = _Unread(path)
+    if _is_json(head) and (scan := _Scan.of(path)) is not None:
+        with contextlib.closing(scan):
+            yield from scan.conversations(_told(known), unread)
+        unread.warn()
+        return
     if _is_json(head):
         entries = list(_json_entries(path))
     elif _HTML_SNIFF.search(head):
         entries = list(_html_entries(path, tz))
     else:
         raise InputError(path, f"no Gemini Apps activity here; not {WHAT}")
-    unread = _Unread(path)
     entries.sort(key=lambda e: e.when)  # newest first in the file
-    group: list[Entry] = []
-    for entry in entries:
-        if group and entry.when - group[-1].when > GAP:
-            yield _conversation(group, unread)
-            group = []
-        group.append(entry)
-    if group:
+    for group in _grouped(entries, lambda e: e.when):
         yield _conversation(group, unread)
     unread.warn()
+
+
+def _grouped(items: list[_T], when: Callable[[_T], datetime]) -> Iterator[list[_T]]:
+    """Items in time order, cut where a silence is longer than ``GAP``: the conversations."""
+    group: list[_T] = []
+    for item in items:
+        if group and when(item) - when(group[-1]) > GAP:
+            yield group
+            group = []
+        group.append(item)
+    if group:
+        yield group
+
+
+# --- a loose JSON file, by its entries' bytes ----------------------------------------------------------------
+
+# The kind of a conversation's fingerprint: the hash of its entries' bytes, then its name (``_told``).
+_PRINTS = "gemini-entries-1"
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """An entry found by its bytes: its time (read alone), where it lies, its index in the list."""
+
+    when: datetime
+    start: int
+    end: int
+    index: int
+
+
+class _Scan:
+    """The entries of a loose JSON file found by the shared scanner (``jsonstream.Items``), each one's time read
+    from its bytes alone: grouped as a whole reading groups them, a conversation is known by the hash of its
+    entries' bytes, and its entries are parsed (their HTML made readable) only where it is read. A grown
+    export changes at its top (newest first), so the older conversations are found again by their bytes."""
+
+    def __init__(self, items: jsonstream.Items, placed: list[_Placed]) -> None:
+        self.items = items
+        self.placed = placed
+        self.reader = conversations.Reader(iter(()), items.path, None, WHAT)
+
+    @classmethod
+    def of(cls, path: Path) -> _Scan | None:
+        """The scan of a loose file; None where its bytes are not as this walk takes them (a zip, a BOM-less
+        other encoding, an entry that is no object, a time it cannot read alone): the whole reading reads it,
+        and says what is wrong where something is."""
+        if not path.is_file() or member_of(path) is not None:
+            return None
+        items = jsonstream.Items(path, [()], ())
+        placed: list[_Placed] = []
+        index = 0
+        while (start := items.begin()) is not None:
+            found = _timed(items, start)
+            if found is not None:
+                end, when = found
+                if when is None:
+                    break
+                placed.append(_Placed(when, start, end, index))
+            else:  # a null entry is passed over, as the whole reading passes it
+                skipped = items.end_of(start)
+                if skipped is None or items.read(start, skipped) != b"null":
+                    break
+                end = skipped
+            items.ended(end)
+            index += 1
+        if not items.whole:
+            items.close()
+            return None
+        placed.sort(key=lambda p: p.when)  # stable: the whole reading's order
+        return cls(items, placed)
+
+    def conversations(self, told: dict[str, str], unread: _Unread) -> Iterator[ChatExport]:
+        for group in _grouped(self.placed, lambda p: p.when):
+            digest = self.items.digest((p.start, p.end) for p in group)
+            key = _key(group[0].when)
+            if digest in told:
+                chat = Chat(FORMAT, key, told[digest], kind="direct")
+                text = " ".join((_PRINTS, digest, _tail(chat.name)))
+                yield ChatExport(chat, self._later(group, unread), fingerprint=text)
+                continue
+            export = _conversation(self._entries(group), unread)
+            yield export._replace(fingerprint=" ".join((_PRINTS, digest, _tail(export.chat.name))))
+
+    def _later(self, group: list[_Placed], unread: _Unread) -> Iterator[Message]:
+        yield from _conversation(self._entries(group), unread).messages
+
+    def _entries(self, group: list[_Placed]) -> list[Entry]:
+        entries = []
+        for p in group:
+            where = f"[{p.index}]"
+            obj = self.reader.one(self.items.read(p.start, p.end), p.start, where)
+            entries.append(_json_entry(obj, where, self.reader.error))
+        return entries
+
+    def close(self) -> None:
+        self.items.close()
+
+
+def _timed(items: jsonstream.Items, start: int) -> tuple[int, datetime | None] | None:
+    """The end of the entry at ``start`` and its time, read from its bytes alone where the whole reading's
+    parser would read the same: a plain string (no escape: any parser reads it alike) under the one key
+    spelt ``time`` (None where it is not); None where the entry is no object."""
+    found = items.member(start, b'"time"')
+    if found is not None:
+        end, span = found
+    elif (members := items.members(start)) is not None:
+        end, spans = members
+        if any(b"\\" in key for key in spans) or b'"time"' not in spans:
+            return end, None
+        span = spans[b'"time"']
+    else:
+        return None
+    raw = items.read(*span)
+    if b"\\" in raw or raw[:1] != b'"':
+        return end, None
+    try:
+        return end, iso_time(raw[1:-1].decode())
+    except UnicodeDecodeError:
+        return end, None
+
+
+def _tail(name: str) -> str:
+    return base64.urlsafe_b64encode(name.encode()).decode()
+
+
+def _told(known: Collection[str]) -> dict[str, str]:
+    """The conversations' names that ``_Scan.conversations`` told in its fingerprints, by their entries' hash."""
+    found = {}
+    for text in known:
+        kind, digest, tail = [*text.split(" "), "", ""][:3]
+        if kind == _PRINTS:
+            with contextlib.suppress(ValueError):
+                found[digest] = base64.urlsafe_b64decode(tail.encode()).decode()
+    return found
+
+
+def _key(first: datetime) -> str:
+    """A conversation's key: its first entry's time to the second (which the JSON and the HTML agree on)."""
+    return first.replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _json_entries(path: Path) -> Iterator[Entry]:
@@ -415,5 +562,4 @@ def _conversation(group: list[Entry], unread: _Unread) -> ChatExport:
     name = " ".join((name or first.title).split())
     if len(name) > NAME_CHARS:
         name = name[: NAME_CHARS - 1].rstrip() + "…"
-    key = first.when.replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return ChatExport(Chat(FORMAT, key, name or "Gemini", kind="direct"), messages)
+    return ChatExport(Chat(FORMAT, _key(first.when), name or "Gemini", kind="direct"), messages)

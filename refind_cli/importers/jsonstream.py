@@ -33,7 +33,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Collection, Generator, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -535,12 +535,62 @@ def _bracket_kinds() -> Any:
     return kinds
 
 
+# A short value in brackets, nested three deep at most (an entry's list of names, of ``{"html": ...}``, a
+# small object of such), is matched by one regular expression within its first bytes, before ``close`` (a
+# Python step a token; before its first block was walked so, numpy's block cost about a millisecond whatever
+# the value's size: 30,000 such values 29 s of a 36 s Gemini re-import, bench/RESULTS.md, session 13).
+def _nested(levels: int) -> bytes:
+    inner = b""
+    for _ in range(levels):
+        inner = rb'[\[{](?:[^\[\]{}"]++|' + _STRING.pattern + (b"|" + inner if inner else b"") + rb")*+[\]}]"
+    return inner
+
+
+_SHORT = re.compile(_nested(3))
+_SHORT_BYTES = 64 << 10
+
+
+@functools.cache
+def _with_member(key: bytes) -> re.Pattern[bytes]:
+    """An object whose keys are written plain (no escape, so that no two spell one key), ``key`` once among
+    them with a string value (its group), the other values strings, scalars or short values: what
+    ``Items.member`` matches."""
+    space = rb"[ \t\r\n]*+"
+    value = rb'(?:[^,\]}\s"\[{]++|' + _STRING.pattern + b"|" + _nested(3) + b")"
+    other = b'"(?!' + re.escape(key[1:]) + rb')[^"\\]*+"' + space + b":" + space + value
+    return re.compile(
+        rb"\{"
+        + space
+        + b"(?:"
+        + other
+        + space
+        + b","
+        + space
+        + b")*+"
+        + re.escape(key)
+        + space
+        + b":"
+        + space
+        + b"("
+        + _STRING.pattern
+        + b")(?:"
+        + space
+        + b","
+        + space
+        + other
+        + b")*+"
+        + space
+        + rb"\}"
+    )
+
+
 def _value_end(buf: bytes | mmap.mmap, pos: int) -> int:
     """The offset just after the value that begins at ``pos``."""
     if pos >= len(buf):
         raise _Unlike
     if buf[pos] in _OPEN:
-        return close(buf, pos + 1, 1)
+        short = _SHORT.match(buf, pos, pos + _SHORT_BYTES)
+        return short.end() if short is not None else close(buf, pos + 1, 1)
     found = _STRING.match(buf, pos) if buf[pos] == 0x22 else _SCALAR.match(buf, pos)
     if found is None or found.end() == pos:
         raise _Unlike
@@ -730,8 +780,29 @@ class Items:
         except (_Unlike, IndexError):
             return None
 
+    def member(self, start: int, key: bytes) -> tuple[int, tuple[int, int]] | None:
+        """The end of the object that begins at ``start``, and where the string value of its member ``key``
+        (as written, quotes and all, no escape in it) lies, where the object's bytes tell both at once (one
+        regular expression: its keys written plain, ``key`` once, its values strings, scalars or short
+        values). None where they do not (``members`` then tells)."""
+        found = _with_member(key).match(self._buf, start, start + _SHORT_BYTES)
+        return None if found is None else (found.end(), found.span(1))
+
     def read(self, start: int, end: int) -> bytes:
+        if end - start <= _OPENING:  # a short value (a time, a name): from the map, as the walk reads it
+            return bytes(self._buf[start:end])
         return read_file_part(self.path, start, end - start)
+
+    def digest(self, spans: Iterable[tuple[int, int]]) -> str:
+        """The hash of the bytes of ``spans`` (start, end) in turn, each with its length before it (as
+        ``container.fingerprint`` hashes parts): of items the walk placed, whose pages it read."""
+        import xxhash
+
+        h = xxhash.xxh3_128()
+        for start, end in spans:
+            h.update((end - start).to_bytes(8, "little"))
+            h.update(self._buf[start:end])
+        return h.hexdigest()
 
     def ended(self, end: int | None) -> None:
         """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""

@@ -30,6 +30,7 @@ from refind_cli.importers.container import (
     fingerprint,
     is_zip,
     member_names,
+    member_stamp,
     open_zip,
     read_file,
     read_member,
@@ -102,12 +103,8 @@ def _zip_tree(path: Path, zf: zipfile.ZipFile) -> _Tree:
         frozenset(n[len(prefix) :] for n in names if n.startswith(prefix)),
         lambda name: read_member(zf, prefix + name, path),
         lambda name: (path, f"entry {prefix + name!r}"),
-        lambda name: _crc(zf.getinfo(prefix + name)),
+        lambda name: member_stamp(zf.getinfo(prefix + name)),
     )
-
-
-def _crc(info: zipfile.ZipInfo) -> bytes:
-    return f"crc32 {info.CRC:08x} size {info.file_size}".encode()
 
 
 def _top_folder(names: list[str]) -> str:

@@ -6,14 +6,21 @@ A message is ``{Id, Body{ContentType, Content}, CreatedDateTime (ISO with offset
 DeletedDateTime, ReplyToId, From{User{Id, DisplayName}}, Attachments, Reactions, MessageType,
 ChannelIdentity{ChannelId, TeamId} | ChatId}``. A chat is its ``ChatId`` or its channel; a channel post and
 its replies (``ReplyToId``) are one thread. HTML bodies are made readable; ``raw`` keeps the record.
+
+A later export holds the same files, some grown: each chat's fingerprint names its file's name and bytes (in a
+zip, the CRC-32 and size its directory holds), so a file read before as it is is not parsed again.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import functools
+import json
 import re
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -88,7 +95,28 @@ def _zip_members(zf: zipfile.ZipFile) -> list[str]:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
+def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]:
+    """``known``: the chats' fingerprints that earlier readings left (``_print``); the chats of a message file
+    whose name and bytes are those of an earlier reading's are told from there, the file parsed only where
+    their messages are asked for."""
+    earlier = _earlier(known)
+    for file in _files(path):
+        yield from _chats(file, tz, earlier)
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    """One message file of the export: its name in it, what stands for its bytes (``container.member_stamp``
+    in a zip, else the bytes), its chunks, and the path and zip entry errors name."""
+
+    name: str
+    stamp: Callable[[], bytes]
+    chunks: Callable[[], Generator[bytes, None, None]]
+    path: Path
+    entry: str | None
+
+
+def _files(path: Path) -> Iterator[_File]:
     if path.is_dir():
         files = _folder_files(path)
         if not files:
@@ -96,19 +124,78 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
                 path, "no teams/*/messages_*.json or users/*/messages_*.json; not a Teams export"
             )
         for file in files:
-            with contextlib.closing(container.iter_file_chunks(file)) as chunks:
-                yield from _file(chunks, file, None, tz)
+            yield _File(
+                file.relative_to(path).as_posix(),
+                functools.partial(container.read_file, file),
+                functools.partial(container.iter_file_chunks, file),
+                file,
+                None,
+            )
     elif container.is_zip(path):
         with container.open_zip(path) as zf:
             members = _zip_members(zf)
             if not members:
                 raise InputError(path, "no teams/*/messages_*.json or users/*/messages_*.json in this zip")
             for name in members:
-                with contextlib.closing(container.iter_member_chunks(zf, name, path)) as chunks:
-                    yield from _file(chunks, path, f"entry {name!r}", tz)
+                yield _File(
+                    name,
+                    functools.partial(container.member_stamp, zf.getinfo(name)),
+                    functools.partial(container.iter_member_chunks, zf, name, path),
+                    path,
+                    f"entry {name!r}",
+                )
     else:
-        with contextlib.closing(container.iter_file_chunks(path)) as chunks:
-            yield from _file(chunks, path, None, tz)
+        yield _File(
+            path.name,
+            functools.partial(container.read_file, path),
+            functools.partial(container.iter_file_chunks, path),
+            path,
+            None,
+        )
+
+
+# The kind of a chat's fingerprint: its file's name and bytes hashed, its place among the file's chats, and
+# the chat as its reading told it (all of a file's chats are told at once, from all of its messages).
+_PRINTS = "teams-file-1"
+
+
+def _chats(file: _File, tz: tzinfo, earlier: dict[str, dict[str, tuple[str, Chat]]]) -> Iterator[ChatExport]:
+    digest = container.fingerprint([_PRINTS.encode(), file.name.encode(), file.stamp()])
+    told = earlier.get(digest, {})
+    places = [f"{n}/{len(told)}" for n in range(len(told))]
+    if told and all(place in told for place in places):  # each of the file's chats read before as it is
+        for n, place in enumerate(places):
+            text, chat = told[place]
+            yield ChatExport(chat, _later(file, tz, n), fingerprint=text)
+        return
+    with contextlib.closing(file.chunks()) as chunks:
+        exports = list(_file(chunks, file.path, file.entry, tz))
+    for n, export in enumerate(exports):
+        yield export._replace(fingerprint=_print(digest, f"{n}/{len(exports)}", export.chat))
+
+
+def _later(file: _File, tz: tzinfo, n: int) -> Iterator[Message]:
+    """The messages of the file's ``n``-th chat, the file parsed once they are asked for."""
+    with contextlib.closing(file.chunks()) as chunks:
+        yield from list(_file(chunks, file.path, file.entry, tz))[n].messages
+
+
+def _print(digest: str, place: str, chat: Chat) -> str:
+    told = base64.urlsafe_b64encode(json.dumps([chat.key, chat.name, chat.kind, chat.raw]).encode())
+    return " ".join((_PRINTS, digest, place, told.decode()))
+
+
+def _earlier(known: Collection[str]) -> dict[str, dict[str, tuple[str, Chat]]]:
+    """The chats ``_print`` told, by their file's digest and their place among its chats."""
+    found: dict[str, dict[str, tuple[str, Chat]]] = {}
+    for text in known:
+        kind, digest, place, told = [*text.split(" "), "", "", ""][:4]
+        if kind != _PRINTS:
+            continue
+        with contextlib.suppress(ValueError, TypeError):
+            key, name, chat_kind, raw = json.loads(base64.urlsafe_b64decode(told))
+            found.setdefault(digest, {})[place] = (text, Chat(FORMAT, key, name, chat_kind, raw))
+    return found
 
 
 def _file(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) -> Iterator[ChatExport]:
