@@ -22,25 +22,36 @@ from __future__ import annotations
 
 import calendar
 import codecs
+import contextlib
+import errno
 import itertools
 import json
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Protocol
 
 from refind_cli.dates import stampwords
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, RefindError
 from refind_cli.importers import container
-from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
+from refind_cli.records import LONG_TEXT, Chat, ChatExport, HeldText, Kind, Mark, Message, NotResumable
 
 SNIFF_BYTES = 16 << 10
 SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
 # Characters of a piece of text over which its lines are let go of as they are given (a Python loop a line,
 # which the usual pieces, a chunk's lines, are not worth).
 _LONG_PIECE = 1 << 20
+# A record held in a window (``Window``) longer than its head, its tail and ``LONG_TEXT`` has the characters
+# between head and tail written to a file as it is read (``Spool``): the window holds a record of any length
+# in a few megabytes. The head holds its header and more than a first line a placeholder can be; the tail,
+# more than the ends a reader strips (marks, newlines, an edited marker).
+HELD_HEAD = 1 << 17
+HELD_TAIL = 1 << 16
+_SPILL = LONG_TEXT + HELD_HEAD + HELD_TAIL
 
 # Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
 MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -179,14 +190,20 @@ def rstrip_to(text: str, chars: str | None, start: int, end: int) -> int:
 
 
 def iter_text(
-    chunks: Iterable[bytes], path: Path | str, where: str | None, lines: Callable[[], int], bom: bool = True
+    chunks: Iterable[bytes],
+    path: Path | str,
+    where: str | None,
+    lines: Callable[[], int],
+    bom: bool = True,
+    partial: bool = False,
 ) -> Iterator[str]:
     """The text of an export decoded as it streams in, in pieces of whole lines (each but the last ends with
     a newline): UTF-8, 16 or 32 (``container.text_encoding``). CR LF and CR become LF; only these end a line
     (U+2028 is text). Invalid bytes are an InputError naming the line: ``lines()`` says how many newlines
     the pieces given so far hold (the reader counts them, or counts them again when asked: counting every
     piece here would cost a reader that needs no line numbers). ``bom``: False for bytes read from a mark
-    on (plain UTF-8, where no BOM can be)."""
+    on (plain UTF-8, where no BOM can be). ``partial``: a line longer than ``_LONG_PIECE`` is given in
+    pieces as it comes (one that does not end with a newline goes on in the next), never held whole."""
     decoder: codecs.IncrementalDecoder | None = None if bom else codecs.getincrementaldecoder("utf-8")()
     encoding = "UTF-8"
     pending = ""
@@ -209,6 +226,8 @@ def iter_text(
             held = text.endswith("\r")  # its LF may open the next chunk
             text = unify_newlines(text[:-1] if held else text) + ("\r" if held else "")
         cut = text.rfind("\n") + 1
+        if partial and len(text) - cut > _LONG_PIECE:
+            cut = len(text) - 1 if text.endswith("\r") else len(text)  # a CR's LF may open the next chunk
         if not cut:
             pending = text
             continue
@@ -289,30 +308,113 @@ def file_head(path: Path) -> bytes:
 # --- text held from a record's start ----------------------------------------------------------------
 
 
+class Spool:
+    """Characters written to a file as they are read (its UTF-8), where a record is too long to hold
+    (``Window``): an unnamed file beside the archive (``spooling_in``), gone once closed or with its process.
+    A disk that is full or a folder that cannot be written is a RefindError, one line."""
+
+    def __init__(self) -> None:
+        folder = _SPOOLS.get()
+        try:
+            self.file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 (held until its text is stored)
+        except OSError as exc:
+            raise _unwritable(folder, exc) from None
+        self.chars = self.size = self.newlines = 0
+
+    def write(self, text: str) -> None:
+        data = text.encode()
+        try:
+            self.file.write(data)
+        except OSError as exc:
+            raise _unwritable(_SPOOLS.get(), exc) from None
+        self.chars += len(text)
+        self.size += len(data)
+        self.newlines += text.count("\n")
+
+    def held(self, head: str, tail: str) -> HeldText:
+        """``head``, the characters written, then ``tail``, as a text held in the file."""
+        self.write(tail)
+        try:
+            self.file.flush()
+        except OSError as exc:
+            raise _unwritable(_SPOOLS.get(), exc) from None
+        data = head.encode()
+        return HeldText(self.file, 0, len(data) + self.size, len(head) + self.chars, data)
+
+    def holds(self, pattern: re.Pattern[bytes], reach: int = 16) -> bool:
+        """Whether the bytes written hold a match of ``pattern``, one no longer than ``reach`` bytes."""
+        self.file.flush()
+        self.file.seek(0)
+        last = b""
+        while piece := self.file.read(1 << 20):
+            if pattern.search(last + piece):
+                return True
+            last = piece[-reach:]
+        return False
+
+    def read(self) -> str:
+        """The characters written, whole (a reader that cannot take them held); the file goes."""
+        with self.file:
+            self.file.flush()
+            self.file.seek(0)
+            return self.file.read().decode()
+
+
+# Where a long record's characters are written as they are read (``Spool``): the archive's folder, set by an
+# import; None is the system's temporary folder.
+_SPOOLS: ContextVar[Path | None] = ContextVar("spools", default=None)
+
+
+@contextlib.contextmanager
+def spooling_in(folder: Path) -> Iterator[None]:
+    """Long records read inside the block are written to files in ``folder``."""
+    token = _SPOOLS.set(folder)
+    try:
+        yield
+    finally:
+        _SPOOLS.reset(token)
+
+
+def _unwritable(folder: Path | None, exc: OSError) -> RefindError:
+    place = folder or tempfile.gettempdir()
+    what = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else exc.strerror or str(exc)
+    return RefindError(f"{place}: cannot hold a long message's text there while it is imported ({what})")
+
+
 class Window:
     """An export's text as it streams in, held from the start of the record being read: a reader that
     searches patterns across lines holds a piece and a record, never the file. ``text`` is what is held;
     ``dropped`` counts the characters let go before ``text[0]``. ``chunks()`` streams the file's bytes (and
     streams them again when a line number is asked for after text was let go: lines are not counted as
     the text streams, since a reader asks for them rarely). ``before``: the lines before these bytes, for a
-    file read from a mark on."""
+    file read from a mark on.
+
+    A record longer than ``_SPILL`` is held as its head and its tail: the characters between, read and
+    searched already, are written to a ``Spool`` as the window reads on, and belong where ``hole`` is in
+    ``text`` (a reader takes them, ``take``, before it lets the record go)."""
 
     def __init__(
         self, chunks: Callable[[], Iterable[bytes]], path: Path | str, where: str | None, before: int = 0
     ) -> None:
         self.chunks, self.path, self.where, self.before = chunks, path, where, before
-        self.pieces = iter_text(chunks(), path, where, self._lines_read)
+        self.pieces = iter_text(chunks(), path, where, self._lines_read, partial=True)
         self.text = ""
         self.dropped = 0
         self.adding: list[str] = []  # the pieces being read on, not yet in ``text``
         self.lines: int | None = before  # the newlines before text[0]; None when not counted
         self.counting = False  # whether text let go is counted (from the first line number asked for on)
+        self.hole: int | None = None  # where the spool's characters belong in ``text``
+        self.spool: Spool | None = None  # the record's characters between head and tail, until taken
+        self.spilled = self.spilled_lines = 0  # characters and newlines at ``hole``
+        self.moved = 0  # characters the last ``more`` wrote to the spool
+        self.passed = 0  # characters let go at holes passed, besides ``dropped``
 
     def more(self, keep: int) -> bool:
         """Lets go of the text before ``keep`` and reads on; False at the end. It reads at least an eighth of
         what it keeps, so a record longer than a piece is copied a few times (its length growing by an eighth
         at least), not once a piece. Reading as much as it kept read up to a long record's length past its end,
-        which the new text held beside the old one."""
+        which the new text held beside the old one. The text kept, searched already, is held as its head and
+        tail once it is longer than ``_SPILL``."""
         kept = self.text[keep:]
         added = self.adding = []
         size = 0
@@ -324,12 +426,38 @@ class Window:
         if not added:
             return False
         self._count_before(keep)
+        self.moved = 0
+        if len(kept) > _SPILL:
+            kept = self._spill(kept)
         # One join: ``kept + "".join(added)`` made the new text twice, and held the old one, the pieces and
         # both copies at once (2.5 times a long record at its last doubling, 2 times now). A lone piece is
         # joined as itself. The pieces are let go: they are in the text now.
         self.text = "".join([kept, *added] if kept else added)
         self.adding = []
         return True
+
+    def _spill(self, kept: str) -> str:
+        """``kept`` with the characters after its head (or its hole) up to its tail written to the spool."""
+        if self.hole is None:
+            self.hole = HELD_HEAD
+            self.spool = Spool()
+        # The search for stamps goes on from the tail's end: the head and the tail, joined at the hole, are
+        # never searched across.
+        end = len(kept) - HELD_TAIL
+        middle = kept[self.hole : end]
+        if self.spool is not None:  # else taken: the reader has the record, and this is not read again
+            self.spool.write(middle)
+        self.moved = len(middle)
+        self.spilled += len(middle)
+        self.spilled_lines += middle.count("\n")
+        del middle
+        return kept[: self.hole] + kept[end:]
+
+    def take(self) -> Spool:
+        """The spool of the record being read, whose characters belong at ``hole``: the reader's now."""
+        assert self.spool is not None
+        spool, self.spool = self.spool, None
+        return spool
 
     def let_go(self, keep: int) -> None:
         """Lets go of the text before ``keep`` (a line's start) without reading on: a reader that has cut a
@@ -338,11 +466,23 @@ class Window:
         self.text = self.text[keep:]
 
     def _count_before(self, keep: int) -> None:
+        passing = self.hole is not None and self.hole <= keep
         if self.counting:
-            self.lines = (self.lines or 0) + self.text.count("\n", 0, keep)
+            self.lines = (
+                (self.lines or 0) + self.text.count("\n", 0, keep) + (self.spilled_lines if passing else 0)
+            )
         elif keep:
             self.lines = None
         self.dropped += keep
+        if self.hole is None:
+            return
+        if passing:
+            if self.spool is not None:
+                self.spool.file.close()
+            self.passed += self.spilled
+            self.hole, self.spool, self.spilled, self.spilled_lines = None, None, 0, 0
+        else:
+            self.hole -= keep
 
     def first_content(self) -> int | None:
         """Where the first line with visible content starts, the blank lines before it let go; None when
@@ -362,17 +502,23 @@ class Window:
 
     def line_number(self, position: int) -> int:
         """The number of the line at ``position`` in ``text``."""
-        return self._lines_before() + self.text.count("\n", 0, position) + 1
+        held = self.spilled_lines if self.hole is not None and self.hole <= position else 0
+        return self._lines_before() + self.text.count("\n", 0, position) + held + 1
 
     def _lines_read(self) -> int:
-        return self._lines_before() + sum(text.count("\n") for text in (self.text, *self.adding))
+        return (
+            self._lines_before()
+            + self.spilled_lines
+            + sum(text.count("\n") for text in (self.text, *self.adding))
+        )
 
     def _lines_before(self) -> int:
         self.counting = True
         if self.lines is None:  # read again up to what was let go
             lines = self.before
-            remaining = self.dropped
-            for piece in iter_text(self.chunks(), self.path, self.where, lambda: lines):  # noqa: B023
+            remaining = self.dropped + self.passed
+            pieces = iter_text(self.chunks(), self.path, self.where, lambda: lines, partial=True)
+            for piece in pieces:
                 lines += piece.count("\n", 0, remaining)
                 remaining -= len(piece)
                 if remaining <= 0:
@@ -434,7 +580,7 @@ def stamp_lines(
         del text
         if not window.more(keep):
             return
-        end -= keep
+        end -= keep + window.moved
         last = 0
         dropped = window.dropped
 
