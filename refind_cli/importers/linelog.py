@@ -52,6 +52,7 @@ _LONG_PIECE = 1 << 20
 HELD_HEAD = 1 << 17
 HELD_TAIL = 1 << 16
 _SPILL = LONG_TEXT + HELD_HEAD + HELD_TAIL
+_SPOOL_PIECE = 1 << 18
 
 # Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
 MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -444,13 +445,12 @@ class Window:
         # The search for stamps goes on from the tail's end: the head and the tail, joined at the hole, are
         # never searched across.
         end = len(kept) - HELD_TAIL
-        middle = kept[self.hole : end]
         if self.spool is not None:  # else taken: the reader has the record, and this is not read again
-            self.spool.write(middle)
-        self.moved = len(middle)
-        self.spilled += len(middle)
-        self.spilled_lines += middle.count("\n")
-        del middle
+            for start in range(self.hole, end, _SPOOL_PIECE):  # in slices: a copy of the middle is megabytes
+                self.spool.write(kept[start : min(start + _SPOOL_PIECE, end)])
+        self.moved = end - self.hole
+        self.spilled += self.moved
+        self.spilled_lines += kept.count("\n", self.hole, end)
         return kept[: self.hole] + kept[end:]
 
     def take(self) -> Spool:
