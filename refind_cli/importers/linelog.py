@@ -38,7 +38,17 @@ from typing import Any, Protocol
 from refind_cli.dates import stampwords
 from refind_cli.errors import InputError, RefindError
 from refind_cli.importers import container
-from refind_cli.records import LONG_TEXT, Chat, ChatExport, HeldText, Kind, Mark, Message, NotResumable
+from refind_cli.records import (
+    HELD,
+    LONG_TEXT,
+    Chat,
+    ChatExport,
+    HeldText,
+    Kind,
+    Mark,
+    Message,
+    NotResumable,
+)
 
 SNIFF_BYTES = 16 << 10
 SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
@@ -252,19 +262,32 @@ def iter_text(
 
 
 def iter_lines(
-    chunks: Iterable[bytes], path: Path | str, where: str | None = None, line: int = 0
+    chunks: Iterable[bytes], path: Path | str, where: str | None = None, line: int = 0, held: bool = False
 ) -> Iterator[str]:
     """The lines of a text export as they stream in (``iter_text``), without their newlines. ``line``: the
-    lines before these bytes, for a file read from a mark on."""
+    lines before these bytes, for a file read from a mark on. ``held``: a line longer than ``_SPILL`` is
+    given as a ``Cut``, never held whole."""
     number = line
+    going: _LongLine | None = None  # a line read in pieces (``held``)
     # The count as it stands when an invalid byte is met (late binding is the point).
-    for piece in iter_text(chunks, path, where, lambda: number, bom=not line):  # noqa: B023
+    for piece in iter_text(chunks, path, where, lambda: number, bom=not line, partial=held):  # noqa: B023
         lines = piece.split("\n")
         long = len(piece) > _LONG_PIECE
         del piece  # its lines are copies
         number += len(lines) - 1
-        if not lines[-1]:
-            lines.pop()  # the piece ended with its newline
+        last = lines.pop()  # after the piece's last newline: a line that goes on, or the file's last
+        if going is not None:
+            if not lines:
+                going.add(last)
+                continue
+            going.add(lines[0])
+            lines[0] = going.line()
+            going = None
+        if last:
+            if held:
+                going = _LongLine(last)
+            else:
+                lines.append(last)
         if not long:
             yield from lines
             continue
@@ -273,6 +296,57 @@ def iter_lines(
         lines.reverse()
         while lines:
             yield lines.pop()
+    if going is not None:
+        yield going.line()
+
+
+class Cut(str):
+    """A line longer than ``_SPILL`` as ``iter_lines`` gives it when asked to: its first ``HELD_HEAD``
+    characters, the characters after them in ``spool``, then ``tail`` (its last ``HELD_TAIL``). A reader that
+    takes one whole (``whole``) reads it as before; ``Reader`` gives its text held in a file."""
+
+    spool: Spool
+    tail: str
+
+    def whole(self) -> str:
+        return str(self) + self.spool.read() + self.tail
+
+
+class _LongLine:
+    """A line given in pieces (``iter_text``'s ``partial``), held until it is longer than ``_SPILL``, then
+    as a ``Cut``."""
+
+    def __init__(self, part: str) -> None:
+        self.parts = [part]
+        self.size = len(part)
+        self.cut: Cut | None = None
+
+    def add(self, part: str) -> None:
+        if self.cut is not None:
+            tail = self.cut.tail + part
+            if len(tail) > HELD_TAIL:
+                _write(self.cut.spool, tail, 0, len(tail) - HELD_TAIL)
+                tail = tail[-HELD_TAIL:]
+            self.cut.tail = tail
+            return
+        self.parts.append(part)
+        self.size += len(part)
+        if self.size > _SPILL:
+            text = "".join(self.parts)
+            self.parts = []
+            self.cut = Cut(text[:HELD_HEAD])
+            self.cut.spool = Spool()
+            _write(self.cut.spool, text, HELD_HEAD, len(text) - HELD_TAIL)
+            self.cut.tail = text[-HELD_TAIL:]
+
+    def line(self) -> str:
+        return self.cut if self.cut is not None else "".join(self.parts)
+
+
+def _write(spool: Spool, text: str, start: int, end: int) -> None:
+    """``text[start:end]`` to ``spool``, in slices: a copy of it whole is megabytes."""
+    for at in range(start, end, _SPOOL_PIECE):
+        spool.write(text[at : min(at + _SPOOL_PIECE, end)])
 
 
 def unify_newlines(text: str) -> str:
@@ -341,6 +415,20 @@ class Spool:
             raise _unwritable(_SPOOLS.get(), exc) from None
         data = head.encode()
         return HeldText(self.file, 0, len(data) + self.size, len(head) + self.chars, data)
+
+    def add(self, other: Spool) -> None:
+        """The characters written to ``other``, whose file goes."""
+        with other.file:
+            other.file.flush()
+            other.file.seek(0)
+            while piece := other.file.read(1 << 20):
+                try:
+                    self.file.write(piece)
+                except OSError as exc:
+                    raise _unwritable(_SPOOLS.get(), exc) from None
+        self.chars += other.chars
+        self.size += other.size
+        self.newlines += other.newlines
 
     def holds(self, pattern: re.Pattern[bytes], reach: int = 16) -> bool:
         """Whether the bytes written hold a match of ``pattern``, one no longer than ``reach`` bytes."""
@@ -446,8 +534,7 @@ class Window:
         # never searched across.
         end = len(kept) - HELD_TAIL
         if self.spool is not None:  # else taken: the reader has the record, and this is not read again
-            for start in range(self.hole, end, _SPOOL_PIECE):  # in slices: a copy of the middle is megabytes
-                self.spool.write(kept[start : min(start + _SPOOL_PIECE, end)])
+            _write(self.spool, kept, self.hole, end)
         self.moved = end - self.hole
         self.spilled += self.moved
         self.spilled_lines += kept.count("\n", self.hole, end)
@@ -875,12 +962,22 @@ class Reader:
         first_raw = first_text = ""
         more: list[str] | None = None
 
+        cut = False  # whether the message holds a line cut (``Cut``): its text is then held in a file
         first = self.number + 1
         number = first - 1
         for number, line in enumerate(self.lines, first):
             stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
             # Message lines first: they are most lines, and no layout's message line is also a day line.
             m = message.match(stripped)
+            # A line cut is read by its head: the start of a message whose text runs on past it, or a line of
+            # text. One whose head cannot tell (a message line whose text ends in it, blanks) is read whole.
+            line_cut = isinstance(line, Cut)
+            if line_cut and not (m.end("text") == len(stripped) if m is not None else _content(line)):
+                assert isinstance(line, Cut)
+                line = line.whole()
+                stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
+                m = message.match(stripped)
+                line_cut = False
             date = None
             time: tuple[timedelta, str] | None = None
             if m is not None:
@@ -898,7 +995,10 @@ class Reader:
             if time is not None and date is not None:
                 assert m is not None
                 if when is not None:
-                    yield _message(grammar, when, local, sender, first_raw, first_text, more)
+                    yield (_held_message if cut else _message)(
+                        grammar, when, local, sender, first_raw, first_text, more
+                    )
+                cut = line_cut
                 if held_day is not None:
                     day, held_day = held_day, None
                     held.clear()
@@ -927,11 +1027,15 @@ class Reader:
             elif held_day is not None and not _content(line):
                 held.append(line)
             elif when is not None and system is not None and system.fullmatch(stripped):
-                yield _message(grammar, when, local, sender, first_raw, first_text, more)
+                yield (_held_message if cut else _message)(
+                    grammar, when, local, sender, first_raw, first_text, more
+                )
+                cut = line_cut
                 held_day = None
                 held.clear()
                 sender, first_raw, first_text, more = None, line, stripped, None
             elif when is not None:
+                cut = cut or line_cut
                 if more is None:
                     more = []
                 if held_day is not None:
@@ -949,7 +1053,9 @@ class Reader:
                     self._place(number),
                 )
         if when is not None:
-            yield _message(grammar, when, local, sender, first_raw, first_text, more)
+            yield (_held_message if cut else _message)(
+                grammar, when, local, sender, first_raw, first_text, more
+            )
         if held_day is None:  # a day line at the end is dropped, or is text of the last message later
             self.state = json.dumps(
                 {"day": day, "day_first": day_first, "previous": clock.previous.isoformat(), "line": number}
@@ -1021,6 +1127,78 @@ def _message(
     return Message(when, sender, text, kind, None, None, local, None, None, False, raw, sender in grammar.own)
 
 
+def _held_message(
+    grammar: Grammar,
+    when: datetime,
+    local: str,
+    sender: str | None,
+    first_raw: str,
+    first_text: str,
+    more: list[str] | None,
+) -> Message:
+    """``_message`` of a message that holds a line cut (``Cut``): its text joined into a file (``HeldText``),
+    its record holding ``HELD`` in the text's place. Read whole where its record holds a marker ``raw.cut``
+    reads, or where the quotes or white space taken off its ends reach past what is held in memory."""
+    if more:
+        while more and not more[-1].strip():  # the blank lines before a day line (a cut line has content)
+            more.pop()
+    parts: list[str | Spool] = [first_text]  # the text, joined: what is in memory and what is in files
+    if isinstance(first_raw, Cut):
+        parts += [first_raw.spool, first_raw.tail]
+    for line in more or ():
+        parts += ["\n", str(line), line.spool, line.tail] if isinstance(line, Cut) else ["\n", line]
+    spooled = [i for i, part in enumerate(parts) if isinstance(part, Spool)]
+    lead = "".join(str(part) for part in parts[: spooled[0]])
+    trail = "".join(str(part) for part in parts[spooled[-1] + 1 :])
+    head = str(first_raw)
+    prefix = head[: len(head) - len(first_text)]
+    ends = ["", ""]  # what the text leaves of the record before and after it: quotes, white space
+    if grammar.quoted and lead.startswith('"') and trail.endswith('"'):
+        lead, trail, ends = lead[1:], trail[:-1], ['"', '"']
+    if grammar.trim:
+        kept_lead, kept_trail = lead.lstrip(), trail.rstrip()
+        ends = [ends[0] + lead[: len(lead) - len(kept_lead)], trail[len(kept_trail) :] + ends[1]]
+        lead, trail = kept_lead, kept_trail
+    in_memory = [prefix, *ends, *(part for part in parts if isinstance(part, str))]
+    if (
+        not head.endswith(first_text)
+        or not lead
+        or not trail
+        or any(UNHELD.search(part) for part in in_memory)
+        or any(part.holds(_UNHELD_BYTES) for part in parts if isinstance(part, Spool))
+    ):
+        return _message(grammar, when, local, sender, *_read_whole(first_raw, first_text, more))
+    spool = Spool()
+    for part in parts[spooled[0] : spooled[-1] + 1]:
+        if isinstance(part, Spool):
+            spool.add(part)
+        else:
+            spool.write(part)
+    text = spool.held(lead, trail)
+    raw = f"{prefix}{ends[0]}{HELD}{ends[1]}"
+    first = lead.partition("\n")[0] if grammar.trim else first_text
+    kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
+    return Message(when, sender, text, kind, None, None, local, None, None, False, raw, sender in grammar.own)
+
+
+# What the record of a message held in part must not hold (``_held_message``): the markers ``raw.cut`` reads,
+# and ``HELD``, which it holds in the text's place.
+UNHELD = re.compile("[\x00-\x04]")
+_UNHELD_BYTES = re.compile(UNHELD.pattern.encode())
+
+
+def _read_whole(first_raw: str, first_text: str, more: list[str] | None) -> tuple[str, str, list[str] | None]:
+    """A message's first line as written and as text, and its further lines, its lines cut read whole."""
+    if isinstance(first_raw, Cut):
+        rest = first_raw.spool.read() + first_raw.tail
+        first_raw, first_text = str(first_raw) + rest, first_text + rest
+    return (
+        first_raw,
+        first_text,
+        [line.whole() if isinstance(line, Cut) else line for line in more or ()] or more,
+    )
+
+
 def read_log(
     grammar: Grammar,
     lines: Iterator[str],
@@ -1066,7 +1244,7 @@ def read_file_log(
 
     def lines(chunks: Counted, line: int = 0) -> Iterator[str]:
         nonlocal last
-        read = iter_lines(chunks, path, where, line=line)
+        read = iter_lines(chunks, path, where, line=line, held=True)
         if rewrite is None:
             return read
         last = rewrite()

@@ -979,11 +979,9 @@ def _long_text(raw: str, start: int) -> tuple[str, bool] | None:
     return raw[start:end], edited
 
 
-# What a record held in part (``_held``) must not hold for its text to stay in the file: the markers
-# ``raw.cut`` reads and ``HELD``, which its record holds in the text's place; in the spool, isolates too,
-# which ``_message`` takes out of a text.
-_UNHELD = re.compile("[\x00-\x04]")
-_UNHELD_BYTES = re.compile(rb"[\x00-\x04]|\xe2\x81[\xa6-\xa9]")
+# What a record held in part (``_held``) must not hold for its text to stay in the file: ``linelog.UNHELD``;
+# in the file, isolates too, which ``_message`` takes out of a text.
+_UNHELD_BYTES = re.compile(linelog.UNHELD.pattern.encode() + rb"|\xe2\x81[\xa6-\xa9]")
 
 
 def _held(
@@ -1000,7 +998,7 @@ def _held(
     holding ``HELD`` in its place. A record whose text cannot be cut so (a sender not written "Name: ",
     isolates or markers in it, ends that reach into the middle) is read whole, and made so."""
     made = None
-    if not (_UNHELD.search(head) or _UNHELD.search(tail) or spool.holds(_UNHELD_BYTES)):
+    if not (linelog.UNHELD.search(head) or linelog.UNHELD.search(tail) or spool.holds(_UNHELD_BYTES)):
         made = _held_bounds(head, spool, tail, at, senders)
     if made is None:
         raw = head + spool.read() + tail
