@@ -210,3 +210,72 @@ def test_the_held_path_is_taken(tmp_path: Path):
     messages, _ = _read(path)
     assert [type(m.text) for m in messages] == [str, HeldText, str]
     assert json.dumps(messages[1].raw) == json.dumps(f"01/02/2024, 11:00 - Jack: {HELD}")
+
+
+# LINE, KakaoTalk and Signal logs: a line longer than a piece is given as a ``linelog.Cut``.
+_LINE_PARTS = st.sampled_from(["word ", WORDS, '"', " ", "\u200e", "\x01", "☎ ", "[File] "])
+_LINE_ENDS = st.lists(_LINE_PARTS, max_size=3).map("".join)
+_LONG_LINE = st.builds(lambda a, n, b: a + WORDS * n + b, _LINE_ENDS, st.integers(0, 40), _LINE_ENDS)
+_BODY = st.lists(_LONG_LINE, min_size=1, max_size=3).map("\n".join)
+_LOGS = {
+    "line": (
+        "[LINE] Chat history with Jack\nSaved on: 2024/02/01 12:00\n\n2024/02/01(Thu)\n",
+        "10:59\tAnn\tfirst\n",
+        lambda i, body: f"11:{i:02d}\tJack\t{body}",
+        "[LINE] Chat with Jack.txt",
+    ),
+    "signal": (
+        "",
+        "[2024-02-01 10:59] Ann: first\n",
+        lambda i, body: f"[2024-02-01 11:{i:02d}] Jack: {body}",
+        "chat.md",
+    ),
+    "kakaotalk": (
+        "KakaoTalk Chats with Minji\nDate Saved : May 29, 2018, 9:46 AM\n\nMonday, May 28, 2018\n",
+        "May 28, 2018, 9:40 AM, Ann : first\n",
+        lambda i, body: f"May 28, 2018, 10:{i:02d} AM, Jack : {body}",
+        "KakaoTalk_Chats.txt",
+    ),
+}
+
+
+def _read_log(path: Path, fmt: str) -> list[Message]:
+    return [m for export in read_export(path, fmt, UTC) for m in export.messages]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    fmt=st.sampled_from(sorted(_LOGS)),
+    bodies=st.lists(_BODY, min_size=1, max_size=5),
+    chunk=st.integers(16, 300),
+)
+def test_a_line_held_in_part_reads_as_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, bodies: list[str], chunk: int
+):
+    """Tiny thresholds (lines over 300 characters cut, as a head of 48 and a tail of 160): the same
+    messages, the same records rebuilt, the same identities as read whole."""
+    head, short, line, name = _LOGS[fmt]
+    path = tmp_path / name
+    path.write_text(head + short * 150 + "\n".join(line(i, body) for i, body in enumerate(bodies)) + "\n")
+    monkeypatch.setattr(container, "CHUNK", chunk)
+    expected = _read_log(path, fmt)
+    with monkeypatch.context() as held_in_part:
+        held_in_part.setattr(linelog, "HELD_HEAD", 48)
+        held_in_part.setattr(linelog, "HELD_TAIL", 160)
+        held_in_part.setattr(linelog, "_SPILL", 300)
+        held_in_part.setattr(linelog, "_LONG_PIECE", 64)
+        got = _read_log(path, fmt)
+    assert len(got) == len(expected)
+    ids, ids_held = Identity(), Identity()
+    for m, held in zip(expected, got, strict=True):
+        assert isinstance(m.text, str)
+        uid = ids.uid(m.source_id, m.local_time, 0, m.sender, m.text)
+        assert ids_held.uid(held.source_id, held.local_time, 0, held.sender, held.text) == uid
+        if isinstance(held.text, HeldText):
+            event(f"{fmt}: a message held in part")
+            assert held.raw.count(HELD) == 1 and held.raw.replace(HELD, m.text) == m.raw
+            fields = (m.local_time, m.sender, m.sender_id)
+            rest, form = raw_record.cut(held.raw, (HELD, *fields))
+            assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw
+            held = held._replace(text=held.text.whole(), raw=m.raw)
+        assert held == m
