@@ -109,6 +109,30 @@ def test_a_held_message_is_imported_whole_and_once(tmp_path: Path):
     assert os.listdir(home) == ["archive.db"]  # the files that held it had no name
 
 
+def test_the_files_that_hold_a_long_text_have_no_name(tmp_path: Path):
+    """So an import stopped any way (an error, Ctrl-C, a kill) leaves none behind: nothing is there to remove."""
+    path = _whatsapp(tmp_path, 2)
+    folder = tmp_path / "spools"
+    folder.mkdir()
+    with linelog.spooling_in(folder):
+        messages, _ = _read(path)
+        assert isinstance(messages[1].text, HeldText)  # its file open, and nowhere in the folder
+        assert os.listdir(folder) == []
+
+
+def test_an_unreadable_export_after_a_long_message_leaves_nothing(tmp_path: Path):
+    path = _whatsapp(tmp_path, 2)
+    with path.open("ab") as fh:
+        fh.write(b"01/02/2024, 11:02 - Ann: \xff\n")  # not UTF-8: the import is undone whole
+    home = tmp_path / "home"
+    for worker in (True, False):
+        with Archive.open(home) as archive:
+            result = import_file(archive, path, tz=UTC, worker=worker)
+            assert result.error is not None and "invalid" in result.error
+            assert archive.db.execute("SELECT count(*) FROM messages").fetchone() == (0,)
+        assert os.listdir(home) == ["archive.db"]
+
+
 class _FullDisk(io.BytesIO):
     def write(self, data: object) -> int:
         raise OSError(errno.ENOSPC, "No space left on device")
