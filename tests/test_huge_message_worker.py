@@ -240,7 +240,10 @@ def test_the_held_path_is_taken(tmp_path: Path):
 _LINE_PARTS = st.sampled_from(["word ", WORDS, '"', " ", "\u200e", "\x01", "☎ ", "[File] "])
 _LINE_ENDS = st.lists(_LINE_PARTS, max_size=3).map("".join)
 _LONG_LINE = st.builds(lambda a, n, b: a + WORDS * n + b, _LINE_ENDS, st.integers(0, 40), _LINE_ENDS)
-_BODY = st.lists(_LONG_LINE, min_size=1, max_size=3).map("\n".join)
+_BODY = st.one_of(
+    st.lists(_LONG_LINE, min_size=1, max_size=3).map("\n".join),
+    st.builds(lambda n: f'"{WORDS * n}"', st.integers(0, 40)),  # quoted on one line: LINE keeps its quotes
+)
 _LOGS = {
     "line": (
         "[LINE] Chat history with Jack\nSaved on: 2024/02/01 12:00\n\n2024/02/01(Thu)\n",

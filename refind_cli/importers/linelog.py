@@ -995,9 +995,7 @@ class Reader:
             if time is not None and date is not None:
                 assert m is not None
                 if when is not None:
-                    yield (_held_message if cut else _message)(
-                        grammar, when, local, sender, first_raw, first_text, more
-                    )
+                    yield _message(grammar, when, local, sender, first_raw, first_text, more, cut)
                 cut = line_cut
                 if held_day is not None:
                     day, held_day = held_day, None
@@ -1027,9 +1025,7 @@ class Reader:
             elif held_day is not None and not _content(line):
                 held.append(line)
             elif when is not None and system is not None and system.fullmatch(stripped):
-                yield (_held_message if cut else _message)(
-                    grammar, when, local, sender, first_raw, first_text, more
-                )
+                yield _message(grammar, when, local, sender, first_raw, first_text, more, cut)
                 cut = line_cut
                 held_day = None
                 held.clear()
@@ -1053,9 +1049,7 @@ class Reader:
                     self._place(number),
                 )
         if when is not None:
-            yield (_held_message if cut else _message)(
-                grammar, when, local, sender, first_raw, first_text, more
-            )
+            yield _message(grammar, when, local, sender, first_raw, first_text, more, cut)
         if held_day is None:  # a day line at the end is dropped, or is text of the last message later
             self.state = json.dumps(
                 {"day": day, "day_first": day_first, "previous": clock.previous.isoformat(), "line": number}
@@ -1105,43 +1099,44 @@ def _message(
     first_raw: str,
     first_text: str,
     more: list[str] | None,
+    cut: bool = False,
 ) -> Message:
-    """A message from its first line (as written, and its text) and its further lines (both)."""
+    """A message from its first line (as written, and its text) and its further lines (both). ``cut``: some
+    of them are lines cut (``Cut``), and the text is held in a file where it can be (``_held``)."""
     if more:
-        while more and not more[-1].strip():  # the blank lines before a day line
+        while more and not more[-1].strip():  # the blank lines before a day line (a cut line has content)
             more.pop()
-    if more:
-        text, raw = "\n".join([first_text, *more]), "\n".join([first_raw, *more])
-        if grammar.quoted and text.startswith('"') and text.endswith('"'):
-            text = text[1:-1]
+    held = _held(grammar, first_raw, first_text, more) if cut else None
+    text: str | HeldText
+    if held is not None:
+        text, raw, first = held
     else:
-        text, raw = first_text, first_raw
-    if grammar.trim:
-        text = text.strip()
-        first = text.partition("\n")[0]
-    else:
-        first = first_text
+        if cut:
+            first_raw, first_text, more = _read_whole(first_raw, first_text, more)
+        if more:
+            text, raw = "\n".join([first_text, *more]), "\n".join([first_raw, *more])
+            if grammar.quoted and text.startswith('"') and text.endswith('"'):
+                text = text[1:-1]
+        else:
+            text, raw = first_text, first_raw
+        if grammar.trim:
+            text = text.strip()
+            first = text.partition("\n")[0]
+        else:
+            first = first_text
     kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
     # Positional: a named tuple's keyword construction costs twice as much, once per message.
     # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw, own)
     return Message(when, sender, text, kind, None, None, local, None, None, False, raw, sender in grammar.own)
 
 
-def _held_message(
-    grammar: Grammar,
-    when: datetime,
-    local: str,
-    sender: str | None,
-    first_raw: str,
-    first_text: str,
-    more: list[str] | None,
-) -> Message:
-    """``_message`` of a message that holds a line cut (``Cut``): its text joined into a file (``HeldText``),
-    its record holding ``HELD`` in the text's place. Read whole where its record holds a marker ``raw.cut``
-    reads, or where the quotes or white space taken off its ends reach past what is held in memory."""
-    if more:
-        while more and not more[-1].strip():  # the blank lines before a day line (a cut line has content)
-            more.pop()
+def _held(
+    grammar: Grammar, first_raw: str, first_text: str, more: list[str] | None
+) -> tuple[HeldText, str, str] | None:
+    """The text of a message that holds a line cut (``Cut``) joined into a file (``HeldText``), its record
+    holding ``HELD`` in the text's place, and its first line as ``_message`` reads its kind; None where its
+    record holds a marker ``raw.cut`` reads, or the quotes or white space taken off its ends reach past what
+    is held in memory."""
     parts: list[str | Spool] = [first_text]  # the text, joined: what is in memory and what is in files
     if isinstance(first_raw, Cut):
         parts += [first_raw.spool, first_raw.tail]
@@ -1153,7 +1148,7 @@ def _held_message(
     head = str(first_raw)
     prefix = head[: len(head) - len(first_text)]
     ends = ["", ""]  # what the text leaves of the record before and after it: quotes, white space
-    if grammar.quoted and lead.startswith('"') and trail.endswith('"'):
+    if grammar.quoted and more and lead.startswith('"') and trail.endswith('"'):
         lead, trail, ends = lead[1:], trail[:-1], ['"', '"']
     if grammar.trim:
         kept_lead, kept_trail = lead.lstrip(), trail.rstrip()
@@ -1167,21 +1162,18 @@ def _held_message(
         or any(UNHELD.search(part) for part in in_memory)
         or any(part.holds(_UNHELD_BYTES) for part in parts if isinstance(part, Spool))
     ):
-        return _message(grammar, when, local, sender, *_read_whole(first_raw, first_text, more))
+        return None
     spool = Spool()
     for part in parts[spooled[0] : spooled[-1] + 1]:
         if isinstance(part, Spool):
             spool.add(part)
         else:
             spool.write(part)
-    text = spool.held(lead, trail)
-    raw = f"{prefix}{ends[0]}{HELD}{ends[1]}"
     first = lead.partition("\n")[0] if grammar.trim else first_text
-    kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
-    return Message(when, sender, text, kind, None, None, local, None, None, False, raw, sender in grammar.own)
+    return spool.held(lead, trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
 
 
-# What the record of a message held in part must not hold (``_held_message``): the markers ``raw.cut`` reads,
+# What the record of a message held in part must not hold (``_held``): the markers ``raw.cut`` reads,
 # and ``HELD``, which it holds in the text's place.
 UNHELD = re.compile("[\x00-\x04]")
 _UNHELD_BYTES = re.compile(UNHELD.pattern.encode())
