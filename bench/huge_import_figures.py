@@ -5,7 +5,7 @@ with the import of a one-line chat and of a chat as large of one-line messages (
     git archive main | tar -x -C /tmp/huge-base
     python bench/huge_import_figures.py --base /tmp/huge-base [--mb 50] [--rounds 2] [--only NAME ...]
 
-The inputs: a one-line chat; a WhatsApp chat of ``--mb`` MB of one-line messages; WhatsApp and LINE chats whose
+The inputs: a one-line chat; a WhatsApp chat of ``--lines-mb`` MB of one-line messages (read by the worker); WhatsApp and LINE chats whose
 last message is the huge one; the huge message between two short ones (the worker reads on past it). Each import runs in a fresh child (``IMPORT_CHILD``: the importing
 process's VmHWM, and its worker's sampled every 20 ms) with ``PYTHONPATH`` set to the checkout it measures,
 into a fresh home; the worker is used for the huge inputs (over 4 MB), not for the one-line chat.
@@ -26,7 +26,7 @@ from hostile_figures import MB, ROOT, measure_import
 WORDS = "all work and no play makes jack a dull boy "
 
 
-def inputs(folder: Path, megabytes: int, only: list[str]) -> dict[str, Path]:
+def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict[str, Path]:
     body = WORDS * (megabytes * MB // len(WORDS))
     short = "".join(f"01/02/2024, 11:{i % 60:02d} - Ann: {WORDS}{i}\n" for i in range(1000))
     line_head = (
@@ -34,7 +34,7 @@ def inputs(folder: Path, megabytes: int, only: list[str]) -> dict[str, Path]:
     )
     texts = {
         "one line": ("wa", "01/02/2024, 10:59 - Ann: hi\n"),
-        f"{megabytes} MB of lines": ("wa", short * max(1, megabytes * MB // len(short))),
+        f"{lines_mb} MB of lines": ("wa", short * max(1, lines_mb * MB // len(short))),
         f"{megabytes} MB, last": ("wa", f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {body}\n"),
         f"{megabytes} MB, between": (
             "wa",
@@ -60,12 +60,15 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--only", action="append", default=[], help="an input's name (repeatable)")
+    parser.add_argument(
+        "--lines-mb", type=int, default=8, help="the chat of one-line messages (over 4: the worker)"
+    )
     args = parser.parse_args()
     checkouts = {"before": args.base.resolve(), "after": ROOT}
     print(f"load average {os.getloadavg()[0]:.1f} at start")
     print(f"{'input':<22} {'code':<7} {'round':>5} {'time':>8} {'importer':>9} {'worker':>7}")
     with tempfile.TemporaryDirectory(prefix="refind-huge-import-") as tmp:
-        paths = inputs(Path(tmp), args.mb, args.only)
+        paths = inputs(Path(tmp), args.mb, args.only, args.lines_mb or min(args.mb, 8))
         for r in range(1, args.rounds + 1):
             for name, path in paths.items():
                 for code, source in checkouts.items():
