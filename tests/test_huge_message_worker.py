@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
 
@@ -68,6 +69,14 @@ def _whatsapp(folder: Path, mb: int) -> Path:
     return path
 
 
+def _line(folder: Path, mb: int) -> Path:
+    body = WORDS * (mb * MB // len(WORDS))
+    path = folder / "[LINE] Chat with Jack.txt"
+    head = "[LINE] Chat history with Jack\nSaved on: 2024/02/01 12:00\n\n2024/02/01(Thu)\n"
+    path.write_text(f"{head}10:59\tAnn\thi\n11:00\tJack\t{body}\n11:01\tAnn\tok\n")
+    return path
+
+
 def _worker_peak_kb(path: Path, fmt: str) -> int:
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -81,12 +90,15 @@ def _worker_peak_kb(path: Path, fmt: str) -> int:
     return int(out.stdout.split()[-1])
 
 
-def test_the_worker_peak_is_the_same_for_a_message_twice_as_long(tmp_path: Path):
+@pytest.mark.parametrize(("fmt", "export"), [("whatsapp", _whatsapp), ("line", _line)])
+def test_the_worker_peak_is_the_same_for_a_message_twice_as_long(
+    tmp_path: Path, fmt: str, export: Callable[[Path, int], Path]
+):
     peaks = {}
     for mb in (0, 12, 24):
         folder = tmp_path / str(mb)
         folder.mkdir()
-        peaks[mb] = _worker_peak_kb(_whatsapp(folder, mb), "whatsapp") / 1024
+        peaks[mb] = _worker_peak_kb(export(folder, mb), fmt) / 1024
     over = {mb: peaks[mb] - peaks[0] for mb in (12, 24)}
     # Before: the record as written and its text, twice the message (24 and 48 MB over the one-line chat).
     # Now the window's head, tail and a piece or two read on, whatever the message's length.
