@@ -203,15 +203,31 @@ def _read(path: Path) -> tuple[list[Message], list[str]]:
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(records=st.lists(_RECORDS, min_size=1, max_size=8), chunk=st.integers(16, 300), crlf=st.booleans())
+@given(
+    records=st.lists(_RECORDS, min_size=1, max_size=8),
+    chunk=st.integers(16, 300),
+    crlf=st.booleans(),
+    long_first=st.booleans(),
+)
 def test_a_record_held_in_part_reads_as_read_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: list[str], chunk: int, crlf: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    records: list[str],
+    chunk: int,
+    crlf: bool,
+    long_first: bool,
 ):
     """Tiny thresholds (a head of 48 characters, a tail of 160, records over 300 held in part, lines over
     64 given in pieces): the same messages, the same records rebuilt, the same identities and warnings."""
     path = tmp_path / "WhatsApp Chat with Ann.txt"
-    # Short messages first: the text is decoded once its encoding is told (``container.ENCODING_BYTES``).
-    text = "18/03/2022, 14:55 - Ann: first\n" * 150 + "\n".join(records) + "\n"
+    # Short messages first, or one long one: the text is decoded once its encoding is told (4 KB,
+    # ``container.ENCODING_BYTES``). A long first record is held in part by the first pass (the dates) too.
+    first = (
+        f"18/03/2022, 14:55 - Ann: {WORDS * 100}\n"
+        if long_first
+        else "18/03/2022, 14:55 - Ann: first\n" * 150
+    )
+    text = first + "\n".join(records) + "\n"
     path.write_bytes((text.replace("\n", "\r\n") if crlf else text).encode())
     monkeypatch.setattr(container, "CHUNK", chunk)
     monkeypatch.setattr(whatsapp, "_KIND_LINE", 16)

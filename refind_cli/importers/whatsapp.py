@@ -313,7 +313,9 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     if parse(first) is None:
         window, first = _first_header(chunks, path, where)
         raise _not_a_header(path, where, window.line_number(first.start()))
-    if window.dropped:  # the first pass let the file's start go: the second streams the file again
+    # The first pass let the file's start go, or holds a long record in part (its head and tail, searched
+    # across where they join once only): the second streams the file again.
+    if window.dropped or window.hole is not None:
         del window, first
 
         def start() -> tuple[linelog.Window, re.Match[str]]:
@@ -438,7 +440,7 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
     parse = _header_parser(day_first, tz, reading.previous or _LONG_AGO)
     if resumed is None or parse(resumed) is None:
         raise NotResumable  # the line after the mark goes on with the message before it
-    if window.dropped:  # as in read: the first pass let the text's start go
+    if window.dropped or window.hole is not None:  # as in read
 
         def start() -> tuple[linelog.Window, re.Match[str]]:
             window, resumed = begin()
