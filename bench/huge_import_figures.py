@@ -1,12 +1,12 @@
-"""Issue 24, item 4 (session 10): the peak RSS of importing one huge WhatsApp message, in the writing process
-and in its worker, for the release before (``--base``) and this checkout, rounds interleaved with the
-import of a one-line chat (the baseline) in the same run.
+"""Issue 24, item 4 (sessions 10, 13): the peak RSS of importing one huge message (WhatsApp, LINE), in the
+writing process and in its worker, for the release before (``--base``) and this checkout, rounds interleaved
+with the import of a one-line chat and of a chat as large of one-line messages (the baselines) in the same run.
 
     git archive main | tar -x -C /tmp/huge-base
-    python bench/huge_import_figures.py --base /tmp/huge-base [--mb 50] [--rounds 2]
+    python bench/huge_import_figures.py --base /tmp/huge-base [--mb 50] [--rounds 2] [--only NAME ...]
 
-Three inputs: a one-line chat; a chat whose last message is the huge one; the huge message between two short
-ones (the worker reads on past it). Each import runs in a fresh child (``IMPORT_CHILD``: the importing
+The inputs: a one-line chat; a WhatsApp chat of ``--lines-mb`` MB of one-line messages (read by the worker); WhatsApp and LINE chats whose
+last message is the huge one; the huge message between two short ones (the worker reads on past it). Each import runs in a fresh child (``IMPORT_CHILD``: the importing
 process's VmHWM, and its worker's sampled every 20 ms) with ``PYTHONPATH`` set to the checkout it measures,
 into a fresh home; the worker is used for the huge inputs (over 4 MB), not for the one-line chat.
 """
@@ -26,18 +26,30 @@ from hostile_figures import MB, ROOT, measure_import
 WORDS = "all work and no play makes jack a dull boy "
 
 
-def inputs(folder: Path, megabytes: int) -> dict[str, Path]:
+def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict[str, Path]:
     body = WORDS * (megabytes * MB // len(WORDS))
+    short = "".join(f"01/02/2024, 11:{i % 60:02d} - Ann: {WORDS}{i}\n" for i in range(1000))
+    line_head = (
+        "[LINE] Chat history with Jack\nSaved on: 2024/02/01 12:00\n\n2024/02/01(Thu)\n10:59\tAnn\thi\n"
+    )
     texts = {
-        "one line": "01/02/2024, 10:59 - Ann: hi\n",
-        f"{megabytes} MB, last": f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {body}\n",
-        f"{megabytes} MB, between": f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {body}\n"
-        "01/02/2024, 11:01 - Ann: ok\n",
+        "one line": ("wa", "01/02/2024, 10:59 - Ann: hi\n"),
+        f"{lines_mb} MB of lines": ("wa", short * max(1, lines_mb * MB // len(short))),
+        f"{megabytes} MB, last": ("wa", f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {body}\n"),
+        f"{megabytes} MB, between": (
+            "wa",
+            f"01/02/2024, 10:59 - Ann: hi\n01/02/2024, 11:00 - Jack: {body}\n01/02/2024, 11:01 - Ann: ok\n",
+        ),
+        f"LINE {megabytes} MB, last": ("line", f"{line_head}11:00\tJack\t{body}\n"),
+        f"LINE {megabytes} MB, between": ("line", f"{line_head}11:00\tJack\t{body}\n11:01\tAnn\tok\n"),
     }
+    names = {"wa": "WhatsApp Chat with Jack.txt", "line": "[LINE] Chat with Jack.txt"}
     paths = {}
-    for i, (name, text) in enumerate(texts.items()):
+    for i, (name, (fmt, text)) in enumerate(texts.items()):
+        if only and name not in only:
+            continue
         (folder / str(i)).mkdir()
-        paths[name] = folder / str(i) / "WhatsApp Chat with Jack.txt"
+        paths[name] = folder / str(i) / names[fmt]
         paths[name].write_text(text)
     return paths
 
@@ -47,12 +59,16 @@ def main() -> None:
     parser.add_argument("--base", type=Path, required=True, help="checkout of the release before")
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--only", action="append", default=[], help="an input's name (repeatable)")
+    parser.add_argument(
+        "--lines-mb", type=int, default=8, help="the chat of one-line messages (over 4: the worker)"
+    )
     args = parser.parse_args()
     checkouts = {"before": args.base.resolve(), "after": ROOT}
     print(f"load average {os.getloadavg()[0]:.1f} at start")
-    print(f"{'input':<18} {'code':<7} {'round':>5} {'time':>8} {'importer':>9} {'worker':>7}")
+    print(f"{'input':<22} {'code':<7} {'round':>5} {'time':>8} {'importer':>9} {'worker':>7}")
     with tempfile.TemporaryDirectory(prefix="refind-huge-import-") as tmp:
-        paths = inputs(Path(tmp), args.mb)
+        paths = inputs(Path(tmp), args.mb, args.only, args.lines_mb or min(args.mb, 8))
         for r in range(1, args.rounds + 1):
             for name, path in paths.items():
                 for code, source in checkouts.items():
@@ -61,7 +77,7 @@ def main() -> None:
                     if "crash" in f:
                         raise SystemExit(f"{name} ({code}): {f['crash']}")
                     print(
-                        f"{name:<18} {code:<7} {r:>5} {f['seconds']:>7.1f}s {f['main_mb']:>7.0f}MB"
+                        f"{name:<22} {code:<7} {r:>5} {f['seconds']:>7.1f}s {f['main_mb']:>7.0f}MB"
                         f" {f['worker_mb']:>5.0f}MB",
                         flush=True,
                     )

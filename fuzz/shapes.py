@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from refind_cli.errors import InputError
 from refind_cli.importers import Importer, container
-from refind_cli.records import ChatExport, Kind
+from refind_cli.records import ChatExport, HeldText, Kind
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_exports"
 # A zone with clock changes, so that the DST paths of the text importers are reached.
@@ -175,7 +175,7 @@ def drain(exports: Iterable[ChatExport], source: str) -> list[tuple]:
                 m.thread,
                 m.reply_to,
             ):
-                if value is not None:
+                if value is not None and not isinstance(value, HeldText):  # a held text is UTF-8 already
                     _storable(value)
             seen.append((m.timestamp, m.sender, m.text, m.kind, m.source_id, m.reply_to, m.edited))
     return seen

@@ -12,14 +12,52 @@ copies with changes are ``_replace``; a record that checks itself does so in ``_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
-from typing import NamedTuple, Protocol
+from typing import IO, NamedTuple, Protocol
 
 # The times a message can carry, as the WhatsApp reader has them: far inside datetime's range in every zone
 # (a timeline's next bucket is still a date), and a span whose zone changes a view can sample day by day.
 # An import clamps a time outside into it (``importers.read_export``); a migration, what was stored so.
 TIMES = (datetime(1970, 1, 1, tzinfo=UTC), datetime(2199, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))
+
+
+# A text of more than this many characters is never held whole on its way to the archive: a line-log reader
+# gives it as a ``HeldText`` (``importers.linelog.Spool``), the import worker sends it in pieces, and the
+# archive stores it apart (``schema._m040_long_texts_apart``).
+LONG_TEXT = 1 << 20
+# What a message's ``raw`` holds in place of its text, where the text is a ``HeldText``: one character no
+# record that is given so holds elsewhere (``ingest.rows`` cuts the record at it).
+HELD = "\x00"
+
+
+class HeldText:
+    """A message's text held in a file rather than in memory: ``head`` (UTF-8), then ``size - len(head)``
+    bytes of ``file`` from ``offset`` on. ``len()`` is its length in characters, all that planning sessions
+    reads of a row's text. A line-log reader gives a text of more than ``LONG_TEXT`` characters so (the file
+    has no name: it goes when it is closed, or with its process); the import worker sends it in pieces; the
+    archive writes it a piece at a time. A plain class (its ``len`` is not a tuple's), so that a search
+    builds no dataclass."""
+
+    __slots__ = ("chars", "file", "head", "offset", "size")
+
+    def __init__(self, file: IO[bytes], offset: int, size: int, chars: int, head: bytes = b"") -> None:
+        self.file, self.offset, self.size, self.chars, self.head = file, offset, size, chars, head
+
+    def __len__(self) -> int:
+        return self.chars
+
+    def pieces(self, size: int = 1 << 20) -> Iterator[bytes]:
+        if self.head:
+            yield self.head
+        end = self.offset + self.size - len(self.head)
+        for start in range(self.offset, end, size):
+            self.file.seek(start)
+            yield self.file.read(min(size, end - start))
+
+    def whole(self) -> str:
+        """The text itself, whole: for the rare reader that compares it."""
+        return b"".join(self.pieces()).decode()
 
 
 class Kind:
@@ -66,7 +104,9 @@ class Message(NamedTuple):
 
     timestamp: datetime  # timezone-aware, UTC
     sender: str | None  # display name; None for system lines without an author
-    text: str  # readable text: markup resolved, direction marks stripped; "" is allowed
+    # Readable text: markup resolved, direction marks stripped; "" is allowed. A text of more than
+    # ``LONG_TEXT`` characters can be held in a file (``HeldText``), its place in ``raw`` then ``HELD``.
+    text: str | HeldText
     kind: str = Kind.TEXT
     source_id: str | None = None  # the source's own id (Slack ts, Telegram message id); None for WhatsApp
     sender_id: str | None = None  # the source's own sender id (Slack U..., Telegram user123)

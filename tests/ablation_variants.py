@@ -200,7 +200,8 @@ def _read_export(export: Path, reading: Reading) -> None:
         identity = Identity()
         uids = set()
         for m in chat.messages:
-            reading.messages.append((chat.chat.key, m.timestamp.isoformat(), m.sender, m.text))
+            text = m.text if isinstance(m.text, str) else m.text.whole()  # a long one is held in a file
+            reading.messages.append((chat.chat.key, m.timestamp.isoformat(), m.sender, text))
             uids.add(
                 identity.uid(m.source_id, m.local_time, int(m.timestamp.timestamp() * 1e6), m.sender, m.text)
             )

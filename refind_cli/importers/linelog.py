@@ -22,25 +22,47 @@ from __future__ import annotations
 
 import calendar
 import codecs
+import contextlib
+import errno
 import itertools
 import json
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Protocol
 
 from refind_cli.dates import stampwords
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, RefindError
 from refind_cli.importers import container
-from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
+from refind_cli.records import (
+    HELD,
+    LONG_TEXT,
+    Chat,
+    ChatExport,
+    HeldText,
+    Kind,
+    Mark,
+    Message,
+    NotResumable,
+)
 
 SNIFF_BYTES = 16 << 10
 SNIFF_LINES = 6  # content lines a sniff looks at: a title, a saved line, a day line, messages
 # Characters of a piece of text over which its lines are let go of as they are given (a Python loop a line,
 # which the usual pieces, a chunk's lines, are not worth).
 _LONG_PIECE = 1 << 20
+# A record held in a window (``Window``) longer than its head, its tail and ``LONG_TEXT`` has the characters
+# between head and tail written to a file as it is read (``Spool``): the window holds a record of any length
+# in a few megabytes. The head holds its header and more than a first line a placeholder can be; the tail,
+# more than the ends a reader strips (marks, newlines, an edited marker).
+HELD_HEAD = 1 << 17
+HELD_TAIL = 1 << 16
+_SPILL = LONG_TEXT + HELD_HEAD + HELD_TAIL
+_SPOOL_PIECE = 1 << 18
 
 # Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
 MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -179,14 +201,20 @@ def rstrip_to(text: str, chars: str | None, start: int, end: int) -> int:
 
 
 def iter_text(
-    chunks: Iterable[bytes], path: Path | str, where: str | None, lines: Callable[[], int], bom: bool = True
+    chunks: Iterable[bytes],
+    path: Path | str,
+    where: str | None,
+    lines: Callable[[], int],
+    bom: bool = True,
+    partial: bool = False,
 ) -> Iterator[str]:
     """The text of an export decoded as it streams in, in pieces of whole lines (each but the last ends with
     a newline): UTF-8, 16 or 32 (``container.text_encoding``). CR LF and CR become LF; only these end a line
     (U+2028 is text). Invalid bytes are an InputError naming the line: ``lines()`` says how many newlines
     the pieces given so far hold (the reader counts them, or counts them again when asked: counting every
     piece here would cost a reader that needs no line numbers). ``bom``: False for bytes read from a mark
-    on (plain UTF-8, where no BOM can be)."""
+    on (plain UTF-8, where no BOM can be). ``partial``: a line longer than ``_LONG_PIECE`` is given in
+    pieces as it comes (one that does not end with a newline goes on in the next), never held whole."""
     decoder: codecs.IncrementalDecoder | None = None if bom else codecs.getincrementaldecoder("utf-8")()
     encoding = "UTF-8"
     pending = ""
@@ -209,6 +237,8 @@ def iter_text(
             held = text.endswith("\r")  # its LF may open the next chunk
             text = unify_newlines(text[:-1] if held else text) + ("\r" if held else "")
         cut = text.rfind("\n") + 1
+        if partial and len(text) - cut > _LONG_PIECE:
+            cut = len(text) - 1 if text.endswith("\r") else len(text)  # a CR's LF may open the next chunk
         if not cut:
             pending = text
             continue
@@ -232,19 +262,32 @@ def iter_text(
 
 
 def iter_lines(
-    chunks: Iterable[bytes], path: Path | str, where: str | None = None, line: int = 0
+    chunks: Iterable[bytes], path: Path | str, where: str | None = None, line: int = 0, held: bool = False
 ) -> Iterator[str]:
     """The lines of a text export as they stream in (``iter_text``), without their newlines. ``line``: the
-    lines before these bytes, for a file read from a mark on."""
+    lines before these bytes, for a file read from a mark on. ``held``: a line longer than ``_SPILL`` is
+    given as a ``Cut``, never held whole."""
     number = line
+    going: _LongLine | None = None  # a line read in pieces (``held``)
     # The count as it stands when an invalid byte is met (late binding is the point).
-    for piece in iter_text(chunks, path, where, lambda: number, bom=not line):  # noqa: B023
+    for piece in iter_text(chunks, path, where, lambda: number, bom=not line, partial=held):  # noqa: B023
         lines = piece.split("\n")
         long = len(piece) > _LONG_PIECE
         del piece  # its lines are copies
         number += len(lines) - 1
-        if not lines[-1]:
-            lines.pop()  # the piece ended with its newline
+        last = lines.pop()  # after the piece's last newline: a line that goes on, or the file's last
+        if going is not None:
+            if not lines:
+                going.add(last)
+                continue
+            going.add(lines[0])
+            lines[0] = going.line()
+            going = None
+        if last:
+            if held:
+                going = _LongLine(last)
+            else:
+                lines.append(last)
         if not long:
             yield from lines
             continue
@@ -253,6 +296,57 @@ def iter_lines(
         lines.reverse()
         while lines:
             yield lines.pop()
+    if going is not None:
+        yield going.line()
+
+
+class Cut(str):
+    """A line longer than ``_SPILL`` as ``iter_lines`` gives it when asked to: its first ``HELD_HEAD``
+    characters, the characters after them in ``spool``, then ``tail`` (its last ``HELD_TAIL``). A reader that
+    takes one whole (``whole``) reads it as before; ``Reader`` gives its text held in a file."""
+
+    spool: Spool
+    tail: str
+
+    def whole(self) -> str:
+        return str(self) + self.spool.read() + self.tail
+
+
+class _LongLine:
+    """A line given in pieces (``iter_text``'s ``partial``), held until it is longer than ``_SPILL``, then
+    as a ``Cut``."""
+
+    def __init__(self, part: str) -> None:
+        self.parts = [part]
+        self.size = len(part)
+        self.cut: Cut | None = None
+
+    def add(self, part: str) -> None:
+        if self.cut is not None:
+            tail = self.cut.tail + part
+            if len(tail) > HELD_TAIL:
+                _write(self.cut.spool, tail, 0, len(tail) - HELD_TAIL)
+                tail = tail[-HELD_TAIL:]
+            self.cut.tail = tail
+            return
+        self.parts.append(part)
+        self.size += len(part)
+        if self.size > _SPILL:
+            text = "".join(self.parts)
+            self.parts = []
+            self.cut = Cut(text[:HELD_HEAD])
+            self.cut.spool = Spool()
+            _write(self.cut.spool, text, HELD_HEAD, len(text) - HELD_TAIL)
+            self.cut.tail = text[-HELD_TAIL:]
+
+    def line(self) -> str:
+        return self.cut if self.cut is not None else "".join(self.parts)
+
+
+def _write(spool: Spool, text: str, start: int, end: int) -> None:
+    """``text[start:end]`` to ``spool``, in slices: a copy of it whole is megabytes."""
+    for at in range(start, end, _SPOOL_PIECE):
+        spool.write(text[at : min(at + _SPOOL_PIECE, end)])
 
 
 def unify_newlines(text: str) -> str:
@@ -289,30 +383,127 @@ def file_head(path: Path) -> bytes:
 # --- text held from a record's start ----------------------------------------------------------------
 
 
+class Spool:
+    """Characters written to a file as they are read (its UTF-8), where a record is too long to hold
+    (``Window``): an unnamed file beside the archive (``spooling_in``), gone once closed or with its process.
+    A disk that is full or a folder that cannot be written is a RefindError, one line."""
+
+    def __init__(self) -> None:
+        folder = _SPOOLS.get()
+        try:
+            self.file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 (held until its text is stored)
+        except OSError as exc:
+            raise _unwritable(folder, exc) from None
+        self.chars = self.size = self.newlines = 0
+
+    def write(self, text: str) -> None:
+        data = text.encode()
+        try:
+            self.file.write(data)
+        except OSError as exc:
+            raise _unwritable(_SPOOLS.get(), exc) from None
+        self.chars += len(text)
+        self.size += len(data)
+        self.newlines += text.count("\n")
+
+    def held(self, head: str, tail: str) -> HeldText:
+        """``head``, the characters written, then ``tail``, as a text held in the file."""
+        self.write(tail)
+        try:
+            self.file.flush()
+        except OSError as exc:
+            raise _unwritable(_SPOOLS.get(), exc) from None
+        data = head.encode()
+        return HeldText(self.file, 0, len(data) + self.size, len(head) + self.chars, data)
+
+    def add(self, other: Spool) -> None:
+        """The characters written to ``other``, whose file goes."""
+        with other.file:
+            other.file.flush()
+            other.file.seek(0)
+            while piece := other.file.read(1 << 20):
+                try:
+                    self.file.write(piece)
+                except OSError as exc:
+                    raise _unwritable(_SPOOLS.get(), exc) from None
+        self.chars += other.chars
+        self.size += other.size
+        self.newlines += other.newlines
+
+    def holds(self, pattern: re.Pattern[bytes], reach: int = 16) -> bool:
+        """Whether the bytes written hold a match of ``pattern``, one no longer than ``reach`` bytes."""
+        self.file.flush()
+        self.file.seek(0)
+        last = b""
+        while piece := self.file.read(1 << 20):
+            if pattern.search(last + piece):
+                return True
+            last = piece[-reach:]
+        return False
+
+    def read(self) -> str:
+        """The characters written, whole (a reader that cannot take them held); the file goes."""
+        with self.file:
+            self.file.flush()
+            self.file.seek(0)
+            return self.file.read().decode()
+
+
+# Where a long record's characters are written as they are read (``Spool``): the archive's folder, set by an
+# import; None is the system's temporary folder.
+_SPOOLS: ContextVar[Path | None] = ContextVar("spools", default=None)
+
+
+@contextlib.contextmanager
+def spooling_in(folder: Path) -> Iterator[None]:
+    """Long records read inside the block are written to files in ``folder``."""
+    token = _SPOOLS.set(folder)
+    try:
+        yield
+    finally:
+        _SPOOLS.reset(token)
+
+
+def _unwritable(folder: Path | None, exc: OSError) -> RefindError:
+    place = folder or tempfile.gettempdir()
+    what = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else exc.strerror or str(exc)
+    return RefindError(f"{place}: cannot hold a long message's text there while it is imported ({what})")
+
+
 class Window:
     """An export's text as it streams in, held from the start of the record being read: a reader that
     searches patterns across lines holds a piece and a record, never the file. ``text`` is what is held;
     ``dropped`` counts the characters let go before ``text[0]``. ``chunks()`` streams the file's bytes (and
     streams them again when a line number is asked for after text was let go: lines are not counted as
     the text streams, since a reader asks for them rarely). ``before``: the lines before these bytes, for a
-    file read from a mark on."""
+    file read from a mark on.
+
+    A record longer than ``_SPILL`` is held as its head and its tail: the characters between, read and
+    searched already, are written to a ``Spool`` as the window reads on, and belong where ``hole`` is in
+    ``text`` (a reader takes them, ``take``, before it lets the record go)."""
 
     def __init__(
         self, chunks: Callable[[], Iterable[bytes]], path: Path | str, where: str | None, before: int = 0
     ) -> None:
         self.chunks, self.path, self.where, self.before = chunks, path, where, before
-        self.pieces = iter_text(chunks(), path, where, self._lines_read)
+        self.pieces = iter_text(chunks(), path, where, self._lines_read, partial=True)
         self.text = ""
         self.dropped = 0
         self.adding: list[str] = []  # the pieces being read on, not yet in ``text``
         self.lines: int | None = before  # the newlines before text[0]; None when not counted
         self.counting = False  # whether text let go is counted (from the first line number asked for on)
+        self.hole: int | None = None  # where the spool's characters belong in ``text``
+        self.spool: Spool | None = None  # the record's characters between head and tail, until taken
+        self.spilled = self.spilled_lines = 0  # characters and newlines at ``hole``
+        self.moved = 0  # characters the last ``more`` wrote to the spool
+        self.passed = 0  # characters let go at holes passed, besides ``dropped``
 
     def more(self, keep: int) -> bool:
         """Lets go of the text before ``keep`` and reads on; False at the end. It reads at least an eighth of
         what it keeps, so a record longer than a piece is copied a few times (its length growing by an eighth
         at least), not once a piece. Reading as much as it kept read up to a long record's length past its end,
-        which the new text held beside the old one."""
+        which the new text held beside the old one. The text kept, searched already, is held as its head and
+        tail once it is longer than ``_SPILL``."""
         kept = self.text[keep:]
         added = self.adding = []
         size = 0
@@ -324,12 +515,36 @@ class Window:
         if not added:
             return False
         self._count_before(keep)
+        self.moved = 0
+        if len(kept) > _SPILL:
+            kept = self._spill(kept)
         # One join: ``kept + "".join(added)`` made the new text twice, and held the old one, the pieces and
         # both copies at once (2.5 times a long record at its last doubling, 2 times now). A lone piece is
         # joined as itself. The pieces are let go: they are in the text now.
         self.text = "".join([kept, *added] if kept else added)
         self.adding = []
         return True
+
+    def _spill(self, kept: str) -> str:
+        """``kept`` with the characters after its head (or its hole) up to its tail written to the spool."""
+        if self.hole is None:
+            self.hole = HELD_HEAD
+            self.spool = Spool()
+        # The search for stamps goes on from the tail's end: the head and the tail, joined at the hole, are
+        # never searched across.
+        end = len(kept) - HELD_TAIL
+        if self.spool is not None:  # else taken: the reader has the record, and this is not read again
+            _write(self.spool, kept, self.hole, end)
+        self.moved = end - self.hole
+        self.spilled += self.moved
+        self.spilled_lines += kept.count("\n", self.hole, end)
+        return kept[: self.hole] + kept[end:]
+
+    def take(self) -> Spool:
+        """The spool of the record being read, whose characters belong at ``hole``: the reader's now."""
+        assert self.spool is not None
+        spool, self.spool = self.spool, None
+        return spool
 
     def let_go(self, keep: int) -> None:
         """Lets go of the text before ``keep`` (a line's start) without reading on: a reader that has cut a
@@ -338,11 +553,23 @@ class Window:
         self.text = self.text[keep:]
 
     def _count_before(self, keep: int) -> None:
+        passing = self.hole is not None and self.hole <= keep
         if self.counting:
-            self.lines = (self.lines or 0) + self.text.count("\n", 0, keep)
+            self.lines = (
+                (self.lines or 0) + self.text.count("\n", 0, keep) + (self.spilled_lines if passing else 0)
+            )
         elif keep:
             self.lines = None
         self.dropped += keep
+        if self.hole is None:
+            return
+        if passing:
+            if self.spool is not None:
+                self.spool.file.close()
+            self.passed += self.spilled
+            self.hole, self.spool, self.spilled, self.spilled_lines = None, None, 0, 0
+        else:
+            self.hole -= keep
 
     def first_content(self) -> int | None:
         """Where the first line with visible content starts, the blank lines before it let go; None when
@@ -362,17 +589,23 @@ class Window:
 
     def line_number(self, position: int) -> int:
         """The number of the line at ``position`` in ``text``."""
-        return self._lines_before() + self.text.count("\n", 0, position) + 1
+        held = self.spilled_lines if self.hole is not None and self.hole <= position else 0
+        return self._lines_before() + self.text.count("\n", 0, position) + held + 1
 
     def _lines_read(self) -> int:
-        return self._lines_before() + sum(text.count("\n") for text in (self.text, *self.adding))
+        return (
+            self._lines_before()
+            + self.spilled_lines
+            + sum(text.count("\n") for text in (self.text, *self.adding))
+        )
 
     def _lines_before(self) -> int:
         self.counting = True
         if self.lines is None:  # read again up to what was let go
             lines = self.before
-            remaining = self.dropped
-            for piece in iter_text(self.chunks(), self.path, self.where, lambda: lines):  # noqa: B023
+            remaining = self.dropped + self.passed
+            pieces = iter_text(self.chunks(), self.path, self.where, lambda: lines, partial=True)
+            for piece in pieces:
                 lines += piece.count("\n", 0, remaining)
                 remaining -= len(piece)
                 if remaining <= 0:
@@ -434,7 +667,7 @@ def stamp_lines(
         del text
         if not window.more(keep):
             return
-        end -= keep
+        end -= keep + window.moved
         last = 0
         dropped = window.dropped
 
@@ -729,12 +962,22 @@ class Reader:
         first_raw = first_text = ""
         more: list[str] | None = None
 
+        cut = False  # whether the message holds a line cut (``Cut``): its text is then held in a file
         first = self.number + 1
         number = first - 1
         for number, line in enumerate(self.lines, first):
             stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
             # Message lines first: they are most lines, and no layout's message line is also a day line.
             m = message.match(stripped)
+            # A line cut is read by its head: the start of a message whose text runs on past it, or a line of
+            # text. One whose head cannot tell (a message line whose text ends in it, blanks) is read whole.
+            line_cut = isinstance(line, Cut)
+            if line_cut and not (m.end("text") == len(stripped) if m is not None else _content(line)):
+                assert isinstance(line, Cut)
+                line = line.whole()
+                stripped = line.lstrip(MARKS) if line[:1] in MARKS else line
+                m = message.match(stripped)
+                line_cut = False
             date = None
             time: tuple[timedelta, str] | None = None
             if m is not None:
@@ -752,7 +995,8 @@ class Reader:
             if time is not None and date is not None:
                 assert m is not None
                 if when is not None:
-                    yield _message(grammar, when, local, sender, first_raw, first_text, more)
+                    yield _message(grammar, when, local, sender, first_raw, first_text, more, cut)
+                cut = line_cut
                 if held_day is not None:
                     day, held_day = held_day, None
                     held.clear()
@@ -781,11 +1025,13 @@ class Reader:
             elif held_day is not None and not _content(line):
                 held.append(line)
             elif when is not None and system is not None and system.fullmatch(stripped):
-                yield _message(grammar, when, local, sender, first_raw, first_text, more)
+                yield _message(grammar, when, local, sender, first_raw, first_text, more, cut)
+                cut = line_cut
                 held_day = None
                 held.clear()
                 sender, first_raw, first_text, more = None, line, stripped, None
             elif when is not None:
+                cut = cut or line_cut
                 if more is None:
                     more = []
                 if held_day is not None:
@@ -803,7 +1049,7 @@ class Reader:
                     self._place(number),
                 )
         if when is not None:
-            yield _message(grammar, when, local, sender, first_raw, first_text, more)
+            yield _message(grammar, when, local, sender, first_raw, first_text, more, cut)
         if held_day is None:  # a day line at the end is dropped, or is text of the last message later
             self.state = json.dumps(
                 {"day": day, "day_first": day_first, "previous": clock.previous.isoformat(), "line": number}
@@ -853,26 +1099,96 @@ def _message(
     first_raw: str,
     first_text: str,
     more: list[str] | None,
+    cut: bool = False,
 ) -> Message:
-    """A message from its first line (as written, and its text) and its further lines (both)."""
+    """A message from its first line (as written, and its text) and its further lines (both). ``cut``: some
+    of them are lines cut (``Cut``), and the text is held in a file where it can be (``_held``)."""
     if more:
-        while more and not more[-1].strip():  # the blank lines before a day line
+        while more and not more[-1].strip():  # the blank lines before a day line (a cut line has content)
             more.pop()
-    if more:
-        text, raw = "\n".join([first_text, *more]), "\n".join([first_raw, *more])
-        if grammar.quoted and text.startswith('"') and text.endswith('"'):
-            text = text[1:-1]
+    held = _held(grammar, first_raw, first_text, more) if cut else None
+    text: str | HeldText
+    if held is not None:
+        text, raw, first = held
     else:
-        text, raw = first_text, first_raw
-    if grammar.trim:
-        text = text.strip()
-        first = text.partition("\n")[0]
-    else:
-        first = first_text
+        if cut:
+            first_raw, first_text, more = _read_whole(first_raw, first_text, more)
+        if more:
+            text, raw = "\n".join([first_text, *more]), "\n".join([first_raw, *more])
+            if grammar.quoted and text.startswith('"') and text.endswith('"'):
+                text = text[1:-1]
+        else:
+            text, raw = first_text, first_raw
+        if grammar.trim:
+            text = text.strip()
+            first = text.partition("\n")[0]
+        else:
+            first = first_text
     kind = Kind.SYSTEM if sender is None else grammar.kind_of(first)
     # Positional: a named tuple's keyword construction costs twice as much, once per message.
     # (timestamp, sender, text, kind, source_id, sender_id, local_time, thread, reply_to, edited, raw, own)
     return Message(when, sender, text, kind, None, None, local, None, None, False, raw, sender in grammar.own)
+
+
+def _held(
+    grammar: Grammar, first_raw: str, first_text: str, more: list[str] | None
+) -> tuple[HeldText, str, str] | None:
+    """The text of a message that holds a line cut (``Cut``) joined into a file (``HeldText``), its record
+    holding ``HELD`` in the text's place, and its first line as ``_message`` reads its kind; None where its
+    record holds a marker ``raw.cut`` reads, or the quotes or white space taken off its ends reach past what
+    is held in memory."""
+    parts: list[str | Spool] = [first_text]  # the text, joined: what is in memory and what is in files
+    if isinstance(first_raw, Cut):
+        parts += [first_raw.spool, first_raw.tail]
+    for line in more or ():
+        parts += ["\n", str(line), line.spool, line.tail] if isinstance(line, Cut) else ["\n", line]
+    spooled = [i for i, part in enumerate(parts) if isinstance(part, Spool)]
+    lead = "".join(str(part) for part in parts[: spooled[0]])
+    trail = "".join(str(part) for part in parts[spooled[-1] + 1 :])
+    head = str(first_raw)
+    prefix = head[: len(head) - len(first_text)]
+    ends = ["", ""]  # what the text leaves of the record before and after it: quotes, white space
+    if grammar.quoted and more and lead.startswith('"') and trail.endswith('"'):
+        lead, trail, ends = lead[1:], trail[:-1], ['"', '"']
+    if grammar.trim:
+        kept_lead, kept_trail = lead.lstrip(), trail.rstrip()
+        ends = [ends[0] + lead[: len(lead) - len(kept_lead)], trail[len(kept_trail) :] + ends[1]]
+        lead, trail = kept_lead, kept_trail
+    in_memory = [prefix, *ends, *(part for part in parts if isinstance(part, str))]
+    if (
+        not head.endswith(first_text)
+        or not lead
+        or not trail
+        or any(UNHELD.search(part) for part in in_memory)
+        or any(part.holds(_UNHELD_BYTES) for part in parts if isinstance(part, Spool))
+    ):
+        return None
+    spool = Spool()
+    for part in parts[spooled[0] : spooled[-1] + 1]:
+        if isinstance(part, Spool):
+            spool.add(part)
+        else:
+            spool.write(part)
+    first = lead.partition("\n")[0] if grammar.trim else first_text
+    return spool.held(lead, trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
+
+
+# What the record of a message held in part must not hold (``_held``): the markers ``raw.cut`` reads,
+# and ``HELD``, which it holds in the text's place.
+UNHELD = re.compile("[\x00-\x04]")
+_UNHELD_BYTES = re.compile(UNHELD.pattern.encode())
+
+
+def _read_whole(first_raw: str, first_text: str, more: list[str] | None) -> tuple[str, str, list[str] | None]:
+    """A message's first line as written and as text, and its further lines, its lines cut read whole."""
+    if isinstance(first_raw, Cut):
+        rest = first_raw.spool.read() + first_raw.tail
+        first_raw, first_text = str(first_raw) + rest, first_text + rest
+    return (
+        first_raw,
+        first_text,
+        [line.whole() if isinstance(line, Cut) else line for line in more or ()] or more,
+    )
 
 
 def read_log(
@@ -920,7 +1236,7 @@ def read_file_log(
 
     def lines(chunks: Counted, line: int = 0) -> Iterator[str]:
         nonlocal last
-        read = iter_lines(chunks, path, where, line=line)
+        read = iter_lines(chunks, path, where, line=line, held=True)
         if rewrite is None:
             return read
         last = rewrite()

@@ -30,7 +30,7 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import MARKS as _MARKS
 from refind_cli.importers.linelog import WS as _WS
-from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
+from refind_cli.records import HELD, Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "whatsapp"
 
@@ -313,7 +313,9 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     if parse(first) is None:
         window, first = _first_header(chunks, path, where)
         raise _not_a_header(path, where, window.line_number(first.start()))
-    if window.dropped:  # the first pass let the file's start go: the second streams the file again
+    # The first pass let the file's start go, or holds a long record in part (its head and tail, searched
+    # across where they join once only): the second streams the file again.
+    if window.dropped or window.hole is not None:
         del window, first
 
         def start() -> tuple[linelog.Window, re.Match[str]]:
@@ -438,7 +440,7 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
     parse = _header_parser(day_first, tz, reading.previous or _LONG_AGO)
     if resumed is None or parse(resumed) is None:
         raise NotResumable  # the line after the mark goes on with the message before it
-    if window.dropped:  # as in read: the first pass let the text's start go
+    if window.dropped or window.hole is not None:  # as in read
 
         def start() -> tuple[linelog.Window, re.Match[str]]:
             window, resumed = begin()
@@ -889,14 +891,9 @@ def _author(raw: str, at: int, senders: dict[str, str | None]) -> tuple[str | No
     """The sender of the record ``raw``, whose sender and text begin at ``at``, and where its body begins:
     after "Name: " (the usual), "Name:" (no space; not "at 10:30" or "https://"), or at ``at`` for a line
     without an author or with a colon in a system line."""
-    cut = raw.find(": ", at, at + _AUTHOR_MAX + 2)
-    if cut > at:  # the usual "Name: text"
-        author = raw[at:cut]
-        sender = senders.get(author, _MISSING)
-        if sender is _MISSING:
-            sender = senders[author] = _sender(author)
-        if sender is not None:
-            return sender, cut + 2
+    usual = _usual_author(raw, at, senders)
+    if usual is not None:
+        return usual
     newline = raw.find("\n", at)
     cut = raw.find(": ", at)
     if cut > at and (newline < 0 or cut < newline):
@@ -909,6 +906,19 @@ def _author(raw: str, at: int, senders: dict[str, str | None]) -> tuple[str | No
     # A longer "author" is a sentence with a colon in it (``_sender``): not cut out to be told so.
     sender = _sender(raw[at:cut]) if cut - at <= _AUTHOR_MAX else None
     return (sender, after) if sender is not None else (None, at)
+
+
+def _usual_author(raw: str, at: int, senders: dict[str, str | None]) -> tuple[str, int] | None:
+    """The sender and where the body begins, where the record is written "Name: text" (as most are)."""
+    cut = raw.find(": ", at, at + _AUTHOR_MAX + 2)
+    if cut > at:
+        author = raw[at:cut]
+        sender = senders.get(author, _MISSING)
+        if sender is _MISSING:
+            sender = senders[author] = _sender(author)
+        if sender is not None:
+            return sender, cut + 2
+    return None
 
 
 def _message(header: _Header, raw: str, at: int, senders: dict[str, str | None]) -> Message:
@@ -971,6 +981,74 @@ def _long_text(raw: str, start: int) -> tuple[str, bool] | None:
     return raw[start:end], edited
 
 
+# What a record held in part (``_held``) must not hold for its text to stay in the file: ``linelog.UNHELD``;
+# in the file, isolates too, which ``_message`` takes out of a text.
+_UNHELD_BYTES = re.compile(linelog.UNHELD.pattern.encode() + rb"|\xe2\x81[\xa6-\xa9]")
+
+
+def _held(
+    header: _Header,
+    head: str,
+    spool: linelog.Spool,
+    tail: str,
+    at: int | None,
+    senders: dict[str, str | None],
+) -> Message:
+    """The message of a long record that the window holds as its head and tail, the characters between in
+    ``spool`` (``linelog.Window``): as ``_message`` (``at``: where its sender begins) or ``_malformed``
+    (``at`` None) make it of the record whole, its text left in the file (``HeldText``) and its record
+    holding ``HELD`` in its place. A record whose text cannot be cut so (a sender not written "Name: ",
+    isolates or markers in it, ends that reach into the middle) is read whole, and made so."""
+    made = None
+    if not (linelog.UNHELD.search(head) or linelog.UNHELD.search(tail) or spool.holds(_UNHELD_BYTES)):
+        made = _held_bounds(head, spool, tail, at, senders)
+    if made is None:
+        raw = head + spool.read() + tail
+        return _malformed(header, raw) if at is None else _message(header, raw, at, senders)
+    sender, start, end, kind, edited = made
+    text = spool.held(head[start:], tail[:end])
+    raw = f"{head[:start]}{HELD}{tail[end:]}"
+    return Message(header[0], sender, text, kind, None, None, header[1], None, None, edited, raw)
+
+
+def _held_bounds(
+    head: str, spool: linelog.Spool, tail: str, at: int | None, senders: dict[str, str | None]
+) -> tuple[str | None, int, int, str, bool] | None:
+    """A held record's sender, where its text starts in its head and ends in its tail (``_long_text``'s
+    bounds), its kind and whether it was edited; None where they are not found in head and tail alone."""
+    if at is None:  # malformed: the record without its trailing newlines
+        end = linelog.rstrip_to(tail, "\n", 0, len(tail))
+        return (None, 0, end, Kind.MALFORMED, False) if end else None
+    usual = _usual_author(head, at, senders)
+    if usual is None:
+        return None
+    sender, after = usual
+    start = linelog.lstrip_to(head, _MARKS, after, len(head))
+    end = linelog.rstrip_to(tail, _MARKS, 0, len(tail))
+    if _ISOLATES.search(head, start) is not None or _ISOLATES.search(tail, 0, end) is not None:
+        return None
+    if head.find("\n", start) >= 0 or spool.newlines or tail.find("\n", 0, end) >= 0:
+        end = linelog.rstrip_to(tail, _MARKS, 0, linelog.rstrip_to(tail, "\n", 0, end))
+    edited = False
+    if end > _EDITED_TAIL and tail[end - 1] == ">":
+        marker = _EDITED.search(tail, end - _EDITED_TAIL, end)
+        if marker is not None:
+            edited = True
+            end = linelog.rstrip_to(tail, _MARKS, 0, marker.start())
+    newline = head.find("\n", start)
+    first = (newline if newline >= 0 else len(head)) - start
+    if start == len(head) or end <= _EDITED_TAIL or (newline < 0 and first <= _KIND_LINE):
+        return None  # its ends reach into the middle, or its first line may
+    if first > _KIND_LINE:
+        kind = Kind.TEXT
+    else:
+        first_line = head[start:newline]
+        kind = _kind(
+            sender, head[after : after + 1], first_line if first_line.isascii() else _normalise(first_line)
+        )
+    return sender, start, end, kind, edited
+
+
 def _malformed(header: _Header, raw: str) -> Message:
     text = raw.rstrip("\n")
     return Message(header[0], None, text, Kind.MALFORMED, None, None, header[1], None, None, False, raw)
@@ -1016,8 +1094,12 @@ def _messages(
             line_start += 1
         stamp_end = m.end()
         if current is not None:
-            raw = text[start : line_start - 1]
-            if line_start - start > _LONG_RECORD:
+            hole = window.hole  # a long record, held as its head and tail (``linelog.Window``)
+            if hole is None:
+                raw = text[start : line_start - 1]
+            else:
+                raw, tail, spool = text[start:hole], text[hole : line_start - 1], window.take()
+            if hole is not None or line_start - start > _LONG_RECORD:
                 # The window (and this match, which holds the text it was found in) let go of the record
                 # before its message is made, which holds it twice (as written and its text): with the
                 # window's copy, three times.
@@ -1028,9 +1110,11 @@ def _messages(
                 counted_to = counted_to - line_start if counted_to >= line_start else -1
                 stamp_end -= line_start
                 line_start = 0
-            yield (
-                _malformed(current, raw) if malformed else _message(current, raw, rest_start - start, senders)
-            )
+            at = None if malformed else rest_start - start
+            if hole is not None:
+                yield _held(current, raw, spool, tail, at, senders)
+            else:
+                yield _malformed(current, raw) if at is None else _message(current, raw, at, senders)
         malformed = header is None
         if malformed:
             # The first header always reads (read() checks it), so there is a time before to borrow.
@@ -1051,10 +1135,17 @@ def _messages(
         # three or four times.
         m = None
         shift = window.dropped - dropped
+        hole = window.hole
         text, window.text = window.text, ""
         start -= shift
         rest_start -= shift
         end = len(text) - 1 if text.endswith("\n") else len(text)
+        at = None if malformed else rest_start - start
+        if hole is not None:
+            raw, tail = text[start:hole], text[hole:end]
+            del text
+            yield _held(current, raw, window.take(), tail, at, senders)
+            return
         raw = text[start:end]
         del text
-        yield _malformed(current, raw) if malformed else _message(current, raw, rest_start - start, senders)
+        yield _malformed(current, raw) if at is None else _message(current, raw, at, senders)

@@ -12,6 +12,7 @@ from pathlib import Path
 from refind_cli.errors import InputError, UnknownFormat, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.importers.container import is_file
+from refind_cli.importers.linelog import spooling_in
 from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows, settle_language
 from refind_cli.ingest.ledger import file_digests, import_settings, now, prefix_digest, unchanged
@@ -99,7 +100,8 @@ def import_file(
     points: list[ResumePoint | None] = []
     resumed: tuple[list[ChatImportResult], list[ResumePoint | None]] | None = None
     try:
-        with archive.transaction():
+        # A long text read here is held beside the archive (``linelog.spooling_in``), as the worker's is.
+        with archive.transaction(), spooling_in(archive.path.parent):
             import_seq = archive.start_import(str(path.resolve()), digest, fmt, now(), settings)
             earlier = (
                 None if reread or restore_forgotten else unchanged(archive, digest, fmt, settings, segmenting)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from refind_cli.method.segment import GapSplit, PlannedSession
-from refind_cli.records import Message
+from refind_cli.records import HELD, Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.database import to_us
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
@@ -104,6 +104,11 @@ class Rows:
                 identity = uid(source_id, local_time, ts, sender, text)
                 seen += 1
                 read += len(record)
+                if isinstance(text, str):
+                    written = text
+                else:  # held in a file (``HeldText``): the record holds ``HELD`` in its place
+                    written = HELD
+                    read += len(text) - 1
                 if identity in forgotten:
                     if legacy_uid is not None:
                         legacy_uid(source_id, local_time, ts, sender, text)  # counts the occurrence
@@ -113,7 +118,7 @@ class Rows:
                     and legacy_uid(source_id, local_time, ts, sender, text) in forgotten
                 ):
                     continue
-                rest, form = cut(record, (text, local_time, sender, sender_id))
+                rest, form = cut(record, (written, local_time, sender, sender_id))
                 batch.append(
                     (
                         seq,

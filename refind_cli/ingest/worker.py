@@ -3,13 +3,15 @@
 Reading an export and turning its messages into rows (parsing, identities) is pure Python; storing them
 and planning sessions is SQLite plus Python. For a large export a worker process does the first while this
 one does the second, which splits the work about evenly. They talk in pickles over the worker's stdin and
-stdout. The writer sends (path, format, zone, the fingerprints earlier imports left). The worker sends, per chat, ("chat", (Chat, its
+stdout. The writer sends (path, format, zone, the fingerprints earlier imports left, the folder where a long
+text is held while it is read: ``linelog.spooling_in``). The worker sends, per chat, ("chat", (Chat, its
 fingerprint)) and waits for the chat's ChatPlan (None: the chat needs no reading, ``resume.Prints``); then
 batches of ("messages", (rows, characters of raw records read so far)), a text longer than ``PIECE``
 characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a ("text", its length), its row
 holding None in its place; then
 ("end", (messages seen, where a later reading can go on from: a ResumePoint or None, the chat's fingerprint
-where it is told once the chat is read)). At the end: ("done", None), or ("error", InputError) for an unreadable export, or
+where it is told once the chat is read)). At the end: ("done", None), or ("error", RefindError) for an unreadable export
+or a long text that cannot be held (a full disk), or
 ("crash", traceback) for a bug.
 The process is started by ``processes.python_child``.
 """
@@ -30,16 +32,17 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import IO, Any
 
-from refind_cli.errors import InputError, input_warnings
+from refind_cli.errors import RefindError, input_warnings
 from refind_cli.importers import read_export
+from refind_cli.importers.linelog import spooling_in
 from refind_cli.ingest.chats import open_chat, write_chat
 from refind_cli.ingest.progress import ChatProgress
 from refind_cli.ingest.resume import Prints, ResumePoint, point_after, printed
 from refind_cli.ingest.rows import Planned, Rows
 from refind_cli.processes import can_use_a_child, python_child
+from refind_cli.records import LONG_TEXT, HeldText
 from refind_cli.reports import ChatImportResult
-from refind_cli.storage.archive import Archive, HeldText
-from refind_cli.storage.database import LONG_TEXT
+from refind_cli.storage.archive import Archive
 
 # Below this much text the worker's start-up (a fresh interpreter, about 0.2 s) costs more than it saves.
 WORKER_MIN_BYTES = 4 << 20
@@ -73,9 +76,9 @@ def serve_worker() -> None:
     os.dup2(2, 1)
     requests = sys.stdin.buffer
     try:
-        path, fmt, tz, known = pickle.load(requests)
+        path, fmt, tz, known, folder = pickle.load(requests)
         try:
-            with input_warnings(lambda text: send(("warning", text))):
+            with input_warnings(lambda text: send(("warning", text))), spooling_in(folder):
                 for export in read_export(path, fmt, tz, known=known):
                     send(("chat", (export.chat, export.fingerprint, export.at)))
                     plan = pickle.load(requests)
@@ -86,7 +89,7 @@ def serve_worker() -> None:
                         send(("messages", (_texts_apart(batch, send), rows.read)))
                     point = point_after(export, rows.identity, rows.seen)
                     send(("end", (rows.seen, point, printed(export))))
-        except InputError as exc:
+        except RefindError as exc:
             send(("error", exc))
         except Exception:
             send(("crash", traceback.format_exc()))
@@ -98,14 +101,20 @@ def serve_worker() -> None:
 
 
 def _texts_apart(batch: list[tuple], send: Callable[[object], None]) -> list[tuple]:
-    """``batch`` with each text longer than ``PIECE`` sent ahead in pieces, and None in its place."""
+    """``batch`` with each text longer than ``PIECE`` sent ahead in pieces, and None in its place. (A text a
+    reader held in a file, ``HeldText``, is always that long.)"""
     if not batch or max(map(len, map(_text, batch))) <= PIECE:  # the usual batch, at C speed
         return batch
     for i, row in enumerate(batch):
         text = row[_TEXT]
         if len(text) > PIECE:
-            for start in range(0, len(text), PIECE):
-                send(("piece", text[start : start + PIECE].encode()))
+            if isinstance(text, HeldText):
+                with text.file:  # sent: its file goes
+                    for piece in text.pieces(PIECE):
+                        send(("piece", piece))
+            else:
+                for start in range(0, len(text), PIECE):
+                    send(("piece", text[start : start + PIECE].encode()))
             send(("text", len(text)))
             batch[i] = (*row[:_TEXT], None, *row[_TEXT + 1 :])
     return batch
@@ -199,7 +208,7 @@ def import_in_worker(
         return kind, payload
 
     try:
-        send((path, fmt, tz, prints.known()))
+        send((path, fmt, tz, prints.known(), archive.path.parent))
         while (event := receive())[0] == "chat":
             chat, fingerprint, at = event[1]
             plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)

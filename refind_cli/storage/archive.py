@@ -9,12 +9,12 @@ import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, NamedTuple, Self
+from typing import TYPE_CHECKING, NamedTuple, Self
 
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.records import ChatInfo, Kind
+from refind_cli.records import ChatInfo, HeldText, Kind
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
     BEFORE_ALL,
@@ -69,30 +69,6 @@ class StoredSession(NamedTuple):
     n_messages: int
     signature: bytes
     turns: list[tuple[int, str]]
-
-
-class HeldText:
-    """A message's text held in a file rather than in memory (the import worker sends a long one in
-    pieces): its UTF-8 bytes, ``size`` of them from ``offset`` on. ``len()`` is its length in characters,
-    all that planning sessions reads of a row's text. ``insert_messages`` writes it a piece at a time.
-    A plain class (its ``len`` is not a tuple's), so that a search builds no dataclass (``records``)."""
-
-    __slots__ = ("chars", "file", "offset", "size")
-
-    def __init__(self, file: IO[bytes], offset: int, size: int, chars: int) -> None:
-        self.file, self.offset, self.size, self.chars = file, offset, size, chars
-
-    def __len__(self) -> int:
-        return self.chars
-
-    def pieces(self, size: int = 1 << 20) -> Iterator[bytes]:
-        for start in range(self.offset, self.offset + self.size, size):
-            self.file.seek(start)
-            yield self.file.read(min(size, self.offset + self.size - start))
-
-    def whole(self) -> str:
-        """The text itself, whole: for the rare reader that compares it."""
-        return b"".join(self.pieces()).decode()
 
 
 _seq, _text = operator.itemgetter(0), operator.itemgetter(7)  # where a row holds its seq, its text

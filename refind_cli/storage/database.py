@@ -13,12 +13,12 @@ from typing import Any, NamedTuple, TypeVar, cast
 import apsw
 
 from refind_cli.errors import RefindError
+
+# A message's text of more than LONG_TEXT characters is stored apart (``schema._m040_long_texts_apart``): its
+# row's text is then an empty BLOB, which no text a person wrote is (every importer gives a str or a HeldText).
+from refind_cli.records import LONG_TEXT as LONG_TEXT
 from refind_cli.records import TIMES, Kind
 from refind_cli.storage.home import ensure_home
-
-# A message's text of more than this many characters is stored apart (``schema._m040_long_texts_apart``): its
-# row's text is then an empty BLOB, which no text a person wrote is (every importer gives a str).
-LONG_TEXT = 1 << 20
 
 
 def apart(text: str = "text") -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from refind_cli.records import HeldText
+
 # Duplicate identities are told apart by their order of occurrence; duplicates share a time, so only the
 # counts of recent times are kept, which bounds memory on a million-message file.
 RECENT_STAMPS = 256
@@ -36,7 +38,7 @@ class Identity:
     recent: dict[str, dict[str, int]] = field(default_factory=dict)  # insertion-ordered: oldest first
 
     def uid(
-        self, source_id: str | None, local_time: str | None, ts: int, sender: str | None, text: str
+        self, source_id: str | None, local_time: str | None, ts: int, sender: str | None, text: str | HeldText
     ) -> str:
         # Once a message on the import's hot path (in the worker): the hash and two dict look-ups.
         if source_id is not None:
@@ -45,7 +47,7 @@ class Identity:
             prefix, when = LEGACY_PREFIX, str(ts)
         else:
             prefix, when = "w:", local_time
-        if len(text) <= _PIECE:
+        if len(text) <= _PIECE and isinstance(text, str):
             digest = _blake2b(f"{when}\x00{sender or ''}\x00{text}".encode(), digest_size=10).hexdigest()
         else:
             digest = _digest_in_pieces(f"{when}\x00{sender or ''}\x00", text)
@@ -62,9 +64,13 @@ class Identity:
         return f"{prefix}{digest}:{n}" if n else prefix + digest
 
 
-def _digest_in_pieces(head: str, text: str) -> str:
-    """The digest of ``head + text``, encoded a piece at a time."""
+def _digest_in_pieces(head: str, text: str | HeldText) -> str:
+    """The digest of ``head + text``, encoded a piece at a time (a text held in a file: read so)."""
     h = hashlib.blake2b(head.encode(), digest_size=10)
+    if isinstance(text, HeldText):
+        for piece in text.pieces():
+            h.update(piece)
+        return h.hexdigest()
     for start in range(0, len(text), _PIECE):
         h.update(text[start : start + _PIECE].encode())
     return h.hexdigest()
