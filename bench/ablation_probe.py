@@ -51,7 +51,9 @@ def main() -> None:
     import rewrite_variants as rv
 
     started = time.perf_counter()
-    every = (av.variants() if args.set != "rewrites" else ()) + (rv.variants() if args.set != "fields" else ())
+    every = (av.variants() if args.set != "rewrites" else ()) + (
+        rv.variants() if args.set != "fields" else ()
+    )
     chosen = [
         v
         for v in every

@@ -125,7 +125,9 @@ def _encoded(codec: str, bom: bytes) -> Callable[[str, str], bytes | None]:
         text = text.removeprefix("\ufeff")
         label = codec.upper().replace("-LE", "").replace("-BE", "")
         try:
-            data = bom + _DECLARED.sub(rb"\1\g<2>" + label.encode(), text.encode("utf-8")).decode().encode(codec)
+            data = bom + _DECLARED.sub(rb"\1\g<2>" + label.encode(), text.encode("utf-8")).decode().encode(
+                codec
+            )
         except UnicodeEncodeError:
             return None
         return data
@@ -153,9 +155,10 @@ def _lines(text: str) -> list[str]:
 
 def _mixed(name: str, text: str) -> bytes:
     lines = _lines(text)
-    return "".join(line + ("\r\n" if n % 2 else "\n") for n, line in enumerate(lines[:-1])).encode() + lines[
-        -1
-    ].encode()
+    return (
+        "".join(line + ("\r\n" if n % 2 else "\n") for n, line in enumerate(lines[:-1])).encode()
+        + lines[-1].encode()
+    )
 
 
 def _text_variants(export: Path) -> Iterator[Variant | None]:
@@ -270,7 +273,11 @@ def _xml_out(root: ET.Element, *, ascii_only: bool = False, quote: str = '"') ->
     body = ET.tostring(root, encoding="us-ascii" if ascii_only else "unicode", xml_declaration=False)
     body = body.decode() if isinstance(body, bytes) else body
     if quote == "'":
-        body = re.sub(r'(\s[\w:-]+)="([^"]*)"', lambda m: f"{m.group(1)}='{m.group(2)}'", body)
+        body = re.sub(
+            r'(\s[\w:-]+)="([^"]*)"',
+            lambda m: f"{m.group(1)}='{m.group(2).replace(chr(39), '&apos;')}'",
+            body,
+        )
     return ("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n" + body + "\n").encode()
 
 

@@ -25,6 +25,7 @@ import io
 import itertools
 import mimetypes
 import os
+import re
 import shutil
 import stat
 import tarfile
@@ -73,6 +74,17 @@ def archive_stem(name: str) -> str | None:
     folded = name.lower()
     suffix = next((s for s in ARCHIVE_SUFFIXES if folded.endswith(s)), None)
     return None if suffix is None else name[: -len(suffix)]
+
+
+# The mark a browser or a file manager adds to the name of a second copy of a file (``NAME (1).txt``: Chrome,
+# Firefox, Edge, Windows Explorer), or the number a download is told apart by.
+_COPY_MARK = re.compile(r"\s\(\d{1,3}\)$")
+
+
+def unmarked(stem: str) -> str:
+    """A file's name (without its extension) without the mark a second copy of it is given: a chat named
+    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``)."""
+    return _COPY_MARK.sub("", stem) or stem
 
 
 def is_zip(path: Path) -> bool:

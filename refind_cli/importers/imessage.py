@@ -26,7 +26,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import decode_text, named_head, read_file
+from refind_cli.importers.container import decode_text, named_head, read_file, unmarked
 from refind_cli.importers.linelog import unify_newlines
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -106,7 +106,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     messages = [_message(r, tz, path) for r in records]
     others = {m.sender for m in messages if not m.own and m.kind != Kind.SYSTEM and m.sender}
     kind = "group" if len(others) > 1 else "direct"
-    name = path.stem
+    name = unmarked(path.stem)
     yield ChatExport(Chat(FORMAT, name, name, kind), messages)
 
 
