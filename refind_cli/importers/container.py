@@ -29,13 +29,14 @@ import re
 import shutil
 import stat
 import tarfile
+import warnings
 import zipfile
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 
 # A chat export's largest single member is its text or JSON file; a few hundred MB is already a huge one.
 MAX_MEMBER_BYTES = 1 << 30
@@ -702,16 +703,28 @@ class Encoding:
     def label(self) -> str:
         return "-".join(self.codec.upper().split("-")[:2])
 
+    @property
+    def legacy(self) -> bool:
+        """A code page told from the bytes (``_legacy``), not a Unicode encoding."""
+        return not self.codec.startswith("utf-")
+
+    def said(self, path: Path | str, where: str | None = None) -> None:
+        """One warning that a text was read in a legacy code page, which its bytes tell only as a guess."""
+        if self.legacy:
+            what = f"not UTF-8: read as {self.label}, the code page its bytes tell (saved by an older tool?)"
+            warnings.warn(InputWarning(path, what, where), stacklevel=3)
+
 
 def text_encoding(start: bytes) -> Encoding:
     """The encoding of text that starts with ``start`` (a few KB tell it best): UTF-8, 16 or 32 by their
-    BOM, or UTF-16 and 32 without one by where their NUL bytes fall; else UTF-8."""
+    BOM, or UTF-16 and 32 without one by where their NUL bytes fall; a legacy code page where the bytes are
+    not UTF-8 (``_legacy``); else UTF-8."""
     for bom, codec in _BOMS:
         if start.startswith(bom):
             return Encoding(codec, len(bom))
     sample = start[: min(len(start), ENCODING_BYTES) // 4 * 4]
     if not sample or b"\0" not in sample:
-        return Encoding("utf-8", 0)
+        return Encoding(_legacy(start[:ENCODING_BYTES]) or "utf-8", 0)
     places = [sample[i::4].count(0) * _NUL_SHARE >= len(sample) // 4 for i in range(4)]
     for codec, nul_places in (
         ("utf-32-le", [False, None, True, True]),
@@ -722,6 +735,30 @@ def text_encoding(start: bytes) -> Encoding:
         if all(want is None or have == want for have, want in zip(places, nul_places, strict=True)):
             return Encoding(codec, 0)
     return Encoding("utf-8", 0)
+
+
+# What a text holds besides its characters: line ends and tabs. A text that decodes to other control
+# characters in a code page is no text in it (a binary file).
+_CONTROLS = frozenset(range(32)) - {9, 10, 13}
+
+
+def _legacy(start: bytes) -> str | None:
+    """The code page of a text whose first bytes are not UTF-8 (an older Windows tool's "ANSI": Excel's
+    plain CSV, Notepad before 2019), as charset-normalizer tells it from them; None where they are UTF-8
+    (or cut inside a character at their end), or no text in any code page."""
+    try:
+        start.decode("utf-8")
+        return None
+    except UnicodeDecodeError as exc:
+        if exc.end == len(start) and exc.start >= len(start) - 3 and "end" in exc.reason:
+            return None  # a character cut at the end of the sample
+    import charset_normalizer
+
+    best = charset_normalizer.from_bytes(start).best()
+    if best is None or best.encoding.startswith("utf"):
+        return None
+    text = str(best)
+    return None if any(ord(c) in _CONTROLS for c in text) else codecs.lookup(best.encoding).name
 
 
 def utf8_head(data: bytes) -> bytes:
@@ -735,15 +772,25 @@ def utf8_head(data: bytes) -> bytes:
 
 
 def utf8_chunks(
-    chunks: Iterable[bytes], error: ErrorMaker, transcoding: Callable[[], None] = lambda: None
+    chunks: Iterable[bytes],
+    error: ErrorMaker,
+    transcoding: Callable[[], None] = lambda: None,
+    legacy: bool = False,
 ) -> Iterator[bytes]:
-    """A text file's byte chunks as UTF-8 without a BOM, for the parsers that read bytes (JSON, XML): UTF-8
-    passes through as it is, UTF-16 and 32 are decoded as they stream in (``transcoding`` is called first:
-    the bytes handed on then no longer count the file's). Invalid UTF-16 or 32 is an error made by
-    ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own way."""
+    """A text file's byte chunks as UTF-8 without a BOM, for the parsers that read bytes (JSON, XML, CSV):
+    UTF-8 passes through as it is, UTF-16 and 32 are decoded as they stream in (``transcoding`` is called
+    first: the bytes handed on then no longer count the file's), and with ``legacy`` (a CSV: JSON is UTF-8,
+    an XML file declares its encoding to its parser) a legacy code page too. Invalid UTF-16 or 32 is an
+    error made by ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own
+    way."""
     chunks = iter(chunks)
     first = _enough_to_tell(chunks)
     encoding = text_encoding(first)
+    if encoding.legacy and not legacy:
+        encoding = Encoding("utf-8", 0)
+    elif encoding.legacy:
+        place = error("", None)
+        encoding.said(place.path, place.where)
     if encoding.codec == "utf-8":
         first = first[encoding.bom :]
         if first:
@@ -780,6 +827,7 @@ def decode_text(data: bytes, path: Path | str, where: str | None = None) -> str:
     """Decode an export's text: UTF-8, 16 or 32 (``text_encoding``). Invalid bytes are an error that names
     the line, never a silent replacement character."""
     encoding = text_encoding(data)
+    encoding.said(path, where)
     data = data[encoding.bom :]
     try:
         return data.decode(encoding.codec)
