@@ -737,6 +737,10 @@ def text_encoding(start: bytes) -> Encoding:
     return Encoding("utf-8", 0)
 
 
+# The code pages Windows writes as "ANSI" (the system's legacy code page: Excel's plain CSV, Notepad before
+# 2019), one per script: those a legacy text export is read in.
+_ANSI = ("cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "cp874")
+_ANSI_EAST_ASIAN = ("cp932", "cp936", "cp949", "cp950")
 # What a text holds besides its characters: line ends and tabs. A text that decodes to other control
 # characters in a code page is no text in it (a binary file).
 _CONTROLS = frozenset(range(32)) - {9, 10, 13}
@@ -745,16 +749,19 @@ _CONTROLS = frozenset(range(32)) - {9, 10, 13}
 def _legacy(start: bytes) -> str | None:
     """The code page of a text whose first bytes are not UTF-8 (an older Windows tool's "ANSI": Excel's
     plain CSV, Notepad before 2019), as charset-normalizer tells it from them; None where they are UTF-8
-    (or cut inside a character at their end), or no text in any code page."""
+    (or cut inside a character at their end), UTF-8 with a damaged byte (a UTF-8 character before it), or
+    no text in any code page."""
     try:
         start.decode("utf-8")
         return None
     except UnicodeDecodeError as exc:
         if exc.end == len(start) and exc.start >= len(start) - 3 and "end" in exc.reason:
             return None  # a character cut at the end of the sample
+        if not start[: exc.start].isascii():
+            return None
     import charset_normalizer
 
-    best = charset_normalizer.from_bytes(start).best()
+    best = charset_normalizer.from_bytes(start, cp_isolation=[*_ANSI, *_ANSI_EAST_ASIAN]).best()
     if best is None or best.encoding.startswith("utf"):
         return None
     text = str(best)
@@ -823,10 +830,13 @@ def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
     return start
 
 
-def decode_text(data: bytes, path: Path | str, where: str | None = None) -> str:
-    """Decode an export's text: UTF-8, 16 or 32 (``text_encoding``). Invalid bytes are an error that names
-    the line, never a silent replacement character."""
+def decode_text(data: bytes, path: Path | str, where: str | None = None, legacy: bool = False) -> str:
+    """Decode an export's text: UTF-8, 16 or 32 (``text_encoding``), and with ``legacy`` (a text or HTML
+    file, not JSON) a legacy code page too, said in a warning. Invalid bytes are an error that names the
+    line, never a silent replacement character."""
     encoding = text_encoding(data)
+    if encoding.legacy and not legacy:
+        encoding = Encoding("utf-8", 0)
     encoding.said(path, where)
     data = data[encoding.bom :]
     try:

@@ -99,7 +99,7 @@ def _is_html(text: str) -> bool:
 
 
 def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
-    text = decode_text(read_file(path), path)
+    text = decode_text(read_file(path), path, legacy=True)
     records = _html_records(text, path) if _is_html(text) else _txt_records(text, path)
     if not records:
         raise InputError(path, "no messages; not an imessage-exporter conversation file")

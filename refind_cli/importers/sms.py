@@ -33,6 +33,7 @@ from typing import Any
 from xml.parsers import expat
 
 from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers import fields
 from refind_cli.importers.container import iter_file_chunks, named_head, utf8_chunks
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -161,6 +162,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
     for thread in reader.threads.values():
         thread.messages.sort(key=lambda m: m.timestamp)
         yield ChatExport(thread.chat(), thread.messages)
+    reader.gaps.warn()
 
 
 class _Thread:
@@ -188,6 +190,7 @@ class _Reader:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.gaps = fields.Gaps(path)  # what the app always writes and a row lacks
         self.threads: dict[str, _Thread] = {}
         self.seen: dict[tuple[str, str | None], tuple[_Thread, dict[str, str], str | None]] = {}
         self.rows = 0
@@ -351,10 +354,13 @@ class _Reader:
         get = attrs.get
         address = get("address", "")
         contact = get("contact_name")
+        if address in _NULL:
+            self.gaps.lack("sms", "address", "kept apart by contact name")
         found = self.seen.get((address, contact)) or self._thread_of(address, contact)
         own = get("type") not in _RECEIVED_SMS
-        text = get("body", "")
+        text = get("body", "null")
         if text == "null":
+            self.gaps.lack("sms", "body")
             text = ""
         subject = get("subject", "null")
         if subject not in _NULL:
@@ -406,10 +412,12 @@ class _Reader:
             ct = part.get("ct", "")
             if ct in _LAYOUT:
                 continue
-            text = part.get("text", "")
+            text = part.get("text", "null")
             if ct in _TEXT_TYPES and "data" not in part:
                 if text not in _NULL:
                     lines.append(text)
+                elif text == "null":
+                    self.gaps.lack("text part", "text")
                 continue
             label = next((part[k] for k in ("cl", "name", "fn") if part.get(k, "null") not in _NULL), "")
             files.append(f"{label} ({ct})" if label else ct or "(attachment)")
@@ -435,8 +443,10 @@ def _members(listed: str, contact: str | None) -> tuple[list[str], dict[str, str
     """A thread's members as its key (each address without its formatting, sorted, once) and the names the
     row shows them by: the contact name where there is one (``contact_name`` lists a group's names in the
     order of its addresses), else the address as written."""
-    if listed in _NULL:
-        return [], {}
+    if listed in _NULL:  # a row without its address: told apart by the name it shows, where there is one
+        if contact is None or contact in _UNKNOWN:
+            return [], {}
+        listed = contact
     written = listed.split("~")
     members = [_address(a) for a in written]
     names = dict(zip(members, written, strict=True))
