@@ -702,7 +702,7 @@ def _as_the_original(variant: Variant, first: Reading, again: Reading) -> str | 
     have = Counter((t, s, x) for _, t, s, x in first.messages)
     want = Counter((t, s, x) for b in bases for _, t, s, x in b.messages)
     if missing := want - have:
-        (when, _, text), count = next(iter(missing.items()))
+        when, _, text = next(iter(missing))
         how = "lost or changed" if len(first.messages) >= sum(want.values()) else "lost"
         return f"{how}: {sum(missing.values())} of {sum(want.values())} messages, e.g. {when} {text[:40]!r}"
     if extra := have - want:

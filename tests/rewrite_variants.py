@@ -32,7 +32,6 @@ second import of either adds nothing), and at most one warning line more.
 from __future__ import annotations
 
 import codecs
-import copy
 import csv
 import io
 import json
@@ -42,12 +41,11 @@ import zipfile
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from xml.etree import ElementTree as ET
 
 from ablation_variants import (
     _SENDERISH,
-    SAMPLES,
     Files,
     Variant,
     _bears,
@@ -60,6 +58,7 @@ from ablation_variants import (
 )
 
 from refind_cli import importers
+from refind_cli.importers import container
 
 KINDS = (
     "encoding",
@@ -77,7 +76,7 @@ _TEXT = (".txt", ".csv", ".json", ".html", ".htm", ".xml", ".md")
 # that holds every character of it.
 _ANSI = ("cp1252", "cp1250", "cp1251", "cp1253", "cp1254", "cp1257", "cp932", "cp949", "cp936", "cp950")
 # Where a file declares its own encoding: an XML declaration, an HTML meta charset.
-_DECLARED = re.compile(rb"""(?i)(encoding|charset)(\s*=\s*["']?)utf-8""")
+_DECLARED = re.compile(r"""(?i)(encoding|charset)(\s*=\s*["']?)utf-8""")
 
 
 def _texts(files: Files, export: Path) -> dict[str, str]:
@@ -122,15 +121,12 @@ def _variant(
 
 def _encoded(codec: str, bom: bytes) -> Callable[[str, str], bytes | None]:
     def rewrite(name: str, text: str) -> bytes | None:
-        text = text.removeprefix("\ufeff")
         label = codec.upper().replace("-LE", "").replace("-BE", "")
+        declared = _DECLARED.sub(r"\1\g<2>" + label, text.removeprefix("\ufeff"))
         try:
-            data = bom + _DECLARED.sub(rb"\1\g<2>" + label.encode(), text.encode("utf-8")).decode().encode(
-                codec
-            )
+            return bom + declared.encode(codec)
         except UnicodeEncodeError:
             return None
-        return data
 
     return rewrite
 
@@ -153,6 +149,10 @@ def _lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+def _ended(end: str) -> Callable[[str, str], bytes]:
+    return lambda name, text: end.join(_lines(text)).encode()
+
+
 def _mixed(name: str, text: str) -> bytes:
     lines = _lines(text)
     return (
@@ -170,12 +170,7 @@ def _text_variants(export: Path) -> Iterator[Variant | None]:
     ):
         yield _variant(export, "encoding", how, _each_text(export, rewrite))
     for how, end in (("CR LF", "\r\n"), ("CR", "\r")):
-        yield _variant(
-            export,
-            "line-ends",
-            how,
-            _each_text(export, lambda n, t, end=end: end.join(_lines(t)).encode()),
-        )
+        yield _variant(export, "line-ends", how, _each_text(export, _ended(end)))
     yield _variant(export, "line-ends", "LF and CR LF mixed", _each_text(export, _mixed))
     yield _variant(
         export, "final-newline", "dropped", _each_text(export, lambda n, t: t.rstrip("\r\n").encode())
@@ -224,7 +219,7 @@ def _json_variants(export: Path) -> Iterator[Variant | None]:
 
 
 def _spreadsheet(
-    delimiter: str, end: str, quoting: int, head: bytes, codec: str = "utf-8"
+    delimiter: str, end: str, quoting: Literal[0, 1, 2, 3], head: bytes, codec: str = "utf-8"
 ) -> Callable[[str, str], bytes | None]:
     def rewrite(name: str, text: str) -> bytes | None:
         if not name.lower().endswith(".csv"):
@@ -309,26 +304,25 @@ def _reverse_attributes(element: ET.Element) -> None:
 
 def _attribute(path: str, name: str, op: Callable[[ET.Element, str], None]) -> Callable[[ET.Element], None]:
     def change(root: ET.Element) -> None:
-        for element in root.iter():
-            if _element_path(root, element) == path and name in element.attrib:
+        for at, element in _elements(root):
+            if at == path and name in element.attrib:
                 op(element, name)
 
     return change
 
 
-@cache
-def _parents(root: ET.Element) -> dict[int, ET.Element]:
-    return {id(c): p for p in root.iter() for c in p}
+def _elements(root: ET.Element) -> list[tuple[str, ET.Element]]:
+    """Every element of a tree with its path of tags (``smses/mms/parts/part``)."""
+    found = []
 
+    def walk(element: ET.Element, path: str) -> None:
+        if isinstance(element.tag, str):  # not a comment or an instruction
+            found.append((path, element))
+            for child in element:
+                walk(child, f"{path}/{child.tag}")
 
-def _element_path(root: ET.Element, element: ET.Element) -> str:
-    steps = []
-    parents = {id(c): p for p in root.iter() for c in p} if root is not element else {}
-    at: ET.Element | None = element
-    while at is not None:
-        steps.append(str(at.tag))
-        at = parents.get(id(at))
-    return "/".join(reversed(steps))
+    walk(root, str(root.tag))
+    return found
 
 
 def _xml_variants(export: Path) -> Iterator[Variant | None]:
@@ -345,17 +339,8 @@ def _xml_variants(export: Path) -> Iterator[Variant | None]:
     b = bearers(export)
     fmt = importers.detect(export)
     for member, text in texts.items():
-        root = _tree(text)
         values: dict[tuple[str, str], list[str]] = {}
-        parents = {id(c): p for p in root.iter() for c in p}
-        for element in root.iter():
-            if not isinstance(element.tag, str):
-                continue
-            steps, at = [], element
-            while at is not None:
-                steps.append(str(at.tag))
-                at = parents.get(id(at))
-            path = "/".join(reversed(steps))
+        for path, element in _elements(_tree(text)):
             for name, value in element.attrib.items():
                 values.setdefault((path, name), []).append(value)
         for (path, name), found in values.items():
@@ -404,13 +389,7 @@ def _zipped(
 
 
 def _stem(export: Path) -> str:
-    return importers_stem(export.name)
-
-
-def importers_stem(name: str) -> str:
-    from refind_cli.importers import container
-
-    return container.archive_stem(name) or name
+    return container.archive_stem(export.name) or export.name
 
 
 def _named(export: Path, files: Files) -> dict[str, bytes]:
@@ -552,7 +531,3 @@ def variants() -> tuple[Variant, ...]:
         for make in (_text_variants, _json_variants, _csv_variants, _xml_variants, _repacked, _renamed, _two):
             found += [v for v in make(export) if v is not None]
     return tuple(found)
-
-
-def _copy(value: Any) -> Any:
-    return copy.deepcopy(value)

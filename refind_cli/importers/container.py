@@ -29,6 +29,7 @@ import re
 import shutil
 import stat
 import tarfile
+import unicodedata
 import warnings
 import zipfile
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
@@ -738,9 +739,24 @@ def text_encoding(start: bytes) -> Encoding:
 
 
 # The code pages Windows writes as "ANSI" (the system's legacy code page: Excel's plain CSV, Notepad before
-# 2019), one per script: those a legacy text export is read in.
-_ANSI = ("cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "cp874")
-_ANSI_EAST_ASIAN = ("cp932", "cp936", "cp949", "cp950")
+# 2019), one per script, the most used first: those a legacy text export is read in. Where its bytes read
+# alike in several (a short Western text), the first wins.
+_ANSI = (
+    "cp1252",
+    "cp1251",
+    "cp1250",
+    "cp932",
+    "cp936",
+    "cp949",
+    "cp950",
+    "cp1254",
+    "cp1253",
+    "cp1257",
+    "cp1256",
+    "cp1255",
+    "cp1258",
+    "cp874",
+)
 # What a text holds besides its characters: line ends and tabs. A text that decodes to other control
 # characters in a code page is no text in it (a binary file).
 _CONTROLS = frozenset(range(32)) - {9, 10, 13}
@@ -761,11 +777,25 @@ def _legacy(start: bytes) -> str | None:
             return None
     import charset_normalizer
 
-    best = charset_normalizer.from_bytes(start, cp_isolation=[*_ANSI, *_ANSI_EAST_ASIAN]).best()
-    if best is None or best.encoding.startswith("utf"):
+    def rank(match: charset_normalizer.CharsetMatch) -> tuple[float, float, int]:
+        # The least mess, then the most like a language, then the fewest symbols where letters belong
+        # (Polish "Łódź" in CP1252 is "£ódŸ").
+        odd = sum(1 for c in str(match) if ord(c) > 127 and unicodedata.category(c)[0] == "S")
+        return match.percent_chaos, -match.percent_coherence, odd
+
+    found = list(charset_normalizer.from_bytes(start, cp_isolation=list(_ANSI)))
+    if not found:
         return None
-    text = str(best)
-    return None if any(ord(c) in _CONTROLS for c in text) else codecs.lookup(best.encoding).name
+    best = min(map(rank, found))
+    tied = [m for m in found if rank(m) == best]  # in charset-normalizer's order
+    if all(_single_byte(m.encoding) for m in tied):  # a short Western text reads alike in several
+        tied.sort(key=lambda m: _ANSI.index(m.encoding) if m.encoding in _ANSI else len(_ANSI))
+    text = str(tied[0])
+    return None if any(ord(c) in _CONTROLS for c in text) else codecs.lookup(tied[0].encoding).name
+
+
+def _single_byte(codec: str) -> bool:
+    return codecs.lookup(codec).name not in ("cp932", "gbk", "cp949", "cp950")
 
 
 def utf8_head(data: bytes) -> bytes:

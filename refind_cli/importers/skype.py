@@ -113,7 +113,7 @@ def _account(path: Path) -> str:
     """The account (``userId``) of an export whose top-level keys another tool wrote in another order
     (sorted, or reversed: after the conversations), from a pass over the file's top level; "" where there
     is none. An error on the way is the reading's to name."""
-    with named_file(path, FILE, "a Skype export") as (chunks, where, entry), contextlib.closing(chunks):
+    with named_file(path, FILE, "a Skype export") as (chunks, where, _), contextlib.closing(chunks):
         events = jsonstream.JsonEvents(
             jsonstream.Stream(chunks, lambda what, place: InputError(where, what, place), _RULES)
         )
