@@ -740,7 +740,9 @@ def text_encoding(start: bytes) -> Encoding:
 
 # The code pages Windows writes as "ANSI" (the system's legacy code page: Excel's plain CSV, Notepad before
 # 2019), one per script, the most used first: those a legacy text export is read in. Where its bytes read
-# alike in several (a short Western text), the first wins.
+# alike in several (a short Western text), the first wins. Not CP1258 (Vietnamese, which writes tones as
+# combining marks after any byte): Czech in CP1250 reads as it with a better score, and Vietnamese Windows
+# text was mostly written in Unicode or VNI.
 _ANSI = (
     "cp1252",
     "cp1251",
@@ -754,7 +756,6 @@ _ANSI = (
     "cp1257",
     "cp1256",
     "cp1255",
-    "cp1258",
     "cp874",
 )
 # What a text holds besides its characters: line ends and tabs. A text that decodes to other control
@@ -776,6 +777,7 @@ def _legacy(start: bytes) -> str | None:
         if not start[: exc.start].isascii():
             return None
     import charset_normalizer
+    from charset_normalizer.constant import FREQUENCIES
 
     def rank(match: charset_normalizer.CharsetMatch) -> tuple[float, float, int]:
         # The least mess, then the most like a language, then the fewest symbols where letters belong
@@ -783,13 +785,20 @@ def _legacy(start: bytes) -> str | None:
         odd = sum(1 for c in str(match) if ord(c) > 127 and unicodedata.category(c)[0] == "S")
         return match.percent_chaos, -match.percent_coherence, odd
 
+    def western(match: charset_normalizer.CharsetMatch) -> tuple[int, int]:
+        # The most of one language's common letters (Czech "ěř" in CP1252 is "ìø", common in no one
+        # language), then the most used code page.
+        letters = {c for c in str(match).lower() if ord(c) > 127 and c.isalpha()}
+        fit = max(len(letters.intersection(common)) for common in FREQUENCIES.values())
+        return -fit, _ANSI.index(match.encoding) if match.encoding in _ANSI else len(_ANSI)
+
     found = list(charset_normalizer.from_bytes(start, cp_isolation=list(_ANSI)))
     if not found:
         return None
     best = min(map(rank, found))
     tied = [m for m in found if rank(m) == best]  # in charset-normalizer's order
-    if all(_single_byte(m.encoding) for m in tied):  # a short Western text reads alike in several
-        tied.sort(key=lambda m: _ANSI.index(m.encoding) if m.encoding in _ANSI else len(_ANSI))
+    if all(_single_byte(m.encoding) for m in tied):  # a short text reads alike in several
+        tied.sort(key=western)
     text = str(tied[0])
     return None if any(ord(c) in _CONTROLS for c in text) else codecs.lookup(tied[0].encoding).name
 

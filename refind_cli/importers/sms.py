@@ -355,12 +355,12 @@ class _Reader:
         address = get("address", "")
         contact = get("contact_name")
         if address in _NULL:
-            self.gaps.lack("sms", "address", "kept apart by contact name")
+            self.gaps.lack("text message", "address", "kept apart by contact name")
         found = self.seen.get((address, contact)) or self._thread_of(address, contact)
         own = get("type") not in _RECEIVED_SMS
         text = get("body", "null")
         if text == "null":
-            self.gaps.lack("sms", "body")
+            self.gaps.lack("text message", "body")
             text = ""
         subject = get("subject", "null")
         if subject not in _NULL:
