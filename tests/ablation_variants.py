@@ -627,12 +627,15 @@ def _without(members: set[str]) -> Callable[[Files], Files]:
 # --- all of them -----------------------------------------------------------------------------------------
 
 
+def with_messages() -> list[Path]:
+    """The sample exports whose original reading holds messages: those variants are made of."""
+    return [export for export in exports() if original(export).messages]
+
+
 @cache
 def variants() -> tuple[Variant, ...]:
     found: list[Variant] = []
-    for export in exports():
-        if not original(export).messages:
-            continue
+    for export in with_messages():
         fmt = importers.detect(export)
         files = _files(export)
         for make in (_json_variants, _csv_variants, _html_variants, _dropped_variants):

@@ -54,7 +54,7 @@ from ablation_variants import (
     _rows,
     bearers,
     exports,
-    original,
+    with_messages,
 )
 
 from refind_cli import importers
@@ -524,10 +524,5 @@ def _two(export: Path) -> Iterator[Variant | None]:
 
 @cache
 def variants() -> tuple[Variant, ...]:
-    found: list[Variant] = []
-    for export in exports():
-        if not original(export).messages:
-            continue
-        for make in (_text_variants, _json_variants, _csv_variants, _xml_variants, _repacked, _renamed, _two):
-            found += [v for v in make(export) if v is not None]
-    return tuple(found)
+    makers = (_text_variants, _json_variants, _csv_variants, _xml_variants, _repacked, _renamed, _two)
+    return tuple(v for export in with_messages() for make in makers for v in make(export) if v is not None)
