@@ -763,6 +763,7 @@ _ANSI = (
 _CONTROLS = frozenset(range(32)) - {9, 10, 13}
 
 
+@functools.lru_cache(maxsize=64)  # each format's sniff asks of the same file's start
 def _legacy(start: bytes) -> str | None:
     """The code page of a text whose first bytes are not UTF-8 (an older Windows tool's "ANSI": Excel's
     plain CSV, Notepad before 2019), as charset-normalizer tells it from them; None where they are UTF-8
