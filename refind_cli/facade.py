@@ -545,14 +545,15 @@ class Home:
                 self.close()
                 empty_new_home(self.path)
             else:
+                # A first import leaves its indexes' pages about 87 % full (SQLite splits a page it
+                # appends to) and the index queue's emptied: rewritten once, the archive of a million
+                # messages is 9 MB smaller for ~0.8 s of CPU (bench/RESULTS.md, issue 26 item 4,
+                # session 12), beside the index's build. Later imports add less than the archive holds;
+                # `forget` compacts too.
                 with indexing():
-                    self._open_index_for_writing().sync(archive)
-                if created:
-                    # A first import leaves its indexes' pages about 87 % full (SQLite splits a page it
-                    # appends to) and the index queue's emptied: rewritten once, the archive of a million
-                    # messages is 9 MB smaller for ~0.8 s of CPU (bench/RESULTS.md, issue 26 item 4,
-                    # session 12). Later imports add less than the archive holds; `forget` compacts too.
-                    archive.compact()
+                    self._open_index_for_writing().sync(
+                        archive, meanwhile=archive.compact if created else None
+                    )
         if discard:
             remove_empty_home(self.path)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from refind_cli.index import INDEXED_CHARS, TurnKey, chat_analyzers, epoch_seconds, turn_text
@@ -101,7 +101,13 @@ class MemoryIndex:
             n += 1
         return n
 
-    def sync(self, archive: Archive) -> int:
+    def sync(self, archive: Archive, *, meanwhile: Callable[[], None] | None = None) -> int:
+        n = self._sync(archive)
+        if meanwhile is not None:
+            meanwhile()
+        return n
+
+    def _sync(self, archive: Archive) -> int:
         queue = archive.index_queue()
         if not self._turns:
             n = self._add(archive, archive.index_rows(None, chars=INDEXED_CHARS))

@@ -61,6 +61,22 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             ],
             "resumed / re-read",
         ),
+        "index_step_bench": (
+            [
+                [
+                    "index_step_bench.py",
+                    "--messages",
+                    "300",
+                    "--base",
+                    str(BENCH.parent),
+                    "--rounds",
+                    "1",
+                    "--workdir",
+                    f"{work}/index_step",
+                ]
+            ],
+            "read and analyse",
+        ),
         "assistant_import_bench": (
             [["assistant_import_bench.py", "--messages", "300", "--workdir", f"{work}/assistant"]],
             "msg/s",
@@ -128,6 +144,7 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["ablation_probe.py", "--formats", "whatsapp,imessage"]],
             "variants keep the rule",
         ),
+        "catalog_bench": ([["catalog_bench.py", "--langs", "pl,ko", "--mixed"]], "all |"),
         "polyglot_bench": (
             [["polyglot_bench.py", "--scripts", "Grek,Yiii,Kore", "--emoji", "2", "--ask"]],
             "asked offline",

@@ -38,7 +38,7 @@ def test_a_month_in_a_date_is_the_month_named_alone() -> None:
     }
     for lang, (alone, date) in cases.items():
         analyzer = analyzer_for(lang)
-        (term,) = analyzer.analyze(alone)
+        term = analyzer.analyze(alone)[0]  # the stem (a longer name has its head after it)
         assert term in analyzer.analyze(date), lang
         assert term in analyzer.analyze(alone.upper()) and term in analyzer.index_text(date).split(), lang
 

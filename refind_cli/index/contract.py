@@ -120,9 +120,11 @@ class TurnIndex(Protocol):
         """The text a turn is indexed under, before analysis."""
         ...
 
-    def sync(self, archive: Archive) -> int:
+    def sync(self, archive: Archive, *, meanwhile: Callable[[], None] | None = None) -> int:
         """Catch up with the archive's index queue (everything, when nothing is indexed yet); returns the
-        number of turns added."""
+        number of turns added. ``meanwhile``: work on the archive (a first import's compaction) done by the
+        time it returns, once the queue is emptied: beside the build where the engine reads the archive in
+        another process (this one's connection is the work's meanwhile), else after it."""
         ...
 
     def rebuild(self, archive: Archive) -> int:

@@ -412,8 +412,14 @@ class TantivyIndex:
                 # Readers that still have the old files mapped keep reading them (POSIX unlink semantics).
                 shutil.rmtree(old, ignore_errors=True)
 
-    def _documents(self, archive: Archive, session_seqs: list[int] | None) -> Iterator[AnalysedTurn]:
-        """The turns of these sessions (None: every one), analysed as this index analyses them."""
+    def _documents(
+        self,
+        archive: Archive,
+        session_seqs: list[int] | None,
+        meanwhile: Callable[[], None] | None = None,
+    ) -> Iterator[AnalysedTurn]:
+        """The turns of these sessions (None: every one), analysed as this index analyses them
+        (``meanwhile``: ``analysed.analysed_turns``')."""
         # Here, not at the top: a search opens the index and never builds it (the child process's start-up).
         from refind_cli.index.analysed import analysed_turns
 
@@ -423,6 +429,7 @@ class TantivyIndex:
             analyzer=self.analyzer,
             others=chat_analyzers(self, archive),
             speaker_in_text=self.speaker_in_text,
+            meanwhile=meanwhile,
         )
 
     def _add(self, writer: tantivy.IndexWriter, turns: Iterable[AnalysedTurn]) -> int:
@@ -456,8 +463,25 @@ class TantivyIndex:
         index.reload()
         return n
 
-    def sync(self, archive: Archive) -> int:
-        """Bring the index up to date with the archive's index queue. Returns the number of turns added."""
+    def sync(self, archive: Archive, *, meanwhile: Callable[[], None] | None = None) -> int:
+        """Bring the index up to date with the archive's index queue. Returns the number of turns added.
+        ``meanwhile``: ``TurnIndex.sync``'s."""
+        if meanwhile is None:
+            return self._sync(archive, None)
+        done = False
+
+        def beside() -> None:
+            nonlocal done
+            done = True
+            meanwhile()
+
+        n = self._sync(archive, beside)
+        if not done:
+            meanwhile()
+        return n
+
+    def _sync(self, archive: Archive, meanwhile: Callable[[], None] | None) -> int:
+        """``sync``, ``meanwhile`` done beside a build of every turn."""
         queue = archive.index_queue()
         if not queue and self.generation is not None and self.num_docs > 0:
             return 0
@@ -465,8 +489,13 @@ class TantivyIndex:
             self._attach()
             queue = archive.index_queue()
             if self.generation is None or self.num_docs == 0:
-                # Nothing indexed yet (first use, or the index was lost): index every turn, not just the queue.
-                turns = self._documents(archive, None)
+                # Nothing indexed yet (first use, or the index was lost): index every turn, not just the
+                # queue. A build cut short leaves nothing indexed, so the next sync indexes every turn
+                # again: the queue can be emptied first, as ``meanwhile`` wants it.
+                if meanwhile is not None:
+                    archive.clear_index_queue(queue)
+                    queue = []
+                turns = self._documents(archive, None, meanwhile)
                 first = next(turns, None)
                 if first is None:
                     archive.clear_index_queue(queue)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import itertools
 import json
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -105,6 +106,22 @@ def _turn_text_within(chars: int) -> str:
     and its (first) message's seq; over ``_TURNS``."""
     single = f"CASE WHEN {_longer('f.text', chars)} THEN NULL ELSE f.text END"
     return f"CASE WHEN {_MANY} THEN {_SEVERAL} ELSE {single} END, f.seq"
+
+
+def _index_rows_sql(chars: int) -> str:
+    return (
+        f"SELECT t.session_seq, t.ordinal, f.chat_seq, f.ts / 1000000, {_SPEAKER},"
+        f" {_turn_text_within(chars)} FROM {_TURNS}"
+    )
+
+
+_ROW_TEXT = operator.itemgetter(4)
+
+
+def _name(sender: str | bytes | None, names: dict[bytes, str]) -> str:
+    """``_SPEAKER`` of a stored sender, with the senders table at hand."""
+    name = names.get(sender) if isinstance(sender, bytes) else sender
+    return name if name is not None else ""
 
 
 def _turn(row: Sequence) -> Turn:
@@ -386,12 +403,76 @@ class Queries:
         """What the index needs of each turn, as plain tuples (session_seq, ordinal, chat_seq, start in epoch
         seconds, speaker, the first ``chars`` characters of its text): building ``Turn`` records with
         datetimes cost more than the indexing."""
-        sql = (
-            f"SELECT t.session_seq, t.ordinal, f.chat_seq, f.ts / 1000000, {_SPEAKER},"
-            f" {_turn_text_within(chars)} FROM {_TURNS}"
-        )
-        rows = self._of_sessions(sql, "t.session_seq", "t.ordinal", session_seqs)
+        if session_seqs is None:
+            return self._every_index_row(chars)
+        rows = self._of_sessions(_index_rows_sql(chars), "t.session_seq", "t.ordinal", session_seqs)
         return (row[:-1] for row in self._within(rows, chars))
+
+    def _every_index_row(self, chars: int) -> Iterator[tuple[int, int, int, int, str, str]]:
+        """``index_rows`` of every turn, the same rows, from one pass over the messages in seq order beside
+        the turns: a turn's messages are taken where the pass is (a fresh import's turns list them in that
+        order), else looked up. Rebuilding each turn's text in SQL, a lookup and a grouping a turn, was
+        half of the analysing process of a million messages' index (bench/RESULTS.md, issue 26 item 2,
+        session 13)."""
+        names = dict(fetch_all(self.db.execute("SELECT key, name FROM senders"), tuple[bytes, str]))
+        select = (
+            f"SELECT seq, chat_seq, ts, sender, CASE WHEN {_longer('text', chars)} THEN NULL ELSE text END"
+            " FROM messages"
+        )
+        scan = self.db.cursor().execute(f"{select} ORDER BY seq")
+        turns = self.db.cursor().execute(
+            "SELECT session_seq, ordinal, message_seqs FROM turns ORDER BY session_seq, ordinal"
+        )
+        at = next(scan, None)
+        try:
+            for sess, ordinal, stored in turns:
+                # The turn's messages: its first where the pass is, the rest after it (a run, "12+2": as many
+                # rows as it holds, ending at its last seq), else each looked up.
+                first, _, more = stored.partition("+")
+                seq = int(first) if first.isdigit() else seqs_of(stored)[0]
+                while at is not None and at[0] < seq:
+                    at = next(scan, None)
+                if at is not None and at[0] == seq and (more or first.isdigit()):
+                    rows = [at]
+                    if more:
+                        rows += itertools.islice(scan, int(more))
+                    at = next(scan, None)
+                    if rows[-1][0] != seq + len(rows) - 1 or len(rows) != (int(more) + 1 if more else 1):
+                        rows = self._rows_of(select, seqs_of(stored))
+                else:
+                    rows = self._rows_of(select, seqs_of(stored))
+                if not rows or rows[0][0] != seq:
+                    continue  # its first message is gone: the query's join finds none
+                seq, chat, us, sender, text = rows[0]
+                if len(rows) > 1:
+                    texts = list(map(_ROW_TEXT, rows))
+                    if None in texts:
+                        # A text stored apart, or longer than ``chars``, in a turn of several (none the
+                        # segmenter's caps make): read as the query reads it.
+                        sql = f"{_index_rows_sql(chars)} WHERE t.session_seq = ? AND t.ordinal = ?"
+                        yield from (
+                            row[:-1] for row in self._within(self.db.execute(sql, (sess, ordinal)), chars)
+                        )
+                        continue
+                    if len({row[3] if row[3] is not None else "" for row in rows}) == 1:
+                        text = "\n".join(texts)
+                    else:
+                        text = "\n".join([f"{_name(row[3], names)}: {row[4]}" for row in rows])
+                elif text is None:
+                    text = self._head(seq, chars)[0]
+                if len(text) > chars:
+                    text = text[:chars]
+                # SQLite's integer division truncates toward zero.
+                ts = us // 1_000_000 if us >= 0 else -(-us // 1_000_000)
+                speaker = names.get(sender) if type(sender) is bytes else sender
+                yield sess, ordinal, chat, ts, speaker if speaker is not None else "", text
+        finally:
+            scan.close()  # rows may follow the last turn's (hidden ones): the statement ends with the pass
+
+    def _rows_of(self, select: str, seqs: list[int]) -> list[tuple]:
+        """The rows of ``select`` of these messages, in this order, those that exist."""
+        rows = (self.db.execute(f"{select} WHERE seq = ?", (seq,)).fetchone() for seq in seqs)
+        return [row for row in rows if row is not None]
 
     def _within(self, rows: Iterable[Sequence], chars: int) -> Iterator[tuple]:
         """Rows ending in ``_turn_text_within(chars)``'s two columns, with those as (at most ``chars``

@@ -201,9 +201,13 @@ class Analyzer:
     when 0). Porter (English) and the cut read the folded word; every other stemmer sees the word with its
     accents (their rules read them: French "-é", Turkish vowel harmony) and the stem is folded after, so
     "médicos" and "medicos" both end as "medic"; where the word typed without its accents stems otherwise,
-    that stem is a second term of the word. With ``parts`` (a length), a stem at least twice that long is
-    also indexed as each of its heads and tails of at least that length: the parts of a compound, among
-    pieces that match nothing. Only turns get them (``index_text``); a query's word is matched as it is."""
+    that stem is a second term of the word. With ``head`` (a length), a stemmed word longer than that also
+    has its first ``head`` letters (folded) as a term, in turns and queries alike: where a stemmer leaves
+    two forms of a word apart ("wysłany"/"wysłać", "вредностима"/"вредност", "beschikbare"/"beschikbaar")
+    their heads meet, and a turn holding the very form still scores higher, matching both terms. With
+    ``parts`` (a length), a stem at least twice that long is also indexed as each of its heads and tails of
+    at least that length: the parts of a compound, among pieces that match nothing. Only turns get them
+    (``index_text``); a query's word is matched as it is."""
 
     def __init__(
         self,
@@ -213,6 +217,7 @@ class Analyzer:
         stemmer: str | None = "porter",
         lang: str = "en",
         truncate: int = 0,
+        head: int = 0,
         parts: int = 0,
     ) -> None:
         self.stopwords = frozenset(stopwords)
@@ -232,6 +237,7 @@ class Analyzer:
         # neither.
         self._turkish = lang in {"tr", "az"}
         self._parts = parts
+        self._head = head if stemmer is not None else 0  # a cut word is its head already
         self._names: dict[str, str] | None = None  # read on the first word: most searches never need it
         self._clitics: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._cache: dict[str, str] = {}
@@ -300,7 +306,11 @@ class Analyzer:
         # Typed without its accents, a word may stem otherwise ("francés" -> "frances", "frances" ->
         # "franc"; Polish "dzwoniła" -> "dzwon", "dzwonila" -> "dzwonil"): that stem is a term too.
         typed = self._stem(bare) if bare != plain else stem
-        return stem if typed in (stem, "") else f"{stem} {typed}"
+        terms = [stem] if typed in (stem, "") else [stem, typed]
+        if self._head and len(bare) > self._head:
+            head = bare.replace("ё", "е")[: self._head]
+            terms += [head] if head not in terms else []
+        return " ".join(terms)
 
     def _learn_parts(self, word: str) -> str:
         """``_learn``, with a long stem's heads and tails after it."""
@@ -312,7 +322,9 @@ class Analyzer:
         n, least = len(stem), self._parts
         if n >= 2 * least:
             cuts = range(least, n - least + 1)
-            terms = " ".join([terms, *(stem[:k] for k in cuts), *(stem[k:] for k in cuts)])
+            own = terms.split(" ")  # a part that is the word's head already is not counted twice
+            extra = [p for p in [*(stem[:k] for k in cuts), *(stem[k:] for k in cuts)] if p not in own]
+            terms = " ".join([terms, *extra])
         if len(self._index_cache) >= _CACHE_LIMIT:
             self._index_cache.clear()
         self._index_cache[word] = terms
@@ -326,9 +338,10 @@ class Analyzer:
     def _terms(self, text: str, cache: dict[str, str], learn: Callable[[str], str]) -> str:
         words = self._words(text)
         try:
-            return " ".join([t for t in map(cache.__getitem__, words) if t])
+            # filter(None, ...) rather than a comprehension's test: a fifth of a million messages' analysis.
+            return " ".join(filter(None, map(cache.__getitem__, words)))
         except KeyError:
-            return " ".join([t for t in (cache[w] if w in cache else learn(w) for w in words) if t])
+            return " ".join(filter(None, (cache[w] if w in cache else learn(w) for w in words)))
 
     def index_text(self, text: str) -> str:
         """The terms ``text`` is indexed under, joined by single spaces: the form handed to tantivy's
@@ -418,11 +431,12 @@ def analyze(text: str) -> list[str]:
 
 # Bumped whenever an analyzer changes (its stop words, stemmer, folding or splitting of words): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
-ANALYSIS_VERSION = 4
+ANALYSIS_VERSION = 5
 
 # A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
 # of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
-# better than no stemming (bench/RESULTS.md, issue 21).
+# better than no stemming (bench/RESULTS.md, issue 21). A stemmed language's words have this cut as a
+# second term (their head), for the forms its stemmer leaves apart (bench/RESULTS.md, session 13).
 TRUNCATE = 5
 # Heads and tails of at least this many letters of a stem twice as long: the parts of a compound.
 PARTS = 4
@@ -479,11 +493,17 @@ def _stopwords(lang: str) -> frozenset[str]:
         # The package's Turkish list was read as Latin-1 from Windows-1254 ("þey" for "şey", "nasýl" for
         # "nasıl"); those two agree on every other letter the list uses, so encoding back repairs it.
         listed = [w.encode("latin-1").decode("cp1254") if max(w, default="") <= "\xff" else w for w in listed]
+    from refind_cli.text.datenames import forms
+
+    # A stop word typed bare that is a month's or weekday's form is the name: Polish "mają" ("they have")
+    # typed "maja" is May in a date ("15 maja").
+    named = {f for group in forms(lang) for form in group for f in (form, fold(form))}
     out: set[str] = set(ELISIONS.get(lang, "").split())
     for entry in listed:
         word = unicodedata.normalize("NFC", entry.lower()).strip("'’.\" ")
         if word and all(ch.isalnum() for ch in word):
-            out.update((word, fold(word), word.replace("ё", "е")))
+            out.update(w for w in (fold(word), word.replace("ё", "е")) if w not in named)
+            out.add(word)
     return frozenset(out)
 
 
@@ -498,7 +518,9 @@ def analyzer_for(lang: str) -> Analyzer:
     if lang in ("", UNDETERMINED, "en") or not _library_names(lang):
         return DEFAULT_ANALYZER
     stemmer = stemmer_name(lang)
-    return Analyzer(_stopwords(lang), name=lang, stemmer=stemmer, lang=lang, truncate=TRUNCATE, parts=PARTS)
+    return Analyzer(
+        _stopwords(lang), name=lang, stemmer=stemmer, lang=lang, truncate=TRUNCATE, head=TRUNCATE, parts=PARTS
+    )
 
 
 class Bilingual(Analyzer):
@@ -549,7 +571,9 @@ def highlighter_for(lang: str) -> Analyzer | None:
         return Bilingual(first, second)
     if analyzer_for(lang) is DEFAULT_ANALYZER:
         return None
-    return Analyzer((), name="highlight", stemmer=stemmer_name(lang), lang=lang, truncate=TRUNCATE)
+    return Analyzer(
+        (), name="highlight", stemmer=stemmer_name(lang), lang=lang, truncate=TRUNCATE, head=TRUNCATE
+    )
 
 
 def query_analyzer(query: str, analyzers: Sequence[Analyzer]) -> Analyzer | None:
