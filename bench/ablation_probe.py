@@ -37,13 +37,29 @@ def main() -> None:
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose refind_cli is measured")
     parser.add_argument("--show", type=int, default=10)
     parser.add_argument("--formats", help="only these, comma-separated")
+    parser.add_argument("--kinds", help="only these kinds of change, comma-separated")
+    parser.add_argument(
+        "--set",
+        choices=("all", "fields", "rewrites"),
+        default="all",
+        help="fields: each field changed (ablation_variants); rewrites: whole files rewritten (rewrite_variants)",
+    )
     parser.add_argument("--timeout", type=float, default=30.0)
     args = parser.parse_args()
     sys.path[:0] = [str(args.tree.resolve()), str(ROOT / "tests")]
     import ablation_variants as av
+    import rewrite_variants as rv
 
     started = time.perf_counter()
-    chosen = [v for v in av.variants() if not args.formats or v.format in args.formats.split(",")]
+    every = (av.variants() if args.set != "rewrites" else ()) + (
+        rv.variants() if args.set != "fields" else ()
+    )
+    chosen = [
+        v
+        for v in every
+        if (not args.formats or v.format in args.formats.split(","))
+        and (not args.kinds or v.kind in args.kinds.split(","))
+    ]
     failed: list[tuple[av.Variant, str]] = []
     signal.signal(signal.SIGALRM, _alarm)
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,7 +81,7 @@ def main() -> None:
     what = Counter(w.split(":", 1)[0] for _, w in failed)
     print("failures by what went wrong: " + ", ".join(f"{k} {n}" for k, n in what.most_common()))
     for variant, wrong in failed[: args.show]:
-        print(f"  {variant.name}{' (lossy)' if variant.lossy else ''}: {wrong[:200]}")
+        print(f"  {variant.export}: {variant.name}{' (lossy)' if variant.lossy else ''}: {wrong[:200]}")
 
 
 def _table(by: str, total: Counter[str], failed: Counter[str]) -> None:

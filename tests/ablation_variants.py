@@ -81,6 +81,12 @@ class Variant:
     # "time", "sender"; "named" where a key's name says it may hold a sender.
     bears: frozenset[str]
     change: Callable[[Files], Files] = field(compare=False, repr=False)
+    # A rewrite of the whole export that keeps every field (``tests/rewrite_variants.py``): it must read as
+    # the original does, in the same chats with the same identities.
+    whole: bool = False
+    # How it is laid down (a zip re-packed, a file renamed): ``pack(sample, files, into)`` gives the path read.
+    pack: Callable[[Path, Files, Path], Path] | None = field(default=None, compare=False, repr=False)
+    copies: tuple[str, ...] = ()  # other samples packed beside it, read too
 
     @property
     def lossy(self) -> bool:
@@ -98,6 +104,8 @@ class Variant:
 
     def write(self, into: Path) -> Path:
         """The variant as a file, folder or zip named as the sample is, under ``into``."""
+        if self.pack is not None:
+            return self.pack(SAMPLES / self.export, self.change(_files(SAMPLES / self.export)), into)
         return _write(SAMPLES / self.export, self.change(_files(SAMPLES / self.export)), into)
 
 
@@ -165,6 +173,7 @@ class Reading:
     )  # chat key, time, sender, text
     keys: list[str] = field(default_factory=list)  # every chat's key, in order
     uids: int = 0  # distinct message identities, summed over chats
+    identities: set[tuple[str, str]] = field(default_factory=set)  # each message's chat key and identity
     warnings: list[str] = field(default_factory=list)
     error: str | None = None  # an InputError's line, where the whole import was refused
     crash: str | None = None  # any other exception
@@ -205,6 +214,7 @@ def _read_export(export: Path, reading: Reading) -> None:
             uids.add(
                 identity.uid(m.source_id, m.local_time, int(m.timestamp.timestamp() * 1e6), m.sender, m.text)
             )
+        reading.identities |= {(chat.chat.key, uid) for uid in uids}
         reading.keys.append(chat.chat.key)
         reading.uids += len(uids)
 
@@ -618,12 +628,15 @@ def _without(members: set[str]) -> Callable[[Files], Files]:
 # --- all of them -----------------------------------------------------------------------------------------
 
 
+def with_messages() -> list[Path]:
+    """The sample exports whose original reading holds messages: those variants are made of."""
+    return [export for export in exports() if original(export).messages]
+
+
 @cache
 def variants() -> tuple[Variant, ...]:
     found: list[Variant] = []
-    for export in exports():
-        if not original(export).messages:
-            continue
+    for export in with_messages():
         fmt = importers.detect(export)
         files = _files(export)
         for make in (_json_variants, _csv_variants, _html_variants, _dropped_variants):
@@ -646,6 +659,8 @@ def verdict(variant: Variant, first: Reading, again: Reading) -> str | None:
     if any("\n" in w for w in first.warnings):
         return "a warning of several lines"
     base = original(SAMPLES / variant.export)
+    if variant.whole:
+        return _as_the_original(variant, first, again)
     new_warnings = len(first.warnings) - len(base.warnings)
     if first.keys != again.keys:
         return f"chat keys depend on where the file lies: {first.keys[:2]} / {again.keys[:2]}"
@@ -677,6 +692,29 @@ def verdict(variant: Variant, first: Reading, again: Reading) -> str | None:
         wrong = [(t, s) for _, t, s, x in base.messages if senders.get((t, squash(x)), s) != s]
         if wrong:
             return f"senders: {len(wrong)} changed, e.g. {wrong[0]}"
+    return None
+
+
+def _as_the_original(variant: Variant, first: Reading, again: Reading) -> str | None:
+    """A whole rewrite's reading against the original's (and those of the samples packed beside it)."""
+    bases = [original(SAMPLES / name) for name in (variant.export, *variant.copies)]
+    new_warnings = len(first.warnings) - sum(len(b.warnings) for b in bases)
+    if new_warnings > 1:
+        return f"warnings: {new_warnings} more than the original, e.g. {first.warnings[-1]}"
+    if first.keys != again.keys:
+        return f"chat keys depend on where the file lies: {first.keys[:2]} / {again.keys[:2]}"
+    have = Counter((t, s, x) for _, t, s, x in first.messages)
+    want = Counter((t, s, x) for b in bases for _, t, s, x in b.messages)
+    if missing := want - have:
+        when, _, text = next(iter(missing))
+        how = "lost or changed" if len(first.messages) >= sum(want.values()) else "lost"
+        return f"{how}: {sum(missing.values())} of {sum(want.values())} messages, e.g. {when} {text[:40]!r}"
+    if extra := have - want:
+        return f"more: {sum(extra.values())} messages the original does not hold"
+    ids = set().union(*(b.identities for b in bases))
+    if first.identities != ids:
+        new = len(first.identities - ids)
+        return f"identities: a second import after the original's adds {new} of {len(first.identities)}"
     return None
 
 

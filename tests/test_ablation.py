@@ -46,7 +46,6 @@ REPRESENTATIVES = _representatives()
 # What the probe finds and is not fixed yet, each with why (bench/RESULTS.md, "Files other tools rewrite,
 # session 12"): strict, so that a fix shows here.
 KNOWN = {
-    ("skype", "shuffled"): "userId after the conversations: the account's messages are told as it streams",
     ("kakaotalk", "removed"): "a CSV without its User column is not told from others (test_not_exports)",
 }
 

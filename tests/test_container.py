@@ -64,7 +64,7 @@ def test_decode_text(data: bytes, text: str):
 
 def test_invalid_utf8_names_the_line():
     with pytest.raises(InputError) as exc:
-        container.decode_text(b"ok\nstill ok\nbad \xff here\n", "f.txt", "entry '_chat.txt'")
+        container.decode_text(b"ok\nstill ok \xc3\xa9\nbad \xff here\n", "f.txt", "entry '_chat.txt'")
     assert str(exc.value) == "f.txt: entry '_chat.txt', line 3: invalid UTF-8 (byte 0xff); not a text export"
 
 

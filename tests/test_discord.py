@@ -364,7 +364,8 @@ def test_spreadsheet_mangled_ids_still_import_once(tmp_path: Path):
             b'ID,Timestamp,Contents,Attachments\n1,2020-05-01 18:22:04+00:00,"no end\n',
             "unexpected end of data",
         ),
-        (b"ID,Timestamp,Contents,Attachments\n1,2020-05-01,\xff\xfe,\n", "invalid UTF-8"),
+        # UTF-8 (its first character says so) with a damaged byte; bytes of no UTF-8 are a legacy code page.
+        (b"ID,Timestamp,Contents,Attachments\n1,2020-05-01,\xc3\xa9 \xff\xfe,\n", "invalid UTF-8"),
         (b"Author,Date\nann,2020\n", "no Timestamp column"),
         (b"ID,Timestamp,Contents,Attachments\nabc,yesterday,hi,\n", "unreadable time"),
     ],

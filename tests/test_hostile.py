@@ -333,11 +333,21 @@ def test_utf16_le_whatsapp_export_with_bom_imports_like_utf8(tmp_path: Path):
     assert code == 0 and imported(out) == 4
 
 
-def test_latin1_whatsapp_export_is_an_error_naming_the_line(tmp_path: Path):
+def test_a_damaged_utf8_whatsapp_export_is_an_error_naming_the_line(tmp_path: Path):
+    path = tmp_path / "WhatsApp Chat with Zoë.txt"
+    data = whatsapp_lines(1) + "01/02/2024, 10:08 - Zoë: schön\n"
+    path.write_bytes(data.encode() + "01/02/2024, 10:09 - Zoë: größer\n".encode("latin-1"))
+    code, out, stderr = refind_import(tmp_path / "home", path)
+    assert_clean_error(code, out, stderr, path, "line 3", "invalid UTF-8")
+
+
+def test_a_latin1_whatsapp_export_is_read_in_its_code_page_with_one_warning(tmp_path: Path):
     path = tmp_path / "WhatsApp Chat with Zoë.txt"
     path.write_bytes((whatsapp_lines(2) + "01/02/2024, 10:09 - Zoë: größer\n").encode("latin-1"))
     code, out, stderr = refind_import(tmp_path / "home", path)
-    assert_clean_error(code, out, stderr, path, "line 3", "invalid UTF-8")
+    assert code == 0 and imported(out) == 3
+    (line,) = stderr.splitlines()
+    assert line.startswith("refind: warning: ") and "not UTF-8: read as CP125" in line
 
 
 def test_latin1_in_a_slack_day_file_is_an_error_naming_the_file(tmp_path: Path):

@@ -557,7 +557,7 @@ def test_zip_without_chat_file(tmp_path: Path) -> None:
 
 
 def test_zip_errors_name_the_entry_and_line(tmp_path: Path) -> None:
-    path = make_zip(tmp_path / "x.zip", {"_chat.txt": b"18/03/2022, 14:56 - A: ok\nbad \xff byte\n"})
+    path = make_zip(tmp_path / "x.zip", {"_chat.txt": b"18/03/2022, 14:56 - A: \xc3\xb6k\nbad \xff byte\n"})
     with pytest.raises(InputError) as err:
         load(path)
     assert err.value.where == "entry '_chat.txt', line 2"
@@ -588,7 +588,7 @@ def test_bom_encodings(tmp_path: Path, encoding: str) -> None:
 
 def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "chat.txt"
-    path.write_bytes(b"18/03/2022, 14:56 - A: one\n18/03/2022, 14:57 - A: two\nthree \xc3\x28\n")
+    path.write_bytes(b"18/03/2022, 14:56 - A: \xc3\xb6ne\n18/03/2022, 14:57 - A: two\nthree \xc3\x28\n")
     with pytest.raises(InputError) as err:
         load(path)
     assert err.value.where == "line 3" and str(path) in str(err.value)

@@ -86,6 +86,10 @@ class Importer:
     # Its reader is given the chats' fingerprints that earlier imports left (``known``), and passes over the
     # chats they cover without parsing them where their messages are not asked for.
     knows: bool = False
+    # Path patterns (lower case, from a folder down: "messages/index.json") of the file each of its exports
+    # holds once (a ChatGPT export's conversations.json, a WhatsApp zip's chat text): an archive where two
+    # such files are each an export of the format holds two exports, not one.
+    roots: tuple[str, ...] = ()
 
     def load(self) -> ImporterModule:
         from refind_cli.method.segment import PAIRINGS
@@ -396,14 +400,13 @@ def _archived(path: Path, importers: list[Importer]) -> Iterator[Path]:
 def _one_archived(archive: Path, importers: list[Importer], entries: list[container.Entry]) -> bool:
     """Whether an archive, or a folder or an archive inside one, is one export: exactly one importer of zips
     recognises it, and no file at its top (below the folders that hold nothing else: a zip of one folder) is
-    another format's export. A zip sniff finds its format's file at any depth, so an archive of several
-    exports is recognised by each of their formats; a real export is recognised by one, since every sniff
-    refuses the other formats' exports. The second part, as for a folder (``_one_export``), tells an export
-    with a chat of another format beside it. (Two exports of one format in one archive, and nothing else,
-    are not told from one: a Messenger export's folders are each recognised alone, as two Claude exports'
-    are.)"""
+    another format's export, and it does not hold two exports of that format (``_several``). A zip sniff
+    finds its format's file at any depth, so an archive of several exports is recognised by each of their
+    formats; a real export is recognised by one, since every sniff refuses the other formats' exports. The
+    second part, as for a folder (``_one_export``), tells an export with a chat of another format beside
+    it."""
     claims = [i for i in importers if "zip" in i.takes and _recognises(i, archive)]
-    if len(claims) != 1:
+    if len(claims) != 1 or _several(archive, claims[0], entries):
         return False
     parts = [e.name.split("/") for e in entries]
     depth = 0
@@ -413,6 +416,33 @@ def _one_archived(archive: Path, importers: list[Importer], entries: list[contai
     others = [i for i in importers if i not in claims]
     files = [p[depth] for p in parts if len(p) == depth + 1 and not p[depth].startswith(".")]
     return not any(o.names_file(f) and _recognises(o, top / f) for f in files for o in others)
+
+
+def _several(archive: Path, importer: Importer, entries: list[container.Entry]) -> bool:
+    """Whether an archive holds two exports of ``importer``'s format: its root files (``roots``) at two
+    places, each an export of it alone (a zip of two ChatGPT exports, of two WhatsApp chats)."""
+    import fnmatch
+
+    places: set[str] = set()  # those looked at
+    found = 0
+    for entry in entries:
+        name = "/" + entry.name.lower()
+        for root in importer.roots:
+            if fnmatch.fnmatchcase(name, "*/" + root):  # the root file: the export, or its top folder
+                steps = 0 if "file" in importer.takes else root.count("/") + 1
+                parts = entry.name.split("/")
+                place = "/".join(parts[: len(parts) - steps])
+            elif "/" + root + "/" in name:  # below the root folder: the folder above it is the top
+                place = entry.name[: name.index("/" + root + "/")]
+            else:
+                continue
+            if place in places:
+                continue
+            places.add(place)
+            found += _recognises(importer, archive / place if place else archive)
+            if found > 1:
+                return True
+    return False
 
 
 def _walk(folder: Path, importers: list[Importer], seen: set[Path], depth: int = 1) -> Iterator[Path]:
@@ -490,6 +520,7 @@ register(
         takes=("file", "zip"),
         names=("*.txt", "*.zip"),
         resumes=True,
+        roots=("*.txt",),
     )
 )
 register(
@@ -503,6 +534,7 @@ register(
         names=("*.json", "*.zip"),
         resumes=True,
         knows=True,
+        roots=("result.json",),
     )
 )
 # ChatGPT and Claude.ai: assistant chats, so a turn is a question with its answer.
@@ -514,6 +546,7 @@ register(
         names=("conversations.json", "*.zip"),
         pairing="exchange",
         knows=True,
+        roots=("conversations.json",),
     )
 )
 register(
@@ -524,6 +557,7 @@ register(
         names=("conversations.json", "*.zip"),
         pairing="exchange",
         knows=True,
+        roots=("conversations.json",),
     )
 )
 # Messenger and Instagram: one reader (meta.py), two sources; an export's paths say which service it is.
@@ -533,6 +567,7 @@ register(
         "refind_cli.importers.messenger",
         takes=("file", "zip", "folder"),
         names=("message_*.json", "*.zip"),
+        roots=("messages/inbox",),
     )
 )
 register(
@@ -541,6 +576,7 @@ register(
         "refind_cli.importers.instagram",
         takes=("file", "zip", "folder"),
         names=("message_*.json", "*.zip"),
+        roots=("messages/inbox",),
     )
 )
 register(
@@ -548,13 +584,23 @@ register(
 )
 register(
     Importer(
-        "discord-package", "refind_cli.importers.discord_package", takes=("zip", "folder"), names=("*.zip",)
+        "discord-package",
+        "refind_cli.importers.discord_package",
+        takes=("zip", "folder"),
+        names=("*.zip",),
+        roots=("messages/index.json",),
     )
 )
 # Google Takeout: Hangouts and Google Chat are two apps to the people who used them, so two sources; Gemini's
 # activity and Grok's export are assistant chats.
 register(
-    Importer("hangouts", "refind_cli.importers.hangouts", takes=("file", "zip"), names=("hangouts.json",))
+    Importer(
+        "hangouts",
+        "refind_cli.importers.hangouts",
+        takes=("file", "zip"),
+        names=("hangouts.json",),
+        roots=("hangouts.json",),
+    )
 )
 register(
     Importer(
@@ -572,6 +618,7 @@ register(
         names=("*.json", "*.zip"),
         pairing="exchange",
         knows=True,
+        roots=("*.json",),
     )
 )
 register(
@@ -581,6 +628,7 @@ register(
         takes=("file", "zip", "folder"),
         names=("prod-grok-backend.json", "*.zip"),
         pairing="exchange",
+        roots=("prod-grok-backend.json",),
     )
 )
 # Phones and messengers (issue 22). SMS Backup & Restore XML also holds Signal Android's old plaintext backup.
@@ -615,6 +663,7 @@ register(
         takes=("file", "zip"),
         names=("*.txt", "*.zip", "*.csv"),
         resumes=True,
+        roots=("*.txt", "*.csv"),
     )
 )
 register(

@@ -25,16 +25,19 @@ import io
 import itertools
 import mimetypes
 import os
+import re
 import shutil
 import stat
 import tarfile
+import unicodedata
+import warnings
 import zipfile
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 
 # A chat export's largest single member is its text or JSON file; a few hundred MB is already a huge one.
 MAX_MEMBER_BYTES = 1 << 30
@@ -73,6 +76,17 @@ def archive_stem(name: str) -> str | None:
     folded = name.lower()
     suffix = next((s for s in ARCHIVE_SUFFIXES if folded.endswith(s)), None)
     return None if suffix is None else name[: -len(suffix)]
+
+
+# The mark a browser or a file manager adds to the name of a second copy of a file (``NAME (1).txt``: Chrome,
+# Firefox, Edge, Windows Explorer), or the number a download is told apart by.
+_COPY_MARK = re.compile(r"\s\(\d{1,3}\)$")
+
+
+def unmarked(stem: str) -> str:
+    """A file's name (without its extension) without the mark a second copy of it is given: a chat named
+    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``)."""
+    return _COPY_MARK.sub("", stem) or stem
 
 
 def is_zip(path: Path) -> bool:
@@ -690,16 +704,28 @@ class Encoding:
     def label(self) -> str:
         return "-".join(self.codec.upper().split("-")[:2])
 
+    @property
+    def legacy(self) -> bool:
+        """A code page told from the bytes (``_legacy``), not a Unicode encoding."""
+        return not self.codec.startswith("utf-")
+
+    def said(self, path: Path | str, where: str | None = None) -> None:
+        """One warning that a text was read in a legacy code page, which its bytes tell only as a guess."""
+        if self.legacy:
+            what = f"not UTF-8: read as {self.label}, the code page its bytes tell (saved by an older tool?)"
+            warnings.warn(InputWarning(path, what, where), stacklevel=3)
+
 
 def text_encoding(start: bytes) -> Encoding:
     """The encoding of text that starts with ``start`` (a few KB tell it best): UTF-8, 16 or 32 by their
-    BOM, or UTF-16 and 32 without one by where their NUL bytes fall; else UTF-8."""
+    BOM, or UTF-16 and 32 without one by where their NUL bytes fall; a legacy code page where the bytes are
+    not UTF-8 (``_legacy``); else UTF-8."""
     for bom, codec in _BOMS:
         if start.startswith(bom):
             return Encoding(codec, len(bom))
     sample = start[: min(len(start), ENCODING_BYTES) // 4 * 4]
     if not sample or b"\0" not in sample:
-        return Encoding("utf-8", 0)
+        return Encoding(_legacy(start[:ENCODING_BYTES]) or "utf-8", 0)
     places = [sample[i::4].count(0) * _NUL_SHARE >= len(sample) // 4 for i in range(4)]
     for codec, nul_places in (
         ("utf-32-le", [False, None, True, True]),
@@ -710,6 +736,76 @@ def text_encoding(start: bytes) -> Encoding:
         if all(want is None or have == want for have, want in zip(places, nul_places, strict=True)):
             return Encoding(codec, 0)
     return Encoding("utf-8", 0)
+
+
+# The code pages Windows writes as "ANSI" (the system's legacy code page: Excel's plain CSV, Notepad before
+# 2019), one per script, the most used first: those a legacy text export is read in. Where its bytes read
+# alike in several (a short Western text), the first wins. Not CP1258 (Vietnamese, which writes tones as
+# combining marks after any byte): Czech in CP1250 reads as it with a better score, and Vietnamese Windows
+# text was mostly written in Unicode or VNI.
+_ANSI = (
+    "cp1252",
+    "cp1251",
+    "cp1250",
+    "cp932",
+    "cp936",
+    "cp949",
+    "cp950",
+    "cp1254",
+    "cp1253",
+    "cp1257",
+    "cp1256",
+    "cp1255",
+    "cp874",
+)
+# What a text holds besides its characters: line ends and tabs. A text that decodes to other control
+# characters in a code page is no text in it (a binary file).
+_CONTROLS = frozenset(range(32)) - {9, 10, 13}
+
+
+@functools.lru_cache(maxsize=64)  # each format's sniff asks of the same file's start
+def _legacy(start: bytes) -> str | None:
+    """The code page of a text whose first bytes are not UTF-8 (an older Windows tool's "ANSI": Excel's
+    plain CSV, Notepad before 2019), as charset-normalizer tells it from them; None where they are UTF-8
+    (or cut inside a character at their end), UTF-8 with a damaged byte (a UTF-8 character before it), or
+    no text in any code page."""
+    try:
+        start.decode("utf-8")
+        return None
+    except UnicodeDecodeError as exc:
+        if exc.end == len(start) and exc.start >= len(start) - 3 and "end" in exc.reason:
+            return None  # a character cut at the end of the sample
+        if not start[: exc.start].isascii():
+            return None
+    import charset_normalizer
+    from charset_normalizer.constant import FREQUENCIES
+
+    def rank(match: charset_normalizer.CharsetMatch) -> tuple[float, float, int]:
+        # The least mess, then the most like a language, then the fewest symbols where letters belong
+        # (Polish "Łódź" in CP1252 is "£ódŸ").
+        odd = sum(1 for c in str(match) if ord(c) > 127 and unicodedata.category(c)[0] == "S")
+        return match.percent_chaos, -match.percent_coherence, odd
+
+    def western(match: charset_normalizer.CharsetMatch) -> tuple[int, int]:
+        # The most of one language's common letters (Czech "ěř" in CP1252 is "ìø", common in no one
+        # language), then the most used code page.
+        letters = {c for c in str(match).lower() if ord(c) > 127 and c.isalpha()}
+        fit = max(len(letters.intersection(common)) for common in FREQUENCIES.values())
+        return -fit, _ANSI.index(match.encoding) if match.encoding in _ANSI else len(_ANSI)
+
+    found = list(charset_normalizer.from_bytes(start, cp_isolation=list(_ANSI)))
+    if not found:
+        return None
+    best = min(map(rank, found))
+    tied = [m for m in found if rank(m) == best]  # in charset-normalizer's order
+    if all(_single_byte(m.encoding) for m in tied):  # a short text reads alike in several
+        tied.sort(key=western)
+    text = str(tied[0])
+    return None if any(ord(c) in _CONTROLS for c in text) else codecs.lookup(tied[0].encoding).name
+
+
+def _single_byte(codec: str) -> bool:
+    return codecs.lookup(codec).name not in ("cp932", "gbk", "cp949", "cp950")
 
 
 def utf8_head(data: bytes) -> bytes:
@@ -723,15 +819,25 @@ def utf8_head(data: bytes) -> bytes:
 
 
 def utf8_chunks(
-    chunks: Iterable[bytes], error: ErrorMaker, transcoding: Callable[[], None] = lambda: None
+    chunks: Iterable[bytes],
+    error: ErrorMaker,
+    transcoding: Callable[[], None] = lambda: None,
+    legacy: bool = False,
 ) -> Iterator[bytes]:
-    """A text file's byte chunks as UTF-8 without a BOM, for the parsers that read bytes (JSON, XML): UTF-8
-    passes through as it is, UTF-16 and 32 are decoded as they stream in (``transcoding`` is called first:
-    the bytes handed on then no longer count the file's). Invalid UTF-16 or 32 is an error made by
-    ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own way."""
+    """A text file's byte chunks as UTF-8 without a BOM, for the parsers that read bytes (JSON, XML, CSV):
+    UTF-8 passes through as it is, UTF-16 and 32 are decoded as they stream in (``transcoding`` is called
+    first: the bytes handed on then no longer count the file's), and with ``legacy`` (a CSV: JSON is UTF-8,
+    an XML file declares its encoding to its parser) a legacy code page too. Invalid UTF-16 or 32 is an
+    error made by ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own
+    way."""
     chunks = iter(chunks)
     first = _enough_to_tell(chunks)
     encoding = text_encoding(first)
+    if encoding.legacy and not legacy:
+        encoding = Encoding("utf-8", 0)
+    elif encoding.legacy:
+        place = error("", None)
+        encoding.said(place.path, place.where)
     if encoding.codec == "utf-8":
         first = first[encoding.bom :]
         if first:
@@ -764,10 +870,14 @@ def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
     return start
 
 
-def decode_text(data: bytes, path: Path | str, where: str | None = None) -> str:
-    """Decode an export's text: UTF-8, 16 or 32 (``text_encoding``). Invalid bytes are an error that names
-    the line, never a silent replacement character."""
+def decode_text(data: bytes, path: Path | str, where: str | None = None, legacy: bool = False) -> str:
+    """Decode an export's text: UTF-8, 16 or 32 (``text_encoding``), and with ``legacy`` (a text or HTML
+    file, not JSON) a legacy code page too, said in a warning. Invalid bytes are an error that names the
+    line, never a silent replacement character."""
     encoding = text_encoding(data)
+    if encoding.legacy and not legacy:
+        encoding = Encoding("utf-8", 0)
+    encoding.said(path, where)
     data = data[encoding.bom :]
     try:
         return data.decode(encoding.codec)

@@ -289,7 +289,7 @@ class _Reader:
             raise self._events.error("no channel object, and no message ids to key the channel by", "channel")
         what = f"no guild or channel object (a file another tool rewrote?); the channel is keyed by {how}"
         warnings.warn(InputWarning(self._path, what), stacklevel=2)
-        return Chat(FORMAT, key, self._path.stem, "channel", "")
+        return Chat(FORMAT, key, container.unmarked(self._path.stem), "channel", "")
 
     def _chat(self, meta: dict[str, Any]) -> Chat:
         """The channel a channel object with an id names (``_keyed``)."""

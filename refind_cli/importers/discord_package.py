@@ -286,7 +286,7 @@ def _chat(package: _Package, ident: str, indexed: Any, info: dict[str, Any]) -> 
 
 def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], str, str]]:
     with contextlib.closing(package.chunks(stored)) as chunks:
-        utf8 = utf8_chunks(chunks, functools.partial(package.error, stored))
+        utf8 = utf8_chunks(chunks, functools.partial(package.error, stored), legacy=True)
         text = io.TextIOWrapper(io.BufferedReader(_ChunkReader(utf8)), encoding="utf-8", newline="")
         reader = None
         try:

@@ -36,6 +36,7 @@ from refind_cli.importers.container import (
     read_file,
     read_file_part,
     text_encoding,
+    unmarked,
 )
 from refind_cli.importers.linelog import Counted, iter_lines, unify_newlines
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
@@ -116,7 +117,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     if _is_html(_head(path)):
         if after is not None:
             raise NotResumable
-        html = _html_records(decode_text(read_file(path), path), path)
+        html = _html_records(decode_text(read_file(path), path, legacy=True), path)
         if not html:
             raise _no_messages(path)
         yield ChatExport(_chat(path, _senders(html)), [_message(r, tz, path) for r in html])
@@ -176,7 +177,7 @@ def _senders(records: Iterable[_Record], known: set[str] | None = None) -> set[s
 
 
 def _chat(path: Path, others: set[str]) -> Chat:
-    name = path.stem
+    name = unmarked(path.stem)
     return Chat(FORMAT, name, name, "group" if len(others) > 1 else "direct")
 
 

@@ -154,7 +154,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     earlier reading of the file (``linelog.read_file_log``; a CSV's, ``_csv_export``)."""
 
     def chat(head: Head) -> Chat:
-        name = head.title or path.name.rsplit(".", 1)[0]
+        name = head.title or container.unmarked(path.name.rsplit(".", 1)[0])
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
     if path.suffix.lower() == ".csv" and not _is_zip(path):
@@ -269,7 +269,7 @@ def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
             return None
         return Mark(read.size, json.dumps({"previous": clock.previous.isoformat(), "line": lines[0]}))
 
-    name = path.name.rsplit(".", 1)[0]
+    name = container.unmarked(path.name.rsplit(".", 1)[0])
     records = linelog.iter_lines(read, path, line=line)
     if after is None:
         next(records, None)  # the header

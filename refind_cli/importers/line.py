@@ -157,5 +157,7 @@ def _refuse_spaced(path: Path) -> None:
 
 def _name_from_file(file_name: str) -> str:
     """LINE names the file ``[LINE] NAME.txt`` (localised titles inside)."""
-    stem = file_name.rsplit(".", 1)[0] if file_name.lower().endswith(".txt") else file_name
+    stem = container.unmarked(
+        file_name.rsplit(".", 1)[0] if file_name.lower().endswith(".txt") else file_name
+    )
     return stem.removeprefix("[LINE]").strip() or stem

@@ -225,6 +225,7 @@ def iter_text(
             if len(start) < container.ENCODING_BYTES and chunk:
                 continue
             found = container.text_encoding(start)
+            found.said(path, where)
             encoding = found.label
             decoder = codecs.getincrementaldecoder(found.codec)()
             chunk, start = start[found.bom :], b""

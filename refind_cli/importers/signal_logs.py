@@ -88,7 +88,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
         yield sigtop.read(path)
         return
     folder_named = path.name.lower() in (CHAT_MD, DATA_JSON)
-    name = path.absolute().parent.name if folder_named else path.name.rsplit(".", 1)[0]
+    name = container.unmarked(path.absolute().parent.name if folder_named else path.name.rsplit(".", 1)[0])
     if path.name.lower().endswith(".json"):
         if after is not None:
             raise NotResumable  # data.json is read whole

@@ -99,7 +99,7 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
         events = jsonstream.JsonEvents(stream)
         walk = None if items is None else jsonstream.Walk(events, items)
         gaps = fields.Gaps(where)
-        reader = _Reader(events, tz, gaps, walk, lambda: _first_error(path, tz))
+        reader = _Reader(events, tz, gaps, walk, lambda: _first_error(path, tz), lambda: _account(path))
         with contextlib.closing(items) if items is not None else contextlib.nullcontext():
             try:
                 yield from reader.exact(reader.chats())
@@ -107,6 +107,28 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
                 if walk is not None:
                     walk.close()
         gaps.warn()
+
+
+def _account(path: Path) -> str:
+    """The account (``userId``) of an export whose top-level keys another tool wrote in another order
+    (sorted, or reversed: after the conversations), from a pass over the file's top level; "" where there
+    is none. An error on the way is the reading's to name."""
+    with named_file(path, FILE, "a Skype export") as (chunks, where, _), contextlib.closing(chunks):
+        events = jsonstream.JsonEvents(
+            jsonstream.Stream(chunks, lambda what, place: InputError(where, what, place), _RULES)
+        )
+        try:
+            if events.next()[0] != "start_map":
+                return ""
+            while (found := events.next())[0] == "map_key":
+                event, value = events.next()
+                if found[1] == "userId" and event == "string":
+                    return _person(value)
+                if event in ("start_map", "start_array"):
+                    events.skip()
+        except InputError:
+            pass
+    return ""
 
 
 def _first_error(path: Path, tz: tzinfo) -> InputError | None:
@@ -127,8 +149,10 @@ class _Reader:
         gaps: fields.Gaps,
         walk: jsonstream.Walk | None,
         first_error: Callable[[], InputError | None],
+        account: Callable[[], str] = lambda: "",
     ) -> None:
         self.events = events
+        self.account = account
         self.gaps = gaps
         # The parser that goes on after a conversation passed over reads in other blocks: an error's place
         # ("near byte") is then the one a whole reading gives.
@@ -161,6 +185,8 @@ class _Reader:
                 if event != "start_array":
                     raise events.error("conversations is not a list", "conversations")
                 found = True
+                if not self.user:  # the keys in another order (sorted: userId last): looked for first
+                    self.user = self.account()
                 index = 0
                 while True:
                     event, _ = events.next()
@@ -223,8 +249,7 @@ class _Reader:
         if walk is not None:
             walk.done()
         if buffered is not None:
-            if not ident(meta.get("id")):
-                buffered = self._named(buffered, text_of(meta.get("displayName")))
+            buffered = self._named(buffered, text_of(meta.get("displayName")), ident(meta.get("id")))
             yield ChatExport(self._chat(meta, where, buffered[0] if buffered else None), buffered)
         if not listed:
             self.gaps.lack("conversation", "MessageList")
@@ -244,10 +269,13 @@ class _Reader:
         """The names the conversation's messages taught, as its fingerprint keeps them (no colon)."""
         return base64.urlsafe_b64encode(json.dumps(self.taught, ensure_ascii=False).encode()).decode()
 
-    def _named(self, messages: list[Message], shown: str) -> list[Message]:
-        """A conversation without its id is no longer known as the person it is with; where one person
-        besides the account writes in it, it is theirs, and its name is theirs."""
+    def _named(self, messages: list[Message], shown: str, conversation: str | None) -> list[Message]:
+        """Messages read before their conversation's name (its keys in another order: MessageList first),
+        named by it where it is a person's: the person its id names, or without an id, the one person besides
+        the account who writes in it."""
         others = {m.sender_id for m in messages if m.sender_id and not m.own}
+        if conversation is not None:
+            others = {conversation} if conversation.startswith("8:") else set()
         if not shown or len(others) != 1:
             return messages
         (person,) = others

@@ -43,6 +43,7 @@ from xml.parsers import expat
 import xxhash
 
 from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers import fields
 from refind_cli.importers.container import iter_file_chunks, member_of, named_head, utf8_chunks
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -194,6 +195,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     mark = reader.mark()
     for thread in reader.threads.values():
         yield ChatExport(thread.chat(), thread.messages, lambda: mark, passed=thread.passed)
+    reader.gaps.warn()
 
 
 def _us(when: datetime) -> int:
@@ -249,6 +251,7 @@ class _Reader:
 
     def __init__(self, path: Path, earlier: _Earlier | None = None) -> None:
         self.path = path
+        self.gaps = fields.Gaps(path)  # what the app always writes and a row lacks
         self.threads: dict[str, _Thread] = {}
         self.earlier = earlier
         self.seen: dict[tuple[str, str | None], tuple[_Thread, dict[str, str], str | None]] = {}
@@ -518,10 +521,13 @@ class _Reader:
         get = attrs.get
         address = get("address", "")
         contact = get("contact_name")
+        if address in _NULL:
+            self.gaps.lack("text message", "address", "kept apart by contact name")
         found = self.seen.get((address, contact)) or self._thread_of(address, contact)
         own = get("type") not in _RECEIVED_SMS
-        text = get("body", "")
+        text = get("body", "null")
         if text == "null":
+            self.gaps.lack("text message", "body")
             text = ""
         subject = get("subject", "null")
         if subject not in _NULL:
@@ -573,10 +579,12 @@ class _Reader:
             ct = part.get("ct", "")
             if ct in _LAYOUT:
                 continue
-            text = part.get("text", "")
+            text = part.get("text", "null")
             if ct in _TEXT_TYPES and "data" not in part:
                 if text not in _NULL:
                     lines.append(text)
+                elif text == "null":
+                    self.gaps.lack("text part", "text")
                 continue
             label = next((part[k] for k in ("cl", "name", "fn") if part.get(k, "null") not in _NULL), "")
             files.append(f"{label} ({ct})" if label else ct or "(attachment)")
@@ -651,8 +659,10 @@ def _members(listed: str, contact: str | None) -> tuple[list[str], dict[str, str
     """A thread's members as its key (each address without its formatting, sorted, once) and the names the
     row shows them by: the contact name where there is one (``contact_name`` lists a group's names in the
     order of its addresses), else the address as written."""
-    if listed in _NULL:
-        return [], {}
+    if listed in _NULL:  # a row without its address: told apart by the name it shows, where there is one
+        if contact is None or contact in _UNKNOWN:
+            return [], {}
+        listed = contact
     written = listed.split("~")
     members = [_address(a) for a in written]
     names = dict(zip(members, written, strict=True))

@@ -461,7 +461,9 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
 def chat_name(file_name: str) -> str:
     """The chat's title from an export's file name: the localized prefix and extension removed."""
     stem = file_name.rsplit("/", 1)[-1]
-    stem = stem[:-4] if stem.lower().endswith(".txt") else container.archive_stem(stem) or stem
+    stem = container.unmarked(
+        stem[:-4] if stem.lower().endswith(".txt") else container.archive_stem(stem) or stem
+    )
     folded = stem.casefold()
     for prefix in _NAME_PREFIXES:
         if folded.startswith(prefix.casefold()):
