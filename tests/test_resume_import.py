@@ -89,10 +89,10 @@ def reimported(
 
 
 def forgotten_both_ways(
-    tmp_path: Path, name: str, earlier: bytes, later: bytes, what: Selection
+    tmp_path: Path, name: str, earlier: bytes, later: bytes, what: Selection, *, must_resume: bool = False
 ) -> tuple[list, list]:
     """``earlier`` imported into two homes, ``what`` forgotten in each, then ``later`` imported: resumed where
-    it can in the first home, re-read in the second. The two archives."""
+    it can in the first home (``must_resume``: and it does), re-read in the second. The two archives."""
     out = []
     for way in ("resume", "reread"):
         path = tmp_path / way / name
@@ -104,6 +104,8 @@ def forgotten_both_ways(
             path.write_bytes(later)
             result = import_file(archive, path, tz=BERLIN, reread=way == "reread")
             assert result.error is None
+            if must_resume:
+                assert (result.resumed_at is not None) == (way == "resume")
             out.append(archive_rows(archive))
     return out[0], out[1]
 

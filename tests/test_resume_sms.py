@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_resume_import import BERLIN, archive_rows, both_ways, reimported
+from test_resume_import import BERLIN, archive_rows, both_ways, forgotten_both_ways, reimported
 
 from refind_cli import importers
 from refind_cli.importers import sms as sms_reader
 from refind_cli.ingest import import_file
 from refind_cli.operations import Selection
 from refind_cli.records import NotResumable
-from refind_cli.storage import forget
 from refind_cli.storage.archive import Archive
 
 NAME = "sms-20260503.xml"
@@ -289,17 +288,6 @@ def test_another_phones_backup_is_read_whole(tmp_path: Path):
 def test_messages_forgotten_before_a_grown_backup_stay_forgotten_as_a_full_reading_keeps_them(tmp_path: Path):
     old = backup(rows(range(0, 20), range(100, 108)), 1)
     new = backup(rows(range(0, 26), range(100, 111)), 2)
-    archives = []
-    for way in ("resume", "reread"):
-        path = tmp_path / way / NAME
-        path.parent.mkdir()
-        with Archive.open(tmp_path / way / "home") as archive:
-            path.write_bytes(old)
-            import_file(archive, path, tz=BERLIN)
-            forget.forget(archive, forget.plan(archive, Selection(matching="7")))
-            path.write_bytes(new)
-            result = import_file(archive, path, tz=BERLIN, reread=way == "reread")
-            assert (result.resumed_at is not None) == (way == "resume")
-            archives.append(archive_rows(archive))
-    assert archives[0] == archives[1]
-    assert len(archives[0][1]) == 26 + 11 - 3  # "message 7", "message 17" and "group 107" stay forgotten
+    resumed, reread = forgotten_both_ways(tmp_path, NAME, old, new, Selection(matching="7"), must_resume=True)
+    assert resumed == reread
+    assert len(resumed[1]) == 26 + 11 - 3  # "message 7", "message 17" and "group 107" stay forgotten
