@@ -195,6 +195,14 @@ _RECORDS = st.one_of(
 )
 
 
+def _hold_in_part(patch: pytest.MonkeyPatch) -> None:
+    """Thresholds so small that a line of a few hundred characters is held in part, as a long one is."""
+    patch.setattr(linelog, "HELD_HEAD", 48)
+    patch.setattr(linelog, "HELD_TAIL", 160)
+    patch.setattr(linelog, "_SPILL", 300)
+    patch.setattr(linelog, "_LONG_PIECE", 64)
+
+
 def _read(path: Path) -> tuple[list[Message], list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -233,10 +241,7 @@ def test_a_record_held_in_part_reads_as_read_whole(
     monkeypatch.setattr(whatsapp, "_KIND_LINE", 16)
     expected, warned = _read(path)
     with monkeypatch.context() as held_in_part:  # undone before hypothesis's next example
-        held_in_part.setattr(linelog, "HELD_HEAD", 48)
-        held_in_part.setattr(linelog, "HELD_TAIL", 160)
-        held_in_part.setattr(linelog, "_SPILL", 300)
-        held_in_part.setattr(linelog, "_LONG_PIECE", 64)
+        _hold_in_part(held_in_part)
         got, warned_held = _read(path)
     assert warned_held == warned
     assert len(got) == len(expected)
@@ -315,10 +320,7 @@ def test_a_line_held_in_part_reads_as_read_whole(
     monkeypatch.setattr(container, "CHUNK", chunk)
     expected = _read_log(path, fmt)
     with monkeypatch.context() as held_in_part:
-        held_in_part.setattr(linelog, "HELD_HEAD", 48)
-        held_in_part.setattr(linelog, "HELD_TAIL", 160)
-        held_in_part.setattr(linelog, "_SPILL", 300)
-        held_in_part.setattr(linelog, "_LONG_PIECE", 64)
+        _hold_in_part(held_in_part)
         got = _read_log(path, fmt)
     assert len(got) == len(expected)
     ids, ids_held = Identity(), Identity()
