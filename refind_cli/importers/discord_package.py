@@ -36,6 +36,7 @@ from typing import Any
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import fields
 from refind_cli.importers.container import (
+    files_matching,
     fingerprint,
     is_zip,
     iter_file_chunks,
@@ -118,13 +119,15 @@ def _child(folder: Path, name: str) -> Path | None:
 
 def _zip_package(path: Path, zf: zipfile.ZipFile) -> _Package | None:
     names = member_names(zf)
-    found = [n for n in names if n.lower() == INDEX or n.lower().endswith("/" + INDEX)]
+    indexes = files_matching(zf, r"(?:.*/)?index\.json", re.IGNORECASE)
+    found = [n for n in indexes if n.lower() == INDEX or n.lower().endswith("/" + INDEX)]
     if found:
         # A zip made from the unpacked folder adds a folder level; the shallowest index is the package's.
         index = min(found, key=lambda n: (n.count("/"), n))
         prefix = index[: len(index) - len(INDEX)]
     else:  # a subset without the index: its shallowest channel's messages file says where the top is
-        subset = [m for n in names if (m := _SUBSET_MEMBER.search(n))]
+        listed = files_matching(zf, r"(?:.*/)?messages\.(?:csv|json)", re.IGNORECASE)
+        subset = [m for n in listed if (m := _SUBSET_MEMBER.search(n))]
         if not subset:
             return None
         prefix = min(subset, key=lambda m: (m.string.count("/"), m.string))[1]

@@ -49,10 +49,10 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import conversations, htmltext, jsonstream
 from refind_cli.importers.container import (
     decode_text,
+    files_matching,
     is_zip,
     iter_file_chunks,
     iter_member_chunks,
-    member_names,
     member_of,
     open_zip,
     read_file,
@@ -150,18 +150,11 @@ class Entry:
 # --- where the file is -----------------------------------------------------------------------------------
 
 
-def _folder_of(name: str) -> str:
-    """The name of the folder a zip member is in ("" at the top)."""
-    return "" if "/" not in name else name.rsplit("/", 2)[-2]
-
-
 def _member(zf: zipfile.ZipFile) -> str | None:
     """The zip's Gemini activity file: in a folder named for Gemini, the JSON before the HTML."""
-    found = [
-        n
-        for n in member_names(zf)
-        if n.lower().endswith((".json", ".html")) and _PRODUCT_FOLDER.search(_folder_of(n))
-    ]
+    # In a folder whose name holds the product's (``_PRODUCT_FOLDER``).
+    inside = f"(?:.*/)?[^/\n]*(?:{_PRODUCT_FOLDER.pattern})[^/\n]*/[^/\n]*\\.(?:json|html)"
+    found = files_matching(zf, inside, re.IGNORECASE)
     return min(found, key=lambda n: (not n.lower().endswith(".json"), n.count("/"), n)) if found else None
 
 

@@ -34,6 +34,7 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
+    files_matching,
     fingerprint,
     is_file,
     is_zip,
@@ -156,7 +157,7 @@ def sniff(path: Path) -> bool:
             return any(_SNIFF[0].search(_head(g.path)) for g in _folder_groups(path)[0])
         if is_zip(path):
             with open_zip(path) as zf:
-                return any(_GROUP_MEMBER.search(n) for n in member_names(zf))
+                return any(_GROUP_MEMBER.search(n) for n in files_matching(zf, r"(?:.*/)?messages\.json"))
         return _is_messages(_head(path))
     except (InputError, OSError, ValueError):
         return False

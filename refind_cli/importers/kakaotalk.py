@@ -139,7 +139,7 @@ def sniff(path: Path) -> bool:
                 return _is_csv(lines)
             return linelog.sniff_lines(GRAMMAR, list(_Unframed()(iter(lines))), "")
         with container.open_zip(path) as zf:
-            member = _chat_member(container.member_names(zf))
+            member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
             if member is None:
                 return False
             with contextlib.closing(container.iter_member_chunks(zf, member, path)) as chunks:
@@ -164,7 +164,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
         yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed)
         return
     with container.open_zip(path) as zf:
-        member = _chat_member(container.member_names(zf))
+        member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
     if member is None:
         raise InputError(path, "contains no KakaoTalk chat (.txt) file")
     yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed, member)

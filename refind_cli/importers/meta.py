@@ -55,10 +55,10 @@ from refind_cli.errors import InputError
 from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
+    files_matching,
     fingerprint,
     is_zip,
     iter_member_chunks,
-    member_names,
     open_zip,
     read_file,
     sniff_head,
@@ -77,6 +77,7 @@ _SNIFF_BYTES = 64 << 10
 # Below this, a file's times are seconds: 10^11 ms is March 1973, 10^11 s the year 5138.
 _SECONDS_BELOW = 10**11
 _MESSAGE_FILE = re.compile(r"message_(\d{1,9})(?: \((\d{1,9})\))?\.json")
+_MESSAGE_FILES = f"(?:.*/)?(?:{_MESSAGE_FILE.pattern})"  # its path in a zip (``files_matching``)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ACTIVITY = ("your_facebook_activity", "your_instagram_activity")
@@ -184,7 +185,7 @@ def service(path: Path) -> str | None:
             return _service_of([*path.resolve().parts, *children])
         if is_zip(path):
             with open_zip(path) as zf:
-                names = member_names(zf)
+                names = files_matching(zf, _MESSAGE_FILES)
             found = [n for n in names if _message_file(n, tuple(n.split("/")))]
             if not found:
                 return None
@@ -238,7 +239,7 @@ def _folder_source(root: Path) -> _Source:
 
 
 def _zip_source(path: Path, zf: zipfile.ZipFile) -> _Source:
-    files = [f for n in member_names(zf) if (f := _message_file(n, tuple(n.split("/"))))]
+    files = [f for n in files_matching(zf, _MESSAGE_FILES) if (f := _message_file(n, tuple(n.split("/"))))]
 
     def read(file: _File) -> bytes:
         chunks, size = [], 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
 import json
 import re
 import zipfile
@@ -28,6 +29,8 @@ from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
+    framed,
+    hashed,
     is_zip,
     member_names,
     member_stamp,
@@ -100,7 +103,7 @@ def _zip_tree(path: Path, zf: zipfile.ZipFile) -> _Tree:
     names = member_names(zf)
     prefix = _top_folder(names)
     return _Tree(
-        frozenset(n[len(prefix) :] for n in names if n.startswith(prefix)),
+        frozenset(n[len(prefix) :] for n in names) if prefix else frozenset(names),
         lambda name: read_member(zf, prefix + name, path),
         lambda name: (path, f"entry {prefix + name!r}"),
         lambda name: member_stamp(zf.getinfo(prefix + name)),
@@ -109,9 +112,8 @@ def _zip_tree(path: Path, zf: zipfile.ZipFile) -> _Tree:
 
 def _top_folder(names: list[str]) -> str:
     """A zip made from the export folder, rather than by Slack, holds everything under one folder."""
-    tops = {n.split("/", 1)[0] for n in names}
-    if len(tops) == 1 and all("/" in n for n in names):
-        top = next(iter(tops)) + "/"
+    top = names[0].split("/", 1)[0] + "/" if names else ""
+    if all(map(str.startswith, names, itertools.repeat(top))):
         inner = [n[len(top) :] for n in names]
         if any(n in _METADATA or _is_day_file(n) for n in inner):
             return top
@@ -264,17 +266,23 @@ class _Channel:
         self.tree, self.folder, self.days, self.directory, self.gaps = tree, folder, days, directory, gaps
         # A channel's messages are made of its day files and the names of users and channels, no more.
         self.context = context
-        self.stamps = [(day.encode(), tree.stamp(f"{folder}/{day}")) for day in days]
         self.tag = fingerprint(context)[:16]
+        # What ``digest`` hashes a prefix of: the context, then each day file's name and stamp, framed as
+        # ``fingerprint`` frames them; and where each day's ends. One hash of a prefix a digest, not a hash
+        # update a part (a grown 1M export's 36,500 day files took 60 ms a reading in updates).
+        stamps = [(day.encode(), tree.stamp(f"{folder}/{day}")) for day in days]
+        self._framed = memoryview(framed([*context, *(part for stamp in stamps for part in stamp)]))
+        self._ends = list(
+            itertools.accumulate(
+                (16 + len(day) + len(stamp) for day, stamp in stamps),
+                initial=sum(8 + len(c) for c in context),
+            )
+        )
         self.start: _Point | None = None
         self.read: list[list[_Entry]] | None = None  # the day files from the start on, once read
-        self._digests: dict[int, str] = {}
 
     def digest(self, days: int) -> str:
-        if days not in self._digests:
-            parts = [part for stamp in self.stamps[:days] for part in stamp]
-            self._digests[days] = fingerprint([*self.context, *parts])
-        return self._digests[days]
+        return hashed(self._framed[: self._ends[days]])
 
     def go_on(self, start: _Point) -> int:
         """Read the day files after ``start``'s; the messages before them, where every message read is

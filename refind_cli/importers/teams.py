@@ -89,7 +89,11 @@ def _folder_files(root: Path) -> list[Path]:
 
 
 def _zip_members(zf: zipfile.ZipFile) -> list[str]:
-    return sorted(n for n in container.member_names(zf) if _MEMBER.search(n))
+    return sorted(
+        n
+        for n in container.files_matching(zf, r"(?:.*/)?messages_[^/\n]*\.json", re.IGNORECASE)
+        if _MEMBER.search(n)
+    )
 
 
 # --- reading -----------------------------------------------------------------------------------------

@@ -273,7 +273,7 @@ def sniff(path: Path) -> bool:
         head = container.read_file_part(path, 0, SNIFF_BYTES)
         if head.startswith(b"PK\x03\x04") or path.suffix.lower() == ".zip":
             with container.open_zip(path) as zf:
-                member = _chat_member(container.member_names(zf))
+                member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
                 if member is None:
                     return False
                 chunks = container.iter_member_chunks(zf, member, path)
@@ -513,7 +513,7 @@ def _source(path: Path) -> tuple[str | None, str, str | None]:
             return None, _ios_chat_name(path.absolute().parent.name), None
         return None, chat_name(path.name), None
     with container.open_zip(path) as zf:
-        member = _chat_member(container.member_names(zf))
+        member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
     if member is None:
         raise InputError(path, "contains no WhatsApp chat (.txt) file")
     base = member.rsplit("/", 1)[-1]
