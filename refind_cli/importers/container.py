@@ -939,15 +939,29 @@ def member_stamp(info: zipfile.ZipInfo) -> bytes:
 def fingerprint(parts: Iterable[bytes]) -> str:
     """A ``ChatExport.fingerprint`` of what a chat is read from (files' names and bytes, a directory of
     names): each part's length goes in before it, so that no two lists of parts hash alike by where they
-    are cut."""
-    return hashed(framed(parts))
+    are cut. Hashed as it goes: a part may be a large file's chunk (``framed`` joins them)."""
+    import xxhash
+
+    h = xxhash.xxh3_128()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()
 
 
 def framed(parts: Iterable[bytes]) -> bytes:
-    """The bytes ``fingerprint`` hashes: each part after its length. Those of a list's first parts begin
-    those of the list, so one list's fingerprints of its first parts are each a hash of a prefix (a Slack
-    channel's of its first days: ``hashed``)."""
-    return b"".join(piece for part in parts for piece in (len(part).to_bytes(8, "little"), part))
+    """The bytes ``fingerprint`` hashes, joined: each part after its length. Those of a list's first parts
+    begin those of the list, so one list's fingerprints of its first parts are each a hash of a prefix (a
+    Slack channel's of its first days: ``hashed``)."""
+    parts = list(parts)
+    # Iterated in C, each length's bytes made once: 146,000 parts of a large Slack export took 40 ms a piece
+    # at a time.
+    return b"".join(itertools.chain.from_iterable(zip(map(_length, map(len, parts)), parts, strict=True)))
+
+
+@functools.lru_cache(maxsize=4096)  # a day file's name and stamp take a few lengths
+def _length(size: int) -> bytes:
+    return size.to_bytes(8, "little")
 
 
 def hashed(data: bytes | memoryview) -> str:
