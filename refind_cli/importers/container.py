@@ -321,6 +321,11 @@ def _member_name(name: str) -> str | None:
         and name.count("/") < MAX_FOLDERS
     ):  # nothing to take out: most names (a Slack export's 36,000 took 20 ms in parts)
         return name
+    return _normalised(name)
+
+
+def _normalised(name: str) -> str | None:
+    """``_member_name`` of any name, part by part."""
     name = name.replace("\\", "/")
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if (
