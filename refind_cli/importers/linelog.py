@@ -304,44 +304,74 @@ def iter_lines(
 class Cut(str):
     """A line longer than ``_SPILL`` as ``iter_lines`` gives it when asked to: its first ``HELD_HEAD``
     characters, the characters after them in ``spool``, then ``tail`` (its last ``HELD_TAIL``). A reader that
-    takes one whole (``whole``) reads it as before; ``Reader`` gives its text held in a file."""
+    takes one whole (``whole``) reads it as before; ``Reader`` gives its text held in a file. The reader
+    gathers a message's further lines into one too, once they are longer than ``_SPILL`` (``_gather``): its
+    characters are then those lines joined by newlines, and ``blank`` says whether they are all blank."""
 
     spool: Spool
     tail: str
+    blank = False
 
     def whole(self) -> str:
         return str(self) + self.spool.read() + self.tail
 
 
 class _LongLine:
-    """A line given in pieces (``iter_text``'s ``partial``), held until it is longer than ``_SPILL``, then
-    as a ``Cut``."""
+    """Text given in pieces (a line, by ``iter_text``'s ``partial``; a message's further lines, by
+    ``_gather``), held until it is longer than ``_SPILL``, then as a ``Cut``: its head, the characters after
+    it written to the spool, the last ones held in a list until they are more than two tails."""
 
-    def __init__(self, part: str) -> None:
+    def __init__(self, part: str = "", cut: Cut | None = None) -> None:
         self.parts = [part]
         self.size = len(part)
-        self.cut: Cut | None = None
+        self.cut = cut  # once spilled: the Cut, its ``tail`` set by ``line``
+        self.tail = [] if cut is None else [cut.tail]  # the characters after the spool, not yet written
+        self.tail_size = 0 if cut is None else len(cut.tail)
 
     def add(self, part: str) -> None:
         if self.cut is not None:
-            tail = self.cut.tail + part
-            if len(tail) > HELD_TAIL:
-                _write(self.cut.spool, tail, 0, len(tail) - HELD_TAIL)
-                tail = tail[-HELD_TAIL:]
-            self.cut.tail = tail
+            self.tail.append(part)
+            self.tail_size += len(part)
+            if self.tail_size > 2 * HELD_TAIL:
+                self._write_tail(HELD_TAIL)
             return
         self.parts.append(part)
         self.size += len(part)
         if self.size > _SPILL:
-            text = "".join(self.parts)
-            self.parts = []
-            self.cut = Cut(text[:HELD_HEAD])
-            self.cut.spool = Spool()
-            _write(self.cut.spool, text, HELD_HEAD, len(text) - HELD_TAIL)
-            self.cut.tail = text[-HELD_TAIL:]
+            self._spill()
+
+    def add_cut(self, cut: Cut) -> None:
+        """A ``Cut``'s characters: its head, its spool (whose file goes), its tail."""
+        self.add(str(cut))
+        if self.cut is None:
+            self._spill()
+        assert self.cut is not None
+        self._write_tail(0)
+        self.cut.spool.add(cut.spool)
+        self.tail, self.tail_size = [cut.tail], len(cut.tail)
+
+    def _spill(self) -> None:
+        text = "".join(self.parts)
+        self.parts = []
+        self.cut = Cut(text[:HELD_HEAD])
+        self.cut.spool = Spool()
+        self.tail, self.tail_size = [text[HELD_HEAD:]], max(len(text) - HELD_HEAD, 0)
+        self._write_tail(HELD_TAIL)
+
+    def _write_tail(self, keep: int) -> None:
+        """The characters after the spool but their last ``keep`` written to it."""
+        assert self.cut is not None
+        text = "".join(self.tail)
+        end = max(len(text) - keep, 0)
+        _write(self.cut.spool, text, 0, end)
+        self.tail, self.tail_size = [text[end:]], len(text) - end
 
     def line(self) -> str:
-        return self.cut if self.cut is not None else "".join(self.parts)
+        if self.cut is None:
+            return "".join(self.parts)
+        self._write_tail(HELD_TAIL)
+        self.cut.tail = self.tail[0]
+        return self.cut
 
 
 def _write(spool: Spool, text: str, start: int, end: int) -> None:
@@ -964,6 +994,7 @@ class Reader:
         more: list[str] | None = None
 
         cut = False  # whether the message holds a line cut (``Cut``): its text is then held in a file
+        further = 0  # the characters of ``more`` not gathered into a ``Cut`` (``_gather``), newlines counted
         first = self.number + 1
         number = first - 1
         for number, line in enumerate(self.lines, first):
@@ -1012,7 +1043,7 @@ class Reader:
                         sender = senders[name] = name.strip().strip(MARKS) or None
                 when = clock.at(date, time[0])
                 local = date_text + time[1]
-                first_raw, first_text, more = line, m["text"], None
+                first_raw, first_text, more, further = line, m["text"], None, 0
             elif m is None and days and (found := _day_of(days, stripped, day_first)) is not None:
                 new_day, told = found
                 if told is not None:
@@ -1030,7 +1061,7 @@ class Reader:
                 cut = line_cut
                 held_day = None
                 held.clear()
-                sender, first_raw, first_text, more = None, line, stripped, None
+                sender, first_raw, first_text, more, further = None, line, stripped, None, 0
             elif when is not None:
                 cut = cut or line_cut
                 if more is None:
@@ -1040,6 +1071,10 @@ class Reader:
                     held_day = None
                     held.clear()
                 more.append(line)
+                further += len(line) + 1
+                if further > _SPILL:  # a message of many lines (a pasted log): held as one long line is
+                    more, further = _gather(more)
+                    cut = True
             elif _content(line):
                 if resuming:
                     raise NotResumable  # a line that goes on with the message before the mark
@@ -1105,7 +1140,7 @@ def _message(
     """A message from its first line (as written, and its text) and its further lines (both). ``cut``: some
     of them are lines cut (``Cut``), and the text is held in a file where it can be (``_held``)."""
     if more:
-        while more and not more[-1].strip():  # the blank lines before a day line (a cut line has content)
+        while more and _blank(more[-1]):  # the blank lines before a day line
             more.pop()
     held = _held(grammar, first_raw, first_text, more) if cut else None
     text: str | HeldText
@@ -1172,6 +1207,45 @@ def _held(
             spool.write(part)
     first = lead.partition("\n")[0] if grammar.trim else first_text
     return spool.held(lead, trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
+
+
+def _gather(more: list[str]) -> tuple[list[str], int]:
+    """A message's further lines, more than ``_SPILL`` characters of them, as a ``Cut`` of those up to the last
+    that is not blank (the first continued, where it is one), then the blank ones after it, as they were or as
+    a blank ``Cut`` where they are longer than ``_SPILL`` too: they are the message's only if a line with
+    content follows. Returns the lines and the characters of those left as they were."""
+    last = next((i for i in range(len(more) - 1, -1, -1) if not _blank(more[i])), -1)
+    gathered = [_joined(more[: last + 1], blank=False)] if last >= 0 else []
+    blanks = more[last + 1 :]
+    size = sum(len(line) + 1 for line in blanks if not isinstance(line, Cut))
+    if size > _SPILL:
+        blanks, size = [_joined(blanks, blank=True)], 0
+    return gathered + blanks, size
+
+
+def _joined(lines: list[str], blank: bool) -> Cut:
+    """``lines`` joined by newlines as one ``Cut``, its middle in a file; the first line's own, where it is
+    one (its head is already held, and its spool is written on)."""
+    first = lines[0]
+    joined = _LongLine(cut=first) if isinstance(first, Cut) else _LongLine(first)
+    for line in lines[1:]:
+        joined.add("\n")
+        if isinstance(line, Cut):
+            joined.add_cut(line)
+        else:
+            joined.add(line)
+    cut = joined.line()
+    if not isinstance(cut, Cut):  # shorter than _SPILL: the blank lines after them were most of the rest
+        joined._spill()
+        cut = joined.line()
+    assert isinstance(cut, Cut)
+    cut.blank = blank
+    return cut
+
+
+def _blank(line: str) -> bool:
+    """Whether a further line of a message is blank: blank lines before a day line are not the message's."""
+    return line.blank if isinstance(line, Cut) else not line.strip()
 
 
 # What the record of a message held in part must not hold (``_held``): the markers ``raw.cut`` reads,

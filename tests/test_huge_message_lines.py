@@ -1,0 +1,122 @@
+"""Issue 24, item 4 (session 14): a message of many short lines (a pasted log) in a LINE, KakaoTalk or Signal
+log is held as a long line is.
+
+The reader gathered a message's further lines in a list of strings and joined them twice (its text and its
+record): 4.5 times the message at its peak. Now, once they are longer than ``linelog._SPILL``, they are
+gathered into one ``linelog.Cut`` (its middle in an unnamed file, ``Spool``), and the message's text is held
+in a file (``HeldText``) as a long line's is. Measured in a child process (its peak RSS, VmHWM); and read with
+tiny thresholds, every message gives the same text, record and identity as read whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from test_huge_message_worker import _LOGS, WORDS, _hold_in_part, _read_log, _worker_peak_kb
+
+from refind_cli.importers import container
+from refind_cli.records import HELD, HeldText
+from refind_cli.storage import raw as raw_record
+from refind_cli.storage.identity import Identity
+
+MB = 1 << 20
+
+
+def _pasted(folder: Path, fmt: str, mb: int) -> Path:
+    """A log whose middle message is ``mb`` MB of short lines (LINE quotes a text of several lines)."""
+    head, short, line, name = _LOGS[fmt]
+    lines = "\n".join(f"{WORDS}{i}" for i in range(mb * MB // (len(WORDS) + 7)))
+    body = f'"{lines}"' if fmt == "line" else lines
+    path = folder / name
+    path.write_text(head + short + line(0, body or "hi") + "\n" + line(1, "ok") + "\n")
+    return path
+
+
+@pytest.mark.parametrize("fmt", sorted(_LOGS))
+def test_a_message_of_many_short_lines_costs_the_worker_no_more_when_twice_as_long(tmp_path: Path, fmt: str):
+    peaks = {}
+    for mb in (0, 8, 16):
+        folder = tmp_path / str(mb)
+        folder.mkdir()
+        peaks[mb] = _worker_peak_kb(_pasted(folder, fmt, mb), fmt) / 1024
+    over = {mb: peaks[mb] - peaks[0] for mb in (8, 16)}
+    # Before: a string a line in a list, then the text and the record joined: 4.5 times the message (36
+    # and 72 MB over a one-line chat). Now the lines up to a spill and the head and tail held.
+    assert over[16] < 16, f"{over} MB over a one-line chat's {peaks[0]:.0f} MB"
+    assert over[16] - over[8] < 4, f"{over} MB over a one-line chat's {peaks[0]:.0f} MB"
+
+
+@pytest.mark.parametrize("fmt", sorted(_LOGS))
+def test_a_message_of_many_short_lines_is_held(tmp_path: Path, fmt: str):
+    path = _pasted(tmp_path, fmt, 2)
+    messages = _read_log(path, fmt)
+    assert [type(m.text) for m in messages] == [str, HeldText, str]
+    held = messages[1].text
+    assert isinstance(held, HeldText)
+    lines = held.whole().split("\n")
+    assert lines[0] == f"{WORDS}0" and lines[-1] == f"{WORDS}{len(lines) - 1}"
+
+
+# Lines a pasted log is made of: words, blank and white lines (dropped before a day line only), quotes,
+# marks, a marker a record is read whole for, a placeholder, a line that looks like a day line.
+_SHORT = st.sampled_from(
+    [
+        "word",
+        WORDS,
+        "",
+        "  ",
+        '"',
+        "\u200e",
+        "\x01",
+        "[Photo]",
+        "Monday, May 28, 2018",
+        "2024/02/01(Thu)",
+        "é😀",
+    ]
+)
+_PASTED = st.builds(
+    lambda lines, n, quoted: ('"' if quoted else "") + "\n".join(lines * n) + ('"' if quoted else ""),
+    st.lists(_SHORT, min_size=1, max_size=6),
+    st.integers(1, 60),
+    st.booleans(),
+)
+_BLANKS = st.sampled_from(["", "\n", "\n\n", "\n  \n" * 40])  # blank lines after a message, before the next
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    fmt=st.sampled_from(sorted(_LOGS)),
+    bodies=st.lists(st.tuples(_PASTED, _BLANKS), min_size=1, max_size=4),
+    chunk=st.integers(16, 300),
+)
+def test_many_lines_gathered_in_part_read_as_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, bodies: list[tuple[str, str]], chunk: int
+):
+    """Tiny thresholds (further lines over 300 characters gathered, as a head of 48 and a tail of 160): the
+    same messages, the same records rebuilt, the same identities as read whole."""
+    head, short, line, name = _LOGS[fmt]
+    path = tmp_path / name
+    written = "\n".join(line(i, body) + blanks for i, (body, blanks) in enumerate(bodies))
+    path.write_text(head + short * 150 + written + "\n")
+    monkeypatch.setattr(container, "CHUNK", chunk)
+    expected = _read_log(path, fmt)
+    with monkeypatch.context() as held_in_part:
+        _hold_in_part(held_in_part)
+        got = _read_log(path, fmt)
+    assert len(got) == len(expected)
+    ids, ids_held = Identity(), Identity()
+    for m, held in zip(expected, got, strict=True):
+        assert isinstance(m.text, str)
+        uid = ids.uid(m.source_id, m.local_time, 0, m.sender, m.text)
+        assert ids_held.uid(held.source_id, held.local_time, 0, held.sender, held.text) == uid
+        if isinstance(held.text, HeldText):
+            event(f"{fmt}: a message held in part")
+            assert held.raw.count(HELD) == 1 and held.raw.replace(HELD, m.text) == m.raw
+            fields = (m.local_time, m.sender, m.sender_id)
+            rest, form = raw_record.cut(held.raw, (HELD, *fields))
+            assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw
+            held = held._replace(text=held.text.whole(), raw=m.raw)
+        assert held == m
