@@ -2,7 +2,7 @@
 log is held as a long line is.
 
 The reader gathered a message's further lines in a list of strings and joined them twice (its text and its
-record): 4.5 times the message at its peak. Now, once they are longer than ``linelog._SPILL``, they are
+record): 4.5 times the message at its peak. Now, once they are longer than ``linelog.SPILL``, they are
 gathered into one ``linelog.Cut`` (its middle in an unnamed file, ``Spool``), and the message's text is held
 in a file (``HeldText``) as a long line's is. Measured in a child process (its peak RSS, VmHWM); and read with
 tiny thresholds, every message gives the same text, record and identity as read whole.

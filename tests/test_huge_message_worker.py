@@ -1,6 +1,6 @@
 """Issue 24, item 4 (session 13): the import worker's memory does not grow with the longest message.
 
-A line log's record longer than ``linelog._SPILL`` is held by the reading window as its head and tail, the
+A line log's record longer than ``linelog.SPILL`` is held by the reading window as its head and tail, the
 characters between written to an unnamed file as they are read (``linelog.Spool``); its message's text is
 that file (``HeldText``), its record holds ``HELD`` in the text's place, its identity is hashed from the file
 and the worker sends it from there in pieces. Measured in a child process (its peak RSS, VmHWM): what the
@@ -199,7 +199,7 @@ def _hold_in_part(patch: pytest.MonkeyPatch) -> None:
     """Thresholds so small that a line of a few hundred characters is held in part, as a long one is."""
     patch.setattr(linelog, "HELD_HEAD", 48)
     patch.setattr(linelog, "HELD_TAIL", 160)
-    patch.setattr(linelog, "_SPILL", 300)
+    patch.setattr(linelog, "SPILL", 300)
     patch.setattr(linelog, "_LONG_PIECE", 64)
 
 

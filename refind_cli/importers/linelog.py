@@ -61,7 +61,7 @@ _LONG_PIECE = 1 << 20
 # more than the ends a reader strips (marks, newlines, an edited marker).
 HELD_HEAD = 1 << 17
 HELD_TAIL = 1 << 16
-_SPILL = LONG_TEXT + HELD_HEAD + HELD_TAIL
+SPILL = LONG_TEXT + HELD_HEAD + HELD_TAIL
 _SPOOL_PIECE = 1 << 18
 
 # Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
@@ -266,7 +266,7 @@ def iter_lines(
     chunks: Iterable[bytes], path: Path | str, where: str | None = None, line: int = 0, held: bool = False
 ) -> Iterator[str]:
     """The lines of a text export as they stream in (``iter_text``), without their newlines. ``line``: the
-    lines before these bytes, for a file read from a mark on. ``held``: a line longer than ``_SPILL`` is
+    lines before these bytes, for a file read from a mark on. ``held``: a line longer than ``SPILL`` is
     given as a ``Cut``, never held whole."""
     number = line
     going: _LongLine | None = None  # a line read in pieces (``held``)
@@ -302,10 +302,10 @@ def iter_lines(
 
 
 class Cut(str):
-    """A line longer than ``_SPILL`` as ``iter_lines`` gives it when asked to: its first ``HELD_HEAD``
+    """A line longer than ``SPILL`` as ``iter_lines`` gives it when asked to: its first ``HELD_HEAD``
     characters, the characters after them in ``spool``, then ``tail`` (its last ``HELD_TAIL``). A reader that
     takes one whole (``whole``) reads it as before; ``Reader`` gives its text held in a file. The reader
-    gathers a message's further lines into one too, once they are longer than ``_SPILL`` (``_gather``): its
+    gathers a message's further lines into one too, once they are longer than ``SPILL`` (``_gather``): its
     characters are then those lines joined by newlines, and ``blank`` says whether they are all blank."""
 
     spool: Spool
@@ -318,7 +318,7 @@ class Cut(str):
 
 class _LongLine:
     """Text given in pieces (a line, by ``iter_text``'s ``partial``; a message's further lines, by
-    ``_gather``), held until it is longer than ``_SPILL``, then as a ``Cut``: its head, the characters after
+    ``_gather``), held until it is longer than ``SPILL``, then as a ``Cut``: its head, the characters after
     it written to the spool, the last ones held in a list until they are more than two tails."""
 
     def __init__(self, part: str = "", cut: Cut | None = None) -> None:
@@ -337,7 +337,7 @@ class _LongLine:
             return
         self.parts.append(part)
         self.size += len(part)
-        if self.size > _SPILL:
+        if self.size > SPILL:
             self._spill()
 
     def add_cut(self, cut: Cut) -> None:
@@ -461,6 +461,15 @@ class Spool:
         self.size += other.size
         self.newlines += other.newlines
 
+    def count(self, byte: bytes) -> int:
+        """How many times ``byte`` is in the bytes written."""
+        self.file.flush()
+        self.file.seek(0)
+        found = 0
+        while piece := self.file.read(1 << 20):
+            found += piece.count(byte)
+        return found
+
     def holds(self, pattern: re.Pattern[bytes], reach: int = 16) -> bool:
         """Whether the bytes written hold a match of ``pattern``, one no longer than ``reach`` bytes."""
         self.file.flush()
@@ -509,7 +518,7 @@ class Window:
     the text streams, since a reader asks for them rarely). ``before``: the lines before these bytes, for a
     file read from a mark on.
 
-    A record longer than ``_SPILL`` is held as its head and its tail: the characters between, read and
+    A record longer than ``SPILL`` is held as its head and its tail: the characters between, read and
     searched already, are written to a ``Spool`` as the window reads on, and belong where ``hole`` is in
     ``text`` (a reader takes them, ``take``, before it lets the record go)."""
 
@@ -534,7 +543,7 @@ class Window:
         what it keeps, so a record longer than a piece is copied a few times (its length growing by an eighth
         at least), not once a piece. Reading as much as it kept read up to a long record's length past its end,
         which the new text held beside the old one. The text kept, searched already, is held as its head and
-        tail once it is longer than ``_SPILL``."""
+        tail once it is longer than ``SPILL``."""
         kept = self.text[keep:]
         added = self.adding = []
         size = 0
@@ -547,7 +556,7 @@ class Window:
             return False
         self._count_before(keep)
         self.moved = 0
-        if len(kept) > _SPILL:
+        if len(kept) > SPILL:
             kept = self._spill(kept)
         # One join: ``kept + "".join(added)`` made the new text twice, and held the old one, the pieces and
         # both copies at once (2.5 times a long record at its last doubling, 2 times now). A lone piece is
@@ -1072,7 +1081,7 @@ class Reader:
                     held.clear()
                 more.append(line)
                 further += len(line) + 1
-                if further > _SPILL:  # a message of many lines (a pasted log): held as one long line is
+                if further > SPILL:  # a message of many lines (a pasted log): held as one long line is
                     more, further = _gather(more)
                     cut = True
             elif _content(line):
@@ -1210,22 +1219,23 @@ def _held(
 
 
 def _gather(more: list[str]) -> tuple[list[str], int]:
-    """A message's further lines, more than ``_SPILL`` characters of them, as a ``Cut`` of those up to the last
+    """A message's further lines, more than ``SPILL`` characters of them, as a ``Cut`` of those up to the last
     that is not blank (the first continued, where it is one), then the blank ones after it, as they were or as
-    a blank ``Cut`` where they are longer than ``_SPILL`` too: they are the message's only if a line with
+    a blank ``Cut`` where they are longer than ``SPILL`` too: they are the message's only if a line with
     content follows. Returns the lines and the characters of those left as they were."""
     last = next((i for i in range(len(more) - 1, -1, -1) if not _blank(more[i])), -1)
-    gathered = [_joined(more[: last + 1], blank=False)] if last >= 0 else []
+    kept = [gathered(more[: last + 1], blank=False)] if last >= 0 else []
     blanks = more[last + 1 :]
     size = sum(len(line) + 1 for line in blanks if not isinstance(line, Cut))
-    if size > _SPILL:
-        blanks, size = [_joined(blanks, blank=True)], 0
-    return gathered + blanks, size
+    if size > SPILL:
+        blanks, size = [gathered(blanks, blank=True)], 0
+    return kept + blanks, size
 
 
-def _joined(lines: list[str], blank: bool) -> Cut:
+def gathered(lines: list[str], blank: bool = False) -> Cut:
     """``lines`` joined by newlines as one ``Cut``, its middle in a file; the first line's own, where it is
-    one (its head is already held, and its spool is written on)."""
+    one (its head is already held, and its spool is written on). A reader of records of several lines (a
+    KakaoTalk CSV's quoted message) gathers a record longer than ``SPILL`` so."""
     first = lines[0]
     joined = _LongLine(cut=first) if isinstance(first, Cut) else _LongLine(first)
     for line in lines[1:]:
@@ -1235,7 +1245,7 @@ def _joined(lines: list[str], blank: bool) -> Cut:
         else:
             joined.add(line)
     cut = joined.line()
-    if not isinstance(cut, Cut):  # shorter than _SPILL: the blank lines after them were most of the rest
+    if not isinstance(cut, Cut):  # shorter than SPILL: the blank lines after them were most of the rest
         joined._spill()
         cut = joined.line()
     assert isinstance(cut, Cut)
