@@ -10,6 +10,8 @@ tiny thresholds, every message gives the same text, record and identity as read 
 
 from __future__ import annotations
 
+import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_huge_message_worker import _LOGS, WORDS, _hold_in_part, _read_log, _worker_peak_kb
 
+from refind_cli.errors import InputError
 from refind_cli.importers import container
-from refind_cli.records import HELD, HeldText
+from refind_cli.records import HELD, HeldText, Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.identity import Identity
 
@@ -120,3 +123,115 @@ def test_many_lines_gathered_in_part_read_as_read_whole(
             assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw
             held = held._replace(text=held.text.whole(), raw=m.raw)
         assert held == m
+
+
+# KakaoTalk CSV: a record longer than a spill is read as Cut lines and gathered; its message held.
+_CELL = st.lists(
+    st.sampled_from(["word ", WORDS, "\n", '"', ",", ";", "\x01", "é😀", "[Photo]"]), max_size=4
+).map("".join)
+
+
+def _csv_cell(text: str, quoted: bool) -> str:
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if quoted or any(c in text for c in '\n",') else text
+
+
+_CSV_RECORD = st.builds(
+    lambda i, sender, text, n, quoted: (
+        f"2024-02-01 11:{i:02d}:00,{_csv_cell(sender, True)}," + _csv_cell(text + WORDS * n, quoted)
+    ),
+    st.integers(0, 59),
+    st.sampled_from(["Ann", "Jack", "Kim, Jiwoo", 'Bo "B"', ""]),
+    _CELL,
+    st.integers(0, 20),
+    st.booleans(),
+)
+
+
+def _read_csv(path: Path) -> list[object]:
+    try:
+        return list(_read_log(path, "kakaotalk"))
+    except InputError as exc:
+        return [exc]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(records=st.lists(_CSV_RECORD, min_size=1, max_size=5), chunk=st.integers(16, 300))
+def test_a_csv_record_held_in_part_reads_as_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: list[str], chunk: int
+):
+    """Tiny thresholds (records over 300 characters held): the same messages, records and identities as read
+    whole; or, where a held record's message holds a quote, a control character, or (unquoted) a comma, one
+    error line naming its line."""
+    path = tmp_path / "KakaoTalk_Chat_Jack.csv"
+    path.write_text(
+        "Date,User,Message\n" + '2024-02-01 10:59:00,"Ann","first"\n' * 150 + "\n".join(records) + "\n"
+    )
+    monkeypatch.setattr(container, "CHUNK", chunk)
+    expected = _read_csv(path)
+    with monkeypatch.context() as held_in_part:
+        _hold_in_part(held_in_part)
+        got = _read_csv(path)
+    if got and isinstance(got[-1], InputError) and "not read" in str(got[-1]):
+        event("a held record refused")
+        line = int(str(got[-1]).rsplit("line ", 1)[1].split(":")[0])
+        starts = list(itertools.accumulate((r.count("\n") + 1 for r in records), initial=152))
+        refused = expected[150 + starts.index(line)]  # after the 150 short ones (the header is line 1)
+        assert isinstance(refused, Message) and isinstance(refused.text, str)
+        assert re.search('["\x00-\x04]', refused.text) or (refused.text and not refused.raw.endswith('"'))
+        assert len(refused.raw) > 300
+        return
+    assert len(got) == len(expected)
+    ids, ids_held = Identity(), Identity()
+    for m, held in zip(expected, got, strict=True):
+        if isinstance(m, InputError):
+            assert isinstance(held, InputError) and str(held) == str(m)
+            continue
+        assert isinstance(m, Message) and isinstance(held, Message) and isinstance(m.text, str)
+        uid = ids.uid(m.source_id, m.local_time, 0, m.sender, m.text)
+        assert ids_held.uid(held.source_id, held.local_time, 0, held.sender, held.text) == uid
+        if isinstance(held.text, HeldText):
+            event("a CSV record held in part")
+            assert held.raw.count(HELD) == 1 and held.raw.replace(HELD, m.text) == m.raw
+            fields = (m.local_time, m.sender, m.sender_id)
+            rest, form = raw_record.cut(held.raw, (HELD, *fields))
+            assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw
+            held = held._replace(text=held.text.whole(), raw=m.raw)
+        assert held == m
+
+
+def _csv(folder: Path, mb: int, pasted: bool) -> Path:
+    lines = "\n".join(f"{WORDS}{i}" for i in range(mb * MB // (len(WORDS) + 7)))
+    body = f'"{lines}"' if pasted else WORDS * (mb * MB // len(WORDS))
+    path = folder / "KakaoTalk_Chat_Jack.csv"
+    path.write_text(
+        f'Date,User,Message\n2024-02-01 10:59:00,"Ann","hi"\n2024-02-01 11:00:00,"Jack",{body or "hi"}\n'
+    )
+    return path
+
+
+@pytest.mark.parametrize("pasted", [False, True])
+def test_a_long_csv_message_is_read_and_costs_the_worker_no_more_when_twice_as_long(
+    tmp_path: Path, pasted: bool
+):
+    """Before, a message over the ``csv`` module's field limit (128K characters) was refused, the import with
+    it, once its record was held whole; now it is held in a file."""
+    peaks = {}
+    for mb in (0, 8, 16):
+        folder = tmp_path / str(mb)
+        folder.mkdir()
+        peaks[mb] = _worker_peak_kb(_csv(folder, mb, pasted), "kakaotalk") / 1024
+    over = {mb: peaks[mb] - peaks[0] for mb in (8, 16)}
+    assert over[16] < 16, f"{over} MB over a one-line chat's {peaks[0]:.0f} MB"
+    assert over[16] - over[8] < 4, f"{over} MB over a one-line chat's {peaks[0]:.0f} MB"
+    messages = _read_log(_csv(tmp_path, 2, pasted), "kakaotalk")
+    assert [type(m.text) for m in messages] == [str, HeldText]
+    assert messages[1].raw == (
+        '2024-02-01 11:00:00,"Jack","\x00"' if pasted else '2024-02-01 11:00:00,"Jack",\x00'
+    )
+
+
+def test_a_long_csv_message_that_cannot_be_held_is_one_error_line(tmp_path: Path):
+    path = tmp_path / "KakaoTalk_Chat_Jack.csv"
+    path.write_text(f'Date,User,Message\n2024-02-01 11:00:00,"Jack","{WORDS * 40_000}""quoted"""\n')
+    with pytest.raises(InputError, match=r"line 2: a record longer than .* holds a double quote"):
+        _read_log(path, "kakaotalk")
