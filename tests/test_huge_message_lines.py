@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from test_huge_message_worker import _LOGS, WORDS, _hold_in_part, _read_log, _worker_peak_kb
 
 from refind_cli.errors import InputError
-from refind_cli.importers import container
+from refind_cli.importers import container, sigtop
 from refind_cli.records import HELD, HeldText, Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.identity import Identity
@@ -235,3 +235,85 @@ def test_a_long_csv_message_that_cannot_be_held_is_one_error_line(tmp_path: Path
     path.write_text(f'Date,User,Message\n2024-02-01 11:00:00,"Jack","{WORDS * 40_000}""quoted"""\n')
     with pytest.raises(InputError, match=r"line 2: a record longer than .* holds a double quote"):
         _read_log(path, "kakaotalk")
+
+
+# sigtop: a body longer than a spill (one line, or many) is gathered into a Cut as the block is read.
+_SIGTOP_BODY = st.lists(
+    st.sampled_from(["word", WORDS, WORDS * 8, "", " ", "> quoted", "From: Ann", "\x01", "é😀"]), max_size=12
+).map("\n".join)
+_SIGTOP_BLOCK = st.builds(
+    lambda who, quote, edited, body: (
+        f"From: {who}\nType: {'outgoing' if who == 'You' else 'incoming'}\nSent: Mon, 28 May 2018 10:00:00 +0000\n"
+        + ("Edited: 2 versions\n\n| Version: 1\n|\n| " + body.replace("\n", "\n| ") if edited else "")
+        + ("\n> quoted line\n> another" if quote and not edited else "")
+        + ("" if edited else f"\n\n{body}")
+        + "\n"
+    ),
+    st.sampled_from(["Ann", "You", "Jack (+4912345)"]),
+    st.booleans(),
+    st.booleans(),
+    _SIGTOP_BODY,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(blocks=st.lists(_SIGTOP_BLOCK, min_size=1, max_size=4), chunk=st.integers(16, 300))
+def test_a_sigtop_body_held_in_part_reads_as_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocks: list[str], chunk: int
+):
+    """Tiny thresholds (bodies over 300 characters gathered, texts over 200 held): the same messages,
+    records and identities as read whole."""
+    path = tmp_path / "Jack.txt"
+    first = "From: Ann\nType: incoming\nSent: Mon, 28 May 2018 09:00:00 +0000\n\nfirst\n"
+    path.write_text("Conversation: Jack\n\n" + "\n".join([first] * 60 + blocks))
+    monkeypatch.setattr(container, "CHUNK", chunk)
+    expected = _read_log(path, "signal")
+    with monkeypatch.context() as held_in_part:
+        _hold_in_part(held_in_part)
+        held_in_part.setattr(sigtop, "LONG_TEXT", 200)
+        got = _read_log(path, "signal")
+    assert len(got) == len(expected)
+    ids, ids_held = Identity(), Identity()
+    for m, held in zip(expected, got, strict=True):
+        assert isinstance(m.text, str)
+        uid = ids.uid(m.source_id, m.local_time, 0, m.sender, m.text)
+        assert ids_held.uid(held.source_id, held.local_time, 0, held.sender, held.text) == uid
+        if isinstance(held.text, HeldText):
+            event("a sigtop body held in part")
+            assert held.raw.count(HELD) == 1 and held.raw.replace(HELD, m.text) == m.raw
+            fields = (m.local_time, m.sender, m.sender_id)
+            rest, form = raw_record.cut(held.raw, (HELD, *fields))
+            assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw
+            held = held._replace(text=held.text.whole(), raw=m.raw)
+        assert held == m
+
+
+def _sigtop(folder: Path, mb: int, pasted: bool) -> Path:
+    lines = "\n".join(f"{WORDS}{i}" for i in range(mb * MB // (len(WORDS) + 7)))
+    body = (lines if pasted else WORDS * (mb * MB // len(WORDS))) or "hi"
+    blocks = [("Ann", "hi"), ("Jack (+4912345)", body), ("Ann", "ok")]
+    path = folder / "Jack.txt"
+    path.write_text(
+        "Conversation: Jack\n\n"
+        + "\n".join(
+            f"From: {who}\nType: incoming\nSent: Mon, 28 May 2018 10:{i:02d}:00 +0000\n\n{text}\n"
+            for i, (who, text) in enumerate(blocks)
+        )
+    )
+    return path
+
+
+@pytest.mark.parametrize("pasted", [False, True])
+def test_a_long_sigtop_message_costs_the_worker_no_more_when_twice_as_long(tmp_path: Path, pasted: bool):
+    """Before: a line as written, its block's lines, the record and the body joined (2x one line, 4.5x
+    many)."""
+    peaks = {}
+    for mb in (0, 8, 16):
+        folder = tmp_path / str(mb)
+        folder.mkdir()
+        peaks[mb] = _worker_peak_kb(_sigtop(folder, mb, pasted), "signal") / 1024
+    over = {mb: peaks[mb] - peaks[0] for mb in (8, 16)}
+    assert over[16] < 16, f"{over} MB over a one-line chat's {peaks[0]:.0f} MB"
+    assert over[16] - over[8] < 4, f"{over} MB over a one-line chat's {peaks[0]:.0f} MB"
+    messages = _read_log(_sigtop(tmp_path, 2, pasted), "signal")
+    assert [type(m.text) for m in messages] == [str, HeldText, str]

@@ -305,7 +305,7 @@ class Cut(str):
     """A line longer than ``SPILL`` as ``iter_lines`` gives it when asked to: its first ``HELD_HEAD``
     characters, the characters after them in ``spool``, then ``tail`` (its last ``HELD_TAIL``). A reader that
     takes one whole (``whole``) reads it as before; ``Reader`` gives its text held in a file. The reader
-    gathers a message's further lines into one too, once they are longer than ``SPILL`` (``_gather``): its
+    gathers a message's further lines into one too, once they are longer than ``SPILL`` (``gather``): its
     characters are then those lines joined by newlines, and ``blank`` says whether they are all blank."""
 
     spool: Spool
@@ -318,7 +318,7 @@ class Cut(str):
 
 class _LongLine:
     """Text given in pieces (a line, by ``iter_text``'s ``partial``; a message's further lines, by
-    ``_gather``), held until it is longer than ``SPILL``, then as a ``Cut``: its head, the characters after
+    ``gather``), held until it is longer than ``SPILL``, then as a ``Cut``: its head, the characters after
     it written to the spool, the last ones held in a list until they are more than two tails."""
 
     def __init__(self, part: str = "", cut: Cut | None = None) -> None:
@@ -1003,7 +1003,7 @@ class Reader:
         more: list[str] | None = None
 
         cut = False  # whether the message holds a line cut (``Cut``): its text is then held in a file
-        further = 0  # the characters of ``more`` not gathered into a ``Cut`` (``_gather``), newlines counted
+        further = 0  # the characters of ``more`` not gathered into a ``Cut`` (``gather``), newlines counted
         first = self.number + 1
         number = first - 1
         for number, line in enumerate(self.lines, first):
@@ -1082,7 +1082,7 @@ class Reader:
                 more.append(line)
                 further += len(line) + 1
                 if further > SPILL:  # a message of many lines (a pasted log): held as one long line is
-                    more, further = _gather(more)
+                    more, further = gather(more)
                     cut = True
             elif _content(line):
                 if resuming:
@@ -1149,7 +1149,7 @@ def _message(
     """A message from its first line (as written, and its text) and its further lines (both). ``cut``: some
     of them are lines cut (``Cut``), and the text is held in a file where it can be (``_held``)."""
     if more:
-        while more and _blank(more[-1]):  # the blank lines before a day line
+        while more and is_blank(more[-1]):  # the blank lines before a day line
             more.pop()
     held = _held(grammar, first_raw, first_text, more) if cut else None
     text: str | HeldText
@@ -1218,12 +1218,12 @@ def _held(
     return spool.held(lead, trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
 
 
-def _gather(more: list[str]) -> tuple[list[str], int]:
+def gather(more: list[str]) -> tuple[list[str], int]:
     """A message's further lines, more than ``SPILL`` characters of them, as a ``Cut`` of those up to the last
     that is not blank (the first continued, where it is one), then the blank ones after it, as they were or as
     a blank ``Cut`` where they are longer than ``SPILL`` too: they are the message's only if a line with
     content follows. Returns the lines and the characters of those left as they were."""
-    last = next((i for i in range(len(more) - 1, -1, -1) if not _blank(more[i])), -1)
+    last = next((i for i in range(len(more) - 1, -1, -1) if not is_blank(more[i])), -1)
     kept = [gathered(more[: last + 1], blank=False)] if last >= 0 else []
     blanks = more[last + 1 :]
     size = sum(len(line) + 1 for line in blanks if not isinstance(line, Cut))
@@ -1253,7 +1253,7 @@ def gathered(lines: list[str], blank: bool = False) -> Cut:
     return cut
 
 
-def _blank(line: str) -> bool:
+def is_blank(line: str) -> bool:
     """Whether a further line of a message is blank: blank lines before a day line are not the message's."""
     return line.blank if isinstance(line, Cut) else not line.strip()
 
