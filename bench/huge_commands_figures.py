@@ -90,10 +90,10 @@ def wa_lines_followed(folder: Path, mb: int, after: int) -> Path:
 _LINE_HEAD = "[LINE] Chat history with Jack\nSaved on: 2024/02/01 12:00\n\n2024/02/01(Thu)\n"
 
 
-def _line(folder: Path, mb: int, after: int) -> Path:
+def _line(folder: Path, body: str, after: int) -> Path:
     path = folder / "[LINE] Chat with Jack.txt"
     with path.open("w") as fh:
-        fh.write(f"{_LINE_HEAD}10:59\tAnn\thi\n11:00\tJack\t{_body(mb)}\n")
+        fh.write(f"{_LINE_HEAD}10:59\tAnn\thi\n11:00\tJack\t{body}\n")
         written = i = 0
         while written < after * MB:
             text = f"11:01\tAnn\tmessage {i} about the flat in lisbon\n"
@@ -104,25 +104,16 @@ def _line(folder: Path, mb: int, after: int) -> Path:
 
 
 def line_last(folder: Path, mb: int, _after: int) -> Path:
-    return _line(folder, mb, 0)
+    return _line(folder, _body(mb), 0)
 
 
 def line_followed(folder: Path, mb: int, after: int) -> Path:
-    return _line(folder, mb, after)
+    return _line(folder, _body(mb), after)
 
 
 def line_lines_followed(folder: Path, mb: int, after: int) -> Path:
     """A pasted log in LINE (quoted, as LINE writes a text of several lines), ordinary messages after it."""
-    path = folder / "[LINE] Chat with Jack.txt"
-    with path.open("w") as fh:
-        fh.write(f'{_LINE_HEAD}10:59\tAnn\thi\n11:00\tJack\t"{_lines(mb).rstrip()}"\n')
-        written = i = 0
-        while written < after * MB:
-            text = f"11:01\tAnn\tmessage {i} about the flat in lisbon\n"
-            fh.write(text)
-            written += len(text)
-            i += 1
-    return path
+    return _line(folder, f'"{_lines(mb).rstrip()}"', after)
 
 
 def kakao_csv_last(folder: Path, mb: int, _after: int) -> Path:
