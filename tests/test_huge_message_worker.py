@@ -203,6 +203,25 @@ def _hold_in_part(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(linelog, "_LONG_PIECE", 64)
 
 
+def read_as_whole(expected: list[Message], got: list[Message], held_event: str) -> None:
+    """``got``, read with some texts held in part, are ``expected``, read whole: the same messages, the same
+    identities, each held record rebuilt exactly from what is left of it and its fields."""
+    assert len(got) == len(expected)
+    ids, ids_held = Identity(), Identity()
+    for m, held in zip(expected, got, strict=True):
+        assert isinstance(m.text, str)
+        uid = ids.uid(m.source_id, m.local_time, 0, m.sender, m.text)
+        assert ids_held.uid(held.source_id, held.local_time, 0, held.sender, held.text) == uid
+        if isinstance(held.text, HeldText):
+            event(held_event)
+            assert held.raw.count(HELD) == 1 and held.raw.replace(HELD, m.text) == m.raw
+            fields = (m.local_time, m.sender, m.sender_id)
+            rest, form = raw_record.cut(held.raw, (HELD, *fields))
+            assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw  # the record, rebuilt exactly
+            held = held._replace(text=held.text.whole(), raw=m.raw)
+        assert held == m
+
+
 def _read(path: Path) -> tuple[list[Message], list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -244,20 +263,7 @@ def test_a_record_held_in_part_reads_as_read_whole(
         _hold_in_part(held_in_part)
         got, warned_held = _read(path)
     assert warned_held == warned
-    assert len(got) == len(expected)
-    ids, ids_held = Identity(), Identity()
-    for m, held in zip(expected, got, strict=True):
-        assert isinstance(m.text, str)
-        uid = ids.uid(m.source_id, m.local_time, 0, m.sender, m.text)
-        assert ids_held.uid(held.source_id, held.local_time, 0, held.sender, held.text) == uid
-        fields = (m.local_time, m.sender, m.sender_id)
-        if isinstance(held.text, HeldText):
-            event("a record held in part")
-            assert held.raw.count(HELD) == 1 and held.raw.replace(HELD, m.text) == m.raw
-            rest, form = raw_record.cut(held.raw, (HELD, *fields))
-            assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw  # the record, rebuilt exactly
-            held = held._replace(text=held.text.whole(), raw=m.raw)
-        assert held == m
+    read_as_whole(expected, got, "a record held in part")
 
 
 def test_the_held_path_is_taken(tmp_path: Path):
@@ -322,17 +328,4 @@ def test_a_line_held_in_part_reads_as_read_whole(
     with monkeypatch.context() as held_in_part:
         _hold_in_part(held_in_part)
         got = _read_log(path, fmt)
-    assert len(got) == len(expected)
-    ids, ids_held = Identity(), Identity()
-    for m, held in zip(expected, got, strict=True):
-        assert isinstance(m.text, str)
-        uid = ids.uid(m.source_id, m.local_time, 0, m.sender, m.text)
-        assert ids_held.uid(held.source_id, held.local_time, 0, held.sender, held.text) == uid
-        if isinstance(held.text, HeldText):
-            event(f"{fmt}: a message held in part")
-            assert held.raw.count(HELD) == 1 and held.raw.replace(HELD, m.text) == m.raw
-            fields = (m.local_time, m.sender, m.sender_id)
-            rest, form = raw_record.cut(held.raw, (HELD, *fields))
-            assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw
-            held = held._replace(text=held.text.whole(), raw=m.raw)
-        assert held == m
+    read_as_whole(expected, got, f"{fmt}: a message held in part")

@@ -1150,7 +1150,8 @@ def _message(
     of them are lines cut (``Cut``), and the text is held in a file where it can be (``_held``)."""
     if more:
         while more and is_blank(more[-1]):  # the blank lines before a day line
-            more.pop()
+            if isinstance(dropped := more.pop(), Cut):
+                dropped.spool.file.close()
     held = _held(grammar, first_raw, first_text, more) if cut else None
     text: str | HeldText
     if held is not None:
@@ -1188,6 +1189,8 @@ def _held(
     for line in more or ():
         parts += ["\n", str(line), line.spool, line.tail] if isinstance(line, Cut) else ["\n", line]
     spooled = [i for i, part in enumerate(parts) if isinstance(part, Spool)]
+    if not spooled:  # its lines gathered were blank lines before a day line, not its own
+        return None
     lead = "".join(str(part) for part in parts[: spooled[0]])
     trail = "".join(str(part) for part in parts[spooled[-1] + 1 :])
     head = str(first_raw)
