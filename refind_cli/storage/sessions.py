@@ -145,8 +145,13 @@ class FreshPlan:
         return seqs, uids, times, senders, chars
 
     def feed(self, rows: list[tuple]) -> None:
-        for held, column in zip(self.open, self._columns(rows), strict=True):
-            held += column
+        seqs, uids, times, senders, chars = self._columns(rows)
+        held = self.open
+        held[0].extend(seqs)
+        held[1].extend(uids)
+        held[2].extend(times)
+        held[3].extend(senders)
+        held[4].extend(chars)
         self._plan(final=False)
 
     def close(self) -> None:
