@@ -482,25 +482,9 @@ class Archive(Queries, Ledger):
         # The last row's written time, instant and wall: messages sent in the same minute share them, and
         # the check of one costs a time formatted (a fifth of the rows of a generated chat, more of a real one).
         last: tuple[str | None, int, int | None] = (None, 0, None)
-        for (
-            seq,
-            chat_seq,
-            uid,
-            ts,
-            stamp,
-            name,
-            sender_id,
-            text,
-            kind,
-            source_id,
-            thread,
-            reply_to,
-            edited,
-            rest,
-            import_seq,
-            own,
-            form,
-        ) in rows:
+        for row in rows:
+            chat_seq, uid, ts, stamp, name = row[1:6]
+            kind, rest, form = row[8], row[13], row[16]
             if chat_seq != chat:
                 chat = chat_seq
                 wide = self._wide.get(chat) or self._chatwide_from(chat, rows)
@@ -530,27 +514,11 @@ class Archive(Queries, Ledger):
                     shared = held[rest]
                 if shared is not None:
                     rest = shared
+            uid, kind = packed(uid), "" if kind == text_kind else kind
+            # The row's other columns are stored as they come: seq; sender_id, text; source_id to edited;
+            # import_seq, own and raw_form.
             lean.append(
-                (
-                    seq,
-                    chat_seq,
-                    packed(uid),
-                    ts,
-                    stamp,
-                    key,
-                    sender_id,
-                    text,
-                    "" if kind == text_kind else kind,
-                    source_id,
-                    thread,
-                    reply_to,
-                    edited,
-                    rest,
-                    import_seq,
-                    own,
-                    form,
-                    wall,
-                )
+                (row[0], chat_seq, uid, ts, stamp, key, *row[6:8], kind, *row[9:13], rest, *row[14:], wall)
             )
         return lean
 
