@@ -15,6 +15,7 @@ import itertools
 import os
 import pickle
 import signal
+import subprocess
 import sys
 import threading
 import traceback
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from refind_cli.index.contract import INDEXED_CHARS, turn_text
 from refind_cli.processes import can_use_a_child, python_child
+from refind_cli.storage.database import BEFORE_ALL
 from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer, analyzer_for
 
 if TYPE_CHECKING:
@@ -35,6 +37,14 @@ AnalysedTurn = tuple[int, int, int, int, str, str]
 # Below this many sessions to index the second process (a fresh interpreter, about 0.2 s to start) costs
 # more than it saves: 20,000 sessions are about 50,000 turns, 0.5 s of reading and analysis.
 CHILD_MIN_SESSIONS = 20_000
+# From this many sessions on, every turn is read and analysed by two processes, each a part of the sessions
+# at a time in turn (``PART``), while this one hands them to the engine in order: one took 7 s of CPU at a
+# million messages while this one took 3, the second core idle for 4 (bench/RESULTS.md, issue 26 item 2,
+# session 14).
+CHILDREN_MIN_SESSIONS = 2 * CHILD_MIN_SESSIONS
+# Sessions a part: about 2,700 turns at a million messages, 0.3 MB pickled, so that each process can be a
+# part or more ahead in its pipe.
+PART = 1_000
 _BATCH = 2_000  # turns a pickle
 _PIPE_BUFFER = 1 << 20
 
@@ -63,7 +73,11 @@ def analysed_turns(
         languages = archive.chat_languages()
         if all(others[chat] is analyzer_for(languages.get(chat, "")) for chat in others):
             langs = {chat: languages[chat] for chat in others}
-            return _in_child(archive.path, session_seqs, speaker_in_text, langs, meanwhile)
+            parts = None
+            if session_seqs is None and sessions >= CHILDREN_MIN_SESSIONS:
+                parts = [(lo, lo + PART - 1) for lo in range(1, sessions + 1, PART)]
+                parts[-1] = (parts[-1][0], -BEFORE_ALL)  # and any session after the last seq counted
+            return _in_child(archive.path, session_seqs, speaker_in_text, langs, meanwhile, parts)
     turns = _analysed(archive, session_seqs, analyzer, others, speaker_in_text)
     return itertools.chain(turns, _then(meanwhile)) if meanwhile is not None else turns
 
@@ -79,11 +93,13 @@ def _analysed(
     analyzer: Analyzer,
     others: dict[int, Analyzer],
     speaker_in_text: bool,
+    between: tuple[int, int] = (BEFORE_ALL, -BEFORE_ALL),
 ) -> Iterator[AnalysedTurn]:
     # The hot loop of a bulk build: attribute lookups hoisted.
     index_text = analyzer.index_text
     other: dict[int, Callable[[str], str]] = {chat: a.index_text for chat, a in others.items()}
-    for sess, ordinal, chat, ts, speaker, text in archive.index_rows(session_seqs, chars=INDEXED_CHARS):
+    rows = archive.index_rows(session_seqs, chars=INDEXED_CHARS, between=between)
+    for sess, ordinal, chat, ts, speaker, text in rows:
         analyze = other.get(chat, index_text) if other else index_text
         yield (
             sess,
@@ -101,9 +117,15 @@ def _in_child(
     speaker_in_text: bool,
     langs: dict[int, str],
     meanwhile: Callable[[], None] | None = None,
+    parts: list[tuple[int, int]] | None = None,
 ) -> Iterator[AnalysedTurn]:
-    process = python_child("from refind_cli.index.analysed import serve; serve()", _PIPE_BUFFER)
-    assert process.stdin is not None and process.stdout is not None
+    """The turns, read and analysed in a second process; with ``parts`` (ranges of session seqs, every turn
+    of them), in two, which take the parts in turn (the first the even ones), and are read from in the
+    parts' order."""
+    processes = [
+        python_child("from refind_cli.index.analysed import serve; serve()", _PIPE_BUFFER)
+        for _ in range(1 if parts is None else 2)
+    ]
     # This process leaves the archive alone while the child reads it: the connection is the thread's. The
     # compaction of a first import is mostly waiting on the disk (3 s of wall for 0.9 s of CPU at a
     # million messages), while building the index is CPU: side by side (whatever commit the child
@@ -112,29 +134,44 @@ def _in_child(
     try:
         if beside is not None:
             beside.start()
-        pickle.dump((str(path), session_seqs, speaker_in_text, langs), process.stdin, pickle.HIGHEST_PROTOCOL)
-        process.stdin.close()
-        while True:
-            try:
-                kind, payload = pickle.load(process.stdout)
-            except EOFError:
-                raise RuntimeError(
-                    f"{path}: the index's analysis process stopped (exit code {process.wait()})"
-                ) from None
-            if kind == "done":
-                break
-            if kind == "crash":
-                raise RuntimeError(f"{path}: the index's analysis process failed:\n{payload}")
-            yield from payload
+        for i, process in enumerate(processes):
+            assert process.stdin is not None
+            mine = None if parts is None else parts[i :: len(processes)]
+            request = (str(path), session_seqs, speaker_in_text, langs, mine)
+            pickle.dump(request, process.stdin, pickle.HIGHEST_PROTOCOL)
+            process.stdin.close()
+        for i in range(1 if parts is None else len(parts)):
+            yield from _part(processes[i % len(processes)], path)
+        for process in processes:
+            yield from _part(process, path)  # none left: the process says it is done
     finally:
-        if process.poll() is None:
-            process.kill()  # the build gave up early: the rest is not wanted
-        process.wait()
-        process.stdout.close()
+        for process in processes:
+            assert process.stdout is not None
+            if process.poll() is None:
+                process.kill()  # the build gave up early: the rest is not wanted
+            process.wait()
+            process.stdout.close()
         if beside is not None:
             beside.join()
     if beside is not None:
         beside.finish()  # what the work raised, once the turns are all given
+
+
+def _part(process: subprocess.Popen[bytes], path: Path) -> Iterator[AnalysedTurn]:
+    """The turns of the next part the process sends (``serve``), none once it is done."""
+    assert process.stdout is not None
+    while True:
+        try:
+            kind, payload = pickle.load(process.stdout)
+        except EOFError:
+            raise RuntimeError(
+                f"{path}: the index's analysis process stopped (exit code {process.wait()})"
+            ) from None
+        if kind in ("part", "done"):
+            return
+        if kind == "crash":
+            raise RuntimeError(f"{path}: the index's analysis process failed:\n{payload}")
+        yield from payload
 
 
 class _Beside(threading.Thread):
@@ -159,8 +196,9 @@ class _Beside(threading.Thread):
 
 def serve() -> None:
     """The second process: reads (archive path, session seqs, speaker_in_text, {chat: language} of the chats
-    not analysed by the default analyzer) from stdin, sends ("turns", [AnalysedTurn, ...]) batches, then
-    ("done", None), or ("crash", traceback)."""
+    not analysed by the default analyzer, parts: ranges of session seqs or None) from stdin, sends
+    ("turns", [AnalysedTurn, ...]) batches, ("part", None) after each part's (with parts: every turn of
+    those sessions; else of the session seqs), then ("done", None); or ("crash", traceback)."""
     from refind_cli.storage.archive import Archive  # here: the module itself never opens an archive
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
@@ -171,14 +209,18 @@ def serve() -> None:
         pickle.dump(obj, out, pickle.HIGHEST_PROTOCOL)
 
     try:
-        path, session_seqs, speaker_in_text, langs = pickle.load(sys.stdin.buffer)
+        path, session_seqs, speaker_in_text, langs, parts = pickle.load(sys.stdin.buffer)
         try:
             archive = Archive(Path(path), readonly=True)
             others = {chat: analyzer_for(lang) for chat, lang in langs.items()}
             with archive.snapshot():
-                turns = _analysed(archive, session_seqs, DEFAULT_ANALYZER, others, speaker_in_text)
-                for batch in _batches(turns):
-                    send(("turns", batch))
+                for between in [(BEFORE_ALL, -BEFORE_ALL)] if parts is None else parts:
+                    turns = _analysed(
+                        archive, session_seqs, DEFAULT_ANALYZER, others, speaker_in_text, between
+                    )
+                    for batch in _batches(turns):
+                        send(("turns", batch))
+                    send(("part", None))
             archive.close()
         except Exception:
             send(("crash", traceback.format_exc()))

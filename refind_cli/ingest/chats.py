@@ -124,8 +124,8 @@ def write_chat(
     else:
         writer = SessionWriter(archive, chat_seq, {})
         for _batch in stored:
-            writer.write(batches.take())
-        writer.write(batches.take())
+            writer.write_turned(batches.take())
+        writer.write_turned(batches.take())
         writer.flush()
         if batches.out_of_order or stored.duplicates:
             # Out-of-order lines or duplicate ids within the file: plan again from the stored, sorted rows.

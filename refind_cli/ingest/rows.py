@@ -7,12 +7,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from refind_cli.method.segment import GapSplit, PlannedSession
 from refind_cli.records import HELD, Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.database import to_us
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
-from refind_cli.storage.sessions import Unthreaded
+from refind_cli.storage.sessions import FreshPlan, TurnedSession
 
 # Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
 BATCH = 5_000
@@ -156,15 +155,14 @@ class Rows:
 
 class Planned:
     """``batches``, with a fresh chat's unthreaded sessions planned from each batch as it passes (``take``:
-    those planned so far and not taken yet), from the batch's rows themselves: fed one row at a time through
-    a generator between storing and planning, they cost the writer more than the planning's own loop.
-    Another chat's batches pass as they are: its sessions are planned with the stored ones, after."""
+    those planned so far and not taken yet), from the batch's rows themselves (``FreshPlan``): fed one row at
+    a time through a generator between storing and planning, they cost the writer more than the planning's
+    own loop. Another chat's batches pass as they are: its sessions are planned with the stored ones, after."""
 
     def __init__(self, plan: ChatPlan, batches: Batches) -> None:
         self.plan = plan
         self.batches = batches
-        self.unthreaded = Unthreaded()
-        self.sessions: list[PlannedSession] = []
+        self.fresh = FreshPlan(plan.chat_uid, plan.gap_us, plan.pairing)
 
     @property
     def seen(self) -> int:
@@ -177,25 +175,22 @@ class Planned:
     @property
     def out_of_order(self) -> bool:
         """The rows came out of time order: the sessions planned are no good."""
-        return self.unthreaded.out_of_order
+        return self.fresh.unthreaded.out_of_order
 
     @property
     def threaded(self) -> bool:
         """Some rows are of explicit threads, planned from the stored rows after."""
-        return self.unthreaded.threaded
+        return self.fresh.unthreaded.threaded
 
-    def take(self) -> list[PlannedSession]:
-        taken, self.sessions = self.sessions, []
+    def take(self) -> list[TurnedSession]:
+        taken, self.fresh.sessions = self.fresh.sessions, []
         return taken
 
     def __iter__(self) -> Iterator[list[tuple]]:
-        plan = self.plan
-        if not plan.fresh:
+        if not self.plan.fresh:
             yield from self.batches
             return
-        split = GapSplit(plan.chat_uid, plan.gap_us, plan.pairing)
-        of = self.unthreaded.of
         for batch in self.batches:
-            self.sessions += split.feed(of(batch))
+            self.fresh.feed(batch)
             yield batch
-        self.sessions += split.close()
+        self.fresh.close()

@@ -88,7 +88,8 @@ def signature(turn_seqs: list[str]) -> bytes:
     """Identifies a session's turn structure: equal signatures mean nothing to re-store or re-index. Stored
     as its bytes (since m022; its hex before); 8 of them since m033, the first 8 of the 12 stored before, so
     an archive upgraded by cutting its signatures finds its sessions unchanged."""
-    return hashlib.blake2b("".join([s + ";" for s in turn_seqs]).encode(), digest_size=12).digest()[:8]
+    joined = f"{';'.join(turn_seqs)};" if turn_seqs else ""  # each followed by ";"
+    return hashlib.blake2b(joined.encode(), digest_size=12).digest()[:8]
 
 
 def session_id(chat_uid: str, first_uid: str) -> str:
@@ -97,45 +98,63 @@ def session_id(chat_uid: str, first_uid: str) -> str:
 
 
 def split_turns(messages: list[SegMessage], pairing: str) -> tuple[tuple[SegMessage, ...], ...]:
-    caps = CAPS
+    starts = [0, *turn_starts(list(map(_SENDER, messages)), pairing)]
+    ends = capped_turns(starts, len(messages), list(map(_CHARS, messages)))
+    return tuple([tuple(messages[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)])
+
+
+def turn_starts(senders: list[str], pairing: str) -> list[int]:
+    """Where a turn begins among a session's messages (their senders, in order), but at its first. From the
+    messages' columns, so that an import plans a fresh chat's turns without a SegMessage a message
+    (``storage.sessions.FreshPlan``)."""
     if pairing == "burst":
-        turns = [tuple(burst) for _, burst in itertools.groupby(messages, _SENDER)]
-    else:
-        # "exchange": a turn starts where the opener speaks again after someone else.
-        grown: list[list[SegMessage]] = []
-        opener = messages[0].sender
-        previous: str | None = None
-        for m in messages:
-            if not grown or (m.sender == opener and previous != opener):
-                grown.append([m])
-            else:
-                grown[-1].append(m)
-            previous = m.sender
-        turns = [tuple(t) for t in grown]
-    most, chars = caps.turn_messages, caps.turn_chars
-    capped: list[tuple[SegMessage, ...]] = []
-    for t in turns:  # a loop, not a generator: planning runs once per message of an import
-        if len(t) == 1 or (len(t) <= most and sum(map(_CHARS, t)) <= chars):
-            capped.append(t)
+        return changes(senders)
+    # "exchange": a turn starts where the opener speaks again after someone else.
+    opener = senders[0]
+    return [i for i in range(1, len(senders)) if senders[i] == opener and senders[i - 1] != opener]
+
+
+def changes(senders: list[str]) -> list[int]:
+    """Where the sender changes (a burst's turn begins), compared at C speed."""
+    return list(itertools.compress(range(1, len(senders)), map(operator.ne, senders[1:], senders)))
+
+
+def capped_turns(starts: list[int], end: int, chars: list[int]) -> list[int]:
+    """Where each turn ends (the index after its last message), the turns beginning at ``starts`` (the
+    first where the session does) and the session ending before ``end``, indices into ``chars`` (the
+    messages' lengths): each turn over a cap cut into consecutive pieces within the caps."""
+    if end - starts[0] == len(starts):  # a message a turn (most turns): none is over a cap
+        return [*starts[1:], end]
+    caps = CAPS
+    most, limit = caps.turn_messages, caps.turn_chars
+    ends: list[int] = []
+    a = starts[0]
+    for b in itertools.chain(itertools.islice(starts, 1, None), (end,)):
+        # A loop, not a generator: planning runs once per message of an import.
+        if b - a == 1 or (b - a <= most and sum(chars[a:b]) <= limit):
+            ends.append(b)
         else:
-            capped += _cap_turn(t, caps)
-    return tuple(capped)
+            for length in _piece_lengths(chars[a:b], caps):
+                a += length
+                ends.append(a)
+        a = b
+    return ends
 
 
-def _cap_turn(turn: tuple[SegMessage, ...], caps: Caps) -> list[tuple[SegMessage, ...]]:
-    """An over-cap turn cut into consecutive pieces within the caps (a message longer than the character cap
-    is a piece of its own: a message is never cut)."""
-    pieces: list[tuple[SegMessage, ...]] = []
-    piece: list[SegMessage] = []
-    chars = 0
-    for m in turn:
-        if piece and (len(piece) >= caps.turn_messages or chars + m.chars > caps.turn_chars):
-            pieces.append(tuple(piece))
-            piece, chars = [], 0
-        piece.append(m)
-        chars += m.chars
-    pieces.append(tuple(piece))
-    return pieces
+def _piece_lengths(chars: list[int], caps: Caps) -> list[int]:
+    """How many messages each consecutive piece of an over-cap turn (its messages' lengths) holds, each
+    piece within the caps (a message longer than the character cap is a piece of its own: a message is
+    never cut)."""
+    lengths: list[int] = []
+    n = total = 0
+    for c in chars:
+        if n and (n >= caps.turn_messages or total + c > caps.turn_chars):
+            lengths.append(n)
+            n = total = 0
+        n += 1
+        total += c
+    lengths.append(n)
+    return lengths
 
 
 def _session(chat_uid: str, messages: list[SegMessage], thread: str | None, pairing: str) -> PlannedSession:

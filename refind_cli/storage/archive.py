@@ -19,8 +19,11 @@ from refind_cli.storage import raw
 from refind_cli.storage.database import (
     BEFORE_ALL,
     COUNT_TABLES,
+    COUNTED,
     IS_COUNTED,
     LONG_TEXT,
+    MONTH_OF_QUARTER,
+    WEEK_QUARTERS,
     apart,
     fetch_all,
     fetch_first,
@@ -28,12 +31,12 @@ from refind_cli.storage.database import (
     hashed_chat_key,
     immediate,
     in_chunks,
+    packed,
     packed_uid,
     sender_key,
     sender_name,
     seqs_of,
     session_id_text,
-    stored_kind,
     stored_seqs,
     stored_session_id,
     uid_text,
@@ -94,15 +97,14 @@ def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str 
 
 
 def _insert_sql(text: str) -> str:
-    """The insert of a message row, its text given by the SQL expression ``text`` (of ?8); the row followed
-    by its ``wall`` offset (?18: its written time is stored as NULL), what its rest is stored as where its
-    chat holds it (?19: '' or a key, in place of the rest ?14) and its sender's key (?20, stored in place of
-    the name ?6), as ``Archive._lean`` gives them (each value bound once)."""
+    """The insert of a message row as ``Archive._lean`` gives it, in its stored form, its text given by
+    the SQL expression ``text`` (of ?8). Plain parameters: the packed identity, the stored kind and what
+    the chat holds once, worked out in SQL for each row, cost SQLite 0.3 s of every 200,000 rows, Python
+    less than half of that (bench/RESULTS.md, issue 26 item 2, session 14)."""
     return (
         "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
         " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
-        f" VALUES (?1, ?2, {packed_uid('?3')}, ?4, CASE WHEN ?18 IS NULL THEN ?5 END, ?20, ?7, {text},"
-        f" {stored_kind('?9')}, ?10, ?11, ?12, ?13, coalesce(?19, ?14), ?15, ?16, ?17, ?18)"
+        f" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, {text}, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
     )
 
 
@@ -463,44 +465,61 @@ class Archive(Queries, Ledger):
         self._count_new()
 
     def _lean(self, rows: list[tuple]) -> list[tuple]:
-        """``insert_messages``' rows, each followed by what leaves out of it what its chat holds once: the
-        offset of the clock it was written by (``wall``) where the chat's layout rebuilds its written time
-        (stored as NULL), and what its raw record's rest is stored as where the chat holds it ('' or a key,
-        ``Chatwide``; a rest that holds nothing a person wrote is held from its first row on); then its
-        sender's key (the archive holds the name once). Each rebuild is checked here. (Each value is bound
-        once: a record kept whole may be a 50-MB message.)"""
+        """``insert_messages``' rows in their stored form (``_insert_sql``): the identity packed
+        (``database.packed``), the sender's key in place of the name (the archive holds the name once), a
+        text message's kind as '', and what the chat holds once left out: the written time, stored as NULL
+        where the chat's layout rebuilds it from the instant and the offset of the clock it was written by
+        (``wall``, the row's last column), and the raw record's rest, stored as '' or a key where the chat
+        holds it (``Chatwide``; a rest that holds nothing a person wrote is held from its first row on).
+        Each rebuild is checked here. (Each value is bound once: a record kept whole may be a 50-MB
+        message.)"""
         lean = []
         senders = self._senders
-        chat = layout = None
+        text_kind = Kind.TEXT
+        chat = layout = write = None
         held: dict[str, str | bytes] = {}
         offset = 0  # the last row's
         # The last row's written time, instant and wall: messages sent in the same minute share them, and
         # the check of one costs a time formatted (a fifth of the rows of a generated chat, more of a real one).
         last: tuple[str | None, int, int | None] = (None, 0, None)
         for row in rows:
-            if row[1] != chat:
-                chat = row[1]
+            chat_seq, uid, ts, stamp, name = row[1:6]
+            kind, rest, form = row[8], row[13], row[16]
+            if chat_seq != chat:
+                chat = chat_seq
                 wide = self._wide.get(chat) or self._chatwide_from(chat, rows)
                 layout, held = wide.layout, wide.stored
+                write = None if layout is None else layout.write
                 last = (None, 0, None)
-            stamp, wall = row[4], None
+            wall = None
             if stamp is not None and layout is not None:
-                if stamp == last[0] and row[3] == last[1] and offset == last[2]:
+                if stamp == last[0] and ts == last[1] and offset == last[2]:
                     wall = offset
                 else:
-                    wall = layout.offset_near(stamp, row[3], offset)
+                    # ``Layout.offset_near``, its first try here: a chat's clock seldom changes.
+                    assert write is not None
+                    wall = (
+                        offset if write(ts // 1_000_000 + offset * 60) == stamp else layout.offset(stamp, ts)
+                    )
                     offset = offset if wall is None else wall
-                    last = (stamp, row[3], wall)
-            name = row[5]
+                    last = (stamp, ts, wall)
+                if wall is not None:
+                    stamp = None
             key = None if name is None else senders.get(name) or self._sender_key(name)
-            shared = None
-            if row[16] is not None:
-                shared = held.get(row[13])
-                if shared is None and len(wide.rests) < raw.FURTHER_RESTS and raw.unwritten(row[13]):
-                    wide = self._hold_rest(row[1], row[13])
+            if form is not None:
+                shared = held.get(rest)
+                if shared is None and len(wide.rests) < raw.FURTHER_RESTS and raw.unwritten(rest):
+                    wide = self._hold_rest(chat_seq, rest)
                     held = wide.stored
-                    shared = held[row[13]]
-            lean.append((*row, wall, shared, key))
+                    shared = held[rest]
+                if shared is not None:
+                    rest = shared
+            uid, kind = packed(uid), "" if kind == text_kind else kind
+            # The row's other columns are stored as they come: seq; sender_id, text; source_id to edited;
+            # import_seq, own and raw_form.
+            lean.append(
+                (row[0], chat_seq, uid, ts, stamp, key, *row[6:8], kind, *row[9:13], rest, *row[14:], wall)
+            )
         return lean
 
     def _hold_rest(self, chat_seq: int, rest: str) -> written.Chatwide:
@@ -572,16 +591,32 @@ class Archive(Queries, Ledger):
         return len(stored)
 
     def _count_new(self) -> None:
-        """Add the messages stored since the last count to the tables of counts, in one grouped pass over
-        them each (new messages take the highest seqs): per-row triggers cost 8-13 % of an import's CPU."""
+        """Add the messages stored since the last count to the tables of counts (new messages take the
+        highest seqs): per-row triggers cost 8-13 % of an import's CPU. One grouped pass over them counts
+        them by quarter hour; the months' counts are the sums of their quarters' (one grouped pass over
+        the messages each, the months' date function a message cost 0.15 s of every 200,000:
+        bench/RESULTS.md, issue 26 item 2, session 14)."""
         if self._uncounted is None:
             return
-        for counts in COUNT_TABLES:
-            self.db.execute(
-                f"INSERT INTO {counts.table} SELECT {counts.key}, count(*){counts.extra} FROM messages"
-                f" WHERE seq >= ? AND {IS_COUNTED} GROUP BY 1, 2, 3, 4, 5 ON CONFLICT DO UPDATE SET n = n + excluded.n",
-                (self._uncounted,),
-            )
+        quarters, months = COUNT_TABLES
+        db = self.db
+        db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS new_counts (chat_seq INT, quarter INT, sender, named INT, kind, n INT)"
+        )
+        db.execute(
+            f"INSERT INTO temp.new_counts SELECT {COUNTED}, count(*) FROM messages WHERE seq >= ? AND {IS_COUNTED}"
+            " GROUP BY 1, 2, 3, 4, 5",
+            (self._uncounted,),
+        )
+        db.execute(
+            f"INSERT INTO {quarters.table} SELECT *, quarter % {WEEK_QUARTERS}"
+            " FROM temp.new_counts WHERE true ON CONFLICT DO UPDATE SET n = n + excluded.n"
+        )
+        db.execute(
+            f"INSERT INTO {months.table} SELECT chat_seq, {MONTH_OF_QUARTER}, sender, named, kind, sum(n)"
+            " FROM temp.new_counts GROUP BY 1, 2, 3, 4, 5 ON CONFLICT DO UPDATE SET n = n + excluded.n"
+        )
+        db.execute("DELETE FROM temp.new_counts")
         self._uncounted = None
 
     def _recount(self, chat_seq: int) -> None:

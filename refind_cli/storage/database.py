@@ -195,6 +195,10 @@ MONTH_COUNTED = (
     " sender NOT NULL, kind"
 )
 
+# A quarter's month (``MONTH_COUNTED`` of each of its messages: a quarter hour lies within one month), where
+# new messages are counted by quarter first: the date function once a quarter, not once a message.
+MONTH_OF_QUARTER = f"unixepoch(quarter * {QUARTER_US // 1_000_000}, 'unixepoch', 'start of month') / 86400"
+
 
 class CountTable(NamedTuple):
     """A table of counts of messages: ``key``, SQL for a message's key there (chat_seq, time, sender, named,
@@ -237,6 +241,19 @@ def packed_uid(value: str) -> str:
         f"CASE WHEN {value} GLOB 'w:{_HEX20}' THEN unhex(substr({value}, 3))"
         f" WHEN {value} GLOB 'h:{_HEX20}' THEN unhex('68' || substr({value}, 3)) ELSE {value} END"
     )
+
+
+def packed(uid: str) -> str | bytes:
+    """The stored form of an identity (``packed_uid``), in Python: for a writer that binds it."""
+    if len(uid) == 22 and uid[1] == ":" and uid[0] in "wh":
+        try:
+            digits = bytes.fromhex(uid[2:])
+        except ValueError:
+            return uid
+        # fromhex takes capitals and spaces too, which the SQL's pattern does not.
+        if digits.hex() == uid[2:]:
+            return b"h" + digits if uid[0] == "h" else digits
+    return uid
 
 
 def uid_text(column: str = "uid") -> str:
@@ -293,11 +310,6 @@ def session_id_forms(session_ids: Iterable[str]) -> list[str | bytes]:
 
 def kind_name(column: str) -> str:
     return f"CASE {column} WHEN '' THEN '{Kind.TEXT}' ELSE {column} END"
-
-
-def stored_kind(value: str) -> str:
-    """SQL for the stored form of the kind the SQL expression ``value`` gives."""
-    return f"CASE {value} WHEN '{Kind.TEXT}' THEN '' ELSE {value} END"
 
 
 # A turn's messages as stored (``turns.message_seqs``): their seqs in the turn's order, "12,15,13"; "12" for

@@ -398,34 +398,46 @@ class Queries:
             yield _turn((*fields, text if isinstance(text, str) else self._text_apart(seq)))
 
     def index_rows(
-        self, session_seqs: Iterable[int] | None, *, chars: int
+        self,
+        session_seqs: Iterable[int] | None,
+        *,
+        chars: int,
+        between: tuple[int, int] = (BEFORE_ALL, -BEFORE_ALL),
     ) -> Iterator[tuple[int, int, int, int, str, str]]:
         """What the index needs of each turn, as plain tuples (session_seq, ordinal, chat_seq, start in epoch
         seconds, speaker, the first ``chars`` characters of its text): building ``Turn`` records with
-        datetimes cost more than the indexing."""
+        datetimes cost more than the indexing. ``session_seqs`` None: every turn of the sessions whose seqs
+        lie ``between`` the two given."""
         if session_seqs is None:
-            return self._every_index_row(chars)
+            return self._every_index_row(chars, between)
         rows = self._of_sessions(_index_rows_sql(chars), "t.session_seq", "t.ordinal", session_seqs)
         return (row[:-1] for row in self._within(rows, chars))
 
-    def _every_index_row(self, chars: int) -> Iterator[tuple[int, int, int, int, str, str]]:
-        """``index_rows`` of every turn, the same rows, from one pass over the messages in seq order beside
-        the turns: a turn's messages are taken where the pass is (a fresh import's turns list them in that
-        order), else looked up. Rebuilding each turn's text in SQL, a lookup and a grouping a turn, was
-        half of the analysing process of a million messages' index (bench/RESULTS.md, issue 26 item 2,
-        session 13)."""
+    def _every_index_row(
+        self, chars: int, between: tuple[int, int]
+    ) -> Iterator[tuple[int, int, int, int, str, str]]:
+        """``index_rows`` of every turn (of the sessions ``between``), the same rows, from one pass over the
+        messages in seq order beside the turns, from the first turn's first message on: a turn's messages
+        are taken where the pass is (a fresh import's turns list them in that order), else looked up.
+        Rebuilding each turn's text in SQL, a lookup and a grouping a turn, was half of the analysing
+        process of a million messages' index (bench/RESULTS.md, issue 26 item 2, session 13)."""
         names = dict(fetch_all(self.db.execute("SELECT key, name FROM senders"), tuple[bytes, str]))
         select = (
             f"SELECT seq, chat_seq, ts, sender, CASE WHEN {_longer('text', chars)} THEN NULL ELSE text END"
             " FROM messages"
         )
-        scan = self.db.cursor().execute(f"{select} ORDER BY seq")
         turns = self.db.cursor().execute(
-            "SELECT session_seq, ordinal, message_seqs FROM turns ORDER BY session_seq, ordinal"
+            "SELECT session_seq, ordinal, message_seqs FROM turns WHERE session_seq BETWEEN ? AND ?"
+            " ORDER BY session_seq, ordinal",
+            between,
         )
+        head = next(turns, None)
+        if head is None:
+            return
+        scan = self.db.cursor().execute(f"{select} WHERE seq >= ? ORDER BY seq", (seqs_of(head[2])[0],))
         at = next(scan, None)
         try:
-            for sess, ordinal, stored in turns:
+            for sess, ordinal, stored in itertools.chain((head,), turns):
                 # The turn's messages: its first where the pass is, the rest after it (a run, "12+2": as many
                 # rows as it holds, ending at its last seq), else each looked up.
                 first, _, more = stored.partition("+")

@@ -4,13 +4,20 @@ chat again from what is left."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import operator
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
+from typing import NamedTuple
 
 from refind_cli.method import segment
 from refind_cli.records import Kind
 from refind_cli.storage.archive import Archive, StoredSession
 from refind_cli.storage.database import run_of_seqs
+
+# Where a row of ``ingest.rows`` holds what planning reads of it.
+_SEQ, _UID, _TS, _SENDER, _TEXT, _KIND, _THREAD = map(operator.itemgetter, (0, 2, 3, 5, 7, 8, 10))
 
 
 def segmenting_key(pairing: str, session_gap: timedelta) -> str:
@@ -80,6 +87,149 @@ class Unthreaded:
             self.last = last
 
 
+class TurnedSession(NamedTuple):
+    """A planned session as it is stored: each turn's seqs listed ("12,13,14", what its signature is made
+    of) and in their stored form ("12+2", ``database.stored_seqs``)."""
+
+    id: str
+    thread: str | None
+    start: int
+    end: int
+    n_messages: int
+    listed: list[str]
+    stored: list[str]
+
+
+class FreshPlan:
+    """A fresh chat's unthreaded sessions, planned from its rows a batch at a time (``feed``, then
+    ``close``) as ``segment.split_by_gap`` plans them from its SegMessages, but from the batch's columns:
+    the gaps and the changes of sender found at C speed, only each turn and each session a step of Python.
+    A SegMessage a message, a PlannedSession and its turns' tuples cost the import's writer 5.9 s of CPU at
+    a million messages, planning and all (bench/RESULTS.md, issue 26 item 2, session 14). ``sessions``: those
+    closed and not taken yet."""
+
+    def __init__(self, chat_uid: str, gap_us: int, pairing: str) -> None:
+        self.chat_uid, self.gap_us, self.pairing = chat_uid, gap_us, pairing
+        self.unthreaded = Unthreaded()
+        # The open session's columns: seqs, uids, times, senders, characters of the texts.
+        self.open: tuple[list[int], list[str], list[int], list[str], list[int]] = ([], [], [], [], [])
+        self.sessions: list[TurnedSession] = []
+
+    def _columns(self, rows: list[tuple]) -> tuple[list[int], list[str], list[int], list[str], list[int]]:
+        """The columns of the rows ``Unthreaded.of`` lets through: every row of a batch in time order with
+        neither hidden nor threaded rows (what a chat export's batches are), taken whole."""
+        unthreaded = self.unthreaded
+        if rows and not unthreaded.out_of_order:
+            times = list(map(_TS, rows))
+            if (
+                times[0] >= unthreaded.last
+                and Kind.HIDDEN not in map(_KIND, rows)
+                and list(map(_THREAD, rows)).count(None) == len(rows)
+                and times == sorted(times)
+            ):
+                unthreaded.last = times[-1]
+                senders = list(map(_SENDER, rows))
+                if None in senders:
+                    senders = [sender or "" for sender in senders]
+                return (
+                    list(map(_SEQ, rows)),
+                    list(map(_UID, rows)),
+                    times,
+                    senders,
+                    list(map(len, map(_TEXT, rows))),
+                )
+        kept = list(unthreaded.of(rows))
+        if not kept:
+            return [], [], [], [], []
+        seqs, uids, times, senders, _threads, chars = map(list, zip(*kept, strict=True))
+        return seqs, uids, times, senders, chars
+
+    def feed(self, rows: list[tuple]) -> None:
+        seqs, uids, times, senders, chars = self._columns(rows)
+        held = self.open
+        held[0].extend(seqs)
+        held[1].extend(uids)
+        held[2].extend(times)
+        held[3].extend(senders)
+        held[4].extend(chars)
+        self._plan(final=False)
+
+    def close(self) -> None:
+        """Close the open session: the chat ends."""
+        self._plan(final=True)
+
+    def _plan(self, final: bool) -> None:
+        """Close the sessions the open messages hold: each run between silences longer than the gap, cut
+        at the session cap, but the last run unless ``final`` (more may join it), which keeps its last
+        piece of the cap's length or less."""
+        seqs, uids, times, senders, chars = self.open
+        n = len(times)
+        if not n:
+            return
+        cap = segment.CAPS.session_messages
+        bounds: list[int] = []  # where each session closed here ends
+        a = 0
+        # Where a silence longer than the gap comes before a message: C speed, however many.
+        gaps = itertools.compress(
+            range(1, n), map(operator.gt, map(operator.sub, times[1:], times), itertools.repeat(self.gap_us))
+        )
+        for b in itertools.chain(gaps, (n,)):
+            while b - a > cap:
+                a += cap
+                bounds.append(a)
+            if b < n or final:
+                bounds.append(b)
+            a = b
+        if not bounds:
+            return
+        burst = self.pairing == "burst"
+        changes = segment.changes(senders) if burst else []
+        strs = list(map(str, seqs[: bounds[-1]]))
+        # Consecutive seqs (a batch without hidden rows): each turn of several is a run ("12+2").
+        runs = seqs[: bounds[-1]] == list(range(seqs[0], seqs[0] + bounds[-1]))
+        chat_uid, sessions = self.chat_uid, self.sessions
+        start = 0
+        for end in bounds:
+            if burst:
+                starts = [
+                    start,
+                    *changes[bisect.bisect_right(changes, start) : bisect.bisect_left(changes, end)],
+                ]
+            else:
+                starts = [start + i for i in (0, *segment.turn_starts(senders[start:end], self.pairing))]
+            ends = segment.capped_turns(starts, end, chars)
+            starts = [start, *ends[:-1]]
+            listed = [
+                strs[i] if j - i == 1 else ",".join(strs[i:j]) for i, j in zip(starts, ends, strict=True)
+            ]
+            if runs:
+                stored = [
+                    strs[i] if j - i == 1 else run_of_seqs(seqs[i], j - i)
+                    for i, j in zip(starts, ends, strict=True)
+                ]
+            else:
+                stored = [
+                    turn
+                    if "," not in turn or seqs[i:j] != list(range(seqs[i], seqs[i] + j - i))
+                    else run_of_seqs(seqs[i], j - i)
+                    for turn, i, j in zip(listed, starts, ends, strict=True)
+                ]
+            sessions.append(
+                TurnedSession(
+                    segment.session_id(chat_uid, uids[start]),
+                    None,
+                    times[start],
+                    times[end - 1],
+                    end - start,
+                    listed,
+                    stored,
+                )
+            )
+            start = end
+        for column in self.open:
+            del column[:start]
+
+
 def _stored_turn(turn: tuple[segment.SegMessage, ...], listed: str) -> str:
     """``stored_seqs(listed)``, where ``listed`` spells the seqs of ``turn``: from the seqs at hand rather
     than read back from the text."""
@@ -113,34 +263,50 @@ class SessionWriter:
 
     def write(self, sessions: Iterable[segment.PlannedSession]) -> None:
         for s in sessions:
-            old = self.existing.get(s.id)
-            if old is not None:
-                # Only stored sessions can be gone. Keeping every id of a fresh chat held about 15 MB for a
-                # million messages (bench/RESULTS.md).
-                self.kept.add(s.id)
-            seqs = [segment.turn_seqs(t) for t in s.turns]
-            signature = segment.signature(seqs)
-            if old is not None and old[1] == signature:
-                continue
-            if old is None:
-                seq = self.next_seq
-                self.next_seq += 1
-            else:
-                seq = old[0]
-                self.replacing = True
-            # No text, times or speaker: a turn's are its messages' (read from them, refind_cli.storage.queries).
-            turns = list(enumerate(map(_stored_turn, s.turns, seqs), start=1))
-            n_messages = sum(map(len, s.turns))
-            self.pending.append(
-                StoredSession(
-                    seq, s.id, self.chat_seq, s.thread, s.start, s.end, n_messages, signature, turns
+            listed = [segment.turn_seqs(t) for t in s.turns]
+            signature = segment.signature(listed)
+            if not self._unchanged(s.id, signature):
+                stored = list(map(_stored_turn, s.turns, listed))
+                n_messages = sum(map(len, s.turns))
+                self._add(
+                    TurnedSession(s.id, s.thread, s.start, s.end, n_messages, listed, stored), signature
                 )
-            )
-            self.written.append(seq)
-            self.changed += 1
-            self.pending_turns += len(turns)
-            if len(self.pending) >= self.FLUSH or self.pending_turns >= self.FLUSH_TURNS:
-                self.flush()
+
+    def write_turned(self, sessions: Iterable[TurnedSession]) -> None:
+        """``write`` of sessions planned in their stored form (``FreshPlan``)."""
+        for s in sessions:
+            signature = segment.signature(s.listed)
+            if not self._unchanged(s.id, signature):
+                self._add(s, signature)
+
+    def _unchanged(self, session_id: str, signature: bytes) -> bool:
+        """Whether the session is stored already as it is planned (it is kept, then)."""
+        old = self.existing.get(session_id)
+        if old is None:
+            return False
+        # Only stored sessions can be gone. Keeping every id of a fresh chat held about 15 MB for a million
+        # messages (bench/RESULTS.md).
+        self.kept.add(session_id)
+        return old[1] == signature
+
+    def _add(self, s: TurnedSession, signature: bytes) -> None:
+        old = self.existing.get(s.id)
+        if old is None:
+            seq = self.next_seq
+            self.next_seq += 1
+        else:
+            seq = old[0]
+            self.replacing = True
+        # No text, times or speaker: a turn's are its messages' (read from them, refind_cli.storage.queries).
+        turns = list(enumerate(s.stored, start=1))
+        self.pending.append(
+            StoredSession(seq, s.id, self.chat_seq, s.thread, s.start, s.end, s.n_messages, signature, turns)
+        )
+        self.written.append(seq)
+        self.changed += 1
+        self.pending_turns += len(turns)
+        if len(self.pending) >= self.FLUSH or self.pending_turns >= self.FLUSH_TURNS:
+            self.flush()
 
     def flush(self) -> None:
         if self.pending:
