@@ -325,11 +325,12 @@ class Analyzer:
         stem to "com"); "" for a word that is no stop word. Only a query with no other term asks for them
         (``function_terms``): the stop-words package lists words people search for ("tháng", "month", in
         Vietnamese; Italian "maggiore"; Persian "دارد"), and a query made only of them found nothing."""
-        plain = unicodedata.normalize("NFKC", _term_patterns()[0].sub("", word)).replace("i\u0307", "i")
-        bare = fold(plain)
-        if len(plain) > MAX_TOKEN_CHARS or not {word, plain, bare} & self.stopwords:
-            return ""
-        return STOP_MARK + bare.replace("ё", "е")
+        clean = word if word.isascii() else _term_patterns()[0].sub("", word)
+        bare = fold(unicodedata.normalize("NFKC", clean).replace("i\u0307", "i"))
+        # Read as ``_word_terms`` and ``_stem_terms`` read it: a word is a stop word as written, or typed bare
+        # where the stemmer sees accents (Vietnamese "hiệu" is a word, though "hiểu" typed bare is "hieu").
+        stop = clean in self.stopwords or (not self._fold_first and bare in self.stopwords)
+        return STOP_MARK + bare.replace("ё", "е") if stop and len(clean) <= MAX_TOKEN_CHARS else ""
 
     def short_terms(self, text: str, drop: Collection[str] = ()) -> list[str]:
         """The terms of ``text`` shorter than the cut of an analyzer that cuts words (a language without a
