@@ -8,9 +8,6 @@ did not tune on; the languages were chosen before any figure of them was read.""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from babel import localedata
 from babel.core import parse_locale
 from catalog_chats import chat
 from cldr_chats import whatsapp_lines
+from test_catalog_languages import refind
 
 from refind_cli.method.search import query_terms
 from refind_cli.text import datenames, datenames_data
@@ -32,15 +30,6 @@ from refind_cli.text.analysis import (
 # Languages whose stop-words lists are long (Vietnamese, Persian, Finnish, Hungarian), one cut to a prefix
 # (Slovene), and Catalan and Norwegian, chosen before their figures were read.
 SAMPLE = ("vi", "fa", "fi", "hu", "sl", "ca", "nb")
-
-
-def refind(home: Path, *args: str, stdin: str = "") -> str:
-    env = {**os.environ, "REFIND_HOME": str(home)}
-    done = subprocess.run(
-        [sys.executable, "-m", "refind_cli", *args], input=stdin, capture_output=True, text=True, env=env
-    )
-    assert done.returncode in (0, 1), done.stderr
-    return done.stdout
 
 
 def _stop_needles(messages: tuple[str, ...], analyzer: Analyzer) -> list[tuple[str, int]]:
