@@ -7,7 +7,8 @@ language is unknown) gets the original Porter algorithm, as in the ReFind paper,
 other language is analysed from data (``analyzer_for``): the Snowball stemmer of that name where the stemmer
 library has one, the stop-words package's list where it has one, and where no stemmer exists, its words cut
 to their first ``TRUNCATE`` letters (measured against no stemming, bench/RESULTS.md, issue 21). Long words
-also give their leading and trailing parts as terms, so that "arzt" finds "Zahnarzt" and "Arzttermin".
+also give their leading and trailing parts as terms, so that "arzt" finds "Zahnarzt" and "Arzttermin". Those
+languages' stop words are indexed apart, each a term of its own, for a query made of nothing else (session 14).
 Chinese, Japanese and Korean runs have no spaces between words, so they become overlapping character bigrams (a
 lone character stays a unigram), which is what Lucene's CJK analyzer does; so does every script Unicode's line
 breaking says is written without spaces (Thai, Lao, Khmer, Myanmar, Yi, Tai Tham, ...), having no dictionary
