@@ -39,7 +39,7 @@ from refind_cli.text.analysis import (  # noqa: E402
     stemmer_name,
 )
 
-LANGS = "de,fr,es,ru,pl,fi,hu,tr,ar,he,uk,bg,cy,el,ja,zh_Hans,ko"
+LANGS = "de,fr,es,ru,pl,fi,hu,tr,ar,he,uk,bg,cy,el,ja,zh,ko"
 
 
 def turns(pool: list[str], n: int, seed: str) -> list[str]:
@@ -50,7 +50,8 @@ def turns(pool: list[str], n: int, seed: str) -> list[str]:
 def language_pool(lang: str) -> list[str]:
     out: list[str] = []
     for catalog in ("core", "admin"):
-        po = catalogs(catalog).get(lang)
+        # The catalog's folder of the language, whatever its script or territory ("zh_Hans" for "zh").
+        po = next((p for k, p in catalogs(catalog).items() if k.split("_")[0] == lang), None)
         out += sentences(po) if po is not None else []
     return out
 
@@ -60,12 +61,11 @@ def analyzer(lang: str, head: int) -> Analyzer:
     ``head`` (0: no head terms); new, so that its word cache starts empty."""
     if lang == "en":
         return Analyzer(FULL_STOPWORDS, name="full")
-    code = lang.split("_")[0]
     return Analyzer(
-        _stopwords(code),
-        name=code,
-        stemmer=stemmer_name(code),
-        lang=code,
+        _stopwords(lang),
+        name=lang,
+        stemmer=stemmer_name(lang),
+        lang=lang,
         truncate=TRUNCATE,
         head=head,
         parts=PARTS,
@@ -125,7 +125,7 @@ def main() -> None:
         shipped = cost(texts, partial(analyzer, lang, TRUNCATE), args.rounds)
         plain = cost(texts, partial(analyzer, lang, 0), args.rounds)
         per = 1e6 / len(texts)
-        stem = "porter" if lang == "en" else (stemmer_name(lang.split("_")[0]) or f"cut {TRUNCATE}")
+        stem = "porter" if lang == "en" else (stemmer_name(lang) or f"cut {TRUNCATE}")
         print(
             f"{lang} | {stem} | {peer * per:.1f} | {shipped[0] * per:.0f}, {plain[0] * per:.0f}"
             f" ({shipped[0] / peer:.0f}x, {plain[0] / peer:.0f}x) | {shipped[1] * per:.1f}, {plain[1] * per:.1f}"
