@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -178,13 +179,28 @@ def clitics(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(g[:-1] for g in glued if g.endswith("-")), tuple(g[1:] for g in glued if g.startswith("-"))
 
 
+def _numbered_letters(pattern: Any) -> Iterable[str]:
+    """The letter a date pattern writes right after a month's number ("y年M月d日": "月")."""
+    from babel.dates import tokenize_pattern
+
+    tokens: list[tuple[str, Any]] = tokenize_pattern(str(pattern))
+    for (kind, value), (next_kind, chars) in pairwise(tokens):
+        if (
+            kind == "field"
+            and value[0] in "ML"
+            and value[1] <= 2
+            and next_kind == "chars"
+            and chars[:1].isalpha()
+        ):
+            yield chars[0]
+
+
 def generate_numbered(idents: Iterable[str] | None = None) -> dict[str, str]:
     """Language code -> the letter its dates write after a month's number, then its twelve months' names
     standing alone (``FORMS``-joined), where its names are not numbers: Chinese "y年M月d日" writes May "5月",
     and names it "五月" (Yi "ꆪ", "ꉬꆪ"). The first locale of the language that does so gives them."""
     from babel import Locale, localedata
     from babel.core import parse_locale
-    from babel.dates import tokenize_pattern
 
     out: dict[str, str] = {}
     chosen = idents if idents is not None else localedata.locale_identifiers()
@@ -196,13 +212,7 @@ def generate_numbered(idents: Iterable[str] | None = None) -> dict[str, str]:
             continue
         patterns = [loc.date_formats[w] for w in ("full", "long", "medium")]
         patterns += loc._data.get("datetime_skeletons", {}).values()
-        after = {
-            tokens[i + 1][1][0]
-            for tokens in (tokenize_pattern(str(p)) for p in patterns)
-            for i, (kind, value) in enumerate(tokens[:-1])
-            if kind == "field" and value[0] in "ML" and value[1] <= 2 and tokens[i + 1][0] == "chars"
-            and tokens[i + 1][1][:1].isalpha()
-        }  # fmt: skip
+        after = {letter for p in patterns for letter in _numbered_letters(p)}
         if len(after) == 1:
             out[lang] = FORMS.join([*after, *(_key(names[n]) for n in range(1, 13))])
     return out
