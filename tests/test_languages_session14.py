@@ -80,6 +80,11 @@ def test_a_stop_word_term_is_no_other_words_term_and_english_indexes_none() -> N
                 # A stop word has its one marked term; any other word none.
                 assert marked == ([analyzer._stop_term(word)] if analyzer._stop_term(word) else []), word
                 assert len(marked) == len(terms) or not marked
+    # In full-width letters a stop word is the stop word, as a query and in a turn.
+    malay = analyzer_for("ms")
+    assert malay.query_text("ｍｅｎｙｅｂａｂｋａｎ") == "" and malay.function_terms(
+        "ｍｅｎｙｅｂａｂｋａｎ"
+    ) == [malay.index_text("menyebabkan")]
     assert not any(t.startswith(STOP_MARK) for t in DEFAULT_ANALYZER.index_text("what is this for").split())
     assert DEFAULT_ANALYZER.function_terms("what is this") == []
 

@@ -277,6 +277,8 @@ class Analyzer:
         # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
         # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".casefold() leaves a combining dot.
         plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
+        if plain in self.stopwords:
+            return ""  # a stop word in full-width letters ("ｋｅｉｎｅ") is the stop word
         bare = fold(plain)
         if self._names is None:
             self._names = self._name_terms()
@@ -327,10 +329,12 @@ class Analyzer:
         (``function_terms``): the stop-words package lists words people search for ("tháng", "month", in
         Vietnamese; Italian "maggiore"; Persian "دارد"), and a query made only of them found nothing."""
         clean = word if word.isascii() else _term_patterns()[0].sub("", word)
-        bare = fold(unicodedata.normalize("NFKC", clean).replace("i\u0307", "i"))
-        # Read as ``_word_terms`` and ``_stem_terms`` read it: a word is a stop word as written, or typed bare
-        # where the stemmer sees accents (Vietnamese "hiệu" is a word, though "hiểu" typed bare is "hieu").
-        stop = clean in self.stopwords or (not self._fold_first and bare in self.stopwords)
+        plain = unicodedata.normalize("NFKC", clean).replace("i\u0307", "i")
+        bare = fold(plain)
+        # Read as ``_word_terms`` and ``_stem_terms`` read it: a word is a stop word as written (or in
+        # full-width letters), or typed bare where the stemmer sees accents (Vietnamese "hiệu" is a word,
+        # though "hiểu" typed bare is "hieu").
+        stop = {clean, plain} & self.stopwords or (not self._fold_first and bare in self.stopwords)
         return STOP_MARK + bare.replace("ё", "е") if stop and len(clean) <= MAX_TOKEN_CHARS else ""
 
     def short_terms(self, text: str, drop: Collection[str] = ()) -> list[str]:
