@@ -379,7 +379,9 @@ class Analyzer:
             from refind_cli.text.datenames import numbered
 
             letter, names = numbered(self.lang)
-            self._numbered = (letter, re.compile(rf"(?<!\d)(1[0-2]|0?[1-9]){letter}"), names) if letter else ()
+            self._numbered = (
+                (letter, re.compile(rf"(?<!\d)(1[0-2]|0?[1-9]){letter}"), names) if letter else ()
+            )
         if self._numbered and self._numbered[0] in text:
             # "5月" in a date is May, which a person names "五月": the month's name, a word of its own.
             _, number, names = self._numbered
