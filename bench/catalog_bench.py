@@ -4,9 +4,12 @@ told from its text, as an import does), and each needle searched for by ``refind
 --jsonl`` in every form a person would type it; found when its message is among the three hits. The
 command line end to end, as a user (or a test nobody here wrote) runs it.
 
-    python bench/catalog_bench.py [--tree DIR] [--catalog core|admin] [--mixed] [--misses] [--langs pl,ko]
+    python bench/catalog_bench.py [--tree DIR] [--catalog core|admin|system-tune|system-held] [--mixed]
+        [--any-word] [--misses] [--langs pl,ko]
 
-``--catalog admin`` is the held-out probe (other sentences of the same languages). ``--mixed`` also imports
+``--catalog admin`` is the held-out probe (other sentences of the same languages); ``--catalog system-tune``
+and ``system-held`` the two halves of the machine's own GNU and GNOME catalogs (``tests/system_catalog_chats.py``,
+session 14: other sentences, more languages; ``--mixed`` reads Django's English, so it is left out there). ``--mixed`` also imports
 each language's chat with English messages between its own (code-switching). ``--tree`` runs refind from
 another checkout (``git archive main | tar -x -C DIR``): the peer measured in the same run. A script that
 prints figures, not a test.
@@ -29,6 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from catalog_chats import CatalogChat, catalogs, chat, forms, mixed  # noqa: E402
 from cldr_chats import whatsapp_lines  # noqa: E402
+from system_catalog_chats import system_chats  # noqa: E402
 
 
 def refind(tree: Path, home: Path, *args: str, stdin: str = "") -> str:
@@ -104,18 +108,24 @@ def rate(c: Counter[str]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose refind_cli is run")
-    ap.add_argument("--catalog", default="core", choices=("core", "admin"))
+    ap.add_argument("--catalog", default="core", choices=("core", "admin", "system-tune", "system-held"))
     ap.add_argument("--mixed", action="store_true", help="also each language with English messages between")
     ap.add_argument("--misses", action="store_true", help="print every query not found")
+    ap.add_argument("--any-word", action="store_true", help="needles any unique word, not the longest")
     ap.add_argument("--langs", default="", help="only these catalogs (folder names: pl,zh_Hant)")
     args = ap.parse_args()
     wanted = set(filter(None, args.langs.split(",")))
-    chats = {
-        lang: c
-        for lang in catalogs(args.catalog)
-        if (not wanted or lang in wanted) and (c := chat(lang, args.catalog)) is not None
-    }
-    if args.mixed:
+    if args.catalog.startswith("system-"):
+        made = system_chats(args.catalog.split("-", 1)[1], not args.any_word)
+        chats = {lang: c for lang, c in made.items() if not wanted or lang in wanted}
+    else:
+        chats = {
+            lang: c
+            for lang in catalogs(args.catalog)
+            if (not wanted or lang in wanted)
+            and (c := chat(lang, args.catalog, None, not args.any_word)) is not None
+        }
+    if args.mixed and not args.catalog.startswith("system-"):
         chats |= {f"{lang} mixed": mixed(c, args.catalog) for lang, c in list(chats.items())}
     by = run(args.tree.resolve(), chats, args.misses)
     print(f"catalog {args.catalog}: {len(chats)} chats, {len({c.lang for c in chats.values()})} languages")

@@ -119,9 +119,12 @@ def _key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def _pick_word(message: str, others: list[str], script: str, rng: random.Random) -> str | None:
-    """A word of ``message`` no other message holds: the longest (content words are long), or in a script
-    written without spaces a piece of three characters of a run."""
+def _pick_word(
+    message: str, others: list[str], script: str, rng: random.Random, longest: bool = True
+) -> str | None:
+    """A word of ``message`` no other message holds: the longest (content words are long; with ``longest``
+    false, any of at least ``LEAST_LETTERS``), or in a script written without spaces a piece of three
+    characters of a run."""
     rest = _key(" ".join(others))
     words: list[str] = [w for w in _WORD.findall(message) if _key(w) not in rest]
     if script in _RUNS:
@@ -134,12 +137,16 @@ def _pick_word(message: str, others: list[str], script: str, rng: random.Random)
     words = [w for w in words if len(w) >= LEAST_LETTERS]
     if not words:
         return None
-    longest = max(map(len, words))
-    return rng.choice([w for w in words if len(w) == longest])
+    most = max(map(len, words)) if longest else 0
+    return rng.choice([w for w in words if len(w) >= most])
 
 
-def chat(lang: str, catalog: str = "core", pool: list[str] | None = None) -> CatalogChat | None:
-    """The probe chat of ``lang``; None where its catalog has too few sentences or CLDR no locale of it."""
+def chat(
+    lang: str, catalog: str = "core", pool: list[str] | None = None, longest: bool = True
+) -> CatalogChat | None:
+    """The probe chat of ``lang``; None where its catalog has too few sentences or CLDR no locale of it.
+    ``longest`` false picks any unique word of a needle's message, not its longest (session 14: shorter
+    words are more often function words, or shorter than the cut)."""
     loc = locale_of(lang)
     if loc is None:
         return None
@@ -151,7 +158,7 @@ def chat(lang: str, catalog: str = "core", pool: list[str] | None = None) -> Cat
     messages = rng.sample(pool, MESSAGES)
     needles: list[tuple[str, int]] = []
     for at in rng.sample(range(MESSAGES), MESSAGES):
-        word = _pick_word(messages[at], messages[:at] + messages[at + 1 :], script, rng)
+        word = _pick_word(messages[at], messages[:at] + messages[at + 1 :], script, rng, longest)
         if word is not None:
             needles.append((word, at))
         if len(needles) == NEEDLES:

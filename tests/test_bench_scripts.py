@@ -144,7 +144,17 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["ablation_probe.py", "--formats", "whatsapp,imessage"]],
             "variants keep the rule",
         ),
-        "catalog_bench": ([["catalog_bench.py", "--langs", "pl,ko", "--mixed"]], "all |"),
+        "catalog_bench": (
+            [
+                ["catalog_bench.py", "--langs", "pl,ko", "--mixed"],
+                ["catalog_bench.py", "--catalog", "system-tune", "--langs", "gd", "--any-word"],
+            ],
+            "all |",
+        ),
+        "analysis_cost_bench": (
+            [["analysis_cost_bench.py", "--turns", "50", "--rounds", "1", "--langs", "de,he"]],
+            "load after",
+        ),
         "polyglot_bench": (
             [["polyglot_bench.py", "--scripts", "Grek,Yiii,Kore", "--emoji", "2", "--ask"]],
             "asked offline",

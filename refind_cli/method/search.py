@@ -72,6 +72,12 @@ def query_terms(
     phrases = [tuple(t) for p in parsed.phrases if (t := analyze(p))]
     # The plain words also as the language glues them to a letter ("and", "in"; none in most languages).
     terms = analyze(parsed.text) + analyzer.glued(parsed.text, drop) + [t for p in phrases for t in p]
+    if not terms and not parsed.prefixes:
+        # A query of stop words alone ("dette", "tháng"): the chat's analyzer indexed them apart.
+        terms = analyzer.function_terms(parsed.text)
+    for short in analyzer.short_terms(parsed.text, drop):
+        # A word shorter than the cut also as the indexed cuts it begins ("lloj": "lloje" of "llojet").
+        terms += [t for t in index.expand(short, PREFIX_TERMS) if len(t) <= analyzer.cut]
     for prefix in parsed.prefixes:
         # The word itself ("happy" is indexed as "happi"), then the indexed words it begins (folded, as the
         # index holds them: "médic*" finds "medic").

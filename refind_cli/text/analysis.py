@@ -7,7 +7,8 @@ language is unknown) gets the original Porter algorithm, as in the ReFind paper,
 other language is analysed from data (``analyzer_for``): the Snowball stemmer of that name where the stemmer
 library has one, the stop-words package's list where it has one, and where no stemmer exists, its words cut
 to their first ``TRUNCATE`` letters (measured against no stemming, bench/RESULTS.md, issue 21). Long words
-also give their leading and trailing parts as terms, so that "arzt" finds "Zahnarzt" and "Arzttermin".
+also give their leading and trailing parts as terms, so that "arzt" finds "Zahnarzt" and "Arzttermin". Those
+languages' stop words are indexed apart, each a term of its own, for a query made of nothing else (session 14).
 Chinese, Japanese and Korean runs have no spaces between words, so they become overlapping character bigrams (a
 lone character stays a unigram), which is what Lucene's CJK analyzer does; so does every script Unicode's line
 breaking says is written without spaces (Thai, Lao, Khmer, Myanmar, Yi, Tai Tham, ...), having no dictionary
@@ -150,6 +151,9 @@ _ASCII_TABLE = bytes(
 
 # Longer "words" are base64, hashes or URLs glued together: noise that nobody types as a query.
 MAX_TOKEN_CHARS = 40
+# What a stop word's own term starts with (``Analyzer._stop_term``): no letter, digit or emoji, so no word's
+# stem or part is ever one.
+STOP_MARK = "~"
 # The stem cache is bounded: numbers and CJK runs make the vocabulary of a large archive open-ended.
 _CACHE_LIMIT = 500_000
 
@@ -238,8 +242,12 @@ class Analyzer:
         self._turkish = lang in {"tr", "az"}
         self._parts = parts
         self._head = head if stemmer is not None else 0  # a cut word is its head already
+        self.cut = truncate if stemmer is None else 0
         self._names: dict[str, str] | None = None  # read on the first word: most searches never need it
         self._clitics: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        # (the letter after a month's number in a date, that pattern, the months' names), where the language's
+        # dates write the month as a number and its name is not one (``datenames.numbered``); read on first use.
+        self._numbered: tuple[str, re.Pattern[str], tuple[str, ...]] | tuple[()] | None = None
         self._cache: dict[str, str] = {}
         self._index_cache: dict[str, str] = self._cache if not parts else {}
 
@@ -269,6 +277,8 @@ class Analyzer:
         # NFC so that a decomposed "é" stems like a composed one, and K so that text stored as written
         # ("ﬁne", "ｈｅｌｌｏ") matches as typed; "İ".casefold() leaves a combining dot.
         plain = unicodedata.normalize("NFKC", word).replace("i\u0307", "i")
+        if plain in self.stopwords:
+            return ""  # a stop word in full-width letters ("ｋｅｉｎｅ") is the stop word
         bare = fold(plain)
         if self._names is None:
             self._names = self._name_terms()
@@ -312,13 +322,45 @@ class Analyzer:
             terms += [head] if head not in terms else []
         return " ".join(terms)
 
+    def _stop_term(self, word: str) -> str:
+        """The term a stop word (a case-folded token) is indexed under: its folded form after ``STOP_MARK``,
+        which no other term holds, so it never meets a content word's stem (Spanish "como" and "comer" both
+        stem to "com"); "" for a word that is no stop word. Only a query with no other term asks for them
+        (``function_terms``): the stop-words package lists words people search for ("tháng", "month", in
+        Vietnamese; Italian "maggiore"; Persian "دارد"), and a query made only of them found nothing."""
+        clean = word if word.isascii() else _term_patterns()[0].sub("", word)
+        plain = unicodedata.normalize("NFKC", clean).replace("i\u0307", "i")
+        bare = fold(plain)
+        # Read as ``_word_terms`` and ``_stem_terms`` read it: a word is a stop word as written (or in
+        # full-width letters), or typed bare where the stemmer sees accents (Vietnamese "hiệu" is a word,
+        # though "hiểu" typed bare is "hieu").
+        stop = {clean, plain} & self.stopwords or (not self._fold_first and bare in self.stopwords)
+        return STOP_MARK + bare.replace("ё", "е") if stop and len(clean) <= MAX_TOKEN_CHARS else ""
+
+    def short_terms(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        """The terms of ``text`` shorter than the cut of an analyzer that cuts words (a language without a
+        stemmer), of ``SHORT_LEAST`` letters or more: a query looks for the indexed terms they begin
+        (Albanian "lloj" for "llojet", cut to "lloje"; Croatian "nov" for "novu"), the forms the cut joins
+        being only those at least as long as it. None for a stemmed language, whose stemmer joins them."""
+        if not self.cut:
+            return []
+        return [t for t in dict.fromkeys(self.analyze(text, drop)) if SHORT_LEAST <= len(t) < self.cut]
+
+    def function_terms(self, text: str) -> list[str]:
+        """The terms of the stop words of ``text``, as an analyzer that indexes them (one with compound
+        ``parts``: every language but English) has them; none for the others."""
+        if not self._parts:
+            return []
+        return list(dict.fromkeys(t for w in self._words(text) if (t := self._stop_term(w))))
+
     def _learn_parts(self, word: str) -> str:
-        """``_learn``, with a long stem's heads and tails after it."""
+        """``_learn``, with a long stem's heads and tails after it, or a stop word's own term."""
         terms = self._cache[word] if word in self._cache else self._learn(word)
         # A bigram run's terms have spaces; a word's second term (its stem typed without accents) has no
-        # parts of its own.
+        # parts of its own, nor has a stop word's term (a tail of it would be a content word's term).
         run = not word.isascii() and _is_run(word)
-        stem = "" if run else terms.split(" ", 1)[0]
+        stem = "" if run or not terms else terms.split(" ", 1)[0]
+        terms = terms or self._stop_term(word)
         n, least = len(stem), self._parts
         if n >= 2 * least:
             cuts = range(least, n - least + 1)
@@ -333,6 +375,17 @@ class Analyzer:
     def _words(self, text: str) -> list[str]:
         if self._turkish:
             text = text.replace("I", "ı").replace("İ", "i")
+        if self._numbered is None:
+            from refind_cli.text.datenames import numbered
+
+            letter, names = numbered(self.lang)
+            self._numbered = (
+                (letter, re.compile(rf"(?<!\d)(1[0-2]|0?[1-9]){letter}"), names) if letter else ()
+            )
+        if self._numbered and self._numbered[0] in text:
+            # "5月" in a date is May, which a person names "五月": the month's name, a word of its own.
+            _, number, names = self._numbered
+            text = number.sub(lambda m: f" {names[int(m.group(1)) - 1]} ", text)
         return _split(text)
 
     def _terms(self, text: str, cache: dict[str, str], learn: Callable[[str], str]) -> str:
@@ -431,7 +484,7 @@ def analyze(text: str) -> list[str]:
 
 # Bumped whenever an analyzer changes (its stop words, stemmer, folding or splitting of words): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
-ANALYSIS_VERSION = 5
+ANALYSIS_VERSION = 6
 
 # A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
 # of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
@@ -440,6 +493,9 @@ ANALYSIS_VERSION = 5
 TRUNCATE = 5
 # Heads and tails of at least this many letters of a stem twice as long: the parts of a compound.
 PARTS = 4
+# A query's word shorter than the cut, of at least this many letters, also looks for the terms it begins:
+# shorter ones begin too many.
+SHORT_LEAST = 3
 
 
 @functools.cache
@@ -532,6 +588,7 @@ class Bilingual(Analyzer):
         super().__init__(first.stopwords | second.stopwords, name=f"{first.name}{MIXED}{second.name}")
         self.lang = f"{first.lang}{MIXED}{second.lang}"
         self.pair = (first, second)
+        self.cut = max(first.cut, second.cut)
 
     def _of(self, text: str) -> Analyzer:
         from refind_cli.text.language import identify
@@ -555,6 +612,12 @@ class Bilingual(Analyzer):
 
     def glued(self, text: str, drop: Collection[str] = ()) -> list[str]:
         return list(dict.fromkeys(t for a in self.pair for t in a.glued(text, drop)))
+
+    def function_terms(self, text: str) -> list[str]:
+        return list(dict.fromkeys(t for a in self.pair for t in a.function_terms(text)))
+
+    def short_terms(self, text: str, drop: Collection[str] = ()) -> list[str]:
+        return list(dict.fromkeys(t for a in self.pair for t in a.short_terms(text, drop)))
 
     def words(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Each word's terms in both languages, in the order of the text."""

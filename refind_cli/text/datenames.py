@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,54 @@ def clitics(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(g[:-1] for g in glued if g.endswith("-")), tuple(g[1:] for g in glued if g.startswith("-"))
 
 
+def _numbered_letters(pattern: Any) -> Iterable[str]:
+    """The letter a date pattern writes right after a month's number ("y年M月d日": "月")."""
+    from babel.dates import tokenize_pattern
+
+    tokens: list[tuple[str, Any]] = tokenize_pattern(str(pattern))
+    for (kind, value), (next_kind, chars) in pairwise(tokens):
+        if (
+            kind == "field"
+            and value[0] in "ML"
+            and value[1] <= 2
+            and next_kind == "chars"
+            and chars[:1].isalpha()
+        ):
+            yield chars[0]
+
+
+def generate_numbered(idents: Iterable[str] | None = None) -> dict[str, str]:
+    """Language code -> the letter its dates write after a month's number, then its twelve months' names
+    standing alone (``FORMS``-joined), where its names are not numbers: Chinese "y年M月d日" writes May "5月",
+    and names it "五月" (Yi "ꆪ", "ꉬꆪ"). The first locale of the language that does so gives them."""
+    from babel import Locale, localedata
+    from babel.core import parse_locale
+
+    out: dict[str, str] = {}
+    chosen = idents if idents is not None else localedata.locale_identifiers()
+    for ident in sorted((i for i in chosen if i != "root"), key=lambda i: (len(i), i)):
+        lang = str(parse_locale(ident)[0])
+        loc = Locale.parse(ident)
+        names = loc.months.get("stand-alone", {}).get("wide", {})
+        if lang in out or len(names) != 12 or any(ch.isdigit() for name in names.values() for ch in name):
+            continue
+        patterns = [loc.date_formats[w] for w in ("full", "long", "medium")]
+        patterns += loc._data.get("datetime_skeletons", {}).values()
+        after = {letter for p in patterns for letter in _numbered_letters(p)}
+        if len(after) == 1:
+            out[lang] = FORMS.join([*after, *(_key(names[n]) for n in range(1, 13))])
+    return out
+
+
+def numbered(lang: str) -> tuple[str, tuple[str, ...]]:
+    """(the letter ``lang``'s dates write after a month's number, its months' names) from the generated
+    table; ("", ()) for a language whose dates write the name (most) or whose names are numbers."""
+    from refind_cli.text.datenames_data import NUMBERED
+
+    letter, *names = NUMBERED.get(lang, "").split(FORMS)
+    return letter, tuple(names)
+
+
 def write(path: Path | None = None) -> None:
     from refind_cli.generated import write_module
 
@@ -186,6 +235,7 @@ def write(path: Path | None = None) -> None:
         "python -m refind_cli.text.datenames",
         ("NAMES", "dict[str, str]", generate()),
         ("CLITICS", "dict[str, str]", generate_clitics()),
+        ("NUMBERED", "dict[str, str]", generate_numbered()),
     )
 
 
