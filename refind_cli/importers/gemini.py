@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import re
 import warnings
 import zipfile
@@ -224,7 +225,7 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
         path = found
     head, _ = _head(path)
     unread = _Unread(path)
-    if _is_json(head) and (scan := _Scan.of(path)) is not None:
+    if _is_json(head) and (scan := _Scan.of(path, jsonstream.start_in(known))) is not None:
         with contextlib.closing(scan):
             yield from scan.conversations(_told(known), unread)
         unread.warn()
@@ -273,54 +274,90 @@ class _Scan:
     """The entries of a loose JSON file found by the shared scanner (``jsonstream.Items``), each one's time read
     from its bytes alone: grouped as a whole reading groups them, a conversation is known by the hash of its
     entries' bytes, and its entries are parsed (their HTML made readable) only where it is read. A grown
-    export changes at its top (newest first), so the older conversations are found again by their bytes."""
+    export changes at its top (newest first), so the older conversations are found again by their bytes.
 
-    def __init__(self, items: jsonstream.Items, placed: list[_Placed]) -> None:
+    Each conversation's place (``ChatExport.at``, counted from the file's end: ``ingest.resume.Head``) is
+    where the entries of the conversations before it begin, where they are the last of the list and the
+    first of them is their newest. An import whose file ends with the bytes after such a place (``tail``:
+    the ledger's pass hashed them) takes their conversations as they are, and the walk stops there: the
+    entries before it are all later than that newest one by more than ``GAP``, so they are grouped as a whole
+    reading groups them."""
+
+    def __init__(
+        self, items: jsonstream.Items, placed: list[_Placed], size: int, tail: _Placed | None
+    ) -> None:
         self.items = items
         self.placed = placed
+        self.size = size
+        self.tail = tail
         self.reader = conversations.Reader(iter(()), items.path, None, WHAT)
 
     @classmethod
-    def of(cls, path: Path) -> _Scan | None:
+    def of(cls, path: Path, start: jsonstream.Head | None = None) -> _Scan | None:
         """The scan of a loose file; None where its bytes are not as this walk takes them (a zip, a BOM-less
         other encoding, an entry that is no object, a time it cannot read alone): the whole reading reads it,
-        and says what is wrong where something is."""
+        and says what is wrong where something is. ``start``: the place after which the entries are those of
+        conversations an earlier import read (``ingest.resume.Prints.known``): the walk stops there where
+        it can (else it goes on to the end, and those conversations are read again, to the same rows)."""
         if not path.is_file() or member_of(path) is not None:
             return None
         items = jsonstream.Items(path, [()], ())
         placed: list[_Placed] = []
         index = 0
-        while (start := items.begin()) is not None:
-            found = _timed(items, start)
+        tail = None
+        while (begun := items.begin()) is not None:
+            if start is not None and begun == start.offset:
+                tail = _after(items, begun, index, placed)
+                if tail is not None:
+                    break
+            found = _timed(items, begun)
             if found is not None:
                 end, when = found
                 if when is None:
                     break
-                placed.append(_Placed(when, start, end, index))
+                placed.append(_Placed(when, begun, end, index))
             else:  # a null entry is passed over, as the whole reading passes it
-                skipped = items.end_of(start)
-                if skipped is None or items.read(start, skipped) != b"null":
+                skipped = items.end_of(begun)
+                if skipped is None or items.read(begun, skipped) != b"null":
                     break
                 end = skipped
             items.ended(end)
             index += 1
-        if not items.whole:
+        if not items.whole and tail is None:
             items.close()
             return None
-        placed.sort(key=lambda p: p.when)  # stable: the whole reading's order
-        return cls(items, placed)
+        size = path.stat().st_size
+        return cls(
+            items, sorted(placed, key=lambda p: p.when), size, tail
+        )  # stable: the whole reading's order
 
     def conversations(self, told: dict[str, str], unread: _Unread) -> Iterator[ChatExport]:
-        for group in _grouped(self.placed, lambda p: p.when):
+        for group, at in zip(_grouped(self.placed, lambda p: p.when), self._places(), strict=False):
             digest = self.items.digest((p.start, p.end) for p in group)
             key = _key(group[0].when)
             if digest in told:
                 chat = Chat(FORMAT, key, told[digest], kind="direct")
                 text = " ".join((_PRINTS, digest, _tail(chat.name)))
-                yield ChatExport(chat, self._later(group, unread), fingerprint=text)
+                yield ChatExport(chat, self._later(group, unread), fingerprint=text, at=at)
                 continue
             export = _conversation(self._entries(group), unread)
-            yield export._replace(fingerprint=" ".join((_PRINTS, digest, _tail(export.chat.name))))
+            yield export._replace(fingerprint=" ".join((_PRINTS, digest, _tail(export.chat.name))), at=at)
+
+    def _places(self) -> Iterator[tuple[int, int] | None]:
+        """Each conversation's place in turn (the class's notes), None where there is none: (its offset
+        counted from the end, the index of the entry there)."""
+        in_file = sorted(self.placed, key=lambda p: p.index)
+        # Before the first conversation: the tail the walk stopped at, else the end of the list's last entry.
+        first = self.tail or (dataclasses.replace(in_file[-1], start=in_file[-1].end) if in_file else None)
+        yield None if first is None else (first.start - self.size, first.index)
+        lowest, newest, count = len(in_file), None, 0
+        for group in _grouped(self.placed, lambda p: p.when):
+            count += len(group)
+            lowest = min(lowest, min(p.index for p in group))
+            newest = group[-1].when if newest is None else max(newest, group[-1].when)
+            there = in_file[len(in_file) - count] if count <= len(in_file) else None
+            whole = there is not None and there.index == lowest and there.when == newest
+            yield (there.start - self.size, there.index) if there is not None and whole else None
 
     def _later(self, group: list[_Placed], unread: _Unread) -> Iterator[Message]:
         yield from _conversation(self._entries(group), unread).messages
@@ -335,6 +372,16 @@ class _Scan:
 
     def close(self) -> None:
         self.items.close()
+
+
+def _after(items: jsonstream.Items, start: int, index: int, placed: list[_Placed]) -> _Placed | None:
+    """The entry at ``start``, the newest of those after a place an earlier import left, where every entry
+    placed before it is later than it by more than ``GAP`` (none of them joins its conversation, nor sorts
+    among the entries after it); else None."""
+    found = _timed(items, start)
+    if found is None or found[1] is None or any(p.when - found[1] <= GAP for p in placed):
+        return None
+    return _Placed(found[1], start, found[0], index)
 
 
 def _timed(items: jsonstream.Items, start: int) -> tuple[int, datetime | None] | None:

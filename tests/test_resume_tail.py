@@ -1,0 +1,110 @@
+"""A Gemini ``MyActivity.json`` grown at its top (newest first) is read up to where the earlier export's
+bytes begin: the ledger's pass hashes the bytes after the place the earlier import left (a head counted from
+the file's end, ``ingest.resume.Head``), the conversations after it are taken as they are, and the walk of
+the entries stops there (``gemini._Scan``). Where the bytes after it changed, or the entries before it are
+not all later than it by more than the conversation gap, the file is walked whole, as before. Each way
+leaves the archive exactly as a full re-read (``--reread``) of the new file does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_resume_gemini import conversation, entry, export
+from test_resume_import import BERLIN, both_ways
+
+from refind_cli.importers import gemini
+from refind_cli.ingest import import_file
+from refind_cli.storage.archive import Archive
+
+
+def walked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The entries the scan reads a time from (their offsets), from now on."""
+    seen: list[int] = []
+    original = gemini._timed
+    monkeypatch.setattr(gemini, "_timed", lambda items, start: seen.append(start) or original(items, start))
+    return seen
+
+
+def grown(n: int, last: int = 5) -> dict[int, list[dict]]:
+    """Conversations 0..n-1 of five entries, the last of ``last``."""
+    return {c: conversation(c, last if c == n - 1 else 5) for c in range(n)}
+
+
+def test_a_grown_export_is_walked_only_up_to_the_earlier_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "MyActivity.json"
+    seen = walked(monkeypatch)
+    with Archive.open(tmp_path / "home") as archive:
+        for n, (groups, expected) in enumerate(
+            [
+                (grown(8), 40),  # read whole
+                (grown(8, last=7), 7 + 1),  # the last continued: its entries, and the first after the place
+                ({**grown(8, last=7), 8: conversation(8, 3)}, 3 + 7 + 1),  # a new one: the one before it too
+            ]
+        ):
+            seen.clear()
+            path.write_bytes(export(groups))
+            result = import_file(archive, path, tz=BERLIN, worker=False)
+            assert result.error is None
+            assert len(seen) == expected, n
+            assert len(result.chats) == len(groups)
+            assert sum(c.messages_added + c.messages_skipped for c in result.chats) == 2 * sum(
+                len(g) for g in groups.values()
+            )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "append",
+        "two appends",
+        "an edit after the place",
+        "a deletion after the place",
+        "the newest conversation gone, an entry near the one before",
+        "an entry older than the place on top",
+        "the newest conversation edited",
+    ],
+)
+def test_each_way_leaves_what_a_reread_leaves(tmp_path: Path, change: str) -> None:
+    first = grown(6)
+    later = {**grown(6, last=8), 6: conversation(6, 2)}
+    steps = [first, later]
+    if change == "two appends":
+        steps.append({**later, 6: conversation(6, 4), 7: conversation(7, 1)})
+    elif change == "an edit after the place":
+        later[2] = conversation(2, 5, edit=3)
+    elif change == "a deletion after the place":
+        later[1] = conversation(1, 5, gone=0)
+    elif change == "the newest conversation gone, an entry near the one before":
+        del later[5], later[6]
+        # Half an hour after conversation 4's last entry: it joins conversation 4.
+        later[9] = [{**entry(4, 4), "time": entry(4, 34)["time"], "title": "Prompted late"}]
+    elif change == "an entry older than the place on top":
+        later[9] = [{**entry(0, 2), "time": entry(0, 2)["time"][:-4] + "500Z", "title": "Prompted early"}]
+    elif change == "the newest conversation edited":
+        later[5] = conversation(5, 8, edit=1)
+    versions = [export(v) for v in steps]
+    if change == "an entry older than the place on top":  # on top of the file, whatever its time
+        entries = json.loads(versions[-1])
+        moved = next(e for e in entries if e["title"] == "Prompted early")
+        entries.remove(moved)
+        versions[-1] = json.dumps([moved, *entries], indent=2).encode()
+    resumed, reread, results = both_ways(tmp_path, "MyActivity.json", versions)
+    assert resumed == reread
+    assert results[-1].error is None
+    assert len({c.chat_uid for c in results[-1].chats}) == len(results[-1].chats)
+
+
+def test_a_tail_that_is_not_a_conversations_end_leaves_no_place(tmp_path: Path) -> None:
+    """Entries out of time order in the file: no conversation's entries are the last of the list, so no
+    place is left, and the next import walks the file whole (as a re-read)."""
+    groups = grown(4)
+    entries = sorted((e for g in groups.values() for e in g), key=lambda e: e["time"], reverse=True)
+    entries[-1], entries[-7] = entries[-7], entries[-1]  # conversation 0's first entry among conversation 1's
+    text = json.dumps(entries, indent=2).encode()
+    later = json.dumps([entry(9, 0), *entries], indent=2).encode()
+    resumed, reread, _ = both_ways(tmp_path, "MyActivity.json", [text, later])
+    assert resumed == reread
