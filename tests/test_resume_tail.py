@@ -7,14 +7,17 @@ leaves the archive exactly as a full re-read (``--reread``) of the new file does
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 from test_resume_gemini import conversation, entry, export
 from test_resume_import import BERLIN, both_ways
+from test_resume_teams import chat as teams_chat
+from test_resume_teams import files, message, zipped
 
-from refind_cli.importers import gemini
+from refind_cli.importers import gemini, teams
 from refind_cli.ingest import import_file
 from refind_cli.storage.archive import Archive
 
@@ -108,3 +111,84 @@ def test_a_tail_that_is_not_a_conversations_end_leaves_no_place(tmp_path: Path) 
     later = json.dumps([entry(9, 0), *entries], indent=2).encode()
     resumed, reread, _ = both_ways(tmp_path, "MyActivity.json", [text, later])
     assert resumed == reread
+
+
+# --- Microsoft Teams: a grown chat file read on from a head of its list -----------------------------------
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Teams files read in blocks of 512 bytes (heads form between read blocks: a small file has some); the
+    files read on from a head, from now on."""
+    monkeypatch.setattr(teams, "_RULES", dataclasses.replace(teams._RULES, block=512))
+    went_on: list[str] = []
+    original = teams._grown
+
+    def spy(file, tz, grown):  # type: ignore[no-untyped-def]
+        read = original(file, tz, grown)
+        if read is not None:
+            went_on.append(file.name)
+        return read
+
+    monkeypatch.setattr(teams, "_grown", spy)
+    return went_on
+
+
+def teams_versions(change: str) -> list[dict[int, list[dict]]]:
+    earlier = {c: teams_chat(c, 12) for c in range(-1, 3)}
+    later = {**earlier, 1: teams_chat(1, 20)}
+    if change == "a new sender":
+        later[1] = [
+            *teams_chat(1, 20),
+            {**message(1, 20), "From": {"User": {"Id": "u9", "DisplayName": "Zoe"}}},
+        ]
+    elif change == "an edit before the head":
+        later[1] = teams_chat(1, 20, edit=2)
+    elif change == "a deletion before the head":
+        later[1] = teams_chat(1, 20, gone=3)
+    elif change == "a message of another chat":
+        later[1] = [*teams_chat(1, 20), message(7, 0)]
+    elif change == "the channel grew":
+        later[-1] = teams_chat(-1, 20)
+    elif change == "a message without an id":
+        later[1] = [*teams_chat(1, 20), {**message(1, 20), "Id": None}]
+    steps = [earlier, later]
+    if change == "twice":
+        steps.append({**later, 1: teams_chat(1, 31)})
+    return steps
+
+
+@pytest.mark.parametrize(
+    ("change", "went_on"),
+    [
+        ("append", ["users/me/messages_1.json"]),
+        ("twice", ["users/me/messages_1.json"] * 2),
+        ("a new sender", ["users/me/messages_1.json"]),
+        ("an edit before the head", []),
+        ("a deletion before the head", []),
+        ("a message of another chat", []),
+        ("the channel grew", ["users/me/messages_1.json"]),
+        ("a message without an id", ["users/me/messages_1.json"]),
+    ],
+)
+def test_a_grown_teams_chat_leaves_what_a_reread_leaves(
+    tmp_path: Path, small_blocks: list[str], change: str, went_on: list[str]
+) -> None:
+    steps = teams_versions(change)
+    resumed, reread, results = both_ways(tmp_path, "teams-export.zip", [zipped(files(s)) for s in steps])
+    assert resumed == reread
+    assert small_blocks == went_on
+    assert sum(c.messages_added + c.messages_skipped for c in results[-1].chats) == sum(
+        len(m) for m in steps[-1].values()
+    )
+
+
+def test_a_teams_chat_after_a_message_without_an_id_is_read_whole(
+    tmp_path: Path, small_blocks: list[str]
+) -> None:
+    """A message without an id leaves no head: the identities of those after it depend on it."""
+    first = {1: [*teams_chat(1, 12), {**message(1, 12), "Id": None}]}
+    later = {1: [*first[1], *teams_chat(1, 20)[13:]]}
+    resumed, reread, _ = both_ways(tmp_path, "teams-export.zip", [zipped(files(first)), zipped(files(later))])
+    assert resumed == reread
+    assert small_blocks == []
