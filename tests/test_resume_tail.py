@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from test_resume_gemini import conversation, entry, export
-from test_resume_import import BERLIN, both_ways
+from test_resume_import import BERLIN, both_ways, reimported
 from test_resume_teams import chat as teams_chat
 from test_resume_teams import files, message, zipped
 
@@ -192,3 +192,72 @@ def test_a_teams_chat_after_a_message_without_an_id_is_read_whole(
     resumed, reread, _ = both_ways(tmp_path, "teams-export.zip", [zipped(files(first)), zipped(files(later))])
     assert resumed == reread
     assert small_blocks == []
+
+
+# --- imessage-exporter HTML: read on from after the last message ------------------------------------------
+
+HTML_HEAD = '<html>\n<meta charset="UTF-8">\n\n<link rel="stylesheet" type="text/css" href="style.css">\n'
+
+
+def html_message(i: int, sender: str = "", text: str = "", minute: int | None = None) -> str:
+    who = sender or ("Me" if i % 3 == 0 else "+4917155507070")
+    side = "sent iMessage" if who == "Me" else "received"
+    stamp = f"Aug 16, 2026  7:{(i if minute is None else minute) % 60:02d}:{i // 60 % 60:02d} PM"
+    return (
+        f'\n<div class="message">\n    <div class="{side}">\n        <p><span class="timestamp">{stamp}</span>\n'
+        f'            <span class="sender">{who}</span>\n        </p>\n        <hr>\n'
+        f'        <div class="message_part"><span class="bubble">{text or f"tomatoes {i} &amp; beans"}</span></div>\n'
+        "    </div>\n</div>\n"
+    )
+
+
+def html_file(messages: list[str]) -> bytes:
+    return (HTML_HEAD + "".join(messages) + "\n</html>\n").encode()
+
+
+def html_mark(messages: list[str]) -> int:
+    """Where a reading of a file of ``messages`` leaves its mark: after the last one's closing tag."""
+    return len((HTML_HEAD + "".join(messages)).encode()) - 1  # the line break after it is not the record's
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "append",
+        "twice",
+        "a third sender",
+        "the same words in the same second",
+        "an edit before",
+        "a deletion",
+    ],
+)
+def test_a_grown_imessage_html_is_read_on_from_after_its_last_message(tmp_path: Path, change: str) -> None:
+    first = [html_message(i) for i in range(10)]
+    later = [*first, *(html_message(i) for i in range(10, 14))]
+    steps = [first, later]
+    at: int | None = html_mark(first)
+    if change == "twice":
+        steps.append([*later, html_message(14), html_message(15)])
+        at = html_mark(later)
+    elif change == "a third sender":
+        steps[1] = [*later, html_message(14, sender="+4917100000000")]
+    elif change == "the same words in the same second":
+        same = html_message(9)
+        steps = [[*first, same], [*first, same, same, same]]  # the second and third occurrences
+        at = html_mark(steps[0])
+    elif change == "an edit before":
+        steps[1] = [*first[:4], html_message(4, text="edited"), *later[5:]]
+        at = None
+    elif change == "a deletion":
+        steps[1] = [*first[:4], *later[5:]]
+        at = None
+    resumed, results = reimported(tmp_path, "Lars.html", [html_file(s) for s in steps], at)
+    assert sum(c.messages_added + c.messages_skipped for c in results[-1].chats) == len(steps[-1])
+    if change == "a third sender":
+        assert results[-1].chats[0].messages_added == 5
+
+
+def test_an_imessage_html_in_a_code_page_leaves_no_mark(tmp_path: Path) -> None:
+    first = [html_message(i, text="Grüße") for i in range(4)]
+    later = [*first, html_message(4, text="Grüße")]
+    reimported(tmp_path, "Lars.html", [html_file(s).decode().encode("cp1252") for s in (first, later)], None)

@@ -94,11 +94,9 @@ def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoin
         return None
     if mark.each:
         return ResumePoint(mark, {}, 0)
-    return (
-        ResumePoint(mark, {}, mark.read)
-        if mark.read is not None
-        else ResumePoint(mark, identity.recent, seen)
-    )
+    # A mark short of the reading's end counts the messages before it; the identities' state is kept for
+    # those without a source id (an HTML conversation's, whose closing tags follow the mark).
+    return ResumePoint(mark, identity.recent, mark.read if mark.read is not None else seen)
 
 
 def file_point(points: Sequence[ResumePoint | None], chats: int) -> ResumePoint | None:
