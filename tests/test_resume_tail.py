@@ -251,7 +251,7 @@ def test_a_grown_imessage_html_is_read_on_from_after_its_last_message(tmp_path: 
     elif change == "a deletion":
         steps[1] = [*first[:4], *later[5:]]
         at = None
-    resumed, results = reimported(tmp_path, "Lars.html", [html_file(s) for s in steps], at)
+    _, results = reimported(tmp_path, "Lars.html", [html_file(s) for s in steps], at)
     assert sum(c.messages_added + c.messages_skipped for c in results[-1].chats) == len(steps[-1])
     if change == "a third sender":
         assert results[-1].chats[0].messages_added == 5
