@@ -261,3 +261,42 @@ def test_an_imessage_html_in_a_code_page_leaves_no_mark(tmp_path: Path) -> None:
     first = [html_message(i, text="Grüße") for i in range(4)]
     later = [*first, html_message(4, text="Grüße")]
     reimported(tmp_path, "Lars.html", [html_file(s).decode().encode("cp1252") for s in (first, later)], None)
+
+
+def test_a_zipped_gemini_export_is_walked_from_a_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Takeout zip's ``MyActivity.json`` is copied out and walked as a loose file: only the conversations
+    whose entries changed are parsed, and the archive ends as a re-read leaves it."""
+
+    def zipped_takeout(groups: dict[int, list[dict]]) -> bytes:
+        return zipped({"Takeout/My Activity/Gemini Apps/MyActivity.json": export(groups)})
+
+    first, later = grown(6), {**grown(6, last=8), 6: conversation(6, 2)}
+    resumed, reread, results = both_ways(
+        tmp_path / "ways", "takeout.zip", [zipped_takeout(first), zipped_takeout(later)]
+    )
+    assert resumed == reread
+    built: list[str] = []
+    original = gemini._json_entry
+    monkeypatch.setattr(
+        gemini, "_json_entry", lambda obj, where, error: built.append(where) or original(obj, where, error)
+    )
+    path = tmp_path / "takeout.zip"
+    with Archive.open(tmp_path / "home") as archive:
+        path.write_bytes(zipped_takeout(first))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        built.clear()
+        path.write_bytes(zipped_takeout(later))
+        result = import_file(archive, path, tz=BERLIN, worker=False)
+        assert result.error is None
+        assert len(built) == 2 + 8  # the new conversation's entries, the continued one's
+        broken = zipped({"Takeout/My Activity/Gemini Apps/MyActivity.json": export(later)[:-30]})
+        path.write_bytes(broken)
+        error = import_file(archive, path, tz=BERLIN, worker=False).error
+        assert (
+            error is not None
+            and "takeout.zip" in error
+            and "MyActivity.json" in error
+            and "refind-" not in error
+        )

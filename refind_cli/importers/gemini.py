@@ -37,6 +37,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
+import itertools
 import re
 import warnings
 import zipfile
@@ -59,6 +60,7 @@ from refind_cli.importers.container import (
     read_file,
     read_member,
     sniff_head,
+    spooled,
     utf8_head,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, iso_time, join, text_of
@@ -223,13 +225,21 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
         if found is None:
             raise InputError(path, f"no Gemini Apps activity file in this folder; not {WHAT}")
         path = found
-    head, _ = _head(path)
+    head, name = _head(path)
     unread = _Unread(path)
-    if _is_json(head) and (scan := _Scan.of(path, jsonstream.start_in(known))) is not None:
-        with contextlib.closing(scan):
-            yield from scan.conversations(_told(known), unread)
-        unread.warn()
-        return
+    with contextlib.ExitStack() as stack:
+        # A zipped file is walked from a copy on disk (``container.spooled``), its errors named as the zip's.
+        on_disk = spooled(path / name, stack) if _is_json(head) and is_zip(path) else path
+        shown = (path, f"entry {name!r}") if on_disk != path else None
+        if (
+            _is_json(head)
+            and on_disk is not None
+            and (scan := _Scan.of(on_disk, jsonstream.start_in(known), shown)) is not None
+        ):
+            with contextlib.closing(scan):
+                yield from scan.conversations(_told(known), unread)
+            unread.warn()
+            return
     if _is_json(head):
         entries = list(_json_entries(path))
     elif _HTML_SNIFF.search(head):
@@ -284,21 +294,31 @@ class _Scan:
     reading groups them."""
 
     def __init__(
-        self, items: jsonstream.Items, placed: list[_Placed], size: int, tail: _Placed | None
+        self,
+        items: jsonstream.Items,
+        placed: list[_Placed],
+        size: int,
+        tail: _Placed | None,
+        shown: tuple[Path, str] | None,
     ) -> None:
         self.items = items
         self.placed = placed
         self.size = size
         self.tail = tail
-        self.reader = conversations.Reader(iter(()), items.path, None, WHAT)
+        self.shown = shown
+        path, entry = shown or (items.path, None)
+        self.reader = conversations.Reader(iter(()), path, entry, WHAT)
 
     @classmethod
-    def of(cls, path: Path, start: jsonstream.Head | None = None) -> _Scan | None:
+    def of(
+        cls, path: Path, start: jsonstream.Head | None = None, shown: tuple[Path, str] | None = None
+    ) -> _Scan | None:
         """The scan of a loose file; None where its bytes are not as this walk takes them (a zip, a BOM-less
         other encoding, an entry that is no object, a time it cannot read alone): the whole reading reads it,
         and says what is wrong where something is. ``start``: the place after which the entries are those of
         conversations an earlier import read (``ingest.resume.Prints.known``): the walk stops there where
-        it can (else it goes on to the end, and those conversations are read again, to the same rows)."""
+        it can (else it goes on to the end, and those conversations are read again, to the same rows).
+        ``shown``: the zip and entry ``path`` is a copy of (errors name them; no place is left in a copy)."""
         if not path.is_file() or member_of(path) is not None:
             return None
         items = jsonstream.Items(path, [()], ())
@@ -326,10 +346,8 @@ class _Scan:
         if not items.whole and tail is None:
             items.close()
             return None
-        size = path.stat().st_size
-        return cls(
-            items, sorted(placed, key=lambda p: p.when), size, tail
-        )  # stable: the whole reading's order
+        placed.sort(key=lambda p: p.when)  # stable: the whole reading's order
+        return cls(items, placed, path.stat().st_size, tail, shown)
 
     def conversations(self, told: dict[str, str], unread: _Unread) -> Iterator[ChatExport]:
         for group, at in zip(_grouped(self.placed, lambda p: p.when), self._places(), strict=False):
@@ -346,6 +364,8 @@ class _Scan:
     def _places(self) -> Iterator[tuple[int, int] | None]:
         """Each conversation's place in turn (the class's notes), None where there is none: (its offset
         counted from the end, the index of the entry there)."""
+        if self.shown is not None:  # a copy: the ledger hashes the zip, not these bytes
+            yield from itertools.repeat(None)
         in_file = sorted(self.placed, key=lambda p: p.index)
         # Before the first conversation: the tail the walk stopped at, else the end of the list's last entry.
         first = self.tail or (dataclasses.replace(in_file[-1], start=in_file[-1].end) if in_file else None)
