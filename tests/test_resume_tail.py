@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from test_resume_gemini import conversation, entry, export
+from test_resume_gemini import START, conversation, entry, export
 from test_resume_import import BERLIN, both_ways, reimported
 from test_resume_teams import chat as teams_chat
 from test_resume_teams import files, message, zipped
@@ -273,7 +274,7 @@ def test_a_zipped_gemini_export_is_walked_from_a_copy(
         return zipped({"Takeout/My Activity/Gemini Apps/MyActivity.json": export(groups)})
 
     first, later = grown(6), {**grown(6, last=8), 6: conversation(6, 2)}
-    resumed, reread, results = both_ways(
+    resumed, reread, _ = both_ways(
         tmp_path / "ways", "takeout.zip", [zipped_takeout(first), zipped_takeout(later)]
     )
     assert resumed == reread
@@ -300,3 +301,75 @@ def test_a_zipped_gemini_export_is_walked_from_a_copy(
             and "MyActivity.json" in error
             and "refind-" not in error
         )
+
+
+# --- Gemini's My Activity HTML: the same places, by its cards ------------------------------------------------
+
+HTML_PAGE = (
+    '<html><head><meta charset="UTF-8"><title>My Activity</title></head><body><div class="mdl-grid">\n'
+)
+
+
+def card(c: int, i: int, *, edit: bool = False, minutes: int | None = None) -> tuple[datetime, str]:
+    """Card ``i`` of conversation ``c``, as Takeout's HTML writes an entry (times in UTC)."""
+    when = START + timedelta(hours=3 * c, minutes=i if minutes is None else minutes)
+    stamp = f"{when:%b} {when.day}, {when.year}, {when.hour % 12 or 12}:{when:%M:%S}\u202f{when:%p} UTC"
+    text = (
+        '<div class="outer-cell mdl-cell mdl-cell--12-col mdl-shadow--2dp"><div class="mdl-grid">'
+        '<div class="header-cell mdl-cell mdl-cell--12-col"><p class="mdl-typography--title">Gemini Apps<br></p>'
+        '</div><div class="content-cell mdl-cell mdl-cell--6-col mdl-typography--body-1">'
+        f"Prompted&nbsp;conversation {c} question {i} about trains<br>{stamp}<br>"
+        f"<p>Answer {c}.{i}: the <b>night train</b>{' (edited)' * edit}</p></div>"
+        '<div class="content-cell mdl-cell mdl-cell--6-col mdl-typography--body-1 mdl-typography--text-right">'
+        "</div></div></div>\n"
+    )
+    return when, text
+
+
+def cards(c: int, n: int, **change: int) -> list[tuple[datetime, str]]:
+    return [card(c, i, edit=i == change.get("edit")) for i in range(n) if i != change.get("gone")]
+
+
+def activity_html(groups: dict[int, list[tuple[datetime, str]]]) -> bytes:
+    entries = sorted((e for g in groups.values() for e in g), key=lambda e: e[0], reverse=True)
+    return (HTML_PAGE + "".join(text for _, text in entries) + "</div></body></html>\n").encode()
+
+
+@pytest.mark.parametrize(
+    ("change", "parsed"),
+    [
+        # The continued conversation's cards, the new one's, the newest after the place.
+        ("append", 8 + 2 + 1),
+        ("an edit after the place", 45),  # read whole
+        ("a conversation gone after the place", 40),
+        # The card before the place, the newest after it, then (it is within the gap) the whole file.
+        ("the newest conversation gone, a card near the one before", 1 + 1 + 36),
+    ],
+)
+def test_a_grown_activity_html_is_read_only_up_to_the_earlier_cards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str, parsed: int
+) -> None:
+    first = {c: cards(c, 5) for c in range(8)}
+    later = {**first, 7: cards(7, 8), 8: cards(8, 2)}
+    if change == "an edit after the place":
+        later[3] = cards(3, 5, edit=1)
+    elif change == "a conversation gone after the place":
+        del later[2]
+    elif change == "the newest conversation gone, a card near the one before":
+        later = {c: g for c, g in first.items() if c != 7}
+        later[9] = [card(6, 35)]
+    versions = [activity_html(first), activity_html(later)]
+    resumed, reread, results = both_ways(tmp_path / "ways", "MyActivity.html", versions)
+    assert resumed == reread
+    assert len(results[-1].chats) == len(later) - (change.startswith("the newest") and 1)
+    built: list[str] = []
+    original = gemini._html_entry
+    monkeypatch.setattr(gemini, "_html_entry", lambda *a: built.append(a[3]) or original(*a))
+    path = tmp_path / "MyActivity.html"
+    with Archive.open(tmp_path / "home") as archive:
+        path.write_bytes(versions[0])
+        import_file(archive, path, tz=BERLIN, worker=False)
+        built.clear()
+        path.write_bytes(versions[1])
+        assert import_file(archive, path, tz=BERLIN, worker=False).error is None
+        assert len(built) == parsed

@@ -50,6 +50,7 @@ from typing import Any, TypeVar
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import conversations, htmltext, jsonstream
 from refind_cli.importers.container import (
+    Encoding,
     decode_text,
     is_zip,
     iter_file_chunks,
@@ -58,9 +59,11 @@ from refind_cli.importers.container import (
     member_of,
     open_zip,
     read_file,
+    read_file_part,
     read_member,
     sniff_head,
     spooled,
+    text_encoding,
     utf8_head,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, iso_time, join, text_of
@@ -240,10 +243,12 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
                 yield from scan.conversations(_told(known), unread)
             unread.warn()
             return
+    if _HTML_SNIFF.search(head) and not _is_json(head):
+        yield from _html_conversations(path, tz, known, unread)
+        unread.warn()
+        return
     if _is_json(head):
         entries = list(_json_entries(path))
-    elif _HTML_SNIFF.search(head):
-        entries = list(_html_entries(path, tz))
     else:
         raise InputError(path, f"no Gemini Apps activity here; not {WHAT}")
     entries.sort(key=lambda e: e.when)  # newest first in the file
@@ -350,7 +355,8 @@ class _Scan:
         return cls(items, placed, path.stat().st_size, tail, shown)
 
     def conversations(self, told: dict[str, str], unread: _Unread) -> Iterator[ChatExport]:
-        for group, at in zip(_grouped(self.placed, lambda p: p.when), self._places(), strict=False):
+        places = _places(self.placed, self.tail, self.size) if self.shown is None else itertools.repeat(None)
+        for group, at in zip(_grouped(self.placed, lambda p: p.when), places, strict=False):
             digest = self.items.digest((p.start, p.end) for p in group)
             key = _key(group[0].when)
             if digest in told:
@@ -360,24 +366,6 @@ class _Scan:
                 continue
             export = _conversation(self._entries(group), unread)
             yield export._replace(fingerprint=" ".join((_PRINTS, digest, _tail(export.chat.name))), at=at)
-
-    def _places(self) -> Iterator[tuple[int, int] | None]:
-        """Each conversation's place in turn (the class's notes), None where there is none: (its offset
-        counted from the end, the index of the entry there)."""
-        if self.shown is not None:  # a copy: the ledger hashes the zip, not these bytes
-            yield from itertools.repeat(None)
-        in_file = sorted(self.placed, key=lambda p: p.index)
-        # Before the first conversation: the tail the walk stopped at, else the end of the list's last entry.
-        first = self.tail or (dataclasses.replace(in_file[-1], start=in_file[-1].end) if in_file else None)
-        yield None if first is None else (first.start - self.size, first.index)
-        lowest, newest, count = len(in_file), None, 0
-        for group in _grouped(self.placed, lambda p: p.when):
-            count += len(group)
-            lowest = min(lowest, min(p.index for p in group))
-            newest = group[-1].when if newest is None else max(newest, group[-1].when)
-            there = in_file[len(in_file) - count] if count <= len(in_file) else None
-            whole = there is not None and there.index == lowest and there.when == newest
-            yield (there.start - self.size, there.index) if there is not None and whole else None
 
     def _later(self, group: list[_Placed], unread: _Unread) -> Iterator[Message]:
         yield from _conversation(self._entries(group), unread).messages
@@ -392,6 +380,24 @@ class _Scan:
 
     def close(self) -> None:
         self.items.close()
+
+
+def _places(placed: list[_Placed], tail: _Placed | None, size: int) -> Iterator[tuple[int, int] | None]:
+    """Each conversation's place in turn (``_Scan``'s notes), None where there is none: (its offset counted
+    from the end of the file of ``size`` bytes, the index of the entry there). ``placed``: the entries in
+    time order; ``tail``: the newest entry after the place the reading stopped at."""
+    in_file = sorted(placed, key=lambda p: p.index)
+    # Before the first conversation: the tail the walk stopped at, else the end of the list's last entry.
+    first = tail or (dataclasses.replace(in_file[-1], start=in_file[-1].end) if in_file else None)
+    yield None if first is None else (first.start - size, first.index)
+    lowest, newest, count = len(in_file), None, 0
+    for group in _grouped(placed, lambda p: p.when):
+        count += len(group)
+        lowest = min(lowest, min(p.index for p in group))
+        newest = group[-1].when if newest is None else max(newest, group[-1].when)
+        there = in_file[len(in_file) - count] if count <= len(in_file) else None
+        whole = there is not None and there.index == lowest and there.when == newest
+        yield (there.start - size, there.index) if there is not None and whole else None
 
 
 def _after(items: jsonstream.Items, start: int, index: int, placed: list[_Placed]) -> _Placed | None:
@@ -432,11 +438,12 @@ def _tail(name: str) -> str:
 
 
 def _told(known: Collection[str]) -> dict[str, str]:
-    """The conversations' names that ``_Scan.conversations`` told in its fingerprints, by their entries' hash."""
+    """The conversations' names that ``_Scan.conversations`` and ``_html_conversations`` told in their
+    fingerprints, by their entries' hash."""
     found = {}
     for text in known:
         kind, digest, tail = [*text.split(" "), "", ""][:3]
-        if kind == _PRINTS:
+        if kind in (_PRINTS, _PRINTS_HTML):
             with contextlib.suppress(ValueError):
                 found[digest] = base64.urlsafe_b64decode(tail.encode()).decode()
     return found
@@ -481,24 +488,93 @@ def _json_entry(obj: dict[str, Any], where: str, error: Callable[[str, str | Non
     )
 
 
-def _html_entries(path: Path, tz: tzinfo) -> Iterator[Entry]:
+# The kind of an HTML conversation's fingerprint: the hash of its cards as written, then its name.
+_PRINTS_HTML = "gemini-cards-1"
+
+
+def _html_conversations(
+    path: Path, tz: tzinfo, known: Collection[str], unread: _Unread
+) -> Iterator[ChatExport]:
+    """The HTML's conversations, each with the fingerprint of its cards (one ``known`` fingerprinted is told
+    from it) and, in a loose UTF-8 file, its place as the JSON's (``_Scan``, ``_places``): where ``known``
+    holds one (``jsonstream.start_in``), only the cards before it are read, if the newest after it is
+    older than each of them by more than ``GAP``."""
+    start = jsonstream.start_in(known)
+    utf8 = member_of(path) is None and not is_zip(path)
+    utf8 = utf8 and text_encoding(read_file_part(path, 0, SNIFF_BYTES)) == Encoding("utf-8", 0)
+    tail = None
+    if start is not None and utf8:
+        text = decode_text(read_file_part(path, 0, start.offset), path)
+        cards = list(_cards(text, path, None, tz))
+        tail = _html_after(path, start.offset, tz, [e for _, e in cards], len(cards))
+    if tail is None:
+        text, where = _html_text(path)
+        cards = list(_cards(text, path, where, tz))
+        if not cards:
+            raise InputError(path, f"no activity cards; not {WHAT}", where)
+    placed, at = [], 0
+    for n, (char, entry) in enumerate(cards):
+        at += len(text[cards[n - 1][0] if n else 0 : char].encode()) if utf8 else 0
+        placed.append(_Placed(entry.when, at, at, n))
+    placed.sort(key=lambda p: p.when)  # stable: the whole reading's order
+    size = path.stat().st_size if utf8 else 0
+    places = _places(placed, tail, size) if utf8 else itertools.repeat(None)
+    import xxhash  # only a reading of the HTML pays for the hash
+
+    told = _told(known)
+    for group, place in zip(_grouped(placed, lambda p: p.when), places, strict=False):
+        entries = [cards[p.index][1] for p in group]
+        digest = xxhash.xxh3_128_hexdigest("\x00".join(e.raw for e in entries).encode())
+        if digest in told:
+            chat = Chat(FORMAT, _key(group[0].when), told[digest], kind="direct")
+            export = ChatExport(chat, _conversation(entries, unread).messages)
+        else:
+            export = _conversation(entries, unread)
+        text_print = " ".join((_PRINTS_HTML, digest, _tail(export.chat.name)))
+        yield export._replace(fingerprint=text_print, at=place)
+
+
+def _html_text(path: Path) -> tuple[str, str | None]:
+    """The HTML's text, and the zip entry it is in."""
     if is_zip(path):
         with open_zip(path) as zf:
             name = _member(zf)
             assert name is not None  # sniffed
-            where: str | None = f"entry {name!r}"
-            text = decode_text(read_member(zf, name, path), path, where)
-    else:
-        where = None
-        text = decode_text(read_file(path), path)
-    n = 0
+            where = f"entry {name!r}"
+            return decode_text(read_member(zf, name, path), path, where), where
+    return decode_text(read_file(path), path), None
+
+
+def _html_after(path: Path, offset: int, tz: tzinfo, before: list[Entry], n: int) -> _Placed | None:
+    """The card whose cell begins at byte ``offset`` (the newest after the place an earlier import left),
+    where each of the ``before`` cards is later than it by more than ``GAP``; else None. Read a window at
+    a time, until the cell closes."""
+    size = SNIFF_BYTES
+    while True:
+        chunk = read_file_part(path, offset, size)
+        # Bytes an earlier reading decoded: only a character cut at the window's end is invalid.
+        found = next(_cells(chunk.decode("utf-8", "ignore")), None)
+        if found is None or found[0] != 0 or (found[1] is None and len(chunk) < size):
+            return None
+        if found[1] is not None:
+            break
+        size *= 4
+    try:
+        entry = _html_entry(found[1], tz, path, None, n + 1)
+    except InputError:
+        return None
+    if any(e.when - entry.when <= GAP for e in before):
+        return None
+    return _Placed(entry.when, offset, offset, n)
+
+
+def _cards(text: str, path: Path, where: str | None, tz: tzinfo) -> Iterator[tuple[int, Entry]]:
+    """The cards of an HTML's ``text``: where each cell begins, and its entry."""
     for n, (start, cell) in enumerate(_cells(text), start=1):
         place = ", ".join(p for p in (where, f"line {text.count(chr(10), 0, start) + 1}") if p)
         if cell is None:
             raise InputError(path, "truncated: a card that never ends", place)
-        yield _html_entry(cell, tz, path, place, n)
-    if n == 0:
-        raise InputError(path, f"no activity cards; not {WHAT}", where)
+        yield start, _html_entry(cell, tz, path, place, n)
 
 
 def _cells(text: str) -> Iterator[tuple[int, str | None]]:
