@@ -439,7 +439,9 @@ def generate_imessage_html(path: Path, n: int) -> None:
     import html
 
     with path.open("w", encoding="utf-8") as fh:
-        fh.write('<html>\n<meta charset="UTF-8">\n\n<link rel="stylesheet" type="text/css" href="style.css">\n')
+        fh.write(
+            '<html>\n<meta charset="UTF-8">\n\n<link rel="stylesheet" type="text/css" href="style.css">\n'
+        )
         for t, sender, text in chat_records(n + 1):
             who = "Me" if sender == SENDERS[0] else sender
             side = "sent iMessage" if who == "Me" else "received"
