@@ -23,7 +23,7 @@ This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
         [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat skype
-                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms imessage teams gemini]
+                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms imessage imessage-html teams gemini]
 """
 
 from __future__ import annotations
@@ -432,6 +432,30 @@ def generate_imessage(path: Path, n: int) -> None:
             fh.write(f"{t:%b %d, %Y} {t.hour % 12 or 12:2d}:{t:%M:%S %p}\n{who}\n{text}\n\n")
 
 
+def generate_imessage_html(path: Path, n: int) -> None:
+    """The same chat as imessage-exporter's HTML of a group conversation: a ``div.message`` a message (its
+    stamp, its sender, ``Me`` for the first sender, its text in a bubble), the page's closing tag after the
+    last; a grown export's new messages come before it."""
+    import html
+
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(
+            '<html>\n<meta charset="UTF-8">\n\n<link rel="stylesheet" type="text/css" href="style.css">\n'
+        )
+        for t, sender, text in chat_records(n + 1):
+            who = "Me" if sender == SENDERS[0] else sender
+            side = "sent iMessage" if who == "Me" else "received"
+            body = html.escape(text).replace("\n", "<br>")
+            fh.write(
+                f'\n<div class="message">\n    <div class="{side}">\n        <p><span class="timestamp">'
+                f"{t:%b %d, %Y} {t.hour % 12 or 12:2d}:{t:%M:%S %p}</span>\n"
+                f'            <span class="sender">{html.escape(who)}</span>\n        </p>\n        <hr>\n'
+                f'        <div class="message_part"><span class="bubble">{body}</span></div>\n'
+                "    </div>\n</div>\n"
+            )
+        fh.write("\n</html>\n")
+
+
 FORMATS = {
     "whatsapp": ("WhatsApp Chat with Bench.txt", generate),
     "telegram": ("result.json", generate_telegram),
@@ -447,6 +471,7 @@ FORMATS = {
     "telegram-account-zip": ("Telegram Desktop export.zip", generate_telegram_account_zip),
     "sms": ("sms-backup.xml", generate_sms),
     "imessage": ("Bench.txt", generate_imessage),
+    "imessage-html": ("Bench.html", generate_imessage_html),
     "teams": ("teams-export.zip", generate_teams),
     "gemini": ("MyActivity.json", generate_gemini),
 }

@@ -146,7 +146,7 @@ def test_a_broken_file_says_what_a_whole_reading_says(
             path.write_bytes(text)
             with monkeypatch.context() as m:
                 if not scan:  # the whole reading, as it was before the scan
-                    m.setattr(gemini._Scan, "of", lambda path: None)
+                    m.setattr(gemini._Scan, "of", lambda *_: None)
                 result = import_file(archive, path, tz=BERLIN, worker=False)
             errors.append(result.error and result.error.replace(str(tmp_path / f"{scan}"), ""))
     assert errors[0] is not None
@@ -221,7 +221,7 @@ def test_places_count_the_null_entries_as_a_whole_reading_does(
         path.write_bytes(text)
         with Archive.open(tmp_path / f"{scan}" / "home") as archive, monkeypatch.context() as m:
             if not scan:
-                m.setattr(gemini._Scan, "of", lambda path: None)
+                m.setattr(gemini._Scan, "of", lambda *_: None)
             result = import_file(archive, path, tz=BERLIN, worker=False)
             assert result.error is None
             warned.append([w.replace(str(path), "") for w in result.warnings])

@@ -86,9 +86,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     parsed: list[str] = []
     original = teams._file
 
-    def spy(chunks, path, entry, tz):  # type: ignore[no-untyped-def]
+    def spy(chunks, path, entry, tz, name):  # type: ignore[no-untyped-def]
         parsed.append(entry or path.name)
-        return original(chunks, path, entry, tz)
+        return original(chunks, path, entry, tz, name)
 
     monkeypatch.setattr(teams, "_file", spy)
     return parsed

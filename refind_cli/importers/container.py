@@ -935,6 +935,25 @@ def decode_text(data: bytes, path: Path | str, where: str | None = None, legacy:
         ) from None
 
 
+def spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:
+    """A zip member (``x.zip/folder/file.json``) copied to a temporary file of its name for as long as
+    ``stack`` lasts, so that its items can be found by their bytes as a loose file's are
+    (``jsonstream.Items`` needs the bytes at hand, which a zip's stream does not give); None where no
+    temporary file can be written (the member is then read as it streams)."""
+    import tempfile
+
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="refind-")))
+    copy = folder / member.name
+    try:
+        with copy.open("wb") as out:
+            for chunk in iter_file_chunks(member):
+                out.write(chunk)
+    except OSError:  # a full disk: the copy is dropped now, not when the reading ends
+        copy.unlink(missing_ok=True)
+        return None
+    return copy
+
+
 def member_stamp(info: zipfile.ZipInfo) -> bytes:
     """What stands for a zip member's bytes in a fingerprint: the CRC-32 and size its central directory holds
     (nothing decompressed)."""

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
+import itertools
 import re
 import warnings
 import zipfile
@@ -48,6 +50,7 @@ from typing import Any, TypeVar
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import conversations, htmltext, jsonstream
 from refind_cli.importers.container import (
+    Encoding,
     decode_text,
     files_matching,
     is_zip,
@@ -56,8 +59,11 @@ from refind_cli.importers.container import (
     member_of,
     open_zip,
     read_file,
+    read_file_part,
     read_member,
     sniff_head,
+    spooled,
+    text_encoding,
     utf8_head,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, iso_time, join, text_of
@@ -215,17 +221,27 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
         if found is None:
             raise InputError(path, f"no Gemini Apps activity file in this folder; not {WHAT}")
         path = found
-    head, _ = _head(path)
+    head, name = _head(path)
     unread = _Unread(path)
-    if _is_json(head) and (scan := _Scan.of(path)) is not None:
-        with contextlib.closing(scan):
-            yield from scan.conversations(_told(known), unread)
+    with contextlib.ExitStack() as stack:
+        # A zipped file is walked from a copy on disk (``container.spooled``), its errors named as the zip's.
+        on_disk = spooled(path / name, stack) if _is_json(head) and is_zip(path) else path
+        shown = (path, f"entry {name!r}") if on_disk != path else None
+        if (
+            _is_json(head)
+            and on_disk is not None
+            and (scan := _Scan.of(on_disk, jsonstream.start_in(known), shown)) is not None
+        ):
+            with contextlib.closing(scan):
+                yield from scan.conversations(_told(known), unread)
+            unread.warn()
+            return
+    if _HTML_SNIFF.search(head) and not _is_json(head):
+        yield from _html_conversations(path, tz, known, unread)
         unread.warn()
         return
     if _is_json(head):
         entries = list(_json_entries(path))
-    elif _HTML_SNIFF.search(head):
-        entries = list(_html_entries(path, tz))
     else:
         raise InputError(path, f"no Gemini Apps activity here; not {WHAT}")
     entries.sort(key=lambda e: e.when)  # newest first in the file
@@ -266,54 +282,83 @@ class _Scan:
     """The entries of a loose JSON file found by the shared scanner (``jsonstream.Items``), each one's time read
     from its bytes alone: grouped as a whole reading groups them, a conversation is known by the hash of its
     entries' bytes, and its entries are parsed (their HTML made readable) only where it is read. A grown
-    export changes at its top (newest first), so the older conversations are found again by their bytes."""
+    export changes at its top (newest first), so the older conversations are found again by their bytes.
 
-    def __init__(self, items: jsonstream.Items, placed: list[_Placed]) -> None:
+    Each conversation's place (``ChatExport.at``, counted from the file's end: ``ingest.resume.Head``) is
+    where the entries of the conversations before it begin, where they are the last of the list and the
+    first of them is their newest. An import whose file ends with the bytes after such a place (``tail``:
+    the ledger's pass hashed them) takes their conversations as they are, and the walk stops there: the
+    entries before it are all later than that newest one by more than ``GAP``, so they are grouped as a whole
+    reading groups them."""
+
+    def __init__(
+        self,
+        items: jsonstream.Items,
+        placed: list[_Placed],
+        size: int,
+        tail: _Placed | None,
+        shown: tuple[Path, str] | None,
+    ) -> None:
         self.items = items
         self.placed = placed
-        self.reader = conversations.Reader(iter(()), items.path, None, WHAT)
+        self.size = size
+        self.tail = tail
+        self.shown = shown
+        path, entry = shown or (items.path, None)
+        self.reader = conversations.Reader(iter(()), path, entry, WHAT)
 
     @classmethod
-    def of(cls, path: Path) -> _Scan | None:
+    def of(
+        cls, path: Path, start: jsonstream.Head | None = None, shown: tuple[Path, str] | None = None
+    ) -> _Scan | None:
         """The scan of a loose file; None where its bytes are not as this walk takes them (a zip, a BOM-less
         other encoding, an entry that is no object, a time it cannot read alone): the whole reading reads it,
-        and says what is wrong where something is."""
+        and says what is wrong where something is. ``start``: the place after which the entries are those of
+        conversations an earlier import read (``ingest.resume.Prints.known``): the walk stops there where
+        it can (else it goes on to the end, and those conversations are read again, to the same rows).
+        ``shown``: the zip and entry ``path`` is a copy of (errors name them; no place is left in a copy)."""
         if not path.is_file() or member_of(path) is not None:
             return None
         items = jsonstream.Items(path, [()], ())
         placed: list[_Placed] = []
         index = 0
-        while (start := items.begin()) is not None:
-            found = _timed(items, start)
+        tail = None
+        while (begun := items.begin()) is not None:
+            if start is not None and begun == start.offset:
+                tail = _after(items, begun, index, placed)
+                if tail is not None:
+                    break
+            found = _timed(items, begun)
             if found is not None:
                 end, when = found
                 if when is None:
                     break
-                placed.append(_Placed(when, start, end, index))
+                placed.append(_Placed(when, begun, end, index))
             else:  # a null entry is passed over, as the whole reading passes it
-                skipped = items.end_of(start)
-                if skipped is None or items.read(start, skipped) != b"null":
+                skipped = items.end_of(begun)
+                if skipped is None or items.read(begun, skipped) != b"null":
                     break
                 end = skipped
             items.ended(end)
             index += 1
-        if not items.whole:
+        if not items.whole and tail is None:
             items.close()
             return None
         placed.sort(key=lambda p: p.when)  # stable: the whole reading's order
-        return cls(items, placed)
+        return cls(items, placed, path.stat().st_size, tail, shown)
 
     def conversations(self, told: dict[str, str], unread: _Unread) -> Iterator[ChatExport]:
-        for group in _grouped(self.placed, lambda p: p.when):
+        places = _places(self.placed, self.tail, self.size) if self.shown is None else itertools.repeat(None)
+        for group, at in zip(_grouped(self.placed, lambda p: p.when), places, strict=False):
             digest = self.items.digest((p.start, p.end) for p in group)
             key = _key(group[0].when)
             if digest in told:
                 chat = Chat(FORMAT, key, told[digest], kind="direct")
                 text = " ".join((_PRINTS, digest, _tail(chat.name)))
-                yield ChatExport(chat, self._later(group, unread), fingerprint=text)
+                yield ChatExport(chat, self._later(group, unread), fingerprint=text, at=at)
                 continue
             export = _conversation(self._entries(group), unread)
-            yield export._replace(fingerprint=" ".join((_PRINTS, digest, _tail(export.chat.name))))
+            yield export._replace(fingerprint=" ".join((_PRINTS, digest, _tail(export.chat.name))), at=at)
 
     def _later(self, group: list[_Placed], unread: _Unread) -> Iterator[Message]:
         yield from _conversation(self._entries(group), unread).messages
@@ -328,6 +373,34 @@ class _Scan:
 
     def close(self) -> None:
         self.items.close()
+
+
+def _places(placed: list[_Placed], tail: _Placed | None, size: int) -> Iterator[tuple[int, int] | None]:
+    """Each conversation's place in turn (``_Scan``'s notes), None where there is none: (its offset counted
+    from the end of the file of ``size`` bytes, the index of the entry there). ``placed``: the entries in
+    time order; ``tail``: the newest entry after the place the reading stopped at."""
+    in_file = sorted(placed, key=lambda p: p.index)
+    # Before the first conversation: the tail the walk stopped at, else the end of the list's last entry.
+    first = tail or (dataclasses.replace(in_file[-1], start=in_file[-1].end) if in_file else None)
+    yield None if first is None else (first.start - size, first.index)
+    lowest, newest, count = len(in_file), None, 0
+    for group in _grouped(placed, lambda p: p.when):
+        count += len(group)
+        lowest = min(lowest, min(p.index for p in group))
+        newest = group[-1].when if newest is None else max(newest, group[-1].when)
+        there = in_file[len(in_file) - count] if count <= len(in_file) else None
+        whole = there is not None and there.index == lowest and there.when == newest
+        yield (there.start - size, there.index) if there is not None and whole else None
+
+
+def _after(items: jsonstream.Items, start: int, index: int, placed: list[_Placed]) -> _Placed | None:
+    """The entry at ``start``, the newest of those after a place an earlier import left, where every entry
+    placed before it is later than it by more than ``GAP`` (none of them joins its conversation, nor sorts
+    among the entries after it); else None."""
+    found = _timed(items, start)
+    if found is None or found[1] is None or any(p.when - found[1] <= GAP for p in placed):
+        return None
+    return _Placed(found[1], start, found[0], index)
 
 
 def _timed(items: jsonstream.Items, start: int) -> tuple[int, datetime | None] | None:
@@ -358,11 +431,12 @@ def _tail(name: str) -> str:
 
 
 def _told(known: Collection[str]) -> dict[str, str]:
-    """The conversations' names that ``_Scan.conversations`` told in its fingerprints, by their entries' hash."""
+    """The conversations' names that ``_Scan.conversations`` and ``_html_conversations`` told in their
+    fingerprints, by their entries' hash."""
     found = {}
     for text in known:
         kind, digest, tail = [*text.split(" "), "", ""][:3]
-        if kind == _PRINTS:
+        if kind in (_PRINTS, _PRINTS_HTML):
             with contextlib.suppress(ValueError):
                 found[digest] = base64.urlsafe_b64decode(tail.encode()).decode()
     return found
@@ -407,24 +481,93 @@ def _json_entry(obj: dict[str, Any], where: str, error: Callable[[str, str | Non
     )
 
 
-def _html_entries(path: Path, tz: tzinfo) -> Iterator[Entry]:
+# The kind of an HTML conversation's fingerprint: the hash of its cards as written, then its name.
+_PRINTS_HTML = "gemini-cards-1"
+
+
+def _html_conversations(
+    path: Path, tz: tzinfo, known: Collection[str], unread: _Unread
+) -> Iterator[ChatExport]:
+    """The HTML's conversations, each with the fingerprint of its cards (one ``known`` fingerprinted is told
+    from it) and, in a loose UTF-8 file, its place as the JSON's (``_Scan``, ``_places``): where ``known``
+    holds one (``jsonstream.start_in``), only the cards before it are read, if the newest after it is
+    older than each of them by more than ``GAP``."""
+    start = jsonstream.start_in(known)
+    utf8 = member_of(path) is None and not is_zip(path)
+    utf8 = utf8 and text_encoding(read_file_part(path, 0, SNIFF_BYTES)) == Encoding("utf-8", 0)
+    tail = None
+    if start is not None and utf8:
+        text = decode_text(read_file_part(path, 0, start.offset), path)
+        cards = list(_cards(text, path, None, tz))
+        tail = _html_after(path, start.offset, tz, [e for _, e in cards], len(cards))
+    if tail is None:
+        text, where = _html_text(path)
+        cards = list(_cards(text, path, where, tz))
+        if not cards:
+            raise InputError(path, f"no activity cards; not {WHAT}", where)
+    placed, at = [], 0
+    for n, (char, entry) in enumerate(cards):
+        at += len(text[cards[n - 1][0] if n else 0 : char].encode()) if utf8 else 0
+        placed.append(_Placed(entry.when, at, at, n))
+    placed.sort(key=lambda p: p.when)  # stable: the whole reading's order
+    size = path.stat().st_size if utf8 else 0
+    places = _places(placed, tail, size) if utf8 else itertools.repeat(None)
+    import xxhash  # only a reading of the HTML pays for the hash
+
+    told = _told(known)
+    for group, place in zip(_grouped(placed, lambda p: p.when), places, strict=False):
+        entries = [cards[p.index][1] for p in group]
+        digest = xxhash.xxh3_128_hexdigest("\x00".join(e.raw for e in entries).encode())
+        if digest in told:
+            chat = Chat(FORMAT, _key(group[0].when), told[digest], kind="direct")
+            export = ChatExport(chat, _conversation(entries, unread).messages)
+        else:
+            export = _conversation(entries, unread)
+        text_print = " ".join((_PRINTS_HTML, digest, _tail(export.chat.name)))
+        yield export._replace(fingerprint=text_print, at=place)
+
+
+def _html_text(path: Path) -> tuple[str, str | None]:
+    """The HTML's text, and the zip entry it is in."""
     if is_zip(path):
         with open_zip(path) as zf:
             name = _member(zf)
             assert name is not None  # sniffed
-            where: str | None = f"entry {name!r}"
-            text = decode_text(read_member(zf, name, path), path, where)
-    else:
-        where = None
-        text = decode_text(read_file(path), path)
-    n = 0
+            where = f"entry {name!r}"
+            return decode_text(read_member(zf, name, path), path, where), where
+    return decode_text(read_file(path), path), None
+
+
+def _html_after(path: Path, offset: int, tz: tzinfo, before: list[Entry], n: int) -> _Placed | None:
+    """The card whose cell begins at byte ``offset`` (the newest after the place an earlier import left),
+    where each of the ``before`` cards is later than it by more than ``GAP``; else None. Read a window at
+    a time, until the cell closes."""
+    size = SNIFF_BYTES
+    while True:
+        chunk = read_file_part(path, offset, size)
+        # Bytes an earlier reading decoded: only a character cut at the window's end is invalid.
+        found = next(_cells(chunk.decode("utf-8", "ignore")), None)
+        if found is None or found[0] != 0 or (found[1] is None and len(chunk) < size):
+            return None
+        if found[1] is not None:
+            break
+        size *= 4
+    try:
+        entry = _html_entry(found[1], tz, path, None, n + 1)
+    except InputError:
+        return None
+    if any(e.when - entry.when <= GAP for e in before):
+        return None
+    return _Placed(entry.when, offset, offset, n)
+
+
+def _cards(text: str, path: Path, where: str | None, tz: tzinfo) -> Iterator[tuple[int, Entry]]:
+    """The cards of an HTML's ``text``: where each cell begins, and its entry."""
     for n, (start, cell) in enumerate(_cells(text), start=1):
         place = ", ".join(p for p in (where, f"line {text.count(chr(10), 0, start) + 1}") if p)
         if cell is None:
             raise InputError(path, "truncated: a card that never ends", place)
-        yield _html_entry(cell, tz, path, place, n)
-    if n == 0:
-        raise InputError(path, f"no activity cards; not {WHAT}", where)
+        yield start, _html_entry(cell, tz, path, place, n)
 
 
 def _cells(text: str) -> Iterator[tuple[int, str | None]]:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from refind_cli.errors import InputError
 from refind_cli.importers.container import (
+    Encoding,
     decode_text,
     iter_file_chunks,
     named_head,
@@ -112,15 +113,10 @@ def _is_html(text: str) -> bool:
 def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
     """The file's conversation. TXT streams: its records are read as its lines come (twice where the chat's
     kind is not told by its first records: a direct chat is one with a single other sender), and its reading
-    leaves a mark at its end; ``after``: such a mark of an earlier reading of the file, read on from (HTML is
-    read whole, and never from a mark)."""
+    leaves a mark at its end; ``after``: such a mark of an earlier reading of the file, read on from. HTML
+    leaves its mark after its last message (``_html``)."""
     if _is_html(_head(path)):
-        if after is not None:
-            raise NotResumable
-        html = _html_records(decode_text(read_file(path), path, legacy=True), path)
-        if not html:
-            raise _no_messages(path)
-        yield ChatExport(_chat(path, _senders(html)), [_message(r, tz, path) for r in html])
+        yield _html(path, tz, after)
         return
     state = json.loads(after.state) if after is not None else {}
     offset = after.offset if after is not None else 0
@@ -315,6 +311,8 @@ class _Html(HTMLParser):
         self.capture: str | None = None  # "stamp", "sender", "bubble", "announcement"
         self.buffer: list[str] = []
         self.parts: list[str] = []
+        # Where the last record ended, and the elements open there: a grown file's new records follow.
+        self.closed: tuple[int, list[tuple[str, frozenset[str]]]] = (0, [])
 
     def _position(self) -> int:
         line, column = self.getpos()
@@ -409,6 +407,7 @@ class _Html(HTMLParser):
             end = self.text.find(">", self._position()) + 1
             self.records[-1].raw = self.text[self.record_start : end]
             self.record_depth = None
+            self.closed = (end, list(self.stack))
 
     def _classes(self) -> frozenset[str]:
         return frozenset().union(*(c for _, c in self.stack))
@@ -418,16 +417,53 @@ class _Html(HTMLParser):
             self.buffer.append(data)
 
 
-def _html_records(text: str, path: Path) -> list[_Record]:
+def _html(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
+    """An HTML conversation, read whole, or from ``after`` on: a mark an earlier reading left just after its
+    last message (the file's closing tags follow it, and a grown file's new messages come there), holding
+    the elements open there, the others who wrote (up to two: the chat's kind) and the messages before it
+    (``Mark.read``). A mark is left only in a UTF-8 file (its offsets are the text's)."""
+    state = json.loads(after.state) if after is not None else {}
+    if after is not None and (after.read is None or "stack" not in state):
+        raise NotResumable
+    offset = after.offset if after is not None else 0
+    data = read_file_part(path, offset) if after is not None else read_file(path)
+    utf8 = after is not None or text_encoding(data) == Encoding("utf-8", 0)
+    if after is not None:
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            raise NotResumable from None
+    else:
+        text = decode_text(data, path, legacy=True)
+    before = after.read if after is not None and after.read is not None else 0
+    records, end, stack = _html_records(
+        text, path, [(t, frozenset(c)) for t, c in state.get("stack", [])], before
+    )
+    if after is None and not records:
+        raise _no_messages(path)
+    others = _senders(records, set(state.get("others", [])))
+    read = before + len(records)
+    kept = {"stack": [[t, sorted(c)] for t, c in stack], "others": sorted(others)[:2]}
+    mark = Mark(offset + len(text[:end].encode()), json.dumps(kept, ensure_ascii=False), read=read)
+    messages = [_message(r, tz, path) for r in records]
+    return ChatExport(_chat(path, others), messages, (lambda: mark) if utf8 and records else None)
+
+
+def _html_records(
+    text: str, path: Path, stack: list[tuple[str, frozenset[str]]] | None = None, before: int = 0
+) -> tuple[list[_Record], int, list[tuple[str, frozenset[str]]]]:
+    """The records of an HTML conversation's ``text`` (``stack``: the elements open where it starts;
+    ``before``: the messages before it), where the last ends in it, and the elements open there."""
     parser = _Html(text)
+    parser.stack = list(stack or [])
     parser.feed(text)
     parser.close()
     records = parser.records
     if parser.record_depth is not None:
         raise InputError(path, "the file ends inside a message: cut short")
-    for number, record in enumerate(records, 1):
+    for number, record in enumerate(records, before + 1):
         if not _STAMP.fullmatch(record.stamp):
             raise InputError(path, f"message {number} has no readable timestamp ({record.stamp!r})")
         if record.kind != Kind.SYSTEM and record.sender is None:
             record.sender = ""
-    return records
+    return records, parser.closed[0], parser.closed[1]

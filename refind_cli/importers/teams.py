@@ -8,14 +8,20 @@ ChannelIdentity{ChannelId, TeamId} | ChatId}``. A chat is its ``ChatId`` or its 
 its replies (``ReplyToId``) are one thread. HTML bodies are made readable; ``raw`` keeps the record.
 
 A later export holds the same files, some grown: each chat's fingerprint names its file's name and bytes (in a
-zip, the CRC-32 and size its directory holds), so a file read before as it is is not parsed again.
+zip, the CRC-32 and size its directory holds), so a file read before as it is is not parsed again. A file of
+one chat (not a channel, whose replies make a post a thread's root) whose messages each have an id leaves a
+head in its fingerprint (``jsonstream.Head``: where the parser's read block ended after a message, with the
+hash of the bytes before it and the senders' names so far): a later file of that name whose first bytes hash
+the same is read on from there (``JsonEvents.go_on``), its messages before the head counted, not parsed.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import functools
+import itertools
 import json
 import re
 import zipfile
@@ -23,7 +29,7 @@ from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container, fields, jsonstream
@@ -45,6 +51,8 @@ _RULES = jsonstream.Rules(
 _DROP = frozenset({"attachment", "systemeventmessage"})
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _PEOPLE = frozenset({"message", ""})
+# A chat's kinds (a channel's is "channel"): as ``_chat_of`` tells it, and once named by its senders.
+_CHATS = frozenset({"chat", "direct", "group"})
 
 
 # --- detection ---------------------------------------------------------------------------------------
@@ -158,67 +166,176 @@ def _files(path: Path) -> Iterator[_File]:
         )
 
 
-# The kind of a chat's fingerprint: its file's name and bytes hashed, its place among the file's chats, and
-# the chat as its reading told it (all of a file's chats are told at once, from all of its messages).
-_PRINTS = "teams-file-1"
+# The kind of a chat's fingerprint: its file's name and bytes hashed, its place among the file's chats, the
+# chat as its reading told it (all of a file's chats are told at once, from all of its messages), and where a
+# later reading of the file grown can go on from (``_Head``; "-": nowhere).
+_PRINTS = "teams-file-2"
+_PRINTS_BEFORE = "teams-file-1"  # without the head
 
 
-def _chats(file: _File, tz: tzinfo, earlier: dict[str, dict[str, tuple[str, Chat]]]) -> Iterator[ChatExport]:
-    digest = container.fingerprint([_PRINTS.encode(), file.name.encode(), file.stamp()])
-    told = earlier.get(digest, {})
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """Where a reading of a one-chat file can go on from: the file's name, the head of its list (the bytes
+    before it hold its first ``items`` messages whole), those bytes' hash, and the senders' names they hold
+    (the chat is named by all of them)."""
+
+    name: str
+    offset: int
+    items: int
+    digest: str
+    senders: tuple[str, ...]
+
+    def text(self) -> str:
+        state = [self.name, self.offset, self.items, self.digest, list(self.senders)]
+        return base64.urlsafe_b64encode(json.dumps(state).encode()).decode()
+
+    @classmethod
+    def of(cls, text: str) -> _Head | None:
+        with contextlib.suppress(ValueError, TypeError):
+            name, offset, items, digest, senders = json.loads(base64.urlsafe_b64decode(text))
+            return cls(str(name), int(offset), int(items), str(digest), tuple(map(str, senders)))
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Told:
+    """What earlier readings' fingerprints tell: the chats by their file's digest and their place among its
+    chats; the one chat of a file that left a head, by the file's name."""
+
+    chats: dict[str, dict[str, tuple[str, Chat]]]
+    heads: dict[str, tuple[_Head, Chat]]
+
+
+def _chats(file: _File, tz: tzinfo, earlier: _Told) -> Iterator[ChatExport]:
+    digest = container.fingerprint([_PRINTS_BEFORE.encode(), file.name.encode(), file.stamp()])
+    told = earlier.chats.get(digest, {})
     places = [f"{n}/{len(told)}" for n in range(len(told))]
     if told and all(place in told for place in places):  # each of the file's chats read before as it is
         for n, place in enumerate(places):
             text, chat = told[place]
             yield ChatExport(chat, _later(file, tz, n), fingerprint=text)
         return
-    with contextlib.closing(file.chunks()) as chunks:
-        exports = list(_file(chunks, file.path, file.entry, tz))
+    grown = earlier.heads.get(file.name)
+    read = _grown(file, tz, grown) if grown is not None else None
+    if read is None:
+        with contextlib.closing(file.chunks()) as chunks:
+            read = _file(chunks, file.path, file.entry, tz, file.name)
+    exports, head = read
+    if head is not None:  # the hash of the bytes before it: the file's first bytes read again
+        with contextlib.closing(file.chunks()) as chunks:
+            head = dataclasses.replace(head, digest=_before(chunks, head.offset)[0])
     for n, export in enumerate(exports):
-        yield export._replace(fingerprint=_print(digest, f"{n}/{len(exports)}", export.chat))
+        yield export._replace(fingerprint=_print(digest, f"{n}/{len(exports)}", export.chat, head))
+
+
+def _before(chunks: Iterator[bytes], offset: int) -> tuple[str, bytes, bytes]:
+    """Of a file's chunks: the hash of its first ``offset`` bytes ("" where it is shorter), their last few
+    (``JsonEvents.go_on`` reads them), and the bytes of the chunk after them (the rest of ``chunks`` follows)."""
+    import xxhash
+
+    hasher, taken, last = xxhash.xxh3_128(), 0, b""
+    for chunk in chunks:
+        piece = chunk[: offset - taken]
+        hasher.update(piece)
+        taken += len(piece)
+        last = (last + piece)[-64:]
+        if taken == offset:
+            return hasher.hexdigest(), last, chunk[len(piece) :]
+    return "", last, b""
+
+
+def _grown(
+    file: _File, tz: tzinfo, grown: tuple[_Head, Chat]
+) -> tuple[list[ChatExport], _Head | None] | None:
+    """The file read on from the head an earlier reading of it left, where its first bytes hash as they did
+    then and what follows goes on from them with messages of the same chat; else None (it is read whole)."""
+    head = grown[0]
+    with contextlib.closing(file.chunks()) as chunks:
+        digest, last, rest = _before(chunks, head.offset)
+        if digest != head.digest:
+            return None
+        events = jsonstream.JsonEvents(jsonstream.Stream(iter(()), _error(file.path, file.entry), _RULES))
+        passed = events.go_on(
+            jsonstream.Head(head.offset, head.items), itertools.chain([rest], chunks), last, []
+        )
+        if passed is None:
+            return None
+        read = _gathered(events, events.array("", passed), (file.name, file.path, file.entry), tz, grown)
+    return read if len(read[0]) == 1 else None
 
 
 def _later(file: _File, tz: tzinfo, n: int) -> Iterator[Message]:
     """The messages of the file's ``n``-th chat, the file parsed once they are asked for."""
     with contextlib.closing(file.chunks()) as chunks:
-        yield from list(_file(chunks, file.path, file.entry, tz))[n].messages
+        yield from _file(chunks, file.path, file.entry, tz, file.name)[0][n].messages
 
 
-def _print(digest: str, place: str, chat: Chat) -> str:
+def _print(digest: str, place: str, chat: Chat, head: _Head | None) -> str:
     told = base64.urlsafe_b64encode(json.dumps([chat.key, chat.name, chat.kind, chat.raw]).encode())
-    return " ".join((_PRINTS, digest, place, told.decode()))
+    return " ".join((_PRINTS, digest, place, told.decode(), head.text() if head is not None else "-"))
 
 
-def _earlier(known: Collection[str]) -> dict[str, dict[str, tuple[str, Chat]]]:
-    """The chats ``_print`` told, by their file's digest and their place among its chats."""
-    found: dict[str, dict[str, tuple[str, Chat]]] = {}
+def _earlier(known: Collection[str]) -> _Told:
+    """The chats ``_print`` told, by their file's digest and their place among its chats; and by their file's
+    name, the one chat of each file that left a head."""
+    found = _Told({}, {})
     for text in known:
-        kind, digest, place, told = [*text.split(" "), "", "", ""][:4]
-        if kind != _PRINTS:
+        kind, digest, place, told, head_text = [*text.split(" "), "", "", "", ""][:5]
+        if kind not in (_PRINTS, _PRINTS_BEFORE):
             continue
         with contextlib.suppress(ValueError, TypeError):
             key, name, chat_kind, raw = json.loads(base64.urlsafe_b64decode(told))
-            found.setdefault(digest, {})[place] = (text, Chat(FORMAT, key, name, chat_kind, raw))
+            chat = Chat(FORMAT, key, name, chat_kind, raw)
+            found.chats.setdefault(digest, {})[place] = (text, chat)
+            head = _Head.of(head_text) if place == "0/1" else None
+            if head is not None:
+                found.heads[head.name] = (head, chat)
     return found
 
 
-def _file(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) -> Iterator[ChatExport]:
-    """One message file's chats. A file is one chat's or channel's history, so it is gathered whole and
-    handed on chat by chat: a reply names its thread's root, which may come later in the file."""
-
+def _error(path: Path, entry: str | None) -> container.ErrorMaker:
     def error(what: str, where: str | None) -> InputError:
         return InputError(path, what, ", ".join(p for p in (entry, where) if p) or None)
 
-    events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
+    return error
+
+
+def _file(
+    chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo, name: str
+) -> tuple[list[ChatExport], _Head | None]:
+    """One message file's chats, and where a later reading of it grown can go on from (its hash not yet
+    taken). A file is one chat's or channel's history, so it is gathered whole and handed on chat by chat:
+    a reply names its thread's root, which may come later in the file."""
+    error = _error(path, entry)
+    stream = jsonstream.Stream(chunks, error, _RULES)
+    stream.cut_after = b"}"  # heads where a message ends
+    events = jsonstream.JsonEvents(stream)
     event, _ = events.next()
     if event != "start_array":
         raise error("not a Teams message file: the top level is not a JSON list", None)
+    return _gathered(events, events.array(""), (name, path, entry), tz)
+
+
+def _gathered(
+    events: jsonstream.JsonEvents,
+    array: Iterator[tuple[Any, str]],
+    file: tuple[str, Path, str | None],
+    tz: tzinfo,
+    grown: tuple[_Head, Chat] | None = None,
+) -> tuple[list[ChatExport], _Head | None]:
+    """The chats of a file's messages (``array``: read whole, or from ``grown``'s head on, where the chat
+    and its senders so far are the head's), and the file's head after them where it can leave one.
+    ``file``: its name in the export, and the path and zip entry errors name."""
+    name, path, entry = file
+    error = _error(path, entry)
     chats: dict[str, tuple[Chat, list[dict[str, Any]], list[str]]] = {}
     gaps = fields.Gaps(path)
     # A file is one chat's or channel's history, named by its id (``messages_<id>.json``): where a message
     # no longer names its chat, the file's name does.
     named = re.sub(r"^entry '(.*)'$", r"\1", entry or path.name).rsplit("/", 1)[-1]
-    for obj, where in events.array(""):
+    if grown is not None:
+        chats[grown[1].key] = (grown[1], [], [])
+    for obj, where in array:
         if not isinstance(obj, dict):
             raise error("a message is not a JSON object", where)
         chat = _chat_of(obj)
@@ -231,14 +348,25 @@ def _file(chunks: Iterator[bytes], path: Path, entry: str | None, tz: tzinfo) ->
         chats.setdefault(chat.key, (chat, [], []))[1].append(obj)
         chats[chat.key][2].append(where)
     events.finish()
+    exports = []
+    before = grown[0].senders if grown is not None else ()
     for chat, objs, places in chats.values():
         roots = {r for o in objs if (r := ident(o.get("ReplyToId")))} if chat.kind == "channel" else set()
         messages = [_message(o, w, roots, tz, error) for o, w in zip(objs, places, strict=True)]
-        names = sorted({m.sender for m in messages if m.sender and m.kind != Kind.SYSTEM})
-        if chat.kind == "chat" and names:
-            chat = Chat(FORMAT, chat.key, ", ".join(names), "group" if len(names) > 2 else "direct", chat.raw)
-        yield ChatExport(chat, messages)
+        names = sorted({*before, *(m.sender for m in messages if m.sender and m.kind != Kind.SYSTEM)})
+        if chat.kind in _CHATS and names:
+            kind = "group" if len(names) > 2 else "direct"
+            chat = Chat(FORMAT, chat.key, ", ".join(names), kind, chat.raw)
+        exports.append(ChatExport(chat, messages, passed=grown[0].items if grown is not None else 0))
     gaps.warn()
+    head = events.head
+    if len(exports) != 1 or exports[0].chat.kind == "channel" or head is None:
+        return exports, None
+    messages = cast(list[Message], exports[0].messages)
+    if any(m.source_id is None for m in messages):  # its identity would depend on the messages before
+        return exports, None
+    names = sorted({*before, *(m.sender for m in messages if m.sender and m.kind != Kind.SYSTEM)})
+    return exports, _Head(name, head.offset, head.items, "", tuple(names))
 
 
 def _chat_of(obj: dict[str, Any]) -> Chat | None:

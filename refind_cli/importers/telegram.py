@@ -39,6 +39,7 @@ from refind_cli.importers.container import (
     named_head,
     open_zip,
     shallowest,
+    spooled,
 )
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -125,24 +126,13 @@ def read(
 
 
 def _spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:
-    """An account export's zipped ``result.json`` copied to a temporary file for as long as ``stack`` lasts,
-    so that its dialogs can be found by their bytes and passed over as a loose file's are (``Items`` needs
-    the bytes at hand, which a zip's stream does not give); None for a one-chat export (its marks go on from
-    a head) or where no temporary file can be written (it is then read as it streams)."""
+    """An account export's zipped ``result.json`` copied to a temporary file for as long as ``stack`` lasts
+    (``container.spooled``), so that its dialogs can be found by their bytes and passed over as a loose
+    file's are; None for a one-chat export (its marks go on from a head) or where no temporary file can be
+    written (it is then read as it streams)."""
     if not _SNIFF_ACCOUNT.search(named_head(member, RESULT, _SNIFF_BYTES)):
         return None
-    import tempfile
-
-    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="refind-")))
-    copy = folder / RESULT
-    try:
-        with copy.open("wb") as out:
-            for chunk in iter_file_chunks(member):
-                out.write(chunk)
-    except OSError:  # a full disk: the copy is dropped now, not when the reading ends
-        copy.unlink(missing_ok=True)
-        return None
-    return copy
+    return spooled(member, stack)
 
 
 def _zipped(path: Path) -> Path | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from refind_cli.errors import InputError, UnknownFormat, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.importers.container import is_file
+from refind_cli.importers.jsonstream import Span
 from refind_cli.importers.linelog import spooling_in
 from refind_cli.ingest import worker as _worker
 from refind_cli.ingest.chats import import_chat_rows, settle_language
@@ -76,7 +77,10 @@ def import_file(
         size = export_size(path)  # once: a zip's is a sum over its entries (73,000 for a large Slack export)
         if importer.knows:  # the hashes heads are taken from (``resume.heads``), and those earlier ones need
             offsets += [*prints.offsets(), *range(HEAD_EVERY, size, HEAD_EVERY)]
-        digest, hashed, prefixes = file_digests(path, offsets, [tap] if tap is not None else [])
+        # The bytes after each head counted from the file's end, from where they lie in this file.
+        tails = {o: Span(path, size + o, size) for o in prints.tails() if size + o >= 0 and is_file(path)}
+        taps = [*([tap] if tap is not None else []), *tails.values()]
+        digest, hashed, prefixes = file_digests(path, offsets, taps)
         resume_from = matching(candidates, path.name, {o: p.digest for o, p in prefixes.items()})
         if resume_from is not None and named is not None and resume_from[0] == named[0]:
             mark = resume_from[1].mark._replace(taken=tap)
@@ -113,7 +117,13 @@ def import_file(
                 report = FileProgress(progress, size) if progress else None
                 chat_progress = report.chat if report else None
                 # The chats of the items before a head whose bytes are as they were: taken as they are.
-                chats += prints.go_on(archive, {o: p.digest for o, p in prefixes.items()}, segmenting)
+                chats += prints.go_on(
+                    archive,
+                    {o: p.digest for o, p in prefixes.items()},
+                    segmenting,
+                    {o: span.digest() for o, span in tails.items() if span.stop == size},
+                    size,
+                )
                 if resume_from is not None:
                     with input_warnings(warned.append):
                         resumed = import_resumed(
@@ -133,6 +143,14 @@ def import_file(
                         chats.append(result)
                         if report:
                             report.chat_done()
+            # A chat taken as it is by a head and met again by a reader that could not start there (its
+            # entries were not as the head said) is reported once, as read.
+            latest: dict[int, ChatImportResult] = {}
+            for chat in chats:
+                if chat.chat_id in latest and chat.messages_added:
+                    prints.skipped.discard(chat.chat_id)
+                latest[chat.chat_id] = chat
+            chats = list(latest.values())
             for chat in chats:
                 if chat.chat_id not in prints.skipped or lang is not None:  # else settled when it was read
                     settle_language(archive, chat.chat_id, lang)
@@ -169,7 +187,10 @@ def import_file(
                 if resumed is not None and resume_from is not None:
                     archive.set_resume_point(resume_from[0], None)  # this one goes on further
             elif taken := prints.to_json(
-                [*prints.carried(), *(heads(path, places, prefixes) if (places := prints.places()) else ())]
+                [
+                    *prints.carried(),
+                    *(heads(path, places, prefixes, hashed) if (places := prints.places()) else ()),
+                ]
             ):
                 archive.set_resume_point(import_seq, taken)
                 for seq in prints.superseded():

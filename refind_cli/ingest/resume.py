@@ -21,6 +21,11 @@ from the hashes of the ledger's pass (``heads``). A later import whose file's by
 the same takes the chats of the items before it as they are, and its reader walks the list from there
 (``jsonstream.start_at``): the bytes before it cost the ledger's hash, nothing more.
 
+A list written newest first (Gemini's activity) grows at its start: its heads are counted from the file's end
+(a negative ``Head.offset``), each with the hash of the bytes after it, which the ledger's pass takes in the
+grown file where they now begin (``Prints.tails``, ``jsonstream.Span``); the chats of the items after it are
+taken as they are, and its reader walks the list up to it.
+
 A JSON export grows inside its list of messages, so its reader's mark is short of the file's end
 (``Mark.read``: a one-chat Telegram ``result.json``, ``importers.jsonstream.Head``): the hash of the bytes
 before it is taken once the import is done and kept beside it (``ResumePoint.prefix``); a later reading
@@ -89,11 +94,9 @@ def point_after(export: ChatExport, identity: Identity, seen: int) -> ResumePoin
         return None
     if mark.each:
         return ResumePoint(mark, {}, 0)
-    return (
-        ResumePoint(mark, {}, mark.read)
-        if mark.read is not None
-        else ResumePoint(mark, identity.recent, seen)
-    )
+    # A mark short of the reading's end counts the messages before it; the identities' state is kept for
+    # those without a source id (an HTML conversation's, whose closing tags follow the mark).
+    return ResumePoint(mark, identity.recent, mark.read if mark.read is not None else seen)
 
 
 def file_point(points: Sequence[ResumePoint | None], chats: int) -> ResumePoint | None:
@@ -169,7 +172,10 @@ def read_entries(
 class Head:
     """A place between two items of a file's list, where the bytes before it hash ``digest`` (as the ledger
     hashes a file's first bytes) and the ``items`` before it held ``chats`` (uid, fingerprint, messages
-    read). A file whose bytes before it hash the same holds those items as they were."""
+    read). A file whose bytes before it hash the same holds those items as they were. A negative ``offset``
+    counts from the file's end, for a list that grows at its start: the bytes after the place hash
+    ``digest`` (``jsonstream.Span``), and the items after it held ``chats``; ``items`` is the place's index
+    in the list of the file that left it."""
 
     offset: int
     items: int
@@ -201,6 +207,7 @@ class Prints:
         self.taken: dict[str, tuple[str, int]] = {}
         self.skipped: set[int] = set()  # the chats (seqs) of this import not read again
         self.start: Head | None = None  # the head this import's reading starts at (``go_on``)
+        self.begins = 0  # where it lies in this file
         # This import's chats in reading order: uid ("" without a fingerprint), and where its item lies.
         self._placed: list[tuple[str, tuple[int, int] | None]] = []
 
@@ -211,15 +218,28 @@ class Prints:
 
     def offsets(self) -> list[int]:
         """Where earlier imports left heads: the ledger's pass hashes the file's bytes before each."""
-        return [head.offset for head in self.earlier_heads]
+        return [head.offset for head in self.earlier_heads if head.offset >= 0]
 
-    def go_on(self, archive: Archive, prefixes: dict[int, str], segmenting: str) -> list[ChatImportResult]:
-        """Where the file's bytes before a head hash as they did (``prefixes``, by offset), the furthest such
-        head's chats, as reading them again would report them, where each is still as it was then (the
-        latest fingerprint of its chat, there and cut the same way): the reading starts at the head
-        (``known``). Else nothing."""
-        for head in sorted(self.earlier_heads, key=lambda h: -h.offset):
-            if prefixes.get(head.offset) != head.digest or any(
+    def tails(self) -> list[int]:
+        """The heads counted from the file's end (``Head``): the ledger's pass hashes the bytes after each."""
+        return [head.offset for head in self.earlier_heads if head.offset < 0]
+
+    def go_on(
+        self,
+        archive: Archive,
+        prefixes: dict[int, str],
+        segmenting: str,
+        tails: dict[int, str] | None = None,
+        size: int = 0,
+    ) -> list[ChatImportResult]:
+        """Where the file's bytes before a head hash as they did (``prefixes``, by offset; ``tails``: after a
+        head counted from the end of the file of ``size`` bytes, by its offset), the furthest such head's
+        chats, as reading them again would report them, where each is still as it was then (the latest
+        fingerprint of its chat, there and cut the same way): the reading starts at the head (``known``).
+        Else nothing."""
+        hashed = {**prefixes, **(tails or {})}
+        for head in sorted(self.earlier_heads, key=lambda h: (-len(h.chats), -h.offset)):
+            if hashed.get(head.offset) != head.digest or any(
                 self.earlier.get(uid, ("", 0))[0] != fp for uid, fp, _ in head.chats
             ):
                 continue
@@ -227,6 +247,7 @@ class Prints:
             if results is None:
                 continue
             self.start = head
+            self.begins = head.offset if head.offset >= 0 else size + head.offset
             self.taken.update((uid, (fp, seen)) for uid, fp, seen in head.chats)
             self.skipped.update(result.chat_id for result in results)
             self._placed += [(uid, None) for uid, _, _ in head.chats]
@@ -264,13 +285,15 @@ class Prints:
         # is given (20,000 took 0.1 s), for items it will not meet. One of them met after the head is read,
         # as a reading given none reads it.
         before = {uid for uid, _, _ in self.start.chats}
-        head = jsonstream.start_at(jsonstream.Head(self.start.offset, self.start.items))
+        head = jsonstream.start_at(jsonstream.Head(self.begins, self.start.items))
         return frozenset([fp for uid, (fp, _) in self.earlier.items() if uid not in before] + [head])
 
     def took(self, fingerprint: str | None, result: ChatImportResult, at: tuple[int, int] | None) -> None:
         if fingerprint is not None:
             self.taken[result.chat_uid] = (fingerprint, result.messages_added + result.messages_skipped)
-        self._placed.append((result.chat_uid if fingerprint is not None else "", at))
+        placed = (result.chat_uid if fingerprint is not None else "", at)
+        if self._placed[-1:] != [placed]:  # ``unchanged`` placed it already (a chat read in this process)
+            self._placed.append(placed)
 
     def places(self) -> list[tuple[int, int, int]]:
         """Where this import's heads can go (offset, items before, chats before): at each item found by its
@@ -315,12 +338,17 @@ class Prints:
 
 
 def heads(
-    path: Path, places: Sequence[tuple[int, int, int]], prefixes: dict[int, Prefix]
+    path: Path, places: Sequence[tuple[int, int, int]], prefixes: dict[int, Prefix], size: int = 0
 ) -> list[tuple[int, int, str, int]]:
     """Of ``places`` (``Prints.places``), the first at or after every ``HEAD_EVERY`` bytes and the last, with
     the hash of the bytes before each (offset, items, hash, chats): from the nearest of ``prefixes`` before
     it (the ledger's pass hashed the file's first bytes at every ``HEAD_EVERY``), so that only the bytes
-    between are read again."""
+    between are read again. Places counted from the end of the file (of ``size`` bytes): the last, with the
+    hash of the bytes after it (a hash for each other would read the file again for each)."""
+    if places[-1][0] < 0:
+        offset, items, chats = places[-1]
+        after = jsonstream.Span(path, size + offset)
+        return [(offset, items, after.digest(), chats)] if after.reach(size) else []
     offsets = [offset for offset, _, _ in places]  # in the file's order
     chosen = {
         places[-1],
