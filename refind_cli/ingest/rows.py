@@ -11,6 +11,7 @@ from refind_cli.records import HELD, Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.database import to_us
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
+from refind_cli.storage.raw import SHARED_LONGEST
 from refind_cli.storage.sessions import FreshPlan, TurnedSession
 
 # Rows per batch: about 1 MB pickled, which the pipe from the worker holds while the worker builds the next.
@@ -83,6 +84,11 @@ class Rows:
         batch: list[tuple] = []
         chars = 0
         seen, read = self.seen, self.read  # kept in locals, told at each batch and at the end
+        # Messages of the same minute share their time (a reader parses each stamp once): converted once.
+        last_when, ts = None, 0
+        # Each short rest once per batch: most rows of a chat leave the same few (a WhatsApp line's " - : "
+        # around its markers), which sent once and read back once are one string on both sides of the pipe.
+        rests: dict[str, str] = {}
         try:
             # The fields unpacked in the loop's header: one step, where reading them by name took one each.
             for (
@@ -99,7 +105,9 @@ class Rows:
                 record,
                 own,
             ) in self.messages:
-                ts = to_us(when)
+                if when is not last_when:
+                    ts = to_us(when)
+                    last_when = when
                 identity = uid(source_id, local_time, ts, sender, text)
                 seen += 1
                 read += len(record)
@@ -118,6 +126,8 @@ class Rows:
                 ):
                     continue
                 rest, form = cut(record, (written, local_time, sender, sender_id))
+                if len(rest) <= SHARED_LONGEST:
+                    rest = rests.setdefault(rest, rest)
                 batch.append(
                     (
                         seq,
@@ -147,6 +157,7 @@ class Rows:
                     yield batch
                     batch = []
                     chars = 0
+                    rests = {}
         finally:
             self.seen, self.read = seen, read
         if batch:

@@ -6,9 +6,9 @@ one does the second, which splits the work about evenly. They talk in pickles ov
 stdout. The writer sends (path, format, zone, the fingerprints earlier imports left, the folder where a long
 text is held while it is read: ``linelog.spooling_in``). The worker sends, per chat, ("chat", (Chat, its
 fingerprint)) and waits for the chat's ChatPlan (None: the chat needs no reading, ``resume.Prints``); then
-batches of ("messages", (rows, characters of raw records read so far)), a text longer than ``PIECE``
-characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a ("text", its length), its row
-holding None in its place; then
+batches of ("messages", (rows, characters of raw records read so far)), the rows marshalled (``_packed``),
+a text longer than ``PIECE`` characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a
+("text", its length), its row holding None in its place; then
 ("end", (messages seen, where a later reading can go on from: a ResumePoint or None, the chat's fingerprint
 where it is told once the chat is read)). At the end: ("done", None), or ("error", RefindError) for an unreadable export
 or a long text that cannot be held (a full disk), or
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import marshal
 import operator
 import os
 import pickle
@@ -86,7 +87,7 @@ def serve_worker() -> None:
                         continue
                     rows = Rows(plan, export.messages, seen=export.passed)
                     for batch in rows:
-                        send(("messages", (_texts_apart(batch, send), rows.read)))
+                        send(("messages", (_packed(_texts_apart(batch, send)), rows.read)))
                     point = point_after(export, rows.identity, rows.seen)
                     send(("end", (rows.seen, point, printed(export))))
         except RefindError as exc:
@@ -120,6 +121,20 @@ def _texts_apart(batch: list[tuple], send: Callable[[object], None]) -> list[tup
     return batch
 
 
+def _packed(batch: list[tuple]) -> bytes | list[tuple]:
+    """A batch as it crosses the pipe: marshalled, which writes and reads its rows (tuples of strings,
+    numbers and None) in half the time pickle takes, inside the pickled event as one bytes object. A row
+    holding any other type (marshal takes none, not even a subclass of str) goes pickled as it is."""
+    try:
+        return marshal.dumps(batch)
+    except ValueError:
+        return batch
+
+
+def _unpacked(batch: bytes | list[tuple]) -> list[tuple]:
+    return marshal.loads(batch) if isinstance(batch, bytes) else batch
+
+
 class _Received:
     """A chat's row batches as the worker sends them; a text sent in pieces is held in ``spool`` (a file
     without a name, made when one first comes) until its batch is stored."""
@@ -148,7 +163,8 @@ class _Received:
                 texts.append(HeldText(self.spool, start, end - start, payload))
                 start = end
             else:
-                batch, self.read = payload
+                packed, self.read = payload
+                batch = _unpacked(packed)
                 if texts:
                     given = iter(texts)
                     batch = [
