@@ -347,6 +347,8 @@ def _xml_variants(export: Path) -> Iterator[Variant | None]:
             bears = _bears(b, found)
             if _SENDERISH.search(name) or name == "address":
                 bears.add("named")
+            if name == "address":  # what a row's thread is told by
+                bears.add("chat")
             for kind, op in (("removed", _drop_attribute), ("null", _null_attribute)):
                 yield Variant(
                     export.name,
