@@ -766,9 +766,10 @@ _CONTROLS = frozenset(range(32)) - {9, 10, 13}
 @functools.lru_cache(maxsize=64)  # each format's sniff asks of the same file's start
 def _legacy(start: bytes) -> str | None:
     """The code page of a text whose first bytes are not UTF-8 (an older Windows tool's "ANSI": Excel's
-    plain CSV, Notepad before 2019), as charset-normalizer tells it from them; None where they are UTF-8
-    (or cut inside a character at their end), UTF-8 with a damaged byte (a UTF-8 character before it), or
-    no text in any code page."""
+    plain CSV, Notepad before 2019): of those it decodes in without control characters, the one whose
+    decoding reads most like written text (``_oddness``), the most used on a tie; None where the bytes are
+    UTF-8 (or cut inside a character at their end), UTF-8 with a damaged byte (a UTF-8 character before it),
+    or no text in any code page."""
     try:
         start.decode("utf-8")
         return None
@@ -777,31 +778,90 @@ def _legacy(start: bytes) -> str | None:
             return None  # a character cut at the end of the sample
         if not start[: exc.start].isascii():
             return None
-    import charset_normalizer
+    ranked = []
+    for order, codec in enumerate(_ANSI):
+        try:
+            # Not final: the sample may end inside a character of a double-byte code page.
+            text = codecs.getincrementaldecoder(codec)().decode(start, final=False)
+        except UnicodeDecodeError:
+            continue
+        name = codecs.lookup(codec).name
+        if not any(ord(c) in _CONTROLS for c in text):
+            odd_words, symbols, fit = _oddness(text)
+            # A text that reads cleanly as several characters of a double-byte code page, some of them
+            # common in a language, is in it: other text rarely pairs its bytes into them all, let alone
+            # into common ones (Korean in CP874 reads as clean Thai; one short word of Cyrillic may pair).
+            paired = not _single_byte(name) and fit < 0 and sum(ord(c) > 127 for c in text) >= _PAIRED
+            ranked.append((odd_words, symbols, not paired, fit, order, name))
+    return min(ranked)[-1] if ranked else None
+
+
+# Double-byte characters a clean decoding needs to hold to be taken over a single-byte one.
+_PAIRED = 8
+# Symbols written text holds as they are, which no decoding makes of letters alone: the degree sign.
+_PLAIN_SYMBOLS = frozenset("°")
+# Scripts one word of Japanese or Chinese mixes, as Unicode names them (the first word of a name): kana,
+# ideographic punctuation, full-width forms.
+_ONE_SCRIPT = {
+    "HIRAGANA": "CJK",
+    "KATAKANA": "CJK",
+    "KATAKANA-HIRAGANA": "CJK",
+    "HALFWIDTH": "CJK",
+    "FULLWIDTH": "CJK",
+    "IDEOGRAPHIC": "CJK",
+}
+
+
+def _oddness(text: str) -> tuple[int, int, float]:
+    """How unlike written text a decoding reads, from the characters' own properties and charset-normalizer's
+    tables of each language's common letters: words that mix scripts or hold a capital after a small letter
+    (Arabic in CP1251 is "ЗбГУИЗднЙ", Czech in CP1251 "Celй инslo", Spanish in CP874 "n๚mero"), then
+    symbols where letters belong (Polish in CP1252 is "£ódŸ"), then the share of its non-ASCII letters that
+    no one language commonly writes (Czech in CP1252 is "ìø", Turkish "Ýþ")."""
+    words = "".join(c if _script(c) else " " for c in text).split()
+    odd_words = sum(
+        1
+        for w in words
+        if len(set(map(_script, w))) > 1 or any(a.islower() and b.isupper() for a, b in zip(w, w[1:]))
+    )
+    symbols = sum(
+        1
+        for c in text
+        if ord(c) > 127 and unicodedata.category(c)[0] in "SNC" and not c.isdigit() and c not in _PLAIN_SYMBOLS
+    )
+    letters = [c.lower() for c in text if ord(c) > 127 and c.isalpha()]
+    fit = max(sum(c in common for c in letters) for common in _common_letters())
+    return odd_words, symbols, -fit / len(letters) if letters else 0.0
+
+
+@functools.lru_cache(maxsize=1)
+def _common_letters() -> tuple[frozenset[str], ...]:
     from charset_normalizer.constant import FREQUENCIES
 
-    def rank(match: charset_normalizer.CharsetMatch) -> tuple[float, float, int]:
-        # The least mess, then the most like a language, then the fewest symbols where letters belong
-        # (Polish "Łódź" in CP1252 is "£ódŸ").
-        odd = sum(1 for c in str(match) if ord(c) > 127 and unicodedata.category(c)[0] == "S")
-        return match.percent_chaos, -match.percent_coherence, odd
+    return tuple(frozenset(letters) for letters in FREQUENCIES.values())
 
-    def western(match: charset_normalizer.CharsetMatch) -> tuple[int, int]:
-        # The most of one language's common letters (Czech "ěř" in CP1252 is "ìø", common in no one
-        # language), then the most used code page.
-        letters = {c for c in str(match).lower() if ord(c) > 127 and c.isalpha()}
-        fit = max(len(letters.intersection(common)) for common in FREQUENCIES.values())
-        return -fit, _ANSI.index(match.encoding) if match.encoding in _ANSI else len(_ANSI)
 
-    found = list(charset_normalizer.from_bytes(start, cp_isolation=list(_ANSI)))
-    if not found:
-        return None
-    best = min(map(rank, found))
-    tied = [m for m in found if rank(m) == best]  # in charset-normalizer's order
-    if all(_single_byte(m.encoding) for m in tied):  # a short text reads alike in several
-        tied.sort(key=western)
-    text = str(tied[0])
-    return None if any(ord(c) in _CONTROLS for c in text) else codecs.lookup(tied[0].encoding).name
+@functools.lru_cache(maxsize=4096)
+def _script(c: str) -> str:
+    """The script a character of a word is written in ("LATIN", "CJK"), "" for one of no script (a digit,
+    common punctuation: "EM DASH"): the first word of its Unicode name, where that names a script letters
+    are written in (a Thai or an Arabic mark holds to its script: in a Latin word it is out of place)."""
+    if ord(c) < 128:
+        return "LATIN" if c.isalpha() else ""
+    name = unicodedata.name(c, "").split(" ", 1)[0]
+    name = _ONE_SCRIPT.get(name, name)
+    return name if name in _letter_scripts() else ""
+
+
+@functools.lru_cache(maxsize=1)
+def _letter_scripts() -> frozenset[str]:
+    """The scripts of the letters of the Basic Multilingual Plane: the first words of their Unicode names."""
+    found = set(_ONE_SCRIPT.values())
+    for point in range(0x80, 0x10000):
+        c = chr(point)
+        if c.isalpha():
+            found.add(unicodedata.name(c, " ").split(" ", 1)[0])
+    return frozenset(found)
 
 
 def _single_byte(codec: str) -> bool:
