@@ -423,6 +423,7 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         raise InputError(where, f"not a readable zip archive ({exc})") from None
     if len(infos) > MAX_MEMBERS:
         raise InputError(where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb")
+    infos = _names_decoded(infos)
     files = {}
     for info in infos:
         if info.file_size > MAX_MEMBER_BYTES:
@@ -435,6 +436,49 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         if name is not None:
             files[name] = info
     return _Directory(chain[0], _View.of(infos), files, tuple(sorted(files)), held)
+
+
+# The code pages a zip's names are written in without its UTF-8 flag, the most used first: the system's OEM
+# code page, which Windows' "Compressed folder" and older 7-Zip and WinZip write (the zip specification's
+# CP437 is the US one).
+_OEM = (
+    "cp437",
+    "cp850",
+    "cp866",
+    "cp852",
+    "cp932",
+    "cp936",
+    "cp949",
+    "cp950",
+    "cp857",
+    "cp775",
+    "cp737",
+    "cp862",
+    "cp720",
+    "cp874",
+)
+
+
+def _names_decoded(infos: tuple[zipfile.ZipInfo, ...]) -> tuple[zipfile.ZipInfo, ...]:
+    """The entries named as the tool that wrote them meant: zipfile reads a name without the UTF-8 flag as
+    CP437, which Info-ZIP and macOS write in UTF-8 and Windows in its OEM code page (told from the names
+    together, ``code_page``); and composed, as other systems write them (macOS decomposes "ë")."""
+    unflagged = [i for i in infos if not i.flag_bits & 0x800 and not i.orig_filename.isascii()]
+    written = [i.orig_filename.encode("cp437") for i in unflagged]  # zipfile decoded them as CP437
+    try:
+        for w in written:
+            w.decode("utf-8")  # a name in another code page is rarely UTF-8 too
+        codec = "utf-8"
+    except UnicodeDecodeError:
+        codec = code_page(b"\n".join(written), _OEM) or "cp437"
+    decoded = {id(i): w.decode(codec) for i, w in zip(unflagged, written, strict=True)}
+    named = []
+    for info in infos:
+        name = decoded.get(id(info), info.filename)
+        if not name.isascii():
+            name = unicodedata.normalize("NFC", name)
+        named.append(info if name == info.filename else _renamed(info, name))
+    return tuple(named)
 
 
 def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes | None:
@@ -778,11 +822,18 @@ def _legacy(start: bytes) -> str | None:
             return None  # a character cut at the end of the sample
         if not start[: exc.start].isascii():
             return None
+    return code_page(start, _ANSI)
+
+
+def code_page(data: bytes, candidates: Sequence[str]) -> str | None:
+    """Of the ``candidates`` (code pages, the most used first) that decode ``data`` without control
+    characters, the one whose decoding reads most like written text (``_oddness``), the most used on a tie;
+    None where none does."""
     ranked = []
-    for order, codec in enumerate(_ANSI):
+    for order, codec in enumerate(candidates):
         try:
             # Not final: the sample may end inside a character of a double-byte code page.
-            text = codecs.getincrementaldecoder(codec)().decode(start, final=False)
+            text = codecs.getincrementaldecoder(codec)().decode(data, final=False)
         except UnicodeDecodeError:
             continue
         name = codecs.lookup(codec).name
