@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from ablation_variants import SAMPLES, Files, Reading, Variant, _files, _load, _rows, as_read, original, read
-from rewrite_variants import _as_it_was, _each_text, _lines, _stem, _texts, _tree, _xml_out, with_messages
+from ablation_variants import SAMPLES, Files, Variant, _files, _load, _rows, as_read, original, read
+from rewrite_variants import _as_it_was, _each_text, _lines, _stem, _tree, _xml_out, with_messages
 
 from refind_cli import importers
 
@@ -81,11 +81,15 @@ def check(unseen: Unseen, work: Path) -> str | None:
     return as_read(first, again, [base], unseen.squash or (lambda t: t))
 
 
-def _variant(export: Path, kind: str, place: str, change: Callable[[Files], Files], **more: Any) -> Variant | None:
+def _variant(
+    export: Path, kind: str, place: str, change: Callable[[Files], Files], **more: Any
+) -> Variant | None:
     files = _files(export)
     if "pack" not in more and change(files) == files:
         return None
-    return Variant(export.name, importers.detect(export), kind, place, frozenset(), change, whole=True, **more)
+    return Variant(
+        export.name, importers.detect(export), kind, place, frozenset(), change, whole=True, **more
+    )
 
 
 # --- zip names ---------------------------------------------------------------------------------------------
@@ -97,7 +101,7 @@ class _Named(zipfile.ZipInfo):
     codec = "utf-8"
     flagged = True
 
-    def _encodeFilenameFlags(self) -> tuple[bytes, int]:  # noqa: N802  (zipfile's name)
+    def _encodeFilenameFlags(self) -> tuple[bytes, int]:
         flags = self.flag_bits | 0x800 if self.flagged else self.flag_bits & ~0x800
         return self.filename.encode(self.codec), flags
 
@@ -152,7 +156,9 @@ def _zip_names(export: Path) -> Iterator[Unseen | None]:
     def nfd(entries: dict[str, bytes], target: Path) -> Path:
         return _zip({unicodedata.normalize("NFD", n): d for n, d in entries.items()}, target)
 
-    variant = _variant(export, "zip-names", "decomposed (macOS)", lambda f: f, pack=_named_zip(export, _LATIN, nfd))
+    variant = _variant(
+        export, "zip-names", "decomposed (macOS)", lambda f: f, pack=_named_zip(export, _LATIN, nfd)
+    )
     yield variant and Unseen(variant, _named_zip(export, _LATIN, plain))
     if len(_files(export)) > 1 or export.is_dir():
 
@@ -160,7 +166,9 @@ def _zip_names(export: Path) -> Iterator[Unseen | None]:
             entries = _as_it_was(export)("", files)
             return _zip({n.replace("/", "\\"): d for n, d in entries.items()}, into / f"{_stem(export)}.zip")
 
-        variant = _variant(export, "zip-names", "back slashes (Compress-Archive)", lambda f: f, pack=backslashed)
+        variant = _variant(
+            export, "zip-names", "back slashes (Compress-Archive)", lambda f: f, pack=backslashed
+        )
         yield variant and Unseen(variant)
 
 
@@ -301,7 +309,9 @@ def _json_tools(export: Path) -> Iterator[Unseen | None]:
         ("times at +02:00", lambda v: dumped(_walk(v, _in_zone(timezone(timedelta(hours=2)))))),
         (
             "Notepad: a BOM and CR LF",
-            lambda v: codecs.BOM_UTF8 + json.dumps(v, ensure_ascii=False, indent=2).replace("\n", "\r\n").encode(),
+            lambda v: (
+                codecs.BOM_UTF8 + json.dumps(v, ensure_ascii=False, indent=2).replace("\n", "\r\n").encode()
+            ),
         ),
     ):
         variant = _variant(export, "json-tool", how, _each_text(export, _json_rewrite(make)))
@@ -331,10 +341,16 @@ def _text_edits(export: Path) -> Iterator[Unseen | None]:
     for how, rewrite, squash in (
         ("trailing white space trimmed", only_plain(trim), _trimmed),
         ("UTF-16 LE without a BOM", lambda n, t: t.removeprefix("\ufeff").encode("utf-16-le"), None),
-        ("Notepad's Unicode: UTF-16 LE, BOM, CR LF", lambda n, t: codecs.BOM_UTF16_LE + crlf(t).encode("utf-16-le"), None),
+        (
+            "Notepad's Unicode: UTF-16 LE, BOM, CR LF",
+            lambda n, t: codecs.BOM_UTF16_LE + crlf(t).encode("utf-16-le"),
+            None,
+        ),
         (
             "a BOM and a blank line at the end",
-            only_plain(lambda t: codecs.BOM_UTF8 + (t.removeprefix("\ufeff").rstrip("\r\n") + "\n\n").encode()),
+            only_plain(
+                lambda t: codecs.BOM_UTF8 + (t.removeprefix("\ufeff").rstrip("\r\n") + "\n\n").encode()
+            ),
             None,
         ),
     ):
@@ -383,7 +399,10 @@ def _csv_tools(export: Path) -> Iterator[Unseen | None]:
         ("Excel's sep= line", _sheet(head="sep=,\r\n")),
         ("dates in German", _sheet(lambda c: _EXCEL_DATE.sub(_german, c) if _EXCEL_DATE.fullmatch(c) else c)),
         ("dates in US", _sheet(lambda c: _EXCEL_DATE.sub(_us, c) if _EXCEL_DATE.fullmatch(c) else c)),
-        ("; with every field quoted and a BOM", _sheet(delimiter=";", quoting=csv.QUOTE_ALL, bom=codecs.BOM_UTF8)),
+        (
+            "; with every field quoted and a BOM",
+            _sheet(delimiter=";", quoting=csv.QUOTE_ALL, bom=codecs.BOM_UTF8),
+        ),
         ("an empty last column", _sheet(extra=True)),
     ):
         variant = _variant(export, "csv-tool", how, _each_text(export, rewrite))
@@ -402,7 +421,7 @@ def _outside_scripts(change: Callable[[str], str]) -> Callable[[str], str]:
 
 
 def _saved_by_browser(text: str) -> str:
-    mark = '<!-- saved from url=(0014)about:internet -->\r\n'
+    mark = "<!-- saved from url=(0014)about:internet -->\r\n"
     meta = '<meta http-equiv="Content-Type" content="text/html; charset=UTF-8">'
     at = text.lower().find("<html")
     if at < 0:

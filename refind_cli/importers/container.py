@@ -873,12 +873,15 @@ def _oddness(text: str) -> tuple[int, int, float]:
     odd_words = sum(
         1
         for w in words
-        if len(set(map(_script, w))) > 1 or any(a.islower() and b.isupper() for a, b in zip(w, w[1:]))
+        if len(set(map(_script, w))) > 1 or any(a.islower() and b.isupper() for a, b in itertools.pairwise(w))
     )
     symbols = sum(
         1
         for c in text
-        if ord(c) > 127 and unicodedata.category(c)[0] in "SNC" and not c.isdigit() and c not in _PLAIN_SYMBOLS
+        if ord(c) > 127
+        and unicodedata.category(c)[0] in "SNC"
+        and not c.isdigit()
+        and c not in _PLAIN_SYMBOLS
     )
     letters = [c.lower() for c in text if ord(c) > 127 and c.isalpha()]
     fit = max(sum(c in common for c in letters) for common in _common_letters())
