@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import stat
+import struct
 import tarfile
 import unicodedata
 import warnings
@@ -83,10 +84,17 @@ def archive_stem(name: str) -> str | None:
 _COPY_MARK = re.compile(r"\s\(\d{1,3}\)$")
 
 
-def unmarked(stem: str) -> str:
+def unmarked(stem: str, told: str = "") -> str:
     """A file's name (without its extension) without the mark a second copy of it is given: a chat named
-    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``)."""
-    return _COPY_MARK.sub("", stem) or stem
+    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``).
+    The mark stays where ``told`` (the start of the chat's own text) names the chat with it: a group really
+    called "Family (2)", whose name WhatsApp writes into its first lines."""
+    m = _COPY_MARK.search(stem)
+    if m is None or not stem[: m.start()].strip():
+        return stem
+    if told and stem[: m.start()].split()[-1] + m[0] in told:
+        return stem
+    return stem[: m.start()]
 
 
 def is_zip(path: Path) -> bool:
@@ -410,8 +418,14 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
     where = Path(*chain)
     held = _held(chain, stamp, where)
     try:
-        with zipfile.ZipFile(Path(chain[0]) if held is None else io.BytesIO(held)) as zf:
-            infos = tuple(zf.infolist())
+        with open(chain[0], "rb") if held is None else io.BytesIO(held) as source:
+            # Told by the end record before the directory is read: parsing 200,000 entries takes seconds.
+            if _declared_entries(source) > MAX_MEMBERS:
+                raise InputError(
+                    where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb"
+                )
+            with zipfile.ZipFile(source) as zf:
+                infos = tuple(zf.infolist())
     except (
         zipfile.BadZipFile,
         zipfile.LargeZipFile,
@@ -479,6 +493,36 @@ def _names_decoded(infos: tuple[zipfile.ZipInfo, ...]) -> tuple[zipfile.ZipInfo,
             name = unicodedata.normalize("NFC", name)
         named.append(info if name == info.filename else _renamed(info, name))
     return tuple(named)
+
+
+def _declared_entries(source: IO[bytes]) -> int:
+    """The number of entries a zip's end record declares (its ZIP64 record's, where the count did not fit);
+    0 where there is none to read (zipfile then says what is wrong)."""
+    size = source.seek(0, os.SEEK_END)
+    reach = min(size, _END.size + (1 << 16))  # the record, and a comment of at most 64 KiB after it
+    source.seek(size - reach)
+    tail = source.read(reach)
+    at = len(tail)
+    while True:  # the record whose comment runs to the end (its signature may be in the comment too)
+        at = tail.rfind(b"PK\x05\x06", 0, at)
+        if at < 0:
+            return 0
+        if len(tail) - at >= _END.size and at + _END.size + _END.unpack_from(tail, at)[7] == len(tail):
+            break
+    count = _END.unpack_from(tail, at)[4]
+    if count == 0xFFFF and at >= _LOCATOR.size and tail.startswith(b"PK\x06\x07", at - _LOCATOR.size):
+        where = _LOCATOR.unpack_from(tail, at - _LOCATOR.size)[2]
+        source.seek(where)
+        record = source.read(_END64.size)
+        if len(record) == _END64.size and record.startswith(b"PK\x06\x06"):
+            count = _END64.unpack_from(record)[7]
+    return int(count)
+
+
+# The zip format's end of central directory record, its ZIP64 locator and ZIP64 record (APPNOTE 4.3.14-16).
+_END = struct.Struct("<4s4H2LH")
+_LOCATOR = struct.Struct("<4sLQL")
+_END64 = struct.Struct("<4sQ2H2L4Q")
 
 
 def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes | None:
@@ -848,7 +892,7 @@ def code_page(data: bytes, candidates: Sequence[str]) -> str | None:
 
 
 # Double-byte characters a clean decoding needs to hold to be taken over a single-byte one.
-_PAIRED = 8
+_PAIRED = 4
 # Symbols written text holds as they are, which no decoding makes of letters alone: the degree sign.
 _PLAIN_SYMBOLS = frozenset("°")
 # Scripts one word of Japanese or Chinese mixes, as Unicode names them (the first word of a name): kana,
