@@ -52,11 +52,11 @@ def sentences(catalog: str, lang: str) -> list[str]:
     # The reader prints its complaints of some catalogs' plural forms.
     with path.open("rb") as f, contextlib.redirect_stdout(io.StringIO()):
         messages = list(read_po(f))
-    found = []
+    found: list[str] = []
     for message in messages:
         text = message.string
-        text = text[0] if isinstance(text, tuple) else text
-        if text and not text.isascii() and "\n" not in text:
+        text = text[0] if isinstance(text, tuple | list) else text  # a plural's first form
+        if isinstance(text, str) and text and not text.isascii() and "\n" not in text:
             found.append(text)
     return found
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import io
 import json
 import re
@@ -79,6 +80,12 @@ def check(unseen: Unseen, work: Path) -> str | None:
     else:
         base = read(unseen.control(SAMPLES / variant.export, _files(SAMPLES / variant.export), work / "c"))
     return as_read(first, again, [base], unseen.squash or (lambda t: t))
+
+
+def _unseen(
+    variant: Variant | None, control: Pack | None = None, squash: Callable[[str], str] | None = None
+) -> Unseen | None:
+    return None if variant is None else Unseen(variant, control, squash)
 
 
 def _variant(
@@ -142,16 +149,18 @@ def _named_zip(export: Path, add: str, how: Callable[[dict[str, bytes], Path], P
 
 
 def _zip_names(export: Path) -> Iterator[Unseen | None]:
-    plain = lambda entries, target: _zip(entries, target)  # noqa: E731
+    def plain(entries: dict[str, bytes], target: Path) -> Path:
+        return _zip(entries, target)
+
     for add, codec, how in (
         (_LATIN, "utf-8", "UTF-8 without the flag"),
         (_LATIN, "cp437", "CP437 (Explorer, Western)"),
         (_JAPANESE, "utf-8", "UTF-8 without the flag, Japanese"),
         (_JAPANESE, "cp932", "CP932 (Explorer, Japanese)"),
     ):
-        pack = _named_zip(export, add, lambda e, t, c=codec: _zip(e, t, c, flagged=False))
+        pack = _named_zip(export, add, functools.partial(_zip, codec=codec, flagged=False))
         variant = _variant(export, "zip-names", how, lambda f: f, pack=pack)
-        yield variant and Unseen(variant, _named_zip(export, add, plain))
+        yield _unseen(variant, _named_zip(export, add, plain))
 
     def nfd(entries: dict[str, bytes], target: Path) -> Path:
         return _zip({unicodedata.normalize("NFD", n): d for n, d in entries.items()}, target)
@@ -159,7 +168,7 @@ def _zip_names(export: Path) -> Iterator[Unseen | None]:
     variant = _variant(
         export, "zip-names", "decomposed (macOS)", lambda f: f, pack=_named_zip(export, _LATIN, nfd)
     )
-    yield variant and Unseen(variant, _named_zip(export, _LATIN, plain))
+    yield _unseen(variant, _named_zip(export, _LATIN, plain))
     if len(_files(export)) > 1 or export.is_dir():
 
         def backslashed(original: Path, files: Files, into: Path) -> Path:
@@ -169,7 +178,7 @@ def _zip_names(export: Path) -> Iterator[Unseen | None]:
         variant = _variant(
             export, "zip-names", "back slashes (Compress-Archive)", lambda f: f, pack=backslashed
         )
-        yield variant and Unseen(variant)
+        yield _unseen(variant)
 
 
 # --- zip layout --------------------------------------------------------------------------------------------
@@ -240,7 +249,7 @@ def _layouts(export: Path) -> Iterator[Unseen | None]:
         ("a zip in a folder in a zip", in_folder_in_zip),
     ):
         variant = _variant(export, "zip-layout", how, lambda f: f, pack=pack)
-        yield variant and Unseen(variant)
+        yield _unseen(variant)
 
 
 # --- JSON --------------------------------------------------------------------------------------------------
@@ -315,7 +324,7 @@ def _json_tools(export: Path) -> Iterator[Unseen | None]:
         ),
     ):
         variant = _variant(export, "json-tool", how, _each_text(export, _json_rewrite(make)))
-        yield variant and Unseen(variant)
+        yield _unseen(variant)
 
 
 # --- text --------------------------------------------------------------------------------------------------
@@ -355,7 +364,7 @@ def _text_edits(export: Path) -> Iterator[Unseen | None]:
         ),
     ):
         variant = _variant(export, "text-edited", how, _each_text(export, rewrite))
-        yield variant and Unseen(variant, squash=squash)
+        yield _unseen(variant, squash=squash)
 
 
 # --- CSV ---------------------------------------------------------------------------------------------------
@@ -406,7 +415,7 @@ def _csv_tools(export: Path) -> Iterator[Unseen | None]:
         ("an empty last column", _sheet(extra=True)),
     ):
         variant = _variant(export, "csv-tool", how, _each_text(export, rewrite))
-        yield variant and Unseen(variant)
+        yield _unseen(variant)
 
 
 # --- HTML --------------------------------------------------------------------------------------------------
@@ -438,7 +447,7 @@ def _html_tools(export: Path) -> Iterator[Unseen | None]:
     ):
         rewrite = lambda n, t, c=change: c(t).encode() if n.lower().endswith((".html", ".htm")) else None  # noqa: E731
         variant = _variant(export, "html-tool", how, _each_text(export, rewrite))
-        yield variant and Unseen(variant)
+        yield _unseen(variant)
 
 
 # --- XML ---------------------------------------------------------------------------------------------------
@@ -453,7 +462,7 @@ def _xml_tools(export: Path) -> Iterator[Unseen | None]:
         return _xml_out(root).replace(b"\n", b"\r\n")
 
     variant = _variant(export, "xml-tool", "indented, CR LF", _each_text(export, pretty))
-    yield variant and Unseen(variant)
+    yield _unseen(variant)
 
 
 # --- all of them -------------------------------------------------------------------------------------------
