@@ -48,10 +48,18 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from ablation_variants import SAMPLES, Files, Variant, _files, _load, _rows, as_read, original, read
-from rewrite_variants import _as_it_was, _each_text, _lines, _stem, _tree, _xml_out, with_messages
-
-from refind_cli import importers
+from ablation_variants import SAMPLES, Files, Variant, _files, _rows, as_read, original, read
+from rewrite_variants import (
+    _as_it_was,
+    _each_text,
+    _lines,
+    _stem,
+    _tree,
+    _variant,
+    _xml_out,
+    json_rewrite,
+    with_messages,
+)
 
 KINDS = ("zip-names", "zip-layout", "json-tool", "text-edited", "csv-tool", "html-tool", "xml-tool")
 Pack = Callable[[Path, Files, Path], Path]
@@ -86,17 +94,6 @@ def _unseen(
     variant: Variant | None, control: Pack | None = None, squash: Callable[[str], str] | None = None
 ) -> Unseen | None:
     return None if variant is None else Unseen(variant, control, squash)
-
-
-def _variant(
-    export: Path, kind: str, place: str, change: Callable[[Files], Files], **more: Any
-) -> Variant | None:
-    files = _files(export)
-    if "pack" not in more and change(files) == files:
-        return None
-    return Variant(
-        export.name, importers.detect(export), kind, place, frozenset(), change, whole=True, **more
-    )
 
 
 # --- zip names ---------------------------------------------------------------------------------------------
@@ -263,19 +260,6 @@ def _walk(value: Any, leaf: Callable[[Any], Any]) -> Any:
     return leaf(value)
 
 
-def _json_rewrite(make: Callable[[Any], bytes]) -> Callable[[str, str], bytes | None]:
-    def rewrite(name: str, text: str) -> bytes | None:
-        if not name.lower().endswith(".json"):
-            return None
-        try:
-            value = _load(text.encode())
-        except ValueError:
-            return None
-        return make(value)
-
-    return rewrite
-
-
 def _powershell(value: Any) -> bytes:
     out = json.dumps(value, ensure_ascii=False, indent=4, separators=(",", ":  "))
     for c in "<>&'":
@@ -323,7 +307,7 @@ def _json_tools(export: Path) -> Iterator[Unseen | None]:
             ),
         ),
     ):
-        variant = _variant(export, "json-tool", how, _each_text(export, _json_rewrite(make)))
+        variant = _variant(export, "json-tool", how, _each_text(export, json_rewrite(make)))
         yield _unseen(variant)
 
 
