@@ -212,3 +212,19 @@ def test_excels_separator_line_is_not_a_header(tmp_path: Path) -> None:
         ("2026-10-01T19:02:59+00:00", "Hallo"),
         ("2026-01-10T19:05:29+00:00", "Hi"),
     ]
+
+
+def test_a_child_process_imports_this_package_whatever_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``python -c`` puts the working folder first on sys.path: started in another checkout, the import's
+    worker read with that checkout's code (``bench/import_bench.py --base`` at 1M, session 13)."""
+    from refind_cli import processes
+
+    (tmp_path / "refind_cli").mkdir()
+    (tmp_path / "refind_cli" / "__init__.py").write_text("raise SystemExit('the other checkout')\n")
+    monkeypatch.chdir(tmp_path)
+    child = processes.python_child("import refind_cli; print(refind_cli.__file__)", 1 << 16)
+    out, _ = child.communicate(timeout=60)
+    assert child.returncode == 0
+    assert Path(out.decode().strip()).parent == Path(processes.__file__).parent
