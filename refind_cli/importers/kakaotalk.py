@@ -217,12 +217,12 @@ class _Unframed:
 
 _CSV_COLUMNS = ("Date", "User", "Message")
 # The app's stamp (2025-07-06 14:39:55), and as a spreadsheet shows it once it took it for a date and the
-# file was saved again: day, month and year in the order of its locale (6.7.2025, 7/6/2025), the time in
-# its hours (2:39:55 PM).
+# file was saved again: day, month and year in the order of its locale (6.7.2025, 7/6/2025, 2025/07/06), the
+# time in its hours (2:39:55 PM).
 _CSV_STAMPS = tuple(
     re.compile(date + linelog.WS + linelog.TIME)
     for date in (
-        r"(?P<y>\d{4})-(?P<mo>\d\d?)-(?P<d>\d\d?)",
+        r"(?P<y>\d{4})(?P<ysep>[-/.])(?P<mo>\d\d?)(?P=ysep)(?P<d>\d\d?)",  # 2025-07-06, 2025/07/06
         r"(?P<a>\d{1,2})(?P<sep>[./-])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4}),?",
     )
 )
