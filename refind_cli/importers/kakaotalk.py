@@ -253,17 +253,17 @@ def _csv_columns(lines: list[str]) -> _Columns | None:
     return _Columns(separator, at, 2 if hint else 1)
 
 
-def _csv_stamp(text: str) -> re.Match[str] | None:
-    return next((m for p in _CSV_STAMPS if (m := p.match(text.lstrip('"'))) is not None), None)
+def _csv_stamp(cell: str) -> re.Match[str] | None:
+    return next((m for p in _CSV_STAMPS if (m := p.fullmatch(cell)) is not None), None)
 
 
 def _is_csv(lines: list[str]) -> bool:
-    """A header with Date, User and Message columns, and a first record (if any) that starts with its stamp."""
+    """A header with Date, User and Message columns, and a first record (if any) that holds a stamp."""
     content = [line for line in lines if line.strip()]
     columns = _csv_columns(content)
     if columns is None:
         return False
-    return len(content) == columns.head or _csv_stamp(content[columns.head]) is not None
+    return len(content) == columns.head or any(p.search(content[columns.head]) for p in _CSV_STAMPS)
 
 
 def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
@@ -340,7 +340,7 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
     m = _csv_stamp(stamp)
     # A spreadsheet's day written with dots is day first (German, Russian, ...); with slashes, month first
     # where its numbers leave both (Excel in English), and as they tell otherwise.
-    date = linelog.read_date(m, m.groupdict().get("sep") == ".") if m and m.end() == len(stamp) else None
+    date = linelog.read_date(m, m.groupdict().get("sep") == ".") if m else None
     seconds = linelog.read_time(m) if m and date else None
     if m is None or date is None or seconds is None:
         raise InputError(path, f"unreadable date {stamp!r} (expected like 2025-07-06 14:39:55)", place)
