@@ -33,7 +33,7 @@ from typing import NamedTuple
 from refind_cli.errors import InputError
 from refind_cli.importers import container, fields, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
-from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
+from refind_cli.records import HELD, Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "kakaotalk"
 
@@ -236,6 +236,7 @@ class _Columns(NamedTuple):
     separator: str
     at: tuple[int, int, int]
     head: int
+    width: int  # how many columns the header has
 
 
 def _csv_columns(lines: list[str]) -> _Columns | None:
@@ -250,7 +251,7 @@ def _csv_columns(lines: list[str]) -> _Columns | None:
     if not set(_CSV_COLUMNS) <= set(names):
         return None
     at = names.index("Date"), names.index("User"), names.index("Message")
-    return _Columns(separator, at, 2 if hint else 1)
+    return _Columns(separator, at, 2 if hint else 1, len(names))
 
 
 def _csv_stamp(cell: str) -> re.Match[str] | None:
@@ -288,7 +289,7 @@ def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
         return Mark(read.size, json.dumps({"previous": clock.previous.isoformat(), "line": lines[0]}))
 
     name = container.unmarked(path.name.rsplit(".", 1)[0])
-    records = linelog.iter_lines(read, path, line=line)
+    records = linelog.iter_lines(read, path, line=line, held=True)
     if after is None:
         for _ in range(columns.head):
             next(records, None)  # the header
@@ -300,10 +301,11 @@ def _csv_messages(
     path: Path, lines: Iterator[str], clock: linelog.Clock, columns: _Columns, before: int, read: list[int]
 ) -> Iterator[Message]:
     """The records after the header (``before``: the lines before these, the header's at least). A record
-    ends at the line that closes its quotes; its lines as written are its raw record. Once they run out,
+    ends at the line that closes its quotes; its lines as written are its raw record, gathered into one
+    ``linelog.Cut`` (its middle in a file) once they are longer than ``linelog.SPILL``. Once they run out,
     the lines read are put in ``read``."""
     record: list[str] = []
-    quotes = start = 0
+    quotes = start = size = 0
     seen = before > 1
     first = before + 1
     number = before
@@ -313,12 +315,26 @@ def _csv_messages(
                 continue
             start = number
         record.append(line)
-        quotes += line.count('"')
+        quotes += line.count('"') + (
+            line.spool.count(b'"') + line.tail.count('"') if isinstance(line, linelog.Cut) else 0
+        )
+        size += len(line) + 1
+        if size > linelog.SPILL:  # a message of many lines: held as a long line is
+            record, size = [linelog.gathered(record)], 0
         if quotes % 2:  # inside a quoted text: its next line is part of it
             continue
         seen = True
-        yield _csv_message(path, f"line {start}", "\n".join(record), clock, columns)
-        record, quotes = [], 0
+        place = f"line {start}"
+        if len(record) > 1 and any(isinstance(line, linelog.Cut) for line in record):
+            record = [linelog.gathered(record)]
+        written = record[0]
+        if isinstance(written, linelog.Cut):
+            yield _held_message(path, place, written, clock, columns)
+        else:
+            yield _csv_message(
+                path, place, written if len(record) == 1 else "\n".join(record), clock, columns
+            )
+        record, quotes, size = [], 0, 0
     if record:
         raise InputError(
             path, "the file ends inside a quoted message: it was cut short (export it again)", f"line {start}"
@@ -326,6 +342,69 @@ def _csv_messages(
     if not seen:
         raise InputError(path, "has no messages; not a KakaoTalk chat export")
     read.append(number)
+
+
+def _held_message(
+    path: Path, place: str, raw: linelog.Cut, clock: linelog.Clock, columns: _Columns
+) -> Message:
+    """A record longer than ``linelog.SPILL``: its fields before the message read from its head as a record
+    whose message is empty would be, the message's text held in the record's file (``HeldText``), the
+    record holding ``HELD`` in its place. Only a last field whose text is written as it is, unquoted or
+    between two quotes, can be: one that holds a quote (written doubled) or a control character, or one
+    followed by other fields, is refused, one line (a message longer than the ``csv`` module's 128K-character
+    field limit always was)."""
+    head = str(raw)
+    start = _last_field(head, columns)
+    quote = '"' if start is not None and head.startswith('"', start) else ""
+    lead = head[start + len(quote) :] if start is not None else ""
+    tail = raw.tail
+    # What the text must not hold: a quote, a control character (``linelog.UNHELD``), and where it is not
+    # quoted, the separator (which would end it).
+    unheld = '"\x00-\x04' + ("" if quote else re.escape(columns.separator))
+    if (
+        start is None
+        or columns.at[2] != columns.width - 1
+        or not tail.endswith(quote)
+        or re.search(f"[{unheld}]", lead + tail[: len(tail) - len(quote)])
+        or linelog.UNHELD.search(head, 0, start)
+        or raw.spool.holds(re.compile(f"[{unheld}]".encode()))
+    ):
+        raw.spool.file.close()
+        raise InputError(
+            path,
+            f"a record longer than {linelog.SPILL:,} characters whose message is not its last field, or"
+            " holds a double quote, a control character or (unquoted) the separator: not read (it would be"
+            " held whole)",
+            place,
+        )
+    fields = _csv_message(path, place, head[:start] + '""', clock, columns)
+    text = raw.spool.held(lead, tail[: len(tail) - len(quote)])
+    kind = Kind.SYSTEM if fields.sender is None else GRAMMAR.kind_of(lead.partition("\n")[0])
+    return fields._replace(text=text, kind=kind, raw=f"{head[:start]}{quote}{HELD}{quote}")
+
+
+def _last_field(head: str, columns: _Columns) -> int | None:
+    """Where a record's last field starts in ``head``, its start, as the ``csv`` module splits fields (a quoted
+    field's doubled quotes are a quote, its closing quote followed by the separator); None where the fields
+    before it do not end in ``head``."""
+    at = 0
+    separator = columns.separator
+    for _ in range(columns.width - 1):
+        if head.startswith('"', at):
+            at += 1
+            while (at := head.find('"', at)) >= 0 and head.startswith('"', at + 1):
+                at += 2
+            if at < 0:
+                return None
+            at += 1
+            if not head.startswith(separator, at):
+                return None
+        else:
+            at = head.find(separator, at)
+            if at < 0:
+                return None
+        at += len(separator)
+    return at
 
 
 def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns: _Columns) -> Message:

@@ -61,7 +61,7 @@ _LONG_PIECE = 1 << 20
 # more than the ends a reader strips (marks, newlines, an edited marker).
 HELD_HEAD = 1 << 17
 HELD_TAIL = 1 << 16
-_SPILL = LONG_TEXT + HELD_HEAD + HELD_TAIL
+SPILL = LONG_TEXT + HELD_HEAD + HELD_TAIL
 _SPOOL_PIECE = 1 << 18
 
 # Invisible characters that exports put around names and stamps, and the spaces between stamp parts.
@@ -266,7 +266,7 @@ def iter_lines(
     chunks: Iterable[bytes], path: Path | str, where: str | None = None, line: int = 0, held: bool = False
 ) -> Iterator[str]:
     """The lines of a text export as they stream in (``iter_text``), without their newlines. ``line``: the
-    lines before these bytes, for a file read from a mark on. ``held``: a line longer than ``_SPILL`` is
+    lines before these bytes, for a file read from a mark on. ``held``: a line longer than ``SPILL`` is
     given as a ``Cut``, never held whole."""
     number = line
     going: _LongLine | None = None  # a line read in pieces (``held``)
@@ -302,46 +302,76 @@ def iter_lines(
 
 
 class Cut(str):
-    """A line longer than ``_SPILL`` as ``iter_lines`` gives it when asked to: its first ``HELD_HEAD``
+    """A line longer than ``SPILL`` as ``iter_lines`` gives it when asked to: its first ``HELD_HEAD``
     characters, the characters after them in ``spool``, then ``tail`` (its last ``HELD_TAIL``). A reader that
-    takes one whole (``whole``) reads it as before; ``Reader`` gives its text held in a file."""
+    takes one whole (``whole``) reads it as before; ``Reader`` gives its text held in a file. The reader
+    gathers a message's further lines into one too, once they are longer than ``SPILL`` (``gather``): its
+    characters are then those lines joined by newlines, and ``blank`` says whether they are all blank."""
 
     spool: Spool
     tail: str
+    blank = False
 
     def whole(self) -> str:
         return str(self) + self.spool.read() + self.tail
 
 
 class _LongLine:
-    """A line given in pieces (``iter_text``'s ``partial``), held until it is longer than ``_SPILL``, then
-    as a ``Cut``."""
+    """Text given in pieces (a line, by ``iter_text``'s ``partial``; a message's further lines, by
+    ``gather``), held until it is longer than ``SPILL``, then as a ``Cut``: its head, the characters after
+    it written to the spool, the last ones held in a list until they are more than two tails."""
 
-    def __init__(self, part: str) -> None:
+    def __init__(self, part: str = "", cut: Cut | None = None) -> None:
         self.parts = [part]
         self.size = len(part)
-        self.cut: Cut | None = None
+        self.cut = cut  # once spilled: the Cut, its ``tail`` set by ``line``
+        self.tail = [] if cut is None else [cut.tail]  # the characters after the spool, not yet written
+        self.tail_size = 0 if cut is None else len(cut.tail)
 
     def add(self, part: str) -> None:
         if self.cut is not None:
-            tail = self.cut.tail + part
-            if len(tail) > HELD_TAIL:
-                _write(self.cut.spool, tail, 0, len(tail) - HELD_TAIL)
-                tail = tail[-HELD_TAIL:]
-            self.cut.tail = tail
+            self.tail.append(part)
+            self.tail_size += len(part)
+            if self.tail_size > 2 * HELD_TAIL:
+                self._write_tail(HELD_TAIL)
             return
         self.parts.append(part)
         self.size += len(part)
-        if self.size > _SPILL:
-            text = "".join(self.parts)
-            self.parts = []
-            self.cut = Cut(text[:HELD_HEAD])
-            self.cut.spool = Spool()
-            _write(self.cut.spool, text, HELD_HEAD, len(text) - HELD_TAIL)
-            self.cut.tail = text[-HELD_TAIL:]
+        if self.size > SPILL:
+            self._spill()
+
+    def add_cut(self, cut: Cut) -> None:
+        """A ``Cut``'s characters: its head, its spool (whose file goes), its tail."""
+        self.add(str(cut))
+        if self.cut is None:
+            self._spill()
+        assert self.cut is not None
+        self._write_tail(0)
+        self.cut.spool.add(cut.spool)
+        self.tail, self.tail_size = [cut.tail], len(cut.tail)
+
+    def _spill(self) -> None:
+        text = "".join(self.parts)
+        self.parts = []
+        self.cut = Cut(text[:HELD_HEAD])
+        self.cut.spool = Spool()
+        self.tail, self.tail_size = [text[HELD_HEAD:]], max(len(text) - HELD_HEAD, 0)
+        self._write_tail(HELD_TAIL)
+
+    def _write_tail(self, keep: int) -> None:
+        """The characters after the spool but their last ``keep`` written to it."""
+        assert self.cut is not None
+        text = "".join(self.tail)
+        end = max(len(text) - keep, 0)
+        _write(self.cut.spool, text, 0, end)
+        self.tail, self.tail_size = [text[end:]], len(text) - end
 
     def line(self) -> str:
-        return self.cut if self.cut is not None else "".join(self.parts)
+        if self.cut is None:
+            return "".join(self.parts)
+        self._write_tail(HELD_TAIL)
+        self.cut.tail = self.tail[0]
+        return self.cut
 
 
 def _write(spool: Spool, text: str, start: int, end: int) -> None:
@@ -431,6 +461,15 @@ class Spool:
         self.size += other.size
         self.newlines += other.newlines
 
+    def count(self, byte: bytes) -> int:
+        """How many times ``byte`` is in the bytes written."""
+        self.file.flush()
+        self.file.seek(0)
+        found = 0
+        while piece := self.file.read(1 << 20):
+            found += piece.count(byte)
+        return found
+
     def holds(self, pattern: re.Pattern[bytes], reach: int = 16) -> bool:
         """Whether the bytes written hold a match of ``pattern``, one no longer than ``reach`` bytes."""
         self.file.flush()
@@ -479,7 +518,7 @@ class Window:
     the text streams, since a reader asks for them rarely). ``before``: the lines before these bytes, for a
     file read from a mark on.
 
-    A record longer than ``_SPILL`` is held as its head and its tail: the characters between, read and
+    A record longer than ``SPILL`` is held as its head and its tail: the characters between, read and
     searched already, are written to a ``Spool`` as the window reads on, and belong where ``hole`` is in
     ``text`` (a reader takes them, ``take``, before it lets the record go)."""
 
@@ -504,7 +543,7 @@ class Window:
         what it keeps, so a record longer than a piece is copied a few times (its length growing by an eighth
         at least), not once a piece. Reading as much as it kept read up to a long record's length past its end,
         which the new text held beside the old one. The text kept, searched already, is held as its head and
-        tail once it is longer than ``_SPILL``."""
+        tail once it is longer than ``SPILL``."""
         kept = self.text[keep:]
         added = self.adding = []
         size = 0
@@ -517,7 +556,7 @@ class Window:
             return False
         self._count_before(keep)
         self.moved = 0
-        if len(kept) > _SPILL:
+        if len(kept) > SPILL:
             kept = self._spill(kept)
         # One join: ``kept + "".join(added)`` made the new text twice, and held the old one, the pieces and
         # both copies at once (2.5 times a long record at its last doubling, 2 times now). A lone piece is
@@ -964,6 +1003,7 @@ class Reader:
         more: list[str] | None = None
 
         cut = False  # whether the message holds a line cut (``Cut``): its text is then held in a file
+        further = 0  # the characters of ``more`` not gathered into a ``Cut`` (``gather``), newlines counted
         first = self.number + 1
         number = first - 1
         for number, line in enumerate(self.lines, first):
@@ -1012,7 +1052,7 @@ class Reader:
                         sender = senders[name] = name.strip().strip(MARKS) or None
                 when = clock.at(date, time[0])
                 local = date_text + time[1]
-                first_raw, first_text, more = line, m["text"], None
+                first_raw, first_text, more, further = line, m["text"], None, 0
             elif m is None and days and (found := _day_of(days, stripped, day_first)) is not None:
                 new_day, told = found
                 if told is not None:
@@ -1030,7 +1070,7 @@ class Reader:
                 cut = line_cut
                 held_day = None
                 held.clear()
-                sender, first_raw, first_text, more = None, line, stripped, None
+                sender, first_raw, first_text, more, further = None, line, stripped, None, 0
             elif when is not None:
                 cut = cut or line_cut
                 if more is None:
@@ -1040,6 +1080,10 @@ class Reader:
                     held_day = None
                     held.clear()
                 more.append(line)
+                further += len(line) + 1
+                if further > SPILL:  # a message of many lines (a pasted log): held as one long line is
+                    more, further = gather(more)
+                    cut = True
             elif _content(line):
                 if resuming:
                     raise NotResumable  # a line that goes on with the message before the mark
@@ -1105,8 +1149,9 @@ def _message(
     """A message from its first line (as written, and its text) and its further lines (both). ``cut``: some
     of them are lines cut (``Cut``), and the text is held in a file where it can be (``_held``)."""
     if more:
-        while more and not more[-1].strip():  # the blank lines before a day line (a cut line has content)
-            more.pop()
+        while more and is_blank(more[-1]):  # the blank lines before a day line
+            if isinstance(dropped := more.pop(), Cut):
+                dropped.spool.file.close()
     held = _held(grammar, first_raw, first_text, more) if cut else None
     text: str | HeldText
     if held is not None:
@@ -1144,6 +1189,8 @@ def _held(
     for line in more or ():
         parts += ["\n", str(line), line.spool, line.tail] if isinstance(line, Cut) else ["\n", line]
     spooled = [i for i, part in enumerate(parts) if isinstance(part, Spool)]
+    if not spooled:  # its lines gathered were blank lines before a day line, not its own
+        return None
     lead = "".join(str(part) for part in parts[: spooled[0]])
     trail = "".join(str(part) for part in parts[spooled[-1] + 1 :])
     head = str(first_raw)
@@ -1172,6 +1219,46 @@ def _held(
             spool.write(part)
     first = lead.partition("\n")[0] if grammar.trim else first_text
     return spool.held(lead, trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
+
+
+def gather(more: list[str]) -> tuple[list[str], int]:
+    """A message's further lines, more than ``SPILL`` characters of them, as a ``Cut`` of those up to the last
+    that is not blank (the first continued, where it is one), then the blank ones after it, as they were or as
+    a blank ``Cut`` where they are longer than ``SPILL`` too: they are the message's only if a line with
+    content follows. Returns the lines and the characters of those left as they were."""
+    last = next((i for i in range(len(more) - 1, -1, -1) if not is_blank(more[i])), -1)
+    kept = [gathered(more[: last + 1], blank=False)] if last >= 0 else []
+    blanks = more[last + 1 :]
+    size = sum(len(line) + 1 for line in blanks if not isinstance(line, Cut))
+    if size > SPILL:
+        blanks, size = [gathered(blanks, blank=True)], 0
+    return kept + blanks, size
+
+
+def gathered(lines: list[str], blank: bool = False) -> Cut:
+    """``lines`` joined by newlines as one ``Cut``, its middle in a file; the first line's own, where it is
+    one (its head is already held, and its spool is written on). A reader of records of several lines (a
+    KakaoTalk CSV's quoted message) gathers a record longer than ``SPILL`` so."""
+    first = lines[0]
+    joined = _LongLine(cut=first) if isinstance(first, Cut) else _LongLine(first)
+    for line in lines[1:]:
+        joined.add("\n")
+        if isinstance(line, Cut):
+            joined.add_cut(line)
+        else:
+            joined.add(line)
+    cut = joined.line()
+    if not isinstance(cut, Cut):  # shorter than SPILL: the blank lines after them were most of the rest
+        joined._spill()
+        cut = joined.line()
+    assert isinstance(cut, Cut)
+    cut.blank = blank
+    return cut
+
+
+def is_blank(line: str) -> bool:
+    """Whether a further line of a message is blank: blank lines before a day line are not the message's."""
+    return line.blank if isinstance(line, Cut) else not line.strip()
 
 
 # What the record of a message held in part must not hold (``_held``): the markers ``raw.cut`` reads,

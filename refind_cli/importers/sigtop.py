@@ -20,8 +20,8 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 
 from refind_cli.errors import InputError
-from refind_cli.importers import linelog
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.importers import container, linelog
+from refind_cli.records import HELD, LONG_TEXT, Chat, ChatExport, HeldText, Kind, Message
 
 OWN = "You"
 _CONVERSATION = "Conversation: "
@@ -53,8 +53,9 @@ def _block_starts(line: str, following: str | None) -> bool:
 
 
 def read(path: Path) -> ChatExport:
-    """The file's one conversation; its messages read as consumed."""
-    lines = linelog.file_lines(path)
+    """The file's one conversation; its messages read as consumed. A line longer than ``linelog.SPILL`` is
+    given as a ``linelog.Cut`` (its middle in a file), read whole unless it is a body's."""
+    lines = _whole_unless_body(linelog.iter_lines(container.iter_file_chunks(path), path, held=True))
     first = next(lines, "").removeprefix("\ufeff")
     if not first.startswith(_CONVERSATION):
         raise InputError(
@@ -67,9 +68,22 @@ def read(path: Path) -> ChatExport:
     return ChatExport(chat, _messages(path, lines))
 
 
+def _whole_unless_body(lines: Iterator[str]) -> Iterator[str]:
+    """A ``Cut`` line whose head is blank, or a header field (``_FIELD``: whose value would be read from its
+    head), read whole: one only a body holds is read by its head."""
+    for line in lines:
+        if isinstance(line, linelog.Cut) and (not line.strip() or _FIELD.fullmatch(line)):
+            yield line.whole()
+        else:
+            yield line
+
+
 def _messages(path: Path, lines: Iterator[str]) -> Iterator[Message]:
-    """Blocks, found with one line of look-ahead: a block is whole when the next starts or the file ends."""
+    """Blocks, found with one line of look-ahead: a block is whole when the next starts or the file ends. A
+    block's body longer than ``linelog.SPILL`` is gathered into one ``linelog.Cut`` as it is read."""
     block: list[str] = []
+    body: int | None = None  # where the block's body starts, once it is looked for (``_body_start``)
+    size = 0  # the characters of the body's lines not gathered, newlines counted
     start = 0
     previous = ""  # the line before: a block starts after a blank line
     seen = False
@@ -81,11 +95,21 @@ def _messages(path: Path, lines: Iterator[str]) -> Iterator[Message]:
             if block:
                 seen = True
                 yield _message(path, start, block)
-            block, start = [], number
+            block, start, body, size = [], number, None, 0
         elif not block and line.strip():
             raise InputError(path, "expected a message block starting with From: or Type:", f"line {number}")
         if block or line.strip():
             block.append(line)
+            size += len(line) + 1
+            if size > linelog.SPILL:  # a long body: held as one long line is
+                # Its start looked for once (the fields and quote before it are read again for it), -1 where
+                # there is none: an edited message's versions, a quote longer than a spill, read whole.
+                if body is None:
+                    found = _body_start(block)
+                    body = -1 if found is None else found
+                if body >= 0:
+                    kept, size = linelog.gather(block[body:])
+                    block[body:] = kept
         previous, line = line, following
         number += 1
     if block:
@@ -95,8 +119,18 @@ def _messages(path: Path, lines: Iterator[str]) -> Iterator[Message]:
         raise InputError(path, "has no messages; not a sigtop export")
 
 
+def _body_start(block: list[str]) -> int | None:
+    """Where the body of a block starts, after its fields and quote (``_after``); None for an edited
+    message's versions, or a block whose quote has not ended yet."""
+    i = next((i for i, line in enumerate(block) if not _FIELD.fullmatch(line)), len(block))
+    if i + 1 < len(block) and block[i + 1].startswith("| Version: "):
+        return None
+    at = _after(block, i)
+    return at if at < len(block) else None
+
+
 def _message(path: Path, start: int, block: list[str]) -> Message:
-    while block and not block[-1].strip():
+    while block and linelog.is_blank(block[-1]):
         block.pop()  # the blank line that ends a block
     fields: dict[str, list[str]] = {}
     i = 0
@@ -112,16 +146,23 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
     if sender_field is not None and (m := _DETAILED.fullmatch(sender_field)):
         sender, sender_id = m["name"], m["detail"]
     own = sender_field == OWN
-    text = _body(rest)
-    attachments = fields.get("Attachment", [])
-    if kind_name not in _MESSAGE_TYPES:
-        kind = Kind.SYSTEM
-        text = text or kind_name
-    elif not text and attachments:
-        kind, text = Kind.ATTACHMENT, "\n".join(attachments)
+    held = _held(block, i) if any(isinstance(line, linelog.Cut) for line in rest) else None
+    text: str | HeldText
+    if held is not None:
+        text, raw = held
+        kind = Kind.TEXT if kind_name in _MESSAGE_TYPES else Kind.SYSTEM
     else:
-        kind = Kind.TEXT
-    raw = "\n".join(block)
+        block = [line.whole() if isinstance(line, linelog.Cut) else line for line in block]
+        text = _body(block[i:])
+        attachments = fields.get("Attachment", [])
+        if kind_name not in _MESSAGE_TYPES:
+            kind = Kind.SYSTEM
+            text = text or kind_name
+        elif not text and attachments:
+            kind, text = Kind.ATTACHMENT, "\n".join(attachments)
+        else:
+            kind = Kind.TEXT
+        raw = "\n".join(block)
     return Message(when, sender, text, kind, None, sender_id, None, None, None, "Edited" in fields, raw, own)
 
 
@@ -141,6 +182,32 @@ def _when(path: Path, place: str, fields: dict[str, list[str]]) -> datetime:
     raise InputError(path, "a message without a Sent or Received date", place)
 
 
+def _held(block: list[str], fields: int) -> tuple[HeldText, str] | None:
+    """The body of a block whose lines after its ``fields`` hold a ``Cut`` as a text held in a file, and its
+    record holding ``HELD`` in its place; None where it cannot be: an edited message's versions, a cut line
+    before the body (a quote's), a text no longer than ``LONG_TEXT`` (held ones are longer) or one that holds
+    a marker ``raw.cut`` reads."""
+    if fields + 1 < len(block) and block[fields + 1].startswith("| Version: "):
+        return None
+    at = _after(block, fields)
+    if at >= len(block) or any(isinstance(line, linelog.Cut) for line in block[:at]):
+        return None
+    body = linelog.gathered(block[at:])
+    block[at:] = [body]
+    head, tail = str(body), body.tail
+    before = "\n".join(block[:at])
+    if (
+        len(head) + body.spool.chars + len(tail) <= LONG_TEXT
+        or any(linelog.UNHELD.search(part) for part in (before, head, tail))
+        or body.spool.holds(_UNHELD_BYTES)
+    ):
+        return None
+    return body.spool.held(head, tail), f"{before}\n{HELD}"
+
+
+_UNHELD_BYTES = re.compile(linelog.UNHELD.pattern.encode())
+
+
 def _body(lines: list[str]) -> str:
     """The message's text: its body after the quote, or its newest version's."""
     if lines[1:2] and lines[1].startswith("| Version: "):
@@ -151,12 +218,17 @@ def _body(lines: list[str]) -> str:
 def _after_quote(lines: list[str]) -> str:
     """The body in what follows a block's fields: a blank line, the quote's ``>`` lines and a blank line if
     it quotes a message, then the body as written."""
-    i = 1 if lines[:1] == [""] else 0
+    return "\n".join(lines[_after(lines, 0) :])
+
+
+def _after(lines: list[str], i: int) -> int:
+    """Where the body starts in ``lines`` after the fields that end at ``i`` (``_after_quote``)."""
+    i += lines[i : i + 1] == [""]
     if i < len(lines) and lines[i].startswith(">"):
         while i < len(lines) and lines[i].startswith(">"):
             i += 1
         i += lines[i : i + 1] == [""]
-    return "\n".join(lines[i:])
+    return i
 
 
 def _newest_version(lines: list[str]) -> str:
