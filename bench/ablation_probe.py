@@ -40,20 +40,27 @@ def main() -> None:
     parser.add_argument("--kinds", help="only these kinds of change, comma-separated")
     parser.add_argument(
         "--set",
-        choices=("all", "fields", "rewrites"),
+        choices=("all", "fields", "rewrites", "unseen"),
         default="all",
-        help="fields: each field changed (ablation_variants); rewrites: whole files rewritten (rewrite_variants)",
+        help="fields: each field changed (ablation_variants); rewrites: whole files rewritten (rewrite_variants); "
+        "unseen: rewrites written after the importers were tuned (unseen_variants; not in all)",
     )
     parser.add_argument("--timeout", type=float, default=30.0)
     args = parser.parse_args()
     sys.path[:0] = [str(args.tree.resolve()), str(ROOT / "tests")]
     import ablation_variants as av
     import rewrite_variants as rv
+    import unseen_variants as uv
 
     started = time.perf_counter()
-    every = (av.variants() if args.set != "rewrites" else ()) + (
-        rv.variants() if args.set != "fields" else ()
-    )
+    held: dict[av.Variant, uv.Unseen] = {}
+    if args.set == "unseen":
+        held = {u.variant: u for u in uv.variants()}
+        every = tuple(held)
+    else:
+        every = (av.variants() if args.set != "rewrites" else ()) + (
+            rv.variants() if args.set != "fields" else ()
+        )
     chosen = [
         v
         for v in every
@@ -66,7 +73,8 @@ def main() -> None:
         for n, variant in enumerate(chosen):
             signal.setitimer(signal.ITIMER_REAL, args.timeout)
             try:
-                wrong = av.check(variant, Path(tmp) / str(n))
+                work = Path(tmp) / str(n)
+                wrong = uv.check(held[variant], work) if variant in held else av.check(variant, work)
             except Hang:
                 wrong = f"hang: no answer in {args.timeout:g} s"
             finally:

@@ -318,12 +318,18 @@ def run_phase(phase: str, export: Path, home: Path, tree: Path | None = None) ->
     """``child`` in a fresh process; with ``tree``, on that version's refind_cli."""
     shutil.rmtree(home, ignore_errors=True)
     env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
+    home.parent.mkdir(parents=True, exist_ok=True)
+    # Run from the home's folder, not from a source tree: the import's worker is ``python -c``, which puts
+    # its working folder first on sys.path, so started in this checkout an older tree's import would read
+    # with this tree's worker (session 13's "--base fails at 1M": its protocol differed, the worker died).
+    args = ["--child", phase, "--export", str(export.resolve()), "--home", str(home.resolve())]
     out = subprocess.run(
-        [sys.executable, __file__, "--child", phase, "--export", str(export), "--home", str(home)],
+        [sys.executable, str(Path(__file__).resolve()), *args],
         capture_output=True,
         text=True,
         check=False,
         env=env,
+        cwd=home.parent,
     )
     if out.returncode:
         raise SystemExit(f"phase {phase} failed:\n{out.stderr[-2000:]}")

@@ -29,6 +29,12 @@ def python_child(code: str, buffer: int) -> subprocess.Popen[bytes]:
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
     }
+    # -P: not the working folder first on sys.path, where ``-c`` puts it: run from another checkout, the
+    # child would import that checkout's package, not this one (and speak another protocol).
     return subprocess.Popen(
-        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=buffer, env=env
+        [sys.executable, "-P", "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        bufsize=buffer,
+        env=env,
     )

@@ -186,7 +186,9 @@ def _text_variants(export: Path) -> Iterator[Variant | None]:
 # --- JSON ------------------------------------------------------------------------------------------------
 
 
-def _json(**options: Any) -> Callable[[str, str], bytes | None]:
+def json_rewrite(make: Callable[[Any], bytes]) -> Callable[[str, str], bytes | None]:
+    """``make(value)`` written in place of every JSON file of an export (its value, parsed)."""
+
     def rewrite(name: str, text: str) -> bytes | None:
         if not name.lower().endswith(".json"):
             return None
@@ -194,12 +196,19 @@ def _json(**options: Any) -> Callable[[str, str], bytes | None]:
             value = _load(text.encode())
         except ValueError:
             return None
-        slashes = options.pop("slashes", False)
-        out = json.dumps(value, **options)
-        options["slashes"] = slashes
-        return (out.replace("/", "\\/") if slashes else out).encode()
+        return make(value)
 
     return rewrite
+
+
+def _json(**options: Any) -> Callable[[str, str], bytes | None]:
+    slashes = options.pop("slashes", False)
+
+    def make(value: Any) -> bytes:
+        out = json.dumps(value, **options)
+        return (out.replace("/", "\\/") if slashes else out).encode()
+
+    return json_rewrite(make)
 
 
 def _json_variants(export: Path) -> Iterator[Variant | None]:
@@ -347,6 +356,8 @@ def _xml_variants(export: Path) -> Iterator[Variant | None]:
             bears = _bears(b, found)
             if _SENDERISH.search(name) or name == "address":
                 bears.add("named")
+            if name == "address":  # what a row's thread is told by
+                bears.add("chat")
             for kind, op in (("removed", _drop_attribute), ("null", _null_attribute)):
                 yield Variant(
                     export.name,

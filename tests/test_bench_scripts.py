@@ -144,6 +144,7 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["ablation_probe.py", "--formats", "whatsapp,imessage"]],
             "variants keep the rule",
         ),
+        "codepage_bench": ([["codepage_bench.py", "--show", "0"]], "sentence(s)"),
         "catalog_bench": (
             [
                 ["catalog_bench.py", "--langs", "pl,ko", "--mixed"],

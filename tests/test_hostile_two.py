@@ -745,7 +745,8 @@ def test_a_closed_stdin_reads_as_empty_and_a_closed_stderr_keeps_the_exit_code(
     sample_home: Path, tmp_path: Path
 ):
     p = refind_closing(0, "--home", str(sample_home), "search", "-")
-    assert (p.returncode, p.stdout, p.stderr) == (1, "", "")
+    # No queries at all is a mistake in the command (session 14), said in one line.
+    assert (p.returncode, p.stdout, p.stderr.count("\n")) == (2, "", 1) and "stdin" in p.stderr
     p = refind_closing(0, "--home", str(sample_home), "mcp")
     assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
     p = refind_closing(0, "--home", str(sample_home), "forget", "--chat", "Aylin")

@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import stat
+import struct
 import tarfile
 import unicodedata
 import warnings
@@ -83,10 +84,17 @@ def archive_stem(name: str) -> str | None:
 _COPY_MARK = re.compile(r"\s\(\d{1,3}\)$")
 
 
-def unmarked(stem: str) -> str:
+def unmarked(stem: str, told: str = "") -> str:
     """A file's name (without its extension) without the mark a second copy of it is given: a chat named
-    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``)."""
-    return _COPY_MARK.sub("", stem) or stem
+    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``).
+    The mark stays where ``told`` (the start of the chat's own text) names the chat with it: a group really
+    called "Family (2)", whose name WhatsApp writes into its first lines."""
+    m = _COPY_MARK.search(stem)
+    if m is None or not stem[: m.start()].strip():
+        return stem
+    if told and stem[: m.start()].split()[-1] + m[0] in told:
+        return stem
+    return stem[: m.start()]
 
 
 def is_zip(path: Path) -> bool:
@@ -452,8 +460,14 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
     where = Path(*chain)
     held = _held(chain, stamp, where)
     try:
-        with zipfile.ZipFile(Path(chain[0]) if held is None else io.BytesIO(held)) as zf:
-            infos = tuple(zf.infolist())
+        with open(chain[0], "rb") if held is None else io.BytesIO(held) as source:
+            # Told by the end record before the directory is read: parsing 200,000 entries takes seconds.
+            if _declared_entries(source) > MAX_MEMBERS:
+                raise InputError(
+                    where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb"
+                )
+            with zipfile.ZipFile(source) as zf:
+                infos = tuple(zf.infolist())
     except (
         zipfile.BadZipFile,
         zipfile.LargeZipFile,
@@ -465,6 +479,7 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         raise InputError(where, f"not a readable zip archive ({exc})") from None
     if len(infos) > MAX_MEMBERS:
         raise InputError(where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb")
+    infos = _names_decoded(infos)
     files = {}
     for info in infos:
         if info.file_size > MAX_MEMBER_BYTES:
@@ -477,6 +492,79 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         if name is not None:
             files[name] = info
     return _Directory(chain[0], _View.of(infos), files, tuple(sorted(files)), held)
+
+
+# The code pages a zip's names are written in without its UTF-8 flag, the most used first: the system's OEM
+# code page, which Windows' "Compressed folder" and older 7-Zip and WinZip write (the zip specification's
+# CP437 is the US one).
+_OEM = (
+    "cp437",
+    "cp850",
+    "cp866",
+    "cp852",
+    "cp932",
+    "cp936",
+    "cp949",
+    "cp950",
+    "cp857",
+    "cp775",
+    "cp737",
+    "cp862",
+    "cp720",
+    "cp874",
+)
+
+
+def _names_decoded(infos: tuple[zipfile.ZipInfo, ...]) -> tuple[zipfile.ZipInfo, ...]:
+    """The entries named as the tool that wrote them meant: zipfile reads a name without the UTF-8 flag as
+    CP437, which Info-ZIP and macOS write in UTF-8 and Windows in its OEM code page (told from the names
+    together, ``code_page``); and composed, as other systems write them (macOS decomposes "ë")."""
+    unflagged = [i for i in infos if not i.flag_bits & 0x800 and not i.orig_filename.isascii()]
+    written = [i.orig_filename.encode("cp437") for i in unflagged]  # zipfile decoded them as CP437
+    try:
+        for w in written:
+            w.decode("utf-8")  # a name in another code page is rarely UTF-8 too
+        codec = "utf-8"
+    except UnicodeDecodeError:
+        codec = code_page(b"\n".join(written), _OEM) or "cp437"
+    decoded = {id(i): w.decode(codec) for i, w in zip(unflagged, written, strict=True)}
+    named = []
+    for info in infos:
+        name = decoded.get(id(info), info.filename)
+        if not name.isascii():
+            name = unicodedata.normalize("NFC", name)
+        named.append(info if name == info.filename else _renamed(info, name))
+    return tuple(named)
+
+
+def _declared_entries(source: IO[bytes]) -> int:
+    """The number of entries a zip's end record declares (its ZIP64 record's, where the count did not fit);
+    0 where there is none to read (zipfile then says what is wrong)."""
+    size = source.seek(0, os.SEEK_END)
+    reach = min(size, _END.size + (1 << 16))  # the record, and a comment of at most 64 KiB after it
+    source.seek(size - reach)
+    tail = source.read(reach)
+    at = len(tail)
+    while True:  # the record whose comment runs to the end (its signature may be in the comment too)
+        at = tail.rfind(b"PK\x05\x06", 0, at)
+        if at < 0:
+            return 0
+        if len(tail) - at >= _END.size and at + _END.size + _END.unpack_from(tail, at)[7] == len(tail):
+            break
+    count = _END.unpack_from(tail, at)[4]
+    if count == 0xFFFF and at >= _LOCATOR.size and tail.startswith(b"PK\x06\x07", at - _LOCATOR.size):
+        where = _LOCATOR.unpack_from(tail, at - _LOCATOR.size)[2]
+        source.seek(where)
+        record = source.read(_END64.size)
+        if len(record) == _END64.size and record.startswith(b"PK\x06\x06"):
+            count = _END64.unpack_from(record)[7]
+    return int(count)
+
+
+# The zip format's end of central directory record, its ZIP64 locator and ZIP64 record (APPNOTE 4.3.14-16).
+_END = struct.Struct("<4s4H2LH")
+_LOCATOR = struct.Struct("<4sLQL")
+_END64 = struct.Struct("<4sQ2H2L4Q")
 
 
 def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes | None:
@@ -808,9 +896,10 @@ _CONTROLS = frozenset(range(32)) - {9, 10, 13}
 @functools.lru_cache(maxsize=64)  # each format's sniff asks of the same file's start
 def _legacy(start: bytes) -> str | None:
     """The code page of a text whose first bytes are not UTF-8 (an older Windows tool's "ANSI": Excel's
-    plain CSV, Notepad before 2019), as charset-normalizer tells it from them; None where they are UTF-8
-    (or cut inside a character at their end), UTF-8 with a damaged byte (a UTF-8 character before it), or
-    no text in any code page."""
+    plain CSV, Notepad before 2019): of those it decodes in without control characters, the one whose
+    decoding reads most like written text (``_oddness``), the most used on a tie; None where the bytes are
+    UTF-8 (or cut inside a character at their end), UTF-8 with a damaged byte (a UTF-8 character before it),
+    or no text in any code page."""
     try:
         start.decode("utf-8")
         return None
@@ -819,31 +908,100 @@ def _legacy(start: bytes) -> str | None:
             return None  # a character cut at the end of the sample
         if not start[: exc.start].isascii():
             return None
-    import charset_normalizer
+    return code_page(start, _ANSI)
+
+
+def code_page(data: bytes, candidates: Sequence[str]) -> str | None:
+    """Of the ``candidates`` (code pages, the most used first) that decode ``data`` without control
+    characters, the one whose decoding reads most like written text (``_oddness``), the most used on a tie;
+    None where none does."""
+    ranked = []
+    for order, codec in enumerate(candidates):
+        try:
+            # Not final: the sample may end inside a character of a double-byte code page.
+            text = codecs.getincrementaldecoder(codec)().decode(data, final=False)
+        except UnicodeDecodeError:
+            continue
+        name = codecs.lookup(codec).name
+        if not any(ord(c) in _CONTROLS for c in text):
+            odd_words, symbols, fit = _oddness(text)
+            # A text that reads cleanly as several characters of a double-byte code page, some of them
+            # common in a language, is in it: other text rarely pairs its bytes into them all, let alone
+            # into common ones (Korean in CP874 reads as clean Thai; one short word of Cyrillic may pair).
+            paired = not _single_byte(name) and fit < 0 and sum(ord(c) > 127 for c in text) >= _PAIRED
+            ranked.append((odd_words, symbols, not paired, fit, order, name))
+    return min(ranked)[-1] if ranked else None
+
+
+# Double-byte characters a clean decoding needs to hold to be taken over a single-byte one.
+_PAIRED = 4
+# Symbols written text holds as they are, which no decoding makes of letters alone: the degree sign.
+_PLAIN_SYMBOLS = frozenset("°")
+# Scripts one word of Japanese or Chinese mixes, as Unicode names them (the first word of a name): kana,
+# ideographic punctuation, full-width forms.
+_ONE_SCRIPT = {
+    "HIRAGANA": "CJK",
+    "KATAKANA": "CJK",
+    "KATAKANA-HIRAGANA": "CJK",
+    "HALFWIDTH": "CJK",
+    "FULLWIDTH": "CJK",
+    "IDEOGRAPHIC": "CJK",
+}
+
+
+def _oddness(text: str) -> tuple[int, int, float]:
+    """How unlike written text a decoding reads, from the characters' own properties and charset-normalizer's
+    tables of each language's common letters: words that mix scripts or hold a capital after a small letter
+    (Arabic in CP1251 is "ЗбГУИЗднЙ", Czech in CP1251 "Celй инslo", Spanish in CP874 "n๚mero"), then
+    symbols where letters belong (Polish in CP1252 is "£ódŸ"), then the share of its non-ASCII letters that
+    no one language commonly writes (Czech in CP1252 is "ìø", Turkish "Ýþ")."""
+    words = "".join(c if _script(c) else " " for c in text).split()
+    odd_words = sum(
+        1
+        for w in words
+        if len(set(map(_script, w))) > 1 or any(a.islower() and b.isupper() for a, b in itertools.pairwise(w))
+    )
+    symbols = sum(
+        1
+        for c in text
+        if ord(c) > 127
+        and unicodedata.category(c)[0] in "SNC"
+        and not c.isdigit()
+        and c not in _PLAIN_SYMBOLS
+    )
+    letters = [c.lower() for c in text if ord(c) > 127 and c.isalpha()]
+    fit = max(sum(c in common for c in letters) for common in _common_letters())
+    return odd_words, symbols, -fit / len(letters) if letters else 0.0
+
+
+@functools.lru_cache(maxsize=1)
+def _common_letters() -> tuple[frozenset[str], ...]:
     from charset_normalizer.constant import FREQUENCIES
 
-    def rank(match: charset_normalizer.CharsetMatch) -> tuple[float, float, int]:
-        # The least mess, then the most like a language, then the fewest symbols where letters belong
-        # (Polish "Łódź" in CP1252 is "£ódŸ").
-        odd = sum(1 for c in str(match) if ord(c) > 127 and unicodedata.category(c)[0] == "S")
-        return match.percent_chaos, -match.percent_coherence, odd
+    return tuple(frozenset(letters) for letters in FREQUENCIES.values())
 
-    def western(match: charset_normalizer.CharsetMatch) -> tuple[int, int]:
-        # The most of one language's common letters (Czech "ěř" in CP1252 is "ìø", common in no one
-        # language), then the most used code page.
-        letters = {c for c in str(match).lower() if ord(c) > 127 and c.isalpha()}
-        fit = max(len(letters.intersection(common)) for common in FREQUENCIES.values())
-        return -fit, _ANSI.index(match.encoding) if match.encoding in _ANSI else len(_ANSI)
 
-    found = list(charset_normalizer.from_bytes(start, cp_isolation=list(_ANSI)))
-    if not found:
-        return None
-    best = min(map(rank, found))
-    tied = [m for m in found if rank(m) == best]  # in charset-normalizer's order
-    if all(_single_byte(m.encoding) for m in tied):  # a short text reads alike in several
-        tied.sort(key=western)
-    text = str(tied[0])
-    return None if any(ord(c) in _CONTROLS for c in text) else codecs.lookup(tied[0].encoding).name
+@functools.lru_cache(maxsize=4096)
+def _script(c: str) -> str:
+    """The script a character of a word is written in ("LATIN", "CJK"), "" for one of no script (a digit,
+    common punctuation: "EM DASH"): the first word of its Unicode name, where that names a script letters
+    are written in (a Thai or an Arabic mark holds to its script: in a Latin word it is out of place)."""
+    if ord(c) < 128:
+        return "LATIN" if c.isalpha() else ""
+    name = unicodedata.name(c, "").split(" ", 1)[0]
+    name = _ONE_SCRIPT.get(name, name)
+    return name if name in _letter_scripts() else ""
+
+
+@functools.lru_cache(maxsize=1)
+def _letter_scripts() -> frozenset[str]:
+    """The scripts of the letters of the Basic Multilingual Plane: the first words of their Unicode names."""
+    found = set(_ONE_SCRIPT.values())
+    for point in range(0x80, 0x10000):
+        c = chr(point)
+        if c.isalpha():
+            found.add(unicodedata.name(c, " ").split(" ", 1)[0])
+    return frozenset(found)
 
 
 def _single_byte(codec: str) -> bool:

@@ -278,9 +278,9 @@ def _chat(package: _Package, ident: str, indexed: Any, info: dict[str, Any]) -> 
     name = indexed if isinstance(indexed, str) and indexed else None
     if name is None and isinstance(info.get("name"), str) and info["name"]:
         name = info["name"] + (f" in {guild['name']}" if isinstance(guild.get("name"), str) else "")
-    kind_code = info.get("type")
-    if isinstance(kind_code, int) and not isinstance(kind_code, bool):
-        kind = _KINDS.get(kind_code, "channel")
+    kind_code = fields.ident(info.get("type"))  # 1, 1.0 or "1", as a tool wrote it
+    if kind_code is not None and kind_code.isdigit():
+        kind = _KINDS.get(int(kind_code), "channel")
     else:
         kind = "direct" if (name or "").startswith("Direct Message with") else "channel"
     raw = json.dumps({"id": ident, "index": indexed, "channel": info}, ensure_ascii=False, sort_keys=True)
@@ -292,33 +292,40 @@ def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], 
         utf8 = utf8_chunks(chunks, functools.partial(package.error, stored), legacy=True)
         text = io.TextIOWrapper(io.BufferedReader(_ChunkReader(utf8)), encoding="utf-8", newline="")
         reader = None
+        above = 0  # lines before the header
         try:
             first = text.readline(1 << 16)  # a header, not a whole file without a line end
+            hint = fields.separator_hint(first)  # Excel's "sep=," line before the header
+            if hint:
+                first = text.readline(1 << 16)
+                above = 1
             reader = csv.reader(
-                itertools.chain([first], text), strict=True, delimiter=fields.separator(first)
+                itertools.chain([first], text), strict=True, delimiter=hint or fields.separator(first)
             )
             header = next(reader, None)
             if header is None:
                 return  # an empty file: a channel without messages
             header = [h.strip().removeprefix("\ufeff") for h in header]
             if "Timestamp" not in header:
-                raise package.error(stored, "no Timestamp column; not a Discord messages.csv", "line 1")
+                raise package.error(
+                    stored, "no Timestamp column; not a Discord messages.csv", f"line {above + 1}"
+                )
             for row in reader:
                 if row:
                     record = dict(zip(header, row, strict=False))
                     raw = json.dumps(record, ensure_ascii=False, sort_keys=True)
-                    yield record, f"line {reader.line_num}", raw
+                    yield record, f"line {reader.line_num + above}", raw
         except csv.Error as exc:
             # A message holds at most 4,000 characters, so a field past the csv module's limit (128 KiB) is
             # a quote that never closes: refused there rather than read to the end of the file.
             raise package.error(
-                stored, f"invalid CSV ({exc})", f"line {reader.line_num if reader else 1}"
+                stored, f"invalid CSV ({exc})", f"line {(reader.line_num if reader else 1) + above}"
             ) from None
         except UnicodeDecodeError as exc:
             raise package.error(
                 stored,
                 f"invalid UTF-8 (byte 0x{exc.object[exc.start]:02x})",
-                f"line {reader.line_num if reader else 1}",
+                f"line {(reader.line_num if reader else 1) + above}",
             ) from None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,13 @@ _SEPARATORS = (",", ";", "\t")
 def separator(header: str) -> str:
     """The field separator of a CSV file, told by its header line: the one that splits it most."""
     return max(_SEPARATORS, key=header.count)
+
+
+# The line Excel reads (and some tools write for it) before a CSV's header to name its separator: "sep=;".
+_HINT = re.compile(r"\ufeff?sep=(.)\s*")
+
+
+def separator_hint(line: str) -> str | None:
+    """The separator a CSV's first line names, where it is Excel's ``sep=`` line (not the header)."""
+    m = _HINT.fullmatch(line)
+    return m[1] if m else None

@@ -139,6 +139,18 @@ class _Text(HTMLParser):
         return [line.rstrip() for line in "".join(self.line).split("\n")]
 
 
+# What a page may start with before its ``<html>`` or doctype: white space, an XML declaration (XHTML), and
+# comments (the mark a browser adds to a page it saved: "<!-- saved from url=(0014)about:internet -->").
+_PROLOGUE = re.compile(r"(?:\s+|<\?xml[^>]*>|<!--.*?-->)*", re.S)
+
+
+def is_page(text: str) -> bool:
+    """Whether ``text`` (a file's start, BOM removed) is an HTML page: its first markup after what may come
+    before it is ``<html`` or an HTML doctype, in any case."""
+    start = text[_PROLOGUE.match(text).end() :][:15].lower()  # type: ignore[union-attr]  # always matches
+    return start.startswith(("<html", "<!doctype html"))
+
+
 def page_text(html: str) -> str:
     """The text of an HTML page or fragment, as a reader sees it; "" for markup with no text."""
     out: list[str] = []

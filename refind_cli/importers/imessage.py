@@ -29,6 +29,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from refind_cli.errors import InputError
+from refind_cli.importers import htmltext
 from refind_cli.importers.container import (
     Encoding,
     decode_text,
@@ -70,8 +71,9 @@ _EFFECTS = frozenset(
 )
 # An attachment line: a path the exporter copied or found the file at.
 _PATH = re.compile(r"(?:/|~/|[A-Za-z]:\\|\.{0,2}/?attachments/)\S.*\.[A-Za-z0-9]{2,5}")
-_SNIFF_HTML = re.compile(r'<span class="timestamp">')
-_SNIFF_HTML_RECORD = re.compile(r'<div class ?= ?"(?:message|announcement)">')
+# The tool's markup as any HTML writer may save it again: tags in any case, attributes quoted either way.
+_SNIFF_HTML = re.compile(r"""(?i)<span\s+class\s*=\s*["']?timestamp["'\s>]""")
+_SNIFF_HTML_RECORD = re.compile(r"""(?i)<div\s+class\s*=\s*["']?(?:message|announcement)["'\s>]""")
 
 
 @dataclass
@@ -103,8 +105,7 @@ def sniff(path: Path) -> bool:
 
 
 def _is_html(text: str) -> bool:
-    start = text.lstrip()[:200].lower()
-    return start.startswith(("<html", "<!doctype html"))
+    return htmltext.is_page(text.removeprefix("\ufeff"))
 
 
 # --- reading -----------------------------------------------------------------------------------------

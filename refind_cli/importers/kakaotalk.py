@@ -216,20 +216,34 @@ class _Unframed:
 # --- the macOS app's CSV ---------------------------------------------------------------------------------
 
 _CSV_COLUMNS = ("Date", "User", "Message")
-_CSV_STAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
+# The app's stamp (2025-07-06 14:39:55), and as a spreadsheet shows it once it took it for a date and the
+# file was saved again: day, month and year in the order of its locale (6.7.2025, 7/6/2025, 2025/07/06), the
+# time in its hours (2:39:55 PM).
+_CSV_STAMPS = tuple(
+    re.compile(date + linelog.WS + linelog.TIME)
+    for date in (
+        r"(?P<y>\d{4})(?P<ysep>[-/.])(?P<mo>\d\d?)(?P=ysep)(?P<d>\d\d?)",  # 2025-07-06, 2025/07/06
+        r"(?P<a>\d{1,2})(?P<sep>[./-])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4}),?",
+    )
+)
 
 
 class _Columns(NamedTuple):
-    """A CSV's separator and where its Date, User and Message are: the app writes them in that order, a
-    spreadsheet may move them, add its own or separate them with ";"."""
+    """A CSV's separator, where its Date, User and Message are (the app writes them in that order, a
+    spreadsheet may move them, add its own or separate them with ";"), and the lines before its records:
+    the header, after Excel's ``sep=`` line where there is one."""
 
     separator: str
     at: tuple[int, int, int]
+    head: int
     width: int  # how many columns the header has
 
 
-def _csv_columns(header: str) -> _Columns | None:
-    separator = fields.separator(header)
+def _csv_columns(lines: list[str]) -> _Columns | None:
+    """The columns of a CSV whose first lines (not blank) are ``lines``."""
+    hint = fields.separator_hint(lines[0]) if lines else None
+    header = lines[1 if hint else 0] if len(lines) > (1 if hint else 0) else ""
+    separator = hint or fields.separator(header)
     try:
         names = [n.strip() for n in next(csv.reader([header.removeprefix("\ufeff")], delimiter=separator))]
     except (csv.Error, StopIteration):
@@ -237,15 +251,20 @@ def _csv_columns(header: str) -> _Columns | None:
     if not set(_CSV_COLUMNS) <= set(names):
         return None
     at = names.index("Date"), names.index("User"), names.index("Message")
-    return _Columns(separator, at, len(names))
+    return _Columns(separator, at, 2 if hint else 1, len(names))
+
+
+def _csv_stamp(cell: str) -> re.Match[str] | None:
+    return next((m for p in _CSV_STAMPS if (m := p.fullmatch(cell)) is not None), None)
 
 
 def _is_csv(lines: list[str]) -> bool:
-    """A header with Date, User and Message columns, and a first record (if any) that holds its stamp."""
+    """A header with Date, User and Message columns, and a first record (if any) that holds a stamp."""
     content = [line for line in lines if line.strip()]
-    if not content or _csv_columns(content[0]) is None:
+    columns = _csv_columns(content)
+    if columns is None:
         return False
-    return len(content) == 1 or _CSV_STAMP.search(content[1]) is not None
+    return len(content) == columns.head or any(p.search(content[columns.head]) for p in _CSV_STAMPS)
 
 
 def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
@@ -254,8 +273,7 @@ def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
     (the columns are the header's, read again). Its ``end``: a mark at the file's end, where it ends a line."""
     if after is not None and after.digest:
         raise NotResumable
-    head = linelog.head_lines(linelog.file_head(path))
-    columns = _csv_columns(head[0]) if head else None
+    columns = _csv_columns(linelog.head_lines(linelog.file_head(path)))
     if columns is None:
         raise InputError(path, "not a KakaoTalk CSV export: expected a header of Date,User,Message", "line 1")
     offset, line = (after.offset, json.loads(after.state)["line"]) if after is not None else (0, 0)
@@ -273,8 +291,9 @@ def _csv_export(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
     name = container.unmarked(path.name.rsplit(".", 1)[0])
     records = linelog.iter_lines(read, path, line=line, held=True)
     if after is None:
-        next(records, None)  # the header
-    messages = _csv_messages(path, records, clock, columns, max(line, 1), lines)
+        for _ in range(columns.head):
+            next(records, None)  # the header
+    messages = _csv_messages(path, records, clock, columns, max(line, columns.head), lines)
     return ChatExport(Chat(FORMAT, name, name, "chat"), messages, end)
 
 
@@ -397,15 +416,16 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
         need = max(columns.at) + 1
         raise InputError(path, f"expected {need} fields (Date,User,Message), found {len(cells)}", place)
     stamp, sender, text = (cells[i] for i in columns.at)
-    m = _CSV_STAMP.fullmatch(stamp)
-    date = (int(m[1]), int(m[2]), int(m[3])) if m else None
-    seconds = int(m[4]) * 3600 + int(m[5]) * 60 + int(m[6]) if m else -1
-    if m is None or date is None or not linelog.YEARS[0] <= date[0] <= linelog.YEARS[1] or seconds >= 86400:
+    m = _csv_stamp(stamp)
+    # A spreadsheet's day written with dots is day first (German, Russian, ...); with slashes, month first
+    # where its numbers leave both (Excel in English), and as they tell otherwise.
+    date = linelog.read_date(m, m.groupdict().get("sep") == ".") if m else None
+    seconds = linelog.read_time(m) if m and date else None
+    if m is None or date is None or seconds is None:
         raise InputError(path, f"unreadable date {stamp!r} (expected like 2025-07-06 14:39:55)", place)
-    try:
-        when = clock.at(date, timedelta(seconds=seconds))
-    except ValueError:
-        raise InputError(path, f"unreadable date {stamp!r} (no such day)", place) from None
+    when = clock.at(date, timedelta(seconds=seconds))
+    # The wall-clock time in the app's own form (what identifies the message), whatever form it was saved in.
+    stamp = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} {seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     name = sender.strip() or None
     kind = Kind.SYSTEM if name is None else GRAMMAR.kind_of(text.partition("\n")[0])
     return Message(when, name, text, kind, None, None, stamp, None, None, False, raw, name in GRAMMAR.own)

@@ -454,12 +454,8 @@ def _named_workspace(path: Path) -> str | None:
 def _created(record: dict[str, Any]) -> str | None:
     """When the conversation was made (epoch seconds, a number or a string of digits): with its id, it tells
     one workspace's ``#general`` from another's that reuses the id, and stays the same in every export."""
-    value = record.get("created")
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit()):
-        return str(int(value))
-    return None
+    value = fields.ident(record.get("created"))  # 1449252889, 1449252889.0 or "1449252889"
+    return str(int(value)) if value is not None and value.isascii() and value.isdigit() else None
 
 
 def _user_name(user: dict[str, Any]) -> str | None:

@@ -522,7 +522,11 @@ class _Reader:
         address = get("address", "")
         contact = get("contact_name")
         if address in _NULL:
-            self.gaps.lack("text message", "address", "kept apart by contact name")
+            # Rows with neither are told apart by nothing: said, as they share one chat.
+            if contact is not None and contact not in _UNKNOWN:
+                self.gaps.lack("text message", "address", "kept apart by contact name")
+            else:
+                self.gaps.lack("text message", "address or contact name", "one chat, '(no address)'")
         found = self.seen.get((address, contact)) or self._thread_of(address, contact)
         own = get("type") not in _RECEIVED_SMS
         text = get("body", "null")

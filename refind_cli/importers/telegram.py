@@ -609,8 +609,9 @@ def _describe_service(obj: dict[str, Any]) -> str:
         pinned = _ident(obj.get("message_id"))
         return f"{actor} pinned message {pinned}" if pinned else f"{actor} pinned a message"
     if action == "phone_call":
-        seconds = obj.get("duration_seconds")
-        details = [f"{seconds} s"] if isinstance(seconds, int) and not isinstance(seconds, bool) else []
+        # A number however a tool wrote it: 734, 734.0, "734".
+        seconds = fields.number(obj.get("duration_seconds"))
+        details = [f"{fields.text(seconds)} s"] if seconds is not None else []
         details += [reason] if (reason := _str(obj.get("discard_reason"))) else []
         return f"{actor} called" + (f" ({', '.join(details)})" if details else "")
     return f"{actor} {action.replace('_', ' ')}{quoted}" + (f": {members}" if members else "")

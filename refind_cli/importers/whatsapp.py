@@ -296,10 +296,11 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     if after is not None:
         yield _read_after(path, tz, after)
         return
-    member, name, where = _source(path)
+    member, _, where = _source(path)
     ends = _Ends()
     chunks = _chunks(path, member, ends)
     window, first = _first_header(chunks, path, where)
+    name = _source(path, window.text[:_NAMING])[1]
     special = _specialise(first)
     dates: dict[str, tuple[int, int, int]] = {}
     day_first = _day_first(linelog.stamp_lines(window, first, special, _match_other), dates)
@@ -395,13 +396,15 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
     header of the file is read again (the layout it has); NotResumable unless the bytes after the mark
     start with a header and their dates leave the date order as it was."""
     known = json.loads(after.state)
-    member, name, where = _source(path)
+    member, _, where = _source(path)
     if (member is None) == bool(after.digest):  # a mark of a zip's text read as a loose file, or the reverse
         raise NotResumable
     try:
-        _, first = _first_header(_chunks(path, member, _Ends()), path, where)
+        head, first = _first_header(_chunks(path, member, _Ends()), path, where)
     except InputError:
         raise NotResumable from None
+    name = _source(path, head.text[:_NAMING])[1]
+    del head
     special = _specialise(first)
     ends = _Ends()
     rest = _chunks(path, member, ends, after, known["line"])
@@ -458,11 +461,12 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
     return ChatExport(chat=chat, messages=reading.track(warn.after(messages)), end=reading.mark)
 
 
-def chat_name(file_name: str) -> str:
-    """The chat's title from an export's file name: the localized prefix and extension removed."""
+def chat_name(file_name: str, told: str = "") -> str:
+    """The chat's title from an export's file name: the localized prefix and extension removed, and a
+    copy's mark unless the chat's first lines (``told``) name it with it (``container.unmarked``)."""
     stem = file_name.rsplit("/", 1)[-1]
     stem = container.unmarked(
-        stem[:-4] if stem.lower().endswith(".txt") else container.archive_stem(stem) or stem
+        stem[:-4] if stem.lower().endswith(".txt") else container.archive_stem(stem) or stem, told
     )
     folded = stem.casefold()
     for prefix in _NAME_PREFIXES:
@@ -503,22 +507,26 @@ def infer_day_first(dates: Sequence[tuple[int, int, int]]) -> bool | None:
 # --- loading ------------------------------------------------------------------------------------------
 
 
-def _source(path: Path) -> tuple[str | None, str, str | None]:
-    """The zip member that holds the chat (None for a loose file), the chat's name and the place inside
-    the file that errors should name."""
+def _source(path: Path, told: str = "") -> tuple[str | None, str, str | None]:
+    """The zip member that holds the chat (None for a loose file), the chat's name (``told``: the chat's
+    first lines, which may name it) and the place inside the file that errors should name."""
     if path.is_dir():
         raise InputError(path, "is a folder; a WhatsApp export is a .txt or .zip file")
     if path.suffix.lower() != ".zip" and container.read_file_part(path, 0, 4) != b"PK\x03\x04":
         if path.name == _IOS_CHAT_FILE:
-            return None, _ios_chat_name(path.absolute().parent.name), None
-        return None, chat_name(path.name), None
+            return None, _ios_chat_name(path.absolute().parent.name, told), None
+        return None, chat_name(path.name, told), None
     with container.open_zip(path) as zf:
         member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
     if member is None:
         raise InputError(path, "contains no WhatsApp chat (.txt) file")
     base = member.rsplit("/", 1)[-1]
-    name = _ios_chat_name(path.name) if base == _IOS_CHAT_FILE else chat_name(base)
+    name = _ios_chat_name(path.name, told) if base == _IOS_CHAT_FILE else chat_name(base, told)
     return member, name, f"entry {member!r}"
+
+
+# The start of a chat that may name it (iOS writes a group's name as the sender of its first notices).
+_NAMING = 1 << 14
 
 
 def _chunks(
@@ -554,10 +562,10 @@ def _counted(chunks: Iterator[bytes], ends: _Ends, offset: int, lines: int) -> I
     ends.lines = lines
 
 
-def _ios_chat_name(container: str) -> str:
+def _ios_chat_name(container: str, told: str = "") -> str:
     """iOS writes every chat as ``_chat.txt``: the chat is named by what holds it, the zip
     ``WhatsApp Chat - Alice.zip`` or the folder macOS unzips it into, ``WhatsApp Chat - Alice/``."""
-    return chat_name(container) or _IOS_CHAT_FILE.removesuffix(".txt")
+    return chat_name(container, told) or _IOS_CHAT_FILE.removesuffix(".txt")
 
 
 def _chat_member(names: list[str]) -> str | None:

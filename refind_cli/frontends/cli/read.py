@@ -55,6 +55,10 @@ def search(
         fail("--json and --jsonl cannot be used together", json_mode=True)
     if newest and sort == "score":
         fail("--newest and --sort score cannot be used together", json_mode=json_mode)
+    queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
+    if query == "-" and not any(q.strip() for q in queries):
+        # Nothing to look for is a mistake in the command (an empty pipe), not "nothing found" (exit 1).
+        fail("'-' reads one query per line from stdin, and stdin held none", json_mode=json_mode)
     found = False
     with error_boundary(json_mode), open_home_at(home_path) as home:
         zone_ = zone(tz)
@@ -73,7 +77,6 @@ def search(
             now=datetime.now(zone_),
             tz=zone_,
         )
-        queries = [line.rstrip("\r\n") for line in sys.stdin] if query == "-" else [query]
         out: Out | None = None
         objects = []
         for q in queries:
