@@ -57,6 +57,9 @@ def test_a_query_of_stop_words_alone_finds_the_message_that_holds_them(tmp_path:
     asked = hits = 0
     for lang, found in made.items():
         needles = _stop_needles(found.messages, analyzer_for(told[lang]))
+        if not needles:
+            # A language the stop-words package has no list for (Slovenian) has none to ask; empty stdin is an error.
+            continue
         queries = "".join(f"{word}\n{word.upper()}\n" for word, _ in needles)
         lines = refind(home, "search", "-", "--chat", lang, "-k", "3", "--jsonl", stdin=queries).splitlines()
         results = [json.loads(line)["results"] for line in lines if line.strip()]
