@@ -34,18 +34,24 @@ def refind(home: Path, *args: str, stdin: str = "") -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Counter[str]]:
-    """form -> hits and misses over the sample's needles, searched through the command line."""
-    folder = tmp_path_factory.mktemp("catalogs")
+def imported(folder: Path, home: Path, langs: tuple[str, ...]) -> dict[str, CatalogChat]:
+    """Each language's admin-catalog chat, written into ``folder`` as a WhatsApp export and imported into ``home``."""
     chats: dict[str, CatalogChat] = {}
-    for lang in SAMPLE:
+    for lang in langs:
         made = chat(lang, "admin")
         assert made is not None, lang
         chats[lang] = made
         whatsapp_lines(folder / f"WhatsApp Chat with {lang}.txt", list(made.messages))
-    home = folder / "home"
     refind(home, "import", str(folder))
+    return chats
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Counter[str]]:
+    """form -> hits and misses over the sample's needles, searched through the command line."""
+    folder = tmp_path_factory.mktemp("catalogs")
+    home = folder / "home"
+    chats = imported(folder, home, SAMPLE)
     out: dict[str, Counter[str]] = {}
     for lang, c in chats.items():
         cases = [

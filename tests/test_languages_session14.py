@@ -14,8 +14,7 @@ import pytest
 from babel import localedata
 from babel.core import parse_locale
 from catalog_chats import chat
-from cldr_chats import whatsapp_lines
-from test_catalog_languages import refind
+from test_catalog_languages import imported, refind
 
 from refind_cli.method.search import query_terms
 from refind_cli.text import datenames, datenames_data
@@ -45,14 +44,8 @@ def _stop_needles(messages: tuple[str, ...], analyzer: Analyzer) -> list[tuple[s
 def test_a_query_of_stop_words_alone_finds_the_message_that_holds_them(tmp_path: Path) -> None:
     folder = tmp_path / "exports"
     folder.mkdir()
-    made = {}
-    for lang in SAMPLE:
-        found = chat(lang, "admin")
-        assert found is not None, lang
-        made[lang] = found
-        whatsapp_lines(folder / f"WhatsApp Chat with {lang}.txt", list(found.messages))
     home = tmp_path / "home"
-    refind(home, "import", str(folder))
+    made = imported(folder, home, SAMPLE)
     told = {c["name"]: c["lang"] for c in json.loads(refind(home, "chats", "--json"))["chats"]}
     asked = hits = 0
     for lang, found in made.items():
