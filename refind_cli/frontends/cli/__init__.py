@@ -3,6 +3,7 @@ itself on ``app``) parses its options, makes one call to the facade and hands th
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -84,12 +85,23 @@ def main(end: Callable[[int], NoReturn] = sys.exit) -> None:
         # interpreter's start).
         sys.stdout.write(f"refind {__version__}\n")
         return
-    from refind_cli.frontends.cli import quick
+    # The cyclic collector is paused while the quick path runs: a read's start-up makes ~14,000 objects that
+    # live until it ends (modules, classes, functions) and the collector scanned them 25 times on the way to
+    # a cold search's first hit, finding nothing to free: ~5 ms of its ~55 ms of CPU in process at load 10
+    # (bench/RESULTS.md, issue 26 item 3, session 15). What a read makes is freed by reference counting; a
+    # search reading any number of queries from stdin runs with the collector as it was (``quick.serve``).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from refind_cli.frontends.cli import quick
 
-    # `refind search` without building the app (typer, click and their work are a third of its start).
-    code = quick.serve(sys.argv[1:])
-    if code is not None:
-        end(code)
+        # `refind search` without building the app (typer, click and their work are a third of its start).
+        code = quick.serve(sys.argv[1:], collecting=collecting)
+        if code is not None:
+            end(code)
+    finally:
+        if collecting:
+            gc.enable()
     from refind_cli.frontends.cli.common import app
 
     # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
