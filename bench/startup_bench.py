@@ -164,13 +164,15 @@ import builtins, gc, os, sys
 spent, stack, collecting = {}, [], [0.0, 0.0]
 real = builtins.__import__
 def timed(name, globals=None, locals=None, fromlist=(), level=0):
-    before = len(sys.modules)
+    before, collected_before = len(sys.modules), collecting[0]
     t = time.process_time()
     stack.append(0.0)
     try:
         return real(name, globals, locals, fromlist, level)
     finally:
-        took, inner = time.process_time() - t, stack.pop()
+        # The collector's runs inside count as the collector's.
+        took = time.process_time() - t - (collecting[0] - collected_before)
+        inner = stack.pop()
         if len(sys.modules) != before:
             top = (globals or {}).get("__package__", "") if level else name
             owner = OWNERS.get(top.partition(".")[0], "stdlib" if top.partition(".")[0] in sys.stdlib_module_names else "other")
@@ -219,12 +221,13 @@ def where(pythons: dict[str, tuple[str, dict[str, str] | None, Path]], rounds: i
             runs[name].append(ast.literal_eval(line.removeprefix("WHERE ")))
     print(f"where a cold `refind search dinner -k 5` spends its CPU (ms, medians of {rounds}):")
     parts = list(dict.fromkeys(k for figures in runs.values() for f in figures for k in f))
-    print(f"{'':40}" + "".join(f"{name:>22}" for name in pythons))
+    width = max(len(name) for name in pythons) + 2
+    print(f"{'':40}" + "".join(f"{name:>{width}}" for name in pythons))
     for part in [*parts, "total"]:
         cells = []
         for figures in runs.values():
             ms = statistics.median(sum(f.values()) if part == "total" else f.get(part, 0.0) for f in figures)
-            cells.append(f"{ms * 1000:22.1f}")
+            cells.append(f"{ms * 1000:{width}.1f}")
         print(f"{part:40}" + "".join(cells))
 
 

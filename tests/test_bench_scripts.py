@@ -180,6 +180,7 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
                     f"{work}/startup",
                     "--left-log",
                     "--installed",
+                    "--where",
                 ]
             ],
             "refind search dinner -k 5, log left, first",
