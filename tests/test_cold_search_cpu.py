@@ -1,16 +1,21 @@
-"""A cold read's CPU (issue 26 item 3, session 15): the quick path runs with the cyclic collector paused (its
-start-up makes objects that live until it ends; a search of stdin's queries, which may run long, runs with it
-as it was), and the records a search builds make their named tuple classes from evaluated annotations, not
-strings that typing compiles one by one."""
+"""A cold read's CPU (issue 26 items 3 and 5, session 15): the quick path runs with the cyclic collector
+paused (its start-up makes objects that live until it ends; a search of stdin's queries, which may run long,
+runs with it as it was); the records a search builds make their named tuple classes from evaluated
+annotations, not strings that typing compiles one by one; a timeline counts per day without a date a day."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import typing
+from collections import Counter
+from datetime import date, datetime, tzinfo
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import refind_cli.frontends.cli.params
 import refind_cli.records
@@ -18,6 +23,7 @@ import refind_cli.request
 import refind_cli.results
 import refind_cli.text.query
 import refind_cli.text.snippet
+from refind_cli.dates.timeline import bucket_start, local_days, next_start, timeline, unit_for
 
 
 def collections_during(home: Path, args: list[str], *, stdin: str = "", collecting: bool = True) -> list[str]:
@@ -94,3 +100,43 @@ def test_the_records_a_search_builds_have_no_field_typing_compiles(module: objec
     }
     # The one type a search's result names that only type checking imports (the timeline, a search's option).
     assert compiled <= {("SearchResult", "timeline")}
+
+
+# A `--timeline` counts per local day without a date a day (``timeline._bucketed``): the same counts as each
+# moment's own date in the zone, bucketed one by one.
+_ZONES = ["UTC", "Europe/Berlin", "Asia/Kolkata", "America/St_Johns", "Australia/Lord_Howe", "Pacific/Apia"]
+
+
+def _spread_one_by_one(moments: list[int], tz: tzinfo) -> list[tuple[date, int]]:
+    days = Counter(datetime.fromtimestamp(ts, tz).date() for ts in moments)
+    if not days:
+        return []
+    unit = unit_for(min(days), max(days))
+    counts: Counter[date] = Counter()
+    for day, n in days.items():
+        counts[bucket_start(day, unit)] += n
+    out, at = [], bucket_start(min(days), unit)
+    while at <= bucket_start(max(days), unit):
+        out.append((at, counts[at]))
+        at = next_start(at, unit)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    zone=st.sampled_from(_ZONES),
+    moments=st.lists(st.integers(0, 7_258_118_399), max_size=30),  # to the end of 2199 (``records.TIMES``)
+    around=st.integers(946_684_800, 2_000_000_000),
+    step=st.integers(1, 86_400),
+    count=st.integers(0, 600),
+)
+def test_a_timeline_counts_what_each_moments_own_date_counts(
+    zone: str, moments: list[int], around: int, step: int, count: int
+):
+    # Moments anywhere (few over a long span: each converted), and a run of moments at most a day apart over
+    # up to 600 days (the zone's changes between them found, the runs between changes counted apart).
+    tz = ZoneInfo(zone)
+    every = moments + [around + i * step for i in range(count)]
+    spread = [(b.start, b.tally) for b in timeline(every, tz).buckets]
+    assert spread == _spread_one_by_one(every, tz)
+    assert local_days(every, tz) == Counter(datetime.fromtimestamp(ts, tz).date() for ts in every)

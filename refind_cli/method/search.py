@@ -95,7 +95,10 @@ def _timeline(times: Iterable[int], tz: tzinfo) -> Timeline:
     # An index built from an archive of an earlier release that read-only media kept from its migration (m010)
     # may hold a time outside TIMES: its day would have no date in a zone east of UTC.
     lo, hi = (int(bound.timestamp()) for bound in TIMES)
-    return timeline((min(max(t, lo), hi) for t in times), tz)
+    moments = list(times)
+    if moments and (min(moments) < lo or max(moments) > hi):
+        moments = [min(max(t, lo), hi) for t in moments]
+    return timeline(moments, tz)
 
 
 def _competition_ranks(sorted_desc: Sequence[float]) -> list[int]:
