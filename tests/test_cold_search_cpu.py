@@ -5,10 +5,14 @@ annotations, not strings that typing compiles one by one; a timeline counts per 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import subprocess
 import sys
+import time
 import typing
 from collections import Counter
+from collections.abc import Iterator
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -23,6 +27,7 @@ import refind_cli.request
 import refind_cli.results
 import refind_cli.text.query
 import refind_cli.text.snippet
+from refind_cli.dates.clock import system_offsets, zone
 from refind_cli.dates.timeline import bucket_start, local_days, next_start, timeline, unit_for
 
 
@@ -140,3 +145,48 @@ def test_a_timeline_counts_what_each_moments_own_date_counts(
     spread = [(b.start, b.tally) for b in timeline(every, tz).buckets]
     assert spread == _spread_one_by_one(every, tz)
     assert local_days(every, tz) == Counter(datetime.fromtimestamp(ts, tz).date() for ts in every)
+
+
+@contextlib.contextmanager
+def system_zone(name: str) -> Iterator[tzinfo]:
+    """The system's zone as ``zone(None)`` makes it (dateutil's ``tzlocal``), the C library told ``name``."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = name
+    time.tzset()
+    try:
+        yield zone(None)
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(_ZONES),
+    moments=st.lists(st.integers(0, 7_258_118_399), max_size=30),
+    around=st.integers(946_684_800, 2_000_000_000),
+    near=st.lists(st.integers(-3 * 3600, 3 * 3600), max_size=30),
+)
+def test_a_timeline_in_the_system_zone_counts_what_each_moments_own_date_counts(
+    name: str, moments: list[int], around: int, near: list[int]
+):
+    # Few moments over a long span, some of them about the hour before a local midnight (at the zone's two
+    # offsets, on two days), where each is converted.
+    with system_zone(name) as tz:
+        assert system_offsets(tz) is not None
+        every = moments + [around - around % 86_400 + d for d in near]
+        spread = [(b.start, b.tally) for b in timeline(every, tz).buckets]
+        assert spread == _spread_one_by_one(every, tz)
+        assert local_days(every, tz) == Counter(datetime.fromtimestamp(ts, tz).date() for ts in every)
+
+
+def test_only_the_system_zone_has_its_offsets_told():
+    assert system_offsets(ZoneInfo("Europe/Berlin")) is None
+    assert system_offsets(zone("+05:30")) is None
+    with system_zone("Europe/Berlin") as tz:
+        assert system_offsets(tz) == (3600, 7200)
+    with system_zone("Asia/Kolkata") as tz:
+        assert system_offsets(tz) == (19800, 19800)
