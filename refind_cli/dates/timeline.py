@@ -82,8 +82,8 @@ _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 def _bucketed(days: Mapping[int, int], unit: str | None = None) -> Timeline:
     """``from_days`` of counts per local day, each day as its number from 1970-01-01. Each bucket's count is
     read off the days' running total at its two ends: the days are never each made a date (a search's matches
-    fall on 12,000 days of 98 years; the day a time for each was half of `refind search --timeline`'s extra
-    CPU, bench/RESULTS.md, issue 26 item 5, session 15)."""
+    fall on 12,000 days of 98 years; a date and a bucket for each day were half of `refind search --timeline`'s
+    extra CPU, bench/RESULTS.md, issue 26 item 5, session 15)."""
     if not days:
         return Timeline(unit or "day", ())
     numbers = sorted(days)
