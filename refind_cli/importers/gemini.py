@@ -56,6 +56,7 @@ from refind_cli.importers.container import (
     is_zip,
     iter_file_chunks,
     iter_member_chunks,
+    member_head,
     member_of,
     open_zip,
     read_file,
@@ -172,7 +173,7 @@ def _head(path: Path) -> tuple[bytes, str]:
                 name = _member(zf)
                 if name is None:
                     return b"", ""
-                return utf8_head(next(iter_member_chunks(zf, name, path), b"")[:SNIFF_BYTES]), name
+                return utf8_head(member_head(zf, name, path, SNIFF_BYTES)), name
         return sniff_head(path, SNIFF_BYTES), path.name
     except (InputError, OSError, ValueError):
         return b"", ""
