@@ -622,21 +622,31 @@ def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes 
 def _an_archive_inside(chain: tuple[str, ...], name: str, stamp: tuple[int, int]) -> bool:
     """Whether the file ``name`` of an archive is an archive too (a zip, or a tar by its first header). A
     file that cannot be read is not: its reading names the problem."""
-    directory = _directory(chain, stamp)
     try:
-        with directory.open() as zf:
-            member = directory.files[name].name
-            head = member_head(zf, member, Path(*chain), _TAR_HEAD)
-            if head.startswith(b"BZh"):  # bzip2 gives nothing back before a whole block (up to 900 kB)
-                head = member_head(zf, member, Path(*chain), CHUNK)
+        # Its first header (512 bytes) tells a tar, after the long name or pax records before it, read through
+        # gzip or xz as they stream: a JSON file of many megabytes is not inflated whole to say so.
+        head = _head(chain, name, stamp)
+        if head.startswith(b"BZh"):  # bzip2 gives nothing back before a whole block (up to 900 kB)
+            directory = _directory(chain, stamp)
+            with directory.open() as zf:
+                head = member_head(zf, directory.files[name].name, Path(*chain), CHUNK)
     except (InputError, OSError):
         return False
     return head.startswith(b"PK\x03\x04") or _is_tar_data(head)
 
 
-# What tells a tar inside an archive: its first header (512 bytes), and the long name or pax records before
-# it, read through gzip or xz as they stream; a JSON file of many megabytes is not inflated whole to say so.
-_TAR_HEAD = 64 << 10
+# The head of a file inside an archive that sniffs look at (each format's is at most this), held for the
+# formats asked in turn: a zip's 100 Teams chats are each asked whether they are a Discord, Telegram or
+# Gemini file, and whether they are an archive.
+HEAD = 64 << 10
+
+
+@functools.lru_cache(maxsize=128)
+def _head(chain: tuple[str, ...], name: str, stamp: tuple[int, int]) -> bytes:
+    """The first ``HEAD`` bytes of the file ``name`` of an archive (``_Place``)."""
+    directory = _directory(chain, stamp)
+    with directory.open() as zf:
+        return member_head(zf, directory.files[name].name, Path(*chain), HEAD)
 
 
 def _is_tar_data(data: bytes | bytearray) -> bool:
@@ -819,7 +829,13 @@ def read_file(path: Path, limit: int = MAX_MEMBER_BYTES) -> bytes:
 
 def read_file_part(path: Path, start: int, size: int = -1) -> bytes:
     """``size`` bytes of a loose file or an archive member from byte ``start`` on (all the rest with -1)."""
-    if size >= 0 and member_of(path) is None:  # read as much as asked, not a whole chunk
+    inside = member_of(path) is not None
+    if inside and size >= 0 and start + size <= HEAD:
+        place = _place(path)
+        if place is None or place.folder:
+            raise InputError(path, "no such file in the archive")
+        return _head(place.chain, place.name, _stamp(Path(place.chain[0])))[start : start + size]
+    if size >= 0 and not inside:  # read as much as asked, not a whole chunk
         try:
             with path.open("rb") as fh:
                 fh.seek(start)
