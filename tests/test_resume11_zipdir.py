@@ -227,3 +227,19 @@ def test_a_grown_slack_zip_read_lean_leaves_what_a_reread_leaves(tmp_path: Path,
     assert [c.messages_added + c.messages_skipped for c in grown] == [
         len(versions) * 3 + 3 - (change == "a deletion in the middle")
     ]
+
+
+@pytest.mark.parametrize(
+    ("names", "held"),
+    [
+        (["Takeout/Gemini Apps/MyActivity.json", "a.txt"], True),
+        (["Takeout/BARD/x.html"], True),
+        (["general/2024-01-02.json", "users.json"], False),
+        (["Takeout/GEM\u0130N\u0130 Apps/MyActivity.json"], True),  # not ASCII: may fold to the word
+    ],
+)
+def test_a_word_in_a_zips_names_is_found_in_any_case(tmp_path: Path, names: list[str], held: bool) -> None:
+    path = tmp_path / "x.zip"
+    path.write_bytes(written([(n, b"{}", b"", b"") for n in names]))
+    with container.open_zip(path) as zf:
+        assert container.may_name(zf, ("gemini", "bard")) == held
