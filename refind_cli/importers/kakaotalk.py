@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import itertools
 import json
 import re
@@ -49,38 +50,6 @@ _EN_WEEKDAY = r"(?:(?P<dow>[A-Z][a-z]+), )?"
 _KO_WEEKDAY = r"(?: (?P<dow>[월화수목금토일]요일))?"
 _STAMP_ALONE = rf"(?:,? {TIME})?"  # a day line may carry the time of its first message
 
-_LAYOUTS = (
-    Layout(
-        message=pattern(rf"{_EN_DATE}, {TIME}, {_SENDER}"),
-        days=(pattern(rf"{_EN_WEEKDAY}{_EN_DATE}{_STAMP_ALONE}"),),
-    ),
-    Layout(
-        message=pattern(rf"{TIME}, {_EN_DATE}, {_SENDER}"),
-        days=(pattern(rf"{_EN_WEEKDAY}{_EN_DATE}"), pattern(rf"{TIME}, {_EN_DATE}")),
-    ),
-    Layout(
-        message=pattern(rf"{_KO_DATE} {TIME}, {_SENDER}"),
-        days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"), pattern(rf"{_KO_DATE} {TIME}")),
-    ),
-    Layout(
-        message=pattern(rf"{_IOS_DATE} {TIME}, {_SENDER}"),
-        days=(pattern(rf"{_IOS_DATE}{_KO_WEEKDAY}"), pattern(rf"{_IOS_DATE} {TIME}")),
-    ),
-    Layout(
-        message=pattern(rf"\[(?P<sender>[^\]]*)\] \[{TIME}\] (?P<text>.*)"),
-        days=(
-            pattern(rf"-{{5,}} {_KO_DATE}{_KO_WEEKDAY} -{{5,}}"),
-            pattern(rf"-{{5,}} {_EN_WEEKDAY}{_EN_DATE} -{{5,}}"),
-        ),
-        system=pattern(
-            rf"{_NAME}님이 들어왔습니다\.|{_NAME}님이 나갔습니다\.|{_NAME}님이 {_NAMES}님을 초대했습니다\."
-            rf"|{_NAME}님을 내보냈습니다\.|{_NAME} joined this chatroom\.|{_NAME} left this chatroom\."
-            rf"|{_NAME} invited {_NAMES}\.|운영정책을 위반한 메시지로 신고 접수 시 .+"
-        ),
-    ),
-    # Last: a message line of only a time is the loosest, and is tried only when the others fail.
-    Layout(message=pattern(rf"{TIME}, {_SENDER}"), days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"),)),
-)
 # The mobile variant's frame around a day line: a row of dashes on the line above and below it.
 _RULE = pattern(r"-{5,}")
 _FRAMED_DAY = pattern(rf"{_KO_DATE}{_KO_WEEKDAY}")
@@ -117,16 +86,54 @@ _KIND_PATTERNS = (
     (pattern(rf"{_NAME}님이 {_NAMES}님을 초대했습니다\.$|{_NAME} invited {_NAMES}\.$"), Kind.SYSTEM),
 )
 
-GRAMMAR = Grammar(
-    what="a KakaoTalk chat export",
-    example="May 28, 2018, 9:46 AM, Name : text",
-    layouts=_LAYOUTS,
-    titles=_TITLES,
-    saved=_SAVED,
-    kinds=_KINDS,
-    kind_patterns=_KIND_PATTERNS,
-    own=frozenset({"회원님"}),
-)
+
+@functools.cache
+def grammar() -> Grammar:
+    """The format's line grammar, made when first asked for: its layouts' patterns (CLDR's time words in
+    each) took 35 ms to compile, paid by every import of a zip (each format is asked whether it is its
+    export)."""
+    layouts = (
+        Layout(
+            message=pattern(rf"{_EN_DATE}, {TIME}, {_SENDER}"),
+            days=(pattern(rf"{_EN_WEEKDAY}{_EN_DATE}{_STAMP_ALONE}"),),
+        ),
+        Layout(
+            message=pattern(rf"{TIME}, {_EN_DATE}, {_SENDER}"),
+            days=(pattern(rf"{_EN_WEEKDAY}{_EN_DATE}"), pattern(rf"{TIME}, {_EN_DATE}")),
+        ),
+        Layout(
+            message=pattern(rf"{_KO_DATE} {TIME}, {_SENDER}"),
+            days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"), pattern(rf"{_KO_DATE} {TIME}")),
+        ),
+        Layout(
+            message=pattern(rf"{_IOS_DATE} {TIME}, {_SENDER}"),
+            days=(pattern(rf"{_IOS_DATE}{_KO_WEEKDAY}"), pattern(rf"{_IOS_DATE} {TIME}")),
+        ),
+        Layout(
+            message=pattern(rf"\[(?P<sender>[^\]]*)\] \[{TIME}\] (?P<text>.*)"),
+            days=(
+                pattern(rf"-{{5,}} {_KO_DATE}{_KO_WEEKDAY} -{{5,}}"),
+                pattern(rf"-{{5,}} {_EN_WEEKDAY}{_EN_DATE} -{{5,}}"),
+            ),
+            system=pattern(
+                rf"{_NAME}님이 들어왔습니다\.|{_NAME}님이 나갔습니다\.|{_NAME}님이 {_NAMES}님을 초대했습니다\."
+                rf"|{_NAME}님을 내보냈습니다\.|{_NAME} joined this chatroom\.|{_NAME} left this chatroom\."
+                rf"|{_NAME} invited {_NAMES}\.|운영정책을 위반한 메시지로 신고 접수 시 .+"
+            ),
+        ),
+        # Last: a message line of only a time is the loosest, and is tried only when the others fail.
+        Layout(message=pattern(rf"{TIME}, {_SENDER}"), days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"),)),
+    )
+    return Grammar(
+        what="a KakaoTalk chat export",
+        example="May 28, 2018, 9:46 AM, Name : text",
+        layouts=layouts,
+        titles=_TITLES,
+        saved=_SAVED,
+        kinds=_KINDS,
+        kind_patterns=_KIND_PATTERNS,
+        own=frozenset({"회원님"}),
+    )
 
 
 def sniff(path: Path) -> bool:
@@ -137,14 +144,14 @@ def sniff(path: Path) -> bool:
             lines = linelog.head_lines(linelog.file_head(path))
             if path.suffix.lower() == ".csv":
                 return _is_csv(lines)
-            return linelog.sniff_lines(GRAMMAR, list(_Unframed()(iter(lines))), "")
+            return linelog.sniff_lines(grammar(), list(_Unframed()(iter(lines))), "")
         with container.open_zip(path) as zf:
             member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
             if member is None:
                 return False
             with contextlib.closing(container.iter_member_chunks(zf, member, path)) as chunks:
                 lines = list(itertools.islice(linelog.iter_lines(chunks, path), linelog.SNIFF_LINES * 4))
-        return linelog.sniff_lines(GRAMMAR, list(_Unframed()(iter(lines))), "")
+        return linelog.sniff_lines(grammar(), list(_Unframed()(iter(lines))), "")
     except Exception:  # sniffing looks at foreign files of any shape; none of them may stop detection
         return False
 
@@ -161,13 +168,13 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
         yield _csv_export(path, tz, after)
         return
     if not _is_zip(path):
-        yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed)
+        yield linelog.read_file_log(grammar(), path, tz, chat, after, _Unframed)
         return
     with container.open_zip(path) as zf:
         member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
     if member is None:
         raise InputError(path, "contains no KakaoTalk chat (.txt) file")
-    yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed, member)
+    yield linelog.read_file_log(grammar(), path, tz, chat, after, _Unframed, member)
 
 
 def _is_zip(path: Path) -> bool:
@@ -379,7 +386,7 @@ def _held_message(
         )
     fields = _csv_message(path, place, head[:start] + '""', clock, columns)
     text = raw.spool.held(lead, tail[: len(tail) - len(quote)])
-    kind = Kind.SYSTEM if fields.sender is None else GRAMMAR.kind_of(lead.partition("\n")[0])
+    kind = Kind.SYSTEM if fields.sender is None else grammar().kind_of(lead.partition("\n")[0])
     return fields._replace(text=text, kind=kind, raw=f"{head[:start]}{quote}{HELD}{quote}")
 
 
@@ -427,5 +434,5 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
     # The wall-clock time in the app's own form (what identifies the message), whatever form it was saved in.
     stamp = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} {seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     name = sender.strip() or None
-    kind = Kind.SYSTEM if name is None else GRAMMAR.kind_of(text.partition("\n")[0])
-    return Message(when, name, text, kind, None, None, stamp, None, None, False, raw, name in GRAMMAR.own)
+    kind = Kind.SYSTEM if name is None else grammar().kind_of(text.partition("\n")[0])
+    return Message(when, name, text, kind, None, None, stamp, None, None, False, raw, name in grammar().own)

@@ -80,8 +80,7 @@ def _heads(path: Path, *, first_only: bool) -> Iterator[bytes]:
     elif container.is_zip(path):
         with container.open_zip(path) as zf:
             for name in _zip_members(zf):
-                with contextlib.closing(container.iter_member_chunks(zf, name, path)) as chunks:
-                    yield next(chunks, b"")[:_SNIFF_BYTES]
+                yield container.member_head(zf, name, path, _SNIFF_BYTES)
                 if first_only:
                     return
     elif path.name.lower().startswith("messages_"):
@@ -151,7 +150,7 @@ def _files(path: Path) -> Iterator[_File]:
             for name in members:
                 yield _File(
                     name,
-                    functools.partial(container.member_stamp, zf.getinfo(name)),
+                    functools.partial(container.member_stamp, zf, name),
                     functools.partial(container.iter_member_chunks, zf, name, path),
                     path,
                     f"entry {name!r}",
