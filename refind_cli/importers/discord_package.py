@@ -348,12 +348,14 @@ def _held_row(
     """A record holding a field longer than ``LONG_TEXT`` (``csvlong``): only its Contents can be, held in its
     file, the raw record holding ``HELD`` in its place (written ``\\u0000`` in its JSON, once). Anything
     else is refused in one line, never read whole."""
-    contents = record.get("Contents")
     rest = {key: value for key, value in record.items() if key != "Contents"}
-    raw = json.dumps({**rest, "Contents": HELD}, ensure_ascii=False, sort_keys=True)
-    if not isinstance(contents, HeldText) or any(isinstance(v, HeldText) for v in rest.values()):
+    if not isinstance(record.get("Contents"), HeldText) or any(
+        isinstance(v, HeldText) for v in rest.values()
+    ):
         what = f"a field other than Contents longer than {LONG_TEXT:,} characters; not a Discord messages.csv"
-    elif raw.count(_HELD_JSON) != 1:
+    elif (raw := json.dumps({**rest, "Contents": HELD}, ensure_ascii=False, sort_keys=True)).count(
+        _HELD_JSON
+    ) != 1:
         what = f"a message longer than {LONG_TEXT:,} characters whose other fields hold a NUL: not read"
     else:
         return record, where, raw
