@@ -276,3 +276,18 @@ def _as_whole(expected: list[Message], got: list[Message]) -> None:
             assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw  # the record, rebuilt exactly
             held = held._replace(text=held.text.whole(), raw=m.raw)
         assert held == m
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_kakaotalk_csv_record_between_the_csv_limit_and_a_spill_is_read(tmp_path: Path, quoted: bool):
+    """Before, a message of 128K characters to a spill (1.2M) was refused by the csv module's field limit
+    (process-wide, not raised here); now its record is read by csvlong's scanner, as it is written."""
+    text = WORDS * (300_000 // len(WORDS)) + ('"quoted", and\nmore' if quoted else "")
+    record = f"2024-02-01 11:00:00,Jack,{_cell(text)}"
+    path = tmp_path / "KakaoTalk_Chat_Jack.csv"
+    path.write_text(
+        f'Date,User,Message\n2024-02-01 10:59:00,"Ann","hi"\n{record}\n2024-02-01 11:01:00,Ann,ok\n'
+    )
+    messages = [m for export in read_export(path, "kakaotalk", UTC) for m in export.messages]
+    assert [m.text for m in messages] == ["hi", text, "ok"]
+    assert messages[1].raw == record and messages[1].sender == "Jack"

@@ -108,12 +108,12 @@ class _Lines:
         return line
 
 
-def cells(line: str, delimiter: str) -> list[str | HeldText]:
+def cells(line: str, delimiter: str) -> list[str]:
     """The fields of one record written as ``line`` (its lines joined), as ``csv.reader([line])`` gives
-    them, whatever its length."""
+    them, whatever its length (it is in memory already: none is held in a file)."""
     if len(line) <= csv.field_size_limit():
-        return [*next(csv.reader([line], strict=True, delimiter=delimiter), [])]
-    return record([line], delimiter, single=True) or []
+        return next(csv.reader([line], strict=True, delimiter=delimiter), [])
+    return [f for f in record([line], delimiter, single=True, hold=False) or [] if isinstance(f, str)]
 
 
 # The scanner's states, as the csv module names them.
@@ -123,14 +123,17 @@ _UNQUOTED_END = (
 )
 
 
-def record(pieces: Iterable[str], delimiter: str, single: bool = False) -> list[str | HeldText] | None:
+def record(
+    pieces: Iterable[str], delimiter: str, single: bool = False, hold: bool = True
+) -> list[str | HeldText] | None:
     """The first record of ``pieces`` (text, cut anywhere) as ``csv.reader`` reads it from the lines they
     join, or None where they hold none; the pieces after the line that ends it are not read. ``single``: the
     pieces are one line for the csv module, in which a line end outside quotes followed by more is an error
-    (read from a file by lines, nothing follows one in its line)."""
+    (read from a file by lines, nothing follows one in its line). ``hold``: a field longer than
+    ``LONG_TEXT`` is held in a file."""
     ends = re.compile(f"[{re.escape(delimiter)}\r\n]")
     fields: list[str | HeldText] = []
-    field = _Field()
+    field = _Field(hold)
     state = _START_RECORD
     try:
         for piece in pieces:
@@ -152,7 +155,7 @@ def record(pieces: Iterable[str], delimiter: str, single: bool = False) -> list[
                     if m is None:
                         break
                     fields.append(field.value())
-                    field = _Field()
+                    field = _Field(hold)
                     if piece[stop] in _NEWLINES:
                         return _ended(fields, piece, stop, single)
                     state, at = _START_FIELD, stop + 1
@@ -171,7 +174,7 @@ def record(pieces: Iterable[str], delimiter: str, single: bool = False) -> list[
                     if c != delimiter and c not in _NEWLINES:
                         raise csv.Error(f"'{delimiter}' expected after '\"'")
                     fields.append(field.value())
-                    field = _Field()
+                    field = _Field(hold)
                     if c in _NEWLINES:
                         return _ended(fields, piece, at, single)
                     state, at = _START_FIELD, at + 1
@@ -196,11 +199,12 @@ def _ended(fields: list[str | HeldText], piece: str, at: int, single: bool) -> l
 
 
 class _Field:
-    """A field's characters as they are read: in memory up to ``LONG_TEXT``, then in a file."""
+    """A field's characters as they are read: in memory up to ``LONG_TEXT``, then in a file (``hold``)."""
 
-    __slots__ = ("parts", "size", "spool")
+    __slots__ = ("hold", "parts", "size", "spool")
 
-    def __init__(self) -> None:
+    def __init__(self, hold: bool) -> None:
+        self.hold = hold
         self.parts: list[str] = []
         self.size = 0
         self.spool: Spool | None = None
@@ -210,7 +214,7 @@ class _Field:
             return
         self.parts.append(text)
         self.size += len(text)
-        if self.size > (_WRITE if self.spool else LONG_TEXT):
+        if self.hold and self.size > (_WRITE if self.spool else LONG_TEXT):
             if self.spool is None:
                 self.spool = Spool()
             self._write()
