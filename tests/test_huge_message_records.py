@@ -291,3 +291,22 @@ def test_a_kakaotalk_csv_record_between_the_csv_limit_and_a_spill_is_read(tmp_pa
     messages = [m for export in read_export(path, "kakaotalk", UTC) for m in export.messages]
     assert [m.text for m in messages] == ["hi", text, "ok"]
     assert messages[1].raw == record and messages[1].sender == "Jack"
+
+
+def test_a_json_value_past_its_cap_says_what_the_cap_is(tmp_path: Path):
+    """A DiscordChatExporter file whose one message runs past the 8 MB a value may hold: refused in one line
+    naming the file, the byte and the limit, not "not a Discord export" (it may well be one)."""
+    message = {"id": "1", "type": "Default", "timestamp": "2026-05-01T20:00:00.000+02:00", "content": "TEXT"}
+    message["author"] = {"id": "7", "name": "ann_c"}
+    export = {
+        "guild": {"id": "1", "name": "Crag"},
+        "channel": {"id": "2", "name": "beta"},
+        "messages": [message],
+    }
+    path = tmp_path / "long.json"
+    path.write_bytes(json.dumps(export).encode().replace(b"TEXT", b"a" * (9 << 20)))
+    r = CliRunner().invoke(app, ["--home", str(tmp_path / "home"), "import", str(path)])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+    assert r.stderr.startswith(f"refind: error: {path}: byte ")
+    assert "runs past 8 MB, refind's limit for one value of a Discord export" in r.stderr
+    assert "not a Discord export" not in r.stderr
