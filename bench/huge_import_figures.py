@@ -1,4 +1,4 @@
-"""Issue 24, item 4 (sessions 10, 13, 14): the peak RSS of importing one huge message, in the writing process
+"""Issue 24, item 4 (sessions 10, 13, 14, 15): the peak RSS of importing one huge message, in the writing process
 and in its worker, for the release before (``--base``) and this checkout, rounds interleaved with the import of
 a one-line chat and of a chat as large of one-line messages (the baselines) in the same run.
 
@@ -9,7 +9,7 @@ The inputs: a one-line chat; a WhatsApp chat of ``--lines-mb`` MB of one-line me
 WhatsApp and LINE chats whose last message is the huge one; the huge message between two short ones (the
 worker reads on past it); the huge message as a pasted log of short lines in each line log (LINE, KakaoTalk,
 signal-export, signalbackup-tools); a KakaoTalk CSV and a sigtop export whose message is one line or short
-lines. Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
+lines; a Discord data package's messages.csv likewise, and a KakaoTalk CSV message of 1 MB (session 15). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
 sampled every 20 ms) with ``PYTHONPATH`` set to the checkout it measures, into a fresh home; the worker is used
 for the huge inputs (over 4 MB), not for the one-line chat.
 """
@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_figures import MB, ROOT, measure_import
+from huge_commands_figures import discord_package
 
 WORDS = "all work and no play makes jack a dull boy "
 
@@ -79,6 +80,16 @@ def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict
             "Conversation: Jack\n\n" + sigtop.replace("{}", pasted),
         ),
     }
+    # Session 15: a Discord data package's messages.csv (quoted, its quotes doubled), one line or short lines;
+    # a KakaoTalk CSV message between the csv module's field limit (128K) and a spill (1.2M).
+    packages = {
+        f"Discord CSV {megabytes} MB": WORDS.replace("no", '"no"') * (megabytes * MB // (len(WORDS) + 4)),
+        f"Discord CSV {megabytes} MB of lines": pasted.replace("no", '"no"'),
+    }
+    texts["KakaoTalk CSV 1 MB"] = (
+        "csv",
+        f'Date,User,Message\n2024-02-01 11:00:00,"Jack","{WORDS * (MB // len(WORDS))}"\n',
+    )
     names = {
         "wa": "WhatsApp Chat with Jack.txt",
         "line": "[LINE] Chat with Jack.txt",
@@ -94,6 +105,10 @@ def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict
         (folder / str(i)).mkdir()
         paths[name] = folder / str(i) / names[fmt]
         paths[name].write_text(text)
+    for name, text in packages.items():
+        if not only or name in only:
+            (folder / name).mkdir()
+            paths[name] = discord_package(folder / name, text)
     return paths
 
 
