@@ -83,6 +83,7 @@ def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict
     # Session 15: a Discord data package's messages.csv (quoted, its quotes doubled), one line or short lines;
     # a KakaoTalk CSV message between the csv module's field limit (128K) and a spill (1.2M).
     packages = {
+        "Discord CSV 1 KB": WORDS.replace("no", '"no"') * 22,  # the peer: the same file with a 1 KB message
         f"Discord CSV {megabytes} MB": WORDS.replace("no", '"no"') * (megabytes * MB // (len(WORDS) + 4)),
         f"Discord CSV {megabytes} MB of lines": pasted.replace("no", '"no"'),
     }
