@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from test_huge_message_worker import WORDS, bounded
+from test_huge_message_worker import WORDS, bounded, read_as_whole
 from typer.testing import CliRunner
 
 import refind_cli.frontends.cli.imports
@@ -34,7 +34,6 @@ from refind_cli.importers import container, csvlong, read_export
 from refind_cli.records import HELD, HeldText, Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.archive import Archive
-from refind_cli.storage.identity import Identity
 
 MB = 1 << 20
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_exports" / "discord-package"
@@ -259,23 +258,7 @@ def test_a_discord_record_held_in_part_reads_as_read_whole(
         )
         return
     assert not isinstance(expected, str) and not isinstance(got, str), (expected, got)
-    _as_whole(expected, got)
-
-
-def _as_whole(expected: list[Message], got: list[Message]) -> None:
-    assert len(got) == len(expected)
-    ids, ids_held = Identity(), Identity()
-    for m, held in zip(expected, got, strict=True):
-        assert isinstance(m.text, str)
-        uid = ids.uid(m.source_id, m.local_time, 0, m.sender, m.text)
-        assert ids_held.uid(held.source_id, held.local_time, 0, held.sender, held.text) == uid
-        if isinstance(held.text, HeldText):
-            event("a Discord message held")
-            fields = (m.local_time, m.sender, m.sender_id)
-            rest, form = raw_record.cut(held.raw, (HELD, *fields))
-            assert raw_record.joined(rest, form, (m.text, *fields)) == m.raw  # the record, rebuilt exactly
-            held = held._replace(text=held.text.whole(), raw=m.raw)
-        assert held == m
+    read_as_whole(expected, got, "a Discord message held")
 
 
 @pytest.mark.parametrize("quoted", [False, True])
