@@ -9,7 +9,8 @@ The inputs: a one-line chat; a WhatsApp chat of ``--lines-mb`` MB of one-line me
 WhatsApp and LINE chats whose last message is the huge one; the huge message between two short ones (the
 worker reads on past it); the huge message as a pasted log of short lines in each line log (LINE, KakaoTalk,
 signal-export, signalbackup-tools); a KakaoTalk CSV and a sigtop export whose message is one line or short
-lines; a Discord data package's messages.csv likewise, and a KakaoTalk CSV message of 1 MB (session 15). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
+lines; a Discord data package's messages.csv likewise, and a KakaoTalk CSV message of 1 MB; the readers
+that still hold such a message whole (``LEFT``), each beside the same sample with a 1 KB message (session 15). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
 sampled every 20 ms) with ``PYTHONPATH`` set to the checkout it measures, into a fresh home; the worker is used
 for the huge inputs (over 4 MB), not for the one-line chat.
 """
@@ -28,6 +29,24 @@ from hostile_figures import MB, ROOT, measure_import
 from huge_commands_figures import discord_package
 
 WORDS = "all work and no play makes jack a dull boy "
+# Session 15: the readers that still hold one huge message whole, from a sample export with one message's
+# text replaced (name: sample file, the text as written there, how a text of words is written in its place).
+LEFT = {
+    "SMS XML": ("sms-20261004213000.xml", "Can I borrow the big pot on Saturday?", str),
+    "iMessage TXT": (
+        "Priya Nair.txt",
+        "The cake is in the office fridge, top shelf 🎂 don't tell anyone",
+        str,
+    ),
+    "iMessage HTML": ("Lars Lindqvist.html", "The tomatoes are finally red 🍅 eleven today", str),
+    "Hangouts JSON": ("Hangouts.json", "Is the flat in Weserstraße yours now?", str),
+    "sigtop, edited": (
+        "Noah Weber.txt",
+        "| we're out of chairs 😅 can you bring three?",
+        lambda text: "| " + text,
+    ),
+    "sigtop, quoted": ("Noah Weber.txt", "> From: Noah Weber (+4915209876543)", lambda text: "> " + text),
+}
 
 
 def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict[str, Path]:
@@ -110,6 +129,14 @@ def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict
         if not only or name in only:
             (folder / name).mkdir()
             paths[name] = discord_package(folder / name, text)
+    for left, (sample, written, write) in LEFT.items():
+        for size, text in (("1 KB", WORDS * 23), (f"{megabytes} MB", body)):
+            name = f"{left}, {size}"
+            if not only or name in only:
+                original = (ROOT / "sample_exports" / sample).read_text()
+                (folder / name).mkdir()
+                paths[name] = folder / name / sample
+                paths[name].write_text(original.replace(written, write(text), 1))
     return paths
 
 
