@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -265,7 +266,7 @@ def main() -> None:
                         f"{name:<26} {label:<22} {code:<7} {r['seconds']:>7.1f}s {r['rss_mb']:>7.0f}MB{failed}",
                         flush=True,
                     )
-            path.unlink()
+            shutil.rmtree(path) if path.is_dir() else path.unlink()  # a Discord package is a folder
     print(f"load average {os.getloadavg()[0]:.1f} at end")
 
 
