@@ -10,7 +10,8 @@ WhatsApp and LINE chats whose last message is the huge one; the huge message bet
 worker reads on past it); the huge message as a pasted log of short lines in each line log (LINE, KakaoTalk,
 signal-export, signalbackup-tools); a KakaoTalk CSV and a sigtop export whose message is one line or short
 lines; a Discord data package's messages.csv likewise, and a KakaoTalk CSV message of 1 MB; the readers
-that still hold such a message whole (``LEFT``), each beside the same sample with a 1 KB message (session 15). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
+that still hold such a message whole (``LEFT``, when named by ``--only``), each beside the same sample with a
+1 KB message (session 15). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
 sampled every 20 ms) with ``PYTHONPATH`` set to the checkout it measures, into a fresh home; the worker is used
 for the huge inputs (over 4 MB), not for the one-line chat.
 """
@@ -132,7 +133,7 @@ def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict
     for left, (sample, written, write) in LEFT.items():
         for size, text in (("1 KB", WORDS * 23), (f"{megabytes} MB", body)):
             name = f"{left}, {size}"
-            if not only or name in only:
+            if name in only:  # named only: the two trees read them alike
                 original = (ROOT / "sample_exports" / sample).read_text()
                 (folder / name).mkdir()
                 paths[name] = folder / name / sample
