@@ -22,6 +22,7 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -32,8 +33,9 @@ from huge_commands_figures import discord_package
 WORDS = "all work and no play makes jack a dull boy "
 # Session 15: the readers that still hold one huge message whole, from a sample export with one message's
 # text replaced (name: sample file, the text as written there, how a text of words is written in its place).
-LEFT = {
-    "SMS XML": ("sms-20261004213000.xml", "Can I borrow the big pot on Saturday?", str),
+LEFT: dict[str, tuple[str, str, Callable[[str], str]]] = {
+    "SMS XML": ("sms-20261004213000.xml", "Your code is 481516. Never share it.", str),  # a later row
+    "SMS XML, first": ("sms-20261004213000.xml", "Can I borrow the big pot on Saturday?", str),
     "iMessage TXT": (
         "Priya Nair.txt",
         "The cake is in the office fridge, top shelf 🎂 don't tell anyone",

@@ -293,3 +293,23 @@ def test_a_json_value_past_its_cap_says_what_the_cap_is(tmp_path: Path):
     assert r.stderr.startswith(f"refind: error: {path}: byte ")
     assert "runs past 8 MB, refind's limit for one value of a Discord export" in r.stderr
     assert "not a Discord export" not in r.stderr
+
+
+def test_an_sms_backup_whose_first_message_is_long_is_read_not_called_no_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Its first row's tag (its body) ran past the bytes a prolog may take before a row: refused as "no
+    message ...; not a backup". It is read on as a later row is (held whole: what is left of item 4)."""
+    from refind_cli.importers import sms
+
+    monkeypatch.setattr(sms, "_PROLOG_BYTES", 1 << 10)
+    monkeypatch.setattr(container, "CHUNK", 512)  # the file read in pieces, as a 50 MB one is
+    sample = SAMPLE.parent / "sms-20261004213000.xml"
+    body = WORDS * 200  # 8.6 KB: past the 1 KB a prolog may take here, as 50 MB is past 16 MB
+    path = tmp_path / sample.name
+    path.write_text(sample.read_text().replace("Can I borrow the big pot on Saturday?", body, 1))
+    texts = [m.text for export in read_export(path, "sms", UTC) for m in export.messages]
+    assert body in texts
+    path.write_text('<?xml version="1.0"?>\n<!-- ' + "x" * 4096 + ' -->\n<smses count="0"></smses>\n')
+    with pytest.raises(InputError, match="not a backup"):  # no row in the first bytes: as before
+        read_export(path, "sms", UTC).__next__()
