@@ -112,9 +112,9 @@ def test_a_long_discord_csv_message_is_imported_and_shown_as_written(tmp_path: P
 @pytest.mark.parametrize(
     ("attachments", "text", "what"),
     [
-        ("https://cdn.discordapp.com/a/b/c.jpg", "x", "attachments"),
-        ("", "<:blob:123456789012345678>", "custom emoji"),
-        ("", "<@689412257003618304>", "mentions"),  # a friend the package names
+        ("https://cdn.discordapp.com/a/b/c.jpg", "x", "with attachments"),
+        ("", "<:blob:123456789012345678>", "a custom emoji"),
+        ("", "<@689412257003618304>", "a mention of a friend"),  # one the package names
     ],
 )
 def test_a_long_message_whose_text_is_not_its_contents_is_one_error_line(

@@ -447,21 +447,28 @@ def _held_text(
     """A long message's text held in its file, where it is its Contents as written: one with attachments,
     whose names its text adds, or with a custom emoji or a friend's mention, which its text writes otherwise,
     would need its record held too, and is refused in one line."""
+    what = "attachments" if urls else _rewritten(contents, names)
+    if what is not None:
+        contents.file.close()
+        raise error(
+            f"a message longer than {LONG_TEXT:,} characters with {what}: not read (a long message is held"
+            " only where its text is its Contents as written)"
+        )
+    return contents
+
+
+def _rewritten(contents: HeldText, names: dict[str, str]) -> str | None:
+    """What a held text holds that ``_readable`` writes otherwise, read a piece at a time; None if nothing."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     tail = ""
     for piece in contents.pieces():
         text = tail + decoder.decode(piece)
-        if _EMOJI.search(text) or any(m[1] in names for m in _MENTION.finditer(text)):
-            urls = urls or ["a mention or custom emoji"]
-            break
+        if _EMOJI.search(text):
+            return "a custom emoji"
+        if any(m[1] in names for m in _MENTION.finditer(text)):
+            return "a mention of a friend"
         tail = text[-_REWRITTEN:]
-    if urls:
-        contents.file.close()
-        raise error(
-            f"a message longer than {LONG_TEXT:,} characters with attachments, custom emoji or mentions of"
-            " friends: not read (only one whose text is its Contents as written is held)"
-        )
-    return contents
+    return None
 
 
 def _file_name(url: str) -> str:
