@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from refind_cli.errors import InputError
-from refind_cli.importers import container, fields, linelog
+from refind_cli.importers import container, csvlong, fields, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
 from refind_cli.records import HELD, Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -416,7 +416,7 @@ def _last_field(head: str, columns: _Columns) -> int | None:
 
 def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns: _Columns) -> Message:
     try:
-        cells = next(csv.reader([raw], strict=True, delimiter=columns.separator))
+        cells = csvlong.cells(raw, columns.separator)  # past the csv module's field limit too
     except csv.Error as exc:
         raise InputError(path, f"unreadable CSV record ({exc})", place) from None
     if len(cells) <= max(columns.at):

@@ -46,7 +46,7 @@ _SNIFF_CHAT = re.compile(rb'"(?:ChatId|ChannelIdentity)"\s*:')
 # Where the export keeps message files: teams/<id>/messages_<id>.json, users/<id>/messages_<id>.json.
 _MEMBER = re.compile(r"(?:^|/)(?:teams|users)/[^/]+/messages_[^/]*\.json$", re.I)
 _RULES = jsonstream.Rules(
-    block=64 << 10, max_token=16 << 20, max_depth=64, not_this="; not a Teams export", full_stop=False
+    block=64 << 10, max_token=16 << 20, max_depth=64, export="a Teams export", full_stop=False
 )
 _DROP = frozenset({"attachment", "systemeventmessage"})
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
