@@ -36,7 +36,7 @@ import zipfile
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from refind_cli.errors import InputError, InputWarning
 
@@ -840,7 +840,8 @@ class Encoding:
         return not self.codec.startswith("utf-")
 
     def said(self, path: Path | str, where: str | None = None) -> None:
-        """One warning that a text was read in a legacy code page, which its bytes tell only as a guess."""
+        """One warning that a text was read in a legacy code page, which its bytes tell only as a guess (UTF-8
+        encoded twice is not said: its bytes tell it beyond doubt, and a Meta export is so throughout)."""
         if self.legacy:
             what = f"not UTF-8: read as {self.label}, the code page its bytes tell (saved by an older tool?)"
             warnings.warn(InputWarning(path, what, where), stacklevel=3)
@@ -852,10 +853,12 @@ def text_encoding(start: bytes) -> Encoding:
     not UTF-8 (``_legacy``); else UTF-8."""
     for bom, codec in _BOMS:
         if start.startswith(bom):
-            return Encoding(codec, len(bom))
+            twice = codec == "utf-8" and _twice(_telling(start[len(bom) :]))
+            return Encoding(TWICE if twice else codec, len(bom))
     sample = start[: min(len(start), ENCODING_BYTES) // 4 * 4]
     if not sample or b"\0" not in sample:
-        return Encoding(_legacy(start[:ENCODING_BYTES]) or "utf-8", 0)
+        head = _telling(start)
+        return Encoding(_legacy(head) or (TWICE if _twice(head) else "utf-8"), 0)
     places = [sample[i::4].count(0) * _NUL_SHARE >= len(sample) // 4 for i in range(4)]
     for codec, nul_places in (
         ("utf-32-le", [False, None, True, True]),
@@ -866,6 +869,97 @@ def text_encoding(start: bytes) -> Encoding:
         if all(want is None or have == want for have, want in zip(places, nul_places, strict=True)):
             return Encoding(codec, 0)
     return Encoding("utf-8", 0)
+
+
+# An ASCII start tells nothing of the bytes beyond ASCII: up to this many bytes are read for the first of
+# them (a JSON export's first kilobytes are often keys and numbers only).
+ENCODING_SCAN = CHUNK
+_BEYOND_ASCII = re.compile(rb"[\x80-\xff]")
+
+
+def more_to_tell(start: bytes) -> bool:
+    """Whether a text's first bytes are too few to tell its encoding (``text_encoding``): fewer than
+    ``ENCODING_BYTES``, or ASCII and fewer than ``ENCODING_SCAN``."""
+    return len(start) < ENCODING_BYTES or (len(start) < ENCODING_SCAN and start.isascii())
+
+
+def _telling(start: bytes) -> bytes:
+    """The bytes of a text's start that tell its encoding: its first ``ENCODING_BYTES``, or where those are
+    ASCII, as many from its first byte beyond ASCII."""
+    head = start[:ENCODING_BYTES]
+    if not head.isascii() or (beyond := _BEYOND_ASCII.search(start)) is None:
+        return head
+    return start[beyond.start() : beyond.start() + ENCODING_BYTES]
+
+
+# UTF-8 encoded twice: UTF-8 text read as Windows-1252 and saved as UTF-8 again (an editor or a converter
+# told the wrong encoding: "für" becomes "fÃ¼r"). Its bytes are valid UTF-8, and so are the bytes its
+# characters stand for in Windows-1252, which the text of a person almost never is: there a letter with an
+# accent is one such byte, followed by a plain one. A byte Windows-1252 leaves undefined is read as the
+# control character of its number (as Windows maps it).
+TWICE = "utf-8-twice"
+_AS_CP1252 = str.maketrans(
+    {bytes([b]).decode("cp1252", "ignore") or chr(b): chr(b) for b in range(0x80, 0x100)}
+)
+
+
+def _undone(text: str) -> bytes:
+    """The bytes the characters of a text encoded twice stand for (UnicodeEncodeError: it is not one)."""
+    return text.translate(_AS_CP1252).encode("latin-1")
+
+
+@functools.lru_cache(maxsize=64)
+def _twice(start: bytes) -> bool:
+    """Whether UTF-8 bytes are UTF-8 encoded twice (``TWICE``): not ASCII, and the bytes their characters
+    stand for in Windows-1252 are UTF-8 with characters beyond ASCII (a cut at the end allowed)."""
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(start, final=False)
+        once = codecs.getincrementaldecoder("utf-8")().decode(_undone(text), final=False)
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return False
+    return not once.isascii()
+
+
+class _TwiceDecoder(codecs.IncrementalDecoder):
+    """UTF-8 decoded twice, as it streams in."""
+
+    def __init__(self, errors: str = "strict") -> None:
+        super().__init__(errors)
+        self._outer = codecs.getincrementaldecoder("utf-8")(errors)
+        self._inner = codecs.getincrementaldecoder("utf-8")(errors)
+
+    def decode(self, data: bytes, final: bool = False) -> str:  # type: ignore[override]
+        text = self._outer.decode(data, final)
+        try:
+            raw = _undone(text)
+        except UnicodeEncodeError as exc:
+            raise UnicodeDecodeError(
+                TWICE, data, 0, len(data), f"not UTF-8 encoded twice: {exc.reason}"
+            ) from None
+        return self._inner.decode(raw, final)
+
+    def reset(self) -> None:
+        self._outer.reset()
+        self._inner.reset()
+
+
+def _twice_codec(name: str) -> codecs.CodecInfo | None:
+    if name.replace("_", "-") != TWICE:
+        return None
+
+    def decode(data: Any, errors: str = "strict", /) -> tuple[str, int]:
+        return _TwiceDecoder(errors).decode(bytes(data), final=True), len(data)
+
+    def encode(text: str, errors: str = "strict", /) -> tuple[bytes, int]:
+        once = text.encode("utf-8", errors).decode("latin-1")
+        return once.translate({ord(v): chr(k) for k, v in _AS_CP1252.items()}).encode("utf-8", errors), len(
+            text
+        )
+
+    return codecs.CodecInfo(encode, decode, incrementaldecoder=_TwiceDecoder, name=TWICE)
+
+
+codecs.register(_twice_codec)
 
 
 # The code pages Windows writes as "ANSI" (the system's legacy code page: Excel's plain CSV, Notepad before
@@ -1035,7 +1129,7 @@ def utf8_chunks(
     encoding = text_encoding(first)
     if encoding.legacy and not legacy:
         encoding = Encoding("utf-8", 0)
-    elif encoding.legacy:
+    elif encoding.codec != "utf-8":
         place = error("", None)
         encoding.said(place.path, place.where)
     if encoding.codec == "utf-8":
@@ -1061,11 +1155,11 @@ def utf8_chunks(
 
 
 def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
-    """The first chunks, joined, until they tell the encoding (``ENCODING_BYTES``) or the text ends."""
+    """The first chunks, joined, until they tell the encoding (``more_to_tell``) or the text ends."""
     start = b""
     for chunk in chunks:
         start += chunk
-        if len(start) >= ENCODING_BYTES:
+        if not more_to_tell(start):
             break
     return start
 

@@ -222,7 +222,7 @@ def iter_text(
     for chunk in itertools.chain(chunks, [b""]):
         if decoder is None:
             start += chunk
-            if len(start) < container.ENCODING_BYTES and chunk:
+            if container.more_to_tell(start) and chunk:
                 continue
             found = container.text_encoding(start)
             found.said(path, where)
