@@ -31,8 +31,10 @@ import stat
 import struct
 import tarfile
 import unicodedata
+import urllib.parse
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,13 +84,23 @@ def archive_stem(name: str) -> str | None:
 # The mark a browser or a file manager adds to the name of a second copy of a file (``NAME (1).txt``: Chrome,
 # Firefox, Edge, Windows Explorer), or the number a download is told apart by.
 _COPY_MARK = re.compile(r"\s\(\d{1,3}\)$")
+# The stamp and part number a cloud drive's download of a folder (Google Drive, Takeout) adds to its zip's
+# name: ``NAME-20261005T120000Z-001``.
+_PART_MARK = re.compile(r"-\d{8}T\d{6}Z-\d{3}$")
+# A name a download wrote percent-encoded, as its link has it (wget, curl -O: ``Chat%20with%20X.txt``).
+_ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def unmarked(stem: str, told: str = "") -> str:
-    """A file's name (without its extension) without the mark a second copy of it is given: a chat named
-    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``).
-    The mark stays where ``told`` (the start of the chat's own text) names the chat with it: a group really
-    called "Family (2)", whose name WhatsApp writes into its first lines."""
+    """A file's name (without its extension) as it was before a download or a copy marked it: its link's
+    escapes undone, without a drive's stamp and part number, and without the mark a second copy of it is
+    given: a chat named after its file keeps its name, and its key, when the file is downloaded again
+    (``Chat with X (1).txt``). The copy's mark stays where ``told`` (the start of the chat's own text) names
+    the chat with it: a group really called "Family (2)", whose name WhatsApp writes into its first lines."""
+    if " " not in stem and _ESCAPED.search(stem):
+        with contextlib.suppress(UnicodeDecodeError):
+            stem = urllib.parse.unquote(stem, errors="strict")
+    stem = _PART_MARK.sub("", stem) or stem
     m = _COPY_MARK.search(stem)
     if m is None or not stem[: m.start()].strip():
         return stem
@@ -530,11 +542,34 @@ def _names_decoded(infos: tuple[zipfile.ZipInfo, ...]) -> tuple[zipfile.ZipInfo,
     decoded = {id(i): w.decode(codec) for i, w in zip(unflagged, written, strict=True)}
     named = []
     for info in infos:
-        name = decoded.get(id(info), info.filename)
+        name = _unicode_path(info) or decoded.get(id(info), info.filename)
         if not name.isascii():
             name = unicodedata.normalize("NFC", name)
         named.append(info if name == info.filename else _renamed(info, name))
     return tuple(named)
+
+
+_EXTRA = struct.Struct("<HH")
+_UNICODE_PATH = 0x7075  # Info-ZIP's Unicode Path extra field (APPNOTE 4.6.9)
+
+
+def _unicode_path(info: zipfile.ZipInfo) -> str | None:
+    """The UTF-8 name WinZip and Info-ZIP write in an entry's Unicode Path extra field beside a name in the
+    OEM code page that could not hold it (``??.txt``); None where there is none, or it was written for
+    another name than the entry now has (its CRC of the name differs: a tool renamed it since)."""
+    extra, at = info.extra, 0
+    while at + _EXTRA.size <= len(extra):
+        tag, size = _EXTRA.unpack_from(extra, at)
+        body = extra[at + _EXTRA.size : at + _EXTRA.size + size]
+        at += _EXTRA.size + size
+        if tag != _UNICODE_PATH or len(body) < 5 or body[0] != 1:
+            continue
+        raw = info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
+        if struct.unpack_from("<I", body, 1)[0] != zlib.crc32(raw):
+            return None
+        with contextlib.suppress(UnicodeDecodeError):
+            return body[5:].decode("utf-8")
+    return None
 
 
 def _declared_entries(source: IO[bytes]) -> int:
