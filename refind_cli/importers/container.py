@@ -95,11 +95,15 @@ def unmarked(stem: str, told: str = "") -> str:
     """A file's name (without its extension) as it was before a download or a copy marked it: its link's
     escapes undone, without a drive's stamp and part number, and without the mark a second copy of it is
     given: a chat named after its file keeps its name, and its key, when the file is downloaded again
-    (``Chat with X (1).txt``). The copy's mark stays where ``told`` (the start of the chat's own text) names
-    the chat with it: a group really called "Family (2)", whose name WhatsApp writes into its first lines."""
+    (``Chat with X (1).txt``). ``told``: the start of the chat's own text, or the names in it. The copy's
+    mark stays where it names the chat with the mark: a group really called "Family (2)", whose name
+    WhatsApp writes into its first lines. A name a share wrote with ``_`` for its spaces (Android's) is read
+    with spaces where it names the chat so (``Priya_Nair.txt`` of a chat with Priya Nair)."""
     if " " not in stem and _ESCAPED.search(stem):
         with contextlib.suppress(UnicodeDecodeError):
             stem = urllib.parse.unquote(stem, errors="strict")
+    if " " not in stem and "_" in stem and told and (spaced := stem.replace("_", " ")) in told:
+        stem = spaced
     stem = _PART_MARK.sub("", stem) or stem
     m = _COPY_MARK.search(stem)
     if m is None or not stem[: m.start()].strip():
