@@ -133,7 +133,10 @@ def check(unseen: Unseen, work: Path) -> str | None:
 
 
 def _unseen(
-    variant: Variant | None, control: Pack | None = None, squash: Callable[[str], str] | None = None, **more: Any
+    variant: Variant | None,
+    control: Pack | None = None,
+    squash: Callable[[str], str] | None = None,
+    **more: Any,
 ) -> Unseen | None:
     return None if variant is None else Unseen(variant, control, squash, **more)
 
@@ -597,9 +600,11 @@ def _ditto(export: Path) -> Pack:
 
 def _ntfs_times(name: str) -> bytes:
     """7-Zip's NTFS extra field (0x000a): the entry's three times in 100 ns ticks since 1601."""
-    ticks = (datetime(2026, 10, 5, 12, tzinfo=UTC) - datetime(1601, 1, 1, tzinfo=UTC)) // timedelta(
-        microseconds=1
-    ) * 10
+    ticks = (
+        (datetime(2026, 10, 5, 12, tzinfo=UTC) - datetime(1601, 1, 1, tzinfo=UTC))
+        // timedelta(microseconds=1)
+        * 10
+    )
     body = struct.pack("<IHHQQQ", 0, 1, 24, ticks, ticks, ticks)
     return struct.pack("<HH", 0x000A, len(body)) + body
 
@@ -692,7 +697,11 @@ def _macos_tar(export: Path, files: Files, into: Path) -> Path:
             head, _, leaf = member.rpartition("/")
             for name, body, pax in (
                 (f"./{head + '/' if head else ''}._{leaf}", b"\x00\x05\x16\x07" + bytes(80), {}),
-                (f"./{member}", data, {"LIBARCHIVE.xattr.com.apple.quarantine": "MDA4MTs2NzAwMDAwMDtTYWZhcmk7"}),
+                (
+                    f"./{member}",
+                    data,
+                    {"LIBARCHIVE.xattr.com.apple.quarantine": "MDA4MTs2NzAwMDAwMDtTYWZhcmk7"},
+                ),
             ):
                 info = tarfile.TarInfo(name)
                 info.size, info.pax_headers = len(body), pax
@@ -780,7 +789,7 @@ def _json_text(
 ) -> str:
     """A JSON value as another language's library writes it: each character of a string as ``char`` writes
     it, each number as ``number`` does, keys sorted or not, compact or indented by ``indent``."""
-    more = (lambda v: _json_text(v, char, number, sort, indent, depth + 1))  # noqa: E731
+    more = lambda v: _json_text(v, char, number, sort, indent, depth + 1)  # noqa: E731
     gap = "" if indent is None else "\n" + indent * (depth + 1)
     end = "" if indent is None else "\n" + indent * depth
     colon = ":" if indent is None else ": "
@@ -812,7 +821,10 @@ def _escaping(escaped: Callable[[str], bool], hex_digits: str = "{:04x}") -> Cal
     def char(c: str) -> str:
         if escaped(c):
             units = c.encode("utf-16-be")
-            return "".join("\\u" + hex_digits.format(int.from_bytes(units[k : k + 2], "big")) for k in (0, 2)[: len(units) // 2])
+            return "".join(
+                "\\u" + hex_digits.format(int.from_bytes(units[k : k + 2], "big"))
+                for k in (0, 2)[: len(units) // 2]
+            )
         if c in _SHORT:
             return _SHORT[c]
         return c if ord(c) >= 0x20 else "\\u" + hex_digits.format(ord(c))
@@ -835,7 +847,11 @@ def _java_double(value: int | float) -> str:
 def _double(value: int | float) -> str:
     """A number through a double and written out whole, as Go's ``encoding/json`` and jq 1.6 write one below
     1e21: an integer past 2**53 rounded to the nearest double."""
-    return format(Decimal(repr(float(value))), "f") if isinstance(value, float) or abs(value) >= 2**53 else str(value)
+    return (
+        format(Decimal(repr(float(value))), "f")
+        if isinstance(value, float) or abs(value) >= 2**53
+        else str(value)
+    )
 
 
 _DOTNET = _escaping(lambda c: ord(c) > 0x7E or c in "\"&'<>+`", "{:04X}")
@@ -848,9 +864,18 @@ def _json_libraries(export: Path) -> Iterator[tuple[str, Callable[[Any], bytes]]
         ".NET System.Text.Json (non-ASCII as \\uXXXX, compact)",
         lambda v: _json_text(v, _DOTNET, lambda n: _double(n) if isinstance(n, float) else str(n)).encode(),
     )
-    yield ("Gson through a Map (numbers as Java doubles)", lambda v: _json_text(v, _GSON, _java_double).encode())
-    yield ("Go through map[string]interface{} (keys sorted)", lambda v: _json_text(v, _GO, _double, sort=True).encode())
-    yield ("jq 1.6", lambda v: (_json_text(v, _escaping(lambda c: c == "\x7f"), _double, indent="  ") + "\n").encode())
+    yield (
+        "Gson through a Map (numbers as Java doubles)",
+        lambda v: _json_text(v, _GSON, _java_double).encode(),
+    )
+    yield (
+        "Go through map[string]interface{} (keys sorted)",
+        lambda v: _json_text(v, _GO, _double, sort=True).encode(),
+    )
+    yield (
+        "jq 1.6",
+        lambda v: (_json_text(v, _escaping(lambda c: c == "\x7f"), _double, indent="  ") + "\n").encode(),
+    )
 
 
 _UK_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):\d{2}")
@@ -879,13 +904,21 @@ def _sheets(export: Path) -> Iterator[Unseen | None]:
 
     uk = lambda m: f"{m[3]}/{m[2]}/{m[1]} {m[4]}:{m[5]}"  # noqa: E731
     us = lambda m: f"{int(m[2])}/{int(m[3])}/{m[1]} {int(m[4])}:{m[5]}"  # noqa: E731
-    for how, cell in (("Excel (UK): dd/mm/yyyy hh:mm, long numbers as 1.23457E+17", excel(",", uk)),
-                      ("Excel (US): m/d/yyyy h:mm, long numbers as 1.23457E+17", excel(",", us))):
+    for how, cell in (
+        ("Excel (UK): dd/mm/yyyy hh:mm, long numbers as 1.23457E+17", excel(",", uk)),
+        ("Excel (US): m/d/yyyy h:mm, long numbers as 1.23457E+17", excel(",", us)),
+    ):
         yield _unseen(
             _variant(export, "held-out-15", how, _each_text(export, _sheet(cell))), when=_minute, fresh=True
         )
-    sheets = lambda c: _EXCEL_DATE.sub(lambda m: f"{int(m[2])}/{int(m[3])}/{m[1]} {int(m[4])}:{m[5]}:{m[6]}", c)  # noqa: E731
-    yield _unseen(_variant(export, "held-out-15", "Google Sheets (US): M/D/YYYY H:MM:SS", _each_text(export, _sheet(sheets))))
+    sheets = lambda c: _EXCEL_DATE.sub(
+        lambda m: f"{int(m[2])}/{int(m[3])}/{m[1]} {int(m[4])}:{m[5]}:{m[6]}", c
+    )  # noqa: E731
+    yield _unseen(
+        _variant(
+            export, "held-out-15", "Google Sheets (US): M/D/YYYY H:MM:SS", _each_text(export, _sheet(sheets))
+        )
+    )
 
 
 def _double_encoded(name: str, text: str) -> bytes | None:
@@ -894,7 +927,9 @@ def _double_encoded(name: str, text: str) -> bytes | None:
     if text.isascii():
         return None
     raw = text.encode()
-    return "".join(bytes([b]).decode("cp1252", errors="replace").replace("\ufffd", chr(b)) for b in raw).encode()
+    return "".join(
+        bytes([b]).decode("cp1252", errors="replace").replace("\ufffd", chr(b)) for b in raw
+    ).encode()
 
 
 _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200e": None, "\u200f": None})
@@ -926,17 +961,40 @@ def _held_out_15(export: Path) -> Iterator[Unseen | None]:
     plain = lambda entries, target: _zip(entries, target)  # noqa: E731
     same = _as_it_was(export)
     for how, pack, control, may in (
-        ("macOS Archive Utility (NFD, no UTF-8 flag, streamed, __MACOSX)", _ditto(export),
-         _named_zip(export, _LATIN, plain), False),
-        ("7-Zip: NTFS times, names in CP437 without the flag",
-         _named_zip(export, _LATIN, functools.partial(_zip, codec="cp437", flagged=False, extra=_ntfs_times)),
-         _named_zip(export, _LATIN, plain), False),
-        ("WinZip: names in CP437 as '?', UTF-8 in the Unicode Path field",
-         _named_zip(export, _JAPANESE, functools.partial(_zip, codec="cp437", flagged=False, extra=_unicode_path)),
-         _named_zip(export, _JAPANESE, plain), False),
-        ("7-Zip: Deflate64", lambda o, f, into: _deflate64(same("", f), into / f"{_stem(export)}.zip"), None, True),
-        ("a zip under a password (ZipCrypto)",
-         lambda o, f, into: _encrypted(same("", f), into / f"{_stem(export)}.zip"), None, True),
+        (
+            "macOS Archive Utility (NFD, no UTF-8 flag, streamed, __MACOSX)",
+            _ditto(export),
+            _named_zip(export, _LATIN, plain),
+            False,
+        ),
+        (
+            "7-Zip: NTFS times, names in CP437 without the flag",
+            _named_zip(
+                export, _LATIN, functools.partial(_zip, codec="cp437", flagged=False, extra=_ntfs_times)
+            ),
+            _named_zip(export, _LATIN, plain),
+            False,
+        ),
+        (
+            "WinZip: names in CP437 as '?', UTF-8 in the Unicode Path field",
+            _named_zip(
+                export, _JAPANESE, functools.partial(_zip, codec="cp437", flagged=False, extra=_unicode_path)
+            ),
+            _named_zip(export, _JAPANESE, plain),
+            False,
+        ),
+        (
+            "7-Zip: Deflate64",
+            lambda o, f, into: _deflate64(same("", f), into / f"{_stem(export)}.zip"),
+            None,
+            True,
+        ),
+        (
+            "a zip under a password (ZipCrypto)",
+            lambda o, f, into: _encrypted(same("", f), into / f"{_stem(export)}.zip"),
+            None,
+            True,
+        ),
         ("tar on macOS (./, ._ files, PAX attributes)", _macos_tar, None, False),
         ("a drive's download in two parts", _in_parts, None, False),
         ("7-Zip volumes .zip.001, .zip.002", _volumes, None, True),
@@ -957,7 +1015,9 @@ def _held_out_15(export: Path) -> Iterator[Unseen | None]:
         yield _unseen(_variant(export, kind, how, _each_text(export, json_rewrite(make))))
     yield from _sheets(export)
     yield _unseen(
-        _variant(export, kind, "UTF-8 saved again as read in Windows-1252", _each_text(export, _double_encoded))
+        _variant(
+            export, kind, "UTF-8 saved again as read in Windows-1252", _each_text(export, _double_encoded)
+        )
     )
     yield _unseen(
         _variant(

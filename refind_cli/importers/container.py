@@ -496,6 +496,11 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
     if len(infos) > MAX_MEMBERS:
         raise InputError(where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb")
     infos = _names_decoded(infos)
+    if any(info.flag_bits & _ENCRYPTED for info in infos):
+        # Said once for the archive: each of its files would fail alike.
+        raise InputError(
+            where, "is encrypted (zipped with a password): unzip it with the password, then import the folder"
+        )
     files = {}
     for info in infos:
         if info.file_size > MAX_MEMBER_BYTES:
@@ -508,6 +513,36 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         if name is not None:
             files[name] = info
     return _Directory(chain[0], _View.of(infos), files, tuple(sorted(files)), held)
+
+
+_ENCRYPTED = 0x1  # an entry's general purpose flag: enciphered (ZipCrypto, or AES with method 99)
+_DEFLATE64 = 9  # the compression method 7-Zip writes with -mm=Deflate64 (and Windows for large files)
+
+
+class _Inflate64:
+    """A Deflate64 stream's decompressor for zipfile (``inflate64``, a maintained implementation): zipfile
+    reads every method but deflate and stored through ``decompress`` and ``eof``."""
+
+    def __init__(self) -> None:
+        import inflate64
+
+        self._inflater = inflate64.Inflater()
+
+    def decompress(self, data: bytes) -> bytes:
+        return bytes(self._inflater.inflate(data))
+
+    @property
+    def eof(self) -> bool:
+        return bool(self._inflater.eof)
+
+
+def _decompressor(compress_type: int) -> Any:
+    """zipfile's choice of decompressor, and Deflate64's, which it has none of."""
+    return _Inflate64() if compress_type == _DEFLATE64 else _zipfile_decompressor(compress_type)
+
+
+_zipfile_decompressor = zipfile._get_decompressor  # type: ignore[attr-defined]
+zipfile._get_decompressor = _decompressor  # type: ignore[attr-defined]
 
 
 # The code pages a zip's names are written in without its UTF-8 flag, the most used first: the system's OEM
