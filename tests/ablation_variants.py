@@ -723,9 +723,9 @@ def as_read(
     have = Counter((when(t), s, squash(x)) for _, t, s, x in first.messages)
     want = Counter((when(t), s, squash(x)) for b in bases for _, t, s, x in b.messages)
     if missing := want - have:
-        when, _, text = next(iter(missing))
+        at, _, text = next(iter(missing))
         how = "lost or changed" if len(first.messages) >= sum(want.values()) else "lost"
-        return f"{how}: {sum(missing.values())} of {sum(want.values())} messages, e.g. {when} {text[:40]!r}"
+        return f"{how}: {sum(missing.values())} of {sum(want.values())} messages, e.g. {at} {text[:40]!r}"
     if extra := have - want:
         return f"more: {sum(extra.values())} messages the original does not hold"
     ids = set().union(*(b.identities for b in bases))

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from unseen_variants import Unseen, _unicode_path, _zip, check, held_out_15, outcome
 
 from refind_cli import importers
+from refind_cli.errors import InputError
 from refind_cli.importers import container
 
 # Held out and still read otherwise than the original, each with the format it shows on and why (RESULTS,
@@ -103,7 +104,7 @@ def test_text_encoded_twice_after_a_long_ascii_start_is_told(tmp_path: Path) -> 
     assert len(head) > container.ENCODING_BYTES
     assert container.text_encoding(data).codec == container.TWICE
     chunks = [data[i : i + 1000] for i in range(0, len(data), 1000)]
-    joined = b"".join(container.utf8_chunks(chunks, lambda what, where: ValueError(what)))
+    joined = b"".join(container.utf8_chunks(chunks, lambda what, where: InputError("x.json", what, where)))
     assert joined.decode() == head + f'{{"id": "1", "text": "{_TEXT}"}}]'
 
 

@@ -633,58 +633,49 @@ def _crc_byte(crc: int, c: int) -> int:
     return zlib.crc32(bytes([c]), crc ^ 0xFFFFFFFF) ^ 0xFFFFFFFF
 
 
-def _encrypted(entries: dict[str, bytes], target: Path, password: bytes = b"secret") -> Path:
-    """A zip under a password (7-Zip's and Explorer's "ZipCrypto"): each entry deflated, then enciphered
-    after a 12-byte header whose last byte is the high byte of the entry's CRC (APPNOTE 6.1)."""
+def _raw_zip(
+    entries: dict[str, bytes], target: Path, pack: Callable[[bytes], tuple[int, int, bytes]]
+) -> Path:
+    """A zip of entries written as ``pack(data)`` gives them: (flags, method, the bytes stored), which zipfile
+    cannot make itself (it writes neither a cipher nor Deflate64) but lays down as it is told."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(target, "w") as zf:
         for name, data in entries.items():
-            crc = zlib.crc32(data)
-            deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
-            plain = bytes(11) + bytes([crc >> 24]) + deflate.compress(data) + deflate.flush()
-            keys = _crypto_keys(password)
-            out = bytearray()
-            for c in plain:
-                temp = (keys[2] | 2) & 0xFFFF
-                out.append(c ^ (((temp * (temp ^ 1)) >> 8) & 0xFF))
-                _crypto_update(keys, c)
+            flags, method, stored = pack(data)
             info = zipfile.ZipInfo(name, (2026, 10, 5, 12, 0, 0))
-            info.flag_bits |= 0x1
-            info.compress_type = zipfile.ZIP_DEFLATED
-            # zipfile writes what it is given: the sizes and CRC are the enciphered stream's and the data's.
-            info.CRC, info.compress_size, info.file_size = crc, len(out), len(data)
+            info.flag_bits |= flags
+            info.compress_type = method
+            info.CRC, info.compress_size, info.file_size = zlib.crc32(data), len(stored), len(data)
             zf.fp.seek(zf.start_dir)  # type: ignore[union-attr]
             info.header_offset = zf.start_dir
-            zf.fp.write(info.FileHeader(False))  # type: ignore[union-attr]
-            zf.fp.write(bytes(out))  # type: ignore[union-attr]
+            zf.fp.write(info.FileHeader(False) + stored)  # type: ignore[union-attr]
             zf.start_dir = zf.fp.tell()  # type: ignore[union-attr]
             zf.filelist.append(info)
             zf.NameToInfo[name] = info
-            zf._didModify = True
+            zf._didModify = True  # type: ignore[attr-defined]  # so that closing writes the directory
     return target
 
 
-def _deflate64(entries: dict[str, bytes], target: Path) -> Path:
-    """A zip whose entries are Deflate64 (method 9), as 7-Zip writes with ``-mm=Deflate64``."""
+def _enciphered(data: bytes, password: bytes = b"secret") -> tuple[int, int, bytes]:
+    """An entry under a password (7-Zip's and Explorer's "ZipCrypto"): deflated, then enciphered after a
+    12-byte header whose last byte is the high byte of the entry's CRC (APPNOTE 6.1)."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    plain = bytes(11) + bytes([zlib.crc32(data) >> 24]) + deflate.compress(data) + deflate.flush()
+    keys = _crypto_keys(password)
+    out = bytearray()
+    for c in plain:
+        temp = (keys[2] | 2) & 0xFFFF
+        out.append(c ^ (((temp * (temp ^ 1)) >> 8) & 0xFF))
+        _crypto_update(keys, c)
+    return 0x1, zipfile.ZIP_DEFLATED, bytes(out)
+
+
+def _deflate64(data: bytes) -> tuple[int, int, bytes]:
+    """An entry in Deflate64 (method 9), as 7-Zip writes with ``-mm=Deflate64``."""
     import inflate64
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(target, "w") as zf:
-        for name, data in entries.items():
-            deflater = inflate64.Deflater()
-            packed = deflater.deflate(data) + deflater.flush()
-            info = zipfile.ZipInfo(name, (2026, 10, 5, 12, 0, 0))
-            info.compress_type = 9
-            info.CRC, info.compress_size, info.file_size = zlib.crc32(data), len(packed), len(data)
-            zf.fp.seek(zf.start_dir)  # type: ignore[union-attr]
-            info.header_offset = zf.start_dir
-            zf.fp.write(info.FileHeader(False))  # type: ignore[union-attr]
-            zf.fp.write(packed)  # type: ignore[union-attr]
-            zf.start_dir = zf.fp.tell()  # type: ignore[union-attr]
-            zf.filelist.append(info)
-            zf.NameToInfo[name] = info
-            zf._didModify = True
-    return target
+    deflater = inflate64.Deflater()
+    return 0, 9, deflater.deflate(data) + deflater.flush()
 
 
 def _macos_tar(export: Path, files: Files, into: Path) -> Path:
@@ -911,9 +902,10 @@ def _sheets(export: Path) -> Iterator[Unseen | None]:
         yield _unseen(
             _variant(export, "held-out-15", how, _each_text(export, _sheet(cell))), when=_minute, fresh=True
         )
-    sheets = lambda c: _EXCEL_DATE.sub(
-        lambda m: f"{int(m[2])}/{int(m[3])}/{m[1]} {int(m[4])}:{m[5]}:{m[6]}", c
-    )  # noqa: E731
+
+    def sheets(cell: str) -> str:
+        return _EXCEL_DATE.sub(lambda m: f"{int(m[2])}/{int(m[3])}/{m[1]} {int(m[4])}:{m[5]}:{m[6]}", cell)
+
     yield _unseen(
         _variant(
             export, "held-out-15", "Google Sheets (US): M/D/YYYY H:MM:SS", _each_text(export, _sheet(sheets))
@@ -985,13 +977,13 @@ def _held_out_15(export: Path) -> Iterator[Unseen | None]:
         ),
         (
             "7-Zip: Deflate64",
-            lambda o, f, into: _deflate64(same("", f), into / f"{_stem(export)}.zip"),
+            lambda o, f, into: _raw_zip(same("", f), into / f"{_stem(export)}.zip", _deflate64),
             None,
             True,
         ),
         (
             "a zip under a password (ZipCrypto)",
-            lambda o, f, into: _encrypted(same("", f), into / f"{_stem(export)}.zip"),
+            lambda o, f, into: _raw_zip(same("", f), into / f"{_stem(export)}.zip", _enciphered),
             None,
             True,
         ),

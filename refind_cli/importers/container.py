@@ -104,13 +104,11 @@ def unmarked(stem: str, told: str = "") -> str:
             stem = urllib.parse.unquote(stem, errors="strict")
     if " " not in stem and "_" in stem and told and (spaced := stem.replace("_", " ")) in told:
         stem = spaced
-    stem = _PART_MARK.sub("", stem) or stem
     m = _COPY_MARK.search(stem)
-    if m is None or not stem[: m.start()].strip():
-        return stem
-    if told and stem[: m.start()].split()[-1] + m[0] in told:
-        return stem
-    return stem[: m.start()]
+    before = stem[: m.start()] if m is not None else ""
+    if m is not None and before.strip() and not (told and before.split()[-1] + m[0] in told):
+        stem = before
+    return _PART_MARK.sub("", stem) or stem
 
 
 def is_zip(path: Path) -> bool:

@@ -430,11 +430,11 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
         raise InputError(path, f"expected {need} fields (Date,User,Message), found {len(cells)}", place)
     stamp, sender, text = (cells[i] for i in columns.at)
     m = _csv_stamp(stamp)
-    # A spreadsheet's day of two numbers is read in the order the file's dates tell (a British Excel's
-    # 01/10/2026 is the first of October where a later day is 13/10/2026); where none tells, day first with
-    # dots (German, Russian, ...), month first with slashes (Excel in English).
-    told = columns.day_first
-    date = linelog.read_date(m, m.groupdict().get("sep") == "." if told is None else told) if m else None
+    # A spreadsheet's day written with dots is day first (German, Russian, ...); with slashes, in the order
+    # the file's dates tell (a British Excel's 01/10/2026 is the first of October where a later day is
+    # 13/10/2026), else month first (Excel in English).
+    dotted = m is not None and m.groupdict().get("sep") == "."
+    date = linelog.read_date(m, dotted or bool(columns.day_first)) if m else None
     seconds = linelog.read_time(m) if m and date else None
     if m is None or date is None or seconds is None:
         raise InputError(path, f"unreadable date {stamp!r} (expected like 2025-07-06 14:39:55)", place)
