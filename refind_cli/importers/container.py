@@ -31,12 +31,14 @@ import stat
 import struct
 import tarfile
 import unicodedata
+import urllib.parse
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import zipdir
@@ -83,19 +85,31 @@ def archive_stem(name: str) -> str | None:
 # The mark a browser or a file manager adds to the name of a second copy of a file (``NAME (1).txt``: Chrome,
 # Firefox, Edge, Windows Explorer), or the number a download is told apart by.
 _COPY_MARK = re.compile(r"\s\(\d{1,3}\)$")
+# The stamp and part number a cloud drive's download of a folder (Google Drive, Takeout) adds to its zip's
+# name: ``NAME-20261005T120000Z-001``.
+_PART_MARK = re.compile(r"-\d{8}T\d{6}Z-\d{3}$")
+# A name a download wrote percent-encoded, as its link has it (wget, curl -O: ``Chat%20with%20X.txt``).
+_ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def unmarked(stem: str, told: str = "") -> str:
-    """A file's name (without its extension) without the mark a second copy of it is given: a chat named
-    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``).
-    The mark stays where ``told`` (the start of the chat's own text) names the chat with it: a group really
-    called "Family (2)", whose name WhatsApp writes into its first lines."""
+    """A file's name (without its extension) as it was before a download or a copy marked it: its link's
+    escapes undone, without a drive's stamp and part number, and without the mark a second copy of it is
+    given: a chat named after its file keeps its name, and its key, when the file is downloaded again
+    (``Chat with X (1).txt``). ``told``: the start of the chat's own text, or the names in it. The copy's
+    mark stays where it names the chat with the mark: a group really called "Family (2)", whose name
+    WhatsApp writes into its first lines. A name a share wrote with ``_`` for its spaces (Android's) is read
+    with spaces where it names the chat so (``Priya_Nair.txt`` of a chat with Priya Nair)."""
+    if " " not in stem and _ESCAPED.search(stem):
+        with contextlib.suppress(UnicodeDecodeError):
+            stem = urllib.parse.unquote(stem, errors="strict")
+    if " " not in stem and "_" in stem and told and (spaced := stem.replace("_", " ")) in told:
+        stem = spaced
     m = _COPY_MARK.search(stem)
-    if m is None or not stem[: m.start()].strip():
-        return stem
-    if told and stem[: m.start()].split()[-1] + m[0] in told:
-        return stem
-    return stem[: m.start()]
+    before = stem[: m.start()] if m is not None else ""
+    if m is not None and before.strip() and not (told and before.split()[-1] + m[0] in told):
+        stem = before
+    return _PART_MARK.sub("", stem) or stem
 
 
 def is_zip(path: Path) -> bool:
@@ -511,7 +525,12 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         raise InputError(where, f"not a readable zip archive ({exc})") from None
     if len(listing.members) > MAX_MEMBERS:
         raise InputError(where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb")
-    members = _names_decoded(listing.members)
+    members = _names_decoded(listing)
+    if any(member.flags & _ENCRYPTED for member in members):
+        # Said once for the archive: each of its files would fail alike.
+        raise InputError(
+            where, "is encrypted (zipped with a password): unzip it with the password, then import the folder"
+        )
     files = {}
     for member in members:
         if member.size > MAX_MEMBER_BYTES:
@@ -524,6 +543,36 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         if name is not None:
             files[name] = member
     return _Directory(chain[0], _View.of(members, listing), files, tuple(sorted(files)), held)
+
+
+_ENCRYPTED = 0x1  # an entry's general purpose flag: enciphered (ZipCrypto, or AES with method 99)
+_DEFLATE64 = 9  # the compression method 7-Zip writes with -mm=Deflate64 (and Windows for large files)
+
+
+class _Inflate64:
+    """A Deflate64 stream's decompressor for zipfile (``inflate64``, a maintained implementation): zipfile
+    reads every method but deflate and stored through ``decompress`` and ``eof``."""
+
+    def __init__(self) -> None:
+        import inflate64
+
+        self._inflater = inflate64.Inflater()
+
+    def decompress(self, data: bytes) -> bytes:
+        return bytes(self._inflater.inflate(data))
+
+    @property
+    def eof(self) -> bool:
+        return bool(self._inflater.eof)
+
+
+def _decompressor(compress_type: int) -> Any:
+    """zipfile's choice of decompressor, and Deflate64's, which it has none of."""
+    return _Inflate64() if compress_type == _DEFLATE64 else _zipfile_decompressor(compress_type)
+
+
+_zipfile_decompressor = zipfile._get_decompressor  # type: ignore[attr-defined]
+zipfile._get_decompressor = _decompressor  # type: ignore[attr-defined]
 
 
 # The code pages a zip's names are written in without its UTF-8 flag, the most used first: the system's OEM
@@ -547,10 +596,11 @@ _OEM = (
 )
 
 
-def _names_decoded(members: tuple[zipdir.Member, ...]) -> tuple[zipdir.Member, ...]:
+def _names_decoded(listing: zipdir.Listing) -> tuple[zipdir.Member, ...]:
     """The entries named as the tool that wrote them meant: zipfile reads a name without the UTF-8 flag as
     CP437, which Info-ZIP and macOS write in UTF-8 and Windows in its OEM code page (told from the names
     together, ``code_page``); and composed, as other systems write them (macOS decomposes "ë")."""
+    members = listing.members
     unflagged = [m for m in members if not m.flags & 0x800 and not m.orig.isascii()]
     written = [m.orig.encode("cp437") for m in unflagged]  # zipfile decoded them as CP437
     try:
@@ -561,12 +611,40 @@ def _names_decoded(members: tuple[zipdir.Member, ...]) -> tuple[zipdir.Member, .
         codec = code_page(b"\n".join(written), _OEM) or "cp437"
     decoded = {id(i): w.decode(codec) for i, w in zip(unflagged, written, strict=True)}
     named = []
+    # Most zips hold no Unicode Path field at all: one search of the directory's bytes spares a look at
+    # each entry's extra field (a Slack export has 36,000 entries).
+    paths = listing.holds(_UNICODE_PATH_TAG)
     for member in members:
-        name = decoded.get(id(member), member.name)
+        path = _unicode_path(member, listing.extra(member)) if paths else None
+        name = path or decoded.get(id(member), member.name)
         if not name.isascii():
             name = unicodedata.normalize("NFC", name)
         named.append(member if name == member.name else member._replace(name=name))
     return tuple(named)
+
+
+_EXTRA = struct.Struct("<HH")
+_UNICODE_PATH = 0x7075  # Info-ZIP's Unicode Path extra field (APPNOTE 4.6.9)
+_UNICODE_PATH_TAG = _UNICODE_PATH.to_bytes(2, "little")
+
+
+def _unicode_path(member: zipdir.Member, extra: bytes) -> str | None:
+    """The UTF-8 name WinZip and Info-ZIP write in an entry's Unicode Path extra field beside a name in the
+    OEM code page that could not hold it (``??.txt``); None where there is none, or it was written for
+    another name than the entry now has (its CRC of the name differs: a tool renamed it since)."""
+    at = 0
+    while at + _EXTRA.size <= len(extra):
+        tag, size = _EXTRA.unpack_from(extra, at)
+        body = extra[at + _EXTRA.size : at + _EXTRA.size + size]
+        at += _EXTRA.size + size
+        if tag != _UNICODE_PATH or len(body) < 5 or body[0] != 1:
+            continue
+        raw = member.orig.encode("utf-8" if member.flags & 0x800 else "cp437")
+        if struct.unpack_from("<I", body, 1)[0] != zlib.crc32(raw):
+            return None
+        with contextlib.suppress(UnicodeDecodeError):
+            return body[5:].decode("utf-8")
+    return None
 
 
 def _declared_entries(source: IO[bytes]) -> int:
@@ -897,7 +975,8 @@ class Encoding:
         return not self.codec.startswith("utf-")
 
     def said(self, path: Path | str, where: str | None = None) -> None:
-        """One warning that a text was read in a legacy code page, which its bytes tell only as a guess."""
+        """One warning that a text was read in a legacy code page, which its bytes tell only as a guess (UTF-8
+        encoded twice is not said: its bytes tell it beyond doubt, and a Meta export is so throughout)."""
         if self.legacy:
             what = f"not UTF-8: read as {self.label}, the code page its bytes tell (saved by an older tool?)"
             warnings.warn(InputWarning(path, what, where), stacklevel=3)
@@ -909,10 +988,12 @@ def text_encoding(start: bytes) -> Encoding:
     not UTF-8 (``_legacy``); else UTF-8."""
     for bom, codec in _BOMS:
         if start.startswith(bom):
-            return Encoding(codec, len(bom))
+            twice = codec == "utf-8" and _twice(_telling(start[len(bom) :]))
+            return Encoding(TWICE if twice else codec, len(bom))
     sample = start[: min(len(start), ENCODING_BYTES) // 4 * 4]
     if not sample or b"\0" not in sample:
-        return Encoding(_legacy(start[:ENCODING_BYTES]) or "utf-8", 0)
+        head = _telling(start)
+        return Encoding(_legacy(head) or (TWICE if _twice(head) else "utf-8"), 0)
     places = [sample[i::4].count(0) * _NUL_SHARE >= len(sample) // 4 for i in range(4)]
     for codec, nul_places in (
         ("utf-32-le", [False, None, True, True]),
@@ -923,6 +1004,97 @@ def text_encoding(start: bytes) -> Encoding:
         if all(want is None or have == want for have, want in zip(places, nul_places, strict=True)):
             return Encoding(codec, 0)
     return Encoding("utf-8", 0)
+
+
+# An ASCII start tells nothing of the bytes beyond ASCII: up to this many bytes are read for the first of
+# them (a JSON export's first kilobytes are often keys and numbers only).
+ENCODING_SCAN = CHUNK
+_BEYOND_ASCII = re.compile(rb"[\x80-\xff]")
+
+
+def more_to_tell(start: bytes) -> bool:
+    """Whether a text's first bytes are too few to tell its encoding (``text_encoding``): fewer than
+    ``ENCODING_BYTES``, or ASCII and fewer than ``ENCODING_SCAN``."""
+    return len(start) < ENCODING_BYTES or (len(start) < ENCODING_SCAN and start.isascii())
+
+
+def _telling(start: bytes) -> bytes:
+    """The bytes of a text's start that tell its encoding: its first ``ENCODING_BYTES``, or where those are
+    ASCII, as many from its first byte beyond ASCII."""
+    head = start[:ENCODING_BYTES]
+    if not head.isascii() or (beyond := _BEYOND_ASCII.search(start)) is None:
+        return head
+    return start[beyond.start() : beyond.start() + ENCODING_BYTES]
+
+
+# UTF-8 encoded twice: UTF-8 text read as Windows-1252 and saved as UTF-8 again (an editor or a converter
+# told the wrong encoding: "für" becomes "fÃ¼r"). Its bytes are valid UTF-8, and so are the bytes its
+# characters stand for in Windows-1252, which the text of a person almost never is: there a letter with an
+# accent is one such byte, followed by a plain one. A byte Windows-1252 leaves undefined is read as the
+# control character of its number (as Windows maps it).
+TWICE = "utf-8-twice"
+_AS_CP1252 = str.maketrans(
+    {bytes([b]).decode("cp1252", "ignore") or chr(b): chr(b) for b in range(0x80, 0x100)}
+)
+
+
+def _undone(text: str) -> bytes:
+    """The bytes the characters of a text encoded twice stand for (UnicodeEncodeError: it is not one)."""
+    return text.translate(_AS_CP1252).encode("latin-1")
+
+
+@functools.lru_cache(maxsize=64)
+def _twice(start: bytes) -> bool:
+    """Whether UTF-8 bytes are UTF-8 encoded twice (``TWICE``): not ASCII, and the bytes their characters
+    stand for in Windows-1252 are UTF-8 with characters beyond ASCII (a cut at the end allowed)."""
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(start, final=False)
+        once = codecs.getincrementaldecoder("utf-8")().decode(_undone(text), final=False)
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return False
+    return not once.isascii()
+
+
+class _TwiceDecoder(codecs.IncrementalDecoder):
+    """UTF-8 decoded twice, as it streams in."""
+
+    def __init__(self, errors: str = "strict") -> None:
+        super().__init__(errors)
+        self._outer = codecs.getincrementaldecoder("utf-8")(errors)
+        self._inner = codecs.getincrementaldecoder("utf-8")(errors)
+
+    def decode(self, data: bytes, final: bool = False) -> str:  # type: ignore[override]
+        text = self._outer.decode(data, final)
+        try:
+            raw = _undone(text)
+        except UnicodeEncodeError as exc:
+            raise UnicodeDecodeError(
+                TWICE, data, 0, len(data), f"not UTF-8 encoded twice: {exc.reason}"
+            ) from None
+        return self._inner.decode(raw, final)
+
+    def reset(self) -> None:
+        self._outer.reset()
+        self._inner.reset()
+
+
+def _twice_codec(name: str) -> codecs.CodecInfo | None:
+    if name.replace("_", "-") != TWICE:
+        return None
+
+    def decode(data: Any, errors: str = "strict", /) -> tuple[str, int]:
+        return _TwiceDecoder(errors).decode(bytes(data), final=True), len(data)
+
+    def encode(text: str, errors: str = "strict", /) -> tuple[bytes, int]:
+        once = text.encode("utf-8", errors).decode("latin-1")
+        return once.translate({ord(v): chr(k) for k, v in _AS_CP1252.items()}).encode("utf-8", errors), len(
+            text
+        )
+
+    return codecs.CodecInfo(encode, decode, incrementaldecoder=_TwiceDecoder, name=TWICE)
+
+
+codecs.register(_twice_codec)
 
 
 # The code pages Windows writes as "ANSI" (the system's legacy code page: Excel's plain CSV, Notepad before
@@ -1092,7 +1264,7 @@ def utf8_chunks(
     encoding = text_encoding(first)
     if encoding.legacy and not legacy:
         encoding = Encoding("utf-8", 0)
-    elif encoding.legacy:
+    elif encoding.codec != "utf-8":
         place = error("", None)
         encoding.said(place.path, place.where)
     if encoding.codec == "utf-8":
@@ -1118,11 +1290,11 @@ def utf8_chunks(
 
 
 def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
-    """The first chunks, joined, until they tell the encoding (``ENCODING_BYTES``) or the text ends."""
+    """The first chunks, joined, until they tell the encoding (``more_to_tell``) or the text ends."""
     start = b""
     for chunk in chunks:
         start += chunk
-        if len(start) >= ENCODING_BYTES:
+        if not more_to_tell(start):
             break
     return start
 

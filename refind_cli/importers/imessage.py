@@ -174,7 +174,7 @@ def _senders(records: Iterable[_Record], known: set[str] | None = None) -> set[s
 
 
 def _chat(path: Path, others: set[str]) -> Chat:
-    name = unmarked(path.stem)
+    name = unmarked(path.stem, "\n".join(sorted(others)))
     return Chat(FORMAT, name, name, "group" if len(others) > 1 else "direct")
 
 

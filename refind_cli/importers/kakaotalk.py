@@ -244,6 +244,9 @@ class _Columns(NamedTuple):
     at: tuple[int, int, int]
     head: int
     width: int  # how many columns the header has
+    # Whether its dates of two numbers and a year are day first, as the dates of its first lines tell
+    # (``linelog.date_order``: a day above 12, else the number that goes down); None where they cannot.
+    day_first: bool | None
 
 
 def _csv_columns(lines: list[str]) -> _Columns | None:
@@ -258,7 +261,17 @@ def _csv_columns(lines: list[str]) -> _Columns | None:
     if not set(_CSV_COLUMNS) <= set(names):
         return None
     at = names.index("Date"), names.index("User"), names.index("Message")
-    return _Columns(separator, at, 2 if hint else 1, len(names))
+    head = 2 if hint else 1
+    return _Columns(
+        separator, at, head, len(names), linelog.date_order(_head_stamps(lines[head:], separator, at[0]))
+    )
+
+
+def _head_stamps(lines: list[str], separator: str, at: int) -> Iterator[re.Match[str]]:
+    """The stamps of the records that begin on these lines (a line inside a quoted message holds none)."""
+    for cells in csv.reader(lines, delimiter=separator):
+        if len(cells) > at and (m := _csv_stamp(cells[at].strip())) is not None:
+            yield m
 
 
 def _csv_stamp(cell: str) -> re.Match[str] | None:
@@ -424,9 +437,11 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
         raise InputError(path, f"expected {need} fields (Date,User,Message), found {len(cells)}", place)
     stamp, sender, text = (cells[i] for i in columns.at)
     m = _csv_stamp(stamp)
-    # A spreadsheet's day written with dots is day first (German, Russian, ...); with slashes, month first
-    # where its numbers leave both (Excel in English), and as they tell otherwise.
-    date = linelog.read_date(m, m.groupdict().get("sep") == ".") if m else None
+    # A spreadsheet's day written with dots is day first (German, Russian, ...); with slashes, in the order
+    # the file's dates tell (a British Excel's 01/10/2026 is the first of October where a later day is
+    # 13/10/2026), else month first (Excel in English).
+    dotted = m is not None and m.groupdict().get("sep") == "."
+    date = linelog.read_date(m, dotted or bool(columns.day_first)) if m else None
     seconds = linelog.read_time(m) if m and date else None
     if m is None or date is None or seconds is None:
         raise InputError(path, f"unreadable date {stamp!r} (expected like 2025-07-06 14:39:55)", place)

@@ -21,6 +21,9 @@ from typing import IO, NamedTuple
 # 4.3.16, 4.3.12, 4.3.15), as ``zipfile`` unpacks them.
 _END = struct.Struct("<4s4H2LH")
 _RECORD = struct.Struct("<4s4B4HL2L5H2L")
+# A record's name and extra field lengths, and where they sit in it (APPNOTE 4.3.12).
+_NAME_AND_EXTRA = struct.Struct("<HH")
+_NAME_AND_EXTRA_AT = 28
 _LOCATOR_SIZE = 20
 _UTF8_NAME = 0x800
 # A field at its largest stands for a ZIP64 value in the entry's extra field: such a zip is zipfile's to list.
@@ -62,6 +65,20 @@ class Listing:
                 setattr(renamed, slot, getattr(info, slot))
         renamed.filename = member.name
         return renamed
+
+    def holds(self, data: bytes) -> bool:
+        """Whether ``data`` may be in some record (a name, an extra field, a comment): False only where the
+        directory's bytes were read and hold no such run."""
+        return not self.records or data in self.records
+
+    def extra(self, member: Member) -> bytes:
+        """The member's extra field, as its record holds it."""
+        info = self.built.get(member.at)
+        if info is not None:
+            return info.extra
+        names, extras = _NAME_AND_EXTRA.unpack_from(self.records, member.at + _NAME_AND_EXTRA_AT)
+        start = member.at + _RECORD.size + names
+        return self.records[start : start + extras]
 
 
 def listing(source: IO[bytes]) -> Listing:
