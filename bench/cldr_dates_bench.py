@@ -1,0 +1,73 @@
+"""Dates in the languages nobody listed (session 15): every case of ``tests/cldr_date_cases.py`` (CLDR's own
+words and formats of 324 languages, English and the six with tables of their own left out) read by
+``refind_cli.dates.cldr.find`` as the offline answer reads a noted sentence; read right when the first range
+found is the days the case names. Counts by kind, and by language with ``--by-lang``.
+
+    python bench/cldr_dates_bench.py [--tree DIR] [--half tune|held] [--misses] [--by-lang]
+
+``--half held`` is the held-out half (fixed by a CRC32 of the language code before any figure): print its
+totals only, never its misses, while tuning. ``--tree`` reads refind from another checkout (``git archive
+main | tar -x -C DIR``): the peer measured in the same run. A script that prints figures, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from datetime import UTC
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from cldr_date_cases import NOW, DateCase, all_cases  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose refind_cli is measured")
+    ap.add_argument("--half", choices=("tune", "held"), default="tune")
+    ap.add_argument("--misses", action="store_true", help="list every miss (never for --half held)")
+    ap.add_argument("--by-lang", action="store_true", help="a line per language")
+    args = ap.parse_args()
+    sys.path.insert(0, str(args.tree.resolve()))
+    from refind_cli.dates import cldr
+
+    cases = all_cases(args.half)
+    right: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    by_lang: Counter[str] = Counter()
+    langs: Counter[str] = Counter()
+    t0 = time.process_time()
+    misses: list[tuple[DateCase, str]] = []
+    for case in cases:
+        found = cldr.find(case.sentence, now=NOW, tz=UTC, lang=case.lang)
+        got = (found[0].start.date(), found[0].end.date()) if found else None
+        ok = got == (case.first, case.last)
+        total[case.kind] += 1
+        langs[case.lang] += 1
+        if ok:
+            right[case.kind] += 1
+            by_lang[case.lang] += 1
+        else:
+            misses.append((case, f"{got} {found[0].text!r}" if found else "nothing"))
+    took = time.process_time() - t0
+    print(f"tree {args.tree}, half {args.half}: {len(langs)} languages, {len(cases)} cases, {took:.1f} s CPU")
+    for kind in sorted(total):
+        print(f"  {kind:24} {right[kind]:5}/{total[kind]:<5} ({right[kind] / total[kind]:.1%})")
+    n = sum(right.values())
+    print(f"  {'all':24} {n:5}/{len(cases):<5} ({n / len(cases):.1%})")
+    full = sum(1 for lang in langs if by_lang[lang] == langs[lang])
+    print(f"  languages with every case read right: {full}/{len(langs)}")
+    if args.by_lang:
+        for lang in sorted(langs):
+            print(f"  {lang:6} {by_lang[lang]:3}/{langs[lang]}")
+    if args.misses and args.half != "held":
+        for case, got in misses:
+            print(f"  MISS {case.lang} {case.kind}: {case.sentence!r} want {case.first}..{case.last}, got {got}")
+
+
+if __name__ == "__main__":
+    main()

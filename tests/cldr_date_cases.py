@@ -1,0 +1,154 @@
+"""Dates as people write them in the languages nobody listed, generated from CLDR (through Babel), not
+written by hand: each language's own words for the days, weeks, months and years around today ("wczoraj",
+"w zeszłym tygodniu"), its counted times ("3 dni temu"), its weekdays alone and as "last/this/next Monday"
+(CLDR's weekday fields), its months named alone, and dates in its own formats (full, long, medium, and the
+skeletons a phone shows: "d MMMM", "d MMM y"), each also in the digits the locale writes by default
+(Arabic-Indic, Devanagari, Bengali, Myanmar, ...). Each is one case: the sentence a chat would hold (the
+phrase after the locale's own name of the world, "Svět, wczoraj.") and the days it names, as
+``dates.cldr.find`` reads them (a week Monday to Sunday; a month without a year the one of the year said in;
+a weekday alone the latest such day, today included).
+
+The languages are every Babel locale named by a language code alone, but English and the six languages with
+time-word tables of their own (``dates.timewords``). They fall in two halves by a CRC32 of the code, fixed
+before any figure was read (session 15): ``tune`` (whose misses may be read) and ``held`` (only totals).
+``bench/cldr_dates_bench.py`` runs all of them; ``tests/test_dates_session15.py`` a few held languages.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from functools import cache
+
+import regex
+from babel import Locale, localedata
+from babel.core import parse_locale
+from babel.dates import format_date, format_skeleton
+from dateutil.relativedelta import relativedelta
+
+# A Wednesday in June: weekdays on either side, last month in the same year.
+NOW = datetime(2026, 6, 17, 12, 0, tzinfo=UTC)
+TODAY = NOW.date()
+LISTED = {"en", "de", "es", "fr", "pt", "it", "ru"}
+# Dates in the locale's formats: a day above 12 (never read as a month), in another year and this one.
+DATES = (date(2025, 3, 14), date(2026, 1, 27), date(2024, 11, 19))
+FORMATS = ("full", "long", "medium")
+SKELETONS = ("MMMMd", "yMMMd")
+_WEEKDAY_FIELDS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+UNITS = ("day", "week", "month", "year")
+_ZERO = regex.compile(r"\p{Nd}(?<=[\p{Numeric_Value=0}])")
+
+
+@dataclass(frozen=True, slots=True)
+class DateCase:
+    lang: str
+    kind: str  # relative, counted, weekday, weekday-relative, month, date, and "+digits" in the locale's own
+    sentence: str
+    first: date
+    last: date
+
+
+def half(lang: str) -> str:
+    """``held`` or ``tune``: fixed by the code, before any figure."""
+    return "held" if zlib.crc32(lang.encode()) % 2 else "tune"
+
+
+@cache
+def languages() -> tuple[str, ...]:
+    return tuple(
+        sorted(
+            i
+            for i in localedata.locale_identifiers()
+            if "_" not in i and i != "root" and i not in LISTED and parse_locale(i)[0] == i
+        )
+    )
+
+
+def unit_range(unit: str, offset: int) -> tuple[date, date]:
+    if unit == "day":
+        day = TODAY + timedelta(days=offset)
+        return day, day
+    if unit == "week":
+        start = TODAY - timedelta(days=TODAY.weekday()) + timedelta(weeks=offset)
+        return start, start + timedelta(days=6)
+    if unit == "month":
+        start = TODAY.replace(day=1) + relativedelta(months=offset)
+        return start, start + relativedelta(months=1) - timedelta(days=1)
+    return date(TODAY.year + offset, 1, 1), date(TODAY.year + offset, 12, 31)
+
+
+def weekday_day(target: int, offset: int | None) -> date:
+    """Alone (None): the latest such day, today included; -1/1: strictly before/after today; 0: this week's."""
+    if offset is None:
+        return TODAY - timedelta(days=(TODAY.weekday() - target) % 7)
+    if offset < 0:
+        return TODAY - timedelta(days=(TODAY.weekday() - target - 1) % 7 + 1)
+    if offset > 0:
+        return TODAY + timedelta(days=(target - TODAY.weekday() - 1) % 7 + 1)
+    return TODAY + timedelta(days=target - TODAY.weekday())
+
+
+@cache
+def _zeros() -> tuple[str, ...]:
+    return tuple(c for c in map(chr, range(0x80, 0x20000)) if _ZERO.match(c))
+
+
+def _digits(loc: Locale) -> str:
+    """The locale's default digits 0-9 ("" where they are ASCII's). Babel names the numbering system but
+    writes ASCII digits; CLDR names a system of digits by its script's ISO 15924 code ("deva", "beng"),
+    the second set of a script with "ext" ("arabext"), and Unicode has each set as ten digits in a row."""
+    system = loc._data.get("default_numbering_system", "latn")
+    if system == "latn" or not re.fullmatch(r"[a-z]{4}(?:ext)?", system):
+        return ""
+    own = [z for z in _zeros() if regex.match(rf"\p{{sc={system[:4].title()}}}", z)]
+    pick = 1 if system.endswith("ext") else 0
+    if len(own) <= pick:
+        return ""
+    return "".join(chr(ord(own[pick]) + i) for i in range(10))
+
+
+def cases(lang: str) -> Iterator[DateCase]:
+    loc = Locale.parse(lang)
+    world = loc.territories.get("001", "")
+    own = _digits(loc)
+    fields = loc._data["date_fields"]
+
+    def made(kind: str, phrase: str, span: tuple[date, date]) -> Iterator[DateCase]:
+        yield DateCase(lang, kind, f"{world}, {phrase}.", *span)
+        if own and any(c.isdigit() for c in phrase):
+            local = phrase.translate(str.maketrans("0123456789", own))
+            yield DateCase(lang, f"{kind}+digits", f"{world}, {local}.", *span)
+
+    for unit in UNITS:
+        entry = fields.get(unit, {})
+        for offset, phrase in sorted(entry.get("relative", {}).items()):
+            yield from made("relative", phrase, unit_range(unit, int(offset)))
+        n = 3 if unit == "day" else 2
+        past = entry.get("past", {})
+        pattern = past.get(loc.plural_form(n)) or past.get("other")
+        if pattern:
+            yield from made("counted", pattern.replace("{0}", str(n)), unit_range(unit, -n))
+    for i, key in enumerate(_WEEKDAY_FIELDS):
+        for offset, phrase in sorted(fields.get(key, {}).get("relative", {}).items()):
+            day = weekday_day(i, int(offset))
+            yield from made("weekday-relative", phrase, (day, day))
+        name = loc.days["format"]["wide"].get(i)
+        if name:
+            day = weekday_day(i, None)
+            yield from made("weekday", name, (day, day))
+    for month, name in loc.months["stand-alone"]["wide"].items():
+        start = date(TODAY.year, month, 1)
+        yield from made("month", name, (start, start + relativedelta(months=1) - timedelta(days=1)))
+    for day in DATES:
+        written = [format_date(day, f, locale=loc) for f in FORMATS]
+        written += [format_skeleton(s, day, locale=loc) for s in SKELETONS]
+        for text in dict.fromkeys(written):
+            named = day if str(day.year) in text else day.replace(year=TODAY.year)
+            yield from made("date", text, (named, named))
+
+
+def all_cases(which: str) -> list[DateCase]:
+    return [c for lang in languages() if half(lang) == which for c in cases(lang)]
