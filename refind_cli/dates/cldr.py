@@ -11,15 +11,26 @@ not list. Only the offline answer reads it; search keeps ``timeexpr``'s language
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
+from typing import Any
 
 from dateutil.relativedelta import relativedelta
 
 from refind_cli.dates.timeexpr import TimeRange
 
 UNITS = ("day", "week", "month", "year")
+# A counted pattern written without its number names the one number of its plural category.
+_PLURAL_COUNTS = {"zero": 0, "one": 1, "two": 2}
+_WEEKDAY_FIELDS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+# The formats people write a date in (a chat's "14 marca 2025", a phone's "14 mar 2025"): the locale's full,
+# long and medium dates and the skeletons a phone or a program shows. The short format's two-digit year and
+# a numeric day and month without a year ("14.3.") are too often other numbers to be read as dates.
+_FORMATS = ("full", "long", "medium")
+_SKELETONS = ("yMMMMd", "yMMMd", "yMMMMEEEEd", "yMMMEd", "MMMMd", "MMMd", "MMMMEd", "MMMEd", "yMd", "yMMMM", "yMMM")
 _US = timedelta(microseconds=1)
 
 
@@ -31,6 +42,11 @@ class Words:
     phrases: dict[str, tuple[str, int]]  # "wczoraj": ("day", -1), "w zeszłym tygodniu": ("week", -1)
     counted: tuple[tuple[re.Pattern[str], str, int], ...]  # "(\d+) dni temu": ("day", -1)
     fields: frozenset[str]  # "rok", "lata", "roku", "dzień", ...
+    weekdays: dict[str, int] = field(default_factory=dict)  # wide names, Monday 0: "poniedziałek"
+    # CLDR's weekday fields: "w zeszły poniedziałek": (0, -1), "w tę środę": (2, 0)
+    weekday_phrases: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # The locale's own date formats and skeletons as patterns: "d MMMM y" -> "(?P<d>\d{1,2}) (?P<m>...) ..."
+    dates: tuple[re.Pattern[str], ...] = ()
 
 
 def _lower(text: str) -> str:
@@ -50,8 +66,7 @@ def words(lang: str) -> Words | None:
     for context in ("format", "stand-alone"):
         for width in ("wide", "abbreviated"):
             for n, name in locale.months.get(context, {}).get(width, {}).items():
-                key = _lower(name).rstrip(".")
-                if len(key) > 2:  # "V" and "1" are no names to find in a sentence
+                if key := _lower(name).rstrip("."):
                     months.setdefault(key, n)
     fields_data = locale._data["date_fields"]
     units = locale._data["unit_patterns"]
@@ -64,13 +79,104 @@ def words(lang: str) -> Words | None:
         for offset, phrase in entry.get("relative", {}).items():
             phrases.setdefault(_lower(phrase), (unit, int(offset)))
         for way, sign in (("past", -1), ("future", 1)):
-            for pattern in sorted(set(entry.get(way, {}).values())):
-                counted.append((_counted(pattern), unit, sign))
+            for plural, pattern in sorted(entry.get(way, {}).items()):
+                if "{0}" in pattern:
+                    counted.append((_counted(pattern), unit, sign))
+                elif plural in _PLURAL_COUNTS:  # Maltese's dual "ġimagħtejn ilu", "two weeks ago"
+                    phrases.setdefault(_lower(pattern), (unit, sign * _PLURAL_COUNTS[plural]))
         display = names.get(f"duration-{unit}", {}).get("long")
         forms = [display] if display else []
         forms += [p for key, p in units.get(f"duration-{unit}", {}).get("long", {}).items() if key != "per"]
         fields.update(_lower(f.replace("{0}", "").strip()) for f in forms)
-    return Words(months, phrases, tuple(counted), frozenset(f for f in fields if f))
+    weekdays: dict[str, int] = {}
+    for context in ("format", "stand-alone"):
+        for n, name in locale.days.get(context, {}).get("wide", {}).items():
+            if len(key := _lower(name)) > 2:
+                weekdays.setdefault(key, n)
+    weekday_phrases = {
+        _lower(phrase): (n, int(offset))
+        for n, key in enumerate(_WEEKDAY_FIELDS)
+        for offset, phrase in fields_data.get(key, {}).get("relative", {}).items()
+    }
+    return Words(
+        months,
+        phrases,
+        tuple(counted),
+        frozenset(f for f in fields if f),
+        weekdays,
+        weekday_phrases,
+        _date_patterns(locale),
+    )
+
+
+def _date_patterns(locale: Any) -> tuple[re.Pattern[str], ...]:
+    """The locale's date formats as patterns over lower-cased text: each field a group (a day ``d``, a
+    month ``m`` by name or ``n`` by number, a year ``y``), a weekday or an era by any of its names, the
+    literals between as written (their punctuation optional, any run of spaces any other: people leave
+    out the comma of "19 નવેમ્બર, 2024"), digits of any script. A pattern with another field (a quarter, a
+    week) is left out."""
+    from babel.dates import tokenize_pattern
+
+    names = {
+        "M": _alternation(n for ctx in locale.months.values() for w in ctx.values() for n in w.values()),
+        "E": _alternation(n for ctx in locale.days.values() for w in ctx.values() for n in w.values()),
+        "G": _alternation(n for w in locale.eras.values() for n in w.values()),
+    }
+    names["L"], names["c"] = names["M"], names["E"]
+    patterns = [locale.date_formats[f].pattern for f in _FORMATS]
+    patterns += [locale.datetime_skeletons[s].pattern for s in _SKELETONS if s in locale.datetime_skeletons]
+    out: dict[str, None] = {}
+    for pattern in patterns:
+        tokens = tokenize_pattern(pattern)
+        parts: list[str] = []
+        lettered = False  # a literal holds a letter ("M月d日", "d 'de' MMMM")
+        for i, (kind, value) in enumerate(tokens):
+            if kind == "chars":
+                parts.append("".join(_literal(c) for c in _lower(value)))
+                lettered = lettered or any(c.isalpha() for c in value)
+                continue
+            letter, count = value
+            if letter in "ML" and count <= 2:
+                parts.append(r"(?<!\d)(?P<n>\d{1,2})(?!\d)")
+            elif letter in names and names[letter]:
+                # A name ends where a word does, unless the pattern glues letters to it (Syriac "ܒMMMM",
+                # Basque "MMMM'ren'", Mongolian "MMMM'ын'").
+                before = "" if _glued(tokens, i - 1, -1) else r"(?<!\w)"
+                after = "" if _glued(tokens, i + 1, 0) else r"(?!\w)"
+                group = "(?P<m>" if letter in "ML" else "(?:"
+                parts.append(rf"{before}{group}{names[letter]})\.?{after}")
+            elif letter == "d":
+                parts.append(r"(?<!\d)(?P<d>\d{1,2})(?!\d)")
+            elif letter in "yY":
+                parts.append(r"(?<!\d)(?P<y>\d{4})(?!\d)" if count != 2 else r"(?<!\d)(?P<y2>\d{2})(?!\d)")
+            else:
+                break
+        else:
+            source = "".join(parts)
+            # Digits alone without a year ("14.3.") are too often another number to be a date.
+            if "(?P<y" in source or "(?P<m>" in source or lettered:
+                out.setdefault(source)
+    return tuple(re.compile(source) for source in out)
+
+
+def _glued(tokens: list[tuple[str, Any]], i: int, end: int) -> bool:
+    """Whether token ``i`` is a literal whose character at ``end`` (0 first, -1 last) is a letter."""
+    return 0 <= i < len(tokens) and tokens[i][0] == "chars" and tokens[i][1][end].isalpha()
+
+
+def _alternation(names: Iterable[str]) -> str:
+    keys = {_lower(n).rstrip(".") for n in names}
+    return "|".join(map(re.escape, sorted((k for k in keys if k), key=len, reverse=True)))
+
+
+def _literal(char: str) -> str:
+    """A character between a date's fields: a space is any run of spaces (or none: "2024.11.19" and
+    "2024. 11. 19." are one date), a mark of punctuation may be left out, a letter stays ("日", "de")."""
+    if char.isspace():
+        return r"\s*"
+    if unicodedata.category(char)[0] in "PS":
+        return f"{re.escape(char)}?"
+    return re.escape(char)
 
 
 def _counted(pattern: str) -> re.Pattern[str]:
@@ -108,8 +214,25 @@ def find(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
     for rx, unit, sign in found.counted:
         for m in rx.finditer(lowered):
             spans.append((m.start(), m.end(), _unit(today, unit, sign * int(m[1]))))
-    if found.months:
-        month = "|".join(map(re.escape, sorted(found.months, key=len, reverse=True)))
+    for phrase, (weekday, offset) in found.weekday_phrases.items():
+        for m in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", lowered):
+            day = _weekday(today, weekday, offset)
+            spans.append((m.start(), m.end(), (day, day)))
+    for name, weekday in found.weekdays.items():
+        for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", lowered):
+            day = _weekday(today, weekday, None)
+            spans.append((m.start(), m.end(), (day, day)))
+    for rx in found.dates:
+        for m in rx.finditer(lowered):
+            groups = m.groupdict()
+            month = found.months.get(groups["m"]) if groups.get("m") else int(groups.get("n") or 0)
+            year = groups.get("y") or (f"20{groups['y2']}" if groups.get("y2") else None)
+            if month and (span := _named(month, groups.get("d"), year, today)) is not None:
+                spans.append((m.start(), m.end(), span))
+    # A month named alone: "V" and "1" are no names to find in a sentence; "4月" and "3월" are.
+    alone = [k for k in found.months if len(k) > 2 or (len(k) == 2 and any(c.isdigit() for c in k))]
+    if alone:
+        month = "|".join(map(re.escape, sorted(alone, key=len, reverse=True)))
         day_month = rf"(?<!\w)(?P<d>\d{{1,2}})\.?\s+(?P<m>{month})(?:\s+(?P<y>\d{{4}}))?(?!\w)"
         month_day = rf"(?<!\w)(?P<m>{month})\.?\s+(?P<d>\d{{1,2}})(?:,?\s+(?P<y>\d{{4}}))?(?!\w)"
         month_year = rf"(?<!\w)(?P<m>{month})(?:\s+(?P<y>\d{{4}}))?(?!\w)"
@@ -141,6 +264,18 @@ def _unit(today: date, unit: str, offset: int) -> tuple[date, date]:
         return start, start + relativedelta(months=1) - timedelta(days=1)
     start = date(today.year + offset, 1, 1)
     return start, date(start.year, 12, 31)
+
+
+def _weekday(today: date, weekday: int, offset: int | None) -> date:
+    """Alone (None): the latest such day, today included; last (-1) or next (1): the nearest strictly
+    before or after today; this (0): the one of this week (as ``timeexpr`` reads English's)."""
+    if offset is None:
+        return today - timedelta(days=(today.weekday() - weekday) % 7)
+    if offset < 0:
+        return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
+    if offset > 0:
+        return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
+    return today + timedelta(days=weekday - today.weekday())
 
 
 def _named(month: int, day: str | None, year: str | None, today: date) -> tuple[date, date] | None:
