@@ -3,11 +3,15 @@ words and formats of 324 languages, English and the six with tables of their own
 ``refind_cli.dates.cldr.find`` as the offline answer reads a noted sentence; read right when the first range
 found is the days the case names. Counts by kind, and by language with ``--by-lang``.
 
-    python bench/cldr_dates_bench.py [--tree DIR] [--half tune|held] [--misses] [--by-lang]
+    python bench/cldr_dates_bench.py [--tree DIR] [--half tune|held] [--misses] [--by-lang] [--other-text N]
 
 ``--half held`` is the held-out half (fixed by a CRC32 of the language code before any figure): print its
 totals only, never its misses, while tuning. ``--tree`` reads refind from another checkout (``git archive
-main | tar -x -C DIR``): the peer measured in the same run. A script that prints figures, not a test.
+main | tar -x -C DIR``): the peer measured in the same run. ``--other-text N`` also reads up to N sentences of
+each language's GNU/GNOME catalogs on this machine (``tests/system_catalog_chats.py``: menus, errors, help,
+not about dates) and counts those where a date is found, the price of reading more words as dates (some
+are dates: "Monday" in a calendar's strings); with ``--misses`` (tune half) it shows them.
+A script that prints figures, not a test.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import time
 from collections import Counter
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -31,6 +36,7 @@ def main() -> None:
     ap.add_argument("--half", choices=("tune", "held"), default="tune")
     ap.add_argument("--misses", action="store_true", help="list every miss (never for --half held)")
     ap.add_argument("--by-lang", action="store_true", help="a line per language")
+    ap.add_argument("--other-text", type=int, default=0, metavar="N", help="N catalog sentences a language")
     args = ap.parse_args()
     sys.path.insert(0, str(args.tree.resolve()))
     from refind_cli.dates import cldr
@@ -67,6 +73,29 @@ def main() -> None:
     if args.misses and args.half != "held":
         for case, got in misses:
             print(f"  MISS {case.lang} {case.kind}: {case.sentence!r} want {case.first}..{case.last}, got {got}")
+    if args.other_text:
+        other_text(cldr, args.half, args.other_text, args.misses and args.half != "held")
+
+
+def other_text(cldr: Any, which: str, most: int, show: bool) -> None:
+    from cldr_date_cases import LISTED, half
+    from system_catalog_chats import folders, sentences
+
+    read = dated = 0
+    langs = 0
+    for name, mos in folders().items():
+        lang = name.split("_")[0]
+        if lang in LISTED or half(lang) != which:
+            continue
+        langs += 1
+        for text in sentences(mos)[:most]:
+            read += 1
+            found = cldr.find(text, now=NOW, tz=UTC, lang=lang)
+            if found:
+                dated += 1
+                if show:
+                    print(f"  DATED {name}: {found[0].text!r} in {text[:90]!r}")
+    print(f"  other text: {dated}/{read} catalog sentences of {langs} languages read as holding a date")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
@@ -47,6 +47,7 @@ class Words:
     weekday_phrases: dict[str, tuple[int, int]] = field(default_factory=dict)
     # The locale's own date formats and skeletons as patterns: "d MMMM y" -> "(?P<d>\d{1,2}) (?P<m>...) ..."
     dates: tuple[re.Pattern[str], ...] = ()
+    wide: frozenset[str] = frozenset()  # the months' wide names: a month named alone
 
 
 def _lower(text: str) -> str:
@@ -106,6 +107,9 @@ def words(lang: str) -> Words | None:
         weekdays,
         weekday_phrases,
         _date_patterns(locale),
+        frozenset(
+            _lower(n).rstrip(".") for ctx in locale.months.values() for n in ctx.get("wide", {}).values()
+        ),
     )
 
 
@@ -209,17 +213,17 @@ def find(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
     today = now.astimezone(tz).date()
     spans: list[tuple[int, int, tuple[date, date]]] = []
     for phrase, (unit, offset) in found.phrases.items():
-        for m in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", lowered):
+        for m in _words(phrase, lowered):
             spans.append((m.start(), m.end(), _unit(today, unit, offset)))
     for rx, unit, sign in found.counted:
         for m in rx.finditer(lowered):
             spans.append((m.start(), m.end(), _unit(today, unit, sign * int(m[1]))))
     for phrase, (weekday, offset) in found.weekday_phrases.items():
-        for m in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", lowered):
+        for m in _words(phrase, lowered):
             day = _weekday(today, weekday, offset)
             spans.append((m.start(), m.end(), (day, day)))
     for name, weekday in found.weekdays.items():
-        for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", lowered):
+        for m in _words(name, lowered):
             day = _weekday(today, weekday, None)
             spans.append((m.start(), m.end(), (day, day)))
     for rx in found.dates:
@@ -229,15 +233,19 @@ def find(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
             year = groups.get("y") or (f"20{groups['y2']}" if groups.get("y2") else None)
             if month and (span := _named(month, groups.get("d"), year, today)) is not None:
                 spans.append((m.start(), m.end(), span))
-    # A month named alone: "V" and "1" are no names to find in a sentence; "4月" and "3월" are.
-    alone = [k for k in found.months if len(k) > 2 or (len(k) == 2 and any(c.isdigit() for c in k))]
-    if alone:
-        month = "|".join(map(re.escape, sorted(alone, key=len, reverse=True)))
+    # A month beside a day or a year: "V" and "1" are no names to find in a sentence; "4月" and "3월" are.
+    # Standing alone, only a wide name: abbreviations are other words too often (Tagalog "may", "set").
+    named = [k for k in found.months if len(k) > 2 or (len(k) == 2 and any(c.isdigit() for c in k))]
+    if named:
+        month = "|".join(map(re.escape, sorted(named, key=len, reverse=True)))
         day_month = rf"(?<!\w)(?P<d>\d{{1,2}})\.?\s+(?P<m>{month})(?:\s+(?P<y>\d{{4}}))?(?!\w)"
         month_day = rf"(?<!\w)(?P<m>{month})\.?\s+(?P<d>\d{{1,2}})(?:,?\s+(?P<y>\d{{4}}))?(?!\w)"
         month_year = rf"(?<!\w)(?P<m>{month})(?:\s+(?P<y>\d{{4}}))?(?!\w)"
         for source in (day_month, month_day, month_year):
             for m in re.finditer(source, lowered):
+                alone = m.groupdict().get("d") is None and m["y"] is None
+                if alone and (m["m"] not in found.wide or not _bounded(m)):
+                    continue
                 span = _named(found.months[m["m"]], m.groupdict().get("d"), m["y"], today)
                 if span is not None:
                     spans.append((m.start(), m.end(), span))
@@ -264,6 +272,20 @@ def _unit(today: date, unit: str, offset: int) -> tuple[date, date]:
         return start, start + relativedelta(months=1) - timedelta(days=1)
     start = date(today.year + offset, 1, 1)
     return start, date(start.year, 12, 31)
+
+
+def _words(phrase: str, text: str) -> Iterator[re.Match[str]]:
+    """Where ``phrase`` stands as words of ``text``."""
+    return filter(_bounded, re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", text))
+
+
+def _bounded(m: re.Match[str]) -> bool:
+    """Whether a match is whole words: no letter, digit or combining mark beside it (``\\w`` is not a
+    vowel sign: Hindi "कल", "yesterday", is no word inside "निकल")."""
+    text, start, end = m.string, m.start(), m.end()
+    return (start == 0 or unicodedata.category(text[start - 1])[0] not in "LMN") and (
+        end == len(text) or unicodedata.category(text[end])[0] not in "LMN"
+    )
 
 
 def _weekday(today: date, weekday: int, offset: int | None) -> date:
