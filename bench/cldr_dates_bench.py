@@ -4,6 +4,7 @@ words and formats of 324 languages, English and the six with tables of their own
 found is the days the case names. Counts by kind, and by language with ``--by-lang``.
 
     python bench/cldr_dates_bench.py [--tree DIR] [--half tune|held] [--misses] [--by-lang] [--other-text N]
+    python bench/cldr_dates_bench.py --ask [--tree DIR] [--half tune|held] [--misses]
 
 ``--half held`` is the held-out half (fixed by a CRC32 of the language code before any figure): print its
 totals only, never its misses, while tuning. ``--tree`` reads refind from another checkout (``git archive
@@ -11,6 +12,13 @@ main | tar -x -C DIR``): the peer measured in the same run. ``--other-text N`` a
 each language's GNU/GNOME catalogs on this machine (``tests/system_catalog_chats.py``: menus, errors, help,
 not about dates) and counts those where a date is found, the price of reading more words as dates (some
 are dates: "Monday" in a calendar's strings); with ``--misses`` (tune half) it shows them.
+``--ask`` runs the user's path instead: for each language of the half that this machine's GNU/GNOME catalogs
+have, a chat of its catalog sentences, a message a day (``cldr_date_cases.ask_chat``), imported by ``refind
+import``; three needles' messages end with "yesterday", "last <weekday>" and a date in the long format, as
+CLDR writes them, and each is asked for by ``refind ask --offline`` in the language ("<needle> <day>?"):
+right when the answer's first line names the expression's day and cites the needle's message. And the first
+needle asked with the language's "yesterday" the day after it was said, against a copy of its message said
+40 days later: right when the answer cites the message of that day (the question's time is a filter).
 A script that prints figures, not a test.
 """
 
@@ -36,8 +44,12 @@ def main() -> None:
     ap.add_argument("--half", choices=("tune", "held"), default="tune")
     ap.add_argument("--misses", action="store_true", help="list every miss (never for --half held)")
     ap.add_argument("--by-lang", action="store_true", help="a line per language")
+    ap.add_argument("--ask", action="store_true", help="refind ask --offline end to end")
     ap.add_argument("--other-text", type=int, default=0, metavar="N", help="N catalog sentences a language")
     args = ap.parse_args()
+    if args.ask:
+        ask(args.tree, args.half, args.misses and args.half != "held")
+        return
     sys.path.insert(0, str(args.tree.resolve()))
     from refind_cli.dates import cldr
 
@@ -96,6 +108,62 @@ def other_text(cldr: Any, which: str, most: int, show: bool) -> None:
                 if show:
                     print(f"  DATED {name}: {found[0].text!r} in {text[:90]!r}")
     print(f"  other text: {dated}/{read} catalog sentences of {langs} languages read as holding a date")
+
+
+def ask(tree: Path, which: str, show: bool) -> None:
+    """``--ask``: the offline answer end to end, through refind of ``tree``."""
+    import json
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from catalog_bench import refind
+    from cldr_date_cases import LISTED, AskChat, ask_chat, half
+    from system_catalog_chats import folders, sentences
+
+    chats: dict[str, AskChat] = {}
+    for name, mos in folders().items():
+        lang = name.split("_")[0]
+        if lang not in LISTED and half(lang) == which and name == lang:
+            made = ask_chat(lang, sentences(mos))
+            if made is not None:
+                chats[lang] = made
+    right: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="refind-askdates-") as tmp:
+        folder, home = Path(tmp) / "exports", Path(tmp) / "home"
+        folder.mkdir()
+        for lang, made in chats.items():
+            lines = [
+                f"{day:%d.%m.%y}, 18:{i % 60:02d} - {('Ana', 'Ben')[i % 2]}: {text}\n"
+                for i, (day, text) in enumerate(made.messages)
+            ]
+            (folder / f"WhatsApp Chat with {lang}.txt").write_text("".join(lines), encoding="utf-8")
+        refind(tree, home, "import", "--tz", "UTC", str(folder))
+        told = {c["name"]: c["lang"] for c in json.loads(refind(tree, home, "chats", "--json"))["chats"]}
+        for lang, made in chats.items():
+            for kind, question, now, want, at in made.questions:
+                out = refind(
+                    tree, home, "ask", "--offline", "--json", "-q", "--tz", "UTC", "--now",
+                    f"{now.isoformat()}T12:00", "--chat", lang, question,
+                )  # fmt: skip
+                result = json.loads(out)
+                first = result["answer"].splitlines()[0] if result["answer"] else ""
+                cited = result["citations"][0] if result["citations"] else {}
+                said = made.messages[at][0].isoformat()
+                ok = cited.get("timestamp", "")[:10] == said and (
+                    kind == "time filter" or first.startswith(f"{want.day} {want:%B %Y}")
+                )
+                total[kind] += 1
+                right[kind] += ok
+                if show and not ok:
+                    print(f"  MISS {lang} (told {told.get(lang)}) {kind}: {question!r} want {want}, {first[:110]!r}")
+    took = time.perf_counter() - t0
+    print(f"tree {tree}, half {which}: refind ask --offline, {len(chats)} languages, {took:.0f} s")
+    for kind in sorted(total):
+        print(f"  {kind:24} {right[kind]:4}/{total[kind]}")
+    n, all_ = sum(right.values()), sum(total.values())
+    print(f"  {'all':24} {n:4}/{all_} ({n / max(all_, 1):.1%})")
 
 
 if __name__ == "__main__":

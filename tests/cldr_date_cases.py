@@ -67,28 +67,28 @@ def languages() -> tuple[str, ...]:
     )
 
 
-def unit_range(unit: str, offset: int) -> tuple[date, date]:
+def unit_range(unit: str, offset: int, today: date = TODAY) -> tuple[date, date]:
     if unit == "day":
-        day = TODAY + timedelta(days=offset)
+        day = today + timedelta(days=offset)
         return day, day
     if unit == "week":
-        start = TODAY - timedelta(days=TODAY.weekday()) + timedelta(weeks=offset)
+        start = today - timedelta(days=today.weekday()) + timedelta(weeks=offset)
         return start, start + timedelta(days=6)
     if unit == "month":
-        start = TODAY.replace(day=1) + relativedelta(months=offset)
+        start = today.replace(day=1) + relativedelta(months=offset)
         return start, start + relativedelta(months=1) - timedelta(days=1)
-    return date(TODAY.year + offset, 1, 1), date(TODAY.year + offset, 12, 31)
+    return date(today.year + offset, 1, 1), date(today.year + offset, 12, 31)
 
 
-def weekday_day(target: int, offset: int | None) -> date:
+def weekday_day(target: int, offset: int | None, today: date = TODAY) -> date:
     """Alone (None): the latest such day, today included; -1/1: strictly before/after today; 0: this week's."""
     if offset is None:
-        return TODAY - timedelta(days=(TODAY.weekday() - target) % 7)
+        return today - timedelta(days=(today.weekday() - target) % 7)
     if offset < 0:
-        return TODAY - timedelta(days=(TODAY.weekday() - target - 1) % 7 + 1)
+        return today - timedelta(days=(today.weekday() - target - 1) % 7 + 1)
     if offset > 0:
-        return TODAY + timedelta(days=(target - TODAY.weekday() - 1) % 7 + 1)
-    return TODAY + timedelta(days=target - TODAY.weekday())
+        return today + timedelta(days=(target - today.weekday() - 1) % 7 + 1)
+    return today + timedelta(days=target - today.weekday())
 
 
 @cache
@@ -110,7 +110,7 @@ def _digits(loc: Locale) -> str:
     return "".join(chr(ord(own[pick]) + i) for i in range(10))
 
 
-def cases(lang: str) -> Iterator[DateCase]:
+def cases(lang: str, today: date = TODAY) -> Iterator[DateCase]:
     loc = Locale.parse(lang)
     world = loc.territories.get("001", "")
     own = _digits(loc)
@@ -125,30 +125,98 @@ def cases(lang: str) -> Iterator[DateCase]:
     for unit in UNITS:
         entry = fields.get(unit, {})
         for offset, phrase in sorted(entry.get("relative", {}).items()):
-            yield from made("relative", phrase, unit_range(unit, int(offset)))
+            yield from made("relative", phrase, unit_range(unit, int(offset), today))
         n = 3 if unit == "day" else 2
         past = entry.get("past", {})
         pattern = past.get(loc.plural_form(n)) or past.get("other")
         if pattern:
-            yield from made("counted", pattern.replace("{0}", str(n)), unit_range(unit, -n))
+            yield from made("counted", pattern.replace("{0}", str(n)), unit_range(unit, -n, today))
     for i, key in enumerate(_WEEKDAY_FIELDS):
         for offset, phrase in sorted(fields.get(key, {}).get("relative", {}).items()):
-            day = weekday_day(i, int(offset))
+            day = weekday_day(i, int(offset), today)
             yield from made("weekday-relative", phrase, (day, day))
         name = loc.days["format"]["wide"].get(i)
         if name:
-            day = weekday_day(i, None)
+            day = weekday_day(i, None, today)
             yield from made("weekday", name, (day, day))
     for month, name in loc.months["stand-alone"]["wide"].items():
-        start = date(TODAY.year, month, 1)
+        start = date(today.year, month, 1)
         yield from made("month", name, (start, start + relativedelta(months=1) - timedelta(days=1)))
     for day in DATES:
         written = [format_date(day, f, locale=loc) for f in FORMATS]
         written += [format_skeleton(s, day, locale=loc) for s in SKELETONS]
         for text in dict.fromkeys(written):
-            named = day if str(day.year) in text else day.replace(year=TODAY.year)
+            named = day if str(day.year) in text else day.replace(year=today.year)
             yield from made("date", text, (named, named))
 
 
 def all_cases(which: str) -> list[DateCase]:
     return [c for lang in languages() if half(lang) == which for c in cases(lang)]
+
+
+@dataclass(frozen=True, slots=True)
+class AskChat:
+    """A chat of one language's catalog sentences, a message a day (``START`` on), and the questions a
+    person asks of it in that language, each with the day its answer must name (or be said on)."""
+
+    lang: str
+    messages: tuple[tuple[date, str], ...]
+    # (kind, question, --now, the day the answer names, the message it must quote)
+    questions: tuple[tuple[str, str, date, date, int], ...]
+
+
+START = date(2024, 3, 4)
+# What ends a sentence, taken off a message before an expression is added to it.
+_END = ".!?。।॥۔؟ ։።፧᙮᠃᠉⳹⳾⸼。"
+# The expressions a WHEN question's answer reads its date from, one needle each.
+ASKED_KINDS = ("relative", "weekday-relative", "date")
+# A copy of the first needle's message is said this many days after it: a question that names the first's day
+# ("yesterday", said the day after) must be answered by it, not by the copy.
+COPY_AFTER = 40
+
+
+def _expression(lang: str, kind: str, said: date) -> DateCase | None:
+    """The case of ``kind`` read against the day it is said: yesterday, last <a weekday>, a long date."""
+    for case in cases(lang, said):
+        if case.kind != kind:
+            continue
+        if kind == "relative" and case.first != said - timedelta(days=1):
+            continue
+        if kind == "weekday-relative" and not case.first < said:
+            continue
+        return case
+    return None
+
+
+def ask_chat(lang: str, pool: list[str]) -> AskChat | None:
+    """The probe chat of ``lang`` from ``pool`` (its catalog's sentences): each of three needles' messages
+    ends with a date expression of one of ``ASKED_KINDS``, asked for by "<needle> <day>?" (the language's
+    own word for a day, by which a question asks when); and the first needle asked for with "yesterday"
+    the day after its message, against a copy of that message said later. None where CLDR lacks a word."""
+    from catalog_chats import chat
+
+    found = chat(lang, "system", pool)
+    if found is None:
+        return None
+    loc = Locale.parse(lang)
+    day_word = loc._data["unit_display_names"].get("duration-day", {}).get("long", "")
+    if not day_word:
+        return None
+    days = [START + timedelta(days=i) for i in range(len(found.messages))]
+    messages = list(found.messages)
+    questions: list[tuple[str, str, date, date, int]] = []
+    for (word, at), kind in zip(found.needles, ASKED_KINDS, strict=False):
+        case = _expression(lang, kind, days[at])
+        if case is None:
+            return None
+        # Inside the message's last sentence, as a person writes "... yesterday.".
+        messages[at] = f"{messages[at].rstrip(_END)} {case.sentence.split(', ', 1)[1]}"
+        questions.append((kind, f"{word} {day_word}?", days[-1] + timedelta(days=1), case.first, at))
+    word, at = found.needles[0]
+    yesterday = _expression(lang, "relative", days[at] + timedelta(days=1))
+    if yesterday is None:
+        return None
+    dated = [*zip(days, messages, strict=True), (days[at] + timedelta(days=COPY_AFTER), found.messages[at])]
+    phrase = yesterday.sentence.split(", ", 1)[1].rstrip(".")
+    questions.append(("time filter", f"{word} {phrase}?", days[at] + timedelta(days=1), days[at], at))
+    return AskChat(lang, tuple(dated), tuple(questions))

@@ -4,12 +4,19 @@ week, month or year before, this one and the next ("w zeszłym tygodniu"), and c
 ("3 dni temu", "for 2 veckor sedan"), each as CLDR's own patterns write them. And the names of the date fields
 (year, month, week, day and their counted forms), by which a question asks for a date ("w którym roku").
 
+Also the days of the week, alone and as CLDR's weekday fields write them ("w zeszły poniedziałek"), and dates
+in the locale's own formats ("14 marca 2025", "2025. március 14.", "3月14日", "14 ܒܐܕܪ 2025"), in digits of
+any script ("١٤ مارس ٢٠٢٥", "१४ मार्च").
+
 Coarser than ``timeexpr``'s grammars: no ranges between two dates, no "since", no inflected form CLDR does
-not list. Only the offline answer reads it; search keeps ``timeexpr``'s languages.
+not list. The offline answer reads a question's time and its notes' dates with it in a language ``timeexpr``
+has no grammar of; ``--since``/``--until`` read a whole bound with it in the user's own language (``LANG``)
+when no grammar reads it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -189,28 +196,46 @@ def _counted(pattern: str) -> re.Pattern[str]:
 
 
 def names_a_date_field(question: str, lang: str) -> bool:
-    """Whether ``question`` names a date field of ``lang`` (a year, month, week or day, in a form CLDR
-    lists, or that form with a short ending: Turkish "yılda" is "yıl" + "da")."""
-    found = words(lang)
-    if found is None:
-        return False
-    for word in re.findall(r"\w+", _lower(question)):
-        if any(
-            word == f or (len(f) >= 3 and word.startswith(f) and len(word) - len(f) <= 3)
-            for f in found.fields
-        ):
-            return True
-    return False
+    """Whether ``question`` names a date field of ``lang`` (of either language of "ms+id": a year, month,
+    week or day, in a form CLDR lists, or that form with a short ending: Turkish "yılda" is "yıl" + "da")."""
+    fields = {f for code in lang.split("+") if (found := words(code)) is not None for f in found.fields}
+    return any(
+        word == f or (len(f) >= 3 and word.startswith(f) and len(word) - len(f) <= 3)
+        for word in _word_list(_lower(question))
+        for f in fields
+    )
+
+
+def _word_list(text: str) -> list[str]:
+    """The words of ``text``: letters and digits with their combining marks and joiners (``\\w+`` cuts
+    "ದಿನಗಳು", "days", at each vowel sign)."""
+    kinds = "".join("w" if unicodedata.category(c)[0] in "LMN" or c in "\u200c\u200d" else " " for c in text)
+    return [text[m.start() : m.end()] for m in re.finditer("w+", kinds)]
 
 
 def find(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
-    """The dates ``text`` names in ``lang``, leftmost first (the longest at each place), read against
-    ``now``: a month without a year is the one of ``now``'s year."""
-    found = words(lang)
-    if found is None:
-        return []
+    """The dates ``text`` names in ``lang`` (in either language of a bilingual chat's "ms+id"), leftmost
+    first (the longest at each place), read against ``now``: a month without a year is the one of
+    ``now``'s year."""
     lowered = _lower(text)
     today = now.astimezone(tz).date()
+    spans = [
+        span
+        for code in lang.split("+")
+        if (found := words(code)) is not None
+        for span in _spans(lowered, today, found)
+    ]
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    out, taken = [], 0
+    for lo, hi, (first, last) in spans:
+        if lo >= taken:
+            out.append(TimeRange(_at(first, tz), _at(last + timedelta(days=1), tz) - _US, text[lo:hi]))
+            taken = hi
+    return out
+
+
+def _spans(lowered: str, today: date, found: Words) -> list[tuple[int, int, tuple[date, date]]]:
+    """Where ``found``'s words name a date in ``lowered``, each with its first and last day."""
     spans: list[tuple[int, int, tuple[date, date]]] = []
     for phrase, (unit, offset) in found.phrases.items():
         for m in _words(phrase, lowered):
@@ -249,13 +274,7 @@ def find(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
                 span = _named(found.months[m["m"]], m.groupdict().get("d"), m["y"], today)
                 if span is not None:
                     spans.append((m.start(), m.end(), span))
-    spans.sort(key=lambda s: (s[0], -s[1]))
-    out, taken = [], 0
-    for lo, hi, (first, last) in spans:
-        if lo >= taken:
-            out.append(TimeRange(_at(first, tz), _at(last + timedelta(days=1), tz) - _US, text[lo:hi]))
-            taken = hi
-    return out
+    return spans
 
 
 def _unit(today: date, unit: str, offset: int) -> tuple[date, date]:
@@ -314,3 +333,47 @@ def _named(month: int, day: str | None, year: str | None, today: date) -> tuple[
 
 def _at(day: date, tz: tzinfo) -> datetime:
     return datetime.combine(day, time(), tzinfo=tz).astimezone(UTC)
+
+
+def reads(lang: str) -> bool:
+    """Whether ``lang``'s dates are read here: a language with no grammar of its own in ``timeexpr``."""
+    from refind_cli.dates.timewords import LANGUAGES
+
+    code = re.split(r"[-_+]", lang, maxsplit=1)[0]  # a bilingual chat ("pl+en") by its first language
+    return code not in ("en", "und", "") and code not in LANGUAGES
+
+
+def find_any(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
+    """The dates ``text`` names: in ``lang``'s grammar where ``timeexpr`` has one, else CLDR's words of
+    ``lang`` and, where they name none at a place, what every language writes alike (ISO dates,
+    "2025/03/14", "Q2 2025")."""
+    from refind_cli.dates.timeexpr import find_ranges
+
+    found = find_ranges(text, now=now, tz=tz, lang=lang if not reads(lang) else "und")
+    if not reads(lang):
+        return found
+    words_found = find(text, now=now, tz=tz, lang=lang)
+    digits = [r for r in found if r.text[:1].isdigit() and not any(r.text in w.text for w in words_found)]
+    return [*words_found, *(r for r in digits if not any(w.text in r.text for w in words_found))]
+
+
+def user_languages() -> tuple[str, ...]:
+    """The languages the user's locale names (``LC_ALL``, ``LC_TIME``, ``LANG``, then GNU's ``LANGUAGE``
+    list), as ISO 639 codes, in that order, each once: what a person types dates in at the command line."""
+    names = [os.environ.get(v, "") for v in ("LC_ALL", "LC_TIME", "LANG")]
+    names += os.environ.get("LANGUAGE", "").split(":")
+    codes = (re.split(r"[_.@-]", n, maxsplit=1)[0].casefold() for n in names)
+    return tuple(dict.fromkeys(c for c in codes if c.isalpha() and c not in ("c", "posix")))
+
+
+def whole(text: str, *, now: datetime, tz: tzinfo) -> TimeRange | None:
+    """The range ``text`` names as a whole in one of the user's languages (``user_languages``) that has no
+    grammar in ``timeexpr``: "wczoraj", "w zeszłym tygodniu", "3 dni temu", "14 marca 2025"."""
+    stripped = text.strip()
+    for lang in user_languages():
+        if reads(lang):
+            found = find(stripped, now=now, tz=tz, lang=lang)
+            if len(found) == 1 and found[0].text == stripped:
+                return found[0]
+    return None
+
