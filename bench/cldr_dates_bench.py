@@ -3,8 +3,9 @@ words and formats of 324 languages, English and the six with tables of their own
 ``refind_cli.dates.cldr.find`` as the offline answer reads a noted sentence; read right when the first range
 found is the days the case names. Counts by kind, and by language with ``--by-lang``.
 
-    python bench/cldr_dates_bench.py [--tree DIR] [--half tune|held] [--misses] [--by-lang] [--other-text N]
-    python bench/cldr_dates_bench.py --ask [--tree DIR] [--half tune|held] [--misses]
+    python bench/cldr_dates_bench.py [--tree DIR] [--half tune|held] [--langs pl,hu] [--misses] [--by-lang]
+        [--other-text N]
+    python bench/cldr_dates_bench.py --ask [--tree DIR] [--half tune|held] [--langs pl,hu] [--misses]
 
 ``--half held`` is the held-out half (fixed by a CRC32 of the language code before any figure): print its
 totals only, never its misses, while tuning. ``--tree`` reads refind from another checkout (``git archive
@@ -45,15 +46,17 @@ def main() -> None:
     ap.add_argument("--misses", action="store_true", help="list every miss (never for --half held)")
     ap.add_argument("--by-lang", action="store_true", help="a line per language")
     ap.add_argument("--ask", action="store_true", help="refind ask --offline end to end")
+    ap.add_argument("--langs", default="", help="only these languages of the half")
     ap.add_argument("--other-text", type=int, default=0, metavar="N", help="N catalog sentences a language")
     args = ap.parse_args()
+    langs = set(filter(None, args.langs.split(",")))
     if args.ask:
-        ask(args.tree, args.half, args.misses and args.half != "held")
+        ask(args.tree, args.half, args.misses and args.half != "held", langs)
         return
     sys.path.insert(0, str(args.tree.resolve()))
     from refind_cli.dates import cldr
 
-    cases = all_cases(args.half)
+    cases = [c for c in all_cases(args.half) if not langs or c.lang in langs]
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
     by_lang: Counter[str] = Counter()
@@ -110,7 +113,7 @@ def other_text(cldr: Any, which: str, most: int, show: bool) -> None:
     print(f"  other text: {dated}/{read} catalog sentences of {langs} languages read as holding a date")
 
 
-def ask(tree: Path, which: str, show: bool) -> None:
+def ask(tree: Path, which: str, show: bool, langs: set[str]) -> None:
     """``--ask``: the offline answer end to end, through refind of ``tree``."""
     import json
     import tempfile
@@ -123,7 +126,7 @@ def ask(tree: Path, which: str, show: bool) -> None:
     chats: dict[str, AskChat] = {}
     for name, mos in folders().items():
         lang = name.split("_")[0]
-        if lang not in LISTED and half(lang) == which and name == lang:
+        if lang not in LISTED and half(lang) == which and name == lang and (not langs or lang in langs):
             made = ask_chat(lang, sentences(mos))
             if made is not None:
                 chats[lang] = made

@@ -213,8 +213,7 @@ def test_elided_articles_are_dropped() -> None:
 def test_scripts_without_spaces_become_bigrams_in_every_analyzer() -> None:
     thai = "ร้านอาหาร"  # "restaurant"
     bigrams = DEFAULT_ANALYZER.analyze(thai)
-    # Each unit a letter with its marks (session 15): "ร้" "า" "น" "อ" "า" "ห" "า" "ร".
-    assert bigrams[0] == "ร้า" and len(bigrams) == len(thai) - 2
+    assert bigrams[0] == "ร้" and len(bigrams) == len(thai) - 1
     assert analyzer_for("de").analyze(thai) == bigrams
     # A query of one word of the run shares its bigrams.
     assert set(DEFAULT_ANALYZER.analyze("อาหาร")) <= set(bigrams)
@@ -250,10 +249,9 @@ def test_a_querys_own_function_words_are_dropped_from_every_languages_analysis()
 def test_every_script_written_without_spaces_becomes_bigrams_and_full_width_latin_a_word() -> None:
     # Yi, Tai Tham and Bopomofo are written without spaces as Chinese and Thai are: their line-break class
     # says so, no range had them.
-    # (A bigram's unit is a letter with its marks: Tai Tham's "ᨾᩮᩬᩥ" is one.)
     for run in ("ꊉꇩꉙꌋꆀ", "ᨣᩣ᩠ᨾᩮᩬᩥᨦ", "ㄅㄆㄇㄈ"):
         terms = analyze(run)
-        assert len(terms) > 1 and all(len(t) <= 8 for t in terms), (run, terms)
+        assert len(terms) > 1 and all(len(t) <= 3 for t in terms), (run, terms)
     assert analyze("ｈｅｌｌｏ Ｗｏｒｌｄ") == analyze("hello world")
     assert analyze("ｶﾞｲﾄﾞ") == analyze("ガイド")  # half-width kana widen
 

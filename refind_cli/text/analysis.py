@@ -22,7 +22,6 @@ import heapq
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from itertools import accumulate
 
 import snowballstemmer
 
@@ -103,19 +102,6 @@ _TERM_SETS = ("invisible", "diacritic", "cyrillic")
 def _tokens(pattern: re.Pattern[str], text: str) -> list[str]:
     """The parts of ``text`` that ``pattern`` (one of ``_unicode``'s) finds among its kinds."""
     return [text[m.start() : m.end()] for m in pattern.finditer(_unicode()[0](text))]
-
-
-def _clusters(run: str) -> list[str]:
-    """A run's characters, each with the combining marks after it: the units of its bigrams. Thai "ห้อง"
-    is "ห้", "อ", "ง" (a bigram never starts on a tone mark, a vowel sign or Myanmar's asat, which would
-    match inside another word and highlight half a letter); Chinese and Kana are their characters."""
-    units: list[str] = []
-    for ch in run:
-        if units and unicodedata.category(ch)[0] == "M":
-            units[-1] += ch
-        else:
-            units.append(ch)
-    return units
 
 
 def _is_run(word: str) -> bool:
@@ -272,8 +258,8 @@ class Analyzer:
         else:
             if _is_run(word):
                 # NFKC: decomposed Hangul (as macOS stores it) composes, half-width kana widens.
-                units = _clusters(unicodedata.normalize("NFKC", word))
-                terms = units[0] if len(units) == 1 else " ".join(map("".join, zip(units, units[1:])))
+                run = unicodedata.normalize("NFKC", word)
+                terms = run if len(run) == 1 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
             elif picture := _unicode()[3].fullmatch(_unicode()[0](word)):
                 terms = word[picture.start(1) : picture.end(1)]
             else:
@@ -474,14 +460,18 @@ class Analyzer:
             word = text[start : m.end()]
             if run.match(m.group()):
                 terms = self.analyze(word)
-                # Each normalised unit's place in the run as written (Lao "ໝ" is two letters in NFKC).
-                units = _clusters(word)
-                owner = [i for i, unit in enumerate(units) for _ in _clusters(unicodedata.normalize("NFKC", unit))]
-                if len(terms) == max(len(owner) - 1, 1):
-                    ends = list(accumulate(map(len, units), initial=start))
+                if len(terms) == max(len(word) - 1, 1):
+                    width = min(len(word), 2)
+                    # A bigram that starts or ends inside a letter (on a Thai tone mark, Myanmar's asat) is
+                    # shown from its letter to the end of that letter's marks: never half a letter.
                     for i, term in enumerate(terms):
-                        yield ends[owner[i]], ends[owner[min(i + 1, len(owner) - 1)] + 1], term
-                else:  # normalising joined units (decomposed Hangul): each bigram spans the whole run
+                        lo, hi = i, i + width
+                        while lo and unicodedata.category(word[lo])[0] == "M":
+                            lo -= 1
+                        while hi < len(word) and unicodedata.category(word[hi])[0] == "M":
+                            hi += 1
+                        yield start + lo, start + hi, term
+                else:  # normalising changed the run's length: each bigram spans the whole run
                     yield from ((start, m.end(), term) for term in terms)
                 continue
             # Case-folded word by word: folding can change a length ("İ" -> "i̇"), which would shift offsets.
@@ -501,7 +491,7 @@ def analyze(text: str) -> list[str]:
 
 # Bumped whenever an analyzer changes (its stop words, stemmer, folding or splitting of words): part of the
 # index format, so the index is rebuilt rather than mixing old and new terms.
-ANALYSIS_VERSION = 7
+ANALYSIS_VERSION = 6
 
 # A language without a Snowball stemmer: its words cut to this many letters, which joins most of the forms
 # of a word in the inflecting languages this covers (Ukrainian, Bulgarian, Slovak, Croatian, Hebrew, ...)
