@@ -17,9 +17,9 @@ are dates: "Monday" in a calendar's strings); with ``--misses`` (tune half) it s
 have, a chat of its catalog sentences, a message a day (``cldr_date_cases.ask_chat``), imported by ``refind
 import``; three needles' messages end with "yesterday", "last <weekday>" and a date in the long format, as
 CLDR writes them, and each is asked for by ``refind ask --offline`` in the language ("<needle> <day>?"):
-right when the answer's first line names the expression's day and cites the needle's message. And the first
-needle asked with the language's "yesterday" the day after it was said, against a copy of its message said
-40 days later: right when the answer cites the message of that day (the question's time is a filter).
+right when the answer's first line names the expression's day and cites the needle's message. And the
+second needle asked with the language's "yesterday" the day after it was said, against a copy of its message
+said 40 days later: right when the answer cites the message of that day (the question's time is a filter).
 A script that prints figures, not a test.
 """
 

@@ -170,7 +170,7 @@ START = date(2024, 3, 4)
 _END = ".!?。।॥۔؟ ։።፧᙮᠃᠉⳹⳾⸼。"
 # The expressions a WHEN question's answer reads its date from, one needle each.
 ASKED_KINDS = ("relative", "weekday-relative", "date")
-# A copy of the first needle's message is said this many days after it: a question that names the first's day
+# A copy of the second needle's message is said this many days after it: a question that names its day
 # ("yesterday", said the day after) must be answered by it, not by the copy.
 COPY_AFTER = 40
 
@@ -191,8 +191,8 @@ def _expression(lang: str, kind: str, said: date) -> DateCase | None:
 def ask_chat(lang: str, pool: list[str]) -> AskChat | None:
     """The probe chat of ``lang`` from ``pool`` (its catalog's sentences): each of three needles' messages
     ends with a date expression of one of ``ASKED_KINDS``, asked for by "<needle> <day>?" (the language's
-    own word for a day, by which a question asks when); and the first needle asked for with "yesterday"
-    the day after its message, against a copy of that message said later. None where CLDR lacks a word."""
+    own word for a day, by which a question asks when); and the second needle asked for with "yesterday"
+    the day after its message, against a copy of that message (without its expression) said later. None where CLDR lacks a word."""
     from catalog_chats import chat
 
     found = chat(lang, "system", pool)
@@ -212,7 +212,8 @@ def ask_chat(lang: str, pool: list[str]) -> AskChat | None:
         # Inside the message's last sentence, as a person writes "... yesterday.".
         messages[at] = f"{messages[at].rstrip(_END)} {case.sentence.split(', ', 1)[1]}"
         questions.append((kind, f"{word} {day_word}?", days[-1] + timedelta(days=1), case.first, at))
-    word, at = found.needles[0]
+    # The second needle's message (which names another day: "last Monday") and a copy of it said later.
+    word, at = found.needles[1]
     yesterday = _expression(lang, "relative", days[at] + timedelta(days=1))
     if yesterday is None:
         return None
