@@ -37,7 +37,9 @@ def main() -> None:
 
     wanted = set(args.scripts.split(","))
     print(f"tree {args.tree}")
-    print("script | locales | queries | texts matched | of them false | texts holding a query | of them matched | terms | starting on a mark")
+    print(
+        "script | locales | queries | texts matched | of them false | texts holding a query | of them matched | terms | starting on a mark"
+    )
     for script in sorted(wanted):
         picked = [loc for loc, s in locales().items() if s == script]
         queries = matched = false = terms = marked = holding = found = 0

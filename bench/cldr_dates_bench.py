@@ -49,14 +49,14 @@ def main() -> None:
     ap.add_argument("--langs", default="", help="only these languages of the half")
     ap.add_argument("--other-text", type=int, default=0, metavar="N", help="N catalog sentences a language")
     args = ap.parse_args()
-    langs = set(filter(None, args.langs.split(",")))
+    only = set(filter(None, args.langs.split(",")))
     if args.ask:
-        ask(args.tree, args.half, args.misses and args.half != "held", langs)
+        ask(args.tree, args.half, args.misses and args.half != "held", only)
         return
     sys.path.insert(0, str(args.tree.resolve()))
     from refind_cli.dates import cldr
 
-    cases = [c for c in all_cases(args.half) if not langs or c.lang in langs]
+    cases = [c for c in all_cases(args.half) if not only or c.lang in only]
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
     by_lang: Counter[str] = Counter()
@@ -65,15 +65,15 @@ def main() -> None:
     misses: list[tuple[DateCase, str]] = []
     for case in cases:
         found = cldr.find(case.sentence, now=NOW, tz=UTC, lang=case.lang)
-        got = (found[0].start.date(), found[0].end.date()) if found else None
-        ok = got == (case.first, case.last)
+        read = (found[0].start.date(), found[0].end.date()) if found else None
+        ok = read == (case.first, case.last)
         total[case.kind] += 1
         langs[case.lang] += 1
         if ok:
             right[case.kind] += 1
             by_lang[case.lang] += 1
         else:
-            misses.append((case, f"{got} {found[0].text!r}" if found else "nothing"))
+            misses.append((case, f"{read} {found[0].text!r}" if found else "nothing"))
     took = time.process_time() - t0
     print(f"tree {args.tree}, half {args.half}: {len(langs)} languages, {len(cases)} cases, {took:.1f} s CPU")
     for kind in sorted(total):
@@ -87,7 +87,9 @@ def main() -> None:
             print(f"  {lang:6} {by_lang[lang]:3}/{langs[lang]}")
     if args.misses and args.half != "held":
         for case, got in misses:
-            print(f"  MISS {case.lang} {case.kind}: {case.sentence!r} want {case.first}..{case.last}, got {got}")
+            print(
+                f"  MISS {case.lang} {case.kind}: {case.sentence!r} want {case.first}..{case.last}, got {got}"
+            )
     if args.other_text:
         other_text(cldr, args.half, args.other_text, args.misses and args.half != "held")
 
@@ -160,7 +162,9 @@ def ask(tree: Path, which: str, show: bool, langs: set[str]) -> None:
                 total[kind] += 1
                 right[kind] += ok
                 if show and not ok:
-                    print(f"  MISS {lang} (told {told.get(lang)}) {kind}: {question!r} want {want}, {first[:110]!r}")
+                    print(
+                        f"  MISS {lang} (told {told.get(lang)}) {kind}: {question!r} want {want}, {first[:110]!r}"
+                    )
     took = time.perf_counter() - t0
     print(f"tree {tree}, half {which}: refind ask --offline, {len(chats)} languages, {took:.0f} s")
     for kind in sorted(total):

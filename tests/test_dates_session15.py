@@ -86,7 +86,9 @@ def test_since_reads_the_users_own_language_and_nothing_else_when_lang_is_unset(
     monkeypatch.setenv("LANG", "pl_PL.UTF-8")
     assert parse_bound("w zeszłym tygodniu", now=now, tz=UTC, end=False) == datetime(2026, 6, 8, tzinfo=UTC)
     assert parse_bound("3 dni temu", now=now, tz=UTC, end=True).date() == date(2026, 6, 14)
-    assert parse_bound("hier", now=now, tz=UTC, end=False).date() == date(2026, 6, 16)  # French's grammar first
+    assert parse_bound("hier", now=now, tz=UTC, end=False).date() == date(
+        2026, 6, 16
+    )  # French's grammar first
     monkeypatch.setenv("LANG", "C.UTF-8")
     with pytest.raises(ValueError, match="cannot read 'wczoraj'"):
         parse_bound("wczoraj", now=now, tz=UTC, end=False)
@@ -95,7 +97,9 @@ def test_since_reads_the_users_own_language_and_nothing_else_when_lang_is_unset(
 def test_since_in_the_users_language_at_the_command_line(tmp_path: Path) -> None:
     folder, home = tmp_path / "exports", tmp_path / "home"
     folder.mkdir()
-    _whatsapp(folder, "Rodzina", [(date(2024, 3, 4), "rower w piwnicy"), (date(2024, 3, 11), "rower w garażu")])
+    _whatsapp(
+        folder, "Rodzina", [(date(2024, 3, 4), "rower w piwnicy"), (date(2024, 3, 11), "rower w garażu")]
+    )
     assert refind("--home", str(home), "import", "--tz", "UTC", str(folder)).returncode == 0
     base = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_TIME", "LANGUAGE")}
     args = ("--home", str(home), "search", "rower", "--tz", "UTC", "--json")
@@ -107,7 +111,9 @@ def test_since_in_the_users_language_at_the_command_line(tmp_path: Path) -> None
 
 
 def _whatsapp(folder: Path, name: str, messages: list[tuple[date, str]]) -> None:
-    lines = [f"{d:%d.%m.%y}, 18:{i:02d} - {('Ana', 'Ben')[i % 2]}: {t}\n" for i, (d, t) in enumerate(messages)]
+    lines = [
+        f"{d:%d.%m.%y}, 18:{i:02d} - {('Ana', 'Ben')[i % 2]}: {t}\n" for i, (d, t) in enumerate(messages)
+    ]
     (folder / f"WhatsApp Chat with {name}.txt").write_text("".join(lines), encoding="utf-8")
 
 
@@ -182,7 +188,9 @@ def test_rtl_and_marked_words_are_highlighted_whole_and_shown_as_written(tmp_pat
     _whatsapp(folder, "Mix", messages)
     assert refind("--home", str(home), "import", "--tz", "UTC", str(folder)).returncode == 0
     for query, lang, word in (("مكتبة", "ar", "الْمَكْتَبَةِ"), ("पुस्तकालय", "hi", "पुस्तकालय")):
-        spans = highlight_spans(next(t for _, t in messages if word in t), analyzer_for(lang).analyze(query), lang)
+        spans = highlight_spans(
+            next(t for _, t in messages if word in t), analyzer_for(lang).analyze(query), lang
+        )
         text = next(t for _, t in messages if word in t)
         assert [text[s:e] for s, e in spans] == [word]
         out = refind("--home", str(home), "search", query, "--tz", "UTC", "-k", "3")

@@ -37,7 +37,19 @@ _WEEKDAY_FIELDS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 # long and medium dates and the skeletons a phone or a program shows. The short format's two-digit year and
 # a numeric day and month without a year ("14.3.") are too often other numbers to be read as dates.
 _FORMATS = ("full", "long", "medium")
-_SKELETONS = ("yMMMMd", "yMMMd", "yMMMMEEEEd", "yMMMEd", "MMMMd", "MMMd", "MMMMEd", "MMMEd", "yMd", "yMMMM", "yMMM")
+_SKELETONS = (
+    "yMMMMd",
+    "yMMMd",
+    "yMMMMEEEEd",
+    "yMMMEd",
+    "MMMMd",
+    "MMMd",
+    "MMMMEd",
+    "MMMEd",
+    "yMd",
+    "yMMMM",
+    "yMMM",
+)
 _US = timedelta(microseconds=1)
 
 
@@ -138,7 +150,7 @@ def _date_patterns(locale: Any) -> tuple[re.Pattern[str], ...]:
     patterns += [locale.datetime_skeletons[s].pattern for s in _SKELETONS if s in locale.datetime_skeletons]
     out: dict[str, None] = {}
     for pattern in patterns:
-        tokens = tokenize_pattern(pattern)
+        tokens: list[tuple[str, Any]] = tokenize_pattern(pattern)
         parts: list[str] = []
         lettered = False  # a literal holds a letter ("M月d日", "d 'de' MMMM")
         for i, (kind, value) in enumerate(tokens):
@@ -149,7 +161,7 @@ def _date_patterns(locale: Any) -> tuple[re.Pattern[str], ...]:
             letter, count = value
             if letter in "ML" and count <= 2:
                 parts.append(r"(?<!\d)(?P<n>\d{1,2})(?!\d)")
-            elif letter in names and names[letter]:
+            elif names.get(letter):
                 # A name ends where a word does, unless the pattern glues letters to it (Syriac "ܒMMMM",
                 # Basque "MMMM'ren'", Mongolian "MMMM'ын'").
                 before = "" if _glued(tokens, i - 1, -1) else r"(?<!\w)"
@@ -254,9 +266,9 @@ def _spans(lowered: str, today: date, found: Words) -> list[tuple[int, int, tupl
     for rx in found.dates:
         for m in rx.finditer(lowered):
             groups = m.groupdict()
-            month = found.months.get(groups["m"]) if groups.get("m") else int(groups.get("n") or 0)
+            number = found.months.get(groups["m"]) if groups.get("m") else int(groups.get("n") or 0)
             year = groups.get("y") or (f"20{groups['y2']}" if groups.get("y2") else None)
-            if month and (span := _named(month, groups.get("d"), year, today)) is not None:
+            if number and (span := _named(number, groups.get("d"), year, today)) is not None:
                 spans.append((m.start(), m.end(), span))
     # A month beside a day or a year: "V" and "1" are no names to find in a sentence; "4月" and "3월" are.
     # Standing alone, only a wide name: abbreviations are other words too often (Tagalog "may", "set").
@@ -376,4 +388,3 @@ def whole(text: str, *, now: datetime, tz: tzinfo) -> TimeRange | None:
             if len(found) == 1 and found[0].text == stripped:
                 return found[0]
     return None
-
