@@ -122,7 +122,7 @@ def ask(tree: Path, which: str, show: bool, langs: set[str]) -> None:
 
     sys.path.insert(0, str(ROOT / "bench"))
     from catalog_bench import refind
-    from cldr_date_cases import LISTED, AskChat, ask_chat, half
+    from cldr_date_cases import LISTED, AskChat, ask_chat, half, whatsapp_dated
     from system_catalog_chats import folders, sentences
 
     chats: dict[str, AskChat] = {}
@@ -139,11 +139,7 @@ def ask(tree: Path, which: str, show: bool, langs: set[str]) -> None:
         folder, home = Path(tmp) / "exports", Path(tmp) / "home"
         folder.mkdir()
         for lang, made in chats.items():
-            lines = [
-                f"{day:%d.%m.%y}, 18:{i % 60:02d} - {('Ana', 'Ben')[i % 2]}: {text}\n"
-                for i, (day, text) in enumerate(made.messages)
-            ]
-            (folder / f"WhatsApp Chat with {lang}.txt").write_text("".join(lines), encoding="utf-8")
+            whatsapp_dated(folder / f"WhatsApp Chat with {lang}.txt", made.messages)
         refind(tree, home, "import", "--tz", "UTC", str(folder))
         told = {c["name"]: c["lang"] for c in json.loads(refind(tree, home, "chats", "--json"))["chats"]}
         for lang, made in chats.items():

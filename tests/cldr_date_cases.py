@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
+from pathlib import Path
 
 import regex
 from babel import Locale, localedata
@@ -67,7 +68,11 @@ def languages() -> tuple[str, ...]:
     )
 
 
+# The spans a case names, written apart from ``dates.cldr`` (whose ``_unit`` and ``_weekday`` read them the
+# same way) so that the reader is measured against a definition, not against itself, and so that a bench
+# can measure another checkout's reader with them.
 def unit_range(unit: str, offset: int, today: date = TODAY) -> tuple[date, date]:
+    """The day, or the whole week (Monday to Sunday), month or year, ``offset`` of them from ``today``."""
     if unit == "day":
         day = today + timedelta(days=offset)
         return day, day
@@ -221,3 +226,12 @@ def ask_chat(lang: str, pool: list[str]) -> AskChat | None:
     phrase = yesterday.sentence.split(", ", 1)[1].rstrip(".")
     questions.append(("time filter", f"{word} {phrase}?", days[at] + timedelta(days=1), days[at], at))
     return AskChat(lang, tuple(dated), tuple(questions))
+
+
+def whatsapp_dated(path: Path, messages: Iterable[tuple[date, str]]) -> Path:
+    """``messages`` as an Android WhatsApp export, each on its own day at 18:xx, two senders taking turns."""
+    lines = [
+        f"{d:%d.%m.%y}, 18:{i % 60:02d} - {('Ana', 'Ben')[i % 2]}: {t}\n" for i, (d, t) in enumerate(messages)
+    ]
+    path.write_text("".join(lines), encoding="utf-8")
+    return path

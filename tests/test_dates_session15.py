@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from cldr_chats import locale_chat
-from cldr_date_cases import NOW, cases, half
+from cldr_date_cases import NOW, cases, half, whatsapp_dated
 from cli_runs import refind
 
 from refind_cli.agent.extractive import _sentences
@@ -24,6 +24,7 @@ from refind_cli.dates.timeexpr import parse_bound
 from refind_cli.text.analysis import analyzer_for
 from refind_cli.text.snippet import highlight_spans
 
+C_LOCALE = {**os.environ, "LANG": "C.UTF-8"}
 HELD_SAMPLE = ("hu", "cs", "tr", "sv", "ar", "zh", "bn", "ne", "my", "sw", "vi", "lt", "ka", "he")
 
 
@@ -95,12 +96,9 @@ def test_since_reads_the_users_own_language_and_nothing_else_when_lang_is_unset(
 
 
 def test_since_in_the_users_language_at_the_command_line(tmp_path: Path) -> None:
-    folder, home = tmp_path / "exports", tmp_path / "home"
-    folder.mkdir()
-    _whatsapp(
-        folder, "Rodzina", [(date(2024, 3, 4), "rower w piwnicy"), (date(2024, 3, 11), "rower w garażu")]
+    home = _imported(
+        tmp_path, "Rodzina", [(date(2024, 3, 4), "rower w piwnicy"), (date(2024, 3, 11), "rower w garażu")]
     )
-    assert refind("--home", str(home), "import", "--tz", "UTC", str(folder)).returncode == 0
     base = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_TIME", "LANGUAGE")}
     args = ("--home", str(home), "search", "rower", "--tz", "UTC", "--json")
     polish = refind(*args, "--since", "5 marca 2024", env={**base, "LANG": "pl_PL.UTF-8"})
@@ -110,16 +108,17 @@ def test_since_in_the_users_language_at_the_command_line(tmp_path: Path) -> None
     assert plain.returncode == 2 and plain.stderr.count("\n") == 1 and "--since" in plain.stderr, plain.stderr
 
 
-def _whatsapp(folder: Path, name: str, messages: list[tuple[date, str]]) -> None:
-    lines = [
-        f"{d:%d.%m.%y}, 18:{i:02d} - {('Ana', 'Ben')[i % 2]}: {t}\n" for i, (d, t) in enumerate(messages)
-    ]
-    (folder / f"WhatsApp Chat with {name}.txt").write_text("".join(lines), encoding="utf-8")
+def _imported(tmp_path: Path, name: str, messages: list[tuple[date, str]]) -> Path:
+    """A home with ``messages`` imported as one WhatsApp chat ``name`` (in the C locale)."""
+    folder, home = tmp_path / "exports", tmp_path / "home"
+    folder.mkdir()
+    whatsapp_dated(folder / f"WhatsApp Chat with {name}.txt", messages)
+    done = refind("--home", str(home), "import", "--tz", "UTC", str(folder), env=C_LOCALE)
+    assert done.returncode == 0, done.stderr
+    return home
 
 
 def test_the_offline_answer_reads_a_question_and_its_notes_in_the_chats_language(tmp_path: Path) -> None:
-    folder, home = tmp_path / "exports", tmp_path / "home"
-    folder.mkdir()
     messages = [
         (date(2024, 3, 4), "Pogoda jest dziś bardzo ładna, idziemy na spacer."),
         (date(2024, 3, 6), "W zeszły poniedziałek kupiłam nowy rower w sklepie sportowym."),
@@ -127,15 +126,12 @@ def test_the_offline_answer_reads_a_question_and_its_notes_in_the_chats_language
         (date(2024, 3, 9), "Naprawiłam rower i pojechałam nad jezioro."),
         (date(2024, 4, 20), "Rower stoi w piwnicy, obok starych nart."),
     ]
-    _whatsapp(folder, "Rodzina", messages)
-    env = {**os.environ, "LANG": "C.UTF-8"}
-    done = refind("--home", str(home), "import", "--tz", "UTC", str(folder), env=env)
-    assert done.returncode == 0, done.stderr
+    home = _imported(tmp_path, "Rodzina", messages)
 
     def ask(question: str, now: str) -> dict[str, object]:
         out = refind(
             "--home", str(home), "ask", "--offline", "--json", "-q", "--tz", "UTC", "--now", now, question,
-            env=env,
+            env=C_LOCALE,
         )  # fmt: skip
         assert out.returncode == 0, out.stderr
         result: dict[str, object] = json.loads(out.stdout)
@@ -178,15 +174,12 @@ def test_a_highlight_spans_whole_letters(locale: str) -> None:
 
 
 def test_rtl_and_marked_words_are_highlighted_whole_and_shown_as_written(tmp_path: Path) -> None:
-    folder, home = tmp_path / "exports", tmp_path / "home"
-    folder.mkdir()
     messages = [
         (date(2024, 3, 4), "ذَهَبْتُ إلى الْمَكْتَبَةِ أمس\u200f"),
         (date(2024, 3, 5), "हम कल पुस्तकालय गए थे"),
         (date(2024, 3, 6), "می\u200cخواهم کتاب\u200cها را بخوانم"),
     ]
-    _whatsapp(folder, "Mix", messages)
-    assert refind("--home", str(home), "import", "--tz", "UTC", str(folder)).returncode == 0
+    home = _imported(tmp_path, "Mix", messages)
     for query, lang, word in (("مكتبة", "ar", "الْمَكْتَبَةِ"), ("पुस्तकालय", "hi", "पुस्तकालय")):
         spans = highlight_spans(
             next(t for _, t in messages if word in t), analyzer_for(lang).analyze(query), lang
