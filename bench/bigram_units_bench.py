@@ -5,7 +5,7 @@ matches when it holds all the query's terms (as a search's AND of bigrams would)
 it does not hold the name as written; and of the texts that hold it as written, how many it matches (a
 bigram split another way would miss them). Also counted: terms that start on a combining mark (a tone mark, a
 vowel sign, Myanmar's asat), which a highlight would start on. Session 15 measured with it a variant whose
-bigrams were of whole letters (a letter with its marks; tag ``pg5-bigram-units``, not merged: fewer false
+bigrams were of whole letters (a letter with its marks; commit 84ce7ab, reverted by f280032: fewer false
 matches, but fewer true ones too).
 
     python bench/bigram_units_bench.py [--tree DIR] [--scripts Thai,Laoo,Khmr,Mymr]

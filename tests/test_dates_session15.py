@@ -20,7 +20,7 @@ from cli_runs import refind
 
 from refind_cli.agent.extractive import _sentences
 from refind_cli.dates import cldr
-from refind_cli.dates.timeexpr import parse_bound
+from refind_cli.dates.cldr import bound
 from refind_cli.text.analysis import analyzer_for
 from refind_cli.text.snippet import highlight_spans
 
@@ -85,14 +85,12 @@ def test_since_reads_the_users_own_language_and_nothing_else_when_lang_is_unset(
     for var in ("LC_ALL", "LC_TIME", "LANGUAGE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("LANG", "pl_PL.UTF-8")
-    assert parse_bound("w zeszłym tygodniu", now=now, tz=UTC, end=False) == datetime(2026, 6, 8, tzinfo=UTC)
-    assert parse_bound("3 dni temu", now=now, tz=UTC, end=True).date() == date(2026, 6, 14)
-    assert parse_bound("hier", now=now, tz=UTC, end=False).date() == date(
-        2026, 6, 16
-    )  # French's grammar first
+    assert bound("w zeszłym tygodniu", now=now, tz=UTC, end=False) == datetime(2026, 6, 8, tzinfo=UTC)
+    assert bound("3 dni temu", now=now, tz=UTC, end=True).date() == date(2026, 6, 14)
+    assert bound("hier", now=now, tz=UTC, end=False).date() == date(2026, 6, 16)  # French's grammar first
     monkeypatch.setenv("LANG", "C.UTF-8")
     with pytest.raises(ValueError, match="cannot read 'wczoraj'"):
-        parse_bound("wczoraj", now=now, tz=UTC, end=False)
+        bound("wczoraj", now=now, tz=UTC, end=False)
 
 
 def test_since_in_the_users_language_at_the_command_line(tmp_path: Path) -> None:

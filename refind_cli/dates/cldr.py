@@ -10,8 +10,8 @@ any script ("١٤ مارس ٢٠٢٥", "१४ मार्च").
 
 Coarser than ``timeexpr``'s grammars: no ranges between two dates, no "since", no inflected form CLDR does
 not list. The offline answer reads a question's time and its notes' dates with it in a language ``timeexpr``
-has no grammar of; ``--since``/``--until`` read a whole bound with it in the user's own language (``LANG``)
-when no grammar reads it.
+has no grammar of; ``--since``/``--until`` (``bound``) read a whole bound with it in the user's own language
+(``LANG``) when no grammar reads it.
 """
 
 from __future__ import annotations
@@ -376,6 +376,20 @@ def user_languages() -> tuple[str, ...]:
     names += os.environ.get("LANGUAGE", "").split(":")
     codes = (re.split(r"[_.@-]", n, maxsplit=1)[0].casefold() for n in names)
     return tuple(dict.fromkeys(c for c in codes if c.isalpha() and c not in ("c", "posix")))
+
+
+def bound(text: str, *, now: datetime, tz: tzinfo, end: bool) -> datetime:
+    """``timeexpr.parse_bound`` (English, then the languages with grammars), and where none of them reads
+    ``text`` at all, the user's own language by CLDR's words (``whole``). Raises the grammars' ValueError."""
+    from refind_cli.dates.timeexpr import _Unreadable, parse_bound
+
+    try:
+        return parse_bound(text, now=now, tz=tz, end=end)
+    except _Unreadable:  # not a date some grammar read and found not to exist ("31 avril")
+        found = whole(text, now=now if now.tzinfo else now.replace(tzinfo=tz), tz=tz)
+        if found is None:
+            raise
+        return found.end if end else found.start
 
 
 def whole(text: str, *, now: datetime, tz: tzinfo) -> TimeRange | None:

@@ -925,8 +925,8 @@ def parse_bound(text: str, *, now: datetime, tz: tzinfo, end: bool) -> datetime:
     did; text English cannot read at all is tried in each other language of ``timewords`` in turn. A bound
     is typed on purpose and must be one expression as a whole, so a word that is a date in one language
     and an ordinary word in another ("hier") cannot be misread here the way it could in a question, and
-    the command line need not know which chats, of which languages, it will search. Text none of them
-    reads is read in the user's own language (``LANG``) by CLDR's words (``dates.cldr.whole``).
+    the command line need not know which chats, of which languages, it will search. (``dates.cldr.bound``
+    reads, after these, the user's own language by CLDR's words.)
     """
     try:
         found = parse_range(text, now=now, tz=tz)
@@ -950,13 +950,6 @@ def _other_language(text: str, *, now: datetime, tz: tzinfo, english: _Unreadabl
         except ValueError as err:  # a part of the text, or all of it, names no real date
             if reason is english and str(err).startswith((f"{whole}:", f"{whole} ")):
                 reason = err
-    if reason is english:
-        # Last, the user's own language (``LANG``) as CLDR writes its dates, where no grammar is its.
-        from refind_cli.dates import cldr
-
-        found = cldr.whole(text, now=now if now.tzinfo else now.replace(tzinfo=tz), tz=tz)
-        if found is not None:
-            return found
     raise reason from None
 
 
