@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from refind_cli.index import analysed, chat_analyzers
-from refind_cli.index.tantivy_backend import TantivyIndex
+from refind_cli.index.tantivy_backend import _FIELDS, TantivyIndex
 from refind_cli.ingest import import_chat
 from refind_cli.method.search import search
 from refind_cli.records import Chat, Message
@@ -46,19 +46,12 @@ def archive(empty_home: Path) -> Iterator[Archive]:
         yield arch
 
 
-FIELDS = ("sess", "turn", "chat", "ts", "speaker", "text")
+FIELDS = _FIELDS
 
 
 def _turns(archive: Archive, index: TantivyIndex, sessions: list[int] | None) -> list[analysed.AnalysedTurn]:
-    """The turns as their documents hold them."""
-    batches = analysed.turn_documents(
-        archive,
-        sessions,
-        analyzer=index.analyzer,
-        others=chat_analyzers(index, archive),
-        speaker_in_text=index.speaker_in_text,
-        fields=FIELDS,
-    )
+    """The turns as the documents the index is given hold them."""
+    batches = index._documents(archive, sessions)
     return [tuple(json.loads(doc)[name] for name in FIELDS) for batch in batches for doc in batch]
 
 
