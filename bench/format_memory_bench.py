@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
 
@@ -259,7 +259,11 @@ def measured(args: list[str], env: dict[str, str] | None = None) -> dict:
 
 
 def _size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
+    return (
+        sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        if path.is_dir()
+        else path.stat().st_size
+    )
 
 
 def survey(fmt: str, n: int, work: Path, keep: bool, tree: Path | None) -> dict:
