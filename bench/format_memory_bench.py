@@ -30,6 +30,7 @@ import zipfile
 from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
+from typing import IO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reimport_bench as rb
@@ -190,13 +191,13 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
 # --- the peer: the same bytes read plainly --------------------------------------------------------------
 
 
-def _read_plainly(name: str, fh: object) -> int:
+def _read_plainly(name: str, fh: IO[bytes]) -> int:
     """Lines of a text file, events of a JSON one; their count."""
     import ijson
 
     if name.endswith(".json"):
         return sum(1 for _ in ijson.parse(fh))
-    return sum(1 for _ in fh)  # type: ignore[attr-defined]
+    return sum(1 for _ in fh)
 
 
 def peer(export: Path) -> None:

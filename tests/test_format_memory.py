@@ -197,7 +197,7 @@ def test_memory_does_not_grow_with_the_page_nor_time_faster(tmp_path: Path, send
     small.write_text(page(1_000, senders), encoding="utf-8")
     large.write_text(page(8_000, senders), encoding="utf-8")
     (small_peak, small_cpu), (large_peak, large_cpu) = _peak_and_cpu(small), _peak_and_cpu(large)
-    assert large_peak < 1.5 * small_peak, (small_peak, large_peak)
+    assert large_peak < 1.5 * small_peak + (1 << 20), (small_peak, large_peak)  # a 1 MiB read piece
     assert large_peak < large.stat().st_size, (large_peak, large.stat().st_size)
     assert large_cpu < 16 * small_cpu + 0.5, (small_cpu, large_cpu)
 
