@@ -30,14 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from catalog_chats import catalogs, english, sentences  # noqa: E402
 
-from refind_cli.text.analysis import (  # noqa: E402
-    FULL_STOPWORDS,
-    PARTS,
-    TRUNCATE,
-    Analyzer,
-    _stopwords,
-    stemmer_name,
-)
+from refind_cli.text.analysis import FULL_STOPWORDS, TRUNCATE, Analyzer, language_analyzer, stemmer_name  # noqa: E402
 
 LANGS = "de,fr,es,ru,pl,fi,hu,tr,ar,he,uk,bg,cy,el,ja,zh,ko"
 
@@ -59,17 +52,7 @@ def language_pool(lang: str) -> list[str]:
 def analyzer(lang: str, head: int) -> Analyzer:
     """A new analyzer of ``lang`` as ``analyzer_for`` makes it (English: the default analyzer's settings), with
     ``head`` (0: no head terms); new, so that its word cache starts empty."""
-    if lang == "en":
-        return Analyzer(FULL_STOPWORDS, name="full")
-    return Analyzer(
-        _stopwords(lang),
-        name=lang,
-        stemmer=stemmer_name(lang),
-        lang=lang,
-        truncate=TRUNCATE,
-        head=head,
-        parts=PARTS,
-    )
+    return Analyzer(FULL_STOPWORDS, name="full") if lang == "en" else language_analyzer(lang, head)
 
 
 def split_all(texts: list[str]) -> list[list[str]]:

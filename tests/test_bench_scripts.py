@@ -250,7 +250,9 @@ def run_all(commands: list[list[str]]) -> tuple[int, str]:
             [sys.executable, str(BENCH / command[0]), *command[1:]],
             capture_output=True,
             text=True,
-            timeout=600,
+            # A hang guard, not a figure: these scripts run side by side, and at load 30+ (helpers' runs)
+            # the re-import bench's seventeen formats took over 600 s (alone at load 11: 109 s, 28 s of CPU).
+            timeout=1800,
         )
         out.append(p.stdout + p.stderr)
         if p.returncode:
