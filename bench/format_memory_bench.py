@@ -27,8 +27,8 @@ import sys
 import threading
 import time
 import zipfile
-from collections.abc import Callable
-from datetime import UTC
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -49,58 +49,60 @@ def generate_signal(path: Path, n: int) -> None:
             fh.write(f"[{t:%Y-%m-%d %H:%M:%S}] {who}: {body}  \n")
 
 
+def _runs(n: int, per: int) -> Iterator[tuple[int, list[tuple[datetime, str]]]]:
+    """The chat's messages in runs of ``per`` (a conversation each), numbered: (time, text)."""
+    run: list[tuple[datetime, str]] = []
+    count = 0
+    for t, _, text in chat_records(n + 1):
+        run.append((t, text))
+        if len(run) == per:
+            yield count, run
+            count, run = count + 1, []
+    if run:
+        yield count, run
+
+
+def _iso(t: datetime) -> str:
+    return t.replace(tzinfo=UTC).isoformat().replace("+00:00", "Z")
+
+
 def generate_claude(path: Path, n: int, per: int = 50) -> None:
     """The chat as a Claude.ai ``conversations.json``: conversations of ``per`` messages, human and
     assistant in turn."""
     with path.open("w", encoding="utf-8") as fh:
         fh.write("[")
-        run: list[tuple] = []
-        count = 0
-
-        def flush() -> None:
-            nonlocal count
-            if not run:
-                return
-            c = count
-            stamps = [t.replace(tzinfo=UTC).isoformat().replace("+00:00", "Z") for t, _ in run]
+        for c, run in _runs(n, per):
+            messages = [
+                {
+                    "uuid": f"00000000-0000-4000-9000-{c * per + k:012d}",
+                    "text": text,
+                    "content": [
+                        {
+                            "start_timestamp": _iso(t),
+                            "stop_timestamp": _iso(t),
+                            "type": "text",
+                            "text": text,
+                            "citations": [],
+                        }
+                    ],
+                    "sender": "human" if k % 2 == 0 else "assistant",
+                    "created_at": _iso(t),
+                    "updated_at": _iso(t),
+                    "attachments": [],
+                    "files": [],
+                }
+                for k, (t, text) in enumerate(run)
+            ]
             conv = {
                 "uuid": f"00000000-0000-4000-8000-{c:012d}",
                 "name": f"Conversation {c}",
                 "summary": "",
-                "created_at": stamps[0],
-                "updated_at": stamps[-1],
+                "created_at": _iso(run[0][0]),
+                "updated_at": _iso(run[-1][0]),
                 "account": {"uuid": "f636b34f-7fb5-5f5e-934f-540b04f73f5b"},
-                "chat_messages": [
-                    {
-                        "uuid": f"00000000-0000-4000-9000-{c * per + k:012d}",
-                        "text": text,
-                        "content": [
-                            {
-                                "start_timestamp": stamp,
-                                "stop_timestamp": stamp,
-                                "type": "text",
-                                "text": text,
-                                "citations": [],
-                            }
-                        ],
-                        "sender": "human" if k % 2 == 0 else "assistant",
-                        "created_at": stamp,
-                        "updated_at": stamp,
-                        "attachments": [],
-                        "files": [],
-                    }
-                    for k, ((_, text), stamp) in enumerate(zip(run, stamps, strict=True))
-                ],
+                "chat_messages": messages,
             }
             fh.write(("" if c == 0 else ", ") + json.dumps(conv, ensure_ascii=False))
-            count += 1
-            run.clear()
-
-        for t, _, text in chat_records(n + 1):
-            run.append((t, text))
-            if len(run) == per:
-                flush()
-        flush()
         fh.write("]\n")
 
 
@@ -109,49 +111,33 @@ def generate_grok(path: Path, n: int, per: int = 50) -> None:
     assistant in turn, each answering the one before."""
     with path.open("w", encoding="utf-8") as fh:
         fh.write('{"conversations": [')
-        run: list[tuple] = []
-        count = 0
-
-        def flush() -> None:
-            nonlocal count
-            if not run:
-                return
-            c = count
-            ms = [int(t.replace(tzinfo=UTC).timestamp() * 1000) for t, _ in run]
+        for c, run in _runs(n, per):
             ident = f"conv-{c}"
             responses = []
-            for k, ((_, text), when) in enumerate(zip(run, ms, strict=True)):
+            for k, (t, text) in enumerate(run):
                 response: dict = {
                     "_id": f"{ident}-r{k}",
                     "conversation_id": ident,
                     "message": text,
                     "sender": "human" if k % 2 == 0 else "ASSISTANT",
-                    "create_time": {"$date": {"$numberLong": str(when)}},
+                    "create_time": {
+                        "$date": {"$numberLong": str(int(t.replace(tzinfo=UTC).timestamp() * 1000))}
+                    },
                     "partial": False,
                 }
                 if k:
                     response["parent_response_id"] = f"{ident}-r{k - 1}"
                 responses.append({"response": response})
-            conv = {
-                "conversation": {
-                    "id": ident,
-                    "user_id": "bench",
-                    "create_time": run[0][0].replace(tzinfo=UTC).isoformat().replace("+00:00", "Z"),
-                    "modify_time": run[-1][0].replace(tzinfo=UTC).isoformat().replace("+00:00", "Z"),
-                    "title": f"Conversation {c}",
-                    "starred": False,
-                },
-                "responses": responses,
+            head = {
+                "id": ident,
+                "user_id": "bench",
+                "create_time": _iso(run[0][0]),
+                "modify_time": _iso(run[-1][0]),
+                "title": f"Conversation {c}",
+                "starred": False,
             }
+            conv = {"conversation": head, "responses": responses}
             fh.write(("" if c == 0 else ", ") + json.dumps(conv, ensure_ascii=False))
-            count += 1
-            run.clear()
-
-        for t, _, text in chat_records(n + 1):
-            run.append((t, text))
-            if len(run) == per:
-                flush()
-        flush()
         fh.write("]}\n")
 
 
@@ -161,30 +147,15 @@ def generate_instagram(root: Path, n: int) -> None:
     (root / "your_facebook_activity").rename(root / "your_instagram_activity")
 
 
-# format: (the export's name in its folder, its generator).
+# format: (the export's name in its folder, its generator): reimport_bench's, and those made here.
 FORMATS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
-    "whatsapp": rb.FORMATS["whatsapp"],
-    "telegram": rb.FORMATS["telegram"],
-    "telegram-account": rb.FORMATS["telegram-account"],
-    "sms": rb.FORMATS["sms"],
-    "imessage": rb.FORMATS["imessage"],
-    "imessage-html": rb.FORMATS["imessage-html"],
-    "discord": rb.FORMATS["discord"],
-    "slack": rb.FORMATS["slack"],
-    "chatgpt": rb.FORMATS["chatgpt"],
+    **rb.FORMATS,
     "messenger": ("facebook-bench", generate_messenger),
     "instagram": ("instagram-bench", generate_instagram),
     "signal": ("Bench/chat.md", generate_signal),
     "line": ("[LINE] Chat with Bench.txt", generate_line),
-    "kakaotalk-csv": rb.FORMATS["kakaotalk-csv"],
-    "kakaotalk-zip": rb.FORMATS["kakaotalk-zip"],
-    "gemini": rb.FORMATS["gemini"],
-    "teams": rb.FORMATS["teams"],
-    "hangouts": rb.FORMATS["hangouts"],
-    "skype": rb.FORMATS["skype"],
     "claude": ("conversations.json", generate_claude),
     "grok": ("prod-grok-backend.json", generate_grok),
-    "google-chat": rb.FORMATS["google-chat"],
 }
 
 
