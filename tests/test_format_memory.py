@@ -208,3 +208,23 @@ def test_a_bom_page_is_streamed_too(tmp_path: Path) -> None:
     path.write_bytes(codecs.BOM_UTF16_LE + page(50).encode("utf-16-le"))
     _, messages, mark = reading(path, 333)
     assert len(messages) == 50 and mark is None
+
+
+@pytest.mark.parametrize("broken", [0, 7, 29])
+def test_a_gemini_html_card_error_names_its_line(tmp_path: Path, broken: int) -> None:
+    """Gemini's My Activity HTML counts its cards' lines once through the page (not from its start for each
+    card): the line an error names is still the card's, however far down."""
+    from test_resume_tail import activity_html, cards
+
+    from refind_cli.importers import gemini
+
+    data = activity_html({c: cards(c, 3) for c in range(10)}).decode()
+    lines = data.split("\n")
+    # The page's newest card first: card ``broken`` from the top loses its time.
+    row = 1 + broken
+    lines[row] = lines[row].replace("\u202f", " ").replace(" UTC<br>", " sometime<br>", 1)
+    lines[row] = lines[row].replace(", 20", " in the year 20", 1)
+    path = tmp_path / "MyActivity.html"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(InputError, match=rf": line {row + 1}: a card without a time"):
+        list(gemini.read(path, tz=UTC))
