@@ -191,15 +191,15 @@ def _peak_and_cpu(path: Path) -> tuple[int, float]:
 
 @pytest.mark.parametrize("senders", [("Me", "Ada"), ("Me", "Ada", "Bo")])  # read twice, and once and a bit
 def test_memory_does_not_grow_with_the_page_nor_time_faster(tmp_path: Path, senders: tuple[str, ...]) -> None:
-    """A page 8 times the size peaks at about the same Python memory, and takes at most about 8 times the
-    CPU. The whole page held (as before) peaks at more than 8 times."""
+    """A page 16 times the size peaks at about the same Python memory (below the page's own size), and takes
+    at most about 16 times the CPU. The whole page held (as before) peaks at more than 16 times."""
     small, large = tmp_path / "Ada small.html", tmp_path / "Ada large.html"
     small.write_text(page(1_000, senders), encoding="utf-8")
-    large.write_text(page(8_000, senders), encoding="utf-8")
+    large.write_text(page(16_000, senders), encoding="utf-8")
     (small_peak, small_cpu), (large_peak, large_cpu) = _peak_and_cpu(small), _peak_and_cpu(large)
     assert large_peak < 1.5 * small_peak + (1 << 20), (small_peak, large_peak)  # a 1 MiB read piece
     assert large_peak < large.stat().st_size, (large_peak, large.stat().st_size)
-    assert large_cpu < 16 * small_cpu + 0.5, (small_cpu, large_cpu)
+    assert large_cpu < 32 * small_cpu + 0.5, (small_cpu, large_cpu)
 
 
 def test_a_bom_page_is_streamed_too(tmp_path: Path) -> None:
