@@ -86,6 +86,24 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["google_import_bench.py", "--messages", "300", "--workdir", f"{work}/google"]],
             "the messages per second",
         ),
+        "format_memory_bench": (
+            [
+                [
+                    "format_memory_bench.py",
+                    "--messages",
+                    "200",
+                    "--workdir",
+                    f"{work}/format_memory",
+                    "--formats",
+                    "imessage-html",
+                    "signal",
+                    "instagram",
+                    "claude",
+                    "grok",
+                ]
+            ],
+            "RSS / peer",
+        ),
         "sms_bench": (
             [["sms_bench.py", "--messages", "300", "--rounds", "1", "--workdir", f"{work}/sms"]],
             "ratio WhatsApp/SMS",

@@ -1302,24 +1302,50 @@ def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
 def decode_text(data: bytes, path: Path | str, where: str | None = None, legacy: bool = False) -> str:
     """Decode an export's text: UTF-8, 16 or 32 (``text_encoding``), and with ``legacy`` (a text or HTML
     file, not JSON) a legacy code page too, said in a warning. Invalid bytes are an error that names the
-    line, never a silent replacement character."""
-    encoding = text_encoding(data)
-    if encoding.legacy and not legacy:
-        encoding = Encoding("utf-8", 0)
-    encoding.said(path, where)
-    data = data[encoding.bom :]
-    try:
-        return data.decode(encoding.codec)
-    except UnicodeDecodeError as exc:
-        if encoding.codec != "utf-8":
+    line, never a silent replacement character (``decoded_chunks``, given the bytes whole)."""
+    return "".join(decoded_chunks([data], path, where, legacy))
+
+
+def decoded_chunks(
+    chunks: Iterable[bytes],
+    path: Path | str,
+    where: str | None = None,
+    legacy: bool = False,
+    bom: bool = True,
+) -> Iterator[str]:
+    """``decode_text`` as the bytes stream in, never holding them whole: the encoding told by the first
+    bytes in the same way, the text given a piece at a time as written (line ends too), the same error at
+    the same line or byte. ``bom``: False for bytes read from a mark on (plain UTF-8, where no BOM can be)."""
+    chunks = iter(chunks)
+    encoding, first = Encoding("utf-8", 0), b""
+    if bom:
+        first = _enough_to_tell(chunks)
+        encoding = text_encoding(first)
+        if encoding.legacy and not legacy:
+            encoding = Encoding("utf-8", 0)
+        encoding.said(path, where)
+        first = first[encoding.bom :]
+    decoder = codecs.getincrementaldecoder(encoding.codec)()
+    passed = newlines = 0  # the bytes after the BOM given to the decoder before this chunk, their newlines
+    for chunk in itertools.chain([first], chunks, [b""]):
+        pending = decoder.getstate()[0]  # the start of a character the last chunk cut
+        try:
+            text = decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            data = pending + chunk
+            if encoding.codec != "utf-8":
+                at = encoding.bom + passed - len(pending) + exc.start
+                raise InputError(path, f"invalid {encoding.label} at byte {at}", where) from None
+            line = newlines + data.count(b"\n", 0, exc.start) + 1
+            place = f"{where}, line {line}" if where else f"line {line}"
             raise InputError(
-                path, f"invalid {encoding.label} at byte {exc.start + encoding.bom}", where
+                path, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); not a text export", place
             ) from None
-        line = data.count(b"\n", 0, exc.start) + 1
-        place = f"{where}, line {line}" if where else f"line {line}"
-        raise InputError(
-            path, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); not a text export", place
-        ) from None
+        passed += len(chunk)
+        if encoding.codec == "utf-8":
+            newlines += chunk.count(b"\n")
+        if text:
+            yield text
 
 
 def spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:

@@ -568,8 +568,10 @@ def _html_after(path: Path, offset: int, tz: tzinfo, before: list[Entry], n: int
 
 def _cards(text: str, path: Path, where: str | None, tz: tzinfo) -> Iterator[tuple[int, Entry]]:
     """The cards of an HTML's ``text``: where each cell begins, and its entry."""
+    line, counted = 1, 0  # the line where the text counted up to ends: each newline counted once
     for n, (start, cell) in enumerate(_cells(text), start=1):
-        place = ", ".join(p for p in (where, f"line {text.count(chr(10), 0, start) + 1}") if p)
+        line, counted = line + text.count("\n", counted, start), start
+        place = ", ".join(p for p in (where, f"line {line}") if p)
         if cell is None:
             raise InputError(path, "truncated: a card that never ends", place)
         yield start, _html_entry(cell, tz, path, place, n)

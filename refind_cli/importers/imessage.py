@@ -18,24 +18,25 @@ no zone: they are read in ``--tz``.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import itertools
 import json
 import re
+import warnings
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from html.parser import HTMLParser
 from pathlib import Path
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import htmltext
 from refind_cli.importers.container import (
     Encoding,
-    decode_text,
+    decoded_chunks,
     iter_file_chunks,
     named_head,
-    read_file,
     read_file_part,
     text_encoding,
     unmarked,
@@ -128,8 +129,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     others = set(state.get("others", []))
     if len(others) < 2:  # the kind is told by the records read before it is given
         first = blocks()
-        with contextlib.closing(first.records(_lines(path, offset, first.line), path)) as told:
-            others = _senders(told, others)
+        others = _told(first.records(_lines(path, offset, first.line), path), others)
         if after is None and not first.count:
             raise _no_messages(path)
     reading = blocks()
@@ -171,6 +171,14 @@ def _senders(records: Iterable[_Record], known: set[str] | None = None) -> set[s
             if known is not None and len(others) >= 2:
                 break
     return others
+
+
+def _told(records: Generator[_Record, None, None], known: set[str]) -> set[str]:
+    """``_senders`` of a first reading, which stops where the chat's kind is told: what the reading warns
+    of, the second reading, which gives the messages, warns of again."""
+    with contextlib.closing(records), warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)
+        return _senders(records, known)
 
 
 def _chat(path: Path, others: set[str]) -> Chat:
@@ -297,27 +305,61 @@ _SKIPPED = frozenset({"reactions", "replies", "expressive", "reply_context", "ta
 
 
 class _Html(HTMLParser):
-    """Top-level ``div.message`` and ``div.announcement`` into records; nested replies are skipped."""
+    """Top-level ``div.message`` and ``div.announcement`` into records as the text is fed (``take``); nested
+    replies are skipped. Only the text the parser and the record being read still need is held (the
+    ``window``), so a page's size does not bound its memory: its records' do."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, stack: list[tuple[str, frozenset[str]]]) -> None:
         super().__init__(convert_charrefs=True)
-        self.text = text
-        self.line_starts = [0]
-        self.line_starts += [m.end() for m in re.finditer("\n", text)]
-        self.records: list[_Record] = []
-        self.stack: list[tuple[str, frozenset[str]]] = []
+        self.window = ""  # the text from ``self.at`` (a character's offset in the reading) on
+        self.at = 0
+        self.fed = 0  # the characters fed
+        self.line_starts = [0]  # where the lines from ``self.first_line`` on start
+        self.first_line = 1
+        # A character's offset and that of its UTF-8 byte: the bytes of the text before where a record ends
+        # (the mark's offset), each character encoded once.
+        self.counted = (0, 0)
+        self.done: list[_Record] = []  # records ended in the text fed last
+        self.record: _Record | None = None
+        self.stack = stack
         self.record_depth: int | None = None
         self.record_start = 0
         self.skip_depth: int | None = None
         self.capture: str | None = None  # "stamp", "sender", "bubble", "announcement"
         self.buffer: list[str] = []
-        self.parts: list[str] = []
-        # Where the last record ended, and the elements open there: a grown file's new records follow.
+        # Where the last record ended (in UTF-8 bytes), and the elements open there: a grown file's new
+        # records follow.
         self.closed: tuple[int, list[tuple[str, frozenset[str]]]] = (0, [])
+
+    def take(self, text: str) -> list[_Record]:
+        """Feeds ``text`` (the next piece of the page); the records it ended. Then lets go of the text
+        before what the parser has yet to read and before the record being read."""
+        base = self.fed
+        self.window += text
+        self.line_starts += [base + m.end() for m in re.finditer("\n", text)]
+        self.fed += len(text)
+        self.feed(text)
+        done, self.done = self.done, []
+        keep = self.record_start if self.record_depth is not None else self.fed - len(self.rawdata)
+        self._bytes_to(keep)
+        self.window = self.window[keep - self.at :]
+        self.at = keep
+        first = bisect.bisect_right(self.line_starts, keep) - 1
+        if first > 0:
+            del self.line_starts[:first]
+            self.first_line += first
+        return done
+
+    def _bytes_to(self, end: int) -> int:
+        chars, count = self.counted
+        if end > chars:
+            count += len(self.window[chars - self.at : end - self.at].encode("utf-8", "surrogatepass"))
+            self.counted = (end, count)
+        return count
 
     def _position(self) -> int:
         line, column = self.getpos()
-        return self.line_starts[line - 1] + column
+        return self.line_starts[line - self.first_line] + column
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = frozenset((dict(attrs).get("class") or "").split())
@@ -330,13 +372,13 @@ class _Html(HTMLParser):
                 self.record_depth = depth
                 self.record_start = self._position()
                 system = "announcement" in classes
-                self.records.append(_Record("", None, kind=Kind.SYSTEM if system else Kind.TEXT))
+                self.record = _Record("", None, kind=Kind.SYSTEM if system else Kind.TEXT)
                 self.capture = "announcement" if system else None
-                self.buffer, self.parts = [], []
+                self.buffer = []
             return
-        if self.skip_depth is not None:
+        if self.skip_depth is not None or self.record is None:
             return
-        record = self.records[-1]
+        record = self.record
         if classes & _SKIPPED and not void:
             self.skip_depth = depth
             record.reply |= "reply_context" in classes
@@ -358,14 +400,14 @@ class _Html(HTMLParser):
         self.capture = what
 
     def _flush(self) -> None:
-        if self.capture is None or self.record_depth is None:
+        record = self.record
+        if self.capture is None or self.record_depth is None or record is None:
             return
         text = "".join(self.buffer)
-        record = self.records[-1]
         if self.capture == "stamp":
             m = _STAMP.fullmatch(" ".join(text.split()))
             record.stamp = m["stamp"] if m else text.strip()
-            if self.records[-1].kind == Kind.SYSTEM:
+            if record.kind == Kind.SYSTEM:
                 self.capture, self.buffer = "announcement", []
                 return
         elif self.capture == "sender":
@@ -397,7 +439,7 @@ class _Html(HTMLParser):
         del self.stack[match:]
         if self.skip_depth is not None and depth <= self.skip_depth:
             self.skip_depth = None
-        if self.record_depth is None:
+        if self.record_depth is None or self.record is None:
             return
         if (self.capture in ("stamp", "sender") and tag == "span") or (
             self.capture == "bubble" and tag == "div" and "message_part" not in self._classes()
@@ -405,10 +447,11 @@ class _Html(HTMLParser):
             self._flush()
         if depth <= self.record_depth:
             self._flush()
-            end = self.text.find(">", self._position()) + 1
-            self.records[-1].raw = self.text[self.record_start : end]
-            self.record_depth = None
-            self.closed = (end, list(self.stack))
+            end = self.window.find(">", self._position() - self.at) + 1 + self.at
+            self.record.raw = self.window[self.record_start - self.at : end - self.at]
+            self.done.append(self.record)
+            self.record, self.record_depth = None, None
+            self.closed = (self._bytes_to(end), list(self.stack))
 
     def _classes(self) -> frozenset[str]:
         return frozenset().union(*(c for _, c in self.stack))
@@ -418,53 +461,89 @@ class _Html(HTMLParser):
             self.buffer.append(data)
 
 
-def _html(path: Path, tz: tzinfo, after: Mark | None) -> ChatExport:
+class _HtmlReading:
+    """One reading of an HTML conversation from ``offset`` (``stack``: the elements open there; ``before``:
+    the messages before it): its records as the file streams in, a piece at a time, and, once they are
+    read, where the last ended (bytes from ``offset``) and the elements open there."""
+
+    def __init__(
+        self, path: Path, offset: int, stack: list[tuple[str, frozenset[str]]], before: int, chunk: int
+    ) -> None:
+        self.path = path
+        self.offset = offset
+        self.before = before
+        self.chunk = chunk
+        self.parser = _Html(list(stack))
+        self.count = 0  # the records read
+        self.utf8 = True  # whether the text was UTF-8 without a BOM (its offsets are the mark's)
+
+    def _chunks(self) -> Iterator[bytes]:
+        first = not self.offset  # a reading from a mark on reads UTF-8 (``_html``)
+        for piece in iter_file_chunks(self.path, self.offset):
+            if first:
+                self.utf8, first = text_encoding(piece) == Encoding("utf-8", 0), False
+            for start in range(0, len(piece), self.chunk):
+                yield piece[start : start + self.chunk]
+
+    def records(self) -> Generator[_Record, None, None]:
+        parser = self.parser
+        for text in decoded_chunks(self._chunks(), self.path, legacy=True, bom=not self.offset):
+            yield from self._checked(parser.take(text))
+        parser.close()
+        yield from self._checked(parser.done)
+        if parser.record_depth is not None:
+            raise InputError(self.path, "the file ends inside a message: cut short")
+
+    def _checked(self, records: list[_Record]) -> Iterator[_Record]:
+        for record in records:
+            self.count += 1
+            if not _STAMP.fullmatch(record.stamp):
+                number = self.before + self.count
+                raise InputError(self.path, f"message {number} has no readable timestamp ({record.stamp!r})")
+            if record.kind != Kind.SYSTEM and record.sender is None:
+                record.sender = ""
+            yield record
+
+
+# The text fed to the HTML parser at a time (characters' bytes): the page is never held whole.
+_HTML_PIECE = 1 << 20
+
+
+def _html(path: Path, tz: tzinfo, after: Mark | None, chunk: int = _HTML_PIECE) -> ChatExport:
     """An HTML conversation, read whole, or from ``after`` on: a mark an earlier reading left just after its
     last message (the file's closing tags follow it, and a grown file's new messages come there), holding
     the elements open there, the others who wrote (up to two: the chat's kind) and the messages before it
-    (``Mark.read``). A mark is left only in a UTF-8 file (its offsets are the text's)."""
+    (``Mark.read``). A mark is left only in a UTF-8 file (its offsets are the text's). Streamed: read twice
+    where the chat's kind is not told by its first messages (as the TXT is)."""
     state = json.loads(after.state) if after is not None else {}
     if after is not None and (after.read is None or "stack" not in state):
         raise NotResumable
     offset = after.offset if after is not None else 0
-    data = read_file_part(path, offset) if after is not None else read_file(path)
-    utf8 = after is not None or text_encoding(data) == Encoding("utf-8", 0)
-    if after is not None:
-        try:
-            text = data.decode()
-        except UnicodeDecodeError:
-            raise NotResumable from None
-    else:
-        text = decode_text(data, path, legacy=True)
     before = after.read if after is not None and after.read is not None else 0
-    records, end, stack = _html_records(
-        text, path, [(t, frozenset(c)) for t, c in state.get("stack", [])], before
-    )
-    if after is None and not records:
-        raise _no_messages(path)
-    others = _senders(records, set(state.get("others", [])))
-    read = before + len(records)
-    kept = {"stack": [[t, sorted(c)] for t, c in stack], "others": sorted(others)[:2]}
-    mark = Mark(offset + len(text[:end].encode()), json.dumps(kept, ensure_ascii=False), read=read)
-    messages = [_message(r, tz, path) for r in records]
-    return ChatExport(_chat(path, others), messages, (lambda: mark) if utf8 and records else None)
+    stack = [(t, frozenset(c)) for t, c in state.get("stack", [])]
+    if after is not None:
+        try:  # the bytes after the mark are checked before any message is given (NotResumable)
+            for _ in decoded_chunks(iter_file_chunks(path, offset), path, bom=False):
+                pass
+        except InputError:
+            raise NotResumable from None
 
+    def reading() -> _HtmlReading:
+        return _HtmlReading(path, offset, stack, before, chunk)
 
-def _html_records(
-    text: str, path: Path, stack: list[tuple[str, frozenset[str]]] | None = None, before: int = 0
-) -> tuple[list[_Record], int, list[tuple[str, frozenset[str]]]]:
-    """The records of an HTML conversation's ``text`` (``stack``: the elements open where it starts;
-    ``before``: the messages before it), where the last ends in it, and the elements open there."""
-    parser = _Html(text)
-    parser.stack = list(stack or [])
-    parser.feed(text)
-    parser.close()
-    records = parser.records
-    if parser.record_depth is not None:
-        raise InputError(path, "the file ends inside a message: cut short")
-    for number, record in enumerate(records, before + 1):
-        if not _STAMP.fullmatch(record.stamp):
-            raise InputError(path, f"message {number} has no readable timestamp ({record.stamp!r})")
-        if record.kind != Kind.SYSTEM and record.sender is None:
-            record.sender = ""
-    return records, parser.closed[0], parser.closed[1]
+    others = set(state.get("others", []))
+    if len(others) < 2:  # the kind is told by the records read before it is given
+        first = reading()
+        others = _told(first.records(), others)
+        if after is None and not first.count:
+            raise _no_messages(path)
+    last = reading()
+
+    def end() -> Mark | None:
+        if not (last.utf8 and last.count):
+            return None
+        closed, open_there = last.parser.closed
+        kept = {"stack": [[t, sorted(c)] for t, c in open_there], "others": sorted(others)[:2]}
+        return Mark(offset + closed, json.dumps(kept, ensure_ascii=False), read=before + last.count)
+
+    return ChatExport(_chat(path, others), (_message(r, tz, path) for r in last.records()), end)

@@ -1,0 +1,306 @@
+"""Issue 26 item 2 ("peak memory of a 1M-message import under 250 MB whatever the messages' shape"), every
+format: a generated export of N messages (default 1,000,000) of each format refind imports, the same chat
+(``import_bench.chat_records``) in each format's shape (the generators of ``reimport_bench``, and a few more
+here), imported with `refind import` into an empty home, a process of its own; beside it, in the same run, a
+peer reading the same bytes in a process of its own: ``for line in f`` for a text file (lines, XML, HTML,
+CSV), a plain JSON stream read (``ijson.parse``, every event) for a JSON file, each member of a zip or each
+file of a folder read so.
+
+For each process: wall, CPU (``wait4``: the process and the children it waited for, an import's worker) and
+peak RSS (the sum of the process tree's RSS, sampled every 20 ms).
+Prints one table row per format, and the load average beside it.
+
+This is a script that prints figures, not a test.
+
+    python bench/format_memory_bench.py [--messages 1000000] [--workdir bench/out] [--formats ...]
+        [--keep]  (keep the generated exports, and reuse them)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reimport_bench as rb
+from import_bench import SENDERS, _tree_rss_kb, chat_records, generate_line
+from meta_bench import generate_messenger
+
+
+def generate_signal(path: Path, n: int) -> None:
+    """The chat as signal-export's ``chat.md`` in a folder named after the chat (Markdown's line-break
+    spaces after every line, ``Me`` for the first sender)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for t, sender, text in chat_records(n + 1):
+            who = "Me" if sender == SENDERS[0] else sender
+            body = text.replace("\n", "  \n")
+            fh.write(f"[{t:%Y-%m-%d %H:%M:%S}] {who}: {body}  \n")
+
+
+def _runs(n: int, per: int) -> Iterator[tuple[int, list[tuple[datetime, str]]]]:
+    """The chat's messages in runs of ``per`` (a conversation each), numbered: (time, text)."""
+    run: list[tuple[datetime, str]] = []
+    count = 0
+    for t, _, text in chat_records(n + 1):
+        run.append((t, text))
+        if len(run) == per:
+            yield count, run
+            count, run = count + 1, []
+    if run:
+        yield count, run
+
+
+def _iso(t: datetime) -> str:
+    return t.replace(tzinfo=UTC).isoformat().replace("+00:00", "Z")
+
+
+def generate_claude(path: Path, n: int, per: int = 50) -> None:
+    """The chat as a Claude.ai ``conversations.json``: conversations of ``per`` messages, human and
+    assistant in turn."""
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("[")
+        for c, run in _runs(n, per):
+            messages = [
+                {
+                    "uuid": f"00000000-0000-4000-9000-{c * per + k:012d}",
+                    "text": text,
+                    "content": [
+                        {
+                            "start_timestamp": _iso(t),
+                            "stop_timestamp": _iso(t),
+                            "type": "text",
+                            "text": text,
+                            "citations": [],
+                        }
+                    ],
+                    "sender": "human" if k % 2 == 0 else "assistant",
+                    "created_at": _iso(t),
+                    "updated_at": _iso(t),
+                    "attachments": [],
+                    "files": [],
+                }
+                for k, (t, text) in enumerate(run)
+            ]
+            conv = {
+                "uuid": f"00000000-0000-4000-8000-{c:012d}",
+                "name": f"Conversation {c}",
+                "summary": "",
+                "created_at": _iso(run[0][0]),
+                "updated_at": _iso(run[-1][0]),
+                "account": {"uuid": "f636b34f-7fb5-5f5e-934f-540b04f73f5b"},
+                "chat_messages": messages,
+            }
+            fh.write(("" if c == 0 else ", ") + json.dumps(conv, ensure_ascii=False))
+        fh.write("]\n")
+
+
+def generate_grok(path: Path, n: int, per: int = 50) -> None:
+    """The chat as Grok's ``prod-grok-backend.json``: conversations of ``per`` responses, human and
+    assistant in turn, each answering the one before."""
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write('{"conversations": [')
+        for c, run in _runs(n, per):
+            ident = f"conv-{c}"
+            responses = []
+            for k, (t, text) in enumerate(run):
+                response: dict = {
+                    "_id": f"{ident}-r{k}",
+                    "conversation_id": ident,
+                    "message": text,
+                    "sender": "human" if k % 2 == 0 else "ASSISTANT",
+                    "create_time": {
+                        "$date": {"$numberLong": str(int(t.replace(tzinfo=UTC).timestamp() * 1000))}
+                    },
+                    "partial": False,
+                }
+                if k:
+                    response["parent_response_id"] = f"{ident}-r{k - 1}"
+                responses.append({"response": response})
+            head = {
+                "id": ident,
+                "user_id": "bench",
+                "create_time": _iso(run[0][0]),
+                "modify_time": _iso(run[-1][0]),
+                "title": f"Conversation {c}",
+                "starred": False,
+            }
+            conv = {"conversation": head, "responses": responses}
+            fh.write(("" if c == 0 else ", ") + json.dumps(conv, ensure_ascii=False))
+        fh.write("]}\n")
+
+
+def generate_instagram(root: Path, n: int) -> None:
+    """Messenger's generated thread (``meta_bench``) under Instagram's folder name."""
+    generate_messenger(root, n)
+    (root / "your_facebook_activity").rename(root / "your_instagram_activity")
+
+
+# format: (the export's name in its folder, its generator): reimport_bench's, and those made here.
+FORMATS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
+    **rb.FORMATS,
+    "messenger": ("facebook-bench", generate_messenger),
+    "instagram": ("instagram-bench", generate_instagram),
+    "signal": ("Bench/chat.md", generate_signal),
+    "line": ("[LINE] Chat with Bench.txt", generate_line),
+    "claude": ("conversations.json", generate_claude),
+    "grok": ("prod-grok-backend.json", generate_grok),
+}
+
+
+# --- the peer: the same bytes read plainly --------------------------------------------------------------
+
+
+def _read_plainly(name: str, fh: IO[bytes]) -> int:
+    """Lines of a text file, events of a JSON one; their count."""
+    import ijson
+
+    if name.endswith(".json"):
+        return sum(1 for _ in ijson.parse(fh))
+    return sum(1 for _ in fh)
+
+
+def peer(export: Path) -> None:
+    """In this (fresh) process: every file of ``export`` (a file, a zip's members, a folder's files) read
+    plainly; prints what was counted."""
+    count = 0
+    if zipfile.is_zipfile(export):
+        with zipfile.ZipFile(export) as zf:
+            for info in zf.infolist():
+                if not info.is_dir():
+                    with zf.open(info) as fh:
+                        count += _read_plainly(info.filename, fh)
+    else:
+        for path in sorted(export.rglob("*")) if export.is_dir() else [export]:
+            if path.is_file():
+                with path.open("rb") as fh:
+                    count += _read_plainly(path.name, fh)
+    print(count)
+
+
+# --- measuring ----------------------------------------------------------------------------------------
+
+
+class _Sampler(threading.Thread):
+    """The largest total RSS of a process and its descendants, sampled every 20 ms."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak_kb = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.02):
+            self.peak_kb = max(self.peak_kb, _tree_rss_kb(self.pid))
+
+
+def measured(args: list[str], env: dict[str, str] | None = None) -> dict:
+    """``args`` run as a process: its wall, CPU (its own and its waited-for children's), peak RSS in MB."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    sampler = _Sampler(proc.pid)
+    sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    sampler.done.set()
+    sampler.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    out, err = proc.communicate()
+    if proc.returncode:
+        raise SystemExit(f"{args} failed:\n{err.decode(errors='replace')[-2000:]}")
+    # Not ``ru_maxrss``: Linux carries a process's high-water mark across exec, so a child forked from
+    # this process (which may have held a generated export) would report this process's size.
+    peak = sampler.peak_kb / 1024
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak": peak,
+        "out": out.decode(errors="replace"),
+        "load": os.getloadavg()[0],
+    }
+
+
+def _size(path: Path) -> int:
+    return (
+        sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        if path.is_dir()
+        else path.stat().st_size
+    )
+
+
+def survey(fmt: str, n: int, work: Path, keep: bool, tree: Path | None) -> dict:
+    name, make = FORMATS[fmt]
+    export = work / fmt / name
+    done = work / fmt / "made"
+    if not (keep and done.exists()):
+        shutil.rmtree(work / fmt, ignore_errors=True)
+        export.parent.mkdir(parents=True)
+        make(export, n)
+        done.write_text(str(n))
+    home = work / fmt / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
+    plain = measured([sys.executable, __file__, "--peer", str(export)])
+    imported = measured(
+        [sys.executable, "-m", "refind_cli", "--home", str(home), "import", "--tz", "UTC", str(export)], env
+    )
+    from refind_cli.storage.archive import Archive
+
+    with Archive.open(home) as archive:
+        messages = archive.counts()["messages"]
+    shutil.rmtree(home, ignore_errors=True)
+    return {"format": fmt, "messages": messages, "mb": _size(export) / 1e6, "import": imported, "peer": plain}
+
+
+def row(r: dict) -> str:
+    i, p = r["import"], r["peer"]
+    return (
+        f"| {r['format']} | {r['messages']:,} | {r['mb']:.0f} | {i['wall']:.1f} | {i['cpu']:.1f} | "
+        f"{i['peak']:.0f} | {p['wall']:.1f} | {p['cpu']:.1f} | {p['peak']:.0f} | {i['cpu'] / p['cpu']:.1f}x | "
+        f"{i['peak'] / p['peak']:.1f}x | {i['load']:.1f} |"
+    )
+
+
+HEADER = (
+    "| format | messages stored | export MB | import wall s | import CPU s | import peak RSS MB | peer wall s |"
+    " peer CPU s | peer peak RSS MB | CPU / peer | RSS / peer | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--workdir", type=Path, default=Path(__file__).parent / "out")
+    parser.add_argument("--formats", nargs="+", choices=FORMATS, default=list(FORMATS))
+    parser.add_argument("--keep", action="store_true", help="keep the generated exports, and reuse them")
+    parser.add_argument("--tree", type=Path, help="another tree's refind_cli (e.g. a git archive of main)")
+    parser.add_argument("--peer", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.peer is not None:
+        peer(args.peer)
+        return
+    work = args.workdir / "format-memory"
+    print(HEADER, flush=True)
+    for fmt in args.formats:
+        r = survey(fmt, args.messages, work, args.keep, args.tree)
+        print(row(r), flush=True)
+        with (work / "figures.jsonl").open("a") as fh:
+            fh.write(json.dumps({**r, "n": args.messages, "at": time.time()}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
