@@ -207,27 +207,33 @@ class _Sampler(threading.Thread):
 
 
 def measured(args: list[str], env: dict[str, str] | None = None) -> dict:
-    """``args`` run as a process: its wall, CPU (its own and its waited-for children's), peak RSS in MB."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    sampler = _Sampler(proc.pid)
-    sampler.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    sampler.done.set()
-    sampler.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    out, err = proc.communicate()
+    """``args`` run as a process: its wall, CPU (its own and its waited-for children's), peak RSS in MB. Its
+    output goes to temporary files, not pipes: an import that names 20,000 chats would fill a pipe and wait
+    on it while this process waits for it to end."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(args, stdout=out, stderr=err, env=env)
+        sampler = _Sampler(proc.pid)
+        sampler.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        sampler.done.set()
+        sampler.join()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        printed, complaint = out.read(), err.read()
     if proc.returncode:
-        raise SystemExit(f"{args} failed:\n{err.decode(errors='replace')[-2000:]}")
+        raise SystemExit(f"{args} failed:\n{complaint.decode(errors='replace')[-2000:]}")
     # Not ``ru_maxrss``: Linux carries a process's high-water mark across exec, so a child forked from
     # this process (which may have held a generated export) would report this process's size.
-    peak = sampler.peak_kb / 1024
     return {
         "wall": wall,
         "cpu": usage.ru_utime + usage.ru_stime,
-        "peak": peak,
-        "out": out.decode(errors="replace"),
+        "peak": sampler.peak_kb / 1024,
+        "out": printed.decode(errors="replace")[-2000:],
         "load": os.getloadavg()[0],
     }
 

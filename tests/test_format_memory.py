@@ -228,3 +228,34 @@ def test_a_gemini_html_card_error_names_its_line(tmp_path: Path, broken: int) ->
     path.write_text("\n".join(lines), encoding="utf-8")
     with pytest.raises(InputError, match=rf": line {row + 1}: a card without a time"):
         list(gemini.read(path, tz=UTC))
+
+
+def test_a_large_json_list_lets_go_of_the_pages_it_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``jsonstream.Items`` drops the map's pages behind its walk (its resident memory was the file's size at
+    the end of a 1M ChatGPT file); what is read is the same, letting go at every item or never."""
+    from test_assistants import big_chatgpt
+
+    from refind_cli.importers import chatgpt, jsonstream
+
+    path = tmp_path / "conversations.json"
+    path.write_bytes(big_chatgpt(400, 16))
+    assert path.stat().st_size > 4 << 20  # read by its bytes (``conversations.scan``)
+
+    def messages() -> list[object]:
+        return [(e.chat, list(e.messages)) for e in chatgpt.read(path, tz=UTC)]
+
+    monkeypatch.setattr(jsonstream, "_LET_GO_BYTES", 1 << 40)
+    kept = messages()
+    let_go = jsonstream.Items._let_go
+    dropped: list[int] = []
+
+    def spy(self: jsonstream.Items, start: int) -> None:
+        let_go(self, start)
+        dropped.append(self._dropped)
+
+    monkeypatch.setattr(jsonstream, "_LET_GO_BYTES", 1)
+    monkeypatch.setattr(jsonstream.Items, "_let_go", spy)
+    assert messages() == kept
+    assert len(kept) == 400 and dropped[-1] > path.stat().st_size - (64 << 10)

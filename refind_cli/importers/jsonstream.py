@@ -708,6 +708,10 @@ class Grown:
     head: Head
 
 
+# How far the walk goes before the map's pages behind it are let go of (``Items._let_go``).
+_LET_GO_BYTES = 32 << 20
+
+
 class Items:
     """The items of the arrays at ``paths`` of a loose UTF-8 JSON file (keys from the top-level object:
     ``("chats", "list")``; ``()``: the top level is the array), in the order a parser meets them: where each
@@ -742,6 +746,7 @@ class Items:
         except (OSError, ValueError):
             self._buf = b""
         self.whole = False
+        self._dropped = 0  # the map's bytes before this are let go (``_let_go``)
         self._walk: Generator[int, int | None, int] | None = _document(
             self._buf, frozenset(map(tuple, paths)), start
         )
@@ -771,7 +776,22 @@ class Items:
             self._walk = None
             return None
         self._started, self._end = True, None
+        self._let_go(start)
         return start
+
+    def _let_go(self, start: int) -> None:
+        """Drops the map's pages before ``start`` from this process (every ``_LET_GO_BYTES``): the walk has
+        passed them, and each page it touched would otherwise stay in its resident memory until the map
+        closes (the file's size, at the end of a large file). A page read again is read from the page
+        cache as before."""
+        if start - self._dropped < _LET_GO_BYTES or not hasattr(self._buf, "madvise"):
+            return
+        import mmap
+
+        cut = start // mmap.PAGESIZE * mmap.PAGESIZE
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            self._buf.madvise(mmap.MADV_DONTNEED, self._dropped, cut - self._dropped)
+        self._dropped = cut
 
     def members(self, start: int) -> tuple[int, dict[bytes, tuple[int, int]]] | None:
         """The end of the object that begins at ``start``, and where each of its values lies (by its key as
