@@ -40,10 +40,11 @@ def main() -> None:
     parser.add_argument("--kinds", help="only these kinds of change, comma-separated")
     parser.add_argument(
         "--set",
-        choices=("all", "fields", "rewrites", "unseen"),
+        choices=("all", "fields", "rewrites", "unseen", "held-out-15"),
         default="all",
         help="fields: each field changed (ablation_variants); rewrites: whole files rewritten (rewrite_variants); "
-        "unseen: rewrites written after the importers were tuned (unseen_variants; not in all)",
+        "unseen: rewrites written after the importers were tuned (unseen_variants; not in all); held-out-15: "
+        "session 15's family of tools' rewrites (unseen_variants.held_out_15; not in all)",
     )
     parser.add_argument("--timeout", type=float, default=30.0)
     args = parser.parse_args()
@@ -54,8 +55,8 @@ def main() -> None:
 
     started = time.perf_counter()
     held: dict[av.Variant, uv.Unseen] = {}
-    if args.set == "unseen":
-        held = {u.variant: u for u in uv.variants()}
+    if args.set in ("unseen", "held-out-15"):
+        held = {u.variant: u for u in (uv.variants() if args.set == "unseen" else uv.held_out_15())}
         every = tuple(held)
     else:
         every = (av.variants() if args.set != "rewrites" else ()) + (
@@ -68,15 +69,24 @@ def main() -> None:
         and (not args.kinds or v.kind in args.kinds.split(","))
     ]
     failed: list[tuple[av.Variant, str]] = []
+    outcomes: Counter[str] = Counter()  # read / refused (where it may be) / refused (all was there) / wrong
     signal.signal(signal.SIGALRM, _alarm)
     with tempfile.TemporaryDirectory() as tmp:
         for n, variant in enumerate(chosen):
             signal.setitimer(signal.ITIMER_REAL, args.timeout)
             try:
                 work = Path(tmp) / str(n)
-                wrong = uv.check(held[variant], work) if variant in held else av.check(variant, work)
+                if variant in held:
+                    how, wrong = uv.outcome(held[variant], work)
+                    if how == "refused":
+                        how += " (it may be)" if held[variant].may_refuse else " (all it needs was there)"
+                        wrong = None if held[variant].may_refuse else f"refused: {wrong}"
+                    outcomes[how] += 1
+                else:
+                    wrong = av.check(variant, work)
             except Hang:
                 wrong = f"hang: no answer in {args.timeout:g} s"
+                outcomes["wrong"] += 1
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             if wrong:
@@ -86,6 +96,8 @@ def main() -> None:
     print(f"({seconds:.1f} s; lossy variants: {sum(v.lossy for v in chosen)})")
     _table("format", Counter(v.format for v in chosen), Counter(v.format for v, _ in failed))
     _table("kind", Counter(v.kind for v in chosen), Counter(v.kind for v, _ in failed))
+    if outcomes:
+        print("outcomes: " + ", ".join(f"{k} {n}" for k, n in sorted(outcomes.items())))
     what = Counter(w.split(":", 1)[0] for _, w in failed)
     print("failures by what went wrong: " + ", ".join(f"{k} {n}" for k, n in what.most_common()))
     for variant, wrong in failed[: args.show]:

@@ -1,4 +1,4 @@
-"""Issue 24, item 4 (sessions 11, 12, 14): time and peak RSS of every command on a home holding one huge message,
+"""Issue 24, item 4 (sessions 11, 12, 14, 15): time and peak RSS of every command on a home holding one huge message,
 for the release before (``--base``) and this checkout, beside the same commands on a one-line chat, in one
 run.
 
@@ -9,7 +9,8 @@ Inputs: a one-line WhatsApp chat (the baseline); a WhatsApp chat whose one huge 
 huge message followed by ``--after-mb`` of ordinary messages (the reader reads on past it); the huge message
 made of short lines (a pasted log) and followed; the first two, and the pasted log, as LINE exports (the
 line-by-line reader of LINE, KakaoTalk and Signal logs); the pasted log as the last message of a KakaoTalk
-CSV and inside a sigtop export (``--command`` runs some commands only); a Telegram
+CSV and inside a sigtop export, and in a Discord data package's messages.csv (``--command`` runs some
+commands only); a Telegram
 result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
 ones. The huge text says "abc" near its start (inside the indexed part, at 1 % of it or 430,000
 characters). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -138,6 +140,29 @@ def sigtop_lines(folder: Path, mb: int, _after: int) -> Path:
     return path
 
 
+def discord_package(folder: Path, text: str) -> Path:
+    """A Discord data package (its folder) whose one channel's messages.csv holds ``text`` (as the csv module
+    writes it: quoted, its quotes doubled) between two short messages (session 15)."""
+    package = folder / "package"
+    channel = package / "messages" / "c111"
+    channel.mkdir(parents=True)
+    (package / "account").mkdir()
+    (package / "account" / "user.json").write_text('{"id": "7", "username": "jack"}')
+    (package / "messages" / "index.json").write_text('{"111": "general in Crag"}')
+    (channel / "channel.json").write_text('{"id": "111", "type": 0, "name": "general"}')
+    cell = '"' + text.replace('"', '""') + '"'
+    with (channel / "messages.csv").open("w") as fh:
+        fh.write("ID,Timestamp,Contents,Attachments\n")
+        for i, contents in enumerate(["ok", cell, "hi"]):
+            fh.write(f"{1003 - i},2024-02-01 11:0{2 - i}:00.000000+00:00,{contents},\n")
+    return package
+
+
+def discord_csv_lines(folder: Path, mb: int, _after: int) -> Path:
+    """A Discord data package whose middle message is a pasted log."""
+    return discord_package(folder, _lines(mb).rstrip())
+
+
 def tg_between(folder: Path, mb: int, _after: int) -> Path:
     """``mb``: here ``--tg-mb``."""
 
@@ -170,6 +195,7 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
     "LINE, lines, followed": line_lines_followed,
     "KakaoTalk CSV, lines, last": kakao_csv_last,
     "sigtop, lines": sigtop_lines,
+    "Discord package CSV, lines": discord_csv_lines,
     "Telegram, between": tg_between,
 }
 
@@ -240,7 +266,7 @@ def main() -> None:
                         f"{name:<26} {label:<22} {code:<7} {r['seconds']:>7.1f}s {r['rss_mb']:>7.0f}MB{failed}",
                         flush=True,
                     )
-            path.unlink()
+            shutil.rmtree(path) if path.is_dir() else path.unlink()  # a Discord package is a folder
     print(f"load average {os.getloadavg()[0]:.1f} at end")
 
 

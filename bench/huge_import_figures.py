@@ -1,4 +1,4 @@
-"""Issue 24, item 4 (sessions 10, 13, 14): the peak RSS of importing one huge message, in the writing process
+"""Issue 24, item 4 (sessions 10, 13, 14, 15): the peak RSS of importing one huge message, in the writing process
 and in its worker, for the release before (``--base``) and this checkout, rounds interleaved with the import of
 a one-line chat and of a chat as large of one-line messages (the baselines) in the same run.
 
@@ -9,7 +9,9 @@ The inputs: a one-line chat; a WhatsApp chat of ``--lines-mb`` MB of one-line me
 WhatsApp and LINE chats whose last message is the huge one; the huge message between two short ones (the
 worker reads on past it); the huge message as a pasted log of short lines in each line log (LINE, KakaoTalk,
 signal-export, signalbackup-tools); a KakaoTalk CSV and a sigtop export whose message is one line or short
-lines. Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
+lines; a Discord data package's messages.csv likewise, and a KakaoTalk CSV message of 1 MB; the readers
+that still hold such a message whole (``LEFT``, when named by ``--only``), each beside the same sample with a
+1 KB message (session 15). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
 sampled every 20 ms) with ``PYTHONPATH`` set to the checkout it measures, into a fresh home; the worker is used
 for the huge inputs (over 4 MB), not for the one-line chat.
 """
@@ -20,13 +22,34 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_figures import MB, ROOT, measure_import
+from huge_commands_figures import discord_package
 
 WORDS = "all work and no play makes jack a dull boy "
+# Session 15: the readers that still hold one huge message whole, from a sample export with one message's
+# text replaced (name: sample file, the text as written there, how a text of words is written in its place).
+LEFT: dict[str, tuple[str, str, Callable[[str], str]]] = {
+    "SMS XML": ("sms-20261004213000.xml", "Your code is 481516. Never share it.", str),  # a later row
+    "SMS XML, first": ("sms-20261004213000.xml", "Can I borrow the big pot on Saturday?", str),
+    "iMessage TXT": (
+        "Priya Nair.txt",
+        "The cake is in the office fridge, top shelf 🎂 don't tell anyone",
+        str,
+    ),
+    "iMessage HTML": ("Lars Lindqvist.html", "The tomatoes are finally red 🍅 eleven today", str),
+    "Hangouts JSON": ("Hangouts.json", "Is the flat in Weserstraße yours now?", str),
+    "sigtop, edited": (
+        "Noah Weber.txt",
+        "| we're out of chairs 😅 can you bring three?",
+        lambda text: "| " + text,
+    ),
+    "sigtop, quoted": ("Noah Weber.txt", "> From: Noah Weber (+4915209876543)", lambda text: "> " + text),
+}
 
 
 def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict[str, Path]:
@@ -79,6 +102,17 @@ def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict
             "Conversation: Jack\n\n" + sigtop.replace("{}", pasted),
         ),
     }
+    # Session 15: a Discord data package's messages.csv (quoted, its quotes doubled), one line or short lines;
+    # a KakaoTalk CSV message between the csv module's field limit (128K) and a spill (1.2M).
+    packages = {
+        "Discord CSV 1 KB": WORDS.replace("no", '"no"') * 22,  # the peer: the same file with a 1 KB message
+        f"Discord CSV {megabytes} MB": WORDS.replace("no", '"no"') * (megabytes * MB // (len(WORDS) + 4)),
+        f"Discord CSV {megabytes} MB of lines": pasted.replace("no", '"no"'),
+    }
+    texts["KakaoTalk CSV 1 MB"] = (
+        "csv",
+        f'Date,User,Message\n2024-02-01 11:00:00,"Jack","{WORDS * (MB // len(WORDS))}"\n',
+    )
     names = {
         "wa": "WhatsApp Chat with Jack.txt",
         "line": "[LINE] Chat with Jack.txt",
@@ -94,6 +128,18 @@ def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict
         (folder / str(i)).mkdir()
         paths[name] = folder / str(i) / names[fmt]
         paths[name].write_text(text)
+    for name, text in packages.items():
+        if not only or name in only:
+            (folder / name).mkdir()
+            paths[name] = discord_package(folder / name, text)
+    for left, (sample, written, write) in LEFT.items():
+        for size, text in (("1 KB", WORDS * 23), (f"{megabytes} MB", body)):
+            name = f"{left}, {size}"
+            if name in only:  # named only: the two trees read them alike
+                original = (ROOT / "sample_exports" / sample).read_text()
+                (folder / name).mkdir()
+                paths[name] = folder / name / sample
+                paths[name].write_text(original.replace(written, write(text), 1))
     return paths
 
 

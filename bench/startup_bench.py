@@ -25,12 +25,19 @@ pip this interpreter bundles, if it does (before 25, pip's console script import
 install of ``make venv`` loads setuptools' finder at every start (pathlib, re, urllib.parse, ...), in
 ``python -c pass`` too, which flatters ``--version``.
 
+``--where`` also tells where a cold search's CPU goes, in its own process (medians of ``--rounds``, each run
+apart): the interpreter and ``site`` before the first line of the program (the venv's ``.pth`` files, an
+editable install's finder), the imports by whose modules they are (refind's own, the standard library's,
+tantivy, apsw, PyStemmer, dateutil and six, the rest; each module's own time, not its imports'), the cyclic
+collector, and the rest: opening the home, the index, the query, the output. CPU time, so that the share
+holds under load; the import hook adds ~2 us an import. With ``--installed``, for the wheel's venv beside.
+
 ``--left-log`` also measures a cold search on a copy of the home whose archive has a long write-ahead log
 beside it, as a writer leaves it when it closes while a reader has the file open (a migration's VACUUM run
 by a reader's upgrade left the whole archive there): every process's first query reads all of it again,
 until a reader that finds the home free folds it in.
 
-    python bench/startup_bench.py [--messages 1000000] [--rounds 7] [--workdir bench/out] [--left-log]
+    python bench/startup_bench.py [--messages 1000000] [--rounds 7] [--workdir bench/out] [--left-log] [--where]
 
 The load average before and after is printed with the figures: the machine may be shared.
 """
@@ -148,6 +155,82 @@ def sample_home(workdir: Path) -> Path:
     return home
 
 
+# Run as the console script runs (``main`` and the quick path's end), timing in CPU: what ``site`` and the
+# interpreter spent before it, each import's own time by its module's owner, the collector's time.
+WHERE = """
+import time
+started = time.process_time()
+import builtins, gc, os, sys
+spent, stack, collecting = {}, [], [0.0, 0.0]
+real = builtins.__import__
+def timed(name, globals=None, locals=None, fromlist=(), level=0):
+    before, collected_before = len(sys.modules), collecting[0]
+    t = time.process_time()
+    stack.append(0.0)
+    try:
+        return real(name, globals, locals, fromlist, level)
+    finally:
+        # The collector's runs inside count as the collector's.
+        took = time.process_time() - t - (collecting[0] - collected_before)
+        inner = stack.pop()
+        if len(sys.modules) != before:
+            top = (globals or {}).get("__package__", "") if level else name
+            owner = OWNERS.get(top.partition(".")[0], "stdlib" if top.partition(".")[0] in sys.stdlib_module_names else "other")
+            spent[owner] = spent.get(owner, 0.0) + took - inner
+        if stack:
+            stack[-1] += took
+def collected(phase, info):
+    if phase == "start":
+        collecting[1] = time.process_time()
+    else:
+        collecting[0] += time.process_time() - collecting[1]
+OWNERS = {"refind_cli": "refind_cli", "tantivy": "tantivy", "apsw": "apsw", "Stemmer": "PyStemmer",
+          "snowballstemmer": "PyStemmer", "dateutil": "dateutil, six", "six": "dateutil, six"}
+builtins.__import__ = timed
+gc.callbacks.append(collected)
+sys.argv = ["refind", *sys.argv[1:]]
+def end(code):
+    total = time.process_time() - started
+    sys.stdout.flush()
+    figures = {"interpreter and site": started, **spent, "collector": collecting[0]}
+    figures["the rest: home, index, query, output"] = total - sum(spent.values()) - collecting[0]
+    sys.stderr.write("WHERE " + repr(figures) + chr(10))
+    os._exit(code)
+from refind_cli.frontends.cli import main
+main(end)
+"""
+
+
+def where(pythons: dict[str, tuple[str, dict[str, str] | None, Path]], rounds: int) -> None:
+    """Where a cold ``refind search dinner -k 5``'s CPU goes in its own process, for each interpreter,
+    environment and home (``--where``), the runs interleaved."""
+    import ast
+
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in pythons}
+    for _ in range(rounds):
+        for name, (python, env, home) in pythons.items():
+            # -P: not the working folder's tree first (-c would put it there), but the one installed.
+            done = subprocess.run(
+                [python, "-P", "-c", WHERE, "--home", str(home), "search", "dinner", "-k", "5"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            line = next(x for x in done.stderr.splitlines() if x.startswith("WHERE "))
+            runs[name].append(ast.literal_eval(line.removeprefix("WHERE ")))
+    print(f"where a cold `refind search dinner -k 5` spends its CPU (ms, medians of {rounds}):")
+    parts = list(dict.fromkeys(k for figures in runs.values() for f in figures for k in f))
+    width = max(len(name) for name in pythons) + 2
+    print(f"{'':40}" + "".join(f"{name:>{width}}" for name in pythons))
+    for part in [*parts, "total"]:
+        cells = []
+        for figures in runs.values():
+            ms = statistics.median(sum(f.values()) if part == "total" else f.get(part, 0.0) for f in figures)
+            cells.append(f"{ms * 1000:{width}.1f}")
+        print(f"{part:40}" + "".join(cells))
+
+
 def wall(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """The command's wall time and CPU time (user + system; getrusage, finer than os.times' 10 ms ticks)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -167,6 +250,9 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated: startup,stats (default both)")
     ap.add_argument(
         "--left-log", action="store_true", help="also a search on a home with a write-ahead log left"
+    )
+    ap.add_argument(
+        "--where", action="store_true", help="also where a cold search's CPU goes, in its own process"
     )
     ap.add_argument(
         "--installed", action="store_true", help="also the start-up commands as a wheel install runs them"
@@ -190,6 +276,9 @@ def main() -> None:
     # The console script as installed: `refind` next to this interpreter (python -m adds runpy's imports).
     exe = str(Path(sys.executable).with_name("refind"))
     commands: dict[str, list[str]] = {}
+    pythons: dict[str, tuple[str, dict[str, str] | None, Path]] = {
+        "editable venv": (sys.executable, None, home)
+    }
     if "startup" in only:
         search = [exe, "--home", str(home), "search", "dinner", "-k", "5"]
         commands |= {
@@ -215,6 +304,8 @@ def main() -> None:
         }
         if args.installed:
             for suffix, bin_ in installed(args.workdir).items():
+                if not suffix:
+                    pythons["installed wheel"] = (str(bin_ / "python"), None, home)
                 commands |= {
                     f"{name} (installed{suffix})": [str(bin_ / cmd[0].rpartition("/")[2]), *cmd[1:]]
                     for name, cmd in commands.items()
@@ -292,6 +383,11 @@ def main() -> None:
         if name.startswith("refind stats"):
             ratio += f"; {m:.2f}x the 1 s target"
         print(f"{name:50} {m * 1000:8.0f} ms (CPU {med_cpu[name] * 1000:6.0f} ms){ratio}")
+    if args.where:
+        if args.before is not None:
+            before = {**os.environ, "PYTHONPATH": str(args.before)}
+            pythons["editable venv (before)"] = (sys.executable, before, args.before_home or home)
+        where(pythons, args.rounds)
     if args.left_log:
         left_log(export, home, args, envs)
 

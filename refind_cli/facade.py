@@ -166,8 +166,8 @@ class Home:
         """For a front end that lives on (the MCP server): what is read inside the block is the latest
         commit: the index at its newest (caught up as ``index`` does), the archive read at one commit
         throughout, whatever another process imports or forgets meanwhile. The cyclic collector is paused
-        inside (``search.collector_paused``): what a call's searches leave is freed by reference counting."""
-        from refind_cli.method.search import collector_paused
+        inside (``collector.collector_paused``): what a call's searches leave is freed by reference counting."""
+        from refind_cli.collector import collector_paused
 
         if self._index is None:
             self.index()

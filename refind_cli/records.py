@@ -8,9 +8,13 @@ and a frozen dataclass compiles six methods from source when its module is impor
 load; importing ``dataclasses`` itself loads ``inspect``, ``ast`` and ``dis``: ~10 ms), where a named tuple
 class costs ~0.1 ms and builds its instances faster (bench/RESULTS.md, issue 26 item 3, session 11). Their
 copies with changes are ``_replace``; a record that checks itself does so in ``__new__`` (``SearchRequest``).
-"""
 
-from __future__ import annotations
+The modules of the records a search builds (this one, ``results``, ``request``, ``text.query``,
+``text.snippet``, ``frontends.cli.params``) do without ``from __future__ import annotations``: typing compiles
+each field's annotation that is a string into code when it makes a named tuple class (``ForwardRef``), ~15 us
+a field at load, ~1.4 ms of a cold search for their 90 fields (bench/RESULTS.md, issue 26 item 3, session 15).
+A type used before its definition is written in quotes.
+"""
 
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -120,28 +124,11 @@ class Message(NamedTuple):
     own: bool = False
 
 
-class ChatExport(NamedTuple):
-    """A chat and its messages. ``messages`` may be a one-shot iterator (large files are streamed):
-    consume it before asking the importer for the next chat."""
+class Tap(Protocol):
+    """What a reader hashes of a file (``Mark.digest``), carried along by another pass over the file's
+    bytes: ``feed`` takes each of its chunks in order, ``at`` the offset of the chunk's first byte."""
 
-    chat: Chat
-    messages: Iterable[Message]
-    # Once ``messages`` is consumed: where a later reading of the same file, grown since, can go on from
-    # (``Mark``), or None. Set by readers that can go on (``Importer.resumes``).
-    end: Callable[[], Mark | None] | None = None
-    # A hash of all that the chat's reading depends on (a conversation's whole object), known before its
-    # messages are built: a chat read before with the same fingerprint is not read again (``ingest.resume``).
-    fingerprint: str | None = None
-    # Once ``messages`` is consumed: the chat's fingerprint, where its reader could not tell it before (a
-    # Telegram dialog's bytes, whose end is found once it is read).
-    printed: Callable[[], str | None] | None = None
-    # The chat's messages before ``messages``, which an earlier import read (a Telegram dialog read on from a
-    # head of its messages): what its reading counts as seen besides them.
-    passed: int = 0
-    # Where the chat's item begins in its file, and its index in its list, where its reader found it by its
-    # bytes (a conversation of a top-level list): a later import of the file, grown after it, can read on
-    # from there (``ingest.resume.Prints``).
-    at: tuple[int, int] | None = None
+    def feed(self, at: int, chunk: bytes | memoryview) -> None: ...
 
 
 class Mark(NamedTuple):
@@ -168,11 +155,28 @@ class Mark(NamedTuple):
     each: bool = False
 
 
-class Tap(Protocol):
-    """What a reader hashes of a file (``Mark.digest``), carried along by another pass over the file's
-    bytes: ``feed`` takes each of its chunks in order, ``at`` the offset of the chunk's first byte."""
+class ChatExport(NamedTuple):
+    """A chat and its messages. ``messages`` may be a one-shot iterator (large files are streamed):
+    consume it before asking the importer for the next chat."""
 
-    def feed(self, at: int, chunk: bytes | memoryview) -> None: ...
+    chat: Chat
+    messages: Iterable[Message]
+    # Once ``messages`` is consumed: where a later reading of the same file, grown since, can go on from
+    # (``Mark``), or None. Set by readers that can go on (``Importer.resumes``).
+    end: Callable[[], Mark | None] | None = None
+    # A hash of all that the chat's reading depends on (a conversation's whole object), known before its
+    # messages are built: a chat read before with the same fingerprint is not read again (``ingest.resume``).
+    fingerprint: str | None = None
+    # Once ``messages`` is consumed: the chat's fingerprint, where its reader could not tell it before (a
+    # Telegram dialog's bytes, whose end is found once it is read).
+    printed: Callable[[], str | None] | None = None
+    # The chat's messages before ``messages``, which an earlier import read (a Telegram dialog read on from a
+    # head of its messages): what its reading counts as seen besides them.
+    passed: int = 0
+    # Where the chat's item begins in its file, and its index in its list, where its reader found it by its
+    # bytes (a conversation of a top-level list): a later import of the file, grown after it, can read on
+    # from there (``ingest.resume.Prints``).
+    at: tuple[int, int] | None = None
 
 
 class NotResumable(Exception):

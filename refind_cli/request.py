@@ -3,14 +3,13 @@ carried whole to the engine. Results carry their request, so renderers echo the 
 What the other operations are asked is in ``operations``. A named tuple, as the records are (``records``): a
 search imports no ``dataclasses``.
 
-The since/until rule lives here and only here: each bound is read with ``timeexpr.parse_bound`` (the start,
+The since/until rule lives here and only here: each bound is read with ``cldr.bound`` (the start,
 or the inclusive end, of what the text names), and a range whose start is after its end is refused. The
 command line, the agent's ``search_chat`` and the offline planner all go through ``time_range``; the planner
 and the agent hand datetimes on, never date strings, so no time of day is lost on the way.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 from collections.abc import Iterable
 from datetime import datetime, tzinfo
 from typing import Any, NamedTuple, Self
@@ -57,10 +56,10 @@ def time_bound(name: str, text: str | None, *, now: datetime, tz: tzinfo, end: b
     """The start (or, with ``end``, the inclusive end) of what ``text`` names; ``name`` is the option's."""
     if text is None:
         return None
-    from refind_cli.dates.timeexpr import parse_bound
+    from refind_cli.dates.cldr import bound
 
     try:
-        return parse_bound(text, now=now, tz=tz, end=end)
+        return bound(text, now=now, tz=tz, end=end)
     except ValueError as exc:
         raise RefindError(f"{name}: {exc}") from None
 
@@ -138,6 +137,6 @@ class SearchRequest(_Search):
         # What ``_replace`` builds its copy with: through ``__new__``, so that the copy is checked too.
         return cls(*iterable)
 
-    def for_query(self, query: str) -> SearchRequest:
+    def for_query(self, query: str) -> "SearchRequest":
         """The same filters for another query (``refind search -`` reads many)."""
         return self._replace(query=query)

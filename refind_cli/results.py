@@ -3,8 +3,7 @@ renderers and front ends can take them without loading the archive, the index en
 chat and a session as listed are in ``listings``, what the other operations report in ``reports``: a
 search builds none of their classes."""
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 from typing import TYPE_CHECKING, NamedTuple
 
 from refind_cli.records import ChatInfo, Turn
@@ -33,7 +32,7 @@ class SearchResult(NamedTuple):
     request: SearchRequest
     hits: tuple[Hit, ...]
     total: int  # turns that match the query and pass the filters
-    timeline: Timeline | None = None  # how every match spreads over time, when asked for
+    timeline: "Timeline | None" = None  # how every match spreads over time, when asked for
 
     @property
     def query(self) -> str:

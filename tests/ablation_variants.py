@@ -703,26 +703,35 @@ def _as_the_original(variant: Variant, first: Reading, again: Reading) -> str | 
 
 
 def as_read(
-    first: Reading, again: Reading, bases: list[Reading], squash: Callable[[str], str] = lambda t: t
+    first: Reading,
+    again: Reading,
+    bases: list[Reading],
+    squash: Callable[[str], str] = lambda t: t,
+    when: Callable[[str], str] = lambda t: t,
+    fresh: bool = False,
 ) -> str | None:
     """A whole rewrite's reading (``first``; ``again``: read from another place) against the readings it must
-    equal, texts compared as ``squash`` leaves them (where the rewrite changed a text as its tool does: such
-    a message is another message to a second import, as a text edited is)."""
+    equal, texts compared as ``squash`` leaves them and times as ``when`` does (where the rewrite changed a
+    text or a time as its tool does: such a message is another message to a second import, as a text edited
+    is). ``fresh``: the tool rewrote what the identities are made of (ids a spreadsheet showed as ``1.2E+17``):
+    they may all be new, but as many as the original's."""
     new_warnings = len(first.warnings) - sum(len(b.warnings) for b in bases)
     if new_warnings > 1:
         return f"warnings: {new_warnings} more than the original, e.g. {first.warnings[-1]}"
     if first.keys != again.keys:
         return f"chat keys depend on where the file lies: {first.keys[:2]} / {again.keys[:2]}"
-    have = Counter((t, s, squash(x)) for _, t, s, x in first.messages)
-    want = Counter((t, s, squash(x)) for b in bases for _, t, s, x in b.messages)
+    have = Counter((when(t), s, squash(x)) for _, t, s, x in first.messages)
+    want = Counter((when(t), s, squash(x)) for b in bases for _, t, s, x in b.messages)
     if missing := want - have:
-        when, _, text = next(iter(missing))
+        at, _, text = next(iter(missing))
         how = "lost or changed" if len(first.messages) >= sum(want.values()) else "lost"
-        return f"{how}: {sum(missing.values())} of {sum(want.values())} messages, e.g. {when} {text[:40]!r}"
+        return f"{how}: {sum(missing.values())} of {sum(want.values())} messages, e.g. {at} {text[:40]!r}"
     if extra := have - want:
         return f"more: {sum(extra.values())} messages the original does not hold"
     ids = set().union(*(b.identities for b in bases))
-    changed = sum(squash(x) != x for b in bases for *_, x in b.messages)
+    changed = sum(squash(x) != x or when(t) != t for b in bases for _, t, _, x in b.messages)
+    if fresh:
+        changed = len(ids)
     if len(first.identities - ids) > changed or len(first.identities) != len(ids):
         new = len(first.identities - ids)
         return f"identities: a second import after the original's adds {new} of {len(first.identities)}"

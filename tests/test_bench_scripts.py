@@ -170,6 +170,14 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             ],
             "all |",
         ),
+        "cldr_dates_bench": (
+            [
+                ["cldr_dates_bench.py", "--half", "tune", "--langs", "pl,ja,eu"],
+                ["cldr_dates_bench.py", "--ask", "--half", "tune", "--langs", "pl"],
+            ],
+            "all",
+        ),
+        "bigram_units_bench": ([["bigram_units_bench.py", "--scripts", "Thai"]], "Thai |"),
         "analysis_cost_bench": (
             [["analysis_cost_bench.py", "--turns", "50", "--rounds", "1", "--langs", "de,he"]],
             "load after",
@@ -198,6 +206,7 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
                     f"{work}/startup",
                     "--left-log",
                     "--installed",
+                    "--where",
                 ]
             ],
             "refind search dinner -k 5, log left, first",

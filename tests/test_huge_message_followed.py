@@ -96,8 +96,8 @@ def test_strip_bounds_are_where_strip_cuts(text: str):
 )
 def test_a_kind_read_in_place_is_the_kind_of_the_stripped_line(before: str, line: str, after: str):
     text = before + line + after
-    assert kakaotalk.GRAMMAR.kind_of(text) == kakaotalk.GRAMMAR.kind_of(text.strip())
-    assert kakaotalk.GRAMMAR.kind_of(text) == _kind_of_a_copy(kakaotalk.GRAMMAR, text.strip())
+    assert kakaotalk.grammar().kind_of(text) == kakaotalk.grammar().kind_of(text.strip())
+    assert kakaotalk.grammar().kind_of(text) == _kind_of_a_copy(kakaotalk.grammar(), text.strip())
 
 
 def _kind_of_a_copy(grammar: linelog.Grammar, line: str) -> str:

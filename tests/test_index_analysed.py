@@ -3,6 +3,7 @@ documents, in the same order, as this process would make."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from refind_cli.index import analysed, chat_analyzers
-from refind_cli.index.tantivy_backend import TantivyIndex
+from refind_cli.index.tantivy_backend import _FIELDS, TantivyIndex
 from refind_cli.ingest import import_chat
 from refind_cli.method.search import search
 from refind_cli.records import Chat, Message
@@ -45,16 +46,13 @@ def archive(empty_home: Path) -> Iterator[Archive]:
         yield arch
 
 
+FIELDS = _FIELDS
+
+
 def _turns(archive: Archive, index: TantivyIndex, sessions: list[int] | None) -> list[analysed.AnalysedTurn]:
-    return list(
-        analysed.analysed_turns(
-            archive,
-            sessions,
-            analyzer=index.analyzer,
-            others=chat_analyzers(index, archive),
-            speaker_in_text=index.speaker_in_text,
-        )
-    )
+    """The turns as the documents the index is given hold them."""
+    batches = index._documents(archive, sessions)
+    return [tuple(json.loads(doc)[name] for name in FIELDS) for batch in batches for doc in batch]
 
 
 def test_the_second_process_makes_the_same_documents(
@@ -116,4 +114,4 @@ def test_a_failing_second_process_is_reported(tmp_path: Path) -> None:
     not_an_archive = tmp_path / "archive.db"
     not_an_archive.write_text("not SQLite")
     with pytest.raises(RuntimeError, match="analysis process failed"):
-        list(analysed._in_child(not_an_archive, None, True, {}))
+        list(analysed._in_child(not_an_archive, None, True, {}, FIELDS))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_index_analysed import _turns
+from test_index_analysed import FIELDS, _turns
 from test_index_analysed import archive as archive  # a fixture
 from test_segment import SEC
 
@@ -112,4 +112,4 @@ def test_a_failing_process_of_two_is_reported(tmp_path: Path) -> None:
     not_an_archive = tmp_path / "archive.db"
     not_an_archive.write_text("not SQLite")
     with pytest.raises(RuntimeError, match="analysis process failed"):
-        list(analysed._in_child(not_an_archive, None, True, {}, None, [(1, 1), (2, 2), (3, 3)]))
+        list(analysed._in_child(not_an_archive, None, True, {}, FIELDS, None, [(1, 1), (2, 2), (3, 3)]))

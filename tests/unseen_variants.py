@@ -34,15 +34,21 @@ from __future__ import annotations
 
 import codecs
 import csv
+import email.message
+import email.policy
 import functools
 import io
 import json
 import re
+import struct
+import tarfile
 import unicodedata
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -50,9 +56,12 @@ from xml.etree import ElementTree as ET
 
 from ablation_variants import SAMPLES, Files, Variant, _files, _rows, as_read, original, read
 from rewrite_variants import (
+    _SURROGATES,
     _as_it_was,
     _each_text,
+    _joined,
     _lines,
+    _named,
     _stem,
     _tree,
     _variant,
@@ -60,6 +69,7 @@ from rewrite_variants import (
     json_rewrite,
     with_messages,
 )
+from rewrite_variants import _macos as rv_macos
 
 KINDS = (
     "zip-names",
@@ -82,27 +92,53 @@ class Unseen:
     variant: Variant
     control: Pack | None = None
     squash: Callable[[str], str] | None = None  # texts as the tool changed them (trailing white space)
+    # What the tool wrote is not a thing refind can be asked to read (a zip under a password, a zip cut in
+    # volumes, a page saved as MHTML): a one-line refusal that names the file is right too.
+    may_refuse: bool = False
+    when: Callable[[str], str] | None = None  # times as the tool left them (a spreadsheet drops seconds)
+    fresh: bool = False  # the tool rewrote the ids identities are made of (see ``as_read``)
 
 
-def check(unseen: Unseen, work: Path) -> str | None:
+def outcome(unseen: Unseen, work: Path) -> tuple[str, str | None]:
+    """How a variant reads: ("read", None) as it must; ("refused", the line) where the import was refused in
+    one line that names the file or archive read; ("wrong", what) otherwise: read other than it must be, a
+    refusal of several lines or naming no file, a crash."""
     variant = unseen.variant
-    first = read(variant.write(work / "a"))
+    path = variant.write(work / "a")
+    first = read(path)
     again = read(variant.write(work / "b"))
     if first.crash:
-        return f"crash: {first.crash}"
+        return "wrong", f"crash: {first.crash}"
     if first.error is not None:
-        return f"refused: {first.error}"
+        named = {path.name, *(p.name for p in path.rglob("*"))} if path.is_dir() else {path.name}
+        if "\n" in first.error or not any(n in first.error for n in named):
+            return "wrong", f"an unclear refusal: {first.error!r}"
+        return "refused", first.error
     if unseen.control is None:
         base = original(SAMPLES / variant.export)
     else:
         base = read(unseen.control(SAMPLES / variant.export, _files(SAMPLES / variant.export), work / "c"))
-    return as_read(first, again, [base], unseen.squash or (lambda t: t))
+    same = lambda t: t  # noqa: E731
+    wrong = as_read(first, again, [base], unseen.squash or same, unseen.when or same, unseen.fresh)
+    return ("wrong", wrong) if wrong else ("read", None)
+
+
+def check(unseen: Unseen, work: Path) -> str | None:
+    """What is wrong with a variant's reading: read otherwise than it must be, or refused where the file holds
+    all it needs (None: read as it must, or refused in one line where it may be)."""
+    how, what = outcome(unseen, work)
+    if how == "refused" and not unseen.may_refuse:
+        return f"refused: {what}"
+    return what if how == "wrong" else None
 
 
 def _unseen(
-    variant: Variant | None, control: Pack | None = None, squash: Callable[[str], str] | None = None
+    variant: Variant | None,
+    control: Pack | None = None,
+    squash: Callable[[str], str] | None = None,
+    **more: Any,
 ) -> Unseen | None:
-    return None if variant is None else Unseen(variant, control, squash)
+    return None if variant is None else Unseen(variant, control, squash, **more)
 
 
 # --- zip names ---------------------------------------------------------------------------------------------
@@ -116,19 +152,35 @@ class _Named(zipfile.ZipInfo):
 
     def _encodeFilenameFlags(self) -> tuple[bytes, int]:
         flags = self.flag_bits | 0x800 if self.flagged else self.flag_bits & ~0x800
-        return self.filename.encode(self.codec), flags
+        return self.filename.encode(self.codec, "replace"), flags  # "?" where the code page has no letter
 
 
 def _zip(
-    entries: dict[str, bytes], target: Path, codec: str = "utf-8", flagged: bool = True, **options: Any
+    entries: dict[str, bytes],
+    target: Path,
+    codec: str = "utf-8",
+    flagged: bool = True,
+    streamed: bool = False,
+    extra: Callable[[str], bytes] = lambda name: b"",
+    **options: Any,
 ) -> Path:
+    """Entries zipped with their names in ``codec`` (flagged UTF-8 or not), each with ``extra(name)`` as its
+    extra fields; ``streamed``: written to a pipe, sizes in data descriptors (a folder is an empty entry)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, **options) as zf:
+    pipe = _Pipe()
+    with zipfile.ZipFile(pipe if streamed else target, "w", zipfile.ZIP_DEFLATED, **options) as zf:
         for name, data in entries.items():
             info = _Named(name, (2026, 10, 5, 12, 0, 0))
             info.codec, info.flagged = codec, flagged
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, data)
+            info.compress_type = zipfile.ZIP_STORED if name.endswith("/") else zipfile.ZIP_DEFLATED
+            info.extra = extra(name)
+            if streamed and not name.endswith("/"):
+                with zf.open(info, "w") as out:
+                    out.write(data)
+            else:
+                zf.writestr(info, data)
+    if streamed:
+        target.write_bytes(pipe.out.getvalue())
     return target
 
 
@@ -519,6 +571,471 @@ def _held_out(export: Path) -> Iterator[Unseen | None]:
             ),
         )
     )
+
+
+# --- held out, session 15 ---------------------------------------------------------------------------------
+# Written from what real tools do to an export, before any of them was read by refind (RESULTS, session 15):
+# how the archive tools of macOS, 7-Zip, WinZip and tar lay one down; what a phone's or a browser's share, a
+# cloud drive's download and Explorer's "Extract all" make of its name and its folders; JSON libraries of
+# other languages; spreadsheets that show dates and long numbers their own way; an editor that read UTF-8 as
+# Windows-1252; a browser's single-file page; a canonicaliser of XML.
+
+
+def _ditto(export: Path) -> Pack:
+    """macOS's Archive Utility (``ditto -c -k --sequesterRsrc --keepParent``): names decomposed and in UTF-8
+    without the flag, an entry for every folder, each file streamed (data descriptors), and its resource fork
+    under ``__MACOSX/``."""
+    names = _names_in(export, _LATIN)
+
+    def pack(original: Path, files: Files, into: Path) -> Path:
+        entries = rv_macos(names("", files))
+        folders = {n.rsplit("/", 1)[0] for n in entries if "/" in n}
+        every = {f"{'/'.join(f.split('/')[: k + 1])}/": b"" for f in folders for k in range(f.count("/") + 1)}
+        every.update(entries)
+        decomposed = {unicodedata.normalize("NFD", n): d for n, d in sorted(every.items())}
+        return _zip(decomposed, into / f"{_stem(export)}{_LATIN}.zip", flagged=False, streamed=True)
+
+    return pack
+
+
+def _ntfs_times(name: str) -> bytes:
+    """7-Zip's NTFS extra field (0x000a): the entry's three times in 100 ns ticks since 1601."""
+    ticks = (
+        (datetime(2026, 10, 5, 12, tzinfo=UTC) - datetime(1601, 1, 1, tzinfo=UTC))
+        // timedelta(microseconds=1)
+        * 10
+    )
+    body = struct.pack("<IHHQQQ", 0, 1, 24, ticks, ticks, ticks)
+    return struct.pack("<HH", 0x000A, len(body)) + body
+
+
+def _unicode_path(name: str) -> bytes:
+    """WinZip's and Info-ZIP's Unicode Path extra field (0x7075): the name in UTF-8, beside a name in the OEM
+    code page that could not hold it."""
+    body = b"\x01" + struct.pack("<I", zlib.crc32(name.encode("cp437", "replace"))) + name.encode()
+    return struct.pack("<HH", 0x7075, len(body)) + body
+
+
+def _crypto_keys(password: bytes) -> list[int]:
+    keys = [0x12345678, 0x23456789, 0x34567890]
+    for c in password:
+        _crypto_update(keys, c)
+    return keys
+
+
+def _crypto_update(keys: list[int], c: int) -> None:
+    keys[0] = _crc_byte(keys[0], c)
+    keys[1] = ((keys[1] + (keys[0] & 0xFF)) * 134775813 + 1) & 0xFFFFFFFF
+    keys[2] = _crc_byte(keys[2], keys[1] >> 24)
+
+
+def _crc_byte(crc: int, c: int) -> int:
+    return zlib.crc32(bytes([c]), crc ^ 0xFFFFFFFF) ^ 0xFFFFFFFF
+
+
+def _raw_zip(
+    entries: dict[str, bytes], target: Path, pack: Callable[[bytes], tuple[int, int, bytes]]
+) -> Path:
+    """A zip of entries written as ``pack(data)`` gives them: (flags, method, the bytes stored), which zipfile
+    cannot make itself (it writes neither a cipher nor Deflate64) but lays down as it is told."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target, "w") as zf:
+        for name, data in entries.items():
+            flags, method, stored = pack(data)
+            info = zipfile.ZipInfo(name, (2026, 10, 5, 12, 0, 0))
+            info.flag_bits |= flags
+            info.compress_type = method
+            info.CRC, info.compress_size, info.file_size = zlib.crc32(data), len(stored), len(data)
+            zf.fp.seek(zf.start_dir)  # type: ignore[union-attr]
+            info.header_offset = zf.start_dir
+            zf.fp.write(info.FileHeader(False) + stored)  # type: ignore[union-attr]
+            zf.start_dir = zf.fp.tell()  # type: ignore[union-attr]
+            zf.filelist.append(info)
+            zf.NameToInfo[name] = info
+            zf._didModify = True  # type: ignore[attr-defined]  # so that closing writes the directory
+    return target
+
+
+def _enciphered(data: bytes, password: bytes = b"secret") -> tuple[int, int, bytes]:
+    """An entry under a password (7-Zip's and Explorer's "ZipCrypto"): deflated, then enciphered after a
+    12-byte header whose last byte is the high byte of the entry's CRC (APPNOTE 6.1)."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    plain = bytes(11) + bytes([zlib.crc32(data) >> 24]) + deflate.compress(data) + deflate.flush()
+    keys = _crypto_keys(password)
+    out = bytearray()
+    for c in plain:
+        temp = (keys[2] | 2) & 0xFFFF
+        out.append(c ^ (((temp * (temp ^ 1)) >> 8) & 0xFF))
+        _crypto_update(keys, c)
+    return 0x1, zipfile.ZIP_DEFLATED, bytes(out)
+
+
+def _deflate64(data: bytes) -> tuple[int, int, bytes]:
+    """An entry in Deflate64 (method 9), as 7-Zip writes with ``-mm=Deflate64``."""
+    import inflate64
+
+    deflater = inflate64.Deflater()
+    return 0, 9, deflater.deflate(data) + deflater.flush()
+
+
+def _macos_tar(export: Path, files: Files, into: Path) -> Path:
+    """``tar -czf`` on macOS: names under ``./``, an AppleDouble ``._NAME`` before each file, its extended
+    attributes (the quarantine mark of a download) in PAX records."""
+    into.mkdir(parents=True, exist_ok=True)
+    target = into / f"{_stem(export)}.tar.gz"
+    with tarfile.open(target, "w:gz", format=tarfile.PAX_FORMAT) as tf:
+        for member, data in _as_it_was(export)("", files).items():
+            head, _, leaf = member.rpartition("/")
+            for name, body, pax in (
+                (f"./{head + '/' if head else ''}._{leaf}", b"\x00\x05\x16\x07" + bytes(80), {}),
+                (
+                    f"./{member}",
+                    data,
+                    {"LIBARCHIVE.xattr.com.apple.quarantine": "MDA4MTs2NzAwMDAwMDtTYWZhcmk7"},
+                ),
+            ):
+                info = tarfile.TarInfo(name)
+                info.size, info.pax_headers = len(body), pax
+                tf.addfile(info, io.BytesIO(body))
+    return target
+
+
+def _in_parts(export: Path, files: Files, into: Path) -> Path:
+    """A cloud drive's download of a large folder: the files dealt over ``NAME-<stamp>-001.zip`` and
+    ``-002.zip``, each under the folder's name, in one folder (read as a whole)."""
+    place = into / "Downloads"
+    stem = _stem(export)
+    entries = list(_named(export, files).items()) if not export.is_dir() else list(files.items())
+    for part in (0, 1):
+        _zip(
+            {f"{stem}/{n}": d for n, d in entries[part::2]},
+            place / f"{stem}-20261005T120000Z-00{part + 1}.zip",
+        )
+    return place
+
+
+def _volumes(export: Path, files: Files, into: Path) -> Path:
+    """7-Zip's "split to volumes": one zip cut in two, ``NAME.zip.001`` and ``NAME.zip.002``, in one folder."""
+    whole = _zip(_as_it_was(export)("", files), into / "whole" / f"{_stem(export)}.zip").read_bytes()
+    place = into / "Downloads"
+    place.mkdir(parents=True, exist_ok=True)
+    half = len(whole) // 2
+    for n, piece in enumerate((whole[:half], whole[half:]), 1):
+        (place / f"{_stem(export)}.zip.00{n}").write_bytes(piece)
+    return place
+
+
+def _nested(export: Path, files: Files, into: Path) -> Path:
+    """Explorer's "Extract all" of a zip of the export's folder: the folder inside a folder of its own name,
+    inside the folder read (an export one folder deeper than the one it was in)."""
+    stem = _stem(export) if "" not in files else Path(export.name).stem
+    target = into / "Downloads"
+    entries = files if export.is_dir() else _named(export, files)
+    for member, data in entries.items():
+        place = target / stem / stem / member
+        place.parent.mkdir(parents=True, exist_ok=True)
+        place.write_bytes(data)
+    return target
+
+
+def _shared_as(rename: Callable[[str], str]) -> Pack:
+    """The export under the name a share or a download gave it."""
+
+    def pack(original: Path, files: Files, into: Path) -> Path:
+        into.mkdir(parents=True, exist_ok=True)
+        target = into / rename(original.name)
+        if original.is_dir():
+            for member, data in files.items():
+                (target / member).parent.mkdir(parents=True, exist_ok=True)
+                (target / member).write_bytes(data)
+        elif "" in files:
+            target.write_bytes(files[""])
+        else:
+            _zip(files, target)
+        return target
+
+    return pack
+
+
+def _drive_download(export: Path, files: Files, into: Path) -> Path:
+    """A cloud drive's download of the folder the export was unpacked to: ``NAME-<stamp>-001.zip`` holding
+    ``NAME/...``."""
+    stem = _stem(export)
+    entries = files if export.is_dir() else _named(export, files)
+    return _zip({f"{stem}/{n}": d for n, d in entries.items()}, into / f"{stem}-20261005T120000Z-001.zip")
+
+
+def _upper_extension(name: str) -> str:
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}.{ext.upper()}" if dot else name
+
+
+def _json_text(
+    value: Any,
+    char: Callable[[str], str],
+    number: Callable[[int | float], str],
+    sort: bool = False,
+    indent: str | None = None,
+    depth: int = 0,
+) -> str:
+    """A JSON value as another language's library writes it: each character of a string as ``char`` writes
+    it, each number as ``number`` does, keys sorted or not, compact or indented by ``indent``."""
+    more = lambda v: _json_text(v, char, number, sort, indent, depth + 1)  # noqa: E731
+    gap = "" if indent is None else "\n" + indent * (depth + 1)
+    end = "" if indent is None else "\n" + indent * depth
+    colon = ":" if indent is None else ": "
+    if isinstance(value, dict):
+        items = sorted(value.items()) if sort else list(value.items())
+        if not items:
+            return "{}"
+        return "{" + ",".join(f"{gap}{_json_string(k, char)}{colon}{more(v)}" for k, v in items) + end + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(f"{gap}{more(v)}" for v in value) + end + "]" if value else "[]"
+    if isinstance(value, str):
+        return _json_string(value, char)
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return number(value)
+
+
+_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _json_string(text: str, char: Callable[[str], str]) -> str:
+    return '"' + "".join(char(c) for c in text) + '"'
+
+
+def _escaping(escaped: Callable[[str], bool], hex_digits: str = "{:04x}") -> Callable[[str], str]:
+    """A library's string escapes: ``escaped(c)`` as ``\\uXXXX`` (an astral character as two surrogates),
+    a control character or a quote as JSON's short escape where it has one."""
+
+    def char(c: str) -> str:
+        if escaped(c):
+            units = c.encode("utf-16-be")
+            return "".join(
+                "\\u" + hex_digits.format(int.from_bytes(units[k : k + 2], "big"))
+                for k in (0, 2)[: len(units) // 2]
+            )
+        if c in _SHORT:
+            return _SHORT[c]
+        return c if ord(c) >= 0x20 else "\\u" + hex_digits.format(ord(c))
+
+    return char
+
+
+def _java_double(value: int | float) -> str:
+    """Java's ``Double.toString``: a number Gson read into a Map as a double and wrote back (``123.0``,
+    ``1.7278E12``: the shortest digits, in E notation outside 1e-3 to 1e7)."""
+    d = float(value)
+    if d == 0 or 1e-3 <= abs(d) < 1e7:
+        return format(Decimal(repr(d)), "f") if "e" in repr(d) else repr(d)
+    sign, digits, exponent = Decimal(repr(d)).normalize().as_tuple()
+    shown = "".join(map(str, digits))
+    power = len(digits) - 1 + int(exponent)
+    return f"{'-' if sign else ''}{shown[0]}.{shown[1:] or '0'}E{power}"
+
+
+def _double(value: int | float) -> str:
+    """A number through a double and written out whole, as Go's ``encoding/json`` and jq 1.6 write one below
+    1e21: an integer past 2**53 rounded to the nearest double."""
+    return (
+        format(Decimal(repr(float(value))), "f")
+        if isinstance(value, float) or abs(value) >= 2**53
+        else str(value)
+    )
+
+
+_DOTNET = _escaping(lambda c: ord(c) > 0x7E or c in "\"&'<>+`", "{:04X}")
+_GSON = _escaping(lambda c: c in "<>&='")
+_GO = _escaping(lambda c: c in "<>&\u2028\u2029")
+
+
+def _json_libraries(export: Path) -> Iterator[tuple[str, Callable[[Any], bytes]]]:
+    yield (
+        ".NET System.Text.Json (non-ASCII as \\uXXXX, compact)",
+        lambda v: _json_text(v, _DOTNET, lambda n: _double(n) if isinstance(n, float) else str(n)).encode(),
+    )
+    yield (
+        "Gson through a Map (numbers as Java doubles)",
+        lambda v: _json_text(v, _GSON, _java_double).encode(),
+    )
+    yield (
+        "Go through map[string]interface{} (keys sorted)",
+        lambda v: _json_text(v, _GO, _double, sort=True).encode(),
+    )
+    yield (
+        "jq 1.6",
+        lambda v: (_json_text(v, _escaping(lambda c: c == "\x7f"), _double, indent="  ") + "\n").encode(),
+    )
+
+
+_UK_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):\d{2}")
+_LONG_NUMBER = re.compile(r"\d{12,}")
+
+
+def _excel_number(cell: str) -> str:
+    """Excel's General format for a number of 12 digits or more: six significant digits, ``1.05766E+17``."""
+    mantissa, _, exponent = f"{int(cell):.5E}".partition("E")
+    return f"{mantissa.rstrip('0').rstrip('.')}E+{int(exponent):02d}"
+
+
+def _minute(stamp: str) -> str:
+    """An ISO time to the minute: what a sheet that shows no seconds kept of it."""
+    return stamp[:16] + stamp[19:] if len(stamp) >= 19 and stamp[16] == ":" else stamp
+
+
+def _sheets(export: Path) -> Iterator[Unseen | None]:
+    def excel(sep: str, date: Callable[[re.Match[str]], str]) -> Callable[[str], str]:
+        def cell(c: str) -> str:
+            if _EXCEL_DATE.fullmatch(c):
+                return _UK_DATE.sub(date, c)
+            return _excel_number(c) if _LONG_NUMBER.fullmatch(c) else c
+
+        return cell
+
+    uk = lambda m: f"{m[3]}/{m[2]}/{m[1]} {m[4]}:{m[5]}"  # noqa: E731
+    us = lambda m: f"{int(m[2])}/{int(m[3])}/{m[1]} {int(m[4])}:{m[5]}"  # noqa: E731
+    for how, cell in (
+        ("Excel (UK): dd/mm/yyyy hh:mm, long numbers as 1.23457E+17", excel(",", uk)),
+        ("Excel (US): m/d/yyyy h:mm, long numbers as 1.23457E+17", excel(",", us)),
+    ):
+        yield _unseen(
+            _variant(export, "held-out-15", how, _each_text(export, _sheet(cell))), when=_minute, fresh=True
+        )
+
+    def sheets(cell: str) -> str:
+        return _EXCEL_DATE.sub(lambda m: f"{int(m[2])}/{int(m[3])}/{m[1]} {int(m[4])}:{m[5]}:{m[6]}", cell)
+
+    yield _unseen(
+        _variant(
+            export, "held-out-15", "Google Sheets (US): M/D/YYYY H:MM:SS", _each_text(export, _sheet(sheets))
+        )
+    )
+
+
+def _double_encoded(name: str, text: str) -> bytes | None:
+    """UTF-8 read as Windows-1252 and saved as UTF-8 again (an editor told the wrong encoding); a byte
+    Windows-1252 leaves undefined becomes the control character of its number, as Windows maps it."""
+    if text.isascii():
+        return None
+    raw = text.encode()
+    return "".join(
+        bytes([b]).decode("cp1252", errors="replace").replace("\ufffd", chr(b)) for b in raw
+    ).encode()
+
+
+_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200e": None, "\u200f": None})
+
+
+def _mhtml(name: str, text: str) -> bytes | None:
+    """Chrome's "Save as: Webpage, single file": the page quoted-printable in a MIME message."""
+    if not name.lower().endswith((".html", ".htm")):
+        return None
+    message = email.message.EmailMessage()
+    message["From"] = "<Saved by Blink>"
+    message["Snapshot-Content-Location"] = f"file:///C:/Users/me/Downloads/{name}"
+    message["Subject"] = name
+    message["MIME-Version"] = "1.0"
+    message.make_related()
+    part = email.message.EmailMessage()
+    part.set_content(text, subtype="html", cte="quoted-printable")
+    part["Content-Location"] = f"file:///C:/Users/me/Downloads/{name}"
+    message.attach(part)
+    return message.as_bytes(policy=email.policy.SMTP)
+
+
+def _renamed_to(ext: str) -> Pack:
+    return _shared_as(lambda name: name.rpartition(".")[0] + ext)
+
+
+def _held_out_15(export: Path) -> Iterator[Unseen | None]:
+    kind = "held-out-15"
+    plain = lambda entries, target: _zip(entries, target)  # noqa: E731
+    same = _as_it_was(export)
+    for how, pack, control, may in (
+        (
+            "macOS Archive Utility (NFD, no UTF-8 flag, streamed, __MACOSX)",
+            _ditto(export),
+            _named_zip(export, _LATIN, plain),
+            False,
+        ),
+        (
+            "7-Zip: NTFS times, names in CP437 without the flag",
+            _named_zip(
+                export, _LATIN, functools.partial(_zip, codec="cp437", flagged=False, extra=_ntfs_times)
+            ),
+            _named_zip(export, _LATIN, plain),
+            False,
+        ),
+        (
+            "WinZip: names in CP437 as '?', UTF-8 in the Unicode Path field",
+            _named_zip(
+                export, _JAPANESE, functools.partial(_zip, codec="cp437", flagged=False, extra=_unicode_path)
+            ),
+            _named_zip(export, _JAPANESE, plain),
+            False,
+        ),
+        (
+            "7-Zip: Deflate64",
+            lambda o, f, into: _raw_zip(same("", f), into / f"{_stem(export)}.zip", _deflate64),
+            None,
+            True,
+        ),
+        (
+            "a zip under a password (ZipCrypto)",
+            lambda o, f, into: _raw_zip(same("", f), into / f"{_stem(export)}.zip", _enciphered),
+            None,
+            True,
+        ),
+        ("tar on macOS (./, ._ files, PAX attributes)", _macos_tar, None, False),
+        ("a drive's download in two parts", _in_parts, None, False),
+        ("7-Zip volumes .zip.001, .zip.002", _volumes, None, True),
+        ("Explorer's Extract all: one folder deeper", _nested, None, False),
+        ("a drive's download of the folder", _drive_download, None, False),
+    ):
+        if "two parts" in how and len(_files(export)) < 2 and not export.is_dir():
+            continue
+        yield _unseen(_variant(export, kind, how, lambda f: f, pack=pack), control, may_refuse=may)
+    for how, rename in (
+        ("shared: spaces as _", lambda n: n.replace(" ", "_")),
+        ("downloaded: %20 for spaces", lambda n: n.replace(" ", "%20")),
+        ("renamed: extension in capitals", _upper_extension),
+    ):
+        if rename(export.name) != export.name:
+            yield _unseen(_variant(export, kind, how, lambda f: f, pack=_shared_as(rename)))
+    for how, make in _json_libraries(export):
+        yield _unseen(_variant(export, kind, how, _each_text(export, json_rewrite(make))))
+    yield from _sheets(export)
+    yield _unseen(
+        _variant(
+            export, kind, "UTF-8 saved again as read in Windows-1252", _each_text(export, _double_encoded)
+        )
+    )
+    yield _unseen(
+        _variant(
+            export,
+            kind,
+            "no-break spaces as spaces, direction marks dropped",
+            _each_text(export, lambda n, t: t.translate(_SPACES).encode() if _plain_text(n) else None),
+        ),
+        squash=lambda t: t.translate(_SPACES),
+    )
+    mhtml = _variant(export, kind, "Chrome: a single-file page (MHTML)", _each_text(export, _mhtml))
+    if mhtml is not None and "" in _files(export):
+        yield Unseen(replace(mhtml, pack=_renamed_to(".mhtml")), may_refuse=True)
+    c14n = lambda n, t: ET.canonicalize(_tree_text(t)).encode() if n.lower().endswith(".xml") else None  # noqa: E731
+    yield _unseen(_variant(export, kind, "XML canonicalised (C14N 2.0)", _each_text(export, c14n)))
+
+
+def _tree_text(text: str) -> str:
+    """A backup as a canonicaliser reads it (surrogate references joined, as ``_tree`` does)."""
+    return _SURROGATES.sub(_joined, text.removeprefix("\ufeff"))
+
+
+@cache
+def held_out_15() -> tuple[Unseen, ...]:
+    """Session 15's held-out family (not in ``variants``: measured apart, once before any fix)."""
+    return tuple(u for export in with_messages() for u in _held_out_15(export) if u is not None)
 
 
 # --- all of them -------------------------------------------------------------------------------------------

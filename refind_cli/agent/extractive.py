@@ -140,6 +140,9 @@ REPORTS = {
 }
 # A sentence ends at . ! ? before a space or the end, but not after a title ("Dr. Okafor"), and at a line.
 SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z]\.)\s+|\n+")
+# Nor after a number with a dot before a word in lower case or a number: the day or year of a date
+# ("14. marca 2025", "2025. március 14.", "2025. 3. 14.").
+DATE_DOT = re.compile(r"[0-9]\.\Z")
 # A capitalised word not at a sentence's start: a name (of a person or a place).
 NAME_RE = re.compile(r"(?<=[\w,;:)] )[A-ZÀ-ÖØ-ÞА-Я][\w'’-]+(?:\.? [A-ZÀ-ÖØ-ÞА-Я][\w'’-]+)*")
 PLACE_BEFORE = {"en": r"\b(?:in|at|to|from|near|visited|visit|moved to)\s+(?:the\s+)?$"}
@@ -212,13 +215,14 @@ class _Reader:
 
     def __init__(self, analyzer: Analyzer, speakers: frozenset[str], tz: tzinfo) -> None:
         from refind_cli.agent.offline import NUMBERS
+        from refind_cli.dates import cldr
         from refind_cli.dates.timewords import LANGUAGES
 
         lang = analyzer.lang
         self.lang, self.tz, self.stopwords = lang, tz, analyzer.stopwords
         # A language with no time-word table of its own reads its dates from CLDR (``dates.cldr``), its
         # numbers as digits only.
-        self.cldr = lang != "en" and lang not in LANGUAGES
+        self.cldr = cldr.reads(lang)
         words = LANGUAGES[lang].numbers if lang in LANGUAGES else {}
         if lang == "en":
             words = {w: 0 for w in NUMBERS if w.isalpha()}
@@ -246,7 +250,7 @@ class _Reader:
             from refind_cli.dates import cldr
 
             # CLDR says nothing of tenses: the first date the sentence names answers.
-            found = cldr.find(sentence, now=at, tz=self.tz, lang=self.lang)
+            found = cldr.find_any(sentence, now=at, tz=self.tz, lang=self.lang)
             return found[0] if found else None
         for r in find_ranges(sentence, now=at, tz=self.tz, lang=self.lang):
             dated = bool(YEAR_RE.search(r.text))
@@ -508,8 +512,14 @@ def _weights(terms: frozenset[str], doc_freq: Callable[[str], int] | None) -> di
 
 
 def _sentences(text: str) -> list[str]:
-    found = [" ".join(part.split()) for part in SENTENCE_END.split(text)]
-    return [s for s in found if s] or [" ".join(text.split())]
+    found: list[str] = []
+    for part in SENTENCE_END.split(text):
+        part = " ".join(part.split())
+        if found and DATE_DOT.search(found[-1]) and (part[:1].islower() or part[:1].isdigit()):
+            found[-1] += " " + part
+        elif part:
+            found.append(part)
+    return found or [" ".join(text.split())]
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:

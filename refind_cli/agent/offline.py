@@ -248,12 +248,12 @@ def plan(
     """Keywords and an optional time range from the question alone, read in ``analyzer``'s language (its stop
     words, question words and time words). A time range is kept only where the archive (``span``) has
     messages; one outside it stays words ("in 2010")."""
-    from refind_cli.dates.timeexpr import find_ranges
+    from refind_cli.dates.cldr import find_any
 
     lang = analyzer.lang
     anchored = _anchored(question, now=now, tz=tz, lang=lang)
     ranges = [*anchored]
-    for r in find_ranges(question, now=now, tz=tz, lang=lang):
+    for r in find_any(question, now=now, tz=tz, lang=lang):
         if not any(r.text in a.text for a in anchored):
             ranges.append(r)
     ranges = [r for r in ranges if _overlaps(r, span)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import timedelta, timezone, tzinfo
 
 from refind_cli.errors import RefindError, echoed
@@ -34,6 +35,17 @@ def zone(name: str | None) -> tzinfo:
             f"--tz: unknown time zone {name!r} (use an IANA name such as Europe/Berlin or an offset such as"
             " +05:30)"
         ) from None
+
+
+def system_offsets(tz: tzinfo) -> tuple[int, int] | None:
+    """The least and the greatest UTC offset in seconds that ``tz`` gives any moment, where ``tz`` is the
+    system's zone as ``zone(None)`` makes it (dateutil's ``tzlocal``): it gives its standard or its daylight
+    saving offset, as the C library told them when it was made, and nothing else. None for another zone."""
+    local = sys.modules.get("dateutil.tz")  # not imported for this: a zone of dateutil's has imported it
+    if local is None or not isinstance(tz, local.tzlocal):
+        return None
+    offsets = [int(o.total_seconds()) for o in (tz._std_offset, tz._dst_offset)]
+    return min(offsets), max(offsets)
 
 
 _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400}

@@ -925,7 +925,8 @@ def parse_bound(text: str, *, now: datetime, tz: tzinfo, end: bool) -> datetime:
     did; text English cannot read at all is tried in each other language of ``timewords`` in turn. A bound
     is typed on purpose and must be one expression as a whole, so a word that is a date in one language
     and an ordinary word in another ("hier") cannot be misread here the way it could in a question, and
-    the command line need not know which chats, of which languages, it will search.
+    the command line need not know which chats, of which languages, it will search. (``dates.cldr.bound``
+    reads, after these, the user's own language by CLDR's words.)
     """
     try:
         found = parse_range(text, now=now, tz=tz)

@@ -4,11 +4,14 @@ it the time of every matching turn, ``refind stats`` its monthly counts per pers
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from itertools import accumulate
 from typing import NamedTuple
+
+from refind_cli.dates.clock import system_offsets
 
 # The finest unit that keeps a chart within about a screen: a few weeks by day, half a year by week, a few
 # years by month, more by year.
@@ -65,27 +68,36 @@ def next_start(start: date, unit: str) -> date:
 
 def from_days(days: Counter[date], unit: str | None = None) -> Timeline:
     """The timeline of counts per local day, in ``unit`` (default: ``unit_for`` the days' span)."""
-    if not days:
-        return Timeline(unit or "day", ())
-    first, last = min(days), max(days)
-    unit = unit or unit_for(first, last)
-    counts: Counter[date] = Counter()
-    for day, n in days.items():
-        counts[bucket_start(day, unit)] += n
-    buckets = []
-    at, end = bucket_start(first, unit), bucket_start(last, unit)
-    while at <= end:
-        buckets.append(Bucket(at, counts[at]))
-        at = next_start(at, unit)
-    return Timeline(unit, tuple(buckets))
+    return _bucketed({day.toordinal() - _EPOCH_ORDINAL: n for day, n in days.items()}, unit)
 
 
 def timeline(epoch_seconds: Iterable[int], tz: tzinfo) -> Timeline:
     """The timeline of these moments (epoch seconds) in ``tz``."""
-    return from_days(local_days(epoch_seconds, tz))
+    return _bucketed(_day_numbers(epoch_seconds, tz))
 
 
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+
+def _bucketed(days: Mapping[int, int], unit: str | None = None) -> Timeline:
+    """``from_days`` of counts per local day, each day as its number from 1970-01-01. Each bucket's count is
+    read off the days' running total at its two ends: the days are never each made a date (a search's matches
+    fall on 12,000 days of 98 years; a date and a bucket for each day were half of `refind search --timeline`'s
+    extra CPU, bench/RESULTS.md, issue 26 item 5, session 15)."""
+    if not days:
+        return Timeline(unit or "day", ())
+    numbers = sorted(days)
+    totals = [0, *accumulate(days[d] for d in numbers)]
+    first, last = (date.fromordinal(_EPOCH_ORDINAL + d) for d in (numbers[0], numbers[-1]))
+    unit = unit or unit_for(first, last)
+    buckets = []
+    at, end = bucket_start(first, unit), bucket_start(last, unit)
+    while at <= end:
+        after = next_start(at, unit)
+        lo, hi = (bisect_left(numbers, d.toordinal() - _EPOCH_ORDINAL) for d in (at, after))
+        buckets.append(Bucket(at, totals[hi] - totals[lo]))
+        at = after
+    return Timeline(unit, tuple(buckets))
 
 
 def _offset(second: int, tz: tzinfo) -> int:
@@ -119,19 +131,45 @@ def zone_offsets(lo: int, hi: int, tz: tzinfo) -> list[tuple[int, int]]:
 
 def local_days(epoch_seconds: Iterable[int], tz: tzinfo) -> Counter[date]:
     """How many of these moments fall on each local day in ``tz``."""
-    moments = list(epoch_seconds)
+    days = _day_numbers(epoch_seconds, tz)
+    return Counter({date.fromordinal(_EPOCH_ORDINAL + d): n for d, n in days.items()})
+
+
+def _day_of(second: int, tz: tzinfo) -> int:
+    return datetime.fromtimestamp(second, tz).date().toordinal() - _EPOCH_ORDINAL
+
+
+def _day_numbers(epoch_seconds: Iterable[int], tz: tzinfo) -> Counter[int]:
+    """``local_days``, each day as its number from 1970-01-01."""
+    moments = sorted(epoch_seconds)
     if not moments:
         return Counter()
-    lo, hi = min(moments), max(moments)
+    lo, hi = moments[0], moments[-1]
     if tz.utcoffset(None) is None and (hi - lo) // 86_400 > len(moments):
         # Few moments over a long span (one dated in the year 9998) in a zone whose offset changes: converting
         # each costs less than sampling the zone every day between them. (A fixed zone needs neither.)
-        return Counter(datetime.fromtimestamp(ts, tz).date() for ts in moments)
-    # The zone's changes over the moments' span, then a bisection a moment: 100,000 moments spread over six
-    # years in 26 ms, against 150 ms converting each with astimezone (the same days, checked for Berlin,
-    # Kolkata and St John's).
+        bounds = system_offsets(tz)
+        if bounds is None:
+            return Counter(_day_of(ts, tz) for ts in moments)
+        # The system's zone has two offsets: a moment on the same day at both is on that day whichever it
+        # gets, and only the others (an hour before a local midnight) are converted, each ~35 us in dateutil
+        # (`refind search --timeline` of 14,667 matches over 98 years: 575 ms of CPU, 7x a plain search, in
+        # Europe/Berlin as the system's zone; bench/RESULTS.md, issue 26 item 5, session 15).
+        least, most = bounds
+        return Counter(
+            day if day == (ts + most) // 86400 else _day_of(ts, tz)
+            for ts in moments
+            for day in ((ts + least) // 86400,)
+        )
+    # The zone's changes over the moments' span, then the moments in order, each run between two changes with
+    # its offset: 100,000 moments spread over six years in 26 ms with a bisection a moment, against 150 ms
+    # converting each with astimezone (the same days, checked for Berlin, Kolkata and St John's).
     changes = zone_offsets(lo, hi, tz)
-    starts = [start for start, _ in changes]
-    offsets = [offset for _, offset in changes]
-    per_day = Counter((ts + offsets[bisect_right(starts, ts) - 1]) // 86400 for ts in moments)
-    return Counter({date.fromordinal(_EPOCH_ORDINAL + d): n for d, n in per_day.items()})
+    ends = [start for start, _ in changes[1:]]
+    days: list[int] = []
+    at = 0
+    for (_, offset), end in zip(changes, [*ends, hi + 1], strict=True):
+        upto = bisect_left(moments, end, at)
+        days += [(ts + offset) // 86400 for ts in moments[at:upto]]
+        at = upto
+    return Counter(days)

@@ -323,8 +323,11 @@ def _representable(path: Path, chat: str, messages: Iterable[Message]) -> Iterat
     from refind_cli.records import TIMES
 
     low, high = TIMES
+    # A year strictly between the bounds' is within them in any zone: an int compared, where comparing two
+    # times of different zones asks each for its offset (1.4 s a million messages read in a local zone).
+    inside = range(low.year + 1, high.year)
     for n, m in enumerate(messages, 1):
-        if low <= m.timestamp <= high:
+        if m.timestamp.year in inside or low <= m.timestamp <= high:
             yield m
             continue
         kept = low if m.timestamp < low else high

@@ -31,14 +31,17 @@ import stat
 import struct
 import tarfile
 import unicodedata
+import urllib.parse
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers import zipdir
 
 # A chat export's largest single member is its text or JSON file; a few hundred MB is already a huge one.
 MAX_MEMBER_BYTES = 1 << 30
@@ -82,19 +85,31 @@ def archive_stem(name: str) -> str | None:
 # The mark a browser or a file manager adds to the name of a second copy of a file (``NAME (1).txt``: Chrome,
 # Firefox, Edge, Windows Explorer), or the number a download is told apart by.
 _COPY_MARK = re.compile(r"\s\(\d{1,3}\)$")
+# The stamp and part number a cloud drive's download of a folder (Google Drive, Takeout) adds to its zip's
+# name: ``NAME-20261005T120000Z-001``.
+_PART_MARK = re.compile(r"-\d{8}T\d{6}Z-\d{3}$")
+# A name a download wrote percent-encoded, as its link has it (wget, curl -O: ``Chat%20with%20X.txt``).
+_ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def unmarked(stem: str, told: str = "") -> str:
-    """A file's name (without its extension) without the mark a second copy of it is given: a chat named
-    after its file keeps its name, and its key, when the file is downloaded again (``Chat with X (1).txt``).
-    The mark stays where ``told`` (the start of the chat's own text) names the chat with it: a group really
-    called "Family (2)", whose name WhatsApp writes into its first lines."""
+    """A file's name (without its extension) as it was before a download or a copy marked it: its link's
+    escapes undone, without a drive's stamp and part number, and without the mark a second copy of it is
+    given: a chat named after its file keeps its name, and its key, when the file is downloaded again
+    (``Chat with X (1).txt``). ``told``: the start of the chat's own text, or the names in it. The copy's
+    mark stays where it names the chat with the mark: a group really called "Family (2)", whose name
+    WhatsApp writes into its first lines. A name a share wrote with ``_`` for its spaces (Android's) is read
+    with spaces where it names the chat so (``Priya_Nair.txt`` of a chat with Priya Nair)."""
+    if " " not in stem and _ESCAPED.search(stem):
+        with contextlib.suppress(UnicodeDecodeError):
+            stem = urllib.parse.unquote(stem, errors="strict")
+    if " " not in stem and "_" in stem and told and (spaced := stem.replace("_", " ")) in told:
+        stem = spaced
     m = _COPY_MARK.search(stem)
-    if m is None or not stem[: m.start()].strip():
-        return stem
-    if told and stem[: m.start()].split()[-1] + m[0] in told:
-        return stem
-    return stem[: m.start()]
+    before = stem[: m.start()] if m is not None else ""
+    if m is not None and before.strip() and not (told and before.split()[-1] + m[0] in told):
+        stem = before
+    return _PART_MARK.sub("", stem) or stem
 
 
 def is_zip(path: Path) -> bool:
@@ -125,42 +140,63 @@ def open_zip(path: Path) -> zipfile.ZipFile:
 class _Listed(zipfile.ZipFile):
     """A zip whose directory was read before (a ``_View``): opening it reads no directory again (a walk over
     a large archive's folders opens it thousands of times). Its entries may be a folder's, renamed below it:
-    each keeps the name its local header has (``orig_filename``), which is what zipfile checks that against."""
+    each keeps the name its local header has (``orig_filename``), which is what zipfile checks that against.
+    An entry's ``ZipInfo`` is made when it is asked for (``zipdir``); zipfile's own tables stay empty, as
+    this zip is only read."""
 
     def __init__(self, file: Path | IO[bytes], view: _View) -> None:
         self._view = view
         super().__init__(file)
 
     def _RealGetContents(self) -> None:  # zipfile's reading of the directory, which was read before
-        self.filelist = list(self._view.infos)
-        # Not copied: zipfile changes it only where it writes, and this zip is read (a copy cost each sniff of
-        # a zip of 36,000 entries 3 ms).
-        self.NameToInfo = self._view.table
+        pass
+
+    def getinfo(self, name: str) -> zipfile.ZipInfo:
+        member = self._view.table.get(name)
+        if member is None:
+            raise KeyError(f"There is no item named {name!r} in the archive")
+        return self._view.listing.info(member)
+
+    def infolist(self) -> list[zipfile.ZipInfo]:
+        return [self._view.listing.info(m) for m in self._view.members]
+
+    def namelist(self) -> list[str]:
+        return [m.name for m in self._view.members]
 
 
 @dataclass(frozen=True, slots=True)
 class _View:
     """Entries of a zip as ``_Listed`` takes them: in order, by name, and the names of its files; those names
-    one a line, for a search of them all at once (``files_matching``; None where a name holds a line break)."""
+    one a line, for a search of them all at once (``files_matching``; None where a name holds a line break);
+    and the directory they were read from, which makes their ``ZipInfo``s."""
 
-    infos: tuple[zipfile.ZipInfo, ...]
-    table: dict[str, zipfile.ZipInfo]
+    members: tuple[zipdir.Member, ...]
+    table: dict[str, zipdir.Member]
     names: tuple[str, ...]
     lines: str | None
+    listing: zipdir.Listing
 
     @classmethod
-    def of(cls, infos: Iterable[zipfile.ZipInfo]) -> _View:
-        infos = tuple(infos)
-        names = tuple(_file_names(infos))
+    def of(cls, members: Iterable[zipdir.Member], listing: zipdir.Listing) -> _View:
+        members = tuple(members)
+        names = tuple(_file_names(m.name for m in members))
         lines: str | None = "\n".join(names)
         if lines is not None and lines.count("\n") != max(len(names) - 1, 0):
             lines = None
-        return cls(infos, {i.filename: i for i in infos}, names, lines)
+        return cls(members, {m.name: m for m in members}, names, lines, listing)
 
 
 def member_names(zf: zipfile.ZipFile) -> list[str]:
     """File entries, without folders and macOS resource forks (``__MACOSX/``, ``._name``)."""
-    return list(zf._view.names) if isinstance(zf, _Listed) else _file_names(zf.infolist())
+    return list(zf._view.names) if isinstance(zf, _Listed) else _file_names(zf.namelist())
+
+
+def declared_sizes(zf: zipfile.ZipFile) -> list[tuple[str, int]]:
+    """Every entry's name and size uncompressed, as its directory declares them (for a listed zip, without a
+    ``ZipInfo`` made for each)."""
+    if isinstance(zf, _Listed):
+        return [(m.name, m.size) for m in zf._view.members]
+    return [(i.filename, i.file_size) for i in zf.infolist()]
 
 
 def files_matching(zf: zipfile.ZipFile, pattern: str, flags: int = 0) -> list[str]:
@@ -176,16 +212,26 @@ def files_matching(zf: zipfile.ZipFile, pattern: str, flags: int = 0) -> list[st
     return [m[0] for m in _whole_names(pattern, flags | re.MULTILINE, "$").finditer(lines)]
 
 
+def may_name(zf: zipfile.ZipFile, words: Iterable[str]) -> bool:
+    """Whether some file entry's name may hold one of ``words`` (ASCII, lower case) in any case: False only
+    where none does. Names in ASCII are lowered and searched as text (a case-blind pattern over a Slack
+    export's 36,000 names took 25 ms, this 2); others may fold to a word (a dotted "İ"), and may hold it."""
+    lines = zf._view.lines if isinstance(zf, _Listed) else None
+    if lines is None or not lines.isascii():
+        return True
+    lowered = lines.lower()
+    return any(word in lowered for word in words)
+
+
 @functools.lru_cache(maxsize=64)
 def _whole_names(pattern: str, flags: int, end: str) -> re.Pattern[str]:
     return re.compile(f"^(?:{pattern}){end}", flags)
 
 
-def _file_names(infos: Iterable[zipfile.ZipInfo]) -> list[str]:
+def _file_names(entries: Iterable[str]) -> list[str]:
     names = []
-    for info in infos:
-        name = info.filename
-        # Not info.is_dir(): it fails on an empty name, which a hostile zip can carry.
+    for name in entries:
+        # Not ZipInfo.is_dir(): it fails on an empty name, which a hostile zip can carry.
         if (
             not name
             or name.endswith("/")
@@ -197,14 +243,17 @@ def _file_names(infos: Iterable[zipfile.ZipInfo]) -> list[str]:
     return names
 
 
-def iter_member_chunks(zf: zipfile.ZipFile, name: str, path: Path) -> Generator[bytes, None, None]:
-    """Stream one member, enforcing the size limits on the bytes actually produced."""
+def iter_member_chunks(
+    zf: zipfile.ZipFile, name: str, path: Path, step: int = CHUNK
+) -> Generator[bytes, None, None]:
+    """Stream one member, enforcing the size limits on the bytes actually produced; ``step`` bytes a chunk
+    (a sniff that reads a member's head asks for that much: a chunk of ``CHUNK`` is a megabyte inflated)."""
     info = zf.getinfo(name)
     where = f"entry {name!r}"
     produced = 0
     try:
         with zf.open(info) as fh:
-            while chunk := fh.read(CHUNK):
+            while chunk := fh.read(step):
                 produced += len(chunk)
                 if produced > MAX_MEMBER_BYTES or (
                     produced > RATIO_FLOOR_BYTES and produced > MAX_RATIO * max(info.compress_size, 1)
@@ -225,11 +274,17 @@ def read_member(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
     return b"".join(iter_member_chunks(zf, name, path))
 
 
-def iter_file_chunks(path: Path, start: int = 0) -> Generator[bytes, None, None]:
+def member_head(zf: zipfile.ZipFile, name: str, path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of a member (fewer where it is shorter): only they are inflated."""
+    with contextlib.closing(iter_member_chunks(zf, name, path, max(size, 1))) as chunks:
+        return next(chunks, b"")[:size]
+
+
+def iter_file_chunks(path: Path, start: int = 0, step: int = CHUNK) -> Generator[bytes, None, None]:
     """Stream a loose file or an archive member (from byte ``start`` on), for formats that parse as they
-    read."""
+    read; a member ``step`` bytes a chunk."""
     if member_of(path) is not None:
-        yield from _skip(_member_chunks(path), start)
+        yield from _skip(_member_chunks(path, step), start)
         return
     try:
         with path.open("rb") as fh:
@@ -301,7 +356,7 @@ def archive_files(path: Path) -> list[Entry]:
     chain, folder = _archive_at(path)
     directory = _directory(chain, _stamp(Path(chain[0])))
     cut = len(folder) + 1 if folder else 0
-    return [Entry(n[cut:], directory.files[n].file_size) for n in directory.names_below(folder)]
+    return [Entry(n[cut:], directory.files[n].size) for n in directory.names_below(folder)]
 
 
 def export_files(path: Path) -> list[Path]:
@@ -414,7 +469,7 @@ class _Directory:
 
     source: str
     root: _View
-    files: dict[str, zipfile.ZipInfo]
+    files: dict[str, zipdir.Member]
     names: tuple[str, ...]
     held: bytes | None
 
@@ -440,16 +495,8 @@ def _below(chain: tuple[str, ...], stamp: tuple[int, int], folder: str) -> _View
     """The entries of the files below a folder of an archive, each named from there: a walk opens the folder
     once for each format's sniff."""
     directory = _directory(chain, stamp)
-    return _View.of(_renamed(directory.files[n], n[len(folder) + 1 :]) for n in directory.names_below(folder))
-
-
-def _renamed(info: zipfile.ZipInfo, name: str) -> zipfile.ZipInfo:
-    renamed = zipfile.ZipInfo.__new__(zipfile.ZipInfo)
-    for slot in zipfile.ZipInfo.__slots__:  # copy.copy, several times faster
-        if hasattr(info, slot):
-            setattr(renamed, slot, getattr(info, slot))
-    renamed.filename = name
-    return renamed
+    below = (directory.files[n]._replace(name=n[len(folder) + 1 :]) for n in directory.names_below(folder))
+    return _View.of(below, directory.root.listing)
 
 
 # Held archives make each entry up to MAX_HELD_BYTES: few are kept, and a walk reads one archive at a time.
@@ -466,8 +513,7 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
                 raise InputError(
                     where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb"
                 )
-            with zipfile.ZipFile(source) as zf:
-                infos = tuple(zf.infolist())
+            listing = zipdir.listing(source)
     except (
         zipfile.BadZipFile,
         zipfile.LargeZipFile,
@@ -477,21 +523,56 @@ def _directory(chain: tuple[str, ...], stamp: tuple[int, int]) -> _Directory:
         NotImplementedError,
     ) as exc:
         raise InputError(where, f"not a readable zip archive ({exc})") from None
-    if len(infos) > MAX_MEMBERS:
+    if len(listing.members) > MAX_MEMBERS:
         raise InputError(where, f"holds more than {MAX_MEMBERS:,} entries; refusing a possible zip bomb")
-    infos = _names_decoded(infos)
+    members = _names_decoded(listing)
+    if any(member.flags & _ENCRYPTED for member in members):
+        # Said once for the archive: each of its files would fail alike.
+        raise InputError(
+            where, "is encrypted (zipped with a password): unzip it with the password, then import the folder"
+        )
     files = {}
-    for info in infos:
-        if info.file_size > MAX_MEMBER_BYTES:
+    for member in members:
+        if member.size > MAX_MEMBER_BYTES:
             raise InputError(
                 where,
-                f"declares {info.file_size:,} bytes uncompressed (limit {MAX_MEMBER_BYTES:,}); refusing a possible zip bomb",
-                f"entry {info.filename!r}",
+                f"declares {member.size:,} bytes uncompressed (limit {MAX_MEMBER_BYTES:,}); refusing a possible zip bomb",
+                f"entry {member.name!r}",
             )
-        name = None if info.filename.endswith(("/", "\\")) else _member_name(info.filename)
+        name = None if member.name.endswith(("/", "\\")) else _member_name(member.name)
         if name is not None:
-            files[name] = info
-    return _Directory(chain[0], _View.of(infos), files, tuple(sorted(files)), held)
+            files[name] = member
+    return _Directory(chain[0], _View.of(members, listing), files, tuple(sorted(files)), held)
+
+
+_ENCRYPTED = 0x1  # an entry's general purpose flag: enciphered (ZipCrypto, or AES with method 99)
+_DEFLATE64 = 9  # the compression method 7-Zip writes with -mm=Deflate64 (and Windows for large files)
+
+
+class _Inflate64:
+    """A Deflate64 stream's decompressor for zipfile (``inflate64``, a maintained implementation): zipfile
+    reads every method but deflate and stored through ``decompress`` and ``eof``."""
+
+    def __init__(self) -> None:
+        import inflate64
+
+        self._inflater = inflate64.Inflater()
+
+    def decompress(self, data: bytes) -> bytes:
+        return bytes(self._inflater.inflate(data))
+
+    @property
+    def eof(self) -> bool:
+        return bool(self._inflater.eof)
+
+
+def _decompressor(compress_type: int) -> Any:
+    """zipfile's choice of decompressor, and Deflate64's, which it has none of."""
+    return _Inflate64() if compress_type == _DEFLATE64 else _zipfile_decompressor(compress_type)
+
+
+_zipfile_decompressor = zipfile._get_decompressor  # type: ignore[attr-defined]
+zipfile._get_decompressor = _decompressor  # type: ignore[attr-defined]
 
 
 # The code pages a zip's names are written in without its UTF-8 flag, the most used first: the system's OEM
@@ -515,12 +596,13 @@ _OEM = (
 )
 
 
-def _names_decoded(infos: tuple[zipfile.ZipInfo, ...]) -> tuple[zipfile.ZipInfo, ...]:
+def _names_decoded(listing: zipdir.Listing) -> tuple[zipdir.Member, ...]:
     """The entries named as the tool that wrote them meant: zipfile reads a name without the UTF-8 flag as
     CP437, which Info-ZIP and macOS write in UTF-8 and Windows in its OEM code page (told from the names
     together, ``code_page``); and composed, as other systems write them (macOS decomposes "ë")."""
-    unflagged = [i for i in infos if not i.flag_bits & 0x800 and not i.orig_filename.isascii()]
-    written = [i.orig_filename.encode("cp437") for i in unflagged]  # zipfile decoded them as CP437
+    members = listing.members
+    unflagged = [m for m in members if not m.flags & 0x800 and not m.orig.isascii()]
+    written = [m.orig.encode("cp437") for m in unflagged]  # zipfile decoded them as CP437
     try:
         for w in written:
             w.decode("utf-8")  # a name in another code page is rarely UTF-8 too
@@ -529,12 +611,40 @@ def _names_decoded(infos: tuple[zipfile.ZipInfo, ...]) -> tuple[zipfile.ZipInfo,
         codec = code_page(b"\n".join(written), _OEM) or "cp437"
     decoded = {id(i): w.decode(codec) for i, w in zip(unflagged, written, strict=True)}
     named = []
-    for info in infos:
-        name = decoded.get(id(info), info.filename)
+    # Most zips hold no Unicode Path field at all: one search of the directory's bytes spares a look at
+    # each entry's extra field (a Slack export has 36,000 entries).
+    paths = listing.holds(_UNICODE_PATH_TAG)
+    for member in members:
+        path = _unicode_path(member, listing.extra(member)) if paths else None
+        name = path or decoded.get(id(member), member.name)
         if not name.isascii():
             name = unicodedata.normalize("NFC", name)
-        named.append(info if name == info.filename else _renamed(info, name))
+        named.append(member if name == member.name else member._replace(name=name))
     return tuple(named)
+
+
+_EXTRA = struct.Struct("<HH")
+_UNICODE_PATH = 0x7075  # Info-ZIP's Unicode Path extra field (APPNOTE 4.6.9)
+_UNICODE_PATH_TAG = _UNICODE_PATH.to_bytes(2, "little")
+
+
+def _unicode_path(member: zipdir.Member, extra: bytes) -> str | None:
+    """The UTF-8 name WinZip and Info-ZIP write in an entry's Unicode Path extra field beside a name in the
+    OEM code page that could not hold it (``??.txt``); None where there is none, or it was written for
+    another name than the entry now has (its CRC of the name differs: a tool renamed it since)."""
+    at = 0
+    while at + _EXTRA.size <= len(extra):
+        tag, size = _EXTRA.unpack_from(extra, at)
+        body = extra[at + _EXTRA.size : at + _EXTRA.size + size]
+        at += _EXTRA.size + size
+        if tag != _UNICODE_PATH or len(body) < 5 or body[0] != 1:
+            continue
+        raw = member.orig.encode("utf-8" if member.flags & 0x800 else "cp437")
+        if struct.unpack_from("<I", body, 1)[0] != zlib.crc32(raw):
+            return None
+        with contextlib.suppress(UnicodeDecodeError):
+            return body[5:].decode("utf-8")
+    return None
 
 
 def _declared_entries(source: IO[bytes]) -> int:
@@ -582,7 +692,7 @@ def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes 
     outer = _directory(chain[:-1], stamp)
     data = bytearray()
     with outer.open() as zf:
-        for chunk in iter_member_chunks(zf, outer.files[chain[-1]].filename, Path(*chain[:-1])):
+        for chunk in iter_member_chunks(zf, outer.files[chain[-1]].name, Path(*chain[:-1])):
             data += chunk
             if len(data) > MAX_HELD_BYTES:
                 raise InputError(
@@ -601,15 +711,31 @@ def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes 
 def _an_archive_inside(chain: tuple[str, ...], name: str, stamp: tuple[int, int]) -> bool:
     """Whether the file ``name`` of an archive is an archive too (a zip, or a tar by its first header). A
     file that cannot be read is not: its reading names the problem."""
-    directory = _directory(chain, stamp)
     try:
-        with directory.open() as zf:
-            chunks = iter_member_chunks(zf, directory.files[name].filename, Path(*chain))
-            with contextlib.closing(chunks):
-                head = next(chunks, b"")
+        # Its first header (512 bytes) tells a tar, after the long name or pax records before it, read through
+        # gzip or xz as they stream: a JSON file of many megabytes is not inflated whole to say so.
+        head = _head(chain, name, stamp)
+        if head.startswith(b"BZh"):  # bzip2 gives nothing back before a whole block (up to 900 kB)
+            directory = _directory(chain, stamp)
+            with directory.open() as zf:
+                head = member_head(zf, directory.files[name].name, Path(*chain), CHUNK)
     except (InputError, OSError):
         return False
     return head.startswith(b"PK\x03\x04") or _is_tar_data(head)
+
+
+# The head of a file inside an archive that sniffs look at (each format's is at most this), held for the
+# formats asked in turn: a zip's 100 Teams chats are each asked whether they are a Discord, Telegram or
+# Gemini file, and whether they are an archive.
+HEAD = 64 << 10
+
+
+@functools.lru_cache(maxsize=128)
+def _head(chain: tuple[str, ...], name: str, stamp: tuple[int, int]) -> bytes:
+    """The first ``HEAD`` bytes of the file ``name`` of an archive (``_Place``)."""
+    directory = _directory(chain, stamp)
+    with directory.open() as zf:
+        return member_head(zf, directory.files[name].name, Path(*chain), HEAD)
 
 
 def _is_tar_data(data: bytes | bytearray) -> bool:
@@ -694,14 +820,15 @@ def _tar_files(tf: tarfile.TarFile, where: Path, size: int) -> Iterator[tarfile.
         raise InputError(where, f"cannot read tar archive ({type(exc).__name__}: {exc})") from None
 
 
-def _member_chunks(path: Path) -> Generator[bytes, None, None]:
-    """The bytes of the file inside an archive at ``path``; errors name ``path``, or its archive's entry."""
+def _member_chunks(path: Path, step: int = CHUNK) -> Generator[bytes, None, None]:
+    """The bytes of the file inside an archive at ``path``, ``step`` a chunk; errors name ``path``, or its
+    archive's entry."""
     place = _place(path)
     if place is None or place.folder:
         raise InputError(path, "no such file in the archive")
     directory = _directory(place.chain, _stamp(Path(place.chain[0])))
     with directory.open() as zf:
-        yield from iter_member_chunks(zf, directory.files[place.name].filename, Path(*place.chain))
+        yield from iter_member_chunks(zf, directory.files[place.name].name, Path(*place.chain), step)
 
 
 def is_file(path: Path) -> bool:
@@ -725,7 +852,7 @@ def file_size(path: Path) -> int:
     place = _place(path)
     if place is None or place.folder:
         raise InputError(path, "no such file in the archive")
-    return _directory(place.chain, _stamp(Path(place.chain[0]))).files[place.name].file_size
+    return _directory(place.chain, _stamp(Path(place.chain[0]))).files[place.name].size
 
 
 def shallowest(zf: zipfile.ZipFile, name: str) -> str | None:
@@ -767,7 +894,7 @@ def named_head(path: Path, name: str, size: int) -> bytes:
         elif is_zip(path):
             with open_zip(path) as zf:
                 member = shallowest(zf, name)
-                data = utf8_head(next(iter_member_chunks(zf, member, path), b"")[:size]) if member else b""
+                data = utf8_head(member_head(zf, member, path, size)) if member else b""
         else:
             data = sniff_head(path, size)
     except (InputError, OSError, ValueError):
@@ -791,14 +918,22 @@ def read_file(path: Path, limit: int = MAX_MEMBER_BYTES) -> bytes:
 
 def read_file_part(path: Path, start: int, size: int = -1) -> bytes:
     """``size`` bytes of a loose file or an archive member from byte ``start`` on (all the rest with -1)."""
-    if size >= 0 and member_of(path) is None:  # read as much as asked, not a whole chunk
+    inside = member_of(path) is not None
+    if inside and size >= 0 and start + size <= HEAD:
+        place = _place(path)
+        if place is None or place.folder:
+            raise InputError(path, "no such file in the archive")
+        return _head(place.chain, place.name, _stamp(Path(place.chain[0])))[start : start + size]
+    if size >= 0 and not inside:  # read as much as asked, not a whole chunk
         try:
             with path.open("rb") as fh:
                 fh.seek(start)
                 return fh.read(size)
         except OSError as exc:
             raise InputError(path, f"cannot read ({exc.strerror or exc})") from None
-    with contextlib.closing(iter_file_chunks(path, start)) as chunks:
+    # A member's bytes up to the part, inflated in one read where they are fewer than a chunk (a sniff's).
+    step = CHUNK if size < 0 else min(CHUNK, max(start + size, 1))
+    with contextlib.closing(iter_file_chunks(path, start, step)) as chunks:
         if size < 0:
             return b"".join(chunks)
         data = b""
@@ -840,7 +975,8 @@ class Encoding:
         return not self.codec.startswith("utf-")
 
     def said(self, path: Path | str, where: str | None = None) -> None:
-        """One warning that a text was read in a legacy code page, which its bytes tell only as a guess."""
+        """One warning that a text was read in a legacy code page, which its bytes tell only as a guess (UTF-8
+        encoded twice is not said: its bytes tell it beyond doubt, and a Meta export is so throughout)."""
         if self.legacy:
             what = f"not UTF-8: read as {self.label}, the code page its bytes tell (saved by an older tool?)"
             warnings.warn(InputWarning(path, what, where), stacklevel=3)
@@ -852,10 +988,12 @@ def text_encoding(start: bytes) -> Encoding:
     not UTF-8 (``_legacy``); else UTF-8."""
     for bom, codec in _BOMS:
         if start.startswith(bom):
-            return Encoding(codec, len(bom))
+            twice = codec == "utf-8" and _twice(_telling(start[len(bom) :]))
+            return Encoding(TWICE if twice else codec, len(bom))
     sample = start[: min(len(start), ENCODING_BYTES) // 4 * 4]
     if not sample or b"\0" not in sample:
-        return Encoding(_legacy(start[:ENCODING_BYTES]) or "utf-8", 0)
+        head = _telling(start)
+        return Encoding(_legacy(head) or (TWICE if _twice(head) else "utf-8"), 0)
     places = [sample[i::4].count(0) * _NUL_SHARE >= len(sample) // 4 for i in range(4)]
     for codec, nul_places in (
         ("utf-32-le", [False, None, True, True]),
@@ -866,6 +1004,97 @@ def text_encoding(start: bytes) -> Encoding:
         if all(want is None or have == want for have, want in zip(places, nul_places, strict=True)):
             return Encoding(codec, 0)
     return Encoding("utf-8", 0)
+
+
+# An ASCII start tells nothing of the bytes beyond ASCII: up to this many bytes are read for the first of
+# them (a JSON export's first kilobytes are often keys and numbers only).
+ENCODING_SCAN = CHUNK
+_BEYOND_ASCII = re.compile(rb"[\x80-\xff]")
+
+
+def more_to_tell(start: bytes) -> bool:
+    """Whether a text's first bytes are too few to tell its encoding (``text_encoding``): fewer than
+    ``ENCODING_BYTES``, or ASCII and fewer than ``ENCODING_SCAN``."""
+    return len(start) < ENCODING_BYTES or (len(start) < ENCODING_SCAN and start.isascii())
+
+
+def _telling(start: bytes) -> bytes:
+    """The bytes of a text's start that tell its encoding: its first ``ENCODING_BYTES``, or where those are
+    ASCII, as many from its first byte beyond ASCII."""
+    head = start[:ENCODING_BYTES]
+    if not head.isascii() or (beyond := _BEYOND_ASCII.search(start)) is None:
+        return head
+    return start[beyond.start() : beyond.start() + ENCODING_BYTES]
+
+
+# UTF-8 encoded twice: UTF-8 text read as Windows-1252 and saved as UTF-8 again (an editor or a converter
+# told the wrong encoding: "für" becomes "fÃ¼r"). Its bytes are valid UTF-8, and so are the bytes its
+# characters stand for in Windows-1252, which the text of a person almost never is: there a letter with an
+# accent is one such byte, followed by a plain one. A byte Windows-1252 leaves undefined is read as the
+# control character of its number (as Windows maps it).
+TWICE = "utf-8-twice"
+_AS_CP1252 = str.maketrans(
+    {bytes([b]).decode("cp1252", "ignore") or chr(b): chr(b) for b in range(0x80, 0x100)}
+)
+
+
+def _undone(text: str) -> bytes:
+    """The bytes the characters of a text encoded twice stand for (UnicodeEncodeError: it is not one)."""
+    return text.translate(_AS_CP1252).encode("latin-1")
+
+
+@functools.lru_cache(maxsize=64)
+def _twice(start: bytes) -> bool:
+    """Whether UTF-8 bytes are UTF-8 encoded twice (``TWICE``): not ASCII, and the bytes their characters
+    stand for in Windows-1252 are UTF-8 with characters beyond ASCII (a cut at the end allowed)."""
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(start, final=False)
+        once = codecs.getincrementaldecoder("utf-8")().decode(_undone(text), final=False)
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return False
+    return not once.isascii()
+
+
+class _TwiceDecoder(codecs.IncrementalDecoder):
+    """UTF-8 decoded twice, as it streams in."""
+
+    def __init__(self, errors: str = "strict") -> None:
+        super().__init__(errors)
+        self._outer = codecs.getincrementaldecoder("utf-8")(errors)
+        self._inner = codecs.getincrementaldecoder("utf-8")(errors)
+
+    def decode(self, data: bytes, final: bool = False) -> str:  # type: ignore[override]
+        text = self._outer.decode(data, final)
+        try:
+            raw = _undone(text)
+        except UnicodeEncodeError as exc:
+            raise UnicodeDecodeError(
+                TWICE, data, 0, len(data), f"not UTF-8 encoded twice: {exc.reason}"
+            ) from None
+        return self._inner.decode(raw, final)
+
+    def reset(self) -> None:
+        self._outer.reset()
+        self._inner.reset()
+
+
+def _twice_codec(name: str) -> codecs.CodecInfo | None:
+    if name.replace("_", "-") != TWICE:
+        return None
+
+    def decode(data: Any, errors: str = "strict", /) -> tuple[str, int]:
+        return _TwiceDecoder(errors).decode(bytes(data), final=True), len(data)
+
+    def encode(text: str, errors: str = "strict", /) -> tuple[bytes, int]:
+        once = text.encode("utf-8", errors).decode("latin-1")
+        return once.translate({ord(v): chr(k) for k, v in _AS_CP1252.items()}).encode("utf-8", errors), len(
+            text
+        )
+
+    return codecs.CodecInfo(encode, decode, incrementaldecoder=_TwiceDecoder, name=TWICE)
+
+
+codecs.register(_twice_codec)
 
 
 # The code pages Windows writes as "ANSI" (the system's legacy code page: Excel's plain CSV, Notepad before
@@ -1035,7 +1264,7 @@ def utf8_chunks(
     encoding = text_encoding(first)
     if encoding.legacy and not legacy:
         encoding = Encoding("utf-8", 0)
-    elif encoding.legacy:
+    elif encoding.codec != "utf-8":
         place = error("", None)
         encoding.said(place.path, place.where)
     if encoding.codec == "utf-8":
@@ -1061,11 +1290,11 @@ def utf8_chunks(
 
 
 def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
-    """The first chunks, joined, until they tell the encoding (``ENCODING_BYTES``) or the text ends."""
+    """The first chunks, joined, until they tell the encoding (``more_to_tell``) or the text ends."""
     start = b""
     for chunk in chunks:
         start += chunk
-        if len(start) >= ENCODING_BYTES:
+        if not more_to_tell(start):
             break
     return start
 
@@ -1138,10 +1367,15 @@ def spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:
     return copy
 
 
-def member_stamp(info: zipfile.ZipInfo) -> bytes:
+def member_stamp(zf: zipfile.ZipFile, name: str) -> bytes:
     """What stands for a zip member's bytes in a fingerprint: the CRC-32 and size its central directory holds
-    (nothing decompressed)."""
-    return f"crc32 {info.CRC:08x} size {info.file_size}".encode()
+    (nothing decompressed; for a listed zip, no ``ZipInfo`` made: a Slack export's 36,000 day files each have
+    one)."""
+    member = zf._view.table.get(name) if isinstance(zf, _Listed) else None
+    if member is None:
+        info = zf.getinfo(name)
+        return f"crc32 {info.CRC:08x} size {info.file_size}".encode()
+    return f"crc32 {member.crc:08x} size {member.size}".encode()
 
 
 def fingerprint(parts: Iterable[bytes]) -> str:

@@ -207,6 +207,7 @@ class Reader:
             block=PARSER_BLOCK,
             max_token=MAX_TOKEN,
             max_depth=MAX_DEPTH,
+            export=what,
             utf8_fault="invalid UTF-8 in the JSON text",
             full_stop=False,
         )

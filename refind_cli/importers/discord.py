@@ -60,9 +60,7 @@ _OTHER_OUTPUTS = (
 MAX_TOKEN = 8 << 20
 # Real exports nest six levels deep (message, embed, author); a deeper value is refused before it is built.
 MAX_DEPTH = 64
-_RULES = jsonstream.Rules(
-    block=64 << 10, max_token=MAX_TOKEN, max_depth=MAX_DEPTH, not_this="; not a Discord export"
-)
+_RULES = jsonstream.Rules(block=64 << 10, max_token=MAX_TOKEN, max_depth=MAX_DEPTH, export="a Discord export")
 _SNOWFLAKE = re.compile(r"\d{1,20}")
 _DISCORD_EPOCH_MS = 1420070400000
 _PEOPLE = frozenset({"Default", "Reply", "0", "19"})

@@ -17,6 +17,7 @@ UTC, so a time without an offset is UTC whatever ``tz`` says.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import functools
@@ -34,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import fields
+from refind_cli.importers import csvlong, fields
 from refind_cli.importers.container import (
     files_matching,
     fingerprint,
@@ -46,7 +47,7 @@ from refind_cli.importers.container import (
     utf8_chunks,
 )
 from refind_cli.importers.discord import join, json_events, snowflake, timestamp
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import HELD, LONG_TEXT, Chat, ChatExport, HeldText, Kind, Message
 
 FORMAT = "discord-package"
 
@@ -59,8 +60,11 @@ _TOO_LARGE = f"is larger than {MAX_SMALL >> 20} MB; not a Discord data package"
 _CHANNEL_FOLDER = re.compile(r"c?(\d{1,20})")
 _MENTION = re.compile(r"<@!?(\d{1,20})>")
 _EMOJI = re.compile(r"<a?:(\w{1,64}):\d{1,20}>")
+# The longest text ``_readable`` rewrites: an animated custom emoji with a 64-character name.
+_REWRITTEN = len("<a::>") + 64 + 20
 _KINDS = {1: "direct", 3: "group"}
 _MESSAGE_FILES = ("messages.csv", "messages.json")
+_HELD_JSON = json.dumps(HELD)[1:-1]  # how a record's JSON writes HELD: "\\u0000"
 _SUBSET_MEMBER = re.compile(r"^(.*?)messages/c?\d{1,20}/messages\.(?:csv|json)$", re.I)
 
 
@@ -209,7 +213,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             # Its messages are built where they are read: the file's bytes (its chunks, cut alike for the same
             # bytes) and the account, which names the author and mentions, are all they depend on.
             with contextlib.closing(package.chunks(messages)) as chunks:
-                printed = fingerprint([repr(account).encode(), *chunks])
+                printed = fingerprint(itertools.chain([repr(account).encode()], chunks))  # streamed
             read = _messages(rows, account, _errors(package, messages), gaps)
             yield ChatExport(chat, read, fingerprint=printed)
         gaps.warn()
@@ -291,7 +295,7 @@ def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], 
     with contextlib.closing(package.chunks(stored)) as chunks:
         utf8 = utf8_chunks(chunks, functools.partial(package.error, stored), legacy=True)
         text = io.TextIOWrapper(io.BufferedReader(_ChunkReader(utf8)), encoding="utf-8", newline="")
-        reader = None
+        records = None
         above = 0  # lines before the header
         try:
             first = text.readline(1 << 16)  # a header, not a whole file without a line end
@@ -299,34 +303,66 @@ def _csv_rows(package: _Package, stored: str) -> Iterator[tuple[dict[str, Any], 
             if hint:
                 first = text.readline(1 << 16)
                 above = 1
-            reader = csv.reader(
-                itertools.chain([first], text), strict=True, delimiter=hint or fields.separator(first)
-            )
-            header = next(reader, None)
-            if header is None:
+            # A record longer than the csv module's field limit is read by csvlong's scanner, its message
+            # held in a file: a message holds at most 4,000 characters in Discord, but a package another tool
+            # wrote or joined may hold more, and one long message is no reason to refuse the export.
+            records = csvlong.Records(text, hint or fields.separator(first), [first])
+            rows = iter(records)
+            first_row = next(rows, None)
+            if first_row is None:
                 return  # an empty file: a channel without messages
-            header = [h.strip().removeprefix("\ufeff") for h in header]
+            header = [h.strip().removeprefix("\ufeff") if isinstance(h, str) else "" for h in first_row]
             if "Timestamp" not in header:
                 raise package.error(
                     stored, "no Timestamp column; not a Discord messages.csv", f"line {above + 1}"
                 )
-            for row in reader:
+            for row in rows:
                 if row:
+                    where = f"line {records.number + above}"
                     record = dict(zip(header, row, strict=False))
+                    if any(isinstance(value, HeldText) for value in row):
+                        yield _held_row(record, row, where, functools.partial(package.error, stored))
+                        continue
                     raw = json.dumps(record, ensure_ascii=False, sort_keys=True)
-                    yield record, f"line {reader.line_num + above}", raw
+                    yield record, where, raw
         except csv.Error as exc:
-            # A message holds at most 4,000 characters, so a field past the csv module's limit (128 KiB) is
-            # a quote that never closes: refused there rather than read to the end of the file.
+            # A quote that never closes is read to the end of the file (held there, not in memory): the
+            # record it opens is named.
             raise package.error(
-                stored, f"invalid CSV ({exc})", f"line {(reader.line_num if reader else 1) + above}"
+                stored, f"invalid CSV ({exc})", f"line {(records.start if records else 1) + above}"
             ) from None
         except UnicodeDecodeError as exc:
             raise package.error(
                 stored,
                 f"invalid UTF-8 (byte 0x{exc.object[exc.start]:02x})",
-                f"line {(reader.line_num if reader else 1) + above}",
+                f"line {(records.number if records else 1) + above}",
             ) from None
+
+
+def _held_row(
+    record: dict[str, Any],
+    row: list[str | HeldText],
+    where: str,
+    error: Callable[[str, str], InputError],
+) -> tuple[dict[str, Any], str, str]:
+    """A record holding a field longer than ``LONG_TEXT`` (``csvlong``): only its Contents can be, held in its
+    file, the raw record holding ``HELD`` in its place (written ``\\u0000`` in its JSON, once). Anything
+    else is refused in one line, never read whole."""
+    rest = {key: value for key, value in record.items() if key != "Contents"}
+    if not isinstance(record.get("Contents"), HeldText) or any(
+        isinstance(v, HeldText) for v in rest.values()
+    ):
+        what = f"a field other than Contents longer than {LONG_TEXT:,} characters; not a Discord messages.csv"
+    elif (raw := json.dumps({**rest, "Contents": HELD}, ensure_ascii=False, sort_keys=True)).count(
+        _HELD_JSON
+    ) != 1:
+        what = f"a message longer than {LONG_TEXT:,} characters whose other fields hold a NUL: not read"
+    else:
+        return record, where, raw
+    for value in row:
+        if isinstance(value, HeldText):
+            value.file.close()
+    raise error(what, where)
 
 
 class _ChunkReader(io.RawIOBase):
@@ -384,19 +420,55 @@ def _message(
     error: Callable[[str, str | None], InputError],
 ) -> Message:
     ident = snowflake(row.get("ID"))
-    contents = found if isinstance(found := row.get("Contents"), str) else ""
+    contents = row.get("Contents")
     attachments = row.get("Attachments")
     urls = attachments.split() if isinstance(attachments, str) else []
+    text: str | HeldText
+    if isinstance(contents, HeldText):
+        text = _held_text(contents, urls, account.names, lambda what: error(what, where))
+    else:
+        contents = contents if isinstance(contents, str) else ""
+        text = join(_readable(contents, account.names), *(_file_name(url) for url in urls))
     return Message(
         timestamp=timestamp(row.get("Timestamp"), ident, UTC, lambda what: error(what, f"{where}.Timestamp")),
         sender=account.name,
-        text=join(_readable(contents, account.names), *(_file_name(url) for url in urls)),
+        text=text,
         kind=Kind.ATTACHMENT if urls else Kind.TEXT,
         source_id=ident,
         sender_id=account.ident,
         raw=raw,
         own=True,  # the package holds only its owner's messages
     )
+
+
+def _held_text(
+    contents: HeldText, urls: list[str], names: dict[str, str], error: Callable[[str], InputError]
+) -> HeldText:
+    """A long message's text held in its file, where it is its Contents as written: one with attachments,
+    whose names its text adds, or with a custom emoji or a friend's mention, which its text writes otherwise,
+    would need its record held too, and is refused in one line."""
+    what = "attachments" if urls else _rewritten(contents, names)
+    if what is not None:
+        contents.file.close()
+        raise error(
+            f"a message longer than {LONG_TEXT:,} characters with {what}: not read (a long message is held"
+            " only where its text is its Contents as written)"
+        )
+    return contents
+
+
+def _rewritten(contents: HeldText, names: dict[str, str]) -> str | None:
+    """What a held text holds that ``_readable`` writes otherwise, read a piece at a time; None if nothing."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    tail = ""
+    for piece in contents.pieces():
+        text = tail + decoder.decode(piece)
+        if _EMOJI.search(text):
+            return "a custom emoji"
+        if any(m[1] in names for m in _MENTION.finditer(text)):
+            return "a mention of a friend"
+        tail = text[-_REWRITTEN:]
+    return None
 
 
 def _file_name(url: str) -> str:

@@ -56,6 +56,8 @@ from refind_cli.importers.container import (
     is_zip,
     iter_file_chunks,
     iter_member_chunks,
+    may_name,
+    member_head,
     member_of,
     open_zip,
     read_file,
@@ -120,7 +122,8 @@ _JSON_SNIFF = (
     re.compile(rb'"title"\s*:\s*"'),
 )
 _HTML_SNIFF = re.compile(rb'class="header-cell[^"]*"[^>]*>\s*<p[^>]*>[^<]{0,40}(?:Gemini|Bard)', re.I)
-_PRODUCT_FOLDER = re.compile(r"gemini|bard", re.I)
+_PRODUCT_WORDS = ("gemini", "bard")
+_PRODUCT_FOLDER = re.compile("|".join(_PRODUCT_WORDS), re.I)
 _CONTENT_CELL = re.compile(
     r'<div class="content-cell[^"]*mdl-cell--6-col[^"]*body-1(?![^"]*text-right)[^"]*">'
 )
@@ -158,6 +161,8 @@ class Entry:
 
 def _member(zf: zipfile.ZipFile) -> str | None:
     """The zip's Gemini activity file: in a folder named for Gemini, the JSON before the HTML."""
+    if not may_name(zf, _PRODUCT_WORDS):  # most zips name no such folder
+        return None
     # In a folder whose name holds the product's (``_PRODUCT_FOLDER``).
     inside = f"(?:.*/)?[^/\n]*(?:{_PRODUCT_FOLDER.pattern})[^/\n]*/[^/\n]*\\.(?:json|html)"
     found = files_matching(zf, inside, re.IGNORECASE)
@@ -172,7 +177,7 @@ def _head(path: Path) -> tuple[bytes, str]:
                 name = _member(zf)
                 if name is None:
                     return b"", ""
-                return utf8_head(next(iter_member_chunks(zf, name, path), b"")[:SNIFF_BYTES]), name
+                return utf8_head(member_head(zf, name, path, SNIFF_BYTES)), name
         return sniff_head(path, SNIFF_BYTES), path.name
     except (InputError, OSError, ValueError):
         return b"", ""

@@ -182,7 +182,7 @@ def _told(records: Generator[_Record, None, None], known: set[str]) -> set[str]:
 
 
 def _chat(path: Path, others: set[str]) -> Chat:
-    name = unmarked(path.stem)
+    name = unmarked(path.stem, "\n".join(sorted(others)))
     return Chat(FORMAT, name, name, "group" if len(others) > 1 else "direct")
 
 

@@ -148,7 +148,7 @@ class Rules:
     block: int  # bytes the parser reads at a time
     max_token: int  # the longest single value, in bytes
     max_depth: int | None  # the deepest nesting of a built value; None: as deep as it comes
-    not_this: str = ""  # the overlong value's error ends with it: "; not a Discord export"
+    export: str = "this file"  # what the overlong value's error says the cap is for: "a Discord export"
     utf8_fault: str | None = None  # what bad UTF-8 is called; None: "invalid JSON (<the codec's words>)"
     full_stop: bool = True  # whether the parser's words keep their closing "."
     # Rewrites the bytes on their way into the parser; never given a chunk that ends in an unpaired backslash.
@@ -234,7 +234,8 @@ class Stream:
         self._since_quote = self._since_quote + len(chunk) if last_quote < 0 else len(chunk) - last_quote - 1
         if self._since_quote > self.rules.max_token:
             raise self.error(
-                f"a single JSON value runs past {self.rules.max_token >> 20} MB{self.rules.not_this}",
+                f"a single JSON value runs past {self.rules.max_token >> 20} MB, refind's limit for one value"
+                f" of {self.rules.export} (a message that long is not read)",
                 f"byte {self.consumed}",
             )
         data = self._carry + chunk

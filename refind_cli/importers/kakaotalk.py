@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import itertools
 import json
 import re
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from refind_cli.errors import InputError
-from refind_cli.importers import container, fields, linelog
+from refind_cli.importers import container, csvlong, fields, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
 from refind_cli.records import HELD, Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -49,38 +50,6 @@ _EN_WEEKDAY = r"(?:(?P<dow>[A-Z][a-z]+), )?"
 _KO_WEEKDAY = r"(?: (?P<dow>[월화수목금토일]요일))?"
 _STAMP_ALONE = rf"(?:,? {TIME})?"  # a day line may carry the time of its first message
 
-_LAYOUTS = (
-    Layout(
-        message=pattern(rf"{_EN_DATE}, {TIME}, {_SENDER}"),
-        days=(pattern(rf"{_EN_WEEKDAY}{_EN_DATE}{_STAMP_ALONE}"),),
-    ),
-    Layout(
-        message=pattern(rf"{TIME}, {_EN_DATE}, {_SENDER}"),
-        days=(pattern(rf"{_EN_WEEKDAY}{_EN_DATE}"), pattern(rf"{TIME}, {_EN_DATE}")),
-    ),
-    Layout(
-        message=pattern(rf"{_KO_DATE} {TIME}, {_SENDER}"),
-        days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"), pattern(rf"{_KO_DATE} {TIME}")),
-    ),
-    Layout(
-        message=pattern(rf"{_IOS_DATE} {TIME}, {_SENDER}"),
-        days=(pattern(rf"{_IOS_DATE}{_KO_WEEKDAY}"), pattern(rf"{_IOS_DATE} {TIME}")),
-    ),
-    Layout(
-        message=pattern(rf"\[(?P<sender>[^\]]*)\] \[{TIME}\] (?P<text>.*)"),
-        days=(
-            pattern(rf"-{{5,}} {_KO_DATE}{_KO_WEEKDAY} -{{5,}}"),
-            pattern(rf"-{{5,}} {_EN_WEEKDAY}{_EN_DATE} -{{5,}}"),
-        ),
-        system=pattern(
-            rf"{_NAME}님이 들어왔습니다\.|{_NAME}님이 나갔습니다\.|{_NAME}님이 {_NAMES}님을 초대했습니다\."
-            rf"|{_NAME}님을 내보냈습니다\.|{_NAME} joined this chatroom\.|{_NAME} left this chatroom\."
-            rf"|{_NAME} invited {_NAMES}\.|운영정책을 위반한 메시지로 신고 접수 시 .+"
-        ),
-    ),
-    # Last: a message line of only a time is the loosest, and is tried only when the others fail.
-    Layout(message=pattern(rf"{TIME}, {_SENDER}"), days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"),)),
-)
 # The mobile variant's frame around a day line: a row of dashes on the line above and below it.
 _RULE = pattern(r"-{5,}")
 _FRAMED_DAY = pattern(rf"{_KO_DATE}{_KO_WEEKDAY}")
@@ -117,16 +86,54 @@ _KIND_PATTERNS = (
     (pattern(rf"{_NAME}님이 {_NAMES}님을 초대했습니다\.$|{_NAME} invited {_NAMES}\.$"), Kind.SYSTEM),
 )
 
-GRAMMAR = Grammar(
-    what="a KakaoTalk chat export",
-    example="May 28, 2018, 9:46 AM, Name : text",
-    layouts=_LAYOUTS,
-    titles=_TITLES,
-    saved=_SAVED,
-    kinds=_KINDS,
-    kind_patterns=_KIND_PATTERNS,
-    own=frozenset({"회원님"}),
-)
+
+@functools.cache
+def grammar() -> Grammar:
+    """The format's line grammar, made when first asked for: its layouts' patterns (CLDR's time words in
+    each) took 35 ms to compile, paid by every import of a zip (each format is asked whether it is its
+    export)."""
+    layouts = (
+        Layout(
+            message=pattern(rf"{_EN_DATE}, {TIME}, {_SENDER}"),
+            days=(pattern(rf"{_EN_WEEKDAY}{_EN_DATE}{_STAMP_ALONE}"),),
+        ),
+        Layout(
+            message=pattern(rf"{TIME}, {_EN_DATE}, {_SENDER}"),
+            days=(pattern(rf"{_EN_WEEKDAY}{_EN_DATE}"), pattern(rf"{TIME}, {_EN_DATE}")),
+        ),
+        Layout(
+            message=pattern(rf"{_KO_DATE} {TIME}, {_SENDER}"),
+            days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"), pattern(rf"{_KO_DATE} {TIME}")),
+        ),
+        Layout(
+            message=pattern(rf"{_IOS_DATE} {TIME}, {_SENDER}"),
+            days=(pattern(rf"{_IOS_DATE}{_KO_WEEKDAY}"), pattern(rf"{_IOS_DATE} {TIME}")),
+        ),
+        Layout(
+            message=pattern(rf"\[(?P<sender>[^\]]*)\] \[{TIME}\] (?P<text>.*)"),
+            days=(
+                pattern(rf"-{{5,}} {_KO_DATE}{_KO_WEEKDAY} -{{5,}}"),
+                pattern(rf"-{{5,}} {_EN_WEEKDAY}{_EN_DATE} -{{5,}}"),
+            ),
+            system=pattern(
+                rf"{_NAME}님이 들어왔습니다\.|{_NAME}님이 나갔습니다\.|{_NAME}님이 {_NAMES}님을 초대했습니다\."
+                rf"|{_NAME}님을 내보냈습니다\.|{_NAME} joined this chatroom\.|{_NAME} left this chatroom\."
+                rf"|{_NAME} invited {_NAMES}\.|운영정책을 위반한 메시지로 신고 접수 시 .+"
+            ),
+        ),
+        # Last: a message line of only a time is the loosest, and is tried only when the others fail.
+        Layout(message=pattern(rf"{TIME}, {_SENDER}"), days=(pattern(rf"{_KO_DATE}{_KO_WEEKDAY}"),)),
+    )
+    return Grammar(
+        what="a KakaoTalk chat export",
+        example="May 28, 2018, 9:46 AM, Name : text",
+        layouts=layouts,
+        titles=_TITLES,
+        saved=_SAVED,
+        kinds=_KINDS,
+        kind_patterns=_KIND_PATTERNS,
+        own=frozenset({"회원님"}),
+    )
 
 
 def sniff(path: Path) -> bool:
@@ -137,14 +144,14 @@ def sniff(path: Path) -> bool:
             lines = linelog.head_lines(linelog.file_head(path))
             if path.suffix.lower() == ".csv":
                 return _is_csv(lines)
-            return linelog.sniff_lines(GRAMMAR, list(_Unframed()(iter(lines))), "")
+            return linelog.sniff_lines(grammar(), list(_Unframed()(iter(lines))), "")
         with container.open_zip(path) as zf:
             member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
             if member is None:
                 return False
             with contextlib.closing(container.iter_member_chunks(zf, member, path)) as chunks:
                 lines = list(itertools.islice(linelog.iter_lines(chunks, path), linelog.SNIFF_LINES * 4))
-        return linelog.sniff_lines(GRAMMAR, list(_Unframed()(iter(lines))), "")
+        return linelog.sniff_lines(grammar(), list(_Unframed()(iter(lines))), "")
     except Exception:  # sniffing looks at foreign files of any shape; none of them may stop detection
         return False
 
@@ -161,13 +168,13 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
         yield _csv_export(path, tz, after)
         return
     if not _is_zip(path):
-        yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed)
+        yield linelog.read_file_log(grammar(), path, tz, chat, after, _Unframed)
         return
     with container.open_zip(path) as zf:
         member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
     if member is None:
         raise InputError(path, "contains no KakaoTalk chat (.txt) file")
-    yield linelog.read_file_log(GRAMMAR, path, tz, chat, after, _Unframed, member)
+    yield linelog.read_file_log(grammar(), path, tz, chat, after, _Unframed, member)
 
 
 def _is_zip(path: Path) -> bool:
@@ -237,6 +244,9 @@ class _Columns(NamedTuple):
     at: tuple[int, int, int]
     head: int
     width: int  # how many columns the header has
+    # Whether its dates of two numbers and a year are day first, as the dates of its first lines tell
+    # (``linelog.date_order``: a day above 12, else the number that goes down); None where they cannot.
+    day_first: bool | None
 
 
 def _csv_columns(lines: list[str]) -> _Columns | None:
@@ -251,7 +261,17 @@ def _csv_columns(lines: list[str]) -> _Columns | None:
     if not set(_CSV_COLUMNS) <= set(names):
         return None
     at = names.index("Date"), names.index("User"), names.index("Message")
-    return _Columns(separator, at, 2 if hint else 1, len(names))
+    head = 2 if hint else 1
+    return _Columns(
+        separator, at, head, len(names), linelog.date_order(_head_stamps(lines[head:], separator, at[0]))
+    )
+
+
+def _head_stamps(lines: list[str], separator: str, at: int) -> Iterator[re.Match[str]]:
+    """The stamps of the records that begin on these lines (a line inside a quoted message holds none)."""
+    for cells in csv.reader(lines, delimiter=separator):
+        if len(cells) > at and (m := _csv_stamp(cells[at].strip())) is not None:
+            yield m
 
 
 def _csv_stamp(cell: str) -> re.Match[str] | None:
@@ -379,7 +399,7 @@ def _held_message(
         )
     fields = _csv_message(path, place, head[:start] + '""', clock, columns)
     text = raw.spool.held(lead, tail[: len(tail) - len(quote)])
-    kind = Kind.SYSTEM if fields.sender is None else GRAMMAR.kind_of(lead.partition("\n")[0])
+    kind = Kind.SYSTEM if fields.sender is None else grammar().kind_of(lead.partition("\n")[0])
     return fields._replace(text=text, kind=kind, raw=f"{head[:start]}{quote}{HELD}{quote}")
 
 
@@ -409,7 +429,7 @@ def _last_field(head: str, columns: _Columns) -> int | None:
 
 def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns: _Columns) -> Message:
     try:
-        cells = next(csv.reader([raw], strict=True, delimiter=columns.separator))
+        cells = csvlong.cells(raw, columns.separator)  # past the csv module's field limit too
     except csv.Error as exc:
         raise InputError(path, f"unreadable CSV record ({exc})", place) from None
     if len(cells) <= max(columns.at):
@@ -417,9 +437,11 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
         raise InputError(path, f"expected {need} fields (Date,User,Message), found {len(cells)}", place)
     stamp, sender, text = (cells[i] for i in columns.at)
     m = _csv_stamp(stamp)
-    # A spreadsheet's day written with dots is day first (German, Russian, ...); with slashes, month first
-    # where its numbers leave both (Excel in English), and as they tell otherwise.
-    date = linelog.read_date(m, m.groupdict().get("sep") == ".") if m else None
+    # A spreadsheet's day written with dots is day first (German, Russian, ...); with slashes, in the order
+    # the file's dates tell (a British Excel's 01/10/2026 is the first of October where a later day is
+    # 13/10/2026), else month first (Excel in English).
+    dotted = m is not None and m.groupdict().get("sep") == "."
+    date = linelog.read_date(m, dotted or bool(columns.day_first)) if m else None
     seconds = linelog.read_time(m) if m and date else None
     if m is None or date is None or seconds is None:
         raise InputError(path, f"unreadable date {stamp!r} (expected like 2025-07-06 14:39:55)", place)
@@ -427,5 +449,5 @@ def _csv_message(path: Path, place: str, raw: str, clock: linelog.Clock, columns
     # The wall-clock time in the app's own form (what identifies the message), whatever form it was saved in.
     stamp = f"{date[0]:04d}-{date[1]:02d}-{date[2]:02d} {seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     name = sender.strip() or None
-    kind = Kind.SYSTEM if name is None else GRAMMAR.kind_of(text.partition("\n")[0])
-    return Message(when, name, text, kind, None, None, stamp, None, None, False, raw, name in GRAMMAR.own)
+    kind = Kind.SYSTEM if name is None else grammar().kind_of(text.partition("\n")[0])
+    return Message(when, name, text, kind, None, None, stamp, None, None, False, raw, name in grammar().own)

@@ -28,7 +28,7 @@ import itertools
 import json
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -222,7 +222,7 @@ def iter_text(
     for chunk in itertools.chain(chunks, [b""]):
         if decoder is None:
             start += chunk
-            if len(start) < container.ENCODING_BYTES and chunk:
+            if container.more_to_tell(start) and chunk:
                 continue
             found = container.text_encoding(start)
             found.said(path, where)
@@ -814,6 +814,48 @@ def told_order(m: re.Match[str]) -> bool | None:
     date = read_date(m)
     options = _orders(m, date[0]) if date else []
     return options[0] == (int(groups["b"]), int(groups["a"])) if len(options) == 1 else None
+
+
+def infer_day_first(dates: Sequence[tuple[int, int, int]]) -> bool | None:
+    """Whether the first of two ambiguous date numbers is the day, from (first, second, year) triples in
+    file order; None when the dates cannot tell.
+
+    Pustur's daysBeforeMonths: a number above 12 is a day; else, within one year, the day is the number
+    that goes down (months only go up in a chronological file); else the day is the number that changes
+    more. Decreases are counted rather than merely detected, so that a few out-of-order lines (WhatsApp
+    writes some notices first, dated later) do not decide alone.
+    """
+    if any(first > 12 for first, _, _ in dates):
+        return True
+    if any(second > 12 for _, second, _ in dates):
+        return False
+    first_down = second_down = first_change = second_change = 0
+    for (f0, s0, y0), (f1, s1, y1) in itertools.pairwise(dates):
+        if y0 == y1:
+            first_down += f1 < f0
+            second_down += s1 < s0
+        first_change += abs(f1 - f0)
+        second_change += abs(s1 - s0)
+    if first_down != second_down:
+        return first_down > second_down
+    if first_change != second_change:
+        return first_change > second_change
+    return None
+
+
+def date_order(dates: Iterable[re.Match[str]]) -> bool | None:
+    """Whether a file's a/b dates (matches of its date pattern, in file order) are day first: told by the
+    first whose numbers or weekday leave one reading (``told_order``), else by them all (``infer_day_first``);
+    None where they cannot tell."""
+    seen: list[tuple[int, int, int]] = []
+    for m in dates:
+        if not m.groupdict().get("a"):
+            continue
+        told = told_order(m)
+        if told is not None:
+            return told
+        seen.append((int(m["a"]), int(m["b"]), int(m["y"])))
+    return infer_day_first(seen)
 
 
 def _orders(m: re.Match[str], year: int) -> list[tuple[int, int]]:

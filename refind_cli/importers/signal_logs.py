@@ -88,7 +88,10 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
         yield sigtop.read(path)
         return
     folder_named = path.name.lower() in (CHAT_MD, DATA_JSON)
-    name = container.unmarked(path.absolute().parent.name if folder_named else path.name.rsplit(".", 1)[0])
+    told = "\n".join(linelog.head_lines(linelog.file_head(path)))  # the chat's first lines name its people
+    name = container.unmarked(
+        path.absolute().parent.name if folder_named else path.name.rsplit(".", 1)[0], told
+    )
     if path.name.lower().endswith(".json"):
         if after is not None:
             raise NotResumable  # data.json is read whole

@@ -47,7 +47,7 @@ _SNIFF_ANY_ORDER = re.compile(
     rb'\A\{\s*"conversations"\s*:\s*\[\s*\{[^\[\]{}]*?"MessageList"\s*:\s*[\[n]', re.S
 )
 _RULES = jsonstream.Rules(
-    block=64 << 10, max_token=16 << 20, max_depth=64, not_this="; not a Skype export", full_stop=False
+    block=64 << 10, max_token=16 << 20, max_depth=64, export="a Skype export", full_stop=False
 )
 _DROP = frozenset({"e_m", "legacyquote"})
 _QUOTE_ID = re.compile(r'<quote\b[^>]*\bmessageid="(\d+)"')

@@ -106,7 +106,7 @@ def _zip_tree(path: Path, zf: zipfile.ZipFile) -> _Tree:
         frozenset(n[len(prefix) :] for n in names) if prefix else frozenset(names),
         lambda name: read_member(zf, prefix + name, path),
         lambda name: (path, f"entry {prefix + name!r}"),
-        lambda name: member_stamp(zf.getinfo(prefix + name)),
+        lambda name: member_stamp(zf, prefix + name),
     )
 
 

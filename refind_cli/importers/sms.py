@@ -257,6 +257,7 @@ class _Reader:
         self.seen: dict[tuple[str, str | None], tuple[_Thread, dict[str, str], str | None]] = {}
         self.rows = earlier.rows if earlier is not None else 0
         self.root = False  # <smses> was read
+        self.long_first = False  # the first row's tag runs past _PROLOG_BYTES
         self.count: str | None = None
         self.mms: tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | None = None
         self.mms_depth = 0  # elements open inside the current <mms>, itself included
@@ -311,8 +312,12 @@ class _Reader:
                     self._hash(self.row_start)
                     del buf[: self.row_start - self.base]
                     self.base = self.row_start
-                elif len(buf) > _PROLOG_BYTES:  # expat may not have reached the first row's tag: kept
-                    raise self.error(f"no message in the first {_PROLOG_BYTES >> 20} MB; not a backup")
+                elif len(buf) > _PROLOG_BYTES and not self.long_first:
+                    # expat may not have reached the first row's tag: kept. It calls back at a start tag's end,
+                    # so a first row whose tag (its body) runs past these bytes is read on, as a later one is.
+                    if _ROW.search(buf) is None:
+                        raise self.error(f"no message in the first {_PROLOG_BYTES >> 20} MB; not a backup")
+                    self.long_first = True
         except expat.ExpatError as exc:
             raise self.error(f"invalid XML ({expat.ErrorString(exc.code)})") from None
         try:

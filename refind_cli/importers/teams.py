@@ -46,7 +46,7 @@ _SNIFF_CHAT = re.compile(rb'"(?:ChatId|ChannelIdentity)"\s*:')
 # Where the export keeps message files: teams/<id>/messages_<id>.json, users/<id>/messages_<id>.json.
 _MEMBER = re.compile(r"(?:^|/)(?:teams|users)/[^/]+/messages_[^/]*\.json$", re.I)
 _RULES = jsonstream.Rules(
-    block=64 << 10, max_token=16 << 20, max_depth=64, not_this="; not a Teams export", full_stop=False
+    block=64 << 10, max_token=16 << 20, max_depth=64, export="a Teams export", full_stop=False
 )
 _DROP = frozenset({"attachment", "systemeventmessage"})
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -80,8 +80,7 @@ def _heads(path: Path, *, first_only: bool) -> Iterator[bytes]:
     elif container.is_zip(path):
         with container.open_zip(path) as zf:
             for name in _zip_members(zf):
-                with contextlib.closing(container.iter_member_chunks(zf, name, path)) as chunks:
-                    yield next(chunks, b"")[:_SNIFF_BYTES]
+                yield container.member_head(zf, name, path, _SNIFF_BYTES)
                 if first_only:
                     return
     elif path.name.lower().startswith("messages_"):
@@ -151,7 +150,7 @@ def _files(path: Path) -> Iterator[_File]:
             for name in members:
                 yield _File(
                     name,
-                    functools.partial(container.member_stamp, zf.getinfo(name)),
+                    functools.partial(container.member_stamp, zf, name),
                     functools.partial(container.iter_member_chunks, zf, name, path),
                     path,
                     f"entry {name!r}",

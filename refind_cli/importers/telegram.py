@@ -186,7 +186,7 @@ _RULES = jsonstream.Rules(
     block=_PARSER_BLOCK,
     max_token=MAX_TOKEN,
     max_depth=None,
-    not_this="; not a Telegram Desktop export",
+    export="a Telegram Desktop export",
     repair=_fix_escapes,
 )
 # The byte stream the parser reads: a BOM stripped, the exporter's escapes repaired.

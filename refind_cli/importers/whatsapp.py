@@ -30,6 +30,7 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import container, linelog
 from refind_cli.importers.linelog import MARKS as _MARKS
 from refind_cli.importers.linelog import WS as _WS
+from refind_cli.importers.linelog import infer_day_first
 from refind_cli.records import HELD, Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "whatsapp"
@@ -475,33 +476,6 @@ def chat_name(file_name: str, told: str = "") -> str:
         if folded.startswith(prefix.replace(" ", "_").casefold()):
             return stem[len(prefix) :].replace("_", " ").strip() or stem
     return stem
-
-
-def infer_day_first(dates: Sequence[tuple[int, int, int]]) -> bool | None:
-    """Whether the first of two ambiguous date numbers is the day, from (first, second, year) triples in
-    file order; None when the dates cannot tell.
-
-    Pustur's daysBeforeMonths: a number above 12 is a day; else, within one year, the day is the number
-    that goes down (months only go up in a chronological file); else the day is the number that changes
-    more. Decreases are counted rather than merely detected, so that a few out-of-order lines (WhatsApp
-    writes some notices first, dated later) do not decide alone.
-    """
-    if any(first > 12 for first, _, _ in dates):
-        return True
-    if any(second > 12 for _, second, _ in dates):
-        return False
-    first_down = second_down = first_change = second_change = 0
-    for (f0, s0, y0), (f1, s1, y1) in pairwise(dates):
-        if y0 == y1:
-            first_down += f1 < f0
-            second_down += s1 < s0
-        first_change += abs(f1 - f0)
-        second_change += abs(s1 - s0)
-    if first_down != second_down:
-        return first_down > second_down
-    if first_change != second_change:
-        return first_change > second_change
-    return None
 
 
 # --- loading ------------------------------------------------------------------------------------------

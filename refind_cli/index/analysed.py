@@ -1,17 +1,24 @@
 """Each turn as an engine takes it: its fields and the analysed terms of its text (``contract``: what a turn
-is indexed under). Read from the archive and analysed in this process, or, for a large build, in a second
-process while this one hands the documents to the engine.
+is indexed under), as a JSON object keyed by the engine's field names. Read from the archive, analysed and
+written out in this process, or, for a large build, in a second process while this one hands the documents
+to the engine.
 
 Building the index of a fresh import ran on one core after the archive's commit, the import's worker gone:
 reading the turns back and analysing them (Python) took 60 % of the time, tantivy's calls the rest. The second
 process reads and analyses, this one adds the documents, both cores busy: the same documents in the same
 order, from the archive's last commit, which is what this process would read (it is used only outside a
-transaction). ``serve`` is the second process; it sends batches of analysed turns as pickles over stdout.
+transaction). ``serve`` is the second process; it sends batches of documents as pickles over stdout.
+
+JSON, because the engine reads it at Rust speed (tantivy's ``add_json``): handed over as six values a turn,
+the builder's Python took 0.45-0.51 s per 200,000 turns and tantivy's side of it 0.86-0.97 s; as one JSON
+string 0.28-0.35 and 0.69-0.81 s, the second process writing them in 0.18 s, and a batch of strings pickles
+and unpickles in 0.10 s against 0.24 s for the tuples (bench/RESULTS.md, issue 26 item 2, session 15).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import pickle
 import signal
@@ -20,6 +27,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
+from json.encoder import encode_basestring  # the C encoder of a JSON string (a str stays a str)
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +41,8 @@ if TYPE_CHECKING:
 
 # (session seq, ordinal, chat seq, start in epoch seconds, speaker, the analysed terms joined by spaces)
 AnalysedTurn = tuple[int, int, int, int, str, str]
+# The engine's names of an ``AnalysedTurn``'s fields, in its order: the keys of each turn's JSON object.
+Fields = tuple[str, str, str, str, str, str]
 
 # Below this many sessions to index the second process (a fresh interpreter, about 0.2 s to start) costs
 # more than it saves: 20,000 sessions are about 50,000 turns, 0.5 s of reading and analysis.
@@ -45,23 +55,25 @@ CHILDREN_MIN_SESSIONS = 2 * CHILD_MIN_SESSIONS
 # Sessions a part: about 2,700 turns at a million messages, 0.3 MB pickled, so that each process can be a
 # part or more ahead in its pipe.
 PART = 1_000
-_BATCH = 2_000  # turns a pickle
+_BATCH = 2_000  # turns a batch (a pickle)
 _PIPE_BUFFER = 1 << 20
 
 
-def analysed_turns(
+def turn_documents(
     archive: Archive,
     session_seqs: list[int] | None,
     *,
     analyzer: Analyzer,
     others: dict[int, Analyzer],
     speaker_in_text: bool,
+    fields: Fields,
     meanwhile: Callable[[], None] | None = None,
-) -> Iterator[AnalysedTurn]:
+) -> Iterator[list[str]]:
     """The turns of these sessions (None: every turn) in ``Archive.index_rows``' order, analysed by
-    ``analyzer``, or by ``others``' for those chats; in a second process when it pays and can be done.
-    ``meanwhile``: work on the archive's connection (a first import's compaction), done by the time every
-    turn is given: in a thread beside them where the second process reads them, else after them."""
+    ``analyzer``, or by ``others``' for those chats, each a JSON object of ``fields``, in batches; in a second
+    process when it pays and can be done. ``meanwhile``: work on the archive's connection (a first import's
+    compaction), done by the time every turn is given: in a thread beside them where the second process
+    reads them, else after them."""
     sessions = len(session_seqs) if session_seqs is not None else archive.next_session_seq() - 1
     if (
         sessions >= CHILD_MIN_SESSIONS
@@ -77,12 +89,33 @@ def analysed_turns(
             if session_seqs is None and sessions >= CHILDREN_MIN_SESSIONS:
                 parts = [(lo, lo + PART - 1) for lo in range(1, sessions + 1, PART)]
                 parts[-1] = (parts[-1][0], -BEFORE_ALL)  # and any session after the last seq counted
-            return _in_child(archive.path, session_seqs, speaker_in_text, langs, meanwhile, parts)
-    turns = _analysed(archive, session_seqs, analyzer, others, speaker_in_text)
-    return itertools.chain(turns, _then(meanwhile)) if meanwhile is not None else turns
+            return _in_child(archive.path, session_seqs, speaker_in_text, langs, fields, meanwhile, parts)
+    written = json_documents(fields)
+    batches = map(written, _batches(_analysed(archive, session_seqs, analyzer, others, speaker_in_text)))
+    return itertools.chain(batches, _then(meanwhile)) if meanwhile is not None else batches
 
 
-def _then(work: Callable[[], None]) -> Iterator[AnalysedTurn]:
+def json_documents(fields: Fields) -> Callable[[list[AnalysedTurn]], list[str]]:
+    """Turns as JSON objects of ``fields`` (compact, the text as it is: UTF-8 where the JSON is read as
+    such), written by one %-format a turn: ``json.dumps`` of a dict a turn took four times as long (0.85-0.93
+    s against 0.17-0.22 s per 200,000 turns)."""
+    keys = [json.dumps(name).replace("%", "%%") for name in fields]
+    template = (
+        "{"
+        + ",".join(f"{key}:%d" for key in keys[:4])
+        + ","
+        + ",".join(f"{key}:%s" for key in keys[4:])
+        + "}"
+    )
+
+    def written(turns: list[AnalysedTurn]) -> list[str]:
+        quoted = encode_basestring
+        return [template % (s, o, c, t, quoted(who), quoted(terms)) for s, o, c, t, who, terms in turns]
+
+    return written
+
+
+def _then(work: Callable[[], None]) -> Iterator[list[str]]:
     work()
     yield from ()
 
@@ -116,9 +149,10 @@ def _in_child(
     session_seqs: list[int] | None,
     speaker_in_text: bool,
     langs: dict[int, str],
+    fields: Fields,
     meanwhile: Callable[[], None] | None = None,
     parts: list[tuple[int, int]] | None = None,
-) -> Iterator[AnalysedTurn]:
+) -> Iterator[list[str]]:
     """The turns, read and analysed in a second process; with ``parts`` (ranges of session seqs, every turn
     of them), in two, which take the parts in turn (the first the even ones), and are read from in the
     parts' order."""
@@ -137,7 +171,7 @@ def _in_child(
         for i, process in enumerate(processes):
             assert process.stdin is not None
             mine = None if parts is None else parts[i :: len(processes)]
-            request = (str(path), session_seqs, speaker_in_text, langs, mine)
+            request = (str(path), session_seqs, speaker_in_text, langs, fields, mine)
             pickle.dump(request, process.stdin, pickle.HIGHEST_PROTOCOL)
             process.stdin.close()
         for i in range(1 if parts is None else len(parts)):
@@ -157,8 +191,8 @@ def _in_child(
         beside.finish()  # what the work raised, once the turns are all given
 
 
-def _part(process: subprocess.Popen[bytes], path: Path) -> Iterator[AnalysedTurn]:
-    """The turns of the next part the process sends (``serve``), none once it is done."""
+def _part(process: subprocess.Popen[bytes], path: Path) -> Iterator[list[str]]:
+    """The batches of the next part the process sends (``serve``), none once it is done."""
     assert process.stdout is not None
     while True:
         try:
@@ -171,7 +205,7 @@ def _part(process: subprocess.Popen[bytes], path: Path) -> Iterator[AnalysedTurn
             return
         if kind == "crash":
             raise RuntimeError(f"{path}: the index's analysis process failed:\n{payload}")
-        yield from payload
+        yield payload
 
 
 class _Beside(threading.Thread):
@@ -196,9 +230,10 @@ class _Beside(threading.Thread):
 
 def serve() -> None:
     """The second process: reads (archive path, session seqs, speaker_in_text, {chat: language} of the chats
-    not analysed by the default analyzer, parts: ranges of session seqs or None) from stdin, sends
-    ("turns", [AnalysedTurn, ...]) batches, ("part", None) after each part's (with parts: every turn of
-    those sessions; else of the session seqs), then ("done", None); or ("crash", traceback)."""
+    not analysed by the default analyzer, the fields' names, parts: ranges of session seqs or None) from
+    stdin, sends ("turns", [JSON document, ...]) batches (``json_documents``), ("part", None) after each
+    part's (with parts: every turn of those sessions; else of the session seqs), then ("done", None); or
+    ("crash", traceback)."""
     from refind_cli.storage.archive import Archive  # here: the module itself never opens an archive
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
@@ -209,7 +244,8 @@ def serve() -> None:
         pickle.dump(obj, out, pickle.HIGHEST_PROTOCOL)
 
     try:
-        path, session_seqs, speaker_in_text, langs, parts = pickle.load(sys.stdin.buffer)
+        path, session_seqs, speaker_in_text, langs, fields, parts = pickle.load(sys.stdin.buffer)
+        written = json_documents(fields)
         try:
             archive = Archive(Path(path), readonly=True)
             others = {chat: analyzer_for(lang) for chat, lang in langs.items()}
@@ -219,7 +255,7 @@ def serve() -> None:
                         archive, session_seqs, DEFAULT_ANALYZER, others, speaker_in_text, between
                     )
                     for batch in _batches(turns):
-                        send(("turns", batch))
+                        send(("turns", written(batch)))
                     send(("part", None))
             archive.close()
         except Exception:

@@ -41,6 +41,8 @@ def export_size(path: Path) -> int:
     if container.is_zip(path):
         with container.open_zip(path) as zf:
             return sum(
-                info.file_size for info in zf.infolist() if info.filename.lower().endswith((".txt", ".json"))
+                size
+                for name, size in container.declared_sizes(zf)
+                if name.lower().endswith((".txt", ".json"))
             )
     return container.file_size(path)

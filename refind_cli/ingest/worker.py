@@ -33,6 +33,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import IO, Any
 
+from refind_cli.collector import collector_paused
 from refind_cli.errors import RefindError, input_warnings
 from refind_cli.importers import read_export
 from refind_cli.importers.linelog import spooling_in
@@ -199,7 +200,8 @@ def import_in_worker(
 ) -> Generator[ChatImportResult, None, None]:
     """Each chat's result, written here as a worker process reads the export (but those read before as they
     are: ``prints``); the worker's input warnings go to ``warn``, where a later reading of each chat can go
-    on from to ``points``."""
+    on from to ``points``. The cycle collector is paused meanwhile (``collector.collector_paused``): what
+    this process does here, receive rows and store them, makes no garbage in cycles to speak of."""
     process = python_child("from refind_cli.ingest import serve_worker; serve_worker()", _PIPE_BUFFER)
     assert process.stdin is not None and process.stdout is not None
     # Through the default 64 KB pipe the two processes take turns every 64 KB; with 1 MB (Linux's limit for
@@ -224,23 +226,24 @@ def import_in_worker(
         return kind, payload
 
     try:
-        send((path, fmt, tz, prints.known(), archive.path.parent))
-        while (event := receive())[0] == "chat":
-            chat, fingerprint, at = event[1]
-            plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
-            resegmenting = segmenting != segmented_before
-            skipped = prints.unchanged(archive, chat, fingerprint, at, plan, resegmenting)
-            send(None if skipped else plan)
-            if skipped is not None:
-                points(None)
-                yield skipped
-                continue
-            batches = _Received(receive, archive.path.parent)
-            with contextlib.closing(batches):
-                result = write_chat(archive, chat, plan, Planned(plan, batches), progress, resegmenting)
-            prints.took(fingerprint or batches.printed, result, at)
-            points(batches.point)
-            yield result
+        with collector_paused():
+            send((path, fmt, tz, prints.known(), archive.path.parent))
+            while (event := receive())[0] == "chat":
+                chat, fingerprint, at = event[1]
+                plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
+                resegmenting = segmenting != segmented_before
+                skipped = prints.unchanged(archive, chat, fingerprint, at, plan, resegmenting)
+                send(None if skipped else plan)
+                if skipped is not None:
+                    points(None)
+                    yield skipped
+                    continue
+                batches = _Received(receive, archive.path.parent)
+                with contextlib.closing(batches):
+                    result = write_chat(archive, chat, plan, Planned(plan, batches), progress, resegmenting)
+                prints.took(fingerprint or batches.printed, result, at)
+                points(batches.point)
+                yield result
     finally:
         if process.poll() is None:
             process.kill()  # done, or the writer gave up early: the rest of the export is not wanted

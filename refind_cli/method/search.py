@@ -19,8 +19,6 @@ ordered by BM25, then newest first, then by session and position.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import heapq
 import re
 import sys
@@ -29,6 +27,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from refind_cli.collector import collector_paused
 from refind_cli.errors import RefindError
 from refind_cli.index import INDEXED_CHARS, Matches, TurnIndex, TurnKey, analyzer_of
 from refind_cli.records import TIMES
@@ -95,7 +94,10 @@ def _timeline(times: Iterable[int], tz: tzinfo) -> Timeline:
     # An index built from an archive of an earlier release that read-only media kept from its migration (m010)
     # may hold a time outside TIMES: its day would have no date in a zone east of UTC.
     lo, hi = (int(bound.timestamp()) for bound in TIMES)
-    return timeline((min(max(t, lo), hi) for t in times), tz)
+    moments = list(times)
+    if moments and (min(moments) < lo or max(moments) > hi):
+        moments = [min(max(t, lo), hi) for t in moments]
+    return timeline(moments, tz)
 
 
 def _competition_ranks(sorted_desc: Sequence[float]) -> list[int]:
@@ -323,22 +325,6 @@ class _Merged:
 
 def _numbered(part: int, matches: Matches) -> Iterator[tuple[float, int, int]]:
     return ((score, part, i) for i, score in enumerate(matches.scores))
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside the block. A search at 1M turns makes a (score, address) tuple for
-    every matching turn, 25,000 at the median, all freed by reference counting when it returns; the
-    collector scanned each of them two or three times on the way: ~3 ms of a search on average, measured in
-    the MCP server. Whatever cycles the block does leave are collected after it."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def speakers_named(known: Sequence[tuple[str, str | None, bool]], wanted: Sequence[str]) -> tuple[str, ...]:

@@ -462,8 +462,15 @@ class Analyzer:
                 terms = self.analyze(word)
                 if len(terms) == max(len(word) - 1, 1):
                     width = min(len(word), 2)
+                    # A bigram that starts or ends inside a letter (on a Thai tone mark, Myanmar's asat) is
+                    # shown from its letter to the end of that letter's marks: never half a letter.
                     for i, term in enumerate(terms):
-                        yield start + i, start + i + width, term
+                        lo, hi = i, i + width
+                        while lo and unicodedata.category(word[lo])[0] == "M":
+                            lo -= 1
+                        while hi < len(word) and unicodedata.category(word[hi])[0] == "M":
+                            hi += 1
+                        yield start + lo, start + hi, term
                 else:  # normalising changed the run's length: each bigram spans the whole run
                     yield from ((start, m.end(), term) for term in terms)
                 continue

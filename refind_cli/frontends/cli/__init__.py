@@ -3,6 +3,7 @@ itself on ``app``) parses its options, makes one call to the facade and hands th
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -59,6 +60,39 @@ def _null_stream(fd: int) -> TextIO:
 
 def main(end: Callable[[int], NoReturn] = sys.exit) -> None:
     """The command line in ``sys.argv``; ``end`` ends the process with a status where the quick path ran it."""
+    # The cyclic collector is paused until the typer app runs: a read's start-up makes ~14,000 objects that
+    # live until it ends (modules, classes, functions) and the collector scanned them 25 times on the way to
+    # a cold search's first hit, finding nothing to free: ~5 ms of its ~55 ms of CPU in process at load 10
+    # (bench/RESULTS.md, issue 26 item 3, session 15). What a read makes is freed by reference counting; a
+    # search reading any number of queries from stdin runs with the collector as it was (``quick.serve``).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        if _served(end, collecting):
+            return
+    finally:
+        if collecting:
+            gc.enable()
+    from refind_cli.frontends.cli import quick
+    from refind_cli.frontends.cli.common import app
+
+    # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
+    at = quick.command_at(sys.argv[1:])
+    module = COMMAND_MODULES.get(sys.argv[1 + at] if at is not None else "")
+    if module is not None and COMPLETE_VAR not in os.environ:
+        import importlib
+
+        importlib.import_module(f"refind_cli.frontends.cli.{module}")
+    else:
+        # --help, no command, a misspelt one, or a completion: all of them, in the order `refind --help`
+        # lists them.
+        from refind_cli.frontends.cli import imports, search, stats, ask, maintain, mcp, completion  # noqa: F401  # isort: skip
+    app()
+
+
+def _served(end: Callable[[int], NoReturn], collecting: bool) -> bool:
+    """The process made ready; True when ``--version`` was answered, else the quick path's command run and
+    ended by ``end``, or False when the typer app must run the command line."""
     # Everything refind writes is personal data: files and folders it creates are the user's alone.
     os.umask(0o077)
     # A standard stream closed at the start (`<&-`, `2>&-`) would lend its number to the next file opened
@@ -83,27 +117,14 @@ def main(end: Callable[[int], NoReturn] = sys.exit) -> None:
         # What the root's eager --version option prints, without building the app (it alone is 3x the
         # interpreter's start).
         sys.stdout.write(f"refind {__version__}\n")
-        return
+        return True
     from refind_cli.frontends.cli import quick
 
     # `refind search` without building the app (typer, click and their work are a third of its start).
-    code = quick.serve(sys.argv[1:])
+    code = quick.serve(sys.argv[1:], collecting=collecting)
     if code is not None:
         end(code)
-    from refind_cli.frontends.cli.common import app
-
-    # Command modules register themselves on `app` when imported; they import nothing heavy at top level.
-    at = quick.command_at(sys.argv[1:])
-    module = COMMAND_MODULES.get(sys.argv[1 + at] if at is not None else "")
-    if module is not None and COMPLETE_VAR not in os.environ:
-        import importlib
-
-        importlib.import_module(f"refind_cli.frontends.cli.{module}")
-    else:
-        # --help, no command, a misspelt one, or a completion: all of them, in the order `refind --help`
-        # lists them.
-        from refind_cli.frontends.cli import imports, search, stats, ask, maintain, mcp, completion  # noqa: F401  # isort: skip
-    app()
+    return False
 
 
 def run() -> NoReturn:

@@ -2,8 +2,7 @@
 builds its parameters from these (``common.typer_param``), the quick path its reader
 (``quick``). Plain data: importing it imports neither typer nor click."""
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 from typing import NamedTuple
 
 from refind_cli.frontends.cli.output import COLOR_CHOICES

@@ -9,6 +9,7 @@ and it reads some spellings otherwise than click (abbreviations, ``-k=5``) where
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -85,8 +86,10 @@ def _in_bounds(params: Sequence[Param], values: dict[str, object]) -> bool:
     return True
 
 
-def serve(args: list[str]) -> int | None:
-    """The exit status of ``args`` run here, or None when typer must run them."""
+def serve(args: list[str], *, collecting: bool = True) -> int | None:
+    """The exit status of ``args`` run here, or None when typer must run them. The caller has paused the
+    cyclic collector for the start-up; ``collecting``: whether it ran before, and runs again for a search
+    of queries read from stdin (a batch that may run long)."""
     if COMPLETE_VAR in os.environ or _TYPER_ONLY.intersection(args):
         return None
     at = command_at(args)
@@ -100,6 +103,8 @@ def serve(args: list[str]) -> int | None:
     if (home is not None and not home.strip()) or not _in_bounds(params, values):
         return None
     set_color(root["color"])
+    if collecting and values.get("query") == "-":
+        gc.enable()
     return guarded(lambda: body(resolve_home(home), **values))
 
 
