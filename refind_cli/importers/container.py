@@ -38,7 +38,10 @@ import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    import mmap
 
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import zipdir
@@ -305,6 +308,19 @@ def _skip(chunks: Iterable[bytes], start: int) -> Iterator[bytes]:
 
 
 # --- files inside archives ---------------------------------------------------------------------------
+
+
+def let_go(data: mmap.mmap, start: int, stop: int) -> int:
+    """Drops a map's pages from ``start`` (a page's start) to the page ``stop`` is in from this process's
+    resident memory, where the system can: a map keeps each page its reader touched until it closes (the
+    file's size, at the end of a large file). A page read again is read from the page cache as before.
+    Where the pages let go of stop."""
+    import mmap
+
+    cut = stop // mmap.PAGESIZE * mmap.PAGESIZE
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        data.madvise(mmap.MADV_DONTNEED, start, cut - start)
+    return cut
 
 
 def member_of(path: Path) -> tuple[Path, str] | None:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import ErrorMaker, iter_file_chunks, read_file_part, utf8_chunks
+from refind_cli.importers.container import ErrorMaker, iter_file_chunks, let_go, read_file_part, utf8_chunks
 
 if TYPE_CHECKING:
     import mmap
@@ -784,14 +784,9 @@ class Items:
         passed them, and each page it touched would otherwise stay in its resident memory until the map
         closes (the file's size, at the end of a large file). A page read again is read from the page
         cache as before."""
-        if start - self._dropped < _LET_GO_BYTES or not hasattr(self._buf, "madvise"):
+        if start - self._dropped < _LET_GO_BYTES or isinstance(self._buf, bytes):
             return
-        import mmap
-
-        cut = start // mmap.PAGESIZE * mmap.PAGESIZE
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            self._buf.madvise(mmap.MADV_DONTNEED, self._dropped, cut - self._dropped)
-        self._dropped = cut
+        self._dropped = let_go(self._buf, self._dropped, start)
 
     def members(self, start: int) -> tuple[int, dict[bytes, tuple[int, int]]] | None:
         """The end of the object that begins at ``start``, and where each of its values lies (by its key as

@@ -33,7 +33,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from refind_cli.dates import stampwords
 from refind_cli.errors import InputError, RefindError
@@ -420,11 +420,7 @@ class Spool:
     A disk that is full or a folder that cannot be written is a RefindError, one line."""
 
     def __init__(self) -> None:
-        folder = _SPOOLS.get()
-        try:
-            self.file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 (held until its text is stored)
-        except OSError as exc:
-            raise _unwritable(folder, exc) from None
+        self.file = spool_file()
         self.chars = self.size = self.newlines = 0
 
     def write(self, text: str) -> None:
@@ -432,7 +428,7 @@ class Spool:
         try:
             self.file.write(data)
         except OSError as exc:
-            raise _unwritable(_SPOOLS.get(), exc) from None
+            raise unwritable(exc) from None
         self.chars += len(text)
         self.size += len(data)
         self.newlines += text.count("\n")
@@ -443,7 +439,7 @@ class Spool:
         try:
             self.file.flush()
         except OSError as exc:
-            raise _unwritable(_SPOOLS.get(), exc) from None
+            raise unwritable(exc) from None
         data = head.encode()
         return HeldText(self.file, 0, len(data) + self.size, len(head) + self.chars, data)
 
@@ -456,7 +452,7 @@ class Spool:
                 try:
                     self.file.write(piece)
                 except OSError as exc:
-                    raise _unwritable(_SPOOLS.get(), exc) from None
+                    raise unwritable(exc) from None
         self.chars += other.chars
         self.size += other.size
         self.newlines += other.newlines
@@ -492,6 +488,7 @@ class Spool:
 # Where a long record's characters are written as they are read (``Spool``): the archive's folder, set by an
 # import; None is the system's temporary folder.
 _SPOOLS: ContextVar[Path | None] = ContextVar("spools", default=None)
+_LONG = "a long message's text"
 
 
 @contextlib.contextmanager
@@ -504,10 +501,20 @@ def spooling_in(folder: Path) -> Iterator[None]:
         _SPOOLS.reset(token)
 
 
-def _unwritable(folder: Path | None, exc: OSError) -> RefindError:
-    place = folder or tempfile.gettempdir()
+def spool_file(held: str = _LONG) -> IO[bytes]:
+    """An unnamed file in the folder ``spooling_in`` names (the system's temporary folder outside it), to
+    hold ``held`` while it is imported: gone once closed or with its process."""
+    try:
+        return tempfile.TemporaryFile(dir=_SPOOLS.get())
+    except OSError as exc:
+        raise unwritable(exc, held) from None
+
+
+def unwritable(exc: OSError, held: str = _LONG) -> RefindError:
+    """A spool file that could not be made or written, in one line."""
+    place = _SPOOLS.get() or tempfile.gettempdir()
     what = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else exc.strerror or str(exc)
-    return RefindError(f"{place}: cannot hold a long message's text there while it is imported ({what})")
+    return RefindError(f"{place}: cannot hold {held} there while it is imported ({what})")
 
 
 class Window:

@@ -45,6 +45,7 @@ import xxhash
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import fields
 from refind_cli.importers.container import iter_file_chunks, member_of, named_head, utf8_chunks
+from refind_cli.importers.timespool import TimeSpool
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "sms"
@@ -159,19 +160,29 @@ def repaired(chunks: Iterator[bytes]) -> Iterator[bytes]:
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatExport]:
+def read(
+    path: Path, *, tz: tzinfo, after: Mark | None = None, spool: TimeSpool | None = None
+) -> Iterator[ChatExport]:
     """One chat per set of addresses, in the order the file first names them; each chat's messages in time
     order. The times are the phone's epoch milliseconds, so ``tz`` changes nothing. ``after``: the mark an
     earlier reading of a loose backup of this name left; its rows are passed over where this file holds them
     as they were, and the threads' messages after them are read (NotResumable where it cannot: the file is
-    then read whole, which also names any fault in it where it lies)."""
+    then read whole, which also names any fault in it where it lies). The messages are held in ``spool``
+    until the file ends (a thread is complete only then)."""
     earlier = _Earlier.of(after) if after is not None else None
     if after is not None and (earlier is None or member_of(path) is not None):
         raise NotResumable
-    reader = _Reader(path, earlier)
-    # Every message is held until the end (a thread is complete only then), and the cycle collector would
-    # walk the growing heap again and again: a sixth of the reading's time. The reading makes one cycle (the
-    # parser and its handlers), collected once the collector runs again.
+    reader = _Reader(path, earlier, spool or TimeSpool())
+    try:
+        yield from _read(reader, path, earlier)
+    finally:
+        reader.spool.close()
+
+
+def _read(reader: _Reader, path: Path, earlier: _Earlier | None) -> Iterator[ChatExport]:
+    # The rows make a dict or more each, and the cycle collector would walk the heap they pass through again
+    # and again. The reading makes one cycle (the parser and its handlers), collected once the collector runs
+    # again.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -185,17 +196,25 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
     finally:
         if collecting:
             gc.enable()
+    spool = reader.spool
     for thread in reader.threads.values():
-        thread.messages.sort(key=lambda m: m.timestamp)
         # A message no later than the thread's latest before the mark would sort among the messages
         # passed over, and could share their times: only a whole reading places it and counts it right.
-        if thread.messages and thread.passed and _us(thread.messages[0].timestamp) <= thread.latest:
+        if thread.passed and spool.count(thread.group) and spool.span(thread.group)[0] <= thread.latest:
             raise NotResumable
     reader.counted()
     mark = reader.mark()
     for thread in reader.threads.values():
-        yield ChatExport(thread.chat(), thread.messages, lambda: mark, passed=thread.passed)
+        yield ChatExport(thread.chat(), _messages(spool, thread.group), lambda: mark, passed=thread.passed)
     reader.gaps.warn()
+
+
+def _messages(spool: TimeSpool, group: int) -> Iterator[Message]:
+    """A thread's messages in time order, from the records ``_Reader`` spooled: its time in microseconds,
+    then the message's other fields."""
+    epoch, us = _EPOCH, _US
+    for record in spool.given(group):
+        yield Message(epoch + us * record[0], *record[1:])
 
 
 def _us(when: datetime) -> int:
@@ -225,13 +244,13 @@ class _Earlier:
 
 
 class _Thread:
-    __slots__ = ("addresses", "key", "latest", "messages", "names", "passed")
+    __slots__ = ("addresses", "group", "key", "latest", "names", "passed")
 
-    def __init__(self, key: str, addresses: list[str]) -> None:
+    def __init__(self, key: str, addresses: list[str], group: int) -> None:
         self.key = key
         self.addresses = addresses
         self.names: dict[str, str] = {}
-        self.messages: list[Message] = []
+        self.group = group  # its messages' in the spool
         self.passed = 0  # its messages in the rows passed over (``after``)
         self.latest = 0  # the latest of their times, in microseconds
 
@@ -249,8 +268,9 @@ class _Reader:
     made an end callback each cost a quarter of the reading. A row ends where the next one starts (or the root
     ends); whether the root was closed is expat's to say when the input ends."""
 
-    def __init__(self, path: Path, earlier: _Earlier | None = None) -> None:
+    def __init__(self, path: Path, earlier: _Earlier | None, spool: TimeSpool) -> None:
         self.path = path
+        self.spool = spool
         self.gaps = fields.Gaps(path)  # what the app always writes and a row lacks
         self.threads: dict[str, _Thread] = {}
         self.earlier = earlier
@@ -394,13 +414,14 @@ class _Reader:
         laid out as the app lays them, or there are none."""
         if not self.flat or (self.first_row is None and self.earlier is None):
             return None
+        count, span = self.spool.count, self.spool.span
         threads = [
             [
                 thread.addresses,
                 (self.split_names or {}).get(key),
                 thread.names,
-                thread.passed + len(thread.messages),
-                _us(thread.messages[-1].timestamp) if thread.messages else thread.latest,
+                thread.passed + count(thread.group),
+                span(thread.group)[1] if count(thread.group) else thread.latest,
             ]
             for key, thread in self.threads.items()
         ]
@@ -506,7 +527,7 @@ class _Reader:
         key = "~".join(addresses)
         thread = self.threads.get(key)
         if thread is None:
-            thread = self.threads[key] = _Thread(key, addresses)
+            thread = self.threads[key] = _Thread(key, addresses, self.spool.group())
         for address, name in names.items():
             known = thread.names.get(address)
             # A contact name, once met, wins over the address as written.
@@ -541,14 +562,17 @@ class _Reader:
         subject = get("subject", "null")
         if subject not in _NULL:
             text = f"{subject}\n{text}" if text else subject
-        # Positional: a million rows make the keywords' cost show.
         try:
             when = datetime.fromtimestamp(int(get("date", "")) / 1000, UTC)
         except (ValueError, OverflowError, OSError):
             when = self._time(get("date", ""))  # says what is wrong
-        found[0].messages.append(
-            Message(
-                when,
+        # The message's fields, its time first, as ``_messages`` makes it again.
+        us = _us(when)
+        self.spool.add(
+            found[0].group,
+            us,
+            (
+                us,
                 _OWN if own else found[2],
                 text,
                 Kind.TEXT,
@@ -560,7 +584,7 @@ class _Reader:
                 False,
                 raw,
                 own,
-            )
+            ),
         )
 
     def _mms(
@@ -598,16 +622,10 @@ class _Reader:
             label = next((part[k] for k in ("cl", "name", "fn") if part.get(k, "null") not in _NULL), "")
             files.append(f"{label} ({ct})" if label else ct or "(attachment)")
         kind = Kind.ATTACHMENT if files else Kind.TEXT if lines else Kind.MEDIA
-        thread.messages.append(
-            Message(
-                self._time(attrs.get("date", "")),
-                sender,
-                "\n".join(lines + files),
-                kind,
-                sender_id=sender_id,
-                raw=raw,
-                own=own,
-            )
+        us = _us(self._time(attrs.get("date", "")))
+        text = "\n".join(lines + files)
+        self.spool.add(
+            thread.group, us, (us, sender, text, kind, None, sender_id, None, None, None, False, raw, own)
         )
 
 

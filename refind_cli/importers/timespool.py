@@ -1,0 +1,130 @@
+"""Messages held in a file while an export is read, given back group by group in time order.
+
+A reader whose chats are complete only at the file's end (an SMS backup: its threads' rows interleave, and
+each thread is given in time order) held every message until then: 796 MB at a million (bench/RESULTS.md,
+issue 26 item 2, session 15). Here each message goes, marshalled, to an unnamed file beside the archive
+(``linelog.spool_file``) as it is read, and only its time and its place are kept (24 bytes); a group's
+messages are sorted by time (stably: those of one time keep the order they were added in) and read back from
+the file when the group is given. Records below ``hold`` bytes in all never reach the file.
+
+A record is a tuple marshal takes (strings, numbers, None, booleans): the reader turns it into its message
+when it is given back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+from array import array
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+from refind_cli.importers import container, linelog
+
+# Bytes of records held in memory before they are written: below it an export is sorted without a file.
+HOLD = 8 << 20
+# Records read back between two lettings go of the file's pages (``container.let_go``): each touches a page
+# or two, wherever it lies.
+_BATCH = 8192
+# Or between two lettings go after this many bytes (a long message's record is one).
+_LET_GO_BYTES = 32 << 20
+_SPOOLED = "the messages of an export whose chats end only with it"
+
+
+class TimeSpool:
+    """Records added by group with a time (an int), given back by group in time order (``given``)."""
+
+    def __init__(self, hold: int | None = None) -> None:
+        self.hold = HOLD if hold is None else hold
+        self.pending = bytearray()  # the records not yet written, after the file's ``written`` bytes
+        self.written = 0
+        self.file: IO[bytes] | None = None
+        self.ends = array("q")  # where each record ends, in the order they were added
+        self.times: list[array[int]] = []  # by group: its records' times
+        self.numbers: list[array[int]] = []  # and their numbers (in ``ends``)
+
+    def group(self) -> int:
+        """A new group's number."""
+        self.times.append(array("q"))
+        self.numbers.append(array("q"))
+        return len(self.times) - 1
+
+    def add(self, group: int, time: int, record: tuple[Any, ...]) -> None:
+        data = marshal.dumps(record)
+        self.times[group].append(time)
+        self.numbers[group].append(len(self.ends))
+        self.ends.append(self.written + len(self.pending) + len(data))
+        if len(self.pending) + len(data) < self.hold:
+            self.pending += data
+            return
+        self._write()
+        self._write(data)  # not copied into ``pending`` first: a record can be a long message's
+
+    def count(self, group: int) -> int:
+        return len(self.times[group])
+
+    def span(self, group: int) -> tuple[int, int]:
+        """The group's earliest and latest time (it has records)."""
+        times = self.times[group]
+        return min(times), max(times)
+
+    def _write(self, data: bytes | None = None) -> None:
+        """``data``, or the records pending, to the file."""
+        if self.file is None:
+            self.file = linelog.spool_file(_SPOOLED)
+        written = self.pending if data is None else data
+        try:
+            self.file.write(written)
+        except OSError as exc:
+            raise linelog.unwritable(exc, _SPOOLED) from None
+        self.written += len(written)
+        if data is None:
+            self.pending = bytearray()
+
+    def given(self, group: int) -> Iterator[tuple[Any, ...]]:
+        """The group's records, by time; of one time, in the order they were added. Groups are given one
+        after another: the records are read from the file through a map, let go of as they are read."""
+        import numpy as np
+
+        times = np.frombuffer(self.times[group], dtype=np.int64)
+        numbers = np.frombuffer(self.numbers[group], dtype=np.int64)
+        if len(times) > 1 and bool((times[1:] < times[:-1]).any()):
+            numbers = numbers[np.argsort(times, kind="stable")]
+        ends = np.frombuffer(self.ends, dtype=np.int64)
+        with self._bytes() as (data, let_go):
+            read = 0
+            for lo in range(0, len(numbers), _BATCH):
+                picked = numbers[lo : lo + _BATCH]
+                stops = ends[picked]
+                starts = np.where(picked > 0, ends[picked - 1], 0)
+                for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
+                    yield marshal.loads(data[start:stop])
+                    read += stop - start
+                    if read >= _LET_GO_BYTES:
+                        let_go()
+                        read = 0
+                let_go()
+
+    @contextlib.contextmanager
+    def _bytes(self) -> Iterator[tuple[memoryview, Callable[[], object]]]:
+        """All the records' bytes (slices of them are not copies), and what lets go of the pages read since
+        it was last called."""
+        if self.file is None:
+            with memoryview(self.pending) as view:
+                yield view, lambda: None
+            return
+        if self.pending:
+            self._write()
+        self.file.flush()
+        import mmap
+
+        with (
+            mmap.mmap(self.file.fileno(), 0, access=mmap.ACCESS_READ) as data,
+            memoryview(data) as view,
+        ):
+            yield view, lambda: container.let_go(data, 0, self.written)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+        self.pending = bytearray()
