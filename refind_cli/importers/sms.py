@@ -175,8 +175,9 @@ def read(
     reader = _Reader(path, earlier, spool or TimeSpool())
     try:
         yield from _read(reader, path, earlier)
-    finally:
+    except BaseException:  # an error, or the reading dropped: its file goes now, not when it is collected
         reader.spool.close()
+        raise
 
 
 def _read(reader: _Reader, path: Path, earlier: _Earlier | None) -> Iterator[ChatExport]:
