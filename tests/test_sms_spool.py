@@ -108,6 +108,7 @@ _ROWS = st.lists(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
+    long=st.sampled_from([4, 40, timespool.LONG]),
     rows=_ROWS,
     hold=st.sampled_from([0, 1, 200, 5000]),
     numpy=st.booleans(),
@@ -120,6 +121,7 @@ def test_a_spooled_reading_is_the_in_memory_reading(
     hold: int,
     numpy: bool,
     let_go: int,
+    long: int,
 ) -> None:
     # Threads 0-2 by SMS, 3 the group by MMS, times with many ties; the app writes SMS before MMS.
     written = [
@@ -129,10 +131,12 @@ def test_a_spooled_reading_is_the_in_memory_reading(
         for n, (who, ms, body, sent) in enumerate(rows)
     ]
     written.sort(key=lambda row: row.lstrip().startswith("<mms"))
-    path = write(tmp_path, written, f"sms-{len(rows)}-{hold}-{numpy}-{let_go}.xml")
+    path = write(tmp_path, written, f"sms-{len(rows)}-{hold}-{numpy}-{let_go}-{long}.xml")
     # Sorted by numpy or by Python; the map's pages let go of after each record or never.
     monkeypatch.setattr(timespool, "_NUMPY_FROM", 0 if numpy else 1 << 16)
     monkeypatch.setattr(timespool, "_LET_GO_BYTES", let_go)
+    # A long string written apart from its record: here any but the shortest.
+    monkeypatch.setattr(timespool, "LONG", long)
     spooled, _ = read(path, hold)
     assert spooled == read(path, IN_MEMORY)[0]
     # Each thread in time order, those of one time in the file's order; every row once.

@@ -6,7 +6,7 @@ The root ``<smses count=…>`` holds ``<sms address date type body contact_name 
 msg_box address …>`` rows with ``<parts><part ct text data/></parts>`` and ``<addrs><addr address
 type/></addrs>``. Messages of every conversation come interleaved (all SMS first, then all MMS), so a chat
 is the set of addresses a message went to or came from (a group's are ``~``-joined), and its messages are
-gathered before it is handed on.
+gathered before it is handed on: in a file (``timespool``), each one's time and place in memory.
 
 Backups run to hundreds of MB (an MMS carries its photos as base64), so the file is never built into a
 tree: expat (what ``ElementTree.iterparse`` runs on) calls back for the elements that matter, and a part's
@@ -43,7 +43,7 @@ from xml.parsers import expat
 import xxhash
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import fields
+from refind_cli.importers import fields, timespool
 from refind_cli.importers.container import iter_file_chunks, member_of, named_head, utf8_chunks
 from refind_cli.importers.timespool import TimeSpool
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
@@ -586,6 +586,7 @@ class _Reader:
                 raw,
                 own,
             ),
+            len(raw) > timespool.LONG,  # the raw record is as long as the text, or longer
         )
 
     def _mms(
@@ -626,7 +627,10 @@ class _Reader:
         us = _us(self._time(attrs.get("date", "")))
         text = "\n".join(lines + files)
         self.spool.add(
-            thread.group, us, (us, sender, text, kind, None, sender_id, None, None, None, False, raw, own)
+            thread.group,
+            us,
+            (us, sender, text, kind, None, sender_id, None, None, None, False, raw, own),
+            len(raw) > timespool.LONG,
         )
 
 

@@ -31,6 +31,8 @@ _PAGE = 4096
 # A group of this many records is sorted by numpy (8 bytes a record, where a list of ints takes 80); a
 # smaller one by Python, so that a small backup does not import numpy (0.1-0.3 s of CPU, 12 MB).
 _NUMPY_FROM = 1 << 16
+# A string longer than this (in characters) is written apart from its record, a piece at a time.
+LONG = 1 << 20
 _SPOOLED = "the messages of an export whose chats end only with it"
 
 
@@ -52,16 +54,43 @@ class TimeSpool:
         self.numbers.append(array("q"))
         return len(self.times) - 1
 
-    def add(self, group: int, time: int, record: tuple[Any, ...]) -> None:
-        data = marshal.dumps(record)
+    def add(self, group: int, time: int, record: tuple[Any, ...], long: bool = False) -> None:
+        """``long``: the record may hold a string of more than ``LONG`` characters, which is then written
+        apart, a piece at a time (``_apart``)."""
         self.times[group].append(time)
         self.numbers[group].append(len(self.ends))
+        if long and any(type(field) is str and len(field) > LONG for field in record):
+            self._apart(record)
+            return
+        data = marshal.dumps(record)
         self.ends.append(self.written + len(self.pending) + len(data))
         if len(self.pending) + len(data) < self.hold:
             self.pending += data
-            return
-        self._write()
-        self._write(data)  # not copied into ``pending`` first: a record can be a long message's
+        else:
+            self._write(self.pending)
+            self._write(data)  # not copied into ``pending`` first
+
+    def _apart(self, record: tuple[Any, ...]) -> None:
+        """A record with long strings, written as a list: the length of its marshalled head, then its fields,
+        a long string's place holding its UTF-8 length (a 1-tuple); the long strings' bytes after the head.
+        Marshalled whole, a long message's text and raw record were one more copy each (bench/RESULTS.md,
+        issue 24 item 4, session 16)."""
+        fields = [
+            (sum(len(piece.encode()) for piece in _pieces(field)),)
+            if type(field) is str and len(field) > LONG
+            else field
+            for field in record
+        ]
+        head = b""
+        while len(head) != len(head := marshal.dumps([len(head), *fields])):  # its own length, settled
+            pass
+        self._write(self.pending)
+        self._write(head)
+        for field in record:
+            if type(field) is str and len(field) > LONG:
+                for piece in _pieces(field):
+                    self._write(piece.encode())
+        self.ends.append(self.written)
 
     def count(self, group: int) -> int:
         return len(self.times[group])
@@ -71,17 +100,18 @@ class TimeSpool:
         times = self.times[group]
         return min(times), max(times)
 
-    def _write(self, data: bytes | None = None) -> None:
-        """``data``, or the records pending, to the file."""
+    def _write(self, data: bytes | bytearray) -> None:
+        """``data`` to the file (the records pending: written, none is pending)."""
+        if not data:
+            return
         if self.file is None:
             self.file = linelog.spool_file(_SPOOLED)
-        written = self.pending if data is None else data
         try:
-            self.file.write(written)
+            self.file.write(data)
         except OSError as exc:
             raise linelog.unwritable(exc, _SPOOLED) from None
-        self.written += len(written)
-        if data is None:
+        self.written += len(data)
+        if data is self.pending:
             self.pending = bytearray()
 
     def given(self, group: int) -> Iterator[tuple[Any, ...]]:
@@ -93,7 +123,8 @@ class TimeSpool:
             for number in _by_time(self.times[group], self.numbers[group]):
                 start = ends[number - 1] if number else 0
                 stop = ends[number]
-                yield marshal.loads(data[start:stop])
+                record = marshal.loads(data[start:stop])
+                yield _whole(record, data, start) if type(record) is list else record
                 # A record touches a page at least, wherever it lies.
                 touched += max(stop - start, _PAGE)
                 if touched >= _LET_GO_BYTES:
@@ -108,8 +139,7 @@ class TimeSpool:
             with memoryview(self.pending) as view:
                 yield view, lambda: None
             return
-        if self.pending:
-            self._write()
+        self._write(self.pending)
         self.file.flush()
         import mmap
 
@@ -135,3 +165,20 @@ def _by_time(times: array[int], numbers: array[int]) -> array[int]:
 
     order = np.frombuffer(numbers, dtype=np.int64)[np.argsort(np.frombuffer(times, np.int64), kind="stable")]
     return array("q", order.tobytes())
+
+
+def _pieces(text: str) -> Iterator[str]:
+    return (text[i : i + LONG] for i in range(0, len(text), LONG))
+
+
+def _whole(written: list[Any], data: memoryview, start: int) -> tuple[Any, ...]:
+    """A record ``_apart`` wrote, at ``start`` of ``data``, with its long strings read back."""
+    at = start + written[0]
+    fields = []
+    for field in written[1:]:
+        if type(field) is tuple:
+            fields.append(str(data[at : at + field[0]], "utf-8"))
+            at += field[0]
+        else:
+            fields.append(field)
+    return tuple(fields)
