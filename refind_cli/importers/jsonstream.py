@@ -33,7 +33,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -712,6 +712,21 @@ class Grown:
 _LET_GO_BYTES = 32 << 20
 
 
+def let_go(buf: bytes | mmap.mmap, dropped: int, start: int) -> int:
+    """Drops a map's pages from ``dropped`` to ``start`` from this process once they are
+    ``_LET_GO_BYTES`` (a walk from the file's start has passed them, and each page it touched would
+    otherwise stay in its resident memory until the map closes: the file's size, at the end of a large
+    file); where the pages are dropped to now. A page read again is read from the page cache as before."""
+    if start - dropped < _LET_GO_BYTES or not hasattr(buf, "madvise"):
+        return dropped
+    import mmap
+
+    cut = start // mmap.PAGESIZE * mmap.PAGESIZE
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        buf.madvise(mmap.MADV_DONTNEED, dropped, cut - dropped)
+    return cut
+
+
 class Items:
     """The items of the arrays at ``paths`` of a loose UTF-8 JSON file (keys from the top-level object:
     ``("chats", "list")``; ``()``: the top level is the array), in the order a parser meets them: where each
@@ -780,18 +795,7 @@ class Items:
         return start
 
     def _let_go(self, start: int) -> None:
-        """Drops the map's pages before ``start`` from this process (every ``_LET_GO_BYTES``): the walk has
-        passed them, and each page it touched would otherwise stay in its resident memory until the map
-        closes (the file's size, at the end of a large file). A page read again is read from the page
-        cache as before."""
-        if start - self._dropped < _LET_GO_BYTES or not hasattr(self._buf, "madvise"):
-            return
-        import mmap
-
-        cut = start // mmap.PAGESIZE * mmap.PAGESIZE
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            self._buf.madvise(mmap.MADV_DONTNEED, self._dropped, cut - self._dropped)
-        self._dropped = cut
+        self._dropped = let_go(self._buf, self._dropped, start)
 
     def members(self, start: int) -> tuple[int, dict[bytes, tuple[int, int]]] | None:
         """The end of the object that begins at ``start``, and where each of its values lies (by its key as
@@ -814,16 +818,11 @@ class Items:
             return bytes(self._buf[start:end])
         return read_file_part(self.path, start, end - start)
 
-    def digest(self, spans: Iterable[tuple[int, int]]) -> str:
-        """The hash of the bytes of ``spans`` (start, end) in turn, each with its length before it (as
-        ``container.fingerprint`` hashes parts): of items the walk placed, whose pages it read."""
-        import xxhash
-
-        h = xxhash.xxh3_128()
-        for start, end in spans:
-            h.update((end - start).to_bytes(8, "little"))
-            h.update(self._buf[start:end])
-        return h.hexdigest()
+    def fetch(self, start: int, end: int) -> bytes:
+        """The bytes from ``start`` to ``end`` read from the file, not the map: a reader that goes back to
+        items the walk passed (in another order) would bring their pages back into its resident memory,
+        where ``_let_go`` dropped them."""
+        return os.pread(self._file.fileno(), end - start, start)
 
     def ended(self, end: int | None) -> None:
         """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""
