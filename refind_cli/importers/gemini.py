@@ -151,6 +151,7 @@ _STAMPS = (
     ),
 )
 _UTC_ZONES = frozenset({"UTC", "GMT", "Z"})
+_PIECE = 64 << 10  # the bytes of the page decoded at a time (``_Page``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -632,7 +633,8 @@ class _Page:
             else:
                 whole = iter_file_chunks(self.path)
             reading.enter_context(contextlib.closing(whole))
-            chunks = whole if size is None else _first_bytes(whole, size)
+            # In small pieces: the text of a piece is up to four times its bytes, and two are held at once.
+            chunks = _pieces(whole if size is None else _first_bytes(whole, size), _PIECE)
             encoding, first = told_encoding(chunks)
             text = decoded_chunks(itertools.chain([first], chunks), self.path, self.where)
             if member_of(self.path) is None and not is_zip(self.path) and encoding == Encoding("utf-8", 0):
@@ -682,6 +684,13 @@ class _Page:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _pieces(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
+    """``chunks`` cut in pieces of ``size`` bytes at most."""
+    for chunk in chunks:
+        for at in range(0, len(chunk), size):
+            yield chunk[at : at + size]
 
 
 def _first_bytes(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
