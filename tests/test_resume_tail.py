@@ -342,8 +342,9 @@ def activity_html(groups: dict[int, list[tuple[datetime, str]]]) -> bytes:
         ("append", 8 + 2 + 1),
         ("an edit after the place", 45),  # read whole
         ("a conversation gone after the place", 40),
-        # The card before the place, the newest after it, then (it is within the gap) the whole file.
-        ("the newest conversation gone, a card near the one before", 1 + 1 + 36),
+        # The newest after the place, then (it is within the gap of the card before the place, whose time
+        # alone is read) the whole file.
+        ("the newest conversation gone, a card near the one before", 1 + 36),
     ],
 )
 def test_a_grown_activity_html_is_read_only_up_to_the_earlier_cards(

@@ -1315,6 +1315,14 @@ def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
     return start
 
 
+def told_encoding(chunks: Iterator[bytes], legacy: bool = False) -> tuple[Encoding, bytes]:
+    """The encoding ``decoded_chunks`` reads a text in, told from its first chunks, and those chunks joined
+    (a BOM and all): the same chunks handed on to it first are told alike."""
+    first = _enough_to_tell(chunks)
+    encoding = text_encoding(first)
+    return (Encoding("utf-8", 0) if encoding.legacy and not legacy else encoding), first
+
+
 def decode_text(data: bytes, path: Path | str, where: str | None = None, legacy: bool = False) -> str:
     """Decode an export's text: UTF-8, 16 or 32 (``text_encoding``), and with ``legacy`` (a text or HTML
     file, not JSON) a legacy code page too, said in a warning. Invalid bytes are an error that names the
@@ -1335,10 +1343,7 @@ def decoded_chunks(
     chunks = iter(chunks)
     encoding, first = Encoding("utf-8", 0), b""
     if bom:
-        first = _enough_to_tell(chunks)
-        encoding = text_encoding(first)
-        if encoding.legacy and not legacy:
-            encoding = Encoding("utf-8", 0)
+        encoding, first = told_encoding(chunks, legacy)
         encoding.said(path, where)
         first = first[encoding.bom :]
     decoder = codecs.getincrementaldecoder(encoding.codec)()

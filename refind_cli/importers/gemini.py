@@ -34,10 +34,12 @@ the machine that made the export: read in ``--tz``, except ``UTC``/``GMT``.
 
 from __future__ import annotations
 
+import array
 import base64
+import collections
 import contextlib
-import dataclasses
 import itertools
+import os
 import re
 import warnings
 import zipfile
@@ -45,14 +47,16 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import conversations, htmltext, jsonstream
 from refind_cli.importers.container import (
+    CHUNK,
     Encoding,
-    decode_text,
+    decoded_chunks,
     files_matching,
+    fingerprint,
     is_zip,
     iter_file_chunks,
     iter_member_chunks,
@@ -60,16 +64,18 @@ from refind_cli.importers.container import (
     member_head,
     member_of,
     open_zip,
-    read_file,
     read_file_part,
-    read_member,
     sniff_head,
     spooled,
     text_encoding,
+    told_encoding,
     utf8_head,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, iso_time, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
+
+if TYPE_CHECKING:
+    import mmap
 
 FORMAT = "gemini"
 WHAT = "a Gemini activity export (Google Takeout, My Activity)"
@@ -124,10 +130,14 @@ _JSON_SNIFF = (
 _HTML_SNIFF = re.compile(rb'class="header-cell[^"]*"[^>]*>\s*<p[^>]*>[^<]{0,40}(?:Gemini|Bard)', re.I)
 _PRODUCT_WORDS = ("gemini", "bard")
 _PRODUCT_FOLDER = re.compile("|".join(_PRODUCT_WORDS), re.I)
+# The card's patterns, over the UTF-8 bytes of the page's text (``_Page``): ASCII, which no byte of another
+# character holds. A ``div`` in any case as ``re.I`` finds it in the text: the Turkish dotted and dotless i
+# (written \xc4\xb0, \xc4\xb1) are the only other letters it takes for one of the name's (``_divs``).
 _CONTENT_CELL = re.compile(
-    r'<div class="content-cell[^"]*mdl-cell--6-col[^"]*body-1(?![^"]*text-right)[^"]*">'
+    rb'<div class="content-cell[^"]*mdl-cell--6-col[^"]*body-1(?![^"]*text-right)[^"]*">'
 )
-_DIV = re.compile(r"<(/?)div\b", re.I)
+_DIV = re.compile(rb"<(/?)[dD](?:[iI]|\xc4[\xb0\xb1])[vV](?![0-9A-Za-z_])")
+_WORD = re.compile(r"\w")
 _BR = re.compile(r"<br\s*/?>", re.I)
 _MONTHS = {m: n for n, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), start=1)}
 # The HTML's times by locale: English "Apr 18, 2026, 5:38:51 PM CEST", German "18.04.2026, 17:38:51 MESZ".
@@ -141,6 +151,7 @@ _STAMPS = (
     ),
 )
 _UTC_ZONES = frozenset({"UTC", "GMT", "Z"})
+_PIECE = 64 << 10  # the bytes of the page decoded at a time (``_Page``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +294,67 @@ class _Placed:
     index: int
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+class _Timeline:
+    """The entries of a file found by their bytes, in the file's order: each one's time (read alone), where
+    it lies and its index in the list, packed in arrays (32 bytes an entry: a million entries held as
+    ``_Placed`` objects took 124 MB before the first conversation was read), and the conversations they
+    make, grouped in time order as a whole reading groups them (``_grouped``)."""
+
+    def __init__(self) -> None:
+        self.micros = array.array("q")  # the time, in microseconds from the epoch (exact: ``_time``)
+        self.start = array.array("q")
+        self.end = array.array("q")
+        self.index = array.array("q")
+        self._groups: list[Any] | None = None
+
+    def add(self, when: datetime, start: int, end: int, index: int) -> None:
+        self.micros.append((when - _EPOCH) // _MICROSECOND)
+        self.start.append(start)
+        self.end.append(end)
+        self.index.append(index)
+
+    def time(self, at: int) -> datetime:
+        return _EPOCH + timedelta(microseconds=self.micros[at])
+
+    def near(self, when: datetime) -> bool:
+        """Whether an entry is later than ``when`` by ``GAP`` or less (or earlier)."""
+        return bool(self.micros) and _EPOCH + timedelta(microseconds=min(self.micros)) - when <= GAP
+
+    def groups(self) -> list[Any]:
+        """The conversations in time order, each the entries' places in the file's order (arrays of them),
+        in time order; stable, as ``list.sort``: entries of the same time in the file's order."""
+        if self._groups is None:
+            import numpy as np
+
+            micros = np.array(self.micros, dtype=np.int64)
+            order = np.argsort(micros, kind="stable")
+            cuts = np.flatnonzero(np.diff(micros[order]) > GAP // _MICROSECOND) + 1
+            self._groups = np.split(order, cuts) if len(order) else []
+        return self._groups
+
+    def places(self, tail: _Placed | None, size: int) -> Iterator[tuple[int, int] | None]:
+        """Each conversation's place in turn (``_Scan``'s notes), None where there is none: (its offset
+        counted from the end of the file of ``size`` bytes, the index of the entry there). ``tail``: the
+        newest entry after the place the reading stopped at."""
+        n = len(self.micros)
+        # Before the first conversation: the tail the walk stopped at, else the end of the list's last entry.
+        first = (tail.start, tail.index) if tail else (self.end[-1], self.index[-1]) if n else None
+        yield None if first is None else (first[0] - size, first[1])
+        lowest, newest, count = n, None, 0
+        for group in self.groups():
+            count += len(group)
+            lowest = min(lowest, min(self.index[p] for p in group))
+            last = self.micros[group[-1]]
+            newest = last if newest is None else max(newest, last)
+            there = n - count
+            whole = self.index[there] == lowest and self.micros[there] == newest
+            yield (self.start[there] - size, self.index[there]) if whole else None
+
+
 class _Scan:
     """The entries of a loose JSON file found by the shared scanner (``jsonstream.Items``), each one's time read
     from its bytes alone: grouped as a whole reading groups them, a conversation is known by the hash of its
@@ -299,7 +371,7 @@ class _Scan:
     def __init__(
         self,
         items: jsonstream.Items,
-        placed: list[_Placed],
+        placed: _Timeline,
         size: int,
         tail: _Placed | None,
         shown: tuple[Path, str] | None,
@@ -325,7 +397,7 @@ class _Scan:
         if not path.is_file() or member_of(path) is not None:
             return None
         items = jsonstream.Items(path, [()], ())
-        placed: list[_Placed] = []
+        placed = _Timeline()
         index = 0
         tail = None
         while (begun := items.begin()) is not None:
@@ -338,7 +410,7 @@ class _Scan:
                 end, when = found
                 if when is None:
                     break
-                placed.append(_Placed(when, begun, end, index))
+                placed.add(when, begun, end, index)
             else:  # a null entry is passed over, as the whole reading passes it
                 skipped = items.end_of(begun)
                 if skipped is None or items.read(begun, skipped) != b"null":
@@ -349,30 +421,34 @@ class _Scan:
         if not items.whole and tail is None:
             items.close()
             return None
-        placed.sort(key=lambda p: p.when)  # stable: the whole reading's order
         return cls(items, placed, path.stat().st_size, tail, shown)
 
     def conversations(self, told: dict[str, str], unread: _Unread) -> Iterator[ChatExport]:
-        places = _places(self.placed, self.tail, self.size) if self.shown is None else itertools.repeat(None)
-        for group, at in zip(_grouped(self.placed, lambda p: p.when), places, strict=False):
-            digest = self.items.digest((p.start, p.end) for p in group)
-            key = _key(group[0].when)
+        placed = self.placed
+        places = placed.places(self.tail, self.size) if self.shown is None else itertools.repeat(None)
+        for group, at in zip(placed.groups(), places, strict=False):
+            # Each entry's bytes read once, from the file (``Items.fetch``): hashed, and parsed where needed.
+            spans = [(placed.start[p], placed.index[p]) for p in group]
+            data = [self.items.fetch(placed.start[p], placed.end[p]) for p in group]
+            digest = fingerprint(data)
+            key = _key(placed.time(group[0]))
             if digest in told:
                 chat = Chat(FORMAT, key, told[digest], kind="direct")
                 text = " ".join((_PRINTS, digest, _tail(chat.name)))
-                yield ChatExport(chat, self._later(group, unread), fingerprint=text, at=at)
+                yield ChatExport(chat, self._later(spans, data, unread), fingerprint=text, at=at)
                 continue
-            export = _conversation(self._entries(group), unread)
+            export = _conversation(self._entries(spans, data), unread)
             yield export._replace(fingerprint=" ".join((_PRINTS, digest, _tail(export.chat.name))), at=at)
 
-    def _later(self, group: list[_Placed], unread: _Unread) -> Iterator[Message]:
-        yield from _conversation(self._entries(group), unread).messages
+    def _later(self, spans: list[tuple[int, int]], data: list[bytes], unread: _Unread) -> Iterator[Message]:
+        yield from _conversation(self._entries(spans, data), unread).messages
 
-    def _entries(self, group: list[_Placed]) -> list[Entry]:
+    def _entries(self, spans: list[tuple[int, int]], data: list[bytes]) -> list[Entry]:
+        """The entries of ``data``, their bytes, that begin and stand in the list where ``spans`` say."""
         entries = []
-        for p in group:
-            where = f"[{p.index}]"
-            obj = self.reader.one(self.items.read(p.start, p.end), p.start, where)
+        for (start, index), raw in zip(spans, data, strict=True):
+            where = f"[{index}]"
+            obj = self.reader.one(raw, start, where)
             entries.append(_json_entry(obj, where, self.reader.error))
         return entries
 
@@ -380,30 +456,12 @@ class _Scan:
         self.items.close()
 
 
-def _places(placed: list[_Placed], tail: _Placed | None, size: int) -> Iterator[tuple[int, int] | None]:
-    """Each conversation's place in turn (``_Scan``'s notes), None where there is none: (its offset counted
-    from the end of the file of ``size`` bytes, the index of the entry there). ``placed``: the entries in
-    time order; ``tail``: the newest entry after the place the reading stopped at."""
-    in_file = sorted(placed, key=lambda p: p.index)
-    # Before the first conversation: the tail the walk stopped at, else the end of the list's last entry.
-    first = tail or (dataclasses.replace(in_file[-1], start=in_file[-1].end) if in_file else None)
-    yield None if first is None else (first.start - size, first.index)
-    lowest, newest, count = len(in_file), None, 0
-    for group in _grouped(placed, lambda p: p.when):
-        count += len(group)
-        lowest = min(lowest, min(p.index for p in group))
-        newest = group[-1].when if newest is None else max(newest, group[-1].when)
-        there = in_file[len(in_file) - count] if count <= len(in_file) else None
-        whole = there is not None and there.index == lowest and there.when == newest
-        yield (there.start - size, there.index) if there is not None and whole else None
-
-
-def _after(items: jsonstream.Items, start: int, index: int, placed: list[_Placed]) -> _Placed | None:
+def _after(items: jsonstream.Items, start: int, index: int, placed: _Timeline) -> _Placed | None:
     """The entry at ``start``, the newest of those after a place an earlier import left, where every entry
     placed before it is later than it by more than ``GAP`` (none of them joins its conversation, nor sorts
     among the entries after it); else None."""
     found = _timed(items, start)
-    if found is None or found[1] is None or any(p.when - found[1] <= GAP for p in placed):
+    if found is None or found[1] is None or placed.near(found[1]):
         return None
     return _Placed(found[1], start, found[0], index)
 
@@ -494,109 +552,218 @@ def _html_conversations(
     path: Path, tz: tzinfo, known: Collection[str], unread: _Unread
 ) -> Iterator[ChatExport]:
     """The HTML's conversations, each with the fingerprint of its cards (one ``known`` fingerprinted is told
-    from it) and, in a loose UTF-8 file, its place as the JSON's (``_Scan``, ``_places``): where ``known``
-    holds one (``jsonstream.start_in``), only the cards before it are read, if the newest after it is
-    older than each of them by more than ``GAP``."""
+    from it) and, in a loose UTF-8 file, its place as the JSON's (``_Scan``, ``_Timeline.places``): where
+    ``known`` holds one (``jsonstream.start_in``), only the cards before it are read, if the newest after it
+    is older than each of them by more than ``GAP``.
+
+    The page is read as the JSON is, by its bytes: a walk finds each card and reads its time alone
+    (``_Page.cards``), and each conversation's cards are read again where it is made. What is held is the
+    cards' times and places, and one conversation's cards: not the page (at a million messages, its text and
+    every card's entry took gigabytes)."""
     start = jsonstream.start_in(known)
     utf8 = member_of(path) is None and not is_zip(path)
     utf8 = utf8 and text_encoding(read_file_part(path, 0, SNIFF_BYTES)) == Encoding("utf-8", 0)
-    tail = None
-    if start is not None and utf8:
-        text = decode_text(read_file_part(path, 0, start.offset), path)
-        cards = list(_cards(text, path, None, tz))
-        tail = _html_after(path, start.offset, tz, [e for _, e in cards], len(cards))
-    if tail is None:
-        text, where = _html_text(path)
-        cards = list(_cards(text, path, where, tz))
-        if not cards:
-            raise InputError(path, f"no activity cards; not {WHAT}", where)
-    placed, at = [], 0
-    for n, (char, entry) in enumerate(cards):
-        at += len(text[cards[n - 1][0] if n else 0 : char].encode()) if utf8 else 0
-        placed.append(_Placed(entry.when, at, at, n))
-    placed.sort(key=lambda p: p.when)  # stable: the whole reading's order
-    size = path.stat().st_size if utf8 else 0
-    places = _places(placed, tail, size) if utf8 else itertools.repeat(None)
-    import xxhash  # only a reading of the HTML pays for the hash
+    with contextlib.ExitStack() as stack:
+        page, tail = None, None
+        if start is not None and utf8:
+            page = stack.enter_context(_Page(path, start.offset))
+            placed, cells = page.cards(tz)
+            tail = _html_after(path, start.offset, tz, placed)
+        if page is None or tail is None:
+            if page is not None:
+                page.close()
+            page = stack.enter_context(_Page(path))
+            placed, cells = page.cards(tz)
+            if not placed.micros:
+                raise InputError(path, f"no activity cards; not {WHAT}", page.where)
+        size = path.stat().st_size if utf8 else 0
+        places = placed.places(tail, size) if utf8 else itertools.repeat(None)
+        import xxhash  # only a reading of the HTML pays for the hash
 
-    told = _told(known)
-    for group, place in zip(_grouped(placed, lambda p: p.when), places, strict=False):
-        entries = [cards[p.index][1] for p in group]
-        digest = xxhash.xxh3_128_hexdigest("\x00".join(e.raw for e in entries).encode())
-        if digest in told:
-            chat = Chat(FORMAT, _key(group[0].when), told[digest], kind="direct")
-            export = ChatExport(chat, _conversation(entries, unread).messages)
-        else:
-            export = _conversation(entries, unread)
-        text_print = " ".join((_PRINTS_HTML, digest, _tail(export.chat.name)))
-        yield export._replace(fingerprint=text_print, at=place)
-
-
-def _html_text(path: Path) -> tuple[str, str | None]:
-    """The HTML's text, and the zip entry it is in."""
-    if is_zip(path):
-        with open_zip(path) as zf:
-            name = _member(zf)
-            assert name is not None  # sniffed
-            where = f"entry {name!r}"
-            return decode_text(read_member(zf, name, path), path, where), where
-    return decode_text(read_file(path), path), None
+        told = _told(known)
+        for group, place in zip(placed.groups(), places, strict=False):
+            written = [page.read(cells[2 * p], cells[2 * p + 1]) for p in group]
+            digest = xxhash.xxh3_128_hexdigest(b"\x00".join(written))
+            # Each card's time was read by the walk: ``_html_entry`` raises nothing here.
+            entries = [
+                _html_entry(cell.decode(), tz, path, None, placed.index[p] + 1)
+                for p, cell in zip(group, written, strict=True)
+            ]
+            if digest in told:
+                chat = Chat(FORMAT, _key(placed.time(group[0])), told[digest], kind="direct")
+                export = ChatExport(chat, _conversation(entries, unread).messages)
+            else:
+                export = _conversation(entries, unread)
+            text_print = " ".join((_PRINTS_HTML, digest, _tail(export.chat.name)))
+            yield export._replace(fingerprint=text_print, at=place)
 
 
-def _html_after(path: Path, offset: int, tz: tzinfo, before: list[Entry], n: int) -> _Placed | None:
+class _Page:
+    """The text of an HTML file (of its first ``size`` bytes, where given) as UTF-8 bytes in a file, mapped:
+    the file itself where they are its own (a loose file in UTF-8 without a BOM), else a temporary copy (a
+    zip's entry, UTF-16, a BOM). The text is checked as ``decode_text`` checks it, a piece at a time: the
+    same error, at the same line, and the same warning."""
+
+    def __init__(self, path: Path, size: int | None = None) -> None:
+        import mmap
+
+        self.path = path
+        self.where: str | None = None
+        self._stack = contextlib.ExitStack()
+        try:
+            text = self._text(size)
+            self._file = self._stack.enter_context(text.open("rb"))
+            length = os.fstat(self._file.fileno()).st_size
+            self.buf: bytes | mmap.mmap = (
+                mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if length else b""
+            )
+        except BaseException:
+            self._stack.close()
+            raise
+        self.end = len(self.buf) if size is None else min(size, len(self.buf))
+
+    def _text(self, size: int | None) -> Path:
+        with contextlib.ExitStack() as reading:
+            if is_zip(self.path):
+                zf = reading.enter_context(open_zip(self.path))
+                name = _member(zf)
+                assert name is not None  # sniffed
+                self.where = f"entry {name!r}"
+                whole = iter_member_chunks(zf, name, self.path)
+            else:
+                whole = iter_file_chunks(self.path)
+            reading.enter_context(contextlib.closing(whole))
+            # In small pieces: the text of a piece is up to four times its bytes, and two are held at once.
+            chunks = _pieces(whole if size is None else _first_bytes(whole, size), _PIECE)
+            encoding, first = told_encoding(chunks)
+            text = decoded_chunks(itertools.chain([first], chunks), self.path, self.where)
+            if member_of(self.path) is None and not is_zip(self.path) and encoding == Encoding("utf-8", 0):
+                collections.deque(text, maxlen=0)  # checked: the file's bytes are its text's
+                return self.path
+            import tempfile
+
+            folder = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="refind-")))
+            copy = folder / "page.html"
+            with copy.open("wb") as out:
+                for piece in text:
+                    out.write(piece.encode())
+            return copy
+
+    def cards(self, tz: tzinfo) -> tuple[_Timeline, array.array[int]]:
+        """Each card's time and place (where its cell begins, in the text's UTF-8 bytes), and where the
+        cell's inner HTML begins and ends (two numbers a card); an error at the first card that never ends
+        or has no time refind can read, as a whole reading meets it."""
+        placed, cells, dropped = _Timeline(), array.array("q"), 0
+        for n, (start, begin, end) in enumerate(_cells(self.buf, self.end)):
+            dropped = jsonstream.let_go(self.buf, dropped, start)
+            if end is None:
+                raise InputError(self.path, "truncated: a card that never ends", self._place(start))
+            found = _stamped(_BR.split(self.buf[begin:end].decode()), tz)
+            if found is None:
+                raise InputError(self.path, "a card without a time refind can read", self._place(start))
+            placed.add(found[1], start, start, n)
+            cells.extend((begin, end))
+        return placed, cells
+
+    def read(self, start: int, end: int) -> bytes:
+        """The text's bytes from ``start`` to ``end``, read from the file, not the map (``Items.fetch``)."""
+        return os.pread(self._file.fileno(), end - start, start)
+
+    def _place(self, offset: int) -> str:
+        """Where byte ``offset`` of the text is: its line (and the zip's entry). Counted only for an error."""
+        line = 1 + sum(self.read(at, min(at + CHUNK, offset)).count(b"\n") for at in range(0, offset, CHUNK))
+        return ", ".join(p for p in (self.where, f"line {line}") if p)
+
+    def close(self) -> None:
+        if not isinstance(self.buf, bytes):
+            self.buf.close()
+        self._stack.close()
+
+    def __enter__(self) -> _Page:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _pieces(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
+    """``chunks`` cut in pieces of ``size`` bytes at most."""
+    for chunk in chunks:
+        for at in range(0, len(chunk), size):
+            yield chunk[at : at + size]
+
+
+def _first_bytes(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
+    """The first ``size`` bytes of ``chunks``."""
+    for chunk in chunks:
+        if size <= 0:
+            return
+        yield chunk[:size]
+        size -= len(chunk)
+
+
+def _html_after(path: Path, offset: int, tz: tzinfo, before: _Timeline) -> _Placed | None:
     """The card whose cell begins at byte ``offset`` (the newest after the place an earlier import left),
     where each of the ``before`` cards is later than it by more than ``GAP``; else None. Read a window at
     a time, until the cell closes."""
     size = SNIFF_BYTES
     while True:
         chunk = read_file_part(path, offset, size)
-        # Bytes an earlier reading decoded: only a character cut at the window's end is invalid.
-        found = next(_cells(chunk.decode("utf-8", "ignore")), None)
-        if found is None or found[0] != 0 or (found[1] is None and len(chunk) < size):
+        found = next(_cells(chunk, len(chunk)), None)
+        if found is None or found[0] != 0 or (found[2] is None and len(chunk) < size):
             return None
-        if found[1] is not None:
+        if found[2] is not None:
             break
         size *= 4
+    n = len(before.micros)
     try:
-        entry = _html_entry(found[1], tz, path, None, n + 1)
+        # Bytes an earlier reading decoded: only a character cut at the window's end is invalid.
+        entry = _html_entry(chunk[found[1] : found[2]].decode("utf-8", "ignore"), tz, path, None, n + 1)
     except InputError:
         return None
-    if any(e.when - entry.when <= GAP for e in before):
+    if before.near(entry.when):
         return None
     return _Placed(entry.when, offset, offset, n)
 
 
-def _cards(text: str, path: Path, where: str | None, tz: tzinfo) -> Iterator[tuple[int, Entry]]:
-    """The cards of an HTML's ``text``: where each cell begins, and its entry."""
-    line, counted = 1, 0  # the line where the text counted up to ends: each newline counted once
-    for n, (start, cell) in enumerate(_cells(text), start=1):
-        line, counted = line + text.count("\n", counted, start), start
-        place = ", ".join(p for p in (where, f"line {line}") if p)
-        if cell is None:
-            raise InputError(path, "truncated: a card that never ends", place)
-        yield start, _html_entry(cell, tz, path, place, n)
-
-
-def _cells(text: str) -> Iterator[tuple[int, str | None]]:
-    """Each card's main cell: where it starts, and its inner HTML up to its own closing tag (None for a cell
-    that never closes: the file stops in the middle)."""
-    for match in _CONTENT_CELL.finditer(text):
+def _cells(buf: bytes | mmap.mmap, endpos: int) -> Iterator[tuple[int, int, int | None]]:
+    """Each card's main cell in the UTF-8 bytes of an HTML's text, up to ``endpos``: where it starts, where
+    its inner HTML starts, and where that ends, at the cell's own closing tag (None for a cell that never
+    closes: the text stops in the middle)."""
+    for match in _CONTENT_CELL.finditer(buf, 0, endpos):
         depth = 1
-        for tag in _DIV.finditer(text, match.end()):
+        for tag in _divs(buf, match.end(), endpos):
             depth += -1 if tag[1] else 1
             if depth == 0:
-                yield match.start(), text[match.end() : tag.start()]
+                yield match.start(), match.end(), tag.start()
                 break
         else:
-            yield match.start(), None
+            yield match.start(), match.end(), None
             return
+
+
+def _divs(buf: bytes | mmap.mmap, pos: int, endpos: int) -> Iterator[re.Match[bytes]]:
+    """The ``div`` tags, opening and closing, from ``pos`` on: those ``<(/?)div\\b`` (any case) finds in
+    the text, where a letter of any script after the name is a word's (``\\w``)."""
+    for tag in _DIV.finditer(buf, pos, endpos):
+        after = tag.end()
+        if after < endpos and buf[after] >= 0x80:
+            following = bytes(buf[after : min(after + 4, endpos)]).decode("utf-8", "ignore")[:1]
+            if _WORD.match(following):
+                continue
+        yield tag
+
+
+def _stamped(parts: list[str], tz: tzinfo) -> tuple[int, datetime] | None:
+    """The first of a cell's lines after the title that is a time, and the time."""
+    return next(
+        ((i, when) for i in range(1, len(parts)) if (when := _stamp(htmltext.page_text(parts[i]), tz))), None
+    )
 
 
 def _html_entry(cell: str, tz: tzinfo, path: Path, place: str | None, n: int) -> Entry:
     parts = _BR.split(cell)
-    found = next(
-        ((i, when) for i in range(1, len(parts)) if (when := _stamp(htmltext.page_text(parts[i]), tz))), None
-    )
+    found = _stamped(parts, tz)
     if found is None:
         raise InputError(path, "a card without a time refind can read", place)
     i, when = found

@@ -33,13 +33,14 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from refind_cli.errors import InputError
-from refind_cli.importers.container import ErrorMaker, iter_file_chunks, let_go, read_file_part, utf8_chunks
+from refind_cli.importers import container
+from refind_cli.importers.container import ErrorMaker, iter_file_chunks, read_file_part, utf8_chunks
 
 if TYPE_CHECKING:
     import mmap
@@ -712,6 +713,15 @@ class Grown:
 _LET_GO_BYTES = 32 << 20
 
 
+def let_go(buf: bytes | mmap.mmap, dropped: int, start: int) -> int:
+    """Drops a map's pages from ``dropped`` to ``start`` from this process once they are
+    ``_LET_GO_BYTES`` (``container.let_go``: a walk from the file's start has passed them); where the pages
+    are dropped to now."""
+    if start - dropped < _LET_GO_BYTES or not hasattr(buf, "madvise"):
+        return dropped
+    return container.let_go(cast("mmap.mmap", buf), dropped, start)
+
+
 class Items:
     """The items of the arrays at ``paths`` of a loose UTF-8 JSON file (keys from the top-level object:
     ``("chats", "list")``; ``()``: the top level is the array), in the order a parser meets them: where each
@@ -780,12 +790,6 @@ class Items:
         return start
 
     def _let_go(self, start: int) -> None:
-        """Drops the map's pages before ``start`` from this process (every ``_LET_GO_BYTES``): the walk has
-        passed them, and each page it touched would otherwise stay in its resident memory until the map
-        closes (the file's size, at the end of a large file). A page read again is read from the page
-        cache as before."""
-        if start - self._dropped < _LET_GO_BYTES or isinstance(self._buf, bytes):
-            return
         self._dropped = let_go(self._buf, self._dropped, start)
 
     def members(self, start: int) -> tuple[int, dict[bytes, tuple[int, int]]] | None:
@@ -809,16 +813,11 @@ class Items:
             return bytes(self._buf[start:end])
         return read_file_part(self.path, start, end - start)
 
-    def digest(self, spans: Iterable[tuple[int, int]]) -> str:
-        """The hash of the bytes of ``spans`` (start, end) in turn, each with its length before it (as
-        ``container.fingerprint`` hashes parts): of items the walk placed, whose pages it read."""
-        import xxhash
-
-        h = xxhash.xxh3_128()
-        for start, end in spans:
-            h.update((end - start).to_bytes(8, "little"))
-            h.update(self._buf[start:end])
-        return h.hexdigest()
+    def fetch(self, start: int, end: int) -> bytes:
+        """The bytes from ``start`` to ``end`` read from the file, not the map: a reader that goes back to
+        items the walk passed (in another order) would bring their pages back into its resident memory,
+        where ``_let_go`` dropped them."""
+        return os.pread(self._file.fileno(), end - start, start)
 
     def ended(self, end: int | None) -> None:
         """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""
