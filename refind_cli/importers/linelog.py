@@ -504,6 +504,11 @@ def spooling_in(folder: Path) -> Iterator[None]:
         _SPOOLS.reset(token)
 
 
+def spool_folder() -> Path | None:
+    """Where records put aside are written (``spooling_in``; None: the system's temporary folder)."""
+    return _SPOOLS.get()
+
+
 def _unwritable(folder: Path | None, exc: OSError) -> RefindError:
     place = folder or tempfile.gettempdir()
     what = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else exc.strerror or str(exc)
