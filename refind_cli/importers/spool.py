@@ -29,6 +29,8 @@ HELD = 20_000
 # The pickled bytes of a slice, about: what a reading back holds of a group at a time (a merge, of each run).
 SLICE_BYTES = 64 << 10
 _FIRST_SLICE = 64  # records in the first slice, before their size is known
+# The runs a sort merges at most at once: a million messages are 50 runs, merged once.
+FAN_IN = 64
 
 
 class Spool(Generic[T]):
@@ -56,12 +58,16 @@ class Spool(Generic[T]):
             self._flush()
 
     def records(self, group: int) -> Iterator[T]:
-        """The group's records, in the order they were put; a slice at a time from the disk."""
-        for offset, size in self._slices.get(group, ()):
+        """The group's records put so far, in the order they were put; a slice at a time from the disk. What
+        is put aside while they are read (a merge's run, into another group) does not change them."""
+        return self._read(list(self._slices.get(group, ())), list(self._pending.get(group, ())))
+
+    def _read(self, slices: list[tuple[int, int]], pending: list[T]) -> Iterator[T]:
+        for offset, size in slices:
             assert self._file is not None
             self._file.seek(offset)
             yield from pickle.loads(self._file.read(size))
-        yield from self._pending.get(group, ())
+        yield from pending
 
     def _flush(self) -> None:
         try:
@@ -99,28 +105,41 @@ class Spool(Generic[T]):
 class Sorted(Generic[T]):
     """Records given one at a time (``add``), read back sorted by ``key``, stably: the order ``sorted``
     gives them. At most ``held`` are sorted in memory at a time; more are sorted in runs of that many, put
-    aside (``Spool``) and merged (``heapq.merge`` keeps equal keys in the order of the runs)."""
+    aside (``Spool``) and merged (``heapq.merge`` keeps equal keys in the order of the runs). A merge reads a
+    slice of each run at a time: where more than ``FAN_IN`` runs of a size lie aside, they are merged into
+    one, so that a merge holds no more than that many slices however long the input."""
 
     def __init__(self, key: Callable[[T], Any], held: int | None = None) -> None:
         self._key = key
         self._held = HELD if held is None else held
         self._run: list[T] = []
-        self._runs = 0
+        self._runs: list[tuple[int, int]] = []  # the runs put aside, in the input's order: (merges, group)
+        self._groups = 0
         self._spool: Spool[T] = Spool(self._held)
 
     def add(self, record: T) -> None:
         self._run.append(record)
         if len(self._run) >= self._held:
             self._run.sort(key=self._key)
-            self._spool.extend(self._runs, self._run)
-            self._runs += 1
+            self._put(0, self._run)
             self._run = []
+
+    def _put(self, merges: int, records: Iterable[T]) -> None:
+        group, self._groups = self._groups, self._groups + 1
+        for record in records:
+            self._spool.put(group, record)
+        self._runs.append((merges, group))
+        tail = self._runs[-FAN_IN:]
+        if len(tail) == FAN_IN and all(m == merges for m, _ in tail):
+            # The last runs, next to each other in the input: merged, they are one run of it.
+            del self._runs[-FAN_IN:]
+            self._put(merges + 1, heapq.merge(*(self._spool.records(g) for _, g in tail), key=self._key))
 
     def __iter__(self) -> Iterator[T]:
         self._run.sort(key=self._key)
         if not self._runs:
             return iter(self._run)
-        runs: list[Iterable[T]] = [self._spool.records(n) for n in range(self._runs)]
+        runs: list[Iterable[T]] = [self._spool.records(group) for _, group in self._runs]
         return heapq.merge(*runs, self._run, key=self._key)
 
     def close(self) -> None:

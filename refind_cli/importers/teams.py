@@ -25,7 +25,7 @@ import itertools
 import json
 import re
 import zipfile
-from collections.abc import Callable, Collection, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
@@ -118,10 +118,11 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
 @dataclass(frozen=True, slots=True)
 class _File:
     """One message file of the export: its name in it, what stands for its bytes (``container.member_stamp``
-    in a zip, else the bytes), its chunks, and the path and zip entry errors name."""
+    in a zip, else the bytes: as a fingerprint takes a part, its length and chunks), its chunks, and the path
+    and zip entry errors name."""
 
     name: str
-    stamp: Callable[[], bytes]
+    stamp: Callable[[], tuple[int, Iterable[bytes]]]
     chunks: Callable[[], Generator[bytes, None, None]]
     path: Path
     entry: str | None
@@ -137,7 +138,7 @@ def _files(path: Path) -> Iterator[_File]:
         for file in files:
             yield _File(
                 file.relative_to(path).as_posix(),
-                functools.partial(container.read_file, file),
+                functools.partial(_bytes, file),
                 functools.partial(container.iter_file_chunks, file),
                 file,
                 None,
@@ -150,7 +151,7 @@ def _files(path: Path) -> Iterator[_File]:
             for name in members:
                 yield _File(
                     name,
-                    functools.partial(container.member_stamp, zf, name),
+                    functools.partial(_listed, zf, name),
                     functools.partial(container.iter_member_chunks, zf, name, path),
                     path,
                     f"entry {name!r}",
@@ -158,11 +159,23 @@ def _files(path: Path) -> Iterator[_File]:
     else:
         yield _File(
             path.name,
-            functools.partial(container.read_file, path),
+            functools.partial(_bytes, path),
             functools.partial(container.iter_file_chunks, path),
             path,
             None,
         )
+
+
+def _bytes(file: Path) -> tuple[int, Iterable[bytes]]:
+    """A file's bytes as its fingerprint takes them: their length, then their chunks (never held whole: a
+    chat's file may be hundreds of MB)."""
+    return container.file_size(file), container.iter_file_chunks(file)
+
+
+def _listed(zf: zipfile.ZipFile, name: str) -> tuple[int, Iterable[bytes]]:
+    """What stands for a zip member's bytes, as its fingerprint takes it."""
+    stamp = container.member_stamp(zf, name)
+    return len(stamp), [stamp]
 
 
 # The kind of a chat's fingerprint: its file's name and bytes hashed, its place among the file's chats, the
@@ -206,7 +219,8 @@ class _Told:
 
 
 def _chats(file: _File, tz: tzinfo, earlier: _Told) -> Iterator[ChatExport]:
-    digest = container.fingerprint([_PRINTS_BEFORE.encode(), file.name.encode(), file.stamp()])
+    parts = (_PRINTS_BEFORE.encode(), file.name.encode())
+    digest = container.streamed_fingerprint([*((len(part), [part]) for part in parts), file.stamp()])
     told = earlier.chats.get(digest, {})
     places = [f"{n}/{len(told)}" for n in range(len(told))]
     if told and all(place in told for place in places):  # each of the file's chats read before as it is
