@@ -263,9 +263,7 @@ def _size(path: Path) -> int:
     )
 
 
-def survey(
-    fmt: str, n: int, work: Path, keep: bool, tree: Path | None, stop_mb: int | None = None
-) -> dict:
+def survey(fmt: str, n: int, work: Path, keep: bool, tree: Path | None, stop_mb: int | None = None) -> dict:
     name, make = FORMATS[fmt]
     export = work / fmt / name
     done = work / fmt / "made"
