@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import tracemalloc
 import warnings
 import zipfile
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_huge_message_held import traced_peak
 
 from refind_cli.errors import InputWarning
 from refind_cli.importers import container, google_chat, slack, spool, teams
@@ -304,16 +304,7 @@ def test_a_zipped_google_chat_group_reads_the_same_in_any_chunk(tmp_path_factory
     assert [(c, m) for c, m, _ in pieces] == [(c, m) for c, m, _ in whole]
 
 
-# --- memory: a chat four times the size ------------------------------------------------------------------
-
-
-def _peak(read: Callable[[], object]) -> int:
-    tracemalloc.start()
-    try:
-        read()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+# --- memory: a chat sixteen times the size ------------------------------------------------------------------
 
 
 def _consumed(chats: Iterator[ChatExport]) -> int:
@@ -356,5 +347,5 @@ def test_memory_does_not_grow_with_the_chat(
     monkeypatch.setattr(spool, "FAN_IN", 4)
     monkeypatch.setattr(spool, "SLICE_BYTES", 8 << 10)
     small, large = reader(tmp_path / "small", 1_000), reader(tmp_path / "large", 16_000)
-    small_peak, large_peak = _peak(lambda: _consumed(small())), _peak(lambda: _consumed(large()))
+    small_peak, large_peak = traced_peak(lambda: _consumed(small())), traced_peak(lambda: _consumed(large()))
     assert large_peak < 2.5 * small_peak + (1 << 20), (small_peak, large_peak)
