@@ -12,13 +12,18 @@ Prints one table row per format, and the load average beside it.
 
 This is a script that prints figures, not a test.
 
+The shapes that hurt a reader holding a chat whole are here too: ``slack-one``, ``teams-one`` and
+``google-chat-one``, a single channel, chat or group holding all the messages.
+
     python bench/format_memory_bench.py [--messages 1000000] [--workdir bench/out] [--formats ...]
         [--keep]  (keep the generated exports, and reuse them)
+        [--stop-mb MB]  (stop an import whose memory passes MB: its figure is then "over MB")
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -188,6 +193,10 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
     "claude": ("conversations.json", generate_claude),
     "grok": ("prod-grok-backend.json", generate_grok),
     "gemini-html": ("Gemini Apps/MyActivity.html", generate_gemini_html),
+    # One channel, chat or group holding every message (a reader that holds a chat to sort or name it).
+    "slack-one": ("Bench Slack export.zip", functools.partial(rb.generate_slack, channels=1)),
+    "teams-one": ("teams-export.zip", functools.partial(rb.generate_teams, chats=1)),
+    "google-chat-one": ("takeout-google-chat.zip", functools.partial(rb.generate_google_chat, chats=1)),
 }
 
 
@@ -227,18 +236,25 @@ def peer(export: Path) -> None:
 class _Sampler(threading.Thread):
     """The largest total RSS of a process and its descendants, sampled every 20 ms."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, stop_kb: int | None = None) -> None:
         super().__init__(daemon=True)
         self.pid = pid
         self.peak_kb = 0
+        self.stop_kb = stop_kb  # past it the process (group) is stopped: its figure is "over"
+        self.stopped = False
         self.done = threading.Event()
 
     def run(self) -> None:
         while not self.done.wait(0.02):
             self.peak_kb = max(self.peak_kb, _tree_rss_kb(self.pid))
+            if self.stop_kb is not None and self.peak_kb > self.stop_kb and not self.stopped:
+                self.stopped = True
+                os.killpg(self.pid, 9)
 
 
-def measured(args: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> dict:
+def measured(
+    args: list[str], env: dict[str, str] | None = None, stop_mb: int | None = None, cwd: Path | None = None
+) -> dict:
     """``args`` run as a process: its wall, CPU (its own and its waited-for children's), peak RSS in MB. Its
     output goes to temporary files, not pipes: an import that names 20,000 chats would fill a pipe and wait
     on it while this process waits for it to end."""
@@ -246,8 +262,8 @@ def measured(args: list[str], env: dict[str, str] | None = None, cwd: Path | Non
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(args, stdout=out, stderr=err, env=env, cwd=cwd)
-        sampler = _Sampler(proc.pid)
+        proc = subprocess.Popen(args, stdout=out, stderr=err, env=env, cwd=cwd, start_new_session=True)
+        sampler = _Sampler(proc.pid, None if stop_mb is None else stop_mb << 10)
         sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
@@ -257,7 +273,7 @@ def measured(args: list[str], env: dict[str, str] | None = None, cwd: Path | Non
         out.seek(0)
         err.seek(0)
         printed, complaint = out.read(), err.read()
-    if proc.returncode:
+    if proc.returncode and not sampler.stopped:
         raise SystemExit(f"{args} failed:\n{complaint.decode(errors='replace')[-2000:]}")
     # Not ``ru_maxrss``: Linux carries a process's high-water mark across exec, so a child forked from
     # this process (which may have held a generated export) would report this process's size.
@@ -267,6 +283,7 @@ def measured(args: list[str], env: dict[str, str] | None = None, cwd: Path | Non
         "peak": sampler.peak_kb / 1024,
         "out": printed.decode(errors="replace")[-2000:],
         "load": os.getloadavg()[0],
+        "stopped": sampler.stopped,
     }
 
 
@@ -278,7 +295,7 @@ def _size(path: Path) -> int:
     )
 
 
-def survey(fmt: str, n: int, work: Path, keep: bool, tree: Path | None) -> dict:
+def survey(fmt: str, n: int, work: Path, keep: bool, tree: Path | None, stop_mb: int | None = None) -> dict:
     name, make = FORMATS[fmt]
     export = work / fmt / name
     done = work / fmt / "made"
@@ -295,21 +312,26 @@ def survey(fmt: str, n: int, work: Path, keep: bool, tree: Path | None) -> dict:
     imported = measured(
         [sys.executable, "-m", "refind_cli", "--home", str(home), "import", "--tz", "UTC", str(export)],
         env,
+        stop_mb,
+        # In the tree's folder: ``python -m`` puts the working folder before PYTHONPATH.
         tree,
     )
     from refind_cli.storage.archive import Archive
 
-    with Archive.open(home) as archive:
-        messages = archive.counts()["messages"]
+    messages = 0
+    if not imported["stopped"]:
+        with Archive.open(home) as archive:
+            messages = archive.counts()["messages"]
     shutil.rmtree(home, ignore_errors=True)
     return {"format": fmt, "messages": messages, "mb": _size(export) / 1e6, "import": imported, "peer": plain}
 
 
 def row(r: dict) -> str:
     i, p = r["import"], r["peer"]
+    over = "over " if i.get("stopped") else ""  # stopped there: its wall and CPU are up to then
     return (
         f"| {r['format']} | {r['messages']:,} | {r['mb']:.0f} | {i['wall']:.1f} | {i['cpu']:.1f} | "
-        f"{i['peak']:.0f} | {p['wall']:.1f} | {p['cpu']:.1f} | {p['peak']:.0f} | {i['cpu'] / p['cpu']:.1f}x | "
+        f"{over}{i['peak']:.0f} | {p['wall']:.1f} | {p['cpu']:.1f} | {p['peak']:.0f} | {i['cpu'] / p['cpu']:.1f}x | "
         f"{i['peak'] / p['peak']:.1f}x | {i['load']:.1f} |"
     )
 
@@ -329,6 +351,7 @@ def main() -> None:
     parser.add_argument("--formats", nargs="+", choices=FORMATS, default=list(FORMATS))
     parser.add_argument("--keep", action="store_true", help="keep the generated exports, and reuse them")
     parser.add_argument("--tree", type=Path, help="another tree's refind_cli (e.g. a git archive of main)")
+    parser.add_argument("--stop-mb", type=int, help="stop an import whose memory passes this many MB")
     parser.add_argument("--peer", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peer is not None:
@@ -337,7 +360,7 @@ def main() -> None:
     work = args.workdir / "format-memory"
     print(HEADER, flush=True)
     for fmt in args.formats:
-        r = survey(fmt, args.messages, work, args.keep, args.tree)
+        r = survey(fmt, args.messages, work, args.keep, args.tree, args.stop_mb)
         print(row(r), flush=True)
         with (work / "figures.jsonl").open("a") as fh:
             fh.write(json.dumps({**r, "n": args.messages, "at": time.time()}) + "\n")

@@ -1403,12 +1403,19 @@ def fingerprint(parts: Iterable[bytes]) -> str:
     """A ``ChatExport.fingerprint`` of what a chat is read from (files' names and bytes, a directory of
     names): each part's length goes in before it, so that no two lists of parts hash alike by where they
     are cut. Hashed as it goes: a part may be a large file's chunk (``framed`` joins them)."""
+    return streamed_fingerprint((len(part), (part,)) for part in parts)
+
+
+def streamed_fingerprint(parts: Iterable[tuple[int, Iterable[bytes]]]) -> str:
+    """``fingerprint`` of parts each given as its length and its chunks: a file too large to hold whole
+    (its size told beforehand: a zip member's, or a file's on disk)."""
     import xxhash
 
     h = xxhash.xxh3_128()
-    for part in parts:
-        h.update(len(part).to_bytes(8, "little"))
-        h.update(part)
+    for size, chunks in parts:
+        h.update(size.to_bytes(8, "little"))
+        for chunk in chunks:
+            h.update(chunk)
     return h.hexdigest()
 
 

@@ -18,12 +18,13 @@ email in ``user_info.json``) are ``Message.own``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import warnings
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from functools import partial
@@ -31,18 +32,22 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import fields
+from refind_cli.importers import fields, jsonstream, spool
 from refind_cli.importers.container import (
+    ErrorMaker,
     decode_text,
+    file_size,
     files_matching,
-    fingerprint,
     is_file,
     is_zip,
+    iter_file_chunks,
+    iter_member_chunks,
     member_names,
     open_zip,
     read_file,
     read_member,
     sniff_head,
+    streamed_fingerprint,
 )
 from refind_cli.importers.conversations import as_dict, as_list, dump, join, text_of
 from refind_cli.records import Chat, ChatExport, Kind, Message
@@ -66,14 +71,25 @@ _DATE = re.compile(
     r"(?: (?P<zone>\S+))?"
 )
 _UTC_ZONES = frozenset({"UTC", "GMT"})
+# A group's messages.json is read as a stream (a group of a million messages runs to hundreds of MB).
+_RULES = jsonstream.Rules(
+    block=64 << 10,
+    max_token=16 << 20,
+    max_depth=64,
+    export="a Google Chat export",
+    utf8_fault="invalid UTF-8; not a text export",
+    full_stop=False,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """One group's files: how to read each (None: not there), and what errors name."""
+    """One group's files: how to read each (None: not there), and what errors name. Its messages.json is
+    given a chunk at a time, with its size (what its fingerprint hashes before its bytes)."""
 
     folder: str  # the group folder's name ("" for a messages.json alone)
-    messages: Callable[[], bytes]
+    messages: Callable[[], Generator[bytes, None, None]]
+    size: int
     info: Callable[[], bytes] | None
     path: Path  # the file or zip errors name
     where: str | None  # the zip entry
@@ -92,7 +108,8 @@ def _zip_groups(path: Path, zf: zipfile.ZipFile) -> tuple[list[_Group], Callable
             groups.append(
                 _Group(
                     m[1],
-                    partial(read_member, zf, name, path),
+                    partial(iter_member_chunks, zf, name, path),
+                    zf.getinfo(name).file_size,
                     partial(read_member, zf, info, path) if info in present else None,
                     path,
                     f"entry {name!r}",
@@ -118,7 +135,8 @@ def _folder_groups(root: Path) -> tuple[list[_Group], Callable[[], bytes] | None
     groups = [
         _Group(
             f.name,
-            partial(read_file, f / MESSAGES),
+            partial(iter_file_chunks, f / MESSAGES),
+            file_size(f / MESSAGES),
             partial(read_file, f / GROUP_INFO) if (f / GROUP_INFO).is_file() else None,
             f / MESSAGES,
             None,
@@ -180,7 +198,8 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
         info = path.with_name(GROUP_INFO)
         group = _Group(
             "",
-            partial(read_file, path),
+            partial(iter_file_chunks, path),
+            file_size(path),
             partial(read_file, info) if is_file(info) and info != path else None,
             path,
             None,
@@ -211,16 +230,14 @@ def _groups(groups: list[_Group], user: Callable[[], bytes] | None, tz: tzinfo) 
 
 
 def _group(group: _Group, me: str | None, tz: tzinfo) -> ChatExport:
-    """A group's chat; its messages are built where they are read (``ChatExport.fingerprint``: the group's
-    files and the account, all they depend on besides the zone, which the import's settings hold)."""
-    raw = group.messages()
-    data = _json(raw, group.path, group.where)
-    if not isinstance(data, dict) or not isinstance(data.get("messages", []), list):
-        raise InputError(group.path, f'not a {{"messages": [...]}} object; not {WHAT}', group.where)
+    """A group's chat; its messages are built where they are read, as the file streams (``_entries``: it is
+    never held whole), after its first message is read for the chat's key. ``ChatExport.fingerprint``: the
+    group's files and the account, all they depend on besides the zone, which the import's settings hold."""
+    entries = _entries(group)
+    first = next(entries, None)
     raw_info = group.info() if group.info else b""
     info = as_dict(_json(raw_info, group.path, group.where)) if group.info else {}
-    entries = as_list(data.get("messages"))
-    first_id = next((text_of(as_dict(e).get("message_id")) for e in entries if isinstance(e, dict)), "")
+    first_id = text_of(first[0].get("message_id")) if first is not None else ""
     key = first_id.split("/", 1)[0] if "/" in first_id else group.folder.split(" ", 1)[-1]
     if not key:
         raise InputError(group.path, "no message_id and no group folder to key the chat by", group.where)
@@ -233,45 +250,112 @@ def _group(group: _Group, me: str | None, tz: tzinfo) -> ChatExport:
         else "group"
     )
     chat = Chat(FORMAT, key, name, kind=kind, raw=dump(info) if info else "")
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            where = ", ".join(p for p in (group.where, f"messages[{index}]") if p)
-            raise InputError(group.path, "a message is not a JSON object", where)
+    with contextlib.closing(group.messages()) as chunks:
+        told = streamed_fingerprint(
+            [
+                (group.size, chunks),
+                (len(raw_info), [raw_info]),
+                (len((me or "").encode()), [(me or "").encode()]),
+            ]
+        )
 
     def messages() -> Iterator[Message]:
-        times = _times(entries, group, tz)
         gaps = fields.Gaps(group.path)
-        for entry, when in zip(entries, times, strict=True):
-            if entry.get("text") is None and not entry.get("attached_files"):
-                gaps.lack("message", "text")
-            yield _message(entry, me, when)
+        dates = _Dates(group, tz)
+        with contextlib.closing(entries):
+            for entry, where in [first] if first is not None else []:
+                yield from _built(entry, where, dates, gaps, me)
+            for entry, where in entries:
+                yield from _built(entry, where, dates, gaps, me)
+        dates.done()
         gaps.warn()
 
-    return ChatExport(chat, messages(), fingerprint=fingerprint([raw, raw_info, (me or "").encode()]))
+    return ChatExport(chat, messages(), fingerprint=told)
 
 
-def _times(entries: list[dict[str, Any]], group: _Group, tz: tzinfo) -> list[datetime]:
+def _entries(group: _Group) -> Generator[tuple[dict[str, Any], str], None, None]:
+    """The items of the file's ``messages`` list, each with its place (``messages[3]``), as the file streams;
+    an error where the file is not a ``{"messages": [...]}`` object or an item is not a JSON object."""
+    error = _error(group)
+    with contextlib.closing(group.messages()) as chunks:
+        events = jsonstream.JsonEvents(jsonstream.Stream(chunks, error, _RULES))
+        if events.next()[0] != "start_map":
+            raise InputError(group.path, f'not a {{"messages": [...]}} object; not {WHAT}', group.where)
+        while (found := events.next())[0] == "map_key":
+            event, value = events.next()
+            if found[1] != "messages":
+                events.value(event, value, found[1])  # what else the object holds: read past
+                continue
+            if event != "start_array":
+                raise InputError(group.path, f'not a {{"messages": [...]}} object; not {WHAT}', group.where)
+            for entry, where in events.array("messages"):
+                if not isinstance(entry, dict):
+                    raise error("a message is not a JSON object", where)
+                yield entry, where
+        events.finish()
+
+
+def _error(group: _Group) -> ErrorMaker:
+    def error(what: str, where: str | None) -> InputError:
+        return InputError(group.path, what, ", ".join(p for p in (group.where, where) if p) or None)
+
+    return error
+
+
+def _built(
+    entry: dict[str, Any], where: str, dates: _Dates, gaps: fields.Gaps, me: str | None
+) -> Iterator[Message]:
+    """The message of ``entry``, and of those before it that waited for a readable date (``_Dates``)."""
+    for made, when in dates.of(entry, where):
+        if made.get("text") is None and not made.get("attached_files"):
+            gaps.lack("message", "text")
+        yield _message(made, me, when)
+
+
+class _Dates:
     """Each message's time. One whose ``created_date`` cannot be read (other tools have seen ``Unknown
-    Date``) takes the time of the message before it, the first ones that of the first readable one; one
-    warning for the file says how many."""
-    times = [created(text_of(e.get("created_date")), tz) for e in entries]
-    undated = [i for i, t in enumerate(times) if t is None]
-    if not undated:
-        return [t for t in times if t is not None]
-    known = next((t for t in times if t is not None), None)
-    if known is None:
-        raise InputError(group.path, "no message has a created_date refind can read", group.where)
-    filled: list[datetime] = []
-    for t in times:
-        known = t or (filled[-1] if filled else known)
-        filled.append(known)
-    first = entries[undated[0]].get("created_date")
-    what = (
-        f"{len(undated):,} message{'s' if len(undated) > 1 else ''} whose created_date cannot be read, the "
-        f"first at messages[{undated[0]}] ({first!r}); each takes the time of the message before it"
-    )
-    warnings.warn(InputWarning(group.path, what, group.where), stacklevel=3)
-    return filled
+    Date``) takes the time of the message before it, the first ones that of the first readable one (they
+    wait for it, put aside: ``spool.Spool``); one warning for the file says how many (``done``)."""
+
+    def __init__(self, group: _Group, tz: tzinfo) -> None:
+        self.group, self.tz = group, tz
+        self.known: datetime | None = None
+        self.undated = 0
+        self.first: tuple[str, Any] | None = None  # the first undated message's place and date
+        self.waiting: spool.Spool[dict[str, Any]] = spool.Spool()
+        self.waited = 0
+
+    def of(self, entry: dict[str, Any], where: str) -> Iterator[tuple[dict[str, Any], datetime]]:
+        when = created(text_of(entry.get("created_date")), self.tz)
+        if when is None:
+            self.undated += 1
+            self.first = self.first or (where, entry.get("created_date"))
+            if self.known is None:
+                self.waiting.put(0, entry)
+                self.waited += 1
+                return
+            when = self.known
+        elif self.waited:
+            yield from ((waited, when) for waited in self.waiting.records(0))
+            self.waiting.close()
+            self.waited = 0
+        self.known = when
+        yield entry, when
+
+    def done(self) -> None:
+        if not self.undated:
+            return
+        if self.known is None:
+            raise InputError(
+                self.group.path, "no message has a created_date refind can read", self.group.where
+            )
+        assert self.first is not None
+        place, stamp = self.first
+        what = (
+            f"{self.undated:,} message{'s' if self.undated > 1 else ''} whose created_date cannot be read, the "
+            f"first at {place} ({stamp!r}); each takes the time of the message before it"
+        )
+        warnings.warn(InputWarning(self.group.path, what, self.group.where), stacklevel=4)
 
 
 def _message(entry: dict[str, Any], me: str | None, when: datetime) -> Message:

@@ -501,6 +501,11 @@ def spooling_in(folder: Path) -> Iterator[None]:
         _SPOOLS.reset(token)
 
 
+def spool_folder() -> Path | None:
+    """Where records put aside are written (``spooling_in``; None: the system's temporary folder)."""
+    return _SPOOLS.get()
+
+
 def spool_file(held: str = _LONG) -> IO[bytes]:
     """An unnamed file in the folder ``spooling_in`` names (the system's temporary folder outside it), to
     hold ``held`` while it is imported: gone once closed or with its process."""

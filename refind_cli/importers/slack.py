@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers import fields
+from refind_cli.importers import fields, spool
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
@@ -279,7 +279,7 @@ class _Channel:
             )
         )
         self.start: _Point | None = None
-        self.read: list[list[_Entry]] | None = None  # the day files from the start on, once read
+        self.read: _Gathered | None = None  # the day files from the start on, once read
 
     def digest(self, days: int) -> str:
         return hashed(self._framed[: self._ends[days]])
@@ -287,8 +287,9 @@ class _Channel:
     def go_on(self, start: _Point) -> int:
         """Read the day files after ``start``'s; the messages before them, where every message read is
         later than those (else the channel is read whole: 0)."""
-        read = [self._day(day) for day in self.days[start.days :]]
-        if any(entry[0] <= start.last for entries in read for entry in entries):
+        read = self._gather(self.days[start.days :])
+        if any(earliest is not None and earliest <= start.last for _, _, earliest in read.days):
+            read.sorted.close()
             return 0
         self.start, self.read = start, read
         return start.count
@@ -296,15 +297,34 @@ class _Channel:
     def messages(self) -> Iterator[Message]:
         """Its messages, in ``ts`` order (a stable sort keeps same-ts messages in file order)."""
         if self.read is None:
-            self.read = [self._day(day) for day in self.days]
-        entries = sorted((entry for day in self.read for entry in day), key=lambda entry: entry[0])
-        replied = {
-            thread
-            for _, obj, _, _ in entries
-            if (thread := _str(obj.get("thread_ts"))) and thread != _str(obj.get("ts"))
-        }
-        for _, obj, timestamp, raw in entries:
-            yield _message(obj, timestamp, raw, replied, self.directory)
+            self.read = self._gather(self.days)
+        read = self.read
+        try:
+            for _, rooted, made in read.sorted:
+                message = Message._make(made)
+                # A message that starts a thread only where a reply names it: the replies are all read now.
+                if rooted and message.source_id in read.replied:
+                    message = message._replace(thread=message.source_id)
+                yield message
+        finally:
+            read.sorted.close()
+
+    def _gather(self, days: list[str]) -> _Gathered:
+        """The messages of ``days``' files, built as each file is read and put in ``ts`` order
+        (``spool.Sorted``: a channel of a million messages is not held whole), and what the channel's
+        fingerprint and a thread's root need of them."""
+        read = _Gathered(spool.Sorted(_by_ts), set(), [])
+        for day in days:
+            entries = self._day(day)
+            for key, obj, timestamp, raw in entries:
+                message = _message(obj, timestamp, raw, _NO_REPLIES, self.directory)
+                ts, thread = obj["ts"], _str(obj.get("thread_ts"))
+                if thread and thread != ts:
+                    read.replied.add(thread)
+                read.sorted.add((key, thread == ts and message.thread is None, tuple(message)))
+            keys = [entry[0] for entry in entries]
+            read.days.append((len(entries), max(keys, default=None), min(keys, default=None)))
+        return read
 
     def printed(self) -> str | None:
         """Its fingerprint, its day files read: the points after all of them and after all but the last."""
@@ -313,9 +333,9 @@ class _Channel:
         start = self.start or _Point(self.tag, 0, (-1, 0), 0, "", "")
         points = [start] if start.days else []
         count, last = start.count, start.last
-        for n, entries in enumerate(self.read, start.days + 1):
-            count += len(entries)
-            last = max([last, *(entry[0] for entry in entries)])
+        for n, (entries, latest, _) in enumerate(self.read.days, start.days + 1):
+            count += entries
+            last = last if latest is None else max(last, latest)
             if n >= len(self.days) - 1:
                 points.append(_Point(self.tag, n, last, count, self.digest(n), ""))
         return " ".join([_PRINTS, self.tag, *(p.write() for p in points[-2:])])
@@ -344,6 +364,24 @@ class _Channel:
 
 # A message of a day file: its ``ts`` as exact (seconds, nanoseconds), its object, time and raw record.
 _Entry = tuple[tuple[int, int], dict[str, Any], datetime, str]
+# A message as ``_Gathered`` sorts it: its ``ts``, whether it starts a thread only if a reply names it, its
+# fields (``Message._make`` makes it again).
+_Built = tuple[tuple[int, int], bool, tuple[Any, ...]]
+_NO_REPLIES: frozenset[str] = frozenset()
+
+
+def _by_ts(built: _Built) -> tuple[int, int]:
+    return built[0]
+
+
+@dataclass(frozen=True, slots=True)
+class _Gathered:
+    """A channel's day files read: its messages in ``ts`` order, the threads its replies name, and each
+    day's messages with their latest and earliest ``ts`` (None: none)."""
+
+    sorted: spool.Sorted[_Built]
+    replied: set[str]
+    days: list[tuple[int, tuple[int, int] | None, tuple[int, int] | None]]
 
 
 def _names(directory: _Directory) -> bytes:
@@ -537,7 +575,7 @@ def _parse_ts(value: Any, path: Path, where: str) -> tuple[tuple[int, int], date
 
 
 def _message(
-    obj: dict[str, Any], timestamp: datetime, raw: str, replied: set[str], directory: _Directory
+    obj: dict[str, Any], timestamp: datetime, raw: str, replied: Collection[str], directory: _Directory
 ) -> Message:
     ts = obj["ts"]
     thread_ts = _str(obj.get("thread_ts"))

@@ -25,14 +25,14 @@ import itertools
 import json
 import re
 import zipfile
-from collections.abc import Callable, Collection, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers import container, fields, jsonstream
+from refind_cli.importers import container, fields, jsonstream, spool
 from refind_cli.importers.conversations import dump, text_of
 from refind_cli.importers.htmltext import message_text
 from refind_cli.importers.skype import ident
@@ -118,10 +118,11 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
 @dataclass(frozen=True, slots=True)
 class _File:
     """One message file of the export: its name in it, what stands for its bytes (``container.member_stamp``
-    in a zip, else the bytes), its chunks, and the path and zip entry errors name."""
+    in a zip, else the bytes: as a fingerprint takes a part, its length and chunks), its chunks, and the path
+    and zip entry errors name."""
 
     name: str
-    stamp: Callable[[], bytes]
+    stamp: Callable[[], tuple[int, Iterable[bytes]]]
     chunks: Callable[[], Generator[bytes, None, None]]
     path: Path
     entry: str | None
@@ -137,7 +138,7 @@ def _files(path: Path) -> Iterator[_File]:
         for file in files:
             yield _File(
                 file.relative_to(path).as_posix(),
-                functools.partial(container.read_file, file),
+                functools.partial(_bytes, file),
                 functools.partial(container.iter_file_chunks, file),
                 file,
                 None,
@@ -150,7 +151,7 @@ def _files(path: Path) -> Iterator[_File]:
             for name in members:
                 yield _File(
                     name,
-                    functools.partial(container.member_stamp, zf, name),
+                    functools.partial(_listed, zf, name),
                     functools.partial(container.iter_member_chunks, zf, name, path),
                     path,
                     f"entry {name!r}",
@@ -158,11 +159,23 @@ def _files(path: Path) -> Iterator[_File]:
     else:
         yield _File(
             path.name,
-            functools.partial(container.read_file, path),
+            functools.partial(_bytes, path),
             functools.partial(container.iter_file_chunks, path),
             path,
             None,
         )
+
+
+def _bytes(file: Path) -> tuple[int, Iterable[bytes]]:
+    """A file's bytes as its fingerprint takes them: their length, then their chunks (never held whole: a
+    chat's file may be hundreds of MB)."""
+    return container.file_size(file), container.iter_file_chunks(file)
+
+
+def _listed(zf: zipfile.ZipFile, name: str) -> tuple[int, Iterable[bytes]]:
+    """What stands for a zip member's bytes, as its fingerprint takes it."""
+    stamp = container.member_stamp(zf, name)
+    return len(stamp), [stamp]
 
 
 # The kind of a chat's fingerprint: its file's name and bytes hashed, its place among the file's chats, the
@@ -206,7 +219,8 @@ class _Told:
 
 
 def _chats(file: _File, tz: tzinfo, earlier: _Told) -> Iterator[ChatExport]:
-    digest = container.fingerprint([_PRINTS_BEFORE.encode(), file.name.encode(), file.stamp()])
+    parts = (_PRINTS_BEFORE.encode(), file.name.encode())
+    digest = container.streamed_fingerprint([*((len(part), [part]) for part in parts), file.stamp()])
     told = earlier.chats.get(digest, {})
     places = [f"{n}/{len(told)}" for n in range(len(told))]
     if told and all(place in told for place in places):  # each of the file's chats read before as it is
@@ -324,16 +338,23 @@ def _gathered(
 ) -> tuple[list[ChatExport], _Head | None]:
     """The chats of a file's messages (``array``: read whole, or from ``grown``'s head on, where the chat
     and its senders so far are the head's), and the file's head after them where it can leave one.
-    ``file``: its name in the export, and the path and zip entry errors name."""
+    ``file``: its name in the export, and the path and zip entry errors name.
+
+    A chat is named by all its senders, and a channel's post is a thread's root where a reply names it, so
+    every message is read before the first chat is handed on: each is built as it is read and put aside
+    (``spool.Spool``: a chat of a million messages is not held whole), the threads of a channel's roots set
+    as they are handed on."""
     name, path, entry = file
     error = _error(path, entry)
-    chats: dict[str, tuple[Chat, list[dict[str, Any]], list[str]]] = {}
+    found: dict[str, _Found] = {}
+    put: spool.Spool[tuple[Any, ...]] = spool.Spool()
     gaps = fields.Gaps(path)
     # A file is one chat's or channel's history, named by its id (``messages_<id>.json``): where a message
     # no longer names its chat, the file's name does.
     named = re.sub(r"^entry '(.*)'$", r"\1", entry or path.name).rsplit("/", 1)[-1]
+    before = grown[0].senders if grown is not None else ()
     if grown is not None:
-        chats[grown[1].key] = (grown[1], [], [])
+        found[grown[1].key] = _Found(grown[1], len(found), set(before), set(), [True])
     for obj, where in array:
         if not isinstance(obj, dict):
             raise error("a message is not a JSON object", where)
@@ -344,28 +365,59 @@ def _gathered(
         body = obj.get("Body")
         if not isinstance(body, dict) or body.get("Content") is None:
             gaps.lack("message", "Body.Content")
-        chats.setdefault(chat.key, (chat, [], []))[1].append(obj)
-        chats[chat.key][2].append(where)
+        told = found.get(chat.key)
+        if told is None:
+            told = found[chat.key] = _Found(chat, len(found), set(before), set(), [True])
+        message = _message(obj, where, _NO_ROOTS, tz, error)
+        if told.chat.kind == "channel" and message.reply_to:
+            told.roots.add(message.reply_to)
+        if message.sender and message.kind != Kind.SYSTEM:
+            told.names.add(message.sender)
+        if message.source_id is None:
+            told.identified[0] = False
+        put.put(told.group, tuple(message))
     events.finish()
     exports = []
-    before = grown[0].senders if grown is not None else ()
-    for chat, objs, places in chats.values():
-        roots = {r for o in objs if (r := ident(o.get("ReplyToId")))} if chat.kind == "channel" else set()
-        messages = [_message(o, w, roots, tz, error) for o, w in zip(objs, places, strict=True)]
-        names = sorted({*before, *(m.sender for m in messages if m.sender and m.kind != Kind.SYSTEM)})
+    for told in found.values():
+        chat = told.chat
+        names = sorted(told.names)
         if chat.kind in _CHATS and names:
             kind = "group" if len(names) > 2 else "direct"
             chat = Chat(FORMAT, chat.key, ", ".join(names), kind, chat.raw)
+        messages = _handed(put, told.group, told.roots)
         exports.append(ChatExport(chat, messages, passed=grown[0].items if grown is not None else 0))
     gaps.warn()
     head = events.head
     if len(exports) != 1 or exports[0].chat.kind == "channel" or head is None:
         return exports, None
-    messages = cast(list[Message], exports[0].messages)
-    if any(m.source_id is None for m in messages):  # its identity would depend on the messages before
+    [told] = found.values()
+    if not told.identified[0]:  # its identity would depend on the messages before
         return exports, None
-    names = sorted({*before, *(m.sender for m in messages if m.sender and m.kind != Kind.SYSTEM)})
-    return exports, _Head(name, head.offset, head.items, "", tuple(names))
+    return exports, _Head(name, head.offset, head.items, "", tuple(sorted(told.names)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """A chat of a file as its messages are read: the chat, its group among the file's put aside, its
+    senders' names, the posts its replies name (a channel's), whether every message has an id."""
+
+    chat: Chat
+    group: int
+    names: set[str]
+    roots: set[str]
+    identified: list[bool]
+
+
+_NO_ROOTS: frozenset[str] = frozenset()
+
+
+def _handed(put: spool.Spool[tuple[Any, ...]], group: int, roots: set[str]) -> Iterator[Message]:
+    """A chat's messages put aside, a channel's post that a reply names made its thread's root."""
+    for made in put.records(group):
+        message = Message._make(made)
+        if message.thread is None and message.source_id in roots:
+            message = message._replace(thread=message.source_id)
+        yield message
 
 
 def _chat_of(obj: dict[str, Any]) -> Chat | None:
@@ -381,7 +433,7 @@ def _chat_of(obj: dict[str, Any]) -> Chat | None:
 def _message(
     obj: dict[str, Any],
     where: str,
-    roots: set[str],
+    roots: Collection[str],
     tz: tzinfo,
     error: container.ErrorMaker,
 ) -> Message:
