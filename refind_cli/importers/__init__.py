@@ -90,6 +90,12 @@ class Importer:
     # holds once (a ChatGPT export's conversations.json, a WhatsApp zip's chat text): an archive where two
     # such files are each an export of the format holds two exports, not one.
     roots: tuple[str, ...] = ()
+    # What the names of the files its zip sniff looks for hold (lower case: "result.json", ".txt"): a zip on
+    # disk none of whose file names holds one, in any case, is not asked about, its module not even
+    # imported (a Slack export's 36,000 day files were walked by 14 formats' sniffs). Each must be in
+    # every name the sniff would take, so the table passes over zips the sniff would refuse, never one it
+    # would accept. Empty: always asked.
+    zipped: tuple[str, ...] = ()
 
     def load(self) -> ImporterModule:
         from refind_cli.method.segment import PAIRINGS
@@ -143,7 +149,12 @@ def _archive_stamp(path: Path) -> tuple[int, int, int] | None:
 def _sniffed(importer: Importer, path: Path, _stamp: tuple[int, int, int]) -> bool:
     """An importer's sniff of an archive, once while it keeps its stamp: an import asks each format about a
     zip up to three times (whether it is one export, which, what else it holds), and each sniff of a Slack
-    export of a million messages walks its 36,000 names (0.15 s of CPU the two later rounds)."""
+    export of a million messages walks its 36,000 names (0.15 s of CPU the two later rounds). Not asked of
+    a zip that holds no file its sniff looks for (``Importer.zipped``)."""
+    from refind_cli.importers import container
+
+    if importer.zipped and not container.may_hold(path, importer.zipped):
+        return False
     return bool(importer.load().sniff(path))
 
 
@@ -529,10 +540,18 @@ register(
         names=("*.txt", "*.zip"),
         resumes=True,
         roots=("*.txt",),
+        zipped=(".txt",),
     )
 )
 register(
-    Importer("slack", "refind_cli.importers.slack", takes=("zip", "folder"), names=("*.zip",), knows=True)
+    Importer(
+        "slack",
+        "refind_cli.importers.slack",
+        takes=("zip", "folder"),
+        names=("*.zip",),
+        knows=True,
+        zipped=(".json",),
+    )
 )
 register(
     Importer(
@@ -543,6 +562,7 @@ register(
         resumes=True,
         knows=True,
         roots=("result.json",),
+        zipped=("result.json",),
     )
 )
 # ChatGPT and Claude.ai: assistant chats, so a turn is a question with its answer.
@@ -555,6 +575,7 @@ register(
         pairing="exchange",
         knows=True,
         roots=("conversations.json",),
+        zipped=("conversations.json",),
     )
 )
 register(
@@ -566,6 +587,7 @@ register(
         pairing="exchange",
         knows=True,
         roots=("conversations.json",),
+        zipped=("conversations.json",),
     )
 )
 # Messenger and Instagram: one reader (meta.py), two sources; an export's paths say which service it is.
@@ -576,6 +598,7 @@ register(
         takes=("file", "zip", "folder"),
         names=("message_*.json", "*.zip"),
         roots=("messages/inbox",),
+        zipped=("message_",),
     )
 )
 register(
@@ -585,6 +608,7 @@ register(
         takes=("file", "zip", "folder"),
         names=("message_*.json", "*.zip"),
         roots=("messages/inbox",),
+        zipped=("message_",),
     )
 )
 register(
@@ -597,6 +621,7 @@ register(
         takes=("zip", "folder"),
         names=("*.zip",),
         roots=("messages/index.json",),
+        zipped=("index.json", "messages.csv", "messages.json"),
     )
 )
 # Google Takeout: Hangouts and Google Chat are two apps to the people who used them, so two sources; Gemini's
@@ -608,6 +633,7 @@ register(
         takes=("file", "zip"),
         names=("hangouts.json",),
         roots=("hangouts.json",),
+        zipped=("hangouts.json",),
     )
 )
 register(
@@ -616,6 +642,7 @@ register(
         "refind_cli.importers.google_chat",
         takes=("file", "zip", "folder"),
         names=("messages.json", "*.zip"),
+        zipped=("messages.json",),
     )
 )
 register(
@@ -627,6 +654,7 @@ register(
         pairing="exchange",
         knows=True,
         roots=("*.json",),
+        zipped=(".json", ".html"),
     )
 )
 register(
@@ -637,6 +665,7 @@ register(
         names=("prod-grok-backend.json", "*.zip"),
         pairing="exchange",
         roots=("prod-grok-backend.json",),
+        zipped=("prod-grok-backend.json",),
     )
 )
 # Phones and messengers (issue 22). SMS Backup & Restore XML also holds Signal Android's old plaintext backup.
@@ -658,6 +687,7 @@ register(
         takes=("file", "zip", "folder"),
         names=("messages_*.json", "*.zip"),
         knows=True,
+        zipped=("messages_",),
     )
 )
 # Line-based logs read by one engine (linelog.py). Their sniffs need a title or two stamped lines of their
@@ -672,6 +702,7 @@ register(
         names=("*.txt", "*.zip", "*.csv"),
         resumes=True,
         roots=("*.txt", "*.csv"),
+        zipped=(".txt",),
     )
 )
 register(

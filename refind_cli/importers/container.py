@@ -222,8 +222,23 @@ def may_name(zf: zipfile.ZipFile, words: Iterable[str]) -> bool:
     lines = zf._view.lines if isinstance(zf, _Listed) else None
     if lines is None or not lines.isascii():
         return True
-    lowered = lines.lower()
+    lowered = _lowered(lines)
     return any(word in lowered for word in words)
+
+
+def may_hold(path: Path, words: Iterable[str]) -> bool:
+    """``may_name`` of the archive ``path`` (or a folder in one); True where it cannot be listed (what to
+    make of it is a sniff's to say)."""
+    try:
+        with open_zip(path) as zf:
+            return may_name(zf, words)
+    except (InputError, OSError, ValueError, zipfile.BadZipFile):
+        return True
+
+
+@functools.lru_cache(maxsize=4)  # each format asks of the same names (a Slack export's are 1.4 MB)
+def _lowered(lines: str) -> str:
+    return lines.lower()
 
 
 @functools.lru_cache(maxsize=64)
