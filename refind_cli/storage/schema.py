@@ -5,8 +5,9 @@ stand-in in memory where there is none yet)."""
 
 from __future__ import annotations
 
+# ``json`` is imported by the functions here that use it: a search opens the archive and needs none of it
+# (loading it compiles five regular expressions; bench/RESULTS.md, issue 26 item 3, session 16).
 import codecs
-import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -512,6 +513,8 @@ def _m030_further_rests(db: apsw.Connection) -> None:
     """The other rests a chat's raw records share, beside the one m019 holds (``written.Chatwide``: a
     WhatsApp sender saved as a phone number is written between direction marks), held once by the chat too
     (``chats.rests``, a JSON list); such a row's ``raw`` is its rest's one-byte key."""
+    import json
+
     db.execute("ALTER TABLE chats ADD COLUMN rests TEXT")
     counted = fetch_all(
         db.execute(
