@@ -48,6 +48,49 @@ def system_offsets(tz: tzinfo) -> tuple[int, int] | None:
     return min(offsets), max(offsets)
 
 
+def offset_bounds(tz: tzinfo) -> tuple[int, int] | None:
+    """The least and the greatest UTC offset in seconds that ``tz`` gives any moment: the system's zone's two
+    (``system_offsets``); a zoneinfo zone's from its file in the tz database, every local time type it holds
+    and the rule it gives for the years after its last listed change; None for another zone, or where the file
+    cannot be read as zoneinfo reads it."""
+    told = system_offsets(tz)
+    key = getattr(tz, "key", None)
+    if told is not None or not isinstance(key, str):
+        return told
+    if key not in _BOUNDS:
+        _BOUNDS[key] = _file_bounds(key)
+    return _BOUNDS[key]
+
+
+# A zone's offset bounds by its key: a server's timelines read each zone's file once.
+_BOUNDS: dict[str, tuple[int, int] | None] = {}
+
+
+def _file_bounds(key: str) -> tuple[int, int] | None:
+    # zoneinfo's own reader of the file (and of its closing rule), found where ZoneInfo finds it: the
+    # system's tz database first, then the tzdata package. Neither reader is public; where they change, the
+    # bounds are not known and a timeline converts each moment instead.
+    import os
+    import zoneinfo
+
+    try:
+        from zoneinfo import _common, _zoneinfo
+
+        path = next(
+            (p for p in (os.path.join(root, key) for root in zoneinfo.TZPATH) if os.path.isfile(p)), None
+        )
+        with open(path, "rb") if path is not None else _common.load_tzdata(key) as file:
+            _, _, offsets, _, _, rule = _common.load_data(file)
+        seen = {int(o) for o in offsets}
+        if rule:
+            told = _zoneinfo._parse_tz_str(rule.decode())
+            kinds = (told.std, told.dst) if isinstance(told, _zoneinfo._TZStr) else (told,)
+            seen |= {int(kind.utcoff.total_seconds()) for kind in kinds}
+    except (OSError, ValueError, LookupError, AttributeError, ImportError, TypeError):
+        return None
+    return (min(seen), max(seen)) if seen else None
+
+
 _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400}
 
 
