@@ -70,12 +70,14 @@ def _file_bounds(key: str) -> tuple[int, int] | None:
     # zoneinfo's own reader of the file (and of its closing rule), found where ZoneInfo finds it: the
     # system's tz database first, then the tzdata package. Neither reader is public; where they change, the
     # bounds are not known and a timeline converts each moment instead.
+    import importlib
     import os
     import zoneinfo
 
     try:
-        from zoneinfo import _common, _zoneinfo
+        from zoneinfo import _common
 
+        _zoneinfo = importlib.import_module("zoneinfo._zoneinfo")  # the pure Python zone: its rule reader
         path = next(
             (p for p in (os.path.join(root, key) for root in zoneinfo.TZPATH) if os.path.isfile(p)), None
         )
