@@ -5,16 +5,21 @@ midnight in a zoneinfo zone. Each keeps what is shown as it was."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import random
 import shutil
+import time
 from collections import Counter
-from datetime import UTC, datetime
+from collections.abc import Iterator
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, available_timezones
 
 import pytest
 import tantivy
+from dateutil.tz import tzlocal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import SAMPLES
@@ -22,10 +27,11 @@ from test_cli_startup import imported_by
 from test_cold_search_cpu import _spread_one_by_one
 
 from refind_cli.dates import clock
-from refind_cli.dates.clock import offset_bounds
-from refind_cli.dates.timeline import local_days, timeline
+from refind_cli.dates.clock import offset_bounds, zone_fingerprint
+from refind_cli.dates.timeline import local_days, timeline, zone_offsets
 from refind_cli.index.tantivy_backend import CURRENT, TantivyIndex, _as_written
 from refind_cli.ingest import import_file
+from refind_cli.ingest.ledger import import_settings
 from refind_cli.request import SearchRequest
 from refind_cli.storage import raw
 from refind_cli.storage.archive import Archive
@@ -189,3 +195,109 @@ def test_a_piped_read_loads_no_json(english_home: Path, args: tuple[str, ...]):
 def test_json_output_still_loads_it(english_home: Path):
     out, modules = imported_by("--home", str(english_home), "search", "bouldering", "--json")
     assert "json" in modules and json.loads(out)["results"]
+
+
+# The system's zone as zoneinfo reads it (``clock.system_zone``), against the C library and dateutil's tzlocal.
+_SYSTEM_ZONES = [
+    "Europe/Berlin",
+    "America/New_York",
+    "Australia/Sydney",
+    "America/St_Johns",
+    "Australia/Lord_Howe",
+    "Asia/Kolkata",
+    "Europe/Moscow",
+    "America/Sao_Paulo",
+    "Africa/Casablanca",
+    "Pacific/Apia",
+]
+# Zones and years over which their rules of today held throughout: there tzlocal (today's two offsets) is right.
+_STEADY = {"Europe/Berlin": (1997, 2037), "America/New_York": (2008, 2037), "Australia/Sydney": (2009, 2037)}
+
+
+@contextlib.contextmanager
+def _tz(name: str) -> Iterator[None]:
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = name
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
+def _instants(lo_year: int, hi_year: int, tz: tzinfo, rng: random.Random) -> list[int]:
+    """Random instants of those years, and every quarter hour of the three hours either side of each offset
+    change in them (the zone's changes found by ``zone_offsets``)."""
+    lo, hi = (int(datetime(y, 1, 1, tzinfo=UTC).timestamp()) for y in (lo_year, hi_year))
+    around = [at + q * 900 for at, _ in zone_offsets(lo, hi, tz)[1:] for q in range(-12, 13)]
+    return around + [rng.randrange(lo, hi) for _ in range(2_000)]
+
+
+@pytest.mark.parametrize("name", _SYSTEM_ZONES)
+def test_the_system_zone_shows_the_times_the_system_shows(name: str):
+    rng = random.Random(name)
+    with _tz(name):
+        tz = clock.zone(None)
+        assert isinstance(tz, ZoneInfo) and tz.key == name
+        for ts in _instants(1900, 2037, tz, rng):
+            assert _offset(ts, tz) == time.localtime(ts).tm_gmtoff, (name, ts)
+
+
+@pytest.mark.parametrize("name", sorted(_STEADY))
+def test_where_tzlocal_was_right_the_system_zone_shows_the_same_times_across_each_change(name: str):
+    rng = random.Random(name)
+    with _tz(name):
+        tz, before = clock.zone(None), tzlocal()
+        for ts in _instants(*_STEADY[name], tz, rng):
+            moment = datetime.fromtimestamp(ts, UTC)
+            shown, was = moment.astimezone(tz), moment.astimezone(before)
+            assert (shown.replace(tzinfo=None), shown.utcoffset()) == (
+                was.replace(tzinfo=None),
+                was.utcoffset(),
+            )
+            # A wall time read back (an export's local time): the same moment, at either of a doubled hour.
+            wall = shown.replace(tzinfo=None)
+            for fold in (0, 1):
+                assert wall.replace(tzinfo=tz, fold=fold).astimezone(UTC) == wall.replace(
+                    tzinfo=before, fold=fold
+                ).astimezone(UTC)
+
+
+@pytest.mark.parametrize(
+    "name", ["CET-1CEST,M3.5.0,M10.5.0/3", "", "Nowhere/Zone", "/etc/localtime", "right/UTC"]
+)
+def test_a_system_zone_zoneinfo_cannot_name_is_the_c_librarys(name: str):
+    with _tz(name):
+        assert isinstance(clock.zone(None), tzlocal)
+
+
+def test_m041_names_the_system_zone_in_ledger_entries_written_in_it(tmp_path: Path):
+    chat = SAMPLES / "WhatsApp Chat with Jonas Becker.txt"
+    with _tz("Europe/Berlin"):
+        path = tmp_path / "home"
+        with Archive.open(path) as archive:
+            first = import_file(archive, chat, tz=tzlocal())  # as the release before wrote it
+            assert first.error is None and first.unchanged_since is None
+            elsewhere = import_settings(ZoneInfo("Asia/Tokyo"), "x").replace(
+                "zone Asia/Tokyo", "zone offsets:0"
+            )
+            archive.db.execute(
+                "INSERT INTO imports (path, sha256, format, started, settings) VALUES ('p', 'h', 'f', 's', ?)",
+                (elsewhere,),
+            )
+            settings = dict(archive.db.execute("SELECT seq, settings FROM imports").fetchall())
+            assert "zone offsets:" in settings[1]
+            archive.db.execute("DELETE FROM migrations WHERE name = 'm041_system_zone_named'")
+        with Archive.open(path) as archive:  # opened for writing: migrated
+            after = dict(archive.db.execute("SELECT seq, settings FROM imports").fetchall())
+            assert (
+                after[1] == settings[1].replace(f"zone {zone_fingerprint(tzlocal())}", "zone Europe/Berlin")
+                and after[1] != settings[1]
+            )
+            assert after[2] == elsewhere  # written in another zone: left as it was
+            again = import_file(archive, chat, tz=clock.zone(None))
+            assert again.unchanged_since is not None  # not read again

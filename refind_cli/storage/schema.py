@@ -595,6 +595,26 @@ def _m040_long_texts_apart(db: apsw.Connection) -> None:
 
 
 # Bytes of a long text moved at a time.
+def _m041_system_zone_named(db: apsw.Connection) -> None:
+    """The system's zone is zoneinfo's where it names a zone of the tz database (``clock.system_zone``), and
+    its fingerprint in an import's settings is the zone's name, no longer dateutil's offsets sampled weekly:
+    a ledger entry written in the system's zone as it is now says so in the new way, so that an unchanged
+    export is still known unchanged and a grown one still goes on from where it stopped. Entries written in
+    another zone (another machine's, a ``--tz``) stay as they are, as a re-import there would write them."""
+    if db.execute("SELECT 1 FROM imports WHERE settings LIKE '%; zone offsets:%' LIMIT 1").fetchone() is None:
+        return  # nothing imported in a system zone the old way (a new archive): dateutil is not loaded
+    from dateutil.tz import tzlocal
+
+    from refind_cli.dates.clock import system_zone, zone_fingerprint
+
+    old, new = zone_fingerprint(tzlocal()), zone_fingerprint(system_zone())
+    if old != new:
+        db.execute(
+            "UPDATE imports SET settings = replace(settings, ?, ?) WHERE instr(settings, ?)",
+            (f"; zone {old}; ", f"; zone {new}; ", f"; zone {old}; "),
+        )
+
+
 _MOVED = 1 << 20
 
 
@@ -661,6 +681,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m032_turns_without_chat", _m032_turns_without_chat),
     ("m033_signatures_of_8_bytes", _m033_signatures_of_8_bytes),
     ("m040_long_texts_apart", _m040_long_texts_apart),
+    ("m041_system_zone_named", _m041_system_zone_named),
 )
 
 
