@@ -156,7 +156,7 @@ _FINGERPRINTS: dict[int, tuple[tzinfo, str]] = {}
 
 def zone_fingerprint(tz: tzinfo) -> str:
     """A name for what a zone does, stable from run to run: the IANA key where there is one, else the
-    zone's UTC offsets at noon once a week from 1970 to 2040 (the system zone has no name to go by; 13-40 ms,
+    zone's UTC offsets at noon once a week from 1970 to 2040 (a system zone zoneinfo cannot name; 13-40 ms,
     once per zone object)."""
     key = getattr(tz, "key", None)
     if isinstance(key, str):
