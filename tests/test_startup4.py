@@ -5,14 +5,11 @@ midnight in a zoneinfo zone. Each keeps what is shown as it was."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import random
 import shutil
 import time
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, available_timezones
@@ -24,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import SAMPLES
 from test_cli_startup import imported_by
-from test_cold_search_cpu import _spread_one_by_one
+from test_cold_search_cpu import _spread_one_by_one, told_zone
 
 from refind_cli.dates import clock
 from refind_cli.dates.clock import offset_bounds, zone_fingerprint
@@ -214,21 +211,6 @@ _SYSTEM_ZONES = [
 _STEADY = {"Europe/Berlin": (1997, 2037), "America/New_York": (2008, 2037), "Australia/Sydney": (2009, 2037)}
 
 
-@contextlib.contextmanager
-def _tz(name: str) -> Iterator[None]:
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = name
-    time.tzset()
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = before
-        time.tzset()
-
-
 def _instants(lo_year: int, hi_year: int, tz: tzinfo, rng: random.Random) -> list[int]:
     """Random instants of those years, and every quarter hour of the three hours either side of each offset
     change in them (the zone's changes found by ``zone_offsets``)."""
@@ -240,7 +222,7 @@ def _instants(lo_year: int, hi_year: int, tz: tzinfo, rng: random.Random) -> lis
 @pytest.mark.parametrize("name", _SYSTEM_ZONES)
 def test_the_system_zone_shows_the_times_the_system_shows(name: str):
     rng = random.Random(name)
-    with _tz(name):
+    with told_zone(name):
         tz = clock.zone(None)
         assert isinstance(tz, ZoneInfo) and tz.key == name
         for ts in _instants(1900, 2037, tz, rng):
@@ -250,7 +232,7 @@ def test_the_system_zone_shows_the_times_the_system_shows(name: str):
 @pytest.mark.parametrize("name", sorted(_STEADY))
 def test_where_tzlocal_was_right_the_system_zone_shows_the_same_times_across_each_change(name: str):
     rng = random.Random(name)
-    with _tz(name):
+    with told_zone(name):
         tz, before = clock.zone(None), tzlocal()
         for ts in _instants(*_STEADY[name], tz, rng):
             moment = datetime.fromtimestamp(ts, UTC)
@@ -271,13 +253,13 @@ def test_where_tzlocal_was_right_the_system_zone_shows_the_same_times_across_eac
     "name", ["CET-1CEST,M3.5.0,M10.5.0/3", "", "Nowhere/Zone", "/etc/localtime", "right/UTC"]
 )
 def test_a_system_zone_zoneinfo_cannot_name_is_the_c_librarys(name: str):
-    with _tz(name):
+    with told_zone(name):
         assert isinstance(clock.zone(None), tzlocal)
 
 
 def test_m041_names_the_system_zone_in_ledger_entries_written_in_it(tmp_path: Path):
     chat = SAMPLES / "WhatsApp Chat with Jonas Becker.txt"
-    with _tz("Europe/Berlin"):
+    with told_zone("Europe/Berlin"):
         path = tmp_path / "home"
         with Archive.open(path) as archive:
             first = import_file(archive, chat, tz=tzlocal())  # as the release before wrote it
