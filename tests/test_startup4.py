@@ -32,6 +32,7 @@ from refind_cli.ingest.ledger import import_settings
 from refind_cli.request import SearchRequest
 from refind_cli.storage import raw
 from refind_cli.storage.archive import Archive
+from refind_cli.text import language, names_data
 
 ZONES = sorted(available_timezones())
 
@@ -283,3 +284,16 @@ def test_m041_names_the_system_zone_in_ledger_entries_written_in_it(tmp_path: Pa
             assert after[2] == elsewhere  # written in another zone: left as it was
             again = import_file(archive, chat, tz=clock.zone(None))
             assert again.unchanged_since is not None  # not read again
+
+
+def test_the_english_names_of_languages_are_cldrs():
+    # The generated table is Babel's English locale's, as `refind chats` read it before (loading it took ~34 ms).
+    assert language.generate_names() == names_data.ENGLISH
+    assert language.name("de+en") == "German + English" and language.name("el") == "Greek"
+    assert language.english_name("qqq") == "qqq"
+
+
+def test_refind_chats_loads_no_babel_and_names_the_languages(sample_home: Path):
+    out, modules = imported_by("--home", str(sample_home), "chats")
+    assert "\tEnglish" in out
+    assert not {m for m in modules if m.partition(".")[0] == "babel"}
