@@ -10,7 +10,8 @@ all of them alike, and prints the median wall time of each and its ratio to its 
   ``grep -c dinner EXPORT`` (and ``rg -c`` where ripgrep is installed);
 - ``refind chats`` against ``refind --version``;
 - ``refind stats`` against ``refind --version`` (and its target, 1 s), and ``refind search dinner --timeline``
-  against the plain search, in the system's zone and in Europe/Berlin (a zone with daylight saving time).
+  against the plain search, in the system's zone and in Europe/Berlin (a zone with daylight saving time),
+  given by ``--tz`` and as the system's zone (``TZ``).
 
 Each command's CPU time (user + system, its median) is printed beside its wall time, and its ratio to the
 peer's CPU: on a shared machine the wall time holds the waiting for a core too, and moves with the load.
@@ -321,23 +322,29 @@ def main() -> None:
             "refind search dinner --timeline": [*search, "--timeline"],
             "refind search dinner --tz Berlin": [*search, *berlin],
             "refind search dinner --timeline --tz Berlin": [*search, "--timeline", *berlin],
+            # Europe/Berlin as the system's zone (TZ), as most people run it: no --tz.
+            "refind search dinner, TZ=Berlin": search,
+            "refind search dinner --timeline, TZ=Berlin": [*search, "--timeline"],
             "refind stats": [exe, "--home", str(home), "stats", *berlin],
         }
     envs: dict[str, dict[str, str] | None] = dict.fromkeys(commands)
+    for name in commands:
+        if name.endswith(", TZ=Berlin"):
+            envs[name] = {**os.environ, "TZ": "Europe/Berlin"}
     # Compiled once, as an install is (`make venv`): where bytecode writing is off (PYTHONDONTWRITEBYTECODE),
     # every run would compile the modules again.
     for tree in (Path(__file__).parent.parent / "refind_cli", args.before):
         if tree is not None:
             compileall.compile_dir(tree, quiet=1)
     if args.before is not None:
-        before_env = {**os.environ, "PYTHONPATH": str(args.before)}
+        before = {"PYTHONPATH": str(args.before)}
         # The installed script names this tree's entry point; the older tree's runs as its own script would
         # (``run`` where it has one, else ``main``).
         swap = {str(home): str(args.before_home or home)}
         for name, cmd in list(commands.items()):
             if name.startswith("refind") and "(installed" not in name:
                 commands[f"{name} (before)"] = [*LAUNCH, *(swap.get(part, part) for part in cmd[1:])]
-                envs[f"{name} (before)"] = before_env
+                envs[f"{name} (before)"] = {**(envs[name] or os.environ), **before}
     for name, cmd in commands.items():  # warm the page cache; a command that fails would time its failure
         done = subprocess.run(
             cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=envs[name]
@@ -369,6 +376,7 @@ def main() -> None:
         "refind chats": "refind --version",
         "refind search dinner --timeline": "refind search dinner",
         "refind search dinner --timeline --tz Berlin": "refind search dinner --tz Berlin",
+        "refind search dinner --timeline, TZ=Berlin": "refind search dinner, TZ=Berlin",
         "refind stats": "refind --version",
     }
     for name, m in med.items():

@@ -74,6 +74,9 @@ class MemoryMatches:
     def turns(self, which: Sequence[int]) -> list[TurnKey]:
         return [(t.ts, t.session, t.ordinal) for t in (self._turns[i] for i in which)]
 
+    def times(self) -> list[int]:
+        return [t.ts for t in self._turns]
+
 
 class MemoryIndex:
     """A ``TurnIndex`` held in a dict; ``best`` holds every match, which the contract allows."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from dateutil.tz import tzlocal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -149,12 +150,20 @@ def test_a_timeline_counts_what_each_moments_own_date_counts(
 
 @contextlib.contextmanager
 def system_zone(name: str) -> Iterator[tzinfo]:
-    """The system's zone as ``zone(None)`` makes it (dateutil's ``tzlocal``), the C library told ``name``."""
+    """The system's zone as dateutil's ``tzlocal`` makes it, the C library told ``name``: what ``zone(None)``
+    gives where ``TZ`` holds a POSIX rule (a name of the tz database is zoneinfo's since session 16)."""
+    with told_zone(name):
+        yield tzlocal()
+
+
+@contextlib.contextmanager
+def told_zone(name: str) -> Iterator[None]:
+    """The C library told ``name`` as the system's zone (``TZ``) inside the block."""
     before = os.environ.get("TZ")
     os.environ["TZ"] = name
     time.tzset()
     try:
-        yield zone(None)
+        yield
     finally:
         if before is None:
             del os.environ["TZ"]

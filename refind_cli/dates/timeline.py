@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from itertools import accumulate
 from typing import NamedTuple
 
-from refind_cli.dates.clock import system_offsets
+from refind_cli.dates.clock import offset_bounds
 
 # The finest unit that keeps a chart within about a screen: a few weeks by day, half a year by week, a few
 # years by month, more by year.
@@ -141,30 +141,40 @@ def _day_of(second: int, tz: tzinfo) -> int:
 
 def _day_numbers(epoch_seconds: Iterable[int], tz: tzinfo) -> Counter[int]:
     """``local_days``, each day as its number from 1970-01-01."""
-    moments = sorted(epoch_seconds)
+    moments = epoch_seconds if isinstance(epoch_seconds, list) else list(epoch_seconds)
     if not moments:
         return Counter()
-    lo, hi = moments[0], moments[-1]
+    # Sorted only where runs between the zone's changes are counted: 2 of the 9 ms of 14,667 moments in
+    # Europe/Berlin (bench/RESULTS.md, issue 26 item 5, session 16).
+    lo, hi = min(moments), max(moments)
     if tz.utcoffset(None) is None and (hi - lo) // 86_400 > len(moments):
         # Few moments over a long span (one dated in the year 9998) in a zone whose offset changes: converting
         # each costs less than sampling the zone every day between them. (A fixed zone needs neither.)
-        bounds = system_offsets(tz)
+        bounds = offset_bounds(tz)
         if bounds is None:
             return Counter(_day_of(ts, tz) for ts in moments)
-        # The system's zone has two offsets: a moment on the same day at both is on that day whichever it
-        # gets, and only the others (an hour before a local midnight) are converted, each ~35 us in dateutil
-        # (`refind search --timeline` of 14,667 matches over 98 years: 575 ms of CPU, 7x a plain search, in
-        # Europe/Berlin as the system's zone; bench/RESULTS.md, issue 26 item 5, session 15).
+        # A moment on the same day at the zone's least and greatest offsets is on that day whichever it gets,
+        # and only the others (those within the bounds' spread before a local midnight) are converted: each
+        # ~35 us in dateutil, the system's zone (`refind search --timeline` of 14,667 matches over 98 years:
+        # 575 ms of CPU, 7x a plain search, in Europe/Berlin as the system's zone; bench/RESULTS.md, issue 26
+        # item 5, session 15), ~0.5 us in zoneinfo, 9 of the 14 ms a timeline took with `--tz Europe/Berlin`
+        # (whose bounds, +0:53:28 of its local mean time to +3 of 1945, leave 9 % of them; session 16).
         least, most = bounds
         return Counter(
-            day if day == (ts + most) // 86400 else _day_of(ts, tz)
-            for ts in moments
-            for day in ((ts + least) // 86400,)
+            [
+                day if day == (ts + most) // 86400 else _day_of(ts, tz)
+                for ts in moments
+                for day in ((ts + least) // 86400,)
+            ]
         )
     # The zone's changes over the moments' span, then the moments in order, each run between two changes with
     # its offset: 100,000 moments spread over six years in 26 ms with a bisection a moment, against 150 ms
     # converting each with astimezone (the same days, checked for Berlin, Kolkata and St John's).
     changes = zone_offsets(lo, hi, tz)
+    if len(changes) == 1:  # one offset throughout (a fixed zone): no runs to find
+        offset = changes[0][1]
+        return Counter([(ts + offset) // 86400 for ts in moments])
+    moments = sorted(moments)
     ends = [start for start, _ in changes[1:]]
     days: list[int] = []
     at = 0

@@ -97,6 +97,11 @@ class Matches(Protocol):
         """Time, session and ordinal of the matches at these positions of ``scores``."""
         ...
 
+    def times(self) -> Sequence[int]:
+        """The time (epoch seconds) of each match held, in the order of ``scores``: what a timeline needs of
+        every match, without the sessions and ordinals ``turns`` reads too."""
+        ...
+
 
 # Opens the index of a home folder (creating nothing an empty home would not need); ``on_wait`` hears, once,
 # that a write waits for another process's. The registry in ``index/__init__.py`` maps names to these.

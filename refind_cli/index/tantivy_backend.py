@@ -31,9 +31,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
-import json
 import operator
 import os
+import re
 import time
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -99,6 +99,18 @@ def build_schema() -> tantivy.Schema:
 _SCORE, _ADDRESS = operator.itemgetter(0), operator.itemgetter(1)
 
 
+# CURRENT as ``_publish`` writes it (``json.dumps`` of the two strings): read without loading ``json``, whose
+# import compiles five regular expressions, ~1.2 ms of a cold search (bench/RESULTS.md, issue 26 item 3,
+# session 16). A string without a quote, a backslash or a control character is its own JSON.
+_WRITTEN = re.compile(r'\{"generation": "([^"\\\x00-\x1f]*)", "format": "([^"\\\x00-\x1f]*)"\}')
+
+
+def _as_written(text: str) -> dict[str, str] | None:
+    """What ``json.loads`` reads in ``text``, where it is in the form CURRENT is written in; else None."""
+    found = _WRITTEN.fullmatch(text)
+    return None if found is None else {"generation": found[1], "format": found[2]}
+
+
 class TantivyMatches:
     """``Matches`` over tantivy hits: scores now, fast fields only when asked for."""
 
@@ -113,6 +125,11 @@ class TantivyMatches:
 
     def sessions(self) -> list[int]:
         return self._values("sess", self._addrs)
+
+    def times(self) -> list[int]:
+        # One fast field, not the three of ``turns``: 0.5 against 3.7 ms for the 14,667 matches of "dinner"
+        # over 1M turns (bench/RESULTS.md, issue 26 item 5, session 16).
+        return self._values("ts", self._addrs)
 
     def turns(self, which: Sequence[int]) -> list[TurnKey]:
         addrs = [self._addrs[i] for i in which]
@@ -129,6 +146,7 @@ class TantivyIndex:
     ``sync`` committed."""
 
     _refreshed_at: tuple[int, ...] | None = None  # ``_commit_stamp`` at the last refresh
+    _index: tantivy.Index  # the generation on disk, or an empty one in memory until there is one
 
     def __init__(
         self,
@@ -151,9 +169,11 @@ class TantivyIndex:
             f":languages-{ANALYSIS_VERSION}"
         )
         self.generation: str | None = None
-        # Until the first sync creates one on disk, searches run against an empty in-memory index.
-        self._index = tantivy.Index(self.schema)
         self._attach()
+        if self.generation is None:
+            # Until the first sync creates one on disk, searches run against an empty in-memory index (made
+            # only then: not before opening the one on disk, as every search did).
+            self._index = tantivy.Index(self.schema)
 
     @classmethod
     def open(
@@ -183,9 +203,17 @@ class TantivyIndex:
     def _current(self) -> str | None:
         """The live generation, if CURRENT names one built in this index's format."""
         try:
-            meta = json.loads((self.root / CURRENT).read_text(encoding="utf-8"))
+            text = (self.root / CURRENT).read_text(encoding="utf-8")
         except (OSError, ValueError):
             return None
+        meta = _as_written(text)
+        if meta is None:
+            import json  # a CURRENT not as ``_swap`` writes it: read as any JSON (most searches load no json)
+
+            try:
+                meta = json.loads(text)
+            except ValueError:
+                return None
         if not isinstance(meta, dict) or meta.get("format") != self.format:
             return None
         gen = meta.get("generation")
@@ -403,6 +431,8 @@ class TantivyIndex:
 
     def _publish(self, gen: str, index: tantivy.Index) -> None:
         """Make ``gen`` the live generation (atomic rename) and remove the others."""
+        import json
+
         tmp = self.root / f"{CURRENT}.tmp"
         tmp.write_text(json.dumps({"generation": gen, "format": self.format}), encoding="utf-8")
         os.replace(tmp, self.root / CURRENT)

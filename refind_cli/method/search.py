@@ -264,7 +264,7 @@ def _search(
     spread = None
     if timeline_tz is not None:
         # The same matches the ranking used: one query, their times read from the index's fast fields.
-        spread = _timeline([key[0] for key in matches.turns(range(len(matches.scores)))], timeline_tz)
+        spread = _timeline(matches.times(), timeline_tz)
     # Every hit is of a chat of some group: one group covers them all; of several, each covers its chats.
     analyzers = {chat: analyzer for analyzer, chats, _ in groups for chat in chats or ()}
     hits = _hits(
@@ -310,6 +310,10 @@ class _Merged:
 
     def sessions(self) -> list[int]:
         each = [m.sessions() for m in self._parts]
+        return [each[part][i] for part, i in self._where]
+
+    def times(self) -> list[int]:
+        each = [m.times() for m in self._parts]
         return [each[part][i] for part, i in self._where]
 
     def turns(self, which: Sequence[int]) -> list[TurnKey]:

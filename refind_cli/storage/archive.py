@@ -4,8 +4,9 @@ the write model; reads are ``queries.Queries``, the ledger ``ledger.Ledger``, th
 
 from __future__ import annotations
 
+# ``json`` is imported by the functions here that use it: a search opens the archive and needs none of it
+# (loading it compiles five regular expressions; bench/RESULTS.md, issue 26 item 3, session 16).
 import contextlib
-import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -366,6 +367,8 @@ class Archive(Queries, Ledger):
         query (a re-import that takes thousands of chats as they are). The chats are put in their order
         first, so that their sessions are counted as the index lists them: grouped after the join, the
         183,000 sessions of 20,000 chats went through a sort (0.15 s of CPU, now 0.09)."""
+        import json
+
         rows = self.db.execute(
             "SELECT c.uid, c.seq, c.segmenting, c.name, c.source, count(s.seq), coalesce(sum(s.n_turns), 0)"
             " FROM (SELECT seq, uid, segmenting, name, source FROM chats"
@@ -527,6 +530,8 @@ class Archive(Queries, Ledger):
 
     def _hold_rest(self, chat_seq: int, rest: str) -> written.Chatwide:
         """The chat's ``Chatwide`` holding ``rest`` too, as its next further rest (stored now)."""
+        import json
+
         wide = self._wide[chat_seq]
         rests = (*wide.rests, rest)
         self.db.execute(
@@ -779,6 +784,8 @@ class Archive(Queries, Ledger):
     def known_uids(self, chat_seq: int, lo: int, hi: int, among: Sequence[str] | None = None) -> set[str]:
         """Uids of a chat's messages stored with times from ``lo`` to ``hi`` (only those ``among`` the given
         uids, if given)."""
+        import json
+
         sql = f"SELECT {uid_text()} FROM messages WHERE chat_seq = ? AND ts BETWEEN ? AND ?"
         if among is None:
             return {r[0] for r in self.db.execute(sql, (chat_seq, lo, hi))}

@@ -3,7 +3,8 @@ after a chat is forgotten whole, only hashes of its uid and of its exports' path
 
 from __future__ import annotations
 
-import json
+# ``json`` is imported by the functions here that use it: a search opens the archive and needs none of it
+# (loading it compiles five regular expressions; bench/RESULTS.md, issue 26 item 3, session 16).
 from collections.abc import Callable, Iterable
 
 import apsw
@@ -18,6 +19,8 @@ from refind_cli.storage.database import (
 def hide_chats_in_ledger(db: apsw.Connection, gone: Callable[[str], bool]) -> None:
     """Ledger entries that read a chat that is ``gone``: its uid becomes a hash, and the export's path too;
     where its reading stopped is dropped (the file's next import reads it whole)."""
+    import json
+
     rows = fetch_all(db.execute("SELECT seq, path, counts FROM imports"), tuple[int, str, str])
     resumes = "resume" in {row[1] for row in db.execute("PRAGMA table_info(imports)")}  # m011 on
     for seq, path, counts in rows:
@@ -51,6 +54,8 @@ class Ledger:
             " AND finished IS NOT NULL ORDER BY seq DESC LIMIT 1",
             (sha256, fmt, settings),
         ).fetchone()
+        import json
+
         return None if row is None else (row[0], json.loads(row[1]))
 
     def resume_points(self, fmt: str, settings: str) -> list[tuple[int, str, str, str]]:
@@ -68,6 +73,8 @@ class Ledger:
         self.db.execute("UPDATE imports SET resume = ? WHERE seq = ?", (point, import_seq))
 
     def finish_import(self, import_seq: int, finished: str, counts: dict) -> None:
+        import json
+
         self.db.execute(
             "UPDATE imports SET finished = ?, counts = ? WHERE seq = ?",
             (finished, json.dumps(counts), import_seq),

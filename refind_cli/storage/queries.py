@@ -4,9 +4,10 @@ archive."""
 
 from __future__ import annotations
 
+# ``json`` is imported by the functions here that use it: a search opens the archive and needs none of it
+# (loading it compiles five regular expressions; bench/RESULTS.md, issue 26 item 3, session 16).
 import codecs
 import itertools
-import json
 import operator
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import date, datetime, timedelta
@@ -812,6 +813,8 @@ class Queries:
         but the messages of the quarter hours at its ends that the zone moves into the month before or after
         (read from the messages) taken out of it and put into their local month; the messages of a month the
         range only partly covers read each into its local month."""
+        import json
+
         quarter = QUARTER_US // 1_000_000
         per_day = 86400 // quarter
         back = max(0, -min(o for _, o in offsets)) // quarter  # quarters a zone west of UTC moves back

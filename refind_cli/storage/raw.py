@@ -9,18 +9,25 @@ record is kept whole (one that holds a marker character itself, or none of the f
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
+# The C encoders ``json.dumps`` runs for a string, taken from the accelerator itself: the ``json`` package
+# compiles five regular expressions as it loads (~1.2 ms), and every search opens the archive, which loads
+# this module (bench/RESULTS.md, issue 26 item 3, session 16). The same functions, so the same text.
+try:
+    from _json import encode_basestring, encode_basestring_ascii
+except ImportError:  # an interpreter without CPython's accelerator
+    from json.encoder import encode_basestring, encode_basestring_ascii
+
 
 def _json_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    return encode_basestring(text)[1:-1]
 
 
 def _json_ascii(text: str) -> str:
-    return json.dumps(text)[1:-1]
+    return encode_basestring_ascii(text)[1:-1]
 
 
 # How the fields are written inside a record, decided by the first that finds the text: as they are (the

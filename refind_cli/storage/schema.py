@@ -5,8 +5,9 @@ stand-in in memory where there is none yet)."""
 
 from __future__ import annotations
 
+# ``json`` is imported by the functions here that use it: a search opens the archive and needs none of it
+# (loading it compiles five regular expressions; bench/RESULTS.md, issue 26 item 3, session 16).
 import codecs
-import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -512,6 +513,8 @@ def _m030_further_rests(db: apsw.Connection) -> None:
     """The other rests a chat's raw records share, beside the one m019 holds (``written.Chatwide``: a
     WhatsApp sender saved as a phone number is written between direction marks), held once by the chat too
     (``chats.rests``, a JSON list); such a row's ``raw`` is its rest's one-byte key."""
+    import json
+
     db.execute("ALTER TABLE chats ADD COLUMN rests TEXT")
     counted = fetch_all(
         db.execute(
@@ -592,6 +595,26 @@ def _m040_long_texts_apart(db: apsw.Connection) -> None:
 
 
 # Bytes of a long text moved at a time.
+def _m041_system_zone_named(db: apsw.Connection) -> None:
+    """The system's zone is zoneinfo's where it names a zone of the tz database (``clock.system_zone``), and
+    its fingerprint in an import's settings is the zone's name, no longer dateutil's offsets sampled weekly:
+    a ledger entry written in the system's zone as it is now says so in the new way, so that an unchanged
+    export is still known unchanged and a grown one still goes on from where it stopped. Entries written in
+    another zone (another machine's, a ``--tz``) stay as they are, as a re-import there would write them."""
+    if db.execute("SELECT 1 FROM imports WHERE settings LIKE '%; zone offsets:%' LIMIT 1").fetchone() is None:
+        return  # nothing imported in a system zone the old way (a new archive): dateutil is not loaded
+    from dateutil.tz import tzlocal
+
+    from refind_cli.dates.clock import system_zone, zone_fingerprint
+
+    old, new = zone_fingerprint(tzlocal()), zone_fingerprint(system_zone())
+    if old != new:
+        db.execute(
+            "UPDATE imports SET settings = replace(settings, ?, ?) WHERE instr(settings, ?)",
+            (f"; zone {old}; ", f"; zone {new}; ", f"; zone {old}; "),
+        )
+
+
 _MOVED = 1 << 20
 
 
@@ -658,6 +681,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m032_turns_without_chat", _m032_turns_without_chat),
     ("m033_signatures_of_8_bytes", _m033_signatures_of_8_bytes),
     ("m040_long_texts_apart", _m040_long_texts_apart),
+    ("m041_system_zone_named", _m041_system_zone_named),
 )
 
 

@@ -183,11 +183,29 @@ def parts(lang: str) -> list[str]:
     return lang.split(MIXED)
 
 
-@functools.cache
-def _english_names() -> dict[str, str]:
-    from babel import Locale  # CLDR's names of languages, in English
+def generate_names() -> dict[str, str]:
+    """CLDR's names of languages in English (Babel's), by code."""
+    from babel import Locale
 
-    return dict(Locale("en").languages)
+    return dict(sorted(Locale("en").languages.items()))
+
+
+def write_names(path: Path | None = None) -> None:
+    """Write ``generate_names()`` into ``names_data.py``: importing Babel and loading its English locale took
+    ~34 ms of `refind chats`' ~140 ms of CPU at load (bench/RESULTS.md, issue 26 item 3, session 16)."""
+    from refind_cli.generated import write_module
+
+    write_module(
+        path or Path(__file__).with_name("names_data.py"),
+        "python -m refind_cli.text.language",
+        ("ENGLISH", "dict[str, str]", generate_names()),
+    )
+
+
+def _english_names() -> dict[str, str]:
+    from refind_cli.text.names_data import ENGLISH  # CLDR's names of languages, in English
+
+    return ENGLISH
 
 
 def english_name(code: str) -> str:
@@ -222,3 +240,4 @@ def is_code(code: str) -> bool:
 
 if __name__ == "__main__":
     write_scripts()
+    write_names()

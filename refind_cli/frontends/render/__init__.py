@@ -3,7 +3,6 @@ storage: they receive the library's result records."""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, tzinfo
 from typing import Any
@@ -40,6 +39,8 @@ def _json_escape(match: re.Match[str]) -> str:
 def json_text(obj: Any, *, indent: int | None = None, compact: bool = False) -> str:
     """JSON for stdout: readable UTF-8, with every control character escaped (JSON's ``\\u`` escapes, so
     the data read back is exactly the data). ``compact``: no space after separators."""
+    import json  # only for JSON output: loading it compiles five regular expressions (issue 26 item 3)
+
     separators = (",", ":") if compact else None
     return _JSON_CONTROL.sub(
         _json_escape, json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
