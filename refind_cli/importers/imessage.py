@@ -250,7 +250,7 @@ class _Blocks:
         run = size = 0  # the body lines that end ``raw`` (and ``record.lines``), and their characters
         for line in lines:
             self.line += 1
-            if isinstance(line, linelog.Cut) and not self._body_line(line):
+            if isinstance(line, linelog.Cut) and (record is None or not self._body_line(line)):
                 line = line.whole()
             stamp = _STAMP.fullmatch(line) if self.blank else None
             self.blank = line == ""
