@@ -12,8 +12,9 @@ signal-export, signalbackup-tools); a KakaoTalk CSV and a sigtop export whose me
 lines; a Discord data package's messages.csv likewise, and a KakaoTalk CSV message of 1 MB; the readers
 that still hold such a message whole (``LEFT``, when named by ``--only``), each beside the same sample with a
 1 KB message (session 15; Instagram's JSON, session 16). Each import runs in a fresh child
-(``IMPORT_CHILD``: the importing process's VmHWM, and its worker's sampled every 20 ms) with ``PYTHONPATH`` set to the checkout it measures, into a fresh home; the worker is used
-for the huge inputs (over 4 MB), not for the one-line chat.
+(``IMPORT_CHILD``: the importing process's VmHWM, and its worker's sampled every 20 ms) with ``PYTHONPATH``
+set to the checkout it measures, into a fresh home; the worker is used for the huge inputs (over 4 MB), not
+for the one-line chat.
 """
 
 from __future__ import annotations
