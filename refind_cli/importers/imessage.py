@@ -90,15 +90,14 @@ class _Record:
     reply: bool = False
     raw: str = ""
     held: HeldText | None = None  # the text, where it is held in a file (``_held``)
-    edited: bool = False  # a line of its text is an edit's note
-    missing: bool = False  # a line of its text says its attachment is missing
+    # What lines of its text tell (an edit's note, a missing file), told as they are read: those of a long
+    # body are gathered into one (``linelog.gather``).
+    edited: bool = False
+    missing: bool = False
 
-    def add(self, line: str) -> None:
-        """A line of its text, and what it tells, told as it comes: the lines of a long body are gathered
-        into one (``linelog.gather``)."""
-        self.lines.append(line)
-        self.edited |= line.startswith(_EDITED) and " later: " in line
-        self.missing |= line == _MISSING
+    def told(self, lines: list[str]) -> None:
+        self.edited |= any(line.startswith(_EDITED) and " later: " in line for line in lines)
+        self.missing |= _MISSING in lines
 
 
 # --- detection ---------------------------------------------------------------------------------------
@@ -248,24 +247,28 @@ class _Blocks:
         record: _Record | None = None
         raw: list[str] = []
         run = size = 0  # the body lines that end ``raw`` (and ``record.lines``), and their characters
+        cut = False  # whether the record's lines hold a line cut (``linelog.Cut``)
+        spill = linelog.SPILL
         for line in lines:
             self.line += 1
-            if isinstance(line, linelog.Cut) and (record is None or not self._body_line(line)):
-                line = line.whole()
+            if type(line) is linelog.Cut:  # not isinstance: once a line, and a Cut has no subclass
+                if record is None or not self._body_line(line):
+                    line = line.whole()
+                else:
+                    cut = True  # a body line (``_body_line``), whatever follows
             stamp = _STAMP.fullmatch(line) if self.blank else None
             self.blank = line == ""
             if stamp is not None:
                 if record is not None:
-                    _close(record, raw)
+                    _close(record, raw, cut)
                     yield record
                 self.count += 1
-                raw, run, size = [line], 0, 0
+                raw, run, size, cut = [line], 0, 0, False
                 rest = stamp["rest"] or ""
                 if rest and not _READ.fullmatch(
                     rest
                 ):  # an announcement: "<stamp> You named the conversation …"
-                    record = _Record(stamp["stamp"], None, kind=Kind.SYSTEM)
-                    record.add(rest[1:])
+                    record = _Record(stamp["stamp"], None, [rest[1:]], kind=Kind.SYSTEM)
                     self.section = "done"
                 else:
                     record = _Record(stamp["stamp"], None)
@@ -300,17 +303,18 @@ class _Blocks:
                 record.files.append(line)
             else:
                 self.section = "body"
-                record.add(line)
+                record.lines.append(line)
                 run += 1
                 size += len(line) + 1
-                if size > linelog.SPILL:  # a long body (a pasted log): held as one long line is
+                if size > spill:  # a long body (a pasted log): held as one long line is
+                    record.told(_uncut(raw[-run:]))
                     kept, size = linelog.gather(raw[-run:])
                     raw[-run:] = record.lines[-run:] = kept
-                    run = len(kept)
+                    run, cut = len(kept), True
                 continue
             run = size = 0  # not a body line: the run of body lines ends
         if record is not None:
-            _close(record, raw)
+            _close(record, raw, cut)
             yield record
 
     def _body_line(self, line: linelog.Cut) -> bool:
@@ -324,8 +328,13 @@ class _Blocks:
         )
 
 
-def _close(record: _Record, raw: list[str]) -> None:
-    cut = any(isinstance(line, linelog.Cut) for line in raw)
+def _uncut(lines: list[str]) -> list[str]:
+    """The lines not cut: a ``Cut``'s were told of as they were gathered, or tell nothing."""
+    return [line for line in lines if not isinstance(line, linelog.Cut)]
+
+
+def _close(record: _Record, raw: list[str], cut: bool) -> None:
+    record.told(_uncut(record.lines) if cut else record.lines)
     if cut and not any(isinstance(line, linelog.Cut) and line.blank for line in raw):
         while raw and raw[-1] == "":
             raw.pop()
@@ -491,11 +500,11 @@ class _Html(HTMLParser):
             if text == _DELETED:
                 record.kind = Kind.DELETED
             elif text:
-                record.add(text)
+                record.lines.append(text)
         elif self.capture == "announcement":
             text = " ".join(text.split())
             if text:
-                record.add(text)
+                record.lines.append(text)
         self.capture, self.buffer = None, []
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -576,6 +585,7 @@ class _HtmlReading:
                 raise InputError(self.path, f"message {number} has no readable timestamp ({record.stamp!r})")
             if record.kind != Kind.SYSTEM and record.sender is None:
                 record.sender = ""
+            record.told(record.lines)
             yield record
 
 
