@@ -342,7 +342,7 @@ def _close(record: _Record, raw: list[str], cut: bool) -> None:
             record.lines.pop()
         record.held, record.raw = _held(record, raw) or (None, "")
     if record.held is None:
-        if cut:  # read whole (each line cut once: its file goes): the text is not one run of the record's
+        if cut:  # the text is not one run of the record's lines: read whole, each Cut once (its file goes)
             whole = {id(line): line.whole() for line in raw if isinstance(line, linelog.Cut)}
             raw[:] = [whole.get(id(line), line) for line in raw]
             record.lines = [whole.get(id(line), line) for line in record.lines]
