@@ -9,9 +9,8 @@ Inputs: a one-line WhatsApp chat (the baseline); a WhatsApp chat whose one huge 
 huge message followed by ``--after-mb`` of ordinary messages (the reader reads on past it); the huge message
 made of short lines (a pasted log) and followed; the first two, and the pasted log, as LINE exports (the
 line-by-line reader of LINE, KakaoTalk and Signal logs); the pasted log as the last message of a KakaoTalk
-CSV and inside a sigtop export, and in a Discord data package's messages.csv (``--command`` runs some
-commands only); a Telegram
-result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
+CSV, inside a sigtop export and an iMessage TXT conversation, and in a Discord data package's messages.csv
+(``--command`` runs some commands only); a Telegram result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
 ones. The huge text says "abc" near its start (inside the indexed part, at 1 % of it or 430,000
 characters). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
 its worker's); every other command is a fresh ``python -m refind_cli`` whose peak RSS is read from
@@ -140,6 +139,17 @@ def sigtop_lines(folder: Path, mb: int, _after: int) -> Path:
     return path
 
 
+def imessage_lines(folder: Path, mb: int, _after: int) -> Path:
+    """An imessage-exporter TXT conversation whose middle message is a pasted log (session 16)."""
+    path = folder / "Jack.txt"
+    blocks = [("Jack", "hi"), ("Me", _lines(mb).rstrip()), ("Jack", "ok")]
+    path.write_text(
+        "\n\n".join(f"Feb 01, 2024 11:{i:02d}:00 AM\n{who}\n{text}" for i, (who, text) in enumerate(blocks))
+        + "\n"
+    )
+    return path
+
+
 def discord_package(folder: Path, text: str) -> Path:
     """A Discord data package (its folder) whose one channel's messages.csv holds ``text`` (as the csv module
     writes it: quoted, its quotes doubled) between two short messages (session 15)."""
@@ -195,6 +205,7 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
     "LINE, lines, followed": line_lines_followed,
     "KakaoTalk CSV, lines, last": kakao_csv_last,
     "sigtop, lines": sigtop_lines,
+    "iMessage TXT, lines": imessage_lines,
     "Discord package CSV, lines": discord_csv_lines,
     "Telegram, between": tg_between,
 }

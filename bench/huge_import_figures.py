@@ -11,9 +11,10 @@ worker reads on past it); the huge message as a pasted log of short lines in eac
 signal-export, signalbackup-tools); a KakaoTalk CSV and a sigtop export whose message is one line or short
 lines; a Discord data package's messages.csv likewise, and a KakaoTalk CSV message of 1 MB; the readers
 that still hold such a message whole (``LEFT``, when named by ``--only``), each beside the same sample with a
-1 KB message (session 15). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM, and its worker's
-sampled every 20 ms) with ``PYTHONPATH`` set to the checkout it measures, into a fresh home; the worker is used
-for the huge inputs (over 4 MB), not for the one-line chat.
+1 KB message (session 15; Instagram's JSON, session 16). Each import runs in a fresh child
+(``IMPORT_CHILD``: the importing process's VmHWM, and its worker's sampled every 20 ms) with ``PYTHONPATH``
+set to the checkout it measures, into a fresh home; the worker is used for the huge inputs (over 4 MB), not
+for the one-line chat.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ LEFT: dict[str, tuple[str, str, Callable[[str], str]]] = {
         "The cake is in the office fridge, top shelf 🎂 don't tell anyone",
         str,
     ),
+    "iMessage TXT, lines": (  # session 16: the message as a pasted log, lines of ~44 characters
+        "Priya Nair.txt",
+        "The cake is in the office fridge, top shelf 🎂 don't tell anyone",
+        lambda text: text.replace("boy ", "boy\n"),
+    ),
     "iMessage HTML": ("Lars Lindqvist.html", "The tomatoes are finally red 🍅 eleven today", str),
     "Hangouts JSON": ("Hangouts.json", "Is the flat in Weserstraße yours now?", str),
     "sigtop, edited": (
@@ -49,6 +55,13 @@ LEFT: dict[str, tuple[str, str, Callable[[str], str]]] = {
         lambda text: "| " + text,
     ),
     "sigtop, quoted": ("Noah Weber.txt", "> From: Noah Weber (+4915209876543)", lambda text: "> " + text),
+    # Session 16: Meta's exports are JSON only (no HTML reader): one message_N.json read whole.
+    "Instagram JSON": (
+        "instagram-maya.lindqvist-2026-10-05/your_instagram_activity/messages/inbox/"
+        "kasia.wisniewska_17842938475610293/message_1.json",
+        "umowa! (deal!)",
+        str,
+    ),
 }
 
 
@@ -137,8 +150,8 @@ def inputs(folder: Path, megabytes: int, only: list[str], lines_mb: int) -> dict
             name = f"{left}, {size}"
             if name in only:  # named only: the two trees read them alike
                 original = (ROOT / "sample_exports" / sample).read_text()
-                (folder / name).mkdir()
                 paths[name] = folder / name / sample
+                paths[name].parent.mkdir(parents=True)
                 paths[name].write_text(original.replace(written, write(text), 1))
     return paths
 

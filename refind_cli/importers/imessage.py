@@ -31,7 +31,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from refind_cli.errors import InputError, InputWarning
-from refind_cli.importers import htmltext
+from refind_cli.importers import htmltext, linelog
 from refind_cli.importers.container import (
     Encoding,
     decoded_chunks,
@@ -42,7 +42,7 @@ from refind_cli.importers.container import (
     unmarked,
 )
 from refind_cli.importers.linelog import Counted, iter_lines, unify_newlines
-from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
+from refind_cli.records import HELD, LONG_TEXT, Chat, ChatExport, HeldText, Kind, Mark, Message, NotResumable
 
 FORMAT = "imessage"
 
@@ -60,6 +60,8 @@ _REPLY_NOTE = "This message responded to an earlier message."
 _DELETED = "This message was deleted from the conversation!"
 _MISSING = "Attachment missing!"
 _INDENT = "    "
+_STICKER = "Sticker from "
+_EDITED = "Edited "  # "Edited 5 seconds later: ..."
 # What the exporter adds after a bubble sent with an effect.
 _EFFECTS = frozenset(
     f"Sent with {e}"
@@ -70,8 +72,9 @@ _EFFECTS = frozenset(
         "Invisible Ink",
     )
 )
-# An attachment line: a path the exporter copied or found the file at.
-_PATH = re.compile(r"(?:/|~/|[A-Za-z]:\\|\.{0,2}/?attachments/)\S.*\.[A-Za-z0-9]{2,5}")
+# An attachment line: a path the exporter copied or found the file at; how one starts.
+_PATH_START = re.compile(r"(?:/|~/|[A-Za-z]:\\|\.{0,2}/?attachments/)")
+_PATH = re.compile(_PATH_START.pattern + r"\S.*\.[A-Za-z0-9]{2,5}")
 # The tool's markup as any HTML writer may save it again: tags in any case, attributes quoted either way.
 _SNIFF_HTML = re.compile(r"""(?i)<span\s+class\s*=\s*["']?timestamp["'\s>]""")
 _SNIFF_HTML_RECORD = re.compile(r"""(?i)<div\s+class\s*=\s*["']?(?:message|announcement)["'\s>]""")
@@ -86,6 +89,15 @@ class _Record:
     kind: str = Kind.TEXT
     reply: bool = False
     raw: str = ""
+    held: HeldText | None = None  # the text, where it is held in a file (``_held``)
+    # What lines of its text tell (an edit's note, a missing file), told as they are read: those of a long
+    # body are gathered into one (``linelog.gather``).
+    edited: bool = False
+    missing: bool = False
+
+    def told(self, lines: list[str]) -> None:
+        self.edited |= any(line.startswith(_EDITED) and " later: " in line for line in lines)
+        self.missing |= _MISSING in lines
 
 
 # --- detection ---------------------------------------------------------------------------------------
@@ -134,7 +146,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
             raise _no_messages(path)
     reading = blocks()
     read = Counted(iter_file_chunks(path, offset), offset)
-    records: Iterator[_Record] = reading.records(iter_lines(read, path, line=reading.line), path)
+    records: Iterator[_Record] = reading.records(iter_lines(read, path, line=reading.line, held=True), path)
     if after is not None and (head := next(records, None)) is not None:
         records = itertools.chain([head], records)  # NotResumable, where it comes, before any message
 
@@ -154,7 +166,7 @@ def _head(path: Path) -> str:
 
 
 def _lines(path: Path, offset: int, line: int) -> Iterator[str]:
-    return iter_lines(iter_file_chunks(path, offset), path, line=line)
+    return iter_lines(iter_file_chunks(path, offset), path, line=line, held=True)
 
 
 def _no_messages(path: Path) -> InputError:
@@ -199,15 +211,15 @@ def _message(record: _Record, tz: tzinfo, path: Path) -> Message:
     kind = record.kind
     if kind == Kind.TEXT and record.files:
         kind = Kind.ATTACHMENT
-    elif kind == Kind.TEXT and _MISSING in record.lines:  # a file the exporter could not find
+    elif kind == Kind.TEXT and record.missing:  # a file the exporter could not find
         kind = Kind.MEDIA
     return Message(
         wall.replace(tzinfo=tz).astimezone(UTC),
         record.sender,
-        "\n".join([*record.lines, *record.files]),
+        record.held if record.held is not None else "\n".join([*record.lines, *record.files]),
         kind,
         local_time=wall.isoformat(),
-        edited=any(line.startswith("Edited ") and " later: " in line for line in record.lines),
+        edited=record.edited,
         raw=record.raw,
         own=own,
     )
@@ -228,19 +240,30 @@ class _Blocks:
 
     def records(self, lines: Iterable[str], path: Path) -> Generator[_Record, None, None]:
         """The file's blocks. A block starts at a stamp line that follows a blank line (or the file's start);
-        a blank line followed by anything else belongs to the body (a message can hold empty lines)."""
+        a blank line followed by anything else belongs to the body (a message can hold empty lines). A line
+        longer than ``linelog.SPILL`` comes as a ``linelog.Cut`` (its middle in a file), read whole unless it
+        is plainly a body line; the body lines that end a block, once longer than a spill, are gathered into
+        one as they are read: a long text is held in a file (``_held``)."""
         record: _Record | None = None
         raw: list[str] = []
+        run = size = 0  # the body lines that end ``raw`` (and ``record.lines``), and their characters
+        cut = False  # whether the record's lines hold a line cut (``linelog.Cut``)
+        spill = linelog.SPILL
         for line in lines:
             self.line += 1
+            if type(line) is linelog.Cut:  # not isinstance: once a line, and a Cut has no subclass
+                if record is None or not self._body_line(line):
+                    line = line.whole()
+                else:
+                    cut = True  # a body line (``_body_line``), whatever follows
             stamp = _STAMP.fullmatch(line) if self.blank else None
             self.blank = line == ""
             if stamp is not None:
                 if record is not None:
-                    _close(record, raw)
+                    _close(record, raw, cut)
                     yield record
                 self.count += 1
-                raw = [line]
+                raw, run, size, cut = [line], 0, 0, False
                 rest = stamp["rest"] or ""
                 if rest and not _READ.fullmatch(
                     rest
@@ -265,35 +288,95 @@ class _Blocks:
                 record.sender = line
                 self.section = "body"
             elif section == "done" or line.startswith(_INDENT):
-                continue  # a reply's copy under its parent, or what follows an announcement
+                pass  # a reply's copy under its parent, or what follows an announcement
             elif line in _TAPBACKS:
                 self.section = "tapbacks"
             elif section == "tapbacks" and line:
-                continue
+                pass
             elif line == _REPLY_NOTE:
                 record.reply = True
             elif line == _DELETED:
                 record.kind = Kind.DELETED
             elif line in _EFFECTS:
-                continue
-            elif _PATH.fullmatch(line) or line.startswith("Sticker from "):
+                pass
+            elif _PATH.fullmatch(line) or line.startswith(_STICKER):
                 record.files.append(line)
             else:
                 self.section = "body"
                 record.lines.append(line)
+                run += 1
+                size += len(line) + 1
+                if size > spill:  # a long body (a pasted log): held as one long line is
+                    record.told(_uncut(raw[-run:]))
+                    kept, size = linelog.gather(raw[-run:])
+                    raw[-run:] = record.lines[-run:] = kept
+                    run, cut = len(kept), True
+                continue
+            run = size = 0  # not a body line: the run of body lines ends
         if record is not None:
-            _close(record, raw)
+            _close(record, raw, cut)
             yield record
 
+    def _body_line(self, line: linelog.Cut) -> bool:
+        """Whether a line cut (``Cut``) is read as a body line whatever its middle and end: not a stamp, a
+        sender, a tapback, a reply's copy, an attachment, nor an edit's note (which its middle tells)."""
+        return (
+            self.section == "body"
+            and not (self.blank and _STAMP.match(line))
+            and not line.startswith((_INDENT, _STICKER, _EDITED))
+            and _PATH_START.match(line) is None
+        )
 
-def _close(record: _Record, raw: list[str]) -> None:
-    while raw and raw[-1] == "":
-        raw.pop()
-    record.raw = "\n".join(raw)
-    while record.lines and record.lines[-1] == "":
-        record.lines.pop()
+
+def _uncut(lines: list[str]) -> list[str]:
+    """The lines not cut: a ``Cut``'s were told of as they were gathered, or tell nothing."""
+    return [line for line in lines if not isinstance(line, linelog.Cut)]
+
+
+def _close(record: _Record, raw: list[str], cut: bool) -> None:
+    record.told(_uncut(record.lines) if cut else record.lines)
+    if cut and not any(isinstance(line, linelog.Cut) and line.blank for line in raw):
+        while raw and raw[-1] == "":
+            raw.pop()
+        while record.lines and record.lines[-1] == "":
+            record.lines.pop()
+        record.held, record.raw = _held(record, raw) or (None, "")
+    if record.held is None:
+        if cut:  # the text is not one run of the record's lines: read whole, each Cut once (its file goes)
+            whole = {id(line): line.whole() for line in raw if isinstance(line, linelog.Cut)}
+            raw[:] = [whole.get(id(line), line) for line in raw]
+            record.lines = [whole.get(id(line), line) for line in record.lines]
+        while raw and raw[-1] == "":
+            raw.pop()
+        record.raw = "\n".join(raw)
+        while record.lines and record.lines[-1] == "":
+            record.lines.pop()
     if record.sender is None and record.kind != Kind.SYSTEM:
         record.sender = ""
+
+
+def _held(record: _Record, raw: list[str]) -> tuple[HeldText, str] | None:
+    """The text of a block whose lines hold one ``Cut``, held in a file, and its record holding ``HELD`` in
+    its place; None where the text (its lines, then its attachments) is not one run of the record's lines,
+    is no longer than ``LONG_TEXT``, or the record holds a marker ``raw.cut`` reads."""
+    cuts = [line for line in raw if isinstance(line, linelog.Cut)]
+    text = [*record.lines, *record.files]
+    if len(cuts) != 1 or not any(line is cuts[0] for line in text):
+        return None
+    cut = cuts[0]
+    at = next(i for i, line in enumerate(text) if line is cut)
+    start = next(i for i, line in enumerate(raw) if line is cut) - at
+    if start < 0 or raw[start : start + len(text)] != text:
+        return None
+    head, tail = "\n".join([*text[:at], str(cut)]), "\n".join([cut.tail, *text[at + 1 :]])
+    around = [*raw[:start], *raw[start + len(text) :]]
+    if (
+        len(head) + cut.spool.chars + len(tail) <= LONG_TEXT
+        or any(linelog.UNHELD.search(part) for part in (*around, head, tail))
+        or cut.spool.holds(linelog.UNHELD_BYTES)
+    ):
+        return None
+    return cut.spool.held(head, tail), "\n".join([*raw[:start], HELD, *raw[start + len(text) :]])
 
 
 # --- HTML --------------------------------------------------------------------------------------------
@@ -502,6 +585,7 @@ class _HtmlReading:
                 raise InputError(self.path, f"message {number} has no readable timestamp ({record.stamp!r})")
             if record.kind != Kind.SYSTEM and record.sender is None:
                 record.sender = ""
+            record.told(record.lines)
             yield record
 
 

@@ -1262,7 +1262,7 @@ def _held(
         or not lead
         or not trail
         or any(UNHELD.search(part) for part in in_memory)
-        or any(part.holds(_UNHELD_BYTES) for part in parts if isinstance(part, Spool))
+        or any(part.holds(UNHELD_BYTES) for part in parts if isinstance(part, Spool))
     ):
         return None
     spool = Spool()
@@ -1318,7 +1318,7 @@ def is_blank(line: str) -> bool:
 # What the record of a message held in part must not hold (``_held``): the markers ``raw.cut`` reads,
 # and ``HELD``, which it holds in the text's place.
 UNHELD = re.compile("[\x00-\x04]")
-_UNHELD_BYTES = re.compile(UNHELD.pattern.encode())
+UNHELD_BYTES = re.compile(UNHELD.pattern.encode())
 
 
 def _read_whole(first_raw: str, first_text: str, more: list[str] | None) -> tuple[str, str, list[str] | None]:

@@ -199,13 +199,10 @@ def _held(block: list[str], fields: int) -> tuple[HeldText, str] | None:
     if (
         len(head) + body.spool.chars + len(tail) <= LONG_TEXT
         or any(linelog.UNHELD.search(part) for part in (before, head, tail))
-        or body.spool.holds(_UNHELD_BYTES)
+        or body.spool.holds(linelog.UNHELD_BYTES)
     ):
         return None
     return body.spool.held(head, tail), f"{before}\n{HELD}"
-
-
-_UNHELD_BYTES = re.compile(linelog.UNHELD.pattern.encode())
 
 
 def _body(lines: list[str]) -> str:
