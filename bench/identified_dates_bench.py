@@ -4,7 +4,8 @@ CLDR date case of the language (``tests/cldr_date_cases.py``) read by ``dates.cl
 told; right when the first range found is the days the case names. Totals for the languages told as
 themselves and told as another, and by the language's script.
 
-    python bench/identified_dates_bench.py [--tree DIR] [--set tune|held|catalog] [--misses] [--by-lang]
+    python bench/identified_dates_bench.py [--tree DIR] [--set tune|held|catalog] [--langs yi,tt] [--misses]
+        [--by-lang]
 
 ``--set held`` and ``--set catalog`` are held out: print their totals only while tuning. ``--tree`` reads
 refind from another checkout (``git archive main | tar -x -C DIR``), the peer measured in the same run.
@@ -33,6 +34,7 @@ def main() -> None:
     ap.add_argument("--set", choices=SETS, default="tune")
     ap.add_argument("--misses", action="store_true", help="list every miss (tune only)")
     ap.add_argument("--by-lang", action="store_true", help="a line per language")
+    ap.add_argument("--langs", default="", help="only these languages of the set")
     args = ap.parse_args()
     sys.path.insert(0, str(args.tree.resolve()))
     from refind_cli.dates import cldr
@@ -43,7 +45,10 @@ def main() -> None:
     total: Counter[str] = Counter()
     t0 = time.process_time()
     lines: list[str] = []
+    only = set(filter(None, args.langs.split(",")))
     for lang, text in sorted(texts(args.set).items()):
+        if only and lang not in only:
+            continue
         told = detect([text])
         group = "told as itself" if lang in told.split("+") else "told as another"
         script = SCRIPTS.get(lang, "?").split()[0]

@@ -360,15 +360,30 @@ def reads(lang: str) -> bool:
     return code not in ("en", "und", "") and code not in LANGUAGES
 
 
+def kin(text: str, found: list[TimeRange], *, now: datetime, tz: tzinfo) -> list[TimeRange]:
+    """The dates ``text`` names by kin words (``kin_spans``) where none of ``found`` stands: a chat told
+    to be in a language with a grammar of its own (Tatar told as Russian, Luxembourgish as German) reads
+    its grammar's dates first."""
+    lowered = _lower(text)
+    taken = [(lowered.find(_lower(r.text)), len(r.text)) for r in found]
+    spans = kin_spans(lowered, now.astimezone(tz).date())
+    return [
+        TimeRange(_at(first, tz), _at(last + timedelta(days=1), tz) - _US, text[lo:hi])
+        for lo, hi, (first, last) in spans
+        if not any(at < hi and lo < at + n for at, n in taken if at >= 0)
+    ]
+
+
 def find_any(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
-    """The dates ``text`` names: in ``lang``'s grammar where ``timeexpr`` has one, else CLDR's words of
+    """The dates ``text`` names: in ``lang``'s grammar where ``timeexpr`` has one (then kin words, but for
+    English's, the archive's first language, whose words are no other language's), else CLDR's words of
     ``lang`` and, where they name none at a place, what every language writes alike (ISO dates,
     "2025/03/14", "Q2 2025")."""
     from refind_cli.dates.timeexpr import find_ranges
 
     found = find_ranges(text, now=now, tz=tz, lang=lang if not reads(lang) else "und")
     if not reads(lang):
-        return found
+        return found if lang.split("+")[0] in ("en", "und", "") else [*found, *kin(text, found, now=now, tz=tz)]
     words_found = find(text, now=now, tz=tz, lang=lang)
     digits = [r for r in found if r.text[:1].isdigit() and not any(r.text in w.text for w in words_found)]
     return [*words_found, *(r for r in digits if not any(w.text in r.text for w in words_found))]
