@@ -212,10 +212,11 @@ def names_a_date_field(question: str, lang: str) -> bool:
     """Whether ``question`` names a date field of ``lang`` (of either language of "ms+id": a year, month,
     week or day, in a form CLDR lists, or that form with a short ending: Turkish "yılda" is "yıl" + "da")."""
     fields = {f for code in lang.split("+") if (found := words(code)) is not None for f in found.fields}
-    fields |= _kin().fields
-    return any(
+    said = _word_list(_lower(question))
+    # Another language's field only as a whole word (the chat may be told as a neighbour of its own).
+    return any(w in _kin().fields for w in said) or any(
         word == f or (len(f) >= 3 and word.startswith(f) and len(word) - len(f) <= 3)
-        for word in _word_list(_lower(question))
+        for word in said
         for f in fields
     )
 
@@ -241,7 +242,9 @@ def find(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
         if (found := words(code)) is not None
         for span in _spans(lowered, today, found)
     ]
-    spans += [k for k in kin_spans(lowered, today) if not any(k[0] < hi and lo < k[1] for lo, hi, _ in spans)]
+    spans += _apart(kin_spans(lowered, today), [(lo, hi) for lo, hi, _ in spans])
+    own = {name for code in lang.split("+") if (found := words(code)) is not None for name in found.weekdays}
+    spans = _not_a_dates_weekday(lowered, spans, [lo for lo, _, _ in spans], own)
     spans.sort(key=lambda s: (s[0], -s[1]))
     out, taken = [], 0
     for lo, hi, (first, last) in spans:
@@ -365,13 +368,41 @@ def kin(text: str, found: list[TimeRange], *, now: datetime, tz: tzinfo) -> list
     to be in a language with a grammar of its own (Tatar told as Russian, Luxembourgish as German) reads
     its grammar's dates first."""
     lowered = _lower(text)
-    taken = [(lowered.find(_lower(r.text)), len(r.text)) for r in found]
-    spans = kin_spans(lowered, now.astimezone(tz).date())
+    taken = [(at, at + len(r.text)) for r in found if (at := lowered.find(_lower(r.text))) >= 0]
+    spans = _apart(kin_spans(lowered, now.astimezone(tz).date()), taken)
+    spans = _not_a_dates_weekday(lowered, spans, [lo for lo, _ in taken] + [lo for lo, _, _ in spans], set())
     return [
         TimeRange(_at(first, tz), _at(last + timedelta(days=1), tz) - _US, text[lo:hi])
         for lo, hi, (first, last) in spans
-        if not any(at < hi and lo < at + n for at, n in taken if at >= 0)
     ]
+
+
+def _apart(
+    spans: list[tuple[int, int, tuple[date, date]]], taken: list[tuple[int, int]]
+) -> list[tuple[int, int, tuple[date, date]]]:
+    """The ``spans`` where none of ``taken`` stands."""
+    return [k for k in spans if not any(k[0] < hi and lo < k[1] for lo, hi in taken)]
+
+
+def _not_a_dates_weekday(
+    lowered: str, spans: list[tuple[int, int, tuple[date, date]]], starts: list[int], own: set[str]
+) -> list[tuple[int, int, tuple[date, date]]]:
+    """``spans`` but a day's name (of ``own`` or kin) right before a date that starts at one of ``starts``:
+    "petak, 14. mart 2025" is a full date's weekday, not the latest Friday."""
+    return [
+        (lo, hi, days)
+        for lo, hi, days in spans
+        if not (
+            (lowered[lo:hi] in own or _kin_weekday(lowered[lo:hi]))
+            and any(at > hi and not _word_list(lowered[hi:at]) for at in starts)
+        )
+    ]
+
+
+def _kin_weekday(word: str) -> bool:
+    """Whether ``word`` is a kin day's name standing alone (not "yesterday" or "last Friday")."""
+    found = _kin().phrases.get(tuple(t for *_, t in _tokens(word)))
+    return found is not None and found[0] == "weekday" and found[2] is None
 
 
 def find_any(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
@@ -500,7 +531,7 @@ def generate_kin() -> tuple[dict[str, tuple[str, int, int | None]], tuple[str, .
             if key and _distinct(key):
                 meanings.setdefault(key, set()).add(meaning)
                 owners.setdefault(key, set()).add(code)
-        fields.update(f for f in found.fields if len(f) >= 4)
+        fields.update(f for f in found.fields if len(f) >= 3)
     stops: dict[str, set[str]] = {}
     for code, name in stop_words.LANGUAGE_MAPPING.items():
         for word in stop_words.get_stop_words(name):
