@@ -63,7 +63,9 @@ def main() -> None:
             total[f"{group}: {case.kind}"] += 1
             if not hit and args.misses and args.set == "tune":
                 got = f"{read} {found[0].text!r}" if found else "nothing"
-                lines.append(f"  MISS {lang}->{told} {case.kind}: {case.sentence!r} want {case.first}, got {got}")
+                lines.append(
+                    f"  MISS {lang}->{told} {case.kind}: {case.sentence!r} want {case.first}, got {got}"
+                )
         for key in ("all", group, f"script {script}"):
             right[key] += ok
             total[key] += n

@@ -414,7 +414,9 @@ def find_any(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRan
 
     found = find_ranges(text, now=now, tz=tz, lang=lang if not reads(lang) else "und")
     if not reads(lang):
-        return found if lang.split("+")[0] in ("en", "und", "") else [*found, *kin(text, found, now=now, tz=tz)]
+        return (
+            found if lang.split("+")[0] in ("en", "und", "") else [*found, *kin(text, found, now=now, tz=tz)]
+        )
     words_found = find(text, now=now, tz=tz, lang=lang)
     digits = [r for r in found if r.text[:1].isdigit() and not any(r.text in w.text for w in words_found)]
     return [*words_found, *(r for r in digits if not any(w.text in r.text for w in words_found))]
@@ -456,7 +458,9 @@ def whole(text: str, *, now: datetime, tz: tzinfo) -> TimeRange | None:
 
 # Kin: every CLDR language's date words, for a chat told to be in another language than its own.
 _NUMBER = "#"  # a counted phrase's number among its words: "3 dni temu" is ("#", "dni", "temu")
-_WIDE = frozenset("WF")  # East Asian widths of scripts written without spaces: a word there is one letter or two
+_WIDE = frozenset(
+    "WF"
+)  # East Asian widths of scripts written without spaces: a word there is one letter or two
 
 
 @dataclass(frozen=True, slots=True)
@@ -563,12 +567,14 @@ def kin_spans(lowered: str, today: date) -> list[tuple[int, int, tuple[date, dat
     a month alone is left to the chat's own language."""
     kin = _kin()
     tokens = _tokens(lowered)
-    plain = [_NUMBER if t.isdigit() else t for _, _, t in tokens]
+    plain = [_NUMBER if t.isdecimal() else t for _, _, t in tokens]
     spans: list[tuple[int, int, tuple[date, date]]] = []
     i = 0
     while i < len(tokens):
         for n in range(min(kin.longest, len(tokens) - i), 0, -1):
-            found = kin.phrases.get(tuple(plain[i : i + n])) or kin.phrases.get(tuple(t for *_, t in tokens[i : i + n]))
+            found = kin.phrases.get(tuple(plain[i : i + n])) or kin.phrases.get(
+                tuple(t for *_, t in tokens[i : i + n])
+            )
             if found is None:
                 continue
             span = _kin_span(found, tokens, i, n, today)
@@ -586,19 +592,23 @@ def _kin_span(
     kind, value, extra = meaning
     lo, hi = tokens[i][0], tokens[i + n - 1][1]
     if kind == "weekday":
-        day = _weekday(today, value, extra)
-        return lo, hi, (day, day)
+        named_day = _weekday(today, value, extra)
+        return lo, hi, (named_day, named_day)
     if kind in UNITS:
         if extra is None:
             return lo, hi, _unit(today, kind, value)
-        count = next((int(t) for *_, t in tokens[i : i + n] if t.isdigit()), None)
+        count = next((int(t) for *_, t in tokens[i : i + n] if t.isdecimal()), None)
         return (lo, hi, _unit(today, kind, value * count)) if count is not None and count < 1000 else None
     # A month: with a day before or after it, and a year after either.
     before = tokens[i - 1] if i > 0 else None
     after = tokens[i + 1] if i + 1 < len(tokens) else None
-    day = next((t for t in (before, after) if t and t[2].isdigit() and len(t[2]) <= 2), None)
+    day = next((t for t in (before, after) if t and t[2].isdecimal() and len(t[2]) <= 2), None)
     year_at = i + 2 if day is after and day is not None else i + 1
-    year = tokens[year_at] if year_at < len(tokens) and tokens[year_at][2].isdigit() and len(tokens[year_at][2]) == 4 else None
+    year = (
+        tokens[year_at]
+        if year_at < len(tokens) and tokens[year_at][2].isdecimal() and len(tokens[year_at][2]) == 4
+        else None
+    )
     if day is None and year is None:
         return None
     named = _named(value, day[2] if day else None, year[2] if year else None, today)
