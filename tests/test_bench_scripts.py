@@ -178,6 +178,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             "all",
         ),
         "bigram_units_bench": ([["bigram_units_bench.py", "--scripts", "Thai"]], "Thai |"),
+        "identified_dates_bench": (
+            [["identified_dates_bench.py", "--set", "tune", "--langs", "yi,tt,pl"]],
+            "all ",
+        ),
         "analysis_cost_bench": (
             [["analysis_cost_bench.py", "--turns", "50", "--rounds", "1", "--langs", "de,he"]],
             "load after",

@@ -223,6 +223,8 @@ class _Reader:
         # A language with no time-word table of its own reads its dates from CLDR (``dates.cldr``), its
         # numbers as digits only.
         self.cldr = cldr.reads(lang)
+        # A language with a grammar reads other languages' date words after it; English reads none.
+        self.kin = not self.cldr and lang.split("+")[0] not in ("en", "und", "")
         words = LANGUAGES[lang].numbers if lang in LANGUAGES else {}
         if lang == "en":
             words = {w: 0 for w in NUMBERS if w.isalpha()}
@@ -262,6 +264,10 @@ class _Reader:
                 return r
             elif not (dated or deictic) and r.end < at - timedelta(days=31):
                 return TimeRange(_next_year(r.start), _next_year(r.end), r.text)
+        if self.kin:  # a word of another language the grammar does not read (Tatar in a chat told Russian)
+            from refind_cli.dates import cldr
+
+            return next(iter(cldr.kin(sentence, [], now=at, tz=self.tz)), None)
         return None
 
     def reports(self, sentence: str, terms: frozenset[str], analyzer: Analyzer) -> bool:

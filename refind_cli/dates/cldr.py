@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from dateutil.relativedelta import relativedelta
@@ -211,9 +212,11 @@ def names_a_date_field(question: str, lang: str) -> bool:
     """Whether ``question`` names a date field of ``lang`` (of either language of "ms+id": a year, month,
     week or day, in a form CLDR lists, or that form with a short ending: Turkish "yılda" is "yıl" + "da")."""
     fields = {f for code in lang.split("+") if (found := words(code)) is not None for f in found.fields}
-    return any(
+    said = _word_list(_lower(question))
+    # Another language's field only as a whole word (the chat may be told as a neighbour of its own).
+    return any(w in _kin().fields for w in said) or any(
         word == f or (len(f) >= 3 and word.startswith(f) and len(word) - len(f) <= 3)
-        for word in _word_list(_lower(question))
+        for word in said
         for f in fields
     )
 
@@ -228,7 +231,9 @@ def _word_list(text: str) -> list[str]:
 def find(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
     """The dates ``text`` names in ``lang`` (in either language of a bilingual chat's "ms+id"), leftmost
     first (the longest at each place), read against ``now``: a month without a year is the one of
-    ``now``'s year."""
+    ``now``'s year. Where ``lang``'s words name none, a date word of any language that means one thing in
+    every language that has it (``kin_spans``): the language a chat is told to be in is at times a
+    neighbour's (CLD3 tells Tatar as Turkish or Russian, Ido as Esperanto, Yiddish as Hebrew)."""
     lowered = _lower(text)
     today = now.astimezone(tz).date()
     spans = [
@@ -237,6 +242,9 @@ def find(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
         if (found := words(code)) is not None
         for span in _spans(lowered, today, found)
     ]
+    spans += _apart(kin_spans(lowered, today), [(lo, hi) for lo, hi, _ in spans])
+    own = {name for code in lang.split("+") if (found := words(code)) is not None for name in found.weekdays}
+    spans = _not_a_dates_weekday(lowered, spans, [lo for lo, _, _ in spans], own)
     spans.sort(key=lambda s: (s[0], -s[1]))
     out, taken = [], 0
     for lo, hi, (first, last) in spans:
@@ -355,15 +363,60 @@ def reads(lang: str) -> bool:
     return code not in ("en", "und", "") and code not in LANGUAGES
 
 
+def kin(text: str, found: list[TimeRange], *, now: datetime, tz: tzinfo) -> list[TimeRange]:
+    """The dates ``text`` names by kin words (``kin_spans``) where none of ``found`` stands: a chat told
+    to be in a language with a grammar of its own (Tatar told as Russian, Luxembourgish as German) reads
+    its grammar's dates first."""
+    lowered = _lower(text)
+    taken = [(at, at + len(r.text)) for r in found if (at := lowered.find(_lower(r.text))) >= 0]
+    spans = _apart(kin_spans(lowered, now.astimezone(tz).date()), taken)
+    spans = _not_a_dates_weekday(lowered, spans, [lo for lo, _ in taken] + [lo for lo, _, _ in spans], set())
+    return [
+        TimeRange(_at(first, tz), _at(last + timedelta(days=1), tz) - _US, text[lo:hi])
+        for lo, hi, (first, last) in spans
+    ]
+
+
+def _apart(
+    spans: list[tuple[int, int, tuple[date, date]]], taken: list[tuple[int, int]]
+) -> list[tuple[int, int, tuple[date, date]]]:
+    """The ``spans`` where none of ``taken`` stands."""
+    return [k for k in spans if not any(k[0] < hi and lo < k[1] for lo, hi in taken)]
+
+
+def _not_a_dates_weekday(
+    lowered: str, spans: list[tuple[int, int, tuple[date, date]]], starts: list[int], own: set[str]
+) -> list[tuple[int, int, tuple[date, date]]]:
+    """``spans`` but a day's name (of ``own`` or kin) right before a date that starts at one of ``starts``:
+    "petak, 14. mart 2025" is a full date's weekday, not the latest Friday."""
+    return [
+        (lo, hi, days)
+        for lo, hi, days in spans
+        if not (
+            (lowered[lo:hi] in own or _kin_weekday(lowered[lo:hi]))
+            and any(at > hi and not _word_list(lowered[hi:at]) for at in starts)
+        )
+    ]
+
+
+def _kin_weekday(word: str) -> bool:
+    """Whether ``word`` is a kin day's name standing alone (not "yesterday" or "last Friday")."""
+    found = _kin().phrases.get(tuple(t for *_, t in _tokens(word)))
+    return found is not None and found[0] == "weekday" and found[2] is None
+
+
 def find_any(text: str, *, now: datetime, tz: tzinfo, lang: str) -> list[TimeRange]:
-    """The dates ``text`` names: in ``lang``'s grammar where ``timeexpr`` has one, else CLDR's words of
+    """The dates ``text`` names: in ``lang``'s grammar where ``timeexpr`` has one (then kin words, but for
+    English's, the archive's first language, whose words are no other language's), else CLDR's words of
     ``lang`` and, where they name none at a place, what every language writes alike (ISO dates,
     "2025/03/14", "Q2 2025")."""
     from refind_cli.dates.timeexpr import find_ranges
 
     found = find_ranges(text, now=now, tz=tz, lang=lang if not reads(lang) else "und")
     if not reads(lang):
-        return found
+        return (
+            found if lang.split("+")[0] in ("en", "und", "") else [*found, *kin(text, found, now=now, tz=tz)]
+        )
     words_found = find(text, now=now, tz=tz, lang=lang)
     digits = [r for r in found if r.text[:1].isdigit() and not any(r.text in w.text for w in words_found)]
     return [*words_found, *(r for r in digits if not any(w.text in r.text for w in words_found))]
@@ -396,9 +449,173 @@ def whole(text: str, *, now: datetime, tz: tzinfo) -> TimeRange | None:
     """The range ``text`` names as a whole in one of the user's languages (``user_languages``) that has no
     grammar in ``timeexpr``: "wczoraj", "w zeszłym tygodniu", "3 dni temu", "14 marca 2025"."""
     stripped = text.strip()
-    for lang in user_languages():
-        if reads(lang):
-            found = find(stripped, now=now, tz=tz, lang=lang)
-            if len(found) == 1 and found[0].text == stripped:
-                return found[0]
+    for lang in [*filter(reads, user_languages()), "und"]:  # "und": no language's own words, only kin
+        found = find(stripped, now=now, tz=tz, lang=lang)
+        if len(found) == 1 and found[0].text == stripped:
+            return found[0]
     return None
+
+
+# Kin: every CLDR language's date words, for a chat told to be in another language than its own.
+_NUMBER = "#"  # a counted phrase's number among its words: "3 dni temu" is ("#", "dni", "temu")
+_WIDE = frozenset(
+    "WF"
+)  # East Asian widths of scripts written without spaces: a word there is one letter or two
+
+
+@dataclass(frozen=True, slots=True)
+class Kin:
+    """Date words of every language CLDR describes that mean one thing in every language that has them,
+    as tuples of words: ("wczoraj",): ("day", -1, None), ("#", "dni", "temu"): ("day", -1, "#"),
+    ("poniedziałek",): ("weekday", 0, None), ("marca",): ("named month", 3, None)."""
+
+    phrases: dict[tuple[str, ...], tuple[str, int, int | None]]
+    longest: int
+    fields: frozenset[str]
+
+
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    """``text``'s words with where each stands (as ``_word_list`` cuts them); a run of digits is one word."""
+    kinds = "".join("w" if unicodedata.category(c)[0] in "LMN" or c in "\u200c\u200d" else " " for c in text)
+    return [(m.start(), m.end(), text[m.start() : m.end()]) for m in re.finditer("w+", kinds)]
+
+
+def _key(phrase: str) -> tuple[str, ...]:
+    before, counted, after = _lower(phrase).partition("{0}")
+    words_before = tuple(t for _, _, t in _tokens(before))
+    return (*words_before, _NUMBER, *(t for _, _, t in _tokens(after))) if counted else words_before
+
+
+def _distinct(key: tuple[str, ...]) -> bool:
+    """Whether ``key`` is more than a short word: a word of one or two letters (three outside the scripts
+    written without spaces) is too often another word of another language."""
+    if len(key) > 1:
+        return True
+    word = key[0]
+    return len(word) >= 4 or (len(word) >= 2 and unicodedata.east_asian_width(word[0]) in _WIDE)
+
+
+@lru_cache(maxsize=1)
+def _kin() -> Kin:
+    """The kin table (``kin_data.py``, written by ``generate_kin``: Babel takes seconds to read every
+    language's data, too long for a command to wait for)."""
+    from refind_cli.dates.kin_data import KIN, KIN_FIELDS
+
+    phrases = {tuple(key.split(" ")): meaning for key, meaning in KIN.items()}
+    return Kin(phrases, max(map(len, phrases)), frozenset(KIN_FIELDS))
+
+
+def generate_kin() -> tuple[dict[str, tuple[str, int, int | None]], tuple[str, ...]]:
+    """(the kin phrases, their words joined by spaces; the date fields' names): every CLDR language's
+    relative fields, counted patterns, weekday fields and names, wide month names and date field names,
+    each kept when it means the same in every language that has it, is no stop word of another language
+    (``stop_words``: Turkish "senin", "your", is Indonesian's Monday) and is not a short word."""
+    import stop_words
+    from babel import Locale, localedata
+
+    meanings: dict[tuple[str, ...], set[tuple[str, int, int | None]]] = {}
+    owners: dict[tuple[str, ...], set[str]] = {}
+    fields: set[str] = set()
+    for code in localedata.locale_identifiers():
+        if "_" in code or code == "root" or (found := words(code)) is None:
+            continue
+        locale = Locale.parse(code)
+        pairs: list[tuple[str, tuple[str, int, int | None]]] = []
+        pairs += [(p, (unit, offset, None)) for p, (unit, offset) in found.phrases.items()]
+        pairs += [(p, ("weekday", day, offset)) for p, (day, offset) in found.weekday_phrases.items()]
+        pairs += [(p, ("weekday", day, None)) for p, day in found.weekdays.items()]
+        pairs += [(p, ("named month", found.months[p], None)) for p in found.wide if p in found.months]
+        for unit in UNITS:
+            for way, sign in (("past", -1), ("future", 1)):
+                for pattern in locale._data["date_fields"].get(unit, {}).get(way, {}).values():
+                    if "{0}" in pattern:
+                        pairs.append((pattern, (unit, sign, 0)))
+        for phrase, meaning in pairs:
+            key = _key(phrase)
+            if key and _distinct(key):
+                meanings.setdefault(key, set()).add(meaning)
+                owners.setdefault(key, set()).add(code)
+        fields.update(f for f in found.fields if len(f) >= 3)
+    stops: dict[str, set[str]] = {}
+    for code, name in stop_words.LANGUAGE_MAPPING.items():
+        for word in stop_words.get_stop_words(name):
+            stops.setdefault(_lower(word), set()).add(code)
+    phrases = {
+        " ".join(key): next(iter(found))
+        for key, found in sorted(meanings.items())
+        if len(found) == 1 and not (len(key) == 1 and stops.get(key[0], set()) - owners[key])
+    }
+    return phrases, tuple(sorted(f for f in fields if f not in stops))
+
+
+def write_kin(path: Path | None = None) -> None:
+    """Write ``generate_kin()`` into ``kin_data.py`` (again after Babel's or stop-words' upgrade)."""
+    from refind_cli.generated import write_module
+
+    phrases, fields = generate_kin()
+    write_module(
+        path or Path(__file__).with_name("kin_data.py"),
+        "python -m refind_cli.dates.cldr",
+        ("KIN", "dict[str, tuple[str, int, int | None]]", phrases),
+        ("KIN_FIELDS", "tuple[str, ...]", fields),
+    )
+
+
+def kin_spans(lowered: str, today: date) -> list[tuple[int, int, tuple[date, date]]]:
+    """Where a date word of another language (``_kin``) names a date in ``lowered``: its relative and
+    counted phrases and weekdays, and a wide month name beside a day ("14 marca", "marca 14") or a year;
+    a month alone is left to the chat's own language."""
+    kin = _kin()
+    tokens = _tokens(lowered)
+    plain = [_NUMBER if t.isdecimal() else t for _, _, t in tokens]
+    spans: list[tuple[int, int, tuple[date, date]]] = []
+    i = 0
+    while i < len(tokens):
+        for n in range(min(kin.longest, len(tokens) - i), 0, -1):
+            found = kin.phrases.get(tuple(plain[i : i + n])) or kin.phrases.get(
+                tuple(t for *_, t in tokens[i : i + n])
+            )
+            if found is None:
+                continue
+            span = _kin_span(found, tokens, i, n, today)
+            if span is not None:
+                spans.append(span)
+                i += n - 1
+                break
+        i += 1
+    return spans
+
+
+def _kin_span(
+    meaning: tuple[str, int, int | None], tokens: list[tuple[int, int, str]], i: int, n: int, today: date
+) -> tuple[int, int, tuple[date, date]] | None:
+    kind, value, extra = meaning
+    lo, hi = tokens[i][0], tokens[i + n - 1][1]
+    if kind == "weekday":
+        named_day = _weekday(today, value, extra)
+        return lo, hi, (named_day, named_day)
+    if kind in UNITS:
+        if extra is None:
+            return lo, hi, _unit(today, kind, value)
+        count = next((int(t) for *_, t in tokens[i : i + n] if t.isdecimal()), None)
+        return (lo, hi, _unit(today, kind, value * count)) if count is not None and count < 1000 else None
+    # A month: with a day before or after it, and a year after either.
+    before = tokens[i - 1] if i > 0 else None
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    day = next((t for t in (before, after) if t and t[2].isdecimal() and len(t[2]) <= 2), None)
+    year_at = i + 2 if day is after and day is not None else i + 1
+    year = (
+        tokens[year_at]
+        if year_at < len(tokens) and tokens[year_at][2].isdecimal() and len(tokens[year_at][2]) == 4
+        else None
+    )
+    if day is None and year is None:
+        return None
+    named = _named(value, day[2] if day else None, year[2] if year else None, today)
+    if named is None:
+        return None
+    return min(lo, day[0] if day else lo), max(hi, year[1] if year else hi, day[1] if day else hi), named
+
+
+if __name__ == "__main__":
+    write_kin()
