@@ -83,6 +83,10 @@ def main() -> None:
                     if how == "refused":
                         how += " (it may be)" if held[variant].may_refuse else " (all it needs was there)"
                         wrong = None if held[variant].may_refuse else f"refused: {wrong}"
+                    elif how == "wrong":
+                        how += (
+                            ", said in a warning" if "(said in a warning: " in (wrong or "") else ", silently"
+                        )
                     outcomes[how] += 1
                 else:
                     wrong = av.check(variant, work)

@@ -24,10 +24,7 @@ from refind_cli.importers import container
 # Held out and still read otherwise than the original, each with the format it shows on and why (RESULTS,
 # session 15): held to fail, so that a fix shows here.
 KNOWN = {
-    "a drive's download in two parts": (
-        "slack",
-        "the parts of one download are read as exports of their own",
-    ),
+    # The ids are gone: read without them, said in a warning (session 16; ``tests/test_ablation6.py``).
     "Gson through a Map (numbers as Java doubles)": ("discord-package", "the tool rounded 19-digit ids"),
     "Go through map[string]interface{} (keys sorted)": ("discord-package", "the tool rounded 19-digit ids"),
     "jq 1.6": ("discord-package", "the tool rounded 19-digit ids"),

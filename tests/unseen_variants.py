@@ -101,8 +101,9 @@ class Unseen:
 
 def outcome(unseen: Unseen, work: Path) -> tuple[str, str | None]:
     """How a variant reads: ("read", None) as it must; ("refused", the line) where the import was refused in
-    one line that names the file or archive read; ("wrong", what) otherwise: read other than it must be, a
-    refusal of several lines or naming no file, a crash."""
+    one line that names the file or archive read; ("wrong", what) otherwise: read other than it must be (what
+    ends "(said in a warning: ...)" where the reading warned more than the original's), a refusal of several
+    lines or naming no file, a crash."""
     variant = unseen.variant
     path = variant.write(work / "a")
     first = read(path)
@@ -120,6 +121,8 @@ def outcome(unseen: Unseen, work: Path) -> tuple[str, str | None]:
         base = read(unseen.control(SAMPLES / variant.export, _files(SAMPLES / variant.export), work / "c"))
     same = lambda t: t  # noqa: E731
     wrong = as_read(first, again, [base], unseen.squash or same, unseen.when or same, unseen.fresh)
+    if wrong and len(first.warnings) > len(base.warnings):
+        wrong += f" (said in a warning: {first.warnings[-1]})"
     return ("wrong", wrong) if wrong else ("read", None)
 
 
