@@ -40,12 +40,12 @@ def main() -> None:
     parser.add_argument("--kinds", help="only these kinds of change, comma-separated")
     parser.add_argument(
         "--set",
-        choices=("all", "fields", "rewrites", "unseen", "held-out-15", "held-out-16"),
+        choices=("all", "fields", "rewrites", "unseen", "held-out-15", "held-out-16", "held-out-16b"),
         default="all",
         help="fields: each field changed (ablation_variants); rewrites: whole files rewritten (rewrite_variants); "
         "unseen: rewrites written after the importers were tuned (unseen_variants; not in all); held-out-15: "
         "session 15's family of tools' rewrites (unseen_variants.held_out_15; not in all); held-out-16: session "
-        "16's (held_out_16)",
+        "16's (held_out_16); held-out-16b: written after its fixes (held_out_16b)",
     )
     parser.add_argument("--timeout", type=float, default=30.0)
     args = parser.parse_args()
@@ -56,7 +56,12 @@ def main() -> None:
 
     started = time.perf_counter()
     held: dict[av.Variant, uv.Unseen] = {}
-    families = {"unseen": uv.variants, "held-out-15": uv.held_out_15, "held-out-16": uv.held_out_16}
+    families = {
+        "unseen": uv.variants,
+        "held-out-15": uv.held_out_15,
+        "held-out-16": uv.held_out_16,
+        "held-out-16b": uv.held_out_16b,
+    }
     if args.set in families:
         held = {u.variant: u for u in families[args.set]()}
         every = tuple(held)

@@ -64,9 +64,10 @@ def number(value: Any) -> float | None:
 # Map, Go through interface{}, jq 1.6, JavaScript) writes such an id back rounded, as a float (``1.52E18``) or
 # as the shortest digits of its double padded with zeros (``1521601569383898000``).
 _EXACT = 2**53
-# Ids past 2**53 a file's verdict is told by: a real id reads as a double's shortest digits about one time in
-# a hundred, so this many all reading so is a tool's doing (a float is at once).
-_TELLING = 3
+# How unlikely a file's ids must be as the export's own before they are taken for a tool's: a real id reads as
+# its double's shortest digits padded with ``z`` zeros one time in 10**z (a 19-digit id so padded with three
+# zeros: one in a thousand), and a float is a tool's at once.
+_DOUBT = 1e-9
 
 
 def through_a_double(value: Any) -> bool:
@@ -79,28 +80,36 @@ def through_a_double(value: Any) -> bool:
 
 def unrounded(read: Iterable[tuple[Any, Message]], gaps: Gaps) -> Iterator[Message]:
     """Messages (each with the id as its file wrote it), without their ids where a tool rounded a file's ids
-    through doubles (``through_a_double``: its first ``_TELLING`` ids past 2**53 all read so, or one is a
-    float): two messages could share one, and none is the export's own. They are then identified as a message
+    through doubles (``through_a_double``: its first ids past 2**53 all read so, and together as a real
+    export's ids would read less than once in ``1 / _DOUBT``; or one is a float): two messages could share
+    one, and none is the export's own. They are then identified as a message
     without an id is (by its time, sender and text), noted in ``gaps``; ids of other files are kept. The first
     messages are held until the ids tell (a few)."""
     held: list[tuple[Any, Message]] = []
     told: bool | None = None
-    large = 0
+    chance = 1.0  # of the file's ids so far, as a real export's
     for raw, message in read:
         if told is None:
             held.append((raw, message))
             if _large(raw):
-                large += 1
                 if not through_a_double(raw):
                     told = False
-                elif isinstance(raw, float) or large >= _TELLING:
-                    told = True
+                else:
+                    chance *= 0.0 if isinstance(raw, float) else _chance(raw)
+                    told = True if chance <= _DOUBT else None
             if told is not None:
                 yield from _without_ids(held, told, gaps)
                 held = []
             continue
         yield from _without_ids([(raw, message)], told, gaps)
     yield from _without_ids(held, bool(told), gaps)
+
+
+def _chance(n: int) -> float:
+    """How often a real id past 2**53 reads as ``n`` does, its double's shortest digits padded with zeros: one
+    in ten for each zero it ends in (a 16-digit one, every digit its double's, tells nothing)."""
+    digits = str(abs(n))
+    return 10.0 ** -(len(digits) - len(digits.rstrip("0")))
 
 
 def _without_ids(held: list[tuple[Any, Message]], rounded: bool, gaps: Gaps) -> Iterator[Message]:
