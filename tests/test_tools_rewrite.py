@@ -61,7 +61,8 @@ def test_a_tools_rewrite_reads_as_the_original_or_is_refused_in_one_line(
         assert wrong is None
 
 
-@pytest.mark.parametrize("place", ["a zip under a password (ZipCrypto)", "7-Zip volumes .zip.001, .zip.002"])
+# 7-Zip's volumes are joined since session 16 (``tests/test_ablation6.py``).
+@pytest.mark.parametrize("place", ["a zip under a password (ZipCrypto)"])
 def test_what_refind_cannot_open_is_refused_by_the_command_in_one_line(tmp_path: Path, place: str) -> None:
     (unseen,) = [u for u in held_out_15() if u.variant.place == place and u.variant.format == "chatgpt"]
     how, line = outcome(unseen, tmp_path / "probe")

@@ -100,6 +100,10 @@ def archive_stem(name: str) -> str | None:
 # in the words of the languages they are most used in (Windows' and macOS's own translations of "copy").
 _COPY_WORDS = "copy|kopie|copie|copia|cópia|kopia|копия|コピー|副本|복사본|kopya|αντίγραφο"
 _COPY_MARKS = (
+    # Dropbox's conflicted copy (``NAME (Maya's conflicted copy 2026-10-05).txt``), OneDrive's copy named after
+    # the computer whose change conflicted (``NAME-DESKTOP-4F2K9QL.txt``: Windows' own computer names).
+    re.compile(r"\s\([^()]*(?:conflicted copy|Konfliktkopie|copie en conflit|copia en conflicto)[^()]*\)$"),
+    re.compile(r"-(?:DESKTOP|LAPTOP)-[A-Z0-9]{7,8}$"),
     re.compile(r"\s\(\d{1,3}\)$"),
     re.compile(rf"(?i)\s[-–—]\s(?:{_COPY_WORDS})(?:\s\(\d{{1,3}}\))?$"),
     re.compile(rf"(?i)\s(?:{_COPY_WORDS})(?:\s\d{{1,3}})?$"),
@@ -112,11 +116,13 @@ _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
 # An attachment's name a mail client saved as the message carried it, not decoded (RFC 2047's encoded words:
 # ``=?utf-8?q?Noah_Weber=2Etxt?=``): its extension is inside.
 _ENCODED_WORD = re.compile(r"=\?[\w.:-]+\?[BbQq]\?[^?\s]*\?=")
+# Or as RFC 2231 writes a parameter's value (``filename*=``): its charset, a language, its bytes escaped.
+_EXTENDED_VALUE = re.compile(r"([\w.:-]+)'[\w-]*'(\S*%[0-9A-Fa-f]{2}\S*)")
 
 
 def unmarked(stem: str, told: str = "") -> str:
     """A file's name (without its extension) as it was before a download, a mail or a copy marked it: its
-    link's escapes or a mail's encoded words undone, an extension left inside it dropped (a share that added
+    link's escapes or a mail's encoded words (RFC 2047, 2231) undone, an extension left inside it dropped (a share that added
     ``.txt``; Finder's ``NAME.txt.zip``), without a drive's stamp and part number, and without the mark a copy
     of it is given (``_COPY_MARKS``): a chat named after its file keeps its name, and its key, when the file
     is downloaded again (``Chat with X (1).txt``) or copied (``Chat with X - Copy.txt``). ``told``: the start
@@ -124,6 +130,9 @@ def unmarked(stem: str, told: str = "") -> str:
     group really called "Family (2)", whose name WhatsApp writes into its first lines. A name a share wrote
     with ``_`` for its spaces (Android's) is read with spaces where it names the chat so (``Priya_Nair.txt``
     of a chat with Priya Nair)."""
+    if (extended := _EXTENDED_VALUE.fullmatch(stem)) is not None:
+        with contextlib.suppress(LookupError, UnicodeDecodeError):
+            stem = urllib.parse.unquote(extended[2], encoding=extended[1], errors="strict")
     if " " not in stem and _ESCAPED.search(stem):
         with contextlib.suppress(UnicodeDecodeError):
             stem = urllib.parse.unquote(stem, errors="strict")
