@@ -93,6 +93,8 @@ def test_every_copy_and_mail_name_of_an_export_reads_as_the_export(tmp_path: Pat
         ("Chat with Ana.txt", "", "Chat with Ana"),
         ("Chat with Ana.zip", "", "Chat with Ana"),
         ("utf-8''Chat%20mit%20Zo%C3%AB.txt", "", "Chat mit Zoë"),
+        ("utf-8''KakaoTalk_Chat_Jiwoo", "", "KakaoTalk_Chat_Jiwoo"),
+        ("rock'n'roll", "", "rock'n'roll"),
         ("Chat with Ana (Maya's conflicted copy 2026-10-05)", "", "Chat with Ana"),
         ("Chat with Ana-DESKTOP-4F2K9QL", "", "Chat with Ana"),
         # Finder's "Keep both" (``NAME 2``) is not taken off: "Team 2" and "Team" may be two chats.

@@ -67,6 +67,7 @@ from rewrite_variants import (
     _variant,
     _xml_out,
     json_rewrite,
+    tarred,
     with_messages,
 )
 from rewrite_variants import _macos as rv_macos
@@ -703,28 +704,28 @@ def _macos_tar(export: Path, files: Files, into: Path) -> Path:
     return target
 
 
-def _in_parts(export: Path, files: Files, into: Path) -> Path:
-    """A cloud drive's download of a large folder: the files dealt over ``NAME-<stamp>-001.zip`` and
-    ``-002.zip``, each under the folder's name, in one folder (read as a whole)."""
+def _in_parts(
+    export: Path, files: Files, into: Path, count: int = 2, stamp: str = "20261005T120000Z"
+) -> Path:
+    """A cloud drive's download of a large folder: the files dealt over ``NAME-<stamp>-001.zip``, ``-002.zip``
+    (``count`` of them), each under the folder's name, in one folder (read as a whole)."""
     place = into / "Downloads"
     stem = _stem(export)
     entries = list(_named(export, files).items()) if not export.is_dir() else list(files.items())
-    for part in (0, 1):
-        _zip(
-            {f"{stem}/{n}": d for n, d in entries[part::2]},
-            place / f"{stem}-20261005T120000Z-00{part + 1}.zip",
-        )
+    for part in range(count):
+        _zip({f"{stem}/{n}": d for n, d in entries[part::count]}, place / f"{stem}-{stamp}-00{part + 1}.zip")
     return place
 
 
-def _volumes(export: Path, files: Files, into: Path) -> Path:
-    """7-Zip's "split to volumes": one zip cut in two, ``NAME.zip.001`` and ``NAME.zip.002``, in one folder."""
+def _volumes(export: Path, files: Files, into: Path, count: int = 2) -> Path:
+    """7-Zip's "split to volumes": one zip cut in ``count``, ``NAME.zip.001``, ``NAME.zip.002``, ..., in one
+    folder."""
     whole = _zip(_as_it_was(export)("", files), into / "whole" / f"{_stem(export)}.zip").read_bytes()
     place = into / "Downloads"
     place.mkdir(parents=True, exist_ok=True)
-    half = len(whole) // 2
-    for n, piece in enumerate((whole[:half], whole[half:]), 1):
-        (place / f"{_stem(export)}.zip.00{n}").write_bytes(piece)
+    step = -(-len(whole) // count)
+    for n in range(count):
+        (place / f"{_stem(export)}.zip.00{n + 1}").write_bytes(whole[n * step : (n + 1) * step])
     return place
 
 
@@ -1108,13 +1109,7 @@ def _gzipped(export: Path, files: Files, into: Path) -> Path:
         target = into / f"{export.name}.gz"
         target.write_bytes(gzip.compress(files[""], mtime=0))
         return target
-    target = into / f"{_stem(export)}.tar.xz"
-    with tarfile.open(target, "w:xz") as tf:
-        for member, data in _as_it_was(export)("", files).items():
-            info = tarfile.TarInfo(member)
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
-    return target
+    return tarred(_as_it_was(export)("", files), into / f"{_stem(export)}.tar.xz")
 
 
 def _encoded_word(name: str) -> str:
@@ -1250,30 +1245,6 @@ def held_out_16() -> tuple[Unseen, ...]:
 # and volumes in three pieces, Finder's "Archive.zip", Excel's dates in Polish and Swedish.
 
 
-def _in_pieces(export: Path, files: Files, into: Path) -> Path:
-    """A drive's download in three parts (each under the folder's name), in one folder."""
-    place = into / "Downloads"
-    stem = _stem(export)
-    entries = list(_named(export, files).items()) if not export.is_dir() else list(files.items())
-    for part in (0, 1, 2):
-        _zip(
-            {f"{stem}/{n}": d for n, d in entries[part::3]},
-            place / f"{stem}-20261105T093000Z-00{part + 1}.zip",
-        )
-    return place
-
-
-def _three_volumes(export: Path, files: Files, into: Path) -> Path:
-    """7-Zip's volumes of a zip in three pieces."""
-    whole = _zip(_as_it_was(export)("", files), into / "whole" / f"{_stem(export)}.zip").read_bytes()
-    place = into / "Downloads"
-    place.mkdir(parents=True, exist_ok=True)
-    step = len(whole) // 3 + 1
-    for n in range(3):
-        (place / f"{_stem(export)}.zip.00{n + 1}").write_bytes(whole[n * step : (n + 1) * step])
-    return place
-
-
 def _single_compressed(export: Path, files: Files, into: Path) -> Path:
     """A single file as ``bzip2`` leaves it (``NAME.txt.bz2``); a zip export gzipped (``NAME.zip.gz``); a
     folder as ``tar -cjf NAME.tar.bz2``."""
@@ -1288,13 +1259,7 @@ def _single_compressed(export: Path, files: Files, into: Path) -> Path:
         target = into / f"{export.name}.gz"
         target.write_bytes(__import__("gzip").compress(export.read_bytes(), mtime=0))
         return target
-    target = into / f"{_stem(export)}.tar.bz2"
-    with tarfile.open(target, "w:bz2") as tf:
-        for member, data in _as_it_was(export)("", files).items():
-            info = tarfile.TarInfo(member)
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
-    return target
+    return tarred(_as_it_was(export)("", files), into / f"{_stem(export)}.tar.bz2")
 
 
 def _finder_archive(export: Path, files: Files, into: Path) -> Path:
@@ -1333,12 +1298,18 @@ def _held_out_16b(export: Path) -> Iterator[Unseen | None]:
     single = "" in _files(export)
     for how, pack in (
         ("bzip2 alone (NAME.txt.bz2), a zip gzipped, a folder as .tar.bz2", _single_compressed),
-        ("7-Zip volumes in three pieces", _three_volumes),
+        ("7-Zip volumes in three pieces", functools.partial(_volumes, count=3)),
     ):
         yield _unseen(_variant(export, kind, how, lambda f: f, pack=pack))
     if len(_files(export)) >= 3 or export.is_dir():
         yield _unseen(
-            _variant(export, kind, "a drive's download in three parts", lambda f: f, pack=_in_pieces)
+            _variant(
+                export,
+                kind,
+                "a drive's download in three parts",
+                lambda f: f,
+                pack=functools.partial(_in_parts, count=3, stamp="20261105T093000Z"),
+            )
         )
     if single:
         yield _unseen(

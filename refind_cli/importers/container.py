@@ -117,7 +117,7 @@ _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
 # ``=?utf-8?q?Noah_Weber=2Etxt?=``): its extension is inside.
 _ENCODED_WORD = re.compile(r"=\?[\w.:-]+\?[BbQq]\?[^?\s]*\?=")
 # Or as RFC 2231 writes a parameter's value (``filename*=``): its charset, a language, its bytes escaped.
-_EXTENDED_VALUE = re.compile(r"([\w.:-]+)'[\w-]*'(\S*%[0-9A-Fa-f]{2}\S*)")
+_EXTENDED_VALUE = re.compile(r"([\w.:-]+)'[\w-]*'(.+)")
 
 
 def unmarked(stem: str, told: str = "") -> str:
@@ -131,7 +131,8 @@ def unmarked(stem: str, told: str = "") -> str:
     with ``_`` for its spaces (Android's) is read with spaces where it names the chat so (``Priya_Nair.txt``
     of a chat with Priya Nair)."""
     if (extended := _EXTENDED_VALUE.fullmatch(stem)) is not None:
-        with contextlib.suppress(LookupError, UnicodeDecodeError):
+        with contextlib.suppress(LookupError, UnicodeDecodeError):  # no charset: a name's own quotes
+            codecs.lookup(extended[1])
             stem = urllib.parse.unquote(extended[2], encoding=extended[1], errors="strict")
     if " " not in stem and _ESCAPED.search(stem):
         with contextlib.suppress(UnicodeDecodeError):
