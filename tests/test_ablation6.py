@@ -311,3 +311,15 @@ def test_an_import_refused_whole_into_a_pipe_prints_no_header(tmp_path: Path) ->
     assert result.stderr.count("\n") == 1
     ok = refind("--home", str(tmp_path / "home"), "import", str(SAMPLES / "Noah Weber.txt"))
     assert ok.returncode == 0 and ok.stdout.startswith("path\t")
+
+
+def test_a_change_to_any_part_is_a_change_to_the_download(tmp_path: Path) -> None:
+    """A re-import tells an unchanged export by its digest: of a download in parts, every part's bytes."""
+    from refind_cli.ingest.ledger import file_digest
+
+    first, second = _slack_in_parts(tmp_path / "Downloads")
+    before = file_digest(first)
+    assert container.export_files(second) == [first, second]
+    with zipfile.ZipFile(second, "a") as zf:
+        zf.writestr("slack-export-acme/general/2026-12-01.json", "[]")
+    assert file_digest(first) != before

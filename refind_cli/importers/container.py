@@ -434,10 +434,13 @@ def archive_files(path: Path) -> list[Entry]:
 
 
 def export_files(path: Path) -> list[Path]:
-    """The files an export is made of, in name order: a folder's, on disk or inside an archive; else the
-    path itself (a file, or an archive whole)."""
+    """The files an export is made of, in name order: a folder's, on disk or inside an archive; an archive's
+    in pieces, its pieces (``pieces``: a change to any is a change to it); else the path itself (a file, or
+    an archive whole)."""
     if path.is_dir():
         return sorted(p for p in path.rglob("*") if p.is_file())
+    if member_of(path) is None and (together := pieces(path)):
+        return list(together)
     place = _place(path) if member_of(path) is not None else None
     if place is None or not place.folder:
         return [path]
