@@ -114,9 +114,11 @@ def test_unmarked_undoes_what_copies_mails_and_shares_do_to_a_name(stem: str, to
 
 
 def test_the_extensions_unmarked_takes_off_are_the_registrys_and_the_archives() -> None:
-    suffixes = container._export_suffixes()
-    assert {".txt", ".json", ".zip", ".csv", ".html", ".xml", ".tgz", ".gz"} <= set(suffixes)
-    assert ".md" not in suffixes  # Signal names chat.md alone, not every Markdown file
+    named = {p[1:] for n in importers.names() for p in importers.get(n).names if p.startswith("*.")}
+    archives = {s for s in named if container.archive_stem("x" + s) is not None}
+    assert named - archives == set(container.EXPORT_SUFFIXES)
+    assert set(container.ARCHIVE_SUFFIXES) | named <= set(container._export_suffixes())
+    assert ".md" not in container._export_suffixes()  # Signal names chat.md alone, not every Markdown file
 
 
 def test_an_imessage_page_named_with_underscores_is_read_under_its_contacts_name(tmp_path: Path) -> None:
