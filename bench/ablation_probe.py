@@ -40,11 +40,12 @@ def main() -> None:
     parser.add_argument("--kinds", help="only these kinds of change, comma-separated")
     parser.add_argument(
         "--set",
-        choices=("all", "fields", "rewrites", "unseen", "held-out-15"),
+        choices=("all", "fields", "rewrites", "unseen", "held-out-15", "held-out-16", "held-out-16b"),
         default="all",
         help="fields: each field changed (ablation_variants); rewrites: whole files rewritten (rewrite_variants); "
         "unseen: rewrites written after the importers were tuned (unseen_variants; not in all); held-out-15: "
-        "session 15's family of tools' rewrites (unseen_variants.held_out_15; not in all)",
+        "session 15's family of tools' rewrites (unseen_variants.held_out_15; not in all); held-out-16: session "
+        "16's (held_out_16); held-out-16b: written after its fixes (held_out_16b)",
     )
     parser.add_argument("--timeout", type=float, default=30.0)
     args = parser.parse_args()
@@ -55,8 +56,14 @@ def main() -> None:
 
     started = time.perf_counter()
     held: dict[av.Variant, uv.Unseen] = {}
-    if args.set in ("unseen", "held-out-15"):
-        held = {u.variant: u for u in (uv.variants() if args.set == "unseen" else uv.held_out_15())}
+    families = {
+        "unseen": uv.variants,
+        "held-out-15": uv.held_out_15,
+        "held-out-16": uv.held_out_16,
+        "held-out-16b": uv.held_out_16b,
+    }
+    if args.set in families:
+        held = {u.variant: u for u in families[args.set]()}
         every = tuple(held)
     else:
         every = (av.variants() if args.set != "rewrites" else ()) + (
@@ -81,6 +88,10 @@ def main() -> None:
                     if how == "refused":
                         how += " (it may be)" if held[variant].may_refuse else " (all it needs was there)"
                         wrong = None if held[variant].may_refuse else f"refused: {wrong}"
+                    elif how == "wrong":
+                        how += (
+                            ", said in a warning" if "(said in a warning: " in (wrong or "") else ", silently"
+                        )
                     outcomes[how] += 1
                 else:
                     wrong = av.check(variant, work)

@@ -429,10 +429,15 @@ def _macos(entries: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def _tgz(export: Path, files: Files, into: Path) -> Path:
-    into.mkdir(parents=True, exist_ok=True)
-    target = into / f"{_stem(export)}.tar.gz"
-    with tarfile.open(target, "w:gz") as tf:
-        for member, data in _as_it_was(export)("", files).items():
+    return tarred(_as_it_was(export)("", files), into / f"{_stem(export)}.tar.gz")
+
+
+def tarred(entries: dict[str, bytes], target: Path) -> Path:
+    """Entries in a tar, compressed as its name says (``.tar.gz``, ``.tar.xz``, ``.tar.bz2``)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = "w:" + target.name.rsplit(".", 1)[-1]  # "w:gz": a mode only the name tells, not a literal
+    with tarfile.open(target, mode) as tf:  # type: ignore[call-overload]
+        for member, data in entries.items():
             info = tarfile.TarInfo(member)
             info.size = len(data)
             tf.addfile(info, io.BytesIO(data))

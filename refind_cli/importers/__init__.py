@@ -288,6 +288,9 @@ def detect(path: Path) -> str:
     for importer in _REGISTRY.values():
         if kind in importer.takes and importer.sniff(path):
             return importer.name
+    piece = container.not_joined(path) if kind == "file" else None
+    if piece is not None:  # what no importer reads, as an unknown format is: said what it is
+        raise UnknownFormat(path, f"is {piece}")
     raise UnknownFormat(path, f"unknown export format; supported: {_supported()}")
 
 
@@ -492,7 +495,7 @@ def _walk(folder: Path, importers: list[Importer], seen: set[Path], depth: int =
                 yield path
             elif depth < container.MAX_FOLDERS:
                 yield from _walk(path, importers, seen, depth + 1)
-        elif _named(entry.name, importers):
+        elif _named(entry.name, importers) and not container.read_with_another(path):
             yield from _or_itself(path, _archived(path, importers))
 
 
@@ -503,7 +506,8 @@ def _named(name: str, importers: list[Importer]) -> bool:
 
     if _naming(tuple(importers)).match(name.lower()):
         return True
-    return container.archive_stem(name) is not None and any("zip" in i.takes for i in importers)
+    archive = container.archive_stem(name) is not None or container.is_piece(name)
+    return archive and any("zip" in i.takes for i in importers)
 
 
 def _one_export(folder: Path, importers: list[Importer]) -> bool:

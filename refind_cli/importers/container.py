@@ -72,54 +72,130 @@ MAX_FOLDERS = 64
 ErrorMaker = Callable[[str, str | None], InputError]
 """Makes an importer's error from what went wrong and where (None: nowhere in particular)."""
 
-# Archive names (.zip, .tgz, .tar.xz, ...), from the formats the standard library unpacks, longest first.
+# A single file compressed on its own (a server's rotated log, a mail's attachment: ``chat.txt.gz``): the suffix
+# ``gunzip`` and its kin take off its name, the bytes its stream starts with and the standard library's module
+# that reads it. Such a file is read as an archive holding the one file, named as they name it.
+_COMPRESSED = {".gz": (b"\x1f\x8b", "gzip"), ".bz2": (b"BZh", "bz2"), ".xz": (b"\xfd7zXZ\x00", "lzma")}
+# Archive names (.zip, .tgz, .tar.xz, ...), from the formats the standard library unpacks, and the single
+# compressed files' (.gz), longest first.
 ARCHIVE_SUFFIXES = tuple(
-    sorted((s for _, suffixes, _ in shutil.get_unpack_formats() for s in suffixes), key=len, reverse=True)
+    sorted(
+        {s for _, suffixes, _ in shutil.get_unpack_formats() for s in suffixes} | set(_COMPRESSED),
+        key=len,
+        reverse=True,
+    )
 )
 
 
 def archive_stem(name: str) -> str | None:
-    """A file name without its archive suffix (``Takeout.tar.gz``: ``Takeout``); None if it has none."""
+    """A file name without its archive suffix (``Takeout.tar.gz``: ``Takeout``; a volume's, ``Chat.zip.001``:
+    ``Chat``); None if it has none."""
+    volume = _VOLUME.fullmatch(name)
+    name = volume[1] if volume is not None else name
     folded = name.lower()
     suffix = next((s for s in ARCHIVE_SUFFIXES if folded.endswith(s)), None)
     return None if suffix is None else name[: -len(suffix)]
 
 
-# The mark a browser or a file manager adds to the name of a second copy of a file (``NAME (1).txt``: Chrome,
-# Firefox, Edge, Windows Explorer), or the number a download is told apart by.
-_COPY_MARK = re.compile(r"\s\(\d{1,3}\)$")
+# The marks a copy of a file is given, each with what it leaves of the name: a browser's or Explorer's second
+# download (``NAME (1).txt``: Chrome, Firefox, Edge) or the number a download is told apart by; Explorer's copy
+# (``NAME - Copy.txt``, ``NAME - Copy (2).txt``) and Finder's duplicate (``NAME copy.txt``, ``NAME copy 2.txt``),
+# in the words of the languages they are most used in (Windows' and macOS's own translations of "copy").
+_COPY_WORDS = "copy|kopie|copie|copia|cópia|kopia|копия|コピー|副本|복사본|kopya|αντίγραφο"
+_COPY_MARKS = (
+    # Dropbox's conflicted copy (``NAME (Maya's conflicted copy 2026-10-05).txt``), OneDrive's copy named after
+    # the computer whose change conflicted (``NAME-DESKTOP-4F2K9QL.txt``: Windows' own computer names).
+    re.compile(r"\s\([^()]*(?:conflicted copy|Konfliktkopie|copie en conflit|copia en conflicto)[^()]*\)$"),
+    re.compile(r"-(?:DESKTOP|LAPTOP)-[A-Z0-9]{7,8}$"),
+    re.compile(r"\s\(\d{1,3}\)$"),
+    re.compile(rf"(?i)\s[-–—]\s(?:{_COPY_WORDS})(?:\s\(\d{{1,3}}\))?$"),
+    re.compile(rf"(?i)\s(?:{_COPY_WORDS})(?:\s\d{{1,3}})?$"),
+)
 # The stamp and part number a cloud drive's download of a folder (Google Drive, Takeout) adds to its zip's
 # name: ``NAME-20261005T120000Z-001``.
 _PART_MARK = re.compile(r"-\d{8}T\d{6}Z-\d{3}$")
 # A name a download wrote percent-encoded, as its link has it (wget, curl -O: ``Chat%20with%20X.txt``).
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
+# An attachment's name a mail client saved as the message carried it, not decoded (RFC 2047's encoded words:
+# ``=?utf-8?q?Noah_Weber=2Etxt?=``): its extension is inside.
+_ENCODED_WORD = re.compile(r"=\?[\w.:-]+\?[BbQq]\?[^?\s]*\?=")
+# Or as RFC 2231 writes a parameter's value (``filename*=``): its charset, a language, its bytes escaped.
+_EXTENDED_VALUE = re.compile(r"([\w.:-]+)'[\w-]*'(.+)")
 
 
 def unmarked(stem: str, told: str = "") -> str:
-    """A file's name (without its extension) as it was before a download or a copy marked it: its link's
-    escapes undone, without a drive's stamp and part number, and without the mark a second copy of it is
-    given: a chat named after its file keeps its name, and its key, when the file is downloaded again
-    (``Chat with X (1).txt``). ``told``: the start of the chat's own text, or the names in it. The copy's
-    mark stays where it names the chat with the mark: a group really called "Family (2)", whose name
-    WhatsApp writes into its first lines. A name a share wrote with ``_`` for its spaces (Android's) is read
-    with spaces where it names the chat so (``Priya_Nair.txt`` of a chat with Priya Nair)."""
+    """A file's name (without its extension) as it was before a download, a mail or a copy marked it: its
+    link's escapes or a mail's encoded words (RFC 2047, 2231) undone, an extension left inside it dropped (a share that added
+    ``.txt``; Finder's ``NAME.txt.zip``), without a drive's stamp and part number, and without the mark a copy
+    of it is given (``_COPY_MARKS``): a chat named after its file keeps its name, and its key, when the file
+    is downloaded again (``Chat with X (1).txt``) or copied (``Chat with X - Copy.txt``). ``told``: the start
+    of the chat's own text, or the names in it. A copy's mark stays where it names the chat with the mark: a
+    group really called "Family (2)", whose name WhatsApp writes into its first lines. A name a share wrote
+    with ``_`` for its spaces (Android's) is read with spaces where it names the chat so (``Priya_Nair.txt``
+    of a chat with Priya Nair)."""
+    if (extended := _EXTENDED_VALUE.fullmatch(stem)) is not None:
+        with contextlib.suppress(LookupError, UnicodeDecodeError):  # no charset: a name's own quotes
+            codecs.lookup(extended[1])
+            stem = urllib.parse.unquote(extended[2], encoding=extended[1], errors="strict")
     if " " not in stem and _ESCAPED.search(stem):
         with contextlib.suppress(UnicodeDecodeError):
             stem = urllib.parse.unquote(stem, errors="strict")
+    if _ENCODED_WORD.search(stem):
+        stem = _mail_decoded(stem)
+    stem = _without_extensions(stem)
     if " " not in stem and "_" in stem and told and (spaced := stem.replace("_", " ")) in told:
         stem = spaced
-    m = _COPY_MARK.search(stem)
-    before = stem[: m.start()] if m is not None else ""
-    if m is not None and before.strip() and not (told and before.split()[-1] + m[0] in told):
-        stem = before
+    for mark in _COPY_MARKS:
+        m = mark.search(stem)
+        before = stem[: m.start()] if m is not None else ""
+        if m is not None and before.strip() and not (told and before.split()[-1] + m[0] in told):
+            stem = before
     return _PART_MARK.sub("", stem) or stem
+
+
+def _mail_decoded(name: str) -> str:
+    """A name of RFC 2047's encoded words as the mail meant it (as it is where they do not decode)."""
+    import email.errors
+    import email.header
+
+    try:
+        return str(email.header.make_header(email.header.decode_header(name)))
+    except (email.errors.HeaderParseError, LookupError, UnicodeError, ValueError):
+        return name
+
+
+def _without_extensions(stem: str) -> str:
+    """A name without the extensions of exports and archives left at its end (``Chat.txt`` of ``Chat.txt.txt``
+    or ``Chat.txt.zip``)."""
+    while True:
+        folded = stem.lower()
+        suffix = next((s for s in _export_suffixes() if folded.endswith(s) and len(s) < len(stem)), None)
+        if suffix is None:
+            return stem
+        stem = stem[: -len(suffix)]
+
+
+# The extensions of the files exports are saved in, as the format registry's importers name them (``names``:
+# ``tests/test_ablation6.py`` holds this to them; the registry imports this module, not this module it).
+EXPORT_SUFFIXES = (".txt", ".json", ".csv", ".html", ".xml")
+
+
+@functools.lru_cache(maxsize=1)
+def _export_suffixes() -> tuple[str, ...]:
+    return tuple(sorted(set(EXPORT_SUFFIXES) | set(ARCHIVE_SUFFIXES), key=len, reverse=True))
 
 
 def is_zip(path: Path) -> bool:
     """Whether ``open_zip`` opens ``path``: a zip or a tar (compressed or not), loose or inside an archive, or
     a folder inside an archive. Never raises."""
     if member_of(path) is None:
-        return path.is_file() and (zipfile.is_zipfile(path) or is_tar(path))  # a FIFO would never answer
+        # A FIFO would never answer.
+        return path.is_file() and (
+            zipfile.is_zipfile(path)
+            or is_tar(path)
+            or _compressed_on_disk(path)
+            or bool(_VOLUME.fullmatch(path.name))
+        )
     try:
         return member_kind(path) == "zip"
     except InputError:
@@ -391,10 +467,13 @@ def archive_files(path: Path) -> list[Entry]:
 
 
 def export_files(path: Path) -> list[Path]:
-    """The files an export is made of, in name order: a folder's, on disk or inside an archive; else the
-    path itself (a file, or an archive whole)."""
+    """The files an export is made of, in name order: a folder's, on disk or inside an archive; an archive's
+    in pieces, its pieces (``pieces``: a change to any is a change to it); else the path itself (a file, or
+    an archive whole)."""
     if path.is_dir():
         return sorted(p for p in path.rglob("*") if p.is_file())
+    if member_of(path) is None and (together := pieces(path)):
+        return list(together)
     place = _place(path) if member_of(path) is not None else None
     if place is None or not place.folder:
         return [path]
@@ -470,7 +549,64 @@ def _place(path: Path) -> _Place | None:
 
 @functools.lru_cache(maxsize=16)
 def _an_archive_on_disk(disk: str, _stamp: tuple[int, int]) -> bool:
-    return zipfile.is_zipfile(disk) or is_tar(Path(disk))
+    path = Path(disk)
+    return (
+        zipfile.is_zipfile(disk)
+        or is_tar(path)
+        or _compressed_on_disk(path)
+        or bool(_VOLUME.fullmatch(path.name))
+    )
+
+
+def _compressed(name: str, head: bytes) -> str | None:
+    """The suffix of a single compressed file (``_COMPRESSED``) named ``name`` whose bytes start with
+    ``head``; None for any other."""
+    suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    magic = _COMPRESSED.get(suffix, (None, ""))[0]
+    return suffix if magic is not None and head.startswith(magic) else None
+
+
+def _compressed_on_disk(path: Path) -> bool:
+    """Whether a loose file is a single compressed file (``_COMPRESSED``). Never raises."""
+    if "." + path.name.rsplit(".", 1)[-1].lower() not in _COMPRESSED:
+        return False
+    try:
+        with path.open("rb") as fh:
+            return _compressed(path.name, fh.read(8)) is not None
+    except OSError:
+        return False
+
+
+def _one_file_as_zip(source: Path | IO[bytes], name: str, where: Path) -> bytes:
+    """A single compressed file (``_compressed``) as an uncompressed zip of the one file, named as
+    ``gunzip`` names it (without the suffix), held up to ``MAX_HELD_BYTES``."""
+    import importlib
+
+    name = name.rsplit("/", 1)[-1]
+    suffix = "." + name.rsplit(".", 1)[-1].lower()
+    module = importlib.import_module(_COMPRESSED[suffix][1])
+    out = io.BytesIO()
+    held = 0
+    try:
+        with (
+            module.open(source) as fh,
+            zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf,
+            zf.open(name[: -len(suffix)], "w") as dest,
+        ):
+            while chunk := fh.read(CHUNK):
+                held += len(chunk)
+                if held > MAX_HELD_BYTES:
+                    raise InputError(
+                        where,
+                        f"holds more than {MAX_HELD_BYTES >> 20} MB uncompressed, more than refind reads from "
+                        "memory; uncompress it, then import the file",
+                    )
+                dest.write(chunk)
+    except InputError:
+        raise
+    except Exception as exc:  # a damaged stream raises what its codec raises
+        raise InputError(where, f"cannot uncompress ({type(exc).__name__}: {exc})") from None
+    return out.getvalue()
 
 
 def _archive_at(path: Path) -> tuple[tuple[str, ...], str]:
@@ -484,12 +620,155 @@ def _archive_at(path: Path) -> tuple[tuple[str, ...], str]:
 
 
 def _stamp(disk: Path) -> tuple[int, int]:
-    """What tells that a file on disk changed (its time and size): a directory read before is read again."""
+    """What tells that a file on disk changed (its time and size; of each piece of an archive in pieces, the
+    latest time and their sizes' sum): a directory read before is read again."""
+    stamps = []
+    for piece in pieces(disk) or (disk,):
+        try:
+            st = piece.stat()
+        except OSError as exc:
+            raise InputError(piece, f"cannot read ({exc.strerror or exc})") from None
+        stamps.append((st.st_mtime_ns, st.st_size))
+    return max(t for t, _ in stamps), sum(n for _, n in stamps)
+
+
+# --- archives in pieces ---------------------------------------------------------------------------------
+# An archive in pieces that lie side by side is read as one: 7-Zip's volumes (``NAME.zip.001``, ``.002``: the
+# bytes of one archive cut up, joined again end to end), and a cloud drive's download of a folder in parts
+# (``NAME-20261005T120000Z-001.zip``, ``-002.zip``, Google Drive's and Takeout's: each a zip of some of the
+# folder's files, the folder's files all of theirs together). Each by the pattern of its pieces' names: the
+# whole's name, the piece's number.
+_VOLUME = re.compile(r"(.+\.(?:zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz))\.(\d{3})", re.IGNORECASE)
+_DRIVE_PART = re.compile(r"(.+-\d{8}T\d{6}Z)-(\d{3})\.zip", re.IGNORECASE)
+# Pieces of archives refind does not join, by their names, with what to do: a zip split by WinZip or Info-ZIP
+# (each piece's offsets are its own), the volumes of a 7z or RAR archive (formats refind does not read).
+_NOT_JOINED = (
+    (
+        re.compile(r".+\.z\d{2}", re.IGNORECASE),
+        "a piece of a zip split by WinZip or Info-ZIP (NAME.z01, NAME.z02, ..., NAME.zip), which refind does "
+        "not join: join them with `zip -s 0 NAME.zip --out whole.zip`, then import whole.zip",
+    ),
+    (
+        re.compile(r".+(?:\.(?:7z|rar)\.\d{3}|\.part\d{1,3}\.rar|\.r\d{2})", re.IGNORECASE),
+        "a volume of a 7z or RAR archive, which refind does not read: extract it with 7-Zip, then import the "
+        "folder",
+    ),
+)
+
+
+def pieces(path: Path) -> tuple[Path, ...]:
+    """The pieces, in order, of the archive that a file on disk is a piece of (``path`` among them): volumes
+    from the first up to the first number missing, a drive's parts all beside it; () for a file that is no
+    piece, or a volume whose first is missing (its reading says so)."""
+    pattern = _VOLUME if _VOLUME.fullmatch(path.name) else _DRIVE_PART
+    m = pattern.fullmatch(path.name)
+    if m is None:
+        return ()
     try:
-        st = disk.stat()
-    except OSError as exc:
-        raise InputError(disk, f"cannot read ({exc.strerror or exc})") from None
-    return st.st_mtime_ns, st.st_size
+        folder = path.parent.stat().st_mtime_ns
+    except OSError:
+        return ()
+    together = _pieces_beside(str(path.parent), folder, pattern, m[1].casefold())
+    if pattern is _VOLUME:
+        numbered = [n for n, _ in together]
+        count = next((k for k in range(len(numbered)) if numbered[k] != k + 1), len(numbered))
+        together = together[:count]
+    found = tuple(path.parent / name for _, name in together)
+    return found if path in found else ()
+
+
+@functools.lru_cache(maxsize=64)
+def _pieces_beside(
+    folder: str, _stamp: int, pattern: re.Pattern[str], whole: str
+) -> tuple[tuple[int, str], ...]:
+    """The files of a folder whose names ``pattern`` matches with the whole's name ``whole`` (case folded),
+    by number: read once while the folder keeps its time."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return ()
+    found = ((int(m[2]), n) for n in names if (m := pattern.fullmatch(n)) and m[1].casefold() == whole)
+    return tuple(sorted(found))
+
+
+def is_piece(name: str) -> bool:
+    """Whether a file's name is a piece's of an archive in pieces, joined or not (``pieces``, ``_NOT_JOINED``):
+    a folder's walk takes it as an archive."""
+    return any(p.fullmatch(name) for p in (_VOLUME, _DRIVE_PART, *(q for q, _ in _NOT_JOINED)))
+
+
+def read_with_another(path: Path) -> bool:
+    """Whether a file on disk is a piece of an archive read from its first piece, which lies beside it: a
+    folder's walk passes it over."""
+    together = pieces(path)
+    return bool(together) and together[0] != path
+
+
+def not_joined(path: Path) -> str | None:
+    """What a piece of an archive that refind does not join is, and what to do (``_NOT_JOINED``); None for
+    any other file."""
+    return next((what for pattern, what in _NOT_JOINED if pattern.fullmatch(path.name)), None)
+
+
+def _pieces_as_zip(together: tuple[Path, ...], where: Path) -> bytes:
+    """An archive in pieces (``pieces``) as a zip held in memory: volumes joined (a tar's files as a zip,
+    ``_tar_as_zip``), a drive's parts' files in one zip (photos, videos and sound left out, as of a tar)."""
+    if _VOLUME.fullmatch(together[0].name):
+        return _joined(together, where)
+    out = io.BytesIO()
+    held = 0
+    taken: set[str] = set()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as joined:
+        for part in together:
+            directory = _directory((str(part), ""), _stamp(part))  # the part alone: see _held
+            with directory.open() as zf:
+                for member in directory.files.values():
+                    kind = (mimetypes.guess_type(member.name)[0] or "").split("/")[0]
+                    if member.name in taken or kind in ("image", "video", "audio"):
+                        continue
+                    taken.add(member.name)
+                    held += member.size
+                    if held > MAX_HELD_BYTES:
+                        raise InputError(
+                            where,
+                            f"is a part of a download in parts whose parts hold more than {MAX_HELD_BYTES >> 20} "
+                            "MB of files other than media, more than refind reads from memory; unzip every part "
+                            "into one folder and import the folder",
+                        )
+                    with joined.open(_Utf8Named(member.name, (1980, 1, 1, 0, 0, 0)), "w") as dest:
+                        for chunk in iter_member_chunks(zf, member.name, part):
+                            dest.write(chunk)
+    return out.getvalue()
+
+
+class _Utf8Named(zipfile.ZipInfo):
+    """An entry of a zip made here, its name in UTF-8 and flagged so, ASCII or not (zipfile flags only names
+    beyond ASCII; a name read from a part is already decoded as the tool that wrote it meant)."""
+
+    def _encodeFilenameFlags(self) -> tuple[bytes, int]:
+        return self.filename.encode("utf-8"), self.flag_bits | 0x800
+
+
+def _joined(volumes: tuple[Path, ...], where: Path) -> bytes:
+    """7-Zip's volumes of an archive joined end to end: the archive, held in memory (a tar's files as a zip)."""
+    size = sum(v.stat().st_size for v in volumes)
+    if size > MAX_HELD_BYTES:
+        raise InputError(
+            where,
+            f"is a volume of an archive of {size >> 20} MB in volumes, more than refind joins in memory: join "
+            f"them (`cat {volumes[0].name[:-4]}.* > whole`, or 7-Zip's Combine files), then import the whole",
+        )
+    data = b"".join(v.read_bytes() for v in volumes)
+    if zipfile.is_zipfile(io.BytesIO(data)):
+        return data
+    if _is_tar_data(data):
+        return _tar_as_zip(io.BytesIO(data), where, len(data))
+    last = volumes[-1].name
+    raise InputError(
+        where,
+        f"is volume 1 of {len(volumes)} side by side ({volumes[0].name} to {last}), which do not make the whole "
+        f"archive: the volume after {last} is missing? put every volume in one folder",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -711,9 +990,21 @@ _END64 = struct.Struct("<4sQ2H2L4Q")
 def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes | None:
     """The bytes of the archive ``chain`` names, for one held in memory (a tar, as a zip; an archive inside
     another); None for a zip on disk, read from there."""
+    if len(chain) == 2 and not chain[1]:  # a piece of an archive in pieces, alone (``_pieces_as_zip``)
+        return None
     if len(chain) == 1:
         disk = Path(chain[0])
-        return _tar_as_zip(disk, where, stamp[1]) if is_tar(disk) else None
+        together = pieces(disk)
+        if together:
+            return _pieces_as_zip(together, where)
+        if _VOLUME.fullmatch(disk.name):  # a volume, but not the first
+            first = _VOLUME.fullmatch(disk.name)[1] + ".001"  # type: ignore[index]
+            raise InputError(
+                where, f"is a volume of an archive cut in volumes: its first, {first}, is not beside it"
+            )
+        if is_tar(disk):  # a .tar.gz before a .gz
+            return _tar_as_zip(disk, where, stamp[1])
+        return _one_file_as_zip(disk, disk.name, where) if _compressed_on_disk(disk) else None
     if len(chain) > 1 + MAX_NESTED:
         raise InputError(
             where,
@@ -735,6 +1026,8 @@ def _held(chain: tuple[str, ...], stamp: tuple[int, int], where: Path) -> bytes 
         return bytes(data)
     if _is_tar_data(data):
         return _tar_as_zip(io.BytesIO(data), where, len(data))
+    if _compressed(chain[-1], bytes(data[:8])):
+        return _one_file_as_zip(io.BytesIO(data), chain[-1], where)
     raise InputError(where, "is not a zip or tar archive")
 
 
@@ -752,7 +1045,7 @@ def _an_archive_inside(chain: tuple[str, ...], name: str, stamp: tuple[int, int]
                 head = member_head(zf, directory.files[name].name, Path(*chain), CHUNK)
     except (InputError, OSError):
         return False
-    return head.startswith(b"PK\x03\x04") or _is_tar_data(head)
+    return head.startswith(b"PK\x03\x04") or _is_tar_data(head) or _compressed(name, head) is not None
 
 
 # The head of a file inside an archive that sniffs look at (each format's is at most this), held for the

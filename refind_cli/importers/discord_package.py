@@ -214,7 +214,7 @@ def read(path: Path, *, tz: tzinfo) -> Iterator[ChatExport]:
             # bytes) and the account, which names the author and mentions, are all they depend on.
             with contextlib.closing(package.chunks(messages)) as chunks:
                 printed = fingerprint(itertools.chain([repr(account).encode()], chunks))  # streamed
-            read = _messages(rows, account, _errors(package, messages), gaps)
+            read = fields.unrounded(_messages(rows, account, _errors(package, messages), gaps), gaps)
             yield ChatExport(chat, read, fingerprint=printed)
         gaps.warn()
 
@@ -405,11 +405,12 @@ def _messages(
     account: _Account,
     error: Callable[[str, str | None], InputError],
     gaps: fields.Gaps,
-) -> Iterator[Message]:
+) -> Iterator[tuple[Any, Message]]:
+    """Each message with its id as the file wrote it (``fields.unrounded``)."""
     for row, where, raw in rows:
         if row.get("Contents") is None:
             gaps.lack("message", "Contents")
-        yield _message(row, where, raw, account, error)
+        yield row.get("ID"), _message(row, where, raw, account, error)
 
 
 def _message(

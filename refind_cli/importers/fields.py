@@ -15,10 +15,15 @@ import json
 import math
 import re
 import warnings
+from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refind_cli.errors import InputWarning
+
+if TYPE_CHECKING:
+    from refind_cli.records import Message
 
 
 def text(value: Any) -> str:
@@ -53,6 +58,73 @@ def number(value: Any) -> float | None:
     if not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
+
+
+# Past 2**53 a double no longer holds every integer: a tool that reads JSON numbers as doubles (Gson through a
+# Map, Go through interface{}, jq 1.6, JavaScript) writes such an id back rounded, as a float (``1.52E18``) or
+# as the shortest digits of its double padded with zeros (``1521601569383898000``).
+_EXACT = 2**53
+# How unlikely a file's ids must be as the export's own before they are taken for a tool's: a real id reads as
+# its double's shortest digits padded with ``z`` zeros one time in 10**z (a 19-digit id so padded with three
+# zeros: one in a thousand), and a float is a tool's at once.
+_DOUBT = 1e-9
+
+
+def through_a_double(value: Any) -> bool:
+    """Whether a number past 2**53 reads as a tool that took it through a double writes it: a float, or an
+    integer whose digits are its double's shortest ones padded with zeros."""
+    if not _large(value):
+        return False
+    return isinstance(value, float) or value == int(Decimal(repr(float(value))))
+
+
+def unrounded(read: Iterable[tuple[Any, Message]], gaps: Gaps) -> Iterator[Message]:
+    """Messages (each with the id as its file wrote it), without their ids where a tool rounded a file's ids
+    through doubles (``through_a_double``: its first ids past 2**53 all read so, and together as a real
+    export's ids would read less than once in ``1 / _DOUBT``; or one is a float): two messages could share
+    one, and none is the export's own. They are then identified as a message
+    without an id is (by its time, sender and text), noted in ``gaps``; ids of other files are kept. The first
+    messages are held until the ids tell (a few)."""
+    held: list[tuple[Any, Message]] = []
+    told: bool | None = None
+    chance = 1.0  # of the file's ids so far, as a real export's
+    for raw, message in read:
+        if told is None:
+            held.append((raw, message))
+            if _large(raw):
+                if not through_a_double(raw):
+                    told = False
+                else:
+                    chance *= 0.0 if isinstance(raw, float) else _chance(raw)
+                    told = True if chance <= _DOUBT else None
+            if told is not None:
+                yield from _without_ids(held, told, gaps)
+                held = []
+            continue
+        yield from _without_ids([(raw, message)], told, gaps)
+    yield from _without_ids(held, bool(told), gaps)
+
+
+def _chance(n: int) -> float:
+    """How often a real id past 2**53 reads as ``n`` does, its double's shortest digits padded with zeros: one
+    in ten for each zero it ends in (a 16-digit one, every digit its double's, tells nothing)."""
+    digits = str(abs(n))
+    return 10.0 ** -(len(digits) - len(digits.rstrip("0")))
+
+
+def _without_ids(held: list[tuple[Any, Message]], rounded: bool, gaps: Gaps) -> Iterator[Message]:
+    for raw, message in held:
+        if rounded and _large(raw):
+            how = f"a tool rounded it through a floating point number, as {raw}: read without it"
+            gaps.lack("message", "ID of its own", how)
+            yield message._replace(source_id=None)
+        else:
+            yield message
+
+
+def _large(value: Any) -> bool:
+    """A number past 2**53."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) >= _EXACT
 
 
 def derived(*there: object) -> str:

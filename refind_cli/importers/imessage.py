@@ -194,7 +194,18 @@ def _told(records: Generator[_Record, None, None], known: set[str]) -> set[str]:
 
 
 def _chat(path: Path, others: set[str]) -> Chat:
-    name = unmarked(path.stem, "\n".join(sorted(others)))
+    # imessage-exporter names a file by its people's contact names, or where it has none by their handles (a
+    # phone number, an address): a name of ``_`` and no space that is no handle is a contact's name whose
+    # spaces a share replaced (Android's), though its page may name only the handle.
+    stem = path.stem
+    if (
+        " " not in stem
+        and "_" in stem
+        and "@" not in stem
+        and not stem.lstrip("+").replace("_", "").isdigit()
+    ):
+        others = {*others, stem.replace("_", " ")}
+    name = unmarked(stem, "\n".join(sorted(others)))
     return Chat(FORMAT, name, name, "group" if len(others) > 1 else "direct")
 
 

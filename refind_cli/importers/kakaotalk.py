@@ -142,8 +142,10 @@ def sniff(path: Path) -> bool:
             return False
         if not _is_zip(path):
             lines = linelog.head_lines(linelog.file_head(path))
-            if path.suffix.lower() == ".csv":
-                return _is_csv(lines)
+            # The CSV told by its header, not its name: a share or a mail renames it (``.csv.txt``).
+            csv_like = _is_csv(lines)
+            if csv_like or path.suffix.lower() == ".csv":
+                return csv_like
             return linelog.sniff_lines(grammar(), list(_Unframed()(iter(lines))), "")
         with container.open_zip(path) as zf:
             member = _chat_member(container.files_matching(zf, r".*\.txt", re.IGNORECASE))
@@ -164,7 +166,7 @@ def read(path: Path, *, tz: tzinfo, after: Mark | None = None) -> Iterator[ChatE
         name = head.title or container.unmarked(path.name.rsplit(".", 1)[0])
         return Chat(source=FORMAT, key=name, name=name, kind=head.kind)
 
-    if path.suffix.lower() == ".csv" and not _is_zip(path):
+    if not _is_zip(path) and _is_csv(linelog.head_lines(linelog.file_head(path))):
         yield _csv_export(path, tz, after)
         return
     if not _is_zip(path):

@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import json
 import re
+import warnings
 import zipfile
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from refind_cli.errors import InputError
+from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import fields, spool
 from refind_cli.importers.container import (
     decode_text,
@@ -183,6 +184,14 @@ def _read_tree(path: Path, tree: _Tree, known: Collection[str] = ()) -> Iterator
         raise InputError(
             path, "no Slack conversations: no channels.json or users.json, no <channel>/YYYY-MM-DD.json"
         )
+    if folders and not any(name in tree.names for name in _USER_LISTS):
+        # Its people's names are in users.json: without it, a message names its sender only where it carries
+        # a profile. A drive's download in parts may hold it in another part.
+        what = (
+            "no users.json: a sender is named as the message names them, else by their id (a part of a "
+            "download in parts? import the parts from one folder)"
+        )
+        warnings.warn(InputWarning(path, what), stacklevel=2)
     names = _names(directory)
     points = _Point.parse(known)
     gaps = fields.Gaps(path)

@@ -75,8 +75,8 @@ def _hash_into(
     size = start
     buffer = bytearray(1 << 22)
     for p in files:
-        if p != path:
-            h.update(str(p.relative_to(path)).encode() + b"\x00")
+        if p != path:  # a folder's file by its name below it; a piece beside an archive's first by its own
+            h.update(str(p.relative_to(path) if p.is_relative_to(path) else p.name).encode() + b"\x00")
         if member_of(p) is not None:  # a file inside an archive: read through the container
             for chunk in iter_file_chunks(p, start):
                 size = _take(h, chunk, size, wanted, prefixes)

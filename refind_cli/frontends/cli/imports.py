@@ -110,7 +110,8 @@ def import_(
                 print_import(out, result)
     if json_out:
         print_json(import_json(results))
-    elif fmt_out != "table":
+    elif fmt_out != "table" and not all(r.error for r in results):
+        # An import refused whole prints its error alone: no table's header without a row before it.
         write_imports(results, fmt_out)
     if any(r.error for r in results):
         raise typer.Exit(2)
