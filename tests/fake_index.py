@@ -12,6 +12,7 @@ merge, so compare the two on freshly built indexes.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -74,8 +75,18 @@ class MemoryMatches:
     def turns(self, which: Sequence[int]) -> list[TurnKey]:
         return [(t.ts, t.session, t.ordinal) for t in (self._turns[i] for i in which)]
 
-    def times(self) -> list[int]:
-        return [t.ts for t in self._turns]
+    # ``best`` holds every match here: a timeline's counts are read off the times held.
+    def span(self) -> tuple[int, int] | None:
+        times = [t.ts for t in self._turns]
+        return (min(times), max(times)) if times else None
+
+    def counts(self, edges: Sequence[int]) -> list[int]:
+        times = sorted(t.ts for t in self._turns)
+        at = [0, *(bisect.bisect_left(times, e) for e in edges), len(times)]
+        return [b - a for a, b in itertools.pairwise(at)]
+
+    def times_within(self, ranges: Sequence[tuple[int, int]]) -> list[int]:
+        return [t.ts for t in self._turns if any(a <= t.ts < b for a, b in ranges)]
 
 
 class MemoryIndex:
@@ -175,3 +186,8 @@ class MemoryIndex:
 
     def doc_freq(self, term: str) -> int:
         return sum(1 for t in self._turns.values() if term in t.tf)
+
+
+def held(times: Sequence[int]) -> MemoryMatches:
+    """Matches at these times (epoch seconds) and nothing else: what a timeline reads of them."""
+    return MemoryMatches([(0.0, _Turn(0, i, 0, ts, Counter(), 0, (), "")) for i, ts in enumerate(times)])

@@ -160,7 +160,9 @@ def test_a_timeline_reads_the_times_the_turns_hold(sample_home: Path):
     request = SearchRequest("dentist", k=3)
     matches = index.matching(index.analyzer.analyze("dentist appointment"), request, set())
     assert matches.total > 1
-    assert matches.times() == [key[0] for key in matches.turns(range(len(matches.scores)))]
+    times = sorted(key[0] for key in matches.turns(range(len(matches.scores))))
+    assert matches.span() == (times[0], times[-1])
+    assert sorted(matches.times_within([(times[0], times[-1] + 1)])) == times
 
 
 @pytest.fixture(scope="module")

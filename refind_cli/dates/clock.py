@@ -15,9 +15,11 @@ def zone(name: str | None) -> tzinfo:
         return system_zone()
     if not name.strip():
         raise RefindError("--tz: empty (leave --tz out for the system's zone)")
-    import re
+    offset = None
+    if any(ch.isdigit() for ch in name):  # an offset has some; "Europe/Berlin" compiles no pattern (~0.5 ms)
+        import re
 
-    offset = re.fullmatch(r"(?:UTC|GMT)?([+-])([0-9]{1,2})(?::?([0-9]{2}))?", name.strip(), re.IGNORECASE)
+        offset = re.fullmatch(r"(?:UTC|GMT)?([+-])([0-9]{1,2})(?::?([0-9]{2}))?", name.strip(), re.IGNORECASE)
     if offset is not None:
         sign, hours, minutes = offset[1], int(offset[2]), int(offset[3] or 0)
         if hours > 23 or minutes > 59:
@@ -99,30 +101,76 @@ _BOUNDS: dict[str, tuple[int, int] | None] = {}
 
 
 def _file_bounds(key: str) -> tuple[int, int] | None:
-    # zoneinfo's own reader of the file (and of its closing rule), found where ZoneInfo finds it: the
-    # system's tz database first, then the tzdata package. Neither reader is public; where they change, the
-    # bounds are not known and a timeline converts each moment instead.
-    import importlib
+    # zoneinfo's own reader of the file, found where ZoneInfo finds it: the system's tz database first, then
+    # the tzdata package. The reader is not public; where it changes, the bounds are not known and a timeline
+    # converts each moment instead.
     import os
     import zoneinfo
 
     try:
         from zoneinfo import _common
 
-        _zoneinfo = importlib.import_module("zoneinfo._zoneinfo")  # the pure Python zone: its rule reader
         path = next(
             (p for p in (os.path.join(root, key) for root in zoneinfo.TZPATH) if os.path.isfile(p)), None
         )
         with open(path, "rb") if path is not None else _common.load_tzdata(key) as file:
             _, _, offsets, _, _, rule = _common.load_data(file)
-        seen = {int(o) for o in offsets}
-        if rule:
-            told = _zoneinfo._parse_tz_str(rule.decode())
-            kinds = (told.std, told.dst) if isinstance(told, _zoneinfo._TZStr) else (told,)
-            seen |= {int(kind.utcoff.total_seconds()) for kind in kinds}
+        seen = {int(o) for o in offsets} | (rule_offsets(rule.decode("ascii")) if rule else set())
     except (OSError, ValueError, LookupError, AttributeError, ImportError, TypeError):
         return None
     return (min(seen), max(seen)) if seen else None
+
+
+def rule_offsets(rule: str) -> set[int]:
+    """The UTC offsets in seconds that a POSIX TZ rule (the closing line of a tz database file, for the years
+    after its last listed change) gives: its standard time's, and its daylight saving time's where it has
+    one (its own offset, else an hour ahead of standard time). ``std[offset[dst[offset][,start,end]]]``,
+    offsets ``[+-]hh[:mm[:ss]]`` counted west of Greenwich. Read here, not by zoneinfo's pure-Python
+    ``_parse_tz_str``: that one loads ``calendar`` and ``locale`` and compiles five regular expressions,
+    ~2 ms of a timeline in Europe/Berlin (bench/RESULTS.md, issue 26 item 5, session 17). ValueError where the
+    rule is not in that form."""
+    head = rule.partition(",")[0]
+    at = 0
+
+    def name() -> bool:
+        nonlocal at
+        start = at
+        if head.startswith("<", at):
+            at = head.index(">", at) + 1  # ValueError when unclosed
+        else:
+            while at < len(head) and head[at] not in "0123456789:.+-<":
+                at += 1
+        return at > start
+
+    def offset() -> int | None:
+        nonlocal at
+        start = at
+        while at < len(head) and head[at] in "+-0123456789:":
+            at += 1
+        text = head[start:at]
+        if not text:
+            return None
+        body = text[1:] if text[0] in "+-" else text
+        parts = body.split(":")
+        if len(parts) > 3 or not 1 <= len(parts[0]) <= 3 or any(len(p) != 2 for p in parts[1:]):
+            raise ValueError(f"{rule!r}: an offset is not [+-]hh[:mm[:ss]]")
+        if not all(p.isdigit() for p in parts) or int(parts[0]) > 24:
+            raise ValueError(f"{rule!r}: an offset is not [+-]hh[:mm[:ss]]")
+        seconds = sum(int(p) * f for p, f in zip(parts, (3600, 60, 1), strict=False))
+        return seconds if text[0] == "-" else -seconds  # a TZ rule counts west of Greenwich
+
+    if not name():
+        raise ValueError(f"{rule!r}: no zone name")
+    standard = offset() or 0
+    told = {standard}
+    if at < len(head):
+        if not name():
+            raise ValueError(f"{rule!r}: not a TZ rule")
+        daylight = offset()
+        told.add(standard + 3600 if daylight is None else daylight)
+    if at != len(head):
+        raise ValueError(f"{rule!r}: not a TZ rule")
+    return told
 
 
 _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400}

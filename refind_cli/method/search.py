@@ -23,7 +23,7 @@ import heapq
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -88,16 +88,15 @@ def query_terms(
     )
 
 
-def _timeline(times: Iterable[int], tz: tzinfo) -> Timeline:
-    from refind_cli.dates.timeline import timeline  # only for --timeline
+def _timeline(matches: Matches | None, tz: tzinfo) -> Timeline:
+    from refind_cli.dates.timeline import Timeline, spread_timeline  # only for --timeline
 
+    if matches is None:
+        return Timeline("day", ())
     # An index built from an archive of an earlier release that read-only media kept from its migration (m010)
     # may hold a time outside TIMES: its day would have no date in a zone east of UTC.
     lo, hi = (int(bound.timestamp()) for bound in TIMES)
-    moments = list(times)
-    if moments and (min(moments) < lo or max(moments) > hi):
-        moments = [min(max(t, lo), hi) for t in moments]
-    return timeline(moments, tz)
+    return spread_timeline(matches, tz, (lo, hi))
 
 
 def _competition_ranks(sorted_desc: Sequence[float]) -> list[int]:
@@ -234,13 +233,14 @@ def _search(
     ]
     speakers = None if request.speakers is None else speakers_named(archive.speakers(), request.speakers)
     if not groups or (request.chats is not None and not request.chats):
-        return SearchResult(request, (), 0, None if timeline_tz is None else _timeline((), timeline_tz))
+        return SearchResult(request, (), 0, None if timeline_tz is None else _timeline(None, timeline_tz))
     terms = tuple(dict.fromkeys(t for _, _, q in groups for t in q.terms))
     exclude = (
         set(archive.session_seqs(request.exclude_sessions).values()) if request.exclude_sessions else set()
     )
-    # Fusion, the newest first and a timeline need every match; a plain BM25 top k only the best.
-    every = request.sort == "time" or request.session_rank or timeline_tz is not None
+    # Fusion and the newest first need every match; a plain BM25 top k only the best (and a timeline counts
+    # every match where the engine holds it: ``Matches.counts``).
+    every = request.sort == "time" or request.session_rank
     find = index.matching if every else index.best
     parts = [
         find(
@@ -263,8 +263,8 @@ def _search(
         picked = top(matches, request.k) if matches.total else []
     spread = None
     if timeline_tz is not None:
-        # The same matches the ranking used: one query, their times read from the index's fast fields.
-        spread = _timeline(matches.times(), timeline_tz)
+        # The same matches the ranking used, counted by the engine.
+        spread = _timeline(matches, timeline_tz)
     # Every hit is of a chat of some group: one group covers them all; of several, each covers its chats.
     analyzers = {chat: analyzer for analyzer, chats, _ in groups for chat in chats or ()}
     hits = _hits(
@@ -312,9 +312,15 @@ class _Merged:
         each = [m.sessions() for m in self._parts]
         return [each[part][i] for part, i in self._where]
 
-    def times(self) -> list[int]:
-        each = [m.times() for m in self._parts]
-        return [each[part][i] for part, i in self._where]
+    def span(self) -> tuple[int, int] | None:
+        spans = [s for m in self._parts if (s := m.span()) is not None]
+        return (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
+
+    def counts(self, edges: Sequence[int]) -> list[int]:
+        return [sum(each) for each in zip(*(m.counts(edges) for m in self._parts), strict=True)]
+
+    def times_within(self, ranges: Sequence[tuple[int, int]]) -> list[int]:
+        return [t for m in self._parts for t in m.times_within(ranges)]
 
     def turns(self, which: Sequence[int]) -> list[TurnKey]:
         wanted = [self._where[j] for j in which]
