@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from test_cli_startup import imported_by
 from test_cold_search_cpu import _spread_one_by_one
 
-from refind_cli.dates.clock import offset_bounds, rule_offsets, zone
+from refind_cli.dates.clock import rule_offsets, zone
 from refind_cli.dates.timeline import spread_timeline
 from refind_cli.index.tantivy_backend import TantivyIndex
 from refind_cli.ingest import import_chat
@@ -31,6 +31,7 @@ from refind_cli.storage.archive import Archive
 
 ZONES = sorted(available_timezones())
 CLAMP = (int(TIMES[0].timestamp()), int(TIMES[1].timestamp()))
+UNCLAMPED = (-(2**62), 2**62)
 
 
 def _clamped(moments: list[int], clamp: tuple[int, int]) -> list[int]:
@@ -63,7 +64,36 @@ def test_a_counted_timeline_in_any_zone_is_each_moments_own_date(
         *(local + d for d in near),
         *(around + rng.randrange(days * 86_400) for _ in range(20)),
     ]
-    assert _spread(every, tz, (-(2**62), 2**62)) == _spread_one_by_one(every, tz)
+    assert _spread(every, tz, UNCLAMPED) == _spread_one_by_one(every, tz)
+
+
+def _changes(key: str) -> list[int]:
+    """The instants (epoch seconds) at which the zone's file says its offset changes."""
+    from zoneinfo import TZPATH, _common
+
+    path = next((p for p in (os.path.join(r, key) for r in TZPATH) if os.path.isfile(p)), None)
+    if path is None:
+        return []
+    with open(path, "rb") as file:
+        return [int(t) for t in _common.load_data(file)[1]]
+
+
+def test_about_every_change_of_every_zone_the_days_are_each_moments_own():
+    # Where clocks jump over a midnight or go back across one, a day's moments are not one run of instants:
+    # those about such a midnight are read one by one. Every change of every zone, with moments on either
+    # side (a day's buckets: the span is under 45 days), those about a local midnight first.
+    rng = random.Random(17)
+    for key in ZONES:
+        tz = ZoneInfo(key)
+        changes = _changes(key)
+        near_midnight = [t for t in changes if datetime.fromtimestamp(t, tz).hour in (22, 23, 0, 1, 2)]
+        for change in near_midnight + rng.sample(changes, min(len(changes), 5)):
+            moments = [change + d for d in (-1, 0, 1)] + [
+                change + rng.randrange(-30 * 3600, 30 * 3600) for _ in range(30)
+            ]
+            assert _spread(moments, tz, UNCLAMPED) == _spread_one_by_one(moments, tz), (key, change)
+            wide = moments + [change + rng.randrange(-400 * 86_400, 400 * 86_400) for _ in range(10)]
+            assert _spread(wide, tz, UNCLAMPED) == _spread_one_by_one(wide, tz), (key, change)
 
 
 @pytest.mark.parametrize(
@@ -89,12 +119,9 @@ def test_moments_outside_what_a_zone_shows_count_at_its_ends():
     assert _spread(moments, berlin, narrow) == _spread_one_by_one(_clamped(moments, narrow), berlin)
 
 
-def test_a_zone_whose_offsets_spread_wider_than_a_day_converts_each_moment():
-    # Samoa skipped 30 December 2011 (-10 to +14): its bounds (-11:26:56 of its local mean time to +14)
-    # spread over more than a day, so day buckets cannot be told by edges.
+def test_a_day_a_zone_skipped_is_an_empty_bucket():
+    # Samoa skipped 30 December 2011 (-10 to +14): its midnight is read one by one.
     apia = ZoneInfo("Pacific/Apia")
-    least, most = offset_bounds(apia) or (0, 0)
-    assert most - least > 86_400
     start = int(datetime(2011, 12, 20, tzinfo=UTC).timestamp())
     moments = [start + 3_600 * h for h in range(0, 24 * 20, 5)]
     spread = _spread(moments, apia)

@@ -8,7 +8,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from itertools import accumulate, pairwise
+from itertools import accumulate
 from typing import NamedTuple, Protocol
 
 from refind_cli.dates.clock import offset_bounds
@@ -95,51 +95,47 @@ class Spread(Protocol):
 
 def spread_timeline(spread: Spread, tz: tzinfo, clamp: tuple[int, int]) -> Timeline:
     """``timeline`` of the moments ``spread`` holds, each clamped into ``clamp`` (the least and the greatest
-    moment a zone shows). Every bucket's moments are counted where they are held, between two edges, and only
-    those that may fall on either side of a bucket's first local midnight are read one by one: a moment
-    within the zone's offset bounds' spread (``clock.offset_bounds``) before it. `refind search --timeline`
-    of "dinner" over 1M turns (14,667 matches) read every match's time and converted it, ~10 ms of CPU in
-    Europe/Berlin; counted in the index, its extra work is ~1 ms (bench/RESULTS.md, issue 26 item 5,
-    session 17)."""
+    moment a zone shows). Each bucket's moments are counted where they are held, between the instants its
+    first local midnight and the next bucket's fall on; only where a midnight is shown twice or skipped (clocks
+    set back over it, or forward past it) are the moments about it read one by one. `refind search
+    --timeline` of "dinner" over 1M turns (14,667 matches) read every match's time and converted it: ~10 ms
+    of CPU in Europe/Berlin; counted in the index, ~1 ms (bench/RESULTS.md, issue 26 item 5, session 17)."""
     span = spread.span()
     if span is None:
         return Timeline("day", ())
-    lo, hi = clamp
-    fixed = tz.utcoffset(None)
-    bounds = (int(fixed.total_seconds()),) * 2 if fixed is not None else offset_bounds(tz)
-    if bounds is None:  # offsets not known: every moment converted
-        return timeline([min(max(ts, lo), hi) for ts in spread.times_within([(span[0], span[1] + 1)])], tz)
-    least, most = bounds
 
     def days(ranges: Sequence[tuple[int, int]]) -> list[int]:
-        return [_day_of(min(max(ts, lo), hi), tz) for ts in spread.times_within(ranges)]
+        return [_day_of(ts, tz) for ts in _clamped(spread.times_within(ranges), clamp)]
 
-    # The first and the last local day: the earliest and the latest moment's, unless a moment after the
-    # earliest may fall on a day before it (a zone that set its clocks back over a midnight), or one before
-    # the latest on a day after it.
-    first, last = (_day_of(min(max(ts, lo), hi), tz) for ts in span)
-    if (span[0] + least) // 86_400 < first:
-        first = min(days([(span[0], first * 86_400 - least)]))
-    if (span[1] + most) // 86_400 > last:
-        last = max(days([((last + 1) * 86_400 - most, span[1] + 1)]))
+    # The first and the last local day: the earliest and the latest moment's, unless the clocks went back
+    # over the midnight that began the one or ended the other (a later moment may then fall on a day before).
+    first, last = (_day_of(ts, tz) for ts in _clamped(span, clamp))
+    a, b = _midnight(first, tz)
+    if a < b and b > span[0]:
+        first = min(days([(span[0], b)]))
+    a, b = _midnight(last + 1, tz)
+    if a < b and a <= span[1]:
+        last = max(days([(max(a, span[0]), span[1] + 1)]))
     unit = unit_for(*(date.fromordinal(_EPOCH_ORDINAL + d) for d in (first, last)))
     starts = [bucket_start(date.fromordinal(_EPOCH_ORDINAL + first), unit)]
     while (after := next_start(starts[-1], unit)).toordinal() - _EPOCH_ORDINAL <= last:
         starts.append(after)
     numbers = [start.toordinal() - _EPOCH_ORDINAL for start in starts]
-    # The edges between what certainly falls in one bucket and the windows that may fall in either of two:
-    # owners[j] is the bucket of the moments before edges[j] (and from edges[j - 1] on), None for a window.
+    # owners[j]: the bucket of the moments before edges[j] (and from edges[j - 1] on), or None for those about
+    # a midnight shown twice or skipped, which may fall on either side of it.
     edges: list[int] = []
     owners: list[int | None] = [0]
     for i, day in enumerate(numbers[1:], 1):
-        if most > least:
-            edges.append(day * 86_400 - most)
-            owners.append(None)
-        edges.append(day * 86_400 - least)
-        owners.append(i)
-    if any(a >= b for a, b in pairwise(edges)):
-        # The zone's offsets spread wider than a bucket (Pacific/Apia skipped a day: -11 to +14 hours).
-        return timeline([min(max(ts, lo), hi) for ts in spread.times_within([(span[0], span[1] + 1)])], tz)
+        for edge, owner in _marks(*_midnight(day, tz), i):
+            if edges and edge < edges[-1]:
+                # A zone whose days go back further than a bucket: every moment converted.
+                every = spread.times_within([(span[0], span[1] + 1)])
+                return _bucketed(_day_numbers(_clamped(every, clamp), tz), unit)
+            if edges and edge == edges[-1]:
+                owners[-1] = owner  # what lay between is empty
+            else:
+                edges.append(edge)
+                owners.append(owner)
     tallies = [0] * len(numbers)
     windows = []
     for j, (n, owner) in enumerate(zip(spread.counts(edges), owners, strict=True)):
@@ -150,6 +146,25 @@ def spread_timeline(spread: Spread, tz: tzinfo, clamp: tuple[int, int]) -> Timel
     for day in days(windows):
         tallies[bisect_right(numbers, day) - 1] += 1
     return Timeline(unit, tuple(map(Bucket, starts, tallies)))
+
+
+def _midnight(day: int, tz: tzinfo) -> tuple[int, int]:
+    """(a, b): the moments before ``a`` fall on local days before ``day`` (its number from 1970-01-01), those
+    from ``b`` on on it or after. Equal where its midnight is shown once; else they are the midnight read at
+    the offsets before and after the change (PEP 495's folds), and the moments between may fall either side."""
+    d = date.fromordinal(_EPOCH_ORDINAL + day)
+    midnight = datetime(d.year, d.month, d.day, tzinfo=tz)
+    a, b = sorted(int(m.timestamp()) for m in (midnight, midnight.replace(fold=1)))
+    return a, b
+
+
+def _marks(a: int, b: int, bucket: int) -> list[tuple[int, int | None]]:
+    return [(b, bucket)] if a == b else [(a, None), (b, bucket)]
+
+
+def _clamped(moments: Iterable[int], clamp: tuple[int, int]) -> list[int]:
+    lo, hi = clamp
+    return [min(max(ts, lo), hi) for ts in moments]
 
 
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
