@@ -13,6 +13,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, available_timezones
 
 import pytest
+from cli_runs import refind
 from dateutil.tz import tzoffset
 from fake_index import held
 from hypothesis import given, settings
@@ -292,3 +293,28 @@ def test_a_timeline_in_a_zone_loads_no_calendar(dinner_home: Path):
     )
     assert "dinner" in out
     assert not modules & {"calendar", "locale", "zoneinfo._zoneinfo"}
+
+
+def test_a_search_that_finds_nothing_loads_no_zoneinfo(dinner_home: Path):
+    out, modules = imported_by("--home", str(dinner_home), "search", "zzzqqq")
+    assert out == "" and not {m for m in modules if m.partition(".")[0] == "zoneinfo"}
+
+
+@pytest.mark.parametrize("found", ["dinner", "zzzqqq"])
+def test_a_wrong_tz_is_an_error_whatever_is_found(dinner_home: Path, found: str):
+    done = refind("--home", str(dinner_home), "search", found, "--tz", "Mars/Olympus")
+    assert done.returncode == 2 and "unknown time zone" in done.stderr and done.stdout == ""
+
+
+@pytest.mark.parametrize("args", [(), ("--json",), ("--jsonl",)])
+def test_hits_are_shown_in_the_system_zone_read_when_found(dinner_home: Path, args: tuple[str, ...]):
+    def shown(*extra: str, zone_set: str) -> str:
+        done = refind(
+            "--home", str(dinner_home), "search", "dinner", *args, *extra, env=os.environ | {"TZ": zone_set}
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    tokyo = shown(zone_set="Asia/Tokyo")
+    assert tokyo == shown("--tz", "Asia/Tokyo", zone_set="America/New_York")
+    assert tokyo != shown(zone_set="America/New_York")

@@ -44,7 +44,7 @@ def search(
 ) -> int:
     """Search the chats: BM25 over turns, ranked with their conversations, each hit with its context.
     Exit status 0 when something was found, 1 when nothing was, 2 on error."""
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     from refind_cli.dates.clock import zone
     from refind_cli.frontends.render import json_text
@@ -61,7 +61,10 @@ def search(
         fail("'-' reads one query per line from stdin, and stdin held none", json_mode=json_mode)
     found = False
     with error_boundary(json_mode), open_home_at(home_path) as home:
-        zone_ = zone(tz)
+        # The system's zone is read where something is shown in it or read against it: a search that finds
+        # nothing loads no zoneinfo (~1.5 ms of its CPU; bench/RESULTS.md, issue 26 item 3, session 17). A
+        # --tz is read first all the same: a wrong one is an error whatever is found.
+        zone_ = zone(tz) if tz is not None or since or until or timeline else None
         request = home.request(
             query,
             since=since,
@@ -74,14 +77,16 @@ def search(
             exclude_sessions=exclude_session or (),
             session_rank=session_rank,
             sort="time" if newest else sort or "score",
-            now=datetime.now(zone_),
-            tz=zone_,
+            now=datetime.now(zone_ or UTC),  # read only against --since or --until, which set zone_
+            tz=zone_ or UTC,
         )
         out: Out | None = None
         objects = []
         for q in queries:
             result = home.search(request.for_query(q), timeline=zone_ if timeline else None)
             found = found or bool(result.hits)
+            if zone_ is None and result.hits:
+                zone_ = zone(None)
             if jsonl_out:
                 # Written as each query finishes, so a pipeline can consume answers while asking more.
                 sys.stdout.write(json_text(to_json(result, zone_)) + "\n")
