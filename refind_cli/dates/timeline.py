@@ -1,6 +1,7 @@
 """How some moments spread over time: counts per day, week, month or year in a time zone, every bucket from
 the first to the last (empty ones too, so a chart shows the gaps). Pure: ``refind search --timeline`` hands
-it the time of every matching turn, ``refind stats`` its monthly counts per person."""
+it the matches as a ``Spread`` (counted where the index holds them), ``refind stats`` its monthly counts per
+person."""
 
 from __future__ import annotations
 
