@@ -117,7 +117,8 @@ def test_current_reads_as_json_reads_it(generation: str, fmt: str, indent: int |
     ):
         read = _as_written(text)
         assert read is None or read == json.loads(text)
-    if all(c not in '"\\' and ord(c) >= 0x20 and ord(c) < 0x80 for c in generation + fmt):
+    # json.dumps writes as they are only " " to "~" (DEL, 0x7F, is escaped too), quote and backslash aside.
+    if all(c not in '"\\' and 0x20 <= ord(c) < 0x7F for c in generation + fmt):
         assert _as_written(json.dumps({"generation": generation, "format": fmt})) is not None
 
 
