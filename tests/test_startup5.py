@@ -324,3 +324,22 @@ def test_hits_are_shown_in_the_system_zone_read_when_found(dinner_home: Path, ar
     tokyo = shown(zone_set="Asia/Tokyo")
     assert tokyo == shown("--tz", "Asia/Tokyo", zone_set="America/New_York")
     assert tokyo != shown(zone_set="America/New_York")
+
+
+def test_the_matches_of_several_language_groups_count_as_one():
+    from refind_cli.method.search import _Merged
+
+    rng = random.Random(8)
+    parts = [[rng.randrange(10**9, 2 * 10**9) for _ in range(n)] for n in (40, 0, 25)]
+    every = sorted(t for part in parts for t in part)
+    merged = _Merged([held(part) for part in parts])
+    assert merged.span() == (every[0], every[-1])
+    edges = sorted(rng.sample(every, 10))
+    at = [0, *(bisect.bisect_left(every, e) for e in edges), len(every)]
+    assert merged.counts(edges) == [b - a for a, b in itertools.pairwise(at)]
+    assert sorted(merged.times_within([(every[3], every[9])])) == every[3:9]
+    berlin = ZoneInfo("Europe/Berlin")
+    assert [(b.start, b.tally) for b in spread_timeline(merged, berlin, CLAMP).buckets] == _spread_one_by_one(
+        every, berlin
+    )
+    assert _Merged([held([]), held([])]).span() is None
