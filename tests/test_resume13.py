@@ -202,7 +202,7 @@ def test_an_error_after_the_head_is_the_one_a_whole_reading_meets(tmp_path: Path
     raw = later[name]
     at = raw.index(b'"topic_id": "t%d"' % message) + len(b'"topic_id"')  # a message after the head
     broken = raw[:at] + b";" + raw[at + 1 :]
-    errors = []
+    errors: list[str] = []
     for way in ("resume", "reread"):
         path = tmp_path / way / "takeout.zip"
         path.parent.mkdir()
@@ -210,8 +210,8 @@ def test_an_error_after_the_head_is_the_one_a_whole_reading_meets(tmp_path: Path
             path.write_bytes(zipped(earlier))
             assert import_file(archive, path, tz=BERLIN).error is None
             path.write_bytes(zipped({**later, name: broken}))
-            errors.append(import_file(archive, path, tz=BERLIN, reread=way == "reread").error)
-    assert errors[0] is not None and "invalid JSON" in errors[0]
+            errors.append(str(import_file(archive, path, tz=BERLIN, reread=way == "reread").error))
+    assert "invalid JSON" in errors[0]
     assert errors[0].replace(f"{tmp_path}/resume", "") == errors[1].replace(f"{tmp_path}/reread", "")
 
 
