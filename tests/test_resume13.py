@@ -10,23 +10,26 @@ fingerprinted (the hash of their files) takes them as they are once, and prints 
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from test_resume_import import BERLIN, archive_rows, both_ways
+from test_resume_teams import zipped
 
 from refind_cli.importers import container, google_chat, skype
 from refind_cli.ingest import import_file
+from refind_cli.reports import FileImportResult
 from refind_cli.storage.archive import Archive
-from refind_cli.storage.sessions import segmenting_key
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 WORDS = "the climbing wall opens at nine and we meet at the bouldering cave before lunch".split()
 ROOT = "Takeout/Google Chat"
+T = TypeVar("T")
 
 
 def _text(i: int) -> str:
@@ -76,26 +79,35 @@ def gchat_files(groups: dict[int, bytes], names: dict[int, str] | None = None) -
     return files
 
 
-def zipped(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
+def read_again(
+    tmp_path: Path, built: list[str], name: str, versions: list[bytes], earlier: int, later: int
+) -> tuple[list[str], FileImportResult]:
+    """``both_ways`` of two versions (of ``earlier`` and ``later`` messages), held to both archives being the
+    same: what the resumed import built (``built`` counts all: between the first import's and the re-read's,
+    each of which builds all it reads), and its result."""
+    resumed, reread, results = both_ways(tmp_path, name, versions)
+    assert resumed == reread
+    return built[earlier : len(built) - earlier - later], results[-1]
+
+
+def grown(make: Callable[..., T], change: str) -> tuple[dict[int, T], dict[int, T]]:
+    """Chats 0-3 of 500 messages each (``make(c, n, edit=, gone=)``); then chat 1 grew by 40, chat 4 is new,
+    and as ``change`` says: chat 2 edited in the middle, chat 3 lost a message or was deleted."""
+    earlier = {c: make(c, 500) for c in range(4)}
+    later = {**earlier, 1: make(1, 540), 4: make(4, 30)}
+    if change == "edit":
+        later[2] = make(2, 500, edit=250)
+    elif change == "message deleted":
+        later[3] = make(3, 500, gone=200)
+    elif change == "deletion":
+        del later[3]
+    return earlier, later
 
 
 def gchat_versions(change: str) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """Groups 0-3 of 500 messages; then group 1 grew by 40 and group 4 is new, and ``change``."""
-    earlier = {g: gchat_group(g, 500) for g in range(4)}
-    later = {**earlier, 1: gchat_group(1, 540), 4: gchat_group(4, 30)}
+    earlier, later = grown(gchat_group, change)
     names = None
-    if change == "edit":
-        later[2] = gchat_group(2, 500, edit=250)
-    elif change == "message deleted":
-        later[3] = gchat_group(3, 500, gone=200)
-    elif change == "deletion":
-        del later[0]
-    elif change == "undated":  # the first message after the head takes the time of the one before it
+    if change == "undated":  # the first message after the head takes the time of the one before it
         later[1] = gchat_group(1, 540, undated=500)
     elif change == "renamed":  # the grown group's info changed: its print is another's
         names = {1: "Kletterkiez"}
@@ -134,11 +146,10 @@ def test_a_grown_google_chat_zip_reimports_as_a_full_reread(
 ) -> None:
     earlier, later = gchat_versions(change)
     built = built_messages(monkeypatch)
-    resumed, reread, results = both_ways(tmp_path, "takeout-001.zip", [zipped(earlier), zipped(later)])
-    assert resumed == reread
-    # The messages the resumed import built: between the first import's and the re-read's (each builds all).
     n_later = sum(len(json.loads(raw)["messages"]) for name, raw in later.items() if name.endswith("s.json"))
-    read = built[2000 : len(built) - 2000 - n_later]
+    read, result = read_again(
+        tmp_path, built, "takeout-001.zip", [zipped(earlier), zipped(later)], 2000, n_later
+    )
     by_group = {g: sum(1 for m in read if m.startswith(f"SPACE{g}/")) for g in range(5)}
     assert by_group[4] == 30  # the new group, whole
     if change == "renamed":
@@ -148,8 +159,8 @@ def test_a_grown_google_chat_zip_reimports_as_a_full_reread(
     assert by_group[2] == (500 if change == "edit" else 0)
     assert by_group[3] == (499 if change == "message deleted" else 0)
     assert by_group[0] == 0
-    grown = {c.chat_uid: c for c in results[-1].chats}["google-chat:SPACE1"]
-    assert (grown.messages_added, grown.messages_added + grown.messages_skipped) == (40, 540)
+    chat = {c.chat_uid: c for c in result.chats}["google-chat:SPACE1"]
+    assert (chat.messages_added, chat.messages_added + chat.messages_skipped) == (40, 540)
 
 
 def test_unchanged_google_chat_groups_are_not_inflated(
@@ -218,10 +229,8 @@ def test_an_error_after_the_head_is_the_one_a_whole_reading_meets(tmp_path: Path
 def _as_main_left_them(archive: Archive, files: dict[str, bytes]) -> None:
     """The home's Google Chat prints rewritten as main (up to session 16) wrote them: each group's fingerprint
     the hash of its messages.json, its group_info.json and the account's email, each framed by its length."""
-    settings = json.dumps({"tz": "Europe/Berlin", "segmenting": segmenting_key("burst", timedelta(hours=1))})
     [(seq, _, _, resume)] = archive.resume_points("google-chat", _settings(archive))
     data = json.loads(resume)
-    del settings
     for uid, (_, seen) in data["chats"].items():
         folder = f"{ROOT}/Groups/Space {uid.split(':')[1]}"
         former = container.fingerprint(
@@ -326,23 +335,13 @@ def skype_export(conversations: list[dict]) -> bytes:
 
 
 def skype_versions(change: str) -> tuple[list[dict], list[dict]]:
-    """Conversations 0-3 of 500 messages; then conversation 2 grew by 40, conversation 4 is new, and
-    ``change``."""
-    earlier = [skype_conversation(c, 500) for c in range(4)]
-    later = [*earlier, skype_conversation(4, 30)]
-    later[2] = skype_conversation(2, 540)
-    if change == "edit":
-        later[1] = skype_conversation(1, 500, edit=250)
-    elif change == "message deleted":
-        later[3] = skype_conversation(3, 500, gone=200)
-    elif change == "deletion":
-        del later[3]
-    elif change == "renamed":  # a name conversation 0 taught changed: the later conversations read it
+    earlier, later = grown(skype_conversation, change)
+    if change == "renamed":  # a name conversation 0 taught changed: the later conversations read it
         later[0] = skype_conversation(0, 500, one="Pat One")
-    elif change == "unnamed":  # conversation 2's messages have no ids: read whole
-        earlier[2] = skype_conversation(2, 500, ids=False)
-        later[2] = skype_conversation(2, 540, ids=False)
-    return earlier, later
+    elif change == "unnamed":  # conversation 1's messages have no ids: read whole
+        earlier[1] = skype_conversation(1, 500, ids=False)
+        later[1] = skype_conversation(1, 540, ids=False)
+    return list(earlier.values()), list(later.values())
 
 
 def skype_built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -368,19 +367,16 @@ def test_a_grown_skype_export_reimports_as_a_full_reread(
 ) -> None:
     earlier, later = skype_versions(change)
     built = skype_built(monkeypatch)
-    resumed, reread, results = both_ways(
-        tmp_path, "messages.json", [skype_export(earlier), skype_export(later)]
-    )
-    assert resumed == reread
-    read = built[_count(earlier) : len(built) - _count(earlier) - _count(later)]
+    versions = [skype_export(earlier), skype_export(later)]
+    read, result = read_again(tmp_path, built, "messages.json", versions, _count(earlier), _count(later))
     by = {c: sum(1 for w in read if w.startswith(f"conversations[{c}].")) for c in range(5)}
     if change in ("renamed", "unnamed"):
-        assert by[2] == 540  # the names before it changed, or a message before any head has no id
+        assert by[1] == 540  # the names before it changed, or a message before any head has no id
     else:
-        assert 40 <= by[2] < 540
+        assert 40 <= by[1] < 540
     assert by[0] == (500 if change == "renamed" else 0)
-    grown = {c.chat_uid: c for c in results[-1].chats}["skype:19:group2@thread.skype"]
-    assert (grown.messages_added, grown.messages_added + grown.messages_skipped) == (40, 540)
+    chat = {c.chat_uid: c for c in result.chats}["skype:19:group1@thread.skype"]
+    assert (chat.messages_added, chat.messages_added + chat.messages_skipped) == (40, 540)
 
 
 def test_a_skype_conversation_grown_twice_goes_on_from_its_new_head(
