@@ -397,7 +397,7 @@ class _Reading:
             chunks.close()
             return False
         self.passed = head.items
-        self.entries = self._entries(events, passed)
+        self.entries = self._entries(events, passed, chunks)
         return True
 
     def _events(self, chunks: Iterator[bytes]) -> jsonstream.JsonEvents:
@@ -407,13 +407,16 @@ class _Reading:
         return self.events
 
     def _entries(
-        self, events: jsonstream.JsonEvents | None = None, passed: jsonstream.Ends | None = None
+        self,
+        events: jsonstream.JsonEvents | None = None,
+        passed: jsonstream.Ends | None = None,
+        rest: Generator[bytes, None, None] | None = None,
     ) -> Generator[tuple[dict[str, Any], str], None, None]:
         """The items of the file's ``messages`` list, each with its place (``messages[3]``), as the file streams
-        (from the head ``passed`` on, where given); an error where the file is not a ``{"messages": [...]}``
-        object or an item is not a JSON object."""
+        (from the head ``passed`` on, where given: ``events`` read the file's chunks ``rest``); an error where
+        the file is not a ``{"messages": [...]}`` object or an item is not a JSON object."""
         group = self.group
-        chunks = group.messages() if events is None else None
+        chunks = group.messages() if events is None else rest
         with contextlib.closing(chunks) if chunks is not None else contextlib.nullcontext():
             if events is None:
                 events = self._events(chunks)  # type: ignore[arg-type]  # given where events are not
@@ -466,6 +469,7 @@ class _Reading:
                     # It takes the time of the message before the head: read from the start, and build the
                     # messages from the head on.
                     entries.close()
+                    self.lists, self.unnamed = 0, None  # counted again from the start
                     entries, skip, first = self._entries(), self.passed, None
             with contextlib.closing(entries):
                 for n, (entry, where) in enumerate(itertools.chain([first] if first else [], entries)):
