@@ -579,6 +579,12 @@ def main() -> None:
         "--base", type=Path, help="another tree (e.g. a git archive of main): its resumed import measured too"
     )
     parser.add_argument(
+        "--base-workdir",
+        type=Path,
+        help="the -base ways start from the earlier export's home there (the --base tree's own import of it, made"
+        " with --setup --keep), not from this workdir's: each tree re-imports into a home it wrote",
+    )
+    parser.add_argument(
         "--keep", action="store_true", help="keep the exports and the earlier export's home, and reuse them"
     )
     parser.add_argument("--setup", action="store_true", help="only make the exports and the earlier home")
@@ -590,7 +596,19 @@ def main() -> None:
     for fmt in args.formats:
         work = args.workdir / "reimport" / fmt
         ways = [*args.ways, *([f"{w}-base" for w in args.ways if f"{w}-base" in WAYS] if args.base else [])]
-        compare(fmt, args.messages, args.added, args.rounds, work, ways, args.base, args.keep, args.setup)
+        base_home = args.base_workdir / "reimport" / fmt / "base" if args.base_workdir else None
+        compare(
+            fmt,
+            args.messages,
+            args.added,
+            args.rounds,
+            work,
+            ways,
+            args.base,
+            args.keep,
+            args.setup,
+            base_home,
+        )
 
 
 # The ways of importing the grown export: resumed (what refind does), re-read (``--reread``: the whole file
@@ -610,9 +628,11 @@ def compare(
     tree: Path | None = None,
     keep: bool = False,
     setup_only: bool = False,
+    base_home: Path | None = None,
 ) -> None:
     """The ways of importing the grown export of one format, interleaved; their medians. With ``keep``, the
-    exports and the home of the earlier one are made once and kept (the homes of the last round too)."""
+    exports and the home of the earlier one are made once and kept (the homes of the last round too).
+    ``base_home``: the home the ways on ``tree`` start from (that tree's import of the earlier export)."""
     name, make = FORMATS[fmt]
     earlier, grown, base = work / "earlier" / name, work / name, work / "base"
     if not (keep and (base / "done").exists()):
@@ -635,9 +655,9 @@ def compare(
         for way in figures:
             home = work / way
             shutil.rmtree(home, ignore_errors=True)
-            if way != "full":
-                shutil.copytree(base, home)
             on = tree if way.endswith("-base") else None
+            if way != "full":
+                shutil.copytree(base_home if on is not None and base_home is not None else base, home)
             if way.startswith("command"):
                 run = command(grown, home, on)
             else:

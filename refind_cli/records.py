@@ -177,6 +177,10 @@ class ChatExport(NamedTuple):
     # bytes (a conversation of a top-level list): a later import of the file, grown after it, can read on
     # from there (``ingest.resume.Prints``).
     at: tuple[int, int] | None = None
+    # The fingerprint an earlier release's reader told for the chat as it is now (a format whose fingerprints
+    # changed): a chat whose latest fingerprint is this one is read before as it is, and keeps ``fingerprint``
+    # from now on.
+    formerly: str | None = None
 
 
 class NotResumable(Exception):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import xxhash
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_huge_message_held import traced_peak
@@ -254,16 +255,29 @@ def google_group(folder: Path, n: int, undated: tuple[int, ...] = ()) -> Path:
 
 
 def test_a_google_chat_group_streams_with_the_fingerprint_of_its_bytes(tmp_path: Path) -> None:
-    """Its chat, messages and fingerprint as the whole file gives them: the fingerprint hashes the file's
-    bytes as before (an archive's earlier reading of it is still recognised)."""
-    folder = google_group(tmp_path / "Groups" / "Space SPACE1", 300)
-    [(chat, messages, told)] = read_all(google_chat.read(folder, tz=UTC))
+    """Its chat, messages and fingerprint as the whole file gives them: the fingerprint, told once the
+    messages are read, hashes the file's bytes (with its folder, its group_info.json and the account), and the
+    bytes before a head of its list."""
+    folder = google_group(tmp_path / "Groups" / "Space SPACE1", 1500)  # longer than a read block
+    [export] = google_chat.read(folder, tz=UTC)
+    chat, messages = export.chat, list(export.messages)
+    assert export.fingerprint is None and export.printed is not None
     raw = (folder / "messages.json").read_bytes()
-    assert told == container.fingerprint([raw, (folder / "group_info.json").read_bytes(), b""])
+    tag = container.fingerprint([b"Space SPACE1", (folder / "group_info.json").read_bytes(), b""])
+    [told] = google_chat._Print.parse([export.printed() or ""])[tag]
+    assert told.whole == container.fingerprint(
+        [tag.encode(), f"xxh3 {container.fingerprint([raw])}".encode()]
+    )
+    assert told.key == "SPACE1" and told.head is not None and 0 < told.head.items < 1500
+    assert told.digest == xxhash.xxh3_128_hexdigest(raw[: told.head.offset])
+    assert (
+        json.loads(raw[: told.head.offset].rstrip(b", \n") + b"]}")["messages"]
+        == json.loads(raw)["messages"][: told.head.items]
+    )
     entries = json.loads(raw)["messages"]
     assert chat.key == "SPACE1" and chat.name == "Space 1"
     assert [json.loads(m.raw) for m in messages] == entries
-    assert [m.timestamp for m in messages] == [START + timedelta(minutes=i) for i in range(300)]
+    assert [m.timestamp for m in messages] == [START + timedelta(minutes=i) for i in range(1500)]
 
 
 def test_google_chat_messages_before_the_first_date_wait_for_it_put_aside(

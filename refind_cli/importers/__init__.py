@@ -646,6 +646,7 @@ register(
         "refind_cli.importers.google_chat",
         takes=("file", "zip", "folder"),
         names=("messages.json", "*.zip"),
+        knows=True,
         zipped=("messages.json",),
     )
 )

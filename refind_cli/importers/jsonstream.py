@@ -704,9 +704,12 @@ class Known:
 @dataclass(frozen=True, slots=True)
 class Grown:
     """An item whose first bytes an earlier reading fingerprinted, up to a ``Head`` of its messages: the
-    bytes after it are new (messages added at their end)."""
+    bytes after it are new (messages added at their end). ``tail``: that fingerprint's (its reader's, after
+    the head's ``offset.items.hash``); ``context``: the hash of what else that reading depended on."""
 
     head: Head
+    tail: str = ""
+    context: str = ""
 
 
 # How far the walk goes before the map's pages behind it are let go of (``Items._let_go``).
@@ -762,14 +765,14 @@ class Items:
         )
         self._started = False
         self._end: int | None = None
-        # By the length of their first bytes, then those bytes' hash: the items' sizes, hashes, fingerprints
-        # and tails (a head: the offset in the item, the messages before it, the bytes' hash).
-        self._known: dict[int, dict[str, dict[tuple[int, str], tuple[str, str]]]] = {}
+        # By the length of their first bytes, then those bytes' hash: the items' sizes, hashes, fingerprints,
+        # tails (a head: the offset in the item, the messages before it, the bytes' hash) and contexts' hashes.
+        self._known: dict[int, dict[str, dict[tuple[int, str], tuple[str, str, str]]]] = {}
         for fingerprint in known:
             parts = fingerprint.split(":")  # ``fingerprint``'s, and the context ``Walk`` adds
             if len(parts) >= 5 and parts[0].isdigit() and parts[2].isdigit():
                 openings = self._known.setdefault(int(parts[0]), {})
-                item = (":".join(parts[:5]), parts[4])
+                item = (":".join(parts[:5]), parts[4], ":".join(parts[5:]))
                 openings.setdefault(parts[1], {})[(int(parts[2]), parts[3])] = item
 
     def begin(self) -> int | None:
@@ -834,16 +837,18 @@ class Items:
     def known(self, start: int) -> Known | Grown | None:
         """The item at ``start`` where its bytes are those of one ``known`` fingerprinted; else where its
         bytes up to a head of its messages are."""
-        heads: list[str] = []
+        heads: list[tuple[str, str]] = []
         for length, openings in self._known.items():  # a length or two: _OPENING, and items shorter
-            for (size, digest), (print_, head) in openings.get(self._hash(start, length, 64), {}).items():
+            for (size, digest), (print_, head, context) in openings.get(
+                self._hash(start, length, 64), {}
+            ).items():
                 if start + size <= len(self._buf) and self._hash(start, size, 128) == digest:
                     return Known(start + size, print_, print_.rsplit(":", 1)[1])
-                heads.append(head)
-        for head in heads:
+                heads.append((head, context))
+        for head, context in heads:
             offset, items, digest = [*head.split("."), "", "", ""][:3]
             if offset.isdigit() and items.isdigit() and self._hash(start, int(offset), 128) == digest:
-                return Grown(Head(start + int(offset), int(items)))
+                return Grown(Head(start + int(offset), int(items)), head, context)
         return None
 
     def fingerprint(self, start: int, end: int, tail: str = "-") -> str:
@@ -910,7 +915,7 @@ class Walk:
         self._end: int | None = None
         self._context = ""
         self._keeps: Callable[[Head], bool] = lambda _head: False
-        self._tail: Callable[[], str] | None = None
+        self._tail: Callable[[Head | None, str], str] | None = None
         self.passed = 0  # the item's messages before the head its reading went on from (``go_on``)
 
     def begin(self) -> None:
@@ -922,10 +927,12 @@ class Walk:
         self.passed = 0
         self.events.head = None  # the head of this item's messages, once they are read
 
-    def go_on(self, keys: Sequence[str | None]) -> Ends | None:
+    def go_on(self, keys: Sequence[str | None], context: str | None = None) -> Ends | None:
         """Where the item grew since a head of its messages that an earlier reading left, read on from
-        there (``JsonEvents.go_on``; ``keys`` lead to its messages); None where it did not."""
-        if self._grown is None:
+        there (``JsonEvents.go_on``; ``keys`` lead to its messages); None where it did not. ``context``: what
+        else the reading depends on (``fingerprint``'s), where the messages before the head depend on it: not
+        read on where the earlier reading's was another."""
+        if self._grown is None or (context is not None and self._grown.context != _hashed(context)):
             return None
         head = self._grown.head
         self.close()
@@ -940,20 +947,23 @@ class Walk:
         return None if self._known is None else self._with_context(self._known.fingerprint)
 
     def printed(
-        self, keeps: Callable[[Head], bool], tail: Callable[[], str] | None = None
+        self, keeps: Callable[[Head], bool], tail: Callable[[Head | None, str], str] | None = None
     ) -> Callable[[], str | None] | None:
         """``keeps``: whether a later reading may go on from a head of the item's messages (not where a
         message before it has no id: the identities of those after it would depend on it). ``tail``: what
-        the fingerprint keeps instead of a head, told once the messages are read (what a reading that passes
-        over the item must know of it: ``kept``)."""
+        the fingerprint keeps, told once the messages are read, given the head kept (None: none) and the
+        tail that names it ("-": none): what a reading that passes over the item, or goes on from the head,
+        must know of it besides (``kept``)."""
         self._keeps = keeps
         self._tail = tail
         return None if self._start is None or self._known is not None else self._printed
 
     @property
     def kept(self) -> str:
-        """The ``tail`` of the known item's fingerprint."""
-        return "" if self._known is None else self._known.tail
+        """The ``tail`` of the known item's fingerprint, or of the one whose head the reading went on from."""
+        if self._known is not None:
+            return self._known.tail
+        return "" if self._grown is None or not self.passed else self._grown.tail
 
     def pass_over(self, messages: Iterator[Any], keys: Sequence[str], index: int) -> bool:
         """Go on after the item, the ``index``-th of the list at ``keys``, with a fresh parser where its
@@ -994,13 +1004,17 @@ class Walk:
             return None
         head = self.events.head
         head = head if head is not None and start < head.offset < end and self._keeps(head) else None
+        tail = "-" if head is None else self.items.head_tail(start, head)
         if self._tail is not None:
-            tail = self._tail()
-        else:
-            tail = "-" if head is None else self.items.head_tail(start, head)
+            tail = self._tail(head, tail)
         return self._with_context(self.items.fingerprint(start, end, tail))
 
     def _with_context(self, fingerprint: str) -> str:
-        import xxhash
+        return f"{fingerprint}:{_hashed(self._context)}"
 
-        return f"{fingerprint}:{xxhash.xxh3_64_hexdigest(self._context.encode())}"
+
+def _hashed(context: str) -> str:
+    """A reading's context as fingerprints hold it (``Walk``)."""
+    import xxhash
+
+    return xxhash.xxh3_64_hexdigest(context.encode())

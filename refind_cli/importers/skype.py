@@ -21,6 +21,7 @@ conversations are learnt from its fingerprint, so later conversations read as a 
 from __future__ import annotations
 
 import base64
+import bisect
 import collections
 import contextlib
 import json
@@ -164,6 +165,11 @@ class _Reader:
         # some messages carry their sender's name; those the messages of the conversation being read gave.
         self.names: dict[str, str] = {}
         self.taught: dict[str, str] = {}
+        # The message (its place in its list) that taught each of ``taught``, in order (-1: before the head its
+        # reading went on from); the message being read; the first without an id.
+        self.taught_by: list[int] = []
+        self.at = 0
+        self.unnamed: int | None = None
         # Where each conversation lies (``jsonstream.Items``), and those read before as they are. A
         # conversation's messages read names that earlier ones taught, and teach later ones theirs: its
         # fingerprint holds the names known before it (with the account), and the names its messages taught,
@@ -225,27 +231,32 @@ class _Reader:
             if event != "start_array":
                 raise events.error("MessageList is not a list", f"{where}.MessageList")
             listed = True
-            messages = self.exact(
-                self._message(obj, place) for obj, place in events.array(f"{where}.MessageList")
-            )
             if ident(meta.get("id")):
                 chat = self._chat(meta, where)
-                self.taught = {}
+                self.taught, self.taught_by, self.unnamed = {}, [], None
+                context = self._context()
+                # A conversation that grew since an earlier reading: read on from a head of its messages, with
+                # the names the messages before it taught.
+                passed = None if walk is None else walk.go_on(["conversations", None, "MessageList"], context)
+                if passed is not None and walk is not None:
+                    self.passed = True
+                    self._learn(walk.kept, before_head=True)
+                messages = self.exact(self._messages(where, passed))
                 yield ChatExport(
                     chat,
                     messages,
-                    fingerprint=None if walk is None else walk.fingerprint(self._context()),
-                    printed=None if walk is None else walk.printed(_no_head, self._taught),
+                    fingerprint=None if walk is None else walk.fingerprint(context),
+                    printed=None if walk is None else walk.printed(self._keeps, self._taught),
+                    passed=0 if walk is None else walk.passed,
                 )
                 if walk is not None and walk.pass_over(messages, ["conversations"], index):
                     self.passed = True
-                    for person, shown in json.loads(base64.urlsafe_b64decode(walk.kept)).items():
-                        self.names.setdefault(person, shown)
+                    self._learn(walk.kept, before_head=False)
                     return
                 for _ in messages:  # whatever the consumer left unread
                     pass
             else:
-                buffered = list(messages)
+                buffered = list(self.exact(self._messages(where, None)))
         if walk is not None:
             walk.done()
         if buffered is not None:
@@ -253,6 +264,35 @@ class _Reader:
             yield ChatExport(self._chat(meta, where, buffered[0] if buffered else None), buffered)
         if not listed:
             self.gaps.lack("conversation", "MessageList")
+
+    def _messages(self, where: str, passed: jsonstream.Ends | None) -> Iterator[Message]:
+        """The conversation's messages (from the head ``passed`` on, where given), each numbered in its list:
+        which taught a name, which has no id (``_keeps``)."""
+        first = 0 if passed is None else passed.count
+        for n, (obj, place) in enumerate(self.events.array(f"{where}.MessageList", passed), first):
+            self.at = n
+            message = self._message(obj, place)
+            if message.source_id is None and self.unnamed is None:
+                self.unnamed = n
+            yield message
+
+    def _keeps(self, head: jsonstream.Head) -> bool:
+        """Whether a later reading of the conversation may go on from ``head``: not where a message before it
+        has no id (its identity, by its sender's name and text, would make later identities depend on it)."""
+        return self.unnamed is None or self.unnamed >= head.items
+
+    def _learn(self, tail: str, *, before_head: bool) -> None:
+        """The names a conversation's messages taught, from the tail of its fingerprint (``_taught``): all of
+        them (it was passed over), or those before the head its reading goes on from (as taught by it)."""
+        *head, coded = tail.split(".")
+        taught = list(json.loads(base64.urlsafe_b64decode(coded)).items())
+        if before_head:
+            taught = taught[: int(head[3])]
+        for person, shown in taught:
+            self.names.setdefault(person, shown)
+            if before_head:
+                self.taught[person] = shown
+                self.taught_by.append(-1)
 
     def exact(self, items: Iterator[_T]) -> Iterator[_T]:
         """``items``, an error in them the one a whole reading meets first."""
@@ -265,9 +305,13 @@ class _Reader:
         """What a conversation's reading depends on besides its bytes: the account, the names known."""
         return json.dumps([self.user, sorted(self.names.items())], ensure_ascii=False)
 
-    def _taught(self) -> str:
-        """The names the conversation's messages taught, as its fingerprint keeps them (no colon)."""
-        return base64.urlsafe_b64encode(json.dumps(self.taught, ensure_ascii=False).encode()).decode()
+    def _taught(self, head: jsonstream.Head | None, head_tail: str) -> str:
+        """The names the conversation's messages taught, as its fingerprint keeps them (no colon): after the
+        head kept (``head_tail``), with how many of them the messages before it taught."""
+        coded = base64.urlsafe_b64encode(json.dumps(self.taught, ensure_ascii=False).encode()).decode()
+        if head is None:
+            return coded
+        return f"{head_tail}.{bisect.bisect_left(self.taught_by, head.items)}.{coded}"
 
     def _named(self, messages: list[Message], shown: str, conversation: str | None) -> list[Message]:
         """Messages read before their conversation's name (its keys in another order: MessageList first),
@@ -318,6 +362,7 @@ class _Reader:
         shown = text_of(obj.get("displayName"))
         if shown and sender_id and sender_id not in self.names:
             self.names[sender_id] = self.taught[sender_id] = shown
+            self.taught_by.append(self.at)
         sender = shown or self._name(sender_id) or None
         kind, text = _content(mtype, content, self._name)
         if properties.get("deletetime") and not text:
@@ -350,11 +395,6 @@ class _Reader:
                 when = datetime.fromisoformat(value)
                 return (when if when.tzinfo else when.replace(tzinfo=self.tz)).astimezone(UTC)
         raise self.events.error(f"unreadable originalarrivaltime {value!r}", f"{where}.originalarrivaltime")
-
-
-def _no_head(_head: jsonstream.Head) -> bool:
-    """A conversation is read whole or passed over, never read on from a head of its messages."""
-    return False
 
 
 def _content(mtype: str, content: str, name: Callable[[str], str]) -> tuple[str, str]:

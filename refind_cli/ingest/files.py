@@ -234,7 +234,12 @@ def _import_here(
             identity,
             export.passed,
             unchanged=functools.partial(
-                prints.unchanged, archive, export.chat, export.fingerprint, export.at
+                prints.unchanged,
+                archive,
+                export.chat,
+                export.fingerprint,
+                export.at,
+                formerly=export.formerly,
             ),
         )
         prints.took(printed(export), result, export.at)

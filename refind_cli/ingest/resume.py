@@ -262,13 +262,21 @@ class Prints:
         at: tuple[int, int] | None,
         plan: ChatPlan,
         resegmenting: bool,
+        formerly: str | None = None,
     ) -> ChatImportResult | None:
         """What reading the chat would report, where it was read before as it is (nothing added; none of its
-        rows read); None where it must be read. ``at``: where its item lies (``ChatExport.at``)."""
+        rows read); None where it must be read. ``at``: where its item lies (``ChatExport.at``); ``formerly``:
+        its fingerprint as an earlier release told it, which stands for ``fingerprint`` (and gives way to it)."""
         earlier = self.earlier.get(plan.chat_uid)
-        if fingerprint is None or earlier is None or earlier[0] != fingerprint or resegmenting or plan.fresh:
+        if (
+            fingerprint is None
+            or earlier is None
+            or earlier[0] not in (fingerprint, formerly)
+            or resegmenting
+            or plan.fresh
+        ):
             return None
-        self.taken[plan.chat_uid] = earlier
+        self.taken[plan.chat_uid] = (fingerprint, earlier[1])
         self._placed.append((plan.chat_uid, at))
         self.skipped.add(plan.chat_seq)
         n_sessions, n_turns = archive.session_counts(plan.chat_seq)

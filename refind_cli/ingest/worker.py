@@ -82,7 +82,7 @@ def serve_worker() -> None:
         try:
             with input_warnings(lambda text: send(("warning", text))), spooling_in(folder):
                 for export in read_export(path, fmt, tz, known=known):
-                    send(("chat", (export.chat, export.fingerprint, export.at)))
+                    send(("chat", (export.chat, export.fingerprint, export.at, export.formerly)))
                     plan = pickle.load(requests)
                     if plan is None:  # read before as it is (``ingest.resume.Prints``)
                         continue
@@ -229,10 +229,10 @@ def import_in_worker(
         with collector_paused():
             send((path, fmt, tz, prints.known(), archive.path.parent))
             while (event := receive())[0] == "chat":
-                chat, fingerprint, at = event[1]
+                chat, fingerprint, at, formerly = event[1]
                 plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
                 resegmenting = segmenting != segmented_before
-                skipped = prints.unchanged(archive, chat, fingerprint, at, plan, resegmenting)
+                skipped = prints.unchanged(archive, chat, fingerprint, at, plan, resegmenting, formerly)
                 send(None if skipped else plan)
                 if skipped is not None:
                     points(None)
