@@ -823,11 +823,11 @@ class Items:
         """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""
         self._end = end
 
-    def end_of(self, start: int, inside: int | None = None) -> int | None:
+    def end_of(self, start: int, inside: int | None = None, depth: int = 2) -> int | None:
         """Where the item that begins at ``start`` ends: found from ``inside`` on (a place between two items
-        of its array of messages, ``Head``) where given."""
+        of its array of messages, ``Head``, ``depth`` containers deep in the item) where given."""
         try:
-            return close(self._buf, inside, 2) if inside is not None else _value_end(self._buf, start)
+            return close(self._buf, inside, depth) if inside is not None else _value_end(self._buf, start)
         except (_Unlike, IndexError):
             return None
 
@@ -912,6 +912,9 @@ class Walk:
         self._keeps: Callable[[Head], bool] = lambda _head: False
         self._tail: Callable[[], str] | None = None
         self.passed = 0  # the item's messages before the head its reading went on from (``go_on``)
+        # How deep in the item its messages' array lies: 2 for ``{"messages": [...]}``, 3 where an object
+        # between holds it (Hangouts' ``{"conversation_state": {"event": [...]}}``); set by its reader.
+        self.depth = 2
 
     def begin(self) -> None:
         self._start = self.items.begin()
@@ -920,6 +923,7 @@ class Walk:
         self._grown = found if isinstance(found, Grown) else None
         self._end = None if self._known is None else self._known.end
         self.passed = 0
+        self.depth = 2
         self.events.head = None  # the head of this item's messages, once they are read
 
     def go_on(self, keys: Sequence[str | None]) -> Ends | None:
@@ -984,7 +988,8 @@ class Walk:
         its messages (the bytes after it are at most a read block), else from its start."""
         if self._end is None:
             head = self.events.head
-            self._end = self.items.end_of(start, head.offset if head and head.offset > start else None)
+            inside = head.offset if head and head.offset > start else None
+            self._end = self.items.end_of(start, inside, self.depth)
         return self._end
 
     def _printed(self) -> str | None:
