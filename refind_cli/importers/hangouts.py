@@ -109,7 +109,8 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
             items = stack.enter_context(
                 contextlib.closing(jsonstream.Items(on_disk, [(), *((key,) for key in LISTS)], known))
             )
-            stream.cut_after = b"}"  # read blocks end after an event where they can: heads of the events
+            # Read blocks end after an event where they can, the next one after them: heads of the events.
+            stream.cut_after, stream.cut_before = b"}", jsonstream.NEXT_OBJECT
         events = jsonstream.JsonEvents(stream)
         walk = None if items is None else jsonstream.Walk(events, items)
         if walk is not None:

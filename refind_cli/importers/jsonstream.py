@@ -176,6 +176,10 @@ class Stream:
         self.reads = 0
         self.read_to = 0  # ``handed`` after the latest read
         self.cut_after = b""  # where a read block ends if it can (``Head``)
+        # What must follow ``cut_after`` where a block is cut, if anything: the opening of an array's next
+        # object, where an item's objects close inside it as often as it does (a Hangouts event's
+        # ``chat_message`` before its ``event_id``), so that the last "}" of a block is seldom an item's.
+        self.cut_before: re.Pattern[bytes] | None = None
         self.first_read = 0  # the first block's most bytes, where it is not the parser's (``go_on``)
         self._token = 0  # bytes handed since the last quote that opens or closes a string
 
@@ -204,7 +208,7 @@ class Stream:
         if self.cut_after and end < len(self._buf):
             # A block that ends just after an item's close leaves a ``Head`` there (the next item opens in
             # the next block): an item's last byte is a "}" more often than not where the window ends.
-            cut = self._buf.rfind(self.cut_after, self._pos + size // 2, end)
+            cut = self._cut(self._pos + size // 2, end)
             end = end if cut < 0 else cut + 1
         out = self._buf[self._pos : end]
         self._pos += len(out)
@@ -212,6 +216,19 @@ class Stream:
         quote = _last_quote(out)
         self._token = self._token + len(out) if quote < 0 else len(out) - quote - 1
         return out
+
+    def _cut(self, start: int, end: int) -> int:
+        """Where in the held bytes from ``start`` to ``end`` a read block is best cut: the last
+        ``cut_after`` there (followed by ``cut_before``, where set, among the last ``_CUTS_LOOKED_AT``),
+        else -1."""
+        last = cut = self._buf.rfind(self.cut_after, start, end)
+        if self.cut_before is None:
+            return cut
+        for _ in range(_CUTS_LOOKED_AT):
+            if cut < 0 or self.cut_before.match(self._buf, cut + 1):
+                return cut
+            cut = self._buf.rfind(self.cut_after, start, cut)
+        return last
 
     def _gather(self, size: int) -> None:
         """Hold at least ``size`` bytes not yet handed, where the file has them."""
@@ -253,6 +270,12 @@ class Stream:
         self.exact = self.exact and len(self._buf) == len(data)
         return True
 
+
+# Places looked at for a cut followed by ``Stream.cut_before``, back from a block's end: past them, the block
+# ends after the last ``cut_after`` (a head less likely there, never a wrong one).
+_CUTS_LOOKED_AT = 256
+# What follows the end of an object that is an item of an array of objects, another following it.
+NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")
 
 # Escaped quotes looked at before a block is taken for one inside a string: past them, a longer read block
 # costs some memory, never a wrong parse.
@@ -397,7 +420,7 @@ class JsonEvents:
         opening += b"[0" + last.strip(b"}]")
         stream = Stream(itertools.chain([opening], chunks), self.error, self.rules)
         stream.consumed = head.offset - len(opening)  # counts the file's bytes (the opening starts no BOM)
-        stream.cut_after = self._stream.cut_after
+        stream.cut_after, stream.cut_before = self._stream.cut_after, self._stream.cut_before
         # The parser reads a block's events before handing on the first: a short first block, where what
         # follows the head may be passed over in turn (the next dialog read before: ``Items``).
         stream.first_read = _FIRST_READ
