@@ -133,8 +133,8 @@ def _first_error(path: Path, tz: tzinfo) -> InputError | None:
 
 @dataclass(frozen=True, slots=True)
 class _Heading:
-    """What a conversation's events are read with: its chat, its people's names by id, the account (None
-    where the conversation does not name it: the first event that does, ``self_event_state``)."""
+    """What a conversation's events are read with: its chat, its people's names by id, the account (named by
+    the conversation, else by its first event that names it, ``self_event_state``; None where none does)."""
 
     chat: Chat
     names: dict[str, str]
@@ -150,7 +150,9 @@ class _Item:
         self.new = False  # a ``conversation`` or ``events``
         self.outer: dict[str, Any] | None = None  # the new layout's ``conversation``
         self.ident: Any = None  # the old layout's ``conversation_id``
-        self.state: dict[str, Any] | None = None  # the old layout's ``conversation_state.conversation``
+        self.state: dict[str, Any] | None = (
+            None  # the old layout's ``conversation_state``: its ``conversation``
+        )
         # By layout: the events held (with their places), None (a null), or "" (a value that is no list).
         self.events: dict[tuple[str, ...], list[tuple[Any, str]] | str | None] = {}
         self.streamed = False  # its events were read as they came (its chat told then)
@@ -234,12 +236,12 @@ class _Reader:
                 yield from self._list(key, [key])
             elif key == "conversation_state" and event == "start_map":
                 item.old = True
-                if (yield from self._state(place, item, at, where)):
+                if (yield from self._state(place, item, at)):
                     return
             elif key == "events":
                 item.new = True
                 ready = item.outer is not None and not item.old
-                if (yield from self._events(place, event, value, item, _NEW, ready, at, where)):
+                if (yield from self._events(place, event, value, item, _NEW, ready, at)):
                     return
             else:
                 found = events.value(event, value, place)
@@ -255,7 +257,7 @@ class _Reader:
             yield self._held(item, where)
 
     def _state(
-        self, where: str, item: _Item, at: tuple[list[str], int] | None, conversation: str
+        self, where: str, item: _Item, at: tuple[list[str], int] | None
     ) -> Generator[ChatExport, None, bool]:
         """The old layout's ``conversation_state``, its ``{`` read: its ``conversation`` and its ``event``.
         Returns whether the conversation was passed over (the parser is past its end)."""
@@ -270,7 +272,7 @@ class _Reader:
             place = f"{where}.{key}"
             if key == "event":
                 ready = "conversation" in state and item.ident is not None
-                if (yield from self._events(place, event, value, item, _OLD, ready, at, conversation)):
+                if (yield from self._events(place, event, value, item, _OLD, ready, at)):
                     return True
             else:
                 found = events.value(event, value, place)
@@ -286,7 +288,6 @@ class _Reader:
         layout: tuple[str, ...],
         ready: bool,
         at: tuple[list[str], int] | None,
-        conversation: str,
     ) -> Generator[ChatExport, None, bool]:
         """A conversation's events (the value whose first event was just read): read as they come where
         what they are read with came before them (``ready``), its chat told first; else held in ``item``.
@@ -295,19 +296,20 @@ class _Reader:
             found = self.events.value(event, value, where)
             item.events[layout] = None if found is None else ""
             return False
+        walk = self.walk if at is not None else None
+        if walk is not None:
+            walk.depth = 1 + len(layout)  # where its end is found from, after a head of its events
         if not ready or item.streamed:
             item.events[layout] = list(self.events.array(where))
             return False
         item.streamed = True
-        walk = self.walk if at is not None else None
         conv, ident = _parts(item, layout)
         sure = ident is not None and _account(conv) is not None
         passed = None
-        if walk is not None:
-            walk.depth = 1 + len(layout)
-            if sure:  # a conversation that grew since an earlier reading: read on from a head of its events
-                passed = walk.go_on([*(at[0] if at else ()), None, *layout])
-                self.moved = self.moved or passed is not None
+        if walk is not None and at is not None and sure:
+            # A conversation that grew since an earlier reading: read on from a head of its events.
+            passed = walk.go_on([*at[0], None, *layout])
+            self.moved = self.moved or passed is not None
         pairs = self.events.array(where, passed)
         # Where the conversation lacks its id or does not name the account, its first events tell them: held
         # until they do (the first event keys it, the first that names the account tells it).
@@ -353,7 +355,7 @@ class _Reader:
         me = _account(conv) or next((m for event, _ in held if (m := _account_of(event))), None)
         heading = self._heading(conv, ident, held, me)
         self.sure, self.unnamed = False, None
-        return ChatExport(heading.chat, self._messages(iter(held), heading, 0))
+        return ChatExport(heading.chat, self.exact(self._messages(iter(held), heading, 0)))
 
     def _heading(
         self, conv: dict[str, Any], ident: str | None, held: list[tuple[Any, str]], me: str | None
