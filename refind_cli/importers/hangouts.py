@@ -30,14 +30,13 @@ and any other event are kept as ``Kind.SYSTEM``, with a line saying what happene
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import re
 from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from refind_cli.errors import InputError
 from refind_cli.importers import conversations, fields, jsonstream
@@ -68,6 +67,7 @@ _NEW: tuple[str, ...] = ("events",)
 _OLD: tuple[str, ...] = ("conversation_state", "event")
 
 ErrorMaker = Callable[[str, str | None], InputError]
+_T = TypeVar("_T")
 
 
 def sniff(path: Path) -> bool:
@@ -116,19 +116,9 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
         if walk is not None:
             stack.callback(walk.close)
         gaps = fields.Gaps(where)
-        reader = _Reader(events, error, gaps, walk, lambda: _first_error(path, tz))
+        reader = _Reader(events, error, gaps, walk, lambda: jsonstream.whole_error(read(path, tz=tz)))
         yield from reader.exact(reader.chats())
         gaps.warn()
-
-
-def _first_error(path: Path, tz: tzinfo) -> InputError | None:
-    """The error a whole reading of the export meets first, if any."""
-    try:
-        for export in read(path, tz=tz):
-            collections.deque(export.messages, maxlen=0)
-    except InputError as exc:
-        return exc
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,12 +172,9 @@ class _Reader:
         self.sure = False
         self.unnamed: int | None = None
 
-    def exact(self, items: Iterator[Any]) -> Iterator[Any]:
+    def exact(self, items: Iterator[_T]) -> Iterator[_T]:
         """``items``, an error in them the one a whole reading meets first."""
-        try:
-            yield from items
-        except InputError as exc:
-            raise ((self.first_error() or exc) if self.moved else exc) from None
+        return jsonstream.exact(items, lambda: self.moved, self.first_error)
 
     def chats(self) -> Iterator[ChatExport]:
         event, _ = self.events.next()

@@ -26,6 +26,7 @@ parsing it, and finds those whose bytes an earlier reading fingerprinted, so tha
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import itertools
@@ -33,10 +34,10 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Collection, Generator, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container
@@ -45,6 +46,7 @@ from refind_cli.importers.container import ErrorMaker, iter_file_chunks, read_fi
 if TYPE_CHECKING:
     import mmap
 
+_T = TypeVar("_T")
 _STARTS = frozenset({"start_map", "start_array"})
 _FIRST_READ = 4 << 10
 _ENDS = frozenset({"end_map", "end_array"})
@@ -92,6 +94,29 @@ def array_start(head: bytes, key: str) -> int | None:
         else:
             depth += 1 if found in b"{[" else -1
     return None
+
+
+def whole_error(chats: Iterable[Any]) -> InputError | None:
+    """The error a whole reading meets first, if any: ``chats`` (a reader's ``ChatExport`` records) read
+    through, every message."""
+    try:
+        for chat in chats:
+            collections.deque(chat.messages, maxlen=0)
+    except InputError as exc:
+        return exc
+    return None
+
+
+def exact(
+    items: Iterator[_T], moved: Callable[[], bool], whole: Callable[[], InputError | None]
+) -> Iterator[_T]:
+    """``items``, an error in them the one a whole reading meets first (``whole``, ``whole_error``) where the
+    parser ``moved`` (went on after an item passed over, or from a head): it then reads in other blocks, and
+    an error's place ("near byte") would differ."""
+    try:
+        yield from items
+    except InputError as exc:
+        raise ((whole() or exc) if moved() else exc) from None
 
 
 class Span:
