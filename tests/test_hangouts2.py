@@ -487,3 +487,37 @@ def test_memory_does_not_grow_with_a_conversations_events(tmp_path: Path, old: b
     small.write_bytes(export([conversation(0, 1000, old)], old))
     large.write_bytes(export([conversation(0, 8000, old)], old))
     assert peak(large) - peak(small) < 100 * 7000
+
+
+def anonymous(items: list[dict]) -> list[dict]:
+    """The conversations as the benchmark's generator writes them: none names the account."""
+    for item in items:
+        del item["conversation"]["conversation"]["self_conversation_state"]
+    return items
+
+
+@pytest.mark.parametrize("names_it", [False, True], ids=["no event names the account", "a new one does"])
+def test_a_conversation_that_names_no_account_is_read_on_from_a_head_till_an_event_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names_it: bool
+):
+    """Where no event names the account, a head of the events is kept (a new event that names it is seen in
+    the bytes before they are read): the grown conversation is read on from it; where a new event names it,
+    every message of the conversation is the account's or not anew, and it is read whole."""
+    items = anonymous([conversation(c, LENGTH) for c in range(3)])
+    later = copy.deepcopy(items)
+    later[2]["events"] += [event(2, i, mine=names_it and i == LENGTH + 5) for i in range(LENGTH, LENGTH + 20)]
+    resumed, reread, _ = both_ways(tmp_path, "Hangouts.json", [export(items), export(later)])
+    assert resumed == reread
+    built = counted(monkeypatch)
+    path = tmp_path / "again" / "Hangouts.json"
+    path.parent.mkdir()
+    with Archive.open(tmp_path / "again" / "home") as archive:
+        path.write_bytes(export(items))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        built.clear()
+        path.write_bytes(export(later))
+        import_file(archive, path, tz=BERLIN, worker=False)
+    assert {p.split("]")[0] for p in built} == {"conversations[2"}
+    assert (len(built) == LENGTH + 20) == names_it
+    owned = [m.own for e in hangouts.read(path, tz=BERLIN) for m in e.messages if e.chat.key == "conv2"]
+    assert any(owned) == names_it

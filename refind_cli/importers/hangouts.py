@@ -31,6 +31,7 @@ and any other event are kept as ``Kind.SYSTEM``, with a line saying what happene
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass
@@ -291,29 +292,43 @@ class _Reader:
             return False
         item.streamed = True
         conv, ident = _parts(item, layout)
-        sure = ident is not None and _account(conv) is not None
+        fingerprint = None if walk is None else walk.fingerprint("")
+        # Where the conversation does not name the account, its first event that does tells it: found in
+        # its bytes before its events are read (none names it where the bytes do not hold the key, or an
+        # escape that could spell it), where its messages or its name need it.
+        me, found = _account(conv), True
+        looked = me is not None or fingerprint is None or _named_by_others(conv)
+        if me is None and looked:
+            me, found = self._account_in(layout)
+        # A head of its events is kept where what they are read with is all before it: the account named by
+        # the conversation, or by none of its events (a new one that names it is seen in its bytes).
+        sure = ident is not None and found and (me is None or _account(conv) is not None)
         passed = None
         if walk is not None and at is not None and sure:
             # A conversation that grew since an earlier reading: read on from a head of its events.
             passed = walk.go_on([*at[0], None, *layout])
             self.moved = self.moved or passed is not None
         pairs = self.events.array(where, passed)
-        # Where the conversation lacks its id or does not name the account, its first events tell them: held
-        # until they do (the first event keys it, the first that names the account tells it).
+        # Where the conversation lacks its id, or the account is not found from its bytes, its first events
+        # tell them: held until they do (the first event keys it, the first that names the account tells it).
         held: list[tuple[Any, str]] = []
-        me = _account(conv)
-        for pair in pairs if ident is None or me is None else ():
+        for pair in pairs if ident is None or not found else ():
             held.append(pair)
-            if (me := me or _account_of(pair[0])) is not None:
+            me = me if found else me or _account_of(pair[0])
+            if found or me is not None:
                 break
         heading = self._heading(conv, ident, held, me)
         pairs = _chained(held, pairs)
         self.sure, self.unnamed = sure, None
-        messages = self.exact(self._messages(pairs, heading, 0 if passed is None else passed.count))
+        # Not looked for where the conversation is known and named apart from the account: its messages
+        # may not be read.
+        count = 0 if passed is None else passed.count
+        account = None if looked else lambda: self._account_in(layout)[0]
+        messages = self.exact(self._messages(pairs, heading, count, account))
         yield ChatExport(
             heading.chat,
             messages,
-            fingerprint=None if walk is None else walk.fingerprint(""),
+            fingerprint=fingerprint,
             printed=None if walk is None else walk.printed(self._keeps),
             passed=0 if walk is None else walk.passed,
         )
@@ -366,8 +381,17 @@ class _Reader:
             Chat(FORMAT, key, name, kind="group" if group else "direct", raw=dump(meta)), names, me
         )
 
-    def _messages(self, pairs: Iterator[tuple[Any, str]], heading: _Heading, count: int) -> Iterator[Message]:
-        """The messages of a conversation's events (``count`` of them read before)."""
+    def _messages(
+        self,
+        pairs: Iterator[tuple[Any, str]],
+        heading: _Heading,
+        count: int,
+        account: Callable[[], str | None] | None = None,
+    ) -> Iterator[Message]:
+        """The messages of a conversation's events (``count`` of them read before); ``account``: the account,
+        looked for once they are read."""
+        if account is not None:
+            heading = dataclasses.replace(heading, me=account())
         for event, place in pairs:
             yield self._message(event, place, heading, count)
             count += 1
@@ -379,6 +403,36 @@ class _Reader:
         if message.source_id is None and self.unnamed is None:
             self.unnamed = count
         return message
+
+    def _account_in(self, layout: tuple[str, ...]) -> tuple[str | None, bool]:
+        """The account as the first event of the conversation being read that names it tells it, found
+        from its bytes (where they are at hand: else None, False): none where they hold no
+        ``self_event_state`` (nor an escape that could spell it), else by a parser of its own over them,
+        which builds one event at a time."""
+        walk = self.walk
+        span = None if walk is None else walk.span()
+        if walk is None or span is None:
+            return None, False
+        if not walk.items.holds(*span, (b"self_event_state", b"\\u")):
+            return None, True
+        with contextlib.closing(walk.items.chunks(span[0])) as chunks:
+            events = jsonstream.JsonEvents(jsonstream.Stream(chunks, self.error, self.events.rules))
+            try:
+                if events.next()[0] != "start_map":
+                    return None, True
+                for key in layout:  # the item's events: ``events``, or ``conversation_state`` then ``event``
+                    while (found := events.next())[0] == "map_key" and found[1] != key:
+                        if events.next()[0] in ("start_map", "start_array"):
+                            events.skip()
+                    opened = events.next()[0] if found[0] == "map_key" else ""
+                    if opened != ("start_array" if key == layout[-1] else "start_map"):
+                        return None, True
+                for event, _ in events.array(""):
+                    if (me := _account_of(event)) is not None:
+                        return me, True
+            except InputError:  # the reading of the conversation meets it, and says it
+                pass
+        return None, True
 
     def _keeps(self, head: jsonstream.Head) -> bool:
         """Whether a later reading of the conversation may go on from ``head`` of its events."""
@@ -401,6 +455,11 @@ def _account(conv: dict[str, Any]) -> str | None:
     return _gaia(
         as_dict(as_dict(conv.get("self_conversation_state")).get("self_read_state")).get("participant_id")
     )
+
+
+def _named_by_others(conv: dict[str, Any]) -> bool:
+    """Whether the conversation's name is its people's but the account's (it has none of its own)."""
+    return not text_of(conv.get("name")).strip() and bool(as_list(conv.get("participant_data")))
 
 
 def _account_of(event: Any) -> str | None:

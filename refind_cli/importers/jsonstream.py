@@ -861,6 +861,21 @@ class Items:
             return bytes(self._buf[start:end])
         return read_file_part(self.path, start, end - start)
 
+    def holds(self, start: int, end: int, needles: Sequence[bytes]) -> bool:
+        """Whether the file's bytes from ``start`` to ``end`` hold any of ``needles``: read from the file, not
+        the map (its pages would count as this process's memory)."""
+        overlap = max(map(len, needles)) - 1
+        at, carried = start, b""
+        while at < end:
+            chunk = carried + os.pread(self._file.fileno(), min(4 << 20, end - at), at)
+            if len(chunk) == len(carried):
+                return False
+            if any(needle in chunk for needle in needles):
+                return True
+            at += len(chunk) - len(carried)
+            carried = chunk[-overlap:] if overlap else b""
+        return False
+
     def fetch(self, start: int, end: int) -> bytes:
         """The bytes from ``start`` to ``end`` read from the file, not the map: a reader that goes back to
         items the walk passed (in another order) would bring their pages back into its resident memory,
@@ -986,6 +1001,15 @@ class Walk:
         if passed is not None:  # else the bytes before it are not as a head's: it was not left there
             self.passed = head.items
         return passed
+
+    def span(self) -> tuple[int, int] | None:
+        """Where the item begins and ends in the file (its end found from its bytes where no known
+        fingerprint tells it); None where its place is not told."""
+        if self._start is None:
+            return None
+        if self._end is None:
+            self._end = self.items.end_of(self._start)
+        return None if self._end is None else (self._start, self._end)
 
     def fingerprint(self, context: str) -> str | None:
         self._context = context
