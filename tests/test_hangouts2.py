@@ -183,7 +183,7 @@ def versions(change: str, old: bool) -> tuple[bytes, bytes]:
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read blocks of 4 KB: a conversation of 60 events spans several, so that it has heads (a real one of
     thousands of events has them in 1 MB blocks)."""
-    monkeypatch.setattr(conversations, "PARSER_BLOCK", 4096)
+    monkeypatch.setattr(hangouts, "BLOCK", 4096)
 
 
 def zipped(data: bytes) -> bytes:

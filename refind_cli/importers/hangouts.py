@@ -63,6 +63,11 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MESSAGES = frozenset({"REGULAR_CHAT_MESSAGE", "SMS"})
 _CALLS = {"START_HANGOUT": "started a call", "END_HANGOUT": "ended a call"}
 _MEMBERSHIP = {"JOIN": "added", "LEAVE": "removed"}
+# Bytes the parser reads at a time: a grown conversation is read on from the last head of its events, a
+# place where a block ended between two of them, so it reads again up to a block's events (a token longer than
+# a block is read in longer ones: ``jsonstream.Stream``). A block's first read of a file chunk (1 MB) is seldom
+# cut (``Stream.cut_after``): blocks of the chunk's size left the last head 4 MB before a conversation's end.
+BLOCK = 64 << 10
 # Where a list's conversations hold their events: the key of the object between, and the events' key.
 _NEW: tuple[str, ...] = ("events",)
 _OLD: tuple[str, ...] = ("conversation_state", "event")
@@ -95,9 +100,9 @@ def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[Cha
         )
         if member is not None and (on_disk := spooled(member, stack)) is not None:
             chunks = stack.enter_context(contextlib.closing(iter_file_chunks(on_disk)))
-        # Read at each import, so that a test can lower the caps (``conversations``' own).
+        # Read at each import, so that a test can lower the caps (``conversations``' own, but the block).
         rules = jsonstream.Rules(
-            block=conversations.PARSER_BLOCK,
+            block=BLOCK,
             max_token=conversations.MAX_TOKEN,
             max_depth=conversations.MAX_DEPTH,
             export=WHAT,
