@@ -415,10 +415,12 @@ class _Reader:
         ``self_event_state`` (nor an escape that could spell it), else by a parser of its own over them,
         which builds one event at a time."""
         walk = self.walk
-        span = None if walk is None else walk.span()
-        if walk is None or span is None:
+        span, unread = (None, None) if walk is None else (walk.span(), walk.unread())
+        if walk is None or span is None or unread is None:
             return None, False
-        if not walk.items.holds(*span, (b"self_event_state", b"\\u")):
+        # A head of the events is left only where none of them names the account: the bytes before the
+        # head the conversation grew from hold no such event.
+        if not walk.items.holds(*unread, (b"self_event_state", b"\\u")):
             return None, True
         with contextlib.closing(walk.items.chunks(span[0])) as chunks:
             events = jsonstream.JsonEvents(jsonstream.Stream(chunks, self.error, self.events.rules))

@@ -1007,9 +1007,18 @@ class Walk:
         fingerprint tells it); None where its place is not told."""
         if self._start is None:
             return None
-        if self._end is None:
-            self._end = self.items.end_of(self._start)
+        if self._end is None:  # found from the head it grew from, where there is one: a short way
+            head = None if self._grown is None else self._grown.head.offset
+            self._end = self.items.end_of(self._start, head, self.depth)
         return None if self._end is None else (self._start, self._end)
+
+    def unread(self) -> tuple[int, int] | None:
+        """The item's bytes that no earlier reading read as they are (all of them, or those after the head
+        of its messages it grew from); None where its place is not told."""
+        span = self.span()
+        return (
+            None if span is None else (span[0] if self._grown is None else self._grown.head.offset, span[1])
+        )
 
     def fingerprint(self, context: str) -> str | None:
         self._context = context
