@@ -271,6 +271,25 @@ def test_only_what_changed_is_parsed_and_a_grown_conversation_is_read_on_from_a_
         assert built == []
 
 
+def reimported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, earlier: list[dict], later: list[dict]
+) -> tuple[list[str], Path]:
+    """``both_ways`` of the two versions, held to the same archive; then in a third home the places of the
+    events the re-import of ``later`` builds, and its file."""
+    resumed, reread, _ = both_ways(tmp_path, "Hangouts.json", [export(earlier), export(later)])
+    assert resumed == reread
+    built = counted(monkeypatch)
+    path = tmp_path / "again" / "Hangouts.json"
+    path.parent.mkdir()
+    with Archive.open(tmp_path / "again" / "home") as archive:
+        path.write_bytes(export(earlier))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        built.clear()
+        path.write_bytes(export(later))
+        import_file(archive, path, tz=BERLIN, worker=False)
+    return built, path
+
+
 def test_no_head_is_left_before_an_event_without_an_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Its identity (its time, sender and text) would make those after it depend on it: the grown
     conversation is read whole, and the archive is a full reading's."""
@@ -278,17 +297,7 @@ def test_no_head_is_left_before_an_event_without_an_id(tmp_path: Path, monkeypat
     items[2]["events"][3] = event(2, 3, ident=False)
     later = copy.deepcopy(items)
     later[2]["events"] += [event(2, i) for i in range(LENGTH, LENGTH + 20)]
-    resumed, reread, _ = both_ways(tmp_path, "Hangouts.json", [export(items), export(later)])
-    assert resumed == reread
-    built = counted(monkeypatch)
-    path = tmp_path / "again" / "Hangouts.json"
-    path.parent.mkdir()
-    with Archive.open(tmp_path / "again" / "home") as archive:
-        path.write_bytes(export(items))
-        import_file(archive, path, tz=BERLIN, worker=False)
-        built.clear()
-        path.write_bytes(export(later))
-        import_file(archive, path, tz=BERLIN, worker=False)
+    built, _ = reimported(tmp_path, monkeypatch, items, later)
     assert len(built) == LENGTH + 20
 
 
@@ -506,17 +515,7 @@ def test_a_conversation_that_names_no_account_is_read_on_from_a_head_till_an_eve
     items = anonymous([conversation(c, LENGTH) for c in range(3)])
     later = copy.deepcopy(items)
     later[2]["events"] += [event(2, i, mine=names_it and i == LENGTH + 5) for i in range(LENGTH, LENGTH + 20)]
-    resumed, reread, _ = both_ways(tmp_path, "Hangouts.json", [export(items), export(later)])
-    assert resumed == reread
-    built = counted(monkeypatch)
-    path = tmp_path / "again" / "Hangouts.json"
-    path.parent.mkdir()
-    with Archive.open(tmp_path / "again" / "home") as archive:
-        path.write_bytes(export(items))
-        import_file(archive, path, tz=BERLIN, worker=False)
-        built.clear()
-        path.write_bytes(export(later))
-        import_file(archive, path, tz=BERLIN, worker=False)
+    built, path = reimported(tmp_path, monkeypatch, items, later)
     assert {p.split("]")[0] for p in built} == {"conversations[2"}
     assert (len(built) == LENGTH + 20) == names_it
     owned = [m.own for e in hangouts.read(path, tz=BERLIN) for m in e.messages if e.chat.key == "conv2"]
