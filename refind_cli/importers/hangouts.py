@@ -19,7 +19,8 @@ reading depends on its bytes alone: its names and the account are in it.
 One chat per conversation: a ``GROUP`` is a group, named by its ``name`` or else its people; the others are
 direct chats, named by the other person. Names come from ``participant_data`` (``fallback_name``); the
 exporting account is ``self_conversation_state.self_read_state.participant_id``, whose messages are
-``Message.own``.
+``Message.own``; where a conversation does not name it, its first event with a ``self_event_state`` does,
+looked for in the conversation's bytes before its events are read (``_Reader._account_in``).
 
 Every event is a message, keyed by its ``event_id``; times are microseconds since the epoch (UTC).
 ``REGULAR_CHAT_MESSAGE`` (and ``SMS``) is text: its segments joined (``TEXT`` and ``LINK`` as their text,
