@@ -636,6 +636,7 @@ register(
         "refind_cli.importers.hangouts",
         takes=("file", "zip"),
         names=("hangouts.json",),
+        knows=True,
         roots=("hangouts.json",),
         zipped=("hangouts.json",),
     )

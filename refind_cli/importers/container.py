@@ -1207,6 +1207,14 @@ def named_file(
         yield iter_file_chunks(path), path, None
 
 
+def zipped_file(path: Path, name: str) -> Path | None:
+    """The zip ``path``'s ``name`` file, as ``named_file`` finds it, as a path (``x.zip/folder/result.json``);
+    None where it has none."""
+    with open_zip(path) as zf:
+        member = shallowest(zf, name)
+    return None if member is None else path / member
+
+
 def named_head(path: Path, name: str, size: int) -> bytes:
     """The first ``size`` bytes of an export's ``name`` file, as ``named_file`` finds it, as UTF-8
     (``sniff_head``) without leading white space; b"" where there is none. Never raises: it serves a format's

@@ -26,6 +26,7 @@ parsing it, and finds those whose bytes an earlier reading fingerprinted, so tha
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import itertools
@@ -33,10 +34,10 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Collection, Generator, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container
@@ -45,6 +46,7 @@ from refind_cli.importers.container import ErrorMaker, iter_file_chunks, read_fi
 if TYPE_CHECKING:
     import mmap
 
+_T = TypeVar("_T")
 _STARTS = frozenset({"start_map", "start_array"})
 _FIRST_READ = 4 << 10
 _ENDS = frozenset({"end_map", "end_array"})
@@ -92,6 +94,29 @@ def array_start(head: bytes, key: str) -> int | None:
         else:
             depth += 1 if found in b"{[" else -1
     return None
+
+
+def whole_error(chats: Iterable[Any]) -> InputError | None:
+    """The error a whole reading meets first, if any: ``chats`` (a reader's ``ChatExport`` records) read
+    through, every message."""
+    try:
+        for chat in chats:
+            collections.deque(chat.messages, maxlen=0)
+    except InputError as exc:
+        return exc
+    return None
+
+
+def exact(
+    items: Iterator[_T], moved: Callable[[], bool], whole: Callable[[], InputError | None]
+) -> Iterator[_T]:
+    """``items``, an error in them the one a whole reading meets first (``whole``, ``whole_error``) where the
+    parser ``moved`` (went on after an item passed over, or from a head): it then reads in other blocks, and
+    an error's place ("near byte") would differ."""
+    try:
+        yield from items
+    except InputError as exc:
+        raise ((whole() or exc) if moved() else exc) from None
 
 
 class Span:
@@ -176,6 +201,10 @@ class Stream:
         self.reads = 0
         self.read_to = 0  # ``handed`` after the latest read
         self.cut_after = b""  # where a read block ends if it can (``Head``)
+        # What must follow ``cut_after`` where a block is cut, if anything: the opening of an array's next
+        # object, where an item's objects close inside it as often as it does (a Hangouts event's
+        # ``chat_message`` before its ``event_id``), so that the last "}" of a block is seldom an item's.
+        self.cut_before: re.Pattern[bytes] | None = None
         self.first_read = 0  # the first block's most bytes, where it is not the parser's (``go_on``)
         self._token = 0  # bytes handed since the last quote that opens or closes a string
 
@@ -204,7 +233,7 @@ class Stream:
         if self.cut_after and end < len(self._buf):
             # A block that ends just after an item's close leaves a ``Head`` there (the next item opens in
             # the next block): an item's last byte is a "}" more often than not where the window ends.
-            cut = self._buf.rfind(self.cut_after, self._pos + size // 2, end)
+            cut = self._cut(self._pos + size // 2, end)
             end = end if cut < 0 else cut + 1
         out = self._buf[self._pos : end]
         self._pos += len(out)
@@ -212,6 +241,19 @@ class Stream:
         quote = _last_quote(out)
         self._token = self._token + len(out) if quote < 0 else len(out) - quote - 1
         return out
+
+    def _cut(self, start: int, end: int) -> int:
+        """Where in the held bytes from ``start`` to ``end`` a read block is best cut: the last
+        ``cut_after`` there (followed by ``cut_before``, where set, among the last ``_CUTS_LOOKED_AT``),
+        else -1."""
+        last = cut = self._buf.rfind(self.cut_after, start, end)
+        if self.cut_before is None:
+            return cut
+        for _ in range(_CUTS_LOOKED_AT):
+            if cut < 0 or self.cut_before.match(self._buf, cut + 1):
+                return cut
+            cut = self._buf.rfind(self.cut_after, start, cut)
+        return last
 
     def _gather(self, size: int) -> None:
         """Hold at least ``size`` bytes not yet handed, where the file has them."""
@@ -253,6 +295,12 @@ class Stream:
         self.exact = self.exact and len(self._buf) == len(data)
         return True
 
+
+# Places looked at for a cut followed by ``Stream.cut_before``, back from a block's end: past them, the block
+# ends after the last ``cut_after`` (a head less likely there, never a wrong one).
+_CUTS_LOOKED_AT = 256
+# What follows the end of an object that is an item of an array of objects, another following it.
+NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")
 
 # Escaped quotes looked at before a block is taken for one inside a string: past them, a longer read block
 # costs some memory, never a wrong parse.
@@ -397,7 +445,7 @@ class JsonEvents:
         opening += b"[0" + last.strip(b"}]")
         stream = Stream(itertools.chain([opening], chunks), self.error, self.rules)
         stream.consumed = head.offset - len(opening)  # counts the file's bytes (the opening starts no BOM)
-        stream.cut_after = self._stream.cut_after
+        stream.cut_after, stream.cut_before = self._stream.cut_after, self._stream.cut_before
         # The parser reads a block's events before handing on the first: a short first block, where what
         # follows the head may be passed over in turn (the next dialog read before: ``Items``).
         stream.first_read = _FIRST_READ
@@ -816,6 +864,21 @@ class Items:
             return bytes(self._buf[start:end])
         return read_file_part(self.path, start, end - start)
 
+    def holds(self, start: int, end: int, needles: Sequence[bytes]) -> bool:
+        """Whether the file's bytes from ``start`` to ``end`` hold any of ``needles``: read from the file, not
+        the map (its pages would count as this process's memory)."""
+        overlap = max(map(len, needles)) - 1
+        at, carried = start, b""
+        while at < end:
+            chunk = carried + os.pread(self._file.fileno(), min(4 << 20, end - at), at)
+            if len(chunk) == len(carried):
+                return False
+            if any(needle in chunk for needle in needles):
+                return True
+            at += len(chunk) - len(carried)
+            carried = chunk[-overlap:] if overlap else b""
+        return False
+
     def fetch(self, start: int, end: int) -> bytes:
         """The bytes from ``start`` to ``end`` read from the file, not the map: a reader that goes back to
         items the walk passed (in another order) would bring their pages back into its resident memory,
@@ -826,11 +889,11 @@ class Items:
         """Where the item ``begin`` told of ends, where the caller knows it (else it is found from its bytes)."""
         self._end = end
 
-    def end_of(self, start: int, inside: int | None = None) -> int | None:
+    def end_of(self, start: int, inside: int | None = None, depth: int = 2) -> int | None:
         """Where the item that begins at ``start`` ends: found from ``inside`` on (a place between two items
-        of its array of messages, ``Head``) where given."""
+        of its array of messages, ``Head``, ``depth`` containers deep in the item) where given."""
         try:
-            return close(self._buf, inside, 2) if inside is not None else _value_end(self._buf, start)
+            return close(self._buf, inside, depth) if inside is not None else _value_end(self._buf, start)
         except (_Unlike, IndexError):
             return None
 
@@ -917,6 +980,9 @@ class Walk:
         self._keeps: Callable[[Head], bool] = lambda _head: False
         self._tail: Callable[[Head | None, str], str] | None = None
         self.passed = 0  # the item's messages before the head its reading went on from (``go_on``)
+        # How deep in the item its messages' array lies: 2 for ``{"messages": [...]}``, 3 where an object
+        # between holds it (Hangouts' ``{"conversation_state": {"event": [...]}}``); set by its reader.
+        self.depth = 2
 
     def begin(self) -> None:
         self._start = self.items.begin()
@@ -925,6 +991,7 @@ class Walk:
         self._grown = found if isinstance(found, Grown) else None
         self._end = None if self._known is None else self._known.end
         self.passed = 0
+        self.depth = 2
         self.events.head = None  # the head of this item's messages, once they are read
 
     def go_on(self, keys: Sequence[str | None], context: str | None = None) -> Ends | None:
@@ -941,6 +1008,24 @@ class Walk:
         if passed is not None:  # else the bytes before it are not as a head's: it was not left there
             self.passed = head.items
         return passed
+
+    def span(self) -> tuple[int, int] | None:
+        """Where the item begins and ends in the file (its end found from its bytes where no known
+        fingerprint tells it); None where its place is not told."""
+        if self._start is None:
+            return None
+        if self._end is None:  # found from the head it grew from, where there is one: a short way
+            head = None if self._grown is None else self._grown.head.offset
+            self._end = self.items.end_of(self._start, head, self.depth)
+        return None if self._end is None else (self._start, self._end)
+
+    def unread(self) -> tuple[int, int] | None:
+        """The item's bytes that no earlier reading read as they are (all of them, or those after the head
+        of its messages it grew from); None where its place is not told."""
+        span = self.span()
+        return (
+            None if span is None else (span[0] if self._grown is None else self._grown.head.offset, span[1])
+        )
 
     def fingerprint(self, context: str) -> str | None:
         self._context = context
@@ -994,7 +1079,8 @@ class Walk:
         its messages (the bytes after it are at most a read block), else from its start."""
         if self._end is None:
             head = self.events.head
-            self._end = self.items.end_of(start, head.offset if head and head.offset > start else None)
+            inside = head.offset if head and head.offset > start else None
+            self._end = self.items.end_of(start, inside, self.depth)
         return self._end
 
     def _printed(self) -> str | None:

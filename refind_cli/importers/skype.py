@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import bisect
-import collections
 import contextlib
 import json
 import re
@@ -134,12 +133,7 @@ def _account(path: Path) -> str:
 
 def _first_error(path: Path, tz: tzinfo) -> InputError | None:
     """The error a whole reading of the export meets first, if any."""
-    try:
-        for export in read(path, tz=tz):
-            collections.deque(export.messages, maxlen=0)
-    except InputError as exc:
-        return exc
-    return None
+    return jsonstream.whole_error(read(path, tz=tz))
 
 
 class _Reader:
@@ -296,10 +290,7 @@ class _Reader:
 
     def exact(self, items: Iterator[_T]) -> Iterator[_T]:
         """``items``, an error in them the one a whole reading meets first."""
-        try:
-            yield from items
-        except InputError as exc:
-            raise ((self.first_error() or exc) if self.passed else exc) from None
+        return jsonstream.exact(items, lambda: self.passed, self.first_error)
 
     def _context(self) -> str:
         """What a conversation's reading depends on besides its bytes: the account, the names known."""

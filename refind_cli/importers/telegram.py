@@ -37,9 +37,8 @@ from refind_cli.importers.container import (
     member_of,
     named_file,
     named_head,
-    open_zip,
-    shallowest,
     spooled,
+    zipped_file,
 )
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
 
@@ -96,7 +95,7 @@ def read(
         loose = where == path and entry is None
         # A zip's result.json: its marks hold the hash of its bytes before them (``Mark.digest``), which the
         # ledger's hash of the zip does not tell.
-        zipped = _zipped(path) if entry is not None and member_of(path) is None else None
+        zipped = zipped_file(path, RESULT) if entry is not None and member_of(path) is None else None
         if after is not None and not (zipped if after.digest else loose):
             raise NotResumable
         tail = None
@@ -133,13 +132,6 @@ def _spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:
     if not _SNIFF_ACCOUNT.search(named_head(member, RESULT, _SNIFF_BYTES)):
         return None
     return spooled(member, stack)
-
-
-def _zipped(path: Path) -> Path | None:
-    """The zip ``path``'s ``result.json`` as a path (``x.zip/folder/result.json``), where it is the zip's."""
-    with open_zip(path) as zf:
-        member = shallowest(zf, RESULT)
-    return None if member is None else path / member
 
 
 @dataclass(frozen=True, slots=True)
