@@ -13,7 +13,9 @@ Prints one table row per format, and the load average beside it.
 This is a script that prints figures, not a test.
 
 The shapes that hurt a reader holding a chat whole are here too: ``slack-one``, ``teams-one`` and
-``google-chat-one``, a single channel, chat or group holding all the messages.
+``google-chat-one``, a single channel, chat or group holding all the messages; the same unzipped
+(``-one-folder``: a folder's files are read from the disk, not a zip's members); many small chats
+(``-many``: 10,000 of 100 messages); Messenger's thread of JSON parts zipped (``messenger-zip``).
 
     python bench/format_memory_bench.py [--messages 1000000] [--workdir bench/out] [--formats ...]
         [--keep]  (keep the generated exports, and reuse them)
@@ -183,6 +185,34 @@ def generate_instagram(root: Path, n: int) -> None:
     (root / "your_facebook_activity").rename(root / "your_instagram_activity")
 
 
+def _unzipped(make: Callable[[Path, int], None]) -> Callable[[Path, int], None]:
+    """``make``'s zip unpacked into the folder ``path``, as a person unpacks a download before importing it."""
+
+    def made(path: Path, n: int) -> None:
+        zipped = path.with_name(path.name + ".zip")
+        make(zipped, n)
+        with zipfile.ZipFile(zipped) as zf:
+            zf.extractall(path)
+        zipped.unlink()
+
+    return made
+
+
+def _zipped(make: Callable[[Path, int], None]) -> Callable[[Path, int], None]:
+    """``make``'s folder zipped into ``path``, as a download arrives (its top folder's contents at the root)."""
+
+    def made(path: Path, n: int) -> None:
+        folder = path.with_suffix("")
+        make(folder, n)
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+            for file in sorted(folder.rglob("*")):
+                if file.is_file():
+                    zf.write(file, file.relative_to(folder).as_posix())
+        shutil.rmtree(folder)
+
+    return made
+
+
 # format: (the export's name in its folder, its generator): reimport_bench's, and those made here.
 FORMATS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
     **rb.FORMATS,
@@ -197,6 +227,26 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
     "slack-one": ("Bench Slack export.zip", functools.partial(rb.generate_slack, channels=1)),
     "teams-one": ("teams-export.zip", functools.partial(rb.generate_teams, chats=1)),
     "google-chat-one": ("takeout-google-chat.zip", functools.partial(rb.generate_google_chat, chats=1)),
+    # The same shapes unzipped: a folder's files are read from the disk, not a zip's members.
+    "slack-one-folder": ("Bench Slack export", _unzipped(functools.partial(rb.generate_slack, channels=1))),
+    "teams-one-folder": ("teams-export", _unzipped(functools.partial(rb.generate_teams, chats=1))),
+    "google-chat-one-folder": (
+        "takeout-google-chat",
+        _unzipped(functools.partial(rb.generate_google_chat, chats=1)),
+    ),
+    # Many small chats: 10,000 of 100 messages each (what a reader keeps a chat has a count of chats).
+    "slack-many": ("Bench Slack export.zip", functools.partial(rb.generate_slack, channels=10_000, run=100)),
+    "teams-many": ("teams-export.zip", functools.partial(rb.generate_teams, chats=10_000, run=100)),
+    "google-chat-many": (
+        "takeout-google-chat.zip",
+        functools.partial(rb.generate_google_chat, chats=10_000, run=100),
+    ),
+    "telegram-account-many": (
+        "result.json",
+        functools.partial(rb.generate_telegram_account, dialogs=10_000, run=100),
+    ),
+    # Messenger's thread of JSON parts (``meta_bench.PER_FILE`` messages each) as the download's zip.
+    "messenger-zip": ("facebook-bench.zip", _zipped(generate_messenger)),
 }
 
 

@@ -100,6 +100,8 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
                     "instagram",
                     "claude",
                     "grok",
+                    "slack-one-folder",
+                    "messenger-zip",
                 ]
             ],
             "RSS / peer",

@@ -99,7 +99,9 @@ def test_a_spool_that_cannot_write_holds_its_records(monkeypatch: pytest.MonkeyP
 # --- Slack: a channel sorted by ts -------------------------------------------------------------------------
 
 
-def slack_export(root: Path, n: int, per_day: int = 40, seed: int = 7) -> Path:
+def slack_export(
+    root: Path, n: int, per_day: int = 40, seed: int = 7, text: Callable[[int], str] = _text
+) -> Path:
     """A Slack folder of one channel: ``n`` messages, ``per_day`` to a day file, in ``ts`` order but for a
     shuffled few and ties; every 9th a reply to the message three before, a root without ``reply_count``
     (a thread's root only where a reply names it), every 13th a root that says its ``reply_count``."""
@@ -112,7 +114,7 @@ def slack_export(root: Path, n: int, per_day: int = 40, seed: int = 7) -> Path:
     stamps = [f"{1709280000 + 60 * i}.{(i * 7919) % 1_000_000:06d}" for i in range(n)]
     days: list[list[dict[str, Any]]] = []
     for i, ts in enumerate(stamps):
-        message: dict[str, Any] = {"type": "message", "user": f"U{i % 3}", "text": _text(i), "ts": ts}
+        message: dict[str, Any] = {"type": "message", "user": f"U{i % 3}", "text": text(i), "ts": ts}
         if i % 9 == 8:
             message["thread_ts"] = stamps[i - 3]
         elif i % 9 == 5:

@@ -35,7 +35,7 @@ import urllib.parse
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
@@ -1737,8 +1737,7 @@ def streamed_fingerprint(parts: Iterable[tuple[int, Iterable[bytes]]]) -> str:
 
 def framed(parts: Iterable[bytes]) -> bytes:
     """The bytes ``fingerprint`` hashes, joined: each part after its length. Those of a list's first parts
-    begin those of the list, so one list's fingerprints of its first parts are each a hash of a prefix (a
-    Slack channel's of its first days: ``hashed``)."""
+    begin those of the list (``prefix_fingerprints``)."""
     parts = list(parts)
     # Iterated in C, each length's bytes made once: 146,000 parts of a large Slack export took 40 ms a piece
     # at a time.
@@ -1750,8 +1749,30 @@ def _length(size: int) -> bytes:
     return size.to_bytes(8, "little")
 
 
-def hashed(data: bytes | memoryview) -> str:
-    """The ``fingerprint`` of the parts ``data`` frames (``framed``)."""
+PREFIX_BATCH = 1 << 20  # bytes of parts ``prefix_fingerprints`` holds before it hashes them
+
+
+def prefix_fingerprints(
+    head: Iterable[bytes], items: Iterable[Iterable[bytes]], wanted: Collection[int]
+) -> dict[int, str]:
+    """The ``fingerprint`` of ``head``'s parts and the first n items' parts, for each n of ``wanted`` (a
+    Slack channel's context and its first n day files' names and stamps), in one pass over ``items``: the
+    parts are held only until ``PREFIX_BATCH`` bytes of them are hashed (an unzipped channel's stamps are its
+    day files' bytes: a million messages' ~300 MB). Framed and hashed in batches, not a hash update a part: a
+    grown 1M export's 36,500 day files took 60 ms a reading in updates."""
     import xxhash
 
-    return xxhash.xxh3_128(data).hexdigest()
+    h = xxhash.xxh3_128(framed(head))
+    found = {0: h.hexdigest()} if 0 in wanted else {}
+    batch: list[bytes] = []
+    held = 0
+    for n, parts in enumerate(items, 1):
+        for part in parts:
+            batch.append(part)
+            held += len(part)
+        if n in wanted or held >= PREFIX_BATCH:
+            h.update(framed(batch))
+            batch, held = [], 0
+        if n in wanted:
+            found[n] = h.hexdigest()  # the state goes on: a digest does not end it
+    return found

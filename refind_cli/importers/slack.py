@@ -30,12 +30,11 @@ from refind_cli.importers import fields, spool
 from refind_cli.importers.container import (
     decode_text,
     fingerprint,
-    framed,
-    hashed,
     is_zip,
     member_names,
     member_stamp,
     open_zip,
+    prefix_fingerprints,
     read_file,
     read_member,
 )
@@ -198,8 +197,8 @@ def _read_tree(path: Path, tree: _Tree, known: Collection[str] = ()) -> Iterator
     for folder, days in folders.items():
         chat = _chat(folder, directory, named)
         context = [names, chat.source.encode(), chat.key.encode()]
-        channel = _Channel(tree, folder, days, directory, context, gaps)
-        earlier = points.get(channel.tag, [])
+        channel = _Channel(tree, folder, days, directory, context, gaps, points)
+        earlier = channel.earlier
         # Read before as it is: the point after all the days of a reading (the other one, after all but its
         # last, is a shorter channel's, whose messages that reading counted too many of).
         same = next(
@@ -271,27 +270,25 @@ class _Channel:
         directory: _Directory,
         context: list[bytes],
         gaps: fields.Gaps,
+        points: dict[str, list[_Point]],
     ) -> None:
         self.tree, self.folder, self.days, self.directory, self.gaps = tree, folder, days, directory, gaps
         # A channel's messages are made of its day files and the names of users and channels, no more.
         self.context = context
         self.tag = fingerprint(context)[:16]
-        # What ``digest`` hashes a prefix of: the context, then each day file's name and stamp, framed as
-        # ``fingerprint`` frames them; and where each day's ends. One hash of a prefix a digest, not a hash
-        # update a part (a grown 1M export's 36,500 day files took 60 ms a reading in updates).
-        stamps = [(day.encode(), tree.stamp(f"{folder}/{day}")) for day in days]
-        self._framed = memoryview(framed([*context, *(part for stamp in stamps for part in stamp)]))
-        self._ends = list(
-            itertools.accumulate(
-                (16 + len(day) + len(stamp) for day, stamp in stamps),
-                initial=sum(8 + len(c) for c in context),
-            )
-        )
+        self.earlier = points.get(self.tag, [])  # the points earlier readings of it left
+        # What ``digest`` gives: the hash of the context and the first n day files' names and stamps, for each
+        # n a point of an earlier reading is checked at or one of this reading's is written at; the files'
+        # stamps hashed in one pass, not held (a folder's stamps are the files' bytes).
+        wanted = {p.days for p in self.earlier} | {len(days) - 1, len(days)}
+        stamps = ((day.encode(), tree.stamp(f"{folder}/{day}")) for day in days)
+        self._digests = prefix_fingerprints(context, stamps, wanted)
         self.start: _Point | None = None
         self.read: _Gathered | None = None  # the day files from the start on, once read
 
-    def digest(self, days: int) -> str:
-        return hashed(self._framed[: self._ends[days]])
+    def digest(self, days: int) -> str | None:
+        """The hash of the first ``days`` day files (with the context); None for a count no point asks for."""
+        return self._digests.get(days)
 
     def go_on(self, start: _Point) -> int:
         """Read the day files after ``start``'s; the messages before them, where every message read is
@@ -346,7 +343,7 @@ class _Channel:
             count += entries
             last = last if latest is None else max(last, latest)
             if n >= len(self.days) - 1:
-                points.append(_Point(self.tag, n, last, count, self.digest(n), ""))
+                points.append(_Point(self.tag, n, last, count, self._digests[n], ""))
         return " ".join([_PRINTS, self.tag, *(p.write() for p in points[-2:])])
 
     def _day(self, day: str) -> list[_Entry]:
