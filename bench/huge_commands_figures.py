@@ -150,6 +150,23 @@ def imessage_lines(folder: Path, mb: int, _after: int) -> Path:
     return path
 
 
+def imessage_html_lines(folder: Path, mb: int, _after: int) -> Path:
+    """An imessage-exporter HTML conversation whose middle message is a pasted log (session 17)."""
+    path = folder / "Jack.html"
+    messages = [("Jack", "hi"), ("Me", _lines(mb).rstrip()), ("Jack", "ok")]
+    path.write_text(
+        '<html>\n<meta charset="UTF-8">\n\n'
+        + "".join(
+            f'<div class="message">\n<div class="received">\n<p><span class="timestamp">Feb 01, 2024 11:{i:02d}:00'
+            f' AM</span>\n<span class="sender">{who}</span>\n</p>\n<hr>\n<div class="message_part"><span'
+            f' class="bubble">{text}</span></div>\n</div>\n</div>\n\n'
+            for i, (who, text) in enumerate(messages)
+        )
+        + "</html>\n"
+    )
+    return path
+
+
 def discord_package(folder: Path, text: str) -> Path:
     """A Discord data package (its folder) whose one channel's messages.csv holds ``text`` (as the csv module
     writes it: quoted, its quotes doubled) between two short messages (session 15)."""
@@ -206,6 +223,7 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
     "KakaoTalk CSV, lines, last": kakao_csv_last,
     "sigtop, lines": sigtop_lines,
     "iMessage TXT, lines": imessage_lines,
+    "iMessage HTML, lines": imessage_html_lines,
     "Discord package CSV, lines": discord_csv_lines,
     "Telegram, between": tg_between,
 }
