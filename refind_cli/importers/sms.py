@@ -525,9 +525,9 @@ class _Reader:
                 raw = raw.rstrip()
             self._sms(pending, raw)
         else:
-            raw = buf[start:stop]
+            row = buf[start:stop]
             # Most MMS rows carry no file: the pattern is run only on those that may.
-            self._mms(*pending, (_BASE64.sub(_not_kept, raw) if b"data=" in raw else raw).decode().rstrip())
+            self._mms(*pending, (_BASE64.sub(_not_kept, row) if b"data=" in row else row).decode().rstrip())
         self.pending = None
 
     def _thread_of(self, listed: str, contact: str | None) -> tuple[_Thread, dict[str, str], str | None]:
