@@ -512,17 +512,24 @@ class _Reader:
         base, buf = self.base, self.buf
         start, stop = self.row_start - base, end - base
         if isinstance(pending, dict):
-            # The row's text made once from the kept bytes, its ASCII white space at the end left out first:
-            # a slice, its decoding and their stripping were three copies of a long body (bench/RESULTS.md,
-            # issue 24 item 4, session 17).
-            while stop > start and buf[stop - 1] in _ASCII_SPACE:
-                stop -= 1
             # An SMS row is one empty element: one with content, or a row inside it, is not the app's layout.
-            self.flat = self.flat and buf.count(b"<", start, stop) == 1 and buf.endswith(b"/>", start, stop)
-            with memoryview(buf) as view:
-                raw = str(view[start:stop], "utf-8")
-            if raw and raw[-1].isspace():  # white space beyond ASCII, as ``str.rstrip`` strips it
-                raw = raw.rstrip()
+            if stop - start <= timespool.LONG:  # the usual row: its copies cost less than avoiding them
+                row = buf[start:stop]
+                self.flat = self.flat and row.count(b"<") == 1 and row.rstrip().endswith(b"/>")
+                raw = row.decode().rstrip()
+            else:
+                # A long body's row: its text made once from the kept bytes, the ASCII white space at its end
+                # left out first, where a slice, its decoding and their stripping were three copies of it
+                # (bench/RESULTS.md, issue 24 item 4, session 17).
+                while stop > start and buf[stop - 1] in _ASCII_SPACE:
+                    stop -= 1
+                self.flat = (
+                    self.flat and buf.count(b"<", start, stop) == 1 and buf.endswith(b"/>", start, stop)
+                )
+                with memoryview(buf) as view:
+                    raw = str(view[start:stop], "utf-8")
+                if raw and raw[-1].isspace():  # white space beyond ASCII, as ``str.rstrip`` strips it
+                    raw = raw.rstrip()
             self._sms(pending, raw)
         else:
             row = buf[start:stop]
