@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from test_huge_message_six import _long
 from test_huge_message_worker import WORDS, _worker_peak_kb, bounded, read_as_whole
 from typer.testing import CliRunner
 
@@ -28,14 +29,6 @@ from refind_cli.importers import imessage, linelog, read_export
 from refind_cli.records import HELD, HeldText, Message, html_written
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.archive import Archive
-
-MB = 1 << 20
-
-
-def _long(mb: int, pasted: bool) -> str:
-    if pasted:
-        return "\n".join(f"{WORDS}{i}" for i in range(mb * MB // (len(WORDS) + 7)))
-    return WORDS * (mb * MB // len(WORDS))
 
 
 def _message(stamp: str, who: str, parts: str, sent: bool = False) -> str:
@@ -101,20 +94,22 @@ def test_a_long_imessage_bubble_is_held_and_its_record_rebuilt(tmp_path: Path):
     assert raw_record.joined(rest, form, (held.text.whole(), held.local_time, held.sender, None)) == record
 
 
-def test_a_long_imessage_bubble_is_imported_and_shown_as_written(tmp_path: Path):
-    path = _page(tmp_path, _bubble(html_written(_WRITTEN_TEXT)))
-    home = tmp_path / "home"
-    runner = CliRunner()
-    r = runner.invoke(app, ["--home", str(home), "import", str(path)])
+def _imported(path: Path, home: Path) -> list[Message]:
+    """``path`` imported into ``home`` through the CLI: its chat's messages as stored."""
+    r = CliRunner().invoke(app, ["--home", str(home), "import", str(path)])
     assert r.exit_code == 0, r.output
     with Archive.open(home) as archive:
-        stored = list(archive.stored_messages(1))
+        return list(archive.stored_messages(1))
+
+
+def test_a_long_imessage_bubble_is_imported_and_shown_as_written(tmp_path: Path):
+    path = _page(tmp_path, _bubble(html_written(_WRITTEN_TEXT)))
+    stored = _imported(path, tmp_path / "home")
     assert [m.text for m in stored] == ["hi", _WRITTEN_TEXT.strip("\n "), "ok"]
     page = path.read_text()
     assert stored[1].raw == page[page.index('<div class="message">\n    <div class="sent') :].split("\n\n")[0]
-    r = runner.invoke(app, ["--home", str(home), "search", "dull boy end", "--json"])
-    assert r.exit_code == 0, r.output
-    assert len(json.loads(r.stdout)["results"]) == 1
+    found = CliRunner().invoke(app, ["--home", str(tmp_path / "home"), "search", "dull boy end", "--json"])
+    assert len(json.loads(found.stdout)["results"]) == 1, found.output
 
 
 def test_a_long_bubble_written_otherwise_is_read_whole(tmp_path: Path):

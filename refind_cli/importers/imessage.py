@@ -30,6 +30,7 @@ from datetime import UTC, datetime, tzinfo
 from html.parser import HTMLParser
 from pathlib import Path
 
+from refind_cli import records
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import htmltext, linelog
 from refind_cli.importers.container import (
@@ -42,18 +43,7 @@ from refind_cli.importers.container import (
     unmarked,
 )
 from refind_cli.importers.linelog import Counted, iter_lines, unify_newlines
-from refind_cli.records import (
-    HELD,
-    LONG_TEXT,
-    Chat,
-    ChatExport,
-    HeldText,
-    Kind,
-    Mark,
-    Message,
-    NotResumable,
-    html_written,
-)
+from refind_cli.records import HELD, LONG_TEXT, Chat, ChatExport, HeldText, Kind, Mark, Message, NotResumable
 
 FORMAT = "imessage"
 
@@ -412,7 +402,7 @@ _SKIPPED = frozenset({"reactions", "replies", "expressive", "reply_context", "ta
 # How a bubble's text is written in the page where it is held in a file (``_Hold``): a form of the archive's
 # cut of a record, which finds a held record's ``HELD`` written so (``&#0;``) and rebuilds the record. A record
 # must not hold ``HELD`` as the JSON forms before it write it (``_JSON_HELD``): the cut would take that form.
-_WRITE = html_written
+_WRITE = records.html_written
 _HELD_WRITTEN = _WRITE(HELD)
 _JSON_HELD = "\\u0000"
 # What a bubble's text is stripped of (``_Html._flush``).
