@@ -112,6 +112,18 @@ def test_a_long_imessage_bubble_is_imported_and_shown_as_written(tmp_path: Path)
     assert len(json.loads(found.stdout)["results"]) == 1, found.output
 
 
+def test_a_page_grown_after_a_held_bubble_is_read_on_from_its_mark(tmp_path: Path):
+    # The mark's offset is the page's UTF-8 bytes up to the last record's end: counted as the held run passed.
+    path = _page(tmp_path, _bubble(_long(3, True) + " é😀"))
+    export = next(imessage.read(path, tz=UTC))
+    assert [type(m.text) for m in export.messages] == [str, HeldText, str]
+    mark = export.end()
+    assert mark is not None and path.read_bytes()[: mark.offset].endswith(b"</div>\n</div>")
+    later = _message("May 17, 2022  5:32:00 PM", "Jack", _bubble("later"))
+    path.write_text(path.read_text().replace("</html>\n", later + "</html>\n"))
+    assert [m.text for m in next(imessage.read(path, tz=UTC, after=mark)).messages] == ["later"]
+
+
 def test_a_long_bubble_written_otherwise_is_read_whole(tmp_path: Path):
     # An apostrophe written as a reference (older exporters), a line break as markup: the record is not the
     # text written as form 3 writes it, so both are read whole, as before.
