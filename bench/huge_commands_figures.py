@@ -125,29 +125,48 @@ def kakao_csv_last(folder: Path, mb: int, _after: int) -> Path:
     return path
 
 
-def sigtop_lines(folder: Path, mb: int, _after: int) -> Path:
-    """sigtop's text export whose middle message is a pasted log."""
-    path = folder / "Jack.txt"
-    blocks = [("Ann", "hi"), ("Jack", _lines(mb).rstrip()), ("Ann", "ok")]
+def _pasted_export(
+    path: Path, mb: int, who: tuple[str, str], message: str, around: tuple[str, str, str]
+) -> Path:
+    """An export of three messages, the middle one ``who[1]``'s pasted log, the others ``who[0]``'s: each
+    ``message`` formatted with its number, sender and text; ``around``: what comes before them, between
+    two, after them."""
+    head, between, tail = around
+    texts = [(who[0], "hi"), (who[1], _lines(mb).rstrip()), (who[0], "ok")]
     path.write_text(
-        "Conversation: Jack\n\n"
-        + "\n".join(
-            f"From: {who}\nType: incoming\nSent: Thu, 1 Feb 2024 11:{i:02d}:00 +0000\n\n{text}\n"
-            for i, (who, text) in enumerate(blocks)
-        )
+        head + between.join(message.format(i=i, who=w, text=t) for i, (w, t) in enumerate(texts)) + tail
     )
     return path
+
+
+def sigtop_lines(folder: Path, mb: int, _after: int) -> Path:
+    """sigtop's text export whose middle message is a pasted log."""
+    message = "From: {who}\nType: incoming\nSent: Thu, 1 Feb 2024 11:{i:02d}:00 +0000\n\n{text}\n"
+    return _pasted_export(
+        folder / "Jack.txt", mb, ("Ann", "Jack"), message, ("Conversation: Jack\n\n", "\n", "")
+    )
 
 
 def imessage_lines(folder: Path, mb: int, _after: int) -> Path:
     """An imessage-exporter TXT conversation whose middle message is a pasted log (session 16)."""
-    path = folder / "Jack.txt"
-    blocks = [("Jack", "hi"), ("Me", _lines(mb).rstrip()), ("Jack", "ok")]
-    path.write_text(
-        "\n\n".join(f"Feb 01, 2024 11:{i:02d}:00 AM\n{who}\n{text}" for i, (who, text) in enumerate(blocks))
-        + "\n"
+    message = "Feb 01, 2024 11:{i:02d}:00 AM\n{who}\n{text}"
+    return _pasted_export(folder / "Jack.txt", mb, ("Jack", "Me"), message, ("", "\n\n", "\n"))
+
+
+def imessage_html_lines(folder: Path, mb: int, _after: int) -> Path:
+    """An imessage-exporter HTML conversation whose middle message is a pasted log (session 17)."""
+    message = (
+        '<div class="message">\n<div class="received">\n<p><span class="timestamp">Feb 01, 2024 11:{i:02d}:00 AM'
+        '</span>\n<span class="sender">{who}</span>\n</p>\n<hr>\n<div class="message_part"><span class="bubble">'
+        "{text}</span></div>\n</div>\n</div>\n\n"
     )
-    return path
+    return _pasted_export(
+        folder / "Jack.html",
+        mb,
+        ("Jack", "Me"),
+        message,
+        ('<html>\n<meta charset="UTF-8">\n\n', "", "</html>\n"),
+    )
 
 
 def discord_package(folder: Path, text: str) -> Path:
@@ -206,6 +225,7 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
     "KakaoTalk CSV, lines, last": kakao_csv_last,
     "sigtop, lines": sigtop_lines,
     "iMessage TXT, lines": imessage_lines,
+    "iMessage HTML, lines": imessage_html_lines,
     "Discord package CSV, lines": discord_csv_lines,
     "Telegram, between": tg_between,
 }

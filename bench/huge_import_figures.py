@@ -48,6 +48,11 @@ LEFT: dict[str, tuple[str, str, Callable[[str], str]]] = {
         lambda text: text.replace("boy ", "boy\n"),
     ),
     "iMessage HTML": ("Lars Lindqvist.html", "The tomatoes are finally red 🍅 eleven today", str),
+    "iMessage HTML, lines": (  # session 17: the message as a pasted log
+        "Lars Lindqvist.html",
+        "The tomatoes are finally red 🍅 eleven today",
+        lambda text: text.replace("boy ", "boy\n"),
+    ),
     "Hangouts JSON": ("Hangouts.json", "Is the flat in Weserstraße yours now?", str),
     "sigtop, edited": (
         "Noah Weber.txt",

@@ -35,6 +35,20 @@ LONG_TEXT = 1 << 20
 HELD = "\x00"
 
 
+def html_written(text: str) -> str:
+    """A text as an HTML page writes it inside an element (imessage-exporter's ``sanitize_html``): the
+    characters markup gives a meaning as their named references, and NUL as ``&#0;``, which a parser never
+    reads back as NUL (U+FFFD): a record holding ``HELD`` so is told from every text it holds. A form of
+    ``storage.raw``'s (``FORMS``), shared with the reader that holds a text so (``importers.imessage``)."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("\x00", "&#0;")
+    )
+
+
 class HeldText:
     """A message's text held in a file rather than in memory: ``head`` (UTF-8), then ``size - len(head)``
     bytes of ``file`` from ``offset`` on. ``len()`` is its length in characters, all that planning sessions

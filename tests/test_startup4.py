@@ -102,7 +102,7 @@ def test_where_the_zones_file_cannot_be_read_each_moment_is_converted(monkeypatc
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_raw_records_write_strings_as_json_does(text: str):
-    _, as_string, as_ascii = raw.FORMS
+    _, as_string, as_ascii = raw.FORMS[:3]
     assert as_string(text) == json.dumps(text, ensure_ascii=False)[1:-1]
     assert as_ascii(text) == json.dumps(text)[1:-1]
 

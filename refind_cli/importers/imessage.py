@@ -30,6 +30,7 @@ from datetime import UTC, datetime, tzinfo
 from html.parser import HTMLParser
 from pathlib import Path
 
+from refind_cli import records
 from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import htmltext, linelog
 from refind_cli.importers.container import (
@@ -398,10 +399,55 @@ _MEDIA = frozenset({"img", "video", "audio", "source", "embed"})
 _SKIPPED = frozenset({"reactions", "replies", "expressive", "reply_context", "tapbacks"})
 
 
+# How a bubble's text is written in the page where it is held in a file (``_Hold``): a form of the archive's
+# cut of a record, which finds a held record's ``HELD`` written so (``&#0;``) and rebuilds the record. A record
+# must not hold ``HELD`` as the JSON forms before it write it (``_JSON_HELD``): the cut would take that form.
+_WRITE = records.html_written
+_HELD_WRITTEN = _WRITE(HELD)
+_JSON_HELD = "\\u0000"
+# What a bubble's text is stripped of (``_Html._flush``).
+_STRIPPED = "\n "
+
+
+@dataclass
+class _Hold:
+    """A bubble's text longer than ``linelog.SPILL`` as it is read: one run of the page's text (no markup in
+    it) written as ``_WRITE`` writes it, checked as it comes, held in ``spool``; the page's text before it in
+    the record (``head``), and after it (from ``end``) once it ends. ``lead`` and ``pending``: the white space
+    the bubble's text is stripped of at the run's start, and at its end so far; ``prefix``: the bubble's text
+    before the run (white space, or nothing is held)."""
+
+    spool: linelog.Spool
+    head: str
+    prefix: str
+    verified: int  # the position up to which the run's text was checked, written and let go
+    lead: str = ""
+    pending: str = ""
+    end: int | None = None  # where the run ends, once it has
+
+    def add(self, text: str) -> None:
+        if not self.spool.chars:  # the stripped white space at its start is not the text's
+            text = self.lead + self.pending + text
+            body = text.lstrip(_STRIPPED)
+            self.lead, self.pending, text = text[: len(text) - len(body)], "", body
+        else:
+            text = self.pending + text
+        kept = text.rstrip(_STRIPPED)
+        if kept:
+            self.spool.write(kept)
+        self.pending = text[len(kept) :]
+
+    def whole(self) -> str:
+        """The run's text whole (its file goes)."""
+        return self.lead + self.spool.read() + self.pending
+
+
 class _Html(HTMLParser):
     """Top-level ``div.message`` and ``div.announcement`` into records as the text is fed (``take``); nested
     replies are skipped. Only the text the parser and the record being read still need is held (the
-    ``window``), so a page's size does not bound its memory: its records' do."""
+    ``window``), so a page's size does not bound its memory: its records' do; and a record's one bubble of
+    text longer than ``linelog.SPILL`` is held in a file as it is read (``_Hold``), where it is written as
+    ``_WRITE`` writes it."""
 
     def __init__(self, stack: list[tuple[str, frozenset[str]]]) -> None:
         super().__init__(convert_charrefs=True)
@@ -424,6 +470,13 @@ class _Html(HTMLParser):
         # Where the last record ended (in UTF-8 bytes), and the elements open there: a grown file's new
         # records follow.
         self.closed: tuple[int, list[tuple[str, frozenset[str]]]] = (0, [])
+        # The bubble's text since the last tag (a run of the page's text), where it started, and its length;
+        # where it is long, the run held (``_Hold``); ``whole``: the record is read whole (not held).
+        self.run: list[str] = []
+        self.run_start = 0
+        self.run_chars = 0
+        self.hold: _Hold | None = None
+        self.whole = False
 
     def take(self, text: str) -> list[_Record]:
         """Feeds ``text`` (the next piece of the page); the records it ended. Then lets go of the text
@@ -434,7 +487,14 @@ class _Html(HTMLParser):
         self.fed += len(text)
         self.feed(text)
         done, self.done = self.done, []
-        keep = self.record_start if self.record_depth is not None else self.fed - len(self.rawdata)
+        read = self.fed - len(self.rawdata)
+        if self.hold is None and self.run_chars > linelog.SPILL and not self.whole:
+            self._start_hold(read)
+        elif self.hold is not None and self.hold.end is None:
+            self._held_to(read)
+        keep = self.record_start if self.record_depth is not None else read
+        if self.hold is not None:  # the record's text before the run is in ``hold.head``
+            keep = self.hold.verified if self.hold.end is None else self.hold.end
         self._bytes_to(keep)
         self.window = self.window[keep - self.at :]
         self.at = keep
@@ -443,6 +503,71 @@ class _Html(HTMLParser):
             del self.line_starts[:first]
             self.first_line += first
         return done
+
+    def _start_hold(self, read: int) -> None:
+        """Holds the bubble's run of text read so far in a file, where it is the record's text alone so far
+        (nothing before it but white space), does not start as an edit's note does, and is written in the
+        page as ``_WRITE`` writes it; else the record is read whole."""
+        record = self.record
+        prefix = "".join(self.buffer[: len(self.buffer) - len(self.run)])
+        text = "".join(self.run)
+        body = text.lstrip(_STRIPPED)
+        if (
+            record is None
+            or record.lines
+            or record.files
+            or prefix.strip(_STRIPPED)
+            or not body
+            or body.startswith(_EDITED)
+            or _WRITE(text) != self.window[self.run_start - self.at : read - self.at]
+        ):
+            self.whole = True
+            return
+        head = self.window[self.record_start - self.at : self.run_start - self.at]
+        self.hold = _Hold(linelog.Spool(), head, prefix, read)
+        self.hold.add(text)
+        self.buffer, self.run = [prefix], []
+
+    def _held_to(self, read: int) -> None:
+        """Writes the run's text read since it was last written (up to ``read``), where the page writes it
+        as ``_WRITE`` does; else the record is read whole."""
+        hold = self.hold
+        assert hold is not None
+        text = "".join(self.run)
+        if _WRITE(text) != self.window[hold.verified - self.at : read - self.at]:
+            self._unhold()
+            return
+        hold.add(text)
+        hold.verified, self.run = read, []
+
+    def _unhold(self) -> str:
+        """The run held read whole, the page's text of the record put back (the run's text was checked to
+        be written as ``_WRITE`` writes it); the record is read whole from here. Its text whole."""
+        hold = self.hold
+        assert hold is not None
+        text = hold.whole()
+        rest = hold.verified if hold.end is None else hold.end
+        self.window = hold.head + _WRITE(text) + self.window[rest - self.at :]
+        self.at = self.record_start
+        if hold.end is None:  # the run goes on
+            self.buffer = [hold.prefix, text, *self.run]
+        self.hold, self.whole = None, True
+        return text
+
+    def _tag(self) -> None:
+        """A tag ends the run of text before it: a run held ends there (the page's text from there on is the
+        record's again)."""
+        hold = self.hold
+        if hold is not None and hold.end is None:
+            end = self._position()
+            text = "".join(self.run)
+            if _WRITE(text) == self.window[hold.verified - self.at : end - self.at]:
+                hold.add(text)
+                hold.verified = hold.end = end
+            else:
+                self._unhold()
+        if self.run:  # a new list at every tag cost the reading of an ordinary page a few per cent
+            self.run, self.run_chars = [], 0
 
     def _bytes_to(self, end: int) -> int:
         chars, count = self.counted
@@ -456,6 +581,7 @@ class _Html(HTMLParser):
         return self.line_starts[line - self.first_line] + column
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._tag()
         classes = frozenset((dict(attrs).get("class") or "").split())
         void = tag in _VOID
         if not void:
@@ -507,7 +633,15 @@ class _Html(HTMLParser):
         elif self.capture == "sender":
             record.sender = text.strip()
         elif self.capture == "bubble":
-            text = text.strip("\n ")
+            hold = self.hold
+            if hold is not None and record.held is None:
+                if text.strip(_STRIPPED):  # more text than the run's: read whole
+                    text = hold.prefix + self._unhold() + text[len(hold.prefix) :]
+                else:  # the run's text, stripped, is the bubble's, its record's first: held (``_held_record``)
+                    record.held = hold.spool.held("", "")
+                    self.capture, self.buffer = None, []
+                    return
+            text = text.strip(_STRIPPED)
             if text == _DELETED:
                 record.kind = Kind.DELETED
             elif text:
@@ -524,6 +658,7 @@ class _Html(HTMLParser):
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
+        self._tag()
         if tag in _VOID:
             return
         match = next((i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i][0] == tag), None)
@@ -542,16 +677,49 @@ class _Html(HTMLParser):
         if depth <= self.record_depth:
             self._flush()
             end = self.window.find(">", self._position() - self.at) + 1 + self.at
-            self.record.raw = self.window[self.record_start - self.at : end - self.at]
-            self.done.append(self.record)
-            self.record, self.record_depth = None, None
+            record = self.record
+            if self.hold is not None and (raw := self._held_record(end)) is not None:
+                record.raw = raw
+            else:
+                if self.hold is not None:  # the held bubble's text is the record's first line
+                    record.lines.insert(0, self._unhold().strip(_STRIPPED))
+                    record.held = None
+                record.raw = self.window[self.record_start - self.at : end - self.at]
+            self.done.append(record)
+            self.record, self.record_depth, self.hold, self.whole = None, None, None, False
             self.closed = (self._bytes_to(end), list(self.stack))
 
     def _classes(self) -> frozenset[str]:
         return frozenset().union(*(c for _, c in self.stack))
 
+    def _held_record(self, end: int) -> str | None:
+        """The record of a bubble held whose text is the record's (no other text, no attachment), its text
+        written ``_HELD_WRITTEN``; None where it is not, or where the rest of the record or the text holds
+        what the archive's cut of the record would take for its text (``storage.raw.cut``): read whole."""
+        hold, record = self.hold, self.record
+        assert hold is not None and hold.end is not None and record is not None
+        if record.held is None or record.lines or record.files:
+            return None
+        around = (hold.head + hold.lead, hold.pending + self.window[hold.end - self.at : end - self.at])
+        if (
+            hold.spool.chars <= LONG_TEXT
+            or any(
+                linelog.UNHELD.search(part) or _HELD_WRITTEN in part or _JSON_HELD in part for part in around
+            )
+            or hold.spool.holds(linelog.UNHELD_BYTES)
+        ):
+            return None
+        return around[0] + _HELD_WRITTEN + around[1]
+
     def handle_data(self, data: str) -> None:
         if self.capture is not None and self.skip_depth is None:
+            if self.capture == "bubble":
+                if not self.run:
+                    self.run_start = self._position()
+                self.run.append(data)
+                self.run_chars += len(data)
+                if self.hold is not None and self.hold.end is None:
+                    return  # held (``_held_to``)
             self.buffer.append(data)
 
 

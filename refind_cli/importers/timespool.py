@@ -124,12 +124,15 @@ class TimeSpool:
                 start = ends[number - 1] if number else 0
                 stop = ends[number]
                 record = marshal.loads(data[start:stop])
-                yield _whole(record, data, start) if type(record) is list else record
-                # A record touches a page at least, wherever it lies.
+                if type(record) is list:
+                    record = _whole(record, data, start)
+                # A record touches a page at least, wherever it lies. Let go of before the record is given:
+                # a long one's pages were as many again as its strings while it was imported (session 17).
                 touched += max(stop - start, _PAGE)
                 if touched >= _LET_GO_BYTES:
                     let_go()
                     touched = 0
+                yield record
 
     @contextlib.contextmanager
     def _bytes(self) -> Iterator[tuple[memoryview, Callable[[], object]]]:
