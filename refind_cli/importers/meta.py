@@ -55,13 +55,15 @@ from refind_cli.errors import InputError
 from refind_cli.importers import fields
 from refind_cli.importers.container import (
     decode_text,
+    file_size,
     files_matching,
-    fingerprint,
     is_zip,
+    iter_file_chunks,
     iter_member_chunks,
     open_zip,
     read_file,
     sniff_head,
+    streamed_fingerprint,
 )
 from refind_cli.records import Chat, ChatExport, Kind, Message
 
@@ -206,6 +208,10 @@ class _Source:
 
     files: list[_File]
     read: Callable[[_File], bytes]
+    # A file's size and its bytes a chunk at a time, for its part of the chat's fingerprint: hashed as they
+    # stream, not read whole again while the thread's first file is held (a file of one 50 MB message cost
+    # 50 MB more: bench/RESULTS.md, issue 24 item 4, session 17).
+    chunks: Callable[[_File], tuple[int, Iterable[bytes]]]
     place: Callable[[_File], tuple[Path, str | None]]  # path and "where" for errors about one file
 
 
@@ -219,11 +225,7 @@ def read(path: Path, source: str) -> Iterator[ChatExport]:
     else:
         parent = path.resolve().parent.name
         file = _File(str(path), parent if _MESSAGE_FILE.fullmatch(path.name) else "", "", 1, 0)
-        yield from _read_source(
-            path,
-            _Source([file], lambda f: read_file(Path(f.name), MAX_FILE_BYTES), lambda f: (path, None)),
-            source,
-        )
+        yield from _read_source(path, _file_source([file], lambda f: (path, None)), source)
 
 
 def _folder_source(root: Path) -> _Source:
@@ -235,14 +237,27 @@ def _folder_source(root: Path) -> _Source:
             found = _message_file(os.path.join(folder, name), (*base.parts, name))
             if found is not None:
                 files.append(found)
-    return _Source(files, lambda f: read_file(Path(f.name), MAX_FILE_BYTES), lambda f: (Path(f.name), None))
+    return _file_source(files, lambda f: (Path(f.name), None))
+
+
+def _file_source(files: list[_File], place: Callable[[_File], tuple[Path, str | None]]) -> _Source:
+    """Loose files (each ``_File.name`` a path)."""
+
+    def chunks(file: _File) -> tuple[int, Iterable[bytes]]:
+        path = Path(file.name)
+        size = file_size(path)
+        if size > MAX_FILE_BYTES:  # as ``read_file`` says it
+            read_file(path, MAX_FILE_BYTES)
+        return size, iter_file_chunks(path)
+
+    return _Source(files, lambda f: read_file(Path(f.name), MAX_FILE_BYTES), chunks, place)
 
 
 def _zip_source(path: Path, zf: zipfile.ZipFile) -> _Source:
     files = [f for n in files_matching(zf, _MESSAGE_FILES) if (f := _message_file(n, tuple(n.split("/"))))]
 
-    def read(file: _File) -> bytes:
-        chunks, size = [], 0
+    def member(file: _File) -> Iterator[bytes]:
+        size = 0
         for chunk in iter_member_chunks(zf, file.name, path):
             size += len(chunk)
             if size > MAX_FILE_BYTES:
@@ -251,10 +266,14 @@ def _zip_source(path: Path, zf: zipfile.ZipFile) -> _Source:
                     f"is larger than {MAX_FILE_BYTES:,} bytes; not a Meta message file",
                     f"entry {file.name!r}",
                 )
-            chunks.append(chunk)
-        return b"".join(chunks)
+            yield chunk
 
-    return _Source(files, read, lambda f: (path, f"entry {f.name!r}"))
+    return _Source(
+        files,
+        lambda f: b"".join(member(f)),
+        lambda f: (zf.getinfo(f.name).file_size, member(f)),  # the size its bytes will have (``ZipExtFile``)
+        lambda f: (path, f"entry {f.name!r}"),
+    )
 
 
 def _read_source(path: Path, src: _Source, source: str) -> Iterator[ChatExport]:
@@ -269,8 +288,17 @@ def _read_source(path: Path, src: _Source, source: str) -> Iterator[ChatExport]:
         first = _load(src, files[0])
         chat = _chat(first, thread, source)
         # A thread's messages are made of its files alone.
-        parts = (part for f in files for part in (f"{f.category}/{f.number}/{f.copy}".encode(), src.read(f)))
-        yield ChatExport(chat, _thread_messages(src, files, first), fingerprint=fingerprint(parts))
+        yield ChatExport(
+            chat, _thread_messages(src, files, first), fingerprint=streamed_fingerprint(_parts(src, files))
+        )
+
+
+def _parts(src: _Source, files: list[_File]) -> Iterator[tuple[int, Iterable[bytes]]]:
+    """What a thread's fingerprint hashes: each file's place, then its bytes (``fingerprint``'s parts)."""
+    for file in files:
+        name = f"{file.category}/{file.number}/{file.copy}".encode()
+        yield len(name), [name]
+        yield src.chunks(file)
 
 
 @dataclass(slots=True)

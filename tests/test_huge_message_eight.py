@@ -1,0 +1,149 @@
+"""Issue 24, item 4 (session 17): one huge message in a sigtop export's edited message, and in a Meta
+(Instagram, Messenger) message file.
+
+- sigtop: an edited message's text is its newest version's body, written ``|``-prefixed among the versions.
+  The block was read whole: its cut line, the block's lines, the record joined (holding an emoji elsewhere,
+  four bytes a character) and the text, 10.3 times the message (session 16). Now a newest version whose
+  body is one cut line, the block's only one, is held in a file (``HeldText``), the record holding ``HELD``
+  after the line's prefix. Measured in a child process (its peak RSS, VmHWM); read with tiny thresholds,
+  every message gives the same text, record and identity as read whole.
+- Meta: the thread's fingerprint read each of its files again, whole, while the first file's messages were
+  held (one copy of the file more); now hashed as the files stream, to the same fingerprint.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from datetime import UTC
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from test_huge_message_worker import WORDS, _hold_in_part, bounded, read_as_whole
+from typer.testing import CliRunner
+
+import refind_cli.frontends.cli.imports
+import refind_cli.frontends.cli.search  # noqa: F401 (registers `import` and `search`)
+from refind_cli.frontends.cli import app
+from refind_cli.importers import container, meta, read_export, sigtop
+from refind_cli.records import HELD, HeldText, Message
+from refind_cli.storage.archive import Archive
+
+MB = 1 << 20
+_OLDER = "we're out of chairs 😅 can you bring two?"
+
+
+def _edited_block(body: str, older: str = _OLDER) -> str:
+    """An edited message as sigtop writes it, its newest version's body the one line ``body``."""
+    return (
+        "From: You\nType: outgoing\nSent: Mon, 28 May 2018 10:01:00 +0000\nEdited: 2 versions\n\n"
+        f"| Version: 2\n| Sent: Mon, 28 May 2018 10:02:00 +0000\n|\n| {body}\n"
+        f"|\n| Version: 1\n| Sent: Mon, 28 May 2018 10:01:00 +0000\n|\n| {older}"
+    )
+
+
+def _conversation(folder: Path, block: str) -> Path:
+    path = folder / "Jack.txt"
+    path.write_text(
+        "Conversation: Jack (+4912345)\n\n"
+        "From: Jack (+4912345)\nType: incoming\nSent: Mon, 28 May 2018 10:00:00 +0000\n\nhi\n\n"
+        f"{block}\n\n"
+        "From: Jack (+4912345)\nType: incoming\nSent: Mon, 28 May 2018 10:03:00 +0000\n\nok\n"
+    )
+    return path
+
+
+def _long(mb: int) -> str:
+    return WORDS * (mb * MB // len(WORDS)) or "hi"
+
+
+def _read(path: Path, fmt: str = "signal") -> list[Message]:
+    return [m for export in read_export(path, fmt, UTC) for m in export.messages]
+
+
+def test_a_long_edited_sigtop_message_costs_the_worker_no_more_when_twice_as_long(tmp_path: Path):
+    # Before: the cut line read whole, the record joined (four bytes a character: the older version's
+    # emoji) and the text: about 9 times the message over a one-line chat's.
+    bounded(tmp_path, "signal", lambda folder, mb: _conversation(folder, _edited_block(_long(mb))))
+
+
+def test_a_long_edited_sigtop_message_is_held_and_its_record_rebuilt(tmp_path: Path):
+    body = _long(2) + " é😀 end"
+    block = _edited_block(body)
+    messages = _read(_conversation(tmp_path, block))
+    assert [type(m.text) for m in messages] == [str, HeldText, str]
+    held = messages[1]
+    assert isinstance(held.text, HeldText)
+    assert held.text.whole() == body
+    assert held.edited and held.own and held.kind == "text"
+    assert held.raw.count(HELD) == 1 and held.raw.replace(HELD, held.text.whole()) == block
+
+
+def test_a_long_edited_sigtop_message_is_imported_and_stored_as_written(tmp_path: Path):
+    body = _long(2) + " é😀 \u2028 \t end"
+    block = _edited_block(body)
+    path = _conversation(tmp_path, block)
+    home = tmp_path / "home"
+    runner = CliRunner()
+    r = runner.invoke(app, ["--home", str(home), "import", str(path)])
+    assert r.exit_code == 0, r.output
+    with Archive.open(home) as archive:
+        stored = list(archive.stored_messages(1))
+    assert [m.text for m in stored] == ["hi", body, "ok"]
+    assert stored[1].raw == block
+    r = runner.invoke(app, ["--home", str(home), "search", "dull boy end", "--json"])
+    assert r.exit_code == 0, r.output
+    assert len(json.loads(r.stdout)["results"]) == 1
+
+
+# An edited message's versions: each a few fields, perhaps a quote, a body of lines (long ones among them,
+# blank ones written "|" or "| "), the newest first; and lines sigtop writes that look like a version's.
+_LINE = st.sampled_from(["word", WORDS, *[WORDS * 8] * 3, "", " ", "> quoted", "Version: 3", "\x01", "é😀"])
+_VERSION = st.tuples(
+    st.booleans(),  # a quote
+    st.lists(_LINE, min_size=1, max_size=4),
+    st.sampled_from(["|", "| "]),  # how its blank lines are written
+)
+
+
+def _versions(versions: list[tuple[bool, list[str], str]]) -> str:
+    written = []
+    for n, (quote, body, blank) in zip(range(len(versions), 0, -1), versions, strict=False):
+        lines = [f"Version: {n}", "Sent: Mon, 28 May 2018 10:02:00 +0000", ""]
+        lines += ["> From: Ann", "> " + WORDS * 8, ""] if quote else []
+        written.append("\n".join(f"| {line}" if line else blank for line in [*lines, *body]))
+    return "\n|\n".join(written)  # a "|" line between two versions
+
+
+_EDITED = st.builds(
+    lambda who, stamp, versions: (
+        f"From: {who}\nType: {'outgoing' if who == 'You' else 'incoming'}\n"
+        f"Sent: Mon, 28 May 2018 10:{stamp:02d}:00 +0000\nEdited: {len(versions)} versions\n\n"
+        + _versions(versions)
+    ),
+    st.sampled_from(["Ann", "You", "Jack (+4912345)"]),
+    st.integers(0, 59),
+    st.lists(_VERSION, min_size=1, max_size=3),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(blocks=st.lists(_EDITED, min_size=1, max_size=4), chunk=st.integers(16, 300))
+def test_an_edited_sigtop_message_held_in_part_reads_as_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocks: list[str], chunk: int
+):
+    """Tiny thresholds (lines over 300 characters cut, texts over 200 held): the same messages, records and
+    identities as read whole."""
+    path = tmp_path / "Jack.txt"
+    first = "From: Ann\nType: incoming\nSent: Mon, 28 May 2018 09:00:00 +0000\n\nfirst\n"
+    path.write_text("Conversation: Jack\n\n" + "\n".join([first] * 60 + blocks) + "\n")
+    monkeypatch.setattr(container, "CHUNK", chunk)
+    expected = _read(path)
+    with monkeypatch.context() as held_in_part:
+        _hold_in_part(held_in_part)
+        held_in_part.setattr(sigtop, "LONG_TEXT", 200)
+        got = _read(path)
+    event(f"edited held: {sum(isinstance(m.text, HeldText) and m.edited for m in got) > 0}")
+    read_as_whole(expected, got, "an edited sigtop message held in part")
