@@ -14,6 +14,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import zipfile
 from datetime import UTC
 from pathlib import Path
@@ -28,7 +31,8 @@ import refind_cli.frontends.cli.imports
 import refind_cli.frontends.cli.search  # noqa: F401 (registers `import` and `search`)
 from refind_cli.frontends.cli import app
 from refind_cli.importers import container, meta, read_export, sigtop
-from refind_cli.records import HELD, HeldText, Message
+from refind_cli.records import HELD, LONG_TEXT, HeldText, Message
+from refind_cli.storage import raw as raw_record
 from refind_cli.storage.archive import Archive
 
 MB = 1 << 20
@@ -151,3 +155,142 @@ def test_an_edited_sigtop_message_held_in_part_reads_as_read_whole(
         got = _read(path)
     event(f"edited held: {sum(isinstance(m.text, HeldText) and m.edited for m in got) > 0}")
     read_as_whole(expected, got, "an edited sigtop message held in part")
+
+
+# Meta: a message file of a thread, its one long message's content ASCII (escaped in JSON: quotes, newlines).
+_META_WORDS = 'all work and no play makes "jack" a dull boy\n'
+
+
+def _meta_messages(body: str) -> list[dict[str, object]]:
+    return [
+        {"sender_name": "Jack", "timestamp_ms": 1700000002000, "content": "ok"},
+        {"sender_name": "Maya", "timestamp_ms": 1700000001000, "content": body, "reactions": []},
+        {"sender_name": "Jack", "timestamp_ms": 1700000000000, "content": "hi"},
+    ]
+
+
+def _thread(folder: Path, messages: list[dict[str, object]], name: str = "message_1.json") -> Path:
+    thread = folder / "your_instagram_activity" / "messages" / "inbox" / "jack_123"
+    thread.mkdir(parents=True, exist_ok=True)
+    data = {
+        "participants": [{"name": "Jack"}, {"name": "Maya"}],
+        "messages": messages,
+        "title": "Jack",
+        "thread_path": "inbox/jack_123",
+    }
+    (thread / name).write_text(json.dumps(data))
+    return folder
+
+
+def _meta_long(mb: int) -> str:
+    return _META_WORDS * (mb * MB // len(_META_WORDS)) or "hi"
+
+
+def _record(obj: dict[str, object]) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True)  # the record as main made it
+
+
+def test_a_long_meta_message_is_held_and_its_record_rebuilt(tmp_path: Path):
+    body = _meta_long(2) + "\\ \t\x00 end"
+    messages = _meta_messages(body)
+    got = _read(_thread(tmp_path, messages), "instagram")
+    assert [type(m.text) for m in got] == [str, HeldText, str]
+    held = got[1]
+    assert isinstance(held.text, HeldText) and held.text.whole() == body
+    rest, form = raw_record.cut(held.raw, (HELD, None, held.sender, None))
+    assert raw_record.joined(rest, form, (body, None, held.sender, None)) == _record(messages[1])
+
+
+@pytest.mark.parametrize(
+    "long",
+    [
+        {"content": "x" * (LONG_TEXT + 1), "photos": [{"uri": "a/b/photo_1.jpg"}]},  # its text is more
+        {"content": "Ä\x85" * (LONG_TEXT // 2 + 1)},  # mojibake, repaired: its text is not its content
+        {"content": "x" * (LONG_TEXT + 1), "sender_name": "\x00"},  # HELD written elsewhere in its record
+    ],
+)
+def test_a_long_meta_message_that_cannot_be_held_is_read_whole(tmp_path: Path, long: dict[str, object]):
+    message = {"sender_name": "Maya", "timestamp_ms": 1700000001000, **long}
+    got = _read(_thread(tmp_path, [message]), "instagram")
+    assert isinstance(got[0].text, str) and got[0].raw == _record(message)
+    assert got[0].text.startswith("ą" if "Ä" in str(long["content"]) else "x")
+
+
+def test_a_long_meta_message_is_imported_and_stored_as_written(tmp_path: Path):
+    body = _meta_long(2) + " end"
+    messages = _meta_messages(body)
+    home = tmp_path / "home"
+    runner = CliRunner()
+    r = runner.invoke(app, ["--home", str(home), "import", str(_thread(tmp_path / "export", messages))])
+    assert r.exit_code == 0, r.output
+    with Archive.open(home) as archive:
+        stored = list(archive.stored_messages(1))
+    assert [m.text for m in stored] == ["hi", body, "ok"]
+    assert stored[1].raw == _record(messages[1])
+    r = runner.invoke(app, ["--home", str(home), "search", "dull boy end", "--json"])
+    assert r.exit_code == 0, r.output
+    assert len(json.loads(r.stdout)["results"]) == 1
+
+
+def test_long_meta_messages_alike_but_for_their_text_are_told_apart_in_a_files_copies(tmp_path: Path):
+    """A copy of a message file (``message_1 (2).json``) repeats its messages, which are left out; two held
+    texts whose records are alike (each holds ``HELD``) are told apart by their text."""
+    first, second = _meta_long(2) + "one", _meta_long(2) + "two"
+    messages = [{"sender_name": "Maya", "timestamp_ms": 1700000001000, "content": c} for c in (first, second)]
+    _thread(tmp_path, messages)
+    _thread(tmp_path, messages[::-1], "message_1 (2).json")
+    got = _read(tmp_path, "instagram")
+    assert sorted(m.text.whole() for m in got if isinstance(m.text, HeldText)) == [first, second]
+    assert len(got) == 2
+
+
+def test_a_meta_threads_fingerprint_is_its_files_as_before(tmp_path: Path):
+    """Hashed as the files stream: the same fingerprint as of their bytes whole (an import's unchanged-file
+    check compares it with an earlier one's), from a folder, a zip and one file."""
+    folder = _thread(tmp_path / "export", _meta_messages("long " * 1000))
+    _thread(folder, _meta_messages("older"), "message_2.json")
+    thread = folder / "your_instagram_activity" / "messages" / "inbox" / "jack_123"
+    parts = [
+        p for n in (2, 1) for p in (f"inbox/{n}/0".encode(), (thread / f"message_{n}.json").read_bytes())
+    ]
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for file in thread.iterdir():
+            zf.write(file, file.relative_to(folder).as_posix())
+    for path in (folder, archive):
+        assert next(meta.read(path, "instagram")).fingerprint == container.fingerprint(parts)
+    one = thread / "message_1.json"
+    assert next(meta.read(one, "instagram")).fingerprint == container.fingerprint([b"/1/0", one.read_bytes()])
+
+
+# The reading of a thread in a child process: its peak RSS in MB (VmHWM).
+_META_CHILD = """
+import resource, sys
+from pathlib import Path
+from refind_cli.importers import meta
+for export in meta.read(Path(sys.argv[1]), "instagram"):
+    for m in export.messages:
+        pass
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_a_long_meta_message_costs_no_more_than_its_file_read_whole(tmp_path: Path):
+    # Before: the file read twice (its fingerprint, while the first file's messages were held), the record
+    # made beside its encoded content, then the record and the text held: 4 times the message (32 MB more
+    # for 8 MB more). Now the bytes read and decoded (the file is read whole by design), the text in a file:
+    # about 2.5 times.
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    peaks = {}
+    for mb in (8, 16):
+        folder = _thread(tmp_path / str(mb), _meta_messages(_meta_long(mb)))
+        run = subprocess.run(
+            [sys.executable, "-c", _META_CHILD, str(folder)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        peaks[mb] = int(run.stdout.split()[-1]) / 1024
+    assert peaks[16] - peaks[8] < 3 * 8, peaks

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from refind_cli.errors import InputError
-from refind_cli.importers import fields
+from refind_cli.importers import fields, linelog
 from refind_cli.importers.container import (
     decode_text,
     file_size,
@@ -65,7 +65,7 @@ from refind_cli.importers.container import (
     sniff_head,
     streamed_fingerprint,
 )
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import HELD, LONG_TEXT, Chat, ChatExport, HeldText, Kind, Message
 
 MESSENGER = "messenger"
 INSTAGRAM = "instagram"
@@ -91,6 +91,7 @@ _MEDIA = (
     ("files", "file"),
 )
 _SYSTEM_TYPES = frozenset({"Subscribe", "Unsubscribe"})
+_HELD_WRITTEN = json.dumps(HELD)[1:-1]  # as a record written by ``json.dumps`` holds it
 
 
 def repair(text: str) -> str:
@@ -343,16 +344,49 @@ def _load(src: _Source, file: _File) -> _Loaded:
         if not isinstance(obj, dict):
             raise InputError(path, "a message is not a JSON object", place)
         timestamp = _timestamp(obj.get("timestamp_ms"), scale, path, place)
-        try:
-            raw = json.dumps(obj, ensure_ascii=surrogates, sort_keys=True)
-        except RecursionError:
-            raise InputError(path, "message nested too deeply", place) from None
+        content = obj.get("content")
+        message = _held(obj, timestamp, content, surrogates, fix) if _holdable(content) else None
+        if message is None:
+            try:
+                raw = json.dumps(obj, ensure_ascii=surrogates, sort_keys=True)
+            except RecursionError:
+                raise InputError(path, "message nested too deeply", place) from None
+            message = _message(obj, timestamp, raw, fix)
         raw_messages[index] = None  # the parsed object is done with: one file's worth is held, not two
-        entries.append(_message(obj, timestamp, raw, fix))
+        del obj, content
+        entries.append(message)
     gaps.warn()
     entries.reverse()  # newest first in the file; a stable sort then keeps ties in reverse file order
     entries.sort(key=lambda m: m.timestamp)
     return _Loaded(data, entries, file)
+
+
+def _holdable(content: object) -> TypeGuard[str]:
+    """A ``content`` longer than ``LONG_TEXT`` that is its own text (no mojibake to repair) and is written in
+    the record as ``raw.FORMS`` writes a JSON string's contents (ASCII: alike escaped or not)."""
+    return isinstance(content, str) and len(content) > LONG_TEXT and content.isascii()
+
+
+def _held(
+    obj: dict[str, Any], timestamp: datetime, content: str, surrogates: bool, fix: Callable[[str], str]
+) -> Message | None:
+    """The message of ``obj`` with its ``content`` held in a file (``HeldText``, written a slice at a time)
+    and its record holding ``HELD`` in the content's place, written ``\\u0000``: the record and its
+    encoded content are not made (``json.dumps`` of a 50 MB message held it three times). None where its
+    text is more than its content (attachments, a share, a call: read whole), or where its record holds
+    what ``HELD`` is written as elsewhere (``raw.cut`` would find that first)."""
+    obj["content"] = HELD
+    try:
+        raw = json.dumps(obj, ensure_ascii=surrogates, sort_keys=True)
+    except RecursionError:
+        raw = ""  # read whole, which says where
+    message = _message(obj, timestamp, raw, fix)
+    obj["content"] = content
+    if message.text != HELD or raw.count(_HELD_WRITTEN) != 1:
+        return None
+    spool = linelog.Spool()
+    linelog.spool_slices(spool, content, 0, len(content))
+    return message._replace(text=spool.held("", ""))
 
 
 def _scale(messages: list[Any]) -> int:
@@ -433,13 +467,13 @@ def _thread_messages(src: _Source, files: list[_File], first: _Loaded) -> Iterat
         while end < len(files) and files[end].number == files[start].number:
             end += 1
         group = []
-        held: Counter[tuple[datetime, str]] = Counter()
+        held: Counter[tuple[datetime, str, str]] = Counter()
         for file in files[start:end]:
             current = loaded or _load(src, file)
             loaded = None
-            here: Counter[tuple[datetime, str]] = Counter()
+            here: Counter[tuple[datetime, str, str]] = Counter()
             for m in current.messages:
-                key = (m.timestamp, m.raw)
+                key = (m.timestamp, m.raw, _digest(m.text))
                 here[key] += 1
                 if here[key] > held[key]:
                     group.append(m)
@@ -449,6 +483,12 @@ def _thread_messages(src: _Source, files: list[_File], first: _Loaded) -> Iterat
             group.sort(key=lambda m: m.timestamp)
         yield from group
         start = end
+
+
+def _digest(text: str | HeldText) -> str:
+    """What tells a held text from another (its record holds ``HELD`` in its place), read a piece at a
+    time; "" for a text in memory, which its record holds."""
+    return "" if isinstance(text, str) else streamed_fingerprint([(text.size, text.pieces())])
 
 
 def _message(obj: dict[str, Any], timestamp: datetime, raw: str, fix: Callable[[str], str]) -> Message:
