@@ -14,6 +14,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import zipfile
 from datetime import UTC
 from pathlib import Path
@@ -270,3 +273,50 @@ def test_a_long_meta_message_costs_no_more_than_its_file_read_whole(tmp_path: Pa
         folder = _thread(tmp_path / str(mb), _meta_messages(_meta_long(mb)))
         peaks[mb] = _worker_peak_kb(folder, "instagram") / 1024
     assert peaks[16] - peaks[8] < 3 * 8, peaks  # main: 33 MB more
+
+
+# sigtop's quote: the long part is in the record only (its text is short), so it is not held; the rows that
+# hold its rest were held twice in the writer (marshalled, as they came, and unmarshalled) and in the
+# worker (and the record read last, while the batch was sent). The writing process's part of an import
+# through the worker, in a child process (its VmHWM).
+_WRITER_CHILD = """
+import sys
+from datetime import UTC
+from pathlib import Path
+from refind_cli.ingest import import_file
+from refind_cli.storage.archive import Archive
+with Archive.open(Path(sys.argv[2])) as archive:
+    result = import_file(archive, Path(sys.argv[1]), tz=UTC, worker=True)
+    assert result.error is None, result.error
+with open("/proc/self/status") as fh:
+    print(next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")))
+"""
+
+
+def _quoted(folder: Path, mb: int) -> Path:
+    return _conversation(
+        folder,
+        "From: You\nType: outgoing\nSent: Mon, 28 May 2018 10:01:00 +0000\n\n"
+        f"> From: Jack (+4912345)\n> {_long(mb)}\n\nyes",
+    )
+
+
+def test_a_long_sigtop_quote_is_held_once_by_the_writer(tmp_path: Path):
+    # Main: 41 MB more for 8 MB more (5 times: the rows as they came and unmarshalled, SQLite's copies); now
+    # 32 MB (SQLite's copies of the value and its record are left: the record is not held apart).
+    root = Path(__file__).resolve().parent.parent
+    peaks = {}
+    for mb in (8, 16):
+        (tmp_path / str(mb)).mkdir()
+        path = _quoted(tmp_path / str(mb), mb)
+        run = subprocess.run(
+            [sys.executable, "-c", _WRITER_CHILD, str(path), str(tmp_path / str(mb) / "home")],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            check=True,
+        )
+        peaks[mb] = int(run.stdout.split()[-1]) / 1024
+    assert peaks[16] - peaks[8] < 4.5 * 8, peaks
+    messages = _read(path)
+    assert [m.text for m in messages] == ["hi", "yes", "ok"] and f"> {_long(16)}\n" in messages[1].raw

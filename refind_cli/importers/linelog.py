@@ -313,7 +313,7 @@ class Cut(str):
     blank = False
 
     def whole(self) -> str:
-        return str(self) + self.spool.read() + self.tail
+        return "".join((self, self.spool.read(), self.tail))  # joined once: each "+" was a copy of it
 
 
 class _LongLine:
