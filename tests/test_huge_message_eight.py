@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from test_huge_message_worker import WORDS, _hold_in_part, _worker_peak_kb, bounded, read_as_whole
+from test_huge_message_worker import WORDS, _worker_peak_kb, bounded, read_as_whole, read_held_in_part
 from typer.testing import CliRunner
 
 import refind_cli.frontends.cli.imports
@@ -88,18 +88,20 @@ def test_a_long_edited_sigtop_message_is_held_and_its_record_rebuilt(tmp_path: P
 def test_a_long_edited_sigtop_message_is_imported_and_stored_as_written(tmp_path: Path):
     body = _long(2) + " é😀 \u2028 \t end"
     block = _edited_block(body)
-    path = _conversation(tmp_path, block)
-    home = tmp_path / "home"
+    _imported_as_written(_conversation(tmp_path, block), tmp_path / "home", body, block)
+
+
+def _imported_as_written(path: Path, home: Path, body: str, record: str) -> None:
+    """Imported through the CLI, the chat's middle message is stored with ``body`` and ``record`` as
+    written, and found by its last word."""
     runner = CliRunner()
-    r = runner.invoke(app, ["--home", str(home), "import", str(path)])
-    assert r.exit_code == 0, r.output
+    done = runner.invoke(app, ["--home", str(home), "import", str(path)])
+    assert done.exit_code == 0, done.output
     with Archive.open(home) as archive:
         stored = list(archive.stored_messages(1))
-    assert [m.text for m in stored] == ["hi", body, "ok"]
-    assert stored[1].raw == block
-    r = runner.invoke(app, ["--home", str(home), "search", "dull boy end", "--json"])
-    assert r.exit_code == 0, r.output
-    assert len(json.loads(r.stdout)["results"]) == 1
+    assert [m.text for m in stored] == ["hi", body, "ok"] and stored[1].raw == record
+    found = runner.invoke(app, ["--home", str(home), "search", "dull boy end", "--json"])
+    assert found.exit_code == 0 and len(json.loads(found.stdout)["results"]) == 1, found.output
 
 
 # An edited message's versions: each a few fields, perhaps a quote, a body of lines (long ones among them,
@@ -147,12 +149,7 @@ def test_an_edited_sigtop_message_held_in_part_reads_as_read_whole(
     # Not ASCII from its first line: an ASCII start is read on (up to a megabyte) to tell its encoding, and
     # then lines are not cut in chunks of ``chunk`` bytes.
     path.write_text("Conversation: Jäck\n\n" + "\n".join([first] * 60 + blocks) + "\n")
-    monkeypatch.setattr(container, "CHUNK", chunk)
-    expected = _read(path)
-    with monkeypatch.context() as held_in_part:
-        _hold_in_part(held_in_part)
-        held_in_part.setattr(sigtop, "LONG_TEXT", 200)
-        got = _read(path)
+    expected, got = read_held_in_part(monkeypatch, path, "signal", sigtop, chunk)
     event(f"edited held: {sum(isinstance(m.text, HeldText) and m.edited for m in got) > 0}")
     read_as_whole(expected, got, "an edited sigtop message held in part")
 
@@ -219,17 +216,8 @@ def test_a_long_meta_message_that_cannot_be_held_is_read_whole(tmp_path: Path, l
 def test_a_long_meta_message_is_imported_and_stored_as_written(tmp_path: Path):
     body = _meta_long(2) + " end"
     messages = _meta_messages(body)
-    home = tmp_path / "home"
-    runner = CliRunner()
-    r = runner.invoke(app, ["--home", str(home), "import", str(_thread(tmp_path / "export", messages))])
-    assert r.exit_code == 0, r.output
-    with Archive.open(home) as archive:
-        stored = list(archive.stored_messages(1))
-    assert [m.text for m in stored] == ["hi", body, "ok"]
-    assert stored[1].raw == _record(messages[1])
-    r = runner.invoke(app, ["--home", str(home), "search", "dull boy end", "--json"])
-    assert r.exit_code == 0, r.output
-    assert len(json.loads(r.stdout)["results"]) == 1
+    path = _thread(tmp_path / "export", messages)
+    _imported_as_written(path, tmp_path / "home", body, _record(messages[1]))
 
 
 def test_long_meta_messages_alike_but_for_their_text_are_told_apart_in_a_files_copies(tmp_path: Path):
