@@ -21,7 +21,9 @@ What the files hold, and what is done with it:
 - ``messages`` are newest first, at most 10,000 to a file, ``message_1.json`` the newest. Files are read
   from the highest number down and each is put in time order, so a thread comes out oldest first; ties keep
   the order of the file, reversed. The title and participants come after the messages in the file, so a
-  file is read whole (``MAX_FILE_BYTES`` bounds it); only one file is held at a time.
+  file is read whole (``MAX_FILE_BYTES`` bounds it); only one file is held at a time. A message whose text
+  is its ``content`` alone, ASCII (nothing to repair) and longer than ``LONG_TEXT``, has it held in a file
+  (``HeldText``), its record holding ``HELD`` in its place.
 - ``timestamp_ms`` holds seconds in some files: a file whose every time is below 10^11 is read as seconds.
 - Browser downloads leave copies named ``message_1 (2).json``. A message that an earlier file with the same
   number (a copy, or the thread's folder under another category) already held is the same message, and is
