@@ -32,8 +32,9 @@ from hostile_figures import MB, ROOT, measure_import
 from huge_commands_figures import discord_package
 
 WORDS = "all work and no play makes jack a dull boy "
-# Session 15: the readers that still hold one huge message whole, from a sample export with one message's
-# text replaced (name: sample file, the text as written there, how a text of words is written in its place).
+# Session 15: the readers that held one huge message whole (sigtop's edited message and Meta's JSON hold it
+# in a file since session 17), from a sample export with one message's text replaced (name: sample file, the
+# text as written there, how a text of words is written in its place).
 LEFT: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "SMS XML": ("sms-20261004213000.xml", "Your code is 481516. Never share it.", str),  # a later row
     "SMS XML, first": ("sms-20261004213000.xml", "Can I borrow the big pot on Saturday?", str),

@@ -344,6 +344,19 @@ def _read_log(path: Path, fmt: str) -> list[Message]:
     return [m for export in read_export(path, fmt, UTC) for m in export.messages]
 
 
+def read_held_in_part(
+    patch: pytest.MonkeyPatch, path: Path, fmt: str, reader: object, chunk: int
+) -> tuple[list[Message], list[Message]]:
+    """``path`` read in chunks of ``chunk`` bytes, whole, then with tiny thresholds (``_hold_in_part``; texts
+    over 200 characters held by ``reader``, the module whose ``LONG_TEXT`` says it)."""
+    patch.setattr(container, "CHUNK", chunk)
+    expected = _read_log(path, fmt)
+    with patch.context() as held_in_part:
+        _hold_in_part(held_in_part)
+        held_in_part.setattr(reader, "LONG_TEXT", 200)
+        return expected, _read_log(path, fmt)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     fmt=st.sampled_from(sorted(_LOGS)),

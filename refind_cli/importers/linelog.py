@@ -313,7 +313,7 @@ class Cut(str):
     blank = False
 
     def whole(self) -> str:
-        return str(self) + self.spool.read() + self.tail
+        return "".join((self, self.spool.read(), self.tail))  # joined once: each "+" was a copy of it
 
 
 class _LongLine:
@@ -363,7 +363,7 @@ class _LongLine:
         assert self.cut is not None
         text = "".join(self.tail)
         end = max(len(text) - keep, 0)
-        _write(self.cut.spool, text, 0, end)
+        spool_slices(self.cut.spool, text, 0, end)
         self.tail, self.tail_size = [text[end:]], len(text) - end
 
     def line(self) -> str:
@@ -374,8 +374,8 @@ class _LongLine:
         return self.cut
 
 
-def _write(spool: Spool, text: str, start: int, end: int) -> None:
-    """``text[start:end]`` to ``spool``, in slices: a copy of it whole is megabytes."""
+def spool_slices(spool: Spool, text: str, start: int, end: int) -> None:
+    """``text[start:end]`` to ``spool``, in slices: a copy of it whole (or its UTF-8) is megabytes."""
     for at in range(start, end, _SPOOL_PIECE):
         spool.write(text[at : min(at + _SPOOL_PIECE, end)])
 
@@ -586,7 +586,7 @@ class Window:
         # never searched across.
         end = len(kept) - HELD_TAIL
         if self.spool is not None:  # else taken: the reader has the record, and this is not read again
-            _write(self.spool, kept, self.hole, end)
+            spool_slices(self.spool, kept, self.hole, end)
         self.moved = end - self.hole
         self.spilled += self.moved
         self.spilled_lines += kept.count("\n", self.hole, end)

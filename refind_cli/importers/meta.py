@@ -21,7 +21,9 @@ What the files hold, and what is done with it:
 - ``messages`` are newest first, at most 10,000 to a file, ``message_1.json`` the newest. Files are read
   from the highest number down and each is put in time order, so a thread comes out oldest first; ties keep
   the order of the file, reversed. The title and participants come after the messages in the file, so a
-  file is read whole (``MAX_FILE_BYTES`` bounds it); only one file is held at a time.
+  file is read whole (``MAX_FILE_BYTES`` bounds it); only one file is held at a time. A message whose text
+  is its ``content`` alone, ASCII (nothing to repair) and longer than ``LONG_TEXT``, has it held in a file
+  (``HeldText``), its record holding ``HELD`` in its place.
 - ``timestamp_ms`` holds seconds in some files: a file whose every time is below 10^11 is read as seconds.
 - Browser downloads leave copies named ``message_1 (2).json``. A message that an earlier file with the same
   number (a copy, or the thread's folder under another category) already held is the same message, and is
@@ -52,18 +54,20 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from refind_cli.errors import InputError
-from refind_cli.importers import fields
+from refind_cli.importers import fields, linelog
 from refind_cli.importers.container import (
     decode_text,
+    file_size,
     files_matching,
-    fingerprint,
     is_zip,
+    iter_file_chunks,
     iter_member_chunks,
     open_zip,
     read_file,
     sniff_head,
+    streamed_fingerprint,
 )
-from refind_cli.records import Chat, ChatExport, Kind, Message
+from refind_cli.records import HELD, LONG_TEXT, Chat, ChatExport, HeldText, Kind, Message
 
 MESSENGER = "messenger"
 INSTAGRAM = "instagram"
@@ -89,6 +93,7 @@ _MEDIA = (
     ("files", "file"),
 )
 _SYSTEM_TYPES = frozenset({"Subscribe", "Unsubscribe"})
+_HELD_WRITTEN = json.dumps(HELD)[1:-1]  # as a record written by ``json.dumps`` holds it
 
 
 def repair(text: str) -> str:
@@ -206,6 +211,10 @@ class _Source:
 
     files: list[_File]
     read: Callable[[_File], bytes]
+    # A file's size and its bytes a chunk at a time, for its part of the chat's fingerprint: hashed as they
+    # stream, not read whole again while the thread's first file is held (a file of one 50 MB message cost
+    # 50 MB more: bench/RESULTS.md, issue 24 item 4, session 17).
+    chunks: Callable[[_File], tuple[int, Iterable[bytes]]]
     place: Callable[[_File], tuple[Path, str | None]]  # path and "where" for errors about one file
 
 
@@ -219,11 +228,7 @@ def read(path: Path, source: str) -> Iterator[ChatExport]:
     else:
         parent = path.resolve().parent.name
         file = _File(str(path), parent if _MESSAGE_FILE.fullmatch(path.name) else "", "", 1, 0)
-        yield from _read_source(
-            path,
-            _Source([file], lambda f: read_file(Path(f.name), MAX_FILE_BYTES), lambda f: (path, None)),
-            source,
-        )
+        yield from _read_source(path, _file_source([file], lambda f: (path, None)), source)
 
 
 def _folder_source(root: Path) -> _Source:
@@ -235,14 +240,27 @@ def _folder_source(root: Path) -> _Source:
             found = _message_file(os.path.join(folder, name), (*base.parts, name))
             if found is not None:
                 files.append(found)
-    return _Source(files, lambda f: read_file(Path(f.name), MAX_FILE_BYTES), lambda f: (Path(f.name), None))
+    return _file_source(files, lambda f: (Path(f.name), None))
+
+
+def _file_source(files: list[_File], place: Callable[[_File], tuple[Path, str | None]]) -> _Source:
+    """Loose files (each ``_File.name`` a path)."""
+
+    def chunks(file: _File) -> tuple[int, Iterable[bytes]]:
+        path = Path(file.name)
+        size = file_size(path)
+        if size > MAX_FILE_BYTES:  # as ``read_file`` says it
+            read_file(path, MAX_FILE_BYTES)
+        return size, iter_file_chunks(path)
+
+    return _Source(files, lambda f: read_file(Path(f.name), MAX_FILE_BYTES), chunks, place)
 
 
 def _zip_source(path: Path, zf: zipfile.ZipFile) -> _Source:
     files = [f for n in files_matching(zf, _MESSAGE_FILES) if (f := _message_file(n, tuple(n.split("/"))))]
 
-    def read(file: _File) -> bytes:
-        chunks, size = [], 0
+    def member(file: _File) -> Iterator[bytes]:
+        size = 0
         for chunk in iter_member_chunks(zf, file.name, path):
             size += len(chunk)
             if size > MAX_FILE_BYTES:
@@ -251,10 +269,14 @@ def _zip_source(path: Path, zf: zipfile.ZipFile) -> _Source:
                     f"is larger than {MAX_FILE_BYTES:,} bytes; not a Meta message file",
                     f"entry {file.name!r}",
                 )
-            chunks.append(chunk)
-        return b"".join(chunks)
+            yield chunk
 
-    return _Source(files, read, lambda f: (path, f"entry {f.name!r}"))
+    return _Source(
+        files,
+        lambda f: b"".join(member(f)),
+        lambda f: (zf.getinfo(f.name).file_size, member(f)),  # the size its bytes will have (``ZipExtFile``)
+        lambda f: (path, f"entry {f.name!r}"),
+    )
 
 
 def _read_source(path: Path, src: _Source, source: str) -> Iterator[ChatExport]:
@@ -269,8 +291,17 @@ def _read_source(path: Path, src: _Source, source: str) -> Iterator[ChatExport]:
         first = _load(src, files[0])
         chat = _chat(first, thread, source)
         # A thread's messages are made of its files alone.
-        parts = (part for f in files for part in (f"{f.category}/{f.number}/{f.copy}".encode(), src.read(f)))
-        yield ChatExport(chat, _thread_messages(src, files, first), fingerprint=fingerprint(parts))
+        yield ChatExport(
+            chat, _thread_messages(src, files, first), fingerprint=streamed_fingerprint(_parts(src, files))
+        )
+
+
+def _parts(src: _Source, files: list[_File]) -> Iterator[tuple[int, Iterable[bytes]]]:
+    """What a thread's fingerprint hashes: each file's place, then its bytes (``fingerprint``'s parts)."""
+    for file in files:
+        name = f"{file.category}/{file.number}/{file.copy}".encode()
+        yield len(name), [name]
+        yield src.chunks(file)
 
 
 @dataclass(slots=True)
@@ -315,16 +346,49 @@ def _load(src: _Source, file: _File) -> _Loaded:
         if not isinstance(obj, dict):
             raise InputError(path, "a message is not a JSON object", place)
         timestamp = _timestamp(obj.get("timestamp_ms"), scale, path, place)
-        try:
-            raw = json.dumps(obj, ensure_ascii=surrogates, sort_keys=True)
-        except RecursionError:
-            raise InputError(path, "message nested too deeply", place) from None
+        content = obj.get("content")
+        message = _held(obj, timestamp, content, surrogates, fix) if _holdable(content) else None
+        if message is None:
+            try:
+                raw = json.dumps(obj, ensure_ascii=surrogates, sort_keys=True)
+            except RecursionError:
+                raise InputError(path, "message nested too deeply", place) from None
+            message = _message(obj, timestamp, raw, fix)
         raw_messages[index] = None  # the parsed object is done with: one file's worth is held, not two
-        entries.append(_message(obj, timestamp, raw, fix))
+        del obj, content
+        entries.append(message)
     gaps.warn()
     entries.reverse()  # newest first in the file; a stable sort then keeps ties in reverse file order
     entries.sort(key=lambda m: m.timestamp)
     return _Loaded(data, entries, file)
+
+
+def _holdable(content: object) -> TypeGuard[str]:
+    """A ``content`` longer than ``LONG_TEXT`` that is its own text (no mojibake to repair) and is written in
+    the record as ``raw.FORMS`` writes a JSON string's contents (ASCII: alike escaped or not)."""
+    return isinstance(content, str) and len(content) > LONG_TEXT and content.isascii()
+
+
+def _held(
+    obj: dict[str, Any], timestamp: datetime, content: str, surrogates: bool, fix: Callable[[str], str]
+) -> Message | None:
+    """The message of ``obj`` with its ``content`` held in a file (``HeldText``, written a slice at a time)
+    and its record holding ``HELD`` in the content's place, written ``\\u0000``: the record and its
+    encoded content are not made (``json.dumps`` of a 50 MB message held it three times). None where its
+    text is more than its content (attachments, a share, a call: read whole), or where its record holds
+    what ``HELD`` is written as elsewhere (``raw.cut`` would find that first)."""
+    obj["content"] = HELD
+    try:
+        raw = json.dumps(obj, ensure_ascii=surrogates, sort_keys=True)
+    except RecursionError:
+        raw = ""  # read whole, which says where
+    message = _message(obj, timestamp, raw, fix)
+    obj["content"] = content
+    if message.text != HELD or raw.count(_HELD_WRITTEN) != 1:
+        return None
+    spool = linelog.Spool()
+    linelog.spool_slices(spool, content, 0, len(content))
+    return message._replace(text=spool.held("", ""))
 
 
 def _scale(messages: list[Any]) -> int:
@@ -405,13 +469,13 @@ def _thread_messages(src: _Source, files: list[_File], first: _Loaded) -> Iterat
         while end < len(files) and files[end].number == files[start].number:
             end += 1
         group = []
-        held: Counter[tuple[datetime, str]] = Counter()
+        held: Counter[tuple[datetime, str, str]] = Counter()
         for file in files[start:end]:
             current = loaded or _load(src, file)
             loaded = None
-            here: Counter[tuple[datetime, str]] = Counter()
+            here: Counter[tuple[datetime, str, str]] = Counter()
             for m in current.messages:
-                key = (m.timestamp, m.raw)
+                key = (m.timestamp, m.raw, _digest(m.text))
                 here[key] += 1
                 if here[key] > held[key]:
                     group.append(m)
@@ -421,6 +485,12 @@ def _thread_messages(src: _Source, files: list[_File], first: _Loaded) -> Iterat
             group.sort(key=lambda m: m.timestamp)
         yield from group
         start = end
+
+
+def _digest(text: str | HeldText) -> str:
+    """What tells a held text from another (its record holds ``HELD`` in its place), read a piece at a
+    time; "" for a text in memory, which its record holds."""
+    return "" if isinstance(text, str) else streamed_fingerprint([(text.size, text.pieces())])
 
 
 def _message(obj: dict[str, Any], timestamp: datetime, raw: str, fix: Callable[[str], str]) -> Message:

@@ -184,32 +184,47 @@ def _when(path: Path, place: str, fields: dict[str, list[str]]) -> datetime:
 
 def _held(block: list[str], fields: int) -> tuple[HeldText, str] | None:
     """The body of a block whose lines after its ``fields`` hold a ``Cut`` as a text held in a file, and its
-    record holding ``HELD`` in its place; None where it cannot be: an edited message's versions, a cut line
-    before the body (a quote's), a text no longer than ``LONG_TEXT`` (held ones are longer) or one that holds
-    a marker ``raw.cut`` reads."""
-    if fields + 1 < len(block) and block[fields + 1].startswith("| Version: "):
-        return None
-    at = _after(block, fields)
-    if at >= len(block) or any(isinstance(line, linelog.Cut) for line in block[:at]):
-        return None
-    body = linelog.gathered(block[at:])
-    block[at:] = [body]
-    head, tail = str(body), body.tail
-    before = "\n".join(block[:at])
+    record holding ``HELD`` in its place; None where it cannot be: a cut line before the body (a quote's), a
+    text no longer than ``LONG_TEXT`` (held ones are longer) or one that holds a marker ``raw.cut`` reads.
+    An edited message's text is its newest version's body: held where that is one line, the block's only
+    cut one (the record writes it after a ``|`` prefix, so the text is there as written); a body of further
+    lines, or another version's cut line, is read whole."""
+    if _versioned(block[fields:]):
+        start, end = (fields + at for at in _newest_body(block[fields:]))
+        body = block[start] if end == start + 1 else None
+        if not isinstance(body, linelog.Cut) or sum(isinstance(line, linelog.Cut) for line in block) > 1:
+            return None
+        prefix = _prefix(body)
+        head = str(body)[prefix:]
+        before, after = "\n".join([*block[:start], body[:prefix]]), "\n".join(["", *block[end:]])
+    else:
+        at = _after(block, fields)
+        if at >= len(block) or any(isinstance(line, linelog.Cut) for line in block[:at]):
+            return None
+        body = linelog.gathered(block[at:])
+        block[at:] = [body]
+        head, before, after = str(body), "\n".join([*block[:at], ""]), ""
+    tail = body.tail
     if (
         len(head) + body.spool.chars + len(tail) <= LONG_TEXT
-        or any(linelog.UNHELD.search(part) for part in (before, head, tail))
+        or any(linelog.UNHELD.search(part) for part in (before, head, tail, after))
         or body.spool.holds(linelog.UNHELD_BYTES)
     ):
         return None
-    return body.spool.held(head, tail), f"{before}\n{HELD}"
+    return body.spool.held(head, tail), f"{before}{HELD}{after}"
 
 
 def _body(lines: list[str]) -> str:
     """The message's text: its body after the quote, or its newest version's."""
-    if lines[1:2] and lines[1].startswith("| Version: "):
-        return _newest_version(lines[1:])
+    if _versioned(lines):
+        start, end = _newest_body(lines)
+        return "\n".join(line[_prefix(line) :] for line in lines[start:end])
     return _after_quote(lines)
+
+
+def _versioned(lines: list[str]) -> bool:
+    """Whether a block's lines after its fields are an edited message's versions."""
+    return lines[1:2] != [] and lines[1].startswith("| Version: ")
 
 
 def _after_quote(lines: list[str]) -> str:
@@ -228,17 +243,25 @@ def _after(lines: list[str], i: int) -> int:
     return i
 
 
-def _newest_version(lines: list[str]) -> str:
-    """An edited message's versions, ``|``-prefixed blocks of fields and body, the newest first; between two
-    versions a ``|`` line."""
-    newest: list[str] = []
-    for line in lines:
-        if not line.startswith("|"):
+def _newest_body(lines: list[str]) -> tuple[int, int]:
+    """Where the newest version's body is in an edited message's ``lines`` (a block's lines after its
+    fields): its first line and the one after its last. The versions are ``|``-prefixed blocks of fields and
+    body (``_after_quote``), the newest first; between two versions a ``|`` line."""
+    end = 1
+    while end < len(lines) and lines[end].startswith("|"):
+        if (
+            end > 1
+            and lines[end][_prefix(lines[end]) :].startswith("Version: ")
+            and _prefix(lines[end - 1]) == len(lines[end - 1])
+        ):
+            end -= 1
             break
-        line = line[2:] if line.startswith("| ") else line[1:]
-        if newest and line.startswith("Version: ") and newest[-1] == "":
-            newest.pop()
-            break
-        newest.append(line)
+        end += 1
+    newest = [line[_prefix(line) :] for line in lines[1:end]]  # short: a long line is sliced to its head
     fields = next((i for i, line in enumerate(newest) if not line), len(newest))
-    return _after_quote(newest[fields:])
+    return 1 + _after(newest, fields), end
+
+
+def _prefix(line: str) -> int:
+    """The length of a version line's ``|`` prefix: ``| `` before text, ``|`` alone on an empty line."""
+    return 2 if line.startswith("| ") else 1

@@ -154,14 +154,17 @@ class Rows:
                 chars += len(text) + len(rest)
                 if len(batch) >= BATCH or chars >= BATCH_CHARS:
                     self.seen, self.read = seen, read
-                    yield batch
-                    batch = []
+                    # Handed over and let go of, as the record read last: a suspended generator holds its
+                    # locals, and a batch's rest or a record can be a 50-MB quote (sigtop's).
+                    handed, batch, record, rest = [batch], [], "", ""
+                    yield handed.pop()
                     chars = 0
                     rests = {}
         finally:
             self.seen, self.read = seen, read
         if batch:
-            yield batch
+            handed, batch, record, rest = [batch], [], "", ""
+            yield handed.pop()
 
 
 class Planned:
@@ -203,5 +206,7 @@ class Planned:
             return
         for batch in self.batches:
             self.fresh.feed(batch)
-            yield batch
+            handed = [batch]  # and let go of here (``Rows``)
+            del batch
+            yield handed.pop()
         self.fresh.close()

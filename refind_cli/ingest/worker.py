@@ -88,7 +88,10 @@ def serve_worker() -> None:
                         continue
                     rows = Rows(plan, export.messages, seen=export.passed)
                     for batch in rows:
-                        send(("messages", (_packed(_texts_apart(batch, send)), rows.read)))
+                        packed = _packed(_texts_apart(batch, send))
+                        del batch  # held once while it is sent: marshalled
+                        send(("messages", (packed, rows.read)))
+                        del packed
                     point = point_after(export, rows.identity, rows.seen)
                     send(("end", (rows.seen, point, printed(export))))
         except RefindError as exc:
@@ -165,7 +168,9 @@ class _Received:
                 start = end
             else:
                 packed, self.read = payload
+                del event, payload  # the rows are held once: unmarshalled
                 batch = _unpacked(packed)
+                del packed
                 if texts:
                     given = iter(texts)
                     batch = [
@@ -173,7 +178,9 @@ class _Received:
                         for row in batch
                     ]
                     texts = []
-                yield batch
+                handed = [batch]  # and let go of here (``Rows``)
+                del batch
+                yield handed.pop()
                 if self.spool is not None and start:  # the batch is stored: its texts are not needed
                     self.spool.seek(0)
                     self.spool.truncate()
