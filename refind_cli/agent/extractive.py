@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
 
 from refind_cli.agent import prompts
 from refind_cli.agent.answer import NOTHING_FOUND, Numbered, citation
@@ -23,6 +24,9 @@ from refind_cli.agent.events import Citation, Direct, Note
 from refind_cli.dates.timeexpr import TimeRange
 from refind_cli.records import Turn, said
 from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer
+
+if TYPE_CHECKING:
+    from refind_cli.agent.meaning import Meaning
 
 WHEN, WHO, WHERE, NUMBER, YESNO, WHAT = "when", "who", "where", "number", "yes/no", "what"
 
@@ -109,6 +113,16 @@ class Scoring:
     # A turn is also weighed by where it was said, as the search's session fusion weighs it: this share of
     # the best score in its session counts with its own.
     session: float = 0.5
+    # What a sentence means beside the words it shares (``agent.meaning``): this share of its cosine with
+    # the question, and ``meaning_around`` of the cosine of its turn read with the turn before it, count
+    # with its share of the terms, each weighed by how much of the question the model knows.
+    meaning: float = 0.0
+    meaning_around: float = 0.0
+
+    @property
+    def reads_meaning(self) -> bool:
+        """Whether the meaning model counts: it is loaded only then."""
+        return bool(self.meaning or self.meaning_around)
 
 
 SCORING = Scoring()
@@ -318,6 +332,7 @@ class Sentence:
     when: tuple[datetime, datetime] | None  # for WHEN: the range it answers
     expression: str  # for WHEN: the time expression the range was read from ("": the message's day)
     report: bool  # for a past question: it tells of the asked event as done
+    sense: float = 0.0  # its cosine with the question (``agent.meaning``; 0 without the model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +344,7 @@ class Read:
     theirs: bool  # said by a person the question names (or it names none)
     sentences: tuple[Sentence, ...]
     held: frozenset[str]  # the question's terms any of its sentences holds
+    sense: float = 0.0  # the cosine of the turn, read with the noted turn before it, with the question
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,6 +354,7 @@ class Reading:
     asked: Asked
     weight: tuple[tuple[str, float], ...]  # each term's weight
     turns: tuple[Read, ...]  # in session order
+    known: float = 0.0  # the share of the question's words the meaning model knows (0: none, or no model)
 
 
 def read(
@@ -348,9 +365,10 @@ def read(
     tz: tzinfo,
     analyzer: Analyzer = DEFAULT_ANALYZER,
     doc_freq: Callable[[str], int] | None = None,
+    meaning: Meaning | None = None,
 ) -> Reading:
     """Every sentence of every noted turn: the question's ``terms`` (analysed) it holds, and the answer of
-    the asked kind in it."""
+    the asked kind in it; with ``meaning``, also how close each sentence and turn is to the question."""
     what = asked(question, analyzer.lang)
     people = frozenset(t.speaker for n in notes for t in n.turns)
     reader = _Reader(analyzer, people, tz)
@@ -366,20 +384,48 @@ def read(
     ordered = sorted(turns.values(), key=lambda v: (v[0].turn.session_id, v[0].turn.ordinal))
     weight = _weights(terms, doc_freq)
     total = math.fsum(weight.values()) or 1.0
+    texts = [_sentences(said(item.turn.speaker, item.turn.text)[:TURN_CHARS]) for item, _ in ordered]
+    known = meaning.known(question, analyzer.stopwords) if meaning is not None else 0.0
+    senses, around = _senses(question, ordered, texts, meaning if known else None)
     out = []
-    for item, hit in ordered:
+    for (item, hit), parts, sense, near in zip(ordered, texts, senses, around, strict=True):
         turn = item.turn
         own = set(analyzer.analyze(person_name(turn.speaker)))
         sentences = []
-        for text in _sentences(said(turn.speaker, turn.text)[:TURN_CHARS]):
+        for text, close in zip(parts, sense, strict=True):
             held = frozenset(((set(analyzer.analyze(text)) - names) | own) & terms)
             value, when, expression = _value(what, reader, text, turn, tz)
             report = what.past and reader.reports(text, terms, analyzer)
             share = math.fsum(weight[t] for t in held) / total
-            sentences.append(Sentence(text, held, share, text.endswith("?"), value, when, expression, report))
+            sentences.append(
+                Sentence(text, held, share, text.endswith("?"), value, when, expression, report, close)
+            )
         theirs = not names or bool(own & names)
-        out.append(Read(item, hit, theirs, tuple(sentences), frozenset().union(*(s.held for s in sentences))))
-    return Reading(what, tuple(weight.items()), tuple(out))
+        held_any = frozenset().union(*(s.held for s in sentences))
+        out.append(Read(item, hit, theirs, tuple(sentences), held_any, near))
+    return Reading(what, tuple(weight.items()), tuple(out), known)
+
+
+def _senses(
+    question: str,
+    ordered: Sequence[tuple[Numbered, bool]],
+    texts: Sequence[Sequence[str]],
+    meaning: Meaning | None,
+) -> tuple[list[list[float]], list[float]]:
+    """Each sentence's cosine with the question, and each turn's read with the noted turn before it in its
+    session (a reply means what it answers: "Adoption agencies." after "what did you look into?"). All
+    zero without a model. One batch for all: the tokenizer reads a list faster than its texts one by one."""
+    if meaning is None:
+        return [[0.0] * len(parts) for parts in texts], [0.0] * len(texts)
+    flat = [t for parts in texts for t in parts]
+    joined = []
+    for k, (item, _) in enumerate(ordered):
+        previous = ordered[k - 1][0].turn if k else None
+        before = " ".join(texts[k - 1]) if previous and previous.session_id == item.turn.session_id else ""
+        joined.append(f"{before} {' '.join(texts[k])}".strip())
+    found = iter(meaning.similarity(question, [*flat, *joined]))
+    senses = [[next(found) for _ in parts] for parts in texts]
+    return senses, list(found)
 
 
 def rank(
@@ -416,8 +462,11 @@ def rank(
         factor = 1.0 if read_turn.theirs else scoring.other_speaker
         asking = 0.0
         top, top_score = read_turn.sentences[0], -1.0
-        # A turn holding none of the question, with nothing before it that does, scores nothing.
-        idle = not (read_turn.held or around or reply)
+        # What the turn means with the one before it, as far as the model reads the question.
+        near = reading.known * scoring.meaning_around * read_turn.sense
+        # A turn holding none of the question, with nothing before it that does and nothing the model
+        # reads in it, scores nothing.
+        idle = not (read_turn.held or around or reply or near or (reading.known and scoring.meaning))
         for sentence in () if idle else read_turn.sentences:
             share = sentence.share
             if sentence.asks:
@@ -425,7 +474,7 @@ def rank(
                 share *= scoring.asked
             if around and scoring.context:
                 share += scoring.context * math.fsum(weight[t] for t in around - sentence.held) / total
-            lifted = share + reply
+            lifted = share + reply + near + reading.known * scoring.meaning * sentence.sense
             score = 0.0
             if lifted:
                 said_on = what.kind == WHEN and not sentence.expression
