@@ -96,37 +96,39 @@ class Scoring:
     # The note's hit turn: the search ranked it first among its block.
     hit_bonus: float = 0.0
     # A question's share of the terms, kept by the question itself and given to the reply after it.
-    asked: float = 0.5
+    asked: float = 1.0
     reply: float = 0.8
     # A question that names people of the chat is answered by what they said: another's sentence weighs this.
-    other_speaker: float = 0.35
+    other_speaker: float = 0.5
     # A report of the asked event scoring this share of the best sentence's score is close enough to answer.
     report_floor: float = 0.5
     # A turn is read with the turns before it in its session, up to ``reach`` turns back: the question's
     # terms they hold and the sentence does not count ``context`` of theirs ("the charity race" said, then
     # "I'm starting to realize that self-care is really important").
-    reach: int = 2
-    context: float = 0.375
+    reach: int = 3
+    context: float = 0.25
     # Bonus of a sentence whose date (its time expression's, else its message's) lies in the time the
     # question names ("camping in June").
     in_time: float = 0.3
     # A turn is also weighed by where it was said, as the search's session fusion weighs it: this share of
     # the best score in its session counts with its own.
     session: float = 0.5
-    # What a sentence means beside the words it shares (``agent.meaning``): this share of its cosine with
-    # the question, and ``meaning_around`` of the cosine of its turn read with the turn before it, count
-    # with its share of the terms, each weighed by how much of the question the model knows.
-    meaning: float = 0.0
-    meaning_around: float = 0.0
+    # A question's term the sentence lacks counts this share of its weight times its best cosine with one of
+    # the sentence's words (``agent.meaning``), from ``SOFT_FROM`` ("kids" held by "children"), weighed by
+    # how much of the question the model knows.
+    soft: float = 0.25
 
     @property
     def reads_meaning(self) -> bool:
         """Whether the meaning model counts: it is loaded only then."""
-        return bool(self.meaning or self.meaning_around)
+        return bool(self.soft)
 
 
 SCORING = Scoring()
 QUOTES = 5
+# Words this close in WordLlama's vectors are another form or a near meaning ("kids" and "children" 0.87, "car"
+# and "vehicle" 0.69, "picture" and "photo" 0.77); below, mostly a shared topic ("doctor" and "dentist" 0.19).
+SOFT_FROM = 0.5
 # A turn is read this far for sentences: a pasted book would cost seconds of date reading for nothing.
 TURN_CHARS = 20_000
 QUOTE_CHARS = 300
@@ -332,7 +334,7 @@ class Sentence:
     when: tuple[datetime, datetime] | None  # for WHEN: the range it answers
     expression: str  # for WHEN: the time expression the range was read from ("": the message's day)
     report: bool  # for a past question: it tells of the asked event as done
-    sense: float = 0.0  # its cosine with the question (``agent.meaning``; 0 without the model)
+    soft: float = 0.0  # the share of the terms it lacks, held by a word near in meaning (``Scoring.soft``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,7 +346,6 @@ class Read:
     theirs: bool  # said by a person the question names (or it names none)
     sentences: tuple[Sentence, ...]
     held: frozenset[str]  # the question's terms any of its sentences holds
-    sense: float = 0.0  # the cosine of the turn, read with the noted turn before it, with the question
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,7 +369,7 @@ def read(
     meaning: Meaning | None = None,
 ) -> Reading:
     """Every sentence of every noted turn: the question's ``terms`` (analysed) it holds, and the answer of
-    the asked kind in it; with ``meaning``, also how close each sentence and turn is to the question."""
+    the asked kind in it; with ``meaning``, also the terms it holds in other words."""
     what = asked(question, analyzer.lang)
     people = frozenset(t.speaker for n in notes for t in n.turns)
     reader = _Reader(analyzer, people, tz)
@@ -386,46 +387,35 @@ def read(
     total = math.fsum(weight.values()) or 1.0
     texts = [_sentences(said(item.turn.speaker, item.turn.text)[:TURN_CHARS]) for item, _ in ordered]
     known = meaning.known(question, analyzer.stopwords) if meaning is not None else 0.0
-    senses, around = _senses(question, ordered, texts, meaning if known else None)
+    # The question's words by the term each reads as (a name is held by its speaker, not by a near word).
+    wording = {t: w for w in WORD_RE.findall(question) for t in analyzer.analyze(w) if t in terms}
+    wording = {t: w for t, w in wording.items() if t not in names}
+    flat = [s for parts in texts for s in parts]
+    words = [[w for w in WORD_RE.findall(s) if w.lower() not in analyzer.stopwords] for s in flat]
+    near_by = iter(
+        meaning.nearest(list(wording.values()), words, SOFT_FROM)
+        if meaning is not None and known and wording
+        else [[0.0] * len(wording) for _ in flat]
+    )
     out = []
-    for (item, hit), parts, sense, near in zip(ordered, texts, senses, around, strict=True):
+    for (item, hit), parts in zip(ordered, texts, strict=True):
         turn = item.turn
         own = set(analyzer.analyze(person_name(turn.speaker)))
         sentences = []
-        for text, close in zip(parts, sense, strict=True):
+        for text in parts:
             held = frozenset(((set(analyzer.analyze(text)) - names) | own) & terms)
             value, when, expression = _value(what, reader, text, turn, tz)
             report = what.past and reader.reports(text, terms, analyzer)
             share = math.fsum(weight[t] for t in held) / total
+            cos = dict(zip(wording, next(near_by), strict=True))
+            soft = math.fsum(weight[t] * c for t, c in cos.items() if t not in held) / total
             sentences.append(
-                Sentence(text, held, share, text.endswith("?"), value, when, expression, report, close)
+                Sentence(text, held, share, text.endswith("?"), value, when, expression, report, soft)
             )
         theirs = not names or bool(own & names)
         held_any = frozenset().union(*(s.held for s in sentences))
-        out.append(Read(item, hit, theirs, tuple(sentences), held_any, near))
+        out.append(Read(item, hit, theirs, tuple(sentences), held_any))
     return Reading(what, tuple(weight.items()), tuple(out), known)
-
-
-def _senses(
-    question: str,
-    ordered: Sequence[tuple[Numbered, bool]],
-    texts: Sequence[Sequence[str]],
-    meaning: Meaning | None,
-) -> tuple[list[list[float]], list[float]]:
-    """Each sentence's cosine with the question, and each turn's read with the noted turn before it in its
-    session (a reply means what it answers: "Adoption agencies." after "what did you look into?"). All
-    zero without a model. One batch for all: the tokenizer reads a list faster than its texts one by one."""
-    if meaning is None:
-        return [[0.0] * len(parts) for parts in texts], [0.0] * len(texts)
-    flat = [t for parts in texts for t in parts]
-    joined = []
-    for k, (item, _) in enumerate(ordered):
-        previous = ordered[k - 1][0].turn if k else None
-        before = " ".join(texts[k - 1]) if previous and previous.session_id == item.turn.session_id else ""
-        joined.append(f"{before} {' '.join(texts[k])}".strip())
-    found = iter(meaning.similarity(question, [*flat, *joined]))
-    senses = [[next(found) for _ in parts] for parts in texts]
-    return senses, list(found)
 
 
 def rank(
@@ -462,19 +452,16 @@ def rank(
         factor = 1.0 if read_turn.theirs else scoring.other_speaker
         asking = 0.0
         top, top_score = read_turn.sentences[0], -1.0
-        # What the turn means with the one before it, as far as the model reads the question.
-        near = reading.known * scoring.meaning_around * read_turn.sense
-        # A turn holding none of the question, with nothing before it that does and nothing the model
-        # reads in it, scores nothing.
-        idle = not (read_turn.held or around or reply or near or (reading.known and scoring.meaning))
+        # A turn holding none of the question, with nothing before it that does, scores nothing.
+        idle = not (read_turn.held or around or reply)
         for sentence in () if idle else read_turn.sentences:
-            share = sentence.share
+            share = sentence.share + reading.known * scoring.soft * sentence.soft
             if sentence.asks:
                 asking = max(asking, share)
                 share *= scoring.asked
             if around and scoring.context:
                 share += scoring.context * math.fsum(weight[t] for t in around - sentence.held) / total
-            lifted = share + reply + near + reading.known * scoring.meaning * sentence.sense
+            lifted = share + reply
             score = 0.0
             if lifted:
                 said_on = what.kind == WHEN and not sentence.expression

@@ -1,12 +1,12 @@
-"""What a noted sentence means beside the words it shares with the question, for the offline answer: the
-cosine of their WordLlama embeddings ("what did Caroline research?" and "I looked into adoption agencies"
-share no term, but their vectors lean the same way).
+"""Words near in meaning, for the offline answer: a question's word that a sentence does not hold may be held
+in other words ("how many kids ..." and "my three children ..."; "what car ..." and "the new vehicle ...").
+WordLlama's static token vectors tell how near two words are.
 
 WordLlama (the ``wordllama`` wheel on PyPI) ships its model inside the wheel: a 32,000 x 256 table of static
 token vectors (``weights/l2_supercat_256.safetensors``, 16 MB) trained from the token embeddings of Llama 2
 70B and other models of the Llama 2 vocabulary, and that vocabulary's tokenizer
-(``tokenizers/l2_supercat_tokenizer_config.json``). A text's vector is the mean of its tokens' rows, made
-unit length, as WordLlama's own ``embed`` computes it. The files are read here by path: importing the
+(``tokenizers/l2_supercat_tokenizer_config.json``). A word's vector is the mean of its tokens' rows, made
+unit length, as WordLlama's own ``embed`` computes a text's. The files are read here by path: importing the
 package would set the root logger's level (its ``__init__`` calls ``logging.basicConfig``), import
 ``requests`` and ``pydantic``, and its loader falls back to a download from a model hub when a file is
 missing; reading the two files never reaches the network.
@@ -15,9 +15,10 @@ Loaded once per process, and only by the offline answer (``refind ask`` without 
 search, ``--version`` or an import of refind. Anything that keeps it from loading (the package absent, a
 file missing or unreadable) leaves the answer to its words alone: ``load`` returns None.
 
-The vocabulary is mostly English: a question in another language splits into pieces of words whose vectors
-mean little. ``known`` is the share of a text's content words the vocabulary holds whole; the answer
-weighs the cosine by it, so a question the model cannot read leaves the ranking as it was.
+The vocabulary is mostly English: a word of another language splits into pieces whose vectors mean little.
+``known`` is the share of a question's words the vocabulary holds whole or nearly; the answer weighs the
+near words by it, so a question the model cannot read leaves the ranking as it was. (The cosine of the whole
+question with a whole sentence was measured too and gained nothing held out: bench/RESULTS.md, answer8.)
 """
 
 from __future__ import annotations
@@ -63,13 +64,25 @@ class Meaning:
                     out[i] = v / norm
         return out
 
-    def similarity(self, question: str, texts: Sequence[str]) -> list[float]:
-        """The cosine of ``question`` with each of ``texts``, at least 0 (a text leaning away means as
-        little as one unrelated)."""
-        if not texts:
-            return []
-        q = self.vectors([question])[0]
-        return [max(0.0, float(c)) for c in self.vectors(texts) @ q]
+    def nearest(
+        self, wanted: Sequence[str], texts: Sequence[Sequence[str]], floor: float
+    ) -> list[list[float]]:
+        """For each of ``texts`` (each a list of words), each word of ``wanted``'s best cosine with one of
+        its words; 0 below ``floor`` (words that close are another form or a near meaning: "kids" and
+        "children" 0.87, "car" and "vehicle" 0.69; below, mostly a shared topic)."""
+        vocab = sorted({w for words in texts for w in words})
+        if not wanted or not vocab:
+            return [[0.0] * len(wanted) for _ in texts]
+        where = {w: k for k, w in enumerate(vocab)}
+        cos = self.vectors(list(wanted)) @ self.vectors(vocab).T  # (wanted, vocab)
+        out = []
+        for words in texts:
+            if not words:
+                out.append([0.0] * len(wanted))
+                continue
+            best = cos[:, [where[w] for w in words]].max(1)
+            out.append([float(b) if b >= floor else 0.0 for b in best])
+        return out
 
     def known(self, text: str, stopwords: Iterable[str] = ()) -> float:
         """The share of ``text``'s words, stop words aside, that the vocabulary holds whole or as a stem and
