@@ -243,6 +243,10 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
             [["answer_cv.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "Each rule's part in the held-out figures",
         ),
+        "ask_latency_bench": (
+            [["ask_latency_bench.py", "--rounds", "1"]],
+            "| ask --offline (this checkout) |",
+        ),
         "answer_learned": (
             [["answer_learned.py", "--locomo", str(locomo), "--longmemeval", str(lme)]],
             "## lexical: LoCoMo categories 1-4, each conversation held out",

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
 
 from refind_cli.agent import prompts
 from refind_cli.agent.answer import NOTHING_FOUND, Numbered, citation
@@ -23,6 +24,9 @@ from refind_cli.agent.events import Citation, Direct, Note
 from refind_cli.dates.timeexpr import TimeRange
 from refind_cli.records import Turn, said
 from refind_cli.text.analysis import DEFAULT_ANALYZER, Analyzer
+
+if TYPE_CHECKING:
+    from refind_cli.agent.meaning import Meaning
 
 WHEN, WHO, WHERE, NUMBER, YESNO, WHAT = "when", "who", "where", "number", "yes/no", "what"
 
@@ -92,27 +96,39 @@ class Scoring:
     # The note's hit turn: the search ranked it first among its block.
     hit_bonus: float = 0.0
     # A question's share of the terms, kept by the question itself and given to the reply after it.
-    asked: float = 0.5
+    asked: float = 1.0
     reply: float = 0.8
     # A question that names people of the chat is answered by what they said: another's sentence weighs this.
-    other_speaker: float = 0.35
+    other_speaker: float = 0.5
     # A report of the asked event scoring this share of the best sentence's score is close enough to answer.
     report_floor: float = 0.5
     # A turn is read with the turns before it in its session, up to ``reach`` turns back: the question's
     # terms they hold and the sentence does not count ``context`` of theirs ("the charity race" said, then
     # "I'm starting to realize that self-care is really important").
-    reach: int = 2
-    context: float = 0.375
+    reach: int = 3
+    context: float = 0.25
     # Bonus of a sentence whose date (its time expression's, else its message's) lies in the time the
     # question names ("camping in June").
     in_time: float = 0.3
     # A turn is also weighed by where it was said, as the search's session fusion weighs it: this share of
     # the best score in its session counts with its own.
     session: float = 0.5
+    # A question's term the sentence lacks counts this share of its weight times its best cosine with one of
+    # the sentence's words (``agent.meaning``), from ``SOFT_FROM`` ("kids" held by "children"), weighed by
+    # how much of the question the model knows.
+    soft: float = 0.25
+
+    @property
+    def reads_meaning(self) -> bool:
+        """Whether the meaning model counts: it is loaded only then."""
+        return bool(self.soft)
 
 
 SCORING = Scoring()
 QUOTES = 5
+# Words this close in WordLlama's vectors are another form or a near meaning ("kids" and "children" 0.87, "car"
+# and "vehicle" 0.69, "picture" and "photo" 0.77); below, mostly a shared topic ("doctor" and "dentist" 0.19).
+SOFT_FROM = 0.5
 # A turn is read this far for sentences: a pasted book would cost seconds of date reading for nothing.
 TURN_CHARS = 20_000
 QUOTE_CHARS = 300
@@ -318,6 +334,7 @@ class Sentence:
     when: tuple[datetime, datetime] | None  # for WHEN: the range it answers
     expression: str  # for WHEN: the time expression the range was read from ("": the message's day)
     report: bool  # for a past question: it tells of the asked event as done
+    soft: float = 0.0  # the share of the terms it lacks, held by a word near in meaning (``Scoring.soft``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,6 +355,7 @@ class Reading:
     asked: Asked
     weight: tuple[tuple[str, float], ...]  # each term's weight
     turns: tuple[Read, ...]  # in session order
+    known: float = 0.0  # the share of the question's words the meaning model knows (0: none, or no model)
 
 
 def read(
@@ -348,9 +366,10 @@ def read(
     tz: tzinfo,
     analyzer: Analyzer = DEFAULT_ANALYZER,
     doc_freq: Callable[[str], int] | None = None,
+    meaning: Meaning | None = None,
 ) -> Reading:
     """Every sentence of every noted turn: the question's ``terms`` (analysed) it holds, and the answer of
-    the asked kind in it."""
+    the asked kind in it; with ``meaning``, also the terms it holds in other words."""
     what = asked(question, analyzer.lang)
     people = frozenset(t.speaker for n in notes for t in n.turns)
     reader = _Reader(analyzer, people, tz)
@@ -366,20 +385,37 @@ def read(
     ordered = sorted(turns.values(), key=lambda v: (v[0].turn.session_id, v[0].turn.ordinal))
     weight = _weights(terms, doc_freq)
     total = math.fsum(weight.values()) or 1.0
+    texts = [_sentences(said(item.turn.speaker, item.turn.text)[:TURN_CHARS]) for item, _ in ordered]
+    known = meaning.known(question, analyzer.stopwords) if meaning is not None else 0.0
+    # The question's words by the term each reads as (a name is held by its speaker, not by a near word).
+    wording = {t: w for w in WORD_RE.findall(question) for t in analyzer.analyze(w) if t in terms}
+    wording = {t: w for t, w in wording.items() if t not in names}
+    flat = [s for parts in texts for s in parts]
+    words = [[w for w in WORD_RE.findall(s) if w.lower() not in analyzer.stopwords] for s in flat]
+    near_by = iter(
+        meaning.nearest(list(wording.values()), words, SOFT_FROM)
+        if meaning is not None and known and wording
+        else [[0.0] * len(wording) for _ in flat]
+    )
     out = []
-    for item, hit in ordered:
+    for (item, hit), parts in zip(ordered, texts, strict=True):
         turn = item.turn
         own = set(analyzer.analyze(person_name(turn.speaker)))
         sentences = []
-        for text in _sentences(said(turn.speaker, turn.text)[:TURN_CHARS]):
+        for text in parts:
             held = frozenset(((set(analyzer.analyze(text)) - names) | own) & terms)
             value, when, expression = _value(what, reader, text, turn, tz)
             report = what.past and reader.reports(text, terms, analyzer)
             share = math.fsum(weight[t] for t in held) / total
-            sentences.append(Sentence(text, held, share, text.endswith("?"), value, when, expression, report))
+            cos = dict(zip(wording, next(near_by), strict=True))
+            soft = math.fsum(weight[t] * c for t, c in cos.items() if t not in held) / total
+            sentences.append(
+                Sentence(text, held, share, text.endswith("?"), value, when, expression, report, soft)
+            )
         theirs = not names or bool(own & names)
-        out.append(Read(item, hit, theirs, tuple(sentences), frozenset().union(*(s.held for s in sentences))))
-    return Reading(what, tuple(weight.items()), tuple(out))
+        held_any = frozenset().union(*(s.held for s in sentences))
+        out.append(Read(item, hit, theirs, tuple(sentences), held_any))
+    return Reading(what, tuple(weight.items()), tuple(out), known)
 
 
 def rank(
@@ -419,7 +455,7 @@ def rank(
         # A turn holding none of the question, with nothing before it that does, scores nothing.
         idle = not (read_turn.held or around or reply)
         for sentence in () if idle else read_turn.sentences:
-            share = sentence.share
+            share = sentence.share + reading.known * scoring.soft * sentence.soft
             if sentence.asks:
                 asking = max(asking, share)
                 share *= scoring.asked

@@ -61,7 +61,7 @@ def run(
     toolbox.seen_sessions.sessions.update(n.session_id for n in more)
     meter = Meter(budget, on_event)
     if offline or config is None:
-        from refind_cli.agent import extractive  # these load the stemmer: only when the planner runs
+        from refind_cli.agent import extractive, meaning  # these load the stemmer: only when the planner runs
         from refind_cli.agent import offline as planner
         from refind_cli.text.analysis import question_analyzer
 
@@ -73,7 +73,13 @@ def run(
         reason = planner.run_planner(plan, toolbox, planner.tuning(budget.evidence_tokens))
         on_event(SearchFinished(reason, toolbox.searches, len(toolbox.notes)))
         reading = extractive.read(
-            question, plan.terms, [*more, *toolbox.notes], tz=tz, analyzer=analyzer, doc_freq=doc_freq
+            question,
+            plan.terms,
+            [*more, *toolbox.notes],
+            tz=tz,
+            analyzer=analyzer,
+            doc_freq=doc_freq,
+            meaning=meaning.load() if extractive.SCORING.reads_meaning else None,
         )
         during = extractive.time_named(plan.since, plan.until)
         found = extractive.rank(reading, speakers=speakers, during=during)
