@@ -1704,6 +1704,62 @@ def spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:
     return copy
 
 
+def member_sums(member: Path) -> tuple[int, int] | None:
+    """The CRC-32 and size that a zip's central directory holds for its member at ``member``
+    (``x.zip/folder/result.json``), nothing inflated; None for any other path (a tar's member, a nested
+    archive's, one on disk)."""
+    place = _place(member)
+    if place is None or place.folder or len(place.chain) != 1:
+        return None
+    directory = _directory(place.chain, _stamp(Path(place.chain[0])))
+    found = directory.files.get(place.name)
+    return None if found is None or directory.held is not None else (found.crc, found.size)
+
+
+def spooled_until(
+    member: Path, stack: contextlib.ExitStack, ends: Sequence[tuple[int, int, int]]
+) -> tuple[Path, int | None] | None:
+    """``spooled``, but stopped where the member's last bytes are shown to be ones an earlier reading read:
+    ``ends`` (length, CRC-32) of an earlier member's last bytes, with what they stand for (an index); where the
+    CRC-32 of the bytes before such an end, joined to that end's, is the member's whole CRC-32 (``member_sums``)
+    and the lengths add up to its size, the copy holds the bytes before it, then ``{`` (the opening its end
+    starts with, that a parser reads before it stops there). The copy and the index of the end it stops at (None:
+    the whole member copied)."""
+    import tempfile
+    import zlib
+
+    from refind_cli.importers import crc32
+
+    sums = member_sums(member)
+    if sums is None or not ends:
+        copy = spooled(member, stack)
+        return None if copy is None else (copy, None)
+    whole, size = sums
+    # By where each end begins in this member, first the shortest way in.
+    wanted = sorted((size - length, crc, index) for length, crc, index in ends if 0 < length <= size)
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="refind-")))
+    copy = folder / member.name
+    at, running, found = 0, 0, None
+    try:
+        with copy.open("wb") as out, contextlib.closing(iter_file_chunks(member)) as chunks:
+            for chunk in chunks:
+                while wanted and wanted[0][0] <= at + len(chunk):
+                    start, crc, index = wanted.pop(0)
+                    before = zlib.crc32(chunk[: start - at], running)
+                    if crc32.joined(before, crc, size - start) == whole:
+                        found, chunk = index, chunk[: start - at] + b"{"
+                        break
+                out.write(chunk)
+                if found is not None:
+                    break
+                running = zlib.crc32(chunk, running)
+                at += len(chunk)
+    except OSError:
+        copy.unlink(missing_ok=True)
+        return None
+    return copy, found
+
+
 def member_stamp(zf: zipfile.ZipFile, name: str) -> bytes:
     """What stands for a zip member's bytes in a fingerprint: the CRC-32 and size its central directory holds
     (nothing decompressed; for a listed zip, no ``ZipInfo`` made: a Slack export's 36,000 day files each have

@@ -999,7 +999,7 @@ class Walk:
         there (``JsonEvents.go_on``; ``keys`` lead to its messages); None where it did not. ``context``: what
         else the reading depends on (``fingerprint``'s), where the messages before the head depend on it: not
         read on where the earlier reading's was another."""
-        if self._grown is None or (context is not None and self._grown.context != _hashed(context)):
+        if self._grown is None or (context is not None and self._grown.context != hashed(context)):
             return None
         head = self._grown.head
         self.close()
@@ -1008,6 +1008,11 @@ class Walk:
         if passed is not None:  # else the bytes before it are not as a head's: it was not left there
             self.passed = head.items
         return passed
+
+    @property
+    def start(self) -> int | None:
+        """Where the item ``begin`` was told of begins; None where that is not told."""
+        return self._start
 
     def span(self) -> tuple[int, int] | None:
         """Where the item begins and ends in the file (its end found from its bytes where no known
@@ -1096,10 +1101,10 @@ class Walk:
         return self._with_context(self.items.fingerprint(start, end, tail))
 
     def _with_context(self, fingerprint: str) -> str:
-        return f"{fingerprint}:{_hashed(self._context)}"
+        return f"{fingerprint}:{hashed(self._context)}"
 
 
-def _hashed(context: str) -> str:
+def hashed(context: str) -> str:
     """A reading's context as fingerprints hold it (``Walk``)."""
     import xxhash
 

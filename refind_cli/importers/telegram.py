@@ -20,6 +20,7 @@ is the hash of its bytes (``jsonstream.Items``), and a dialog whose bytes an ear
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import json
@@ -31,13 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from refind_cli.errors import InputError
-from refind_cli.importers import fields, jsonstream
+from refind_cli.importers import container, crc32, fields, jsonstream
 from refind_cli.importers.container import (
     iter_file_chunks,
     member_of,
     named_file,
     named_head,
-    spooled,
     zipped_file,
 )
 from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
@@ -113,25 +113,196 @@ def read(
             on_disk: Path | None = (
                 where if entry is None and member_of(where) is None and tail is None else None
             )
-            if zipped is not None and after is None and (on_disk := _spooled(zipped, stack)) is not None:
+            spool = (
+                None
+                if zipped is None or after is not None
+                else _spooled(zipped, known, stack, lambda: read(path, tz=tz))
+            )
+            if spool is not None:
+                on_disk = spool.copy
                 chunks = iter_file_chunks(on_disk)
+                stack.callback(spool.close)
             items = jsonstream.Items(on_disk, _LISTS, known) if on_disk is not None else None
             if items is not None:
                 stack.enter_context(contextlib.closing(items))
             marks = (
                 tail.file if tail is not None and zipped else jsonstream.Span(zipped, 0) if zipped else loose
             )
-            yield from _parse(chunks, where, entry, tz, marks, tail, items)
+            # A reading that passes over dialogs, goes on from a head or stops where the member ends as an
+            # earlier one did reads in other blocks: an error is the one a whole reading meets, its place too.
+            whole = functools.partial(_whole_error, path, tz) if items is not None and known else None
+            exports = _parse(chunks, where, entry, tz, marks, tail, items, spool, whole)
+            yield from exports if whole is None else jsonstream.exact(exports, lambda: True, whole)
 
 
-def _spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:
-    """An account export's zipped ``result.json`` copied to a temporary file for as long as ``stack`` lasts
-    (``container.spooled``), so that its dialogs can be found by their bytes and passed over as a loose
-    file's are; None for a one-chat export (its marks go on from a head) or where no temporary file can be
-    written (it is then read as it streams)."""
+def _whole_error(path: Path, tz: tzinfo) -> InputError | None:
+    """The error a whole reading of the export meets first, if any."""
+    return jsonstream.whole_error(read(path, tz=tz))
+
+
+# Where a dialog's print says where it lay in a zipped account export (``_Place``): after the head it names.
+_PLACED = ".z."
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a dialog lay in a zipped account export's ``result.json``, as its print keeps it: the member's
+    CRC-32 and size (its zip's directory holds them), the dialog's index among the member's dialogs and their
+    count, where it began and the CRC-32 of the member's bytes from there on; and the chat its reading told.
+    A later member whose last bytes are those (``container.spooled_until``) holds the same dialogs there,
+    unread."""
+
+    whole: int
+    size: int
+    index: int
+    count: int
+    start: int
+    rest: int
+    chat: Chat
+
+    def text(self) -> str:
+        chat = self.chat
+        told = base64.urlsafe_b64encode(json.dumps([chat.key, chat.name, chat.kind, chat.raw]).encode())
+        fields_ = (self.whole, self.size, self.index, self.count, self.start, self.rest)
+        return _PLACED + ".".join(map(str, fields_)) + "." + told.decode()
+
+    @classmethod
+    def of(cls, fingerprint: str) -> _Place | None:
+        """The place a dialog's print keeps (its tail's, ``jsonstream.Items.fingerprint``); None where none."""
+        parts = fingerprint.split(":")
+        _, placed, text = parts[4].partition(_PLACED) if len(parts) > 5 else ("", "", "")
+        with contextlib.suppress(ValueError, TypeError):
+            *numbers, told = text.split(".") if placed else []
+            whole, size, index, count, start, rest = map(int, numbers)
+            key, name, kind, raw = map(str, json.loads(base64.urlsafe_b64decode(told)))
+            return cls(whole, size, index, count, start, rest, Chat(FORMAT, key, name, kind, raw))
+        return None
+
+
+def _with_place(place: str, _head: jsonstream.Head | None, tail: str) -> str:
+    """A print's tail (``jsonstream.Walk.printed``) with the dialog's place after it."""
+    return tail + place
+
+
+def _placed(fingerprint: str, place: str) -> str:
+    """A print with ``place`` in its tail instead of the one it held (after its head, if any)."""
+    parts = fingerprint.split(":")
+    parts[4] = parts[4].partition(_PLACED)[0] + place
+    return ":".join(parts)
+
+
+class _Spool:
+    """An account export's zipped ``result.json`` copied to a temporary file (``copy``), so that its dialogs
+    can be found by their bytes and passed over as a loose file's are; up to where the member's last bytes
+    are shown to be an earlier member's from one of its dialogs on (``at``: where that dialog begins, None
+    where the member was copied whole), whose prints say so (``_Place``): those dialogs (``rest``) are told
+    as the earlier readings told them, their bytes never inflated. ``sums``: the member's CRC-32 and size
+    (None: not a zip's member as ``container.member_sums`` reads one; no place is kept then), ``count`` its
+    dialogs (None where the copy's bytes do not tell them all)."""
+
+    def __init__(
+        self,
+        copy: Path,
+        sums: tuple[int, int] | None,
+        rest: list[tuple[str, _Place]],
+        count: int | None,
+        whole: Callable[[], Iterator[ChatExport]],
+    ) -> None:
+        self.copy = copy
+        self.sums = sums if count is not None else None
+        self.rest = rest
+        self.at = copy.stat().st_size - 1 if rest else None
+        self.count = count
+        self._crc = crc32.Running(copy)
+        self._whole = whole
+        self._reading: Iterator[ChatExport] | None = None
+
+    def place(self, index: int, start: int, chat: Chat) -> str:
+        """What the print of the dialog ``index`` that begins at ``start`` keeps of its place; "" where none."""
+        if self.sums is None or self.count is None:
+            return ""
+        whole, size = self.sums
+        rest = crc32.after(whole, self._crc.reach(start), size - start)
+        return _Place(whole, size, index, self.count, start, rest, chat).text()
+
+    def told(self, context: str) -> Iterator[ChatExport]:
+        """The dialogs from ``at`` on, as the prints of the earlier member's tell them (the reading's
+        ``context``, the account, in their prints: one read under another is read again)."""
+        for fingerprint, place in self.rest:
+            parts = fingerprint.split(":")
+            print_ = ":".join([*parts[:5], jsonstream.hashed(context)])
+            yield ChatExport(place.chat, self._later(place.chat), fingerprint=print_)
+
+    def _later(self, chat: Chat) -> Iterator[Message]:
+        """The messages of a dialog told unread, where they are asked for: the member read whole once,
+        on to the dialog (those asked for come in its order)."""
+        if self._reading is None:
+            self._reading = self._whole()
+        for export in self._reading:
+            if export.chat == chat:
+                yield from export.messages
+                return
+
+    def close(self) -> None:
+        self._crc.close()
+        if isinstance(self._reading, Generator):
+            self._reading.close()
+
+
+def _spooled(
+    member: Path,
+    known: Collection[str],
+    stack: contextlib.ExitStack,
+    whole: Callable[[], Iterator[ChatExport]],
+) -> _Spool | None:
+    """An account export's zipped ``result.json`` copied for as long as ``stack`` lasts (``_Spool``; ``whole``:
+    the export read whole, given no prints); None for a one-chat export (its marks go on from a head) or where no temporary file can be written (it is then
+    read as it streams)."""
     if not _SNIFF_ACCOUNT.search(named_head(member, RESULT, _SNIFF_BYTES)):
         return None
-    return spooled(member, stack)
+    # The earlier members' dialogs by member, then index; each end of a member whose dialogs from there on
+    # all have their prints known.
+    members: dict[tuple[int, int], dict[int, tuple[str, _Place]]] = {}
+    for fingerprint in known:
+        if (place := _Place.of(fingerprint)) is not None:
+            members.setdefault((place.whole, place.size), {})[place.index] = (fingerprint, place)
+    ends: list[tuple[int, int, int]] = []
+    rests: list[list[tuple[str, _Place]]] = []
+    for dialogs in members.values():
+        count = next(iter(dialogs.values()))[1].count
+        first = count
+        while first - 1 in dialogs and dialogs[first - 1][1].count == count:
+            first -= 1
+        for index in range(first, count):
+            place = dialogs[index][1]
+            ends.append((place.size - place.start, place.rest, len(rests)))
+            rests.append([dialogs[i] for i in range(index, count)])
+    sums = container.member_sums(member)
+    spool = container.spooled_until(member, stack, ends if sums is not None else [])
+    if spool is None:
+        return None
+    copy, found = spool
+    rest = rests[found] if found is not None else []
+    before = _dialogs_before(copy, copy.stat().st_size - 1 if rest else None)
+    if rest and before is None:  # the copy's bytes do not lead to a dialog there: the member copied whole
+        again = container.spooled(member, stack)
+        if again is None:
+            return None
+        copy, rest, before = again, [], _dialogs_before(again, None)
+    return _Spool(copy, sums, rest, None if before is None else before + len(rest), whole)
+
+
+def _dialogs_before(copy: Path, stop: int | None) -> int | None:
+    """The dialogs of the copy that begin before ``stop`` (None: all of them), where its bytes tell them
+    (``jsonstream.Items``); None where they do not (one begins at ``stop`` where given)."""
+    items = jsonstream.Items(copy, _LISTS, ())
+    with contextlib.closing(items):
+        count = 0
+        while (start := items.begin()) is not None:
+            if start == stop:
+                return count
+            count += 1
+        return count if stop is None and items.whole else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +322,13 @@ def _parse(
     marks: bool | jsonstream.Span = False,
     tail: _Tail | None = None,
     items: jsonstream.Items | None = None,
+    spool: _Spool | None = None,
+    whole: Callable[[], InputError | None] | None = None,
 ) -> Iterator[ChatExport]:
     # Closed here, not by the garbage collector: an error's traceback keeps the parser (and the open file)
     # alive in a reference cycle, and a caller that reads many bad files ran out of file descriptors.
     with contextlib.closing(chunks):
-        parser = _Parser(chunks, path, entry, tz, marks, tail, items)
+        parser = _Parser(chunks, path, entry, tz, marks, tail, items, spool, whole)
         with contextlib.closing(parser):
             yield from parser.chats()
 
@@ -202,6 +375,8 @@ class _Parser:
         marks: bool | jsonstream.Span = False,
         tail: _Tail | None = None,
         items: jsonstream.Items | None = None,
+        spool: _Spool | None = None,
+        whole: Callable[[], InputError | None] | None = None,
     ) -> None:
         # A plain function, not a bound method, makes the errors: the stream must not point back at the
         # parser (a cycle that only the garbage collector would break).
@@ -229,13 +404,20 @@ class _Parser:
         self._unnamed: int | None = None
         # An account export's dialogs: where each lies, and those read before as they are (``Items``).
         self._walk = None if items is None else jsonstream.Walk(self._events, items)
+        # A zipped account export's copy: where each dialog lies in it is kept in its print, and the dialogs
+        # from ``spool.at`` on are told unread (``_Spool``); ``_begun``: the dialogs begun so far.
+        self._spool = spool
+        self._begun = 0
+        self._rested = False
+        self._whole = whole  # the error a whole reading meets, where this one reads in other blocks
 
     def chats(self) -> Iterator[ChatExport]:
         event, _ = self._events.next()
         if event != "start_map":
             raise self._error("not a Telegram export: the top level is not a JSON object", None)
         found = yield from self._dialog("", root=True)
-        self._events.finish()
+        if not self._rested:
+            self._events.finish()
         self._gaps.warn()
         if not found:
             raise self._error('not a Telegram export: no "messages" and no "chats" list', None)
@@ -253,8 +435,15 @@ class _Parser:
         covers is passed over unparsed if its messages are not asked for."""
         meta: dict[str, Any] = {}
         walk = self._walk if item is not None else None
+        index = None
         if walk is not None:
             walk.begin()
+            if walk.start is not None and self._spool is not None:
+                if walk.start == self._spool.at:  # the earlier member's last dialogs from here on
+                    yield from self._spool.told(self._owner or "")
+                    self._rested = True
+                    return True
+                index, self._begun = self._begun, self._begun + 1
         buffered: list[Message] | None = None
         found = False
         prefix = f"{where}." if where else ""
@@ -278,14 +467,24 @@ class _Parser:
                     passed = walk.go_on([item[0], "list", None, "messages"])
                 self._unnamed = None  # in this dialog
                 messages = self._messages(f"{prefix}messages", passed)
+                if self._whole is not None:
+                    messages = jsonstream.exact(messages, lambda: True, self._whole)
                 if _announced(meta):
+                    chat = self._chat(meta, where)
+                    told = None if walk is None else walk.fingerprint(self._owner or "")
+                    place = "" if index is None or walk is None else self._place(index, walk, chat)
+                    # Its place in a zipped member kept in its print: one read before elsewhere is told anew.
+                    fingerprint = told if told is None or not place else _placed(told, place)
                     yield ChatExport(
-                        self._chat(meta, where),
+                        chat,
                         messages,
                         self._mark if root and self._marks else None,
-                        None if walk is None else walk.fingerprint(self._owner or ""),
-                        None if walk is None else walk.printed(self._keeps),
+                        fingerprint,
+                        None
+                        if walk is None
+                        else walk.printed(self._keeps, functools.partial(_with_place, place)),
                         0 if walk is None else walk.passed,
+                        formerly=told if told != fingerprint else None,
                     )
                     if (
                         walk is not None
@@ -304,6 +503,8 @@ class _Parser:
                     raise self._error(f"{key} is not an object", key)
                 found = True
                 yield from self._section(key)
+                if self._rested:
+                    return True
             elif root and key == "personal_information" and event == "start_map":
                 owner = _ident(self._events.value(event, value, key).get("user_id"))
                 self._owner = None if owner is None else f"user{owner}"
@@ -353,6 +554,8 @@ class _Parser:
                 if event != "start_map":
                     raise self._error("a dialog is not a JSON object", f"{name}.list[{index}]")
                 yield from self._dialog(f"{name}.list[{index}]", root=False, item=(name, index))
+                if self._rested:
+                    return
                 index += 1
 
     def _messages(self, where: str, passed: jsonstream.Ends | None) -> Iterator[Message]:
@@ -380,6 +583,11 @@ class _Parser:
             self._tail_chunks.close()
         if self._walk is not None:
             self._walk.close()
+
+    def _place(self, index: int, walk: jsonstream.Walk, chat: Chat) -> str:
+        """What the dialog's print keeps of where it lies in a zipped member (``_Place``); "" where nothing."""
+        start = walk.start
+        return "" if self._spool is None or start is None else self._spool.place(index, start, chat)
 
     def _keeps(self, head: jsonstream.Head) -> bool:
         """Whether a later reading of the dialog may go on from ``head``: not where a message before it has
