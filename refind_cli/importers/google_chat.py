@@ -403,6 +403,7 @@ class _Reading:
     def _events(self, chunks: Iterator[bytes]) -> jsonstream.JsonEvents:
         stream = jsonstream.Stream(chunks, _error(self.group), _RULES)
         stream.cut_after = b"}"  # read blocks end after a message where they can: the heads of the list
+        stream.cut_before = jsonstream.NEXT_OBJECT  # not after its creator's object: the next message follows
         self.events = jsonstream.JsonEvents(stream)
         return self.events
 
