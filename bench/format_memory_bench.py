@@ -148,37 +148,6 @@ def generate_grok(path: Path, n: int, per: int = 50) -> None:
         fh.write("]}\n")
 
 
-def generate_gemini_html(path: Path, n: int, per: int = 50) -> None:
-    """The texts of ``reimport_bench.generate_gemini`` as Takeout's ``MyActivity.html``: a card an entry (its
-    header, the prompt, the time as an English-locale account writes it, the reply, the products), newest
-    first, ``per`` entries a conversation."""
-    import html
-    from datetime import timedelta
-
-    texts = [text for _, _, text in chat_records(n + 1)]
-    start = datetime(2025, 1, 1, tzinfo=UTC)
-    with path.open("w", encoding="utf-8") as fh:
-        fh.write(
-            '<html><head><meta charset="UTF-8"><title>My Activity</title></head><body><div class="mdl-grid">\n'
-        )
-        for k in reversed(range(len(texts) // 2)):
-            when = start + timedelta(minutes=k + 120 * (k // per))
-            stamp = (
-                f"{when:%b} {when.day}, {when.year}, {when.hour % 12 or 12}:{when:%M:%S}\u202f{when:%p} UTC"
-            )
-            fh.write(
-                '<div class="outer-cell mdl-cell mdl-cell--12-col mdl-shadow--2dp"><div class="mdl-grid">'
-                '<div class="header-cell mdl-cell mdl-cell--12-col"><p class="mdl-typography--title">'
-                'Gemini Apps<br></p></div><div class="content-cell mdl-cell mdl-cell--6-col '
-                f'mdl-typography--body-1">Prompted&nbsp;{html.escape(texts[2 * k])}<br>{stamp}<br>'
-                f"<p>{html.escape(texts[2 * k + 1])}</p></div>"
-                '<div class="content-cell mdl-cell mdl-cell--6-col mdl-typography--body-1 '
-                'mdl-typography--text-right"></div><div class="content-cell mdl-cell mdl-cell--12-col '
-                'mdl-typography--caption"><b>Products:</b><br>&emsp;Gemini Apps<br></div></div></div>\n'
-            )
-        fh.write("</div></body></html>\n")
-
-
 def generate_instagram(root: Path, n: int) -> None:
     """Messenger's generated thread (``meta_bench``) under Instagram's folder name."""
     generate_messenger(root, n)
@@ -222,7 +191,6 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
     "line": ("[LINE] Chat with Bench.txt", generate_line),
     "claude": ("conversations.json", generate_claude),
     "grok": ("prod-grok-backend.json", generate_grok),
-    "gemini-html": ("Gemini Apps/MyActivity.html", generate_gemini_html),
     # One channel, chat or group holding every message (a reader that holds a chat to sort or name it).
     "slack-one": ("Bench Slack export.zip", functools.partial(rb.generate_slack, channels=1)),
     "teams-one": ("teams-export.zip", functools.partial(rb.generate_teams, chats=1)),

@@ -23,7 +23,8 @@ This is a script that prints figures, not a test.
 
     python bench/reimport_bench.py [--messages 1000000] [--added 1000] [--rounds 3] [--workdir bench/out]
         [--formats whatsapp telegram discord chatgpt slack telegram-account hangouts google-chat skype
-                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms imessage imessage-html teams gemini]
+                   kakaotalk-csv kakaotalk-zip telegram-account-zip sms imessage imessage-html teams gemini
+                   gemini-html]
 """
 
 from __future__ import annotations
@@ -373,6 +374,37 @@ def generate_gemini(path: Path, n: int, per: int = 50) -> None:
 
 
 # The file each format's export is (a WhatsApp chat is named by its file), and how it is made.
+def generate_gemini_html(path: Path, n: int, per: int = 50) -> None:
+    """The texts of ``generate_gemini`` as Takeout's ``MyActivity.html``: a card an entry (its
+    header, the prompt, the time as an English-locale account writes it, the reply, the products), newest
+    first, ``per`` entries a conversation."""
+    import html
+    from datetime import timedelta
+
+    texts = [text for _, _, text in chat_records(n + 1)]
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(
+            '<html><head><meta charset="UTF-8"><title>My Activity</title></head><body><div class="mdl-grid">\n'
+        )
+        for k in reversed(range(len(texts) // 2)):
+            when = start + timedelta(minutes=k + 120 * (k // per))
+            stamp = (
+                f"{when:%b} {when.day}, {when.year}, {when.hour % 12 or 12}:{when:%M:%S}\u202f{when:%p} UTC"
+            )
+            fh.write(
+                '<div class="outer-cell mdl-cell mdl-cell--12-col mdl-shadow--2dp"><div class="mdl-grid">'
+                '<div class="header-cell mdl-cell mdl-cell--12-col"><p class="mdl-typography--title">'
+                'Gemini Apps<br></p></div><div class="content-cell mdl-cell mdl-cell--6-col '
+                f'mdl-typography--body-1">Prompted&nbsp;{html.escape(texts[2 * k])}<br>{stamp}<br>'
+                f"<p>{html.escape(texts[2 * k + 1])}</p></div>"
+                '<div class="content-cell mdl-cell mdl-cell--6-col mdl-typography--body-1 '
+                'mdl-typography--text-right"></div><div class="content-cell mdl-cell mdl-cell--12-col '
+                'mdl-typography--caption"><b>Products:</b><br>&emsp;Gemini Apps<br></div></div></div>\n'
+            )
+        fh.write("</div></body></html>\n")
+
+
 def _xml_attr(text: str) -> str:
     """``text`` as SMS Backup & Restore writes an attribute: escaped, a new line and each character beyond
     the BMP (emoji) as character references (the latter as two UTF-16 halves, as the app writes them)."""
@@ -474,6 +506,7 @@ FORMATS = {
     "imessage-html": ("Bench.html", generate_imessage_html),
     "teams": ("teams-export.zip", generate_teams),
     "gemini": ("MyActivity.json", generate_gemini),
+    "gemini-html": ("Gemini Apps/MyActivity.html", generate_gemini_html),
 }
 
 
@@ -638,6 +671,7 @@ def compare(
     if not (keep and (base / "done").exists()):
         shutil.rmtree(work, ignore_errors=True)
         earlier.parent.mkdir(parents=True)
+        grown.parent.mkdir(parents=True, exist_ok=True)
         # The same generator and seed: the grown export is the earlier one with its last messages after it.
         make(earlier, messages - added)
         make(grown, messages)
