@@ -1690,18 +1690,8 @@ def spooled(member: Path, stack: contextlib.ExitStack) -> Path | None:
     ``stack`` lasts, so that its items can be found by their bytes as a loose file's are
     (``jsonstream.Items`` needs the bytes at hand, which a zip's stream does not give); None where no
     temporary file can be written (the member is then read as it streams)."""
-    import tempfile
-
-    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="refind-")))
-    copy = folder / member.name
-    try:
-        with copy.open("wb") as out:
-            for chunk in iter_file_chunks(member):
-                out.write(chunk)
-    except OSError:  # a full disk: the copy is dropped now, not when the reading ends
-        copy.unlink(missing_ok=True)
-        return None
-    return copy
+    copy = spooled_until(member, stack, ())
+    return None if copy is None else copy[0]
 
 
 def member_sums(member: Path) -> tuple[int, int] | None:
@@ -1719,32 +1709,32 @@ def member_sums(member: Path) -> tuple[int, int] | None:
 def spooled_until(
     member: Path, stack: contextlib.ExitStack, ends: Sequence[tuple[int, int, int]]
 ) -> tuple[Path, int | None] | None:
-    """``spooled``, but stopped where the member's last bytes are shown to be ones an earlier reading read:
-    ``ends`` (length, CRC-32) of an earlier member's last bytes, with what they stand for (an index); where the
-    CRC-32 of the bytes before such an end, joined to that end's, is the member's whole CRC-32 (``member_sums``)
-    and the lengths add up to its size, the copy holds the bytes before it, then ``{`` (the opening its end
-    starts with, that a parser reads before it stops there). The copy and the index of the end it stops at (None:
-    the whole member copied)."""
+    """``spooled``, stopped where the member's last bytes are shown to be an earlier member's from an item of
+    a list on: ``ends`` holds the length and CRC-32 of such last bytes (they begin with the item's ``{``), and
+    what they stand for (an index). Where the CRC-32 of the bytes before one, joined to its own, is the
+    member's CRC-32 and the lengths add up to its size (``member_sums``: nothing inflated to know them), the
+    copy holds the bytes before it, then the ``{`` a parser reads before it stops there. The copy and the index
+    of the end it stops at (None: the whole member copied); None where no copy can be written."""
     import tempfile
     import zlib
 
     from refind_cli.importers import crc32
 
-    sums = member_sums(member)
-    if sums is None or not ends:
-        copy = spooled(member, stack)
-        return None if copy is None else (copy, None)
-    whole, size = sums
-    # By where each end begins in this member, first the shortest way in.
+    sums = member_sums(member) if ends else None
+    whole, size = sums if sums is not None else (0, 0)
+    # By where each end begins in this member, the shortest way in first.
     wanted = sorted((size - length, crc, index) for length, crc, index in ends if 0 < length <= size)
     folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="refind-")))
     copy = folder / member.name
-    at, running, found = 0, 0, None
+    at, running, found, next_end = 0, 0, None, 0
     try:
         with copy.open("wb") as out, contextlib.closing(iter_file_chunks(member)) as chunks:
             for chunk in chunks:
-                while wanted and wanted[0][0] <= at + len(chunk):
-                    start, crc, index = wanted.pop(0)
+                while next_end < len(wanted) and wanted[next_end][0] < at + len(chunk):
+                    start, crc, index = wanted[next_end]
+                    next_end += 1
+                    if chunk[start - at : start - at + 1] != b"{":  # no item of a list begins there
+                        continue
                     before = zlib.crc32(chunk[: start - at], running)
                     if crc32.joined(before, crc, size - start) == whole:
                         found, chunk = index, chunk[: start - at] + b"{"
@@ -1752,9 +1742,9 @@ def spooled_until(
                 out.write(chunk)
                 if found is not None:
                     break
-                running = zlib.crc32(chunk, running)
+                running = zlib.crc32(chunk, running) if next_end < len(wanted) else running
                 at += len(chunk)
-    except OSError:
+    except OSError:  # a full disk: the copy is dropped now, not when the reading ends
         copy.unlink(missing_ok=True)
         return None
     return copy, found

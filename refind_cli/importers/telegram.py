@@ -267,7 +267,7 @@ def _spooled(
         if (place := _Place.of(fingerprint)) is not None:
             members.setdefault((place.whole, place.size), {})[place.index] = (fingerprint, place)
     ends: list[tuple[int, int, int]] = []
-    rests: list[list[tuple[str, _Place]]] = []
+    froms: list[tuple[dict[int, tuple[str, _Place]], int, int]] = []  # a member's dialogs, from, count
     for dialogs in members.values():
         count = next(iter(dialogs.values()))[1].count
         first = count
@@ -275,14 +275,14 @@ def _spooled(
             first -= 1
         for index in range(first, count):
             place = dialogs[index][1]
-            ends.append((place.size - place.start, place.rest, len(rests)))
-            rests.append([dialogs[i] for i in range(index, count)])
+            ends.append((place.size - place.start, place.rest, len(froms)))
+            froms.append((dialogs, index, count))
     sums = container.member_sums(member)
     spool = container.spooled_until(member, stack, ends if sums is not None else [])
     if spool is None:
         return None
     copy, found = spool
-    rest = rests[found] if found is not None else []
+    rest = [] if found is None else [froms[found][0][i] for i in range(*froms[found][1:])]
     before = _dialogs_before(copy, copy.stat().st_size - 1 if rest else None)
     if rest and before is None:  # the copy's bytes do not lead to a dialog there: the member copied whole
         again = container.spooled(member, stack)
