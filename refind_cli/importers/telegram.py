@@ -16,6 +16,13 @@ the reader checks them against the hash the mark holds).
 An account export exported again later has new messages in some of its dialogs: each dialog's fingerprint
 is the hash of its bytes (``jsonstream.Items``), and a dialog whose bytes an earlier reading fingerprinted
 (``known``) is passed over unparsed where the import has it already (``ingest.resume.Prints``).
+
+A zipped account export is copied to a temporary file to be walked so. Each dialog's print keeps where it lay
+in the zip's member (``_Place``: the member's CRC-32 and size, which the zip's directory holds, the dialog's
+index and the CRC-32 of the member's bytes from the dialog on). The exporter puts the dialogs with new messages
+first, so a later member ends with an earlier one's last dialogs, byte for byte: where the CRC-32 of its bytes
+before one of them, joined to the earlier CRC-32 of its bytes from there on (``crc32.joined``), is its own,
+the member is inflated and copied only up to there, and those dialogs are told as they were, unread.
 """
 
 from __future__ import annotations
