@@ -1459,12 +1459,14 @@ class Counted:
         self.last = b"\n" if start else b""  # a mark is at the end of a line
 
     def __iter__(self) -> Iterator[bytes]:
-        for chunk in self.chunks:
-            if not self.size:
-                self.utf8 = container.text_encoding(chunk).codec == "utf-8"
+        chunks = self.chunks if self.size else container.telling(self.chunks, self._told)
+        for chunk in chunks:
             self.size += len(chunk)
             self.last = chunk[-1:] or self.last
             yield chunk
+
+    def _told(self, encoding: container.Encoding) -> None:
+        self.utf8 = encoding.codec == "utf-8"
 
     @property
     def whole_lines(self) -> bool:
