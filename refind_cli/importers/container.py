@@ -1335,7 +1335,7 @@ def text_encoding(start: bytes) -> Encoding:
     ):
         if all(want is None or have == want for have, want in zip(places, nul_places, strict=True)):
             return Encoding(codec, 0)
-    return Encoding("utf-8", 0)
+    return Encoding(TWICE if _twice(start) else "utf-8", 0)
 
 
 # An ASCII start tells nothing of the bytes beyond ASCII: up to this many bytes are read for the first of
@@ -1648,14 +1648,19 @@ def utf8_chunks(
     error: ErrorMaker,
     transcoding: Callable[[], None] = lambda: None,
     legacy: bool = False,
+    part: bool = False,
 ) -> Iterator[bytes]:
     """A text file's byte chunks as UTF-8 without a BOM, for the parsers that read bytes (JSON, XML, CSV):
     UTF-8 passes through as it is, UTF-16 and 32 are decoded as they stream in (``transcoding`` is called
     first: the bytes handed on then no longer count the file's), and with ``legacy`` (a CSV: JSON is UTF-8,
     an XML file declares its encoding to its parser) a legacy code page too. Invalid UTF-16 or 32 is an
     error made by ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own
-    way."""
+    way. ``part``: the chunks are a part of a text from elsewhere than its start, whose start told UTF-8
+    (``file_encoding``): they pass through as they are, never told on their own (a part proves less)."""
     chunks = iter(chunks)
+    if part:
+        yield from chunks
+        return
     first = _enough_to_tell(chunks)
     encoding = text_encoding(first)
     if encoding.legacy and not legacy:
@@ -1697,9 +1702,11 @@ def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
 
 def file_encoding(path: Path) -> Encoding:
     """The encoding of a file's text (``text_encoding``), told from as many of its first bytes as its
-    reading tells it from (``more_to_tell``)."""
-    with contextlib.closing(iter_file_chunks(path)) as chunks:
-        return text_encoding(_enough_to_tell(chunks))
+    reading tells it from (``more_to_tell``): most texts tell it in their first few KB, read alone."""
+    size = ENCODING_BYTES
+    while len(start := read_file_part(path, 0, size)) == size and more_to_tell(start):
+        size *= 4
+    return text_encoding(start)
 
 
 def telling(chunks: Iterable[bytes], told: Callable[[Encoding], None]) -> Iterator[bytes]:
