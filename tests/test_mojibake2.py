@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from samples import JONAS
+from test_resume_import import reimported
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container, linelog
@@ -117,3 +119,27 @@ def test_text_written_once_in_windows_1252_characters_is_read_as_written() -> No
         data = f"{c} and more".encode()
         assert container.decode_text(data, "x.txt") == f"{c} and more"
     assert codecs.lookup(container.TWICE).name == container.TWICE
+
+
+# --- a part of a file -----------------------------------------------------------------------------------------
+
+_CAKE = "ðŸŽ‚ is how my old phone shows the cake"  # an emoji encoded twice, written so by a person
+
+
+def test_bytes_appended_after_a_mark_are_read_in_the_encoding_the_file_was(tmp_path: Path) -> None:
+    """The bytes after a WhatsApp chat's mark are read as the file's start told (UTF-8), not told on their
+    own: before, an appended message that proved nothing but its own bytes was read as encoded twice
+    ("🎂"). (The line logs' ``linelog.iter_text`` read them as UTF-8 already.)"""
+    old = JONAS.read_bytes()
+    line = f"26/06/2026, 19:35 - Maya: {_CAKE}\n"
+    resumed, _ = reimported(tmp_path, JONAS.name, [old, old + line.encode()], len(old))
+    assert any(_CAKE in repr(row) for row in resumed[1])
+
+
+def test_a_file_encoded_twice_leaves_no_mark_and_is_read_whole_when_it_grows(tmp_path: Path) -> None:
+    """Its bytes are not its text's: a grown file is read whole, in the encoding its start tells, so that
+    one pair appended ("Ã©", nothing on its own) is read as first written too."""
+    old = JONAS.read_text().encode(container.TWICE)
+    new = old + "26/06/2026, 19:35 - Maya: café?\n".encode(container.TWICE)
+    resumed, _ = reimported(tmp_path, JONAS.name, [old, new], None)
+    assert any("café?" in repr(row) for row in resumed[1])
