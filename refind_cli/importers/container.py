@@ -1357,12 +1357,19 @@ def more_to_tell(start: bytes) -> bool:
         return len(start) < ENCODING_SCAN
     if start[:ENCODING_BYTES].isascii() and len(start) < beyond + ENCODING_BYTES:
         return True
-    return twice_evidence(_twice_sample(start), final=False) is not None and not _twice_whole(start)
+    sample = _twice_sample(start)
+    if len(sample) >= TWICE_BYTES:
+        return False
+    # Text written once is told by its first character that is not UTF-8's bytes in Windows-1252, looked
+    # for in the sample's first 2**k bytes: the same bytes (``twice_evidence`` remembers them) while the
+    # sample grows chunk by chunk, not undone again for each (small chunks cost a square otherwise).
+    return twice_evidence(sample[: 1 << (len(sample).bit_length() - 1)], final=False) is not None
 
 
 def _beyond_ascii(start: bytes) -> int | None:
     """Where a text's first byte beyond ASCII is, among its first ``ENCODING_SCAN``."""
-    found = _BEYOND_ASCII.search(start, 0, ENCODING_SCAN)
+    head = start[:ENCODING_SCAN]
+    found = None if head.isascii() else _BEYOND_ASCII.search(head)
     return None if found is None else found.start()
 
 
@@ -1413,18 +1420,12 @@ def _twice_sample(start: bytes) -> bytes:
     return b"" if beyond is None else start[beyond : beyond + TWICE_BYTES]
 
 
-def _twice_whole(start: bytes) -> bool:
-    """Whether ``start`` (its BOM dropped) holds the whole of ``_twice_sample``."""
-    start = start.removeprefix(codecs.BOM_UTF8)
-    beyond = _beyond_ascii(start)
-    return beyond is not None and len(start) >= beyond + TWICE_BYTES
-
-
 def _twice(start: bytes) -> bool:
     """Whether UTF-8 text that starts with ``start`` (its BOM dropped) proves to be UTF-8 encoded twice
     (``TWICE``) in the bytes that tell it (``_twice_sample``): see ``TWICE_EVIDENCE``. Bytes fewer than
     those are taken for the whole text (``more_to_tell`` asks for them all where there are more)."""
-    evidence = twice_evidence(_twice_sample(start), final=not _twice_whole(start))
+    sample = _twice_sample(start)
+    evidence = twice_evidence(sample, final=len(sample) < TWICE_BYTES)
     return evidence is not None and evidence >= TWICE_EVIDENCE
 
 
