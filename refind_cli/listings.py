@@ -6,8 +6,8 @@ no ``dataclasses``."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NamedTuple
 
+from refind_cli.named import NamedTuple
 from refind_cli.records import ChatInfo
 
 

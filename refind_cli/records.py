@@ -18,7 +18,9 @@ A type used before its definition is written in quotes.
 
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
-from typing import IO, NamedTuple, Protocol
+from typing import IO, Protocol
+
+from refind_cli.named import NamedTuple
 
 # The times a message can carry, as the WhatsApp reader has them: far inside datetime's range in every zone
 # (a timeline's next bucket is still a date), and a span whose zone changes a view can sample day by day.

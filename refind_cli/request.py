@@ -12,9 +12,10 @@ and the agent hand datetimes on, never date strings, so no time of day is lost o
 # No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 from collections.abc import Iterable
 from datetime import datetime, tzinfo
-from typing import Any, NamedTuple, Self
+from typing import Any, Self
 
 from refind_cli.errors import RefindError
+from refind_cli.named import NamedTuple
 
 DEFAULT_K = 5
 DEFAULT_WINDOW = 2

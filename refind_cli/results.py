@@ -4,8 +4,9 @@ chat and a session as listed are in ``listings``, what the other operations repo
 search builds none of their classes."""
 
 # No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from refind_cli.named import NamedTuple
 from refind_cli.records import ChatInfo, Turn
 from refind_cli.request import SearchRequest
 

@@ -29,11 +29,11 @@ import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import NamedTuple
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container, csvlong, fields, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
+from refind_cli.named import NamedTuple
 from refind_cli.records import HELD, Chat, ChatExport, Kind, Mark, Message, NotResumable
 
 FORMAT = "kakaotalk"

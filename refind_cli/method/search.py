@@ -25,11 +25,12 @@ import sys
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from refind_cli.collector import collector_paused
 from refind_cli.errors import RefindError
 from refind_cli.index import INDEXED_CHARS, Matches, TurnIndex, TurnKey, analyzer_of
+from refind_cli.named import NamedTuple
 from refind_cli.records import TIMES
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn

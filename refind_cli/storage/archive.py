@@ -10,11 +10,12 @@ import contextlib
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Self
+from typing import TYPE_CHECKING, Self
 
 import apsw
 
 from refind_cli.errors import RefindError
+from refind_cli.named import NamedTuple
 from refind_cli.records import ChatInfo, HeldText, Kind
 from refind_cli.storage import raw
 from refind_cli.storage.database import (

@@ -8,11 +8,12 @@ import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import apsw
 
 from refind_cli.errors import RefindError
+from refind_cli.named import NamedTuple
 
 # A message's text of more than LONG_TEXT characters is stored apart (``schema._m040_long_texts_apart``): its
 # row's text is then an empty BLOB, which no text a person wrote is (every importer gives a str or a HeldText).

@@ -9,9 +9,9 @@ import itertools
 import operator
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
-from typing import NamedTuple
 
 from refind_cli.method import segment
+from refind_cli.named import NamedTuple
 from refind_cli.records import Kind
 from refind_cli.storage.archive import Archive, StoredSession
 from refind_cli.storage.database import run_of_seqs

@@ -14,7 +14,8 @@ is analysed and ranked exactly as before the syntax existed.
 # No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 import re
 import unicodedata
-from typing import NamedTuple
+
+from refind_cli.named import NamedTuple
 
 # A quoted phrase (with an optional "-" before it), or a run of anything else but spaces and quotes.
 _TOKEN = re.compile(r'-?"[^"]*"|[^\s"]+')

@@ -10,8 +10,8 @@ that holds the match goes through the slow word-by-word highlighter. Memory stay
 # No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 import re
 from collections.abc import Collection, Iterable, Iterator
-from typing import NamedTuple
 
+from refind_cli.named import NamedTuple
 from refind_cli.text.analysis import Analyzer, highlighter_for
 
 # A hit printed in the terminal: about one 80 x 50 screen. Longer turns are rare in real chats (none in the
