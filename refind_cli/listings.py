@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from refind_cli.named import NamedTuple
 from refind_cli.records import ChatInfo
+from refind_cli.typed import NamedTuple
 
 
 class ChatSummary(NamedTuple):

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from refind_cli.named import NamedTuple
+from refind_cli.typed import NamedTuple
 
 if TYPE_CHECKING:
     import mmap

@@ -25,12 +25,10 @@ import sys
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any
 
 from refind_cli.collector import collector_paused
 from refind_cli.errors import RefindError
 from refind_cli.index import INDEXED_CHARS, Matches, TurnIndex, TurnKey, analyzer_of
-from refind_cli.named import NamedTuple
 from refind_cli.records import TIMES
 from refind_cli.request import SearchRequest
 from refind_cli.results import Hit, SearchResult, WindowTurn
@@ -38,8 +36,13 @@ from refind_cli.storage.archive import Archive
 from refind_cli.text.analysis import Analyzer, fold, query_analyzer
 from refind_cli.text.query import parse
 from refind_cli.text.snippet import terms_in
+from refind_cli.typed import NamedTuple
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from refind_cli.dates.timeline import Timeline
 
 RRF_K = 60

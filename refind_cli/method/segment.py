@@ -22,7 +22,7 @@ import operator
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from refind_cli.named import NamedTuple
+from refind_cli.typed import NamedTuple
 
 PAIRINGS = ("burst", "exchange")
 

@@ -10,12 +10,10 @@ import contextlib
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
 
 import apsw
 
 from refind_cli.errors import RefindError
-from refind_cli.named import NamedTuple
 from refind_cli.records import ChatInfo, HeldText, Kind
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
@@ -56,8 +54,13 @@ from refind_cli.storage.schema import (
     spell_out,
     stand_in_senders,
 )
+from refind_cli.typed import NamedTuple
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Self
+
     from refind_cli.storage import written
 
 
