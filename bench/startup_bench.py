@@ -22,9 +22,10 @@ chat, a search whose hits hold an emoji (``foreword``) beside one whose hits are
 ``--installed`` also runs ``python -c pass``, ``refind --version`` and the searches as a user's install has
 them: this tree's wheel, built, and installed by pip into a venv of its own (this venv's pip, >= 25), the
 dependencies reached by a ``.pth`` path to this venv's packages; and ``--version`` as installed by the older
-pip this interpreter bundles, if it does (before 25, pip's console script imported ``re``). The editable
-install of ``make venv`` loads setuptools' finder at every start (pathlib, re, urllib.parse, ...), in
-``python -c pass`` too, which flatters ``--version``.
+pip this interpreter bundles, if it does (before 25, pip's console script imported ``re``). ``make venv``'s
+editable install is a plain path in a ``.pth`` since session 18 (before, setuptools' finder loaded pathlib, re,
+urllib.parse, ... at every start, in ``python -c pass`` too, which flattered ``--version``): the two should
+now agree.
 
 ``--where`` also tells where a cold search's CPU goes, in its own process (medians of ``--rounds``, each run
 apart): the interpreter and ``site`` before the first line of the program (the venv's ``.pth`` files, an
