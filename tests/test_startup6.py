@@ -17,24 +17,10 @@ from hypothesis import strategies as st
 from refind_cli import records, results
 from refind_cli.typed import NamedTuple, cast
 
-
-class _Typed(typing.NamedTuple):
-    """A record."""
-
-    name: str
-    count: int = 0
-    tags: tuple[str, ...] = ()
-
-    @property
-    def shown(self) -> str:
-        return f"{self.name}:{self.count}"
-
-    def bumped(self) -> _Typed:
-        return self._replace(count=self.count + 1)
-
-
-class _Lean(NamedTuple):
-    """A record."""
+# One class body under each base: typing's NamedTuple and refind_cli.typed's.
+_BODY = """
+class {name}({base}):
+    \"\"\"A record.\"\"\"
 
     name: str
     count: int = 0
@@ -42,10 +28,20 @@ class _Lean(NamedTuple):
 
     @property
     def shown(self) -> str:
-        return f"{self.name}:{self.count}"
+        return f"{{self.name}}:{{self.count}}"
 
-    def bumped(self) -> _Lean:
+    def bumped(self) -> {name}:
         return self._replace(count=self.count + 1)
+"""
+
+
+def _record(name: str, base: str) -> type:
+    scope = {"typing": typing, "NamedTuple": NamedTuple, "__name__": __name__}
+    exec(_BODY.format(name=name, base=base), scope)
+    return scope[name]
+
+
+_Typed, _Lean = _record("_Typed", "typing.NamedTuple"), _record("_Lean", "NamedTuple")
 
 
 def test_a_lean_named_tuple_is_the_class_typing_makes():
