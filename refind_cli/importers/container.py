@@ -38,7 +38,9 @@ import zlib
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any
+
+from refind_cli.typed import NamedTuple
 
 if TYPE_CHECKING:
     import mmap
