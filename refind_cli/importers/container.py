@@ -1404,12 +1404,14 @@ def _undone(text: str) -> bytes:
 # export of a few hundred messages; most formats' sniffs read as many), the same bytes for every reader.
 TWICE_BYTES = 64 << 10
 # ... and only where they prove it: every character beyond ASCII there is one of the bytes of a UTF-8
-# character read in Windows-1252, and these hold at least this many bytes beyond their characters' first
-# (``"Ã©"`` for "é" holds one, an emoji four characters and three). A person's text almost never holds a
-# character of the bytes that start one followed by those that go on one, but a name or a symbol may hold
-# one such pair by chance ("Éœ", "á\x80\x80"): that is text as written, not a proof. One emoji, or three
-# accented letters, are.
+# character read in Windows-1252. Read so, one such character is proof enough ("ÃŸ" for "ß", "â€“" for "–":
+# an English export whose one character beyond ASCII is a dash is common, a person writing "ÃŸ" is not). A
+# control character (U+0080-U+009F) among them is not how Windows-1252 reads a byte it defines, but how
+# Latin-1 does (a converter that took the text as Latin-1): a person's text may hold one by chance
+# ("Â\x80", "á\x80\x80"), so there the bytes must hold at least this many beyond their characters' first
+# (an emoji holds three, "Ã©" for "é" one).
 TWICE_EVIDENCE = 3
+_LATIN_1_CONTROLS = re.compile("[\x80-\x9f]")
 _BEYOND_ASCII_TEXT = re.compile(r"[^\x00-\x7f]+")
 
 
@@ -1428,7 +1430,9 @@ def _twice(start: bytes) -> bool:
     those are taken for the whole text (``more_to_tell`` asks for them all where there are more)."""
     sample = _twice_sample(start)
     evidence = twice_evidence(sample, final=len(sample) < TWICE_BYTES)
-    return evidence is not None and evidence >= TWICE_EVIDENCE
+    if evidence is None or evidence == 0:
+        return False
+    return evidence >= TWICE_EVIDENCE or not _LATIN_1_CONTROLS.search(sample.decode("utf-8", "ignore"))
 
 
 @functools.lru_cache(maxsize=64)  # each format's sniff asks of the same file's start
