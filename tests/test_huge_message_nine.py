@@ -32,11 +32,11 @@ from refind_cli.records import HELD, HeldText, Message, sms_written
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.archive import Archive
 
-# The app's comment, long and beyond ASCII: the chunks after it reach the reader as they are read (its
-# first chunks are joined until they tell the encoding, ``container.more_to_tell``).
+# The app's comment (beyond ASCII), then white space: the chunks after the first 4 KB reach the reader as they
+# are read (its first chunks are joined until they tell the encoding, ``container.more_to_tell``).
 _HEAD = (
     "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n"
-    f'<!--File Created By SMS Backup & Restore, Mañana {"x" * 4096}-->\n<smses count="{{}}">\n'
+    f'<!--File Created By SMS Backup & Restore, mañana-->\n<smses count="{{}}">{" " * 4096}\n'
 )
 
 
