@@ -120,6 +120,20 @@ def test_a_backup_cut_short_inside_a_long_body_says_so(tmp_path: Path):
         _read(path)
 
 
+def test_an_error_after_long_bodies_is_placed_as_in_the_file(tmp_path: Path):
+    # The parser does not read the bodies cut out: the columns after them on their line are counted again.
+    body = _app_written("é😀 " + WORDS * 30_000)
+    path = tmp_path / "sms-1.xml"
+    path.write_text(_HEAD.format(2) + f"  {_row(1, body)} {_row(2, body)} <sms body=x/>\n</smses>\n")
+    errors = []
+    for long_tag in (sms._LONG_TAG, 1 << 30):  # cut, and read whole as before
+        with pytest.MonkeyPatch.context() as patch, pytest.raises(InputError) as caught:
+            patch.setattr(sms, "_LONG_TAG", long_tag)
+            _read(path)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "line 4, column " in errors[0], errors
+
+
 # A body's pieces: as the app writes them, and written otherwise (a reference it does not write, a character
 # it writes as a reference, white space the parser reads as a space), which the reader hands on as written.
 _WRITTEN = st.sampled_from(["word", " ", "é", "❤️", "&amp;", "&lt;", "&gt;", "&quot;", "&#39;", "&#10;"])

@@ -114,7 +114,7 @@ _MMS = re.compile(rb"<mms[\s/>]")
 # A start tag that runs this many bytes past its "<" is looked at before the parser reads on: an SMS row's body
 # open there is cut out and held (``_Reader.pieces``).
 _LONG_TAG = timespool.LONG
-# An SMS row's start tag up to its body's value, where the body is still open.
+# An SMS row's start tag up to its body's value.
 _BODY_OPEN = re.compile(rb'<sms(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|\'[^\']*\'))*\s+body\s*=\s*"')
 # How a held body is written in its record: the form the archive's cut finds it by, and ``HELD`` so. The
 # record must not hold ``HELD`` as the JSON forms before it write it: the cut would take that form.
@@ -207,15 +207,15 @@ def _character(m: re.Match[str]) -> str:
     return chr(code) if 0x10000 <= code <= 0x10FFFF else m.group()
 
 
-def _read_back(written: bytes | bytearray) -> str | None:
+def _read_back(written: bytes | bytearray) -> tuple[str, int] | None:
     """The text of a piece of a body's value, where the piece is exactly what ``_WRITE`` writes of it (so a
-    parser reads it as that text); None where it is not."""
+    parser reads it as that text), and the characters written; None where it is not."""
     try:
         value = written.decode()
     except UnicodeDecodeError:  # the parser names it
         return None
     text = _REFERENCE.sub(_character, value) if "&" in value else value
-    return None if _UNREAD.search(text) or _WRITE(text) != value else text
+    return None if _UNREAD.search(text) or _WRITE(text) != value else (text, len(value))
 
 
 def _settled(data: bytearray) -> int:
@@ -373,6 +373,9 @@ class _Reader:
         # The bodies cut out of the bytes the parser reads (``pieces``), in order: where each was cut in those
         # bytes, and where it lies in the spool's file, its bytes and its characters.
         self.cuts: list[tuple[int, int, int, int]] = []
+        # And where the parser counted each one's start (its line and column) and its characters as written:
+        # the parser counts the columns after it on that line as many fewer (``error``).
+        self.moved: list[tuple[int, int, int]] = []
         self.pending: (
             tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | dict[str, str] | None
         )
@@ -405,7 +408,9 @@ class _Reader:
 
     def error(self, what: str) -> InputError:
         p = self.parser
-        return InputError(self.path, what, f"line {p.CurrentLineNumber}, column {p.CurrentColumnNumber + 1}")
+        line, column = p.CurrentLineNumber, p.CurrentColumnNumber
+        column += sum(written for at, start, written in self.moved if at == line and start <= column)
+        return InputError(self.path, what, f"line {line}, column {column + 1}")
 
     def feed(self, chunks: Iterator[bytes]) -> None:
         parse = self.parser.Parse
@@ -453,58 +458,78 @@ class _Reader:
             back = None
             if chunk is None:
                 break
-            lt = chunk.rfind(b"<")
-            if lt >= 0:
-                passing = False
-                if since:
-                    yield since
-                    since = bytearray()
-                with memoryview(chunk) as view:
-                    yield view[:lt]
-                    since += view[lt:]
-            elif passing:
-                yield chunk
+            first = chunk.find(b"<")
+            before = chunk if first < 0 else chunk[:first]  # the tag ``since`` holds goes on there
+            if passing:
+                yield before
             else:
-                since += chunk
+                since += before
                 if len(since) > _LONG_TAG:
                     at = self._body_at(since)
                     if at is None:
                         passing = True
                         yield since
                     else:
-                        yield since[:at]
-                        back, passing = yield from self._body(since[at:], chunks)
+                        head, data = since[:at], since[at:]
+                        yield head
+                        if first >= 0:
+                            data += memoryview(chunk)[first:]
+                        back, passing = yield from self._body(data, chunks, self._after(head))
                     since = bytearray()
+                    if at is not None:
+                        continue
+            if first < 0:
+                continue
+            passing = False
+            if since:
+                yield since
+                since = bytearray()
+            last = chunk.rfind(b"<")
+            with memoryview(chunk) as view:
+                yield view[first:last]
+                since += view[last:]
         if since:
             yield since
 
     def _body_at(self, tag: bytearray) -> int | None:
         """Where the value of ``tag``'s body begins, where ``tag`` is the start of an SMS row's tag (in the
-        root, not in an MMS) whose body is still open; else None."""
+        root, not in an MMS) that holds one; else None."""
         if not self.root or self.mms_depth:
             return None
         m = _BODY_OPEN.match(tag)
-        return m.end() if m is not None and tag.find(b'"', m.end()) < 0 else None
+        return None if m is None else m.end()
+
+    def _after(self, head: bytearray) -> tuple[int, int]:
+        """Where the parser counts the end of ``head``, a start tag's first bytes it just read: its line, and
+        its column in characters as written."""
+        text, p = head.decode(), self.parser
+        lines = text.count("\n")
+        if lines:
+            return p.CurrentLineNumber + lines, len(text) - text.rfind("\n") - 1
+        return p.CurrentLineNumber, p.CurrentColumnNumber + len(text)  # the parser is at the tag's "<"
 
     def _body(
-        self, data: bytearray, chunks: Iterator[bytes]
+        self, data: bytearray, chunks: Iterator[bytes], where: tuple[int, int]
     ) -> Generator[bytes, None, tuple[bytes | bytearray, bool]]:
         """An open body's value read into the spool, from ``data`` and the chunks after it, up to its closing
         quote, each piece checked to be as ``_WRITE`` writes its text (``_read_back``): the bytes from the
-        quote on are returned, and the cut is noted (``cuts``) for the row's end. A piece written otherwise
+        quote on are returned, and the cut is noted for the row's end (``cuts``) and for the parser's columns
+        after it (``moved``; ``where`` it begins). A piece written otherwise
         (or the file's end inside it): the value read so far is handed to the parser as it was (written again
         from its text, which is those bytes), and the bytes from the piece on are returned, with True."""
         self.flat = False  # the parser's positions are no longer the file's
         position = self.base + len(self.buf)  # the bytes handed to the parser so far
         spool = self.spool
-        at = size = chars = 0
+        at = size = chars = written = 0
         while True:
             quote = data.find(b'"')
             end = quote if quote >= 0 else _settled(data)
-            text = _read_back(data[:end])
-            if text is None:
+            read = _read_back(data[:end])
+            if read is None:
                 yield from self._written_again(at, size)
                 return data, True
+            text, length = read
+            written += length
             if text:
                 encoded = text.encode()
                 put = spool.put(encoded)
@@ -513,6 +538,7 @@ class _Reader:
                 chars += len(text)
             if quote >= 0:
                 self.cuts.append((position, at, size, chars))
+                self.moved.append((*where, written))
                 return data[quote:], False
             chunk = next(chunks, None)
             if chunk is None:
