@@ -49,10 +49,10 @@ def _halves(code: int) -> str:
     return f"&#{0xD800 + ((code - 0x10000) >> 10)};&#{0xDC00 + ((code - 0x10000) & 0x3FF)};"
 
 
-def _row(i: int, body: str, subject: str = "null") -> str:
+def _row(i: int, body: str, subject: str = "null", after: str = "") -> str:
     return (
         f'<sms protocol="0" address="+49 170 5550101" date="{1790000000000 + i * 1000}" type="{1 + i % 2}"'
-        f' subject="{subject}" body="{body}" read="1" contact_name="Oma" />'
+        f' subject="{subject}" body="{body}"{after} read="1" contact_name="Oma" />'
     )
 
 
@@ -145,7 +145,7 @@ _OTHERWISE = st.sampled_from(["&#233;", "'", ">", "\t", "\n", "&#13;", "&#128512
 def _bodies(draw: st.DrawFn) -> tuple[str, str]:
     """A row's written body and its subject."""
     written = st.one_of(_WRITTEN, _WRITTEN, _EMOJI)
-    pieces = draw(st.lists(written, min_size=8, max_size=40))
+    pieces = draw(st.lists(written, min_size=draw(st.sampled_from([0, 8, 8])), max_size=40))
     if draw(st.integers(0, 3)) == 0:  # written otherwise somewhere
         pieces.insert(draw(st.integers(0, len(pieces))), draw(_OTHERWISE))
     return "".join(pieces), draw(st.sampled_from(["null", "null", "null", "Re: &amp;"]))
@@ -163,16 +163,17 @@ def _chunked(size: int) -> object:
 @given(
     rows=st.lists(_bodies(), min_size=1, max_size=4),
     mms=st.booleans(),
+    after=st.sampled_from(["", "", ' service_center="' + "x" * 80 + '"']),
     chunk=st.integers(1, 40),
     past_body=st.integers(0, 30),
 )
 def test_sms_bodies_held_in_part_read_as_read_whole(
-    rows: list[tuple[str, str]], mms: bool, chunk: int, past_body: int
+    rows: list[tuple[str, str]], mms: bool, after: str, chunk: int, past_body: int
 ):
     """With tiny thresholds (a tag long 0-30 bytes past its body's start, a text held past 10 characters)
     and chunks of 1-40 bytes: each message is the message read whole, its held record rebuilt exactly; an
-    MMS row's long text is never cut."""
-    records = [_row(i, body, subject) for i, (body, subject) in enumerate(rows)]
+    MMS row's long text is never cut; nor is a long attribute after a body (``after``)."""
+    records = [_row(i, body, subject, after) for i, (body, subject) in enumerate(rows)]
     if mms:
         text = rows[0][0]
         records.append(
