@@ -25,7 +25,7 @@ begin with those bytes is read without parsing them (``_Reader.route``), and its
 Positions and hashes are of the bytes the parser reads (UTF-8, references repaired), not the file's.
 
 A body of megabytes (a pasted log, a hostile file) is never held: where a start tag runs past ``_LONG_TAG``
-bytes, an SMS row's open ``body`` value is cut out of the bytes the parser reads, checked to be written as the
+bytes, an SMS row's ``body`` value is cut out of the bytes the parser reads, checked to be written as the
 app writes it (``records.sms_written``, a form of the archive's cut of a record) and read into the time spool
 as it comes; the message's text is given held in its file (``HeldText``), its record holding the body as
 ``sms_written(HELD)`` writes it. A body written otherwise is handed to the parser as it was. A backup read so
@@ -127,6 +127,8 @@ _JSON_HELD = "\\u0000"
 _REFERENCE = re.compile(r"&(amp|lt|gt|quot|#\d{1,7});")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "#39": "'", "#10": "\n"}
 _UNREAD = re.compile("[\x00-\x09\x0b-\x1f\ud800-\udfff\ufffe\uffff]")
+# What ``_WRITE`` never writes as it is: a value holding one is not its writing.
+_UNWRITTEN = re.compile("[<>'\x00-\x1f\ud800-\udfff\ufffe\uffff\U00010000-\U0010ffff]")
 # The longest reference ``_WRITE`` writes (``&#1114111;``), and then some: one cut by a piece's end waits.
 _LONGEST_REFERENCE = 12
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -213,6 +215,8 @@ def _read_back(written: bytes | bytearray) -> tuple[str, int] | None:
     try:
         value = written.decode()
     except UnicodeDecodeError:  # the parser names it
+        return None
+    if _UNWRITTEN.search(value):  # told at once, where writing the text to compare costs a call an emoji
         return None
     text = _REFERENCE.sub(_character, value) if "&" in value else value
     return None if _UNREAD.search(text) or _WRITE(text) != value else (text, len(value))
@@ -511,12 +515,12 @@ class _Reader:
     def _body(
         self, data: bytearray, chunks: Iterator[bytes], where: tuple[int, int]
     ) -> Generator[bytes, None, tuple[bytes | bytearray, bool]]:
-        """An open body's value read into the spool, from ``data`` and the chunks after it, up to its closing
-        quote, each piece checked to be as ``_WRITE`` writes its text (``_read_back``): the bytes from the
-        quote on are returned, and the cut is noted for the row's end (``cuts``) and for the parser's columns
-        after it (``moved``; ``where`` it begins). A piece written otherwise
-        (or the file's end inside it): the value read so far is handed to the parser as it was (written again
-        from its text, which is those bytes), and the bytes from the piece on are returned, with True."""
+        """A body's value read into the spool, from ``data`` and the chunks after it, up to its closing quote,
+        each piece checked to be as ``_WRITE`` writes its text (``_read_back``): the bytes from the quote on are
+        returned, and the cut is noted for the row's end (``cuts``) and for the parser's columns after it
+        (``moved``; ``where`` it begins). A piece written otherwise (or the file's end inside the value): the
+        value read so far is handed to the parser as it was (written again from its text, which is those
+        bytes), and the bytes from the piece on are returned, with True."""
         self.flat = False  # the parser's positions are no longer the file's
         position = self.base + len(self.buf)  # the bytes handed to the parser so far
         spool = self.spool
