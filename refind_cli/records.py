@@ -16,10 +16,18 @@ a field at load, ~1.4 ms of a cold search for their 90 fields (bench/RESULTS.md,
 A type used before its definition is written in quotes.
 """
 
+from __future__ import annotations
+
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
-from typing import IO, NamedTuple, Protocol
+
+from refind_cli.typed import NamedTuple, Protocol
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
 
 # The times a message can carry, as the WhatsApp reader has them: far inside datetime's range in every zone
 # (a timeline's next bucket is still a date), and a span whose zone changes a view can sample day by day.
@@ -56,7 +64,7 @@ def html_written(text: str) -> str:
 _ASTRAL = "[\U00010000-\U0010ffff]"
 
 
-def _reference(m: "re.Match[str]") -> str:
+def _reference(m: re.Match[str]) -> str:
     return f"&#{ord(m.group())};"
 
 

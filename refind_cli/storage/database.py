@@ -8,7 +8,6 @@ import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, cast
 
 import apsw
 
@@ -19,6 +18,12 @@ from refind_cli.errors import RefindError
 from refind_cli.records import LONG_TEXT as LONG_TEXT
 from refind_cli.records import TIMES, Kind
 from refind_cli.storage.home import ensure_home
+from refind_cli.typed import NamedTuple, cast
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
 
 
 def apart(text: str = "text") -> str:
@@ -29,11 +34,12 @@ def apart(text: str = "text") -> str:
 
 # apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
 # once, next to the SQL (``shape`` is only read by the type checker).
-Row = TypeVar("Row", bound=tuple[Any, ...])
+if TYPE_CHECKING:
+    Row = TypeVar("Row", bound=tuple[Any, ...])
 
 
 def fetch_all(cursor: apsw.Cursor, shape: type[Row]) -> list[Row]:
-    return cast(list[Row], cursor.fetchall())
+    return cast("list[Row]", cursor.fetchall())
 
 
 def fetch_one(cursor: apsw.Cursor, shape: type[Row]) -> Row | None:
@@ -42,7 +48,7 @@ def fetch_one(cursor: apsw.Cursor, shape: type[Row]) -> Row | None:
 
 def fetch_first(cursor: apsw.Cursor, shape: type[Row]) -> Row:
     """The row a query always has: an aggregate's, or one of a key the caller holds."""
-    return cast(Row, cursor.fetchone())
+    return cast("Row", cursor.fetchone())
 
 
 @contextlib.contextmanager
