@@ -126,13 +126,18 @@ def kakao_csv_last(folder: Path, mb: int, _after: int) -> Path:
 
 
 def _pasted_export(
-    path: Path, mb: int, who: tuple[str, str], message: str, around: tuple[str, str, str]
+    path: Path,
+    mb: int,
+    who: tuple[str, str],
+    message: str,
+    around: tuple[str, str, str],
+    written: Callable[[str], str] = str,
 ) -> Path:
     """An export of three messages, the middle one ``who[1]``'s pasted log, the others ``who[0]``'s: each
-    ``message`` formatted with its number, sender and text; ``around``: what comes before them, between
-    two, after them."""
+    ``message`` formatted with its number, sender and text (as ``written`` writes it); ``around``: what comes
+    before them, between two, after them."""
     head, between, tail = around
-    texts = [(who[0], "hi"), (who[1], _lines(mb).rstrip()), (who[0], "ok")]
+    texts = [(who[0], "hi"), (who[1], written(_lines(mb).rstrip())), (who[0], "ok")]
     path.write_text(
         head + between.join(message.format(i=i, who=w, text=t) for i, (w, t) in enumerate(texts)) + tail
     )
@@ -166,6 +171,24 @@ def imessage_html_lines(folder: Path, mb: int, _after: int) -> Path:
         ("Jack", "Me"),
         message,
         ('<html>\n<meta charset="UTF-8">\n\n', "", "</html>\n"),
+    )
+
+
+def sms_lines(folder: Path, mb: int, _after: int) -> Path:
+    """An SMS Backup & Restore backup whose middle row (a message sent) is a pasted log, its line breaks
+    written as the app writes them (session 18)."""
+    message = (
+        '  <sms protocol="0" address="+15550001" date="170678{i}000000" type="{who}" subject="null" '
+        'body="{text}" read="1" status="-1" locked="0" date_sent="0" contact_name="Jack" />\n'
+    )
+    head = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n<smses count=\"3\" type=\"full\">\n"
+    return _pasted_export(
+        folder / "sms-20240201.xml",
+        mb,
+        ("1", "2"),
+        message,
+        (head, "", "</smses>\n"),
+        lambda text: text.replace("\n", "&#10;"),
     )
 
 
@@ -226,6 +249,7 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
     "sigtop, lines": sigtop_lines,
     "iMessage TXT, lines": imessage_lines,
     "iMessage HTML, lines": imessage_html_lines,
+    "SMS XML, lines": sms_lines,
     "Discord package CSV, lines": discord_csv_lines,
     "Telegram, between": tg_between,
 }

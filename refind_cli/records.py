@@ -18,6 +18,7 @@ A type used before its definition is written in quotes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 
@@ -55,6 +56,34 @@ def html_written(text: str) -> str:
         .replace('"', "&quot;")
         .replace("\x00", "&#0;")
     )
+
+
+# A character beyond the BMP (an emoji), which SMS Backup & Restore writes as a character reference: as one
+# after ``importers.sms`` joins the two it writes (its UTF-16 halves). A pattern string, compiled on first use
+# (``re`` keeps it): a command that never writes a record does not compile it.
+_ASTRAL = "[\U00010000-\U0010ffff]"
+
+
+def _reference(m: re.Match[str]) -> str:
+    return f"&#{ord(m.group())};"
+
+
+def sms_written(text: str) -> str:
+    """A text as SMS Backup & Restore writes an attribute's value, as ``importers.sms`` hands it to its parser:
+    ``& < > " '`` and a line break as ``&amp; &lt; &gt; &quot; &#39; &#10;``, a character beyond the BMP as
+    its decimal reference, and NUL as ``&#00;``, which no XML holds (a parser refuses a reference to NUL, and
+    the reader makes ``&#0;`` U+FFFD): a record holding ``HELD`` so is told from every text it holds. A form
+    of ``storage.raw``'s (``FORMS``), shared with the reader that holds a body so (``importers.sms``)."""
+    text = (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+        .replace("\n", "&#10;")
+        .replace("\x00", "&#00;")
+    )
+    return text if text.isascii() else re.sub(_ASTRAL, _reference, text)
 
 
 class HeldText:

@@ -23,10 +23,18 @@ reading leaves a mark (``Mark.each``: the file's, for all its threads) holding e
 and a hash, the SMS rows' and the MMS rows', and each thread's state after them: a later backup whose parts
 begin with those bytes is read without parsing them (``_Reader.route``), and its threads take up that state.
 Positions and hashes are of the bytes the parser reads (UTF-8, references repaired), not the file's.
+
+A body of megabytes (a pasted log, a hostile file) is never held: where a start tag runs past ``_LONG_TAG``
+bytes, an SMS row's ``body`` value is cut out of the bytes the parser reads, checked to be written as the
+app writes it (``records.sms_written``, a form of the archive's cut of a record) and read into the time spool
+as it comes; the message's text is given held in its file (``HeldText``), its record holding the body as
+``sms_written(HELD)`` writes it. A body written otherwise is handed to the parser as it was. A backup read so
+leaves no mark: the parser's positions are no longer the file's.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import json
@@ -46,7 +54,17 @@ from refind_cli.errors import InputError, InputWarning
 from refind_cli.importers import fields, timespool
 from refind_cli.importers.container import iter_file_chunks, member_of, named_head, utf8_chunks
 from refind_cli.importers.timespool import TimeSpool
-from refind_cli.records import Chat, ChatExport, Kind, Mark, Message, NotResumable
+from refind_cli.records import (
+    HELD,
+    LONG_TEXT,
+    Chat,
+    ChatExport,
+    Kind,
+    Mark,
+    Message,
+    NotResumable,
+    sms_written,
+)
 
 FORMAT = "sms"
 
@@ -93,6 +111,26 @@ _CARRY = 24
 # A row's start tag, and an MMS row's: where a grown backup's parts are found before they are parsed.
 _ROW = re.compile(rb"<[sm]ms[\s/>]")
 _MMS = re.compile(rb"<mms[\s/>]")
+# A start tag that runs this many bytes past its "<" is looked at before the parser reads on: an SMS row's body
+# open there is cut out and held (``_Reader.pieces``).
+_LONG_TAG = timespool.LONG
+# An SMS row's start tag up to its body's value.
+_BODY_OPEN = re.compile(rb'<sms(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|\'[^\']*\'))*\s+body\s*=\s*"')
+# How a held body is written in its record: the form the archive's cut finds it by, and ``HELD`` so. The
+# record must not hold ``HELD`` as the JSON forms before it write it: the cut would take that form.
+_WRITE = sms_written
+_HELD_WRITTEN = _WRITE(HELD)
+_JSON_HELD = "\\u0000"
+# The references ``_WRITE`` writes, read back (any other is left as written, and the body then differs from
+# what ``_WRITE`` writes of it); the characters a parser does not read back as ``_WRITE`` writes them (tab
+# and CR, which it reads as a space; those XML forbids).
+_REFERENCE = re.compile(r"&(amp|lt|gt|quot|#\d{1,7});")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "#39": "'", "#10": "\n"}
+_UNREAD = re.compile("[\x00-\x09\x0b-\x1f\ud800-\udfff\ufffe\uffff]")
+# What ``_WRITE`` never writes as it is: a value holding one is not its writing.
+_UNWRITTEN = re.compile("[<>'\x00-\x1f\ud800-\udfff\ufffe\uffff\U00010000-\U0010ffff]")
+# The longest reference ``_WRITE`` writes (``&#1114111;``), and then some: one cut by a piece's end waits.
+_LONGEST_REFERENCE = 12
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 
@@ -159,6 +197,49 @@ def repaired(chunks: Iterator[bytes]) -> Iterator[bytes]:
         yield _repair(carry)
 
 
+# --- long bodies -------------------------------------------------------------------------------------
+
+
+def _character(m: re.Match[str]) -> str:
+    name = m.group(1)
+    named = _NAMED.get(name)
+    if named is not None:
+        return named
+    code = int(name[1:]) if name[0] == "#" else -1
+    return chr(code) if 0x10000 <= code <= 0x10FFFF else m.group()
+
+
+def _read_back(written: bytes | bytearray) -> tuple[str, int] | None:
+    """The text of a piece of a body's value, where the piece is exactly what ``_WRITE`` writes of it (so a
+    parser reads it as that text), and the characters written; None where it is not."""
+    try:
+        value = written.decode()
+    except UnicodeDecodeError:  # the parser names it
+        return None
+    if _UNWRITTEN.search(value):  # told at once, where writing the text to compare costs a call an emoji
+        return None
+    text = _REFERENCE.sub(_character, value) if "&" in value else value
+    return None if _UNREAD.search(text) or _WRITE(text) != value else (text, len(value))
+
+
+def _settled(data: bytearray) -> int:
+    """Where the bytes of ``data`` that can be read now end: before a reference or a UTF-8 character its end
+    cuts in two, which waits for the bytes after it."""
+    end = len(data)
+    amp = data.rfind(b"&", max(0, end - _LONGEST_REFERENCE))
+    if amp >= 0 and data.find(b";", amp) < 0:
+        end = amp
+    for back in range(1, min(4, end) + 1):
+        byte = data[end - back]
+        if byte < 0x80:
+            break
+        if byte >= 0xC0:  # a character's first byte: 2, 3 or 4 bytes
+            if (2 if byte < 0xE0 else 3 if byte < 0xF0 else 4) > back:
+                end -= back
+            break
+    return end
+
+
 # --- reading -----------------------------------------------------------------------------------------
 
 
@@ -217,7 +298,10 @@ def _messages(spool: TimeSpool, group: int) -> Iterator[Message]:
     then the message's other fields."""
     epoch, us = _EPOCH, _US
     for record in spool.given(group):
-        yield Message(epoch + us * record[0], *record[1:])
+        if type(record[2]) is tuple:  # a body held in the spool's file: (where, bytes, characters)
+            yield Message(epoch + us * record[0], record[1], spool.held(*record[2]), *record[3:])
+        else:
+            yield Message(epoch + us * record[0], *record[1:])
 
 
 def _us(when: datetime) -> int:
@@ -290,6 +374,12 @@ class _Reader:
         self.buf = bytearray()
         self.base = 0
         self.row_start: int | None = None
+        # The bodies cut out of the bytes the parser reads (``pieces``), in order: where each was cut in those
+        # bytes, and where it lies in the spool's file, its bytes and its characters.
+        self.cuts: list[tuple[int, int, int, int]] = []
+        # And where the parser counted each one's start (its line and column) and its characters as written:
+        # the parser counts the columns after it on that line as many fewer (``error``).
+        self.moved: list[tuple[int, int, int]] = []
         self.pending: (
             tuple[dict[str, str], list[dict[str, Any]], list[dict[str, str]]] | dict[str, str] | None
         )
@@ -322,13 +412,15 @@ class _Reader:
 
     def error(self, what: str) -> InputError:
         p = self.parser
-        return InputError(self.path, what, f"line {p.CurrentLineNumber}, column {p.CurrentColumnNumber + 1}")
+        line, column = p.CurrentLineNumber, p.CurrentColumnNumber
+        column += sum(written for at, start, written in self.moved if at == line and start <= column)
+        return InputError(self.path, what, f"line {line}, column {column + 1}")
 
     def feed(self, chunks: Iterator[bytes]) -> None:
         parse = self.parser.Parse
         buf = self.buf
         try:
-            for chunk in chunks:
+            for chunk in self.pieces(chunks):
                 buf += chunk
                 parse(chunk, False)
                 if self.row_start is not None:
@@ -357,6 +449,113 @@ class _Reader:
         # the messages are given from the spool, and nothing asks the parser where it is any more.
         self.buf = bytearray()
         del self.parser
+
+    def pieces(self, chunks: Iterator[bytes]) -> Iterator[bytes | bytearray | memoryview]:
+        """The bytes the parser reads: ``chunks`` less each long SMS body's value (``_body``). The bytes from
+        a chunk's last "<" on wait for the next "<", or until they are ``_LONG_TAG`` long: a long tag is then
+        looked at before the parser reads it."""
+        since = bytearray()  # from the last "<" on, not handed on yet
+        passing = False  # in a long tag that is not a body's: handed on as it comes, up to the next "<"
+        back: bytes | bytearray | None = None  # what a body's reading left of the bytes it took
+        while True:
+            chunk: bytes | bytearray | None = back if back is not None else next(chunks, None)
+            back = None
+            if chunk is None:
+                break
+            first = chunk.find(b"<")
+            before = chunk if first < 0 else chunk[:first]  # the tag ``since`` holds goes on there
+            if passing:
+                yield before
+            else:
+                since += before
+                if len(since) > _LONG_TAG:
+                    at = self._body_at(since)
+                    if at is None:
+                        passing = True
+                        yield since
+                    else:
+                        head, data = since[:at], since[at:]
+                        yield head
+                        if first >= 0:
+                            data += memoryview(chunk)[first:]
+                        back, passing = yield from self._body(data, chunks, self._after(head))
+                    since = bytearray()
+                    if at is not None:
+                        continue
+            if first < 0:
+                continue
+            passing = False
+            if since:
+                yield since
+                since = bytearray()
+            last = chunk.rfind(b"<")
+            with memoryview(chunk) as view:
+                yield view[first:last]
+                since += view[last:]
+        if since:
+            yield since
+
+    def _body_at(self, tag: bytearray) -> int | None:
+        """Where the value of ``tag``'s body begins, where ``tag`` is the start of an SMS row's tag (in the
+        root, not in an MMS) that holds one; else None."""
+        if not self.root or self.mms_depth:
+            return None
+        m = _BODY_OPEN.match(tag)
+        return None if m is None else m.end()
+
+    def _after(self, head: bytearray) -> tuple[int, int]:
+        """Where the parser counts the end of ``head``, a start tag's first bytes it just read: its line, and
+        its column in characters as written."""
+        text, p = head.decode(), self.parser
+        lines = text.count("\n")
+        if lines:
+            return p.CurrentLineNumber + lines, len(text) - text.rfind("\n") - 1
+        return p.CurrentLineNumber, p.CurrentColumnNumber + len(text)  # the parser is at the tag's "<"
+
+    def _body(
+        self, data: bytearray, chunks: Iterator[bytes], where: tuple[int, int]
+    ) -> Generator[bytes, None, tuple[bytes | bytearray, bool]]:
+        """A body's value read into the spool, from ``data`` and the chunks after it, up to its closing quote,
+        each piece checked to be as ``_WRITE`` writes its text (``_read_back``): the bytes from the quote on are
+        returned, and the cut is noted for the row's end (``cuts``) and for the parser's columns after it
+        (``moved``; ``where`` it begins). A piece written otherwise (or the file's end inside the value): the
+        value read so far is handed to the parser as it was (written again from its text, which is those
+        bytes), and the bytes from the piece on are returned, with True."""
+        self.flat = False  # the parser's positions are no longer the file's
+        position = self.base + len(self.buf)  # the bytes handed to the parser so far
+        spool = self.spool
+        at = size = chars = written = 0
+        while True:
+            quote = data.find(b'"')
+            end = quote if quote >= 0 else _settled(data)
+            read = _read_back(data[:end])
+            if read is None:
+                yield from self._written_again(at, size)
+                return data, True
+            text, length = read
+            written += length
+            if text:
+                encoded = text.encode()
+                put = spool.put(encoded)
+                at = put if not size else at  # pieces put one after another lie one after another
+                size += len(encoded)
+                chars += len(text)
+            if quote >= 0:
+                self.cuts.append((position, at, size, chars))
+                self.moved.append((*where, written))
+                return data[quote:], False
+            chunk = next(chunks, None)
+            if chunk is None:
+                yield from self._written_again(at, size)
+                return data[end:], True
+            data = data[end:]
+            data += chunk
+
+    def _written_again(self, at: int, size: int) -> Iterator[bytes]:
+        """The value of a body read into the spool (``size`` bytes at ``at``) as the file wrote it."""
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        for start in range(at, at + size, _LONG_TAG):
+            yield _WRITE(decoder.decode(self.spool.read(start, min(_LONG_TAG, at + size - start)))).encode()
 
     def counted(self) -> None:
         """Says where the root's count differs from the rows read."""
@@ -511,7 +710,9 @@ class _Reader:
             return
         base, buf = self.base, self.buf
         start, stop = self.row_start - base, end - base
-        if isinstance(pending, dict):
+        if isinstance(pending, dict) and self.cuts and self.cuts[0][0] < end:
+            self._held_row(pending, start, stop, self.cuts.pop(0))
+        elif isinstance(pending, dict):
             # An SMS row is one empty element: one with content, or a row inside it, is not the app's layout.
             if stop - start <= timespool.LONG:  # the usual row: its copies cost less than avoiding them
                 row = buf[start:stop]
@@ -536,6 +737,20 @@ class _Reader:
             # Most MMS rows carry no file: the pattern is run only on those that may.
             self._mms(*pending, (_BASE64.sub(_not_kept, row) if b"data=" in row else row).decode().rstrip())
         self.pending = None
+
+    def _held_row(self, attrs: dict[str, str], start: int, stop: int, cut: tuple[int, int, int, int]) -> None:
+        """An SMS row whose body was cut out (``_body``): its text held in the spool's file where it is the
+        body alone and longer than ``LONG_TEXT``, its record the row with ``HELD`` written in the body's place;
+        else read back and made the message as the row was written."""
+        position, at, size, chars = cut
+        cut_at = position - self.base
+        head, tail = self.buf[start:cut_at].decode(), self.buf[cut_at:stop].decode().rstrip()
+        if chars > LONG_TEXT and attrs.get("subject", "null") in _NULL and _JSON_HELD not in head + tail:
+            self._sms(attrs, f"{head}{_HELD_WRITTEN}{tail}", (at, size, chars))
+            return
+        body = self.spool.read(at, size).decode()
+        attrs["body"] = body
+        self._sms(attrs, f"{head}{_WRITE(body)}{tail}")
 
     def _thread_of(self, listed: str, contact: str | None) -> tuple[_Thread, dict[str, str], str | None]:
         """The thread of a row's ``address``, the names the row shows its members by, and the sender of an SMS
@@ -567,7 +782,8 @@ class _Reader:
         except (ValueError, OverflowError, OSError):
             raise self.error(f"unreadable date {value!r} (milliseconds since 1970 expected)") from None
 
-    def _sms(self, attrs: dict[str, str], raw: str) -> None:
+    def _sms(self, attrs: dict[str, str], raw: str, held: tuple[int, int, int] | None = None) -> None:
+        """``held``: where the body lies in the spool's file, its bytes and characters (``_held_row``)."""
         get = attrs.get
         address = get("address", "")
         contact = get("contact_name")
@@ -598,7 +814,7 @@ class _Reader:
             (
                 us,
                 _OWN if own else found[2],
-                text,
+                text if held is None else held,  # a held body's row has no subject: its text is the body
                 Kind.TEXT,
                 None,
                 None if own else address or None,

@@ -8,7 +8,8 @@ messages are sorted by time (stably: those of one time keep the order they were 
 the file when the group is given. Records below ``hold`` bytes in all never reach the file.
 
 A record is a tuple marshal takes (strings, numbers, None, booleans): the reader turns it into its message
-when it is given back.
+when it is given back. A text too long to hold is written to the file apart from the records as it is read
+(``put``), and given back as a ``HeldText`` over the file (``held``).
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import contextlib
 import itertools
 import marshal
 import operator
+import os
 from array import array
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from refind_cli.importers import container, linelog
+from refind_cli.records import HeldText
 
 # Bytes of records held in memory before they are written: below it an export is sorted without a file.
 HOLD = 8 << 20
@@ -91,6 +94,31 @@ class TimeSpool:
                 for piece in _pieces(field):
                     self._write(piece.encode())
         self.ends.append(self.written)
+
+    def put(self, data: bytes) -> int:
+        """``data`` written to the file after the records added so far, apart from them (a piece of a long
+        text, read before its record: ``held`` gives it back); where it starts in the file. Pieces put one
+        after another with no record added between them lie one after another."""
+        self._write(self.pending)
+        at = self.written
+        self._write(data)
+        self.ends.append(self.written)  # a number no group holds: the next record starts after the piece
+        return at
+
+    def read(self, at: int, size: int) -> bytes:
+        """``size`` bytes put at ``at``, read without moving the file's position (records are written on)."""
+        if not size:  # nothing was put: there may be no file
+            return b""
+        assert self.file is not None
+        self.file.flush()
+        return os.pread(self.file.fileno(), size, at)
+
+    def held(self, at: int, size: int, chars: int) -> HeldText:
+        """A text of ``chars`` characters put at ``at`` as a ``HeldText``, over a file of its own: whoever
+        takes it closes it once it is read (the import's worker does), and this one stays open."""
+        assert self.file is not None
+        self.file.flush()
+        return HeldText(os.fdopen(os.dup(self.file.fileno()), "rb"), at, size, chars)
 
     def count(self, group: int) -> int:
         return len(self.times[group])

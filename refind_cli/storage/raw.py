@@ -13,7 +13,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from refind_cli.records import html_written
+from refind_cli.records import html_written, sms_written
 
 # The C encoders ``json.dumps`` runs for a string, taken from the accelerator itself: the ``json`` package
 # compiles five regular expressions as it loads (~1.2 ms), and every search opens the archive, which loads
@@ -35,8 +35,9 @@ def _json_ascii(text: str) -> str:
 # How the fields are written inside a record, decided by the first that finds the text: as they are (the
 # line or lines of a text export), or as the contents of a JSON string, with non-ASCII characters as they
 # are or escaped (importers keep a record as its JSON either way), or as the text of an HTML element (an
-# iMessage page, session 17). A form added later goes at the end: stored records number them.
-FORMS: tuple[Callable[[str], str], ...] = (str, _json_string, _json_ascii, html_written)
+# iMessage page, session 17), or as an XML attribute's value as SMS Backup & Restore writes it (session 18).
+# A form added later goes at the end: stored records number them.
+FORMS: tuple[Callable[[str], str], ...] = (str, _json_string, _json_ascii, html_written, sms_written)
 
 # The fields cut, in this order, and each one's marker (C0 controls no export writes in a record unescaped;
 # a record that holds one is kept whole).
