@@ -132,7 +132,10 @@ class Message(NamedTuple):
     thread: str | None = None  # an explicit conversation key (Slack thread_ts): one thread, one session
     reply_to: str | None = None  # source id of the message this one replies to
     edited: bool = False
-    raw: str = ""  # the source record verbatim: the line(s) of a text export, the JSON object otherwise
+    # The source record verbatim: the line(s) of a text export, the JSON object otherwise. One that holds a
+    # line longer than ``LONG_TEXT`` can be held in a file (``HeldText``: a sigtop message quoting a 50-MB
+    # one, its text short), kept whole and stored apart (``schema._m042_long_raws_apart``).
+    raw: str | HeldText = ""
     # Written by the person whose export this is, where the export says so ("Me", 회원님, is_from_me, an SMS
     # of type sent): what `--from me` finds.
     own: bool = False

@@ -1265,14 +1265,34 @@ def _held(
         or any(part.holds(UNHELD_BYTES) for part in parts if isinstance(part, Spool))
     ):
         return None
+    first = lead.partition("\n")[0] if grammar.trim else first_text
+    return held_between(lead, parts[spooled[0] : spooled[-1] + 1], trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
+
+
+def held_between(lead: str, parts: list[str | Spool], trail: str) -> HeldText:
+    """``lead``, ``parts`` and ``trail`` joined, as a text held in a file: ``lead`` in memory, the rest
+    written to a spool of its own (the files of the spools among ``parts`` go)."""
     spool = Spool()
-    for part in parts[spooled[0] : spooled[-1] + 1]:
+    for part in parts:
         if isinstance(part, Spool):
             spool.add(part)
         else:
             spool.write(part)
-    first = lead.partition("\n")[0] if grammar.trim else first_text
-    return spool.held(lead, trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
+    return spool.held(lead, trail)
+
+
+def held_lines(lines: list[str]) -> HeldText:
+    """``lines`` joined by newlines, as a text held in a file, where some are ``Cut``: the lines before
+    the first cut one's spool in memory, the rest written to a spool of their own (the cut ones' files go)."""
+    parts: list[str | Spool] = []
+    for i, line in enumerate(lines):
+        if i:
+            parts.append("\n")
+        parts += [str(line), line.spool, line.tail] if isinstance(line, Cut) else [line]
+    spooled = [i for i, part in enumerate(parts) if isinstance(part, Spool)]
+    lead = "".join(str(part) for part in parts[: spooled[0]])
+    trail = "".join(str(part) for part in parts[spooled[-1] + 1 :])
+    return held_between(lead, parts[spooled[0] : spooled[-1] + 1], trail)
 
 
 def gather(more: list[str]) -> tuple[list[str], int]:

@@ -146,13 +146,21 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
     if sender_field is not None and (m := _DETAILED.fullmatch(sender_field)):
         sender, sender_id = m["name"], m["detail"]
     own = sender_field == OWN
-    held = _held(block, i) if any(isinstance(line, linelog.Cut) for line in rest) else None
+    cut = any(isinstance(line, linelog.Cut) for line in rest)
+    held = _held(block, i) if cut else None
     text: str | HeldText
+    raw: str | HeldText
     if held is not None:
         text, raw = held
         kind = Kind.TEXT if kind_name in _MESSAGE_TYPES else Kind.SYSTEM
     else:
-        block = [line.whole() if isinstance(line, linelog.Cut) else line for line in block]
+        start, end = (i + at for at in _text_lines(block[i:]))
+        if cut and not any(isinstance(line, linelog.Cut) for line in block[start:end]):
+            # Only lines the text is not read from are cut (a quote's): the record is held, the text read.
+            raw = linelog.held_lines(block)
+        else:
+            block = [line.whole() if isinstance(line, linelog.Cut) else line for line in block]
+            raw = "\n".join(block)
         text = _body(block[i:])
         attachments = fields.get("Attachment", [])
         if kind_name not in _MESSAGE_TYPES:
@@ -162,7 +170,6 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
             kind, text = Kind.ATTACHMENT, "\n".join(attachments)
         else:
             kind = Kind.TEXT
-        raw = "\n".join(block)
     return Message(when, sender, text, kind, None, sender_id, None, None, None, "Edited" in fields, raw, own)
 
 
@@ -216,10 +223,16 @@ def _held(block: list[str], fields: int) -> tuple[HeldText, str] | None:
 
 def _body(lines: list[str]) -> str:
     """The message's text: its body after the quote, or its newest version's."""
+    start, end = _text_lines(lines)
     if _versioned(lines):
-        start, end = _newest_body(lines)
         return "\n".join(line[_prefix(line) :] for line in lines[start:end])
-    return _after_quote(lines)
+    return "\n".join(lines[start:end])
+
+
+def _text_lines(lines: list[str]) -> tuple[int, int]:
+    """Where the lines the text is read from are in a block's lines after its fields (``_body``): its body
+    after the quote (``_after``), or its newest version's (``_newest_body``)."""
+    return _newest_body(lines) if _versioned(lines) else (_after(lines, 0), len(lines))
 
 
 def _versioned(lines: list[str]) -> bool:
@@ -227,14 +240,9 @@ def _versioned(lines: list[str]) -> bool:
     return lines[1:2] != [] and lines[1].startswith("| Version: ")
 
 
-def _after_quote(lines: list[str]) -> str:
-    """The body in what follows a block's fields: a blank line, the quote's ``>`` lines and a blank line if
-    it quotes a message, then the body as written."""
-    return "\n".join(lines[_after(lines, 0) :])
-
-
 def _after(lines: list[str], i: int) -> int:
-    """Where the body starts in ``lines`` after the fields that end at ``i`` (``_after_quote``)."""
+    """Where the body starts in ``lines`` after the fields that end at ``i``: after a blank line, the
+    quote's ``>`` lines and a blank line if it quotes a message."""
     i += lines[i : i + 1] == [""]
     if i < len(lines) and lines[i].startswith(">"):
         while i < len(lines) and lines[i].startswith(">"):
@@ -246,7 +254,7 @@ def _after(lines: list[str], i: int) -> int:
 def _newest_body(lines: list[str]) -> tuple[int, int]:
     """Where the newest version's body is in an edited message's ``lines`` (a block's lines after its
     fields): its first line and the one after its last. The versions are ``|``-prefixed blocks of fields and
-    body (``_after_quote``), the newest first; between two versions a ``|`` line."""
+    body (``_after``), the newest first; between two versions a ``|`` line."""
     end = 1
     while end < len(lines) and lines[end].startswith("|"):
         if (

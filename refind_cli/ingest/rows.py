@@ -125,7 +125,10 @@ class Rows:
                     and legacy_uid(source_id, local_time, ts, sender, text) in forgotten
                 ):
                     continue
-                rest, form = cut(record, (written, local_time, sender, sender_id))
+                if isinstance(record, str):
+                    rest, form = cut(record, (written, local_time, sender, sender_id))
+                else:  # held in a file (``HeldText``): kept whole, stored apart as it is
+                    rest, form = record, None
                 if len(rest) <= SHARED_LONGEST:
                     rest = rests.setdefault(rest, rest)
                 batch.append(
