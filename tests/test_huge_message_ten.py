@@ -130,7 +130,9 @@ def test_m042_upgrades_an_archive_written_before_it_in_place(tmp_path: Path):
 
 # A sigtop block that quotes (its ``>`` lines, long ones among them), then its body's lines; a long line
 # anywhere, so that with tiny thresholds the record is held, the text held, or both read whole.
-_QUOTE_LINE = st.sampled_from(["> From: Ann", "> " + WORDS, "> " + WORDS * 9, ">", "> é😀 " + WORDS * 8, "> \x01"])
+_QUOTE_LINE = st.sampled_from(
+    ["> From: Ann", "> " + WORDS, "> " + WORDS * 9, ">", "> é😀 " + WORDS * 8, "> \x01"]
+)
 _BODY_LINE = st.sampled_from(["word", WORDS, WORDS * 9, "é😀", "\x01", " "])
 _QUOTED = st.builds(
     lambda who, stamp, quote, body: (
@@ -195,7 +197,13 @@ def test_a_long_quote_costs_the_writer_no_more_when_twice_as_long(tmp_path: Path
     for mb in (8, 16):
         (tmp_path / str(mb)).mkdir()
         done = subprocess.run(
-            [sys.executable, "-c", _WRITER_CHILD, str(_quoted(tmp_path / str(mb), mb)), str(tmp_path / f"h{mb}")],
+            [
+                sys.executable,
+                "-c",
+                _WRITER_CHILD,
+                str(_quoted(tmp_path / str(mb), mb)),
+                str(tmp_path / f"h{mb}"),
+            ],
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONPATH": str(root)},

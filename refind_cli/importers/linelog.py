@@ -1266,7 +1266,11 @@ def _held(
     ):
         return None
     first = lead.partition("\n")[0] if grammar.trim else first_text
-    return held_between(lead, parts[spooled[0] : spooled[-1] + 1], trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
+    return (
+        held_between(lead, parts[spooled[0] : spooled[-1] + 1], trail),
+        f"{prefix}{ends[0]}{HELD}{ends[1]}",
+        first,
+    )
 
 
 def held_between(lead: str, parts: list[str | Spool], trail: str) -> HeldText:

@@ -18,7 +18,6 @@ from refind_cli.errors import RefindError
 from refind_cli.records import ChatInfo, HeldText, Kind
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
-    APART,
     BEFORE_ALL,
     COUNT_TABLES,
     COUNTED,
@@ -593,7 +592,7 @@ class Archive(Queries, Ledger):
         the message's row, cast from a zeroblob or bound whole, a 50-MB text cost SQLite two copies of it: the
         value and the row's record.) How many it stored apart: 0 to 2 (none is long, or the archive holds the
         message already)."""
-        long = tuple(len(row[column]) > LONG_TEXT for column, _, _ in _APART_TABLES)
+        long = (len(row[7]) > LONG_TEXT, len(row[13]) > LONG_TEXT)  # as ``_APART_TABLES`` has them
         if not any(long):
             self.db.execute(_INSERT, row)
             return 0
@@ -610,13 +609,15 @@ class Archive(Queries, Ledger):
 
     def _store_apart(self, table: str, column: str, seq: int, value: str | HeldText) -> None:
         """``value`` as the row ``seq`` of ``table``, written a piece at a time (``_insert_long``)."""
-        held = isinstance(value, HeldText)
-        size = value.size if held else sum(map(len, _utf8_pieces(value)))
+        if isinstance(value, HeldText):
+            size, pieces = value.size, value.pieces()
+        else:
+            size, pieces = sum(map(len, _utf8_pieces(value))), _utf8_pieces(value)
         self.db.execute(
             f"INSERT INTO {table} (seq, chars, {column}) VALUES (?, ?, zeroblob(?))", (seq, len(value), size)
         )
         with self.db.blob_open("main", table, column, seq, True) as blob:
-            for piece in value.pieces() if held else _utf8_pieces(value):
+            for piece in pieces:
                 blob.write(piece)
 
     def _count_new(self) -> None:

@@ -20,7 +20,6 @@ from refind_cli.records import LONG_TEXT as LONG_TEXT
 from refind_cli.records import TIMES, Kind
 from refind_cli.storage.home import ensure_home
 
-
 # A message's raw record (what ``raw.cut`` left of it) of more than LONG_TEXT characters is stored apart too
 # (``schema._m042_long_raws_apart``): its row's raw is then this empty BLOB, which no rest is (a rest is text,
 # or the one-byte key of a rest its chat holds: ``written.Chatwide``).
