@@ -30,8 +30,9 @@ TIMES = (datetime(1970, 1, 1, tzinfo=UTC), datetime(2199, 12, 31, 23, 59, 59, 99
 # gives it as a ``HeldText`` (``importers.linelog.Spool``), the import worker sends it in pieces, and the
 # archive stores it apart (``schema._m040_long_texts_apart``).
 LONG_TEXT = 1 << 20
-# What a message's ``raw`` holds in place of its text, where the text is a ``HeldText``: one character no
-# record that is given so holds elsewhere (``ingest.rows`` cuts the record at it).
+# What a message's ``raw`` holds in place of its text, where the text is a ``HeldText`` and the record is not
+# (a record held too holds its text as written): one character no record that is given so holds elsewhere
+# (``ingest.rows`` cuts the record at it).
 HELD = "\x00"
 
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from test_huge_message_eight import _conversation, _edited_block, _long
 from test_huge_message_worker import WORDS, bounded, read_as_whole, read_held_in_part
 
-from refind_cli.importers import read_export, sigtop
+from refind_cli.importers import linelog, read_export, sigtop
 from refind_cli.ingest import import_file
 from refind_cli.records import HeldText, Message
 from refind_cli.storage.archive import Archive
@@ -234,3 +234,35 @@ def test_the_worker_protocol_sends_a_long_rest_in_pieces_and_puts_it_back(tmp_pa
         batches += 1
     received.close()
     assert batches == 1 and received.seen == 2
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        # The newest version's body of several lines, one long: written "|"-prefixed, not as its text is.
+        _edited_block(f"two chairs\n| {_long(2)} é\n|\n| 😅"),
+        # A long quote and a long body: the text held, the record held whole beside it.
+        _quote_block(_long(2), f"yes {_long(2)} 😀\nand more"),
+    ],
+    ids=["edited, lines", "quote and body"],
+)
+def test_a_long_text_whose_record_cannot_hold_it_in_place_is_held_with_its_record(tmp_path: Path, block: str):
+    path = _conversation(tmp_path, block)
+    expected = _read_whole(path)[1]
+    got = _read(path)[1]
+    assert isinstance(got.text, HeldText) and isinstance(got.raw, HeldText)
+    assert got.text.whole() == expected.text and got.raw.whole() == block == expected.raw
+    home = tmp_path / "home"
+    assert run(home, "import", str(path)).exit_code == 0
+    stored = _stored(home)
+    assert stored[1] == expected
+    with Archive.open(home) as archive:
+        apart = [archive.db.execute(f"SELECT seq FROM {t}").fetchall() for t in ("long_texts", "long_raws")]
+    assert apart == [[(2,)], [(2,)]]
+
+
+def _read_whole(path: Path) -> list[Message]:
+    """As read before lines were cut: every line whole (``linelog.SPILL`` out of reach)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(linelog, "SPILL", 1 << 40)
+        return _read(path)

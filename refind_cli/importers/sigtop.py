@@ -154,14 +154,19 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
         text, raw = held
         kind = Kind.TEXT if kind_name in _MESSAGE_TYPES else Kind.SYSTEM
     else:
-        start, end = (i + at for at in _text_lines(block[i:]))
-        if cut and not any(isinstance(line, linelog.Cut) for line in block[start:end]):
-            # Only lines the text is not read from are cut (a quote's): the record is held, the text read.
-            raw = linelog.held_lines(block)
+        # Where some lines are cut, the record is held in a file whole (not cut: where ``_held`` cannot hold
+        # the text, the record holds the text's lines ``|``-prefixed, or other lines cut, a quote's), and the
+        # text too where its own lines are cut, from the same lines (their files kept for the record).
+        lines = block[i:]  # as ``_held`` left them (a body it gathered)
+        first, end = _text_lines(lines)
+        body = lines[first:end]
+        if any(isinstance(line, linelog.Cut) for line in body):
+            text = linelog.held_lines(
+                body, [_prefix(line) for line in body] if _versioned(lines) else [], True
+            )
         else:
-            block = [line.whole() if isinstance(line, linelog.Cut) else line for line in block]
-            raw = "\n".join(block)
-        text = _body(block[i:])
+            text = _body(lines)
+        raw = linelog.held_lines(block) if cut else "\n".join(block)
         attachments = fields.get("Attachment", [])
         if kind_name not in _MESSAGE_TYPES:
             kind = Kind.SYSTEM

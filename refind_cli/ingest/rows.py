@@ -115,7 +115,8 @@ class Rows:
                     written = text
                 else:  # held in a file (``HeldText``): the record holds ``HELD`` in its place
                     written = HELD
-                    read += len(text) - 1
+                    if isinstance(record, str):  # (a record held too is kept whole: the text is in it)
+                        read += len(text) - 1
                 if identity in forgotten:
                     if legacy_uid is not None:
                         legacy_uid(source_id, local_time, ts, sender, text)  # counts the occurrence
