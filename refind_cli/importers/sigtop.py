@@ -54,7 +54,8 @@ def _block_starts(line: str, following: str | None) -> bool:
 
 def read(path: Path) -> ChatExport:
     """The file's one conversation; its messages read as consumed. A line longer than ``linelog.SPILL`` is
-    given as a ``linelog.Cut`` (its middle in a file), read whole unless it is a body's."""
+    given as a ``linelog.Cut`` (its middle in a file), read whole if it is a field's or blank; a message that
+    holds one has its text, its record or both held in a file (``_message``)."""
     lines = _whole_unless_body(linelog.iter_lines(container.iter_file_chunks(path), path, held=True))
     first = next(lines, "").removeprefix("\ufeff")
     if not first.startswith(_CONVERSATION):
@@ -199,8 +200,8 @@ def _held(block: list[str], fields: int) -> tuple[HeldText, str] | None:
     record holding ``HELD`` in its place; None where it cannot be: a cut line before the body (a quote's), a
     text no longer than ``LONG_TEXT`` (held ones are longer) or one that holds a marker ``raw.cut`` reads.
     An edited message's text is its newest version's body: held where that is one line, the block's only
-    cut one (the record writes it after a ``|`` prefix, so the text is there as written); a body of further
-    lines, or another version's cut line, is read whole."""
+    cut one (the record writes it after a ``|`` prefix, so the text is there as written). Where this cannot
+    be, ``_message`` holds the record whole (and the text beside it where its lines are cut)."""
     if _versioned(block[fields:]):
         start, end = (fields + at for at in _newest_body(block[fields:]))
         body = block[start] if end == start + 1 else None
