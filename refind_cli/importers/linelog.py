@@ -315,6 +315,15 @@ class Cut(str):
     def whole(self) -> str:
         return "".join((self, self.spool.read(), self.tail))  # joined once: each "+" was a copy of it
 
+    def chunks(self) -> Iterator[bytes]:
+        """Its characters' UTF-8, a piece at a time, its file kept (for a reader that reads it again)."""
+        yield str(self).encode()
+        self.spool.file.flush()
+        self.spool.file.seek(0)
+        while piece := self.spool.file.read(1 << 20):
+            yield piece
+        yield self.tail.encode()
+
 
 class _LongLine:
     """Text given in pieces (a line, by ``iter_text``'s ``partial``; a message's further lines, by

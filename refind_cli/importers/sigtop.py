@@ -13,6 +13,7 @@ another header field, after a blank line: a body line that looks like a header f
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -84,6 +85,7 @@ def _messages(path: Path, lines: Iterator[str]) -> Iterator[Message]:
     block's body longer than ``linelog.SPILL`` is gathered into one ``linelog.Cut`` as it is read."""
     block: list[str] = []
     body: int | None = None  # where the block's body starts, once it is looked for (``_body_start``)
+    whole = False  # every line after the fields gathered: the body's start is not known (``_message``)
     size = 0  # the characters of the body's lines not gathered, newlines counted
     start = 0
     previous = ""  # the line before: a block starts after a blank line
@@ -95,27 +97,30 @@ def _messages(path: Path, lines: Iterator[str]) -> Iterator[Message]:
         if not previous.strip() and _block_starts(line, following):
             if block:
                 seen = True
-                yield _message(path, start, block)
-            block, start, body, size = [], number, None, 0
+                yield _message(path, start, block, whole)
+            block, start, body, size, whole = [], number, None, 0, False
         elif not block and line.strip():
             raise InputError(path, "expected a message block starting with From: or Type:", f"line {number}")
         if block or line.strip():
             block.append(line)
             size += len(line) + 1
             if size > linelog.SPILL:  # a long body: held as one long line is
-                # Its start looked for once (the fields and quote before it are read again for it), -1 where
-                # there is none: an edited message's versions, a quote longer than a spill, read whole.
+                # Its start looked for once (the fields and quote before it are read again for it). Where
+                # there is none (an edited message's versions, a quote longer than a spill), every line after
+                # the fields is gathered, once they have ended, and the text read from them again.
                 if body is None:
                     found = _body_start(block)
-                    body = -1 if found is None else found
-                if body >= 0:
+                    fields = _fields_end(block)
+                    body = found if found is not None else fields if fields < len(block) else None
+                    whole = found is None
+                if body is not None:
                     kept, size = linelog.gather(block[body:])
                     block[body:] = kept
         previous, line = line, following
         number += 1
     if block:
         seen = True
-        yield _message(path, start, block)
+        yield _message(path, start, block, whole)
     if not seen:
         raise InputError(path, "has no messages; not a sigtop export")
 
@@ -123,14 +128,20 @@ def _messages(path: Path, lines: Iterator[str]) -> Iterator[Message]:
 def _body_start(block: list[str]) -> int | None:
     """Where the body of a block starts, after its fields and quote (``_after``); None for an edited
     message's versions, or a block whose quote has not ended yet."""
-    i = next((i for i, line in enumerate(block) if not _FIELD.fullmatch(line)), len(block))
+    i = _fields_end(block)
     if i + 1 < len(block) and block[i + 1].startswith("| Version: "):
         return None
     at = _after(block, i)
     return at if at < len(block) else None
 
 
-def _message(path: Path, start: int, block: list[str]) -> Message:
+def _fields_end(block: list[str]) -> int:
+    """Where a block's header fields end."""
+    return next((i for i, line in enumerate(block) if not _FIELD.fullmatch(line)), len(block))
+
+
+def _message(path: Path, start: int, block: list[str], whole: bool = False) -> Message:
+    """The message of a block. ``whole``: its lines after the fields are gathered (``_messages``)."""
     while block and linelog.is_blank(block[-1]):
         block.pop()  # the blank line that ends a block
     fields: dict[str, list[str]] = {}
@@ -138,6 +149,8 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
     while i < len(block) and (m := _FIELD.fullmatch(block[i])):
         fields.setdefault(m[1], []).append(m[2])
         i += 1
+    if whole and i < len(block):  # the lines gathered since, too
+        block[i:] = [linelog.gathered(block[i:])]
     rest = block[i:]
     place = f"line {start}"
     when = _when(path, place, fields)
@@ -148,7 +161,7 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
         sender, sender_id = m["name"], m["detail"]
     own = sender_field == OWN
     cut = any(isinstance(line, linelog.Cut) for line in rest)
-    held = _held(block, i) if cut else None
+    held = _held(block, i) if cut and not whole else None
     text: str | HeldText
     raw: str | HeldText
     if held is not None:
@@ -161,7 +174,10 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
         lines = block[i:]  # as ``_held`` left them (a body it gathered)
         first, end = _text_lines(lines)
         body = lines[first:end]
-        if any(isinstance(line, linelog.Cut) for line in body):
+        if whole and lines:
+            assert isinstance(lines[0], linelog.Cut)
+            text = _text_read_again(path, start + i, lines[0])
+        elif any(isinstance(line, linelog.Cut) for line in body):
             text = linelog.held_lines(
                 body, [_prefix(line) for line in body] if _versioned(lines) else [], True
             )
@@ -177,6 +193,74 @@ def _message(path: Path, start: int, block: list[str]) -> Message:
         else:
             kind = Kind.TEXT
     return Message(when, sender, text, kind, None, sender_id, None, None, None, "Edited" in fields, raw, own)
+
+
+def _text_read_again(path: Path, number: int, gathered: linelog.Cut) -> str | HeldText:
+    """The text of a block whose lines after its fields (from line ``number`` on) are gathered into one cut
+    line: its lines read again from it one at a time (``_text_of``), written to a file of their own as they
+    come; held there where the text is longer than ``LONG_TEXT``. The gathered line's file is kept: the
+    record is held from it."""
+    lines = linelog.iter_lines(gathered.chunks(), path, line=max(number, 1), held=True)
+    spool = linelog.Spool()
+    for n, (line, skip) in enumerate(_text_of(lines)):
+        spool.write(f"\n{line[skip:]}" if n else line[skip:])
+        if isinstance(line, linelog.Cut):
+            spool.add(line.spool)
+            spool.write(line.tail)
+    return spool.held("", "") if spool.chars > LONG_TEXT else spool.read()
+
+
+def _text_of(lines: Iterator[str]) -> Iterator[tuple[str, int]]:
+    """The lines of a message's text in a block's lines after its fields, read one at a time, each with the
+    length of its ``|`` prefix (0 where it has none): ``_body``'s, the body after the quote or the newest
+    version's (``_newest_body``, ``_after``)."""
+    first, second = next(lines, ""), next(lines, None)
+    if second is None or not second.startswith("| Version: "):
+        rest = itertools.chain([] if second is None else [second], lines)
+        return _after_each(((line, 0) for line in itertools.chain([first], rest)), False)
+    return _after_each(_newest_each(second, lines), True)
+
+
+def _newest_each(line: str | None, lines: Iterator[str]) -> Iterator[tuple[str, int]]:
+    """The newest version's lines, from its ``| Version:`` line, each with its prefix's length: up to the
+    first line not ``|``-prefixed, or the ``|`` line before the next version's ``| Version:`` line."""
+    while line is not None and line.startswith("|"):
+        following = next(lines, None)
+        if (
+            following is not None
+            and following.startswith("|")
+            and following[_prefix(following) :].startswith("Version: ")
+            and _prefix(line) == len(line)
+        ):
+            return
+        yield line, _prefix(line)
+        line = following
+
+
+def _after_each(lines: Iterator[tuple[str, int]], fields: bool) -> Iterator[tuple[str, int]]:
+    """The lines after the fields (a version's, where ``fields``: up to the first empty line), one blank
+    line, a quote's ``>`` lines and one blank line after them (``_after``), one at a time."""
+    phase = "fields" if fields else "blank"
+    for line, skip in lines:
+        shown = line[skip:]
+        if phase == "fields":
+            phase = "quote" if not shown else phase
+            continue
+        if phase == "blank":
+            phase = "quote"
+            if not shown:
+                continue
+        if phase == "quote":
+            phase = "quoted" if shown.startswith(">") else "body"
+            if phase == "quoted":
+                continue
+        if phase == "quoted":
+            if shown.startswith(">"):
+                continue
+            phase = "body"
+            if not shown:
+                continue
+        yield line, skip
 
 
 def _when(path: Path, place: str, fields: dict[str, list[str]]) -> datetime:
