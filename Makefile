@@ -32,7 +32,8 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check refind_cli tests bench fuzz
 	$(VENV)/bin/ruff format --check refind_cli tests bench fuzz
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q
+	@# worksteal: a few tests take a minute each; idle workers take queued tests from the busy one.
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check refind_cli tests bench fuzz
