@@ -11,7 +11,9 @@ STAMP := $(VENV)/.installed
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	@# --upgrade-deps: the pip that installs refind writes the `refind` script as a user's pip does (before 25,
+	@# its script imported re at every start).
+	$(PYTHON) -m venv --upgrade-deps $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	@# An editable install leaves our modules uncompiled; where bytecode writing is off, every run would
 	@# compile them again (~40 ms of each `refind search`).

@@ -22,9 +22,10 @@ chat, a search whose hits hold an emoji (``foreword``) beside one whose hits are
 ``--installed`` also runs ``python -c pass``, ``refind --version`` and the searches as a user's install has
 them: this tree's wheel, built, and installed by pip into a venv of its own (this venv's pip, >= 25), the
 dependencies reached by a ``.pth`` path to this venv's packages; and ``--version`` as installed by the older
-pip this interpreter bundles, if it does (before 25, pip's console script imported ``re``). The editable
-install of ``make venv`` loads setuptools' finder at every start (pathlib, re, urllib.parse, ...), in
-``python -c pass`` too, which flatters ``--version``.
+pip this interpreter bundles, if it does (before 25, pip's console script imported ``re``). ``make venv``'s
+editable install is a plain path in a ``.pth`` since session 18 (before, setuptools' finder loaded pathlib, re,
+urllib.parse, ... at every start, in ``python -c pass`` too, which flattered ``--version``): the two should
+now agree.
 
 ``--where`` also tells where a cold search's CPU goes, in its own process (medians of ``--rounds``, each run
 apart): the interpreter and ``site`` before the first line of the program (the venv's ``.pth`` files, an
@@ -33,12 +34,16 @@ tantivy, apsw, PyStemmer, dateutil and six, the rest; each module's own time, no
 collector, and the rest: opening the home, the index, the query, the output. CPU time, so that the share
 holds under load; the import hook adds ~2 us an import. With ``--installed``, for the wheel's venv beside.
 
+``--instructions`` also counts the instructions each refind command (and ``python -c pass``) executes, once
+each under valgrind: a figure the load does not move, to tell changes of a few per cent apart.
+
 ``--left-log`` also measures a cold search on a copy of the home whose archive has a long write-ahead log
 beside it, as a writer leaves it when it closes while a reader has the file open (a migration's VACUUM run
 by a reader's upgrade left the whole archive there): every process's first query reads all of it again,
 until a reader that finds the home free folds it in.
 
     python bench/startup_bench.py [--messages 1000000] [--rounds 7] [--workdir bench/out] [--left-log] [--where]
+        [--installed] [--instructions] [--before DIR]
 
 The load average before and after is printed with the figures: the machine may be shared.
 """
@@ -259,6 +264,11 @@ def main() -> None:
         "--installed", action="store_true", help="also the start-up commands as a wheel install runs them"
     )
     ap.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also the instructions each refind command and its python -c pass execute (valgrind), once",
+    )
+    ap.add_argument(
         "--before",
         type=Path,
         help="a folder holding an older refind_cli (git archive BASE refind_cli | tar -x -C DIR): its refind"
@@ -396,8 +406,31 @@ def main() -> None:
             before = {**os.environ, "PYTHONPATH": str(args.before)}
             pythons["editable venv (before)"] = (sys.executable, before, args.before_home or home)
         where(pythons, args.rounds)
+    if args.instructions:
+        instructions(commands, envs)
     if args.left_log:
         left_log(export, home, args, envs)
+
+
+def instructions(commands: dict[str, list[str]], envs: dict[str, dict[str, str] | None]) -> None:
+    """The user-space instructions each Python command executes (valgrind's cachegrind, no cache model): the
+    same count whatever the load, where CPU time at load 20 moves by 10 %. Not for grep, whose time is
+    mostly reading the file, not instructions."""
+    if shutil.which("valgrind") is None:
+        print("instructions: valgrind is not installed")
+        return
+    print("instructions executed (millions, one run each under valgrind):")
+    for name, cmd in commands.items():
+        if name.startswith(("refind", "python")):
+            done = subprocess.run(
+                ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=envs[name],
+            )
+            refs = next(line for line in done.stderr.splitlines() if " refs:" in line)
+            print(f"{name:50} {int(refs.rpartition(':')[2].replace(',', '')) / 1e6:8.1f}")
 
 
 def left_log(

@@ -6,7 +6,11 @@ import contextlib
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def echoed(value: object, limit: int = 80) -> str:

@@ -22,13 +22,17 @@ import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from refind_cli.errors import RefindError, echoed
 from refind_cli.request import DEFAULT_K, DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_bound, time_range
 from refind_cli.storage.home import empty_new_home, ensure_home, remove_empty_home, resolve_home
+from refind_cli.typed import NamedTuple
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from refind_cli.agent.conversation import Conversation, FollowUp
     from refind_cli.agent.events import AskResult, EventSink
     from refind_cli.agent.llm import ModelConfig

@@ -6,9 +6,9 @@ no ``dataclasses``."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NamedTuple
 
 from refind_cli.records import ChatInfo
+from refind_cli.typed import NamedTuple
 
 
 class ChatSummary(NamedTuple):

@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from refind_cli.errors import RefindError
 from refind_cli.request import DEFAULT_K, PROTOCOLS
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from refind_cli.agent.budget import Budget
     from refind_cli.agent.llm import ModelConfig

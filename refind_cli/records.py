@@ -16,9 +16,17 @@ a field at load, ~1.4 ms of a cold search for their 90 fields (bench/RESULTS.md,
 A type used before its definition is written in quotes.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
-from typing import IO, NamedTuple, Protocol
+
+from refind_cli.typed import NamedTuple, Protocol
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
 
 # The times a message can carry, as the WhatsApp reader has them: far inside datetime's range in every zone
 # (a timeline's next bucket is still a date), and a span whose zone changes a view can sample day by day.

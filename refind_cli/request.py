@@ -9,12 +9,19 @@ command line, the agent's ``search_chat`` and the offline planner all go through
 and the agent hand datetimes on, never date strings, so no time of day is lost on the way.
 """
 
+from __future__ import annotations
+
 # No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 from collections.abc import Iterable
 from datetime import datetime, tzinfo
-from typing import Any, NamedTuple, Self
 
 from refind_cli.errors import RefindError
+from refind_cli.typed import NamedTuple
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Self
 
 DEFAULT_K = 5
 DEFAULT_WINDOW = 2
@@ -137,6 +144,6 @@ class SearchRequest(_Search):
         # What ``_replace`` builds its copy with: through ``__new__``, so that the copy is checked too.
         return cls(*iterable)
 
-    def for_query(self, query: str) -> "SearchRequest":
+    def for_query(self, query: str) -> SearchRequest:
         """The same filters for another query (``refind search -`` reads many)."""
         return self._replace(query=query)

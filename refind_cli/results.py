@@ -3,12 +3,16 @@ renderers and front ends can take them without loading the archive, the index en
 chat and a session as listed are in ``listings``, what the other operations report in ``reports``: a
 search builds none of their classes."""
 
-# No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
-from typing import TYPE_CHECKING, NamedTuple
+from __future__ import annotations
 
 from refind_cli.records import ChatInfo, Turn
 from refind_cli.request import SearchRequest
 
+# No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
+from refind_cli.typed import NamedTuple
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from refind_cli.dates.timeline import Timeline
 
@@ -32,7 +36,7 @@ class SearchResult(NamedTuple):
     request: SearchRequest
     hits: tuple[Hit, ...]
     total: int  # turns that match the query and pass the filters
-    timeline: "Timeline | None" = None  # how every match spreads over time, when asked for
+    timeline: Timeline | None = None  # how every match spreads over time, when asked for
 
     @property
     def query(self) -> str:

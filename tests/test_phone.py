@@ -14,7 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from samples import SAMPLES, load_script
 from test_discord import one_error, refind_import
@@ -230,6 +230,9 @@ def test_sms_any_bodies_in_any_chunk_size_read_back_as_written(
 ) -> None:
     path = tmp_path / "prop.xml"
     path.write_bytes(_sms_xml(bodies))
+    # Bodies that hold nothing but UTF-8's bytes read in Windows-1252, enough to prove it, are read as first
+    # written (``tests/test_mojibake2.py``): not bodies as written.
+    assume(container.text_encoding(path.read_bytes()).codec != container.TWICE)
     monkeypatch.setattr(container, "CHUNK", chunk)
     chats = read(path, "sms")
     got = sorted((m.timestamp, m.text) for _, msgs in chats for m in msgs)

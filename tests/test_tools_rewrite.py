@@ -108,7 +108,9 @@ def test_text_encoded_twice_after_a_long_ascii_start_is_told(tmp_path: Path) -> 
 
 @given(
     st.text(
-        alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzäöüßéèêàçñøåæœÀÉÖÜ .,!?-0123456789"),
+        # Not "œ": it stands for a byte that goes on a UTF-8 character (0x9C), and a text whose letters beyond
+        # ASCII are all such pairs ("Éœ") proves it was encoded twice (``tests/test_mojibake2.py``).
+        alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzäöüßéèêàçñøåæÀÉÖÜ .,!?-0123456789"),
         min_size=1,
         max_size=300,
     )

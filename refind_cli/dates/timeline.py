@@ -10,9 +10,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from itertools import accumulate
-from typing import NamedTuple, Protocol
 
 from refind_cli.dates.clock import offset_bounds
+from refind_cli.typed import NamedTuple, Protocol
 
 # The finest unit that keeps a chart within about a screen: a few weeks by day, half a year by week, a few
 # years by month, more by year.

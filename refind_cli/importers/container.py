@@ -38,7 +38,9 @@ import zlib
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any
+
+from refind_cli.typed import NamedTuple
 
 if TYPE_CHECKING:
     import mmap
@@ -1315,17 +1317,17 @@ class Encoding:
 
 
 def text_encoding(start: bytes) -> Encoding:
-    """The encoding of text that starts with ``start`` (a few KB tell it best): UTF-8, 16 or 32 by their
-    BOM, or UTF-16 and 32 without one by where their NUL bytes fall; a legacy code page where the bytes are
-    not UTF-8 (``_legacy``); else UTF-8."""
+    """The encoding of text that starts with ``start`` (a few KB tell it best; as many as ``more_to_tell``
+    asks for tell it as the whole text does): UTF-8, 16 or 32 by their BOM, or UTF-16 and 32 without one by
+    where their NUL bytes fall; a legacy code page where the bytes are not UTF-8 (``_legacy``); UTF-8 encoded
+    twice where they prove it (``_twice``); else UTF-8."""
     for bom, codec in _BOMS:
         if start.startswith(bom):
-            twice = codec == "utf-8" and _twice(_telling(start[len(bom) :]))
+            twice = codec == "utf-8" and _twice(start[len(bom) :])
             return Encoding(TWICE if twice else codec, len(bom))
     sample = start[: min(len(start), ENCODING_BYTES) // 4 * 4]
     if not sample or b"\0" not in sample:
-        head = _telling(start)
-        return Encoding(_legacy(head) or (TWICE if _twice(head) else "utf-8"), 0)
+        return Encoding(_legacy(_telling(start)) or (TWICE if _twice(start) else "utf-8"), 0)
     places = [sample[i::4].count(0) * _NUL_SHARE >= len(sample) // 4 for i in range(4)]
     for codec, nul_places in (
         ("utf-32-le", [False, None, True, True]),
@@ -1335,7 +1337,7 @@ def text_encoding(start: bytes) -> Encoding:
     ):
         if all(want is None or have == want for have, want in zip(places, nul_places, strict=True)):
             return Encoding(codec, 0)
-    return Encoding("utf-8", 0)
+    return Encoding(TWICE if _twice(start) else "utf-8", 0)
 
 
 # An ASCII start tells nothing of the bytes beyond ASCII: up to this many bytes are read for the first of
@@ -1345,18 +1347,41 @@ _BEYOND_ASCII = re.compile(rb"[\x80-\xff]")
 
 
 def more_to_tell(start: bytes) -> bool:
-    """Whether a text's first bytes are too few to tell its encoding (``text_encoding``): fewer than
-    ``ENCODING_BYTES``, or ASCII and fewer than ``ENCODING_SCAN``."""
-    return len(start) < ENCODING_BYTES or (len(start) < ENCODING_SCAN and start.isascii())
+    """Whether a text's first bytes are too few to tell its encoding as its whole text does
+    (``text_encoding``): fewer than ``ENCODING_BYTES``; ASCII and fewer than ``ENCODING_SCAN``; fewer than
+    ``ENCODING_BYTES`` after an ASCII start's first byte beyond ASCII (``_telling``); or UTF-8 that may be
+    encoded twice, short of the ``TWICE_BYTES`` that tell it (``_twice``). However the text comes in chunks,
+    its encoding is told from the same bytes."""
+    if len(start) < ENCODING_BYTES:
+        return True
+    beyond = _beyond_ascii(start.removeprefix(codecs.BOM_UTF8))
+    if beyond is None:
+        return len(start) < ENCODING_SCAN
+    if start[:ENCODING_BYTES].isascii() and len(start) < beyond + ENCODING_BYTES:
+        return True
+    sample = _twice_sample(start)
+    if len(sample) >= TWICE_BYTES:
+        return False
+    # Text written once is told by its first character that is not UTF-8's bytes in Windows-1252, looked
+    # for in the sample's first 2**k bytes: the same bytes (``twice_evidence`` remembers them) while the
+    # sample grows chunk by chunk, not undone again for each (small chunks cost a square otherwise).
+    return twice_evidence(sample[: 1 << (len(sample).bit_length() - 1)], final=False) is not None
+
+
+def _beyond_ascii(start: bytes) -> int | None:
+    """Where a text's first byte beyond ASCII is, among its first ``ENCODING_SCAN``."""
+    head = start[:ENCODING_SCAN]
+    found = None if head.isascii() else _BEYOND_ASCII.search(head)
+    return None if found is None else found.start()
 
 
 def _telling(start: bytes) -> bytes:
     """The bytes of a text's start that tell its encoding: its first ``ENCODING_BYTES``, or where those are
-    ASCII, as many from its first byte beyond ASCII."""
+    ASCII, as many from its first byte beyond ASCII (among its first ``ENCODING_SCAN``)."""
     head = start[:ENCODING_BYTES]
-    if not head.isascii() or (beyond := _BEYOND_ASCII.search(start)) is None:
+    if not head.isascii() or (beyond := _beyond_ascii(start)) is None:
         return head
-    return start[beyond.start() : beyond.start() + ENCODING_BYTES]
+    return start[beyond : beyond + ENCODING_BYTES]
 
 
 # UTF-8 encoded twice: UTF-8 text read as Windows-1252 and saved as UTF-8 again (an editor or a converter
@@ -1375,16 +1400,62 @@ def _undone(text: str) -> bytes:
     return text.translate(_AS_CP1252).encode("latin-1")
 
 
-@functools.lru_cache(maxsize=64)
+# UTF-8 encoded twice is told from this many bytes from the text's first byte beyond ASCII (a whole chat
+# export of a few hundred messages; most formats' sniffs read as many), the same bytes for every reader.
+TWICE_BYTES = 64 << 10
+# ... and only where they prove it: every character beyond ASCII there is one of the bytes of a UTF-8
+# character read in Windows-1252. Read so, one such character is proof enough ("ÃŸ" for "ß", "â€“" for "–":
+# an English export whose one character beyond ASCII is a dash is common, a person writing "ÃŸ" is not). A
+# control character (U+0080-U+009F) among them is not how Windows-1252 reads a byte it defines, but how
+# Latin-1 does (a converter that took the text as Latin-1): a person's text may hold one by chance
+# ("Â\x80", "á\x80\x80"), so there the bytes must hold at least this many beyond their characters' first
+# (an emoji holds three, "Ã©" for "é" one).
+TWICE_EVIDENCE = 3
+_LATIN_1_CONTROLS = re.compile("[\x80-\x9f]")
+_BEYOND_ASCII_TEXT = re.compile(r"[^\x00-\x7f]+")
+
+
+def _twice_sample(start: bytes) -> bytes:
+    """The bytes of a text's start (its BOM dropped) that tell whether it is UTF-8 encoded twice: its
+    ``TWICE_BYTES`` from its first byte beyond ASCII (b"" where there is none among its first
+    ``ENCODING_SCAN``)."""
+    start = start.removeprefix(codecs.BOM_UTF8)
+    beyond = _beyond_ascii(start)
+    return b"" if beyond is None else start[beyond : beyond + TWICE_BYTES]
+
+
 def _twice(start: bytes) -> bool:
-    """Whether UTF-8 bytes are UTF-8 encoded twice (``TWICE``): not ASCII, and the bytes their characters
-    stand for in Windows-1252 are UTF-8 with characters beyond ASCII (a cut at the end allowed)."""
-    try:
-        text = codecs.getincrementaldecoder("utf-8")().decode(start, final=False)
-        once = codecs.getincrementaldecoder("utf-8")().decode(_undone(text), final=False)
-    except (UnicodeDecodeError, UnicodeEncodeError):
+    """Whether UTF-8 text that starts with ``start`` (its BOM dropped) proves to be UTF-8 encoded twice
+    (``TWICE``) in the bytes that tell it (``_twice_sample``): see ``TWICE_EVIDENCE``. Bytes fewer than
+    those are taken for the whole text (``more_to_tell`` asks for them all where there are more)."""
+    sample = _twice_sample(start)
+    evidence = twice_evidence(sample, final=len(sample) < TWICE_BYTES)
+    if evidence is None or evidence == 0:
         return False
-    return not once.isascii()
+    return evidence >= TWICE_EVIDENCE or not _LATIN_1_CONTROLS.search(sample.decode("utf-8", "ignore"))
+
+
+@functools.lru_cache(maxsize=64)  # each format's sniff asks of the same file's start
+def twice_evidence(data: bytes, final: bool = True) -> int | None:
+    """How far UTF-8 bytes prove to be UTF-8 encoded twice: the bytes beyond a character's first that their
+    characters beyond ASCII stand for in Windows-1252 (``_undone``), each run of them UTF-8; None where one
+    is not (text written once), or where the bytes are not UTF-8. ``final``: False where the bytes may be
+    cut at their end (inside a character, or inside the bytes of one encoded twice)."""
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(data, final)
+    except UnicodeDecodeError:
+        return None
+    evidence = 0
+    # Run by run: text written once is told by its first character beyond ASCII, never undone whole.
+    for run in _BEYOND_ASCII_TEXT.finditer(text):
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            raw = _undone(run.group())
+            once = decoder.decode(raw, final or run.end() < len(text))
+        except (UnicodeDecodeError, UnicodeEncodeError):
+            return None
+        evidence += len(raw) - len(decoder.getstate()[0]) - len(once)
+    return evidence
 
 
 class _TwiceDecoder(codecs.IncrementalDecoder):
@@ -1584,14 +1655,19 @@ def utf8_chunks(
     error: ErrorMaker,
     transcoding: Callable[[], None] = lambda: None,
     legacy: bool = False,
+    part: bool = False,
 ) -> Iterator[bytes]:
     """A text file's byte chunks as UTF-8 without a BOM, for the parsers that read bytes (JSON, XML, CSV):
     UTF-8 passes through as it is, UTF-16 and 32 are decoded as they stream in (``transcoding`` is called
     first: the bytes handed on then no longer count the file's), and with ``legacy`` (a CSV: JSON is UTF-8,
     an XML file declares its encoding to its parser) a legacy code page too. Invalid UTF-16 or 32 is an
     error made by ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own
-    way."""
+    way. ``part``: the chunks are a part of a text from elsewhere than its start, whose start told UTF-8
+    (``file_encoding``): they pass through as they are, never told on their own (a part proves less)."""
     chunks = iter(chunks)
+    if part:
+        yield from chunks
+        return
     first = _enough_to_tell(chunks)
     encoding = text_encoding(first)
     if encoding.legacy and not legacy:
@@ -1629,6 +1705,31 @@ def _enough_to_tell(chunks: Iterator[bytes]) -> bytes:
         if not more_to_tell(start):
             break
     return start
+
+
+def file_encoding(path: Path) -> Encoding:
+    """The encoding of a file's text (``text_encoding``), told from as many of its first bytes as its
+    reading tells it from (``more_to_tell``): most texts tell it in their first few KB, read alone."""
+    size = ENCODING_BYTES
+    while len(start := read_file_part(path, 0, size)) == size and more_to_tell(start):
+        size *= 4
+    return text_encoding(start)
+
+
+def telling(chunks: Iterable[bytes], told: Callable[[Encoding], None]) -> Iterator[bytes]:
+    """A text's chunks passed on as they come, ``told`` its encoding (``text_encoding``) once enough of them
+    tell it (``more_to_tell``) or they end: told from the same bytes as the text's reading, whatever the
+    chunks."""
+    start: bytes | None = b""
+    for chunk in chunks:
+        if start is not None:
+            start += chunk
+            if not more_to_tell(start):
+                told(text_encoding(start))
+                start = None
+        yield chunk
+    if start is not None:
+        told(text_encoding(start))
 
 
 def told_encoding(chunks: Iterator[bytes], legacy: bool = False) -> tuple[Encoding, bytes]:

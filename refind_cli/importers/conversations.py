@@ -223,7 +223,7 @@ class Reader:
         the whole file; ``exact``: its error is the one a whole reading meets first (``first_error``)."""
         block = self._events.rules.block  # in the chunks a whole file comes in: an overlong value is seen
         chunks = (data[at : at + block] for at in range(0, len(data), block))
-        stream = jsonstream.Stream(chunks, self.error, self._events.rules)
+        stream = jsonstream.Stream(chunks, self.error, self._events.rules, part=True)
         stream.consumed = start
         events = jsonstream.JsonEvents(stream)
         try:

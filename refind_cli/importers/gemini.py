@@ -55,6 +55,7 @@ from refind_cli.importers.container import (
     CHUNK,
     Encoding,
     decoded_chunks,
+    file_encoding,
     files_matching,
     fingerprint,
     is_zip,
@@ -67,7 +68,6 @@ from refind_cli.importers.container import (
     read_file_part,
     sniff_head,
     spooled,
-    text_encoding,
     told_encoding,
     utf8_head,
 )
@@ -562,7 +562,7 @@ def _html_conversations(
     every card's entry took gigabytes)."""
     start = jsonstream.start_in(known)
     utf8 = member_of(path) is None and not is_zip(path)
-    utf8 = utf8 and text_encoding(read_file_part(path, 0, SNIFF_BYTES)) == Encoding("utf-8", 0)
+    utf8 = utf8 and file_encoding(path) == Encoding("utf-8", 0)
     with contextlib.ExitStack() as stack:
         page, tail = None, None
         if start is not None and utf8:

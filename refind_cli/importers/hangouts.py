@@ -424,7 +424,9 @@ class _Reader:
         if not walk.items.holds(*unread, (b"self_event_state", b"\\u")):
             return None, True
         with contextlib.closing(walk.items.chunks(span[0])) as chunks:
-            events = jsonstream.JsonEvents(jsonstream.Stream(chunks, self.error, self.events.rules))
+            events = jsonstream.JsonEvents(
+                jsonstream.Stream(chunks, self.error, self.events.rules, part=True)
+            )
             try:
                 if events.next()[0] != "start_map":
                     return None, True

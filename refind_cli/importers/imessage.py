@@ -39,6 +39,7 @@ from refind_cli.importers.container import (
     iter_file_chunks,
     named_head,
     read_file_part,
+    telling,
     text_encoding,
     unmarked,
 )
@@ -740,12 +741,15 @@ class _HtmlReading:
         self.utf8 = True  # whether the text was UTF-8 without a BOM (its offsets are the mark's)
 
     def _chunks(self) -> Iterator[bytes]:
-        first = not self.offset  # a reading from a mark on reads UTF-8 (``_html``)
-        for piece in iter_file_chunks(self.path, self.offset):
-            if first:
-                self.utf8, first = text_encoding(piece) == Encoding("utf-8", 0), False
+        pieces: Iterator[bytes] = iter_file_chunks(self.path, self.offset)
+        if not self.offset:  # a reading from a mark on reads UTF-8 (``_html``)
+            pieces = telling(pieces, self._told)
+        for piece in pieces:
             for start in range(0, len(piece), self.chunk):
                 yield piece[start : start + self.chunk]
+
+    def _told(self, encoding: Encoding) -> None:
+        self.utf8 = encoding == Encoding("utf-8", 0)
 
     def records(self) -> Generator[_Record, None, None]:
         parser = self.parser

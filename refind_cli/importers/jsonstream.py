@@ -41,7 +41,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container
-from refind_cli.importers.container import ErrorMaker, iter_file_chunks, read_file_part, utf8_chunks
+from refind_cli.importers.container import (
+    ErrorMaker,
+    file_encoding,
+    iter_file_chunks,
+    read_file_part,
+    utf8_chunks,
+)
 
 if TYPE_CHECKING:
     import mmap
@@ -185,12 +191,13 @@ class Stream:
     """A read-only binary file over byte chunks, for ijson: UTF-8 without a BOM, whatever the file's encoding
     (``container.utf8_chunks``), refuses an overlong value, applies ``rules.repair``. ``consumed`` counts the
     file's bytes taken so far, ``handed`` those passed on to the parser (give or take what a repair adds; in
-    the file's bytes for UTF-8, a BOM included, in UTF-8's for a file transcoded from UTF-16 or 32)."""
+    the file's bytes for UTF-8, a BOM included, in UTF-8's for a file transcoded from UTF-16 or 32).
+    ``part``: the chunks are a part of a UTF-8 file from elsewhere than its start (``utf8_chunks``)."""
 
-    def __init__(self, chunks: Iterator[bytes], error: ErrorMaker, rules: Rules) -> None:
+    def __init__(self, chunks: Iterator[bytes], error: ErrorMaker, rules: Rules, part: bool = False) -> None:
         self.error = error
         self.rules = rules
-        self._chunks = utf8_chunks(self._counted(chunks), error, self._transcoding)
+        self._chunks = utf8_chunks(self._counted(chunks), error, self._transcoding, part=part)
         self._since_quote = 0
         self._buf = b""
         self._pos = 0
@@ -443,7 +450,7 @@ class JsonEvents:
             return None
         opening = b"".join(b"[0," if key is None else b"{" + json.dumps(key).encode() + b":" for key in keys)
         opening += b"[0" + last.strip(b"}]")
-        stream = Stream(itertools.chain([opening], chunks), self.error, self.rules)
+        stream = Stream(itertools.chain([opening], chunks), self.error, self.rules, part=True)
         stream.consumed = head.offset - len(opening)  # counts the file's bytes (the opening starts no BOM)
         stream.cut_after, stream.cut_before = self._stream.cut_after, self._stream.cut_before
         # The parser reads a block's events before handing on the first: a short first block, where what
@@ -781,7 +788,8 @@ class Items:
     fingerprinted (``known``), found by its first bytes and checked by its hash. ``start``: the walk of a
     top-level array begins at that item (the bytes before it are an earlier file's, whose items an earlier
     reading took). Once the bytes are not JSON as it walks them, it tells nothing more (``whole`` stays
-    False).
+    False); nor does it tell anything of a file whose start tells another encoding than UTF-8 (UTF-8
+    encoded twice, UTF-16: ``container.file_encoding``), whose items' bytes are not their text's.
 
     The parser reads every byte but those of the known items it passes over, which are the bytes of an item
     of an earlier file that was read whole as valid JSON: the places before each item are those a parser of
@@ -808,9 +816,9 @@ class Items:
             self._buf = b""
         self.whole = False
         self._dropped = 0  # the map's bytes before this are let go (``_let_go``)
-        self._walk: Generator[int, int | None, int] | None = _document(
-            self._buf, frozenset(map(tuple, paths)), start
-        )
+        self._walk: Generator[int, int | None, int] | None = None
+        if file_encoding(path).codec == "utf-8":
+            self._walk = _document(self._buf, frozenset(map(tuple, paths)), start)
         self._started = False
         self._end: int | None = None
         # By the length of their first bytes, then those bytes' hash: the items' sizes, hashes, fingerprints,

@@ -29,12 +29,12 @@ import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import NamedTuple
 
 from refind_cli.errors import InputError
 from refind_cli.importers import container, csvlong, fields, linelog
 from refind_cli.importers.linelog import TIME, Grammar, Head, Layout, pattern
 from refind_cli.records import HELD, Chat, ChatExport, Kind, Mark, Message, NotResumable
+from refind_cli.typed import NamedTuple
 
 FORMAT = "kakaotalk"
 

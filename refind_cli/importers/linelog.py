@@ -537,17 +537,24 @@ class Window:
     ``dropped`` counts the characters let go before ``text[0]``. ``chunks()`` streams the file's bytes (and
     streams them again when a line number is asked for after text was let go: lines are not counted as
     the text streams, since a reader asks for them rarely). ``before``: the lines before these bytes, for a
-    file read from a mark on.
+    file read from a mark on; ``start``: False for such bytes (UTF-8, where a mark is set: not told on
+    their own, ``iter_text``).
 
     A record longer than ``SPILL`` is held as its head and its tail: the characters between, read and
     searched already, are written to a ``Spool`` as the window reads on, and belong where ``hole`` is in
     ``text`` (a reader takes them, ``take``, before it lets the record go)."""
 
     def __init__(
-        self, chunks: Callable[[], Iterable[bytes]], path: Path | str, where: str | None, before: int = 0
+        self,
+        chunks: Callable[[], Iterable[bytes]],
+        path: Path | str,
+        where: str | None,
+        before: int = 0,
+        start: bool = True,
     ) -> None:
         self.chunks, self.path, self.where, self.before = chunks, path, where, before
-        self.pieces = iter_text(chunks(), path, where, self._lines_read, partial=True)
+        self.start = start
+        self.pieces = iter_text(chunks(), path, where, self._lines_read, bom=start, partial=True)
         self.text = ""
         self.dropped = 0
         self.adding: list[str] = []  # the pieces being read on, not yet in ``text``
@@ -665,7 +672,9 @@ class Window:
         if self.lines is None:  # read again up to what was let go
             lines = self.before
             remaining = self.dropped + self.passed
-            pieces = iter_text(self.chunks(), self.path, self.where, lambda: lines, partial=True)
+            pieces = iter_text(
+                self.chunks(), self.path, self.where, lambda: lines, bom=self.start, partial=True
+            )
             for piece in pieces:
                 lines += piece.count("\n", 0, remaining)
                 remaining -= len(piece)
@@ -1494,12 +1503,14 @@ class Counted:
         self.last = b"\n" if start else b""  # a mark is at the end of a line
 
     def __iter__(self) -> Iterator[bytes]:
-        for chunk in self.chunks:
-            if not self.size:
-                self.utf8 = container.text_encoding(chunk).codec == "utf-8"
+        chunks = self.chunks if self.size else container.telling(self.chunks, self._told)
+        for chunk in chunks:
             self.size += len(chunk)
             self.last = chunk[-1:] or self.last
             yield chunk
+
+    def _told(self, encoding: container.Encoding) -> None:
+        self.utf8 = encoding.codec == "utf-8"
 
     @property
     def whole_lines(self) -> bool:

@@ -416,7 +416,7 @@ def _read_after(path: Path, tz: tzinfo, after: Mark) -> ChatExport:
 
     def begin() -> tuple[linelog.Window, re.Match[str] | None]:
         # The line numbers go on from the mark's, the newline put before the bytes not counted.
-        window = linelog.Window(text_after, path, where, known["line"] - 1)
+        window = linelog.Window(text_after, path, where, known["line"] - 1, start=False)
         while window.text.find("\n", 1) < 0 and window.more(0):
             pass  # until the first line after the mark is whole
         text = window.text
@@ -517,13 +517,13 @@ def _chunks(
 
 def _counted(chunks: Iterator[bytes], ends: _Ends, offset: int, lines: int) -> Iterator[bytes]:
     """The chunks, their bytes and lines counted (CR LF, CR and LF end a line; no UTF-8 sequence holds
-    either byte) into ``ends`` once they run out."""
+    either byte) into ``ends`` once they run out. A mark is set only in UTF-8 as its start tells it (the
+    bytes after a mark are read as UTF-8, never told on their own: ``linelog.Window``)."""
     size = offset
-    head = last = b""
-    for chunk in chunks:
+    last = b""
+    told: list[container.Encoding] = []
+    for chunk in chunks if offset else container.telling(chunks, told.append):
         if chunk:
-            if len(head) < 2:
-                head += chunk[:2]
             lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
             if last.endswith(b"\r") and chunk.startswith(b"\n"):
                 lines -= 1  # a CR LF cut between two chunks
@@ -531,8 +531,8 @@ def _counted(chunks: Iterator[bytes], ends: _Ends, offset: int, lines: int) -> I
             size += len(chunk)
         yield chunk
     whole_lines = last.endswith(b"\n") if last else offset > 0
-    utf16 = not offset and head.startswith((b"\xff\xfe", b"\xfe\xff"))
-    ends.size = size if whole_lines and not utf16 else None
+    utf8 = offset > 0 or all(encoding.codec == "utf-8" for encoding in told)
+    ends.size = size if whole_lines and utf8 else None
     ends.lines = lines
 
 

@@ -15,7 +15,9 @@ import os
 import struct
 import zipfile
 from dataclasses import dataclass, field
-from typing import IO, NamedTuple
+from typing import IO
+
+from refind_cli.typed import NamedTuple
 
 # The end of central directory record, a central directory file header and the ZIP64 end locator (APPNOTE
 # 4.3.16, 4.3.12, 4.3.15), as ``zipfile`` unpacks them.

@@ -57,8 +57,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
+from refind_cli.typed import Protocol
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from refind_cli.request import SearchRequest
     from refind_cli.storage.archive import Archive

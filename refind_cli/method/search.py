@@ -25,7 +25,6 @@ import sys
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from refind_cli.collector import collector_paused
 from refind_cli.errors import RefindError
@@ -37,8 +36,13 @@ from refind_cli.storage.archive import Archive
 from refind_cli.text.analysis import Analyzer, fold, query_analyzer
 from refind_cli.text.query import parse
 from refind_cli.text.snippet import terms_in
+from refind_cli.typed import NamedTuple
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from refind_cli.dates.timeline import Timeline
 
 RRF_K = 60

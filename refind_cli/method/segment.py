@@ -21,7 +21,8 @@ import itertools
 import operator
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+
+from refind_cli.typed import NamedTuple
 
 PAIRINGS = ("burst", "exchange")
 

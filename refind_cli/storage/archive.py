@@ -10,7 +10,6 @@ import contextlib
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Self
 
 import apsw
 
@@ -55,8 +54,13 @@ from refind_cli.storage.schema import (
     spell_out,
     stand_in_senders,
 )
+from refind_cli.typed import NamedTuple
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Self
+
     from refind_cli.storage import written
 
 

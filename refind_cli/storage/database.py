@@ -8,7 +8,6 @@ import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, cast
 
 import apsw
 
@@ -19,6 +18,12 @@ from refind_cli.errors import RefindError
 from refind_cli.records import LONG_TEXT as LONG_TEXT
 from refind_cli.records import TIMES, Kind
 from refind_cli.storage.home import ensure_home
+from refind_cli.typed import NamedTuple, cast
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
 
 # A message's raw record (what ``raw.cut`` left of it) of more than LONG_TEXT characters is stored apart too
 # (``schema._m042_long_raws_apart``): its row's raw is then this empty BLOB, which no rest is (a rest is text,
@@ -34,11 +39,12 @@ def apart(text: str = "text") -> str:
 
 # apsw types a row as a tuple of any SQLite values; the schema fixes each query's row shape, so these state it
 # once, next to the SQL (``shape`` is only read by the type checker).
-Row = TypeVar("Row", bound=tuple[Any, ...])
+if TYPE_CHECKING:
+    Row = TypeVar("Row", bound=tuple[Any, ...])
 
 
 def fetch_all(cursor: apsw.Cursor, shape: type[Row]) -> list[Row]:
-    return cast(list[Row], cursor.fetchall())
+    return cast("list[Row]", cursor.fetchall())
 
 
 def fetch_one(cursor: apsw.Cursor, shape: type[Row]) -> Row | None:
@@ -47,7 +53,7 @@ def fetch_one(cursor: apsw.Cursor, shape: type[Row]) -> Row | None:
 
 def fetch_first(cursor: apsw.Cursor, shape: type[Row]) -> Row:
     """The row a query always has: an aggregate's, or one of a key the caller holds."""
-    return cast(Row, cursor.fetchone())
+    return cast("Row", cursor.fetchone())
 
 
 @contextlib.contextmanager

@@ -11,7 +11,6 @@ import itertools
 import operator
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING
 
 import apsw
 
@@ -37,6 +36,8 @@ from refind_cli.storage.database import (
 )
 from refind_cli.storage.schema import applied_migrations
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from refind_cli.listings import ChatSummary, SessionInfo
     from refind_cli.storage.written import Chatwide

@@ -9,12 +9,12 @@ import itertools
 import operator
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
-from typing import NamedTuple
 
 from refind_cli.method import segment
 from refind_cli.records import Kind
 from refind_cli.storage.archive import Archive, StoredSession
 from refind_cli.storage.database import run_of_seqs
+from refind_cli.typed import NamedTuple
 
 # Where a row of ``ingest.rows`` holds what planning reads of it.
 _SEQ, _UID, _TS, _SENDER, _TEXT, _KIND, _THREAD = map(operator.itemgetter, (0, 2, 3, 5, 7, 8, 10))

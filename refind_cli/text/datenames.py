@@ -20,7 +20,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Separators of the stored table: a language's groups by "|", a group's forms by " " (a form is one word).
 GROUPS = "|"

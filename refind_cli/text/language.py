@@ -17,7 +17,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 UNDETERMINED = "und"  # ISO 639-2's "undetermined": too little text to tell; searched as English
 MIXED = "+"  # joins the two languages of a bilingual chat: "de+en"

@@ -11,10 +11,13 @@ unclosed quote is read as plain words, never as an error. A text without any of 
 is analysed and ranked exactly as before the syntax existed.
 """
 
+from __future__ import annotations
+
 # No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 import re
 import unicodedata
-from typing import NamedTuple
+
+from refind_cli.typed import NamedTuple
 
 # A quoted phrase (with an optional "-" before it), or a run of anything else but spaces and quotes.
 _TOKEN = re.compile(r'-?"[^"]*"|[^\s"]+')

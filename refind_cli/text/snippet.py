@@ -7,12 +7,14 @@ of the chunk's whitespace-separated tokens, so each distinct token is analysed o
 that holds the match goes through the slow word-by-word highlighter. Memory stays at a chunk's worth.
 """
 
+from __future__ import annotations
+
 # No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 import re
 from collections.abc import Collection, Iterable, Iterator
-from typing import NamedTuple
 
 from refind_cli.text.analysis import Analyzer, highlighter_for
+from refind_cli.typed import NamedTuple
 
 # A hit printed in the terminal: about one 80 x 50 screen. Longer turns are rare in real chats (none in the
 # sample exports or LoCoMo; 1% of LongMemEval's assistant exchanges) and get a window around the match.

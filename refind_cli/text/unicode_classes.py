@@ -20,10 +20,11 @@ from __future__ import annotations
 import sys
 from bisect import bisect_right
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from refind_cli.text import unicode_classes_data as data
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -11,11 +11,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from refind_cli.errors import RefindError
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NoReturn, TextIO
+
     from rich.console import Console
 
     from refind_cli.facade import Home

@@ -2,11 +2,12 @@
 builds its parameters from these (``common.typer_param``), the quick path its reader
 (``quick``). Plain data: importing it imports neither typer nor click."""
 
-# No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
-from typing import NamedTuple
+from __future__ import annotations
 
+# No ``from __future__ import annotations``: a named tuple's string annotations cost a search (``records``).
 from refind_cli.frontends.cli.output import COLOR_CHOICES
 from refind_cli.request import MAX_K, MAX_WINDOW, SESSION_RANK
+from refind_cli.typed import NamedTuple
 
 
 class Param(NamedTuple):

@@ -12,13 +12,17 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from refind_cli import COMPLETE_VAR
 from refind_cli.frontends.cli import read
 from refind_cli.frontends.cli.output import guarded, set_color
 from refind_cli.frontends.cli.params import CHATS_LIST, HOME, ROOT, SEARCH, STATS, Param
 from refind_cli.storage.home import resolve_home
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The commands this path runs: their declarations and what runs them (the home folder, then each option).
 COMMANDS: dict[str, tuple[Sequence[Param], Callable[..., int]]] = {

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from refind_cli.frontends.cli.output import (
     error_boundary,
@@ -18,6 +17,8 @@ from refind_cli.frontends.cli.output import (
     stdout_out,
 )
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from refind_cli.frontends.render.styled import Out
 

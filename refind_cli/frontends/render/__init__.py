@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, tzinfo
-from typing import Any
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # What chat text must not send to a terminal: C0 controls but tab and newline (ESC starts every escape
 # sequence, BEL ends OSC titles and hyperlinks, CR overwrites a line), DEL, C1 controls (U+009B is a

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import tzinfo
-from typing import TYPE_CHECKING
 
 from refind_cli.frontends.render import iso, short_time, visible
 from refind_cli.frontends.render.rows import write_rows
 from refind_cli.text.language import name as language_name
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     # rich draws tables for a terminal only: piped `refind chats` is TSV and never imports it (nor the
     # import reports, nine dataclasses to build).

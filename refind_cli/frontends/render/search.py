@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
-from typing import TYPE_CHECKING
 
 from refind_cli.frontends.render import iso, visible
 from refind_cli.frontends.render.styled import Out, Styled
@@ -12,6 +11,8 @@ from refind_cli.records import ChatInfo, Turn, said
 from refind_cli.results import Hit, SearchResult
 from refind_cli.text.snippet import JSON_CHARS, TERMINAL_CHARS, highlight_spans, snippet
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     # rich draws a session for people (`refind show`); a search's hits are Styled, which rich draws only on
     # a terminal: piped and JSON output never import it (a third of the start-up of `refind search`).

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol, TextIO
 
+from refind_cli.typed import Protocol
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from rich.text import Text
 
 
