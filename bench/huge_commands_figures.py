@@ -9,7 +9,8 @@ Inputs: a one-line WhatsApp chat (the baseline); a WhatsApp chat whose one huge 
 huge message followed by ``--after-mb`` of ordinary messages (the reader reads on past it); the huge message
 made of short lines (a pasted log) and followed; the first two, and the pasted log, as LINE exports (the
 line-by-line reader of LINE, KakaoTalk and Signal logs); the pasted log as the last message of a KakaoTalk
-CSV, inside a sigtop export and an iMessage TXT conversation, and in a Discord data package's messages.csv
+CSV, inside a sigtop export and an iMessage TXT conversation, and in a Discord data package's messages.csv;
+the huge message quoted in a sigtop export, the quoting message's text short (session 18)
 (``--command`` runs some commands only); a Telegram result.json holding a message of ``--tg-mb`` (Telegram refuses a JSON token over 8 MB) between two short
 ones. The huge text says "abc" near its start (inside the indexed part, at 1 % of it or 430,000
 characters). Each import runs in a fresh child (``IMPORT_CHILD``: the importing process's VmHWM and
@@ -152,6 +153,19 @@ def sigtop_lines(folder: Path, mb: int, _after: int) -> Path:
     )
 
 
+def sigtop_quoted(folder: Path, mb: int, _after: int) -> Path:
+    """sigtop's text export whose middle message quotes a huge one (session 18): its text is short, the
+    huge part is in its raw record only (held in a file and stored apart), with an emoji elsewhere."""
+    message = "From: {who}\nType: incoming\nSent: Thu, 1 Feb 2024 11:{i:02d}:00 +0000\n\n{text}\n"
+    texts = [("Ann", "hi"), ("Jack", f"> From: Ann 😀\n> {_body(mb)}\n\nyes abc"), ("Ann", "ok")]
+    path = folder / "Jack.txt"
+    path.write_text(
+        "Conversation: Jack\n\n"
+        + "\n".join(message.format(i=i, who=w, text=t) for i, (w, t) in enumerate(texts))
+    )
+    return path
+
+
 def imessage_lines(folder: Path, mb: int, _after: int) -> Path:
     """An imessage-exporter TXT conversation whose middle message is a pasted log (session 16)."""
     message = "Feb 01, 2024 11:{i:02d}:00 AM\n{who}\n{text}"
@@ -247,6 +261,7 @@ INPUTS: dict[str, Callable[[Path, int, int], Path]] = {
     "LINE, lines, followed": line_lines_followed,
     "KakaoTalk CSV, lines, last": kakao_csv_last,
     "sigtop, lines": sigtop_lines,
+    "sigtop, quoted": sigtop_quoted,
     "iMessage TXT, lines": imessage_lines,
     "iMessage HTML, lines": imessage_html_lines,
     "SMS XML, lines": sms_lines,

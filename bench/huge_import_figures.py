@@ -61,6 +61,12 @@ LEFT: dict[str, tuple[str, str, Callable[[str], str]]] = {
         lambda text: "| " + text,
     ),
     "sigtop, quoted": ("Noah Weber.txt", "> From: Noah Weber (+4915209876543)", lambda text: "> " + text),
+    # Session 18: the newest version's body as a pasted log, its lines written "|"-prefixed.
+    "sigtop, edited, lines": (
+        "Noah Weber.txt",
+        "| we're out of chairs 😅 can you bring three?",
+        lambda text: "| " + text.replace("boy ", "boy\n| "),
+    ),
     # Session 16: Meta's exports are JSON only (no HTML reader): one message_N.json read whole.
     "Instagram JSON": (
         "instagram-maya.lindqvist-2026-10-05/your_instagram_activity/messages/inbox/"

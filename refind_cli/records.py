@@ -39,8 +39,9 @@ TIMES = (datetime(1970, 1, 1, tzinfo=UTC), datetime(2199, 12, 31, 23, 59, 59, 99
 # gives it as a ``HeldText`` (``importers.linelog.Spool``), the import worker sends it in pieces, and the
 # archive stores it apart (``schema._m040_long_texts_apart``).
 LONG_TEXT = 1 << 20
-# What a message's ``raw`` holds in place of its text, where the text is a ``HeldText``: one character no
-# record that is given so holds elsewhere (``ingest.rows`` cuts the record at it).
+# What a message's ``raw`` holds in place of its text, where the text is a ``HeldText`` and the record is not
+# (a record held too holds its text as written): one character no record that is given so holds elsewhere
+# (``ingest.rows`` cuts the record at it).
 HELD = "\x00"
 
 
@@ -169,7 +170,10 @@ class Message(NamedTuple):
     thread: str | None = None  # an explicit conversation key (Slack thread_ts): one thread, one session
     reply_to: str | None = None  # source id of the message this one replies to
     edited: bool = False
-    raw: str = ""  # the source record verbatim: the line(s) of a text export, the JSON object otherwise
+    # The source record verbatim: the line(s) of a text export, the JSON object otherwise. One that holds a
+    # line longer than ``LONG_TEXT`` can be held in a file (``HeldText``: a sigtop message quoting a 50-MB
+    # one, its text short), kept whole and stored apart (``schema._m042_long_raws_apart``).
+    raw: str | HeldText = ""
     # Written by the person whose export this is, where the export says so ("Me", 회원님, is_from_me, an SMS
     # of type sent): what `--from me` finds.
     own: bool = False

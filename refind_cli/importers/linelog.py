@@ -315,6 +315,15 @@ class Cut(str):
     def whole(self) -> str:
         return "".join((self, self.spool.read(), self.tail))  # joined once: each "+" was a copy of it
 
+    def chunks(self) -> Iterator[bytes]:
+        """Its characters' UTF-8, a piece at a time, its file kept (for a reader that reads it again)."""
+        yield str(self).encode()
+        self.spool.file.flush()
+        self.spool.file.seek(0)
+        while piece := self.spool.file.read(1 << 20):
+            yield piece
+        yield self.tail.encode()
+
 
 class _LongLine:
     """Text given in pieces (a line, by ``iter_text``'s ``partial``; a message's further lines, by
@@ -443,9 +452,9 @@ class Spool:
         data = head.encode()
         return HeldText(self.file, 0, len(data) + self.size, len(head) + self.chars, data)
 
-    def add(self, other: Spool) -> None:
-        """The characters written to ``other``, whose file goes."""
-        with other.file:
+    def add(self, other: Spool, keep: bool = False) -> None:
+        """The characters written to ``other``, whose file goes (unless ``keep``: it is read again)."""
+        with contextlib.nullcontext() if keep else other.file:
             other.file.flush()
             other.file.seek(0)
             while piece := other.file.read(1 << 20):
@@ -1274,14 +1283,40 @@ def _held(
         or any(part.holds(UNHELD_BYTES) for part in parts if isinstance(part, Spool))
     ):
         return None
+    first = lead.partition("\n")[0] if grammar.trim else first_text
+    return (
+        held_between(lead, parts[spooled[0] : spooled[-1] + 1], trail),
+        f"{prefix}{ends[0]}{HELD}{ends[1]}",
+        first,
+    )
+
+
+def held_between(lead: str, parts: list[str | Spool], trail: str, keep: bool = False) -> HeldText:
+    """``lead``, ``parts`` and ``trail`` joined, as a text held in a file: ``lead`` in memory, the rest
+    written to a spool of its own (the files of the spools among ``parts`` go, unless ``keep``)."""
     spool = Spool()
-    for part in parts[spooled[0] : spooled[-1] + 1]:
+    for part in parts:
         if isinstance(part, Spool):
-            spool.add(part)
+            spool.add(part, keep)
         else:
             spool.write(part)
-    first = lead.partition("\n")[0] if grammar.trim else first_text
-    return spool.held(lead, trail), f"{prefix}{ends[0]}{HELD}{ends[1]}", first
+    return spool.held(lead, trail)
+
+
+def held_lines(lines: list[str], skips: Sequence[int] = (), keep: bool = False) -> HeldText:
+    """``lines`` joined by newlines, each but its first ``skips[i]`` characters (a prefix), as a text held
+    in a file, where some are ``Cut``: the lines before the first cut one's spool in memory, the rest written
+    to a spool of their own (the cut ones' files go, unless ``keep``: another text is held from them)."""
+    parts: list[str | Spool] = []
+    for i, line in enumerate(lines):
+        if i:
+            parts.append("\n")
+        skip = skips[i] if skips else 0
+        parts += [line[skip:], line.spool, line.tail] if isinstance(line, Cut) else [line[skip:]]
+    spooled = [i for i, part in enumerate(parts) if isinstance(part, Spool)]
+    lead = "".join(str(part) for part in parts[: spooled[0]])
+    trail = "".join(str(part) for part in parts[spooled[-1] + 1 :])
+    return held_between(lead, parts[spooled[0] : spooled[-1] + 1], trail, keep)
 
 
 def gather(more: list[str]) -> tuple[list[str], int]:

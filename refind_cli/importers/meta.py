@@ -469,11 +469,11 @@ def _thread_messages(src: _Source, files: list[_File], first: _Loaded) -> Iterat
         while end < len(files) and files[end].number == files[start].number:
             end += 1
         group = []
-        held: Counter[tuple[datetime, str, str]] = Counter()
+        held: Counter[tuple[datetime, str | HeldText, str]] = Counter()  # a record Meta never holds
         for file in files[start:end]:
             current = loaded or _load(src, file)
             loaded = None
-            here: Counter[tuple[datetime, str, str]] = Counter()
+            here: Counter[tuple[datetime, str | HeldText, str]] = Counter()
             for m in current.messages:
                 key = (m.timestamp, m.raw, _digest(m.text))
                 here[key] += 1

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from refind_cli.records import HELD, Message
+from refind_cli.records import HELD, HeldText, Message
 from refind_cli.storage import raw as raw_record
 from refind_cli.storage.database import to_us
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
@@ -115,7 +115,8 @@ class Rows:
                     written = text
                 else:  # held in a file (``HeldText``): the record holds ``HELD`` in its place
                     written = HELD
-                    read += len(text) - 1
+                    if isinstance(record, str):  # (a record held too is kept whole: the text is in it)
+                        read += len(text) - 1
                 if identity in forgotten:
                     if legacy_uid is not None:
                         legacy_uid(source_id, local_time, ts, sender, text)  # counts the occurrence
@@ -125,9 +126,13 @@ class Rows:
                     and legacy_uid(source_id, local_time, ts, sender, text) in forgotten
                 ):
                     continue
-                rest, form = cut(record, (written, local_time, sender, sender_id))
-                if len(rest) <= SHARED_LONGEST:
-                    rest = rests.setdefault(rest, rest)
+                rest: str | HeldText
+                if isinstance(record, str):
+                    rest, form = cut(record, (written, local_time, sender, sender_id))
+                    if len(rest) <= SHARED_LONGEST:
+                        rest = rests.setdefault(rest, rest)
+                else:  # held in a file (``HeldText``): kept whole, stored apart as it is
+                    rest, form = record, None
                 batch.append(
                     (
                         seq,

@@ -7,8 +7,9 @@ stdout. The writer sends (path, format, zone, the fingerprints earlier imports l
 text is held while it is read: ``linelog.spooling_in``). The worker sends, per chat, ("chat", (Chat, its
 fingerprint)) and waits for the chat's ChatPlan (None: the chat needs no reading, ``resume.Prints``); then
 batches of ("messages", (rows, characters of raw records read so far)), the rows marshalled (``_packed``),
-a text longer than ``PIECE`` characters sent ahead of its batch as ("piece", its UTF-8 bytes) events and a
-("text", its length), its row holding None in its place; then
+a text or a raw record's rest longer than ``PIECE`` characters sent ahead of its batch as ("piece", its UTF-8
+bytes) events and a ("text", its length), its row holding None in its place (a row's text before its rest);
+then
 ("end", (messages seen, where a later reading can go on from: a ResumePoint or None, the chat's fingerprint
 where it is told once the chat is read)). At the end: ("done", None), or ("error", RefindError) for an unreadable export
 or a long text that cannot be held (a full disk), or
@@ -55,8 +56,8 @@ _PIPE_BUFFER = 1 << 20
 # (``HeldText``): joined, the text was one more copy in the writer. A text this long is the one the archive
 # stores apart (``database.LONG_TEXT``), never in SQLite's memory whole either.
 PIECE = LONG_TEXT
-_TEXT = 7  # where a row holds its text (``ingest.rows``)
-_text = operator.itemgetter(_TEXT)
+_TEXT, _REST = 7, 13  # where a row holds its text and its raw record's rest (``ingest.rows``)
+_text, _rest = operator.itemgetter(_TEXT), operator.itemgetter(_REST)
 
 
 can_use_a_worker = can_use_a_child
@@ -106,22 +107,26 @@ def serve_worker() -> None:
 
 
 def _texts_apart(batch: list[tuple], send: Callable[[object], None]) -> list[tuple]:
-    """``batch`` with each text longer than ``PIECE`` sent ahead in pieces, and None in its place. (A text a
-    reader held in a file, ``HeldText``, is always that long.)"""
-    if not batch or max(map(len, map(_text, batch))) <= PIECE:  # the usual batch, at C speed
+    """``batch`` with each text and raw record's rest longer than ``PIECE`` sent ahead in pieces, and None
+    in its place. (One a reader held in a file, ``HeldText``, is always that long.)"""
+    if not batch or (  # the usual batch, at C speed
+        max(map(len, map(_text, batch))) <= PIECE and max(map(len, map(_rest, batch))) <= PIECE
+    ):
         return batch
     for i, row in enumerate(batch):
-        text = row[_TEXT]
-        if len(text) > PIECE:
-            if isinstance(text, HeldText):
-                with text.file:  # sent: its file goes
-                    for piece in text.pieces(PIECE):
-                        send(("piece", piece))
-            else:
-                for start in range(0, len(text), PIECE):
-                    send(("piece", text[start : start + PIECE].encode()))
-            send(("text", len(text)))
-            batch[i] = (*row[:_TEXT], None, *row[_TEXT + 1 :])
+        for column in _TEXT, _REST:
+            text = row[column]
+            if len(text) > PIECE:
+                if isinstance(text, HeldText):
+                    with text.file:  # sent: its file goes
+                        for piece in text.pieces(PIECE):
+                            send(("piece", piece))
+                else:
+                    for start in range(0, len(text), PIECE):
+                        send(("piece", text[start : start + PIECE].encode()))
+                send(("text", len(text)))
+                row = (*row[:column], None, *row[column + 1 :])
+        batch[i] = row
     return batch
 
 
@@ -174,7 +179,7 @@ class _Received:
                 if texts:
                     given = iter(texts)
                     batch = [
-                        row if row[_TEXT] is not None else (*row[:_TEXT], next(given), *row[_TEXT + 1 :])
+                        row if row[_TEXT] is not None and row[_REST] is not None else _filled(row, given)
                         for row in batch
                     ]
                     texts = []
@@ -190,6 +195,14 @@ class _Received:
     def close(self) -> None:
         if self.spool is not None:
             self.spool.close()
+
+
+def _filled(row: tuple, given: Iterator[HeldText]) -> tuple:
+    """A row with the text and the rest sent ahead in pieces (None in their places) put back, in order."""
+    for column in _TEXT, _REST:
+        if row[column] is None:
+            row = (*row[:column], next(given), *row[column + 1 :])
+    return row
 
 
 def import_in_worker(

@@ -79,7 +79,8 @@ class StoredSession(NamedTuple):
     turns: list[tuple[int, str]]
 
 
-_seq, _text = operator.itemgetter(0), operator.itemgetter(7)  # where a row holds its seq, its text
+# Where a row holds its seq, its text, its raw record's rest.
+_seq, _text, _rest = operator.itemgetter(0), operator.itemgetter(7), operator.itemgetter(13)
 
 
 # A message's whole text, where it is stored apart too (on an archive opened for writing, so migrated).
@@ -101,23 +102,30 @@ def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str 
         raise RefindError(f"{path}: cannot open the archive{purpose} ({exc})") from None
 
 
-def _insert_sql(text: str) -> str:
-    """The insert of a message row as ``Archive._lean`` gives it, in its stored form, its text given by
-    the SQL expression ``text`` (of ?8). Plain parameters: the packed identity, the stored kind and what
-    the chat holds once, worked out in SQL for each row, cost SQLite 0.3 s of every 200,000 rows, Python
-    less than half of that (bench/RESULTS.md, issue 26 item 2, session 14)."""
+def _insert_sql(text: str = "?8", rest: str = "?14") -> str:
+    """The insert of a message row as ``Archive._lean`` gives it, in its stored form, its text and raw
+    record's rest given by the SQL expressions ``text`` (of ?8) and ``rest`` (of ?14). Plain parameters: the
+    packed identity, the stored kind and what the chat holds once, worked out in SQL for each row, cost
+    SQLite 0.3 s of every 200,000 rows, Python less than half of that (bench/RESULTS.md, issue 26 item 2,
+    session 14)."""
     return (
         "INSERT OR IGNORE INTO messages (seq, chat_seq, uid, ts, local_time, sender, sender_id, text, kind,"
         " source_id, thread, reply_to, edited, raw, import_seq, own, raw_form, wall)"
-        f" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, {text}, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+        f" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, {text}, ?9, ?10, ?11, ?12, ?13, {rest}, ?15, ?16, ?17, ?18)"
     )
 
 
 # Without RETURNING: how many rows were new comes from SQLite's count of changes (``insert_messages``).
-_INSERT = _insert_sql("?8")
-# A long text's message (its text an empty BLOB: the text is stored apart, ``_insert_long``): its row's seq
-# is wanted to store the text under it.
-_INSERT_APART = _insert_sql("X''") + " RETURNING seq"
+_INSERT = _insert_sql()
+# A message whose long text, long raw record's rest, or both, are stored apart (an empty BLOB in their
+# place, ``_insert_long``), by which of them are: its row's seq is wanted to store them under it.
+_INSERT_APART = {
+    (text, rest): _insert_sql("X''" if text else "?8", "X''" if rest else "?14") + " RETURNING seq"
+    for text in (False, True)
+    for rest in (False, True)
+}
+# Where each is stored apart, and the column of its row of the message's row it leaves an empty BLOB in.
+_APART_TABLES = ((7, "long_texts", "text"), (13, "long_raws", "raw"))
 
 # A write-ahead log longer than this is folded into the file by the next reader to find the home free.
 LEFT_LOG = 4096 * 1000
@@ -345,12 +353,13 @@ class Archive(Queries, Ledger):
             self._wide.pop(other, None)
 
     def _delete_messages(self, where: str, args: Sequence[object]) -> None:
-        """Delete the messages ``where`` says (of ``messages``), and their texts stored apart: those are
-        looked up from the few long texts, not from the messages."""
-        self.db.execute(
-            f"DELETE FROM long_texts WHERE (SELECT {where} FROM messages WHERE messages.seq = long_texts.seq)",
-            args,
-        )
+        """Delete the messages ``where`` says (of ``messages``), and their texts and raw records stored
+        apart: those are looked up from the few long ones, not from the messages."""
+        for _, table, _ in _APART_TABLES:
+            self.db.execute(
+                f"DELETE FROM {table} WHERE (SELECT {where} FROM messages WHERE messages.seq = {table}.seq)",
+                args,
+            )
         self.db.execute(f"DELETE FROM messages WHERE {where}", args)
 
     def _chat_by_key(self, source: str, key: str, uid: str | None = None) -> tuple[int, str] | None:
@@ -455,8 +464,9 @@ class Archive(Queries, Ledger):
         # How many were new from SQLite's count of changes rather than a RETURNING clause, which cost a
         # third of the insert's CPU time (bench/RESULTS.md, issue 26 item 2, session 10).
         before = self.db.total_changes()
-        apart = 0  # rows of long_texts, which SQLite counts as changes too
-        if max(map(len, map(_text, rows))) > LONG_TEXT:  # a HeldText is longer (``worker.PIECE``)
+        apart = 0  # rows of long_texts and long_raws, which SQLite counts as changes too
+        # A HeldText is longer (``worker.PIECE``).
+        if max(map(len, map(_text, rows))) > LONG_TEXT or max(map(len, map(_rest, rows))) > LONG_TEXT:
             apart = sum(map(self._insert_long, rows))
         else:
             self.db.executemany(_INSERT, rows)
@@ -580,27 +590,39 @@ class Archive(Queries, Ledger):
         return wide
 
     def _insert_long(self, row: tuple) -> int:
-        """Insert one row, its text stored apart if it is long (``database.LONG_TEXT``; a ``HeldText`` always
-        is): as a zeroblob of as many bytes as it has, the last column of a row of its own, then written a
-        piece at a time, so SQLite never holds it whole. (In the message's row, cast from a zeroblob or bound
-        whole, a 50-MB text cost SQLite two copies of it: the value and the row's record.) How many texts it
-        stored apart: 1, or 0 (a short text, or a message the archive holds already)."""
-        text = row[7]
-        if isinstance(text, str) and len(text) <= LONG_TEXT:
+        """Insert one row, its text and its raw record's rest each stored apart if it is long
+        (``database.LONG_TEXT``; a ``HeldText`` always is): as a zeroblob of as many bytes as it has, the
+        last column of a row of its own, then written a piece at a time, so SQLite never holds it whole. (In
+        the message's row, cast from a zeroblob or bound whole, a 50-MB text cost SQLite two copies of it: the
+        value and the row's record.) How many it stored apart: 0 to 2 (none is long, or the archive holds the
+        message already)."""
+        long = (len(row[7]) > LONG_TEXT, len(row[13]) > LONG_TEXT)  # as ``_APART_TABLES`` has them
+        if not any(long):
             self.db.execute(_INSERT, row)
             return 0
-        held = isinstance(text, HeldText)
-        size = text.size if held else sum(map(len, _utf8_pieces(text)))
-        pieces = text.pieces() if held else _utf8_pieces(text)
-        stored = [seq for (seq,) in self.db.execute(_INSERT_APART, (*row[:7], None, *row[8:]))]
+        given = list(row)
+        for (column, _, _), is_long in zip(_APART_TABLES, long, strict=True):
+            if is_long:
+                given[column] = None
+        stored = [seq for (seq,) in self.db.execute(_INSERT_APART[long], given)]
         for seq in stored:
-            self.db.execute(
-                "INSERT INTO long_texts (seq, chars, text) VALUES (?, ?, zeroblob(?))", (seq, len(text), size)
-            )
-            with self.db.blob_open("main", "long_texts", "text", seq, True) as blob:
-                for piece in pieces:
-                    blob.write(piece)
-        return len(stored)
+            for (column, table, name), is_long in zip(_APART_TABLES, long, strict=True):
+                if is_long:
+                    self._store_apart(table, name, seq, row[column])
+        return len(stored) * sum(long)
+
+    def _store_apart(self, table: str, column: str, seq: int, value: str | HeldText) -> None:
+        """``value`` as the row ``seq`` of ``table``, written a piece at a time (``_insert_long``)."""
+        if isinstance(value, HeldText):
+            size, pieces = value.size, value.pieces()
+        else:
+            size, pieces = sum(map(len, _utf8_pieces(value))), _utf8_pieces(value)
+        self.db.execute(
+            f"INSERT INTO {table} (seq, chars, {column}) VALUES (?, ?, zeroblob(?))", (seq, len(value), size)
+        )
+        with self.db.blob_open("main", table, column, seq, True) as blob:
+            for piece in pieces:
+                blob.write(piece)
 
     def _count_new(self) -> None:
         """Add the messages stored since the last count to the tables of counts (new messages take the

@@ -25,6 +25,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+# A message's raw record (what ``raw.cut`` left of it) of more than LONG_TEXT characters is stored apart too
+# (``schema._m042_long_raws_apart``): its row's raw is then this empty BLOB, which no rest is (a rest is text,
+# or the one-byte key of a rest its chat holds: ``written.Chatwide``).
+APART = b""
+
 
 def apart(text: str = "text") -> str:
     """SQL: whether a message's text (the column ``text`` of ``messages``) is stored apart. It does not load

@@ -17,6 +17,7 @@ import apsw
 from refind_cli.records import ChatInfo, Kind, Message, Turn
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
+    APART,
     BEFORE_ALL,
     QUARTER_US,
     apart,
@@ -361,6 +362,8 @@ class Queries:
         for row in rows:
             if not isinstance(row[2], str):
                 row = (*row[:2], self._text_apart(row[14]), *row[3:])
+            if row[10] == APART:
+                row = (*row[:10], self._text_apart(row[14], "long_raws", "raw"), *row[11:])
             written = row[6] if row[13] is None else wide.written_time(row[0], row[13])
             rest = wide.record_rest(row[10], row[12])
             record = raw.joined(rest, row[12], (row[2], written, row[1], row[5]))
@@ -507,9 +510,10 @@ class Queries:
         )
         return self.db.blob_open("main", "long_texts" if held[0] else "messages", "text", message_seq, False)
 
-    def _text_apart(self, message_seq: int) -> str:
-        """A text stored apart, whole: for the reader that gives or compares every field."""
-        with self.db.blob_open("main", "long_texts", "text", message_seq, False) as blob:
+    def _text_apart(self, message_seq: int, table: str = "long_texts", column: str = "text") -> str:
+        """A text (or a raw record's rest) stored apart, whole: for the reader that gives or compares every
+        field."""
+        with self.db.blob_open("main", table, column, message_seq, False) as blob:
             stored = blob.read()
         return stored.decode()
 

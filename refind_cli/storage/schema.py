@@ -19,6 +19,7 @@ from refind_cli.errors import RefindError
 from refind_cli.records import TIMES, Kind
 from refind_cli.storage import raw
 from refind_cli.storage.database import (
+    APART,
     COUNT_TABLES,
     COUNTED,
     IS_COUNTED,
@@ -114,6 +115,11 @@ CREATE TABLE IF NOT EXISTS index_queue (session_seq INTEGER PRIMARY KEY);
 # sessions reads of it.
 LONG_TEXTS = """
 CREATE TABLE IF NOT EXISTS long_texts (seq INTEGER PRIMARY KEY, chars INTEGER NOT NULL, text BLOB NOT NULL);
+"""
+# Where a long raw record is stored (``_m042_long_raws_apart``), alike: what ``raw.cut`` left of it, ``chars``
+# its length in characters.
+LONG_RAWS = """
+CREATE TABLE IF NOT EXISTS long_raws (seq INTEGER PRIMARY KEY, chars INTEGER NOT NULL, raw BLOB NOT NULL);
 """
 
 
@@ -311,7 +317,7 @@ def spell_out(db: apsw.Connection, where: str, args: Sequence[object]) -> None:
             (layout, shared, further), Chatwide.loads(layout, shared, further)
         )
         local_time = None if wall is None else chat.written_time(ts, wall)
-        spelled.append((local_time, chat.record_rest(rest, form), seq))
+        spelled.append((local_time, rest if rest == APART else chat.record_rest(rest, form), seq))
     db.executemany(
         "UPDATE messages SET local_time = coalesce(?, local_time), wall = NULL, raw = ? WHERE seq = ?",
         spelled,
@@ -594,7 +600,6 @@ def _m040_long_texts_apart(db: apsw.Connection) -> None:
         db.execute("UPDATE messages SET text = X'' WHERE seq = ?", (seq,))
 
 
-# Bytes of a long text moved at a time.
 def _m041_system_zone_named(db: apsw.Connection) -> None:
     """The system's zone is zoneinfo's where it names a zone of the tz database (``clock.system_zone``), and
     its fingerprint in an import's settings is the zone's name, no longer dateutil's offsets sampled weekly:
@@ -615,6 +620,17 @@ def _m041_system_zone_named(db: apsw.Connection) -> None:
         )
 
 
+def _m042_long_raws_apart(db: apsw.Connection) -> None:
+    """A raw record's rest (what ``raw.cut`` leaves of it) of more than ``LONG_TEXT`` characters is stored
+    apart as a long text is (``_m040_long_texts_apart``): a BLOB as the last column of a row of its own
+    (``long_raws``), its message's ``raw`` an empty BLOB (a rest shared with its chat is a key of one byte).
+    A sigtop message quoting a 50-MB one is such a record: its text is short, and the record is held in a
+    file from the reader to the archive (``HeldText``). The rests stored before stay in their rows, where
+    every reader takes them as before: no command but the lossless rebuild reads them."""
+    db.execute(LONG_RAWS)
+
+
+# Bytes of a long text moved at a time.
 _MOVED = 1 << 20
 
 
@@ -682,6 +698,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m033_signatures_of_8_bytes", _m033_signatures_of_8_bytes),
     ("m040_long_texts_apart", _m040_long_texts_apart),
     ("m041_system_zone_named", _m041_system_zone_named),
+    ("m042_long_raws_apart", _m042_long_raws_apart),
 )
 
 
