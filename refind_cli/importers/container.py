@@ -1663,12 +1663,15 @@ def utf8_chunks(
     an XML file declares its encoding to its parser) a legacy code page too. Invalid UTF-16 or 32 is an
     error made by ``error``, naming the byte; invalid UTF-8 is left to the parser, which names it its own
     way. ``part``: the chunks are a part of a text from elsewhere than its start, whose start told UTF-8
-    (``file_encoding``): they pass through as they are, never told on their own (a part proves less)."""
+    (``file_encoding``): they pass through, never told on their own (a part proves less), but their first
+    chunks joined as a whole reading joins them: a parser's first read block, and so the heads a reading that
+    goes on marks (``jsonstream.JsonEvents.go_on``), depend on it."""
     chunks = iter(chunks)
+    first = _enough_to_tell(chunks)
     if part:
+        yield first
         yield from chunks
         return
-    first = _enough_to_tell(chunks)
     encoding = text_encoding(first)
     if encoding.legacy and not legacy:
         encoding = Encoding("utf-8", 0)
