@@ -1411,7 +1411,7 @@ TWICE_BYTES = 64 << 10
 # ("Â\x80", "á\x80\x80"), so there the bytes must hold at least this many beyond their characters' first
 # (an emoji holds three, "Ã©" for "é" one).
 TWICE_EVIDENCE = 3
-_LATIN_1_CONTROLS = re.compile("[\x80-\x9f]")
+_LATIN_1_CONTROLS = re.compile(rb"\xc2[\x80-\x9f]")  # U+0080-U+009F in UTF-8
 _BEYOND_ASCII_TEXT = re.compile(r"[^\x00-\x7f]+")
 
 
@@ -1430,9 +1430,9 @@ def _twice(start: bytes) -> bool:
     those are taken for the whole text (``more_to_tell`` asks for them all where there are more)."""
     sample = _twice_sample(start)
     evidence = twice_evidence(sample, final=len(sample) < TWICE_BYTES)
-    if evidence is None or evidence == 0:
+    if not evidence:
         return False
-    return evidence >= TWICE_EVIDENCE or not _LATIN_1_CONTROLS.search(sample.decode("utf-8", "ignore"))
+    return evidence >= TWICE_EVIDENCE or not _LATIN_1_CONTROLS.search(sample)
 
 
 @functools.lru_cache(maxsize=64)  # each format's sniff asks of the same file's start
@@ -1668,11 +1668,7 @@ def utf8_chunks(
     goes on marks (``jsonstream.JsonEvents.go_on``), depend on it."""
     chunks = iter(chunks)
     first = _enough_to_tell(chunks)
-    if part:
-        yield first
-        yield from chunks
-        return
-    encoding = text_encoding(first)
+    encoding = Encoding("utf-8", 0) if part else text_encoding(first)
     if encoding.legacy and not legacy:
         encoding = Encoding("utf-8", 0)
     elif encoding.codec != "utf-8":
@@ -1820,7 +1816,6 @@ def spooled_until(
     copy holds the bytes before it, then the ``{`` a parser reads before it stops there. The copy and the index
     of the end it stops at (None: the whole member copied); None where no copy can be written."""
     import tempfile
-    import zlib
 
     from refind_cli.importers import crc32
 
