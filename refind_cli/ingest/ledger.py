@@ -136,14 +136,14 @@ def at_rest(archive: Archive, seen: dict[str, int], segmenting: str) -> list[Cha
     """What reading the chats again would report (nothing added; ``seen`` messages each, stored or
     forgotten), where each is still there, cut the same way (``segmenting``); else None."""
     found = archive.chats_by_uid(list(seen))
-    results = []
-    for chat_uid, n in seen.items():
-        row = found.get(chat_uid)
-        if row is None or row[1] != segmenting:
-            return None
-        seq, _, name, source, n_sessions, n_turns = row
-        results.append(ChatImportResult(seq, name, source, 0, n, n_sessions, n_turns, 0, chat_uid))
-    return results
+    if len(found) != len(seen) or any(row[1] != segmenting for row in found.values()):
+        return None
+    # One pass of a comprehension: a re-import takes 20,000 of ChatGPT's conversations so.
+    return [
+        ChatImportResult(seq, name, source, 0, n, n_sessions, n_turns, 0, chat_uid)
+        for chat_uid, n in seen.items()
+        for seq, _, name, source, n_sessions, n_turns in (found[chat_uid],)
+    ]
 
 
 def now() -> str:

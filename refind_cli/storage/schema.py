@@ -630,6 +630,23 @@ def _m042_long_raws_apart(db: apsw.Connection) -> None:
     db.execute(LONG_RAWS)
 
 
+def _m043_chats_keyed_and_counted(db: apsw.Connection) -> None:
+    """A chat keeps the count of its sessions and of their turns on its row (``n_sessions``, ``n_turns``),
+    kept exact where sessions are written and deleted (``Archive.store_sessions``, ``delete_sessions``, the
+    only statements that change them after this migration): a re-import reports every chat of its export,
+    and those it takes as they are (20,000 of ChatGPT's conversations) were counted from their 183,000
+    sessions' rows each time (0.1-0.2 s of CPU). Chats are found by their source and key
+    (``Archive.upsert_chat``): each new chat of an export looked for itself in every row of the table (3.4
+    ms a chat among 20,000)."""
+    db.execute("ALTER TABLE chats ADD COLUMN n_sessions INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE chats ADD COLUMN n_turns INTEGER NOT NULL DEFAULT 0")
+    db.execute(
+        "UPDATE chats SET n_sessions = s.n, n_turns = s.t FROM (SELECT chat_seq, count(*) AS n,"
+        " sum(n_turns) AS t FROM sessions GROUP BY chat_seq) AS s WHERE chats.seq = s.chat_seq"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS chats_key ON chats (source, key)")
+
+
 # Bytes of a long text moved at a time.
 _MOVED = 1 << 20
 
@@ -699,6 +716,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[apsw.Connection], None]], ...] = (
     ("m040_long_texts_apart", _m040_long_texts_apart),
     ("m041_system_zone_named", _m041_system_zone_named),
     ("m042_long_raws_apart", _m042_long_raws_apart),
+    ("m043_chats_keyed_and_counted", _m043_chats_keyed_and_counted),
 )
 
 
