@@ -35,7 +35,6 @@ starts there, between two messages.
 from __future__ import annotations
 
 import bisect
-import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -249,10 +248,9 @@ class Prints:
                 continue
             self.start = head
             self.begins = head.offset if head.offset >= 0 else size + head.offset
-            uids = [uid for uid, _, _ in head.chats]
-            self.taken.update(zip(uids, [(fp, seen) for _, fp, seen in head.chats]))
+            self.taken.update([(uid, (fp, seen)) for uid, fp, seen in head.chats])
             self.skipped.update([result.chat_id for result in results])
-            self._placed += zip(uids, itertools.repeat(None))
+            self._placed += [(uid, None) for uid, _, _ in head.chats]
             return results
         return []
 
