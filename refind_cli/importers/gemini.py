@@ -335,7 +335,9 @@ class _Timeline:
             micros = self.micros
             order = sorted(range(len(micros)), key=micros.__getitem__)
             cuts = [i for i in range(1, len(order)) if micros[order[i]] - micros[order[i - 1]] > _GAP_US]
-            self._groups = [order[a:b] for a, b in itertools.pairwise([0, *cuts, len(order)])] if order else []
+            self._groups = (
+                [order[a:b] for a, b in itertools.pairwise([0, *cuts, len(order)])] if order else []
+            )
         elif self._groups is None:
             import numpy as np
 
