@@ -514,9 +514,9 @@ class Home:
         process held again and again (0.07-0.15 s of a ChatGPT re-import's 1.1; resume15)."""
         from dataclasses import replace
 
+        from refind_cli.collector import collector_paused
         from refind_cli.dates.clock import zone
         from refind_cli.importers import exports_in
-        from refind_cli.collector import collector_paused
         from refind_cli.ingest import import_file
 
         tz = options.tz or zone(None)
