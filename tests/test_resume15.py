@@ -78,7 +78,9 @@ def test_an_archive_written_before_m043_gets_its_chats_counted(tmp_path: Path):
         archive.db.execute("DELETE FROM migrations WHERE name = 'm043_chats_keyed_and_counted'")
     with Archive.open(tmp_path / "home") as archive:
         assert applied_migrations(archive.db)[-1] == "m043_chats_keyed_and_counted"
-        assert archive.db.execute("SELECT seq, n_sessions, n_turns FROM chats ORDER BY seq").fetchall() == before
+        assert (
+            archive.db.execute("SELECT seq, n_sessions, n_turns FROM chats ORDER BY seq").fetchall() == before
+        )
         assert exact(archive)
         plan = archive.db.execute(
             "EXPLAIN QUERY PLAN SELECT seq FROM chats WHERE source = ? AND key = ?", ("chatgpt", "x")
@@ -109,7 +111,7 @@ def statements(tmp_path: Path, conversations: int) -> tuple[int, list]:
 
 def test_a_chat_taken_as_it_is_costs_no_statement_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(conversations, "SCAN_MIN_BYTES", 0)
-    few, few_chats = statements(tmp_path / "few", 10)
+    few, _ = statements(tmp_path / "few", 10)
     many, many_chats = statements(tmp_path / "many", 30)
     assert few == many  # 20 conversations more taken as they are, not one statement more
     # Each is reported as a reading would report it: nothing added, its messages skipped, its counts.
@@ -152,7 +154,7 @@ _FIELDS = st.one_of(
     st.integers(-5, 10**9),
     st.floats(allow_nan=False, allow_infinity=False),
     st.booleans(),
-    st.text(alphabet=st.sampled_from(list('ab ,;\t"\n\r\x1b\u202e\u2028é\'')), max_size=6),
+    st.text(alphabet=st.sampled_from(list("ab ,;\t\"\n\r\x1b\u202e\u2028é'")), max_size=6),
 )
 
 
