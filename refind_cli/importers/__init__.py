@@ -285,13 +285,25 @@ def detect(path: Path) -> str:
     if kind == "zip":
         # A broken or hostile zip is reported as such, not as an unknown format.
         container.open_zip(path).close()
-    for importer in _REGISTRY.values():
+    for importer in _sniffing_order(path, kind):
         if kind in importer.takes and importer.sniff(path):
             return importer.name
     piece = container.not_joined(path) if kind == "file" else None
     if piece is not None:  # what no importer reads, as an unknown format is: said what it is
         raise UnknownFormat(path, f"is {piece}")
     raise UnknownFormat(path, f"unknown export format; supported: {_supported()}")
+
+
+def _sniffing_order(path: Path, kind: str) -> list[Importer]:
+    """The importers in their registered order, those that name a file so (``Importer.names``) first: each
+    sniff says no to the other formats' exports (``register``), so the order finds the same one, and a
+    file's sniff imports the modules of the formats before it (``conversations.json``: WhatsApp's and its
+    date tables, of ``MyActivity.json``: nine; 10-40 ms of a re-import's CPU, resume15)."""
+    importers = list(_REGISTRY.values())
+    if kind != "file":
+        return importers
+    named = [importer for importer in importers if importer.names_file(path.name)]
+    return named + [importer for importer in importers if importer not in named]
 
 
 def _empty(folder: Path) -> bool:
