@@ -2,7 +2,7 @@
 the chats it takes as they are report their sessions and turns from their rows, which keep them exact
 (``schema._m043_chats_keyed_and_counted``), in no statement of their own; a new chat is found by its key
 through an index; piped tables are written as the csv module writes them; Gemini's conversations are
-grouped without numpy as with it."""
+grouped without numpy as with it; a letter's script is found by one pattern as by a class a script."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ from refind_cli.ingest import import_file
 from refind_cli.operations import Selection
 from refind_cli.storage.archive import Archive
 from refind_cli.storage.schema import applied_migrations
+from refind_cli.text import language
+from refind_cli.text.scripts_data import SPEAKERS
 
 
 def counted(archive: Archive) -> list[tuple[int, int, int]]:
@@ -186,3 +188,24 @@ def test_gemini_groups_conversations_without_numpy_as_with_it(offsets: list[int]
         m.setattr(gemini, "_NUMPY_FROM", 0)
         assert groups() == by_python
     assert sorted(p for group in by_python for p in group) == list(range(len(offsets)))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.characters(categories=["Lu", "Ll", "Lo", "Lm"]), st.sampled_from(["", "abc", "abcdefgh"]))
+def test_a_letters_script_is_the_one_whose_class_matches_it(letter: str, latin: str):
+    """``language._script_of`` finds, by one pattern, what a class a script of ``SPEAKERS`` compiled in turn
+    until one matched found."""
+    letters = [ch for ch in letter * 5 + latin if ch.isalpha()]
+    one_by_one = next(
+        (
+            lang
+            for script, lang in SPEAKERS.items()
+            if (own := language._script_class(frozenset([script]))) is not None
+            and own.match(letter)
+            and language._share(frozenset([script]), letters) >= 0.5
+        ),
+        language.UNDETERMINED,
+    )
+    script = language._script_of(letter)
+    told = SPEAKERS[script] if script and language._share(frozenset([script]), letters) >= 0.5 else "und"
+    assert told == one_by_one

@@ -175,11 +175,29 @@ def in_its_script(code: str, text: str) -> str:
     if _share(scripts, letters) >= 0.5:
         return code
     common = Counter(letters).most_common(1)[0][0]
-    for script, lang in SPEAKERS.items():
-        own = _script_class(frozenset([script]))
-        if own is not None and own.match(common) and _share(frozenset([script]), letters) >= 0.5:
-            return lang
+    # A letter is of one script (Unicode's Script property), so of the scripts none but its own can match it.
+    script = _script_of(common)
+    if script is not None and _share(frozenset([script]), letters) >= 0.5:
+        return SPEAKERS[script]
     return UNDETERMINED
+
+
+def _script_of(letter: str) -> str | None:
+    """The script of ``SPEAKERS`` that ``letter`` is written in, if one is."""
+    match = _speakers_scripts().match(letter)
+    return match.lastgroup if match is not None else None
+
+
+@functools.cache
+def _speakers_scripts() -> Any:
+    """One pattern of the scripts of ``SPEAKERS`` (those Unicode has), a group each named by its code: one
+    compiled where a class a script was compiled until one matched (348 compilations, ~20 ms)."""
+    import regex
+
+    from refind_cli.text.scripts_data import SPEAKERS
+
+    known = [script for script in SPEAKERS if _is_script(script)]
+    return regex.compile("|".join(rf"(?P<{script}>\p{{sc={script}}})" for script in known))
 
 
 def parts(lang: str) -> list[str]:
