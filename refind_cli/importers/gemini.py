@@ -342,9 +342,10 @@ class _Timeline:
             import numpy as np
 
             times = np.array(self.micros, dtype=np.int64)
-            order = np.argsort(times, kind="stable")
-            cuts = np.flatnonzero(np.diff(times[order]) > _GAP_US) + 1
-            self._groups = np.split(order, cuts) if len(order) else []
+            ranked = np.argsort(times, kind="stable")
+            self._groups = (
+                np.split(ranked, np.flatnonzero(np.diff(times[ranked]) > _GAP_US) + 1) if len(ranked) else []
+            )
         return self._groups
 
     def places(self, tail: _Placed | None, size: int) -> Iterator[tuple[int, int] | None]:
