@@ -571,7 +571,9 @@ def command(export: Path, home: Path, tree: Path | None = None) -> dict:
     args = [sys.executable, "-m", "refind_cli", "--home", str(home), "import", "--tz", "UTC", str(export)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    out = subprocess.run(args, capture_output=True, text=True, check=False, env=env)
+    # In the tree's folder: ``python -m`` puts the working folder before PYTHONPATH (run from a checkout's
+    # root, the "-base" way ran that checkout's code, not the base's; resume15).
+    out = subprocess.run(args, capture_output=True, text=True, check=False, env=env, cwd=tree)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode:
