@@ -1,6 +1,7 @@
 """A re-import of an export of many chats costs what changed, not what it holds (issue 26 item 1, resume15):
 the chats it takes as they are report their sessions and turns from their rows, which keep them exact
-(``schema._m043_chats_keyed_and_counted``), in no statement of their own; a new chat is found by its key
+(``schema._m043_chats_keyed_and_counted``), in no statement of their own at a head and one (their row) after
+it; a new chat is found by its key
 through an index; piped tables are written as the csv module writes them; Gemini's conversations are
 grouped without numpy as with it; a letter's script is found by one pattern as by a class a script."""
 
@@ -122,6 +123,17 @@ def test_a_chat_taken_as_it_is_costs_no_statement_of_its_own(tmp_path: Path, mon
     assert len(taken) == 30
     assert all(c.messages_skipped == 4 and c.sessions == 1 and c.turns == 2 for c in taken)
     assert [c.messages_added for c in many_chats if c.messages_added] == [4, 4]
+
+
+def test_a_chat_after_the_head_costs_one_statement_its_row(tmp_path: Path):
+    """A file read chat by chat (under 4 MB: not scanned, no head): each chat read before as it is costs the
+    lookup of its row, not the opening of it, and is reported alike."""
+    few, _ = statements(tmp_path / "few", 10)
+    many, many_chats = statements(tmp_path / "many", 30)
+    assert many - few == 20
+    taken = [c for c in many_chats if not c.messages_added]
+    assert len(taken) == 30
+    assert all(c.messages_skipped == 4 and c.sessions == 1 and c.turns == 2 for c in taken)
 
 
 def test_the_json_report_lists_every_chat_as_the_contract_says(tmp_path: Path):

@@ -223,24 +223,31 @@ def _import_here(
     its resume point to ``points``."""
     for export in read_export(path, fmt, tz, known=prints.known()):
         identity = Identity()
-        result = import_chat_rows(
-            archive,
-            export.chat,
-            export.messages,
-            segmenting,
-            import_seq,
-            progress,
-            restore_forgotten,
-            identity,
-            export.passed,
-            unchanged=functools.partial(
-                prints.unchanged,
+        result = prints.taken_as_it_is(
+            archive, export.chat, export.fingerprint, export.at, segmenting, export.formerly
+        )
+        result = (
+            result
+            if result is not None
+            else import_chat_rows(
                 archive,
                 export.chat,
-                export.fingerprint,
-                export.at,
-                formerly=export.formerly,
-            ),
+                export.messages,
+                segmenting,
+                import_seq,
+                progress,
+                restore_forgotten,
+                identity,
+                export.passed,
+                unchanged=functools.partial(
+                    prints.unchanged,
+                    archive,
+                    export.chat,
+                    export.fingerprint,
+                    export.at,
+                    formerly=export.formerly,
+                ),
+            )
         )
         prints.took(printed(export), result, export.at)
         points(point_after(export, identity, result.messages_added + result.messages_skipped))

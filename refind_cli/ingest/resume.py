@@ -48,7 +48,7 @@ from refind_cli.ingest.progress import ChatProgress
 from refind_cli.ingest.rows import ChatPlan
 from refind_cli.records import Chat, ChatExport, Mark, NotResumable
 from refind_cli.reports import ChatImportResult
-from refind_cli.storage.archive import Archive
+from refind_cli.storage.archive import Archive, chat_uid_for
 from refind_cli.storage.identity import LEGACY_PREFIX, Identity
 
 
@@ -283,6 +283,34 @@ class Prints:
         return ChatImportResult(
             plan.chat_seq, chat.name, chat.source, 0, earlier[1], n_sessions, n_turns, 0, plan.chat_uid
         )
+
+    def taken_as_it_is(
+        self,
+        archive: Archive,
+        chat: Chat,
+        fingerprint: str | None,
+        at: tuple[int, int] | None,
+        segmenting: str,
+        formerly: str | None = None,
+    ) -> ChatImportResult | None:
+        """``unchanged`` before the chat's row is opened, from that row alone: where the chat is stored under
+        its own uid with sessions (so messages: not fresh), cut the same way, and its print is the latest, it is
+        reported as ``unchanged`` reports it. Opening it first (``ingest.chats.open_chat``: its row written
+        again as the export has it, which a chat of the same print holds already, and four lookups) cost each
+        chat after the head seven statements: a ChatGPT export whose older conversation moved up has thousands.
+        None where its row must be opened (``unchanged`` then decides)."""
+        uid = chat_uid_for(chat.source, chat.key)
+        earlier = self.earlier.get(uid)
+        if fingerprint is None or earlier is None or earlier[0] not in (fingerprint, formerly):
+            return None
+        row = archive.chat_counted(uid)
+        if row is None or row[1] != segmenting or not row[2]:
+            return None
+        seq, _, n_sessions, n_turns = row
+        self.taken[uid] = (fingerprint, earlier[1])
+        self._placed.append((uid, at))
+        self.skipped.add(seq)
+        return ChatImportResult(seq, chat.name, chat.source, 0, earlier[1], n_sessions, n_turns, 0, uid)
 
     def known(self) -> frozenset[str]:
         """The fingerprints earlier imports left, and the head to start at: what a reader that passes over

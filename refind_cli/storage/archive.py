@@ -131,6 +131,12 @@ _APART_TABLES = ((7, "long_texts", "text"), (13, "long_raws", "raw"))
 LEFT_LOG = 4096 * 1000
 
 
+def chat_uid_for(source: str, key: str) -> str:
+    """The uid a chat of this source and key is stored under (``Archive.upsert_chat``), unless it was adopted
+    under an earlier release's key."""
+    return f"{source}:{key}"
+
+
 class Archive(Queries, Ledger):
     """One open archive. Writes go through ``transaction()``; reads see the last commit (WAL mode).
 
@@ -271,8 +277,8 @@ class Archive(Queries, Ledger):
         ``former_key`` (an earlier release's key for it) is adopted, uid and all, once: it takes ``key``, so
         that another chat with the same former key (a Slack channel id that two workspaces reuse) is a chat
         of its own. A new chat inherits what was forgotten under the former key."""
-        uid = f"{source}:{key}"
-        former = None if former_key is None else f"{source}:{former_key}"
+        uid = chat_uid_for(source, key)
+        former = None if former_key is None else chat_uid_for(source, former_key)
         row = self.chat_by_uid(uid) or self._chat_by_key(source, key)
         if row is None and former_key is not None:
             row = self._chat_by_key(source, former_key, uid=former)
@@ -373,6 +379,13 @@ class Archive(Queries, Ledger):
         """(seq, segmenting) of the chat with this uid, if there is one."""
         return fetch_one(
             self.db.execute("SELECT seq, segmenting FROM chats WHERE uid = ?", (uid,)), tuple[int, str]
+        )
+
+    def chat_counted(self, uid: str) -> tuple[int, str, int, int] | None:
+        """(seq, segmenting, sessions, turns) of the chat with this uid, if there is one."""
+        return fetch_one(
+            self.db.execute("SELECT seq, segmenting, n_sessions, n_turns FROM chats WHERE uid = ?", (uid,)),
+            tuple[int, str, int, int],
         )
 
     def chats_by_uid(self, uids: Sequence[str]) -> dict[str, tuple[int, str, str, str, int, int]]:
