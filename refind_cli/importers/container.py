@@ -1732,8 +1732,8 @@ def telling(chunks: Iterable[bytes], told: Callable[[Encoding], None]) -> Iterat
 
 
 def told_encoding(chunks: Iterator[bytes], legacy: bool = False) -> tuple[Encoding, bytes]:
-    """The encoding ``decoded_chunks`` reads a text in, told from its first chunks, and those chunks joined
-    (a BOM and all): the same chunks handed on to it first are told alike."""
+    """The encoding ``decoded_chunks`` (and ``linelog.iter_text``) reads a text in, told from its first
+    chunks, and those chunks joined (a BOM and all): the same chunks handed on to it first are told alike."""
     first = _enough_to_tell(chunks)
     encoding = text_encoding(first)
     return (Encoding("utf-8", 0) if encoding.legacy and not legacy else encoding), first

@@ -1,0 +1,66 @@
+"""Session 19 (gather1): every reader of a text tells its encoding from the same first bytes, gathered until
+``container.more_to_tell`` is satisfied, whatever the chunks: ``linelog.iter_text`` now gathers them as
+``container.told_encoding`` does (before, a loop of its own), and ``container.file_encoding`` reads a file's
+start as far as a stream's reading gathers it."""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from refind_cli.errors import InputError, InputWarning
+from refind_cli.importers import container, linelog
+
+_WRITTEN = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
+# Unicode with and without a BOM, UTF-8 encoded twice, and a legacy code page (a text file may be one).
+_CODEC = st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-32", container.TWICE, "cp1252"])
+_ASCII_START = st.sampled_from([0, container.ENCODING_BYTES - 3, container.ENCODING_BYTES + 200])
+_CHUNK = st.integers(min_value=1, max_value=64) | st.sampled_from([1000, container.CHUNK])
+
+
+def _chunks(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def _lines_text(chunks: list[bytes]) -> str | None:
+    """The text ``iter_text`` reads (None: it refused the bytes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)  # a legacy code page is said
+        try:
+            return "".join(linelog.iter_text(chunks, "x.txt", None, lambda: 0))
+        except InputError:
+            return None
+
+
+def _decoded(data: bytes) -> str | None:
+    """The text ``container.decoded_chunks`` reads from the bytes whole, as a text file (None: refused)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)
+        try:
+            return "".join(container.decoded_chunks([data], "x.txt", legacy=True))
+        except InputError:
+            return None
+
+
+@settings(max_examples=50, deadline=None)
+@given(text=_WRITTEN, codec=_CODEC, ascii_start=_ASCII_START, chunk=_CHUNK, cut=st.booleans())
+def test_a_line_reader_tells_the_encoding_as_every_reader_does_in_any_chunks(
+    text: str, codec: str, ascii_start: int, chunk: int, cut: bool
+) -> None:
+    data = ("a" * ascii_start + text).encode(codec, "replace")
+    if cut:
+        data = data[:-1]  # a character cut short at the end: invalid in UTF-16 and 32, and often in UTF-8
+    whole = _lines_text([data])
+    assert _lines_text(_chunks(data, chunk)) == whole
+    decoded = _decoded(data)
+    assert whole == (None if decoded is None else linelog.unify_newlines(decoded))
+    told = container.told_encoding(iter(_chunks(data, chunk)), legacy=True)[0]
+    assert told == container.text_encoding(data)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "chat.txt"
+        path.write_bytes(data)
+        assert container.file_encoding(path) == told
