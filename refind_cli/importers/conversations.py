@@ -312,11 +312,7 @@ class Reader:
         alone."""
         meta: dict[str, Any] = {}
         wrapped = False
-        while True:
-            event, key = self._events.next()
-            if event == "end_map":
-                break
-            event, value = self._events.next()
+        for key, event, value in self._events.members():
             if key in self.lists:
                 if event != "start_array":  # never one conversation that happens to hold such a key
                     raise self.error(f"not {self.what}: {key} is not a list", key)
