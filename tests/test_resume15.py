@@ -136,6 +136,25 @@ def test_a_chat_after_the_head_costs_one_statement_its_row(tmp_path: Path):
     assert all(c.messages_skipped == 4 and c.sessions == 1 and c.turns == 2 for c in taken)
 
 
+def test_a_chat_whose_row_differs_from_the_export_is_opened_as_before(tmp_path: Path):
+    """A row that opening the chat would write otherwise (its name as an earlier release told it) is not taken
+    from the row: the chat is opened, and the row ends as a reading leaves it; a name the user gave stays."""
+    path = tmp_path / "conversations.json"
+    home = Home(tmp_path / "home")
+    with Archive.open(tmp_path / "home") as archive:
+        path.write_bytes(export([gpt(n, 4) for n in range(4)]))
+        import_file(archive, path, tz=BERLIN, worker=False)
+        archive.db.execute("UPDATE chats SET name = 'told otherwise' WHERE uid = 'chatgpt:conv-1'")
+    home.rename_chat("Conversation 2", "Mine")
+    with Archive.open(tmp_path / "home") as archive:
+        path.write_bytes(export([gpt(n, 4) for n in range(5)]))
+        result = import_file(archive, path, tz=BERLIN, worker=False)
+        names = dict(archive.db.execute("SELECT uid, name FROM chats").fetchall())
+    assert names["chatgpt:conv-1"] == "Conversation 1"
+    assert names["chatgpt:conv-2"] == "Mine"
+    assert [c.messages_added for c in result.chats] == [0, 0, 0, 0, 4]
+
+
 def test_the_json_report_lists_every_chat_as_the_contract_says(tmp_path: Path):
     path = tmp_path / "conversations.json"
     with Archive.open(tmp_path / "home") as archive:

@@ -226,10 +226,8 @@ def _import_here(
         result = prints.taken_as_it_is(
             archive, export.chat, export.fingerprint, export.at, segmenting, export.formerly
         )
-        result = (
-            result
-            if result is not None
-            else import_chat_rows(
+        if result is None:
+            result = import_chat_rows(
                 archive,
                 export.chat,
                 export.messages,
@@ -248,7 +246,6 @@ def _import_here(
                     formerly=export.formerly,
                 ),
             )
-        )
         prints.took(printed(export), result, export.at)
         points(point_after(export, identity, result.messages_added + result.messages_skipped))
         yield result

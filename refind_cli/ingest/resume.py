@@ -276,12 +276,13 @@ class Prints:
             or plan.fresh
         ):
             return None
-        self.taken[plan.chat_uid] = (fingerprint, earlier[1])
-        self._placed.append((plan.chat_uid, at))
-        self.skipped.add(plan.chat_seq)
-        n_sessions, n_turns = archive.session_counts(plan.chat_seq)
-        return ChatImportResult(
-            plan.chat_seq, chat.name, chat.source, 0, earlier[1], n_sessions, n_turns, 0, plan.chat_uid
+        return self._taken(
+            chat,
+            plan.chat_uid,
+            plan.chat_seq,
+            (fingerprint, earlier[1]),
+            at,
+            archive.session_counts(plan.chat_seq),
         )
 
     def taken_as_it_is(
@@ -294,23 +295,39 @@ class Prints:
         formerly: str | None = None,
     ) -> ChatImportResult | None:
         """``unchanged`` before the chat's row is opened, from that row alone: where the chat is stored under
-        its own uid with sessions (so messages: not fresh), cut the same way, and its print is the latest, it is
-        reported as ``unchanged`` reports it. Opening it first (``ingest.chats.open_chat``: its row written
-        again as the export has it, which a chat of the same print holds already, and four lookups) cost each
-        chat after the head seven statements: a ChatGPT export whose older conversation moved up has thousands.
-        None where its row must be opened (``unchanged`` then decides)."""
+        its own uid with sessions (so messages: not fresh), cut the same way, as the export has it (opening it
+        would write the row as it is), and its print is the latest, it is reported as ``unchanged`` reports it.
+        Opening it first (``ingest.chats.open_chat``: its row written again, four lookups) cost each chat after
+        the head seven statements: a ChatGPT export whose older conversation moved up has thousands. None where
+        its row must be opened (``unchanged`` then decides)."""
         uid = chat_uid_for(chat.source, chat.key)
         earlier = self.earlier.get(uid)
         if fingerprint is None or earlier is None or earlier[0] not in (fingerprint, formerly):
             return None
         row = archive.chat_counted(uid)
-        if row is None or row[1] != segmenting or not row[2]:
+        if row is None:
             return None
-        seq, _, n_sessions, n_turns = row
-        self.taken[uid] = (fingerprint, earlier[1])
+        seq, cut, n_sessions, n_turns, name, kind, raw, renamed = row
+        written = (name if renamed else chat.name, chat.kind, chat.raw)  # what opening it would write
+        if cut != segmenting or not n_sessions or (name, kind, raw) != written:
+            return None
+        return self._taken(chat, uid, seq, (fingerprint, earlier[1]), at, (n_sessions, n_turns))
+
+    def _taken(
+        self,
+        chat: Chat,
+        uid: str,
+        seq: int,
+        printed: tuple[str, int],
+        at: tuple[int, int] | None,
+        counts: tuple[int, int],
+    ) -> ChatImportResult:
+        """A chat taken as it is (its print and the messages read when it was, where its item lies, its
+        sessions and turns): kept in this import's entry, and reported as reading it would report it."""
+        self.taken[uid] = printed
         self._placed.append((uid, at))
         self.skipped.add(seq)
-        return ChatImportResult(seq, chat.name, chat.source, 0, earlier[1], n_sessions, n_turns, 0, uid)
+        return ChatImportResult(seq, chat.name, chat.source, 0, printed[1], *counts, 0, uid)
 
     def known(self) -> frozenset[str]:
         """The fingerprints earlier imports left, and the head to start at: what a reader that passes over

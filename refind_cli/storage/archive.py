@@ -381,11 +381,15 @@ class Archive(Queries, Ledger):
             self.db.execute("SELECT seq, segmenting FROM chats WHERE uid = ?", (uid,)), tuple[int, str]
         )
 
-    def chat_counted(self, uid: str) -> tuple[int, str, int, int] | None:
-        """(seq, segmenting, sessions, turns) of the chat with this uid, if there is one."""
+    def chat_counted(self, uid: str) -> tuple[int, str, int, int, str, str, str, int] | None:
+        """(seq, segmenting, sessions, turns, name, kind, raw, renamed) of the chat with this uid, if there is
+        one."""
         return fetch_one(
-            self.db.execute("SELECT seq, segmenting, n_sessions, n_turns FROM chats WHERE uid = ?", (uid,)),
-            tuple[int, str, int, int],
+            self.db.execute(
+                "SELECT seq, segmenting, n_sessions, n_turns, name, kind, raw, renamed FROM chats WHERE uid = ?",
+                (uid,),
+            ),
+            tuple[int, str, int, int, str, str, str, int],
         )
 
     def chats_by_uid(self, uids: Sequence[str]) -> dict[str, tuple[int, str, str, str, int, int]]:
