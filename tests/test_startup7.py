@@ -1,6 +1,7 @@
 """Start-up, session 19: a cold read loads no pathlib (the home is a ``str`` path read with ``os.path``: pathlib
 imports urllib.parse and ipaddress, a tenth of a cold search), no warnings, and compiles no pattern its output
-does not use; the archive is opened read-only by its plain name, whatever characters the home's path holds."""
+does not use; the archive is opened read-only by its plain name, whatever characters the home's path holds, with
+one plan a statement."""
 
 from __future__ import annotations
 
@@ -128,9 +129,12 @@ def test_a_home_whose_path_holds_uri_characters_is_read(tmp_path: Path):
     with Archive.open(home) as archive:
         assert import_file(archive, JONAS, tz=UTC).error is None
         names = [c.info.name for c in archive.chats()]
+        assert archive.db.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, -1) == 0  # a writer keeps SQLite's default
     with Archive.open(str(home), readonly=True) as reader:
         assert reader.db.filename == str(home / "archive.db")
         assert [c.info.name for c in reader.chats()] == names
+        # One plan a statement: the turns' window is not prepared again at each hit (schema._tune_reader).
+        assert reader.db.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, -1) == 1
 
 
 def test_a_read_only_archive_in_a_folder_nobody_writes_is_read_immutable(
@@ -154,6 +158,7 @@ def test_a_read_only_archive_in_a_folder_nobody_writes_is_read_immutable(
         assert refused == [str(home / "archive.db")]
         assert [c.info.name for c in reader.chats()] == names
         assert reader.db.filename == str(home / "archive.db")  # the URI named this very file
+        assert reader.db.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, -1) == 1
 
 
 def test_the_home_is_a_str_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

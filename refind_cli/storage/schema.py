@@ -745,6 +745,16 @@ def _tune(db: apsw.Connection) -> None:
     db.execute("PRAGMA temp_store=MEMORY")
 
 
+def _tune_reader(db: apsw.Connection) -> None:
+    _tune(db)
+    # One plan per statement whatever its parameters (the query planner stability guarantee): otherwise SQLite
+    # marks a parameter of the turns' window as shaping the plan and prepares the 2 KB statement again at each
+    # rebinding, 0.9M instructions a hit shown, 2 % of a cold search (bench/RESULTS.md, issue 26 item 3,
+    # session 19). What it gives up needs a bound value to be worth it: a LIKE prefix, STAT4 samples, a partial
+    # index; the archive has none of them. Writers keep SQLite's default.
+    db.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
+
+
 def connect(path: StrPath) -> apsw.Connection:
     # apsw rather than the standard library's sqlite3: it binds parameters in about half the time (writing a
     # million messages' rows: 9.8 s against 11-15, bench/RESULTS.md). Like sqlite3 with
@@ -772,7 +782,7 @@ def connect_readonly(path: StrPath) -> apsw.Connection:
         return _empty()
     db = apsw.Connection(os.fspath(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        _tune(db)
+        _tune_reader(db)
         return _schema_or_empty(db)
     except (apsw.ReadOnlyError, apsw.CantOpenError):
         # A WAL archive in a folder this user cannot write: SQLite cannot create the shared-memory file
@@ -789,7 +799,7 @@ def connect_readonly(path: StrPath) -> apsw.Connection:
 
     uri = f"file:{quote(os.fspath(path))}?mode=ro&immutable=1"
     db = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
-    _tune(db)
+    _tune_reader(db)
     return _schema_or_empty(db)
 
 
