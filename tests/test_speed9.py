@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
 from pathlib import Path
 from urllib.parse import quote
 
 import apsw
 import pytest
+from test_compact_import import _export
 
 from refind_cli.facade import Home
 from refind_cli.processes import python_child
@@ -38,16 +39,6 @@ def test_a_child_s_pipe_to_this_process_holds_its_buffer():
         process.stdin.close()
         process.wait()
         process.stdout.close()
-
-
-def _export(path: Path, messages: int) -> Path:
-    start = datetime(2021, 3, 1, tzinfo=UTC)
-    lines = [
-        f"{(start + timedelta(minutes=7 * i)):%d/%m/%Y, %H:%M} - {('Ana', 'Ben', 'Cy')[i % 3]}: line {i} of the chat"
-        for i in range(messages)
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 
 def _messages_in_the_file_alone(path: Path) -> int:
