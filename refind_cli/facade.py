@@ -518,9 +518,10 @@ class Home:
         created = not os.path.lexists(self.path)
         kept = False
         with self._writing() as archive:
-            # A first import's commit copied the whole archive from the write-ahead log into the file, with
-            # one core busy and the other idle (1.1 s of the tail of a million messages' archive step), and
-            # the compaction below rewrites the file and empties the log anyway, beside the index's build.
+            # A first import's commit copied the whole archive from the write-ahead log into the file, one
+            # core busy and the other idle (a million messages: the commit 1.31 s against 0.23 s without, at
+            # load 7; bench/RESULTS.md, issue 26 item 2, session 19); the compaction below rewrites the file
+            # and empties the log anyway, beside the index's build.
             deferred = archive.checkpoints_deferred() if created else contextlib.nullcontext()
             with deferred:
                 for given in paths:
