@@ -263,11 +263,14 @@ class _Sampler(threading.Thread):
         self.done = threading.Event()
 
     def run(self) -> None:
-        while not self.done.wait(0.02):
+        # Sampled before the first wait too: a peer that ends within 20 ms would otherwise have no figure.
+        while True:
             self.peak_kb = max(self.peak_kb, _tree_rss_kb(self.pid))
             if self.stop_kb is not None and self.peak_kb > self.stop_kb and not self.stopped:
                 self.stopped = True
                 os.killpg(self.pid, 9)
+            if self.done.wait(0.02):
+                break
 
 
 def measured(
@@ -344,13 +347,18 @@ def survey(fmt: str, n: int, work: Path, keep: bool, tree: Path | None, stop_mb:
     return {"format": fmt, "messages": messages, "mb": _size(export) / 1e6, "import": imported, "peer": plain}
 
 
+def _ratio(figure: float, peer: float) -> str:
+    # On tiny test inputs a peer may end before a sample or a clock tick: no ratio rather than a division by 0.
+    return f"{figure / peer:.1f}x" if peer else "n/a"
+
+
 def row(r: dict) -> str:
     i, p = r["import"], r["peer"]
     over = "over " if i.get("stopped") else ""  # stopped there: its wall and CPU are up to then
     return (
         f"| {r['format']} | {r['messages']:,} | {r['mb']:.0f} | {i['wall']:.1f} | {i['cpu']:.1f} | "
-        f"{over}{i['peak']:.0f} | {p['wall']:.1f} | {p['cpu']:.1f} | {p['peak']:.0f} | {i['cpu'] / p['cpu']:.1f}x | "
-        f"{i['peak'] / p['peak']:.1f}x | {i['load']:.1f} |"
+        f"{over}{i['peak']:.0f} | {p['wall']:.1f} | {p['cpu']:.1f} | {p['peak']:.0f} | {_ratio(i['cpu'], p['cpu'])} | "
+        f"{_ratio(i['peak'], p['peak'])} | {i['load']:.1f} |"
     )
 
 

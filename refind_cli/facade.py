@@ -521,46 +521,52 @@ class Home:
         created = not os.path.lexists(self.path)
         kept = False
         with self._writing() as archive:
-            for given in paths:
-                holds_an_export = False
-                unknown: list[FileImportResult] = []
-                for path in exports_in(given, options.fmt):
-                    with progress(path) as report:
-                        result = import_file(
-                            archive,
-                            path,
-                            fmt=options.fmt,
-                            tz=tz,
-                            session_gap=options.session_gap,
-                            progress=report,
-                            restore_forgotten=options.restore_forgotten,
-                            reread=options.reread,
-                            lang=options.lang,
+            # A first import's commit copied the whole archive from the write-ahead log into the file, one
+            # core busy and the other idle (a million messages: the commit 1.31 s against 0.23 s without, at
+            # load 7; bench/RESULTS.md, issue 26 item 2, session 19); the compaction below rewrites the file
+            # and empties the log anyway, beside the index's build.
+            deferred = archive.checkpoints_deferred() if created else contextlib.nullcontext()
+            with deferred:
+                for given in paths:
+                    holds_an_export = False
+                    unknown: list[FileImportResult] = []
+                    for path in exports_in(given, options.fmt):
+                        with progress(path) as report:
+                            result = import_file(
+                                archive,
+                                path,
+                                fmt=options.fmt,
+                                tz=tz,
+                                session_gap=options.session_gap,
+                                progress=report,
+                                restore_forgotten=options.restore_forgotten,
+                                reread=options.reread,
+                                lang=options.lang,
+                            )
+                        if result.unknown_format and path != given:
+                            unknown.append(result)
+                            continue
+                        holds_an_export = holds_an_export or not result.unknown_format
+                        kept = kept or result.error is None
+                        yield result
+                    for result in unknown:
+                        passed = f"{result.path}: passed over: no importer recognises it as a chat export"
+                        yield replace(result, error=None, warnings=(passed,)) if holds_an_export else result
+                # Asked under the lock: another import may have filled the home since it was found missing.
+                discard = created and not kept and not archive.chats()
+                if not discard:
+                    # A first import leaves its indexes' pages about 87 % full (SQLite splits a page it
+                    # appends to) and the index queue's emptied: rewritten once, the archive of a million
+                    # messages is 9 MB smaller for ~0.8 s of CPU (bench/RESULTS.md, issue 26 item 4,
+                    # session 12), beside the index's build. Later imports add less than the archive holds;
+                    # `forget` compacts too.
+                    with indexing():
+                        self._open_index_for_writing().sync(
+                            archive, meanwhile=archive.compact if created else None
                         )
-                    if result.unknown_format and path != given:
-                        unknown.append(result)
-                        continue
-                    holds_an_export = holds_an_export or not result.unknown_format
-                    kept = kept or result.error is None
-                    yield result
-                for result in unknown:
-                    passed = f"{result.path}: passed over: no importer recognises it as a chat export"
-                    yield replace(result, error=None, warnings=(passed,)) if holds_an_export else result
-            # Asked under the lock: another import may have filled the home since it was found missing.
-            discard = created and not kept and not archive.chats()
             if discard:
                 self.close()
                 empty_new_home(self.path)
-            else:
-                # A first import leaves its indexes' pages about 87 % full (SQLite splits a page it
-                # appends to) and the index queue's emptied: rewritten once, the archive of a million
-                # messages is 9 MB smaller for ~0.8 s of CPU (bench/RESULTS.md, issue 26 item 4,
-                # session 12), beside the index's build. Later imports add less than the archive holds;
-                # `forget` compacts too.
-                with indexing():
-                    self._open_index_for_writing().sync(
-                        archive, meanwhile=archive.compact if created else None
-                    )
         if discard:
             remove_empty_home(self.path)
 

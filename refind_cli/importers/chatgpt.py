@@ -73,30 +73,19 @@ _HOLDING = ("parts", "thoughts", *_TEXT_KEYS)
 
 
 def sniff(path: Path) -> bool:
-    head = conversations.head(path)
-    return head[:1] in (b"[", b"{") and bool(_SNIFF.search(head))
+    return conversations.sniffed(path, _SNIFF)
 
 
 def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]:
     """``known``: what earlier imports left (``conversations.scan``)."""
-    unkeyed = fields.Gaps(path)
-    scanned = conversations.scan(path, WHAT, "mapping", known)
-    if scanned is not None:
-        for item, reader in scanned:
-            yield _scanned(item, reader, unkeyed)
-    else:
-        for where, conv, reader in conversations.read(path, WHAT):
-            yield _conversation(conv, where, reader, unkeyed)
-    unkeyed.warn()
+    return conversations.each(path, WHAT, "mapping", known, _told_chat, _conversation)
 
 
-def _scanned(item: conversations.Scanned, reader: Reader, unkeyed: fields.Gaps) -> ChatExport:
-    """A conversation found by its bytes: its chat from all but its mapping (one keyed by its tree is read
+def _told_chat(meta: dict[str, Any]) -> Chat | None:
+    """A conversation's chat from all but its mapping (None without its id: one keyed by its tree is read
     whole)."""
-    meta = item.meta
-    key = fields.ident(meta.get("conversation_id", meta.get("id"))) if meta is not None else None
-    chat = _chat(meta, key) if meta is not None and key is not None else None
-    return conversations.found(item, chat, lambda conv: _conversation(conv, item.where, reader, unkeyed))
+    key = fields.ident(meta.get("conversation_id", meta.get("id")))
+    return None if key is None else _chat(meta, key)
 
 
 def _chat(conv: dict[str, Any], key: str) -> Chat:

@@ -16,7 +16,6 @@ conversation's; never the time of the import. Sessions are cut by silences, as f
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Collection, Iterator
 from datetime import datetime, tzinfo
@@ -36,26 +35,19 @@ _SENDERS = {"human": "You", "assistant": "Claude"}
 
 
 def sniff(path: Path) -> bool:
-    head = conversations.head(path)
-    return head[:1] in (b"[", b"{") and bool(_SNIFF.search(head))
+    return conversations.sniffed(path, _SNIFF)
 
 
 def read(path: Path, *, tz: tzinfo, known: Collection[str] = ()) -> Iterator[ChatExport]:
     """``known``: what earlier imports left (``conversations.scan``)."""
-    gaps = fields.Gaps(path)
-    scanned = conversations.scan(path, WHAT, "chat_messages", known)
-    if scanned is not None:
-        for item, reader in scanned:
-            # Without its uuid, a conversation is keyed by its first message: read whole (``found``).
-            key = fields.ident(item.meta.get("uuid")) if item.meta is not None else None
-            chat = _chat(item.meta, key) if item.meta is not None and key is not None else None
-            yield conversations.found(
-                item, chat, functools.partial(_conversation, where=item.where, reader=reader, gaps=gaps)
-            )
-    else:
-        for where, conv, reader in conversations.read(path, WHAT):
-            yield _conversation(conv, where, reader, gaps)
-    gaps.warn()
+    return conversations.each(path, WHAT, "chat_messages", known, _told_chat, _conversation)
+
+
+def _told_chat(meta: dict[str, Any]) -> Chat | None:
+    """A conversation's chat from all but its messages (None without its uuid: keyed by its first message,
+    it is read whole)."""
+    key = fields.ident(meta.get("uuid"))
+    return None if key is None else _chat(meta, key)
 
 
 def _chat(conv: dict[str, Any], key: str) -> Chat:

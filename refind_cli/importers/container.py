@@ -1667,13 +1667,10 @@ def utf8_chunks(
     chunks joined as a whole reading joins them: a parser's first read block, and so the heads a reading that
     goes on marks (``jsonstream.JsonEvents.go_on``), depend on it."""
     chunks = iter(chunks)
-    first = _enough_to_tell(chunks)
-    encoding = Encoding("utf-8", 0) if part else text_encoding(first)
-    if encoding.legacy and not legacy:
-        encoding = Encoding("utf-8", 0)
-    elif encoding.codec != "utf-8":
-        place = error("", None)
-        encoding.said(place.path, place.where)
+    if part:
+        encoding, first = Encoding("utf-8", 0), _enough_to_tell(chunks)
+    else:
+        encoding, first = told_encoding(chunks, legacy)
     if encoding.codec == "utf-8":
         first = first[encoding.bom :]
         if first:
@@ -1681,6 +1678,8 @@ def utf8_chunks(
         first = b""  # held no longer than the parser needs it
         yield from chunks
         return
+    place = error("", None)
+    encoding.said(place.path, place.where)
     transcoding()
     source = itertools.chain([first[encoding.bom :]], chunks, [b""])
     del first
@@ -1732,8 +1731,8 @@ def telling(chunks: Iterable[bytes], told: Callable[[Encoding], None]) -> Iterat
 
 
 def told_encoding(chunks: Iterator[bytes], legacy: bool = False) -> tuple[Encoding, bytes]:
-    """The encoding ``decoded_chunks`` reads a text in, told from its first chunks, and those chunks joined
-    (a BOM and all): the same chunks handed on to it first are told alike."""
+    """The encoding ``decoded_chunks`` (and ``linelog.iter_text``) reads a text in, told from its first
+    chunks, and those chunks joined (a BOM and all): the same chunks handed on to it first are told alike."""
     first = _enough_to_tell(chunks)
     encoding = text_encoding(first)
     return (Encoding("utf-8", 0) if encoding.legacy and not legacy else encoding), first

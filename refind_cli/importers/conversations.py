@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,6 +45,13 @@ def head(path: Path, name: str = FILE) -> bytes:
     """The first bytes of the conversations file (``name``) of a loose file, a zip or a folder (b"" if there
     is none), without a BOM or leading white space. Never raises."""
     return named_head(path, name, SNIFF_BYTES)
+
+
+def sniffed(path: Path, holding: re.Pattern[bytes]) -> bool:
+    """Whether the conversations file's first bytes (``head``) open a list or an object and hold what
+    ``holding`` finds (a key only one format's conversations have)."""
+    start = head(path)
+    return start[:1] in (b"[", b"{") and bool(holding.search(start))
 
 
 def read(
@@ -149,6 +157,40 @@ def found(item: Scanned, chat: Chat | None, read: Callable[[dict[str, Any]], Cha
         yield from read(item.whole()).messages
 
     return ChatExport(chat, messages(), fingerprint=item.fingerprint, at=item.at)
+
+
+def each(
+    path: Path,
+    what: str,
+    bulk: str,
+    known: Collection[str],
+    chat: Callable[[dict[str, Any]], Chat | None],
+    conversation: Callable[[dict[str, Any], str, Reader, fields.Gaps], ChatExport],
+) -> Iterator[ChatExport]:
+    """Each conversation of the export at ``path``, as ``conversation`` reads it from its object, its place,
+    the reader and the gaps (said once all are read): found by its bytes where ``scan`` reads the file, its
+    chat told by ``chat`` from all but its ``bulk`` (None where that cannot tell it: it is read whole,
+    ``found``); else as ``read`` parses it."""
+    gaps = fields.Gaps(path)
+    scanned = scan(path, what, bulk, known)
+    if scanned is None:
+        for where, conv, reader in read(path, what):
+            yield conversation(conv, where, reader, gaps)
+    else:
+        for item, reader in scanned:
+            yield _found(item, reader, gaps, chat, conversation)
+    gaps.warn()
+
+
+def _found(
+    item: Scanned,
+    reader: Reader,
+    gaps: fields.Gaps,
+    chat: Callable[[dict[str, Any]], Chat | None],
+    conversation: Callable[[dict[str, Any], str, Reader, fields.Gaps], ChatExport],
+) -> ChatExport:
+    told = None if item.meta is None else chat(item.meta)
+    return found(item, told, lambda conv: conversation(conv, item.where, reader, gaps))
 
 
 def _cut(tail: str, start: int) -> tuple[int, int] | None:
@@ -270,11 +312,7 @@ class Reader:
         alone."""
         meta: dict[str, Any] = {}
         wrapped = False
-        while True:
-            event, key = self._events.next()
-            if event == "end_map":
-                break
-            event, value = self._events.next()
+        for key, event, value in self._events.members():
             if key in self.lists:
                 if event != "start_array":  # never one conversation that happens to hold such a key
                     raise self.error(f"not {self.what}: {key} is not a list", key)

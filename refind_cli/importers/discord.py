@@ -195,11 +195,7 @@ class _Reader:
         meta: dict[str, Any] = {}
         buffered: list[Message] | None = None
         found = False
-        while True:
-            event, key = events.next()
-            if event == "end_map":
-                break
-            event, value = events.next()
+        for key, event, value in events.members():
             if key != "messages":
                 meta[key] = events.value(event, value, key)
                 continue

@@ -217,11 +217,7 @@ class _Reader:
         events = self.events
         item = _Item()
         prefix = f"{where}." if where else ""
-        while True:
-            event, key = events.next()
-            if event == "end_map":
-                break
-            event, value = events.next()
+        for key, event, value in events.members():
             place = f"{prefix}{key}"
             if at is None and key in LISTS:
                 if event != "start_array":  # never one conversation that happens to hold such a key
@@ -258,11 +254,7 @@ class _Reader:
         events = self.events
         state: dict[str, Any] = {}
         item.state = state
-        while True:
-            event, key = events.next()
-            if event == "end_map":
-                return False
-            event, value = events.next()
+        for key, event, value in events.members():
             place = f"{where}.{key}"
             if key == "event":
                 ready = "conversation" in state and item.ident is not None
@@ -272,6 +264,7 @@ class _Reader:
                 found = events.value(event, value, place)
                 if key == "conversation":
                     state["conversation"] = as_dict(found)
+        return False
 
     def _events(
         self,

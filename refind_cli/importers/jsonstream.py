@@ -437,6 +437,17 @@ class JsonEvents:
             index += 1
             ends.ended(index)
 
+    def members(self) -> Iterator[tuple[str, str, Any]]:
+        """The members of the object whose ``{`` was just read, through its ``}``: each key, with the first
+        event of its value and that event's value (a container is read on by the caller before the next
+        member: ``value``, ``skip``, ``array`` or a walk of its own)."""
+        while True:
+            event, key = self.next()
+            if event == "end_map":
+                return
+            event, value = self.next()
+            yield key, event, value
+
     def go_on(
         self, head: Head, chunks: Iterator[bytes], before: bytes, keys: Sequence[str | None]
     ) -> Ends | None:

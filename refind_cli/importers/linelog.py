@@ -216,20 +216,17 @@ def iter_text(
     piece here would cost a reader that needs no line numbers). ``bom``: False for bytes read from a mark
     on (plain UTF-8, where no BOM can be). ``partial``: a line longer than ``_LONG_PIECE`` is given in
     pieces as it comes (one that does not end with a newline goes on in the next), never held whole."""
-    decoder: codecs.IncrementalDecoder | None = None if bom else codecs.getincrementaldecoder("utf-8")()
-    encoding = "UTF-8"
+    chunks = iter(chunks)
+    found = container.Encoding("utf-8", 0)
+    if bom:
+        found, start = container.told_encoding(chunks, legacy=True)
+        found.said(path, where)
+        chunks = itertools.chain([start[found.bom :]], chunks)
+        del start  # held no longer than its decoding needs it
+    encoding = found.label
+    decoder = codecs.getincrementaldecoder(found.codec)()
     pending = ""
-    start = b""  # the first bytes, until there are enough to tell the encoding (``container.text_encoding``)
-    for chunk in itertools.chain(chunks, [b""]):
-        if decoder is None:
-            start += chunk
-            if container.more_to_tell(start) and chunk:
-                continue
-            found = container.text_encoding(start)
-            found.said(path, where)
-            encoding = found.label
-            decoder = codecs.getincrementaldecoder(found.codec)()
-            chunk, start = start[found.bom :], b""
+    for chunk in chunks:
         try:
             text = pending + decoder.decode(chunk)
         except UnicodeDecodeError as exc:
@@ -250,11 +247,10 @@ def iter_text(
         piece = [text[:cut]]
         del text
         yield piece.pop()
-    if decoder is not None:
-        try:
-            pending += decoder.decode(b"", final=True)
-        except UnicodeDecodeError as exc:
-            raise _decode_error(path, where, lines() + 1, encoding, exc) from None
+    try:
+        pending += decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise _decode_error(path, where, lines() + 1, encoding, exc) from None
     if pending.endswith("\r"):
         pending = pending[:-1] + "\n"
     if pending:

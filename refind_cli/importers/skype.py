@@ -176,11 +176,7 @@ class _Reader:
         if event != "start_map":
             raise events.error("not a Skype export: the top level is not a JSON object", None)
         found = False
-        while True:
-            event, key = events.next()
-            if event == "end_map":
-                break
-            event, value = events.next()
+        for key, event, value in events.members():
             if key == "conversations":
                 if event != "start_array":
                     raise events.error("conversations is not a list", "conversations")
@@ -212,11 +208,7 @@ class _Reader:
         walk = self.walk
         if walk is not None:
             walk.begin()
-        while True:
-            event, key = events.next()
-            if event == "end_map":
-                break
-            event, value = events.next()
+        for key, event, value in events.members():
             if key != "MessageList":
                 meta[key] = events.value(event, value, f"{where}.{key}")
                 continue

@@ -454,11 +454,7 @@ class _Parser:
         buffered: list[Message] | None = None
         found = False
         prefix = f"{where}." if where else ""
-        while True:
-            event, key = self._events.next()
-            if event == "end_map":
-                break
-            event, value = self._events.next()
+        for key, event, value in self._events.members():
             if key == "messages":
                 if event != "start_array":
                     raise self._error("messages is not a list", f"{prefix}messages")
@@ -542,11 +538,7 @@ class _Parser:
         return _nobody
 
     def _section(self, name: str) -> Iterator[ChatExport]:
-        while True:
-            event, key = self._events.next()
-            if event == "end_map":
-                return
-            event, _ = self._events.next()
+        for key, event, _ in self._events.members():
             if key != "list":
                 if event in _STARTS:
                     self._events.skip()

@@ -256,6 +256,9 @@ def serve() -> None:
                     for batch in _batches(turns):
                         send(("turns", written(batch)))
                     send(("part", None))
+                    # Now, not once the buffer fills: the builder, which reads the parts in turn, is
+                    # waiting for this one's end while the other process's pipe fills.
+                    out.flush()
             archive.close()
         except Exception:
             send(("crash", traceback.format_exc()))

@@ -20,7 +20,6 @@ The process is started by ``processes.python_child``.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import marshal
 import operator
 import os
@@ -224,10 +223,6 @@ def import_in_worker(
     this process does here, receive rows and store them, makes no garbage in cycles to speak of."""
     process = python_child("from refind_cli.ingest import serve_worker; serve_worker()", _PIPE_BUFFER)
     assert process.stdin is not None and process.stdout is not None
-    # Through the default 64 KB pipe the two processes take turns every 64 KB; with 1 MB (Linux's limit for
-    # an ordinary user) the worker runs a batch or more ahead: 2 s less waiting on a million messages.
-    with contextlib.suppress(AttributeError, OSError):  # F_SETPIPE_SZ is Linux's
-        fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BUFFER)
     send = _sender(process.stdin)
     events = process.stdout
 

@@ -859,6 +859,19 @@ class Archive(Queries, Ledger):
             )
         self._senders.clear()
 
+    @contextlib.contextmanager
+    def checkpoints_deferred(self) -> Iterator[None]:
+        """No checkpoint as a transaction commits, for writes that end in ``compact`` (which empties the
+        write-ahead log): the log is copied into the file once, not once by the commit and again after the
+        compaction. What is committed is as safe in the log as in the file."""
+        self._writable()  # the connection the writes will use
+        (pages,) = fetch_first(self.db.execute("PRAGMA wal_autocheckpoint"), tuple[int])
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+        try:
+            yield
+        finally:
+            self.db.execute(f"PRAGMA wal_autocheckpoint={pages:d}")
+
     def compact(self) -> None:
         """Rewrite the database file and empty the write-ahead log, so no free page or old frame keeps
         deleted text."""
