@@ -21,7 +21,6 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
-from pathlib import Path
 
 from refind_cli.errors import RefindError, echoed
 from refind_cli.request import DEFAULT_K, DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_bound, time_range
@@ -31,7 +30,10 @@ from refind_cli.typed import NamedTuple
 # Not typing's: a cold read imports no typing (refind_cli.typed).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
+    from _typeshed import StrPath
 
     from refind_cli.agent.conversation import Conversation, FollowUp
     from refind_cli.agent.events import AskResult, EventSink
@@ -55,9 +57,10 @@ if TYPE_CHECKING:
     from refind_cli.results import SearchResult
     from refind_cli.storage.archive import Archive
 
+    # Opens the progress display of one export and gives the callback the import reports to (or None).
+    ProgressFor = Callable[[Path], contextlib.AbstractContextManager[Progress | None]]
+
 OnWait = Callable[[str], None]
-# Opens the progress display of one export and gives the callback the import reports to (or None).
-ProgressFor = Callable[[Path], contextlib.AbstractContextManager["Progress | None"]]
 
 
 # How `refind chats --sort` orders chats: by id (import order), most recent activity first, name, size.
@@ -89,8 +92,8 @@ def _no_progress(_path: Path) -> contextlib.AbstractContextManager[None]:
 class Home:
     """A refind home folder. Use as a context manager, or call ``close``."""
 
-    def __init__(self, path: Path, on_wait: OnWait | None = None, engine: Engine | None = None) -> None:
-        self.path = path
+    def __init__(self, path: StrPath, on_wait: OnWait | None = None, engine: Engine | None = None) -> None:
+        self.path = os.fspath(path)
         self.on_wait = on_wait
         # Opens the home's index; None: the registry's default engine (``index.open_index``).
         self.engine = engine
@@ -102,7 +105,7 @@ class Home:
 
     @classmethod
     def open(
-        cls, path: str | Path | None = None, *, on_wait: OnWait | None = None, engine: Engine | None = None
+        cls, path: StrPath | None = None, *, on_wait: OnWait | None = None, engine: Engine | None = None
     ) -> Home:
         """The home at ``path``, else ``$REFIND_HOME``, else ``$XDG_DATA_HOME/refind``."""
         return cls(resolve_home(path), on_wait, engine)
@@ -201,7 +204,7 @@ class Home:
         """A damaged archive, a full disk, a file this user cannot open: one line, never a traceback."""
         from refind_cli.storage.database import storage_errors
 
-        with storage_errors(self.path / "archive.db"):
+        with storage_errors(os.path.join(self.path, "archive.db")):
             yield
 
     # -- reading ----------------------------------------------------------------------------------------
@@ -639,7 +642,8 @@ class Home:
                 return ForgetOutcome(planned, False)
             forget.forget(archive, planned)
             self._open_index_for_writing().rebuild(archive)
-            (self.path / FILE).unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(self.path, FILE))
         return ForgetOutcome(planned, True)
 
     def rename_chat(self, chat: str, name: str) -> ChatInfo:

@@ -147,7 +147,7 @@ class _Received:
     """A chat's row batches as the worker sends them; a text sent in pieces is held in ``spool`` (a file
     without a name, made when one first comes) until its batch is stored."""
 
-    def __init__(self, receive: Callable[[], tuple[str, Any]], folder: Path) -> None:
+    def __init__(self, receive: Callable[[], tuple[str, Any]], folder: str) -> None:
         self.receive = receive
         self.folder = folder
         self.spool: IO[bytes] | None = None
@@ -242,7 +242,7 @@ def import_in_worker(
 
     try:
         with collector_paused():
-            send((path, fmt, tz, prints.known(), archive.path.parent))
+            send((path, fmt, tz, prints.known(), archive.folder))
             while (event := receive())[0] == "chat":
                 chat, fingerprint, at, formerly = event[1]
                 plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
@@ -253,7 +253,7 @@ def import_in_worker(
                     points(None)
                     yield skipped
                     continue
-                batches = _Received(receive, archive.path.parent)
+                batches = _Received(receive, archive.folder)
                 with contextlib.closing(batches):
                     result = write_chat(archive, chat, plan, Planned(plan, batches), progress, resegmenting)
                 prints.took(fingerprint or batches.printed, result, at)
