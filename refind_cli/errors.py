@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import warnings
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 # Not typing's: a cold read imports no typing (refind_cli.typed).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 
@@ -55,6 +54,8 @@ class InputWarning(UserWarning):
 def input_warnings(report: Callable[[str], None]) -> Iterator[None]:
     """Within the block, every ``InputWarning`` goes to ``report`` as its one line (each one, not only the
     first of a place), instead of Python's warning format on stderr; other warnings go on as before."""
+    import warnings  # here, not at the top: only an import diverts warnings; every command loads this module
+
     with warnings.catch_warnings():
         warnings.simplefilter("always", InputWarning)
         show = warnings.showwarning

@@ -21,7 +21,6 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
-from pathlib import Path
 
 from refind_cli.errors import RefindError, echoed
 from refind_cli.request import DEFAULT_K, DEFAULT_WINDOW, SESSION_RANK, SearchRequest, time_bound, time_range
@@ -31,7 +30,10 @@ from refind_cli.typed import NamedTuple
 # Not typing's: a cold read imports no typing (refind_cli.typed).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
+    from _typeshed import StrPath
 
     from refind_cli.agent.conversation import Conversation, FollowUp
     from refind_cli.agent.events import AskResult, EventSink
@@ -55,9 +57,10 @@ if TYPE_CHECKING:
     from refind_cli.results import SearchResult
     from refind_cli.storage.archive import Archive
 
+    # Opens the progress display of one export and gives the callback the import reports to (or None).
+    ProgressFor = Callable[[Path], contextlib.AbstractContextManager[Progress | None]]
+
 OnWait = Callable[[str], None]
-# Opens the progress display of one export and gives the callback the import reports to (or None).
-ProgressFor = Callable[[Path], contextlib.AbstractContextManager["Progress | None"]]
 
 
 # How `refind chats --sort` orders chats: by id (import order), most recent activity first, name, size.
@@ -89,8 +92,8 @@ def _no_progress(_path: Path) -> contextlib.AbstractContextManager[None]:
 class Home:
     """A refind home folder. Use as a context manager, or call ``close``."""
 
-    def __init__(self, path: Path, on_wait: OnWait | None = None, engine: Engine | None = None) -> None:
-        self.path = path
+    def __init__(self, path: StrPath, on_wait: OnWait | None = None, engine: Engine | None = None) -> None:
+        self.path = os.fspath(path)
         self.on_wait = on_wait
         # Opens the home's index; None: the registry's default engine (``index.open_index``).
         self.engine = engine
@@ -102,7 +105,7 @@ class Home:
 
     @classmethod
     def open(
-        cls, path: str | Path | None = None, *, on_wait: OnWait | None = None, engine: Engine | None = None
+        cls, path: StrPath | None = None, *, on_wait: OnWait | None = None, engine: Engine | None = None
     ) -> Home:
         """The home at ``path``, else ``$REFIND_HOME``, else ``$XDG_DATA_HOME/refind``."""
         return cls(resolve_home(path), on_wait, engine)
@@ -201,7 +204,7 @@ class Home:
         """A damaged archive, a full disk, a file this user cannot open: one line, never a traceback."""
         from refind_cli.storage.database import storage_errors
 
-        with storage_errors(self.path / "archive.db"):
+        with storage_errors(os.path.join(self.path, "archive.db")):
             yield
 
     # -- reading ----------------------------------------------------------------------------------------
@@ -523,46 +526,52 @@ class Home:
         created = not os.path.lexists(self.path)
         kept = False
         with self._writing() as archive:
-            for given in paths:
-                holds_an_export = False
-                unknown: list[FileImportResult] = []
-                for path in exports_in(given, options.fmt):
-                    with progress(path) as report, collector_paused():
-                        result = import_file(
-                            archive,
-                            path,
-                            fmt=options.fmt,
-                            tz=tz,
-                            session_gap=options.session_gap,
-                            progress=report,
-                            restore_forgotten=options.restore_forgotten,
-                            reread=options.reread,
-                            lang=options.lang,
+            # A first import's commit copied the whole archive from the write-ahead log into the file, one
+            # core busy and the other idle (a million messages: the commit 1.31 s against 0.23 s without, at
+            # load 7; bench/RESULTS.md, issue 26 item 2, session 19); the compaction below rewrites the file
+            # and empties the log anyway, beside the index's build.
+            deferred = archive.checkpoints_deferred() if created else contextlib.nullcontext()
+            with deferred:
+                for given in paths:
+                    holds_an_export = False
+                    unknown: list[FileImportResult] = []
+                    for path in exports_in(given, options.fmt):
+                        with progress(path) as report, collector_paused():
+                            result = import_file(
+                                archive,
+                                path,
+                                fmt=options.fmt,
+                                tz=tz,
+                                session_gap=options.session_gap,
+                                progress=report,
+                                restore_forgotten=options.restore_forgotten,
+                                reread=options.reread,
+                                lang=options.lang,
+                            )
+                        if result.unknown_format and path != given:
+                            unknown.append(result)
+                            continue
+                        holds_an_export = holds_an_export or not result.unknown_format
+                        kept = kept or result.error is None
+                        yield result
+                    for result in unknown:
+                        passed = f"{result.path}: passed over: no importer recognises it as a chat export"
+                        yield replace(result, error=None, warnings=(passed,)) if holds_an_export else result
+                # Asked under the lock: another import may have filled the home since it was found missing.
+                discard = created and not kept and not archive.chats()
+                if not discard:
+                    # A first import leaves its indexes' pages about 87 % full (SQLite splits a page it
+                    # appends to) and the index queue's emptied: rewritten once, the archive of a million
+                    # messages is 9 MB smaller for ~0.8 s of CPU (bench/RESULTS.md, issue 26 item 4,
+                    # session 12), beside the index's build. Later imports add less than the archive holds;
+                    # `forget` compacts too.
+                    with indexing():
+                        self._open_index_for_writing().sync(
+                            archive, meanwhile=archive.compact if created else None
                         )
-                    if result.unknown_format and path != given:
-                        unknown.append(result)
-                        continue
-                    holds_an_export = holds_an_export or not result.unknown_format
-                    kept = kept or result.error is None
-                    yield result
-                for result in unknown:
-                    passed = f"{result.path}: passed over: no importer recognises it as a chat export"
-                    yield replace(result, error=None, warnings=(passed,)) if holds_an_export else result
-            # Asked under the lock: another import may have filled the home since it was found missing.
-            discard = created and not kept and not archive.chats()
             if discard:
                 self.close()
                 empty_new_home(self.path)
-            else:
-                # A first import leaves its indexes' pages about 87 % full (SQLite splits a page it
-                # appends to) and the index queue's emptied: rewritten once, the archive of a million
-                # messages is 9 MB smaller for ~0.8 s of CPU (bench/RESULTS.md, issue 26 item 4,
-                # session 12), beside the index's build. Later imports add less than the archive holds;
-                # `forget` compacts too.
-                with indexing():
-                    self._open_index_for_writing().sync(
-                        archive, meanwhile=archive.compact if created else None
-                    )
         if discard:
             remove_empty_home(self.path)
 
@@ -638,7 +647,8 @@ class Home:
                 return ForgetOutcome(planned, False)
             forget.forget(archive, planned)
             self._open_index_for_writing().rebuild(archive)
-            (self.path / FILE).unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(self.path, FILE))
         return ForgetOutcome(planned, True)
 
     def rename_chat(self, chat: str, name: str) -> ChatInfo:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
-from pathlib import Path
 
 from refind_cli.errors import RefindError
 from refind_cli.request import DEFAULT_K, PROTOCOLS
@@ -14,6 +13,8 @@ from refind_cli.request import DEFAULT_K, PROTOCOLS
 # Not typing's: a cold read imports no typing (refind_cli.typed).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from refind_cli.agent.budget import Budget
     from refind_cli.agent.llm import ModelConfig
 

@@ -7,6 +7,8 @@ progress display) this process runs."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import subprocess
 import sys
@@ -31,10 +33,18 @@ def python_child(code: str, buffer: int) -> subprocess.Popen[bytes]:
     }
     # -P: not the working folder first on sys.path, where ``-c`` puts it: run from another checkout, the
     # child would import that checkout's package, not this one (and speak another protocol).
-    return subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "-P", "-c", code],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         bufsize=buffer,
         env=env,
     )
+    # The kernel's pipe as large as the buffers (up to 1 MB, Linux's limit for an ordinary user): through
+    # the default 64 KB one the two processes take turns every 64 KB, where with it the child runs a batch
+    # or more ahead (the import's worker: 2 s less waiting on a million messages; each of the index's two
+    # analysing processes waited while this one read the other's part: half of their time asleep).
+    assert process.stdout is not None
+    with contextlib.suppress(AttributeError, OSError):  # F_SETPIPE_SZ is Linux's
+        fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, buffer)
+    return process

@@ -14,13 +14,13 @@ in one line. Front ends render; nothing here prints.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.agent import prompts
@@ -28,6 +28,8 @@ from refind_cli.agent.events import AskResult, Citation, Note
 from refind_cli.errors import RefindError
 
 if TYPE_CHECKING:
+    from _typeshed import StrPath
+
     from refind_cli.agent.offline import Plan
     from refind_cli.operations import AskRequest
     from refind_cli.text.analysis import Analyzer
@@ -254,7 +256,7 @@ def read_line(line: str) -> Line:
 # ---- kept in the home ----------------------------------------------------------------------------------------
 
 
-def save(conversation: Conversation, home: Path) -> None:
+def save(conversation: Conversation, home: StrPath) -> None:
     """Write the conversation to the home, private (0600), whole or not at all."""
     data = {
         "chats": list(conversation.chats) if conversation.chats is not None else None,
@@ -263,23 +265,25 @@ def save(conversation: Conversation, home: Path) -> None:
         "offline": conversation.offline,
         "exchanges": [_earlier_json(e) for e in conversation.exchanges],
     }
-    path = home / FILE
-    tmp = home / f".{FILE}.{os.getpid()}.tmp"
+    path = os.path.join(home, FILE)
+    tmp = os.path.join(home, f".{FILE}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, ensure_ascii=False)
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(tmp)
         raise
 
 
-def load(home: Path) -> Conversation:
+def load(home: StrPath) -> Conversation:
     """The conversation kept in the home; RefindError when there is none or it cannot be read."""
-    path = home / FILE
+    path = os.path.join(home, FILE)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
         chats = data["chats"]
         return Conversation(
             exchanges=tuple(_earlier(e) for e in data["exchanges"]),

@@ -26,6 +26,7 @@ import contextlib
 import errno
 import itertools
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -492,21 +493,21 @@ class Spool:
 
 # Where a long record's characters are written as they are read (``Spool``): the archive's folder, set by an
 # import; None is the system's temporary folder.
-_SPOOLS: ContextVar[Path | None] = ContextVar("spools", default=None)
+_SPOOLS: ContextVar[str | None] = ContextVar("spools", default=None)
 _LONG = "a long message's text"
 
 
 @contextlib.contextmanager
-def spooling_in(folder: Path) -> Iterator[None]:
+def spooling_in(folder: str | os.PathLike[str]) -> Iterator[None]:
     """Long records read inside the block are written to files in ``folder``."""
-    token = _SPOOLS.set(folder)
+    token = _SPOOLS.set(os.fspath(folder))
     try:
         yield
     finally:
         _SPOOLS.reset(token)
 
 
-def spool_folder() -> Path | None:
+def spool_folder() -> str | None:
     """Where records put aside are written (``spooling_in``; None: the system's temporary folder)."""
     return _SPOOLS.get()
 

@@ -9,8 +9,6 @@ To add an engine: implement ``TurnIndex`` in a module of this package, and add i
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from refind_cli.index.contract import (
     INDEXED_CHARS,
     Engine,
@@ -40,8 +38,13 @@ __all__ = [
     "turn_text",
 ]
 
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _typeshed import StrPath
 
-def _tantivy(home: Path, *, on_wait: OnWait | None = None) -> TurnIndex:
+
+def _tantivy(home: StrPath, *, on_wait: OnWait | None = None) -> TurnIndex:
     # Imported on first open, so the method, the fake engine and `refind --help` never load tantivy.
     from refind_cli.index.tantivy_backend import TantivyIndex
 
@@ -52,6 +55,6 @@ ENGINES: dict[str, Engine] = {"tantivy": _tantivy}
 DEFAULT_ENGINE = "tantivy"
 
 
-def open_index(home: Path, *, on_wait: OnWait | None = None, engine: str = DEFAULT_ENGINE) -> TurnIndex:
+def open_index(home: StrPath, *, on_wait: OnWait | None = None, engine: str = DEFAULT_ENGINE) -> TurnIndex:
     """The index of ``home``, by the engine registered as ``engine``."""
     return ENGINES[engine](home, on_wait=on_wait)

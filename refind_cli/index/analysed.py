@@ -28,7 +28,6 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from json.encoder import encode_basestring  # the C encoder of a JSON string (a str stays a str)
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refind_cli.index.contract import INDEXED_CHARS, turn_text
@@ -79,7 +78,7 @@ def turn_documents(
         sessions >= CHILD_MIN_SESSIONS
         and analyzer is DEFAULT_ANALYZER
         and not archive.db.in_transaction  # the second process reads the last commit
-        and archive.path.is_file()
+        and os.path.isfile(archive.path)
         and can_use_a_child()
     ):
         languages = archive.chat_languages()
@@ -145,7 +144,7 @@ def _analysed(
 
 
 def _in_child(
-    path: Path,
+    path: str,
     session_seqs: list[int] | None,
     speaker_in_text: bool,
     langs: dict[int, str],
@@ -171,7 +170,7 @@ def _in_child(
         for i, process in enumerate(processes):
             assert process.stdin is not None
             mine = None if parts is None else parts[i :: len(processes)]
-            request = (str(path), session_seqs, speaker_in_text, langs, fields, mine)
+            request = (path, session_seqs, speaker_in_text, langs, fields, mine)
             pickle.dump(request, process.stdin, pickle.HIGHEST_PROTOCOL)
             process.stdin.close()
         for i in range(1 if parts is None else len(parts)):
@@ -191,7 +190,7 @@ def _in_child(
         beside.finish()  # what the work raised, once the turns are all given
 
 
-def _part(process: subprocess.Popen[bytes], path: Path) -> Iterator[list[str]]:
+def _part(process: subprocess.Popen[bytes], path: str) -> Iterator[list[str]]:
     """The batches of the next part the process sends (``serve``), none once it is done."""
     assert process.stdout is not None
     while True:
@@ -247,7 +246,7 @@ def serve() -> None:
         path, session_seqs, speaker_in_text, langs, fields, parts = pickle.load(sys.stdin.buffer)
         written = json_documents(fields)
         try:
-            archive = Archive(Path(path), readonly=True)
+            archive = Archive(path, readonly=True)
             others = {chat: analyzer_for(lang) for chat, lang in langs.items()}
             with archive.snapshot():
                 for between in [(BEFORE_ALL, -BEFORE_ALL)] if parts is None else parts:
@@ -257,6 +256,9 @@ def serve() -> None:
                     for batch in _batches(turns):
                         send(("turns", written(batch)))
                     send(("part", None))
+                    # Now, not once the buffer fills: the builder, which reads the parts in turn, is
+                    # waiting for this one's end while the other process's pipe fills.
+                    out.flush()
             archive.close()
         except Exception:
             send(("crash", traceback.format_exc()))

@@ -56,13 +56,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 
 from refind_cli.typed import Protocol
 
 # Not typing's: a cold read imports no typing (refind_cli.typed).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from _typeshed import StrPath
+
     from refind_cli.request import SearchRequest
     from refind_cli.storage.archive import Archive
     from refind_cli.text.analysis import Analyzer
@@ -122,7 +123,7 @@ OnWait = Callable[[str], None]
 
 
 class Engine(Protocol):
-    def __call__(self, home: Path, *, on_wait: OnWait | None = None) -> TurnIndex: ...
+    def __call__(self, home: StrPath, *, on_wait: OnWait | None = None) -> TurnIndex: ...
 
 
 class TurnIndex(Protocol):

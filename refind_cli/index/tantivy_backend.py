@@ -37,7 +37,6 @@ import os
 import re
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from pathlib import Path
 
 import tantivy
 
@@ -51,6 +50,8 @@ from refind_cli.typed import cast
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Self
+
+    from _typeshed import StrPath
 
     from refind_cli.index.analysed import Fields
     from refind_cli.request import SearchRequest
@@ -190,14 +191,14 @@ class TantivyIndex:
 
     def __init__(
         self,
-        root: Path,
+        root: StrPath,
         *,
         analyzer: Analyzer,
         speaker_in_text: bool,
         on_wait: OnWait | None,
         wait_timeout: float,
     ) -> None:
-        self.root = root
+        self.root = os.fspath(root)
         self.analyzer = analyzer
         self.speaker_in_text = speaker_in_text
         self.on_wait = on_wait
@@ -218,7 +219,7 @@ class TantivyIndex:
     @classmethod
     def open(
         cls,
-        home: Path,
+        home: StrPath,
         *,
         analyzer: Analyzer = DEFAULT_ANALYZER,
         speaker_in_text: bool = True,
@@ -227,9 +228,9 @@ class TantivyIndex:
     ) -> Self:
         """Open the index of ``home`` for reading. Nothing is written: a missing, foreign or outdated index
         reads as empty, and the next ``sync`` builds it from the archive."""
-        root = home / INDEX_DIR
+        root = os.path.join(home, INDEX_DIR)
         if home_to_read(home):
-            root.mkdir(mode=0o700, exist_ok=True)
+            os.makedirs(root, mode=0o700, exist_ok=True)
         return cls(
             root,
             analyzer=analyzer,
@@ -243,7 +244,8 @@ class TantivyIndex:
     def _current(self) -> str | None:
         """The live generation, if CURRENT names one built in this index's format."""
         try:
-            text = (self.root / CURRENT).read_text(encoding="utf-8")
+            with open(os.path.join(self.root, CURRENT), encoding="utf-8") as file:
+                text = file.read()
         except (OSError, ValueError):
             return None
         meta = _as_written(text)
@@ -257,7 +259,7 @@ class TantivyIndex:
         if not isinstance(meta, dict) or meta.get("format") != self.format:
             return None
         gen = meta.get("generation")
-        if not isinstance(gen, str) or not (self.root / gen).is_dir():
+        if not isinstance(gen, str) or not os.path.isdir(os.path.join(self.root, gen)):
             return None
         return gen
 
@@ -266,9 +268,9 @@ class TantivyIndex:
         gen = self._current()
         if gen is None or gen == self.generation:
             return
-        path = self.root / gen
+        path = os.path.join(self.root, gen)
         try:
-            index = tantivy.Index(self.schema, path=str(path), reuse=True)
+            index = tantivy.Index(self.schema, path=path, reuse=True)
         except ValueError:
             # Unreadable or of another schema: treated like a missing index; sync writes a fresh one. Or a
             # folder this user cannot write, where tantivy cannot take the lock it takes even to read
@@ -280,7 +282,7 @@ class TantivyIndex:
         self._index = index
         self.generation = gen
 
-    def _through_links(self, path: Path) -> tantivy.Index | None:
+    def _through_links(self, path: str) -> tantivy.Index | None:
         """The generation at ``path`` opened from a temporary folder of links to its files (its lock files
         left out, so tantivy makes its own there). The folder goes when this index object does."""
         # Here, not at the top: weakref is ~2 % of the instructions of a search that finds nothing (one that
@@ -289,13 +291,13 @@ class TantivyIndex:
         import tempfile
         import weakref
 
-        shadow = Path(tempfile.mkdtemp(prefix="refind-index-"))
+        shadow = tempfile.mkdtemp(prefix="refind-index-")
         weakref.finalize(self, shutil.rmtree, shadow, True)
-        for file in path.iterdir():
+        for file in os.scandir(path):
             if not file.name.endswith(".lock"):
-                (shadow / file.name).symlink_to(file)
+                os.symlink(file.path, os.path.join(shadow, file.name))
         try:
-            return tantivy.Index(self.schema, path=str(shadow), reuse=True)
+            return tantivy.Index(self.schema, path=shadow, reuse=True)
         except ValueError:
             return None
 
@@ -321,7 +323,10 @@ class TantivyIndex:
         if self.generation is None:
             return None
         try:
-            files = (os.stat(self.root / CURRENT), os.stat(self.root / self.generation / "meta.json"))
+            files = (
+                os.stat(os.path.join(self.root, CURRENT)),
+                os.stat(os.path.join(self.root, self.generation, "meta.json")),
+            )
         except OSError:
             return None
         return tuple(v for f in files for v in (f.st_ino, f.st_mtime_ns, f.st_size))
@@ -456,10 +461,10 @@ class TantivyIndex:
     def _write_lock(self) -> contextlib.AbstractContextManager[None]:
         """Exclusive writing across processes. Waits and retries, telling ``on_wait`` once, then gives up."""
         # Opened to read a home that did not exist yet, it has no folder of its own until a writer's.
-        ensure_home(self.root.parent)
-        self.root.mkdir(mode=0o700, exist_ok=True)
+        ensure_home(os.path.dirname(self.root))
+        os.makedirs(self.root, mode=0o700, exist_ok=True)
         return locks.exclusive(
-            self.root / LOCK,
+            os.path.join(self.root, LOCK),
             timeout=self.wait_timeout,
             waiting="waiting for another refind process to finish writing the index",
             busy=f"{self.root}: another refind process is writing the index; gave up after {self.wait_timeout:g} s",
@@ -468,25 +473,26 @@ class TantivyIndex:
 
     def _new_generation(self) -> tuple[str, tantivy.Index]:
         gen = f"g-{time.time_ns()}"
-        path = self.root / gen
-        path.mkdir(mode=0o700)
-        return gen, tantivy.Index(self.schema, path=str(path), reuse=False)
+        path = os.path.join(self.root, gen)
+        os.mkdir(path, mode=0o700)
+        return gen, tantivy.Index(self.schema, path=path, reuse=False)
 
     def _publish(self, gen: str, index: tantivy.Index) -> None:
         """Make ``gen`` the live generation (atomic rename) and remove the others."""
         import json
 
-        tmp = self.root / f"{CURRENT}.tmp"
-        tmp.write_text(json.dumps({"generation": gen, "format": self.format}), encoding="utf-8")
-        os.replace(tmp, self.root / CURRENT)
+        tmp = os.path.join(self.root, f"{CURRENT}.tmp")
+        with open(tmp, "w", encoding="utf-8") as file:
+            file.write(json.dumps({"generation": gen, "format": self.format}))
+        os.replace(tmp, os.path.join(self.root, CURRENT))
         self._index = index
         self.generation = gen
         import shutil
 
-        for old in self.root.glob("g-*"):
-            if old.name != gen:
+        for old in os.scandir(self.root):
+            if old.name.startswith("g-") and old.name != gen:
                 # Readers that still have the old files mapped keep reading them (POSIX unlink semantics).
-                shutil.rmtree(old, ignore_errors=True)
+                shutil.rmtree(old.path, ignore_errors=True)
 
     def _documents(
         self,
@@ -607,7 +613,7 @@ class TantivyIndex:
             except BaseException:
                 import shutil
 
-                shutil.rmtree(self.root / gen, ignore_errors=True)
+                shutil.rmtree(os.path.join(self.root, gen), ignore_errors=True)
                 raise
             self._publish(gen, index)
             archive.clear_index_queue(queue)

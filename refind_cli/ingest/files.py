@@ -105,7 +105,7 @@ def import_file(
     resumed: tuple[list[ChatImportResult], list[ResumePoint | None]] | None = None
     try:
         # A long text read here is held beside the archive (``linelog.spooling_in``), as the worker's is.
-        with archive.transaction(), spooling_in(archive.path.parent):
+        with archive.transaction(), spooling_in(archive.folder):
             import_seq = archive.start_import(str(path.resolve()), digest, fmt, now(), settings)
             earlier = (
                 None if reread or restore_forgotten else unchanged(archive, digest, fmt, settings, segmenting)

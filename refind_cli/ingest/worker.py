@@ -20,7 +20,6 @@ The process is started by ``processes.python_child``.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import marshal
 import operator
 import os
@@ -148,7 +147,7 @@ class _Received:
     """A chat's row batches as the worker sends them; a text sent in pieces is held in ``spool`` (a file
     without a name, made when one first comes) until its batch is stored."""
 
-    def __init__(self, receive: Callable[[], tuple[str, Any]], folder: Path) -> None:
+    def __init__(self, receive: Callable[[], tuple[str, Any]], folder: str) -> None:
         self.receive = receive
         self.folder = folder
         self.spool: IO[bytes] | None = None
@@ -224,10 +223,6 @@ def import_in_worker(
     this process does here, receive rows and store them, makes no garbage in cycles to speak of."""
     process = python_child("from refind_cli.ingest import serve_worker; serve_worker()", _PIPE_BUFFER)
     assert process.stdin is not None and process.stdout is not None
-    # Through the default 64 KB pipe the two processes take turns every 64 KB; with 1 MB (Linux's limit for
-    # an ordinary user) the worker runs a batch or more ahead: 2 s less waiting on a million messages.
-    with contextlib.suppress(AttributeError, OSError):  # F_SETPIPE_SZ is Linux's
-        fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BUFFER)
     send = _sender(process.stdin)
     events = process.stdout
 
@@ -247,7 +242,7 @@ def import_in_worker(
 
     try:
         with collector_paused():
-            send((path, fmt, tz, prints.known(), archive.path.parent))
+            send((path, fmt, tz, prints.known(), archive.folder))
             while (event := receive())[0] == "chat":
                 chat, fingerprint, at, formerly = event[1]
                 plan, segmented_before = open_chat(archive, chat, segmenting, import_seq, restore_forgotten)
@@ -258,7 +253,7 @@ def import_in_worker(
                     points(None)
                     yield skipped
                     continue
-                batches = _Received(receive, archive.path.parent)
+                batches = _Received(receive, archive.folder)
                 with contextlib.closing(batches):
                     result = write_chat(archive, chat, plan, Planned(plan, batches), progress, resegmenting)
                 prints.took(fingerprint or batches.printed, result, at)

@@ -8,8 +8,8 @@ from __future__ import annotations
 # (loading it compiles five regular expressions; bench/RESULTS.md, issue 26 item 3, session 16).
 import contextlib
 import operator
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
 
 import apsw
 
@@ -61,6 +61,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Self
 
+    from _typeshed import StrPath
+
     from refind_cli.storage import written
 
 
@@ -93,7 +95,7 @@ def _utf8_pieces(text: str) -> Iterator[bytes]:
         yield text[start : start + LONG_TEXT].encode()
 
 
-def _opened(path: Path, opener: Callable[[Path], apsw.Connection], purpose: str = "") -> apsw.Connection:
+def _opened(path: str, opener: Callable[[str], apsw.Connection], purpose: str = "") -> apsw.Connection:
     """A connection from ``opener``. Not an SQLite file, or one this user cannot open or write, is the user's
     to fix, not a crash: one line naming the file."""
     try:
@@ -145,8 +147,8 @@ class Archive(Queries, Ledger):
     The first write (a transaction; the CLI writes only under the home's write lock) opens it for writing,
     which applies the migrations."""
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
-        self.path = path
+    def __init__(self, path: StrPath, *, readonly: bool = False) -> None:
+        self.path = os.fspath(path)
         self.readonly = readonly
         self._chats: dict[int, ChatInfo] = {}
         # What each chat holds once for its rows (``_chatwide``), as decided in this transaction or read.
@@ -156,15 +158,20 @@ class Archive(Queries, Ledger):
         self._lang_column = False
         # The lowest seq of the messages stored in this transaction and not yet in message_counts.
         self._uncounted: int | None = None
-        self.db = _opened(path, connect_readonly if readonly else connect)
+        self.db = _opened(self.path, connect_readonly if readonly else connect)
 
     @classmethod
-    def open(cls, home: Path, *, readonly: bool = False) -> Self:
+    def open(cls, home: StrPath, *, readonly: bool = False) -> Self:
         if not readonly:
             use_home(home)
         else:
             home_to_read(home)  # a reader creates nothing: a home that does not exist yet reads as empty
-        return cls(home / "archive.db", readonly=readonly)
+        return cls(os.path.join(home, "archive.db"), readonly=readonly)
+
+    @property
+    def folder(self) -> str:
+        """The folder the file is in (the home, where ``open`` opened it); ``.`` for a bare file name."""
+        return os.path.dirname(self.path) or os.curdir
 
     def close(self) -> None:
         self.db.close()
@@ -187,7 +194,7 @@ class Archive(Queries, Ledger):
         beside the file: a writer that closed while a reader had the file open leaves it, and the first query
         of every process after reads all of it again (a migration's VACUUM at 1M messages: 200 MB, ~130 ms)."""
         try:
-            return self.path.with_name(self.path.name + "-wal").stat().st_size > LEFT_LOG
+            return os.stat(f"{self.path}-wal").st_size > LEFT_LOG
         except OSError:
             return False
 
@@ -211,7 +218,7 @@ class Archive(Queries, Ledger):
         """Reopen a read-only archive for writing (migrating it first)."""
         if not self.readonly:
             return
-        use_home(self.path.parent)
+        use_home(self.folder)
         db = _opened(self.path, connect, " for writing")
         self.db.close()
         self.db = db
@@ -225,7 +232,7 @@ class Archive(Queries, Ledger):
         """Reads inside the block see one commit, the latest when it begins, whatever other processes commit
         meanwhile: for a reader that lives on (the MCP server). An archive that was not there when this one
         was opened read-only (an empty one in memory stood in) is opened now."""
-        if self.readonly and not self.db.filename and self.path.exists():
+        if self.readonly and not self.db.filename and os.path.exists(self.path):
             db = _opened(self.path, connect_readonly)
             self.db.close()
             self.db = db
@@ -888,6 +895,19 @@ class Archive(Queries, Ledger):
                 part,
             )
         self._senders.clear()
+
+    @contextlib.contextmanager
+    def checkpoints_deferred(self) -> Iterator[None]:
+        """No checkpoint as a transaction commits, for writes that end in ``compact`` (which empties the
+        write-ahead log): the log is copied into the file once, not once by the commit and again after the
+        compaction. What is committed is as safe in the log as in the file."""
+        self._writable()  # the connection the writes will use
+        (pages,) = fetch_first(self.db.execute("PRAGMA wal_autocheckpoint"), tuple[int])
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+        try:
+            yield
+        finally:
+            self.db.execute(f"PRAGMA wal_autocheckpoint={pages:d}")
 
     def compact(self) -> None:
         """Rewrite the database file and empty the write-ahead log, so no free page or old frame keeps

@@ -5,9 +5,9 @@ epoch, UTC; rows as the schema fixes them)."""
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import apsw
 
@@ -24,6 +24,8 @@ from refind_cli.typed import NamedTuple, cast
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
+
+    from _typeshed import StrPath
 
 # A message's raw record (what ``raw.cut`` left of it) of more than LONG_TEXT characters is stored apart too
 # (``schema._m042_long_raws_apart``): its row's raw is then this empty BLOB, which no rest is (a rest is text,
@@ -127,7 +129,7 @@ def representable_us(us: int) -> int:
     return min(max(us, _EARLIEST_US), _LATEST_US)
 
 
-def use_home(home: Path) -> None:
+def use_home(home: StrPath) -> None:
     try:
         ensure_home(home)
     except OSError as exc:
@@ -135,7 +137,7 @@ def use_home(home: Path) -> None:
 
 
 @contextlib.contextmanager
-def storage_errors(path: Path) -> Iterator[None]:
+def storage_errors(path: StrPath) -> Iterator[None]:
     """SQLite failures that are the file's or the machine's, not refind's: one line naming the file. A write
     that fails this way was inside a transaction, which rolled back: nothing of it is in the archive."""
     try:
@@ -153,11 +155,11 @@ def storage_errors(path: Path) -> Iterator[None]:
         raise RefindError(f"{path}: cannot read or write the archive ({exc})") from None
 
 
-def _disk_full(path: Path) -> bool:
+def _disk_full(path: StrPath) -> bool:
     import shutil  # here: it loads bz2 and lzma, which a reader's start-up never needs
 
     try:
-        return shutil.disk_usage(path.parent).free == 0
+        return shutil.disk_usage(os.path.dirname(path)).free == 0
     except OSError:
         return False
 

@@ -10,14 +10,18 @@ import fcntl
 import os
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from refind_cli.errors import BusyError
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _typeshed import StrPath
 
 
 @contextlib.contextmanager
 def exclusive(
-    path: Path, *, timeout: float, waiting: str, busy: str, on_wait: Callable[[str], None] | None = None
+    path: StrPath, *, timeout: float, waiting: str, busy: str, on_wait: Callable[[str], None] | None = None
 ) -> Iterator[None]:
     """Hold ``path`` exclusively, waiting for another holder (``on_wait(waiting)`` once) up to ``timeout``
     seconds, then raising ``BusyError(busy)``."""
@@ -42,7 +46,7 @@ def exclusive(
 
 
 @contextlib.contextmanager
-def exclusive_if_free(path: Path) -> Iterator[bool]:
+def exclusive_if_free(path: StrPath) -> Iterator[bool]:
     """Hold ``path`` if nobody does right now (yields True), else yield False without waiting."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -61,11 +65,11 @@ WRITE_LOCK = ".write.lock"
 
 
 def write_lock(
-    home: Path, *, on_wait: Callable[[str], None] | None = None, timeout: float = 600.0
+    home: StrPath, *, on_wait: Callable[[str], None] | None = None, timeout: float = 600.0
 ) -> contextlib.AbstractContextManager[None]:
     """One writer at a time per home: a second import waits (saying so once) instead of failing."""
     return exclusive(
-        home / WRITE_LOCK,
+        os.path.join(home, WRITE_LOCK),
         timeout=timeout,
         waiting=f"waiting for another refind process writing to {home} ...",
         busy=f"{home}: another refind process is writing; gave up after {timeout:.0f} s",
@@ -73,6 +77,6 @@ def write_lock(
     )
 
 
-def try_write_lock(home: Path) -> contextlib.AbstractContextManager[bool]:
+def try_write_lock(home: StrPath) -> contextlib.AbstractContextManager[bool]:
     """The write lock if it is free right now (True), else False: readers never wait for a writer."""
-    return exclusive_if_free(home / WRITE_LOCK)
+    return exclusive_if_free(os.path.join(home, WRITE_LOCK))

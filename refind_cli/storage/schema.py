@@ -8,10 +8,9 @@ from __future__ import annotations
 # ``json`` is imported by the functions here that use it: a search opens the archive and needs none of it
 # (loading it compiles five regular expressions; bench/RESULTS.md, issue 26 item 3, session 16).
 import codecs
+import os
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
-from urllib.parse import quote
 
 import apsw
 
@@ -37,6 +36,11 @@ from refind_cli.storage.database import (
     vacuum,
 )
 from refind_cli.storage.ledger import hide_chats_in_ledger
+
+# Not typing's: a cold read imports no typing (refind_cli.typed).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _typeshed import StrPath
 
 INITIAL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS chats (
@@ -759,11 +763,21 @@ def _tune(db: apsw.Connection) -> None:
     db.execute("PRAGMA temp_store=MEMORY")
 
 
-def connect(path: Path) -> apsw.Connection:
+def _tune_reader(db: apsw.Connection) -> None:
+    _tune(db)
+    # One plan per statement whatever its parameters (the query planner stability guarantee): otherwise SQLite
+    # marks a parameter of the turns' window as shaping the plan and prepares the 2 KB statement again at each
+    # rebinding, 0.9M instructions a hit shown, 2 % of a cold search (bench/RESULTS.md, issue 26 item 3,
+    # session 19). What it gives up needs a bound value to be worth it: a LIKE prefix, STAT4 samples, a partial
+    # index; the archive has none of them. Writers keep SQLite's default.
+    db.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
+
+
+def connect(path: StrPath) -> apsw.Connection:
     # apsw rather than the standard library's sqlite3: it binds parameters in about half the time (writing a
     # million messages' rows: 9.8 s against 11-15, bench/RESULTS.md). Like sqlite3 with
     # isolation_level=None, it opens no transaction by itself.
-    db = apsw.Connection(str(path))
+    db = apsw.Connection(os.fspath(path))
     _tune(db)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
@@ -773,37 +787,37 @@ def connect(path: Path) -> apsw.Connection:
     return db
 
 
-_READONLY = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-
-
 def _empty() -> apsw.Connection:
     db = apsw.Connection(":memory:")
     migrate(db)
     return db
 
 
-def connect_readonly(path: Path) -> apsw.Connection:
+def connect_readonly(path: StrPath) -> apsw.Connection:
     """The archive for reading only. Where there is none yet, an empty one in memory (nothing is created);
     so too where the file holds no tables yet (its first import was stopped before it committed)."""
-    if not path.exists():
+    if not os.path.exists(path):
         return _empty()
-    uri = f"file:{quote(str(path))}?mode=ro"
-    db = apsw.Connection(uri, flags=_READONLY)
+    db = apsw.Connection(os.fspath(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        _tune(db)
+        _tune_reader(db)
         return _schema_or_empty(db)
     except (apsw.ReadOnlyError, apsw.CantOpenError):
         # A WAL archive in a folder this user cannot write: SQLite cannot create the shared-memory file
         # readers coordinate through. Nobody can be writing there either (a writer needs that file), so
         # the file is read as it stands, unless a write-ahead log holds commits not yet in it.
         db.close()
-    wal = path.with_name(path.name + "-wal")
-    if wal.exists() and wal.stat().st_size:
+    if os.path.exists(wal := f"{path}-wal") and os.stat(wal).st_size:
         raise RefindError(
             f"{path}: cannot read the archive here: its write-ahead log needs a folder this user can write"
         )
-    db = apsw.Connection(uri + "&immutable=1", flags=_READONLY)
-    _tune(db)
+    # Only a URI says immutable; it is imported here, not at the top (with ipaddress, urllib.parse is ~7 % of
+    # a cold search's instructions), as this is the rare path.
+    from urllib.parse import quote
+
+    uri = f"file:{quote(os.fspath(path))}?mode=ro&immutable=1"
+    db = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    _tune_reader(db)
     return _schema_or_empty(db)
 
 

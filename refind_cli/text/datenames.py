@@ -19,11 +19,11 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from itertools import pairwise
-from pathlib import Path
 
 # Not typing's: a cold read imports no typing (refind_cli.typed).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 # Separators of the stored table: a language's groups by "|", a group's forms by " " (a form is one word).
@@ -232,6 +232,9 @@ def numbered(lang: str) -> tuple[str, tuple[str, ...]]:
 
 
 def write(path: Path | None = None) -> None:
+    # Here, not at the top: pathlib (with the urllib.parse it imports) is a tenth of a cold search.
+    from pathlib import Path
+
     from refind_cli.generated import write_module
 
     write_module(

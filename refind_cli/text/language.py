@@ -16,11 +16,11 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 
 # Not typing's: a cold read imports no typing (refind_cli.typed).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 UNDETERMINED = "und"  # ISO 639-2's "undetermined": too little text to tell; searched as English
@@ -118,6 +118,9 @@ def generate_scripts() -> tuple[dict[str, str], dict[str, str]]:
 def write_scripts(path: Path | None = None) -> None:
     """Write ``generate_scripts()`` into ``scripts_data.py``: Babel's global data takes ~70 ms to load,
     too long for each import to start with."""
+    # Here, not at the top: pathlib (with the urllib.parse it imports) is a tenth of a cold search.
+    from pathlib import Path
+
     from refind_cli.generated import write_module
 
     scripts, speakers = generate_scripts()
@@ -215,6 +218,8 @@ def generate_names() -> dict[str, str]:
 def write_names(path: Path | None = None) -> None:
     """Write ``generate_names()`` into ``names_data.py``: importing Babel and loading its English locale took
     ~34 ms of `refind chats`' ~140 ms of CPU at load (bench/RESULTS.md, issue 26 item 3, session 16)."""
+    from pathlib import Path  # here, not at the top: as in ``write_scripts``
+
     from refind_cli.generated import write_module
 
     write_module(

@@ -9,7 +9,6 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import click
@@ -208,7 +207,7 @@ JsonOption = Annotated[bool, typer_param(JSON)]
 
 @dataclass
 class State:
-    home: Path
+    home: str
 
 
 def _version(value: bool) -> None:

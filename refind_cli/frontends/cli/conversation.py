@@ -93,7 +93,7 @@ def start(
         request = FollowUp(typed.request(home, question, conversation), keep=history)
         return home.follow_up(conversation, request, on_event=trace).last
     session = Session(home, conversation, typed, stdout_console(), stderr_console(), trace, history)
-    converse(session, home.path / HISTORY if history else None)
+    converse(session, os.path.join(home.path, HISTORY) if history else None)
     return None
 
 
@@ -117,7 +117,7 @@ class Session:
         self.err.print(Text(f"refind: {visible(message)}", style="yellow"), soft_wrap=True)
 
 
-def converse(session: Session, history: Path | None) -> None:
+def converse(session: Session, history: str | None) -> None:
     """Read, ask, print until Ctrl-D. Ctrl-C stops the question running (or clears the line typed) and the
     session goes on; a line it cannot use gets one line saying why."""
     import readline
@@ -151,7 +151,7 @@ def converse(session: Session, history: Path | None) -> None:
             _keep_history(readline.write_history_file, history)
 
 
-def _keep_history(write: Callable[[Path], None], path: Path) -> None:
+def _keep_history(write: Callable[[str], None], path: str) -> None:
     # The history holds what was asked of private chats: the home's own privacy (0600), even if the file
     # was made before.
     try:

@@ -10,7 +10,6 @@ import errno
 import os
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from refind_cli.errors import RefindError
 
@@ -189,7 +188,7 @@ def _stdout_to_nowhere() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def open_home_at(path: Path) -> Home:
+def open_home_at(path: str) -> Home:
     """The home folder at ``path``; lock waits are said once on stderr."""
     from refind_cli.facade import Home
 

@@ -5,7 +5,6 @@ is imported at the top: piped output loads neither typer, click nor rich."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from refind_cli.frontends.cli.output import (
     error_boundary,
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def search(
-    home_path: Path,
+    home_path: str,
     *,
     query: str,
     since: str | None,
@@ -105,7 +104,7 @@ def search(
 
 
 def chats(
-    home_path: Path,
+    home_path: str,
     *,
     source: list[str] | None,
     sort: str,
@@ -135,7 +134,7 @@ def chats(
 
 
 def stats(
-    home_path: Path,
+    home_path: str,
     *,
     chat: list[str] | None,
     source: list[str] | None,
