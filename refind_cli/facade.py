@@ -705,15 +705,15 @@ class Home:
     def reindex(self) -> Reindexed:
         """Rebuild the index from the archive (exact statistics again after many changes). A chat imported
         before languages were told gets its language first, so it is analysed in it."""
-        from refind_cli.ingest.chats import settle_language
+        from refind_cli.ingest.chats import settle_languages
         from refind_cli.reports import Reindexed
 
         started = time.perf_counter()
         with self._writing() as archive:
             with archive.transaction():
-                for chat, lang in archive.chat_languages().items():
-                    if not lang:
-                        settle_language(archive, chat, None)
+                settle_languages(
+                    archive, [c for c, lang in archive.chat_languages().items() if not lang], None
+                )
             turns = self._open_index_for_writing().rebuild(archive)
         return Reindexed(turns, round(time.perf_counter() - started, 3))
 

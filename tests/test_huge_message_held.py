@@ -24,7 +24,7 @@ from refind_cli.agent.events import AskResult, Citation, Usage
 from refind_cli.frontends.render.ask import ask_json
 from refind_cli.importers import read_export
 from refind_cli.ingest import import_file
-from refind_cli.ingest.chats import settle_language
+from refind_cli.ingest.chats import settle_languages
 from refind_cli.ingest.rows import ChatPlan, Rows
 from refind_cli.ingest.worker import PIECE, _texts_apart
 from refind_cli.records import ChatInfo, Turn
@@ -124,7 +124,7 @@ def test_telling_a_chat_language_reads_the_start_of_a_huge_message_only(tmp_path
         with archive.transaction():
             archive.set_chat_language(1, "", 0, False)  # not told yet: told again from the text
             # Before: every text read whole (the message, in Python, besides SQLite's copy).
-            peak = traced_peak(lambda: settle_language(archive, 1, None))
+            peak = traced_peak(lambda: settle_languages(archive, [1], None))
         assert archive.chat_language(1)[0] == "en"
     assert peak < len(body) / 8, f"{peak / len(body):.2f} times the message"
 

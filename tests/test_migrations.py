@@ -114,16 +114,16 @@ def test_reindex_tells_the_language_of_chats_imported_before_languages(release1_
 
 
 def test_a_chat_whose_language_changes_is_queued_for_reindexing(release1_home: Path):
-    from refind_cli.ingest.chats import settle_language
+    from refind_cli.ingest.chats import settle_languages
 
     with Archive.open(release1_home) as archive:
         Index.open(release1_home).sync(archive)
         chat = next(c for c in archive.chats() if c.info.name == "Jonas Becker")
         with archive.transaction():
-            settle_language(archive, chat.info.seq, "en")  # "" -> en: analysed the same, nothing to redo
+            settle_languages(archive, [chat.info.seq], "en")  # "" -> en: analysed the same, nothing to redo
         assert archive.index_queue() == []
         with archive.transaction():
-            settle_language(archive, chat.info.seq, "de")
+            settle_languages(archive, [chat.info.seq], "de")
         queued = set(archive.index_queue())
         assert len(queued) == chat.sessions
         index = Index.open(release1_home)

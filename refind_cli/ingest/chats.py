@@ -155,27 +155,32 @@ def write_chat(
     )
 
 
-def settle_language(archive: Archive, chat_seq: int, given: str | None) -> None:
-    """Decide the chat's language after an import. A language the user gave (``given``, or at an earlier
+def settle_languages(archive: Archive, chat_seqs: Iterable[int], given: str | None) -> None:
+    """Decide each chat's language after an import. A language the user gave (``given``, or at an earlier
     import) stays until another is given. Otherwise it is told from the chat's latest text when the chat has
     none yet, or has at least doubled its messages since it was told: a chat's language rarely changes, and
-    telling it again on every import would cost a read of its text each time for the same answer."""
-    state = archive.chat_language(chat_seq)
-    if state is None:
-        return
-    lang, basis, was_given = state
-    if given is None and (was_given or (lang and archive.next_message_seq() <= 2 * basis)):
-        # No chat holds more messages than the highest message seq: one that cannot have doubled is not
-        # counted (0.14 s for a million messages, on every re-import of a grown export).
-        return
-    messages = archive.message_count(chat_seq)
-    if given is not None:
-        _set_language(archive, chat_seq, lang, given, messages, True)
-        return
-    if was_given or (lang and messages < 2 * basis):
-        return
-    told = language.detect(archive.latest_texts(chat_seq, language.TEXT_CHARS))
-    _set_language(archive, chat_seq, lang, told, messages, False)
+    telling it again on every import would cost a read of its text each time for the same answer. The chats
+    to tell are told together (``language.detect_each``: an assistant's export has thousands)."""
+    telling: list[tuple[int, str, int]] = []  # (chat, its language so far, its messages)
+    for chat_seq in chat_seqs:
+        state = archive.chat_language(chat_seq)
+        if state is None:
+            continue
+        lang, basis, was_given = state
+        if given is None and (was_given or (lang and archive.next_message_seq() <= 2 * basis)):
+            # No chat holds more messages than the highest message seq: one that cannot have doubled is not
+            # counted (0.14 s for a million messages, on every re-import of a grown export).
+            continue
+        messages = archive.message_count(chat_seq)
+        if given is not None:
+            _set_language(archive, chat_seq, lang, given, messages, True)
+        elif not (was_given or (lang and messages < 2 * basis)):
+            telling.append((chat_seq, lang, messages))
+    told = language.detect_each(
+        len(telling), lambda i: archive.latest_texts(telling[i][0], language.TEXT_CHARS)
+    )
+    for (chat_seq, lang, messages), new in zip(telling, told, strict=True):
+        _set_language(archive, chat_seq, lang, new, messages, False)
 
 
 def _set_language(archive: Archive, chat_seq: int, old: str, new: str, basis: int, given: bool) -> None:

@@ -15,7 +15,7 @@ from refind_cli.importers.container import is_file
 from refind_cli.importers.jsonstream import Span
 from refind_cli.importers.linelog import spooling_in
 from refind_cli.ingest import worker as _worker
-from refind_cli.ingest.chats import import_chat_rows, settle_language
+from refind_cli.ingest.chats import import_chat_rows, settle_languages
 from refind_cli.ingest.ledger import file_digests, import_settings, now, prefix_digest, unchanged
 from refind_cli.ingest.progress import ChatProgress, FileProgress, Progress, export_size
 from refind_cli.ingest.resume import (
@@ -55,7 +55,7 @@ def import_file(
     Content imported before with the same settings is not read again (its result says so), unless
     ``reread``; reading it again would add nothing. Nor is the part of a grown export that an earlier
     import read (``ingest.resume``: its result says from where it was read). ``lang``: the language of its chats (ISO 639-1), given
-    by the user; else each chat's is told from its text (``settle_language``).
+    by the user; else each chat's is told from its text (``settle_languages``).
     ``worker``: read the export and build its rows in a second process while this one writes (default: for
     large exports on a machine with more than one core)."""
     from refind_cli.importers import resolve
@@ -151,9 +151,11 @@ def import_file(
                     prints.skipped.discard(chat.chat_id)
                 latest[chat.chat_id] = chat
             chats = list(latest.values())
-            for chat in chats:
-                if chat.chat_id not in prints.skipped or lang is not None:  # else settled when it was read
-                    settle_language(archive, chat.chat_id, lang)
+            settle_languages(  # those taken as they are were settled when they were read
+                archive,
+                [c.chat_id for c in chats if c.chat_id not in prints.skipped or lang is not None],
+                lang,
+            )
             counts = {
                 "chats": len(chats),
                 "messages_added": sum(c.messages_added for c in chats),

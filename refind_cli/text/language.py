@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 # Not typing's: a cold read imports no typing (refind_cli.typed).
 TYPE_CHECKING = False
@@ -37,6 +37,9 @@ TEXT_CHARS = SAMPLE_WORDS * WORD_CHARS
 # a second language.
 SECOND_SHARE = 0.2
 SECOND_MIN = 5
+# Chats told together (``detect_each``) from this many on are told by two processes: below it, starting the
+# second (~0.1 s) costs more than the half it takes (bench/RESULTS.md, session 20).
+TWO_PROCESSES_FROM = 500
 # Messages told one by one for a second language: those of at least this many words (CLD3 is rarely sure of
 # fewer), at most this many of them (about 20 ms on a quiet machine).
 MESSAGE_WORDS = 4
@@ -65,23 +68,119 @@ def identify(text: str) -> tuple[str, bool]:
 def detect(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> str:
     """The language of ``texts`` (read up to ``sample_words`` words): an ISO 639-1 code, two of them joined
     by ``MIXED`` for a chat in two languages, or ``UNDETERMINED`` when there is too little text."""
+    return _told(*_sampled(texts, sample_words))
+
+
+def detect_each(n: int, texts_of: Callable[[int], Iterable[str]]) -> list[str]:
+    """``detect`` of each of ``n`` chats, ``texts_of(i)`` the texts of the i-th, in order. Many chats are told
+    by two processes where there are two cores, every other chat's sample by a second process
+    (``processes.python_child``) while this one reads the samples and tells the rest: an assistant's export
+    holds thousands of chats, and telling them one after another was a fifth of its import (bench/RESULTS.md,
+    session 20). Where the second process fails, this one tells its chats again itself."""
+    from refind_cli.processes import can_use_a_child
+
+    if n < TWO_PROCESSES_FROM or not can_use_a_child():
+        return [detect(texts_of(i)) for i in range(n)]
+    told = [UNDETERMINED] * n
+    theirs = _told_beside(n, texts_of, told)
+    if theirs is None:
+        theirs = [detect(texts_of(i)) for i in range(1, n, 2)]
+    told[1::2] = theirs
+    return told
+
+
+def _told_beside(n: int, texts_of: Callable[[int], Iterable[str]], told: list[str]) -> list[str] | None:
+    """The even chats told here into ``told``, the odd ones' samples sent to a second process (``serve``):
+    its answers, or None where it failed (the even ones are told here all the same)."""
+    import pickle
+
+    from refind_cli.processes import python_child
+
+    process = python_child("from refind_cli.text.language import serve; serve()", _PIPE_BUFFER)
+    assert process.stdin is not None and process.stdout is not None
+    sending = True
+    try:
+        for i in range(n):
+            if i % 2 == 0:
+                told[i] = detect(texts_of(i))
+            elif sending:
+                try:
+                    pickle.dump(_sampled(texts_of(i)), process.stdin, pickle.HIGHEST_PROTOCOL)
+                    process.stdin.flush()  # now, not when a buffer fills: it waits for its next chat
+                except OSError:  # it is gone
+                    sending = False
+        try:
+            process.stdin.close()  # it has all it is to tell
+            theirs = pickle.load(process.stdout) if sending else None
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return None
+    finally:
+        if process.poll() is None:
+            process.kill()  # an interrupt, or it stopped answering: nothing more is wanted of it
+        process.wait()
+        process.stdout.close()
+    return theirs if isinstance(theirs, list) and len(theirs) == n // 2 else None
+
+
+_PIPE_BUFFER = 1 << 20
+
+
+def serve() -> None:
+    """The second process of ``detect_each``: tells each sample read from stdin (``_sampled``'s) until it
+    ends, then writes what it told, in order."""
+    import pickle
+    import signal
+    import sys
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
+    told = []
+    while True:
+        try:
+            sample = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            break
+        told.append(_told(*sample))
+    sys.stdout.buffer.write(pickle.dumps(told, pickle.HIGHEST_PROTOCOL))
+    sys.stdout.buffer.flush()
+
+
+def _sampled(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> tuple[list[str], list[int]]:
+    """What ``detect`` reads of ``texts``: a sample's worth of each text (one 50 MB message must not be read
+    whole to tell its language), up to ``sample_words`` words; and the words of each piece (counted once: an
+    import may tell 20,000 chats)."""
     sample: list[str] = []
+    counts: list[int] = []
     words = 0
     for text in texts:
-        # A sample's worth of each text: one 50 MB message must not be read whole to tell its language.
         piece = text[: sample_words * WORD_CHARS]
         sample.append(piece)
-        words += len(_WORD.findall(piece))
+        counts.append(len(_WORD.findall(piece)))
+        words += counts[-1]
         if words >= sample_words:
             break
-    if words < MIN_WORDS:
+    return sample, counts
+
+
+def _told(sample: list[str], counts: list[int]) -> str:
+    if sum(counts) < MIN_WORDS:
         return UNDETERMINED
     joined = "\n".join(sample)
     first = in_its_script(identify(joined)[0], joined)
     if first == UNDETERMINED:
         return UNDETERMINED
-    long_enough = [m for m in sample if len(_WORD.findall(m)) >= MESSAGE_WORDS][:MESSAGES]
-    told = Counter(in_its_script(code, m) for m in long_enough for code, sure in [identify(m)] if sure)
+    long_enough = [m for m, n in zip(sample, counts, strict=True) if n >= MESSAGE_WORDS][:MESSAGES]
+    told: Counter[str] = Counter()
+    for i, message in enumerate(long_enough):
+        # Told until no second language could be kept whatever the rest were told (all of them as the
+        # likeliest, so the share it needs grows least): the answer is then the first language, as told whole.
+        # A chat of fewer than SECOND_MIN long messages (most of an assistant's) is not told message by message.
+        left = len(long_enough) - i
+        best = max([n for code, n in told.items() if code != first], default=0) + left
+        if best < max(SECOND_MIN, SECOND_SHARE * (told.total() + left)):
+            break
+        code, sure = identify(message)
+        if sure:
+            told[in_its_script(code, message)] += 1
     second = next((code for code, _ in told.most_common(2) if code != first), None)
     if second is not None and told[second] >= max(SECOND_MIN, SECOND_SHARE * sum(told.values())):
         return f"{first}{MIXED}{second}"
@@ -170,9 +269,14 @@ def in_its_script(code: str, text: str) -> str:
 
     if code == UNDETERMINED or code not in SCRIPTS:
         return code
-    letters = [ch for ch in text[:TEXT_CHARS] if ch.isalpha()]
     scripts = frozenset(SCRIPTS[code].split())
-    ascii_letters = sum(1 for ch in letters if ch.isascii())
+    head = text[:TEXT_CHARS]
+    if "Latn" in scripts and head.isascii():
+        # Every letter ASCII, as below, found without a look at each (a chat's messages are each told: a
+        # ChatGPT export's 20,000 chats, 900,000 messages).
+        return code
+    letters = [ch for ch in head if ch.isalpha()]
+    ascii_letters = sum(map(str.isascii, letters))
     if not letters or ("Latn" in scripts and ascii_letters >= len(letters) / 2):
         return code  # most chats: no Unicode tables needed
     if _share(scripts, letters) >= 0.5:
