@@ -145,6 +145,19 @@ def test_chats_a_failed_second_process_had_are_told_here(monkeypatch: pytest.Mon
     assert told_each(CHATS) == [language.detect(chat) for chat in CHATS]
 
 
+def test_the_second_process_fails_without_a_traceback():
+    # Whatever stops it (here a sample it cannot read), it leaves the telling to its parent and says nothing.
+    import pickle
+
+    done = subprocess.run(
+        [sys.executable, "-c", "from refind_cli.text.language import serve; serve()"],
+        input=pickle.dumps((["text"], None)),
+        capture_output=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (1, b"", b"")
+
+
 def test_chats_met_after_the_second_process_died_are_told_here(monkeypatch: pytest.MonkeyPatch):
     children: list[subprocess.Popen[bytes]] = []
     real = processes.python_child

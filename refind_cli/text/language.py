@@ -128,20 +128,26 @@ _PIPE_BUFFER = 1 << 20
 def serve() -> None:
     """The second process of ``detect_each``: tells each sample read from stdin (``_sampled``'s) until it
     ends, then writes what it told, in order."""
+    import os
     import pickle
     import signal
     import sys
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
     told = []
-    while True:
-        try:
-            sample = pickle.load(sys.stdin.buffer)
-        except EOFError:
-            break
-        told.append(_told(*sample))
-    sys.stdout.buffer.write(pickle.dumps(told, pickle.HIGHEST_PROTOCOL))
-    sys.stdout.buffer.flush()
+    try:
+        while True:
+            try:
+                sample = pickle.load(sys.stdin.buffer)
+            except EOFError:
+                break
+            told.append(_told(*sample))
+        sys.stdout.buffer.write(pickle.dumps(told, pickle.HIGHEST_PROTOCOL))
+        sys.stdout.buffer.flush()
+    except BaseException:
+        # No traceback on the user's terminal: the parent tells these chats itself, where a bug is reported
+        # as any other.
+        os._exit(1)
 
 
 def _sampled(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> tuple[list[str], list[int]]:
