@@ -11,6 +11,7 @@ import typing
 from pathlib import Path
 
 import pytest
+from cold_runs import cold_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,29 +79,9 @@ def test_the_records_are_lean_named_tuples():
 
 def _loaded(home: Path, *args: str) -> tuple[str, set[str], set[str]]:
     """stdout of ``refind ARGS`` run as installed, the modules it loaded, and those whose code ran an import
-    of typing (an import under ``TYPE_CHECKING`` never runs)."""
-    code = (
-        "import builtins, os, sys\n"
-        "real, typing_by = builtins.__import__, set()\n"
-        "def hooked(name, globals=None, locals=None, fromlist=(), level=0):\n"
-        "    if name.partition('.')[0] == 'typing':\n"
-        "        typing_by.add((globals or {}).get('__name__', '?'))\n"
-        "    return real(name, globals, locals, fromlist, level)\n"
-        "builtins.__import__ = hooked\n"
-        f"sys.argv = ['refind', '--home', {str(home)!r}, *{list(args)!r}]\n"
-        "from refind_cli.frontends.cli import main\n"
-        "def end(code):\n"
-        "    sys.stdout.write('\\nLOADED ' + ' '.join(sorted(sys.modules)))\n"
-        "    sys.stdout.write('\\nTYPING ' + ' '.join(sorted(typing_by)) + '\\n')\n"
-        "    sys.stdout.flush()\n"
-        "    os._exit(0)\n"
-        "main(end)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    out, _, tail = done.stdout.rpartition("\nLOADED ")
-    loaded, _, typing_by = tail.partition("\nTYPING ")
-    assert loaded, done.stderr
-    return out, set(loaded.split()), set(typing_by.split())
+    of typing."""
+    run = cold_run(home, args, ["typing"])
+    return run.out, run.loaded, run.importers
 
 
 @pytest.mark.parametrize(

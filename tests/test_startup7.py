@@ -6,13 +6,12 @@ one plan a statement."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from datetime import UTC
 from pathlib import Path
 
 import apsw
 import pytest
+from cold_runs import ColdRun, cold_run
 from samples import JONAS
 
 from refind_cli.facade import Home
@@ -28,39 +27,10 @@ _HEAVY = {"pathlib", "urllib.parse", "ipaddress", "fnmatch", "warnings"}
 _TERMINAL, _JSON, _NAMED = "\\x00-\\x08", "\\u2028\\u2029", "LATIN (?:SMALL"
 
 
-def _cold(home: Path, *args: str) -> tuple[str, set[str], set[str], list[str]]:
-    """stdout of ``refind ARGS`` as installed, the modules it loaded, those whose code ran an import of one of
-    ``_HEAVY``, and the patterns it compiled (re's ``_compile``, which ``re.compile`` and ``re.sub`` of a
-    pattern string both reach)."""
-    code = (
-        "import builtins, os, re, sys\n"
-        "real, seen = re._compile, []\n"
-        "def compiling(pattern, flags):\n"
-        "    seen.append(ascii(pattern))\n"
-        "    return real(pattern, flags)\n"
-        "re._compile = compiling\n"
-        "load, by = builtins.__import__, set()\n"
-        "def hooked(name, globals=None, locals=None, fromlist=(), level=0):\n"
-        f"    if name in {sorted(_HEAVY)!r}:\n"
-        "        by.add((globals or {}).get('__name__', '?'))\n"
-        "    return load(name, globals, locals, fromlist, level)\n"
-        "builtins.__import__ = hooked\n"
-        f"sys.argv = ['refind', '--home', {str(home)!r}, *{list(args)!r}]\n"
-        "from refind_cli.frontends.cli import main\n"
-        "def end(code):\n"
-        "    sys.stdout.write('\\nLOADED ' + ' '.join(sorted(sys.modules)))\n"
-        "    sys.stdout.write('\\nBY ' + ' '.join(sorted(by)))\n"
-        "    sys.stdout.write('\\nPATTERNS ' + '\\t'.join(seen) + '\\n')\n"
-        "    sys.stdout.flush()\n"
-        "    os._exit(0)\n"
-        "main(end)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    out, _, tail = done.stdout.rpartition("\nLOADED ")
-    loaded, _, tail = tail.partition("\nBY ")
-    by, _, patterns = tail.partition("\nPATTERNS ")
-    assert loaded, done.stderr
-    return out, set(loaded.split()), set(by.split()), patterns.rstrip("\n").split("\t")
+def _cold(home: Path, *args: str) -> ColdRun:
+    """``refind ARGS`` as installed: its stdout, the modules it loaded, those whose code ran an import of one
+    of ``_HEAVY``, and the patterns it compiled."""
+    return cold_run(home, args, _HEAVY)
 
 
 @pytest.mark.parametrize(
