@@ -53,8 +53,14 @@ ALL = [line for lines in LINES.values() for line in lines]
 
 def every_message_told(texts: list[str]) -> str:
     """``detect`` as stated: the first language of the whole sample, then every long message told."""
-    sample = [t[: language.SAMPLE_WORDS * language.WORD_CHARS] for t in texts]
-    if sum(len(language._WORD.findall(t)) for t in sample) < language.MIN_WORDS:
+    sample: list[str] = []
+    words = 0
+    for text in texts:
+        sample.append(text[: language.SAMPLE_WORDS * language.WORD_CHARS])
+        words += len(language._WORD.findall(sample[-1]))
+        if words >= language.SAMPLE_WORDS:
+            break
+    if words < language.MIN_WORDS:
         return language.UNDETERMINED
     joined = "\n".join(sample)
     first = language.in_its_script(language.identify(joined)[0], joined)
@@ -91,6 +97,54 @@ def test_a_second_language_found_wherever_its_messages_fall(main: list[str], oth
     texts = main + other
     rnd.shuffle(texts)
     assert language.detect(texts) == every_message_told(texts)
+
+
+# Long texts without a word: what a chat of pasted symbols holds.
+WORDLESS = ["!" * 20_000, "😀 " * 9_000, ". " * 30_000, "-" * 60_000]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(ALL + WORDLESS), max_size=20),
+    st.lists(st.sampled_from(LINES["en"] + LINES["de"]), min_size=90, max_size=130),
+    st.randoms(use_true_random=False),
+)
+def test_a_sample_past_what_is_read_holds_only_messages_told_one_by_one(
+    start: list[str], rest: list[str], rnd
+):
+    rnd.shuffle(rest)
+    texts = start + rest
+    assert language.detect(texts) == every_message_told(texts)
+
+
+def test_the_hundredth_message_told_one_by_one_still_counts_past_what_is_read():
+    # German is 19 of the first 95 messages told one by one (a fifth: kept) and of the first 100 (not); the
+    # sample's joined text is past what its telling reads well before.
+    def cycled(lines: list[str], n: int) -> list[str]:
+        return [lines[i % len(lines)] for i in range(n)]
+
+    en, de = LINES["en"], LINES["de"]
+    texts = cycled(en, 20) + ["!" * 20_000] * 3 + cycled(en, 56) + cycled(de, 19) + cycled(en, 55)
+    assert every_message_told(texts[: 20 + 3 + 56 + 19]) == "en+de"
+    assert language.detect(texts) == every_message_told(texts) == "en"
+
+
+def test_a_chat_of_long_wordless_texts_is_not_held_whole():
+    import tracemalloc
+
+    def texts():
+        for i in range(400):
+            yield "!" * 40_000
+            yield LINES["en"][i % 3]
+
+    tracemalloc.start()
+    try:
+        told = language.detect(texts())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert told == every_message_told(list(texts()))
+    assert peak < 2_000_000, peak  # before: every piece held, 16 MB
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))

@@ -150,25 +150,32 @@ def serve() -> None:
         os._exit(1)
 
 
-def _sampled(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> tuple[list[str], list[int]]:
-    """What ``detect`` reads of ``texts``: a sample's worth of each text (one 50 MB message must not be read
-    whole to tell its language), up to ``sample_words`` words; and the words of each piece (counted once: an
-    import may tell 20,000 chats)."""
+def _sampled(texts: Iterable[str], sample_words: int = SAMPLE_WORDS) -> tuple[list[str], list[int], int]:
+    """What ``detect`` reads of ``texts``, up to ``sample_words`` words: a sample's worth of each text (one 50 MB
+    message must not be read whole), with its words (counted once: an import may tell 20,000 chats), and the
+    words of all read. Past the first ``TEXT_CHARS`` characters of the sample joined (all that the whole
+    sample's telling reads: CLD3 reads its first ``SAMPLE_WORDS * 8`` bytes, ``in_its_script`` that many
+    characters) only the messages told one by one are kept, and reading stops at ``MESSAGES`` of them: a chat
+    of long texts without words (a pasted log of symbols, rows of emoji) is not held whole."""
     sample: list[str] = []
     counts: list[int] = []
-    words = 0
+    words = chars = long = 0
     for text in texts:
         piece = text[: sample_words * WORD_CHARS]
-        sample.append(piece)
-        counts.append(len(_WORD.findall(piece)))
-        words += counts[-1]
-        if words >= sample_words:
+        n = len(_WORD.findall(piece))
+        words += n
+        long += n >= MESSAGE_WORDS
+        if chars <= TEXT_CHARS or n >= MESSAGE_WORDS:  # chars: the joined sample's length, plus one
+            sample.append(piece)
+            counts.append(n)
+            chars += len(piece) + 1
+        if words >= sample_words or (chars > TEXT_CHARS and long >= MESSAGES):
             break
-    return sample, counts
+    return sample, counts, words
 
 
-def _told(sample: list[str], counts: list[int]) -> str:
-    if sum(counts) < MIN_WORDS:
+def _told(sample: list[str], counts: list[int], words: int) -> str:
+    if words < MIN_WORDS:
         return UNDETERMINED
     joined = "\n".join(sample)
     first = in_its_script(identify(joined)[0], joined)
