@@ -12,6 +12,7 @@ its turns is then analysed in its own language (``analysis.analyzer_for``)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections import Counter
@@ -81,28 +82,29 @@ def detect_each(n: int, texts_of: Callable[[int], Iterable[str]]) -> list[str]:
 
     if n < TWO_PROCESSES_FROM or not can_use_a_child():
         return [detect(texts_of(i)) for i in range(n)]
+    mine, theirs = _told_beside(n, texts_of)
     told = [UNDETERMINED] * n
-    theirs = _told_beside(n, texts_of, told)
-    if theirs is None:
-        theirs = [detect(texts_of(i)) for i in range(1, n, 2)]
-    told[1::2] = theirs
+    told[::2] = mine
+    told[1::2] = theirs if theirs is not None else [detect(texts_of(i)) for i in range(1, n, 2)]
     return told
 
 
-def _told_beside(n: int, texts_of: Callable[[int], Iterable[str]], told: list[str]) -> list[str] | None:
-    """The even chats told here into ``told``, the odd ones' samples sent to a second process (``serve``):
-    its answers, or None where it failed (the even ones are told here all the same)."""
+def _told_beside(n: int, texts_of: Callable[[int], Iterable[str]]) -> tuple[list[str], list[str] | None]:
+    """The even chats told here, and the odd ones as a second process (``serve``) told their samples, or None
+    where it failed (the even ones are told here all the same)."""
     import pickle
 
     from refind_cli.processes import python_child
 
     process = python_child("from refind_cli.text.language import serve; serve()", _PIPE_BUFFER)
     assert process.stdin is not None and process.stdout is not None
+    mine: list[str] = []
+    theirs = None
     sending = True
     try:
         for i in range(n):
             if i % 2 == 0:
-                told[i] = detect(texts_of(i))
+                mine.append(detect(texts_of(i)))
             elif sending:
                 try:
                     pickle.dump(_sampled(texts_of(i)), process.stdin, pickle.HIGHEST_PROTOCOL)
@@ -113,13 +115,15 @@ def _told_beside(n: int, texts_of: Callable[[int], Iterable[str]], told: list[st
             process.stdin.close()  # it has all it is to tell
             theirs = pickle.load(process.stdout) if sending else None
         except (OSError, EOFError, pickle.UnpicklingError):
-            return None
+            theirs = None
     finally:
         if process.poll() is None:
             process.kill()  # an interrupt, or it stopped answering: nothing more is wanted of it
         process.wait()
+        with contextlib.suppress(OSError):  # a write it left half done: nobody reads it now
+            process.stdin.close()
         process.stdout.close()
-    return theirs if isinstance(theirs, list) and len(theirs) == n // 2 else None
+    return mine, theirs if isinstance(theirs, list) and len(theirs) == n // 2 else None
 
 
 _PIPE_BUFFER = 1 << 20
@@ -195,7 +199,7 @@ def _told(sample: list[str], counts: list[int], words: int) -> str:
         if sure:
             told[in_its_script(code, message)] += 1
     second = next((code for code, _ in told.most_common(2) if code != first), None)
-    if second is not None and told[second] >= max(SECOND_MIN, SECOND_SHARE * sum(told.values())):
+    if second is not None and told[second] >= max(SECOND_MIN, SECOND_SHARE * told.total()):
         return f"{first}{MIXED}{second}"
     return first
 
