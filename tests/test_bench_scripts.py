@@ -154,6 +154,18 @@ def runs(data: Path, work: Path) -> dict[str, tuple[list[list[str]], str]]:
         ),
         "language_bench": ([["language_bench.py"]], "per language (refind)"),
         "language_identifiers": ([["language_identifiers.py", "--only", "cld3"]], "cld3 (refind.language)"),
+        "detect_equivalence": (
+            [
+                [
+                    "detect_equivalence.py",
+                    "--before",
+                    str(BENCH.parent / "refind_cli/text/language.py"),
+                    "--mixtures",
+                    "20",
+                ]
+            ],
+            "told otherwise: 0",
+        ),
         "world_bench": (
             [["world_bench.py", "--variants", "none", "--languages", "de,uk"]],
             "compounds found",
